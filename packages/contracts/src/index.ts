@@ -1,1 +1,12 @@
-export const hello = (): string => 'hi';
+export * from './ids.js';
+export * from './errors.js';
+export * from './validation.js';
+export * from './pagination.js';
+export * from './rpc.js';
+export * from './queues.js';
+export * from './events.js';
+export * from './schemas/common.js';
+export * from './schemas/projects.js';
+export * from './schemas/pipelines.js';
+export * from './schemas/connectors.js';
+export * from './schemas/api-keys.js';

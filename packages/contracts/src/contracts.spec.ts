@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import {
+  AppError,
+  decodeCursor,
+  encodeCursor,
+  fieldErrorsOf,
+  handleRpc,
+  isId,
+  newId,
+  pageOf,
+  parseOrThrow,
+  problemDocument,
+  projectCreateSchema,
+  Tagged,
+  validationFailed,
+} from './index.js';
+
+describe('ids', () => {
+  it('are prefixed, time-ordered and recognised', () => {
+    const a = newId('project');
+    const b = newId('project');
+    expect(a).toMatch(/^prj_[0-9A-Z]{26}$/);
+    expect(a < b).toBe(true);
+    expect(isId('project', a)).toBe(true);
+    expect(isId('pipeline', a)).toBe(false);
+    expect(isId('project', 'prj_' + 'x'.repeat(5000))).toBe(false);
+    expect(isId('project', 'prj_01')).toBe(false);
+  });
+});
+
+describe('problem documents', () => {
+  it('map a domain error to RFC 9457 fields with its status', () => {
+    const doc = problemDocument(
+      validationFailed([{ path: 'name', code: 'required', message: 'is required' }]).toDomainError(),
+      '/v2/projects',
+      'req_1',
+    );
+    expect(doc).toEqual({
+      type: '/problems/validation-failed',
+      title: 'Validation failed',
+      status: 422,
+      code: 'validation_failed',
+      detail: '1 field is invalid',
+      errors: [{ path: 'name', code: 'required', message: 'is required' }],
+      instance: '/v2/projects',
+      request_id: 'req_1',
+    });
+    expect(problemDocument({ code: 'name_taken', detail: 'x' }, '/', 'r').status).toBe(409);
+  });
+});
+
+describe('field errors', () => {
+  it('lists every field at fault, unknown fields included', () => {
+    try {
+      parseOrThrow(projectCreateSchema, { name: '', descripton: 'typo', template: 5 });
+      throw new Error('expected a validation error');
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      const errors = (err as AppError).errors ?? [];
+      expect(errors.map((e) => [e.path, e.code]).sort()).toEqual(
+        [
+          ['descripton', 'unknown_field'],
+          ['name', 'too_short'],
+          ['template', 'invalid_type'],
+        ].sort(),
+      );
+    }
+  });
+
+  it('formats nested paths and marks missing fields as required', () => {
+    const schema = z.strictObject({ a: z.object({ b: z.array(z.object({ c: z.string() })) }) });
+    const res = schema.safeParse({ a: { b: [{ c: 'x' }, {}] } }, { reportInput: true });
+    expect(res.success).toBe(false);
+    if (!res.success) expect(fieldErrorsOf(res.error)).toEqual([{ path: 'a.b[1].c', code: 'required', message: 'is required' }]);
+  });
+});
+
+describe('cursors', () => {
+  it('round-trip and reject foreign values', () => {
+    expect(decodeCursor(encodeCursor({ after: 'prj_1' }))).toEqual({ after: 'prj_1' });
+    expect(decodeCursor('not-a-cursor')).toBeUndefined();
+    expect(decodeCursor(Buffer.from('{"after":5}').toString('base64url'))).toBeUndefined();
+  });
+
+  it('page from limit + 1 rows', () => {
+    const rows = [{ id: 'c' }, { id: 'b' }, { id: 'a' }];
+    const page = pageOf(rows, 2, (r) => r.id);
+    expect(page.data).toEqual([{ id: 'c' }, { id: 'b' }]);
+    expect(decodeCursor(page.next_cursor ?? '')).toEqual({ after: 'b' });
+    expect(pageOf(rows, 3, (r) => r.id).next_cursor).toBeNull();
+  });
+});
+
+describe('handleRpc', () => {
+  const ctx = { tenant_id: 'tnt_1', scopes: ['read'], request_id: 'req_1' };
+  const noop = () => undefined;
+
+  it('answers data, with an etag when tagged', async () => {
+    const reply = await handleRpc('catalog.projects.get', { ctx, data: { id: 'prj_x' } }, async (d) => new Tagged({ id: d.id }, '"e"'), noop);
+    expect(reply).toEqual({ ok: true, data: { id: 'prj_x' }, etag: '"e"' });
+  });
+
+  it('answers domain errors as data and hides unexpected ones', async () => {
+    const seen: unknown[] = [];
+    const domain = await handleRpc('catalog.projects.get', { ctx, data: { id: 'x' } }, async () => {
+      throw new AppError('not_found', 'project not found');
+    }, noop);
+    expect(domain).toEqual({ ok: false, error: { code: 'not_found', detail: 'project not found' } });
+    const unexpected = await handleRpc('catalog.projects.get', { ctx, data: { id: 'x' } }, async () => {
+      throw new Error('select * from secret_table');
+    }, (e) => seen.push(e));
+    expect(unexpected).toEqual({ ok: false, error: { code: 'internal', detail: 'internal error' } });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('rejects a request that breaks the pattern schema', async () => {
+    const reply = await handleRpc('catalog.projects.create', { ctx, data: { body: { name: 7 } } }, async () => 'never', noop);
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) expect(reply.error.code).toBe('validation_failed');
+  });
+});

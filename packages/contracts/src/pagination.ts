@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+export const PAGE_LIMIT = { min: 1, max: 200, default: 50 } as const;
+
+/** `limit` and `cursor` of every list operation (query strings arrive as text). */
+export const pageQueryShape = {
+  limit: z.coerce
+    .number()
+    .int()
+    .min(PAGE_LIMIT.min)
+    .max(PAGE_LIMIT.max)
+    .default(PAGE_LIMIT.default),
+  cursor: z.string().min(1).max(512).optional(),
+};
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** What a cursor points after: the sort key of the last item of the previous page. */
+export interface CursorPosition {
+  /** The last item's id: ids are time-ordered, so keyset paging on id is stable under concurrent inserts. */
+  after: string;
+}
+
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+}
+
+/** Decodes an opaque cursor; undefined when it is not one of ours (the caller answers 400 invalid_parameter). */
+export function decodeCursor(cursor: string): CursorPosition | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (value && typeof value === 'object' && typeof (value as { after?: unknown }).after === 'string') {
+      const after = (value as { after: string }).after;
+      if (after.length > 0 && after.length <= 64) return { after };
+    }
+  } catch {
+    // fall through: not a cursor we issued
+  }
+  return undefined;
+}
+
+/** Builds a page from `limit + 1` rows fetched in order: the extra row only tells that another page exists. */
+export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => string): Page<T> {
+  if (rows.length <= limit) return { data: rows, next_cursor: null };
+  const data = rows.slice(0, limit);
+  const last = data[data.length - 1];
+  return { data, next_cursor: last === undefined ? null : encodeCursor({ after: keyOf(last) }) };
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { createHash } from 'node:crypto';
+import { type DomainError, AppError, isErrorCode } from './errors.js';
+import { fieldErrorsOf } from './validation.js';
+import { SCOPES } from './schemas/common.js';
+import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from './schemas/projects.js';
+import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from './schemas/pipelines.js';
+import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
+
+/** Who is calling: every RPC message carries it, so a service never trusts a tenant id from a body. */
+export const rpcContextSchema = z.strictObject({
+  tenant_id: z.string().min(1).max(64),
+  scopes: z.array(z.enum(SCOPES)),
+  request_id: z.string().min(1).max(128),
+});
+export type RpcContext = z.infer<typeof rpcContextSchema>;
+
+export interface RpcRequest<T> {
+  ctx: RpcContext;
+  data: T;
+}
+
+/** Domain errors travel back as data; the gateway turns them into problem documents. */
+export type RpcReply<T> = { ok: true; data: T; etag?: string } | { ok: false; error: DomainError };
+
+const byId = z.strictObject({ id: z.string().min(1).max(5000) });
+const update = <S extends z.ZodType>(body: S) =>
+  z.strictObject({ id: z.string().min(1).max(5000), body, if_match: z.string().max(200).optional() });
+
+/**
+ * Every RPC pattern with the schema of its request data. Names are `<service>.<resource>.<verb>`, and the
+ * first segment routes the message to that service's stream. Sender and receiver both use these schemas.
+ */
+export const RPC = {
+  'catalog.projects.create': z.strictObject({ body: projectCreateSchema }),
+  'catalog.projects.list': z.strictObject({ query: projectListQuerySchema }),
+  'catalog.projects.get': byId,
+  'catalog.projects.update': update(projectUpdateSchema),
+  'catalog.projects.delete': byId,
+  'catalog.templates.list': z.strictObject({}),
+  'catalog.pipelines.create': z.strictObject({ body: pipelineCreateSchema }),
+  'catalog.pipelines.list': z.strictObject({ query: pipelineListQuerySchema }),
+  'catalog.pipelines.get': byId,
+  'catalog.pipelines.update': update(pipelineUpdateSchema),
+  'catalog.pipelines.delete': byId,
+  'catalog.pipelines.validate': byId,
+  'catalog.connectors.create': z.strictObject({ body: connectorCreateSchema }),
+  'catalog.connectors.list': z.strictObject({ query: connectorListQuerySchema }),
+  'catalog.connectors.get': byId,
+  'catalog.connectors.update': update(connectorUpdateSchema),
+  'catalog.connectors.delete': byId,
+  'catalog.connectors.test': byId,
+  'catalog.connector-types.list': z.strictObject({}),
+} as const;
+
+export type RpcPattern = keyof typeof RPC;
+export type RpcData<P extends RpcPattern> = z.infer<(typeof RPC)[P]>;
+
+export const rpcPatterns = Object.keys(RPC) as RpcPattern[];
+
+/** The service that owns a pattern: its first segment. */
+export function serviceOf(pattern: string): string {
+  const dot = pattern.indexOf('.');
+  return dot < 0 ? pattern : pattern.slice(0, dot);
+}
+
+/** A handler's answer with the resource's ETag, for GET and PUT. */
+export class Tagged<R> {
+  constructor(
+    readonly data: R,
+    readonly etag: string,
+  ) {}
+}
+
+/** A strong ETag from the parts that change whenever the resource does (id, updated_at, version). */
+export function etagOf(...parts: (string | number)[]): string {
+  return `"${createHash('sha256').update(parts.join('|')).digest('base64url').slice(0, 22)}"`;
+}
+
+/**
+ * Receiver side: validates the message, runs the handler, and answers a reply envelope. Domain errors become
+ * data; anything else is logged by the caller-provided hook and answered as `internal` without its details.
+ */
+export async function handleRpc<P extends RpcPattern, R>(
+  pattern: P,
+  message: unknown,
+  handler: (data: RpcData<P>, ctx: RpcContext) => Promise<R | Tagged<R>>,
+  onUnexpected: (err: unknown) => void,
+): Promise<RpcReply<R>> {
+  try {
+    const envelope = z.strictObject({ ctx: rpcContextSchema, data: z.unknown() }).safeParse(message);
+    if (!envelope.success) throw new AppError('internal', 'malformed RPC envelope');
+    const parsed = RPC[pattern].safeParse(envelope.data.data, { reportInput: true });
+    if (!parsed.success) {
+      // The gateway validates with the same schemas first, so this only happens for a foreign or stale caller.
+      throw new AppError('validation_failed', 'invalid request', fieldErrorsOf(parsed.error));
+    }
+    const result = await handler(parsed.data as RpcData<P>, envelope.data.ctx);
+    if (result instanceof Tagged) return { ok: true, data: result.data, etag: result.etag };
+    return { ok: true, data: result };
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, error: err.toDomainError() };
+    onUnexpected(err);
+    return { ok: false, error: { code: 'internal', detail: 'internal error' } };
+  }
+}
+
+/** Caller side: checks that an answer is a reply envelope (a foreign answer is an internal error). */
+export function isRpcReply(value: unknown): value is RpcReply<unknown> {
+  if (!value || typeof value !== 'object') return false;
+  const v = value as { ok?: unknown; error?: { code?: unknown } };
+  if (v.ok === true) return 'data' in v;
+  return v.ok === false && !!v.error && isErrorCode(v.error.code);
+}
