@@ -1,0 +1,77 @@
+// The DAG of a pipeline as stored (api.md "Pipeline"), and the shapes of its validation result.
+
+export type NodeType = 'source' | 'transform' | 'sink' | 'sql' | 'decision';
+export const NODE_TYPES: readonly NodeType[] = Object.freeze(['source', 'transform', 'sink', 'sql', 'decision'] as const);
+
+export function isNodeType(type: string): type is NodeType {
+  return (NODE_TYPES as readonly string[]).includes(type);
+}
+
+export interface DagNode {
+  id: string;
+  /** A string, not NodeType: an unknown type is a validation error, not a shape error. */
+  type: string;
+  config: Record<string, unknown>;
+}
+
+export interface DagEdge {
+  from: string;
+  to: string;
+  /** Only on edges out of a decision node: the choice that makes this branch run. */
+  when?: string;
+}
+
+export interface Dag {
+  nodes: DagNode[];
+  edges: DagEdge[];
+}
+
+/** Limits of a valid DAG (api.md "Limits"); going over is a validation error. */
+export const DAG_LIMITS: { readonly maxNodes: 500; readonly maxEdges: 2000 } = Object.freeze({
+  maxNodes: 500,
+  maxEdges: 2000,
+});
+
+/** Beyond these a DAG is refused as malformed: it protects the services, a valid DAG is far smaller. */
+export const DAG_SHAPE_LIMITS: { readonly maxNodes: 10_000; readonly maxEdges: 20_000 } = Object.freeze({
+  maxNodes: 10_000,
+  maxEdges: 20_000,
+});
+
+/** A shape problem; `path` starts at `dag`, e.g. `dag.nodes[3].config`. */
+export interface ShapeProblem {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export type ConnectorRole = 'source' | 'sink' | 'sql' | 'llm';
+
+export interface ConnectorInfo {
+  type: string;
+  roles: readonly ConnectorRole[];
+}
+
+export interface ValidationContext {
+  /** Look up a connector of the pipeline's tenant by id; undefined when it does not exist. */
+  connector(id: string): ConnectorInfo | undefined;
+}
+
+/** One validation finding; `path` is relative to the DAG, e.g. `nodes[2].config.mode`. */
+export interface ValidationIssue {
+  code: string;
+  message: string;
+  node_id?: string;
+  edge?: { from: string; to: string };
+  path?: string;
+  /** For `cycle`: the node ids around the cycle, first id repeated at the end. */
+  cycle?: string[];
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+  /** Topological levels; the nodes of one level may run in parallel. */
+  execution_order: string[][];
+}

@@ -1,0 +1,19 @@
+export {
+  NODE_TYPES,
+  DAG_LIMITS,
+  DAG_SHAPE_LIMITS,
+  type NodeType,
+  type DagNode,
+  type DagEdge,
+  type Dag,
+  type ShapeProblem,
+  type ConnectorRole,
+  type ConnectorInfo,
+  type ValidationContext,
+  type ValidationIssue,
+  type ValidationResult,
+} from './dag.model.js';
+export { checkDagShape, MAX_SHAPE_PROBLEMS } from './dag-shape.js';
+export { validateDag } from './validate-dag.js';
+export { referencedConnectorIds, connectorRoleOf } from './connector-refs.js';
+export { SINK_MODES, DECISION_STRATEGIES } from './node-config.rules.js';

@@ -1,0 +1,146 @@
+import { validateDag } from './validate-dag.js';
+import { referencedConnectorIds } from './connector-refs.js';
+import type { Dag, DagNode, ValidationIssue } from './dag.model.js';
+import { apiExampleDag, ctx, sink, source } from './testing/dag-fixtures.js';
+
+/** Validates `node` fed by a valid source (so it never misses input) and returns its errors. */
+function errorsOf(node: DagNode): ValidationIssue[] {
+  const dag: Dag = { nodes: [source('feed'), node], edges: node.type === 'source' ? [] : [{ from: 'feed', to: node.id }] };
+  return validateDag(dag, ctx).errors;
+}
+
+/** The config paths (relative to the node's config) of the invalid_node_config errors. */
+function configPaths(node: DagNode): string[] {
+  return errorsOf(node).map((e) => {
+    expect(e.code).toBe('invalid_node_config');
+    expect(e.node_id).toBe(node.id);
+    return e.path!.replace(/^nodes\[1\]\.config/, '');
+  });
+}
+
+const node = (type: string, config: Record<string, unknown>): DagNode => ({ id: 'n', type, config });
+const llmDecision = (extra: Record<string, unknown> = {}): DagNode =>
+  node('decision', { strategy: 'llm', connector_id: 'con_llm', prompt: 'pick', choices: ['a', 'b'], default: 'a', ...extra });
+const rulesDecision = (extra: Record<string, unknown> = {}): DagNode =>
+  node('decision', { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: 'select true' }], ...extra });
+
+describe('invalid_node_config: source', () => {
+  it('accepts query, table, or a connector\'s own fields', () => {
+    expect(configPaths(node('source', { connector_id: 'con_pg', query: 'select 1' }))).toEqual([]);
+    expect(configPaths(node('source', { connector_id: 'con_pg', table: 't' }))).toEqual([]);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'in/*.csv', format: 'csv' }))).toEqual([]);
+  });
+
+  it('needs a connector_id and exactly one of query or table', () => {
+    expect(configPaths(node('source', {}))).toEqual(['.connector_id', '']);
+    expect(configPaths(node('source', { connector_id: 'con_pg', query: 'q', table: 't' }))).toEqual(['']);
+    expect(configPaths(node('source', { connector_id: 7, query: '' }))).toEqual(['.connector_id', '.query']);
+  });
+});
+
+describe('invalid_node_config: transform, sql', () => {
+  it('transform needs a non-empty sql', () => {
+    expect(configPaths(node('transform', { sql: 'select 1' }))).toEqual([]);
+    expect(configPaths(node('transform', {}))).toEqual(['.sql']);
+    expect(configPaths(node('transform', { sql: '  ' }))).toEqual(['.sql']);
+  });
+
+  it('sql needs a connector_id and a sql', () => {
+    expect(configPaths(node('sql', { connector_id: 'con_pg', sql: 'refresh materialized view v' }))).toEqual([]);
+    expect(configPaths(node('sql', { sql: 3 }))).toEqual(['.connector_id', '.sql']);
+  });
+});
+
+describe('invalid_node_config: sink', () => {
+  it('mode defaults to append; upsert needs a key', () => {
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't' }))).toEqual([]);
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: ['id', 'day'] }))).toEqual([]);
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert' }))).toEqual(['.key']);
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: [] }))).toEqual(['.key']);
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: ['id', ''] }))).toEqual(['.key[1]']);
+  });
+
+  it('mode must be known; a table or the connector\'s own target is required', () => {
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'merge' }))).toEqual(['.mode']);
+    expect(configPaths(node('sink', { connector_id: 'con_pg' }))).toEqual(['.table']);
+    expect(configPaths(node('sink', { connector_id: 'con_s3', path: 'out/', format: 'parquet' }))).toEqual([]);
+  });
+});
+
+describe('invalid_node_config: decision', () => {
+  it('accepts a rules and an llm decision', () => {
+    expect(configPaths(rulesDecision())).toEqual([]);
+    expect(configPaths(llmDecision({ min_confidence: 0.7, sample_rows: 50 }))).toEqual([]);
+  });
+
+  it('strategy, choices and default', () => {
+    expect(configPaths(node('decision', {}))).toEqual(['.strategy', '.choices', '.default']);
+    expect(configPaths(rulesDecision({ strategy: 'vote' }))).toEqual(['.strategy']);
+    expect(configPaths(rulesDecision({ choices: [] }))).toEqual(['.choices']);
+    expect(configPaths(rulesDecision({ choices: ['a', 'a', ''] }))).toEqual(['.choices[1]', '.choices[2]', '.default']);
+    expect(configPaths(rulesDecision({ default: 'c' }))).toEqual(['.default']);
+  });
+
+  it('rules: a non-empty list of { choice among choices, sql }', () => {
+    expect(configPaths(rulesDecision({ rules: [] }))).toEqual(['.rules']);
+    expect(configPaths(rulesDecision({ rules: undefined }))).toEqual(['.rules']);
+    expect(configPaths(rulesDecision({ rules: [{ choice: 'z', sql: '' }, 'x'] }))).toEqual([
+      '.rules[0].choice',
+      '.rules[0].sql',
+      '.rules[1]',
+    ]);
+  });
+
+  it('llm: connector_id, prompt, min_confidence in [0, 1], sample_rows 1..1000', () => {
+    expect(configPaths(llmDecision({ connector_id: undefined, prompt: '' }))).toEqual(['.connector_id', '.prompt']);
+    expect(configPaths(llmDecision({ min_confidence: 1.5, sample_rows: 0 }))).toEqual(['.min_confidence', '.sample_rows']);
+    expect(configPaths(llmDecision({ sample_rows: 2.5 }))).toEqual(['.sample_rows']);
+    expect(configPaths(llmDecision({ sample_rows: 1001 }))).toEqual(['.sample_rows']);
+  });
+});
+
+describe('invalid_node_config: timeout_seconds and retries on any node', () => {
+  it('accepts sane values', () => {
+    expect(configPaths(node('transform', { sql: 's', timeout_seconds: 0.5, retries: 0 }))).toEqual([]);
+    expect(configPaths(node('transform', { sql: 's', timeout_seconds: 86_400, retries: 10 }))).toEqual([]);
+  });
+
+  it.each([
+    [{ timeout_seconds: 0 }, '.timeout_seconds'],
+    [{ timeout_seconds: 86_401 }, '.timeout_seconds'],
+    [{ timeout_seconds: '60' }, '.timeout_seconds'],
+    [{ retries: -1 }, '.retries'],
+    [{ retries: 11 }, '.retries'],
+    [{ retries: 1.5 }, '.retries'],
+  ])('refuses %j', (extra, path) => {
+    expect(configPaths(node('transform', { sql: 's', ...extra }))).toEqual([path]);
+  });
+});
+
+describe('connectors', () => {
+  it('unknown_connector with the connector_id path', () => {
+    expect(errorsOf(sink('n', { connector_id: 'con_gone' }))).toEqual([
+      expect.objectContaining({ code: 'unknown_connector', node_id: 'n', path: 'nodes[1].config.connector_id' }),
+    ]);
+  });
+
+  it('connector_unfit when the connector cannot play the node\'s role', () => {
+    const unfit = [
+      node('sql', { connector_id: 'con_s3', sql: 'vacuum' }),
+      llmDecision({ connector_id: 'con_pg' }),
+      source('n', { connector_id: 'con_llm' }),
+    ];
+    for (const n of unfit) {
+      expect(errorsOf(n)).toEqual([
+        expect.objectContaining({ code: 'connector_unfit', node_id: 'n', path: 'nodes[1].config.connector_id' }),
+      ]);
+    }
+  });
+
+  it('referencedConnectorIds lists each id once, only of nodes that use a connector', () => {
+    const dag = apiExampleDag();
+    dag.nodes.push({ id: 'r', type: 'decision', config: { strategy: 'rules', connector_id: 'con_rules_ignored' } });
+    dag.nodes.push({ id: 'x', type: 'transform', config: { sql: 's', connector_id: 'con_transform_ignored' } });
+    expect(referencedConnectorIds(dag)).toEqual(['con_pg', 'con_llm']);
+  });
+});

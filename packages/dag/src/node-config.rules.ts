@@ -1,0 +1,109 @@
+// The config each node type takes (api.md "Node types"). Every wrong field is an
+// `invalid_node_config` issue with its config path; connector existence is checked elsewhere.
+import { ConfigChecker, isNonEmptyString, describeValue } from './config-checker.js';
+import type { DagNode, NodeType, ValidationIssue } from './dag.model.js';
+import { isPlainObject } from './dag-shape.js';
+
+export const SINK_MODES = ['append', 'overwrite', 'upsert'] as const;
+export type SinkMode = (typeof SINK_MODES)[number];
+export const DECISION_STRATEGIES = ['rules', 'llm'] as const;
+
+/** Fields any node may set. */
+const COMMON_FIELDS = ['timeout_seconds', 'retries'];
+/** Fields of a source/sink besides which anything else is a connector's own field (path, topic...). */
+const SOURCE_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'query', 'table']);
+const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 'key']);
+
+function hasConnectorOwnField(config: Record<string, unknown>, standard: ReadonlySet<string>): boolean {
+  return Object.keys(config).some((key) => !standard.has(key) && config[key] !== undefined);
+}
+
+function checkCommon(c: ConfigChecker): void {
+  c.optionalNumber('timeout_seconds', { min: 0, exclusiveMin: true, max: 86_400 });
+  c.optionalNumber('retries', { min: 0, max: 10, integer: true });
+}
+
+function checkSource(c: ConfigChecker): void {
+  c.requireString('connector_id');
+  c.optionalString('query');
+  c.optionalString('table');
+  if (c.has('query') && c.has('table')) c.fail('', 'must set query or table, not both');
+  else if (!c.has('query') && !c.has('table') && !hasConnectorOwnField(c.config, SOURCE_FIELDS)) {
+    c.fail('', 'needs query or table (or the connector\'s own fields, e.g. path or topic)');
+  }
+}
+
+function checkTransform(c: ConfigChecker): void {
+  c.requireString('sql');
+}
+
+function checkSink(c: ConfigChecker): void {
+  c.requireString('connector_id');
+  if (c.has('table')) c.optionalString('table');
+  else if (!hasConnectorOwnField(c.config, SINK_FIELDS)) {
+    c.fail('table', 'is required (or the connector\'s own target fields, e.g. path or topic)');
+  }
+  // An absent mode means append.
+  const mode: SinkMode | undefined = c.has('mode') ? c.requireOneOf('mode', SINK_MODES) : 'append';
+  if (mode === 'upsert' || c.has('key')) c.stringList('key', mode === 'upsert');
+}
+
+function checkSql(c: ConfigChecker): void {
+  c.requireString('connector_id');
+  c.requireString('sql');
+}
+
+function checkDecisionRules(c: ConfigChecker, choices: readonly string[] | undefined): void {
+  const rules = c.config['rules'];
+  if (!Array.isArray(rules) || rules.length === 0) {
+    c.fail('rules', rules === undefined ? 'is required for strategy "rules"' : `must be a non-empty list of { choice, sql } (got ${Array.isArray(rules) ? 'an empty list' : describeValue(rules)})`);
+    return;
+  }
+  rules.forEach((rule: unknown, i) => {
+    if (!isPlainObject(rule)) return c.fail(`rules[${i}]`, `must be an object { choice, sql } (got ${describeValue(rule)})`);
+    const choice = rule['choice'];
+    if (!isNonEmptyString(choice)) c.fail(`rules[${i}].choice`, `must be a non-empty string (got ${describeValue(choice)})`);
+    else if (choices && !choices.includes(choice)) c.fail(`rules[${i}].choice`, `"${choice}" is not one of choices`);
+    if (!isNonEmptyString(rule['sql'])) c.fail(`rules[${i}].sql`, `must be a non-empty string (got ${describeValue(rule['sql'])})`);
+  });
+}
+
+function checkDecisionLlm(c: ConfigChecker): void {
+  c.requireString('connector_id');
+  c.requireString('prompt');
+  c.optionalNumber('min_confidence', { min: 0, max: 1 });
+  c.optionalNumber('sample_rows', { min: 1, max: 1000, integer: true });
+}
+
+function checkDecision(c: ConfigChecker): void {
+  const strategy = c.requireOneOf('strategy', DECISION_STRATEGIES);
+  const choices = c.stringList('choices', true);
+  const fallback = c.config['default'];
+  if (fallback === undefined) c.fail('default', 'is required (one of choices)');
+  else if (!isNonEmptyString(fallback)) c.fail('default', `must be a non-empty string (got ${describeValue(fallback)})`);
+  else if (choices && !choices.includes(fallback)) c.fail('default', `"${fallback}" is not one of choices`);
+  if (strategy === 'rules') checkDecisionRules(c, choices);
+  if (strategy === 'llm') checkDecisionLlm(c);
+}
+
+const CHECKS: Record<NodeType, (c: ConfigChecker) => void> = {
+  source: checkSource,
+  transform: checkTransform,
+  sink: checkSink,
+  sql: checkSql,
+  decision: checkDecision,
+};
+
+/** Appends an `invalid_node_config` issue for every wrong field of node `index`'s config. */
+export function checkNodeConfig(node: DagNode, type: NodeType, index: number, issues: ValidationIssue[]): void {
+  const checker = new ConfigChecker(node.id, `nodes[${index}].config`, node.config, issues);
+  CHECKS[type](checker);
+  checkCommon(checker);
+}
+
+/** The choices of a decision node whose `choices` is a list (its valid entries), else undefined. */
+export function decisionChoices(node: DagNode): string[] | undefined {
+  const choices = node.config['choices'];
+  if (node.type !== 'decision' || !Array.isArray(choices)) return undefined;
+  return [...new Set(choices.filter(isNonEmptyString))];
+}

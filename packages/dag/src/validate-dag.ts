@@ -1,0 +1,158 @@
+// validateDag: every rule of api.md "Pipeline" in one pass, reporting every problem at once.
+import { checkNodeConnector } from './connector-refs.js';
+import { buildDagGraph, type DagGraph } from './dag-graph.js';
+import { DAG_LIMITS, isNodeType, type Dag, type ValidationContext, type ValidationIssue, type ValidationResult } from './dag.model.js';
+import { executionLevels, findCycles } from './graph-order.js';
+import { checkNodeConfig, decisionChoices } from './node-config.rules.js';
+
+/** Node types that read their input from upstream nodes and so need at least one. */
+const NEEDS_INPUT: ReadonlySet<string> = new Set(['transform', 'sink', 'decision']);
+
+function checkLimits(dag: Dag, errors: ValidationIssue[]): void {
+  if (dag.nodes.length === 0) errors.push({ code: 'empty_dag', message: 'the DAG has no nodes', path: 'nodes' });
+  if (dag.nodes.length > DAG_LIMITS.maxNodes) {
+    errors.push({ code: 'too_many_nodes', message: `at most ${DAG_LIMITS.maxNodes} nodes (got ${dag.nodes.length})`, path: 'nodes' });
+  }
+  if (dag.edges.length > DAG_LIMITS.maxEdges) {
+    errors.push({ code: 'too_many_edges', message: `at most ${DAG_LIMITS.maxEdges} edges (got ${dag.edges.length})`, path: 'edges' });
+  }
+}
+
+function checkNodes(dag: Dag, graph: DagGraph, ctx: ValidationContext, errors: ValidationIssue[]): void {
+  dag.nodes.forEach((node, i) => {
+    if (node.id.trim() === '') {
+      errors.push({ code: 'invalid_node_id', message: `node ${i}: id must be a non-empty string`, path: `nodes[${i}].id` });
+    } else if (graph.nodeIndex[graph.vertexOf.get(node.id)!] !== i) {
+      errors.push({ code: 'duplicate_node_id', message: `node id "${node.id}" is used more than once`, node_id: node.id, path: `nodes[${i}].id` });
+    }
+    if (!isNodeType(node.type)) {
+      errors.push({
+        code: 'unknown_node_type',
+        message: `node "${node.id}": unknown type "${node.type}" (expected source, transform, sink, sql or decision)`,
+        node_id: node.id,
+        path: `nodes[${i}].type`,
+      });
+      return;
+    }
+    checkNodeConfig(node, node.type, i, errors);
+    checkNodeConnector(node, i, ctx, errors);
+  });
+}
+
+function checkEdges(dag: Dag, graph: DagGraph, errors: ValidationIssue[], warnings: ValidationIssue[]): void {
+  const typeOf = (id: string): string | undefined => {
+    const v = graph.vertexOf.get(id);
+    return v === undefined ? undefined : dag.nodes[graph.nodeIndex[v]!]!.type;
+  };
+  const choicesOf = new Map<string, string[] | undefined>();
+  const choices = (id: string): string[] | undefined => {
+    if (!choicesOf.has(id)) choicesOf.set(id, decisionChoices(dag.nodes[graph.nodeIndex[graph.vertexOf.get(id)!]!]!));
+    return choicesOf.get(id);
+  };
+
+  dag.edges.forEach((e, i) => {
+    const edge = { from: e.from, to: e.to };
+    const label = `edge ${i} (${e.from} -> ${e.to})`;
+    const fromType = typeOf(e.from);
+    if (fromType === undefined) {
+      errors.push({ code: 'unknown_node', message: `${label}: from names no node`, edge, path: `edges[${i}].from` });
+    }
+    if (typeOf(e.to) === undefined) {
+      errors.push({ code: 'unknown_node', message: `${label}: to names no node`, edge, path: `edges[${i}].to` });
+    }
+    if (e.from === e.to && fromType !== undefined) {
+      errors.push({ code: 'self_loop', message: `${label}: a node cannot feed itself`, node_id: e.from, edge, path: `edges[${i}]` });
+    }
+    if (fromType === undefined) return;
+    if (fromType !== 'decision') {
+      if (e.when !== undefined) {
+        errors.push({
+          code: 'when_without_decision',
+          message: `${label}: when is only for edges out of a decision node, "${e.from}" is a ${fromType}`,
+          edge,
+          path: `edges[${i}].when`,
+        });
+      }
+      return;
+    }
+    if (e.when === undefined) {
+      warnings.push({
+        code: 'edge_without_when',
+        message: `${label}: an edge out of a decision without when runs whatever the choice`,
+        edge,
+        path: `edges[${i}]`,
+      });
+      return;
+    }
+    const known = choices(e.from);
+    if (known !== undefined && !known.includes(e.when)) {
+      errors.push({
+        code: 'unknown_choice',
+        message: `${label}: when "${e.when}" is not one of the choices of "${e.from}" (${known.join(', ')})`,
+        edge,
+        path: `edges[${i}].when`,
+      });
+    }
+  });
+}
+
+/** `unreachable_choice` warnings: a choice that no edge out of its decision node carries. */
+function checkChoicesUsed(dag: Dag, graph: DagGraph, warnings: ValidationIssue[]): void {
+  const used = new Map<string, Set<string>>();
+  for (const e of dag.edges) {
+    if (e.when === undefined) continue;
+    let whens = used.get(e.from);
+    if (!whens) used.set(e.from, (whens = new Set()));
+    whens.add(e.when);
+  }
+  graph.nodeIndex.forEach((i) => {
+    const node = dag.nodes[i]!;
+    for (const choice of decisionChoices(node) ?? []) {
+      if (used.get(node.id)?.has(choice)) continue;
+      warnings.push({
+        code: 'unreachable_choice',
+        message: `node "${node.id}": no edge carries when "${choice}", so choosing it runs nothing downstream`,
+        node_id: node.id,
+        path: `nodes[${i}].config.choices`,
+      });
+    }
+  });
+}
+
+function checkInputs(dag: Dag, graph: DagGraph, errors: ValidationIssue[]): void {
+  const { offsets, targets } = graph;
+  const fed = new Uint8Array(graph.ids.length);
+  for (let u = 0; u < graph.ids.length; u++) {
+    for (let e = offsets[u]!; e < offsets[u + 1]!; e++) if (targets[e] !== u) fed[targets[e]!] = 1;
+  }
+  graph.nodeIndex.forEach((i, v) => {
+    const node = dag.nodes[i]!;
+    if (fed[v] === 1 || !NEEDS_INPUT.has(node.type)) return;
+    errors.push({ code: 'missing_input', message: `node "${node.id}": a ${node.type} needs at least one incoming edge`, node_id: node.id, path: `nodes[${i}]` });
+  });
+}
+
+function checkCycles(graph: DagGraph, errors: ValidationIssue[]): void {
+  for (const cycle of findCycles(graph)) {
+    const ids = cycle.map((v) => graph.ids[v]!);
+    errors.push({ code: 'cycle', message: `cycle: ${ids.join(' -> ')}`, node_id: ids[0]!, cycle: ids });
+  }
+}
+
+/**
+ * Validates a shape-checked DAG (see checkDagShape) against every rule, never stopping at the
+ * first problem. Connectors are looked up through ctx (see referencedConnectorIds).
+ */
+export function validateDag(dag: Dag, ctx: ValidationContext): ValidationResult {
+  const errors: ValidationIssue[] = [];
+  const warnings: ValidationIssue[] = [];
+  const graph = buildDagGraph(dag);
+  checkLimits(dag, errors);
+  checkNodes(dag, graph, ctx, errors);
+  checkEdges(dag, graph, errors, warnings);
+  checkInputs(dag, graph, errors);
+  checkCycles(graph, errors);
+  checkChoicesUsed(dag, graph, warnings);
+  const execution_order = executionLevels(graph).map((level) => level.map((v) => graph.ids[v]!));
+  return { valid: errors.length === 0, errors, warnings, execution_order };
+}
