@@ -1,0 +1,16 @@
+export { ConfigError, LOG_LEVELS, baseEnv, envPort, loadConfig, type LogLevelName } from './config.js';
+export { REDACTED, SENSITIVE_KEYS, createLogger, type CreateLoggerOptions } from './logger.js';
+export { NestPinoLogger } from './nest-pino-logger.js';
+export { createMetricsRegistry } from './metrics.js';
+export { OpsModule } from './ops/ops.module.js';
+export { OPS_PATHS, type OpsModuleOptions } from './ops/ops-options.js';
+export {
+  DEFAULT_CHECK_TIMEOUT_MS,
+  runReadinessChecks,
+  type ReadinessCheck,
+  type ReadinessReport,
+} from './ops/readiness.js';
+export { createServiceDataSource, schemaOf, type ServiceDataSourceOptions } from './database.js';
+export { TypeOrmPinoLogger } from './typeorm-pino-logger.js';
+export { migrate } from './migrate.js';
+export { dataSourceReadinessCheck, redisReadinessCheck } from './readiness-checks.js';

@@ -1,0 +1,38 @@
+import { Controller, Get, Inject, Logger, Res, ServiceUnavailableException } from '@nestjs/common';
+import { OPS_OPTIONS, type OpsModuleOptions } from './ops-options.js';
+import { runReadinessChecks, type ReadinessReport } from './readiness.js';
+
+/** The part of a Fastify (or Express) reply this controller needs. */
+interface HeaderWriter {
+  header(name: string, value: string): unknown;
+}
+
+@Controller()
+export class OpsController {
+  private readonly logger = new Logger('Ops');
+
+  constructor(@Inject(OPS_OPTIONS) private readonly options: OpsModuleOptions) {}
+
+  /** Liveness: the process answers; no dependencies are consulted, so a database outage does not restart pods. */
+  @Get('healthz')
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async readyz(): Promise<ReadinessReport> {
+    const report = await runReadinessChecks(this.options.checks, this.options.checkTimeoutMs);
+    if (report.status !== 'ok') {
+      this.logger.warn(`not ready: ${JSON.stringify(report.checks)}`);
+      throw new ServiceUnavailableException(report);
+    }
+    return report;
+  }
+
+  @Get('metrics')
+  async metrics(@Res({ passthrough: true }) reply: HeaderWriter): Promise<string> {
+    const { registry } = this.options;
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  }
+}

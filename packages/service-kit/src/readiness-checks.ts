@@ -1,0 +1,24 @@
+import type { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+import type { ReadinessCheck } from './ops/readiness.js';
+
+/** `redis`: answers PING. While disconnected, ioredis queues the PING, so the readiness timeout reports it. */
+export function redisReadinessCheck(redis: Redis, name = 'redis'): ReadinessCheck {
+  return {
+    name,
+    async check() {
+      await redis.ping();
+    },
+  };
+}
+
+/** `db`: the data source is initialised and answers `SELECT 1`. */
+export function dataSourceReadinessCheck(ds: DataSource, name = 'db'): ReadinessCheck {
+  return {
+    name,
+    async check() {
+      if (!ds.isInitialized) throw new Error('data source not initialised');
+      await ds.query('SELECT 1');
+    },
+  };
+}
