@@ -1,0 +1,27 @@
+export type {
+  ConnectorCategory,
+  ConnectorRole,
+  JsonSchema,
+  ConnectorTypeInfo,
+  ErrorClass,
+  TestCheck,
+  TestResult,
+  Row,
+  ReadRequest,
+  WriteMode,
+  WriteRequest,
+  TestOptions,
+  ConnectorDriver,
+} from './types.js';
+export { ConnectorError } from './connector-error.js';
+export { connectorTypes, getDriver } from './registry.js';
+export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
+export {
+  SECRET_MASK,
+  maskSecrets,
+  mergeSecrets,
+  encryptSecrets,
+  decryptSecrets,
+  parseSecretsKey,
+} from './secrets.js';
+export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';

@@ -1,0 +1,130 @@
+/**
+ * Bulk writes with COPY FROM STDIN: append copies into the table; overwrite truncates and copies in one
+ * transaction; upsert copies into a temporary table, then merges with INSERT ... ON CONFLICT in one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { ConnectorError } from '../connector-error.js';
+import type { Row, WriteRequest } from '../types.js';
+import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { columnsOf, encodeCsvBatch } from './copy-csv.js';
+import { qualifiedTable, quoteIdent } from './identifiers.js';
+import { toConnectorError } from './pg-errors.js';
+import type { PostgresConfig } from './postgres.config.js';
+
+// Orders the copied rows so that, of several rows with one key, the last one wins.
+const ORDINAL_COLUMN = '_conduit_ordinal';
+
+export async function writeRows(
+  cfg: PostgresConfig,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
+  const { signal } = req;
+  const target = qualifiedTable(req.table, cfg.schema);
+  const iterator = batches[Symbol.asyncIterator]();
+  const first = await firstNonEmptyBatch(iterator);
+  const columns = first ? columnsOf(first) : [];
+  const key = req.mode === 'upsert' ? upsertKey(req, columns, first !== undefined) : [];
+  if (!first && req.mode !== 'overwrite') return { rows_written: 0 };
+
+  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+    throw toConnectorError(err, signal);
+  });
+  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  try {
+    await client.query('begin');
+    let rowsWritten = 0;
+    if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
+    if (first && req.mode === 'upsert') {
+      rowsWritten = await upsert(client, target, columns, key, csvChunks(first, iterator, columns), signal);
+    } else if (first) {
+      rowsWritten = await copyInto(client, target, columns, csvChunks(first, iterator, columns), signal);
+    }
+    await client.query('commit');
+    return { rows_written: rowsWritten };
+  } catch (err) {
+    // Closing without commit makes the server roll the transaction back.
+    throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
+  } finally {
+    stopCancelling();
+    await closeClient(client);
+  }
+}
+
+async function firstNonEmptyBatch(iterator: AsyncIterator<Row[]>): Promise<Row[] | undefined> {
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return undefined;
+    if (next.value.length > 0) return next.value;
+  }
+}
+
+function upsertKey(req: WriteRequest, columns: readonly string[], hasRows: boolean): string[] {
+  const key = req.key ?? [];
+  if (key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
+  const missing = key.filter((k) => !columns.includes(k));
+  if (hasRows && missing.length > 0) {
+    throw new ConnectorError(`upsert key column(s) ${missing.join(', ')} not among the rows' columns`, 'config_error');
+  }
+  return key;
+}
+
+async function* csvChunks(first: Row[], rest: AsyncIterator<Row[]>, columns: readonly string[]): AsyncGenerator<string> {
+  try {
+    yield encodeCsvBatch(first, columns);
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) return;
+      if (next.value.length > 0) yield encodeCsvBatch(next.value, columns);
+    }
+  } finally {
+    // When the copy fails part way, tell the producer to stop too.
+    await rest.return?.();
+  }
+}
+
+/** Streams the chunks into COPY with backpressure; answers the rows copied. */
+async function copyInto(
+  client: pg.Client,
+  table: string,
+  columns: readonly string[],
+  chunks: AsyncIterable<string>,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const columnList = columns.map(quoteIdent).join(', ');
+  const copy = client.query(copyFrom(`copy ${table} (${columnList}) from stdin with (format csv)`));
+  await pipeline(Readable.from(chunks), copy, signal ? { signal } : {});
+  return copy.rowCount;
+}
+
+async function upsert(
+  client: pg.Client,
+  target: string,
+  columns: readonly string[],
+  key: readonly string[],
+  chunks: AsyncIterable<string>,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const staging = quoteIdent(`conduit_upsert_${randomUUID().replace(/-/g, '')}`);
+  const columnList = columns.map(quoteIdent).join(', ');
+  const keyList = key.map(quoteIdent).join(', ');
+  // The staging table takes the target's column types but none of its constraints.
+  await client.query(`create temporary table ${staging} on commit drop as select ${columnList} from ${target} with no data`);
+  await client.query(`alter table ${staging} add column ${quoteIdent(ORDINAL_COLUMN)} bigint generated always as identity`);
+  await copyInto(client, staging, columns, chunks, signal);
+
+  const updates = columns.filter((c) => !key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
+  const onConflict = updates.length > 0 ? `do update set ${updates.join(', ')}` : 'do nothing';
+  const result = await client.query(
+    `insert into ${target} (${columnList})
+     select ${columnList} from (
+       select distinct on (${keyList}) * from ${staging} order by ${keyList}, ${quoteIdent(ORDINAL_COLUMN)} desc
+     ) latest
+     on conflict (${keyList}) ${onConflict}`,
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,99 @@
+/** The shapes every connector driver shares: type metadata, Test Connection results, and the data-plane calls. */
+
+export type ConnectorCategory =
+  | 'database'
+  | 'warehouse'
+  | 'object_store'
+  | 'file'
+  | 'rest_api'
+  | 'message_queue'
+  | 'stream'
+  | 'llm';
+
+/** What a DAG node may use a connector for: `source` reads, `sink` writes, `sql` executes, `llm` decides. */
+export type ConnectorRole = 'source' | 'sink' | 'sql' | 'llm';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ConnectorTypeInfo {
+  type: string;
+  category: ConnectorCategory;
+  description: string;
+  roles: readonly ConnectorRole[];
+  /** JSON Schema draft 2020-12; secret properties carry `"writeOnly": true` and `"x-secret": true`. */
+  config_schema: JsonSchema;
+  /** Top-level property names that are secrets, e.g. `['password']`. */
+  secret_fields: readonly string[];
+}
+
+/** `config_error`: the settings are wrong, fix them. `transient_error`: try again later. */
+export type ErrorClass = 'config_error' | 'transient_error';
+
+export interface TestCheck {
+  name: string;
+  ok: boolean;
+  latency_ms: number;
+  message: string;
+}
+
+export interface TestResult {
+  ok: boolean;
+  latency_ms: number;
+  message: string;
+  error_class: ErrorClass | null;
+  /** The checks that ran, in order; a failed check is the last one (later checks are not run and not listed). */
+  checks: TestCheck[];
+  details: Record<string, unknown>;
+  /** RFC 3339 UTC with milliseconds. */
+  tested_at: string;
+}
+
+export type Row = Record<string, unknown>;
+
+export interface ReadRequest {
+  /** A table to read whole; `schema.table` or `table` (then the connector's default schema). */
+  table?: string;
+  /** A query to read; takes precedence over `table`. */
+  query?: string;
+  /** Rows per batch; default 5000. */
+  batchSize?: number;
+  signal?: AbortSignal;
+  [k: string]: unknown;
+}
+
+export type WriteMode = 'append' | 'overwrite' | 'upsert';
+
+export interface WriteRequest {
+  table: string;
+  mode: WriteMode;
+  /** The conflict key for `upsert`. */
+  key?: string[];
+  signal?: AbortSignal;
+  [k: string]: unknown;
+}
+
+export interface TestOptions {
+  /** The whole test finishes within this time; default 10000. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ConnectorDriver {
+  readonly info: ConnectorTypeInfo;
+  /** Really connects, step by step, within `timeoutMs` (default 10000); never throws: failures are in the result. */
+  test(config: Record<string, unknown>, opts?: TestOptions): Promise<TestResult>;
+  /** Streams rows in batches (bounded memory). */
+  read?(config: Record<string, unknown>, req: ReadRequest): AsyncIterable<Row[]>;
+  /** Writes batches in bulk; returns rows written. */
+  write?(
+    config: Record<string, unknown>,
+    req: WriteRequest,
+    batches: AsyncIterable<Row[]>,
+  ): Promise<{ rows_written: number }>;
+  /** Runs one statement (DDL, refresh, procedure). */
+  execute?(
+    config: Record<string, unknown>,
+    sql: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<{ rows_affected: number }>;
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { ConnectorError, getDriver, type ConnectorDriver, type Row } from '../src/index.js';
+import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+
+const driver = getDriver('postgres') as Required<ConnectorDriver>;
+let sandbox: PgSandbox;
+
+beforeAll(async () => {
+  sandbox = await createPgSandbox();
+  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
+  await sandbox.admin.query(`create table numbers as select g as id, 'n' || g as label from generate_series(1, 20000) g`);
+});
+afterAll(async () => {
+  await sandbox.drop();
+});
+
+/** Whether a statement carrying `marker` is still running on the server. */
+async function running(marker: string): Promise<boolean> {
+  const { rows } = await sandbox.admin.query(
+    `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
+    [`%${marker}%`],
+  );
+  return (rows[0] as { n: number }).n > 0;
+}
+
+describe('postgres read', () => {
+  it('streams 20,000 rows of a query in batches, in order', async () => {
+    const sizes: number[] = [];
+    const ids: number[] = [];
+    for await (const batch of driver.read(sandbox.config, { query: 'select id, label from numbers order by id;', batchSize: 3000 })) {
+      sizes.push(batch.length);
+      for (const row of batch) ids.push(row['id'] as number);
+    }
+    expect(sizes).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 2000]);
+    expect(ids).toEqual(Array.from({ length: 20000 }, (_, i) => i + 1));
+  });
+
+  it('reads a whole table of the config schema in batches of 5000 by default', async () => {
+    const sizes: number[] = [];
+    let first: Row | undefined;
+    for await (const batch of driver.read(sandbox.config, { table: 'numbers' })) {
+      first ??= batch[0];
+      sizes.push(batch.length);
+    }
+    expect(sizes).toEqual([5000, 5000, 5000, 5000]);
+    expect(Object.keys(first ?? {})).toEqual(['id', 'label']);
+  });
+
+  it('reads schema.table names and takes query parameters', async () => {
+    const rows: Row[] = [];
+    for await (const batch of driver.read({ ...sandbox.config, schema: 'public' }, { table: `${sandbox.schema}.numbers`, batchSize: 7000 })) {
+      rows.push(...batch);
+    }
+    expect(rows).toHaveLength(20000);
+    const picked: Row[] = [];
+    for await (const batch of driver.read(sandbox.config, { query: 'select label from numbers where id = $1', params: [42] })) {
+      picked.push(...batch);
+    }
+    expect(picked).toEqual([{ label: 'n42' }]);
+  });
+
+  it('fails with a config_error for a missing table', async () => {
+    const iterate = async () => {
+      for await (const _ of driver.read(sandbox.config, { table: 'no_such_table' })) void _;
+    };
+    await expect(iterate()).rejects.toMatchObject({ name: 'ConnectorError', errorClass: 'config_error', code: '42P01' });
+    await expect(iterate()).rejects.toBeInstanceOf(ConnectorError);
+  });
+
+  it('stops with the abort reason when the signal aborts between batches', async () => {
+    const controller = new AbortController();
+    let batches = 0;
+    const iterate = async () => {
+      for await (const _ of driver.read(sandbox.config, { table: 'numbers', batchSize: 1000, signal: controller.signal })) {
+        batches += 1;
+        controller.abort();
+      }
+    };
+    await expect(iterate()).rejects.toMatchObject({ name: 'AbortError' });
+    expect(batches).toBe(1);
+  });
+
+  it('closes its connection when the consumer stops early', async () => {
+    const batchSize = 10_000 + Math.floor(Math.random() * 89_999);
+    const marker = `fetch forward ${batchSize} from`;
+    for await (const batch of driver.read(sandbox.config, { table: 'numbers', batchSize })) {
+      expect(batch).toHaveLength(batchSize > 20000 ? 20000 : batchSize);
+      break;
+    }
+    const connected = async () => {
+      const { rows } = await sandbox.admin.query(
+        'select count(*)::int as n from pg_stat_activity where query like $1 and pid <> pg_backend_pid()', [`%${marker}%`],
+      );
+      return (rows[0] as { n: number }).n > 0;
+    };
+    await waitFor(async () => !(await connected()), 5000, 'the reader to disconnect');
+  });
+
+  it('cancels a fetch in flight on the server', async () => {
+    // The server shows the FETCH, not the query: an unusual batch size makes it ours.
+    const batchSize = 10_000 + Math.floor(Math.random() * 89_999);
+    const marker = `fetch forward ${batchSize} from`;
+    const controller = new AbortController();
+    const iterate = async () => {
+      for await (const _ of driver.read(sandbox.config, { query: 'select pg_sleep(60)', batchSize, signal: controller.signal })) void _;
+    };
+    const started = Date.now();
+    const done = expect(iterate()).rejects.toMatchObject({ name: 'AbortError' });
+    await waitFor(() => running(marker), 5000, 'the slow query to start');
+    controller.abort();
+    await done;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await waitFor(async () => !(await running(marker)), 5000, 'the server to stop the query');
+  });
+
+  it('rejects a read with neither query nor table', async () => {
+    const iterate = async () => {
+      for await (const _ of driver.read(sandbox.config, {})) void _;
+    };
+    await expect(iterate()).rejects.toMatchObject({ errorClass: 'config_error', message: 'a read needs a query or a table' });
+  });
+});
+
+describe('postgres execute', () => {
+  it('runs DDL and DML and answers the rows affected', async () => {
+    await expect(driver.execute(sandbox.config, `create table "${sandbox.schema}".exec_t (id int)`)).resolves.toEqual({ rows_affected: 0 });
+    await expect(
+      driver.execute(sandbox.config, `insert into "${sandbox.schema}".exec_t select generate_series(1, 7)`),
+    ).resolves.toEqual({ rows_affected: 7 });
+    await expect(
+      driver.execute(sandbox.config, `update "${sandbox.schema}".exec_t set id = id + 1 where id <= 3; delete from "${sandbox.schema}".exec_t where id = 7`),
+    ).resolves.toEqual({ rows_affected: 4 });
+  });
+
+  it('fails with a classified error', async () => {
+    await expect(driver.execute(sandbox.config, 'selec 1')).rejects.toMatchObject({ errorClass: 'config_error', code: '42601' });
+    await expect(driver.execute({ ...sandbox.config, port: 'x' }, 'select 1')).rejects.toMatchObject({ errorClass: 'config_error' });
+  });
+
+  it('cancels a running statement when the signal aborts', async () => {
+    const marker = `m${randomUUID().replace(/-/g, '')}`;
+    const controller = new AbortController();
+    const done = expect(
+      driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, { signal: controller.signal }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    await waitFor(() => running(marker), 5000, 'the statement to start');
+    controller.abort();
+    await done;
+    await waitFor(async () => !(await running(marker)), 5000, 'the server to stop the statement');
+  });
+});

@@ -1,0 +1,59 @@
+/** A throwaway schema on the local PostgreSQL for one test suite, dropped afterwards. */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+export const PG_HOST = process.env['PGHOST_TEST'] ?? '127.0.0.1';
+export const PG_PORT = Number(process.env['PGPORT_TEST'] ?? 5432);
+
+export interface PgSandbox {
+  schema: string;
+  /** A connector config pointing at the sandbox schema. */
+  config: Record<string, unknown>;
+  /** An admin connection for arranging and checking data. */
+  admin: pg.Client;
+  drop(): Promise<void>;
+}
+
+export async function createPgSandbox(): Promise<PgSandbox> {
+  const admin = new pg.Client({
+    host: PG_HOST, port: PG_PORT, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000,
+  });
+  try {
+    await admin.connect();
+  } catch (err) {
+    throw new Error(`these tests need PostgreSQL at ${PG_HOST}:${PG_PORT} (user postgres): ${(err as Error).message}`);
+  }
+  const schema = `conduit_connectors_${randomUUID().replace(/-/g, '')}`;
+  await admin.query(`create schema ${pg.escapeIdentifier(schema)}`);
+  return {
+    schema,
+    admin,
+    config: { host: PG_HOST, port: PG_PORT, database: 'postgres', user: 'postgres', schema },
+    async drop() {
+      await admin.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
+      await admin.end();
+    },
+  };
+}
+
+/** Polls `check` until it holds, failing after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A TCP port that nothing listens on (taken from the OS, then released). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
