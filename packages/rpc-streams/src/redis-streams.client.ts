@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { Redis } from 'ioredis';
+import {
+  attachListener,
+  type ConnectionListener,
+  type RedisStreamsEvents,
+  trackStatus,
+} from './connection-events.js';
+import {
+  type RedisStreamsOptions,
+  replyChannel,
+  requestStreamKey,
+  resolveOptions,
+  type ResolvedOptions,
+  serviceOfPattern,
+} from './options.js';
+import { RpcTimeoutError } from './rpc-timeout.error.js';
+import { encodeRequest, type ReplyBody } from './wire.js';
+
+interface Connections {
+  publisher: Redis;
+  subscriber: Redis;
+}
+
+/**
+ * Sends requests to a service's Redis stream and receives the replies on a pub/sub channel of
+ * its own (one subscriber connection per client instance, whatever the number of calls).
+ */
+export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
+  private readonly logger = new Logger(RedisStreamsClient.name);
+  private readonly options: ResolvedOptions;
+  /** Identifies this client's reply channel. */
+  readonly clientId = randomUUID();
+  private readonly replyTo: string;
+  private connections: Connections | null = null;
+  private connection: Promise<void> | null = null;
+  private listeners: ConnectionListener[] = [];
+  private closing = false;
+
+  constructor(opts: RedisStreamsOptions) {
+    super();
+    this.options = resolveOptions(opts);
+    this.replyTo = replyChannel(this.options.prefix, this.clientId);
+  }
+
+  /** Idempotent; `send` calls it before every request. */
+  connect(): Promise<void> {
+    if (!this.connection) {
+      this.connection = this.open().catch((err: unknown) => {
+        this.connection = null;
+        this.dropConnections();
+        throw err;
+      });
+    }
+    return this.connection;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const waiting = [...this.routingMap.values()] as ((packet: WritePacket) => void)[];
+    this.routingMap.clear();
+    for (const callback of waiting) callback({ err: new Error('RPC client is closed') });
+    const connections = this.connections;
+    this.connections = null;
+    this.connection = null;
+    if (connections) {
+      await Promise.allSettled([connections.publisher.quit(), connections.subscriber.quit()]);
+    }
+    this.closing = false;
+  }
+
+  override on<EventKey extends keyof RedisStreamsEvents>(event: EventKey, callback: RedisStreamsEvents[EventKey]): void {
+    const listener = { event, callback } as ConnectionListener;
+    this.listeners.push(listener);
+    if (this.connections) attachListener({ ...this.connections }, listener);
+  }
+
+  /** The ioredis connections: `{ publisher, subscriber }`. */
+  unwrap<T>(): T {
+    if (!this.connections) throw new Error('Not initialized. Call "connect" first.');
+    return { ...this.connections } as T;
+  }
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    const { id } = this.assignPacketId(packet);
+    const pattern = this.normalizePattern(packet.pattern);
+    const { timeoutMs } = this.options;
+    const timer = setTimeout(() => {
+      if (this.routingMap.delete(id)) callback({ err: new RpcTimeoutError(pattern, timeoutMs) });
+    }, timeoutMs);
+    const teardown = () => {
+      clearTimeout(timer);
+      this.routingMap.delete(id);
+    };
+    const fail = (err: unknown) => {
+      if (!this.routingMap.delete(id)) return;
+      clearTimeout(timer);
+      callback({ err });
+    };
+    this.routingMap.set(id, callback);
+    try {
+      const fields = encodeRequest({
+        id,
+        pattern,
+        data: packet.data,
+        reply: this.replyTo,
+        deadline: Date.now() + timeoutMs,
+        ...(packet.metadata && { metadata: packet.metadata }),
+      });
+      this.requireConnections().publisher.xadd(this.streamOf(pattern), ...this.trimArgs(), '*', ...fields).catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+    return teardown;
+  }
+
+  /** `emit`: the event goes to exactly one replica of the pattern's service; nobody waits for it. */
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const pattern = this.normalizePattern(packet.pattern);
+    const fields = encodeRequest({
+      pattern,
+      data: packet.data,
+      ...(packet.metadata && { metadata: packet.metadata }),
+    });
+    await this.requireConnections().publisher.xadd(this.streamOf(pattern), ...this.trimArgs(), '*', ...fields);
+    return undefined as T;
+  }
+
+  private async open(): Promise<void> {
+    const { url } = this.options;
+    const connections: Connections = {
+      publisher: new Redis(url, { lazyConnect: true }),
+      subscriber: new Redis(url, { lazyConnect: true }),
+    };
+    this.connections = connections;
+    for (const connection of Object.values(connections)) {
+      connection.on('error', (err: Error) => this.logger.error(`Redis: ${err.message}`));
+    }
+    trackStatus(Object.values(connections), status => this._status$.next(status), () => this.closing);
+    for (const listener of this.listeners) attachListener({ ...connections }, listener);
+    connections.subscriber.on('message', (_channel: string, body: string) => this.onReply(body));
+    await Promise.all([connections.publisher.connect(), connections.subscriber.connect()]);
+    // Subscribed before the first request goes out, so no reply can arrive unheard.
+    await connections.subscriber.subscribe(this.replyTo);
+  }
+
+  private onReply(body: string): void {
+    let reply: ReplyBody;
+    try {
+      reply = JSON.parse(body) as ReplyBody;
+    } catch {
+      this.logger.warn('Ignoring a reply that is not JSON');
+      return;
+    }
+    // A reply after the timeout finds no callback and is dropped.
+    const callback = this.routingMap.get(reply.id) as ((packet: WritePacket) => void) | undefined;
+    if (!callback) return;
+    callback({
+      response: reply.response,
+      ...(reply.err != null && { err: reply.err }),
+      ...(reply.isDisposed && { isDisposed: true }),
+    });
+  }
+
+  private streamOf(pattern: string): string {
+    return requestStreamKey(this.options.prefix, serviceOfPattern(pattern));
+  }
+
+  /** Handled entries are deleted by the server; the cap only bounds a backlog nobody reads. */
+  private trimArgs(): ['MAXLEN', '~', number] {
+    return ['MAXLEN', '~', this.options.maxStreamLength];
+  }
+
+  private requireConnections(): Connections {
+    if (!this.connections) throw new Error('RPC client is closed');
+    return this.connections;
+  }
+
+  private dropConnections(): void {
+    const connections = this.connections;
+    this.connections = null;
+    connections?.publisher.disconnect();
+    connections?.subscriber.disconnect();
+  }
+}

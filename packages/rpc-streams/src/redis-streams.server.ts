@@ -1,0 +1,203 @@
+import { Logger } from '@nestjs/common';
+import {
+  type CustomTransportStrategy,
+  type MessageHandler,
+  Server,
+  type WritePacket,
+} from '@nestjs/microservices';
+import {
+  attachListener,
+  type ConnectionListener,
+  type RedisStreamsEvents,
+  trackStatus,
+} from './connection-events.js';
+import { consumerName, type RedisStreamsOptions, requestStreamKey, resolveOptions, type ResolvedOptions } from './options.js';
+import { RedisStreamsContext } from './redis-streams.context.js';
+import { type StreamEntry, StreamConsumer } from './stream-consumer.js';
+import { decodeRequest, type ReplyBody, type RequestMessage, toTransportableError } from './wire.js';
+
+const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
+
+export type RedisStreamsServerOptions = RedisStreamsOptions & {
+  /** The service whose requests this replica serves: the first segment of its patterns. */
+  service: string;
+};
+
+/**
+ * Serves `@MessagePattern` handlers from the Redis stream of one service, as one consumer of the
+ * service's consumer group, so that each request runs on exactly one replica.
+ */
+export class RedisStreamsServer
+  extends Server<RedisStreamsEvents>
+  implements CustomTransportStrategy
+{
+  protected override readonly logger = new Logger(RedisStreamsServer.name);
+  private readonly options: ResolvedOptions;
+  private readonly service: string;
+  private readonly stream: string;
+  private consumer: StreamConsumer | null = null;
+  private listeners: ConnectionListener[] = [];
+  private closing = false;
+
+  constructor(opts: RedisStreamsServerOptions) {
+    super();
+    this.options = resolveOptions(opts);
+    this.service = opts.service;
+    this.stream = requestStreamKey(this.options.prefix, opts.service);
+  }
+
+  listen(callback: (err?: unknown) => void): void {
+    this.start().then(
+      () => callback(),
+      (err: unknown) => callback(err),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const consumer = this.consumer;
+    this.consumer = null;
+    // Handlers in flight get until they would be claimed by another replica anyway.
+    await consumer?.stop(this.options.claimIdleMs);
+  }
+
+  on<EventKey extends keyof RedisStreamsEvents>(event: EventKey, callback: RedisStreamsEvents[EventKey]): void {
+    const listener = { event, callback } as ConnectionListener;
+    this.listeners.push(listener);
+    if (this.consumer) attachListener(this.connections(this.consumer), listener);
+  }
+
+  /** The ioredis connections: `{ reader, commands }`. */
+  unwrap<T>(): T {
+    if (!this.consumer) {
+      throw new Error('Not initialized. Call "listen" (app.startAllMicroservices) first.');
+    }
+    return this.connections(this.consumer) as T;
+  }
+
+  private async start(): Promise<void> {
+    this.closing = false;
+    this.warnAboutForeignPatterns();
+    const consumer: StreamConsumer = new StreamConsumer({
+      url: this.options.url,
+      stream: this.stream,
+      group: this.service,
+      consumer: consumerName(),
+      concurrency: this.options.concurrency,
+      blockMs: this.options.blockMs,
+      claimIdleMs: this.options.claimIdleMs,
+      logger: this.logger,
+      process: entry => this.processEntry(consumer, entry),
+    });
+    const connections = this.connections(consumer);
+    // Without an error listener ioredis reports every connection error as unhandled.
+    for (const connection of Object.values(connections)) {
+      connection.on('error', (err: Error) => this.logger.error(`Redis: ${err.message}`));
+    }
+    trackStatus(Object.values(connections), status => this._status$.next(status), () => this.closing);
+    for (const listener of this.listeners) attachListener(connections, listener);
+    this.consumer = consumer;
+    try {
+      await consumer.start();
+    } catch (err) {
+      this.consumer = null;
+      await consumer.stop(0);
+      throw err;
+    }
+  }
+
+  /** Handlers of other services' patterns would never be called: their requests go to other streams. */
+  private warnAboutForeignPatterns(): void {
+    for (const pattern of this.messageHandlers.keys()) {
+      if (!pattern.startsWith(`${this.service}.`)) {
+        this.logger.warn(`Pattern "${pattern}" does not belong to service "${this.service}" and will not be served`);
+      }
+    }
+  }
+
+  private async processEntry(consumer: StreamConsumer, entry: StreamEntry): Promise<void> {
+    let message: RequestMessage;
+    try {
+      message = decodeRequest(entry.fields);
+    } catch (err) {
+      this.logger.error(`Dropping malformed entry ${entry.entryId}: ${String(err)}`);
+      return consumer.finish(entry.entryId);
+    }
+    const context = new RedisStreamsContext([message.pattern, entry.entryId, message.metadata]);
+    const { id, reply } = message;
+    if (id === undefined || reply === undefined) {
+      // Acked even if the handler fails: an event has no deadline, so a retry could loop forever.
+      try {
+        await this.handleEvent(message.pattern, { pattern: message.pattern, data: message.data }, context);
+      } finally {
+        await consumer.finish(entry.entryId);
+      }
+      return;
+    }
+    if (message.deadline !== undefined && message.deadline <= Date.now()) {
+      // The caller has given up: running the request now would only do unwanted work.
+      return consumer.finish(entry.entryId);
+    }
+    const handler = this.getHandlerByPattern(message.pattern);
+    if (!handler) {
+      const body = JSON.stringify({ id, err: NO_MESSAGE_HANDLER, isDisposed: true } satisfies ReplyBody);
+      return consumer.finish(entry.entryId, tx => tx.publish(reply, body));
+    }
+    return this.runHandler(consumer, entry.entryId, handler, message, context, id, reply);
+  }
+
+  /** Resolves once the final reply is published and the entry acked. */
+  private runHandler(
+    consumer: StreamConsumer,
+    entryId: string,
+    handler: MessageHandler,
+    message: RequestMessage,
+    context: RedisStreamsContext,
+    id: string,
+    reply: string,
+  ): Promise<void> {
+    return new Promise<void>(resolve => {
+      let finished = false;
+      const respond = (packet: WritePacket): Promise<unknown> | undefined => {
+        if (finished) return undefined;
+        const { body, final } = serializeReply(id, packet);
+        if (!final) return consumer.commands.publish(reply, body);
+        finished = true;
+        // The final reply and the ack travel together; a failure is logged by the consumer.
+        return consumer
+          .finish(entryId, tx => tx.publish(reply, body))
+          .catch((err: unknown) => this.logger.error(`Replying to ${message.pattern} failed: ${String(err)}`))
+          .finally(resolve);
+      };
+      const started: unknown = this.handleRequest(
+        context,
+        async () => this.transformToObservable(await handler(message.data, context)),
+        respond,
+      );
+      // handleRequest rejects if the handler throws before producing a stream.
+      if (started instanceof Promise) {
+        started.catch((err: unknown) => respond({ err, isDisposed: true }));
+      }
+    });
+  }
+
+  private connections(consumer: StreamConsumer) {
+    return { reader: consumer.reader, commands: consumer.commands };
+  }
+}
+
+/** An error ends the call on the client, so it is final like `isDisposed`. */
+function serializeReply(id: string, packet: WritePacket): { body: string; final: boolean } {
+  const final = packet.isDisposed === true || packet.err != null;
+  const body: ReplyBody = { id };
+  if (packet.response !== undefined) body.response = packet.response;
+  if (packet.err != null) body.err = toTransportableError(packet.err);
+  if (final) body.isDisposed = true;
+  try {
+    return { body: JSON.stringify(body), final };
+  } catch (err) {
+    // e.g. a BigInt or a cycle in the response: the caller must still get an answer.
+    const failure: ReplyBody = { id, err: toTransportableError(err), isDisposed: true };
+    return { body: JSON.stringify(failure), final: true };
+  }
+}

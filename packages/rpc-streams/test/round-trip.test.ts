@@ -1,0 +1,144 @@
+import 'reflect-metadata';
+import { Controller, type INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  Ctx,
+  EventPattern,
+  MessagePattern,
+  Payload,
+  RpcException,
+} from '@nestjs/microservices';
+import type { Redis } from 'ioredis';
+import { firstValueFrom, toArray } from 'rxjs';
+import { RedisStreamsClient, RedisStreamsContext, RedisStreamsServer, requestStreamKey, rpcCall } from '../src/index.js';
+import { connectRedis, deleteKeys, pendingCount, REDIS_URL, testPrefix, waitFor } from './support.js';
+
+const received: { events: unknown[]; metadata: unknown[] } = { events: [], metadata: [] };
+
+@Controller()
+class CatalogController {
+  @MessagePattern('catalog.items.echo')
+  echo(@Payload() data: unknown): unknown {
+    return data;
+  }
+
+  @MessagePattern('catalog.items.fail')
+  fail(): never {
+    throw new Error('boom');
+  }
+
+  @MessagePattern('catalog.items.reject')
+  reject(): never {
+    throw new RpcException({ code: 'not_found', detail: 'no such item' });
+  }
+
+  @MessagePattern('catalog.items.context')
+  context(@Ctx() ctx: RedisStreamsContext): unknown {
+    received.metadata.push(ctx.getMetadata());
+    return { pattern: ctx.getPattern(), entry: ctx.getEntryId() };
+  }
+
+  @MessagePattern('catalog.items.async')
+  async later(@Payload() data: { n: number }): Promise<number> {
+    await new Promise(resolve => setTimeout(resolve, 20));
+    return data.n * 2;
+  }
+
+  @EventPattern('catalog.items.touched')
+  touched(@Payload() data: unknown): void {
+    received.events.push(data);
+  }
+}
+
+@Module({ controllers: [CatalogController] })
+class CatalogModule {}
+
+describe('RedisStreams transport through a Nest microservice', () => {
+  const prefix = testPrefix();
+  let redis: Redis;
+  let app: INestMicroservice;
+  let client: RedisStreamsClient;
+
+  beforeAll(async () => {
+    redis = await connectRedis();
+    app = await NestFactory.createMicroservice(CatalogModule, {
+      strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'catalog', blockMs: 1000 }),
+      logger: false,
+    });
+    await app.listen();
+    client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 3000 });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+    if (redis) {
+      await deleteKeys(redis, prefix);
+      await redis.quit();
+    }
+  });
+
+  it('brings JSON back intact', async () => {
+    const payload = {
+      name: 'Zoë 🚀',
+      nested: { list: [1, 2.5, null, true, 'x'], empty: {} },
+      created_at: '2025-01-02T03:04:05.678Z',
+      big: Number.MAX_SAFE_INTEGER,
+    };
+    await expect(rpcCall(client, 'catalog.items.echo', payload)).resolves.toEqual(payload);
+    await expect(rpcCall(client, 'catalog.items.echo', 'plain string')).resolves.toBe('plain string');
+    await expect(rpcCall(client, 'catalog.items.async', { n: 21 })).resolves.toBe(42);
+  });
+
+  it('surfaces a handler that throws as an error on the client', async () => {
+    await expect(rpcCall(client, 'catalog.items.fail', {})).rejects.toEqual({
+      status: 'error',
+      message: 'Internal server error',
+    });
+    // An RpcException carrying an object travels as that object (Nest's own behaviour).
+    await expect(rpcCall(client, 'catalog.items.reject', {})).rejects.toEqual({
+      code: 'not_found',
+      detail: 'no such item',
+    });
+  });
+
+  it('answers a pattern with no handler with an error, and rejects a pattern with no service', async () => {
+    await expect(rpcCall(client, 'catalog.items.unknown', {})).rejects.toBe(
+      'There is no matching message handler defined in the remote service.',
+    );
+    await expect(rpcCall(client, 'noservice', {})).rejects.toThrow(/must look like <service>/);
+  });
+
+  it('completes the observable with exactly one value', async () => {
+    const values = await firstValueFrom(client.send('catalog.items.echo', { a: 1 }).pipe(toArray()));
+    expect(values).toEqual([{ a: 1 }]);
+  });
+
+  it('passes dispatch-hook metadata to the handler context', async () => {
+    client.setOnDispatchHook(packet => {
+      packet.metadata = { request_id: 'req-1', tenant: 't-1' };
+    });
+    try {
+      const reply = await rpcCall<{ pattern: string; entry: string }>(client, 'catalog.items.context', {});
+      expect(reply.pattern).toBe('catalog.items.context');
+      expect(reply.entry).toMatch(/^\d+-\d+$/);
+      expect(received.metadata).toEqual([{ request_id: 'req-1', tenant: 't-1' }]);
+    } finally {
+      client.setOnDispatchHook(() => undefined);
+    }
+  });
+
+  it('delivers an emitted event to the handler once', async () => {
+    await firstValueFrom(client.emit('catalog.items.touched', { id: 'i-1' }), { defaultValue: undefined });
+    await waitFor(() => received.events.length === 1, 5000, 'the event handler');
+    expect(received.events).toEqual([{ id: 'i-1' }]);
+  });
+
+  it('acks and deletes every handled entry', async () => {
+    await Promise.all(Array.from({ length: 50 }, (_, i) => rpcCall(client, 'catalog.items.echo', { i })));
+    const stream = requestStreamKey(prefix, 'catalog');
+    await waitFor(async () => (await pendingCount(redis, stream, 'catalog')) === 0, 5000, 'no pending entries');
+    await waitFor(async () => (await redis.xlen(stream)) === 0, 5000, 'an empty stream');
+  });
+});
