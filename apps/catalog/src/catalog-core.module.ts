@@ -1,0 +1,41 @@
+import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { CATALOG_LOGGER, SECRETS_KEY } from './common/tokens.js';
+
+/** What the catalog is built from; main.ts makes them from the config, tests from their own schema. */
+export interface CatalogDeps {
+  /** Initialised and migrated. */
+  dataSource: DataSource;
+  logger: Logger;
+  /** 32-byte AES-256-GCM key of connector secrets. */
+  secretsKey: Buffer;
+  /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
+  onShutdown?: () => Promise<void>;
+}
+
+class ResourceCloser implements OnApplicationShutdown {
+  constructor(private readonly close: (() => Promise<void>) | undefined) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.close?.();
+  }
+}
+
+/** Provides the shared infrastructure to every feature module. */
+@Global()
+@Module({})
+export class CatalogCoreModule {
+  static forRoot(deps: CatalogDeps): DynamicModule {
+    return {
+      module: CatalogCoreModule,
+      providers: [
+        { provide: DataSource, useValue: deps.dataSource },
+        { provide: CATALOG_LOGGER, useValue: deps.logger },
+        { provide: SECRETS_KEY, useValue: deps.secretsKey },
+        { provide: ResourceCloser, useFactory: () => new ResourceCloser(deps.onShutdown) },
+      ],
+      exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY],
+    };
+  }
+}

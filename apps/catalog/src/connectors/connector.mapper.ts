@@ -1,0 +1,22 @@
+import { etagOf, Tagged, type Connector } from '@conduit/contracts';
+import type { ConnectorEntity } from './connector.entity.js';
+import type { ConnectorSecrets } from './connector-secrets.js';
+
+/** The answer for a stored connector: its secrets masked. */
+export function toConnector(row: ConnectorEntity, secrets: ConnectorSecrets): Connector {
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    name: row.name,
+    type: row.type,
+    config: secrets.mask(row.type, row.config),
+    status: row.status,
+    last_test: row.lastTest,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function taggedConnector(row: ConnectorEntity, secrets: ConnectorSecrets): Tagged<Connector> {
+  return new Tagged(toConnector(row, secrets), etagOf(row.id, row.revision, row.updatedAt.toISOString()));
+}

@@ -1,0 +1,184 @@
+import { Injectable } from '@nestjs/common';
+import { isDeepStrictEqual } from 'node:util';
+import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { connectorTypes, getDriver, validateConnectorConfig } from '@conduit/connectors';
+import {
+  AppError,
+  isId,
+  newId,
+  pageOf,
+  validationFailed,
+  type ConnectionTestResult,
+  type Connector,
+  type ConnectorCreate,
+  type ConnectorListQuery,
+  type ConnectorTypeDescription,
+  type ConnectorUpdate,
+  type FieldError,
+  type Page,
+  type Tagged,
+} from '@conduit/contracts';
+import { ConnectorEntity } from './connector.entity.js';
+import { ConnectorSecrets } from './connector-secrets.js';
+import { taggedConnector, toConnector } from './connector.mapper.js';
+import { projectRefErrors, unknownProjectError } from '../projects/project-refs.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../common/pg-errors.js';
+import { assertIfMatch } from '../common/if-match.js';
+import { cursorAfter } from '../common/paging.js';
+import { notFound } from '../common/not-found.js';
+import { entityValues } from '../common/entity-values.js';
+
+const NAME_KEY = 'connectors_tenant_name_key';
+const PROJECT_FKEY = 'connectors_project_fkey';
+/** api.md: Test Connection answers within 10 s. */
+const TEST_TIMEOUT_MS = 10_000;
+
+export interface ConnectorTypeList {
+  data: ConnectorTypeDescription[];
+}
+
+function isKnownType(type: string): boolean {
+  return getDriver(type) !== undefined;
+}
+
+@Injectable()
+export class ConnectorsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly secrets: ConnectorSecrets,
+  ) {}
+
+  types(): ConnectorTypeList {
+    return {
+      data: connectorTypes().map((t) => ({
+        type: t.type,
+        category: t.category,
+        description: t.description,
+        roles: [...t.roles],
+        config_schema: t.config_schema,
+        secret_fields: [...t.secret_fields],
+      })),
+    };
+  }
+
+  async create(tenantId: string, body: ConnectorCreate): Promise<Tagged<Connector>> {
+    const errors: FieldError[] = isKnownType(body.type)
+      ? validateConnectorConfig(body.type, body.config)
+      : [{ path: 'type', code: 'unknown_connector_type', message: `connector type "${body.type}" does not exist (see GET /v2/connector-types)` }];
+    errors.push(...(await projectRefErrors(this.ds.manager, tenantId, body.project_id)));
+    if (errors.length > 0) throw validationFailed(errors);
+    const now = new Date();
+    const row = this.ds.manager.create(ConnectorEntity, {
+      id: newId('connector'),
+      tenantId,
+      projectId: body.project_id ?? null,
+      name: body.name,
+      type: body.type,
+      config: this.secrets.seal(body.type, body.config),
+      status: 'untested',
+      lastTest: null,
+      revision: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.writing(body, () => this.ds.manager.insert(ConnectorEntity, entityValues<ConnectorEntity>(row)));
+    return taggedConnector(row, this.secrets);
+  }
+
+  async list(tenantId: string, query: ConnectorListQuery): Promise<Page<Connector>> {
+    const after = cursorAfter(query.cursor);
+    if (query.type !== undefined && !isKnownType(query.type)) {
+      throw new AppError('invalid_parameter', `query parameter type: unknown connector type "${query.type.slice(0, 64)}"`);
+    }
+    const where: FindOptionsWhere<ConnectorEntity> = { tenantId };
+    if (after !== undefined) where.id = LessThan(after);
+    if (query.project_id !== undefined) where.projectId = query.project_id;
+    if (query.type !== undefined) where.type = query.type;
+    const rows = await this.ds.manager.find(ConnectorEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
+    return pageOf(
+      rows.map((r) => toConnector(r, this.secrets)),
+      query.limit,
+      (c) => c.id,
+    );
+  }
+
+  async get(tenantId: string, id: string): Promise<Tagged<Connector>> {
+    return taggedConnector(await this.load(this.ds.manager, tenantId, id), this.secrets);
+  }
+
+  /**
+   * PUT: replaces name, config and project_id; `type` may be repeated, not changed. A changed config makes the
+   * last test meaningless, so status goes back to `untested`.
+   */
+  async update(tenantId: string, id: string, body: ConnectorUpdate, ifMatch?: string): Promise<Tagged<Connector>> {
+    const row = await this.writing(body, () =>
+      this.ds.transaction(async (m) => {
+        const current = await this.load(m, tenantId, id, true);
+        assertIfMatch(ifMatch, taggedConnector(current, this.secrets).etag);
+        const errors: FieldError[] = [];
+        if (body.type !== undefined && body.type !== current.type) {
+          errors.push({ path: 'type', code: 'immutable', message: `type cannot change (it is "${current.type}"); create a new connector instead` });
+        }
+        const config = this.secrets.merge(current.type, body.config, current.config);
+        errors.push(...validateConnectorConfig(current.type, config), ...(await projectRefErrors(m, tenantId, body.project_id)));
+        if (errors.length > 0) throw validationFailed(errors);
+        const configChanged = !isDeepStrictEqual(config, this.secrets.open(current.type, current.config));
+        const changes = {
+          name: body.name,
+          projectId: body.project_id ?? null,
+          config: this.secrets.seal(current.type, config),
+          revision: current.revision + 1,
+          updatedAt: new Date(),
+          ...(configChanged ? { status: 'untested' as const, lastTest: null } : {}),
+        };
+        await m.update(ConnectorEntity, { tenantId, id }, entityValues<ConnectorEntity>(changes));
+        return { ...current, ...changes };
+      }),
+    );
+    return taggedConnector(row, this.secrets);
+  }
+
+  /** Pipelines that reference a deleted connector become invalid at their next validation (api.md is silent here). */
+  async delete(tenantId: string, id: string): Promise<null> {
+    if (!isId('connector', id)) throw notFound('connector', id);
+    const result = await this.ds.manager.delete(ConnectorEntity, { tenantId, id });
+    if (!result.affected) throw notFound('connector', id);
+    return null;
+  }
+
+  /** Really connects with the stored config (no transaction is held meanwhile), then stores the outcome. */
+  async test(tenantId: string, id: string): Promise<ConnectionTestResult> {
+    const current = await this.load(this.ds.manager, tenantId, id);
+    const driver = getDriver(current.type);
+    if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);
+    const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: TEST_TIMEOUT_MS });
+    // Increment in SQL: an update that landed during the test must not be overwritten with this read's revision.
+    await this.ds.manager
+      .createQueryBuilder()
+      .update(ConnectorEntity)
+      .set({ ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }), revision: () => 'revision + 1' })
+      .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
+      .execute();
+    return result;
+  }
+
+  private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ConnectorEntity> {
+    if (!isId('connector', id)) throw notFound('connector', id);
+    const row = await manager.findOne(ConnectorEntity, {
+      where: { tenantId, id },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!row) throw notFound('connector', id);
+    return row;
+  }
+
+  private async writing<T>(body: { name: string; project_id?: string | null | undefined }, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err, NAME_KEY)) throw new AppError('name_taken', `a connector named "${body.name}" already exists`);
+      if (isForeignKeyViolation(err, PROJECT_FKEY) && body.project_id) throw validationFailed([unknownProjectError(body.project_id)]);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { In, type EntityManager } from 'typeorm';
+import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo, type Dag } from '@conduit/dag';
+import { connectorTypes } from '@conduit/connectors';
+import type { FieldError, PipelineValidation } from '@conduit/contracts';
+import { ConnectorEntity } from '../connectors/connector.entity.js';
+
+/** Shape problems of a DAG as 422 field errors (paths start at `dag`); empty when the shape is fine. */
+export function dagShapeErrors(dag: unknown): FieldError[] {
+  return checkDagShape(dag).map((p) => ({ path: p.path, code: p.code, message: p.message }));
+}
+
+/**
+ * Runs every validation rule on a well-shaped DAG. The connectors it references are looked up in one query,
+ * scoped to the tenant, so another tenant's connector is as unknown as a missing one.
+ */
+export async function validatePipelineDag(manager: EntityManager, tenantId: string, dag: Dag): Promise<PipelineValidation> {
+  const ids = referencedConnectorIds(dag);
+  const rows =
+    ids.length === 0
+      ? []
+      : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
+  const rolesByType = new Map(connectorTypes().map((t) => [t.type, t.roles]));
+  const connectors = new Map<string, ConnectorInfo>(rows.map((r) => [r.id, { type: r.type, roles: rolesByType.get(r.type) ?? [] }]));
+  const result = validateDag(dag, { connector: (id) => connectors.get(id) });
+  return {
+    valid: result.valid,
+    errors: result.errors,
+    warnings: result.warnings,
+    execution_order: result.execution_order,
+    validated_at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,162 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import type { Dag } from '@conduit/dag';
+import {
+  AppError,
+  isId,
+  newId,
+  pageOf,
+  validationFailed,
+  type Page,
+  type Pipeline,
+  type PipelineCreate,
+  type PipelineListQuery,
+  type PipelineUpdate,
+  type PipelineValidation,
+  type Tagged,
+} from '@conduit/contracts';
+import { PipelineEntity } from './pipeline.entity.js';
+import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
+import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
+import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
+import { projectRefErrors, unknownProjectError } from '../projects/project-refs.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../common/pg-errors.js';
+import { assertIfMatch } from '../common/if-match.js';
+import { cursorAfter } from '../common/paging.js';
+import { notFound } from '../common/not-found.js';
+import { entityValues } from '../common/entity-values.js';
+
+const NAME_KEY = 'pipelines_project_name_key';
+const PROJECT_FKEY = 'pipelines_project_fkey';
+
+/** What a pipeline is made of, from a create or update body or from a template. */
+export interface PipelineInput {
+  name: string;
+  description?: string | null | undefined;
+  dag: Record<string, unknown>;
+  project_id?: string | null | undefined;
+}
+
+@Injectable()
+export class PipelinesService {
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(PIPELINE_USAGE) private readonly usage: PipelineUsage,
+  ) {}
+
+  async create(tenantId: string, body: PipelineCreate): Promise<Tagged<Pipeline>> {
+    return taggedPipeline(await this.writing(body, () => this.ds.transaction((m) => this.createWithin(m, tenantId, body))));
+  }
+
+  /**
+   * Creates a pipeline inside the caller's transaction (project templates use it). Refuses a DAG of the wrong
+   * shape or an unknown project (422); every other rule is stored as the pipeline's validation.
+   */
+  async createWithin(manager: EntityManager, tenantId: string, input: PipelineInput): Promise<PipelineEntity> {
+    await this.refuseMalformed(manager, tenantId, input);
+    const validation = await validatePipelineDag(manager, tenantId, input.dag as unknown as Dag);
+    const now = new Date();
+    const row = manager.create(PipelineEntity, {
+      id: newId('pipeline'),
+      tenantId,
+      projectId: input.project_id ?? null,
+      name: input.name,
+      description: input.description ?? null,
+      dag: input.dag,
+      version: 1,
+      status: validation.valid ? 'valid' : 'invalid',
+      validation,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await manager.insert(PipelineEntity, entityValues<PipelineEntity>(row));
+    return row;
+  }
+
+  async list(tenantId: string, query: PipelineListQuery): Promise<Page<Pipeline>> {
+    const after = cursorAfter(query.cursor);
+    const where: FindOptionsWhere<PipelineEntity> = { tenantId };
+    if (after !== undefined) where.id = LessThan(after);
+    if (query.project_id !== undefined) where.projectId = query.project_id;
+    const rows = await this.ds.manager.find(PipelineEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
+    return pageOf(rows.map(toPipeline), query.limit, (p) => p.id);
+  }
+
+  async get(tenantId: string, id: string): Promise<Tagged<Pipeline>> {
+    return taggedPipeline(await this.load(this.ds.manager, tenantId, id));
+  }
+
+  /** PUT: replaces name, description, dag and project_id, and raises the version by one. */
+  async update(tenantId: string, id: string, body: PipelineUpdate, ifMatch?: string): Promise<Tagged<Pipeline>> {
+    const row = await this.writing(body, () =>
+      this.ds.transaction(async (m) => {
+        const current = await this.load(m, tenantId, id, true);
+        assertIfMatch(ifMatch, taggedPipeline(current).etag);
+        await this.refuseMalformed(m, tenantId, body);
+        const validation = await validatePipelineDag(m, tenantId, body.dag as unknown as Dag);
+        const changes = {
+          name: body.name,
+          description: body.description ?? null,
+          dag: body.dag,
+          projectId: body.project_id ?? null,
+          version: current.version + 1,
+          status: validation.valid ? ('valid' as const) : ('invalid' as const),
+          validation,
+          updatedAt: new Date(),
+        };
+        await m.update(PipelineEntity, { tenantId, id }, entityValues<PipelineEntity>(changes));
+        return { ...current, ...changes };
+      }),
+    );
+    return taggedPipeline(row);
+  }
+
+  async delete(tenantId: string, id: string): Promise<null> {
+    if (!isId('pipeline', id)) throw notFound('pipeline', id);
+    if (await this.usage.isInUse(tenantId, id)) {
+      throw new AppError('pipeline_in_use', `pipeline ${id} is used by a job; delete or change the job first`);
+    }
+    const result = await this.ds.manager.delete(PipelineEntity, { tenantId, id });
+    if (!result.affected) throw notFound('pipeline', id);
+    return null;
+  }
+
+  /** Re-runs validation (connectors may have changed since), stores it, and answers it. */
+  async validate(tenantId: string, id: string): Promise<PipelineValidation> {
+    return this.ds.transaction(async (m) => {
+      const current = await this.load(m, tenantId, id, true);
+      const validation = await validatePipelineDag(m, tenantId, current.dag as unknown as Dag);
+      await m.update(PipelineEntity, { tenantId, id }, { validation, status: validation.valid ? 'valid' : 'invalid' });
+      return validation;
+    });
+  }
+
+  private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<PipelineEntity> {
+    if (!isId('pipeline', id)) throw notFound('pipeline', id);
+    const row = await manager.findOne(PipelineEntity, {
+      where: { tenantId, id },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!row) throw notFound('pipeline', id);
+    return row;
+  }
+
+  /** A 422 listing every shape problem and an unknown project together. */
+  private async refuseMalformed(manager: EntityManager, tenantId: string, input: PipelineInput): Promise<void> {
+    const errors = [...dagShapeErrors(input.dag), ...(await projectRefErrors(manager, tenantId, input.project_id))];
+    if (errors.length > 0) throw validationFailed(errors);
+  }
+
+  /** Maps the constraint violations of a write: a taken name, or a project deleted since it was checked. */
+  private async writing<T>(input: PipelineInput, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err, NAME_KEY)) {
+        throw new AppError('name_taken', `a pipeline named "${input.name}" already exists${input.project_id ? ' in this project' : ' outside any project'}`);
+      }
+      if (isForeignKeyViolation(err, PROJECT_FKEY) && input.project_id) throw validationFailed([unknownProjectError(input.project_id)]);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'projects' })
+export class ProjectEntity {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'tenant_id' })
+  tenantId!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text', nullable: true })
+  description!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  template!: string | null;
+
+  /** Bumped on every write: part of the ETag, so two updates in the same millisecond still differ. */
+  @Column({ type: 'integer' })
+  revision!: number;
+
+  @Column({ type: 'timestamptz', precision: 3, name: 'created_at' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', precision: 3, name: 'updated_at' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,17 @@
+import { etagOf, Tagged, type Project } from '@conduit/contracts';
+import type { ProjectEntity } from './project.entity.js';
+
+export function toProject(row: ProjectEntity): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    template: row.template,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function taggedProject(row: ProjectEntity): Tagged<Project> {
+  return new Tagged(toProject(row), etagOf(row.id, row.revision, row.updatedAt.toISOString()));
+}

@@ -1,0 +1,112 @@
+import type { Template } from '@conduit/contracts';
+
+/** A template pipeline with the DAG it creates (the public listing shows only name and description). */
+export interface TemplatePipelineDefinition {
+  name: string;
+  description: string;
+  dag: { nodes: { id: string; type: string; config: Record<string, unknown> }[]; edges: { from: string; to: string; when?: string }[] };
+}
+
+export interface TemplateDefinition {
+  name: string;
+  description: string;
+  pipelines: TemplatePipelineDefinition[];
+}
+
+/**
+ * Connector ids a user replaces after creating a project from a template. They name no connector, so the
+ * pipelines are stored `invalid` (unknown_connector) until then, which api.md allows for drafts.
+ */
+export const PLACEHOLDER_CONNECTOR = {
+  source: 'con_REPLACE_WITH_SOURCE_CONNECTOR',
+  sink: 'con_REPLACE_WITH_SINK_CONNECTOR',
+  llm: 'con_REPLACE_WITH_LLM_CONNECTOR',
+} as const;
+
+const TEMPLATES: readonly TemplateDefinition[] = [
+  {
+    name: 'blank',
+    description: 'An empty project.',
+    pipelines: [],
+  },
+  {
+    name: 'postgres-to-postgres-etl',
+    description: 'Copy a table from one PostgreSQL database to another, cleaning it on the way, and upsert by key.',
+    pipelines: [
+      {
+        name: 'orders-etl',
+        description: 'Extract orders, keep those with a positive amount, upsert them into the warehouse by id.',
+        dag: {
+          nodes: [
+            { id: 'extract', type: 'source', config: { connector_id: PLACEHOLDER_CONNECTOR.source, table: 'orders' } },
+            { id: 'clean', type: 'transform', config: { sql: 'select * from extract where amount > 0' } },
+            {
+              id: 'load',
+              type: 'sink',
+              config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'orders_clean', mode: 'upsert', key: ['id'] },
+            },
+          ],
+          edges: [
+            { from: 'extract', to: 'clean' },
+            { from: 'clean', to: 'load' },
+          ],
+        },
+      },
+    ],
+  },
+  {
+    name: 'support-ticket-routing',
+    description: 'Read new support tickets, let an LLM decide their team, and write each to that team\'s table.',
+    pipelines: [
+      {
+        name: 'ticket-routing',
+        description: 'Route new tickets to billing, technical or general with an LLM decision.',
+        dag: {
+          nodes: [
+            {
+              id: 'tickets',
+              type: 'source',
+              config: { connector_id: PLACEHOLDER_CONNECTOR.source, query: "select * from tickets where status = 'new'" },
+            },
+            {
+              id: 'route',
+              type: 'decision',
+              config: {
+                strategy: 'llm',
+                connector_id: PLACEHOLDER_CONNECTOR.llm,
+                prompt: 'Which team should handle these support tickets? {{rows}}',
+                choices: ['billing', 'technical', 'general'],
+                default: 'general',
+              },
+            },
+            { id: 'to_billing', type: 'sink', config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'billing_tickets', mode: 'append' } },
+            { id: 'to_technical', type: 'sink', config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'technical_tickets', mode: 'append' } },
+            { id: 'to_general', type: 'sink', config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'general_tickets', mode: 'append' } },
+          ],
+          edges: [
+            { from: 'tickets', to: 'route' },
+            { from: 'route', to: 'to_billing', when: 'billing' },
+            { from: 'route', to: 'to_technical', when: 'technical' },
+            { from: 'route', to: 'to_general', when: 'general' },
+          ],
+        },
+      },
+    ],
+  },
+];
+
+/** The public catalogue (`GET /v2/templates`): names, descriptions and the pipelines each creates. */
+export function listTemplates(): Template[] {
+  return TEMPLATES.map((t) => ({
+    name: t.name,
+    description: t.description,
+    pipelines: t.pipelines.map((p) => ({ name: p.name, description: p.description })),
+  }));
+}
+
+/** The full definition of a template, DAGs included; undefined for an unknown name. */
+export function findTemplate(name: string): TemplateDefinition | undefined {
+  const found = TEMPLATES.find((t) => t.name === name);
+  // A copy, so no caller can alter the catalogue.
+  return found && structuredClone(found);
+}
