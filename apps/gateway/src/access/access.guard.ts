@@ -1,0 +1,49 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Scope } from '@conduit/contracts';
+import { AuthService } from '../auth/auth.service.js';
+import { assertScope, requiredScope } from '../auth/scopes.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { HeaderedError } from '../http/problem.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
+import type { GatewayConfig } from '../config.js';
+import { PUBLIC_ROUTE, ROUTE_SCOPE } from './access.decorators.js';
+
+/** Every /v2 request: who is calling (401), within their rate (429), with the scope the route needs (403). */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    private readonly limiter: RateLimiter,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const apiKey = request.headers['x-api-key'];
+    const authorization = request.headers.authorization;
+    const principal = await this.auth.authenticate({
+      ...(typeof apiKey === 'string' ? { apiKey } : {}),
+      ...(typeof authorization === 'string' ? { authorization } : {}),
+    });
+    request.principal = principal;
+
+    const limit = principal.rate_limit_per_minute ?? this.config.RATE_LIMIT_PER_MINUTE;
+    const rate = await this.limiter.consume(principal.credential_id, limit);
+    const headers = this.limiter.headersFor(rate);
+    if (!rate.allowed) {
+      throw new HeaderedError({ code: 'rate_limited', detail: `more than ${limit} requests a minute` }, headers);
+    }
+    reply.headers(headers);
+
+    const scope = this.reflector.getAllAndOverride<Scope | undefined>(ROUTE_SCOPE, targets) ?? requiredScope(request.method);
+    assertScope(principal, scope);
+    return true;
+  }
+}

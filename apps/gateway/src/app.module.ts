@@ -1,0 +1,63 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import type { ClientProxy } from '@nestjs/microservices';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { type ReadinessCheck, OpsModule } from '@conduit/service-kit';
+import type { GatewayConfig } from './config.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, REDIS, ROUTE_TABLE, RPC_CLIENT } from './tokens.js';
+import type { RouteTable } from './http/routes.js';
+import { AUTH_CONFIG } from './auth/auth.tokens.js';
+import { AccessGuard } from './access/access.guard.js';
+import { ProblemFilter } from './http/problem.filter.js';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
+import { BackendClient } from './backend/backend.client.js';
+import { AuthModule } from './auth/auth.module.js';
+import { ProjectsController } from './catalog/projects.controller.js';
+import { PipelinesController } from './catalog/pipelines.controller.js';
+import { ConnectorsController } from './catalog/connectors.controller.js';
+import { CatalogueController } from './catalog/catalogue.controller.js';
+import { ApiKeysController } from './api-keys/api-keys.controller.js';
+
+/** What main.ts builds before Nest starts: connections, and the config validated once. */
+export interface GatewayRuntime {
+  config: GatewayConfig;
+  logger: Logger;
+  dataSource: DataSource;
+  redis: Redis;
+  rpc: ClientProxy;
+  registry: Registry;
+  readiness: ReadinessCheck[];
+  routes: RouteTable;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(runtime: GatewayRuntime): DynamicModule {
+    const shared = [
+      { provide: GATEWAY_CONFIG, useValue: runtime.config },
+      { provide: AUTH_CONFIG, useValue: runtime.config },
+      { provide: GATEWAY_LOGGER, useValue: runtime.logger },
+      { provide: DataSource, useValue: runtime.dataSource },
+      { provide: REDIS, useValue: runtime.redis },
+      { provide: RPC_CLIENT, useValue: runtime.rpc },
+      { provide: ROUTE_TABLE, useValue: runtime.routes },
+    ];
+    return {
+      module: AppModule,
+      global: true,
+      imports: [OpsModule.forRoot({ registry: runtime.registry, checks: runtime.readiness }), AuthModule],
+      controllers: [ProjectsController, PipelinesController, ConnectorsController, CatalogueController, ApiKeysController],
+      providers: [
+        ...shared,
+        BackendClient,
+        { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+      ],
+      exports: shared.map((p) => p.provide),
+    };
+  }
+}

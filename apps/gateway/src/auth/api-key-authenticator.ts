@@ -1,0 +1,57 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppError } from '@conduit/contracts';
+import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
+import { hashApiKey, isPlausibleApiKey } from '../api-keys/api-key-secret.js';
+import type { Principal } from './principal.js';
+
+/** last_used_at is informative: writing it once a minute per key keeps authentication read-only. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Resolves an X-API-Key. No cache: every request reads the row by its unique hash, so a revocation
+ * on any replica holds for the next request everywhere (one indexed lookup, well under a millisecond locally).
+ */
+@Injectable()
+export class ApiKeyAuthenticator {
+  private readonly logger = new Logger(ApiKeyAuthenticator.name);
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async authenticate(key: string): Promise<Principal> {
+    if (!isPlausibleApiKey(key)) throw new AppError('unauthenticated', 'malformed API key');
+    const repo = this.dataSource.getRepository(ApiKeyEntity);
+    const row = await repo.findOneBy({ key_hash: hashApiKey(key) });
+    // Unknown and revoked read alike, so a caller learns nothing about which keys once existed.
+    if (!row || row.revoked_at) throw new AppError('unauthenticated', 'unknown or revoked API key');
+    await this.recordUse(row);
+    return {
+      tenant_id: row.tenant_id,
+      scopes: [...row.scopes],
+      credential_id: row.id,
+      kind: 'api_key',
+      rate_limit_per_minute: row.rate_limit_per_minute,
+    };
+  }
+
+  private async recordUse(row: ApiKeyEntity): Promise<void> {
+    const now = Date.now();
+    if (row.last_used_at && now - row.last_used_at.getTime() < LAST_USED_RESOLUTION_MS) return;
+    try {
+      // The condition repeats the check in SQL so concurrent requests on several replicas write once.
+      await this.dataSource
+        .getRepository(ApiKeyEntity)
+        .createQueryBuilder()
+        .update()
+        .set({ last_used_at: new Date(now) })
+        .where('id = :id AND (last_used_at IS NULL OR last_used_at < :before)', {
+          id: row.id,
+          before: new Date(now - LAST_USED_RESOLUTION_MS),
+        })
+        .execute();
+    } catch (error) {
+      // A failed bookkeeping write must not refuse a valid key.
+      this.logger.warn(`could not record the use of API key ${row.id}: ${(error as Error).message}`);
+    }
+  }
+}

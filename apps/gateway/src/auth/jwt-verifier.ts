@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { AppError, SCOPES, type Scope } from '@conduit/contracts';
+import { AUTH_CONFIG } from './auth.tokens.js';
+import type { AuthConfig } from './auth.config.js';
+import type { Principal } from './principal.js';
+
+const HMAC_ALGS = ['HS256', 'HS384', 'HS512'];
+const ASYMMETRIC_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const TENANT_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+export type JwtConfig = Pick<
+  AuthConfig,
+  'JWT_SECRET' | 'JWT_JWKS_URL' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_TENANT_CLAIM' | 'JWT_SCOPES_CLAIM' | 'JWT_CLOCK_TOLERANCE_S'
+>;
+
+/** Verifies Bearer JWTs: HS* against JWT_SECRET, anything asymmetric against the JWKS (fetched and cached by jose). */
+@Injectable()
+export class JwtVerifier {
+  private readonly secret: Uint8Array | undefined;
+  private readonly jwks: JWTVerifyGetKey | undefined;
+
+  constructor(@Inject(AUTH_CONFIG) private readonly config: JwtConfig) {
+    this.secret = config.JWT_SECRET === undefined ? undefined : new TextEncoder().encode(config.JWT_SECRET);
+    this.jwks = config.JWT_JWKS_URL === undefined ? undefined : createRemoteJWKSet(new URL(config.JWT_JWKS_URL));
+  }
+
+  async verify(token: string): Promise<Principal> {
+    const { issuer, audience } = this.configured();
+    let alg: string | undefined;
+    try {
+      alg = decodeProtectedHeader(token).alg;
+    } catch {
+      throw unauthenticated('malformed bearer token');
+    }
+    const hmac = alg !== undefined && HMAC_ALGS.includes(alg);
+    const key = hmac ? this.secret : this.jwks;
+    if (!key) throw unauthenticated(`tokens signed with ${alg ?? 'no algorithm'} are not accepted`);
+    const options = {
+      issuer,
+      audience,
+      algorithms: hmac ? HMAC_ALGS : ASYMMETRIC_ALGS,
+      clockTolerance: this.config.JWT_CLOCK_TOLERANCE_S,
+      requiredClaims: ['exp'],
+    };
+    let payload: JWTPayload;
+    try {
+      payload = (key instanceof Uint8Array ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options)).payload;
+    } catch (error) {
+      throw toAppError(error);
+    }
+    return this.principalOf(payload);
+  }
+
+  private configured(): { issuer: string; audience: string } {
+    const { JWT_ISSUER: issuer, JWT_AUDIENCE: audience } = this.config;
+    if ((!this.secret && !this.jwks) || issuer === undefined || audience === undefined) {
+      throw unauthenticated('bearer tokens are not accepted by this installation');
+    }
+    return { issuer, audience };
+  }
+
+  private principalOf(payload: JWTPayload): Principal {
+    const tenant = payload[this.config.JWT_TENANT_CLAIM];
+    if (typeof tenant !== 'string' || !TENANT_ID.test(tenant)) {
+      throw unauthenticated(`token lacks a valid '${this.config.JWT_TENANT_CLAIM}' claim`);
+    }
+    return {
+      tenant_id: tenant,
+      scopes: scopesOf(payload[this.config.JWT_SCOPES_CLAIM]),
+      credential_id: typeof payload.sub === 'string' && payload.sub ? `jwt:${tenant}:${payload.sub}` : `jwt:${tenant}`,
+      kind: 'jwt',
+      rate_limit_per_minute: null,
+    };
+  }
+}
+
+/** A space-separated string (RFC 8693 `scope`) or an array; anything but read/write/admin is ignored. */
+export function scopesOf(claim: unknown): Scope[] {
+  const words = typeof claim === 'string' ? claim.split(/\s+/) : Array.isArray(claim) ? claim : [];
+  const known = new Set<Scope>();
+  for (const word of words) {
+    if ((SCOPES as readonly unknown[]).includes(word)) known.add(word as Scope);
+  }
+  return SCOPES.filter((s) => known.has(s));
+}
+
+function unauthenticated(detail: string): AppError {
+  return new AppError('unauthenticated', detail);
+}
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof errors.JWTExpired) return unauthenticated('token expired');
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return unauthenticated(`token claim '${error.claim}' is invalid: ${error.reason}`);
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return unauthenticated('token signature is invalid');
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+    return unauthenticated('token is not signed by a known key');
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return unauthenticated('token algorithm is not accepted');
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) {
+    return unauthenticated('malformed bearer token');
+  }
+  // Anything else (JWKS unreachable, not 200, not JSON, holding a bad key) is our side failing, not the caller.
+  return new AppError('service_unavailable', 'the token key set could not be fetched');
+}

@@ -1,0 +1,87 @@
+import { Controller, Delete, Get, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from '@conduit/contracts';
+import { BackendClient } from '../backend/backend.client.js';
+import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
+import { ResourceForwarder } from './resource-forwarder.js';
+
+@ApiTags('Connectors')
+@Controller('v2/connectors')
+export class ConnectorsController {
+  private readonly connectors: ResourceForwarder;
+
+  constructor(backend: BackendClient) {
+    this.connectors = new ResourceForwarder(backend, {
+      kind: 'connector',
+      path: '/v2/connectors',
+      noun: 'connector',
+      create: connectorCreateSchema,
+      update: connectorUpdateSchema,
+      listQuery: connectorListQuerySchema,
+      rpc: 'catalog.connectors',
+    });
+  }
+
+  @Get()
+  @Operation({
+    summary: 'List Connectors',
+    status: 200,
+    query: { ...LIST_QUERY, project_id: 'only this project', type: 'only this connector type' },
+  })
+  list(@Req() req: FastifyRequest) {
+    return this.connectors.list(req);
+  }
+
+  @Post()
+  @Operation({
+    summary: 'Create Connector',
+    description:
+      'The config is validated against the JSON Schema of its type (GET /v2/connector-types). Secret fields are ' +
+      'encrypted at rest and always answered as "********".',
+    status: 201,
+    body: connectorCreateSchema,
+    errors: [409, 413, 415, 422],
+  })
+  create(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.connectors.create(req, reply);
+  }
+
+  @Get(':connector_id')
+  @Operation({ summary: 'Get Connector', status: 200, params: ['connector_id'], errors: [404] })
+  get(@Param('connector_id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.connectors.get(id, req, reply);
+  }
+
+  @Put(':connector_id')
+  @Operation({
+    summary: 'Update Connector',
+    description: 'Replaces name, config and project_id; a secret sent as "********" keeps its stored value.',
+    status: 200,
+    body: connectorUpdateSchema,
+    params: ['connector_id'],
+    errors: [404, 409, 412, 413, 415, 422],
+  })
+  update(@Param('connector_id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.connectors.update(id, req, reply);
+  }
+
+  @Delete(':connector_id')
+  @Operation({ summary: 'Delete Connector', status: 204, params: ['connector_id'], errors: [404] })
+  async remove(@Param('connector_id') id: string, @Req() req: FastifyRequest) {
+    await this.connectors.remove(id, req);
+  }
+
+  @Post(':connector_id/test')
+  @Operation({
+    summary: 'Test Connection',
+    description:
+      'Really connects, within 10 s, step by step. A failed test is still a 200: see `ok`, `checks` and `error_class`.',
+    status: 200,
+    params: ['connector_id'],
+    errors: [404],
+  })
+  test(@Param('connector_id') id: string, @Req() req: FastifyRequest) {
+    return this.connectors.action('test', id, req);
+  }
+}

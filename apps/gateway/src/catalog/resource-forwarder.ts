@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import {
+  type IdKind,
+  type RpcPattern,
+  AppError,
+  isId,
+  parseOrThrow,
+  parseQueryOrThrow,
+} from '@conduit/contracts';
+import type { BackendAnswer, BackendClient } from '../backend/backend.client.js';
+
+export interface ResourceRoutes {
+  kind: IdKind;
+  /** Public path of the collection, e.g. `/v2/projects`. */
+  path: string;
+  noun: string;
+  create: z.ZodType;
+  update: z.ZodType;
+  listQuery: z.ZodType;
+  /** RPC pattern prefix, e.g. `catalog.projects`. */
+  rpc: string;
+}
+
+function pattern(routes: ResourceRoutes, verb: string): RpcPattern {
+  return `${routes.rpc}.${verb}` as RpcPattern;
+}
+
+/**
+ * The gateway's half of a CRUD resource: validates the request with the shared schemas, forwards it to the
+ * owning service, and puts ETag and Location on the answer. Controllers stay declarations of routes.
+ */
+export class ResourceForwarder {
+  constructor(
+    private readonly backend: BackendClient,
+    private readonly routes: ResourceRoutes,
+  ) {}
+
+  /** A malformed id cannot name anything: 404 without asking the service. */
+  checkId(id: string): string {
+    if (!isId(this.routes.kind, id)) throw new AppError('not_found', `no ${this.routes.noun} with that id`);
+    return id;
+  }
+
+  async list(request: FastifyRequest): Promise<unknown> {
+    const query = parseQueryOrThrow(this.routes.listQuery, request.query ?? {});
+    return (await this.send(pattern(this.routes, 'list'), { query }, request)).data;
+  }
+
+  async create(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const body = parseOrThrow(this.routes.create, request.body ?? {});
+    const answer = await this.send<{ id: string }>(pattern(this.routes, 'create'), { body }, request);
+    reply.header('location', `${this.routes.path}/${answer.data.id}`);
+    return this.tagged(answer, reply);
+  }
+
+  async get(id: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    return this.tagged(await this.send(pattern(this.routes, 'get'), { id: this.checkId(id) }, request), reply);
+  }
+
+  async update(id: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    this.checkId(id);
+    const body = parseOrThrow(this.routes.update, request.body ?? {});
+    const ifMatch = request.headers['if-match'];
+    const data = typeof ifMatch === 'string' ? { id, body, if_match: ifMatch } : { id, body };
+    return this.tagged(await this.send(pattern(this.routes, 'update'), data, request), reply);
+  }
+
+  async remove(id: string, request: FastifyRequest): Promise<void> {
+    await this.send(pattern(this.routes, 'delete'), { id: this.checkId(id) }, request);
+  }
+
+  /** An action on one resource (validate, test): the id is checked, the body ignored. */
+  async action(verb: string, id: string, request: FastifyRequest): Promise<unknown> {
+    return (await this.send(pattern(this.routes, verb), { id: this.checkId(id) }, request)).data;
+  }
+
+  private send<T = unknown>(rpcPattern: RpcPattern, data: unknown, request: FastifyRequest): Promise<BackendAnswer<T>> {
+    // The data was parsed with the pattern's own body and query schemas above.
+    return this.backend.call(rpcPattern, data as never, request);
+  }
+
+  private tagged(answer: BackendAnswer<unknown>, reply: FastifyReply): unknown {
+    if (answer.etag) reply.header('etag', answer.etag);
+    return answer.data;
+  }
+}

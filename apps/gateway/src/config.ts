@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
+import { authEnvShape, checkAuthEnv } from './auth/auth.config.js';
+import { rateLimitEnvShape } from './rate-limit/rate-limit.config.js';
+
+const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const gatewayEnvSchema = z
+  .object({
+    ...baseEnv,
+    ...authEnvShape,
+    /** The public HTTP port. */
+    GATEWAY_PORT: envPort().default(3000),
+    GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+    /** How long the gateway waits for a backend service before answering 503. */
+    RPC_TIMEOUT_MS: positiveInt(100, 60_000).default(5000),
+    ...rateLimitEnvShape,
+    /** How long an Idempotency-Key replays its first answer. */
+    IDEMPOTENCY_TTL_S: positiveInt(60, 7 * 24 * 3600).default(24 * 3600),
+  })
+  .superRefine(checkAuthEnv);
+
+export type GatewayConfig = z.output<typeof gatewayEnvSchema>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewayEnvSchema, env);
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError, LIMITS } from '@conduit/contracts';
+
+/** Deepest nesting of a parsed JSON value, without recursion (a 10,000-deep body must not blow the stack). */
+export function jsonDepth(value: unknown, stopAt: number): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) max = depth;
+    if (max > stopAt) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+/**
+ * The only body parser: JSON, at most 1 MiB, nested at most 64 deep. Any other content type is a 415
+ * (Fastify answers it for types without a parser), a body that is not JSON a 400.
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LIMITS.bodyBytes }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      // Only the position: the parser's message quotes the body, which may hold a secret.
+      const position = /position (\d+)/.exec((err as Error).message)?.[1];
+      const where = position === undefined ? '' : ` (at character ${position})`;
+      return done(new AppError('malformed_json', `the body is not valid JSON${where}`), undefined);
+    }
+    if (jsonDepth(parsed, LIMITS.jsonDepth) > LIMITS.jsonDepth) {
+      return done(new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`), undefined);
+    }
+    done(null, parsed);
+  });
+}

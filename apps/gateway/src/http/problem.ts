@@ -1,0 +1,20 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type DomainError, AppError, problemDocument, statusOf } from '@conduit/contracts';
+
+/** Extra headers some problems carry (Retry-After, WWW-Authenticate, Allow). */
+export class HeaderedError extends AppError {
+  constructor(
+    error: DomainError,
+    readonly headers: Record<string, string>,
+  ) {
+    super(error.code, error.detail, error.errors);
+  }
+}
+
+/** Writes a problem document for `error` as the response. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
+  const doc = problemDocument(error.toDomainError(), request.url.split('?')[0] ?? '/', String(request.id));
+  if (error instanceof HeaderedError) reply.headers(error.headers);
+  if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer realm="conduit", ApiKey header="X-API-Key"');
+  reply.code(statusOf(error.code)).type('application/problem+json').send(doc);
+}

@@ -1,0 +1,88 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Redis } from 'ioredis';
+import { LIMITS } from '@conduit/contracts';
+import { RedisStreamsClient } from '@conduit/rpc-streams';
+import {
+  ConfigError,
+  NestPinoLogger,
+  createLogger,
+  createMetricsRegistry,
+  createServiceDataSource,
+  dataSourceReadinessCheck,
+  migrate,
+  redisReadinessCheck,
+} from '@conduit/service-kit';
+import { AppModule } from './app.module.js';
+import { loadGatewayConfig } from './config.js';
+import { requestIdOf } from './http/request-id.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { RouteTable } from './http/routes.js';
+import { registerRequestLog } from './http/request-log.js';
+import { setupOpenApi } from './openapi/openapi.js';
+import { gatewayEntities } from './api-keys/entities.js';
+import { gatewayMigrations } from './migrations/index.js';
+import { ApiKeysService } from './api-keys/api-keys.service.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadGatewayConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`gateway: invalid configuration\n${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const dataSource = createServiceDataSource({
+    url: config.DATABASE_URL,
+    schema: 'gateway',
+    entities: gatewayEntities,
+    migrations: gatewayMigrations,
+    logger,
+  });
+  const ran = await migrate(dataSource);
+  if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
+
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+  const rpc = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX, timeoutMs: config.RPC_TIMEOUT_MS });
+  await rpc.connect();
+  const registry = createMetricsRegistry('gateway');
+
+  const adapter = new FastifyAdapter({ bodyLimit: LIMITS.bodyBytes, genReqId: requestIdOf, logger: false });
+  const fastify = adapter.getInstance();
+  const routes = new RouteTable();
+  routes.attach(fastify);
+  registerJsonBodyParser(fastify);
+  registerRequestLog(fastify, logger);
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot({
+      config,
+      logger,
+      dataSource,
+      redis,
+      rpc,
+      registry,
+      readiness: [dataSourceReadinessCheck(dataSource), redisReadinessCheck(redis)],
+      routes,
+    }),
+    adapter,
+    { bodyParser: false, logger: new NestPinoLogger(logger) },
+  );
+  if (config.BOOTSTRAP_API_KEY) {
+    await app.get(ApiKeysService).ensureBootstrap(config.BOOTSTRAP_API_KEY, config.BOOTSTRAP_TENANT_ID);
+  }
+  setupOpenApi(app);
+  app.enableShutdownHooks();
+  await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
+  logger.info({ url: await app.getUrl() }, 'gateway listening');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`gateway: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,4 @@
+import { GatewayInit1795311399076 } from './1795311399076-gateway-init.js';
+
+/** Every migration of the gateway schema, oldest first, for createServiceDataSource({ migrations }). */
+export const gatewayMigrations = [GatewayInit1795311399076];

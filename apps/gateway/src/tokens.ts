@@ -1,0 +1,6 @@
+/** Injection tokens for the gateway's non-class providers. */
+export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+export const REDIS = Symbol('REDIS');
+export const RPC_CLIENT = Symbol('RPC_CLIENT');
+export const ROUTE_TABLE = Symbol('ROUTE_TABLE');

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { newId } from '@conduit/contracts';
+import { ApiKeysService } from '../src/api-keys/api-keys.service.js';
+import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
+import { DEFAULT_BOOTSTRAP_TENANT_ID } from '../src/auth/auth.config.js';
+import type { Principal } from '../src/auth/principal.js';
+import { openTestDatabase, rejectionCode, type TestDatabase } from './auth-fixtures.js';
+
+let db: TestDatabase;
+let keys: ApiKeysService;
+let authenticator: ApiKeyAuthenticator;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  keys = new ApiKeysService(db.dataSource, { BOOTSTRAP_TENANT_ID: DEFAULT_BOOTSTRAP_TENANT_ID });
+  authenticator = new ApiKeyAuthenticator(db.dataSource);
+});
+
+afterAll(async () => {
+  await db?.drop();
+});
+
+function rowsOf(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  return db.dataSource.query(sql.replaceAll('$schema', `"${db.schema}"`), params);
+}
+
+describe('API keys', () => {
+  it('authenticates a new key until it is revoked', async () => {
+    const tenant = newId('tenant');
+    const created = await keys.create(tenant, { name: 'ci', scopes: ['read', 'write'], rate_limit_per_minute: 120 });
+    expect(created.key).toMatch(/^cnd_[0-9A-Za-z]{40,}$/);
+    expect(created.prefix).toBe(created.key.slice(4, 12));
+    expect(created.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    const principal = await authenticator.authenticate(created.key);
+    expect(principal).toEqual<Principal>({
+      tenant_id: tenant,
+      scopes: ['read', 'write'],
+      credential_id: created.id,
+      kind: 'api_key',
+      rate_limit_per_minute: 120,
+    });
+
+    await keys.revoke(tenant, created.id);
+    expect(await rejectionCode(authenticator.authenticate(created.key))).toBe('unauthenticated');
+    expect(await rejectionCode(keys.revoke(tenant, created.id))).toBe('not_found');
+  });
+
+  it('stores only the sha256 of the key', async () => {
+    const created = await keys.create(newId('tenant'), { name: 'hashed', scopes: ['read'] });
+    const [row] = await rowsOf('SELECT * FROM $schema.api_keys WHERE id = $1', [created.id]);
+    expect(row?.['key_hash']).toBe(createHash('sha256').update(created.key).digest('hex'));
+    const secret = created.key.slice(12);
+    for (const value of Object.values(row ?? {})) expect(JSON.stringify(value) ?? '').not.toContain(secret);
+  });
+
+  it('refuses unknown and malformed keys', async () => {
+    expect(await rejectionCode(authenticator.authenticate(`cnd_${'x'.repeat(43)}`))).toBe('unauthenticated');
+    expect(await rejectionCode(authenticator.authenticate('short'))).toBe('unauthenticated');
+    expect(await rejectionCode(authenticator.authenticate(`cnd_${'y'.repeat(30)} with spaces`))).toBe('unauthenticated');
+  });
+
+  it('lists live keys newest first, page by page, per tenant', async () => {
+    const tenant = newId('tenant');
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await keys.create(tenant, { name: `k${i}`, scopes: ['read'] }));
+    await keys.revoke(tenant, made[2]!.id);
+    await keys.create(newId('tenant'), { name: 'other tenant', scopes: ['read'] });
+
+    const first = await keys.list(tenant, { limit: 2 });
+    expect(first.data.map((k) => k.name)).toEqual(['k4', 'k3']);
+    expect(first.data[0]).not.toHaveProperty('key');
+    expect(first.next_cursor).not.toBeNull();
+    const second = await keys.list(tenant, { limit: 2, cursor: first.next_cursor! });
+    expect(second.data.map((k) => k.name)).toEqual(['k1', 'k0']);
+    expect(second.next_cursor).toBeNull();
+    const wide = await keys.list(tenant, { limit: 3, cursor: first.next_cursor! });
+    expect(wide).toMatchObject({ next_cursor: null });
+    expect(wide.data.map((k) => k.name)).toEqual(['k1', 'k0']);
+
+    expect(await rejectionCode(keys.list(tenant, { limit: 2, cursor: 'not-a-cursor' }))).toBe('invalid_parameter');
+    expect((await keys.list(newId('tenant'), {})).data).toEqual([]);
+  });
+
+  it("answers not_found for malformed, unknown and other tenants' keys", async () => {
+    const owner = newId('tenant');
+    const created = await keys.create(owner, { name: 'mine', scopes: ['admin'] });
+    expect(await rejectionCode(keys.revoke(newId('tenant'), created.id))).toBe('not_found');
+    expect(await rejectionCode(keys.revoke(owner, newId('apiKey')))).toBe('not_found');
+    expect(await rejectionCode(keys.revoke(owner, 'key_nope'))).toBe('not_found');
+    await expect(authenticator.authenticate(created.key)).resolves.toMatchObject({ tenant_id: owner });
+  });
+
+  it('rejects an invalid body with every field at fault', async () => {
+    const error = await keys.create(newId('tenant'), { name: '', scopes: ['root'], extra: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'validation_failed' });
+    const paths = (error as { errors: { path: string }[] }).errors.map((e) => e.path).sort();
+    expect(paths).toEqual(['extra', 'name', 'scopes[0]']);
+  });
+
+  it('writes last_used_at at most once a minute', async () => {
+    const tenant = newId('tenant');
+    const created = await keys.create(tenant, { name: 'used', scopes: ['read'] });
+    const lastUsed = async () => (await rowsOf('SELECT last_used_at FROM $schema.api_keys WHERE id = $1', [created.id]))[0]?.['last_used_at'];
+    expect(await lastUsed()).toBeNull();
+
+    await authenticator.authenticate(created.key);
+    const firstUse = (await lastUsed()) as Date;
+    expect(firstUse).toBeInstanceOf(Date);
+    await authenticator.authenticate(created.key);
+    expect(await lastUsed()).toEqual(firstUse);
+
+    await rowsOf(`UPDATE $schema.api_keys SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [created.id]);
+    const backdated = (await lastUsed()) as Date;
+    await authenticator.authenticate(created.key);
+    expect(((await lastUsed()) as Date).getTime()).toBeGreaterThan(backdated.getTime() + 60_000);
+    const listed = (await keys.list(tenant, {})).data[0];
+    expect(listed?.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+});
+
+describe('bootstrap key and tenants', () => {
+  const operatorTenant = DEFAULT_BOOTSTRAP_TENANT_ID;
+  const firstKey = `bootstrap-${'a'.repeat(30)}`;
+  const secondKey = `cnd_${'B'.repeat(43)}`;
+
+  it('is idempotent, even when replicas boot together', async () => {
+    const outcomes = await Promise.all([1, 2, 3].map(() => keys.ensureBootstrap(firstKey, operatorTenant)));
+    expect(outcomes.sort()).toEqual(['created', 'unchanged', 'unchanged']);
+    expect(await keys.ensureBootstrap(firstKey, operatorTenant)).toBe('unchanged');
+
+    const rows = await rowsOf('SELECT tenant_id, scopes, revoked_at FROM $schema.api_keys WHERE bootstrap');
+    expect(rows).toEqual([{ tenant_id: operatorTenant, scopes: ['read', 'write', 'admin'], revoked_at: null }]);
+    expect(await rowsOf('SELECT id FROM $schema.tenants WHERE id = $1', [operatorTenant])).toHaveLength(1);
+    await expect(authenticator.authenticate(firstKey)).resolves.toMatchObject({
+      tenant_id: operatorTenant,
+      scopes: ['read', 'write', 'admin'],
+    });
+  });
+
+  it('revokes the previous bootstrap key when the configured one changes', async () => {
+    expect(await keys.ensureBootstrap(secondKey, operatorTenant)).toBe('created');
+    expect(await rejectionCode(authenticator.authenticate(firstKey))).toBe('unauthenticated');
+    await expect(authenticator.authenticate(secondKey)).resolves.toMatchObject({ tenant_id: operatorTenant });
+    expect(await rowsOf('SELECT id FROM $schema.api_keys WHERE bootstrap AND revoked_at IS NULL')).toHaveLength(1);
+  });
+
+  it('keeps a bootstrap key revoked through the API revoked', async () => {
+    const live = (await keys.list(operatorTenant, {})).data.find((k) => k.name === 'bootstrap');
+    await keys.revoke(operatorTenant, live!.id);
+    expect(await keys.ensureBootstrap(secondKey, operatorTenant)).toBe('revoked');
+    expect(await rejectionCode(authenticator.authenticate(secondKey))).toBe('unauthenticated');
+  });
+
+  it('lets only operators create tenants, each with a working admin key', async () => {
+    const operator: Principal = { tenant_id: operatorTenant, scopes: ['admin'], credential_id: 'k', kind: 'api_key', rate_limit_per_minute: null };
+    const outsider: Principal = { ...operator, tenant_id: newId('tenant') };
+    const reader: Principal = { ...operator, scopes: ['read', 'write'] };
+    expect(await rejectionCode(keys.createTenant({ name: 'Acme' }, outsider))).toBe('forbidden');
+    expect(await rejectionCode(keys.createTenant({ name: 'Acme' }, reader))).toBe('forbidden');
+    expect(await rejectionCode(keys.createTenant({ name: '' }, operator))).toBe('validation_failed');
+
+    const { tenant, api_key } = await keys.createTenant({ name: 'Acme' }, operator);
+    expect(tenant.id).toMatch(/^tnt_/);
+    expect(tenant.name).toBe('Acme');
+    expect(api_key.scopes).toEqual(['read', 'write', 'admin']);
+    await expect(authenticator.authenticate(api_key.key)).resolves.toMatchObject({ tenant_id: tenant.id, credential_id: api_key.id });
+  });
+});

@@ -1,0 +1,92 @@
+import { headersFor } from '../src/rate-limit/rate-limit-headers.js';
+import { RateLimiter } from '../src/rate-limit/rate-limiter.js';
+import { openTestRedis, type TestRedis } from './auth-fixtures.js';
+
+let t: TestRedis;
+let limiter: RateLimiter;
+
+beforeAll(async () => {
+  t = await openTestRedis();
+  limiter = new RateLimiter(t.redis, t.prefix);
+});
+
+afterAll(async () => {
+  await t?.cleanup();
+});
+
+describe('RateLimiter (GCRA in Redis)', () => {
+  it('allows 600 a minute at once, then refuses with a short Retry-After', async () => {
+    const started = performance.now();
+    const burst = await Promise.all(Array.from({ length: 600 }, () => limiter.consume('key_burst', 600)));
+    expect(burst.every((r) => r.allowed)).toBe(true);
+    expect(Math.min(...burst.map((r) => r.remaining))).toBeLessThanOrEqual(1);
+
+    // One request is earned back every 100 ms, so only as many extras as the time spent may pass.
+    let extra = 0;
+    let refused = await limiter.consume('key_burst', 600);
+    while (refused.allowed && extra < 100) {
+      extra++;
+      refused = await limiter.consume('key_burst', 600);
+    }
+    const elapsedMs = performance.now() - started;
+    expect(extra).toBeLessThanOrEqual(Math.ceil(elapsedMs / 100) + 1);
+    expect(refused).toMatchObject({ allowed: false, limit: 600, remaining: 0, retry_after_s: 1 });
+    expect(refused.reset_s).toBeGreaterThanOrEqual(59);
+    expect(refused.reset_s).toBeLessThanOrEqual(60);
+  });
+
+  it('counts down remaining and spaces refusals by 60 s / limit', async () => {
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await limiter.consume('key_small', 3));
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+    expect(results.map((r) => r.remaining)).toEqual([2, 1, 0, 0]);
+    expect(results.map((r) => r.reset_s)).toEqual([20, 40, 60, 60]);
+    // The next request is earned back 20 s after the first one.
+    expect(results[3]!.retry_after_s).toBeGreaterThanOrEqual(19);
+    expect(results[3]!.retry_after_s).toBeLessThanOrEqual(20);
+  });
+
+  it('keeps credentials independent', async () => {
+    await limiter.consume('key_a', 1);
+    expect((await limiter.consume('key_a', 1)).allowed).toBe(false);
+    expect((await limiter.consume('key_b', 1)).allowed).toBe(true);
+  });
+
+  it('never over-admits under concurrent consumers on several connections', async () => {
+    const clients = await Promise.all([t.connect(), t.connect(), t.connect()]);
+    const limiters = clients.map((client) => new RateLimiter(client, t.prefix));
+    const started = performance.now();
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => limiters[i % limiters.length]!.consume('key_race', 10)),
+    );
+    // With 10 a minute, a request is earned back only after 6 s: exactly 10 may pass if the race is shorter.
+    expect(performance.now() - started).toBeLessThan(6000);
+    expect(results.filter((r) => r.allowed)).toHaveLength(10);
+    expect(new Set(results.filter((r) => r.allowed).map((r) => r.remaining))).toEqual(new Set([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
+  });
+
+  it('stores one key per credential that expires within the window', async () => {
+    await limiter.consume('key_ttl', 60);
+    const ttl = await t.redis.pttl(`${t.prefix}key_ttl`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(1000);
+  });
+
+  it('rejects a limit that is not a positive integer', async () => {
+    await expect(limiter.consume('key_bad', 0)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('headersFor', () => {
+  it('announces policy and state, and Retry-After only on refusal', () => {
+    expect(headersFor({ allowed: true, limit: 600, remaining: 599, reset_s: 1, retry_after_s: 0 })).toEqual({
+      'RateLimit-Policy': '"default";q=600;w=60',
+      RateLimit: '"default";r=599;t=1',
+    });
+    expect(headersFor({ allowed: false, limit: 600, remaining: 0, reset_s: 60, retry_after_s: 1 })).toEqual({
+      'RateLimit-Policy': '"default";q=600;w=60',
+      RateLimit: '"default";r=0;t=60',
+      'Retry-After': '1',
+    });
+  });
+});

@@ -1,0 +1,44 @@
+import type { Stack } from '@conduit/local-stack';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  bearer?: string;
+  body?: unknown;
+  /** Sent as is, without JSON encoding or a content type. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call as a client makes it: the bootstrap key unless told otherwise, JSON in and out. */
+export async function call<T = any>(stack: Stack, method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const key = opts.key === undefined ? stack.bootstrapKey : opts.key;
+  if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
+  else if (key !== null) headers['x-api-key'] = key;
+  let body: string | Buffer | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${stack.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** Asserts an RFC 9457 problem document with the documented status and code. */
+export function expectProblem(res: ApiResponse, status: number, code: string): void {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String), request_id: expect.any(String) });
+  expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+}

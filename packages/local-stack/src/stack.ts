@@ -1,0 +1,205 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+// dist/stack.js -> the repository root.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export type ServiceName = 'gateway' | 'catalog';
+
+export interface ServiceProcess {
+  name: ServiceName;
+  child: ChildProcess;
+  port: number;
+  /** Every line the process wrote, stdout and stderr. */
+  output: string[];
+}
+
+export interface Stack {
+  baseUrl: string;
+  bootstrapKey: string;
+  jwtSecret: string;
+  secretsKey: string;
+  databaseUrl: string;
+  redisPrefix: string;
+  env: Record<string, string>;
+  processes: ServiceProcess[];
+  /** Everything every service has logged so far. */
+  logs(): string;
+  /** Starts one more process of a service (e.g. a second catalog replica). */
+  startService(name: ServiceName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+/** Polls `probe` until it returns true, or fails after `timeoutMs` with `what` in the message. */
+export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000, everyMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await probe()) return;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+async function assertServersUp(): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(`PostgreSQL is not reachable at ${PG_ADMIN_URL}: ${String(err)}. Start it (see README).`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    throw new Error(`Redis is not reachable at ${REDIS_URL}: ${String(err)}. Start it (see README).`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The whole system as a client meets it: every service its own Node process, on free ports, against the real
+ * PostgreSQL (a database of its own) and Redis (a key prefix of its own), so it runs beside a developer's stack.
+ */
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  await assertServersUp();
+  const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
+  const database = `conduit_e2e_${suffix}`;
+  await adminQuery(`CREATE DATABASE ${database}`);
+  const databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${database}`);
+  const bootstrapKey = `cnd_bootstrap_${randomBytes(24).toString('hex')}`;
+  const jwtSecret = randomBytes(32).toString('hex');
+  const secretsKey = randomBytes(32).toString('hex');
+  const redisPrefix = `e2e-${suffix}:`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: redisPrefix,
+    BOOTSTRAP_API_KEY: bootstrapKey,
+    SECRETS_KEY: secretsKey,
+    JWT_SECRET: jwtSecret,
+    JWT_ISSUER: 'https://issuer.e2e.test',
+    JWT_AUDIENCE: 'conduit-e2e',
+    ...extraEnv,
+  };
+  const processes: ServiceProcess[] = [];
+
+  const startService = async (name: ServiceName, more: Record<string, string> = {}): Promise<ServiceProcess> => {
+    const port = await freePort();
+    const portVar = `${name.toUpperCase()}_PORT`;
+    const child = spawn(process.execPath, [resolve(ROOT, `apps/${name}/dist/main.js`)], {
+      env: { PATH: process.env.PATH ?? '', ...env, [portVar]: String(port), ...more },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const proc: ServiceProcess = { name, child, port, output: [] };
+    const collect = (chunk: Buffer) => proc.output.push(chunk.toString('utf8'));
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    processes.push(proc);
+    await waitFor(`${name} to be ready`, async () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${proc.output.join('')}`);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return res.status === 200;
+    });
+    return proc;
+  };
+
+  const stop = async (): Promise<void> => {
+    await Promise.all(processes.map((p) => stopProcess(p.child)));
+    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await deleteKeys(redisPrefix).catch(() => undefined);
+  };
+
+  try {
+    await startService('catalog');
+    const gateway = await startService('gateway');
+    return {
+      baseUrl: `http://127.0.0.1:${gateway.port}`,
+      bootstrapKey,
+      jwtSecret,
+      secretsKey,
+      databaseUrl,
+      redisPrefix,
+      env,
+      processes,
+      logs: () => processes.map((p) => p.output.join('')).join('\n'),
+      startService,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }, 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function deleteKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,5 @@
+// The services of a local stack, in start order, with their default ports (the env var that moves each).
+export const SERVICES = [
+  { name: 'catalog', portVar: 'CATALOG_PORT', port: 3101 },
+  { name: 'gateway', portVar: 'GATEWAY_PORT', port: 3000 },
+];

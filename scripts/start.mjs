@@ -1,0 +1,78 @@
+// `npm start`: every service of Conduit as its own Node process against the local PostgreSQL and Redis.
+// Each service applies its own migrations at boot. Ctrl-C stops them all.
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { SERVICES } from './services.mjs';
+import { ROOT, localEnv } from './local-env.mjs';
+
+const env = localEnv();
+const children = [];
+let stopping = false;
+
+function prefixLines(name, stream, out) {
+  let rest = '';
+  stream.on('data', (chunk) => {
+    const lines = (rest + chunk.toString('utf8')).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) out.write(`[${name}] ${line}\n`);
+  });
+}
+
+async function waitReady(name, port, child) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${name} was not ready within 60 s`);
+}
+
+function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 10_000).unref();
+  Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(() =>
+    process.exit(code),
+  );
+}
+
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+try {
+  for (const service of SERVICES) {
+    const port = Number(env[service.portVar] ?? service.port);
+    const child = spawn(process.execPath, [resolve(ROOT, `apps/${service.name}/dist/main.js`)], {
+      env: { ...env, [service.portVar]: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    prefixLines(service.name, child.stdout, process.stdout);
+    prefixLines(service.name, child.stderr, process.stderr);
+    child.on('exit', (code) => {
+      if (!stopping) {
+        process.stderr.write(`[${service.name}] exited with code ${code}; stopping the stack\n`);
+        stopAll(1);
+      }
+    });
+    await waitReady(service.name, port, child);
+  }
+  const port = env.GATEWAY_PORT ?? 3000;
+  const url = `http://localhost:${port}`;
+  process.stdout.write(`
+Conduit is up.
+  API:      ${url}/v2   (OpenAPI: ${url}/v2/openapi.json, Swagger UI: ${url}/docs)
+  API key:  ${env.BOOTSTRAP_API_KEY}   (kept in .conduit/local.env)
+  Try:      curl -s -H "X-API-Key: ${env.BOOTSTRAP_API_KEY}" ${url}/v2/projects
+Ctrl-C stops every service.
+`);
+} catch (err) {
+  process.stderr.write(`start failed: ${err.message}\n`);
+  stopAll(1);
+}
