@@ -10,3 +10,6 @@ export * from './schemas/projects.js';
 export * from './schemas/pipelines.js';
 export * from './schemas/connectors.js';
 export * from './schemas/api-keys.js';
+export * from './cron.js';
+export * from './schemas/jobs.js';
+export * from './run-messages.js';

@@ -6,6 +6,7 @@ import { SCOPES } from './schemas/common.js';
 import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from './schemas/projects.js';
 import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from './schemas/pipelines.js';
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
+import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
 
 /** Who is calling: every RPC message carries it, so a service never trusts a tenant id from a body. */
 export const rpcContextSchema = z.strictObject({
@@ -51,7 +52,43 @@ export const RPC = {
   'catalog.connectors.delete': byId,
   'catalog.connectors.test': byId,
   'catalog.connector-types.list': z.strictObject({}),
+  // Internal: not reachable from the gateway.
+  /** The pipeline as a run takes it: DAG, version, and whether it validates now. */
+  'catalog.pipelines.snapshot': byId,
+  /** Connector configs with their secrets in clear, for an executor about to run a pipeline. */
+  'catalog.connectors.resolve': z.strictObject({ ids: z.array(z.string().min(1).max(64)).max(500) }),
+
+  'scheduler.jobs.create': z.strictObject({ body: jobCreateSchema }),
+  'scheduler.jobs.list': z.strictObject({ query: jobListQuerySchema }),
+  'scheduler.jobs.get': byId,
+  'scheduler.jobs.update': update(jobUpdateSchema),
+  'scheduler.jobs.delete': byId,
+  'scheduler.jobs.pause': byId,
+  'scheduler.jobs.resume': byId,
+  'scheduler.runs.trigger': z.strictObject({ job_id: z.string().min(1).max(5000), body: runTriggerSchema }),
+  'scheduler.runs.list': z.strictObject({ job_id: z.string().min(1).max(5000), query: runListQuerySchema }),
+  'scheduler.runs.get': z.strictObject({ job_id: z.string().min(1).max(5000), run_id: z.string().min(1).max(5000) }),
+  'scheduler.runs.cancel': z.strictObject({ job_id: z.string().min(1).max(5000), run_id: z.string().min(1).max(5000) }),
+  // Internal: how many jobs use a pipeline (the catalog refuses to delete one in use).
+  'scheduler.jobs.usage': z.strictObject({ pipeline_id: z.string().min(1).max(64) }),
 } as const;
+
+/** What `catalog.pipelines.snapshot` answers. */
+export interface PipelineSnapshot {
+  id: string;
+  version: number;
+  dag: Record<string, unknown>;
+  valid: boolean;
+  /** The validation errors when not valid, for the 409 pipeline_invalid detail. */
+  errors: { code: string; message: string }[];
+}
+
+/** What `catalog.connectors.resolve` answers: only the tenant's connectors among the ids asked for. */
+export interface ResolvedConnector {
+  id: string;
+  type: string;
+  config: Record<string, unknown>;
+}
 
 export type RpcPattern = keyof typeof RPC;
 export type RpcData<P extends RpcPattern> = z.infer<(typeof RPC)[P]>;

@@ -1,0 +1,50 @@
+import { checkCron, isTimeZone, jobCreateSchema, parseOrThrow, AppError } from './index.js';
+
+describe('checkCron', () => {
+  it.each(['* * * * *', '*/5 0-6,22-23 1,15 JAN-MAR mon-fri', '0 12 * * 7', '30 2 L * *'.replace('L', '1'), '0 0 1 */3 SUN'])(
+    'accepts %s',
+    (expr) => expect(checkCron(expr)).toBeUndefined(),
+  );
+
+  it.each([
+    ['* * * * * *', 'expected 5 fields (minute hour day-of-month month day-of-week), got 6'],
+    ['60 * * * *', 'minute 60 is out of range 0-59'],
+    ['*/0 * * * *', 'step "0" of the minute must be a number from 1 to 59'],
+    ['', 'expected 5 fields (minute hour day-of-month month day-of-week), got 0'],
+    ['* 24 * * *', 'hour 24 is out of range 0-23'],
+    ['* * 0 * *', 'day of month 0 is out of range 1-31'],
+    ['* * * 13 *', 'month 13 is out of range 1-12'],
+    ['* * * * 8', 'day of week 8 is out of range 0-7'],
+    ['* * * FOO *', '"FOO" is not a valid month'],
+    ['5-1 * * * *', 'minute range "5-1" runs backwards'],
+  ])('refuses %j: %s', (expr, message) => expect(checkCron(expr)).toBe(message));
+});
+
+describe('job create schema', () => {
+  it('names the field at fault with its code', () => {
+    try {
+      parseOrThrow(jobCreateSchema, { name: 'j', pipeline_id: 'pln_x', schedule: '* * * * * *', timezone: 'Mars/Olympus', parameters: [] });
+      throw new Error('expected a validation error');
+    } catch (err) {
+      const errors = (err as AppError).errors ?? [];
+      expect(errors.map((e) => [e.path, e.code])).toEqual([
+        ['schedule', 'invalid_cron'],
+        ['timezone', 'invalid_timezone'],
+        ['parameters', 'invalid_type'],
+      ]);
+    }
+  });
+
+  it('defaults timezone, policy and parameters; null schedule means by hand', () => {
+    expect(parseOrThrow(jobCreateSchema, { name: 'j', pipeline_id: 'pln_x', schedule: null })).toEqual({
+      name: 'j',
+      pipeline_id: 'pln_x',
+      schedule: null,
+      timezone: 'UTC',
+      concurrency_policy: 'forbid',
+      parameters: {},
+    });
+    expect(isTimeZone('Europe/Paris')).toBe(true);
+    expect(isTimeZone('Nowhere/Else')).toBe(false);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Checks a five-field cron expression (minute, hour, day of month, month, day of week) and names the field at
+ * fault. Computing fire times is the cron library's job (cron-parser, in the scheduler); this check exists so that
+ * a 422 can say which field is wrong, which the library's messages do not, and so that six-field (seconds)
+ * expressions, which the library accepts, are refused.
+ */
+const FIELDS = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day of month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] },
+  // 7 is Sunday too, as in Vixie cron.
+  { name: 'day of week', min: 0, max: 7, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] },
+] as const;
+
+type Field = (typeof FIELDS)[number];
+
+function valueOf(field: Field, text: string): number | undefined {
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  if ('names' in field) {
+    const index = (field.names as readonly string[]).indexOf(text.toUpperCase());
+    if (index >= 0) return field.name === 'month' ? index + 1 : index;
+  }
+  return undefined;
+}
+
+function checkItem(field: Field, item: string): string | undefined {
+  const [range, step, ...extra] = item.split('/');
+  if (extra.length > 0 || range === undefined || range === '') return `"${item}" is not a valid ${field.name}`;
+  if (step !== undefined && !(/^\d{1,2}$/.test(step) && Number(step) > 0 && Number(step) <= field.max)) {
+    return `step "${step}" of the ${field.name} must be a number from 1 to ${field.max}`;
+  }
+  if (range === '*') return undefined;
+  const bounds = range.split('-');
+  if (bounds.length > 2) return `"${range}" is not a valid ${field.name} range`;
+  const values: number[] = [];
+  for (const bound of bounds) {
+    const value = valueOf(field, bound);
+    if (value === undefined) return `"${bound}" is not a valid ${field.name}`;
+    if (value < field.min || value > field.max) {
+      return `${field.name} ${value} is out of range ${field.min}-${field.max}`;
+    }
+    values.push(value);
+  }
+  if (values.length === 2 && values[0]! > values[1]!) return `${field.name} range "${range}" runs backwards`;
+  return undefined;
+}
+
+/** undefined when the expression is valid, else a message naming the field at fault. */
+export function checkCron(expression: string): string | undefined {
+  const parts = expression.trim().split(/\s+/).filter((p) => p !== '');
+  if (parts.length !== 5) {
+    return `expected 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  }
+  for (let i = 0; i < 5; i++) {
+    const field = FIELDS[i]!;
+    for (const item of parts[i]!.split(',')) {
+      const problem = checkItem(field, item);
+      if (problem) return problem;
+    }
+  }
+  return undefined;
+}
+
+/** True for a time zone the runtime knows (IANA names such as `Europe/Paris`, and `UTC`). */
+export function isTimeZone(name: string): boolean {
+  if (name.length === 0 || name.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

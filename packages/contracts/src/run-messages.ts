@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { NODE_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from './schemas/jobs.js';
+import { jsonObjectSchema } from './schemas/common.js';
+
+/**
+ * Messages of the run lifecycle that cross processes through BullMQ queues and Redis channels.
+ * Each is validated where it is received with the schema that typed it where it was sent.
+ */
+
+const id = z.string().min(1).max(64);
+const timestamp = z.string().min(1).max(40);
+
+/** Queue `runs` (scheduler -> executor), job id = run id. The DAG is the snapshot taken at trigger time. */
+export const runCommandSchema = z.strictObject({
+  run_id: id,
+  tenant_id: id,
+  job_id: id,
+  pipeline_id: id,
+  pipeline_version: z.number().int().min(1),
+  dag: jsonObjectSchema,
+  parameters: jsonObjectSchema,
+  trigger: z.enum(RUN_TRIGGERS),
+});
+export type RunCommand = z.infer<typeof runCommandSchema>;
+
+/** Redis pub/sub channel (after the deployment's key prefix) on which the scheduler asks executors to stop a run. */
+export const RUN_CANCEL_CHANNEL = 'runs:cancel';
+export const runCancelSchema = z.strictObject({ run_id: id });
+export type RunCancel = z.infer<typeof runCancelSchema>;
+
+export const runErrorSchema = z.strictObject({
+  message: z.string().max(8192),
+  node_id: z.string().max(200).optional(),
+  code: z.string().max(64).optional(),
+});
+
+export const runNodeSchema = z.strictObject({
+  id: z.string().max(200),
+  type: z.string().max(64),
+  status: z.enum(NODE_STATUSES),
+  started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
+  attempts: z.number().int().min(0),
+  rows_in: z.number().int().min(0),
+  rows_out: z.number().int().min(0),
+  output: jsonObjectSchema.nullable(),
+  error: runErrorSchema.nullable(),
+});
+
+export const runStatsSchema = z.strictObject({
+  rows_read: z.number().int().min(0),
+  rows_written: z.number().int().min(0),
+});
+
+const reportBase = {
+  /** Unique per report: consumers ignore one they have already applied. */
+  event_id: id,
+  run_id: id,
+  tenant_id: id,
+  /** Which execution of the run (1 for the first; a run taken over after an executor died has a higher one). */
+  attempt: z.number().int().min(1),
+  at: timestamp,
+};
+
+/** Queue `events.scheduler` (executor -> scheduler): what an executor did with a run. */
+export const runReportSchema = z.discriminatedUnion('type', [
+  z.strictObject({ ...reportBase, type: z.literal('run.started'), executor_id: z.string().max(200) }),
+  z.strictObject({ ...reportBase, type: z.literal('run.node'), node: runNodeSchema }),
+  z.strictObject({
+    ...reportBase,
+    type: z.literal('run.finished'),
+    status: z.enum(['succeeded', 'failed', 'canceled']),
+    error: runErrorSchema.nullable(),
+    stats: runStatsSchema,
+    nodes: z.array(runNodeSchema),
+  }),
+]);
+export type RunReport = z.infer<typeof runReportSchema>;
+
+/**
+ * Queues `events.monitoring` and `events.webhooks` (scheduler -> consumers): a run changed state. The scheduler,
+ * the only writer of runs, publishes these through its outbox, so only accepted transitions are announced.
+ */
+export const runEventSchema = z.strictObject({
+  event_id: id,
+  type: z.enum(['run.queued', 'run.started', 'run.succeeded', 'run.failed', 'run.canceled']),
+  created_at: timestamp,
+  tenant_id: id,
+  run: z.strictObject({
+    id,
+    job_id: id,
+    pipeline_id: id,
+    pipeline_version: z.number().int().min(1),
+    status: z.enum(RUN_STATUSES),
+    trigger: z.enum(RUN_TRIGGERS),
+    attempt: z.number().int().min(1),
+    queued_at: timestamp,
+    started_at: timestamp.nullable(),
+    finished_at: timestamp.nullable(),
+    duration_ms: z.number().int().min(0).nullable(),
+    error: runErrorSchema.nullable(),
+    stats: runStatsSchema,
+  }),
+});
+export type RunEvent = z.infer<typeof runEventSchema>;
+
+export const RUN_LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export const LOG_MESSAGE_MAX_BYTES = 8192;
+
+/** Queue `logs` (executor -> monitoring): a batch of run log lines, in order within the attempt. */
+export const runLogBatchSchema = z.strictObject({
+  run_id: id,
+  tenant_id: id,
+  job_id: id,
+  attempt: z.number().int().min(1),
+  lines: z
+    .array(
+      z.strictObject({
+        /** Position of the line within the attempt, from 0. */
+        n: z.number().int().min(0),
+        ts: timestamp,
+        level: z.enum(RUN_LOG_LEVELS),
+        node_id: z.string().max(200).nullable(),
+        message: z.string().max(LOG_MESSAGE_MAX_BYTES),
+      }),
+    )
+    .min(1)
+    .max(1000),
+});
+export type RunLogBatch = z.infer<typeof runLogBatchSchema>;

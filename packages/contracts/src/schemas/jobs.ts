@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { checkCron, isTimeZone } from '../cron.js';
+import { descriptionSchema, idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
+import { pageQueryShape } from '../pagination.js';
+
+export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace'] as const;
+export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
+export const JOB_STATUSES = ['active', 'paused'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Five cron fields, or null (absent) for a job that runs only when triggered. */
+export const scheduleSchema = z
+  .string()
+  .max(200)
+  .superRefine((value, ctx) => {
+    const problem = value.trim() === '' ? 'the schedule is empty; send null for a job run only by hand' : checkCron(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, params: { code: 'invalid_cron' } });
+  })
+  .nullable();
+
+export const timezoneSchema = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, { message: 'not a known IANA time zone', params: { code: 'invalid_timezone' } });
+
+export const jobCreateSchema = z.strictObject({
+  name: nameSchema,
+  pipeline_id: idRefSchema,
+  schedule: scheduleSchema.optional(),
+  description: descriptionSchema.optional(),
+  timezone: timezoneSchema.default('UTC'),
+  concurrency_policy: z.enum(CONCURRENCY_POLICIES).default('forbid'),
+  /** Defaults passed to every run; a trigger's own parameters override them key by key. */
+  parameters: jsonObjectSchema.default({}),
+});
+export type JobCreate = z.infer<typeof jobCreateSchema>;
+
+/** PUT replaces every mutable field; status changes through pause and resume. */
+export const jobUpdateSchema = jobCreateSchema;
+export type JobUpdate = JobCreate;
+
+export const jobListQuerySchema = z.strictObject({
+  ...pageQueryShape,
+  pipeline_id: idRefSchema.optional(),
+  status: z.enum(JOB_STATUSES).optional(),
+});
+export type JobListQuery = z.infer<typeof jobListQuerySchema>;
+
+export interface RunSummary {
+  id: string;
+  status: RunStatus;
+  trigger: RunTrigger;
+  queued_at: string;
+  finished_at: string | null;
+}
+
+export interface Job {
+  id: string;
+  name: string;
+  description: string | null;
+  pipeline_id: string;
+  schedule: string | null;
+  timezone: string;
+  status: JobStatus;
+  concurrency_policy: ConcurrencyPolicy;
+  parameters: Record<string, unknown>;
+  next_run_at: string | null;
+  last_run: RunSummary | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled'];
+export const RUN_TRIGGERS = ['manual', 'schedule', 'retry'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+export const NODE_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'canceled'] as const;
+export type NodeStatus = (typeof NODE_STATUSES)[number];
+
+export const runTriggerSchema = z.strictObject({
+  parameters: jsonObjectSchema.optional(),
+});
+export type RunTriggerBody = z.infer<typeof runTriggerSchema>;
+
+export const runListQuerySchema = z.strictObject({
+  ...pageQueryShape,
+  status: z.enum(RUN_STATUSES).optional(),
+});
+export type RunListQuery = z.infer<typeof runListQuerySchema>;
+
+export interface RunError {
+  message: string;
+  node_id?: string;
+  code?: string;
+}
+
+export interface RunNode {
+  id: string;
+  type: string;
+  status: NodeStatus;
+  started_at: string | null;
+  finished_at: string | null;
+  attempts: number;
+  rows_in: number;
+  rows_out: number;
+  output: Record<string, unknown> | null;
+  error: RunError | null;
+}
+
+export interface Run {
+  id: string;
+  job_id: string;
+  pipeline_id: string;
+  pipeline_version: number;
+  status: RunStatus;
+  trigger: RunTrigger;
+  parameters: Record<string, unknown>;
+  attempt: number;
+  queued_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+  error: RunError | null;
+  nodes: RunNode[];
+  stats: { rows_read: number; rows_written: number };
+}
