@@ -1,7 +1,10 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { CATALOG_LOGGER, SECRETS_KEY } from './common/tokens.js';
+import { RpcLogInterceptor } from './common/rpc-log.interceptor.js';
+import { NoPipelineUsage, PIPELINE_USAGE, type PipelineUsage } from './pipelines/pipeline-usage.js';
 
 /** What the catalog is built from; main.ts makes them from the config, tests from their own schema. */
 export interface CatalogDeps {
@@ -10,6 +13,8 @@ export interface CatalogDeps {
   logger: Logger;
   /** 32-byte AES-256-GCM key of connector secrets. */
   secretsKey: Buffer;
+  /** Whether jobs use a pipeline; without it every pipeline counts as unused (tests of the catalog alone). */
+  pipelineUsage?: PipelineUsage;
   /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
   onShutdown?: () => Promise<void>;
 }
@@ -33,9 +38,11 @@ export class CatalogCoreModule {
         { provide: DataSource, useValue: deps.dataSource },
         { provide: CATALOG_LOGGER, useValue: deps.logger },
         { provide: SECRETS_KEY, useValue: deps.secretsKey },
+        { provide: PIPELINE_USAGE, useValue: deps.pipelineUsage ?? new NoPipelineUsage() },
         { provide: ResourceCloser, useFactory: () => new ResourceCloser(deps.onShutdown) },
+        { provide: APP_INTERCEPTOR, useClass: RpcLogInterceptor },
       ],
-      exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY],
+      exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE],
     };
   }
 }

@@ -109,6 +109,9 @@ export class Tagged<R> {
   ) {}
 }
 
+/** The data a handler's answer carries, with or without an ETag. */
+export type Untagged<R> = R extends Tagged<infer D> ? D : R;
+
 /** A strong ETag from the parts that change whenever the resource does (id, updated_at, version). */
 export function etagOf(...parts: (string | number)[]): string {
   return `"${createHash('sha256').update(parts.join('|')).digest('base64url').slice(0, 22)}"`;
@@ -121,9 +124,9 @@ export function etagOf(...parts: (string | number)[]): string {
 export async function handleRpc<P extends RpcPattern, R>(
   pattern: P,
   message: unknown,
-  handler: (data: RpcData<P>, ctx: RpcContext) => Promise<R | Tagged<R>>,
+  handler: (data: RpcData<P>, ctx: RpcContext) => Promise<R>,
   onUnexpected: (err: unknown) => void,
-): Promise<RpcReply<R>> {
+): Promise<RpcReply<Untagged<R>>> {
   try {
     const envelope = z.strictObject({ ctx: rpcContextSchema, data: z.unknown() }).safeParse(message);
     if (!envelope.success) throw new AppError('internal', 'malformed RPC envelope');
@@ -133,8 +136,8 @@ export async function handleRpc<P extends RpcPattern, R>(
       throw new AppError('validation_failed', 'invalid request', fieldErrorsOf(parsed.error));
     }
     const result = await handler(parsed.data as RpcData<P>, envelope.data.ctx);
-    if (result instanceof Tagged) return { ok: true, data: result.data, etag: result.etag };
-    return { ok: true, data: result };
+    if (result instanceof Tagged) return { ok: true, data: result.data as Untagged<R>, etag: result.etag };
+    return { ok: true, data: result as Untagged<R> };
   } catch (err) {
     if (err instanceof AppError) return { ok: false, error: err.toDomainError() };
     onUnexpected(err);

@@ -54,4 +54,10 @@ export class ConnectorsController {
     const p = 'catalog.connector-types.list';
     return handleRpc<typeof p, ConnectorTypeList>(p, message, async () => this.connectors.types(), reportUnexpected(this.logger, p));
   }
+
+  @MessagePattern('catalog.connectors.resolve')
+  resolve(@Payload() message: unknown) {
+    const p = 'catalog.connectors.resolve';
+    return handleRpc(p, message, (d, ctx) => this.connectors.resolve(ctx.tenant_id, d.ids), reportUnexpected(this.logger, p));
+  }
 }

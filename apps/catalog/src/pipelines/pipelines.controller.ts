@@ -48,4 +48,10 @@ export class PipelinesController {
     const p = 'catalog.pipelines.validate';
     return handleRpc(p, message, (d, ctx) => this.pipelines.validate(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
   }
+
+  @MessagePattern('catalog.pipelines.snapshot')
+  snapshot(@Payload() message: unknown) {
+    const p = 'catalog.pipelines.snapshot';
+    return handleRpc(p, message, (d, ctx) => this.pipelines.snapshot(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  }
 }

@@ -12,6 +12,7 @@ import {
   type PipelineCreate,
   type PipelineListQuery,
   type PipelineUpdate,
+  type PipelineSnapshot,
   type PipelineValidation,
   type Tagged,
 } from '@conduit/contracts';
@@ -129,6 +130,22 @@ export class PipelinesService {
       await m.update(PipelineEntity, { tenantId, id }, { validation, status: validation.valid ? 'valid' : 'invalid' });
       return validation;
     });
+  }
+
+  /**
+   * The pipeline as a run takes it. Validation runs again, since its connectors may have changed or gone, and
+   * its result is stored like any other validation.
+   */
+  async snapshot(tenantId: string, id: string): Promise<PipelineSnapshot> {
+    const row = await this.load(this.ds.manager, tenantId, id);
+    const validation = await this.validate(tenantId, id);
+    return {
+      id: row.id,
+      version: row.version,
+      dag: row.dag,
+      valid: validation.valid,
+      errors: validation.errors.map((e) => ({ code: e.code, message: e.message })),
+    };
   }
 
   private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<PipelineEntity> {

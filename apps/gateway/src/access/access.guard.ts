@@ -25,6 +25,9 @@ export class AccessGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    // Only /v2 needs a credential: /healthz, /readyz and /metrics come from service-kit's OpsController,
+    // which cannot carry @Public(), and api.md makes them public.
+    if (!/^\/v2(\/|\?|$)/.test(request.url)) return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const apiKey = request.headers['x-api-key'];
     const authorization = request.headers.authorization;

@@ -1,0 +1,46 @@
+import { freshCatalog, newTenant, type CatalogUnderTest } from './support/catalog-db.js';
+
+/** The internal operations other services call: a pipeline snapshot for a run, connector configs for an executor. */
+describe('internal catalog operations', () => {
+  let catalog: CatalogUnderTest;
+  beforeAll(async () => {
+    catalog = await freshCatalog();
+  });
+  afterAll(async () => {
+    await catalog.drop();
+  });
+
+  const pgConfig = { host: '127.0.0.1', port: 5432, database: 'postgres', user: 'postgres', password: 'p4ss-w0rd-snapshot' };
+
+  it('snapshots a pipeline with its version, DAG and current validity', async () => {
+    const t = newTenant();
+    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: pgConfig })).data;
+    const dag = {
+      nodes: [
+        { id: 'src', type: 'source', config: { connector_id: con.id, table: 'a' } },
+        { id: 'out', type: 'sink', config: { connector_id: con.id, table: 'b', mode: 'append' } },
+      ],
+      edges: [{ from: 'src', to: 'out' }],
+    };
+    const pipeline = (await catalog.pipelines.create(t, { name: 'p', dag })).data;
+    const snap = await catalog.pipelines.snapshot(t, pipeline.id);
+    expect(snap).toEqual({ id: pipeline.id, version: 1, dag, valid: true, errors: [] });
+
+    // The connector goes away: the next snapshot re-validates and says why the pipeline cannot run.
+    await catalog.connectors.delete(t, con.id);
+    const after = await catalog.pipelines.snapshot(t, pipeline.id);
+    expect(after.valid).toBe(false);
+    expect(after.errors.map((e) => e.code)).toContain('unknown_connector');
+
+    await expect(catalog.pipelines.snapshot(newTenant(), pipeline.id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('resolves connector configs in clear, only for their own tenant', async () => {
+    const t = newTenant();
+    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: pgConfig })).data;
+    expect(con.config['password']).toBe('********');
+    const resolved = await catalog.connectors.resolve(t, [con.id, 'con_malformed', con.id]);
+    expect(resolved.data).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: pgConfig.password }) }]);
+    expect((await catalog.connectors.resolve(newTenant(), [con.id])).data).toEqual([]);
+  });
+});
