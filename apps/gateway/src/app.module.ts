@@ -13,13 +13,15 @@ import { AUTH_CONFIG } from './auth/auth.tokens.js';
 import { AccessGuard } from './access/access.guard.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
-import { BackendClient } from './backend/backend.client.js';
+import { BackendClient } from './forwarding/backend.client.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProjectsController } from './catalog/projects.controller.js';
 import { PipelinesController } from './catalog/pipelines.controller.js';
 import { ConnectorsController } from './catalog/connectors.controller.js';
 import { CatalogueController } from './catalog/catalogue.controller.js';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
+import { JobsController } from './jobs/jobs.controller.js';
+import { RunsController } from './jobs/runs.controller.js';
 
 /** What main.ts builds before Nest starts: connections, and the config validated once. */
 export interface GatewayRuntime {
@@ -49,7 +51,15 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [OpsModule.forRoot({ registry: runtime.registry, checks: runtime.readiness }), AuthModule],
-      controllers: [ProjectsController, PipelinesController, ConnectorsController, CatalogueController, ApiKeysController],
+      controllers: [
+        ProjectsController,
+        PipelinesController,
+        ConnectorsController,
+        CatalogueController,
+        JobsController,
+        RunsController,
+        ApiKeysController,
+      ],
       providers: [
         ...shared,
         BackendClient,

@@ -1,7 +1,7 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { BackendClient } from '../backend/backend.client.js';
+import { BackendClient } from '../forwarding/backend.client.js';
 import { Operation } from '../openapi/operation.decorator.js';
 
 /** The read-only catalogues: project templates and connector types. */

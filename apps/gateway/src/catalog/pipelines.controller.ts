@@ -2,9 +2,9 @@ import { Controller, Delete, Get, Param, Post, Put, Req, Res } from '@nestjs/com
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from '@conduit/contracts';
-import { BackendClient } from '../backend/backend.client.js';
+import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
-import { ResourceForwarder } from './resource-forwarder.js';
+import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 
 @ApiTags('Pipelines')
 @Controller('v2/pipelines')

@@ -8,7 +8,7 @@ import {
   parseOrThrow,
   parseQueryOrThrow,
 } from '@conduit/contracts';
-import type { BackendAnswer, BackendClient } from '../backend/backend.client.js';
+import type { BackendAnswer, BackendClient } from './backend.client.js';
 
 export interface ResourceRoutes {
   kind: IdKind;
