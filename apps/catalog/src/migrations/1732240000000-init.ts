@@ -32,7 +32,7 @@ export class Init1732240000000 implements MigrationInterface {
         project_id  text,
         name        text NOT NULL,
         description text,
-        dag         jsonb NOT NULL,
+        dag         json NOT NULL, -- json, not jsonb: the DAG is answered exactly as it was sent (key order included)
         version     integer NOT NULL DEFAULT 1,
         status      text NOT NULL CHECK (status IN ('valid', 'invalid')),
         validation  jsonb NOT NULL,

@@ -18,7 +18,7 @@ export class PipelineEntity {
   @Column({ type: 'text', nullable: true })
   description!: string | null;
 
-  @Column({ type: 'jsonb' })
+  @Column({ type: 'json' })
   dag!: Record<string, unknown>;
 
   @Column({ type: 'integer' })
