@@ -1,0 +1,28 @@
+import { ConfigError } from '@conduit/service-kit';
+import { loadExecutorConfig } from './config.js';
+
+describe('executor config', () => {
+  it('has defaults that fit a local machine', () => {
+    const config = loadExecutorConfig({});
+    expect(config).toMatchObject({
+      EXECUTOR_CONCURRENCY: 2,
+      EXECUTOR_PORT: 3102,
+      DUCKDB_MEMORY_LIMIT: '256MB',
+      RUN_LOCK_MS: 30_000,
+      RUN_STALLED_INTERVAL_MS: 30_000,
+      MAX_STALLED_COUNT: 2,
+    });
+    expect(config.EXECUTOR_DATA_DIR).toMatch(/conduit-executor$/);
+  });
+
+  it('names every wrong setting', () => {
+    expect(() => loadExecutorConfig({ EXECUTOR_CONCURRENCY: '0', DUCKDB_MEMORY_LIMIT: 'lots' })).toThrow(ConfigError);
+    try {
+      loadExecutorConfig({ EXECUTOR_CONCURRENCY: '0', DUCKDB_MEMORY_LIMIT: 'lots' });
+    } catch (err) {
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/^EXECUTOR_CONCURRENCY: /m);
+      expect(problems).toMatch(/^DUCKDB_MEMORY_LIMIT: must be a size/m);
+    }
+  });
+});

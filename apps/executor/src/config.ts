@@ -1,0 +1,43 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
+
+const positiveInt = () => z.coerce.number().int().min(1);
+
+export const executorEnvSchema = z
+  .object({
+    ...baseEnv,
+    /** HTTP port of /healthz, /readyz and /metrics only: runs arrive over the `runs` queue. */
+    EXECUTOR_PORT: envPort().default(3102),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** Runs one executor process works on at once. */
+    EXECUTOR_CONCURRENCY: positiveInt().max(64).default(2),
+    /** Nodes of one run executing at once. */
+    EXECUTOR_NODE_PARALLELISM: positiveInt().max(64).default(4),
+    /** Parent of each run's DuckDB spill directory (removed when the run ends). */
+    EXECUTOR_DATA_DIR: z.string().min(1).default(join(tmpdir(), 'conduit-executor')),
+    /** DuckDB memory_limit per run; beyond it DuckDB spills to EXECUTOR_DATA_DIR. */
+    DUCKDB_MEMORY_LIMIT: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 256MB or 2GiB')
+      .default('256MB'),
+    /** BullMQ lock on a run; an executor that stops renewing it (dead) loses the run to another after this long. */
+    RUN_LOCK_MS: positiveInt().min(1000).default(30_000),
+    /** How often each executor looks for runs whose lock expired. Default: RUN_LOCK_MS. */
+    RUN_STALLED_INTERVAL_MS: positiveInt().min(500).optional(),
+    /** How many times a run may be taken over after its executor died before it fails. */
+    MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(2),
+    /** On SIGTERM, how long active runs may take to finish before they are handed back to the queue. */
+    EXECUTOR_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
+    /** How long a catalog RPC (resolving connectors) may take. */
+    CATALOG_RPC_TIMEOUT_MS: positiveInt().default(5000),
+  })
+  .transform((env) => ({ ...env, RUN_STALLED_INTERVAL_MS: env.RUN_STALLED_INTERVAL_MS ?? env.RUN_LOCK_MS }));
+
+export type ExecutorConfig = z.output<typeof executorEnvSchema>;
+
+/** Reads and validates the environment once; throws ConfigError listing every problem. */
+export function loadExecutorConfig(env: NodeJS.ProcessEnv = process.env): ExecutorConfig {
+  return loadConfig(executorEnvSchema, env);
+}

@@ -1,0 +1,65 @@
+/**
+ * One DuckDB database per run: in memory, with a memory limit and a spill directory of its own, so a large input
+ * pages to disk instead of exhausting the executor. Every node table lives here under its node id.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import duckdb from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+
+export interface WorkspaceOptions {
+  /** Parent of the per-run spill directories. */
+  dataDir: string;
+  /** DuckDB memory_limit, e.g. '256MB'. */
+  memoryLimit: string;
+  /** DuckDB worker threads; default: DuckDB's own (the number of cores). */
+  threads?: number;
+}
+
+export class RunWorkspace {
+  private readonly connections = new Set<DuckDBConnection>();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly spillDir: string,
+  ) {}
+
+  static async open(runId: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
+    const spillDir = join(opts.dataDir, `${runId.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`);
+    await mkdir(spillDir, { recursive: true });
+    const config: Record<string, string> = { memory_limit: opts.memoryLimit, temp_directory: spillDir };
+    if (opts.threads !== undefined) config['threads'] = String(opts.threads);
+    try {
+      return new RunWorkspace(await duckdb.DuckDBInstance.create(':memory:', config), spillDir);
+    } catch (err) {
+      await rm(spillDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** A connection of its own for one node: nodes run in parallel and each can be interrupted alone. */
+  async connect(): Promise<DuckDBConnection> {
+    const connection = await this.instance.connect();
+    this.connections.add(connection);
+    return connection;
+  }
+
+  release(connection: DuckDBConnection): void {
+    if (this.connections.delete(connection)) connection.closeSync();
+  }
+
+  /** Closes every connection and the database, and removes the spill files. */
+  async close(): Promise<void> {
+    for (const connection of this.connections) {
+      try {
+        connection.closeSync();
+      } catch {
+        // Already closed.
+      }
+    }
+    this.connections.clear();
+    this.instance.closeSync();
+    await rm(this.spillDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,30 @@
+/** What a node runner gets for one attempt, and what it answers. */
+import type { ConnectorDriver } from '@conduit/connectors';
+import type { ResolvedConnector } from '@conduit/contracts';
+import type { DagNode } from '@conduit/dag';
+import type { RunWorkspace } from '../data/run-workspace.js';
+import type { RunLogLevel } from './run-log-sink.js';
+
+export interface NodeContext {
+  node: DagNode;
+  /** Ids of the nodes feeding this one whose output exists (not skipped), in DAG order. */
+  inputs: string[];
+  workspace: RunWorkspace;
+  /** Aborts on cancel, on lock loss and when the attempt times out. */
+  signal: AbortSignal;
+  /** The node's connector with its driver; throws a NodeFailure when missing or unfit. */
+  connector(role: 'read' | 'write' | 'execute'): { connector: ResolvedConnector; driver: ConnectorDriver };
+  log(level: RunLogLevel, message: string): void;
+  /** Rows per batch handed to a sink's driver. */
+  sinkBatchRows: number;
+}
+
+export interface NodeResult {
+  rows_in: number;
+  rows_out: number;
+  output: Record<string, unknown> | null;
+  /** Decision nodes: the choice made. */
+  choice?: string;
+}
+
+export type NodeRunner = (ctx: NodeContext) => Promise<NodeResult>;

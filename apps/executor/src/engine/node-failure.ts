@@ -1,0 +1,32 @@
+/** How a node attempt failed, and whether another attempt can help. */
+import { ConnectorError } from '@conduit/connectors';
+
+export class NodeFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'NodeFailure';
+  }
+}
+
+// DuckDB errors that another attempt cannot fix: the SQL or the data is wrong.
+const PERMANENT_DUCKDB_ERROR = /^(Parser|Binder|Catalog|Conversion|Constraint|Invalid Input|Not implemented|Invalid) Error/;
+
+/** The message of any thrown value (duck-typed: errors from the native DuckDB binding come from another realm). */
+export function messageOf(err: unknown): string {
+  const own = (err as { message?: unknown } | null)?.message;
+  return typeof own === 'string' && own !== '' ? own : String(err);
+}
+
+/** A failure from any source (driver, DuckDB, our own checks) as a NodeFailure with a message safe to report. */
+export function toNodeFailure(err: unknown): NodeFailure {
+  if (err instanceof NodeFailure) return err;
+  if (err instanceof ConnectorError) {
+    return new NodeFailure(err.message, err.errorClass === 'transient_error', err.code);
+  }
+  const message = messageOf(err);
+  return new NodeFailure(message, !PERMANENT_DUCKDB_ERROR.test(message));
+}

@@ -1,0 +1,76 @@
+/** One node's state in a run (api.md Run.nodes), changed only through these transitions. */
+import type { NodeStatus, RunError, RunNode } from '@conduit/contracts';
+
+const nowIso = (): string => new Date().toISOString();
+
+export class NodeRecord {
+  private status: NodeStatus = 'pending';
+  private startedAt: string | null = null;
+  private finishedAt: string | null = null;
+  private attempts = 0;
+  private rowsIn = 0;
+  private rowsOut = 0;
+  private output: Record<string, unknown> | null = null;
+  private error: RunError | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly type: string,
+  ) {}
+
+  get state(): NodeStatus {
+    return this.status;
+  }
+
+  get isSettled(): boolean {
+    return this.status !== 'pending' && this.status !== 'running';
+  }
+
+  /** Each attempt: running, with the attempt counted (started_at is the first attempt's). */
+  attemptStarted(): void {
+    this.status = 'running';
+    this.startedAt ??= nowIso();
+    this.attempts++;
+  }
+
+  succeeded(result: { rows_in: number; rows_out: number; output: Record<string, unknown> | null }): void {
+    this.rowsIn = result.rows_in;
+    this.rowsOut = result.rows_out;
+    this.output = result.output;
+    this.finish('succeeded');
+  }
+
+  failed(message: string, code?: string): void {
+    this.error = code === undefined ? { message } : { message, code };
+    this.finish('failed');
+  }
+
+  skipped(reason: string): void {
+    this.output = { reason };
+    this.finish('skipped');
+  }
+
+  canceled(): void {
+    this.finish('canceled');
+  }
+
+  private finish(status: NodeStatus): void {
+    this.status = status;
+    this.finishedAt = nowIso();
+  }
+
+  toJSON(): RunNode {
+    return {
+      id: this.id,
+      type: this.type,
+      status: this.status,
+      started_at: this.startedAt,
+      finished_at: this.finishedAt,
+      attempts: this.attempts,
+      rows_in: this.rowsIn,
+      rows_out: this.rowsOut,
+      output: this.output,
+      error: this.error,
+    };
+  }
+}

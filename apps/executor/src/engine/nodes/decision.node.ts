@@ -1,0 +1,68 @@
+/**
+ * `decision`: chooses one of `choices`. By `rules`, each rule's SQL runs in DuckDB over the node's inputs and must
+ * answer one boolean; the first true one gives the choice, else `default`. Its output rows are its input rows (a
+ * view named after the node). `llm` decisions are a later issue and fail clearly.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent } from '../../data/sql-names.js';
+import { NodeFailure, messageOf } from '../node-failure.js';
+import type { NodeContext, NodeResult } from '../node-context.js';
+import { countInputs, withDuckDB } from './duckdb-session.js';
+
+interface Rule {
+  choice: string;
+  sql: string;
+}
+
+function rulesOf(config: Record<string, unknown>): Rule[] {
+  const rules = config['rules'];
+  if (!Array.isArray(rules)) throw new NodeFailure('a rules decision needs config.rules', false);
+  return rules.map((rule: unknown, i) => {
+    const r = rule as Partial<Rule> | null;
+    if (typeof r?.choice !== 'string' || typeof r.sql !== 'string') {
+      throw new NodeFailure(`rules[${i}] must be { choice, sql }`, false);
+    }
+    return { choice: r.choice, sql: r.sql.trim().replace(/[;\s]+$/, '') };
+  });
+}
+
+async function ruleHolds(connection: DuckDBConnection, rule: Rule, index: number): Promise<boolean> {
+  let value: unknown;
+  try {
+    const reader = await connection.runAndReadAll(rule.sql);
+    value = reader.getRows()[0]?.[0];
+  } catch (err) {
+    throw new NodeFailure(`rules[${index}] (${rule.choice}): ${messageOf(err)}`, false);
+  }
+  return value === true;
+}
+
+/** The decision's output rows: its single input, or all inputs unioned by column name. */
+function outputViewSql(id: string, inputs: readonly string[]): string {
+  const body = inputs.length === 0 ? 'select null as "_empty" where false' : inputs.map((i) => `select * from ${quoteIdent(i)}`).join(' union all by name ');
+  return `create or replace view ${quoteIdent(id)} as ${body}`;
+}
+
+export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
+  const { config } = ctx.node;
+  if (config['strategy'] === 'llm') throw new NodeFailure('llm decisions are not available yet', false, 'not_implemented');
+  if (config['strategy'] !== 'rules') throw new NodeFailure(`unknown decision strategy "${String(config['strategy'])}"`, false);
+  const fallback = config['default'];
+  if (typeof fallback !== 'string') throw new NodeFailure('a decision needs config.default', false);
+  const rules = rulesOf(config);
+  return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+    const rowsIn = await countInputs(connection, ctx.inputs);
+    let choice = fallback;
+    let reason = 'no rule matched: default';
+    for (const [index, rule] of rules.entries()) {
+      if (await ruleHolds(connection, rule, index)) {
+        choice = rule.choice;
+        reason = `rules[${index}] matched: ${rule.sql}`;
+        break;
+      }
+    }
+    await connection.run(outputViewSql(ctx.node.id, ctx.inputs));
+    ctx.log('info', `chose "${choice}" (${reason})`);
+    return { rows_in: rowsIn, rows_out: rowsIn, output: { choice, reason }, choice };
+  });
+}

@@ -1,0 +1,24 @@
+/** `source`: reads its connector in batches and appends them into a DuckDB table named after the node. */
+import { TableLoader } from '../../data/table-loader.js';
+import type { NodeContext, NodeResult } from '../node-context.js';
+import { withDuckDB } from './duckdb-session.js';
+
+export async function runSource(ctx: NodeContext): Promise<NodeResult> {
+  const { connector, driver } = ctx.connector('read');
+  const { connector_id: _id, timeout_seconds: _t, retries: _r, ...request } = ctx.node.config;
+  return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+    const loader = new TableLoader(connection, ctx.node.id);
+    try {
+      for await (const batch of driver.read!(connector.config, { ...request, signal: ctx.signal })) {
+        ctx.signal.throwIfAborted();
+        await loader.append(batch);
+      }
+      const rows = await loader.finish();
+      ctx.log('info', `read ${rows} rows`);
+      return { rows_in: 0, rows_out: rows, output: null };
+    } catch (err) {
+      loader.abandon();
+      throw err;
+    }
+  });
+}

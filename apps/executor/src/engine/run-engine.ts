@@ -1,0 +1,212 @@
+/**
+ * Executes a run's DAG by readiness: a node starts once every input has settled, up to `maxParallelNodes` at once.
+ * A failed node fails the run while independent branches finish; nodes below a failed node, on a branch a
+ * decision did not choose, or fed only by skipped nodes are `skipped`. An abort of `signal` stops the drivers and
+ * marks running and pending nodes `canceled`.
+ */
+import { getDriver, type ConnectorDriver } from '@conduit/connectors';
+import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
+import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
+import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
+import { RunAborted, policyOf, runAttempts } from './attempts.js';
+import type { NodeContext, NodeResult } from './node-context.js';
+import { NodeFailure, messageOf, toNodeFailure } from './node-failure.js';
+import { NodeRecord } from './node-record.js';
+import { NODE_RUNNERS } from './nodes/index.js';
+import type { RunLogSink } from './run-log-sink.js';
+import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
+import { connectorFor } from './connector-access.js';
+
+export interface RunEngineOptions {
+  runId: string;
+  /** The DAG snapshot of the run command. */
+  dag: Record<string, unknown>;
+  /** Connectors the DAG uses, by id, with their configs in clear. */
+  connectors: ReadonlyMap<string, ResolvedConnector>;
+  workspace: WorkspaceOptions;
+  signal: AbortSignal;
+  log: RunLogSink;
+  /** Called after every node state change, with the node's new state. */
+  onNodeChange?: (node: RunNode) => void;
+  /** Nodes running at once. Default 4. */
+  maxParallelNodes?: number;
+  /** First retry waits this long, doubling each time. Default 200. */
+  retryBackoffMs?: number;
+  /** Rows per batch a sink hands its driver. Default 5000. */
+  sinkBatchRows?: number;
+  /** Driver lookup; default the registry of @conduit/connectors. */
+  drivers?: (type: string) => ConnectorDriver | undefined;
+}
+
+export type RunOutcomeStatus = 'succeeded' | 'failed' | 'canceled';
+
+export interface RunOutcome {
+  status: RunOutcomeStatus;
+  error: RunError | null;
+  nodes: RunNode[];
+  stats: { rows_read: number; rows_written: number };
+}
+
+export async function executeRun(opts: RunEngineOptions): Promise<RunOutcome> {
+  let plan: RunPlan;
+  try {
+    plan = planRun(opts.dag);
+  } catch (err) {
+    const message = messageOf(err);
+    opts.log.write('error', null, message);
+    return { status: 'failed', error: { message, code: 'invalid_dag' }, nodes: [], stats: { rows_read: 0, rows_written: 0 } };
+  }
+  const workspace = await RunWorkspace.open(opts.runId, opts.workspace);
+  try {
+    return await new RunExecution(plan, workspace, opts).run();
+  } finally {
+    await workspace.close();
+  }
+}
+
+class RunExecution {
+  private readonly records = new Map<string, NodeRecord>();
+  private readonly choices = new Map<string, string>();
+  private readonly running = new Map<string, Promise<void>>();
+  private firstError: RunError | null = null;
+  private readonly maxParallel: number;
+
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly workspace: RunWorkspace,
+    private readonly opts: RunEngineOptions,
+  ) {
+    for (const { node } of plan.nodes) this.records.set(node.id, new NodeRecord(node.id, node.type));
+    this.maxParallel = Math.max(1, opts.maxParallelNodes ?? 4);
+  }
+
+  async run(): Promise<RunOutcome> {
+    const { signal } = this.opts;
+    for (;;) {
+      if (!signal.aborted) this.startReadyNodes();
+      if (this.running.size === 0) break;
+      await Promise.race(this.running.values());
+    }
+    if (signal.aborted) {
+      for (const record of this.records.values()) if (!record.isSettled) this.change(record, () => record.canceled());
+    }
+    const nodes = [...this.records.values()].map((r) => r.toJSON());
+    const status = signal.aborted ? 'canceled' : this.firstError ? 'failed' : 'succeeded';
+    return { status, error: status === 'canceled' ? null : this.firstError, nodes, stats: statsOf(this.plan, nodes) };
+  }
+
+  /** Settles every node whose inputs have all settled: skips it or starts it (within the parallelism bound). */
+  private startReadyNodes(): void {
+    let progressed = true;
+    while (progressed) {
+      progressed = false;
+      for (const planNode of this.plan.nodes) {
+        const record = this.records.get(planNode.node.id)!;
+        if (record.state !== 'pending' || this.running.has(record.id)) continue;
+        const verdict = this.readiness(planNode);
+        if (verdict.kind === 'wait') continue;
+        if (verdict.kind === 'skip') {
+          this.change(record, () => record.skipped(verdict.reason));
+          this.opts.log.write('info', record.id, `skipped: ${verdict.reason}`);
+          progressed = true;
+        } else if (this.running.size < this.maxParallel) {
+          this.start(planNode, record, verdict.inputs);
+        }
+      }
+    }
+  }
+
+  private readiness(planNode: PlanNode): { kind: 'wait' } | { kind: 'skip'; reason: string } | { kind: 'run'; inputs: string[] } {
+    const live: string[] = [];
+    for (const edge of planNode.inputs) {
+      const from = this.records.get(edge.from)!;
+      if (!from.isSettled) return { kind: 'wait' };
+    }
+    for (const edge of planNode.inputs) {
+      const from = this.records.get(edge.from)!;
+      if (from.state === 'failed' || from.state === 'canceled') return { kind: 'skip', reason: `input "${from.id}" ${from.state}` };
+      if (from.state !== 'succeeded') continue;
+      const choice = this.choices.get(edge.from);
+      if (edge.when !== undefined && choice !== undefined && choice !== edge.when) continue;
+      if (!live.includes(edge.from)) live.push(edge.from);
+    }
+    if (planNode.inputs.length > 0 && live.length === 0) return { kind: 'skip', reason: 'no input was chosen or ran' };
+    return { kind: 'run', inputs: live };
+  }
+
+  private start(planNode: PlanNode, record: NodeRecord, inputs: string[]): void {
+    const task = this.execute(planNode, record, inputs).finally(() => this.running.delete(record.id));
+    this.running.set(record.id, task);
+  }
+
+  private async execute(planNode: PlanNode, record: NodeRecord, inputs: string[]): Promise<void> {
+    const { node } = planNode;
+    const { log, signal } = this.opts;
+    const startedMs = Date.now();
+    const runner = NODE_RUNNERS[node.type];
+    try {
+      if (!runner) throw new NodeFailure(`unknown node type "${node.type}"`, false);
+      const policy = policyOf(node.config, this.opts.retryBackoffMs ?? 200);
+      const result: NodeResult = await runAttempts(
+        policy,
+        signal,
+        {
+          onAttempt: (attempt) => {
+            this.change(record, () => record.attemptStarted());
+            log.write('info', node.id, `${node.type} started${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+          },
+          onRetry: (attempt, failure, delayMs) =>
+            log.write('warn', node.id, `attempt ${attempt} failed: ${failure.message}; retrying in ${delayMs} ms`),
+        },
+        (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
+      );
+      if (result.choice !== undefined) this.choices.set(node.id, result.choice);
+      this.change(record, () => record.succeeded(result));
+      log.write('info', node.id, `succeeded in ${Date.now() - startedMs} ms: rows_in=${result.rows_in} rows_out=${result.rows_out}`);
+    } catch (err) {
+      if (err instanceof RunAborted) {
+        this.change(record, () => record.canceled());
+        log.write('warn', node.id, 'canceled');
+        return;
+      }
+      const failure = toNodeFailure(err);
+      this.change(record, () => record.failed(failure.message, failure.code));
+      log.write('error', node.id, `failed: ${failure.message}`);
+      this.firstError ??= {
+        message: `node "${node.id}" failed: ${failure.message}`,
+        node_id: node.id,
+        ...(failure.code === undefined ? {} : { code: failure.code }),
+      };
+    }
+  }
+
+  private context(planNode: PlanNode, inputs: string[], signal: AbortSignal): NodeContext {
+    const { node } = planNode;
+    return {
+      node,
+      inputs,
+      workspace: this.workspace,
+      signal,
+      connector: (role) => connectorFor(node, role, this.opts.connectors, this.opts.drivers ?? getDriver),
+      log: (level, message) => this.opts.log.write(level, node.id, message),
+      sinkBatchRows: this.opts.sinkBatchRows ?? DEFAULT_SINK_BATCH_ROWS,
+    };
+  }
+
+  private change(record: NodeRecord, transition: () => void): void {
+    transition();
+    this.opts.onNodeChange?.(record.toJSON());
+  }
+}
+
+function statsOf(plan: RunPlan, nodes: RunNode[]): { rows_read: number; rows_written: number } {
+  let rowsRead = 0;
+  let rowsWritten = 0;
+  for (const node of nodes) {
+    if (node.status !== 'succeeded') continue;
+    const type = plan.byId.get(node.id)?.node.type;
+    if (type === 'source') rowsRead += node.rows_out;
+    if (type === 'sink') rowsWritten += node.rows_out;
+  }
+  return { rows_read: rowsRead, rows_written: rowsWritten };
+}

@@ -1,0 +1,18 @@
+import { planRun } from './run-plan.js';
+
+const node = (id: string) => ({ id, type: 'transform', config: { sql: 'select 1' } });
+
+describe('planRun', () => {
+  it('links each node to its edges', () => {
+    const plan = planRun({ nodes: [node('a'), node('b')], edges: [{ from: 'a', to: 'b' }] });
+    expect(plan.byId.get('b')!.inputs).toEqual([{ from: 'a', to: 'b' }]);
+    expect(plan.byId.get('a')!.outputs).toHaveLength(1);
+  });
+
+  it('refuses malformed DAGs, unknown nodes, duplicates and cycles', () => {
+    expect(() => planRun({ nodes: 'x' })).toThrow(/malformed/);
+    expect(() => planRun({ nodes: [node('a')], edges: [{ from: 'a', to: 'z' }] })).toThrow(/unknown node/);
+    expect(() => planRun({ nodes: [node('a'), node('a')], edges: [] })).toThrow(/two nodes/);
+    expect(() => planRun({ nodes: [node('a'), node('b')], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] })).toThrow(/cycle/);
+  });
+});

@@ -1,0 +1,8 @@
+// What other packages (tests, e2e, bench, the start scripts) may use from the executor.
+export { executeRun, type RunEngineOptions, type RunOutcome, type RunOutcomeStatus } from './engine/run-engine.js';
+export type { RunLogSink, RunLogLevel } from './engine/run-log-sink.js';
+export type { WorkspaceOptions } from './data/run-workspace.js';
+export { executorEnvSchema, loadExecutorConfig, type ExecutorConfig } from './config.js';
+export { ExecutorRuntime, type ExecutorRuntimeOptions } from './runs/executor-runtime.js';
+export { RunProcessor, type RunProcessorDeps, type RunJobResult } from './runs/run.processor.js';
+export { bullPrefix } from './reporting/queue-options.js';

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Redis } from 'ioredis';
+import { NestPinoLogger, createLogger, createMetricsRegistry, redisReadinessCheck } from '@conduit/service-kit';
+import { bootConfig } from './boot-config.js';
+import { ExecutorAppModule } from './ops/executor-app.module.js';
+import { ExecutorRuntime } from './runs/executor-runtime.js';
+
+async function main(): Promise<void> {
+  const config = bootConfig();
+  const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
+  const runtime = new ExecutorRuntime({
+    redisUrl: config.REDIS_URL,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+    concurrency: config.EXECUTOR_CONCURRENCY,
+    nodeParallelism: config.EXECUTOR_NODE_PARALLELISM,
+    dataDir: config.EXECUTOR_DATA_DIR,
+    duckdbMemoryLimit: config.DUCKDB_MEMORY_LIMIT,
+    lockDurationMs: config.RUN_LOCK_MS,
+    stalledIntervalMs: config.RUN_STALLED_INTERVAL_MS,
+    maxStalledCount: config.MAX_STALLED_COUNT,
+    catalogTimeoutMs: config.CATALOG_RPC_TIMEOUT_MS,
+  });
+  await runtime.start();
+
+  // Only for /readyz: the runtime keeps connections of its own.
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  const registry = createMetricsRegistry('executor');
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ExecutorAppModule.forRoot({ registry, checks: [redisReadinessCheck(redis)] }),
+    new FastifyAdapter(),
+    { logger: new NestPinoLogger(logger) },
+  );
+  await app.listen(config.EXECUTOR_PORT, config.HOST);
+  logger.info({ port: config.EXECUTOR_PORT, host: config.HOST }, 'executor ready');
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, grace_ms: config.EXECUTOR_SHUTDOWN_GRACE_MS }, 'draining');
+    void (async () => {
+      try {
+        await runtime.stop(config.EXECUTOR_SHUTDOWN_GRACE_MS);
+        await app.close();
+        redis.disconnect();
+        process.exit(0);
+      } catch (err) {
+        logger.error({ err }, 'unclean shutdown');
+        process.exit(1);
+      }
+    })();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`executor: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

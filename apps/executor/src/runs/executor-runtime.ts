@@ -1,0 +1,109 @@
+/**
+ * The executor without HTTP: the `runs` worker, the report and log queues, the cancel listener and the catalog
+ * RPC client. `stop()` drains: no new runs, active ones may finish within the grace period, the rest are handed
+ * back to the queue for another executor.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import { QUEUES } from '@conduit/contracts';
+import { RedisStreamsClient } from '@conduit/rpc-streams';
+import type { Logger } from 'pino';
+import { bullPrefix } from '../reporting/queue-options.js';
+import { CancelListener } from './cancel-listener.js';
+import { RunProcessor } from './run.processor.js';
+
+export interface ExecutorRuntimeOptions {
+  redisUrl: string;
+  redisPrefix: string;
+  logger: Logger;
+  /** Runs at once. */
+  concurrency: number;
+  nodeParallelism: number;
+  dataDir: string;
+  duckdbMemoryLimit: string;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  maxStalledCount: number;
+  catalogTimeoutMs: number;
+  /** Default 200. */
+  retryBackoffMs?: number;
+}
+
+export class ExecutorRuntime {
+  readonly executorId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private readonly reports: Queue;
+  private readonly logs: Queue;
+  private readonly catalog: RedisStreamsClient;
+  private readonly cancels: CancelListener;
+  private readonly processor: RunProcessor;
+  private worker: Worker | null = null;
+
+  constructor(private readonly opts: ExecutorRuntimeOptions) {
+    const prefix = bullPrefix(opts.redisPrefix);
+    const connection = { url: opts.redisUrl };
+    this.reports = new Queue(QUEUES.eventsScheduler, { connection, prefix });
+    this.logs = new Queue(QUEUES.logs, { connection, prefix });
+    this.catalog = new RedisStreamsClient({ url: opts.redisUrl, prefix: opts.redisPrefix, timeoutMs: opts.catalogTimeoutMs });
+    this.cancels = new CancelListener(opts.redisUrl, opts.redisPrefix, opts.logger);
+    this.processor = new RunProcessor({
+      reports: this.reports,
+      logs: this.logs,
+      catalog: this.catalog,
+      cancels: this.cancels,
+      workspace: { dataDir: opts.dataDir, memoryLimit: opts.duckdbMemoryLimit },
+      logger: opts.logger,
+      executorId: this.executorId,
+      nodeParallelism: opts.nodeParallelism,
+      ...(opts.retryBackoffMs === undefined ? {} : { retryBackoffMs: opts.retryBackoffMs }),
+    });
+  }
+
+  get activeRuns(): string[] {
+    return this.processor.activeRuns;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.cancels.start(), this.catalog.connect(), this.reports.waitUntilReady(), this.logs.waitUntilReady()]);
+    const { logger } = this.opts;
+    const worker = new Worker(QUEUES.runs, this.processor.process, {
+      connection: { url: this.opts.redisUrl, maxRetriesPerRequest: null },
+      prefix: bullPrefix(this.opts.redisPrefix),
+      concurrency: this.opts.concurrency,
+      lockDuration: this.opts.lockDurationMs,
+      stalledInterval: this.opts.stalledIntervalMs,
+      maxStalledCount: this.opts.maxStalledCount,
+      // A finished run's outcome lives in the scheduler; the job itself is only kept briefly.
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 24 * 3600, count: 10_000 },
+    });
+    // A lock we could not renew belongs to someone else soon: stop the run without reporting its end.
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const id of jobIds) if (this.processor.stop(id, 'lock_lost')) logger.warn({ run_id: id }, 'lost the run lock');
+    });
+    worker.on('error', (err) => logger.warn({ err }, 'runs worker error'));
+    worker.on('failed', (job, err) => logger.warn({ run_id: job?.id, err: err.message }, 'run job failed'));
+    await worker.waitUntilReady();
+    this.worker = worker;
+    logger.info({ executor_id: this.executorId, concurrency: this.opts.concurrency }, 'executor taking runs');
+  }
+
+  /** Drains within `graceMs`, then hands back what still runs; closes every connection. */
+  async stop(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) {
+      // close() stops taking jobs and resolves once the active ones have finished.
+      const closing = worker.close();
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), graceMs)));
+      if ((await Promise.race([closing.then(() => 'closed' as const), expired])) === 'expired') {
+        this.opts.logger.warn({ runs: this.processor.activeRuns }, 'grace period over: handing active runs back');
+        this.processor.stopAll('shutdown');
+        await closing;
+      }
+      clearTimeout(timer);
+    }
+    await Promise.allSettled([this.cancels.close(), this.catalog.close(), this.reports.close(), this.logs.close()]);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Processes one `runs` job: validates the command, reports run.started, resolves connectors from the catalog,
+ * executes the DAG, reports each node change and run.finished, and ships log lines. A cancel message ends the run
+ * as canceled; a lost lock or a shutdown stops it without a final report, so another executor takes it again.
+ */
+import { UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
+import type { ClientProxy } from '@nestjs/microservices';
+import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
+import { runCommandSchema, type RunCommand } from '@conduit/contracts';
+import type { Logger } from 'pino';
+import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
+import type { WorkspaceOptions } from '../data/run-workspace.js';
+import { executeRun, type RunOutcome } from '../engine/run-engine.js';
+import { RunLogShipper } from '../reporting/run-log-shipper.js';
+import { RunReporter } from '../reporting/run-reporter.js';
+import type { CancelListener } from './cancel-listener.js';
+import { RunStop, stopKindOf, type RunStopKind } from './run-abort.js';
+
+export interface RunProcessorDeps {
+  reports: Queue;
+  logs: Queue;
+  catalog: ClientProxy;
+  cancels: CancelListener;
+  workspace: WorkspaceOptions;
+  logger: Logger;
+  /** Names this executor in run.started. */
+  executorId: string;
+  nodeParallelism: number;
+  retryBackoffMs?: number;
+}
+
+export type RunJobResult = { status: RunOutcome['status'] };
+
+export class RunProcessor {
+  private readonly active = new Map<string, AbortController>();
+
+  constructor(private readonly deps: RunProcessorDeps) {}
+
+  /** Runs being executed here now. */
+  get activeRuns(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /** Stops a run held here (lock lost, shutdown); answers whether it was here. */
+  stop(runId: string, kind: RunStopKind): boolean {
+    const controller = this.active.get(runId);
+    if (!controller) return false;
+    if (!controller.signal.aborted) controller.abort(new RunStop(kind));
+    return true;
+  }
+
+  stopAll(kind: RunStopKind): void {
+    for (const runId of this.active.keys()) this.stop(runId, kind);
+  }
+
+  readonly process = async (job: Job, token?: string, jobSignal?: AbortSignal): Promise<RunJobResult> => {
+    const parsed = runCommandSchema.safeParse(job.data);
+    if (!parsed.success) {
+      this.deps.logger.error({ job_id: job.id, issues: parsed.error.issues.length }, 'refused a malformed run command');
+      throw new UnrecoverableError('malformed run command');
+    }
+    const command = parsed.data;
+    const controller = new AbortController();
+    this.active.set(command.run_id, controller);
+    const onJobAbort = () => controller.abort(new RunStop('lock_lost'));
+    jobSignal?.addEventListener('abort', onJobAbort, { once: true });
+    const unregister = this.deps.cancels.register(command.run_id, () => controller.abort(new RunStop('canceled')));
+    try {
+      const outcome = await this.execute(command, Math.max(1, job.attemptsStarted), controller.signal);
+      const stop = stopKindOf(controller.signal);
+      if (stop === 'shutdown' && token) {
+        // Back to waiting at once, instead of waiting for the lock to expire.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      if (stop === 'lock_lost') throw new Error('lost the run lock; another executor takes the run');
+      return { status: outcome.status };
+    } finally {
+      unregister();
+      jobSignal?.removeEventListener('abort', onJobAbort);
+      this.active.delete(command.run_id);
+    }
+  };
+
+  private async execute(command: RunCommand, attempt: number, signal: AbortSignal): Promise<RunOutcome> {
+    const { logger } = this.deps;
+    const identity = { run_id: command.run_id, tenant_id: command.tenant_id, attempt };
+    const reporter = new RunReporter(this.deps.reports, identity, logger);
+    const log = new RunLogShipper(this.deps.logs, { ...identity, job_id: command.job_id }, logger);
+    const startedMs = Date.now();
+    void reporter.send({ type: 'run.started', executor_id: this.deps.executorId });
+    log.write('info', null, `run started on ${this.deps.executorId} (attempt ${attempt}, pipeline version ${command.pipeline_version})`);
+    logger.info({ run_id: command.run_id, attempt }, 'run started');
+    let outcome: RunOutcome;
+    try {
+      const connectors = await resolveConnectors(this.deps.catalog, connectorIdsOf(command.dag), {
+        tenant_id: command.tenant_id,
+        scopes: ['read'],
+        request_id: command.run_id,
+      });
+      outcome = await executeRun({
+        runId: command.run_id,
+        dag: command.dag,
+        connectors,
+        workspace: this.deps.workspace,
+        signal,
+        log,
+        onNodeChange: (node) => void reporter.send({ type: 'run.node', node }),
+        maxParallelNodes: this.deps.nodeParallelism,
+        ...(this.deps.retryBackoffMs === undefined ? {} : { retryBackoffMs: this.deps.retryBackoffMs }),
+      });
+    } catch (err) {
+      const known = err instanceof ConnectorResolveError;
+      if (!known) logger.error({ err, run_id: command.run_id }, 'run failed unexpectedly');
+      const message = known ? err.message : 'the executor failed unexpectedly';
+      outcome = { status: signal.aborted ? 'canceled' : 'failed', error: { message, code: known ? err.code : 'internal' }, nodes: [], stats: { rows_read: 0, rows_written: 0 } };
+    }
+    const stop = stopKindOf(signal);
+    if (stop === undefined || stop === 'canceled') {
+      const status = stop === 'canceled' ? 'canceled' : outcome.status;
+      log.write(status === 'failed' ? 'error' : 'info', null, `run ${status} in ${Date.now() - startedMs} ms${outcome.error ? `: ${outcome.error.message}` : ''}`);
+      void reporter.send({ type: 'run.finished', status, error: status === 'canceled' ? null : outcome.error, stats: outcome.stats, nodes: outcome.nodes });
+      outcome = { ...outcome, status };
+    } else {
+      log.write('warn', null, `run handed back (${stop}); another executor takes it`);
+    }
+    await Promise.all([reporter.flushed(), log.flush()]);
+    logger.info({ run_id: command.run_id, status: outcome.status, stop }, 'run ended');
+    return outcome;
+  }
+}
+
+/** Connector ids of a well-shaped DAG; a malformed one is reported by the engine. */
+function connectorIdsOf(dag: Record<string, unknown>): string[] {
+  return checkDagShape(dag).length === 0 ? referencedConnectorIds(dag as unknown as Dag) : [];
+}

@@ -1,0 +1,102 @@
+// An executor process killed mid-run loses its lock; another executor takes the run (BullMQ stalled recovery).
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { INestMicroservice } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import { newId } from '@conduit/contracts';
+import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
+import { startCatalogStub } from './support/catalog-stub.js';
+import { runCommand, startExecutor } from './support/executor.js';
+import { DATABASE_URL, connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { openQueues, reportsOf } from './support/queues.js';
+import { REDIS_URL, connectRedis, deleteKeys, testPrefix } from './support/redis.js';
+import { waitFor } from './support/wait-for.js';
+
+const TENANT = 'tnt_stalled_test';
+const LOCK_MS = 1500;
+const prefix = testPrefix();
+const schema = uniqueSchema();
+const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+let redis: Redis;
+let db: pg.Client;
+let catalog: INestMicroservice;
+let queues: { runs: Queue; reports: Queue; logs: Queue };
+let child: ChildProcess | undefined;
+let runtime: ExecutorRuntime | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(mainJs)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/executor` first');
+  redis = await connectRedis();
+  db = await connectPg();
+  await db.query(`create schema ${schema}`);
+  await db.query(`create table ${schema}.marks (n integer)`);
+  catalog = await startCatalogStub(prefix, {
+    tenantId: TENANT,
+    connectors: [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }],
+    requests: [],
+  });
+  queues = openQueues(prefix);
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await runtime?.stop(1000);
+  await catalog?.close();
+  await Promise.all(queues ? Object.values(queues).map((q) => q.close()) : []);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    await redis.quit();
+  }
+  if (db) {
+    await db.query(`drop schema if exists ${schema} cascade`);
+    await db.end();
+  }
+});
+
+it('takes over the run of a killed executor and finishes it as attempt 2', async () => {
+  child = fork(mainJs, [], {
+    env: {
+      ...process.env,
+      REDIS_URL,
+      DATABASE_URL,
+      REDIS_PREFIX: prefix,
+      EXECUTOR_PORT: '0',
+      RUN_LOCK_MS: String(LOCK_MS),
+      RUN_STALLED_INTERVAL_MS: '500',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const runId = newId('run');
+  const dag = {
+    nodes: [
+      { id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(2)' } },
+      { id: 'mark', type: 'sql', config: { connector_id: 'con_pg', sql: 'insert into marks values (1)' } },
+    ],
+    edges: [{ from: 'nap', to: 'mark' }],
+  };
+  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await waitFor(async () => (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'), 15_000, 'the child executor to start the run');
+  const [started] = await reportsOf(queues.reports, runId);
+  child.kill('SIGKILL');
+
+  runtime = await startExecutor(prefix, LOCK_MS);
+  let end: Awaited<ReturnType<typeof reportsOf>>[number] | undefined;
+  await waitFor(async () => {
+    end = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
+    return end !== undefined;
+  }, 20_000, 'the run to finish on the second executor');
+  expect(started).toMatchObject({ type: 'run.started', attempt: 1 });
+  expect(started!.type === 'run.started' && started!.executor_id).not.toBe(runtime.executorId);
+  const reports = await reportsOf(queues.reports, runId);
+  expect(reports.filter((r) => r.type === 'run.started').map((r) => r.type === 'run.started' && [r.attempt, r.executor_id])).toEqual([
+    [1, (started as { executor_id: string }).executor_id],
+    [2, runtime.executorId],
+  ]);
+  expect(end).toMatchObject({ status: 'succeeded', attempt: 2 });
+  const { rows } = await db.query(`select count(*)::int as n from ${schema}.marks`);
+  expect(rows[0].n).toBe(1);
+});

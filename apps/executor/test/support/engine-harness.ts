@@ -1,0 +1,48 @@
+// Runs the engine directly against the suite's schema, collecting log lines and node changes.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ResolvedConnector, RunNode } from '@conduit/contracts';
+import { executeRun, type RunOutcome } from '../../src/engine/run-engine.js';
+import type { RunLogLevel } from '../../src/engine/run-log-sink.js';
+
+export const CONNECTOR_ID = 'con_pg';
+export const DATA_DIR = join(tmpdir(), 'conduit-executor-tests');
+
+export interface LoggedLine {
+  level: RunLogLevel;
+  node_id: string | null;
+  message: string;
+}
+
+export interface EngineRun {
+  outcome: RunOutcome;
+  lines: LoggedLine[];
+  changes: RunNode[];
+}
+
+export async function runDag(
+  dag: Record<string, unknown>,
+  config: Record<string, unknown>,
+  opts: { signal?: AbortSignal; runId?: string } = {},
+): Promise<EngineRun> {
+  const lines: LoggedLine[] = [];
+  const changes: RunNode[] = [];
+  const connectors = new Map<string, ResolvedConnector>([[CONNECTOR_ID, { id: CONNECTOR_ID, type: 'postgres', config }]]);
+  const outcome = await executeRun({
+    runId: opts.runId ?? 'run_test',
+    dag,
+    connectors,
+    workspace: { dataDir: DATA_DIR, memoryLimit: '256MB' },
+    signal: opts.signal ?? new AbortController().signal,
+    log: { write: (level, node_id, message) => lines.push({ level, node_id, message }) },
+    onNodeChange: (node) => changes.push(node),
+    retryBackoffMs: 50,
+  });
+  return { outcome, lines, changes };
+}
+
+export function nodeOf(run: EngineRun, id: string): RunNode {
+  const node = run.outcome.nodes.find((n) => n.id === id);
+  if (!node) throw new Error(`no node ${id} in the outcome`);
+  return node;
+}

@@ -1,0 +1,37 @@
+// An in-process executor runtime on the suite's prefix, with short lock settings.
+import { pino } from 'pino';
+import { ExecutorRuntime } from '../../src/runs/executor-runtime.js';
+import { DATA_DIR } from './engine-harness.js';
+import { REDIS_URL } from './redis.js';
+
+export async function startExecutor(prefix: string, lockMs = 2000): Promise<ExecutorRuntime> {
+  const runtime = new ExecutorRuntime({
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    logger: pino({ level: 'silent' }),
+    concurrency: 2,
+    nodeParallelism: 4,
+    dataDir: DATA_DIR,
+    duckdbMemoryLimit: '256MB',
+    lockDurationMs: lockMs,
+    stalledIntervalMs: Math.max(500, lockMs / 2),
+    maxStalledCount: 2,
+    catalogTimeoutMs: 3000,
+    retryBackoffMs: 50,
+  });
+  await runtime.start();
+  return runtime;
+}
+
+export function runCommand(runId: string, tenantId: string, dag: Record<string, unknown>): Record<string, unknown> {
+  return {
+    run_id: runId,
+    tenant_id: tenantId,
+    job_id: 'job_test',
+    pipeline_id: 'pln_test',
+    pipeline_version: 1,
+    dag,
+    parameters: {},
+    trigger: 'manual',
+  };
+}

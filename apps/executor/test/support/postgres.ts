@@ -1,0 +1,38 @@
+// A throwaway PostgreSQL schema per suite, and the postgres connector config that points into it.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Fails loudly when PostgreSQL is not there, instead of letting every test time out. */
+export async function connectPg(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(`PostgreSQL is required at ${DATABASE_URL} for these tests: ${String(err)}`);
+  }
+  return client;
+}
+
+export function uniqueSchema(): string {
+  return `executor_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+}
+
+/** The postgres connector config of the suite's schema. */
+export function connectorConfig(schema: string): Record<string, unknown> {
+  const url = new URL(DATABASE_URL);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    database: url.pathname.slice(1) || 'postgres',
+    user: decodeURIComponent(url.username || 'postgres'),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    schema,
+  };
+}
+
+export async function count(client: pg.Client, table: string): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${table}`);
+  return Number(rows[0]!.n);
+}

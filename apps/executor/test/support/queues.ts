@@ -1,0 +1,28 @@
+// Reading what the executor put on events.scheduler and logs (nothing consumes them in these tests).
+import { Queue } from 'bullmq';
+import { QUEUES, runLogBatchSchema, runReportSchema, type RunLogBatch, type RunReport } from '@conduit/contracts';
+import { bullPrefix } from '../../src/reporting/queue-options.js';
+import { REDIS_URL } from './redis.js';
+
+export function openQueues(prefix: string): { runs: Queue; reports: Queue; logs: Queue } {
+  const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
+  return { runs: new Queue(QUEUES.runs, opts), reports: new Queue(QUEUES.eventsScheduler, opts), logs: new Queue(QUEUES.logs, opts) };
+}
+
+/** A run's reports in the order they were added, each validated by the schema the scheduler uses. */
+export async function reportsOf(queue: Queue, runId: string): Promise<RunReport[]> {
+  const jobs = await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true);
+  return jobs
+    .filter((job) => (job.data as { run_id?: string }).run_id === runId)
+    .map((job) => runReportSchema.parse(job.data))
+    // Event ids are time-ordered and monotonic within the executor: their order is the order sent.
+    .sort((a, b) => (a.event_id < b.event_id ? -1 : 1));
+}
+
+export async function logBatchesOf(queue: Queue, runId: string): Promise<RunLogBatch[]> {
+  const jobs = await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true);
+  return jobs
+    .filter((job) => (job.data as { run_id?: string }).run_id === runId)
+    .map((job) => runLogBatchSchema.parse(job.data))
+    .sort((a, b) => a.lines[0]!.n - b.lines[0]!.n);
+}

@@ -1,0 +1,150 @@
+// The executor end to end over real queues: a run command on `runs`, reports on events.scheduler, logs on logs.
+import type { INestMicroservice } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import { newId, RUN_CANCEL_CHANNEL, type RunReport } from '@conduit/contracts';
+import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
+import { startCatalogStub, type CatalogStubData } from './support/catalog-stub.js';
+import { runCommand, startExecutor } from './support/executor.js';
+import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
+import { logBatchesOf, openQueues, reportsOf } from './support/queues.js';
+import { connectRedis, deleteKeys, testPrefix } from './support/redis.js';
+import { waitFor } from './support/wait-for.js';
+
+const TENANT = 'tnt_executor_test';
+const prefix = testPrefix();
+const schema = uniqueSchema();
+const stub: CatalogStubData = {
+  tenantId: TENANT,
+  connectors: [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }],
+  requests: [],
+};
+let redis: Redis;
+let db: pg.Client;
+let catalog: INestMicroservice;
+let runtime: ExecutorRuntime;
+let queues: { runs: Queue; reports: Queue; logs: Queue };
+
+const finished = async (runId: string): Promise<Extract<RunReport, { type: 'run.finished' }>> => {
+  let found: RunReport | undefined;
+  await waitFor(async () => {
+    found = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
+    return found !== undefined;
+  }, 20_000, `run.finished of ${runId}`);
+  return found as Extract<RunReport, { type: 'run.finished' }>;
+};
+
+beforeAll(async () => {
+  redis = await connectRedis();
+  db = await connectPg();
+  await db.query(`create schema ${schema}`);
+  await db.query(`create table ${schema}.items (id integer primary key, label text)`);
+  await db.query(`insert into ${schema}.items select g, 'item ' || g from generate_series(1, 1000) g`);
+  await db.query(`create table ${schema}.items_copy (id integer primary key, label text)`);
+  catalog = await startCatalogStub(prefix, stub);
+  queues = openQueues(prefix);
+  runtime = await startExecutor(prefix);
+});
+
+afterAll(async () => {
+  await runtime?.stop(1000);
+  await catalog?.close();
+  await Promise.all(queues ? Object.values(queues).map((q) => q.close()) : []);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    await redis.quit();
+  }
+  if (db) {
+    await db.query(`drop schema if exists ${schema} cascade`);
+    await db.end();
+  }
+});
+
+const copyDag = {
+  nodes: [
+    { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
+    { id: 'even', type: 'transform', config: { sql: 'select id, upper(label) as label from items where id % 2 = 0' } },
+    { id: 'out', type: 'sink', config: { connector_id: 'con_pg', table: 'items_copy', mode: 'upsert', key: ['id'] } },
+  ],
+  edges: [
+    { from: 'items', to: 'even' },
+    { from: 'even', to: 'out' },
+  ],
+};
+
+it('runs a command from the runs queue and reports started, node changes, finished and log batches', async () => {
+  const runId = newId('run');
+  await queues.runs.add('run', runCommand(runId, TENANT, copyDag), { jobId: runId });
+  const end = await finished(runId);
+  expect(end).toMatchObject({ status: 'succeeded', error: null, attempt: 1, tenant_id: TENANT, stats: { rows_read: 1000, rows_written: 500 } });
+  expect(end.nodes.map((n) => [n.id, n.status, n.rows_out])).toEqual([
+    ['items', 'succeeded', 1000],
+    ['even', 'succeeded', 500],
+    ['out', 'succeeded', 500],
+  ]);
+  expect(await count(db, `${schema}.items_copy`)).toBe(500);
+
+  const reports = await reportsOf(queues.reports, runId);
+  expect(reports[0]).toMatchObject({ type: 'run.started', executor_id: runtime.executorId });
+  expect(reports.at(-1)!.type).toBe('run.finished');
+  const nodeReports = reports.flatMap((r) => (r.type === 'run.node' ? [`${r.node.id}:${r.node.status}`] : []));
+  expect(nodeReports).toEqual(['items:running', 'items:succeeded', 'even:running', 'even:succeeded', 'out:running', 'out:succeeded']);
+  expect(new Set(reports.map((r) => r.event_id)).size).toBe(reports.length);
+
+  // The catalog was asked with the run's tenant, read scope and the run id as request id.
+  expect(stub.requests).toContainEqual({ ctx: { tenant_id: TENANT, scopes: ['read'], request_id: runId }, data: { ids: ['con_pg'] } });
+
+  let lines: string[] = [];
+  await waitFor(async () => {
+    const batches = await logBatchesOf(queues.logs, runId);
+    const all = batches.flatMap((b) => b.lines);
+    expect(all.map((l) => l.n)).toEqual(all.map((_, i) => i));
+    lines = all.map((l) => `${l.node_id ?? '-'} ${l.level} ${l.message}`);
+    return lines.some((l) => l.startsWith('- info run succeeded'));
+  }, 5000, 'the final log line');
+  expect(lines).toContain('items info read 1000 rows');
+  expect(lines).toContain('out info wrote 500 of 500 rows to items_copy (upsert)');
+  expect(lines.join('\n')).not.toMatch(/password/i);
+  expect(await queues.runs.getJobState(runId)).toBe('completed');
+});
+
+it('fails a run whose connector is not the tenant\'s, naming the node', async () => {
+  const runId = newId('run');
+  await queues.runs.add('run', runCommand(runId, 'tnt_other', copyDag), { jobId: runId });
+  const end = await finished(runId);
+  expect(end.status).toBe('failed');
+  expect(end.error).toMatchObject({ node_id: 'items', message: 'node "items" failed: connector "con_pg" does not exist' });
+  expect(end.nodes.map((n) => n.status)).toEqual(['failed', 'skipped', 'skipped']);
+});
+
+it('cancels a running run within a second of the cancel message', async () => {
+  const runId = newId('run');
+  const dag = { nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }], edges: [] };
+  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await waitFor(async () => (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'), 10_000, 'nap running');
+  const sentAt = Date.now();
+  await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
+  const end = await finished(runId);
+  expect(Date.parse(end.at) - sentAt).toBeLessThan(1000);
+  expect(end).toMatchObject({ status: 'canceled', error: null });
+  expect(end.nodes[0]).toMatchObject({ id: 'nap', status: 'canceled' });
+  const { rows } = await db.query(`select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(30)'`);
+  expect(rows[0].n).toBe(0);
+});
+
+it('hands active runs back to the queue when draining outlasts the grace period', async () => {
+  const runId = newId('run');
+  const dag = { nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }], edges: [] };
+  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be active');
+  await runtime.stop(300);
+  expect(['wait', 'waiting']).toContain(await queues.runs.getJobState(runId));
+  expect((await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
+  // Another executor takes it from there; cancel it so the suite ends quickly.
+  runtime = await startExecutor(prefix);
+  await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be taken again');
+  await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
+  const end = await finished(runId);
+  expect(end).toMatchObject({ status: 'canceled', attempt: 2 });
+});
