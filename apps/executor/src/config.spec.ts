@@ -6,7 +6,7 @@ describe('executor config', () => {
     const config = loadExecutorConfig({});
     expect(config).toMatchObject({
       EXECUTOR_CONCURRENCY: 2,
-      EXECUTOR_PORT: 3102,
+      EXECUTOR_PORT: 3103,
       DUCKDB_MEMORY_LIMIT: '256MB',
       RUN_LOCK_MS: 30_000,
       RUN_STALLED_INTERVAL_MS: 30_000,

@@ -9,7 +9,7 @@ export const executorEnvSchema = z
   .object({
     ...baseEnv,
     /** HTTP port of /healthz, /readyz and /metrics only: runs arrive over the `runs` queue. */
-    EXECUTOR_PORT: envPort().default(3102),
+    EXECUTOR_PORT: envPort().default(3103),
     HOST: z.string().min(1).default('127.0.0.1'),
     /** Runs one executor process works on at once. */
     EXECUTOR_CONCURRENCY: positiveInt().max(64).default(2),

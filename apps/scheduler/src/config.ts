@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
+
+const positiveInt = () => z.coerce.number().int().min(1);
+
+export const schedulerEnvSchema = z.object({
+  ...baseEnv,
+  /** HTTP port of /healthz, /readyz and /metrics; requests arrive over Redis, not here. */
+  SCHEDULER_PORT: envPort().default(3102),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** The PostgreSQL schema of the scheduler's tables; tests migrate a fresh one. */
+  SCHEDULER_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('scheduler'),
+  SCHEDULER_DB_POOL_SIZE: positiveInt().max(100).default(10),
+  /** Most RPC requests one replica handles at once. */
+  SCHEDULER_RPC_CONCURRENCY: positiveInt().max(1000).default(64),
+  /** How long a call to the catalog waits for its answer. */
+  SCHEDULER_CATALOG_TIMEOUT_MS: positiveInt().max(60_000).default(5000),
+  /** Period of the outbox sweep (the relay is also woken right after each commit). */
+  SCHEDULER_OUTBOX_SWEEP_MS: positiveInt().max(60_000).default(500),
+  /** Period of the reaper that fails lost or abandoned runs. */
+  SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
+  /** A run whose executor has been silent this long, with no live queue job, is failed. */
+  SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
+});
+
+export type SchedulerConfig = z.output<typeof schedulerEnvSchema>;
+
+/** Reads and validates the environment once; throws ConfigError listing every problem. */
+export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): SchedulerConfig {
+  return loadConfig(schedulerEnvSchema, env);
+}

@@ -1,0 +1,34 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { createServiceDataSource } from '@conduit/service-kit';
+import { JobEntity } from '../jobs/job.entity.js';
+import { RunEntity } from '../runs/run.entity.js';
+import { ProcessedEventEntity } from '../runs/processed-event.entity.js';
+import { OutboxMessageEntity } from '../outbox/outbox-message.entity.js';
+import { Init1732300000000 } from '../migrations/1732300000000-init.js';
+import { DEFAULT_SCHEMA } from './schema-name.js';
+
+export const SCHEDULER_ENTITIES = [JobEntity, RunEntity, ProcessedEventEntity, OutboxMessageEntity];
+/** In order; append new migrations here. */
+export const SCHEDULER_MIGRATIONS = [Init1732300000000];
+
+export interface SchedulerDataSourceOptions {
+  url: string;
+  /** Default `scheduler`. */
+  schema?: string;
+  /** Default 10. */
+  poolSize?: number;
+  logger?: Logger;
+}
+
+/** The scheduler's data source (not initialised: `migrate()` does that at boot). */
+export function createSchedulerDataSource(opts: SchedulerDataSourceOptions): DataSource {
+  return createServiceDataSource({
+    url: opts.url,
+    schema: opts.schema ?? DEFAULT_SCHEMA,
+    entities: SCHEDULER_ENTITIES,
+    migrations: SCHEDULER_MIGRATIONS,
+    ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+}

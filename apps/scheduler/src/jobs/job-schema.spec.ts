@@ -1,0 +1,42 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError, jobCreateSchema, parseOrThrow } from '@conduit/contracts';
+
+/** The 422s of a job body are decided by the shared schema, before the scheduler sees the request. */
+function fieldErrors(body: Record<string, unknown>): { path: string; code: string }[] {
+  try {
+    parseOrThrow(jobCreateSchema, { name: 'nightly', pipeline_id: 'pln_x', ...body });
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('validation_failed');
+    return ((err as AppError).errors ?? []).map(({ path, code }) => ({ path, code }));
+  }
+  throw new Error('expected the body to be refused');
+}
+
+describe('job body validation', () => {
+  it.each([
+    ['six fields', '0 0 * * * *'],
+    ['minute 60', '60 * * * *'],
+    ['a zero step', '*/0 * * * *'],
+    ['an empty schedule', ''],
+    ['blanks only', '   '],
+  ])('refuses a schedule with %s as invalid_cron', (_what, schedule) => {
+    expect(fieldErrors({ schedule })).toEqual([{ path: 'schedule', code: 'invalid_cron' }]);
+  });
+
+  it('refuses an unknown time zone and parameters that are not an object', () => {
+    expect(fieldErrors({ timezone: 'Mars/Olympus' })).toEqual([{ path: 'timezone', code: 'invalid_timezone' }]);
+    expect(fieldErrors({ parameters: [1, 2] })).toEqual([{ path: 'parameters', code: 'invalid_type' }]);
+    expect(fieldErrors({ parameters: 'x' })).toEqual([{ path: 'parameters', code: 'invalid_type' }]);
+  });
+
+  it('lists every field at fault at once, unknown fields included', () => {
+    const errors = fieldErrors({ schedule: '* * *', timezone: 'Nowhere/City', colour: 'red' });
+    expect(errors.map((e) => e.path).sort()).toEqual(['colour', 'schedule', 'timezone']);
+  });
+
+  it('accepts null and five-field schedules, with defaults for the rest', () => {
+    expect(parseOrThrow(jobCreateSchema, { name: 'a', pipeline_id: 'pln_x', schedule: null })).toMatchObject({ timezone: 'UTC', concurrency_policy: 'forbid', parameters: {} });
+    expect(parseOrThrow(jobCreateSchema, { name: 'a', pipeline_id: 'pln_x', schedule: '*/15 9-17 * JAN-MAR mon-fri', timezone: 'Europe/Paris' }).schedule).toBe('*/15 9-17 * JAN-MAR mon-fri');
+  });
+});

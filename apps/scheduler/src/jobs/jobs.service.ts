@@ -1,0 +1,191 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import type { Logger } from 'pino';
+import {
+  AppError,
+  isId,
+  newId,
+  pageOf,
+  type Job,
+  type JobCreate,
+  type JobListQuery,
+  type JobUpdate,
+  type Page,
+  type RpcContext,
+  type RunSummary,
+  type Tagged,
+} from '@conduit/contracts';
+import { JobEntity } from './job.entity.js';
+import { jobEtag, taggedJob, toJob } from './job.mapper.js';
+import { RunEntity } from '../runs/run.entity.js';
+import { toRunSummary } from '../runs/run.mapper.js';
+import { RunStateMachine } from '../runs/run-state-machine.js';
+import { RunCancelSignals } from '../runs/run-cancel-signals.js';
+import { JobSchedules } from '../schedules/job-schedules.js';
+import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { assertIfMatch } from '../common/if-match.js';
+import { cursorAfter } from '../common/paging.js';
+import { notFound } from '../common/not-found.js';
+import { isUniqueViolation } from '../common/pg-errors.js';
+import { entityValues } from '../common/entity-values.js';
+import { SCHEDULER_LOGGER } from '../common/tokens.js';
+
+const NAME_KEY = 'jobs_tenant_name_key';
+
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly machine: RunStateMachine,
+    private readonly cancels: RunCancelSignals,
+    private readonly schedules: JobSchedules,
+    private readonly snapshots: PipelineSnapshots,
+    private readonly relay: OutboxRelay,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async create(ctx: RpcContext, body: JobCreate): Promise<Tagged<Job>> {
+    await this.assertPipeline(ctx, body.pipeline_id);
+    const now = new Date();
+    const row = await this.nameGuarded(body.name, async () => {
+      const job = this.ds.manager.create(JobEntity, { id: newId('job'), tenantId: ctx.tenant_id, ...this.fieldsOf(body), status: 'active', revision: 1, createdAt: now, updatedAt: now });
+      await this.ds.manager.insert(JobEntity, entityValues<JobEntity>(job));
+      return job;
+    });
+    await this.syncSchedule(row);
+    return taggedJob(row, null);
+  }
+
+  async list(tenantId: string, query: JobListQuery): Promise<Page<Job>> {
+    const after = cursorAfter(query.cursor);
+    const where: FindOptionsWhere<JobEntity> = { tenantId };
+    if (query.pipeline_id !== undefined) where.pipelineId = query.pipeline_id;
+    if (query.status !== undefined) where.status = query.status;
+    if (after !== undefined) where.id = LessThan(after);
+    const rows = await this.ds.manager.find(JobEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
+    const lastRuns = await this.lastRuns(rows.map((r) => r.id));
+    return pageOf(rows.map((r) => toJob(r, lastRuns.get(r.id) ?? null)), query.limit, (j) => j.id);
+  }
+
+  async get(tenantId: string, id: string): Promise<Tagged<Job>> {
+    const row = await this.load(this.ds.manager, tenantId, id);
+    return taggedJob(row, (await this.lastRuns([row.id])).get(row.id) ?? null);
+  }
+
+  /** PUT: every mutable field is replaced (absent ones take their defaults); status changes only by pause/resume. */
+  async update(ctx: RpcContext, id: string, body: JobUpdate, ifMatch?: string): Promise<Tagged<Job>> {
+    const before = await this.load(this.ds.manager, ctx.tenant_id, id);
+    if (body.pipeline_id !== before.pipelineId) await this.assertPipeline(ctx, body.pipeline_id);
+    const row = await this.nameGuarded(body.name, () =>
+      this.ds.transaction(async (m) => {
+        const current = await this.load(m, ctx.tenant_id, id, true);
+        assertIfMatch(ifMatch, jobEtag(current));
+        const changes = { ...this.fieldsOf(body), revision: current.revision + 1, updatedAt: new Date() };
+        await m.update(JobEntity, { tenantId: ctx.tenant_id, id }, entityValues<JobEntity>(changes));
+        return Object.assign(current, changes);
+      }),
+    );
+    await this.syncSchedule(row);
+    return this.get(ctx.tenant_id, row.id);
+  }
+
+  /** Cancels the job's active runs, deletes it (its runs go with it) and removes its scheduler. */
+  async delete(tenantId: string, id: string): Promise<null> {
+    const canceled = await this.ds.transaction(async (m) => {
+      const job = await this.load(m, tenantId, id, true);
+      const active = await this.machine.activeRunsWithin(m, job.id);
+      for (const run of active) await this.machine.cancelWithin(m, run);
+      await m.delete(JobEntity, { tenantId, id: job.id });
+      return active.map((r) => r.id);
+    });
+    await this.schedules.remove(id);
+    this.relay.wake();
+    if (canceled.length > 0) await this.cancels.announce(canceled);
+    return null;
+  }
+
+  async pause(tenantId: string, id: string): Promise<Tagged<Job>> {
+    return this.setStatus(tenantId, id, 'paused');
+  }
+
+  async resume(tenantId: string, id: string): Promise<Tagged<Job>> {
+    return this.setStatus(tenantId, id, 'active');
+  }
+
+  /** How many of the tenant's jobs use the pipeline (the catalog refuses to delete a pipeline in use). */
+  async usage(tenantId: string, pipelineId: string): Promise<{ jobs: number }> {
+    return { jobs: await this.ds.manager.countBy(JobEntity, { tenantId, pipelineId }) };
+  }
+
+  private async setStatus(tenantId: string, id: string, status: JobEntity['status']): Promise<Tagged<Job>> {
+    const row = await this.ds.transaction(async (m) => {
+      const current = await this.load(m, tenantId, id, true);
+      if (current.status === status) return current;
+      const changes = { status, revision: current.revision + 1, updatedAt: new Date() };
+      await m.update(JobEntity, { tenantId, id }, changes);
+      return Object.assign(current, changes);
+    });
+    await this.syncSchedule(row);
+    return this.get(tenantId, row.id);
+  }
+
+  private fieldsOf(body: JobCreate): Pick<JobEntity, 'name' | 'description' | 'pipelineId' | 'schedule' | 'timezone' | 'concurrencyPolicy' | 'parameters'> {
+    return {
+      name: body.name,
+      description: body.description ?? null,
+      pipelineId: body.pipeline_id,
+      schedule: body.schedule === undefined || body.schedule === null ? null : body.schedule.trim().replace(/\s+/g, ' '),
+      timezone: body.timezone,
+      concurrencyPolicy: body.concurrency_policy,
+      parameters: body.parameters,
+    };
+  }
+
+  /** The scheduler follows the committed job; if Redis fails here, the boot reconcile repairs it. */
+  private async syncSchedule(row: JobEntity): Promise<void> {
+    try {
+      await this.schedules.sync(row);
+    } catch (err) {
+      this.logger.error({ err, job_id: row.id }, 'could not update the job scheduler; the next boot reconciles it');
+    }
+  }
+
+  private async assertPipeline(ctx: RpcContext, pipelineId: string): Promise<void> {
+    const snapshot = isId('pipeline', pipelineId) ? await this.snapshots.get(ctx, pipelineId) : null;
+    if (!snapshot) {
+      throw new AppError('unknown_pipeline', `pipeline ${pipelineId.slice(0, 64)} does not exist`, [
+        { path: 'pipeline_id', code: 'unknown_pipeline', message: `pipeline ${pipelineId.slice(0, 64)} does not exist` },
+      ]);
+    }
+  }
+
+  private async lastRuns(jobIds: string[]): Promise<Map<string, RunSummary>> {
+    if (jobIds.length === 0) return new Map();
+    const rows = await this.ds.manager
+      .createQueryBuilder(RunEntity, 'r')
+      .distinctOn(['r.job_id'])
+      .where({ jobId: In(jobIds) })
+      .orderBy('r.job_id')
+      .addOrderBy('r.id', 'DESC')
+      .getMany();
+    return new Map(rows.map((r) => [r.jobId, toRunSummary(r)]));
+  }
+
+  private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<JobEntity> {
+    if (!isId('job', id)) throw notFound('job', id);
+    const row = await manager.findOne(JobEntity, { where: { tenantId, id }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    if (!row) throw notFound('job', id);
+    return row;
+  }
+
+  /** A taken name shows up as the unique violation: concurrent creates of one name cannot both pass. */
+  private async nameGuarded<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err, NAME_KEY)) throw new AppError('name_taken', `a job named "${name}" already exists`);
+      throw err;
+    }
+  }
+}

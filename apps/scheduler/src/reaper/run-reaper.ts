@@ -1,0 +1,105 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource, In, IsNull, LessThan, type EntityManager } from 'typeorm';
+import type { Logger } from 'pino';
+import { schemaOf } from '@conduit/service-kit';
+import type { RunError } from '@conduit/contracts';
+import { RunEntity } from '../runs/run.entity.js';
+import { RunStateMachine, ACTIVE_RUN_STATUSES } from '../runs/run-state-machine.js';
+import { EXECUTOR_STOPPED_RESPONDING, lostExecutorError } from '../runs/run-errors.js';
+import { OutboxMessageEntity } from '../outbox/outbox-message.entity.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { SchedulerQueues } from '../queues/scheduler-queues.js';
+import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
+import type { SchedulerSettings } from '../scheduler-settings.js';
+
+const BATCH = 200;
+/** Queue job states in which the run is still on its way (waiting, delayed) or being executed (active). */
+const ALIVE = new Set(['waiting', 'waiting-children', 'delayed', 'prioritized', 'active']);
+
+export interface ReapResult {
+  requeued: string[];
+  failed: string[];
+}
+
+/**
+ * Makes sure no run stays queued or running for ever. Looks at active runs silent for longer than
+ * `runSilenceMs` whose command was published, and at their queue job:
+ * - a queued run whose job is missing was lost: it is re-enqueued once, then failed;
+ * - a job that failed, completed without a final report, or vanished under a running run: the run fails.
+ * One replica sweeps at a time (a transaction-level advisory lock); the others skip the round.
+ */
+@Injectable()
+export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly machine: RunStateMachine,
+    private readonly queues: SchedulerQueues,
+    private readonly relay: OutboxRelay,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.background.reaper) return;
+    this.timer = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.sweep()
+        .catch((err: unknown) => this.logger.warn({ err }, 'reaper pass failed'))
+        .finally(() => (this.sweeping = null));
+    }, this.settings.reaperIntervalMs);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /** One pass; answers what it did (null when another replica holds the lock). */
+  async sweep(): Promise<ReapResult | null> {
+    const result = await this.ds.transaction(async (m) => {
+      const [lock] = (await m.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok`, [`conduit.scheduler.reaper:${schemaOf(this.ds)}`])) as { ok: boolean }[];
+      if (!lock?.ok) return null;
+      // Report ids are kept past any redelivery of BullMQ (failed reports live 7 days), then forgotten.
+      await m.query(`DELETE FROM processed_events WHERE processed_at < now() - interval '8 days'`);
+      const done: ReapResult = { requeued: [], failed: [] };
+      const silentSince = new Date(Date.now() - this.settings.runSilenceMs);
+      const runs = await m.find(RunEntity, {
+        where: { status: In([...ACTIVE_RUN_STATUSES]), lastEventAt: LessThan(silentSince) },
+        order: { lastEventAt: 'ASC' },
+        take: BATCH,
+        lock: { mode: 'pessimistic_write' },
+      });
+      for (const run of runs) await this.examine(m, run, done);
+      return done;
+    });
+    if (result && (result.requeued.length > 0 || result.failed.length > 0)) {
+      this.logger.warn(result, 'reaper acted on silent runs');
+      this.relay.wake();
+    }
+    return result;
+  }
+
+  private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
+    // Not yet published: the relay will, so there is nothing to judge yet.
+    if (await m.existsBy(OutboxMessageEntity, { runId: run.id, kind: 'run_command', publishedAt: IsNull() })) return;
+    const job = await this.queues.runs.getJob(run.id);
+    const state = job ? await job.getState() : 'missing';
+    if (ALIVE.has(state)) return;
+    if (run.status === 'queued' && state === 'missing' && run.requeues < 1) {
+      await m.update(RunEntity, { id: run.id }, { requeues: run.requeues + 1, lastEventAt: new Date() });
+      await this.machine.enqueueWithin(m, run, new Date());
+      done.requeued.push(run.id);
+      return;
+    }
+    let error: RunError;
+    if (state === 'failed') error = lostExecutorError(job?.failedReason);
+    else if (run.status === 'queued' && state === 'missing') error = { code: 'run_lost', message: 'the run was lost before an executor took it, and again after it was re-enqueued' };
+    else error = { code: 'executor_lost', message: `${EXECUTOR_STOPPED_RESPONDING} (queue job ${state} without a final report)` };
+    await this.machine.failWithin(m, run, error);
+    done.failed.push(run.id);
+  }
+}

@@ -1,0 +1,142 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, In, type EntityManager } from 'typeorm';
+import type { Logger } from 'pino';
+import { newId, type RunError, type RunReport, type RunTrigger } from '@conduit/contracts';
+import { RunEntity } from './run.entity.js';
+import { runEventOf, type RunEventType } from './run.mapper.js';
+import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
+import { addRunCommand, addRunEvent } from '../outbox/outbox-writer.js';
+import { entityValues } from '../common/entity-values.js';
+import { SCHEDULER_LOGGER } from '../common/tokens.js';
+
+export interface NewRun {
+  tenantId: string;
+  jobId: string;
+  pipelineId: string;
+  pipelineVersion: number;
+  dag: Record<string, unknown>;
+  trigger: RunTrigger;
+  parameters: Record<string, unknown>;
+  tickId?: string | null;
+}
+
+export type ReportOutcome = 'applied' | 'duplicate' | 'stale' | 'unknown_run';
+
+export const ACTIVE_RUN_STATUSES = ['queued', 'running'] as const;
+
+/**
+ * The only writer of runs. Every accepted transition writes its `run.*` event to the outbox in the same
+ * transaction; the `...Within` methods take the caller's transaction, which must hold the run row locked.
+ */
+@Injectable()
+export class RunStateMachine {
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Inserts the run as `queued`, its command for the executors and its `run.queued` event. */
+  async createWithin(m: EntityManager, input: NewRun): Promise<RunEntity> {
+    const now = new Date();
+    const run = m.create(RunEntity, {
+      id: newId('run'),
+      tenantId: input.tenantId,
+      jobId: input.jobId,
+      pipelineId: input.pipelineId,
+      pipelineVersion: input.pipelineVersion,
+      dag: input.dag,
+      status: 'queued',
+      trigger: input.trigger,
+      parameters: input.parameters,
+      attempt: 1,
+      queuedAt: now,
+      startedAt: null,
+      finishedAt: null,
+      error: null,
+      nodes: initialNodes(input.dag),
+      stats: { rows_read: 0, rows_written: 0 },
+      lastEventAt: now,
+      tickId: input.tickId ?? null,
+      requeues: 0,
+    });
+    await m.insert(RunEntity, entityValues<RunEntity>(run));
+    await this.enqueueWithin(m, run, now);
+    await addRunEvent(m, runEventOf(run, 'run.queued', now));
+    return run;
+  }
+
+  /** Queues the run's command (again, for the reaper's re-enqueue of a lost one). */
+  async enqueueWithin(m: EntityManager, run: RunEntity, at: Date): Promise<void> {
+    await addRunCommand(
+      m,
+      {
+        run_id: run.id,
+        tenant_id: run.tenantId,
+        job_id: run.jobId,
+        pipeline_id: run.pipelineId,
+        pipeline_version: run.pipelineVersion,
+        dag: run.dag,
+        parameters: run.parameters,
+        trigger: run.trigger,
+      },
+      at,
+    );
+  }
+
+  /** The active runs of a job, locked for update (the caller holds the job row, so no new one can appear). */
+  async activeRunsWithin(m: EntityManager, jobId: string): Promise<RunEntity[]> {
+    return m.find(RunEntity, { where: { jobId, status: In([...ACTIVE_RUN_STATUSES]) }, order: { id: 'ASC' }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** queued|running -> canceled at once: nodes not over become canceled, the concurrency slot is free. */
+  async cancelWithin(m: EntityManager, run: RunEntity): Promise<RunEntity> {
+    const now = new Date();
+    return this.transitionWithin(m, run, { status: 'canceled', finishedAt: now, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.canceled', now);
+  }
+
+  /** queued|running -> failed, for a run whose executor or queue job is gone (the reaper, the queue's failed events). */
+  async failWithin(m: EntityManager, run: RunEntity, error: RunError): Promise<RunEntity> {
+    const now = new Date();
+    return this.transitionWithin(m, run, { status: 'failed', finishedAt: now, error, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.failed', now);
+  }
+
+  /** Fails the run if it is still active (its own transaction). Answers whether it did. */
+  async failIfActive(runId: string, error: RunError): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const run = await m.findOne(RunEntity, { where: { id: runId }, lock: { mode: 'pessimistic_write' } });
+      if (!run || isFinal(run)) return false;
+      await this.failWithin(m, run, error);
+      return true;
+    });
+  }
+
+  /** Applies one executor report, at most once per event id. */
+  async applyReport(report: RunReport): Promise<ReportOutcome> {
+    return this.ds.transaction(async (m) => {
+      const inserted = (await m.query(
+        `INSERT INTO processed_events (event_id, processed_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+        [report.event_id, new Date()],
+      )) as unknown[];
+      if (inserted.length === 0) return 'duplicate';
+      const run = await m.findOne(RunEntity, { where: { id: report.run_id, tenantId: report.tenant_id }, lock: { mode: 'pessimistic_write' } });
+      if (!run) {
+        this.logger.warn({ run_id: report.run_id, event_id: report.event_id }, 'report for an unknown run ignored');
+        return 'unknown_run';
+      }
+      const decision = decideReport(run, report, new Date());
+      if (!decision.apply) {
+        this.logger.info({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'stale report ignored');
+        return 'stale';
+      }
+      await this.transitionWithin(m, run, decision.changes, decision.event, new Date());
+      return 'applied';
+    });
+  }
+
+  private async transitionWithin(m: EntityManager, run: RunEntity, changes: RunChanges, event: RunEventType | null, at: Date): Promise<RunEntity> {
+    await m.update(RunEntity, { id: run.id }, entityValues<RunEntity>(changes));
+    const next = Object.assign(run, changes);
+    if (event) await addRunEvent(m, runEventOf(next, event, at));
+    return next;
+  }
+}

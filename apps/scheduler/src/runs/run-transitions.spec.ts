@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import type { RunReport } from '@conduit/contracts';
+import { closeNodes, decideReport, initialNodes } from './run-transitions.js';
+import type { RunEntity } from './run.entity.js';
+
+const dag = { nodes: [{ id: 'a', type: 'source', config: {} }, { id: 'b', type: 'sink', config: {} }], edges: [] };
+
+function run(overrides: Partial<RunEntity> = {}): RunEntity {
+  const now = new Date('2026-01-01T00:00:00.000Z');
+  return Object.assign(
+    {
+      id: 'run_1', tenantId: 't', jobId: 'job_1', pipelineId: 'pln_1', pipelineVersion: 1, dag, status: 'queued', trigger: 'manual', parameters: {},
+      attempt: 1, queuedAt: now, startedAt: null, finishedAt: null, error: null, nodes: initialNodes(dag), stats: { rows_read: 0, rows_written: 0 },
+      lastEventAt: now, tickId: null, requeues: 0,
+    } satisfies RunEntity,
+    overrides,
+  );
+}
+
+const at = '2026-01-01T00:01:00.000Z';
+const started: RunReport = { type: 'run.started', event_id: 'e1', run_id: 'run_1', tenant_id: 't', attempt: 1, at, executor_id: 'x' };
+const finished: RunReport = { type: 'run.finished', event_id: 'e2', run_id: 'run_1', tenant_id: 't', attempt: 1, at, status: 'succeeded', error: null, stats: { rows_read: 1, rows_written: 1 }, nodes: [] };
+
+describe('decideReport', () => {
+  const now = new Date('2026-01-01T00:02:00.000Z');
+
+  it('starts a queued run and finishes a running one, each with its event', () => {
+    expect(decideReport(run(), started, now)).toMatchObject({ apply: true, event: 'run.started', changes: { status: 'running', startedAt: new Date(at) } });
+    expect(decideReport(run({ status: 'running', startedAt: new Date(at) }), finished, now)).toMatchObject({ apply: true, event: 'run.succeeded', changes: { status: 'succeeded' } });
+  });
+
+  it('ignores reports for a final run, from an older attempt, or a repeated start', () => {
+    for (const status of ['succeeded', 'failed', 'canceled'] as const) expect(decideReport(run({ status }), started, now).apply).toBe(false);
+    expect(decideReport(run({ status: 'running', attempt: 2 }), finished, now).apply).toBe(false);
+    expect(decideReport(run({ status: 'running' }), started, now).apply).toBe(false);
+  });
+
+  it('restarts the nodes when a newer attempt takes a running run over', () => {
+    const decision = decideReport(run({ status: 'running', nodes: closeNodes(initialNodes(dag), now) }), { ...started, attempt: 2 }, now);
+    expect(decision).toMatchObject({ apply: true, changes: { attempt: 2 } });
+    if (decision.apply) expect(decision.changes.nodes?.map((n) => n.status)).toEqual(['pending', 'pending']);
+  });
+
+  it('updates one node without a state change or an event', () => {
+    const node = { id: 'b', type: 'sink', status: 'running' as const, started_at: at, finished_at: null, attempts: 1, rows_in: 0, rows_out: 0, output: null, error: null };
+    const decision = decideReport(run({ status: 'running' }), { type: 'run.node', event_id: 'e3', run_id: 'run_1', tenant_id: 't', attempt: 1, at, node }, now);
+    expect(decision).toMatchObject({ apply: true, event: null });
+    if (decision.apply) expect(decision.changes.nodes?.map((n) => n.status)).toEqual(['pending', 'running']);
+  });
+});

@@ -1,0 +1,95 @@
+import { FINAL_RUN_STATUSES, type RunError, type RunNode, type RunReport } from '@conduit/contracts';
+import type { RunEntity } from './run.entity.js';
+import type { RunEventType } from './run.mapper.js';
+
+/** The columns a transition may change. */
+export type RunChanges = Partial<Pick<RunEntity, 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'error' | 'nodes' | 'stats' | 'lastEventAt'>>;
+
+export type ReportDecision =
+  | { apply: false; reason: string }
+  | { apply: true; changes: RunChanges; event: RunEventType | null };
+
+export function isFinal(run: Pick<RunEntity, 'status'>): boolean {
+  return FINAL_RUN_STATUSES.includes(run.status);
+}
+
+/** The nodes a run starts with: one `pending` entry per DAG node of its snapshot. */
+export function initialNodes(dag: Record<string, unknown>): RunNode[] {
+  const nodes = Array.isArray(dag['nodes']) ? (dag['nodes'] as unknown[]) : [];
+  return nodes.flatMap((n) => {
+    if (!n || typeof n !== 'object') return [];
+    const { id, type } = n as { id?: unknown; type?: unknown };
+    if (typeof id !== 'string') return [];
+    return [{ id, type: typeof type === 'string' ? type : 'unknown', status: 'pending' as const, started_at: null, finished_at: null, attempts: 0, rows_in: 0, rows_out: 0, output: null, error: null }];
+  });
+}
+
+/** Nodes not yet over when the run ends another way (cancel, reaper) become `canceled`. */
+export function closeNodes(nodes: RunNode[], at: Date): RunNode[] {
+  return nodes.map((n) =>
+    n.status === 'pending' || n.status === 'running' ? { ...n, status: 'canceled' as const, finished_at: n.finished_at ?? at.toISOString() } : n,
+  );
+}
+
+function parseAt(at: string, fallback: Date): Date {
+  const d = new Date(at);
+  return Number.isNaN(d.getTime()) ? fallback : d;
+}
+
+/**
+ * The state machine of a run fed by executor reports: what a report changes, or why it is ignored.
+ * Reports for a final run, or from an older attempt than the run's, are stale.
+ */
+export function decideReport(run: RunEntity, report: RunReport, now: Date): ReportDecision {
+  if (isFinal(run)) return { apply: false, reason: `the run is already ${run.status}` };
+  if (report.attempt < run.attempt) return { apply: false, reason: `attempt ${report.attempt} is older than the run's attempt ${run.attempt}` };
+  const at = parseAt(report.at, now);
+  switch (report.type) {
+    case 'run.started': {
+      if (run.status === 'running' && report.attempt === run.attempt) return { apply: false, reason: 'the run is already running in this attempt' };
+      // A higher attempt is a takeover after an executor died: its nodes start over.
+      const restarted = run.status === 'running';
+      return {
+        apply: true,
+        changes: {
+          status: 'running',
+          attempt: report.attempt,
+          startedAt: run.startedAt ?? at,
+          lastEventAt: now,
+          ...(restarted ? { nodes: initialNodes(run.dag) } : {}),
+        },
+        event: 'run.started',
+      };
+    }
+    case 'run.node': {
+      if (report.attempt > run.attempt) return { apply: false, reason: 'a node report of an attempt that has not started' };
+      const nodes = run.nodes.some((n) => n.id === report.node.id)
+        ? run.nodes.map((n) => (n.id === report.node.id ? report.node : n))
+        : [...run.nodes, report.node];
+      return { apply: true, changes: { nodes, lastEventAt: now }, event: null };
+    }
+    case 'run.finished': {
+      const error: RunError | null = report.error;
+      return {
+        apply: true,
+        changes: {
+          status: report.status,
+          attempt: report.attempt,
+          // A finish that overtook its start (reports of one run can be taken by different replicas) still has a start.
+          startedAt: run.startedAt ?? earliestStart(report.nodes) ?? at,
+          finishedAt: at,
+          error,
+          nodes: report.nodes,
+          stats: report.stats,
+          lastEventAt: now,
+        },
+        event: `run.${report.status}`,
+      };
+    }
+  }
+}
+
+function earliestStart(nodes: RunNode[]): Date | null {
+  const starts = nodes.flatMap((n) => (n.started_at ? [new Date(n.started_at).getTime()] : [])).filter((t) => !Number.isNaN(t));
+  return starts.length > 0 ? new Date(Math.min(...starts)) : null;
+}

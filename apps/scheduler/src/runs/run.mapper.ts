@@ -1,0 +1,61 @@
+import { newId, type Run, type RunEvent, type RunSummary } from '@conduit/contracts';
+import type { RunEntity } from './run.entity.js';
+
+export type RunEventType = RunEvent['type'];
+
+function iso(d: Date | null): string | null {
+  return d ? d.toISOString() : null;
+}
+
+function durationMs(row: RunEntity): number | null {
+  return row.startedAt && row.finishedAt ? Math.max(0, row.finishedAt.getTime() - row.startedAt.getTime()) : null;
+}
+
+export function toRun(row: RunEntity): Run {
+  return {
+    id: row.id,
+    job_id: row.jobId,
+    pipeline_id: row.pipelineId,
+    pipeline_version: row.pipelineVersion,
+    status: row.status,
+    trigger: row.trigger,
+    parameters: row.parameters,
+    attempt: row.attempt,
+    queued_at: row.queuedAt.toISOString(),
+    started_at: iso(row.startedAt),
+    finished_at: iso(row.finishedAt),
+    duration_ms: durationMs(row),
+    error: row.error,
+    nodes: row.nodes,
+    stats: row.stats,
+  };
+}
+
+export function toRunSummary(row: Pick<RunEntity, 'id' | 'status' | 'trigger' | 'queuedAt' | 'finishedAt'>): RunSummary {
+  return { id: row.id, status: row.status, trigger: row.trigger, queued_at: row.queuedAt.toISOString(), finished_at: iso(row.finishedAt) };
+}
+
+/** The event announcing the run's new state to monitoring and the webhook dispatcher. */
+export function runEventOf(row: RunEntity, type: RunEventType, at: Date): RunEvent {
+  return {
+    event_id: newId('event'),
+    type,
+    created_at: at.toISOString(),
+    tenant_id: row.tenantId,
+    run: {
+      id: row.id,
+      job_id: row.jobId,
+      pipeline_id: row.pipelineId,
+      pipeline_version: row.pipelineVersion,
+      status: row.status,
+      trigger: row.trigger,
+      attempt: row.attempt,
+      queued_at: row.queuedAt.toISOString(),
+      started_at: iso(row.startedAt),
+      finished_at: iso(row.finishedAt),
+      duration_ms: durationMs(row),
+      error: row.error,
+      stats: row.stats,
+    },
+  };
+}

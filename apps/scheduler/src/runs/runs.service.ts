@@ -1,0 +1,148 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, LessThan, type FindOptionsWhere } from 'typeorm';
+import type { Logger } from 'pino';
+import {
+  AppError,
+  isId,
+  pageOf,
+  type Page,
+  type Run,
+  type RpcContext,
+  type RunListQuery,
+  type RunTrigger,
+  type RunTriggerBody,
+} from '@conduit/contracts';
+import { RunEntity } from './run.entity.js';
+import { toRun } from './run.mapper.js';
+import { RunStateMachine } from './run-state-machine.js';
+import { RunCancelSignals } from './run-cancel-signals.js';
+import { isFinal } from './run-transitions.js';
+import { JobEntity } from '../jobs/job.entity.js';
+import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { cursorAfter } from '../common/paging.js';
+import { notFound } from '../common/not-found.js';
+import { isUniqueViolation } from '../common/pg-errors.js';
+import { SCHEDULER_LOGGER } from '../common/tokens.js';
+
+const TICK_KEY = 'runs_tick_id_key';
+
+export interface TriggerOptions {
+  trigger: RunTrigger;
+  /** The cron tick's queue job id: a tick processed twice makes one run. */
+  tickId?: string;
+}
+
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly machine: RunStateMachine,
+    private readonly cancels: RunCancelSignals,
+    private readonly snapshots: PipelineSnapshots,
+    private readonly relay: OutboxRelay,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Trigger Run: snapshots the pipeline, applies the concurrency policy with the job row locked, and commits the
+   * run with its outbox messages in one transaction. Answers null only for a tick that was already handled or
+   * whose job is paused.
+   */
+  async trigger(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<Run> {
+    const run = await this.createRun(ctx, jobId, body, { trigger: 'manual' });
+    if (!run) throw new Error('a manual trigger made no run');
+    return run;
+  }
+
+  /** A cron tick: the same path as Trigger Run, with the caller's context made from the job's tenant. */
+  async triggerTick(ctx: RpcContext, jobId: string, tickId: string): Promise<Run | null> {
+    return this.createRun(ctx, jobId, {}, { trigger: 'schedule', tickId });
+  }
+
+  private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody, opts: TriggerOptions): Promise<Run | null> {
+    const job = await this.loadJob(ctx.tenant_id, jobId);
+    const snapshot = await this.snapshots.get(ctx, job.pipelineId);
+    if (!snapshot) throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
+    if (!snapshot.valid) {
+      const first = snapshot.errors.slice(0, 3).map((e) => `${e.code}: ${e.message}`).join('; ');
+      throw new AppError('pipeline_invalid', `pipeline ${snapshot.id} does not validate (${first || 'no details'}); fix it, then trigger again`);
+    }
+    let replaced: string[] = [];
+    let created: RunEntity | null;
+    try {
+      created = await this.ds.transaction(async (m) => {
+        const locked = await m.findOne(JobEntity, { where: { id: job.id, tenantId: ctx.tenant_id }, lock: { mode: 'pessimistic_write' } });
+        if (!locked) throw notFound('job', jobId);
+        if (opts.tickId && locked.status !== 'active') return null;
+        const active = await this.machine.activeRunsWithin(m, locked.id);
+        if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
+          throw new AppError('run_in_progress', `job ${locked.id} already has run ${active[0]!.id} ${active[0]!.status}; its concurrency policy is forbid`);
+        }
+        if (locked.concurrencyPolicy === 'replace') {
+          for (const run of active) await this.machine.cancelWithin(m, run);
+          replaced = active.map((r) => r.id);
+        }
+        return this.machine.createWithin(m, {
+          tenantId: ctx.tenant_id,
+          jobId: locked.id,
+          pipelineId: snapshot.id,
+          pipelineVersion: snapshot.version,
+          dag: snapshot.dag,
+          trigger: opts.trigger,
+          parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
+          tickId: opts.tickId ?? null,
+        });
+      });
+    } catch (err) {
+      if (opts.tickId && isUniqueViolation(err, TICK_KEY)) return null;
+      throw err;
+    }
+    this.relay.wake();
+    if (replaced.length > 0) await this.cancels.announce(replaced);
+    if (created) this.logger.info({ run_id: created.id, job_id: job.id, trigger: opts.trigger, replaced }, 'run queued');
+    return created ? toRun(created) : null;
+  }
+
+  async list(tenantId: string, jobId: string, query: RunListQuery): Promise<Page<Run>> {
+    const job = await this.loadJob(tenantId, jobId);
+    const after = cursorAfter(query.cursor);
+    const where: FindOptionsWhere<RunEntity> = { tenantId, jobId: job.id };
+    if (query.status) where.status = query.status;
+    if (after !== undefined) where.id = LessThan(after);
+    const rows = await this.ds.manager.find(RunEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
+    return pageOf(rows.map(toRun), query.limit, (r) => r.id);
+  }
+
+  async get(tenantId: string, jobId: string, runId: string): Promise<Run> {
+    return toRun(await this.loadRun(tenantId, jobId, runId));
+  }
+
+  /** 409 run_finished when over; else canceled at once, then the queue job removed and the executor told. */
+  async cancel(tenantId: string, jobId: string, runId: string): Promise<Run> {
+    await this.loadRun(tenantId, jobId, runId);
+    const run = await this.ds.transaction(async (m) => {
+      const locked = await m.findOne(RunEntity, { where: { id: runId, tenantId, jobId }, lock: { mode: 'pessimistic_write' } });
+      if (!locked) throw notFound('run', runId);
+      if (isFinal(locked)) throw new AppError('run_finished', `run ${runId} is already ${locked.status}`);
+      return this.machine.cancelWithin(m, locked);
+    });
+    this.relay.wake();
+    await this.cancels.announce([run.id]);
+    return toRun(run);
+  }
+
+  private async loadJob(tenantId: string, jobId: string): Promise<JobEntity> {
+    if (!isId('job', jobId)) throw notFound('job', jobId);
+    const job = await this.ds.manager.findOneBy(JobEntity, { tenantId, id: jobId });
+    if (!job) throw notFound('job', jobId);
+    return job;
+  }
+
+  private async loadRun(tenantId: string, jobId: string, runId: string): Promise<RunEntity> {
+    if (!isId('job', jobId) || !isId('run', runId)) throw notFound('run', runId);
+    const run = await this.ds.manager.findOneBy(RunEntity, { tenantId, jobId, id: runId });
+    if (!run) throw notFound('run', runId);
+    return run;
+  }
+}

@@ -1,0 +1,57 @@
+import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { RedisStreamsClient } from '@conduit/rpc-streams';
+import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from './common/tokens.js';
+import { SchedulerQueues } from './queues/scheduler-queues.js';
+import { PipelineSnapshots } from './catalog-client/pipeline-snapshots.js';
+import { OutboxRelay } from './outbox/outbox-relay.js';
+import type { SchedulerSettings } from './scheduler-settings.js';
+
+/** What the scheduler is built from; main.ts makes them from the config, tests from their own schema and prefix. */
+export interface SchedulerDeps {
+  /** Initialised and migrated. */
+  dataSource: DataSource;
+  logger: Logger;
+  settings: SchedulerSettings;
+  /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
+  onShutdown?: () => Promise<void>;
+}
+
+/** Closes the queues and the catalog client after every worker has stopped (those stop in onModuleDestroy). */
+class ConnectionCloser implements OnApplicationShutdown {
+  constructor(
+    private readonly queues: SchedulerQueues,
+    private readonly catalog: RedisStreamsClient,
+    private readonly close: (() => Promise<void>) | undefined,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queues.close();
+    await this.catalog.close();
+    await this.close?.();
+  }
+}
+
+/** Provides the shared infrastructure to every feature module. */
+@Global()
+@Module({})
+export class SchedulerCoreModule {
+  static forRoot(deps: SchedulerDeps): DynamicModule {
+    const queues = new SchedulerQueues(deps.settings);
+    const catalog = new RedisStreamsClient({ url: deps.settings.redisUrl, prefix: deps.settings.redisPrefix, timeoutMs: deps.settings.catalogTimeoutMs });
+    return {
+      module: SchedulerCoreModule,
+      providers: [
+        { provide: DataSource, useValue: deps.dataSource },
+        { provide: SCHEDULER_LOGGER, useValue: deps.logger },
+        { provide: SCHEDULER_SETTINGS, useValue: deps.settings },
+        { provide: SchedulerQueues, useValue: queues },
+        { provide: PipelineSnapshots, useValue: new PipelineSnapshots(catalog) },
+        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, catalog, deps.onShutdown) },
+        OutboxRelay,
+      ],
+      exports: [DataSource, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerQueues, PipelineSnapshots, OutboxRelay],
+    };
+  }
+}

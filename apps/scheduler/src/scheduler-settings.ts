@@ -1,0 +1,27 @@
+/** Tunables of the scheduler's background work; main.ts fills them from the config, tests from their needs. */
+export interface SchedulerSettings {
+  redisUrl: string;
+  /** The deployment's REDIS_PREFIX: RPC keys, BullMQ prefix (`${prefix}bull`) and the cancel channel derive from it. */
+  redisPrefix: string;
+  /** Default 5000. */
+  catalogTimeoutMs: number;
+  /** Period of the outbox sweep. Default 500. */
+  outboxSweepMs: number;
+  /** Period of the reaper. Default 10000. */
+  reaperIntervalMs: number;
+  /** How long a queued or running run may go without news before the reaper looks at its queue job. Default 60000. */
+  runSilenceMs: number;
+  /** Which background loops run in this process (tests switch some off to observe a crash window). */
+  background: { relay: boolean; reaper: boolean; ticks: boolean; reports: boolean };
+}
+
+export function schedulerSettings(partial: Pick<SchedulerSettings, 'redisUrl' | 'redisPrefix'> & Partial<SchedulerSettings>): SchedulerSettings {
+  return {
+    catalogTimeoutMs: 5000,
+    outboxSweepMs: 500,
+    reaperIntervalMs: 10_000,
+    runSilenceMs: 60_000,
+    ...partial,
+    background: { relay: true, reaper: true, ticks: true, reports: true, ...partial.background },
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from '@jest/globals';
+import { nextFireTime } from './next-fire-time.js';
+
+/** The fire times from `from` on, each computed from the previous one as BullMQ does. */
+function fires(pattern: string, timezone: string, from: string, count: number): string[] {
+  const out: string[] = [];
+  let after = new Date(from);
+  for (let i = 0; i < count; i++) {
+    const next = nextFireTime(pattern, timezone, after);
+    if (!next) break;
+    out.push(next.toISOString());
+    after = next;
+  }
+  return out;
+}
+
+describe('nextFireTime', () => {
+  it('follows the schedule in its time zone', () => {
+    expect(fires('15 9 * * 1-5', 'Europe/Paris', '2026-01-09T12:00:00.000Z', 2)).toEqual([
+      '2026-01-12T08:15:00.000Z', // Monday 09:15 CET
+      '2026-01-13T08:15:00.000Z',
+    ]);
+    expect(fires('*/20 * * * *', 'UTC', '2026-05-01T10:05:00.000Z', 3)).toEqual([
+      '2026-05-01T10:20:00.000Z',
+      '2026-05-01T10:40:00.000Z',
+      '2026-05-01T11:00:00.000Z',
+    ]);
+  });
+
+  // Europe/Paris springs forward on 2026-03-29: 02:00 CET becomes 03:00 CEST (01:00Z); 02:00-02:59 never happen.
+  it('runs a local time that does not exist once, at the next valid minute (spring forward)', () => {
+    expect(fires('30 2 * * *', 'Europe/Paris', '2026-03-28T12:00:00.000Z', 3)).toEqual([
+      '2026-03-29T01:00:00.000Z', // 03:00 CEST, the first minute after the gap (cron-parser alone says 03:30)
+      '2026-03-30T00:30:00.000Z', // 02:30 CEST again the next day
+      '2026-03-31T00:30:00.000Z',
+    ]);
+    // Every minute of the skipped hour still gives a single run.
+    expect(fires('*/15 2 * * *', 'Europe/Paris', '2026-03-28T23:00:00.000Z', 2)).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-30T00:00:00.000Z',
+    ]);
+    // A schedule at the first valid minute itself also runs once.
+    expect(fires('0 3 * * *', 'Europe/Paris', '2026-03-28T23:00:00.000Z', 2)).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-30T01:00:00.000Z',
+    ]);
+  });
+
+  // Europe/Paris falls back on 2026-10-25: 03:00 CEST becomes 02:00 CET (01:00Z); 02:00-02:59 happen twice.
+  it('runs a local time that occurs twice once (fall back)', () => {
+    expect(fires('30 2 * * *', 'Europe/Paris', '2026-10-24T12:00:00.000Z', 3)).toEqual([
+      '2026-10-25T00:30:00.000Z', // 02:30 CEST, the first occurrence; 02:30 CET (01:30Z) does not run
+      '2026-10-26T01:30:00.000Z',
+      '2026-10-27T01:30:00.000Z',
+    ]);
+    expect(fires('*/30 2 * * *', 'Europe/Paris', '2026-10-24T23:00:00.000Z', 3)).toEqual([
+      '2026-10-25T00:00:00.000Z',
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-26T01:00:00.000Z',
+    ]);
+  });
+
+  it('leaves zones without a change alone and answers null for a date that never comes', () => {
+    expect(fires('0 0 * * *', 'Asia/Tokyo', '2026-03-28T00:00:00.000Z', 1)).toEqual(['2026-03-28T15:00:00.000Z']);
+    expect(nextFireTime('0 0 30 2 *', 'UTC', new Date('2026-01-01T00:00:00.000Z'))).toBeNull();
+  });
+});

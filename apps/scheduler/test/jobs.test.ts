@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUES, rpcPatterns, type Job, type Page, type Run } from '@conduit/contracts';
+import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { nextFireTime } from '../src/schedules/next-fire-time.js';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+
+const prefix = testPrefix();
+const schema = newSchemaName();
+const store = new PipelineStore();
+let redis: Redis;
+let ds: DataSource;
+let catalog: INestMicroservice;
+let scheduler: SchedulerUnderTest;
+let caller: SchedulerCaller;
+let ticks: Queue;
+let runsQueue: Queue;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  catalog = await startStubCatalog(REDIS_URL, prefix, store);
+  // The tick worker stays off: these tests look at the schedulers, not at runs they would make.
+  scheduler = await startScheduler(ds, prefix, { background: { ticks: false } });
+  caller = new SchedulerCaller(prefix);
+  ticks = new Queue(QUEUES.schedulerTicks, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+});
+
+afterAll(async () => {
+  await Promise.allSettled([ticks?.close(), runsQueue?.close()]);
+  await caller?.close();
+  await scheduler?.close();
+  await catalog?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+describe('jobs over RPC', () => {
+  it('creates, reads, lists, replaces and deletes a job, with ETags and If-Match', async () => {
+    const t = newTenant();
+    const pipeline = store.add(t);
+    const created = await caller.call<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'nightly', pipeline_id: pipeline.id, schedule: '30 2 * * *', timezone: 'Europe/Paris', parameters: { full: true } },
+    });
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    const job = created.data;
+    expect(job).toMatchObject({ name: 'nightly', description: null, status: 'active', concurrency_policy: 'forbid', timezone: 'Europe/Paris', last_run: null, parameters: { full: true } });
+    expect(job.id).toMatch(/^job_/);
+    expect(job.next_run_at).toBe(nextFireTime('30 2 * * *', 'Europe/Paris', new Date())!.toISOString());
+    expect(created.etag).toMatch(/^".+"$/);
+
+    const got = await caller.call<Job>(t, 'scheduler.jobs.get', { id: job.id });
+    expect(got).toMatchObject({ ok: true, data: { id: job.id, name: 'nightly' }, etag: created.etag });
+
+    const stale = await caller.call(t, 'scheduler.jobs.update', { id: job.id, if_match: '"nope"', body: { name: 'x', pipeline_id: pipeline.id } });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'precondition_failed' } });
+    const updated = await caller.call<Job>(t, 'scheduler.jobs.update', { id: job.id, if_match: created.etag, body: { name: 'hourly', pipeline_id: pipeline.id, schedule: '0 * * * *' } });
+    if (!updated.ok) throw new Error(JSON.stringify(updated.error));
+    // A full replacement: what was not sent takes its default.
+    expect(updated.data).toMatchObject({ name: 'hourly', schedule: '0 * * * *', timezone: 'UTC', parameters: {}, status: 'active' });
+    expect(updated.etag).not.toBe(created.etag);
+    expect((await ticks.getJobScheduler(job.id))?.pattern).toBe('0 * * * *');
+
+    expect(await caller.call(newTenant(), 'scheduler.jobs.get', { id: job.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(t, 'scheduler.jobs.get', { id: 'job_123' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+    expect(await caller.ok(t, 'scheduler.jobs.delete', { id: job.id })).toBeNull();
+    expect(await caller.call(t, 'scheduler.jobs.get', { id: job.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await ticks.getJobScheduler(job.id)).toBeUndefined();
+  });
+
+  it('refuses a pipeline the tenant does not have (422 unknown_pipeline) and a taken name (409 name_taken)', async () => {
+    const t = newTenant();
+    const foreign = store.add(newTenant());
+    for (const pipeline_id of [foreign.id, 'pln_01JD3V6Y9ZQ8W1S3X5C7E9G2HK', 'not-an-id']) {
+      const reply = await caller.call(t, 'scheduler.jobs.create', { body: { name: 'a', pipeline_id } });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'unknown_pipeline', errors: [{ path: 'pipeline_id', code: 'unknown_pipeline' }] } });
+    }
+    const pipeline = store.add(t);
+    await caller.ok(t, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: pipeline.id } });
+    expect(await caller.call(t, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: pipeline.id } })).toMatchObject({ ok: false, error: { code: 'name_taken' } });
+    // Names are per tenant.
+    const other = newTenant();
+    await caller.ok(other, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: store.add(other).id } });
+  });
+
+  it('refuses schema-level mistakes over RPC too (422 validation_failed)', async () => {
+    const t = newTenant();
+    const reply = await caller.call(t, 'scheduler.jobs.create', { body: { name: 'a', pipeline_id: store.add(t).id, schedule: '0 0 * * * *' } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'body.schedule', code: 'invalid_cron' }] } });
+  });
+
+  it('lists newest first with filters and keyset pages, and counts usage per pipeline', async () => {
+    const t = newTenant();
+    const p1 = store.add(t);
+    const p2 = store.add(t);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `j${i}`, pipeline_id: i < 3 ? p1.id : p2.id } })).id);
+    await caller.ok(t, 'scheduler.jobs.pause', { id: ids[0] });
+
+    const first = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 2 } });
+    expect(first.data.map((j) => j.id)).toEqual([ids[4], ids[3]]);
+    const second = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 2, cursor: first.next_cursor } });
+    expect(second.data.map((j) => j.id)).toEqual([ids[2], ids[1]]);
+    const byPipeline = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 50, pipeline_id: p1.id } });
+    expect(byPipeline.data.map((j) => j.id)).toEqual([ids[2], ids[1], ids[0]]);
+    const paused = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 50, status: 'paused' } });
+    expect(paused.data.map((j) => j.id)).toEqual([ids[0]]);
+    expect(await caller.call(t, 'scheduler.jobs.list', { query: { limit: 5, cursor: 'garbage!' } })).toMatchObject({ ok: false, error: { code: 'invalid_parameter' } });
+
+    expect(await caller.ok(t, 'scheduler.jobs.usage', { pipeline_id: p1.id })).toEqual({ jobs: 3 });
+    expect(await caller.ok(newTenant(), 'scheduler.jobs.usage', { pipeline_id: p1.id })).toEqual({ jobs: 0 });
+  });
+
+  it('pause removes the job scheduler, resume puts it back; next_run_at follows', async () => {
+    const t = newTenant();
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'every5', pipeline_id: store.add(t).id, schedule: '*/5 * * * *', timezone: 'America/New_York' } });
+    const scheduler = await ticks.getJobScheduler(job.id);
+    expect(scheduler).toMatchObject({ key: job.id, pattern: '*/5 * * * *', tz: 'America/New_York' });
+    const paused = await caller.ok<Job>(t, 'scheduler.jobs.pause', { id: job.id });
+    expect(paused).toMatchObject({ status: 'paused', next_run_at: null });
+    expect(await ticks.getJobScheduler(job.id)).toBeUndefined();
+    const resumed = await caller.ok<Job>(t, 'scheduler.jobs.resume', { id: job.id });
+    expect(resumed.status).toBe('active');
+    expect(resumed.next_run_at).not.toBeNull();
+    expect((await ticks.getJobScheduler(job.id))?.pattern).toBe('*/5 * * * *');
+    // A job without a schedule has no scheduler.
+    const manual = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'manual', pipeline_id: store.add(t).id } });
+    expect(manual.next_run_at).toBeNull();
+    expect(await ticks.getJobScheduler(manual.id)).toBeUndefined();
+  });
+
+  it('delete cancels the active runs first', async () => {
+    const t = newTenant();
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'doomed', pipeline_id: store.add(t).id, concurrency_policy: 'allow' } });
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    await waitFor('the run command enqueued', () => runsQueue.getJob(run.id));
+    await caller.ok(t, 'scheduler.jobs.delete', { id: job.id });
+    // The canceled run's queue job is gone before any executor took it.
+    await waitFor('the queue job removed', async () => (await runsQueue.getJob(run.id)) === undefined);
+    const [row] = (await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 ORDER BY id`, [run.id])) as { type: string | null }[];
+    expect(row).toBeDefined();
+    const types = ((await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`, [run.id])) as { type: string }[]).map((r) => r.type);
+    expect(types).toEqual(['run.queued', 'run.canceled']);
+  });
+
+  it('has a handler for every scheduler pattern of the contract', async () => {
+    const patterns = rpcPatterns.filter((p) => p.startsWith('scheduler.'));
+    expect(patterns.length).toBe(12);
+    for (const pattern of patterns) {
+      const reply = await caller.call<unknown>(newTenant(), pattern, {});
+      expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+    }
+  });
+});

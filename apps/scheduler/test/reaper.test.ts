@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUES, newId, type Job, type Run } from '@conduit/contracts';
+import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { RunReaper } from '../src/reaper/run-reaper.js';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+
+const prefix = testPrefix();
+const schema = newSchemaName();
+const store = new PipelineStore();
+const SILENCE_MS = 400;
+let redis: Redis;
+let ds: DataSource;
+let catalog: INestMicroservice;
+let scheduler: SchedulerUnderTest;
+let caller: SchedulerCaller;
+let reaper: RunReaper;
+let runsQueue: Queue;
+let reportsQueue: Queue;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  catalog = await startStubCatalog(REDIS_URL, prefix, store);
+  // The reaper's timer is too slow to fire during the suite: each test sweeps by hand, when it is ready.
+  scheduler = await startScheduler(ds, prefix, { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } });
+  reaper = scheduler.app.get(RunReaper);
+  caller = new SchedulerCaller(prefix);
+  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+  reportsQueue = new Queue(QUEUES.eventsScheduler, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+});
+
+afterAll(async () => {
+  await Promise.allSettled([runsQueue?.close(), reportsQueue?.close()]);
+  await caller?.close();
+  await scheduler?.close();
+  await catalog?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+async function triggered(t: string): Promise<Run> {
+  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id } });
+  const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+  await waitFor('the command enqueued', () => runsQueue.getJob(run.id));
+  return run;
+}
+
+const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
+const silence = () => new Promise((r) => setTimeout(r, SILENCE_MS + 100));
+
+describe('the reaper', () => {
+  it('re-enqueues a queued run whose queue job was lost, once, then fails it', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await runsQueue.remove(run.id);
+    await silence();
+    const first = await reaper.sweep();
+    expect(first?.requeued).toContain(run.id);
+    await waitFor('the command enqueued again', () => runsQueue.getJob(run.id));
+    expect((await getRun(t, run)).status).toBe('queued');
+
+    await runsQueue.remove(run.id);
+    await silence();
+    const second = await reaper.sweep();
+    expect(second?.failed).toContain(run.id);
+    const failed = await getRun(t, run);
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('run_lost');
+  });
+
+  it('leaves a silent queued run alone while its job waits for an executor', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await silence();
+    const result = await reaper.sweep();
+    expect(result?.failed).not.toContain(run.id);
+    expect(result?.requeued).not.toContain(run.id);
+    expect((await getRun(t, run)).status).toBe('queued');
+  });
+
+  it('fails a running run whose executor went silent and whose queue job is gone', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, at: new Date().toISOString(), executor_id: 'gone' });
+    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    await runsQueue.remove(run.id);
+    // Not yet silent long enough: nothing happens.
+    expect((await reaper.sweep())?.failed).not.toContain(run.id);
+    await silence();
+    expect((await reaper.sweep())?.failed).toContain(run.id);
+    const failed = await getRun(t, run);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
+    expect(failed.error?.message).toContain('the executor running it stopped responding');
+    expect(failed.nodes.every((n) => n.status === 'canceled')).toBe(true);
+  });
+
+  it('fails a run as soon as its queue job fails (QueueEvents), stalls read as a lost executor', async () => {
+    const t = newTenant();
+    const crashing = await triggered(t);
+    const stalled = await triggered(t);
+    const executor = new Worker(
+      QUEUES.runs,
+      async (job) => {
+        throw new Error(job.id === stalled.id ? 'job stalled more than allowable limit' : 'out of memory');
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, prefix: bullPrefix(prefix) },
+    );
+    try {
+      const a = await waitFor('the crashing run failed', async () => {
+        const r = await getRun(t, crashing);
+        return r.status === 'failed' ? r : undefined;
+      });
+      expect(a.error).toEqual({ code: 'executor_failed', message: 'the executor failed the run: out of memory' });
+      const b = await waitFor('the stalled run failed', async () => {
+        const r = await getRun(t, stalled);
+        return r.status === 'failed' ? r : undefined;
+      });
+      expect(b.error?.code).toBe('executor_lost');
+      expect(b.error?.message).toContain('the executor running it stopped responding');
+    } finally {
+      await executor.close();
+    }
+  });
+});

@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { Queue, type Job as BullJob } from 'bullmq';
+import { Redis } from 'ioredis';
+import { QUEUES, RUN_CANCEL_CHANNEL, newId, runCommandSchema, runEventSchema, type Job, type Page, type Run, type RunReport } from '@conduit/contracts';
+import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+
+const prefix = testPrefix();
+const schema = newSchemaName();
+const store = new PipelineStore();
+let redis: Redis;
+let ds: DataSource;
+let catalog: INestMicroservice;
+let scheduler: SchedulerUnderTest;
+let caller: SchedulerCaller;
+let runsQueue: Queue;
+let reportsQueue: Queue;
+let monitoringQueue: Queue;
+let webhooksQueue: Queue;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  catalog = await startStubCatalog(REDIS_URL, prefix, store);
+  scheduler = await startScheduler(ds, prefix, { background: { ticks: false } });
+  caller = new SchedulerCaller(prefix);
+  const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
+  runsQueue = new Queue(QUEUES.runs, opts);
+  reportsQueue = new Queue(QUEUES.eventsScheduler, opts);
+  monitoringQueue = new Queue(QUEUES.eventsMonitoring, opts);
+  webhooksQueue = new Queue(QUEUES.eventsWebhooks, opts);
+});
+
+afterAll(async () => {
+  await Promise.allSettled([runsQueue?.close(), reportsQueue?.close(), monitoringQueue?.close(), webhooksQueue?.close()]);
+  await caller?.close();
+  await scheduler?.close();
+  await catalog?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+async function newJob(tenant: string, extra: Record<string, unknown> = {}): Promise<Job> {
+  const pipeline = store.add(tenant);
+  return caller.ok<Job>(tenant, 'scheduler.jobs.create', { body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, parameters: { region: 'eu', limit: 10 }, ...extra } });
+}
+
+function getRun(tenant: string, run: Run): Promise<Run> {
+  return caller.ok<Run>(tenant, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
+}
+
+let reportSeq = 0;
+async function report(r: Omit<RunReport, 'event_id' | 'at'> & { event_id?: string }): Promise<string> {
+  const event_id = r.event_id ?? newId('event');
+  await reportsQueue.add(r.type, { ...r, event_id, at: new Date(Date.now() + reportSeq++).toISOString() }, { jobId: `${event_id}-${reportSeq}` });
+  return event_id;
+}
+
+async function eventsOf(queue: Queue, runId: string): Promise<string[]> {
+  const jobs: BullJob[] = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+  return jobs
+    .filter((j) => (j.data as { run?: { id?: string } }).run?.id === runId)
+    .sort((a, b) => a.timestamp - b.timestamp || String(a.id).localeCompare(String(b.id)))
+    .map((j) => runEventSchema.parse(j.data).type);
+}
+
+describe('Trigger Run', () => {
+  it('queues a run with the pipeline snapshot, enqueues its command (job id = run id) and announces run.queued', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: { parameters: { limit: 99 } } });
+    expect(run).toMatchObject({ job_id: job.id, pipeline_id: job.pipeline_id, pipeline_version: 1, status: 'queued', trigger: 'manual', attempt: 1, started_at: null, duration_ms: null });
+    expect(run.parameters).toEqual({ region: 'eu', limit: 99 });
+    expect(run.nodes.map((n) => [n.id, n.status])).toEqual([['orders', 'pending'], ['to_dw', 'pending']]);
+
+    const queued = await waitFor('the run command on the runs queue', () => runsQueue.getJob(run.id));
+    const command = runCommandSchema.parse(queued.data);
+    expect(command).toMatchObject({ run_id: run.id, tenant_id: t, job_id: job.id, trigger: 'manual', parameters: { region: 'eu', limit: 99 } });
+    expect((command.dag as { nodes: unknown[] }).nodes).toHaveLength(2);
+    expect(queued.opts.removeOnComplete).toBeDefined();
+    await waitFor('run.queued on both event queues', async () =>
+      (await eventsOf(monitoringQueue, run.id)).includes('run.queued') && (await eventsOf(webhooksQueue, run.id)).includes('run.queued'),
+    );
+
+    const page = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: job.id, query: { limit: 10 } });
+    expect(page.data.map((r) => r.id)).toEqual([run.id]);
+    const got = await caller.ok<Job>(t, 'scheduler.jobs.get', { id: job.id });
+    expect(got.last_run).toMatchObject({ id: run.id, status: 'queued', trigger: 'manual' });
+  });
+
+  it('refuses a second run under forbid (409 run_in_progress), and allows one under allow', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    const second = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(second).toMatchObject({ ok: false, error: { code: 'run_in_progress' } });
+
+    const allowed = await newJob(t, { concurrency_policy: 'allow' });
+    await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: allowed.id, body: {} });
+    await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: allowed.id, body: {} });
+    const page = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: allowed.id, query: { limit: 10, status: 'queued' } });
+    expect(page.data).toHaveLength(2);
+  });
+
+  it('cancels the active run first under replace', async () => {
+    const t = newTenant();
+    const job = await newJob(t, { concurrency_policy: 'replace' });
+    const first = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    await waitFor('the first command enqueued', () => runsQueue.getJob(first.id));
+    const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(second.status).toBe('queued');
+    const old = await getRun(t, first);
+    expect(old.status).toBe('canceled');
+    expect(old.finished_at).not.toBeNull();
+    expect(old.nodes.every((n) => n.status === 'canceled')).toBe(true);
+    // The waiting queue job of the replaced run is gone: no executor will take it.
+    await waitFor('the replaced run removed from the queue', async () => (await runsQueue.getJob(first.id)) === undefined);
+  });
+
+  it('answers pipeline_invalid for a pipeline that does not validate, naming its errors', async () => {
+    const t = newTenant();
+    const pipeline = store.add(t, { valid: false, errors: [{ code: 'cycle', message: 'a -> b -> a' }] });
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'broken', pipeline_id: pipeline.id } });
+    const reply = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) {
+      expect(reply.error.code).toBe('pipeline_invalid');
+      expect(reply.error.detail).toContain('cycle: a -> b -> a');
+    }
+  });
+
+  it('answers not_found for an unknown, malformed or foreign job or run', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    const other = await newJob(t);
+    for (const [tenant, data] of [
+      [newTenant(), { job_id: job.id, run_id: run.id }],
+      [t, { job_id: other.id, run_id: run.id }],
+      [t, { job_id: job.id, run_id: 'run_nope' }],
+      [t, { job_id: job.id, run_id: newId('run') }],
+    ] as const) {
+      expect(await caller.call(tenant, 'scheduler.runs.get', data)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    }
+    expect(await caller.call(newTenant(), 'scheduler.runs.trigger', { job_id: job.id, body: {} })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(t, 'scheduler.runs.trigger', { job_id: 'job_bad', body: {} })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});
+
+describe('the run state machine, fed by executor reports', () => {
+  it('moves queued -> running -> succeeded, updates nodes, and announces each transition once', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    const base = { run_id: run.id, tenant_id: t, attempt: 1 };
+
+    const started = await report({ ...base, type: 'run.started', executor_id: 'exec-1' });
+    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    // The same report again (same event id) changes nothing.
+    await report({ ...base, type: 'run.started', executor_id: 'exec-1', event_id: started });
+
+    const node = { id: 'orders', type: 'source', status: 'running' as const, started_at: new Date().toISOString(), finished_at: null, attempts: 1, rows_in: 0, rows_out: 5, output: null, error: null };
+    await report({ ...base, type: 'run.node', node });
+    await waitFor('the node running', async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running');
+
+    const done = (id: string) => ({ id, type: id === 'orders' ? 'source' : 'sink', status: 'succeeded' as const, started_at: node.started_at, finished_at: new Date().toISOString(), attempts: 1, rows_in: 10, rows_out: 10, output: null, error: null });
+    await report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 10, rows_written: 10 }, nodes: [done('orders'), done('to_dw')] });
+    const finished = await waitFor('succeeded', async () => {
+      const r = await getRun(t, run);
+      return r.status === 'succeeded' ? r : undefined;
+    });
+    expect(finished.stats).toEqual({ rows_read: 10, rows_written: 10 });
+    expect(finished.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(finished.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded']);
+
+    // Stale: a report for a final run is ignored.
+    await report({ ...base, type: 'run.finished', status: 'failed', error: { message: 'late' }, stats: { rows_read: 0, rows_written: 0 }, nodes: [] });
+    await waitFor('events published', async () => (await eventsOf(monitoringQueue, run.id)).length >= 3);
+    // Give the stale report its chance to be (wrongly) applied before checking it was not.
+    await waitFor('the stale report consumed', async () => (await reportsQueue.getJobCounts('waiting', 'active')).waiting === 0);
+    await waitFor('the stale report finished', async () => (await reportsQueue.getJobCounts('active')).active === 0);
+    expect((await getRun(t, run)).status).toBe('succeeded');
+    expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
+    expect(await eventsOf(webhooksQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
+  });
+
+  it('ignores reports of an older attempt and takes over with a newer one', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    await report({ run_id: run.id, tenant_id: t, attempt: 2, type: 'run.started', executor_id: 'exec-2' });
+    await waitFor('attempt 2 running', async () => {
+      const r = await getRun(t, run);
+      return r.status === 'running' && r.attempt === 2;
+    });
+    await report({ run_id: run.id, tenant_id: t, attempt: 1, type: 'run.finished', status: 'failed', error: { message: 'old executor' }, stats: { rows_read: 0, rows_written: 0 }, nodes: [] });
+    await report({ run_id: run.id, tenant_id: t, attempt: 2, type: 'run.finished', status: 'failed', error: { message: 'boom', node_id: 'to_dw' }, stats: { rows_read: 1, rows_written: 0 }, nodes: [] });
+    const failed = await waitFor('failed', async () => {
+      const r = await getRun(t, run);
+      return r.status === 'failed' ? r : undefined;
+    });
+    expect(failed.error).toEqual({ message: 'boom', node_id: 'to_dw' });
+  });
+});
+
+describe('Cancel', () => {
+  it('cancels a running run at once, tells the executor over pub/sub, and refuses a second cancel (409 run_finished)', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    await report({ run_id: run.id, tenant_id: t, attempt: 1, type: 'run.started', executor_id: 'exec-1' });
+    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+
+    const sub = new Redis(REDIS_URL);
+    const heard: string[] = [];
+    await sub.subscribe(`${prefix}${RUN_CANCEL_CHANNEL}`);
+    sub.on('message', (_channel, message) => heard.push(message));
+    try {
+      const canceled = await caller.ok<Run>(t, 'scheduler.runs.cancel', { job_id: job.id, run_id: run.id });
+      expect(canceled.status).toBe('canceled');
+      expect(canceled.finished_at).not.toBeNull();
+      expect(canceled.nodes.every((n) => n.status === 'canceled')).toBe(true);
+      await waitFor('the cancel message', async () => heard.includes(JSON.stringify({ run_id: run.id })));
+    } finally {
+      sub.disconnect();
+    }
+    expect(await caller.call(t, 'scheduler.runs.cancel', { job_id: job.id, run_id: run.id })).toMatchObject({ ok: false, error: { code: 'run_finished' } });
+    // The slot is free: forbid lets a new run in.
+    await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    await waitFor('run.canceled announced', async () => (await eventsOf(monitoringQueue, run.id)).includes('run.canceled'));
+  });
+});

@@ -1,0 +1,77 @@
+import 'reflect-metadata';
+import { Controller, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AppError, handleRpc, newId, type PipelineSnapshot } from '@conduit/contracts';
+import { RedisStreamsServer } from '@conduit/rpc-streams';
+
+/** The pipelines the stub catalog knows, per tenant. */
+export class PipelineStore {
+  private readonly byKey = new Map<string, PipelineSnapshot>();
+
+  /** Adds a valid two-node pipeline (or the given snapshot fields) for the tenant; answers its id. */
+  add(tenantId: string, overrides: Partial<PipelineSnapshot> = {}): PipelineSnapshot {
+    const snapshot: PipelineSnapshot = {
+      id: newId('pipeline'),
+      version: 1,
+      dag: {
+        nodes: [
+          { id: 'orders', type: 'source', config: { connector_id: 'con_x', table: 'orders' } },
+          { id: 'to_dw', type: 'sink', config: { connector_id: 'con_y', table: 'orders_copy', mode: 'append' } },
+        ],
+        edges: [{ from: 'orders', to: 'to_dw' }],
+      },
+      valid: true,
+      errors: [],
+      ...overrides,
+    };
+    this.byKey.set(`${tenantId}/${snapshot.id}`, snapshot);
+    return snapshot;
+  }
+
+  get(tenantId: string, id: string): PipelineSnapshot | undefined {
+    return this.byKey.get(`${tenantId}/${id}`);
+  }
+}
+
+const STORE = Symbol('STORE');
+
+@Controller()
+class StubSnapshotController {
+  static store: PipelineStore;
+
+  @MessagePattern('catalog.pipelines.snapshot')
+  snapshot(@Payload() message: unknown) {
+    return handleRpc(
+      'catalog.pipelines.snapshot',
+      message,
+      async (d, ctx) => {
+        const found = StubSnapshotController.store.get(ctx.tenant_id, d.id);
+        if (!found) throw new AppError('not_found', `pipeline ${d.id} was not found`);
+        return found;
+      },
+      () => undefined,
+    );
+  }
+}
+
+@Module({})
+class StubCatalogModule {
+  static forRoot(store: PipelineStore): DynamicModule {
+    StubSnapshotController.store = store;
+    return { module: StubCatalogModule, controllers: [StubSnapshotController], providers: [{ provide: STORE, useValue: store }] };
+  }
+}
+
+/**
+ * A real RPC server for service `catalog` on the suite's prefix, answering only `catalog.pipelines.snapshot`
+ * from an in-memory store: the scheduler is tested over the real transport without the catalog app.
+ */
+export async function startStubCatalog(redisUrl: string, prefix: string, store: PipelineStore): Promise<INestMicroservice> {
+  const app = await NestFactory.createMicroservice(StubCatalogModule.forRoot(store), {
+    strategy: new RedisStreamsServer({ url: redisUrl, prefix, service: 'catalog', blockMs: 500 }),
+    logger: false,
+  });
+  await app.listen();
+  return app;
+}
