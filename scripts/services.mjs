@@ -1,5 +1,7 @@
 // The services of a local stack, in start order, with their default ports (the env var that moves each).
 export const SERVICES = [
   { name: 'catalog', portVar: 'CATALOG_PORT', port: 3101 },
+  { name: 'scheduler', portVar: 'SCHEDULER_PORT', port: 3102 },
+  { name: 'executor', portVar: 'EXECUTOR_PORT', port: 3103 },
   { name: 'gateway', portVar: 'GATEWAY_PORT', port: 3000 },
 ];

@@ -10,10 +10,11 @@ import {
   migrate,
   redisReadinessCheck,
 } from '@conduit/service-kit';
-import { RedisStreamsServer } from '@conduit/rpc-streams';
+import { RedisStreamsClient, RedisStreamsServer } from '@conduit/rpc-streams';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createCatalogDataSource } from './database/catalog-data-source.js';
+import { SchedulerPipelineUsage } from './pipelines/scheduler-pipeline-usage.js';
 
 async function main(): Promise<void> {
   const config = bootConfig();
@@ -29,31 +30,40 @@ async function main(): Promise<void> {
 
   // Only for /readyz: the RPC transport keeps connections of its own.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  // Jobs belong to the scheduler: deleting a pipeline asks it whether one still uses it.
+  const scheduler = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+  await scheduler.connect();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({
       dataSource,
       logger,
       secretsKey: config.SECRETS_KEY,
+      pipelineUsage: new SchedulerPipelineUsage(scheduler),
       ops: {
         registry: createMetricsRegistry('catalog'),
         checks: [dataSourceReadinessCheck(dataSource), redisReadinessCheck(redis)],
       },
       onShutdown: async () => {
         redis.disconnect();
+        await scheduler.close();
         await dataSource.destroy();
       },
     }),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger) },
   );
-  app.connectMicroservice({
-    strategy: new RedisStreamsServer({
-      url: config.REDIS_URL,
-      prefix: config.REDIS_PREFIX,
-      service: 'catalog',
-      concurrency: config.CATALOG_RPC_CONCURRENCY,
-    }),
-  });
+  app.connectMicroservice(
+    {
+      strategy: new RedisStreamsServer({
+        url: config.REDIS_URL,
+        prefix: config.REDIS_PREFIX,
+        service: 'catalog',
+        concurrency: config.CATALOG_RPC_CONCURRENCY,
+      }),
+    },
+    // So that the global RpcLogInterceptor also wraps the RPC handlers.
+    { inheritAppConfig: true },
+  );
   app.enableShutdownHooks();
   await app.startAllMicroservices();
   await app.listen(config.CATALOG_PORT, config.HOST);

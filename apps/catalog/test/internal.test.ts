@@ -40,7 +40,7 @@ describe('internal catalog operations', () => {
     const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: pgConfig })).data;
     expect(con.config['password']).toBe('********');
     const resolved = await catalog.connectors.resolve(t, [con.id, 'con_malformed', con.id]);
-    expect(resolved.data).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: pgConfig.password }) }]);
-    expect((await catalog.connectors.resolve(newTenant(), [con.id])).data).toEqual([]);
+    expect(resolved).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: pgConfig.password }) }]);
+    expect(await catalog.connectors.resolve(newTenant(), [con.id])).toEqual([]);
   });
 });

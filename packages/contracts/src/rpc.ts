@@ -83,7 +83,7 @@ export interface PipelineSnapshot {
   errors: { code: string; message: string }[];
 }
 
-/** What `catalog.connectors.resolve` answers: only the tenant's connectors among the ids asked for. */
+/** What `catalog.connectors.resolve` answers, as an array: only the tenant's connectors among the ids asked for. */
 export interface ResolvedConnector {
   id: string;
   type: string;

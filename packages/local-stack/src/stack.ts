@@ -11,7 +11,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export type ServiceName = 'gateway' | 'catalog';
+export type ServiceName = 'gateway' | 'catalog' | 'scheduler' | 'executor';
 
 export interface ServiceProcess {
   name: ServiceName;
@@ -150,7 +150,10 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   };
 
   try {
+    // Every service applies its own migrations at boot; the gateway comes last so it finds them all answering.
     await startService('catalog');
+    await startService('scheduler');
+    await startService('executor');
     const gateway = await startService('gateway');
     return {
       baseUrl: `http://127.0.0.1:${gateway.port}`,

@@ -167,11 +167,11 @@ export class ConnectorsService {
    * Configs with secrets in clear, for an executor about to run a pipeline of this tenant. Only reachable over the
    * internal transport (the gateway has no route to it); ids of other tenants are simply not answered.
    */
-  async resolve(tenantId: string, ids: string[]): Promise<{ data: ResolvedConnector[] }> {
+  async resolve(tenantId: string, ids: string[]): Promise<ResolvedConnector[]> {
     const wanted = [...new Set(ids.filter((id) => isId('connector', id)))];
-    if (wanted.length === 0) return { data: [] };
+    if (wanted.length === 0) return [];
     const rows = await this.ds.manager.find(ConnectorEntity, { where: { tenantId, id: In(wanted) } });
-    return { data: rows.map((row) => ({ id: row.id, type: row.type, config: this.secrets.open(row.type, row.config) })) };
+    return rows.map((row) => ({ id: row.id, type: row.type, config: this.secrets.open(row.type, row.config) }));
   }
 
   private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ConnectorEntity> {

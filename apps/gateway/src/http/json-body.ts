@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, LIMITS } from '@conduit/contracts';
+import { AppError, LIMITS, validationFailed } from '@conduit/contracts';
+import { nulCharacterErrors } from './nul-characters.js';
 
 /** Deepest nesting of a parsed JSON value, without recursion (a 10,000-deep body must not blow the stack). */
 export function jsonDepth(value: unknown, stopAt: number): number {
@@ -36,6 +37,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     if (jsonDepth(parsed, LIMITS.jsonDepth) > LIMITS.jsonDepth) {
       return done(new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`), undefined);
     }
+    const nulErrors = nulCharacterErrors(parsed);
+    if (nulErrors.length > 0) return done(validationFailed(nulErrors), undefined);
     done(null, parsed);
   });
 }

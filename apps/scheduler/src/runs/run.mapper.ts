@@ -1,4 +1,4 @@
-import { newId, type Run, type RunEvent, type RunSummary } from '@conduit/contracts';
+import { newId, type Run, type RunError, type RunEvent, type RunNode, type RunSummary } from '@conduit/contracts';
 import type { RunEntity } from './run.entity.js';
 
 export type RunEventType = RunEvent['type'];
@@ -9,6 +9,31 @@ function iso(d: Date | null): string | null {
 
 function durationMs(row: RunEntity): number | null {
   return row.startedAt && row.finishedAt ? Math.max(0, row.finishedAt.getTime() - row.startedAt.getTime()) : null;
+}
+
+/** jsonb keeps keys in its own order: answer errors and nodes with their fields in the documented order. */
+function orderedError(error: RunError | null): RunError | null {
+  if (!error) return null;
+  return {
+    ...(error.code !== undefined ? { code: error.code } : {}),
+    message: error.message,
+    ...(error.node_id !== undefined ? { node_id: error.node_id } : {}),
+  };
+}
+
+function orderedNode(node: RunNode): RunNode {
+  return {
+    id: node.id,
+    type: node.type,
+    status: node.status,
+    started_at: node.started_at,
+    finished_at: node.finished_at,
+    attempts: node.attempts,
+    rows_in: node.rows_in,
+    rows_out: node.rows_out,
+    output: node.output,
+    error: orderedError(node.error),
+  };
 }
 
 export function toRun(row: RunEntity): Run {
@@ -25,9 +50,9 @@ export function toRun(row: RunEntity): Run {
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
     duration_ms: durationMs(row),
-    error: row.error,
-    nodes: row.nodes,
-    stats: row.stats,
+    error: orderedError(row.error),
+    nodes: row.nodes.map(orderedNode),
+    stats: { rows_read: row.stats.rows_read, rows_written: row.stats.rows_written },
   };
 }
 

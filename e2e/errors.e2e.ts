@@ -1,0 +1,197 @@
+import { startStack, type Stack } from '@conduit/local-stack';
+import { call, expectProblem } from './support/client.js';
+import { mintToken, uniqueName } from './support/helpers.js';
+
+// Every error status of api.md (Errors), each a problem document with its documented code.
+// 503 kills the catalog, so it lives in unavailable.e2e.ts with a stack of its own.
+let stack: Stack;
+let projectId: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('errors') } });
+  expect(project.status).toBe(201);
+  projectId = project.body.id;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function apiKey(scopes: string[], extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('key'), scopes, ...extra } });
+  expect(res.status).toBe(201);
+  return res.body.key;
+}
+
+describe('400', () => {
+  it('malformed_json for a body that is not JSON', async () => {
+    const res = await call(stack, 'POST', '/v2/projects', { rawBody: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+    expectProblem(res, 400, 'malformed_json');
+    expect(res.body.instance).toBe('/v2/projects');
+  });
+
+  it.each([
+    ['limit=0', '/v2/projects?limit=0'],
+    ['limit=500', '/v2/projects?limit=500'],
+    ['limit=abc', '/v2/pipelines?limit=abc'],
+    ['a garbage cursor', '/v2/projects?cursor=garbage'],
+    ['an unknown query parameter', '/v2/projects?colour=blue'],
+  ])('invalid_parameter for %s', async (_what, path) => {
+    expectProblem(await call(stack, 'GET', path), 400, 'invalid_parameter');
+  });
+});
+
+describe('401', () => {
+  async function expect401(opts: Parameters<typeof call>[3]): Promise<void> {
+    const res = await call(stack, 'GET', '/v2/projects', opts);
+    expectProblem(res, 401, 'unauthenticated');
+    expect(res.headers.get('www-authenticate')).toBeTruthy();
+  }
+
+  it('without a credential', () => expect401({ key: null }));
+  it('with an unknown key', () => expect401({ key: 'cnd_not_a_key_of_ours_0123456789abcdef' }));
+  it('with an expired JWT', async () => expect401({ bearer: await mintToken(stack, { tenant_id: 'tnt_00000000000000000000000000', expiresInS: -3600 }) }));
+  it('with a JWT of a bad signature', async () =>
+    expect401({ bearer: await mintToken(stack, { tenant_id: 'tnt_00000000000000000000000000', secret: 'x'.repeat(64) }) }));
+  it('with a bearer that is not a JWT', () => expect401({ bearer: 'not.a.jwt' }));
+});
+
+describe('403', () => {
+  it('a read-only key cannot POST', async () => {
+    const key = await apiKey(['read']);
+    expect((await call(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
+    expectProblem(await call(stack, 'POST', '/v2/projects', { key, body: { name: uniqueName('ro') } }), 403, 'forbidden');
+  });
+});
+
+describe('404', () => {
+  it.each([
+    ['an unknown id', () => '/v2/projects/prj_01J0000000000000000000000Z'],
+    ['an unknown route', () => '/v2/no-such-thing'],
+    ['a malformed id', () => '/v2/pipelines/not-an-id'],
+    ['a 5,000-character id', () => `/v2/connectors/con_${'a'.repeat(5000)}`],
+    ['another version prefix', () => '/v3/projects'],
+    ['no version prefix', () => '/projects'],
+  ])('for %s', async (_what, path) => {
+    expectProblem(await call(stack, 'GET', path()), 404, 'not_found');
+  });
+
+  it("for another tenant's resource", async () => {
+    const tenant = await call(stack, 'POST', '/v2/tenants', { body: { name: uniqueName('other') } });
+    expect(tenant.status).toBe(201);
+    const key = tenant.body.api_key.key;
+    expectProblem(await call(stack, 'GET', `/v2/projects/${projectId}`, { key }), 404, 'not_found');
+    expectProblem(await call(stack, 'DELETE', `/v2/projects/${projectId}`, { key }), 404, 'not_found');
+  });
+});
+
+describe('405', () => {
+  it('a known path with a wrong method, with Allow', async () => {
+    const collection = await call(stack, 'DELETE', '/v2/projects');
+    expectProblem(collection, 405, 'method_not_allowed');
+    expect(collection.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
+    const item = await call(stack, 'PATCH', `/v2/projects/${projectId}`, { body: { name: 'x' } });
+    expectProblem(item, 405, 'method_not_allowed');
+    expect(item.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'PUT']);
+  });
+});
+
+describe('409', () => {
+  it('name_taken', async () => {
+    const name = uniqueName('taken');
+    expect((await call(stack, 'POST', '/v2/projects', { body: { name } })).status).toBe(201);
+    expectProblem(await call(stack, 'POST', '/v2/projects', { body: { name } }), 409, 'name_taken');
+  });
+
+  it('project_not_empty', async () => {
+    const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('full') } });
+    const pipeline = await call(stack, 'POST', '/v2/pipelines', { body: { name: 'p', project_id: project.body.id, dag: { nodes: [], edges: [] } } });
+    expect(pipeline.status).toBe(201);
+    expectProblem(await call(stack, 'DELETE', `/v2/projects/${project.body.id}`), 409, 'project_not_empty');
+  });
+});
+
+describe('412', () => {
+  it('If-Match that does not match the ETag', async () => {
+    const res = await call(stack, 'PUT', `/v2/projects/${projectId}`, { body: { name: uniqueName('x') }, headers: { 'if-match': '"stale-etag"' } });
+    expectProblem(res, 412, 'precondition_failed');
+  });
+});
+
+describe('413', () => {
+  it.each([
+    ['just over 1 MiB', 1024 * 1024 + 10],
+    ['10 MB', 10 * 1024 * 1024],
+  ])('payload_too_large for a body of %s', async (_what, size) => {
+    const body = JSON.stringify({ name: 'big', description: 'd'.repeat(size) });
+    const res = await call(stack, 'POST', '/v2/projects', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    expectProblem(res, 413, 'payload_too_large');
+  });
+});
+
+describe('415', () => {
+  it('unsupported_media_type for a text/plain body', async () => {
+    const res = await call(stack, 'POST', '/v2/projects', { rawBody: JSON.stringify({ name: 'plain' }), headers: { 'content-type': 'text/plain' } });
+    expectProblem(res, 415, 'unsupported_media_type');
+  });
+
+  it('unsupported_media_type for a body without a content type', async () => {
+    const res = await call(stack, 'POST', '/v2/projects', { rawBody: Buffer.from(JSON.stringify({ name: 'none' })) });
+    expectProblem(res, 415, 'unsupported_media_type');
+  });
+});
+
+describe('422', () => {
+  it('missing fields', async () => {
+    const res = await call(stack, 'POST', '/v2/pipelines', { body: {} });
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['dag', 'name']);
+  });
+
+  it('an unknown body field', async () => {
+    const res = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('typo'), descripton: 'typo' } });
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.body.errors).toEqual([expect.objectContaining({ path: 'descripton', code: expect.any(String), message: expect.any(String) })]);
+  });
+
+  it('several fields at fault, all listed with their paths', async () => {
+    const res = await call(stack, 'POST', '/v2/connectors', { body: { name: 5, type: '', config: [], extra: true } });
+    expectProblem(res, 422, 'validation_failed');
+    const paths = res.body.errors.map((e: { path: string }) => e.path).sort();
+    expect(paths).toEqual(['config', 'extra', 'name', 'type']);
+    for (const e of res.body.errors) expect(e).toMatchObject({ path: expect.any(String), code: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe('429', () => {
+  it('beyond the per-key rate limit, with Retry-After, RateLimit-Policy and RateLimit', async () => {
+    const key = await apiKey(['read'], { rate_limit_per_minute: 5 });
+    const first = await call(stack, 'GET', '/v2/projects?limit=1', { key });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-policy')).toMatch(/q=5/);
+    expect(first.headers.get('ratelimit')).toBeTruthy();
+    let limited;
+    for (let i = 0; i < 10 && !limited; i++) {
+      const res = await call(stack, 'GET', '/v2/projects?limit=1', { key });
+      if (res.status === 429) limited = res;
+      else expect(res.status).toBe(200);
+    }
+    expect(limited).toBeDefined();
+    expectProblem(limited!, 429, 'rate_limited');
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited!.headers.get('ratelimit-policy')).toMatch(/q=5/);
+    expect(limited!.headers.get('ratelimit')).toBeTruthy();
+    // Another credential is not affected.
+    expect((await call(stack, 'GET', '/v2/projects?limit=1')).status).toBe(200);
+  });
+});
+
+describe('problem documents', () => {
+  it('carry type, title, status, code, detail, instance and request_id, with no stack trace', async () => {
+    const res = await call(stack, 'GET', '/v2/projects/prj_01J0000000000000000000000Z', { headers: { 'x-request-id': 'trace-me-42' } });
+    expectProblem(res, 404, 'not_found');
+    expect(res.body).toMatchObject({ instance: '/v2/projects/prj_01J0000000000000000000000Z', request_id: 'trace-me-42' });
+    expect(res.text).not.toMatch(/\bat .*\.js:\d+/);
+  });
+});

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { freePort, type Stack } from '@conduit/local-stack';
+import { call, type ApiResponse } from './client.js';
+
+export { freePort, waitFor } from '@conduit/local-stack';
+
+/** RFC 3339 UTC with milliseconds, as api.md wants every timestamp. */
+export const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A name no other test (or earlier run) uses. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+export interface TokenOptions {
+  tenant_id: string;
+  scope?: string;
+  /** Seconds from now; negative for a token that has already expired. */
+  expiresInS?: number;
+  /** Signs with this secret instead of the stack's (a bad signature). */
+  secret?: string;
+}
+
+/** A bearer JWT as the configured issuer would mint it (HS256, issuer/audience of the stack). */
+export async function mintToken(stack: Stack, opts: TokenOptions): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const exp = now + (opts.expiresInS ?? 600);
+  return new SignJWT({ tenant_id: opts.tenant_id, scope: opts.scope ?? 'read write admin' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(stack.env.JWT_ISSUER ?? '')
+    .setAudience(stack.env.JWT_AUDIENCE ?? '')
+    .setIssuedAt(Math.min(now, exp - 60))
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode(opts.secret ?? stack.jwtSecret));
+}
+
+/** Every item of a list operation, page by page (limit 200), failing on any non-200 page. */
+export async function listAll<T extends { id: string }>(
+  stack: Stack,
+  path: string,
+  opts: { key?: string; bearer?: string } = {},
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  const sep = path.includes('?') ? '&' : '?';
+  do {
+    const page: ApiResponse<{ data: T[]; next_cursor: string | null }> = await call(
+      stack,
+      'GET',
+      `${path}${sep}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      opts,
+    );
+    if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}: ${page.text}`);
+    items.push(...page.body.data);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+/** Runs `task(i)` for i in [0, count) with at most `concurrency` in flight; results in index order. */
+export async function inPool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array<T>(count);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      results[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return results;
+}
+
+/** A port on which nothing listens (taken free, then released). */
+export async function closedPort(): Promise<number> {
+  return freePort();
+}
+
+/** Postgres connector config pointing at the local server. */
+export function localPostgresConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { host: '127.0.0.1', port: 5432, database: 'postgres', user: 'postgres', ...overrides };
+}
+
+/** The services still answer: the gateway's /readyz and an authenticated round trip to the catalog. */
+export async function expectHealthy(stack: Stack): Promise<void> {
+  const ready = await fetch(`${stack.baseUrl}/readyz`);
+  expect(ready.status).toBe(200);
+  const roundTrip = await call(stack, 'GET', '/v2/projects?limit=1');
+  expect(roundTrip.status).toBe(200);
+}
+
+/** A valid two-node DAG: a postgres source feeding a postgres sink. */
+export function copyDag(connectorId: string): Record<string, unknown> {
+  return {
+    nodes: [
+      { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'orders' } },
+      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'orders_copy', mode: 'append' } },
+    ],
+    edges: [{ from: 'extract', to: 'load' }],
+  };
+}
