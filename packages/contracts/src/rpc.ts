@@ -6,6 +6,8 @@ import { SCOPES } from './schemas/common.js';
 import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from './schemas/projects.js';
 import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from './schemas/pipelines.js';
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
+import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './schemas/monitoring.js';
+import { deliveryListQuerySchema, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from './schemas/webhooks.js';
 import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
 
 /** Who is calling: every RPC message carries it, so a service never trusts a tenant id from a body. */
@@ -24,9 +26,10 @@ export interface RpcRequest<T> {
 /** Domain errors travel back as data; the gateway turns them into problem documents. */
 export type RpcReply<T> = { ok: true; data: T; etag?: string } | { ok: false; error: DomainError };
 
-const byId = z.strictObject({ id: z.string().min(1).max(5000) });
+const pathId = z.string().min(1).max(5000);
+const byId = z.strictObject({ id: pathId });
 const update = <S extends z.ZodType>(body: S) =>
-  z.strictObject({ id: z.string().min(1).max(5000), body, if_match: z.string().max(200).optional() });
+  z.strictObject({ id: pathId, body, if_match: z.string().max(200).optional() });
 
 /**
  * Every RPC pattern with the schema of its request data. Names are `<service>.<resource>.<verb>`, and the
@@ -65,12 +68,32 @@ export const RPC = {
   'scheduler.jobs.delete': byId,
   'scheduler.jobs.pause': byId,
   'scheduler.jobs.resume': byId,
-  'scheduler.runs.trigger': z.strictObject({ job_id: z.string().min(1).max(5000), body: runTriggerSchema }),
-  'scheduler.runs.list': z.strictObject({ job_id: z.string().min(1).max(5000), query: runListQuerySchema }),
-  'scheduler.runs.get': z.strictObject({ job_id: z.string().min(1).max(5000), run_id: z.string().min(1).max(5000) }),
-  'scheduler.runs.cancel': z.strictObject({ job_id: z.string().min(1).max(5000), run_id: z.string().min(1).max(5000) }),
+  'scheduler.runs.trigger': z.strictObject({ job_id: pathId, body: runTriggerSchema }),
+  'scheduler.runs.list': z.strictObject({ job_id: pathId, query: runListQuerySchema }),
+  'scheduler.runs.get': z.strictObject({ job_id: pathId, run_id: pathId }),
+  'scheduler.runs.cancel': z.strictObject({ job_id: pathId, run_id: pathId }),
   // Internal: how many jobs use a pipeline (the catalog refuses to delete one in use).
   'scheduler.jobs.usage': z.strictObject({ pipeline_id: z.string().min(1).max(64) }),
+
+  'monitoring.metrics.get': z.strictObject({ query: metricsQuerySchema }),
+  'monitoring.alerts.list': z.strictObject({ query: alertListQuerySchema }),
+  'monitoring.logs.list': z.strictObject({ job_id: pathId, run_id: pathId, query: runLogQuerySchema }),
+  /** Internal, for live streams: lines after `after_seq` and whether the run has ended. */
+  'monitoring.logs.tail': z.strictObject({
+    job_id: pathId,
+    run_id: pathId,
+    after_seq: z.number().int().min(0),
+    level: runLogQuerySchema.shape.level,
+    node_id: runLogQuerySchema.shape.node_id,
+  }),
+
+  'webhooks.webhooks.create': z.strictObject({ body: webhookCreateSchema }),
+  'webhooks.webhooks.list': z.strictObject({ query: webhookListQuerySchema }),
+  'webhooks.webhooks.get': byId,
+  'webhooks.webhooks.update': update(webhookUpdateSchema),
+  'webhooks.webhooks.delete': byId,
+  'webhooks.webhooks.test': byId,
+  'webhooks.deliveries.list': z.strictObject({ webhook_id: pathId, query: deliveryListQuerySchema }),
 } as const;
 
 /** What `catalog.pipelines.snapshot` answers. */

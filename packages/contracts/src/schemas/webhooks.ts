@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { descriptionSchema } from './common.js';
+import { pageQueryShape } from '../pagination.js';
+import { WEBHOOK_EVENT_TYPES } from '../events.js';
+
+const eventsSchema = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES))
+  .min(1)
+  .max(WEBHOOK_EVENT_TYPES.length)
+  .refine((e) => new Set(e).size === e.length, { message: 'events must be unique' });
+
+/** The URL's scheme and host are checked by the dispatcher, whose network policy is configuration. */
+const urlSchema = z.string().min(1).max(2048);
+const secretSchema = z.string().min(16).max(256);
+
+export const webhookCreateSchema = z.strictObject({
+  url: urlSchema,
+  events: eventsSchema,
+  secret: secretSchema,
+  description: descriptionSchema.optional(),
+});
+export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
+
+/** PATCH: any subset; `status: active` re-enables a disabled webhook. */
+export const webhookUpdateSchema = z.strictObject({
+  url: urlSchema.optional(),
+  events: eventsSchema.optional(),
+  secret: secretSchema.optional(),
+  description: descriptionSchema.optional(),
+  status: z.enum(['active', 'disabled']).optional(),
+});
+export type WebhookUpdate = z.infer<typeof webhookUpdateSchema>;
+
+export const webhookListQuerySchema = z.strictObject({ ...pageQueryShape });
+export const deliveryListQuerySchema = z.strictObject({
+  ...pageQueryShape,
+  status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+});
+
+export type WebhookStatus = 'active' | 'disabled';
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: WebhookStatus;
+  /** Why it was disabled (`gone`: the receiver answered 410; `failing`: 5 days of failures; `manual`). */
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One attempt to deliver one event to one webhook. */
+export interface Delivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  next_retry_at: string | null;
+  created_at: string;
+}
