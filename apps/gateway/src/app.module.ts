@@ -22,6 +22,8 @@ import { CatalogueController } from './catalog/catalogue.controller.js';
 import { ApiKeysController } from './api-keys/api-keys.controller.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { RunsController } from './jobs/runs.controller.js';
+import { MonitoringController } from './monitoring/monitoring.controller.js';
+import { WebhooksController } from './webhooks/webhooks.controller.js';
 
 /** What main.ts builds before Nest starts: connections, and the config validated once. */
 export interface GatewayRuntime {
@@ -58,6 +60,8 @@ export class AppModule {
         CatalogueController,
         JobsController,
         RunsController,
+        MonitoringController,
+        WebhooksController,
         ApiKeysController,
       ],
       providers: [

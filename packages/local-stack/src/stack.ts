@@ -11,7 +11,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export type ServiceName = 'gateway' | 'catalog' | 'scheduler' | 'executor';
+export type ServiceName = 'gateway' | 'catalog' | 'scheduler' | 'executor' | 'monitoring' | 'webhook-dispatcher';
 
 export interface ServiceProcess {
   name: ServiceName;
@@ -124,7 +124,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
 
   const startService = async (name: ServiceName, more: Record<string, string> = {}): Promise<ServiceProcess> => {
     const port = await freePort();
-    const portVar = `${name.toUpperCase()}_PORT`;
+    const portVar = `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
     const child = spawn(process.execPath, [resolve(ROOT, `apps/${name}/dist/main.js`)], {
       env: { PATH: process.env.PATH ?? '', ...env, [portVar]: String(port), ...more },
       stdio: ['ignore', 'pipe', 'pipe'],
