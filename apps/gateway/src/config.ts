@@ -15,6 +15,8 @@ export const gatewayEnvSchema = z
     /** How long the gateway waits for a backend service before answering 503. */
     RPC_TIMEOUT_MS: positiveInt(100, 60_000).default(5000),
     ...rateLimitEnvShape,
+    /** How long an authenticated API key is remembered (revocations evict it at once); 0 reads every time. */
+    AUTH_CACHE_TTL_MS: positiveInt(0, 60_000).default(5000),
     /** How long an Idempotency-Key replays its first answer. */
     IDEMPOTENCY_TTL_S: positiveInt(60, 7 * 24 * 3600).default(24 * 3600),
   })

@@ -4,19 +4,27 @@ import { ApiKeysService } from '../src/api-keys/api-keys.service.js';
 import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { DEFAULT_BOOTSTRAP_TENANT_ID } from '../src/auth/auth.config.js';
 import type { Principal } from '../src/auth/principal.js';
-import { openTestDatabase, rejectionCode, type TestDatabase } from './auth-fixtures.js';
+import { ApiKeyCache } from '../src/auth/api-key-cache.js';
+import { eventualRejectionCode, openApiKeyCache, openTestDatabase, openTestRedis, rejectionCode, type TestDatabase, type TestRedis } from './auth-fixtures.js';
 
 let db: TestDatabase;
 let keys: ApiKeysService;
 let authenticator: ApiKeyAuthenticator;
+let redis: TestRedis;
+let caches: ApiKeyCache[];
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  keys = new ApiKeysService(db.dataSource, { BOOTSTRAP_TENANT_ID: DEFAULT_BOOTSTRAP_TENANT_ID });
-  authenticator = new ApiKeyAuthenticator(db.dataSource);
+  redis = await openTestRedis();
+  // Two replicas: keys are revoked through the first and used through the second.
+  caches = [await openApiKeyCache(redis), await openApiKeyCache(redis)];
+  keys = new ApiKeysService(db.dataSource, { BOOTSTRAP_TENANT_ID: DEFAULT_BOOTSTRAP_TENANT_ID }, caches[0]!);
+  authenticator = new ApiKeyAuthenticator(db.dataSource, caches[1]!);
 });
 
 afterAll(async () => {
+  await Promise.all(caches.map((c) => c.onModuleDestroy()));
+  await redis?.cleanup();
   await db?.drop();
 });
 
@@ -42,8 +50,18 @@ describe('API keys', () => {
     });
 
     await keys.revoke(tenant, created.id);
-    expect(await rejectionCode(authenticator.authenticate(created.key))).toBe('unauthenticated');
+    // The other replica cached the key: the revocation reaches it through Redis, within milliseconds.
+    expect(await eventualRejectionCode(() => authenticator.authenticate(created.key))).toBe('unauthenticated');
     expect(await rejectionCode(keys.revoke(tenant, created.id))).toBe('not_found');
+  });
+
+  it('forgets a cached key on the replica that revokes it before answering', async () => {
+    const tenant = newId('tenant');
+    const created = await keys.create(tenant, { name: 'same-replica', scopes: ['read'] });
+    const local = new ApiKeyAuthenticator(db.dataSource, caches[0]!);
+    await local.authenticate(created.key);
+    await keys.revoke(tenant, created.id);
+    expect(await rejectionCode(local.authenticate(created.key))).toBe('unauthenticated');
   });
 
   it('stores only the sha256 of the key', async () => {
@@ -99,6 +117,8 @@ describe('API keys', () => {
   });
 
   it('writes last_used_at at most once a minute', async () => {
+    // Without the cache, so that every call reads the row as the first call after a cache expiry does.
+    const authenticator = new ApiKeyAuthenticator(db.dataSource, await openApiKeyCache(redis, 0));
     const tenant = newId('tenant');
     const created = await keys.create(tenant, { name: 'used', scopes: ['read'] });
     const lastUsed = async () => (await rowsOf('SELECT last_used_at FROM $schema.api_keys WHERE id = $1', [created.id]))[0]?.['last_used_at'];
@@ -140,7 +160,7 @@ describe('bootstrap key and tenants', () => {
 
   it('revokes the previous bootstrap key when the configured one changes', async () => {
     expect(await keys.ensureBootstrap(secondKey, operatorTenant)).toBe('created');
-    expect(await rejectionCode(authenticator.authenticate(firstKey))).toBe('unauthenticated');
+    expect(await eventualRejectionCode(() => authenticator.authenticate(firstKey))).toBe('unauthenticated');
     await expect(authenticator.authenticate(secondKey)).resolves.toMatchObject({ tenant_id: operatorTenant });
     expect(await rowsOf('SELECT id FROM $schema.api_keys WHERE bootstrap AND revoked_at IS NULL')).toHaveLength(1);
   });

@@ -1,5 +1,6 @@
 // Shared by the auth, api-keys and rate-limit suites: a throwaway PostgreSQL schema with the gateway
 // migrations applied, and a Redis connection with a random key prefix. Both fail loudly if the server is absent.
+import { ApiKeyCache } from '../src/auth/api-key-cache.js';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createServiceDataSource, migrate } from '@conduit/service-kit';
@@ -95,4 +96,24 @@ export async function rejectionCode(promise: Promise<unknown>): Promise<string> 
     return typeof code === 'string' ? code : `not an AppError: ${String(error)}`;
   }
   throw new Error('expected a rejection, but the promise resolved');
+}
+
+/** A started API key cache on its own subscriber connection, as one gateway replica has. */
+export async function openApiKeyCache(redis: TestRedis, ttlMs = 5000): Promise<ApiKeyCache> {
+  const cache = new ApiKeyCache(redis.redis, { REDIS_PREFIX: redis.prefix, AUTH_CACHE_TTL_MS: ttlMs });
+  await cache.onModuleInit();
+  return cache;
+}
+
+/** The code of the first rejection of `attempt` within `timeoutMs`: for a revocation that reaches another replica. */
+export async function eventualRejectionCode(attempt: () => Promise<unknown>, timeoutMs = 1000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const code = await attempt().then(
+      () => undefined,
+      (err: { code?: unknown }) => (typeof err?.code === 'string' ? err.code : 'not an AppError'),
+    );
+    if (code !== undefined || Date.now() >= deadline) return code ?? 'still accepted';
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

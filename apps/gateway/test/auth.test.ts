@@ -5,7 +5,8 @@ import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { authConfigSchema, type AuthConfig } from '../src/auth/auth.config.js';
 import { AuthService } from '../src/auth/auth.service.js';
 import { JwtVerifier } from '../src/auth/jwt-verifier.js';
-import { openTestDatabase, rejectionCode, type TestDatabase } from './auth-fixtures.js';
+import type { ApiKeyCache } from '../src/auth/api-key-cache.js';
+import { openApiKeyCache, openTestDatabase, openTestRedis, rejectionCode, type TestDatabase, type TestRedis } from './auth-fixtures.js';
 
 const SECRET = 'a-test-secret-of-at-least-32-bytes!!';
 const ISSUER = 'https://idp.test/';
@@ -15,14 +16,20 @@ const config: AuthConfig = authConfigSchema.parse({ JWT_SECRET: SECRET, JWT_ISSU
 let db: TestDatabase;
 let auth: AuthService;
 let keys: ApiKeysService;
+let redis: TestRedis;
+let cache: ApiKeyCache;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  keys = new ApiKeysService(db.dataSource, config);
-  auth = new AuthService(new ApiKeyAuthenticator(db.dataSource), new JwtVerifier(config));
+  redis = await openTestRedis();
+  cache = await openApiKeyCache(redis);
+  keys = new ApiKeysService(db.dataSource, config, cache);
+  auth = new AuthService(new ApiKeyAuthenticator(db.dataSource, cache), new JwtVerifier(config));
 });
 
 afterAll(async () => {
+  await cache.onModuleDestroy();
+  await redis?.cleanup();
   await db?.drop();
 });
 
@@ -123,7 +130,7 @@ describe('HS256 bearer tokens', () => {
   });
 
   it('refuses every bearer token when JWT is not configured', async () => {
-    const noJwt = new AuthService(new ApiKeyAuthenticator(db.dataSource), new JwtVerifier(authConfigSchema.parse({})));
+    const noJwt = new AuthService(new ApiKeyAuthenticator(db.dataSource, cache), new JwtVerifier(authConfigSchema.parse({})));
     const error = await noJwt.authenticate(bearer(await hsToken())).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unauthenticated', message: expect.stringMatching(/not accepted/) });
   });

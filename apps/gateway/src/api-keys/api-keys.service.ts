@@ -20,6 +20,7 @@ import { ApiKeyEntity } from './api-key.entity.js';
 import { TenantEntity } from './tenant.entity.js';
 import { displayPrefixOf, generateApiKey, hashApiKey } from './api-key-secret.js';
 import { toApiKey, toTenant } from './api-key.mapper.js';
+import { ApiKeyCache } from '../auth/api-key-cache.js';
 import { AUTH_CONFIG } from '../auth/auth.tokens.js';
 import type { AuthConfig } from '../auth/auth.config.js';
 import type { Principal } from '../auth/principal.js';
@@ -38,6 +39,7 @@ export class ApiKeysService {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(AUTH_CONFIG) private readonly config: Pick<AuthConfig, 'BOOTSTRAP_TENANT_ID'>,
+    private readonly cache: ApiKeyCache,
   ) {}
 
   /** Creates a key; the answer is the only time the key itself is shown. Throws 422 validation_failed on a bad body. */
@@ -76,6 +78,7 @@ export class ApiKeysService {
       .getRepository(ApiKeyEntity)
       .update({ id, tenant_id: tenantId, revoked_at: IsNull() }, { revoked_at: new Date() });
     if (!result.affected) throw notFound();
+    await this.cache.revoked(id);
   }
 
   /**
@@ -84,6 +87,7 @@ export class ApiKeysService {
    */
   async ensureBootstrap(key: string, tenantId: string): Promise<BootstrapOutcome> {
     const keyHash = hashApiKey(key);
+    const revokedIds: string[] = [];
     const outcome = await this.dataSource.transaction(async (manager) => {
       // Replicas booting together must not both insert (unique violation) or revoke each other's key.
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schemaName(this.dataSource)}.bootstrap`]);
@@ -94,17 +98,20 @@ export class ApiKeysService {
         .values({ id: tenantId, name: 'Operators', created_at: new Date() })
         .orIgnore()
         .execute();
-      await manager
+      const replaced = await manager
         .createQueryBuilder()
         .update(ApiKeyEntity)
         .set({ revoked_at: new Date() })
         .where('bootstrap AND revoked_at IS NULL AND key_hash <> :keyHash', { keyHash })
+        .returning(['id'])
         .execute();
+      revokedIds.push(...(replaced.raw as { id: string }[]).map((r) => r.id));
       const existing = await manager.getRepository(ApiKeyEntity).findOneBy({ key_hash: keyHash });
       if (existing) return existing.revoked_at ? 'revoked' : 'unchanged';
       await this.insertKey(manager, tenantId, { name: 'bootstrap', scopes: ALL_SCOPES, rate_limit_per_minute: null }, key);
       return 'created';
     });
+    for (const id of revokedIds) await this.cache.revoked(id);
     if (outcome === 'revoked') {
       this.logger.warn('BOOTSTRAP_API_KEY was revoked through the API and stays revoked; set a new one to use it');
     }

@@ -4,34 +4,43 @@ import { AppError } from '@conduit/contracts';
 import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
 import { hashApiKey, isPlausibleApiKey } from '../api-keys/api-key-secret.js';
 import type { Principal } from './principal.js';
+import { ApiKeyCache } from './api-key-cache.js';
 
 /** last_used_at is informative: writing it once a minute per key keeps authentication read-only. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Resolves an X-API-Key. No cache: every request reads the row by its unique hash, so a revocation
- * on any replica holds for the next request everywhere (one indexed lookup, well under a millisecond locally).
+ * Resolves an X-API-Key: from the cache of recently seen keys (revocations evict it everywhere at once), else by
+ * reading the row by its unique hash.
  */
 @Injectable()
 export class ApiKeyAuthenticator {
   private readonly logger = new Logger(ApiKeyAuthenticator.name);
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cache: ApiKeyCache,
+  ) {}
 
   async authenticate(key: string): Promise<Principal> {
     if (!isPlausibleApiKey(key)) throw new AppError('unauthenticated', 'malformed API key');
+    const keyHash = hashApiKey(key);
+    const cached = this.cache.get(keyHash);
+    if (cached) return cached;
     const repo = this.dataSource.getRepository(ApiKeyEntity);
-    const row = await repo.findOneBy({ key_hash: hashApiKey(key) });
+    const row = await repo.findOneBy({ key_hash: keyHash });
     // Unknown and revoked read alike, so a caller learns nothing about which keys once existed.
     if (!row || row.revoked_at) throw new AppError('unauthenticated', 'unknown or revoked API key');
     await this.recordUse(row);
-    return {
+    const principal: Principal = {
       tenant_id: row.tenant_id,
       scopes: [...row.scopes],
       credential_id: row.id,
       kind: 'api_key',
       rate_limit_per_minute: row.rate_limit_per_minute,
     };
+    this.cache.set(keyHash, principal);
+    return principal;
   }
 
   private async recordUse(row: ApiKeyEntity): Promise<void> {

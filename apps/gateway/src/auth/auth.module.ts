@@ -6,9 +6,10 @@ import { RATE_LIMIT_KEY_PREFIX } from '../rate-limit/rate-limit.tokens.js';
 import { GATEWAY_CONFIG, REDIS } from '../tokens.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { AuthService } from './auth.service.js';
+import { ApiKeyCache } from './api-key-cache.js';
 import { JwtVerifier } from './jwt-verifier.js';
 
-const services = [AuthService, ApiKeyAuthenticator, JwtVerifier, ApiKeysService, RateLimiter];
+const services = [AuthService, ApiKeyAuthenticator, ApiKeyCache, JwtVerifier, ApiKeysService, RateLimiter];
 
 /**
  * Authentication, API keys and rate limiting. Needs these providers from a global module (AppModule):
