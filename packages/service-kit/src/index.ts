@@ -14,3 +14,10 @@ export { createServiceDataSource, schemaOf, type ServiceDataSourceOptions } from
 export { TypeOrmPinoLogger } from './typeorm-pino-logger.js';
 export { migrate } from './migrate.js';
 export { dataSourceReadinessCheck, redisReadinessCheck } from './readiness-checks.js';
+export { RpcRoute, type RpcController } from './rpc/rpc-route.decorator.js';
+export { reportUnexpected } from './rpc/unexpected-error.js';
+export { isForeignKeyViolation, isUniqueViolation } from './persistence/pg-errors.js';
+export { entityValues } from './persistence/entity-values.js';
+export { assertIfMatch } from './resources/if-match.js';
+export { cursorAfter } from './resources/cursor.js';
+export { notFound } from './resources/not-found.js';

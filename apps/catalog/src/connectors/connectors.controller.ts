@@ -1,63 +1,54 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { handleRpc } from '@conduit/contracts';
+import type { RpcContext, RpcData } from '@conduit/contracts';
 import { ConnectorsService, type ConnectorTypeList } from './connectors.service.js';
 import { CATALOG_LOGGER } from '../common/tokens.js';
-import { reportUnexpected } from '../common/unexpected-error.js';
+import { RpcRoute } from '@conduit/service-kit';
 
 @Controller()
 export class ConnectorsController {
   constructor(
     private readonly connectors: ConnectorsService,
-    @Inject(CATALOG_LOGGER) private readonly logger: Logger,
+    @Inject(CATALOG_LOGGER) readonly logger: Logger,
   ) {}
 
-  @MessagePattern('catalog.connectors.create')
-  create(@Payload() message: unknown) {
-    const p = 'catalog.connectors.create';
-    return handleRpc(p, message, (d, ctx) => this.connectors.create(ctx.tenant_id, d.body), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.create')
+  create(d: RpcData<'catalog.connectors.create'>, ctx: RpcContext) {
+    return this.connectors.create(ctx.tenant_id, d.body);
   }
 
-  @MessagePattern('catalog.connectors.list')
-  list(@Payload() message: unknown) {
-    const p = 'catalog.connectors.list';
-    return handleRpc(p, message, (d, ctx) => this.connectors.list(ctx.tenant_id, d.query), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.list')
+  list(d: RpcData<'catalog.connectors.list'>, ctx: RpcContext) {
+    return this.connectors.list(ctx.tenant_id, d.query);
   }
 
-  @MessagePattern('catalog.connectors.get')
-  get(@Payload() message: unknown) {
-    const p = 'catalog.connectors.get';
-    return handleRpc(p, message, (d, ctx) => this.connectors.get(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.get')
+  get(d: RpcData<'catalog.connectors.get'>, ctx: RpcContext) {
+    return this.connectors.get(ctx.tenant_id, d.id);
   }
 
-  @MessagePattern('catalog.connectors.update')
-  update(@Payload() message: unknown) {
-    const p = 'catalog.connectors.update';
-    return handleRpc(p, message, (d, ctx) => this.connectors.update(ctx.tenant_id, d.id, d.body, d.if_match), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.update')
+  update(d: RpcData<'catalog.connectors.update'>, ctx: RpcContext) {
+    return this.connectors.update(ctx.tenant_id, d.id, d.body, d.if_match);
   }
 
-  @MessagePattern('catalog.connectors.delete')
-  delete(@Payload() message: unknown) {
-    const p = 'catalog.connectors.delete';
-    return handleRpc(p, message, (d, ctx) => this.connectors.delete(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.delete')
+  delete(d: RpcData<'catalog.connectors.delete'>, ctx: RpcContext) {
+    return this.connectors.delete(ctx.tenant_id, d.id);
   }
 
-  @MessagePattern('catalog.connectors.test')
-  test(@Payload() message: unknown) {
-    const p = 'catalog.connectors.test';
-    return handleRpc(p, message, (d, ctx) => this.connectors.test(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.test')
+  test(d: RpcData<'catalog.connectors.test'>, ctx: RpcContext) {
+    return this.connectors.test(ctx.tenant_id, d.id);
   }
 
-  @MessagePattern('catalog.connector-types.list')
-  types(@Payload() message: unknown) {
-    const p = 'catalog.connector-types.list';
-    return handleRpc<typeof p, ConnectorTypeList>(p, message, async () => this.connectors.types(), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connector-types.list')
+  async types(): Promise<ConnectorTypeList> {
+    return this.connectors.types();
   }
 
-  @MessagePattern('catalog.connectors.resolve')
-  resolve(@Payload() message: unknown) {
-    const p = 'catalog.connectors.resolve';
-    return handleRpc(p, message, (d, ctx) => this.connectors.resolve(ctx.tenant_id, d.ids), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.connectors.resolve')
+  resolve(d: RpcData<'catalog.connectors.resolve'>, ctx: RpcContext) {
+    return this.connectors.resolve(ctx.tenant_id, d.ids);
   }
 }

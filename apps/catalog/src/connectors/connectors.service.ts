@@ -23,11 +23,7 @@ import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
 import { projectRefErrors, unknownProjectError } from '../projects/project-refs.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../common/pg-errors.js';
-import { assertIfMatch } from '../common/if-match.js';
-import { cursorAfter } from '../common/paging.js';
-import { notFound } from '../common/not-found.js';
-import { entityValues } from '../common/entity-values.js';
+import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'connectors_tenant_name_key';
 const PROJECT_FKEY = 'connectors_project_fkey';

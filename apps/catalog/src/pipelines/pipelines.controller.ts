@@ -1,57 +1,49 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { handleRpc } from '@conduit/contracts';
+import type { RpcContext, RpcData } from '@conduit/contracts';
 import { PipelinesService } from './pipelines.service.js';
 import { CATALOG_LOGGER } from '../common/tokens.js';
-import { reportUnexpected } from '../common/unexpected-error.js';
+import { RpcRoute } from '@conduit/service-kit';
 
 @Controller()
 export class PipelinesController {
   constructor(
     private readonly pipelines: PipelinesService,
-    @Inject(CATALOG_LOGGER) private readonly logger: Logger,
+    @Inject(CATALOG_LOGGER) readonly logger: Logger,
   ) {}
 
-  @MessagePattern('catalog.pipelines.create')
-  create(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.create';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.create(ctx.tenant_id, d.body), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.create')
+  create(d: RpcData<'catalog.pipelines.create'>, ctx: RpcContext) {
+    return this.pipelines.create(ctx.tenant_id, d.body);
   }
 
-  @MessagePattern('catalog.pipelines.list')
-  list(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.list';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.list(ctx.tenant_id, d.query), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.list')
+  list(d: RpcData<'catalog.pipelines.list'>, ctx: RpcContext) {
+    return this.pipelines.list(ctx.tenant_id, d.query);
   }
 
-  @MessagePattern('catalog.pipelines.get')
-  get(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.get';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.get(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.get')
+  get(d: RpcData<'catalog.pipelines.get'>, ctx: RpcContext) {
+    return this.pipelines.get(ctx.tenant_id, d.id);
   }
 
-  @MessagePattern('catalog.pipelines.update')
-  update(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.update';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.update(ctx.tenant_id, d.id, d.body, d.if_match), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.update')
+  update(d: RpcData<'catalog.pipelines.update'>, ctx: RpcContext) {
+    return this.pipelines.update(ctx.tenant_id, d.id, d.body, d.if_match);
   }
 
-  @MessagePattern('catalog.pipelines.delete')
-  delete(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.delete';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.delete(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.delete')
+  delete(d: RpcData<'catalog.pipelines.delete'>, ctx: RpcContext) {
+    return this.pipelines.delete(ctx.tenant_id, d.id);
   }
 
-  @MessagePattern('catalog.pipelines.validate')
-  validate(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.validate';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.validate(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.validate')
+  validate(d: RpcData<'catalog.pipelines.validate'>, ctx: RpcContext) {
+    return this.pipelines.validate(ctx.tenant_id, d.id);
   }
 
-  @MessagePattern('catalog.pipelines.snapshot')
-  snapshot(@Payload() message: unknown) {
-    const p = 'catalog.pipelines.snapshot';
-    return handleRpc(p, message, (d, ctx) => this.pipelines.snapshot(ctx.tenant_id, d.id), reportUnexpected(this.logger, p));
+  @RpcRoute('catalog.pipelines.snapshot')
+  snapshot(d: RpcData<'catalog.pipelines.snapshot'>, ctx: RpcContext) {
+    return this.pipelines.snapshot(ctx.tenant_id, d.id);
   }
 }

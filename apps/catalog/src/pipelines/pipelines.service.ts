@@ -21,11 +21,7 @@ import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
 import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { projectRefErrors, unknownProjectError } from '../projects/project-refs.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../common/pg-errors.js';
-import { assertIfMatch } from '../common/if-match.js';
-import { cursorAfter } from '../common/paging.js';
-import { notFound } from '../common/not-found.js';
-import { entityValues } from '../common/entity-values.js';
+import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'pipelines_project_name_key';
 const PROJECT_FKEY = 'pipelines_project_fkey';

@@ -17,10 +17,7 @@ import { ProjectEntity } from './project.entity.js';
 import { taggedProject, toProject } from './project.mapper.js';
 import { PipelinesService } from '../pipelines/pipelines.service.js';
 import { findTemplate } from '../templates/template-catalogue.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../common/pg-errors.js';
-import { assertIfMatch } from '../common/if-match.js';
-import { cursorAfter } from '../common/paging.js';
-import { notFound } from '../common/not-found.js';
+import { assertIfMatch, cursorAfter, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'projects_tenant_name_key';
 /** The foreign keys that keep a project with pipelines or connectors from being deleted. */

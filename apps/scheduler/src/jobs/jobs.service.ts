@@ -24,12 +24,8 @@ import { RunCancelSignals } from '../runs/run-cancel-signals.js';
 import { JobSchedules } from '../schedules/job-schedules.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
-import { assertIfMatch } from '../common/if-match.js';
-import { cursorAfter } from '../common/paging.js';
-import { notFound } from '../common/not-found.js';
-import { isUniqueViolation } from '../common/pg-errors.js';
-import { entityValues } from '../common/entity-values.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
+import { assertIfMatch, cursorAfter, entityValues, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'jobs_tenant_name_key';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { RunCommand, RunEvent } from '@conduit/contracts';
 import { OutboxMessageEntity } from './outbox-message.entity.js';
-import { entityValues } from '../common/entity-values.js';
+import { entityValues } from '@conduit/service-kit';
 
 /**
  * Writes outbox messages inside the caller's transaction: they are published only if it commits, and always

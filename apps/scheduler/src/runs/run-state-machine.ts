@@ -6,8 +6,8 @@ import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
 import { addRunCommand, addRunEvent } from '../outbox/outbox-writer.js';
-import { entityValues } from '../common/entity-values.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
+import { entityValues } from '@conduit/service-kit';
 
 export interface NewRun {
   tenantId: string;

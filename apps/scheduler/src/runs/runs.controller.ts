@@ -1,39 +1,34 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { handleRpc } from '@conduit/contracts';
+import type { RpcContext, RpcData } from '@conduit/contracts';
 import { RunsService } from './runs.service.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
-import { reportUnexpected } from '../common/unexpected-error.js';
+import { RpcRoute } from '@conduit/service-kit';
 
 @Controller()
 export class RunsController {
   constructor(
     private readonly runs: RunsService,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SCHEDULER_LOGGER) readonly logger: Logger,
   ) {}
 
-  @MessagePattern('scheduler.runs.trigger')
-  trigger(@Payload() message: unknown) {
-    const p = 'scheduler.runs.trigger';
-    return handleRpc(p, message, (d, ctx) => this.runs.trigger(ctx, d.job_id, d.body), reportUnexpected(this.logger, p));
+  @RpcRoute('scheduler.runs.trigger')
+  trigger(d: RpcData<'scheduler.runs.trigger'>, ctx: RpcContext) {
+    return this.runs.trigger(ctx, d.job_id, d.body);
   }
 
-  @MessagePattern('scheduler.runs.list')
-  list(@Payload() message: unknown) {
-    const p = 'scheduler.runs.list';
-    return handleRpc(p, message, (d, ctx) => this.runs.list(ctx.tenant_id, d.job_id, d.query), reportUnexpected(this.logger, p));
+  @RpcRoute('scheduler.runs.list')
+  list(d: RpcData<'scheduler.runs.list'>, ctx: RpcContext) {
+    return this.runs.list(ctx.tenant_id, d.job_id, d.query);
   }
 
-  @MessagePattern('scheduler.runs.get')
-  get(@Payload() message: unknown) {
-    const p = 'scheduler.runs.get';
-    return handleRpc(p, message, (d, ctx) => this.runs.get(ctx.tenant_id, d.job_id, d.run_id), reportUnexpected(this.logger, p));
+  @RpcRoute('scheduler.runs.get')
+  get(d: RpcData<'scheduler.runs.get'>, ctx: RpcContext) {
+    return this.runs.get(ctx.tenant_id, d.job_id, d.run_id);
   }
 
-  @MessagePattern('scheduler.runs.cancel')
-  cancel(@Payload() message: unknown) {
-    const p = 'scheduler.runs.cancel';
-    return handleRpc(p, message, (d, ctx) => this.runs.cancel(ctx.tenant_id, d.job_id, d.run_id), reportUnexpected(this.logger, p));
+  @RpcRoute('scheduler.runs.cancel')
+  cancel(d: RpcData<'scheduler.runs.cancel'>, ctx: RpcContext) {
+    return this.runs.cancel(ctx.tenant_id, d.job_id, d.run_id);
   }
 }

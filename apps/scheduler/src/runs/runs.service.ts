@@ -20,10 +20,8 @@ import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
-import { cursorAfter } from '../common/paging.js';
-import { notFound } from '../common/not-found.js';
-import { isUniqueViolation } from '../common/pg-errors.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
+import { cursorAfter, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const TICK_KEY = 'runs_tick_id_key';
 

@@ -1,6 +1,0 @@
-import { AppError } from '@conduit/contracts';
-
-/** Unknown, malformed and other tenants' ids all get the same answer: existence is never revealed. */
-export function notFound(what: 'job' | 'run', id: string): AppError {
-  return new AppError('not_found', `${what} ${id.length <= 64 ? id : `${id.slice(0, 64)}...`} was not found`);
-}
