@@ -7,7 +7,7 @@ import type { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { type ReadinessCheck, OpsModule } from '@conduit/service-kit';
 import type { GatewayConfig } from './config.js';
-import { GATEWAY_CONFIG, GATEWAY_LOGGER, REDIS, ROUTE_TABLE, RPC_CLIENT } from './tokens.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, METRICS_REGISTRY, REDIS, ROUTE_TABLE, RPC_CLIENT } from './tokens.js';
 import type { RouteTable } from './http/routes.js';
 import { AUTH_CONFIG } from './auth/auth.tokens.js';
 import { AccessGuard } from './access/access.guard.js';
@@ -48,6 +48,7 @@ export class AppModule {
       { provide: REDIS, useValue: runtime.redis },
       { provide: RPC_CLIENT, useValue: runtime.rpc },
       { provide: ROUTE_TABLE, useValue: runtime.routes },
+      { provide: METRICS_REGISTRY, useValue: runtime.registry },
     ];
     return {
       module: AppModule,

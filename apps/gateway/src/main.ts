@@ -20,6 +20,7 @@ import { requestIdOf } from './http/request-id.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { RouteTable } from './http/routes.js';
 import { registerRequestLog } from './http/request-log.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { gatewayEntities } from './api-keys/entities.js';
 import { gatewayMigrations } from './migrations/index.js';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   routes.attach(fastify);
   registerJsonBodyParser(fastify);
   registerRequestLog(fastify, logger);
+  registerRequestMetrics(fastify, registry);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({

@@ -4,3 +4,5 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export const REDIS = Symbol('REDIS');
 export const RPC_CLIENT = Symbol('RPC_CLIENT');
 export const ROUTE_TABLE = Symbol('ROUTE_TABLE');
+/** The gateway's Prometheus registry (made in main.ts, served on /metrics). */
+export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');

@@ -154,6 +154,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     await startService('catalog');
     await startService('scheduler');
     await startService('executor');
+    await startService('monitoring');
+    await startService('webhook-dispatcher');
     const gateway = await startService('gateway');
     return {
       baseUrl: `http://127.0.0.1:${gateway.port}`,

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Histogram, Registry } from 'prom-client';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { FastifyRequest } from 'fastify';
 import { type RpcData, type RpcPattern, type RpcReply, AppError, isRpcReply } from '@conduit/contracts';
 import { rpcCall } from '@conduit/rpc-streams';
 import { HeaderedError } from '../http/problem.js';
-import { RPC_CLIENT } from '../tokens.js';
+import { METRICS_REGISTRY, RPC_CLIENT } from '../tokens.js';
+import { rpcDurationHistogram, type RpcOutcome } from './rpc-metrics.js';
 import { principalOf } from '../access/principal-of.js';
 
 export interface BackendAnswer<T> {
@@ -15,22 +17,35 @@ export interface BackendAnswer<T> {
 /** Forwards an operation to the service that owns it, with the caller's context, and unwraps the reply. */
 @Injectable()
 export class BackendClient {
-  constructor(@Inject(RPC_CLIENT) private readonly client: ClientProxy) {}
+  private readonly durations: Histogram<'pattern' | 'outcome'>;
+
+  constructor(
+    @Inject(RPC_CLIENT) private readonly client: ClientProxy,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.durations = rpcDurationHistogram(registry);
+  }
 
   async call<P extends RpcPattern, T>(pattern: P, data: RpcData<P>, request: FastifyRequest): Promise<BackendAnswer<T>> {
     const principal = principalOf(request);
     const ctx = { tenant_id: principal.tenant_id, scopes: principal.scopes, request_id: String(request.id) };
     let reply: unknown;
+    const end = this.durations.startTimer({ pattern });
+    let outcome: RpcOutcome = 'failure';
     try {
       reply = await rpcCall<RpcReply<T>>(this.client, pattern, { ctx, data });
+      if (isRpcReply(reply)) outcome = reply.ok ? 'ok' : 'error';
     } catch (err) {
       if ((err as Error)?.name === 'RpcTimeoutError') {
+        outcome = 'timeout';
         throw new HeaderedError(
           { code: 'service_unavailable', detail: `the ${pattern.split('.')[0]} service did not answer in time` },
           { 'retry-after': '5' },
         );
       }
       throw err;
+    } finally {
+      end({ outcome });
     }
     if (!isRpcReply(reply)) throw new Error(`malformed reply to ${pattern}`);
     if (!reply.ok) throw new AppError(reply.error.code, reply.error.detail, reply.error.errors);

@@ -1,7 +1,107 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type RunLogTail,
+  AppError,
+  alertListQuerySchema,
+  decodeCursor,
+  isId,
+  metricsQuerySchema,
+  parseQueryOrThrow,
+  runLogQuerySchema,
+} from '@conduit/contracts';
+import { BackendClient } from '../forwarding/backend.client.js';
+import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
+import { streamRunLogs } from './run-log-stream.js';
+
+function checkIds(jobId: string, runId: string): void {
+  if (!isId('job', jobId)) throw new AppError('not_found', 'no job with that id');
+  if (!isId('run', runId)) throw new AppError('not_found', 'no run with that id');
+}
+
+/** Where a live stream starts: after Last-Event-ID (a reconnect), else after the cursor, else from the beginning. */
+function streamStart(lastEventId: string | string[] | undefined, cursor: string | undefined): number {
+  if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
+    const seq = Number(lastEventId.trim());
+    if (!Number.isSafeInteger(seq) || seq < 0) throw new AppError('invalid_parameter', 'header Last-Event-ID: must be a log line seq');
+    return seq;
+  }
+  if (cursor === undefined) return 0;
+  const seq = Number(decodeCursor(cursor)?.after);
+  if (!Number.isSafeInteger(seq) || seq < 0) throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
+  return seq;
+}
+
+function wantsEventStream(request: FastifyRequest): boolean {
+  return /\btext\/event-stream\b/i.test(request.headers.accept ?? '');
+}
 
 /** Metrics, alerts and run logs, forwarded to the monitoring service. */
 @ApiTags('Monitoring')
 @Controller('v2')
-export class MonitoringController {}
+export class MonitoringController {
+  constructor(private readonly backend: BackendClient) {}
+
+  @Get('metrics')
+  @Operation({
+    summary: 'Get Metrics',
+    description:
+      'Runs of the tenant (or of one job) queued inside the window `since` (an integer and a unit among s, m, h, d, w; ' +
+      'default 24h, at most 90d): counts by status, `success_rate` = succeeded / (succeeded + failed) or null, durations ' +
+      'of finished runs (avg, p50, p95, max), rows read and written, and a series of buckets sized to the window.',
+    status: 200,
+    query: { job_id: 'only this job (default: every job of the tenant)', since: 'window, e.g. 30m, 24h, 7d (default 24h, at most 90d)' },
+  })
+  async metrics(@Req() req: FastifyRequest) {
+    const query = parseQueryOrThrow(metricsQuerySchema, req.query ?? {});
+    return (await this.backend.call('monitoring.metrics.get', { query }, req)).data;
+  }
+
+  @Get('alerts')
+  @Operation({
+    summary: 'List Alerts',
+    description:
+      'Newest first. A failed run opens an alert on its job (or counts another occurrence of the open one); three ' +
+      'failures in a row make it `critical`; the next success resolves it. Rules: run_failed, consecutive_failures, webhook_disabled.',
+    status: 200,
+    query: { ...LIST_QUERY, status: 'open or resolved', job_id: 'only this job', severity: 'warning or critical' },
+  })
+  async alerts(@Req() req: FastifyRequest) {
+    const query = parseQueryOrThrow(alertListQuerySchema, req.query ?? {});
+    return (await this.backend.call('monitoring.alerts.list', { query }, req)).data;
+  }
+
+  @Get('jobs/:job_id/runs/:run_id/logs')
+  @Operation({
+    summary: 'Get Run Logs',
+    description:
+      'Oldest first, in `seq` order, filtered by `level` and `node_id`. With `Accept: text/event-stream` the lines stream ' +
+      'live as server-sent events (`id` = seq, data = the line) until the run has ended, closing with `event: end`; a ' +
+      'client that reconnects with `Last-Event-ID` resumes after that line.',
+    status: 200,
+    params: ['job_id', 'run_id'],
+    query: { ...LIST_QUERY, level: 'debug, info, warn or error', node_id: 'only lines of this node' },
+    errors: [404],
+  })
+  async logs(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    checkIds(jobId, runId);
+    const query = parseQueryOrThrow(runLogQuerySchema, req.query ?? {});
+    if (!wantsEventStream(req)) {
+      const page = (await this.backend.call('monitoring.logs.list', { job_id: jobId, run_id: runId, query }, req)).data;
+      await reply.status(200).send(page);
+      return;
+    }
+    const afterSeq = streamStart(req.headers['last-event-id'], query.cursor);
+    const target = { jobId, runId, afterSeq, level: query.level, nodeId: query.node_id };
+    // The first poll happens before the stream opens, so an unknown run is still a 404 problem document.
+    const first = (
+      await this.backend.call<'monitoring.logs.tail', RunLogTail>(
+        'monitoring.logs.tail',
+        { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
+        req,
+      )
+    ).data;
+    await streamRunLogs(this.backend, req, reply, first, target);
+  }
+}

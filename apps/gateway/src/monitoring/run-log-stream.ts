@@ -1,0 +1,78 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RunLogTail } from '@conduit/contracts';
+import type { BackendClient } from '../forwarding/backend.client.js';
+
+/** How often a live stream asks monitoring for new lines. */
+export const POLL_MS = 250;
+/** Failed polls in a row (monitoring away, timeouts) after which a stream gives up; the client reconnects. */
+const MAX_FAILED_POLLS = 8;
+
+export interface RunLogStreamTarget {
+  jobId: string;
+  runId: string;
+  /** The last seq the client has (Last-Event-ID), 0 for the beginning. */
+  afterSeq: number;
+  level?: RunLogTail['data'][number]['level'] | undefined;
+  nodeId?: string | undefined;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Streams a run's log lines as server-sent events (`id` = seq, data = the line's JSON) until the run has ended and no
+ * line is left, then sends `event: end`. Polls `monitoring.logs.tail`; a client that reconnects with Last-Event-ID
+ * resumes after the last line it got. The reply is hijacked: Nest and Fastify no longer touch it.
+ */
+export async function streamRunLogs(backend: BackendClient, request: FastifyRequest, reply: FastifyReply, first: RunLogTail, target: RunLogStreamTarget): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
+  raw.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': String(request.id),
+  });
+  let closed = false;
+  raw.on('close', () => (closed = true));
+
+  let afterSeq = target.afterSeq;
+  let answer: RunLogTail | null = first;
+  let failures = 0;
+  while (!closed) {
+    if (answer) {
+      let chunk = '';
+      for (const line of answer.data) {
+        chunk += `id: ${line.seq}\ndata: ${JSON.stringify(line)}\n\n`;
+        afterSeq = line.seq;
+      }
+      if (chunk) raw.write(chunk);
+      if (answer.run_finished && answer.data.length === 0) {
+        raw.write('event: end\ndata: {}\n\n');
+        break;
+      }
+      // A full answer may have more behind it: ask again at once.
+      if (answer.data.length === 0) await sleep(POLL_MS);
+    } else {
+      await sleep(POLL_MS);
+    }
+    if (closed) break;
+    try {
+      answer = (
+        await backend.call<'monitoring.logs.tail', RunLogTail>(
+          'monitoring.logs.tail',
+          { job_id: target.jobId, run_id: target.runId, after_seq: afterSeq, level: target.level, node_id: target.nodeId },
+          request,
+        )
+      ).data;
+      failures = 0;
+    } catch {
+      answer = null;
+      if (++failures >= MAX_FAILED_POLLS) break;
+    }
+  }
+  if (!raw.writableEnded) raw.end();
+}

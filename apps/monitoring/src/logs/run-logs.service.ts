@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppError, FINAL_RUN_STATUSES, pageOf, type Page, type RunLogLine, type RunLogQuery, type RunLogTail, type RunStatus } from '@conduit/contracts';
+import { findRunFact } from '../facts/run-facts.js';
+import { cursorAfter } from '../common/paging.js';
+import { runNotFound } from '../common/not-found.js';
+import { iso } from '../common/timestamps.js';
+import { gapFreePrefix } from './run-log-seq.js';
+
+interface LogRow {
+  seq: string;
+  n: number;
+  ts: Date;
+  level: RunLogLine['level'];
+  node_id: string | null;
+  message: string;
+}
+
+/** Lines a tail answer reads at most (the stream polls again at once for more). */
+const TAIL_BATCH = 1000;
+/**
+ * How long after its final event a run counts as ended for a live stream: its last log batches travel on another
+ * queue and may be stored a moment after the final event.
+ */
+export const RUN_END_GRACE_MS = 2000;
+
+function lineOf(row: LogRow): RunLogLine {
+  return { seq: Number(row.seq), ts: iso(row.ts), level: row.level, node_id: row.node_id, message: row.message };
+}
+
+export interface RunRef {
+  tenantId: string;
+  jobId: string;
+  runId: string;
+}
+
+export interface TailFilter {
+  afterSeq: number;
+  level?: RunLogLine['level'] | undefined;
+  nodeId?: string | undefined;
+}
+
+/** Run logs: pages in seq order, and tails for live streams. */
+@Injectable()
+export class RunLogsService {
+  constructor(private readonly ds: DataSource) {}
+
+  async list(ref: RunRef, query: RunLogQuery): Promise<Page<RunLogLine>> {
+    await this.runStatusOrThrow(ref);
+    const after = cursorAfter(query.cursor);
+    const afterSeq = after === undefined ? 0 : Number(after);
+    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
+    const params: unknown[] = [ref.runId, afterSeq];
+    let filters = '';
+    if (query.level) filters += ` AND level = $${params.push(query.level)}`;
+    if (query.node_id) filters += ` AND node_id = $${params.push(query.node_id)}`;
+    const rows = (await this.ds.query(
+      `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${query.limit + 1}`,
+      params,
+    )) as LogRow[];
+    return pageOf(rows.map(lineOf), query.limit, (line) => String(line.seq));
+  }
+
+  /** The lines after `afterSeq` (up to a hole while the run is live), and whether the stream may end. */
+  async tail(ref: RunRef, filter: TailFilter): Promise<RunLogTail> {
+    const fact = await this.runStatusOrThrow(ref);
+    const settled =
+      fact !== null && FINAL_RUN_STATUSES.includes(fact.status) && Date.now() - fact.updatedAt.getTime() >= RUN_END_GRACE_MS;
+    const rows = (await this.ds.query(
+      `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT ${TAIL_BATCH}`,
+      [ref.runId, filter.afterSeq],
+    )) as LogRow[];
+    const lines = rows.map((row) => ({ ...lineOf(row), n: row.n }));
+    const shown = settled ? lines : gapFreePrefix(lines, filter.afterSeq);
+    const data = shown
+      .filter((l) => (!filter.level || l.level === filter.level) && (!filter.nodeId || l.node_id === filter.nodeId))
+      .map(({ n: _n, ...line }) => line);
+    return { data, run_finished: settled && rows.length < TAIL_BATCH };
+  }
+
+  /**
+   * The run's fact, or null when only its logs are known so far (they can overtake its first event); a run the
+   * tenant does not have under that job is a 404.
+   */
+  private async runStatusOrThrow(ref: RunRef): Promise<{ status: RunStatus; updatedAt: Date } | null> {
+    const fact = await findRunFact(this.ds.manager, ref.tenantId, ref.jobId, ref.runId);
+    if (fact) return { status: fact.status as RunStatus, updatedAt: fact.updated_at };
+    const logs = (await this.ds.query(`SELECT 1 FROM run_logs WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3 LIMIT 1`, [
+      ref.runId,
+      ref.tenantId,
+      ref.jobId,
+    ])) as unknown[];
+    if (logs.length === 0) throw runNotFound(ref.runId);
+    return null;
+  }
+}

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUES, alertEventSchema, newId, type Alert, type AlertEvent, type Page, type RunEvent } from '@conduit/contracts';
+import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
+import { MonitoringCaller, startMonitoring, waitFor, type MonitoringUnderTest } from './support/monitoring-app.js';
+import { newRun, runEvent } from './support/run-events.js';
+
+const prefix = testPrefix();
+const schema = newSchemaName();
+let redis: Redis;
+let ds: DataSource;
+let monitoring: MonitoringUnderTest;
+let caller: MonitoringCaller;
+let eventsQueue: Queue;
+let webhooksQueue: Queue;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  monitoring = await startMonitoring(ds, prefix);
+  caller = new MonitoringCaller(prefix);
+  const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
+  eventsQueue = new Queue(QUEUES.eventsMonitoring, opts);
+  webhooksQueue = new Queue(QUEUES.eventsWebhooks, opts);
+});
+
+afterAll(async () => {
+  await Promise.allSettled([eventsQueue?.close(), webhooksQueue?.close()]);
+  await caller?.close();
+  await monitoring?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+/** Publishes events as the scheduler's relay does (job id = event id) and waits until each is processed. */
+async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
+  for (const e of events) await eventsQueue.add(e.type, e, { jobId: e.event_id });
+  await waitFor(`${events.length} events processed`, async () => {
+    const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
+    return states.every((s) => s === 'completed');
+  });
+}
+
+async function factOf(runId: string): Promise<Record<string, unknown> | undefined> {
+  const rows = (await ds.query(`SELECT status, attempt, duration_ms::int, rows_read::int, rows_written::int FROM run_facts WHERE run_id = $1`, [runId])) as Record<string, unknown>[];
+  return rows[0];
+}
+
+async function alertsOf(tenant: string, query: Record<string, unknown> = {}): Promise<Page<Alert>> {
+  return caller.ok<Page<Alert>>(tenant, 'monitoring.alerts.list', { query: { limit: 50, ...query } });
+}
+
+async function alertEventsFor(alertId: string): Promise<AlertEvent[]> {
+  const jobs = await webhooksQueue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+  return jobs
+    .map((j) => ({ id: j.id, event: alertEventSchema.parse(j.data) }))
+    .filter(({ event }) => event.alert.id === alertId)
+    .map(({ id, event }) => {
+      expect(id).toBe(event.event_id);
+      return event;
+    })
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+function runsCounted(status: string): Promise<number> {
+  return monitoring.registry.getSingleMetric('conduit_runs_total')!.get().then((m) => m.values.find((v) => v.labels['status'] === status)?.value ?? 0);
+}
+
+describe('run facts', () => {
+  it('keep the latest state of a run, ignoring duplicates and stale events', async () => {
+    const t = newTenant();
+    const run = newRun(newId('job'));
+    const succeededBefore = await runsCounted('succeeded');
+    const queued = runEvent(t, run, 'queued');
+    const running = runEvent(t, run, 'running');
+    const succeeded = runEvent(t, run, 'succeeded', { durationMs: 1234, rows: { rows_read: 10, rows_written: 9 } });
+    await publish(queued, running, succeeded);
+    expect(await factOf(run.id)).toEqual({ status: 'succeeded', attempt: 1, duration_ms: 1234, rows_read: 10, rows_written: 9 });
+    expect(await runsCounted('succeeded')).toBe(succeededBefore + 1);
+
+    // A late running event (another event id) and a redelivery of the final one change nothing.
+    await publish(runEvent(t, run, 'running', { attempt: 2 }));
+    const redelivered = { ...succeeded };
+    await eventsQueue.add(redelivered.type, redelivered, { jobId: `${redelivered.event_id}-again` });
+    await waitFor('redelivery processed', async () => (await eventsQueue.getJob(`${redelivered.event_id}-again`))?.isCompleted());
+    expect(await factOf(run.id)).toMatchObject({ status: 'succeeded', attempt: 1 });
+    expect(await runsCounted('succeeded')).toBe(succeededBefore + 1);
+  });
+
+  it('take a later attempt, and a final event that overtook the earlier ones', async () => {
+    const t = newTenant();
+    const run = newRun(newId('job'));
+    await publish(runEvent(t, run, 'running'), runEvent(t, run, 'running', { attempt: 2 }));
+    expect(await factOf(run.id)).toMatchObject({ status: 'running', attempt: 2 });
+    const other = newRun(newId('job'));
+    await publish(runEvent(t, other, 'failed'), runEvent(t, other, 'queued'));
+    expect(await factOf(other.id)).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('alerts', () => {
+  it('open on a failure, count occurrences, turn critical at three in a row, and resolve on the next success', async () => {
+    const t = newTenant();
+    const jobId = newId('job');
+    const first = newRun(jobId);
+    await publish(runEvent(t, first, 'failed', { error: 'bad SQL' }));
+    let [alert] = (await alertsOf(t)).data;
+    expect(alert).toMatchObject({ job_id: jobId, run_id: first.id, rule: 'run_failed', severity: 'warning', status: 'open', occurrences: 1, resolved_at: null });
+    expect(alert!.message).toContain('bad SQL');
+
+    const second = newRun(jobId);
+    await publish(runEvent(t, second, 'failed'));
+    [alert] = (await alertsOf(t)).data;
+    expect(alert).toMatchObject({ run_id: second.id, rule: 'run_failed', severity: 'warning', occurrences: 2 });
+
+    await publish(runEvent(t, newRun(jobId), 'failed'));
+    const open = await alertsOf(t, { status: 'open' });
+    expect(open.data).toHaveLength(1);
+    expect(open.data[0]).toMatchObject({ id: alert!.id, rule: 'consecutive_failures', severity: 'critical', occurrences: 3 });
+
+    await publish(runEvent(t, newRun(jobId), 'succeeded'));
+    const resolved = (await alertsOf(t)).data[0]!;
+    expect(resolved).toMatchObject({ id: alert!.id, status: 'resolved', severity: 'critical' });
+    expect(resolved.resolved_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+    // The events went out through the outbox, to events.webhooks, with the event id as the job id.
+    const events = await waitFor('alert events published', async () => {
+      const found = await alertEventsFor(alert!.id);
+      return found.length === 2 ? found : undefined;
+    });
+    expect(events.map((e) => e.type)).toEqual(['alert.opened', 'alert.resolved']);
+    expect(events[0]).toMatchObject({ tenant_id: t, alert: { status: 'open', occurrences: 1 } });
+    expect(events[1]).toMatchObject({ tenant_id: t, alert: { status: 'resolved', severity: 'critical', occurrences: 3 } });
+
+    // A new failure after the resolution opens a new alert.
+    await publish(runEvent(t, newRun(jobId), 'failed'));
+    const again = await alertsOf(t, { status: 'open' });
+    expect(again.data).toHaveLength(1);
+    expect(again.data[0]!.id).not.toBe(alert!.id);
+    expect(again.data[0]).toMatchObject({ occurrences: 1, severity: 'warning' });
+  });
+
+  it('ignore a redelivered failure', async () => {
+    const t = newTenant();
+    const failed = runEvent(t, newRun(newId('job')), 'failed');
+    await publish(failed);
+    await eventsQueue.add(failed.type, failed, { jobId: `${failed.event_id}-redelivered` });
+    await waitFor('redelivery processed', async () => (await eventsQueue.getJob(`${failed.event_id}-redelivered`))?.isCompleted());
+    expect((await alertsOf(t)).data.map((a) => a.occurrences)).toEqual([1]);
+  });
+
+  it('open a webhook_disabled alert from the dispatcher event', async () => {
+    const t = newTenant();
+    const webhookId = newId('webhook');
+    const disabled = (reason: string) => ({
+      event_id: newId('event'),
+      type: 'webhook.disabled',
+      created_at: new Date().toISOString(),
+      tenant_id: t,
+      webhook: { id: webhookId, url: 'https://example.com/hook' },
+      reason,
+    });
+    await publish(disabled('410 Gone'), disabled('failing for 5 days'));
+    const [alert] = (await alertsOf(t)).data;
+    expect(alert).toMatchObject({ rule: 'webhook_disabled', webhook_id: webhookId, job_id: null, status: 'open', occurrences: 2 });
+    await waitFor('alert.opened published', async () => (await alertEventsFor(alert!.id)).length === 1);
+  });
+
+  it('list in cursor pages, newest first, filtered by job, status and severity, only the tenant’s own', async () => {
+    const t = newTenant();
+    const jobs = [newId('job'), newId('job'), newId('job')];
+    const events: RunEvent[] = jobs.map((j) => runEvent(t, newRun(j), 'failed'));
+    await publish(...events);
+    await publish(runEvent(t, newRun(jobs[0]!), 'failed'), runEvent(t, newRun(jobs[0]!), 'failed'));
+    await publish(runEvent(t, newRun(jobs[1]!), 'succeeded'));
+
+    const first = await alertsOf(t, { limit: 2 });
+    expect(first.data).toHaveLength(2);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = await alertsOf(t, { limit: 2, cursor: first.next_cursor });
+    expect(second.data).toHaveLength(1);
+    expect(second.next_cursor).toBeNull();
+    const all = [...first.data, ...second.data];
+    expect(all.map((a) => a.id)).toEqual([...all.map((a) => a.id)].sort().reverse());
+    expect(new Set(all.map((a) => a.job_id))).toEqual(new Set(jobs));
+
+    expect((await alertsOf(t, { job_id: jobs[0] })).data.map((a) => a.severity)).toEqual(['critical']);
+    expect((await alertsOf(t, { severity: 'critical' })).data.map((a) => a.job_id)).toEqual([jobs[0]]);
+    expect((await alertsOf(t, { status: 'resolved' })).data.map((a) => a.job_id)).toEqual([jobs[1]]);
+    expect((await alertsOf(t, { status: 'open', severity: 'warning' })).data.map((a) => a.job_id)).toEqual([jobs[2]]);
+    expect((await alertsOf(newTenant())).data).toEqual([]);
+
+    const bad = await caller.call(t, 'monitoring.alerts.list', { query: { limit: 10, cursor: 'not-a-cursor' } });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_parameter' } });
+  });
+});
