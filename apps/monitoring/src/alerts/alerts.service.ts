@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { pageOf, type Alert, type AlertListQuery, type Page } from '@conduit/contracts';
 import { ALERT_COLUMNS, alertOf, type AlertRow } from './alert.mapper.js';
-import { cursorAfter } from '../common/paging.js';
+import { cursorAfter } from '@conduit/service-kit';
 
 /** List Alerts: newest first, keyset pages on the time-ordered id, filtered by job, status and severity. */
 @Injectable()

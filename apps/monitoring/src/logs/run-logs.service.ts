@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError, FINAL_RUN_STATUSES, pageOf, type Page, type RunLogLine, type RunLogQuery, type RunLogTail, type RunStatus } from '@conduit/contracts';
 import { findRunFact } from '../facts/run-facts.js';
-import { cursorAfter } from '../common/paging.js';
-import { runNotFound } from '../common/not-found.js';
+import { cursorAfter } from '@conduit/service-kit';
+import { notFound } from '@conduit/service-kit';
 import { iso } from '../common/timestamps.js';
 import { gapFreePrefix } from './run-log-seq.js';
 
@@ -90,7 +90,7 @@ export class RunLogsService {
       ref.tenantId,
       ref.jobId,
     ])) as unknown[];
-    if (logs.length === 0) throw runNotFound(ref.runId);
+    if (logs.length === 0) throw notFound('run', ref.runId);
     return null;
   }
 }

@@ -1,21 +1,19 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { handleRpc } from '@conduit/contracts';
+import type { RpcContext, RpcData } from '@conduit/contracts';
+import { RpcRoute } from '@conduit/service-kit';
 import { MetricsService } from './metrics.service.js';
 import { MONITORING_LOGGER } from '../common/tokens.js';
-import { reportUnexpected } from '../common/unexpected-error.js';
 
 @Controller()
 export class MetricsController {
   constructor(
     private readonly metrics: MetricsService,
-    @Inject(MONITORING_LOGGER) private readonly logger: Logger,
+    @Inject(MONITORING_LOGGER) readonly logger: Logger,
   ) {}
 
-  @MessagePattern('monitoring.metrics.get')
-  get(@Payload() message: unknown) {
-    const p = 'monitoring.metrics.get';
-    return handleRpc(p, message, (d, ctx) => this.metrics.get(ctx.tenant_id, d.query), reportUnexpected(this.logger, p));
+  @RpcRoute('monitoring.metrics.get')
+  get(d: RpcData<'monitoring.metrics.get'>, ctx: RpcContext) {
+    return this.metrics.get(ctx.tenant_id, d.query);
   }
 }
