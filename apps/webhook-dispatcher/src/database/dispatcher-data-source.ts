@@ -1,0 +1,32 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { createServiceDataSource } from '@conduit/service-kit';
+import { WebhookEntity } from '../webhooks/webhook.entity.js';
+import { DeliveryEntity } from '../deliveries/delivery.entity.js';
+import { Init1733000000000 } from '../migrations/1733000000000-init.js';
+import { DEFAULT_SCHEMA } from './schema-name.js';
+
+export const DISPATCHER_ENTITIES = [WebhookEntity, DeliveryEntity];
+/** In order; append new migrations here. */
+export const DISPATCHER_MIGRATIONS = [Init1733000000000];
+
+export interface DispatcherDataSourceOptions {
+  url: string;
+  /** Default `webhooks`. */
+  schema?: string;
+  /** Default 10. */
+  poolSize?: number;
+  logger?: Logger;
+}
+
+/** The dispatcher's data source (not initialised: `migrate()` does that at boot). */
+export function createDispatcherDataSource(opts: DispatcherDataSourceOptions): DataSource {
+  return createServiceDataSource({
+    url: opts.url,
+    schema: opts.schema ?? DEFAULT_SCHEMA,
+    entities: DISPATCHER_ENTITIES,
+    migrations: DISPATCHER_MIGRATIONS,
+    ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+}

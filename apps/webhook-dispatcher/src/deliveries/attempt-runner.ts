@@ -1,0 +1,188 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
+import { newId } from '@conduit/contracts';
+import { DeliverySender, type SendResult } from './delivery-sender.js';
+import { nextRetryDelay } from './retry-after.js';
+import { DispatcherQueues } from '../queues/dispatcher-queues.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { SecretBox } from '../security/secret-box.js';
+import { resolveWebhookTarget, UrlRefusedError } from '../security/url-policy.js';
+import { signedHeaders, signerFor } from '../security/webhook-signer.js';
+import { disableWebhook } from '../webhooks/webhook-disabling.js';
+import { returnedRows } from '../common/returned-rows.js';
+import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
+import type { DispatcherSettings } from '../dispatcher-settings.js';
+
+/** A pending attempt taken by this worker, with what sending it needs. */
+interface ClaimedAttempt {
+  id: string;
+  tenant_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  url: string;
+  webhook_status: 'active' | 'disabled';
+  secret_sealed: string;
+  body: string;
+}
+
+export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+
+/** A claim older than the timeout and this margin belongs to a worker that died while sending. */
+const CLAIM_MARGIN_MS = 30_000;
+
+/**
+ * Sends one attempt and records its outcome. The attempt row is claimed first, so a duplicate queue job does not
+ * send it twice at once; a worker dying mid-send leaves a stale claim that the sweep queues again (at least once,
+ * with the same webhook-id). A failure writes the next attempt in the same transaction as its own outcome.
+ */
+@Injectable()
+export class AttemptRunner implements OnModuleDestroy {
+  private readonly sender = new DeliverySender();
+  private inline = 0;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly queues: DispatcherQueues,
+    private readonly relay: OutboxRelay,
+    private readonly secrets: SecretBox,
+    @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
+    @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
+  ) {}
+
+  onModuleDestroy(): void {
+    this.sender.close();
+  }
+
+  /**
+   * Sends first attempts at once in this process, skipping a queue hop (most attempts are first attempts and
+   * succeed). Beyond `deliveryConcurrency` in flight they go to the queue instead, as does one whose run throws
+   * before it claimed anything; a process dying mid-send leaves a claim that the sweep recovers.
+   */
+  async startSoon(ids: string[]): Promise<void> {
+    const queued: { id: string; delayMs: number }[] = [];
+    for (const id of ids) {
+      if (this.inline >= this.settings.deliveryConcurrency) {
+        queued.push({ id, delayMs: 0 });
+        continue;
+      }
+      this.inline++;
+      void this.run(id)
+        .catch(async (err: unknown) => {
+          this.logger.warn({ err, delivery_id: id }, 'inline attempt failed; queued instead');
+          await this.queues.enqueueDeliveries([{ id, delayMs: 0 }]).catch(() => undefined);
+        })
+        .finally(() => this.inline--);
+    }
+    await this.queues.enqueueDeliveries(queued);
+  }
+
+  /** How old a claim must be before the sweep takes the attempt as lost. */
+  get staleClaimMs(): number {
+    return this.settings.timeoutMs + CLAIM_MARGIN_MS;
+  }
+
+  async run(deliveryId: string): Promise<AttemptResult> {
+    const claimed = await this.claim(deliveryId);
+    if (!claimed) return 'skipped';
+    const startedAt = new Date();
+    if (claimed.webhook_status !== 'active' && claimed.event_type !== 'ping') {
+      // Disabled since this attempt was planned: it ends here, without a retry.
+      return this.recordFailure(claimed, startedAt, { statusCode: null, latencyMs: 0, error: 'the webhook is disabled', retryAfterMs: null }, false);
+    }
+    const result = await this.send(claimed, startedAt);
+    const outcome = result.error === null ? await this.recordSuccess(claimed, result) : await this.recordFailure(claimed, startedAt, result, true);
+    this.logger.debug(
+      { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, attempt: claimed.attempt, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error, outcome },
+      'delivery attempt',
+    );
+    return outcome;
+  }
+
+  private async claim(deliveryId: string): Promise<ClaimedAttempt | undefined> {
+    const now = Date.now();
+    const [row] = returnedRows<ClaimedAttempt>(
+      await this.ds.query(
+        `UPDATE deliveries d SET claimed_at = $2
+         FROM webhooks w, events e
+         WHERE d.id = $1 AND d.status = 'pending' AND (d.claimed_at IS NULL OR d.claimed_at < $3)
+           AND w.id = d.webhook_id AND e.event_id = d.event_id
+         RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.attempt, w.url, w.status AS webhook_status, w.secret_sealed, e.body`,
+        [deliveryId, new Date(now), new Date(now - this.staleClaimMs)],
+      ),
+    );
+    return row;
+  }
+
+  private async send(c: ClaimedAttempt, at: Date): Promise<SendResult> {
+    // The address is checked again now (DNS may have changed since the webhook was saved) and the connection pinned to it.
+    let target;
+    try {
+      target = await resolveWebhookTarget(c.url, this.settings);
+    } catch (err) {
+      if (!(err instanceof UrlRefusedError)) throw err;
+      return { statusCode: null, latencyMs: 0, error: `not sent: ${err.message}`, retryAfterMs: null };
+    }
+    const signer = signerFor(this.secrets.open(c.secret_sealed, c.webhook_id));
+    return this.sender.send(target, signedHeaders(signer, c.event_id, at, c.body), c.body, this.settings.timeoutMs);
+  }
+
+  private async recordSuccess(c: ClaimedAttempt, result: SendResult): Promise<AttemptResult> {
+    // One statement: the attempt's outcome, and the end of the webhook's run of failures.
+    await this.ds.query(
+      `WITH d AS (
+         UPDATE deliveries SET status = 'succeeded', status_code = $2, latency_ms = $3, finished_at = $4 WHERE id = $1 RETURNING webhook_id
+       )
+       UPDATE webhooks SET failing_since = NULL WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NOT NULL`,
+      [c.id, result.statusCode, result.latencyMs, new Date()],
+    );
+    return 'succeeded';
+  }
+
+  private async recordFailure(c: ClaimedAttempt, startedAt: Date, result: SendResult, retryable: boolean): Promise<AttemptResult> {
+    const now = new Date();
+    let next: { id: string; delayMs: number } | null = null;
+    let disabled = false;
+    await this.ds.transaction(async (m) => {
+      if (retryable && result.statusCode === 410) {
+        disabled = await disableWebhook(m, c.webhook_id, 'gone', now);
+      } else if (retryable) {
+        const [w] = returnedRows<{ failing_since: Date; status: string }>(
+          await m.query(`UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since, status`, [c.webhook_id, startedAt]),
+        );
+        if (w?.status === 'active' && now.getTime() - new Date(w.failing_since).getTime() >= this.settings.disableAfterMs) {
+          disabled = await disableWebhook(m, c.webhook_id, 'failing', now);
+        } else if (w?.status === 'active' || (w && c.event_type === 'ping')) {
+          const delayMs = nextRetryDelay(this.settings.retryScheduleMs, c.attempt, result.retryAfterMs);
+          if (delayMs !== null) next = { id: newId('delivery'), delayMs };
+        }
+      }
+      const nextAt = next ? new Date(now.getTime() + next.delayMs) : null;
+      await m.query(
+        `UPDATE deliveries SET status = 'failed', status_code = $2, latency_ms = $3, error = $4, next_retry_at = $5, finished_at = $6 WHERE id = $1`,
+        [c.id, result.statusCode, result.latencyMs, result.error, nextAt, now],
+      );
+      if (next && nextAt) {
+        await m.query(
+          `INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, due_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8) ON CONFLICT ON CONSTRAINT deliveries_attempt_key DO NOTHING`,
+          [next.id, c.tenant_id, c.webhook_id, c.event_id, c.event_type, c.attempt + 1, nextAt, now],
+        );
+      }
+    });
+    if (disabled) {
+      this.logger.info({ webhook_id: c.webhook_id, status_code: result.statusCode }, 'webhook disabled');
+      this.relay.wake();
+    }
+    const planned = next as { id: string; delayMs: number } | null;
+    if (!planned) return 'failed';
+    try {
+      await this.queues.enqueueDeliveries([planned]);
+    } catch (err) {
+      this.logger.warn({ err, delivery_id: planned.id }, 'could not queue a retry; the sweep queues it');
+    }
+    return 'retrying';
+  }
+}

@@ -1,0 +1,42 @@
+import type { AlertEvent, RunEvent, WebhookEventType, WebhookPayload, WebhookSourceEvent } from '@conduit/contracts';
+
+const RUN_EVENT_KINDS: Partial<Record<RunEvent['type'], WebhookEventType>> = {
+  'run.started': 'job.started',
+  'run.succeeded': 'job.completed',
+  'run.failed': 'job.failed',
+  'run.canceled': 'job.canceled',
+  // run.queued is not a webhook event.
+};
+
+/** The webhook kind of a source event, or null for one no webhook can subscribe to. */
+export function webhookKindOf(event: WebhookSourceEvent): WebhookEventType | null {
+  if (event.type === 'alert.opened' || event.type === 'alert.resolved') return event.type;
+  return RUN_EVENT_KINDS[event.type] ?? null;
+}
+
+function runData(event: RunEvent): Record<string, unknown> {
+  const r = event.run;
+  return {
+    job_id: r.job_id,
+    run_id: r.id,
+    pipeline_id: r.pipeline_id,
+    status: r.status,
+    trigger: r.trigger,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    duration_ms: r.duration_ms,
+    error: r.error,
+  };
+}
+
+function alertData(event: AlertEvent): Record<string, unknown> {
+  return { ...event.alert };
+}
+
+/** What a webhook receives for the event (api.md): `{ id, type, created_at, data }`; null when it is not sent. */
+export function webhookPayloadOf(event: WebhookSourceEvent): WebhookPayload | null {
+  const type = webhookKindOf(event);
+  if (type === null) return null;
+  const data = 'run' in event ? runData(event) : alertData(event);
+  return { id: event.event_id, type, created_at: event.created_at, data };
+}

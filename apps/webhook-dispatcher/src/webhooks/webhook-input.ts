@@ -1,0 +1,25 @@
+import type { FieldError } from '@conduit/contracts';
+import { resolveWebhookTarget, UrlRefusedError, type UrlPolicyOptions } from '../security/url-policy.js';
+import { secretProblem } from '../security/webhook-signer.js';
+
+/**
+ * The checks of a webhook's url and secret beyond their shape (which the contracts' schemas check): the network
+ * policy (scheme, and every resolved address) and a `whsec_` secret that must be base64. Every fault is listed.
+ */
+export async function webhookInputErrors(input: { url?: string; secret?: string }, policy: UrlPolicyOptions): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  if (input.url !== undefined) {
+    try {
+      await resolveWebhookTarget(input.url, policy);
+    } catch (err) {
+      if (!(err instanceof UrlRefusedError)) throw err;
+      errors.push({ path: 'url', code: err.code, message: err.message });
+    }
+  }
+  if (input.secret !== undefined) {
+    const problem = secretProblem(input.secret);
+    // The message never quotes the secret.
+    if (problem) errors.push({ path: 'secret', code: 'invalid_secret', message: problem });
+  }
+  return errors;
+}

@@ -1,0 +1,43 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { WebhookStatus } from '@conduit/contracts';
+
+@Entity({ name: 'webhooks' })
+export class WebhookEntity {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'tenant_id' })
+  tenantId!: string;
+
+  @Column({ type: 'text' })
+  url!: string;
+
+  @Column({ type: 'text', array: true })
+  events!: string[];
+
+  @Column({ type: 'text', nullable: true })
+  description!: string | null;
+
+  /** Encrypted (SecretBox); never leaves the service. */
+  @Column({ type: 'text', name: 'secret_sealed' })
+  secretSealed!: string;
+
+  @Column({ type: 'text' })
+  status!: WebhookStatus;
+
+  @Column({ type: 'text', name: 'disabled_reason', nullable: true })
+  disabledReason!: string | null;
+
+  @Column({ type: 'timestamptz', precision: 3, name: 'failing_since', nullable: true })
+  failingSince!: Date | null;
+
+  /** Bumped on every write: part of the ETag. */
+  @Column({ type: 'integer' })
+  revision!: number;
+
+  @Column({ type: 'timestamptz', precision: 3, name: 'created_at' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', precision: 3, name: 'updated_at' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { WebhooksController } from './webhooks.controller.js';
+import { WebhooksService } from './webhooks.service.js';
+import { DeliveriesModule } from '../deliveries/deliveries.module.js';
+
+@Module({
+  imports: [DeliveriesModule],
+  controllers: [WebhooksController],
+  providers: [WebhooksService],
+})
+export class WebhooksModule {}

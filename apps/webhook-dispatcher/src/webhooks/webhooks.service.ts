@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import {
+  isId,
+  newId,
+  pageOf,
+  validationFailed,
+  type Delivery,
+  type Page,
+  type RpcData,
+  type Tagged,
+  type Webhook,
+  type WebhookCreate,
+  type WebhookPayload,
+  type WebhookUpdate,
+} from '@conduit/contracts';
+import { WebhookEntity } from './webhook.entity.js';
+import { taggedWebhook, toWebhook, webhookEtag } from './webhook.mapper.js';
+import { webhookInputErrors } from './webhook-input.js';
+import { SecretBox } from '../security/secret-box.js';
+import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
+import { DISPATCHER_SETTINGS } from '../common/tokens.js';
+import type { DispatcherSettings } from '../dispatcher-settings.js';
+import { assertIfMatch, cursorAfter, entityValues, notFound } from '@conduit/service-kit';
+
+type WebhookListQuery = RpcData<'webhooks.webhooks.list'>['query'];
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly secrets: SecretBox,
+    private readonly planner: DeliveryPlanner,
+    @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
+  ) {}
+
+  async create(tenantId: string, body: WebhookCreate): Promise<Tagged<Webhook>> {
+    await this.assertInput(body);
+    const now = new Date();
+    const id = newId('webhook');
+    const row = this.ds.manager.create(WebhookEntity, {
+      id,
+      tenantId,
+      url: body.url,
+      events: body.events,
+      description: body.description ?? null,
+      secretSealed: this.secrets.seal(body.secret, id),
+      status: 'active',
+      disabledReason: null,
+      failingSince: null,
+      revision: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.ds.manager.insert(WebhookEntity, entityValues<WebhookEntity>(row));
+    return taggedWebhook(row);
+  }
+
+  async list(tenantId: string, query: WebhookListQuery): Promise<Page<Webhook>> {
+    const after = cursorAfter(query.cursor);
+    const where: FindOptionsWhere<WebhookEntity> = { tenantId };
+    if (after !== undefined) where.id = LessThan(after);
+    const rows = await this.ds.manager.find(WebhookEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
+    return pageOf(rows.map(toWebhook), query.limit, (w) => w.id);
+  }
+
+  async get(tenantId: string, id: string): Promise<Tagged<Webhook>> {
+    return taggedWebhook(await this.load(this.ds.manager, tenantId, id));
+  }
+
+  /** PATCH: only the fields sent change. `status: active` re-enables (and forgets the failures), `disabled` pauses. */
+  async update(tenantId: string, id: string, body: WebhookUpdate, ifMatch?: string): Promise<Tagged<Webhook>> {
+    await this.load(this.ds.manager, tenantId, id);
+    await this.assertInput(body);
+    const row = await this.ds.transaction(async (m) => {
+      const current = await this.load(m, tenantId, id, true);
+      assertIfMatch(ifMatch, webhookEtag(current));
+      const changes: Partial<WebhookEntity> = { revision: current.revision + 1, updatedAt: new Date() };
+      if (body.url !== undefined) changes.url = body.url;
+      if (body.events !== undefined) changes.events = body.events;
+      if (body.description !== undefined) changes.description = body.description;
+      if (body.secret !== undefined) changes.secretSealed = this.secrets.seal(body.secret, id);
+      if (body.status === 'active' && current.status !== 'active') Object.assign(changes, { status: 'active', disabledReason: null, failingSince: null });
+      if (body.status === 'disabled' && current.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'manual' });
+      await m.update(WebhookEntity, { tenantId, id }, entityValues<WebhookEntity>(changes));
+      return Object.assign(current, changes);
+    });
+    return taggedWebhook(row);
+  }
+
+  /** Deletes the webhook with its deliveries; attempts still queued find nothing and end. */
+  async delete(tenantId: string, id: string): Promise<null> {
+    if (!isId('webhook', id)) throw notFound('webhook', id);
+    const result = await this.ds.manager.delete(WebhookEntity, { tenantId, id });
+    if (!result.affected) throw notFound('webhook', id);
+    return null;
+  }
+
+  /** Sends a `ping` through the same path as every event; answers its first attempt, still pending. */
+  async test(tenantId: string, id: string): Promise<Delivery> {
+    const webhook = await this.load(this.ds.manager, tenantId, id);
+    const now = new Date();
+    const payload: WebhookPayload = { id: newId('event'), type: 'ping', created_at: now.toISOString(), data: { webhook_id: webhook.id } };
+    const [attempt] = await this.planner.single(tenantId, webhook.id, payload);
+    if (!attempt) throw new Error('the ping was not planned');
+    return {
+      id: attempt.id,
+      webhook_id: webhook.id,
+      event_id: payload.id,
+      event_type: payload.type,
+      attempt: 1,
+      status: 'pending',
+      status_code: null,
+      latency_ms: null,
+      error: null,
+      next_retry_at: null,
+      created_at: attempt.created_at.toISOString(),
+    };
+  }
+
+  private async assertInput(input: { url?: string; secret?: string }): Promise<void> {
+    const errors = await webhookInputErrors(input, this.settings);
+    if (errors.length > 0) throw validationFailed(errors);
+  }
+
+  private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<WebhookEntity> {
+    if (!isId('webhook', id)) throw notFound('webhook', id);
+    const row = await manager.findOne(WebhookEntity, { where: { tenantId, id }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    if (!row) throw notFound('webhook', id);
+    return row;
+  }
+}

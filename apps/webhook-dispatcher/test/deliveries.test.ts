@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Queue } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import type { Redis } from 'ioredis';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contracts';
+import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { Receiver, type Received, type Responder } from './support/receiver.js';
+import { alertEvent, EventPublisher, runEvent } from './support/events.js';
+
+const prefix = testPrefix();
+const schema = newSchemaName();
+const PLAIN_SECRET = 'plain-secret-0123456789-abcdef';
+const WHSEC_SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+const SCHEDULE = [200, 400, 800];
+const DISABLE_AFTER_MS = 60_000;
+let redis: Redis;
+let ds: DataSource;
+let dispatcher: DispatcherUnderTest;
+let caller: DispatcherCaller;
+let receiver: Receiver;
+let events: EventPublisher;
+let monitoring: Queue;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  receiver = new Receiver();
+  await receiver.start();
+  dispatcher = await startDispatcher(ds, prefix, { allowHttp: true, allowPrivateNetworks: true, retryScheduleMs: SCHEDULE, timeoutMs: 1000, disableAfterMs: DISABLE_AFTER_MS });
+  caller = new DispatcherCaller(prefix);
+  events = new EventPublisher(prefix);
+  monitoring = new Queue(QUEUES.eventsMonitoring, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+});
+
+afterAll(async () => {
+  await Promise.allSettled([events?.close(), monitoring?.close()]);
+  await caller?.close();
+  await dispatcher?.close();
+  await receiver?.stop();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+async function createWebhook(tenant: string, url: string, opts: { events?: string[]; secret?: string } = {}): Promise<Webhook> {
+  return caller.ok<Webhook>(tenant, 'webhooks.webhooks.create', { body: { url, events: opts.events ?? ['job.completed', 'job.failed'], secret: opts.secret ?? PLAIN_SECRET } });
+}
+
+async function deliveries(tenant: string, webhookId: string): Promise<Delivery[]> {
+  return (await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', { webhook_id: webhookId, query: { limit: 200 } })).data;
+}
+
+function endpoint(responder?: Responder) {
+  return receiver.endpoint(responder);
+}
+
+function verify(secret: string, req: Received): unknown {
+  return new StandardWebhook(secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64')).verify(req.body, req.headers);
+}
+
+describe('fan-out and signed delivery', () => {
+  it('delivers a job.completed signed with a plain secret and with a whsec_ secret, each verifying with standardwebhooks', async () => {
+    const t = newTenant();
+    const plain = endpoint();
+    const whsec = endpoint();
+    const unsubscribed = endpoint();
+    await createWebhook(t, plain.url);
+    await createWebhook(t, whsec.url, { secret: WHSEC_SECRET });
+    await createWebhook(t, unsubscribed.url, { events: ['job.started'] });
+    const other = endpoint();
+    await createWebhook(newTenant(), other.url);
+
+    const event = runEvent(t, 'run.succeeded');
+    await events.publish(event);
+    const [got] = await waitFor('the plain-secret delivery', () => receiver.requests(plain.path).length === 1 && receiver.requests(plain.path));
+    const [gotWhsec] = await waitFor('the whsec delivery', () => receiver.requests(whsec.path).length === 1 && receiver.requests(whsec.path));
+
+    expect(verify(PLAIN_SECRET, got!)).toEqual({
+      id: event.event_id,
+      type: 'job.completed',
+      created_at: event.created_at,
+      data: {
+        job_id: event.run.job_id,
+        run_id: event.run.id,
+        pipeline_id: event.run.pipeline_id,
+        status: 'succeeded',
+        trigger: 'manual',
+        started_at: event.run.started_at,
+        finished_at: event.run.finished_at,
+        duration_ms: 2500,
+        error: null,
+      },
+    });
+    expect(got!.headers['webhook-id']).toBe(event.event_id);
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(verify(WHSEC_SECRET, gotWhsec!)).toMatchObject({ id: event.event_id, type: 'job.completed' });
+    // A wrong key does not verify: the signature really depends on the secret.
+    expect(() => verify(PLAIN_SECRET, gotWhsec!)).toThrow();
+    // Let any stray delivery arrive before checking that none went where it should not.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests(unsubscribed.path)).toHaveLength(0);
+    expect(receiver.requests(other.path)).toHaveLength(0);
+  });
+
+  it('delivers an event seen twice once, skips run.queued, and sends alerts with the alert as data', async () => {
+    const t = newTenant();
+    const hook = endpoint();
+    const webhook = await createWebhook(t, hook.url, { events: ['job.failed', 'job.started', 'alert.opened'] });
+    const failed = runEvent(t, 'run.failed');
+    await events.publish(runEvent(t, 'run.queued'));
+    await events.publish(failed);
+    await waitFor('the first copy', () => receiver.requests(hook.path).length === 1);
+    await events.publish(failed);
+    const alert = alertEvent(t, 'alert.opened');
+    await events.publish(alert);
+    await waitFor('the alert', () => receiver.requests(hook.path).length === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const bodies = receiver.requests(hook.path).map((r) => verify(PLAIN_SECRET, r) as { type: string; data: Record<string, unknown> });
+    expect(bodies.map((b) => b.type)).toEqual(['job.failed', 'alert.opened']);
+    expect(bodies[0]!.data).toMatchObject({ status: 'failed', error: { message: 'Binder Error: no such table', node_id: 'clean' } });
+    expect(bodies[1]!.data).toEqual(alert.alert);
+    const list = await deliveries(t, webhook.id);
+    expect(list.map((d) => [d.event_type, d.attempt, d.status, d.status_code])).toEqual([
+      ['alert.opened', 1, 'succeeded', 200],
+      ['job.failed', 1, 'succeeded', 200],
+    ]);
+    expect(list[0]!.latency_ms).toEqual(expect.any(Number));
+  });
+
+  it('sends a ping on test', async () => {
+    const t = newTenant();
+    const hook = endpoint();
+    const webhook = await createWebhook(t, hook.url);
+    const first = await caller.ok<Delivery>(t, 'webhooks.webhooks.test', { id: webhook.id });
+    expect(first).toMatchObject({ webhook_id: webhook.id, event_type: 'ping', attempt: 1, status: 'pending' });
+    const [got] = await waitFor('the ping', () => receiver.requests(hook.path).length === 1 && receiver.requests(hook.path));
+    expect(verify(PLAIN_SECRET, got!)).toMatchObject({ id: first.event_id, type: 'ping', data: { webhook_id: webhook.id } });
+  });
+});
+
+describe('retries', () => {
+  it('retries 500 three times, then succeeds on the fourth attempt with the same webhook-id', async () => {
+    const t = newTenant();
+    const hook = endpoint((n) => ({ status: n < 3 ? 500 : 200 }));
+    const webhook = await createWebhook(t, hook.url);
+    const event = runEvent(t, 'run.succeeded');
+    await events.publish(event);
+    const got = await waitFor('the fourth attempt', () => receiver.requests(hook.path).length === 4 && receiver.requests(hook.path), 15_000);
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([event.event_id]));
+    for (const r of got) expect(verify(PLAIN_SECRET, r)).toMatchObject({ id: event.event_id });
+    // The gaps follow the schedule (200, 400, 800 ms), never shorter.
+    const gaps = got.slice(1).map((r, i) => r.at - got[i]!.at);
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i]! - 20));
+    const list = await waitFor('the success recorded', async () => {
+      const l = await deliveries(t, webhook.id);
+      return l[0]?.status === 'succeeded' && l;
+    });
+    expect(list.map((d) => [d.attempt, d.status, d.status_code])).toEqual([
+      [4, 'succeeded', 200],
+      [3, 'failed', 500],
+      [2, 'failed', 500],
+      [1, 'failed', 500],
+    ]);
+    for (const failed of list.slice(1)) {
+      expect(failed.error).toBe('the receiver answered 500');
+      expect(failed.next_retry_at).toEqual(expect.any(String));
+    }
+    expect(list[0]!.next_retry_at).toBeNull();
+  });
+
+  it('honours a Retry-After longer than the schedule', async () => {
+    const t = newTenant();
+    const hook = endpoint((n) => (n === 0 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }));
+    await createWebhook(t, hook.url);
+    await events.publish(runEvent(t, 'run.succeeded'));
+    const got = await waitFor('the retry', () => receiver.requests(hook.path).length === 2 && receiver.requests(hook.path), 10_000);
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(1950);
+  });
+
+  it('gives up after the schedule, and counts a 301 as a failure without following it', async () => {
+    const t = newTenant();
+    const target = endpoint();
+    const hook = endpoint(() => ({ status: 301, headers: { location: target.url } }));
+    const webhook = await createWebhook(t, hook.url);
+    await events.publish(runEvent(t, 'run.failed'));
+    const list = await waitFor('the last attempt', async () => {
+      const l = await deliveries(t, webhook.id);
+      return l.length === 4 && l[0]!.status === 'failed' && l;
+    }, 15_000);
+    expect(list.map((d) => [d.attempt, d.status_code])).toEqual([[4, 301], [3, 301], [2, 301], [1, 301]]);
+    expect(list[0]!.error).toMatch(/redirects are not followed/);
+    expect(list[0]!.next_retry_at).toBeNull();
+    expect(receiver.requests(target.path)).toHaveLength(0);
+  });
+
+  it('fails an attempt that gets no answer within the timeout', async () => {
+    const t = newTenant();
+    const hook = endpoint((n) => (n === 0 ? 'hang' : { status: 200 }));
+    const webhook = await createWebhook(t, hook.url);
+    await events.publish(runEvent(t, 'run.succeeded'));
+    const list = await waitFor('the retry after the timeout', async () => {
+      const l = await deliveries(t, webhook.id);
+      return l[0]?.status === 'succeeded' && l;
+    }, 10_000);
+    expect(list.map((d) => [d.attempt, d.status])).toEqual([[2, 'succeeded'], [1, 'failed']]);
+    expect(list[1]!.error).toBe('timed out after 1000 ms without an answer');
+    expect(list[1]!.latency_ms).toBeGreaterThanOrEqual(1000);
+    expect(list[1]!.latency_ms).toBeLessThan(2000);
+  });
+
+  it('delivers every event to a receiver that was down for a while', async () => {
+    const t = newTenant();
+    const down = new Receiver();
+    await down.start();
+    const port = down.port;
+    await down.stop(); // nothing listens on the port now: connections are refused
+    const url = `http://127.0.0.1:${port}/back-soon`;
+    const webhook = await createWebhook(t, url);
+    const sent = [runEvent(t, 'run.succeeded'), runEvent(t, 'run.failed'), runEvent(t, 'run.succeeded')];
+    for (const e of sent) await events.publish(e);
+    await waitFor('first refusals', async () => (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').length >= 3);
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(String(req.headers['webhook-id']));
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
+    try {
+      await waitFor('every event', () => new Set(seen).size === 3, 10_000);
+      expect(new Set(seen)).toEqual(new Set(sent.map((e) => e.event_id)));
+      const errors = (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').map((d) => d.error);
+      expect(errors[0]).toMatch(/ECONNREFUSED/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('disabling', () => {
+  it('disables a webhook answering 410 and announces it to monitoring', async () => {
+    const t = newTenant();
+    const hook = endpoint(() => ({ status: 410 }));
+    const webhook = await createWebhook(t, hook.url);
+    await events.publish(runEvent(t, 'run.succeeded'));
+    const disabled = await waitFor('the webhook disabled', async () => {
+      const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
+      return w.status === 'disabled' && w;
+    });
+    expect(disabled.disabled_reason).toBe('gone');
+    const announced = await waitFor('webhook.disabled on events.monitoring', async () => {
+      const jobs = await monitoring.getJobs(['waiting']);
+      return jobs.find((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id);
+    });
+    expect(announced.name).toBe('webhook.disabled');
+    expect(announced.id).toBe((announced.data as { event_id: string }).event_id);
+    expect(announced.data).toMatchObject({ tenant_id: t, webhook: { id: webhook.id, url: hook.url }, reason: expect.stringMatching(/^gone/) });
+    // No retry after a 410, and no later event reaches a disabled webhook.
+    await events.publish(runEvent(t, 'run.succeeded'));
+    await new Promise((r) => setTimeout(r, 600));
+    expect(receiver.requests(hook.path)).toHaveLength(1);
+    expect((await deliveries(t, webhook.id)).map((d) => [d.status, d.status_code, d.next_retry_at])).toEqual([['failed', 410, null]]);
+  });
+
+  it('disables a webhook that kept failing for the configured time', async () => {
+    const t = newTenant();
+    const hook = endpoint(() => ({ status: 500 }));
+    const webhook = await createWebhook(t, hook.url);
+    // The webhook has been failing since long before this event (as after days of failures).
+    await ds.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1`, [webhook.id, new Date(Date.now() - DISABLE_AFTER_MS - 1000)]);
+    await events.publish(runEvent(t, 'run.succeeded'));
+    const disabled = await waitFor('the webhook disabled', async () => {
+      const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
+      return w.status === 'disabled' && w;
+    });
+    expect(disabled.disabled_reason).toBe('failing');
+    await waitFor('webhook.disabled on events.monitoring', async () => {
+      const jobs = await monitoring.getJobs(['waiting']);
+      return jobs.some((j) => (j.data as { webhook?: { id: string }; reason: string }).webhook?.id === webhook.id && /^failing/.test((j.data as { reason: string }).reason));
+    });
+    expect(receiver.requests(hook.path)).toHaveLength(1);
+  });
+
+  it('a success ends the run of failures', async () => {
+    const t = newTenant();
+    const hook = endpoint();
+    const webhook = await createWebhook(t, hook.url);
+    await ds.query(`UPDATE webhooks SET failing_since = now() - interval '1 hour' WHERE id = $1`, [webhook.id]);
+    await events.publish(runEvent(t, 'run.succeeded'));
+    await waitFor('the failures forgotten', async () => {
+      const [row] = (await ds.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id])) as { failing_since: Date | null }[];
+      return row?.failing_since === null;
+    });
+  });
+});
+
+describe('secrecy', () => {
+  it('never logs a secret', () => {
+    const logs = dispatcher.logs();
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain(PLAIN_SECRET);
+    expect(logs).not.toContain(WHSEC_SECRET.slice('whsec_'.length));
+  });
+});

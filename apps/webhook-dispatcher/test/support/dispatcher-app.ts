@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { Writable } from 'node:stream';
+import type { INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { DataSource } from 'typeorm';
+import { RedisStreamsClient, RedisStreamsServer, rpcCall } from '@conduit/rpc-streams';
+import { createLogger } from '@conduit/service-kit';
+import type { RpcReply } from '@conduit/contracts';
+import { AppModule } from '../../src/app.module.js';
+import { dispatcherSettings, type DispatcherSettings } from '../../src/dispatcher-settings.js';
+import { REDIS_URL } from './redis.js';
+import { rpcCtx } from './db.js';
+
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
+
+export interface DispatcherUnderTest {
+  app: INestMicroservice;
+  /** Every log line the app wrote (level debug), to prove what never appears in them. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+type Overrides = Partial<Omit<DispatcherSettings, 'background'>> & { background?: Partial<DispatcherSettings['background']> };
+
+/** The dispatcher app as one replica: its RPC server on the suite's prefix and its workers. */
+export async function startDispatcher(ds: DataSource, prefix: string, overrides: Overrides = {}): Promise<DispatcherUnderTest> {
+  const { background, ...rest } = overrides;
+  const settings = dispatcherSettings({
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    secretsKey: TEST_SECRETS_KEY,
+    sweepMs: 500,
+    ...rest,
+    ...(background ? { background: background as DispatcherSettings['background'] } : {}),
+  });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = createLogger({ service: 'webhook-dispatcher', level: 'debug', destination: sink });
+  const app = await NestFactory.createMicroservice(AppModule.forRoot({ dataSource: ds, logger, settings }), {
+    strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'webhooks', blockMs: 500 }),
+    logger: false,
+  });
+  await app.listen();
+  return { app, logs: () => lines.join(''), close: () => app.close() };
+}
+
+/** Calls the dispatcher over the real transport as the tenant. */
+export class DispatcherCaller {
+  readonly client: RedisStreamsClient;
+
+  constructor(prefix: string) {
+    this.client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
+  }
+
+  call<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
+    return rpcCall<RpcReply<T>>(this.client, pattern, { ctx: rpcCtx(tenantId), data });
+  }
+
+  /** The data of a successful reply; fails the test with the error otherwise. */
+  async ok<T>(tenantId: string, pattern: string, data: unknown): Promise<T> {
+    const reply = await this.call<T>(tenantId, pattern, data);
+    if (!reply.ok) throw new Error(`${pattern} failed: ${JSON.stringify(reply.error)}`);
+    return reply.data;
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** Polls until the check answers a value (not undefined/false/null), or fails after the deadline. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false && value !== null) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

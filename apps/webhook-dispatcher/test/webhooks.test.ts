@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import type { Redis } from 'ioredis';
+import type { Page, Webhook } from '@conduit/contracts';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
+import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+
+// The operator's default policy: https only, no private networks.
+const prefix = testPrefix();
+const schema = newSchemaName();
+const SECRET = 'crud-secret-0123456789-abcdef';
+let redis: Redis;
+let ds: DataSource;
+let dispatcher: DispatcherUnderTest;
+let caller: DispatcherCaller;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  dispatcher = await startDispatcher(ds, prefix, { background: { events: false, deliveries: false, sweep: false, relay: false } });
+  caller = new DispatcherCaller(prefix);
+});
+
+afterAll(async () => {
+  await caller?.close();
+  await dispatcher?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+/** A public address literal: creating with it needs no DNS, and no request is ever sent in this suite. */
+const PUBLIC_URL = 'https://93.184.215.14/hooks/conduit';
+
+describe('webhooks CRUD', () => {
+  it('creates, reads, lists, updates and deletes, never answering the secret', async () => {
+    const t = newTenant();
+    const created = await caller.call<Webhook>(t, 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.completed'], secret: SECRET, description: 'ops' } });
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    expect(created.data).toEqual({
+      id: expect.stringMatching(/^whk_/),
+      url: PUBLIC_URL,
+      events: ['job.completed'],
+      description: 'ops',
+      status: 'active',
+      disabled_reason: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updated_at: expect.any(String),
+    });
+    expect(created.etag).toEqual(expect.any(String));
+    const id = created.data.id;
+    expect(JSON.stringify(await caller.call(t, 'webhooks.webhooks.get', { id }))).not.toContain(SECRET);
+    const [stored] = (await ds.query(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [id])) as { secret_sealed: string }[];
+    expect(stored?.secret_sealed).not.toContain(SECRET);
+
+    const second = await caller.ok<Webhook>(t, 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.failed'], secret: SECRET } });
+    const page1 = await caller.ok<Page<Webhook>>(t, 'webhooks.webhooks.list', { query: { limit: 1 } });
+    expect(page1.data.map((w) => w.id)).toEqual([second.id]);
+    const page2 = await caller.ok<Page<Webhook>>(t, 'webhooks.webhooks.list', { query: { limit: 1, cursor: page1.next_cursor } });
+    expect(page2).toEqual({ data: [expect.objectContaining({ id })], next_cursor: null });
+    expect((await caller.ok<Page<Webhook>>(newTenant(), 'webhooks.webhooks.list', { query: { limit: 50 } })).data).toEqual([]);
+
+    const updated = await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id, body: { events: ['job.failed', 'alert.opened'], status: 'disabled' } });
+    expect(updated).toMatchObject({ id, url: PUBLIC_URL, events: ['job.failed', 'alert.opened'], description: 'ops', status: 'disabled', disabled_reason: 'manual' });
+    const stale = await caller.call(t, 'webhooks.webhooks.update', { id, body: { description: null }, if_match: created.etag });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'precondition_failed' } });
+    const enabled = await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id, body: { status: 'active', description: null } });
+    expect(enabled).toMatchObject({ status: 'active', disabled_reason: null, description: null });
+
+    expect(await caller.call(newTenant(), 'webhooks.webhooks.get', { id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(newTenant(), 'webhooks.webhooks.delete', { id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(t, 'webhooks.webhooks.delete', { id })).toEqual({ ok: true, data: null });
+    expect(await caller.call(t, 'webhooks.webhooks.get', { id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(t, 'webhooks.deliveries.list', { webhook_id: id, query: { limit: 10 } })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(t, 'webhooks.webhooks.get', { id: 'whk_nope' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
+  it('refuses unknown or empty events and short secrets, listing every field', async () => {
+    const reply = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: [], secret: 'short' } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
+    const paths = (reply as { error: { errors: { path: string }[] } }).error.errors.map((e) => e.path).sort();
+    // Over RPC the paths start at the request data; the gateway checks the body itself first, with paths from its root.
+    expect(paths).toEqual(['body.events', 'body.secret']);
+    const unknown = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.exploded'], secret: SECRET } });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'body.events[0]' }] } });
+    const badWhsec = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.failed'], secret: 'whsec_not*base64*at-all!!' } });
+    expect(badWhsec).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'secret', code: 'invalid_secret' }] } });
+    expect(JSON.stringify(badWhsec)).not.toContain('not*base64');
+  });
+});
+
+describe('network policy (SSRF)', () => {
+  const refused: [string, string][] = [
+    ['http://93.184.215.14/hook', 'url_scheme_not_allowed'],
+    ['ftp://93.184.215.14/hook', 'url_scheme_not_allowed'],
+    ['https://127.0.0.1/hook', 'url_not_allowed'],
+    ['https://localhost:8443/hook', 'url_not_allowed'],
+    ['https://10.1.2.3/hook', 'url_not_allowed'],
+    ['https://172.20.0.5/hook', 'url_not_allowed'],
+    ['https://192.168.1.10/hook', 'url_not_allowed'],
+    ['https://169.254.169.254/latest/meta-data/', 'url_not_allowed'],
+    ['https://0.0.0.0/hook', 'url_not_allowed'],
+    ['https://[::1]/hook', 'url_not_allowed'],
+    ['https://[fd00:ec2::254]/hook', 'url_not_allowed'],
+    ['https://[fe80::1]/hook', 'url_not_allowed'],
+    ['https://[::ffff:127.0.0.1]/hook', 'url_not_allowed'],
+    ['https://2130706433/hook', 'url_not_allowed'], // 127.0.0.1 written as one number
+    ['https://user:pw@93.184.215.14/hook', 'invalid_url'],
+    ['not a url', 'invalid_url'],
+  ];
+
+  it.each(refused)('refuses %s at create (%s)', async (url, code) => {
+    const reply = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url, events: ['job.failed'], secret: SECRET } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'url', code }] } });
+  });
+
+  it('refuses a private address on update too', async () => {
+    const t = newTenant();
+    const webhook = await caller.ok<Webhook>(t, 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.failed'], secret: SECRET } });
+    const reply = await caller.call(t, 'webhooks.webhooks.update', { id: webhook.id, body: { url: 'https://169.254.169.254/' } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'url', code: 'url_not_allowed' }] } });
+    expect((await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id })).url).toBe(PUBLIC_URL);
+  });
+
+  it('never logged a secret', () => {
+    expect(dispatcher.logs()).not.toContain(SECRET);
+  });
+});
