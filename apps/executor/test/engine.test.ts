@@ -145,17 +145,17 @@ describe('decision by rules', () => {
     expect(run.lines.some((l) => l.node_id === 'route' && l.message.startsWith('chose "small"'))).toBe(true);
   });
 
-  it('fails an llm decision clearly', async () => {
+  it('fails an llm decision whose connector cannot act as llm (llm-decision.test.ts covers the rest)', async () => {
     const dag = {
       nodes: [
         source('one', 'select 1 as x'),
-        { id: 'ask', type: 'decision', config: { strategy: 'llm', connector_id: 'con_llm', prompt: 'p', choices: ['a'], default: 'a' } },
+        { id: 'ask', type: 'decision', config: { strategy: 'llm', connector_id: CONNECTOR_ID, prompt: 'p', choices: ['a'], default: 'a' } },
       ],
       edges: [{ from: 'one', to: 'ask' }],
     };
     const run = await runDag(dag, config);
     expect(run.outcome.status).toBe('failed');
-    expect(run.outcome.error).toMatchObject({ node_id: 'ask', message: expect.stringContaining('llm decisions are not available yet') });
+    expect(run.outcome.error).toMatchObject({ node_id: 'ask', code: 'connector_unfit', message: expect.stringContaining('cannot act as llm') });
   });
 });
 

@@ -97,6 +97,28 @@ describe('invalid_node_config: decision', () => {
     expect(configPaths(llmDecision({ sample_rows: 2.5 }))).toEqual(['.sample_rows']);
     expect(configPaths(llmDecision({ sample_rows: 1001 }))).toEqual(['.sample_rows']);
   });
+
+  it('llm: every prompt placeholder must be known, each unknown one reported', () => {
+    const known = 'Rows {{rows}} ({{ row_count }} of them, columns {{columns}}), region {{params.region}}';
+    expect(configPaths(llmDecision({ prompt: known }))).toEqual([]);
+    const errors = errorsOf(llmDecision({ prompt: 'Look at {{rowz}} for {{params}} and {{ input.x }}' }));
+    expect(errors.map((e) => e.path)).toEqual(['nodes[1].config.prompt', 'nodes[1].config.prompt', 'nodes[1].config.prompt']);
+    expect(errors[0]?.message).toBe(
+      'node "n": config.prompt has an unknown placeholder {{rowz}} (known: {{rows}}, {{row_count}}, {{columns}}, {{params.<name>}})',
+    );
+    expect(errors[2]?.message).toContain('{{ input.x }}');
+    expect(errorsOf(llmDecision({ prompt: 'Rows: {{rows}' }))[0]?.message).toBe('node "n": config.prompt has unbalanced braces near "Rows: {{rows}"');
+  });
+
+  it('llm: rules belong to the rules strategy', () => {
+    expect(configPaths(llmDecision({ rules: [{ choice: 'a', sql: 'select true' }] }))).toEqual(['.rules']);
+  });
+
+  it('llm: a connector that cannot act as llm is connector_unfit; a missing one unknown_connector', () => {
+    const unfit = errorsOf(llmDecision({ connector_id: 'con_pg' }));
+    expect(unfit).toEqual([expect.objectContaining({ code: 'connector_unfit', path: 'nodes[1].config.connector_id', message: expect.stringContaining('cannot act as llm') })]);
+    expect(errorsOf(llmDecision({ connector_id: 'con_nope' })).map((e) => e.code)).toEqual(['unknown_connector']);
+  });
 });
 
 describe('invalid_node_config: timeout_seconds and retries on any node', () => {

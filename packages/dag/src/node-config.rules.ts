@@ -3,6 +3,7 @@
 import { ConfigChecker, isNonEmptyString, describeValue } from './config-checker.js';
 import type { DagNode, NodeType, ValidationIssue } from './dag.model.js';
 import { isPlainObject } from './dag-shape.js';
+import { parsePromptTemplate } from './prompt-template.js';
 
 export const SINK_MODES = ['append', 'overwrite', 'upsert'] as const;
 export type SinkMode = (typeof SINK_MODES)[number];
@@ -70,9 +71,12 @@ function checkDecisionRules(c: ConfigChecker, choices: readonly string[] | undef
 
 function checkDecisionLlm(c: ConfigChecker): void {
   c.requireString('connector_id');
-  c.requireString('prompt');
+  const prompt = c.requireString('prompt');
+  if (prompt !== undefined) for (const problem of parsePromptTemplate(prompt).problems) c.fail('prompt', `has ${problem}`);
   c.optionalNumber('min_confidence', { min: 0, max: 1 });
   c.optionalNumber('sample_rows', { min: 1, max: 1000, integer: true });
+  // Rules belong to the other strategy; silently ignoring them would hide a half-edited node.
+  if (c.has('rules')) c.fail('rules', 'is only for strategy "rules" (this node decides by llm)');
 }
 
 function checkDecision(c: ConfigChecker): void {

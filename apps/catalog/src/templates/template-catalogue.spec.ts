@@ -30,9 +30,18 @@ describe('template catalogue', () => {
     }
   });
 
-  it('routes support tickets with an LLM decision node', () => {
-    const nodes = findTemplate('support-ticket-routing')?.pipelines[0]?.dag.nodes ?? [];
-    expect(nodes.find((n) => n.type === 'decision')?.config).toMatchObject({ strategy: 'llm', connector_id: PLACEHOLDER_CONNECTOR.llm });
+  it('routes support tickets by urgency with an LLM decision node that falls back to a person', () => {
+    const dag = findTemplate('support-ticket-routing')?.pipelines[0]?.dag;
+    const decision = dag?.nodes.find((n) => n.type === 'decision');
+    expect(decision?.config).toMatchObject({
+      strategy: 'llm',
+      connector_id: PLACEHOLDER_CONNECTOR.llm,
+      choices: ['urgent', 'routine'],
+      default: 'urgent',
+      min_confidence: 0.6,
+    });
+    expect(decision?.config['prompt']).toEqual(expect.stringContaining('{{rows}}'));
+    expect(dag?.edges.filter((e) => e.from === decision?.id).map((e) => e.when)).toEqual(['urgent', 'routine']);
   });
 
   it('is stored invalid until the placeholders are replaced', () => {

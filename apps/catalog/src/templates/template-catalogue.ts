@@ -56,38 +56,53 @@ const TEMPLATES: readonly TemplateDefinition[] = [
   },
   {
     name: 'support-ticket-routing',
-    description: 'Read new support tickets, let an LLM decide their team, and write each to that team\'s table.',
+    description: 'Read new support tickets, let an LLM judge how urgent they are, and page on-call or queue them.',
     pipelines: [
       {
         name: 'ticket-routing',
-        description: 'Route new tickets to billing, technical or general with an LLM decision.',
+        description:
+          'Every few minutes: an LLM decision reads the new tickets and routes the batch to on-call (urgent) or to the ' +
+          'queue (routine). An unsure or failed answer pages on-call: a person looks rather than an outage waits.',
         dag: {
           nodes: [
             {
               id: 'tickets',
               type: 'source',
-              config: { connector_id: PLACEHOLDER_CONNECTOR.source, query: "select * from tickets where status = 'new'" },
+              config: { connector_id: PLACEHOLDER_CONNECTOR.source, query: "select id, subject, body, customer_tier from tickets where status = 'new'" },
             },
             {
-              id: 'route',
+              id: 'urgency',
               type: 'decision',
               config: {
                 strategy: 'llm',
                 connector_id: PLACEHOLDER_CONNECTOR.llm,
-                prompt: 'Which team should handle these support tickets? {{rows}}',
-                choices: ['billing', 'technical', 'general'],
-                default: 'general',
+                prompt:
+                  'You triage support tickets for {{params.product}}. There are {{row_count}} new tickets with the ' +
+                  'columns {{columns}}; here are up to 20 of them, one JSON object a line:\n{{rows}}\n\n' +
+                  'Answer "urgent" if any of them reports an outage, data loss, a security problem or a blocked ' +
+                  'enterprise customer; otherwise "routine".',
+                choices: ['urgent', 'routine'],
+                default: 'urgent',
+                min_confidence: 0.6,
+                sample_rows: 20,
+                timeout_seconds: 30,
               },
             },
-            { id: 'to_billing', type: 'sink', config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'billing_tickets', mode: 'append' } },
-            { id: 'to_technical', type: 'sink', config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'technical_tickets', mode: 'append' } },
-            { id: 'to_general', type: 'sink', config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'general_tickets', mode: 'append' } },
+            {
+              id: 'to_oncall',
+              type: 'sink',
+              config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'oncall_tickets', mode: 'upsert', key: ['id'] },
+            },
+            {
+              id: 'to_queue',
+              type: 'sink',
+              config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'queued_tickets', mode: 'upsert', key: ['id'] },
+            },
           ],
           edges: [
-            { from: 'tickets', to: 'route' },
-            { from: 'route', to: 'to_billing', when: 'billing' },
-            { from: 'route', to: 'to_technical', when: 'technical' },
-            { from: 'route', to: 'to_general', when: 'general' },
+            { from: 'tickets', to: 'urgency' },
+            { from: 'urgency', to: 'to_oncall', when: 'urgent' },
+            { from: 'urgency', to: 'to_queue', when: 'routine' },
           ],
         },
       },

@@ -23,3 +23,25 @@ export function connectorFor(
   }
   return { connector, driver };
 }
+
+/** The connector type whose chat protocol the executor speaks itself. */
+export const LLM_CONNECTOR_TYPE = 'openai';
+
+/**
+ * An llm decision's connector: one whose driver can act as `llm` (the `openai` type), or an `openai` connector when
+ * no driver of that type is registered, since the executor speaks its chat protocol itself.
+ */
+export function llmConnectorFor(
+  node: DagNode,
+  connectors: ReadonlyMap<string, ResolvedConnector>,
+  drivers: (type: string) => ConnectorDriver | undefined,
+): ResolvedConnector {
+  const id = node.config['connector_id'];
+  if (typeof id !== 'string') throw new NodeFailure('config.connector_id is missing', false);
+  const connector = connectors.get(id);
+  if (!connector) throw new NodeFailure(`connector "${id}" does not exist`, false, 'unknown_connector');
+  const driver = drivers(connector.type);
+  const fit = driver ? driver.info.roles.includes('llm') : connector.type === LLM_CONNECTOR_TYPE;
+  if (!fit) throw new NodeFailure(`connector "${id}" of type ${connector.type} cannot act as llm`, false, 'connector_unfit');
+  return connector;
+}

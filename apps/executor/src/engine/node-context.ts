@@ -14,6 +14,10 @@ export interface NodeContext {
   signal: AbortSignal;
   /** The node's connector with its driver; throws a NodeFailure when missing or unfit. */
   connector(role: 'read' | 'write' | 'execute'): { connector: ResolvedConnector; driver: ConnectorDriver };
+  /** The connector of an llm decision; throws a NodeFailure when missing or unable to act as llm. */
+  llmConnector(): ResolvedConnector;
+  /** The run's parameters (prompt templates read them). */
+  parameters: Readonly<Record<string, unknown>>;
   log(level: RunLogLevel, message: string): void;
   /** Rows per batch handed to a sink's driver. */
   sinkBatchRows: number;

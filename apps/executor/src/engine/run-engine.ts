@@ -15,12 +15,14 @@ import { NodeRecord } from './node-record.js';
 import { NODE_RUNNERS } from './nodes/index.js';
 import type { RunLogSink } from './run-log-sink.js';
 import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
-import { connectorFor } from './connector-access.js';
+import { connectorFor, llmConnectorFor } from './connector-access.js';
 
 export interface RunEngineOptions {
   runId: string;
   /** The DAG snapshot of the run command. */
   dag: Record<string, unknown>;
+  /** The run's parameters; default none. */
+  parameters?: Record<string, unknown>;
   /** Connectors the DAG uses, by id, with their configs in clear. */
   connectors: ReadonlyMap<string, ResolvedConnector>;
   workspace: WorkspaceOptions;
@@ -188,6 +190,8 @@ class RunExecution {
       workspace: this.workspace,
       signal,
       connector: (role) => connectorFor(node, role, this.opts.connectors, this.opts.drivers ?? getDriver),
+      llmConnector: () => llmConnectorFor(node, this.opts.connectors, this.opts.drivers ?? getDriver),
+      parameters: this.opts.parameters ?? {},
       log: (level, message) => this.opts.log.write(level, node.id, message),
       sinkBatchRows: this.opts.sinkBatchRows ?? DEFAULT_SINK_BATCH_ROWS,
     };

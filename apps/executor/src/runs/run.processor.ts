@@ -101,6 +101,7 @@ export class RunProcessor {
       outcome = await executeRun({
         runId: command.run_id,
         dag: command.dag,
+        parameters: command.parameters,
         connectors,
         workspace: this.deps.workspace,
         signal,

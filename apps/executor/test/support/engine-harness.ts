@@ -23,14 +23,16 @@ export interface EngineRun {
 export async function runDag(
   dag: Record<string, unknown>,
   config: Record<string, unknown>,
-  opts: { signal?: AbortSignal; runId?: string } = {},
+  opts: { signal?: AbortSignal; runId?: string; connectors?: ResolvedConnector[]; parameters?: Record<string, unknown> } = {},
 ): Promise<EngineRun> {
   const lines: LoggedLine[] = [];
   const changes: RunNode[] = [];
   const connectors = new Map<string, ResolvedConnector>([[CONNECTOR_ID, { id: CONNECTOR_ID, type: 'postgres', config }]]);
+  for (const extra of opts.connectors ?? []) connectors.set(extra.id, extra);
   const outcome = await executeRun({
     runId: opts.runId ?? 'run_test',
     dag,
+    ...(opts.parameters === undefined ? {} : { parameters: opts.parameters }),
     connectors,
     workspace: { dataDir: DATA_DIR, memoryLimit: '256MB' },
     signal: opts.signal ?? new AbortController().signal,

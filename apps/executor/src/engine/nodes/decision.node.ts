@@ -1,12 +1,13 @@
 /**
  * `decision`: chooses one of `choices`. By `rules`, each rule's SQL runs in DuckDB over the node's inputs and must
  * answer one boolean; the first true one gives the choice, else `default`. Its output rows are its input rows (a
- * view named after the node). `llm` decisions are a later issue and fail clearly.
+ * view named after the node). By `llm`, a model chooses (decisions/llm).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure, messageOf } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
+import { decisionViewSql } from '../decisions/decision-view.js';
+import { runLlmDecision } from '../decisions/llm/llm-decision.js';
 import { countInputs, withDuckDB } from './duckdb-session.js';
 
 interface Rule {
@@ -37,15 +38,9 @@ async function ruleHolds(connection: DuckDBConnection, rule: Rule, index: number
   return value === true;
 }
 
-/** The decision's output rows: its single input, or all inputs unioned by column name. */
-function outputViewSql(id: string, inputs: readonly string[]): string {
-  const body = inputs.length === 0 ? 'select null as "_empty" where false' : inputs.map((i) => `select * from ${quoteIdent(i)}`).join(' union all by name ');
-  return `create or replace view ${quoteIdent(id)} as ${body}`;
-}
-
 export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
   const { config } = ctx.node;
-  if (config['strategy'] === 'llm') throw new NodeFailure('llm decisions are not available yet', false, 'not_implemented');
+  if (config['strategy'] === 'llm') return runLlmDecision(ctx);
   if (config['strategy'] !== 'rules') throw new NodeFailure(`unknown decision strategy "${String(config['strategy'])}"`, false);
   const fallback = config['default'];
   if (typeof fallback !== 'string') throw new NodeFailure('a decision needs config.default', false);
@@ -61,7 +56,7 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
         break;
       }
     }
-    await connection.run(outputViewSql(ctx.node.id, ctx.inputs));
+    await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
     ctx.log('info', `chose "${choice}" (${reason})`);
     return { rows_in: rowsIn, rows_out: rowsIn, output: { choice, reason }, choice };
   });

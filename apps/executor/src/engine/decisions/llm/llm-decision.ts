@@ -1,0 +1,61 @@
+/**
+ * `decision` by `llm`: exposes the node's input as its output view, shows the model the first rows, the row count,
+ * the columns and the run parameters through the prompt template, and routes by the model's answer (or `default`).
+ * Output and logs carry the prompt's hash, never the prompt (it holds data) nor the api key.
+ */
+import type { NodeContext, NodeResult } from '../../node-context.js';
+import { NodeFailure } from '../../node-failure.js';
+import { withDuckDB } from '../../nodes/duckdb-session.js';
+import { decisionViewSql } from '../decision-view.js';
+import { readDecisionInput, type DecisionInput } from './decision-input.js';
+import { llmDecisionConfigOf } from './llm-decision-config.js';
+import { runLlmExchange } from './llm-exchange.js';
+import { DEFAULT_LLM_TIMEOUT_MS, openAiChatClient, openAiConfigOf } from './openai-chat.js';
+import { renderPrompt } from './prompt-render.js';
+
+/** Time kept back from the node's timeout for the rest of the node, so a late model means default, not a timeout. */
+const reserveMs = (nodeTimeoutMs: number): number => Math.min(1000, nodeTimeoutMs * 0.2);
+
+export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
+  const startedMs = Date.now();
+  const config = llmDecisionConfigOf(ctx.node.config);
+  const connector = ctx.llmConnector();
+  const settings = openAiConfigOf(connector.config);
+  if (typeof settings === 'string') throw new NodeFailure(`connector "${connector.id}": ${settings}`, false, 'config_error');
+
+  const input: DecisionInput = await withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+    await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
+    return readDecisionInput(connection, ctx.node.id, config.sampleRows);
+  });
+  const prompt = renderPrompt(config.prompt, input, ctx.parameters);
+  if (prompt.missingParams.length > 0) {
+    ctx.log('warn', `prompt: no run parameter ${prompt.missingParams.map((p) => `"${p}"`).join(', ')}; rendered empty`);
+  }
+
+  const nodeBudgetMs = config.nodeTimeoutMs === undefined ? Infinity : config.nodeTimeoutMs - reserveMs(config.nodeTimeoutMs) - (Date.now() - startedMs);
+  const deadlineMs = Math.max(1, Math.floor(Math.min(settings.timeout_ms ?? DEFAULT_LLM_TIMEOUT_MS, nodeBudgetMs)));
+  ctx.log('info', `llm: asking ${settings.model} to choose among ${config.choices.join(', ')} (prompt sha256 ${prompt.hash}, ${input.row_count} rows, deadline ${deadlineMs} ms)`);
+  const decision = await runLlmExchange({
+    client: openAiChatClient(settings),
+    connectorId: connector.id,
+    choices: config.choices,
+    default: config.default,
+    minConfidence: config.minConfidence,
+    prompt: prompt.text,
+    deadlineMs,
+    signal: ctx.signal,
+    log: ctx.log,
+  });
+  const { tokens } = decision;
+  ctx.log(
+    'info',
+    `chose "${decision.choice}"${decision.fell_back ? ' (default)' : ''} after ${decision.attempts} request(s) in ${decision.latency_ms} ms, ` +
+      `tokens ${tokens.prompt}+${tokens.completion}=${tokens.total}: ${decision.reason}`,
+  );
+  return {
+    rows_in: input.row_count,
+    rows_out: input.row_count,
+    output: { ...decision, prompt_hash: prompt.hash },
+    choice: decision.choice,
+  };
+}
