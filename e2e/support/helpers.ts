@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { freePort, type Stack } from '@conduit/local-stack';
+import type { Run, RunNode } from '@conduit/contracts';
 import { call, type ApiResponse } from './client.js';
 
 export { freePort, waitFor } from '@conduit/local-stack';
@@ -99,4 +100,74 @@ export function copyDag(connectorId: string): Record<string, unknown> {
     ],
     edges: [{ from: 'extract', to: 'load' }],
   };
+}
+
+/** Postgres connector config pointing at the stack's own throwaway database (tables made there vanish with it). */
+export function stackPostgresConfig(stack: Stack, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return localPostgresConfig({ database: new URL(stack.databaseUrl).pathname.slice(1), ...overrides });
+}
+
+/** Creates a resource; fails with the answer's text unless it is a 201. Answers the created resource. */
+export async function create<T = { id: string }>(stack: Stack, path: string, body: Record<string, unknown>): Promise<T> {
+  const res = await call<T>(stack, 'POST', path, { body });
+  if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${res.text}`);
+  return res.body;
+}
+
+/** A valid pipeline with this DAG and a job on it (by hand only unless `job` sets a schedule). */
+export async function createPipelineAndJob(
+  stack: Stack,
+  dag: Record<string, unknown>,
+  job: Record<string, unknown> = {},
+): Promise<{ pipelineId: string; jobId: string }> {
+  const pipeline = await create<{ id: string; status: string; validation: unknown }>(stack, '/v2/pipelines', { name: uniqueName('pln'), dag });
+  if (pipeline.status !== 'valid') throw new Error(`pipeline is ${pipeline.status}: ${JSON.stringify(pipeline.validation)}`);
+  const created = await create<{ id: string }>(stack, '/v2/jobs', { name: uniqueName('job'), pipeline_id: pipeline.id, ...job });
+  return { pipelineId: pipeline.id, jobId: created.id };
+}
+
+/** Trigger Run; fails unless it is a 202. Answers the queued run. */
+export async function triggerRun(stack: Stack, jobId: string, body?: Record<string, unknown>): Promise<Run> {
+  const res = await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`, body === undefined ? {} : { body });
+  if (res.status !== 202) throw new Error(`Trigger Run of ${jobId} answered ${res.status}: ${res.text}`);
+  return res.body;
+}
+
+export async function getRun(stack: Stack, jobId: string, runId: string): Promise<Run> {
+  const res = await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${runId}`);
+  if (res.status !== 200) throw new Error(`GET run ${runId} answered ${res.status}: ${res.text}`);
+  return res.body;
+}
+
+/** Polls Get Run Status until `until(run)` holds; answers that run. The timeout message shows the last state seen. */
+export async function waitForRun(
+  stack: Stack,
+  jobId: string,
+  runId: string,
+  until: (run: Run) => boolean,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<Run> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Run;
+  for (;;) {
+    last = await getRun(stack, jobId, runId);
+    if (until(last)) return last;
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not reach the expected state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const FINAL_RUN_STATUSES = new Set(['succeeded', 'failed', 'canceled']);
+
+/** Polls until the run is over (succeeded, failed or canceled). */
+export async function waitForRunEnd(stack: Stack, jobId: string, runId: string, timeoutMs = 30_000): Promise<Run> {
+  return waitForRun(stack, jobId, runId, (run) => FINAL_RUN_STATUSES.has(run.status), timeoutMs);
+}
+
+/** The node of a run with this id; fails if the run has none. */
+export function nodeOf(run: Run, id: string): RunNode {
+  const node = run.nodes.find((n) => n.id === id);
+  if (!node) throw new Error(`run has no node ${id}: ${JSON.stringify(run.nodes)}`);
+  return node;
 }
