@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import type { WebhookDisabledEvent } from '@conduit/contracts';
+import { writeOutbox } from '@conduit/outbox';
 
-/** Writes the event inside the caller's transaction: published only if it commits, and always once it has. */
-export async function addDisabledEvent(m: EntityManager, event: WebhookDisabledEvent): Promise<void> {
-  await m.query(`INSERT INTO outbox (message_id, payload, created_at) VALUES ($1, $2, $3)`, [event.event_id, JSON.stringify(event), event.created_at]);
+/** A webhook.disabled event for monitoring, published only if the caller's transaction commits. */
+export function addDisabledEvent(m: EntityManager, event: WebhookDisabledEvent): Promise<void> {
+  return writeOutbox(m, { message_id: event.event_id, payload: event, created_at: event.created_at });
 }

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { pino } from 'pino';
+import { OutboxRelay, writeOutbox, type OutboxRow } from '../src/index.js';
+
+const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const schema = `outbox_test_${randomUUID().replace(/-/g, '')}`;
+let ds: DataSource;
+const logger = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  ds = new DataSource({ type: 'postgres', url: DATABASE_URL, schema, extra: { options: `-c search_path=${schema}` } });
+  try {
+    await ds.initialize();
+  } catch (err) {
+    throw new Error(`PostgreSQL is required at ${DATABASE_URL}: ${(err as Error).message}`);
+  }
+  await ds.query(`CREATE SCHEMA ${schema}`);
+  await ds.query(`CREATE TABLE ${schema}.outbox (
+    id bigserial PRIMARY KEY, kind text NOT NULL, message_id text NOT NULL, payload jsonb NOT NULL,
+    created_at timestamptz(3) NOT NULL, published_at timestamptz(3))`);
+});
+
+afterAll(async () => {
+  await ds.query(`DROP SCHEMA ${schema} CASCADE`);
+  await ds.destroy();
+});
+
+beforeEach(async () => {
+  await ds.query('TRUNCATE outbox');
+});
+
+function relay(publish: (row: OutboxRow) => Promise<void>): OutboxRelay {
+  return new OutboxRelay({ dataSource: ds, logger, sweepMs: 60_000, columns: ['kind'], publish: (_m, row) => publish(row) });
+}
+
+const message = (id: string) => ({ message_id: id, kind: 'event', payload: { type: 'thing.happened', id }, created_at: new Date() });
+
+describe('transactional outbox', () => {
+  it('publishes what a committed transaction wrote, in order, with its extra columns, once', async () => {
+    await ds.transaction(async (m) => {
+      await writeOutbox(m, message('evt_1'));
+      await writeOutbox(m, message('evt_2'));
+    });
+    const seen: OutboxRow[] = [];
+    const r = relay(async (row) => void seen.push(row));
+    expect(await r.drain()).toBe(2);
+    expect(seen.map((row) => [row.message_id, row.kind, row.payload])).toEqual([
+      ['evt_1', 'event', { type: 'thing.happened', id: 'evt_1' }],
+      ['evt_2', 'event', { type: 'thing.happened', id: 'evt_2' }],
+    ]);
+    expect(await r.drain()).toBe(0);
+  });
+
+  it('publishes nothing of a transaction that rolled back', async () => {
+    await expect(
+      ds.transaction(async (m) => {
+        await writeOutbox(m, message('evt_lost'));
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    const seen: string[] = [];
+    expect(await relay(async (row) => void seen.push(row.message_id)).drain()).toBe(0);
+    expect(seen).toEqual([]);
+  });
+
+  it('loses nothing when the process dies between the commit and the publish', async () => {
+    await ds.transaction((m) => writeOutbox(m, message('evt_crash')));
+    // The first relay fails while publishing (as if the process died there): the row stays pending.
+    await expect(relay(async () => Promise.reject(new Error('killed'))).drain()).rejects.toThrow('killed');
+    const seen: string[] = [];
+    expect(await relay(async (row) => void seen.push(row.message_id)).drain()).toBe(1);
+    expect(seen).toEqual(['evt_crash']);
+  });
+
+  it('shares the rows between concurrent relays without publishing one twice', async () => {
+    await ds.transaction(async (m) => {
+      for (let i = 0; i < 250; i++) await writeOutbox(m, message(`evt_${i}`));
+    });
+    const seen: string[] = [];
+    const slow = async (row: OutboxRow) => {
+      seen.push(row.message_id);
+      await new Promise((r) => setTimeout(r, 1));
+    };
+    const counts = await Promise.all([relay(slow).drain(), relay(slow).drain()]);
+    expect(counts[0]! + counts[1]!).toBe(250);
+    expect(new Set(seen).size).toBe(250);
+    expect(seen).toHaveLength(250);
+  });
+
+  it('refuses a column name that is not one', async () => {
+    await expect(ds.transaction((m) => writeOutbox(m, { ...message('x'), 'kind; drop table outbox': 1 }))).rejects.toThrow(
+      'is not a column name',
+    );
+  });
+});
