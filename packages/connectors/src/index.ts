@@ -25,3 +25,11 @@ export {
   parseSecretsKey,
 } from './secrets.js';
 export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';
+export {
+  chatCompletion,
+  listModels,
+  type ChatMessage,
+  type ChatCompletionRequest,
+  type ChatCompletionResult,
+} from './openai/chat-completion.js';
+export { parseOpenAiConfig, type OpenAiConfig } from './openai/openai.config.js';

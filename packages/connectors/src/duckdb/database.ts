@@ -1,0 +1,81 @@
+/**
+ * Opening the connector's DuckDB file for one call and always closing it again: DuckDB lets one process at a time
+ * write a file, so holding it open would lock out every other process (and the executor's other runs).
+ */
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import duckdb, { type DuckDBConnection } from '@duckdb/node-api';
+import { ConnectorError } from '../connector-error.js';
+import { displayPath, resolveUnderDataRoot } from '../data-root.js';
+import type { ErrorClass } from '../types.js';
+import type { DuckdbConfig } from './duckdb.config.js';
+
+export interface OpenDatabase {
+  connection: DuckDBConnection;
+  close(): void;
+}
+
+/** Opens the file (read-only for reads, which then need it to exist); `close()` releases it. */
+export async function openDatabase(cfg: DuckdbConfig, mode: 'read' | 'write'): Promise<OpenDatabase> {
+  const file = await resolveUnderDataRoot('path', cfg.path);
+  if (mode === 'read' && !(await stat(file).catch(() => null))) {
+    throw new ConnectorError(`database file "${displayPath(file)}" does not exist`, 'config_error');
+  }
+  if (mode === 'write') await mkdir(dirname(file), { recursive: true });
+  const instance = await duckdb.DuckDBInstance.create(file, mode === 'read' ? { access_mode: 'READ_ONLY' } : {}).catch((err: unknown) => {
+    throw toDuckdbError(err);
+  });
+  const connection = await instance.connect();
+  return {
+    connection,
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/** Runs `work` on the open file, interrupting it when `signal` aborts, and always closes the file. */
+export async function withDatabase<T>(
+  cfg: DuckdbConfig,
+  mode: 'read' | 'write',
+  signal: AbortSignal | undefined,
+  work: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  signal?.throwIfAborted();
+  const db = await openDatabase(cfg, mode);
+  const onAbort = () => db.connection.interrupt();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await work(db.connection);
+  } catch (err) {
+    throw signal?.aborted ? signal.reason : toDuckdbError(err);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    db.close();
+  }
+}
+
+export function classifyDuckdbError(err: unknown): { error_class: ErrorClass; message: string } {
+  if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  // Another process holding the file's lock, or an interrupted query, may pass on a retry; the rest is SQL or data.
+  const transient = /Could not set lock|Conflicting lock|IO Error: Could not set lock|Interrupted/i.test(message);
+  return { error_class: transient ? 'transient_error' : 'config_error', message: message.replace(/\s+/g, ' ').trim() };
+}
+
+export function toDuckdbError(err: unknown): ConnectorError {
+  if (err instanceof ConnectorError) return err;
+  const { error_class, message } = classifyDuckdbError(err);
+  return new ConnectorError(message, error_class, { cause: err });
+}
+
+export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** `schema.table` names both; a bare name takes the connector's schema. */
+export function qualifiedTable(name: string, defaultSchema: string): string {
+  const dot = name.indexOf('.');
+  const [schema, table] = dot < 0 ? [defaultSchema, name] : [name.slice(0, dot), name.slice(dot + 1)];
+  if (schema === '' || table === '') throw new ConnectorError(`invalid table name "${name}"`, 'config_error');
+  return `${quoteIdent(schema)}.${quoteIdent(table)}`;
+}

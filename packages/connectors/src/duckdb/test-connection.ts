@@ -1,0 +1,62 @@
+/** Test Connection for duckdb: the file resolves under the data root, opens, and its schema exists. */
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { invalidConfigResult } from '../config-parser.js';
+import { runChecks, type CheckStep } from '../connection-checks.js';
+import { ConnectorError } from '../connector-error.js';
+import { displayPath, resolveUnderDataRoot } from '../data-root.js';
+import type { TestOptions, TestResult } from '../types.js';
+import { classifyDuckdbError, withDatabase } from './database.js';
+import { parseDuckdbConfig, type DuckdbConfig } from './duckdb.config.js';
+
+export async function testDuckdb(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
+  let cfg: DuckdbConfig;
+  try {
+    cfg = parseDuckdbConfig(config);
+  } catch (err) {
+    return invalidConfigResult(err);
+  }
+  const details: Record<string, unknown> = {};
+  let file = '';
+  let exists = false;
+  const steps: CheckStep[] = [
+    {
+      name: 'resolve',
+      async run() {
+        file = await resolveUnderDataRoot('path', cfg.path);
+        details['path'] = displayPath(file);
+        return `"${displayPath(file)}" is under the data root`;
+      },
+    },
+    {
+      name: 'file',
+      async run() {
+        exists = (await stat(file).catch(() => null))?.isFile() ?? false;
+        details['exists'] = exists;
+        if (exists) return `database file "${displayPath(file)}" exists`;
+        const folder = await stat(dirname(file)).catch(() => null);
+        if (!folder?.isDirectory()) throw new ConnectorError(`folder of "${displayPath(file)}" does not exist`, 'config_error');
+        return `database file "${displayPath(file)}" will be created on the first write`;
+      },
+    },
+    {
+      name: 'open',
+      async run(signal) {
+        if (!exists) return 'nothing to open yet';
+        return withDatabase(cfg, 'read', signal, async (connection) => {
+          const reader = await connection.runAndReadAll(
+            `select version(), (select count(*) from duckdb_schemas() where schema_name = '${cfg.schema.replace(/'/g, "''")}')`,
+          );
+          const [version, schemas] = reader.getRows()[0] ?? [];
+          details['server_version'] = String(version);
+          if (Number(schemas) === 0) throw new ConnectorError(`schema "${cfg.schema}" does not exist`, 'config_error');
+          return `opened with DuckDB ${String(version)}`;
+        });
+      },
+    },
+  ];
+  return runChecks(
+    { steps, classify: classifyDuckdbError, details, secrets: [], successMessage: (d) => `DuckDB database "${String(d['path'])}" is ready` },
+    opts,
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * Bulk-loads rows into a DuckDB table: the batches are streamed into a temporary JSON lines file beside the
+ * database, which DuckDB then loads in one statement (`read_json`, types inferred from every row) inside one
+ * transaction. A missing table is created from the rows. `overwrite` deletes the old rows first; `upsert` deletes
+ * the rows whose key comes again, then inserts the last row of each key.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ConnectorError } from '../connector-error.js';
+import { resolveUnderDataRoot } from '../data-root.js';
+import { encodeRows } from '../formats/encode.js';
+import type { Row, WriteRequest } from '../types.js';
+import { qualifiedTable, quoteIdent, withDatabase } from './database.js';
+import type { DuckdbConfig } from './duckdb.config.js';
+
+const ORDINAL = '_conduit_ordinal';
+const STAGING = 'conduit_staging';
+
+export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+  const { signal } = req;
+  const target = qualifiedTable(req.table, cfg.schema);
+  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
+  if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
+  const file = await resolveUnderDataRoot('path', cfg.path);
+  const staged = join(dirname(file), `.conduit-load-${randomUUID()}.jsonl`);
+  try {
+    let rows = 0;
+    let ordinal = 0;
+    const numbered = (async function* () {
+      for await (const batch of batches) yield batch.map((row) => ({ ...row, [ORDINAL]: ordinal++ }));
+    })();
+    await withDatabase(cfg, 'write', signal, async (connection) => {
+      await pipeline(Readable.from(encodeRows('jsonl', numbered, { onRows: (n) => (rows += n) })), createWriteStream(staged), signal ? { signal } : {});
+      await connection.run('begin transaction');
+      try {
+        if (rows > 0) {
+          await connection.run(
+            `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
+          );
+        }
+        await load(connection, target, req.mode, key, rows > 0);
+        await connection.run('commit');
+      } catch (err) {
+        await connection.run('rollback').catch(() => undefined);
+        throw err;
+      }
+    });
+    return { rows_written: rows };
+  } finally {
+    await rm(staged, { force: true });
+  }
+}
+
+const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+async function tableExists(connection: DuckDBConnection, target: string): Promise<boolean> {
+  const reader = await connection.runAndReadAll(`select count(*) from duckdb_tables() where '"' || replace(schema_name, '"', '""') || '"."' || replace(table_name, '"', '""') || '"' = ${sqlString(target)}`);
+  return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
+}
+
+async function load(connection: DuckDBConnection, target: string, mode: WriteRequest['mode'], key: readonly string[], hasRows: boolean): Promise<void> {
+  const exists = await tableExists(connection, target);
+  const ordinal = quoteIdent(ORDINAL);
+  const inOrder = `select * exclude (${ordinal}) from ${STAGING} order by ${ordinal}`;
+  if (!exists) {
+    if (hasRows) await connection.run(`create table ${target} as ${inOrder}`);
+    return;
+  }
+  if (mode === 'overwrite') await connection.run(`delete from ${target}`);
+  if (!hasRows) return;
+  if (mode === 'upsert') {
+    const keyList = key.map(quoteIdent).join(', ');
+    const matches = key.map((k) => `${target}.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(' and ');
+    await connection.run(`delete from ${target} using ${STAGING} s where ${matches}`);
+    await connection.run(
+      `insert into ${target} by name select * exclude (${ordinal}) from ${STAGING} ` +
+        `qualify row_number() over (partition by ${keyList} order by ${ordinal} desc) = 1`,
+    );
+    return;
+  }
+  await connection.run(`insert into ${target} by name ${inOrder}`);
+}

@@ -1,0 +1,68 @@
+/**
+ * Writes rows as one new file. A `path` with a data extension names the file: `overwrite` replaces it, `append`
+ * writes it when absent and otherwise a new part file beside it (`<stem>-part-<time>-<id>.<ext>`). Any other path is
+ * a folder: `append` adds a part file, `overwrite` also removes the folder's earlier files of that format. The file
+ * is written under a hidden temporary name and renamed into place, so readers never see half a file.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ConnectorError } from '../connector-error.js';
+import { resolveUnderDataRoot } from '../data-root.js';
+import { encodeRows } from '../formats/encode.js';
+import { chooseFormat, extensionOf, formatOfName, partFileName, type FileFormat } from '../formats/file-format.js';
+import type { Row, WriteRequest } from '../types.js';
+import type { FileConfig } from './file.config.js';
+import { nodePathOf } from './read.js';
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+  if (req.mode === 'upsert') throw new ConnectorError('the file connector cannot upsert: use append or overwrite', 'config_error');
+  const path = nodePathOf(req);
+  const target = await resolveUnderDataRoot('path', cfg.path, path);
+  const namesFile = formatOfName(path) !== undefined && !path.endsWith('/');
+  const format = chooseFormat(req['format'], cfg.format ?? 'jsonl', namesFile ? path : '');
+  const folder = namesFile ? dirname(target) : target;
+  const finalPath = namesFile
+    ? req.mode === 'append' && (await exists(target))
+      ? join(folder, partFileName(format, `${stemOf(basename(target))}-part`))
+      : target
+    : join(folder, partFileName(format));
+
+  await mkdir(folder, { recursive: true });
+  const temporary = join(folder, `.${basename(finalPath)}.${randomUUID()}.tmp`);
+  let rows = 0;
+  try {
+    const chunks = encodeRows(format, batches, { csvDelimiter: cfg.csv_delimiter, onRows: (n) => (rows += n) });
+    await pipeline(Readable.from(chunks), createWriteStream(temporary), req.signal ? { signal: req.signal } : {});
+    req.signal?.throwIfAborted();
+    if (rows === 0 && !(namesFile && req.mode === 'overwrite')) {
+      await rm(temporary, { force: true });
+      return { rows_written: 0 };
+    }
+    if (!namesFile && req.mode === 'overwrite') await removeDataFiles(folder, format);
+    await rename(temporary, finalPath);
+    return { rows_written: rows };
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw req.signal?.aborted ? req.signal.reason : err;
+  }
+}
+
+function stemOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 ? name : name.slice(0, dot);
+}
+
+/** The folder's own files of this format (not sub-folders, not hidden files). */
+async function removeDataFiles(folder: string, format: FileFormat): Promise<void> {
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    if (entry.isFile() && !entry.name.startsWith('.') && entry.name.endsWith(extensionOf(format))) {
+      await rm(join(folder, entry.name));
+    }
+  }
+}

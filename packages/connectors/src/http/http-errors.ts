@@ -1,0 +1,53 @@
+/** Classifies HTTP answers and network failures: settings to fix (config_error) or worth retrying (transient_error). */
+import { scrubSecrets } from '../connection-checks.js';
+import { ConnectorError } from '../connector-error.js';
+import type { ErrorClass } from '../types.js';
+import type { HttpResponse } from './http-client.js';
+
+const TRANSIENT_NET_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET',
+]);
+const UNKNOWN_HOST_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
+
+/** 429 and 5xx may pass on a retry; 408 too. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 408 || status >= 500;
+}
+
+export function isTransientNetworkError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && TRANSIENT_NET_CODES.has(code);
+}
+
+export function classifyHttpError(err: unknown): { error_class: ErrorClass; message: string } {
+  if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error && err.message !== '' ? err.message : String(err);
+  if (typeof code === 'string' && UNKNOWN_HOST_CODES.has(code)) {
+    return { error_class: 'config_error', message: `unknown host: ${message}` };
+  }
+  if (typeof code === 'string' && TRANSIENT_NET_CODES.has(code)) return { error_class: 'transient_error', message };
+  if (/certificate|self.signed|SSL|TLS/i.test(message)) return { error_class: 'config_error', message };
+  return { error_class: 'transient_error', message };
+}
+
+export function toConnectorError(err: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (err instanceof ConnectorError) return err;
+  const { error_class, message } = classifyHttpError(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  return new ConnectorError(message, error_class, { code: typeof code === 'string' ? code : undefined });
+}
+
+/** An unsuccessful answer as an error: authentication and missing resources are settings, 429/5xx transient. */
+export function statusError(res: HttpResponse, what: string, secrets: readonly string[]): ConnectorError {
+  const hint = res.status === 401 ? ' (check the credentials)' : res.status === 403 ? ' (no permission)' : '';
+  // The server may echo what we sent, so the excerpt of its answer is scrubbed.
+  const snippet = scrubSecrets(res.body.slice(0, 200).replace(/\s+/g, ' ').trim(), secrets);
+  const errorClass: ErrorClass = isRetryableStatus(res.status) ? 'transient_error' : 'config_error';
+  return new ConnectorError(
+    `${what} answered HTTP ${res.status}${hint}${snippet ? `: ${snippet}` : ''}`,
+    errorClass,
+    { code: `HTTP_${res.status}` },
+  );
+}

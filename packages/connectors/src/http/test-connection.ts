@@ -1,0 +1,75 @@
+/** Test Connection for http: resolve, network_policy, connect (TCP), request (GET health_path); stops at the first failure. */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { invalidConfigResult } from '../config-parser.js';
+import { runChecks, type CheckStep } from '../connection-checks.js';
+import { openTcp } from '../network-steps.js';
+import type { TestOptions, TestResult } from '../types.js';
+import { parseHttpConfig, resolveUrl, type HttpConfig } from './http.config.js';
+import { HttpSession } from './http-session.js';
+import { classifyHttpError } from './http-errors.js';
+import { currentNetworkPolicy, policyError, refusalReason } from './network-policy.js';
+
+export async function testHttp(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
+  let cfg: HttpConfig;
+  try {
+    cfg = parseHttpConfig(config);
+  } catch (err) {
+    return invalidConfigResult(err);
+  }
+  const session = new HttpSession({ ...cfg, max_retries: 0 });
+  const base = new URL(cfg.base_url);
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(base.port || (base.protocol === 'https:' ? 443 : 80));
+  const details: Record<string, unknown> = {};
+  let addresses: string[] = [];
+
+  const steps: CheckStep[] = [
+    {
+      name: 'resolve',
+      async run() {
+        if (isIP(host)) {
+          addresses = [host];
+          return `${host} is an IP address`;
+        }
+        addresses = (await lookup(host, { all: true })).map((a) => a.address);
+        return `${host} resolves to ${addresses.join(', ')}`;
+      },
+    },
+    {
+      name: 'network_policy',
+      async run() {
+        const policy = currentNetworkPolicy();
+        for (const address of addresses) {
+          const reason = refusalReason(address, policy);
+          if (reason) throw policyError(host, reason);
+        }
+        return `${addresses.join(', ')} may be reached`;
+      },
+    },
+    {
+      name: 'connect',
+      run: (signal) => openTcp(addresses[0] ?? host, port, signal).then(() => `TCP connection to ${host}:${port} opened`),
+    },
+    {
+      name: 'request',
+      async run(signal) {
+        const url = resolveUrl(cfg, cfg.health_path);
+        const res = await session.request('GET', url, undefined, signal);
+        details['status'] = res.status;
+        return `GET ${session.describe(url)} answered HTTP ${res.status}`;
+      },
+    },
+  ];
+
+  return runChecks(
+    {
+      steps,
+      classify: classifyHttpError,
+      details,
+      secrets: session.secrets,
+      successMessage: (d) => `${base.origin} answered HTTP ${String(d['status'])}`,
+    },
+    opts,
+  );
+}

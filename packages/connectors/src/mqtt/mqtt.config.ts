@@ -1,0 +1,51 @@
+/** The mqtt connector's type metadata, config schema, and the typed config the driver works with. */
+import { assertValidConfig } from '../config-parser.js';
+import type { ConnectorTypeInfo } from '../types.js';
+
+export interface MqttConfig {
+  host: string;
+  /** Default 1883 (8883 is usual with tls). */
+  port: number;
+  username: string | undefined;
+  password: string | undefined;
+  /** mqtts; default false. */
+  tls: boolean;
+  /** Default 10000. */
+  connect_timeout_ms: number;
+}
+
+export const mqttInfo: ConnectorTypeInfo = {
+  type: 'mqtt',
+  category: 'message_queue',
+  description: 'MQTT broker: collect a bounded batch from a topic subscription, publish JSON messages with QoS 1.',
+  roles: ['source', 'sink'],
+  secret_fields: ['password'],
+  config_schema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: {
+      host: { type: 'string', minLength: 1, maxLength: 255 },
+      port: { type: 'integer', minimum: 1, maximum: 65535, default: 1883 },
+      username: { type: 'string', minLength: 1, maxLength: 255 },
+      password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
+      tls: { type: 'boolean', default: false },
+      connect_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 10000 },
+    },
+    required: ['host'],
+    additionalProperties: false,
+  },
+};
+
+export function parseMqttConfig(config: Record<string, unknown>): MqttConfig {
+  assertValidConfig(mqttInfo, config);
+  return {
+    host: config['host'] as string,
+    port: (config['port'] as number | undefined) ?? 1883,
+    username: config['username'] as string | undefined,
+    password: config['password'] as string | undefined,
+    tls: (config['tls'] as boolean | undefined) ?? false,
+    connect_timeout_ms: (config['connect_timeout_ms'] as number | undefined) ?? 10000,
+  };
+}
+
+export const mqttSecrets = (cfg: MqttConfig): string[] => (cfg.password ? [cfg.password] : []);

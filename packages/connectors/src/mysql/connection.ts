@@ -1,0 +1,80 @@
+/** Opening, cancelling and closing mysql2 connections for a mysql connector config. */
+import mysql from 'mysql2';
+import type { MysqlConfig } from './mysql.config.js';
+
+const KILL_GRACE_MS = 2_000;
+
+export function connectionOptions(cfg: MysqlConfig, overrides: mysql.ConnectionOptions = {}): mysql.ConnectionOptions {
+  return {
+    host: cfg.host,
+    port: cfg.port,
+    database: cfg.database,
+    user: cfg.user,
+    password: cfg.password ?? '',
+    ssl: cfg.ssl === 'disable' ? undefined : { rejectUnauthorized: cfg.ssl === 'verify-full' },
+    connectTimeout: cfg.connect_timeout_ms,
+    // Timestamps are read and written as UTC; BIGINT and DECIMAL come back as exact strings (like the pg driver).
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    decimalNumbers: false,
+    multipleStatements: false,
+    ...overrides,
+  };
+}
+
+/** Connects, giving up (and closing) as soon as `signal` aborts. */
+export async function connectMysql(cfg: MysqlConfig, signal?: AbortSignal, overrides?: mysql.ConnectionOptions): Promise<mysql.Connection> {
+  signal?.throwIfAborted();
+  const connection = mysql.createConnection(connectionOptions(cfg, overrides));
+  // Without a listener an 'error' event (e.g. the server going away while idle) would crash the process.
+  connection.on('error', () => undefined);
+  const onAbort = () => connection.destroy();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await new Promise<void>((resolve, reject) => connection.connect((err) => (err ? reject(err) : resolve())));
+    signal?.throwIfAborted();
+    return connection;
+  } catch (err) {
+    connection.destroy();
+    throw signal?.aborted ? signal.reason : err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Says goodbye, cutting the connection if that takes over a second. */
+export async function closeMysql(connection: mysql.Connection): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      connection.destroy();
+      resolve();
+    }, 1_000);
+    connection.end(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** While the disposer is not called, an abort of `signal` kills the running query on the server, then the connection. */
+export function killOnAbort(connection: mysql.Connection, cfg: MysqlConfig, signal?: AbortSignal): () => void {
+  if (!signal) return () => undefined;
+  const onAbort = () => void killThenClose(connection, cfg);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
+
+async function killThenClose(connection: mysql.Connection, cfg: MysqlConfig): Promise<void> {
+  const { threadId } = connection;
+  if (threadId !== null && threadId !== undefined) {
+    try {
+      const killer = await connectMysql(cfg, AbortSignal.timeout(KILL_GRACE_MS), { connectTimeout: KILL_GRACE_MS });
+      await killer.promise().query(`KILL QUERY ${Number(threadId)}`).catch(() => undefined);
+      await closeMysql(killer);
+    } catch {
+      // Best effort: destroying the connection below still stops our side.
+    }
+  }
+  connection.destroy();
+}

@@ -1,0 +1,36 @@
+/** The mysql connector driver (MySQL and MariaDB): Test Connection, streamed reads, bulk inserts and statements. */
+import { ConnectorError } from '../connector-error.js';
+import type { ConnectorDriver, ReadRequest, Row, WriteRequest } from '../types.js';
+import { executeMysqlStatement } from './execute.js';
+import { mysqlInfo, parseMysqlConfig } from './mysql.config.js';
+import { readMysqlRows } from './read.js';
+import { testMysql } from './test-connection.js';
+import { writeMysqlRows } from './write.js';
+
+const WRITE_MODES = new Set(['append', 'overwrite', 'upsert']);
+
+export const mysqlDriver: ConnectorDriver = {
+  info: mysqlInfo,
+
+  test: testMysql,
+
+  read(config: Record<string, unknown>, req: ReadRequest): AsyncIterable<Row[]> {
+    // Parsing inside the generator reports a bad config from the first next(), like every other read failure.
+    return (async function* () {
+      yield* readMysqlRows(parseMysqlConfig(config), req);
+    })();
+  },
+
+  async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {
+    const cfg = parseMysqlConfig(config);
+    if (!WRITE_MODES.has(req.mode)) throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
+    if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
+    return writeMysqlRows(cfg, req, batches);
+  },
+
+  async execute(config: Record<string, unknown>, sql: string, opts: { signal?: AbortSignal } = {}) {
+    const cfg = parseMysqlConfig(config);
+    if (sql.trim() === '') throw new ConnectorError('the statement is empty', 'config_error');
+    return executeMysqlStatement(cfg, sql, opts.signal);
+  },
+};

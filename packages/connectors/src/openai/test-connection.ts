@@ -1,0 +1,55 @@
+/** Test Connection for openai: resolve, network_policy (inside the request), list_models (GET /models), model (is offered). */
+import { invalidConfigResult } from '../config-parser.js';
+import { runChecks, type CheckStep } from '../connection-checks.js';
+import { classifyHttpError } from '../http/http-errors.js';
+import { httpSecrets } from '../http/http.config.js';
+import { resolveHost } from '../network-steps.js';
+import { ConnectorError } from '../connector-error.js';
+import type { TestOptions, TestResult } from '../types.js';
+import { listModels } from './chat-completion.js';
+import { httpSettings, parseOpenAiConfig, type OpenAiConfig } from './openai.config.js';
+
+export async function testOpenAi(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
+  let cfg: OpenAiConfig;
+  try {
+    cfg = parseOpenAiConfig(config);
+  } catch (err) {
+    return invalidConfigResult(err);
+  }
+  const details: Record<string, unknown> = {};
+  let models: string[] = [];
+  const host = new URL(cfg.base_url).hostname.replace(/^\[|\]$/g, '');
+
+  const steps: CheckStep[] = [
+    { name: 'resolve', run: async () => (await resolveHost(host)).message },
+    {
+      name: 'list_models',
+      async run(signal) {
+        models = await listModels(cfg, signal);
+        details['models'] = models.slice(0, 100);
+        return `the endpoint offers ${models.length} models`;
+      },
+    },
+    {
+      name: 'model',
+      async run() {
+        if (!models.includes(cfg.model)) {
+          const some = models.slice(0, 10).join(', ');
+          throw new ConnectorError(`model "${cfg.model}" is not offered (some that are: ${some || 'none'})`, 'config_error');
+        }
+        return `model "${cfg.model}" is offered`;
+      },
+    },
+  ];
+
+  return runChecks(
+    {
+      steps,
+      classify: classifyHttpError,
+      details,
+      secrets: httpSecrets(httpSettings(cfg)),
+      successMessage: () => `model "${cfg.model}" is available at ${new URL(cfg.base_url).origin}`,
+    },
+    opts,
+  );
+}

@@ -1,0 +1,64 @@
+/** Test Connection for redis: resolve, connect (TCP), authenticate (AUTH/SELECT on connect), ping (and server version). */
+import type { Redis } from 'ioredis';
+import { invalidConfigResult } from '../config-parser.js';
+import { runChecks, type CheckStep } from '../connection-checks.js';
+import { openTcp, resolveHost } from '../network-steps.js';
+import type { TestOptions, TestResult } from '../types.js';
+import { classifyRedisError, closeRedis, connectRedis } from './connection.js';
+import { parseRedisConfig, redisSecrets, type RedisConfig } from './redis.config.js';
+
+export async function testRedis(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
+  let cfg: RedisConfig;
+  try {
+    cfg = parseRedisConfig(config);
+  } catch (err) {
+    return invalidConfigResult(err);
+  }
+  const details: Record<string, unknown> = {};
+  let address = cfg.host;
+  let client: Redis | undefined;
+
+  const steps: CheckStep[] = [
+    {
+      name: 'resolve',
+      async run() {
+        const resolved = await resolveHost(cfg.host);
+        address = resolved.address;
+        return resolved.message;
+      },
+    },
+    {
+      name: 'connect',
+      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+    },
+    {
+      name: 'authenticate',
+      async run(signal) {
+        client = await connectRedis({ ...cfg, host: address }, signal);
+        return `authenticated as "${cfg.username ?? 'default'}" on database ${cfg.db}`;
+      },
+    },
+    {
+      name: 'ping',
+      async run() {
+        if (!client) throw new Error('not connected');
+        await client.ping();
+        const info = await client.info('server');
+        details['server_version'] = /redis_version:([^\r\n]+)/.exec(info)?.[1];
+        return 'PING answered';
+      },
+    },
+  ];
+
+  return runChecks(
+    {
+      steps,
+      classify: classifyRedisError,
+      details,
+      secrets: redisSecrets(cfg),
+      cleanup: () => (client ? closeRedis(client) : undefined),
+      successMessage: (d) => `connected to Redis ${String(d['server_version'])}`,
+    },
+    opts,
+  );
+}

@@ -1,0 +1,27 @@
+/** The s3 connector driver: CSV, JSON lines and Parquet objects in S3 or an S3-compatible store. */
+import { ConnectorError } from '../connector-error.js';
+import type { ConnectorDriver, ReadRequest, Row, WriteRequest } from '../types.js';
+import { readObjects } from './read.js';
+import { parseS3Config, s3Info } from './s3.config.js';
+import { testS3 } from './test-connection.js';
+import { writeObject } from './write.js';
+
+export const s3Driver: ConnectorDriver = {
+  info: s3Info,
+
+  test: testS3,
+
+  read(config: Record<string, unknown>, req: ReadRequest): AsyncIterable<Row[]> {
+    return (async function* () {
+      yield* readObjects(parseS3Config(config), req);
+    })();
+  },
+
+  async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {
+    const cfg = parseS3Config(config);
+    if (req.mode !== 'append' && req.mode !== 'overwrite' && req.mode !== 'upsert') {
+      throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
+    }
+    return writeObject(cfg, req, batches);
+  },
+};

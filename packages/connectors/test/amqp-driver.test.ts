@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { AMQP_CONFIG, connectAmqpAdmin, type AmqpAdmin } from './support/amqp-admin.js';
+import { freePort } from './support/pg-sandbox.js';
+
+const driver = getDriver('amqp') as Required<ConnectorDriver>;
+const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
+const suffix = randomUUID();
+const queue = `conduit-test-${suffix}`;
+const exchange = `conduit-test-x-${suffix}`;
+let admin: AmqpAdmin;
+
+async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
+async function readAll(req: Record<string, unknown>): Promise<{ sizes: number[]; rows: Row[] }> {
+  const sizes: number[] = [];
+  const rows: Row[] = [];
+  for await (const batch of driver.read(AMQP_CONFIG, req)) {
+    sizes.push(batch.length);
+    rows.push(...batch);
+  }
+  return { sizes, rows };
+}
+
+beforeAll(async () => {
+  admin = await connectAmqpAdmin();
+  await admin.channel.assertQueue(queue, { durable: false });
+  await admin.channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: false });
+  await admin.channel.bindQueue(queue, exchange, 'orders');
+});
+afterAll(async () => {
+  await admin.channel.deleteExchange(exchange);
+  await admin.channel.deleteQueue(queue);
+  await admin.close();
+});
+
+describe('amqp write and read', () => {
+  it('publishes rows with confirms and consumes them back in bounded, acknowledged batches', async () => {
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ id: i, label: `m${i}`, nested: { ok: true } }));
+    await expect(driver.write(AMQP_CONFIG, { table: '', mode: 'append', queue }, batchesOf(rows, 700))).resolves.toEqual({ rows_written: 2500 });
+    expect((await admin.channel.checkQueue(queue)).messageCount).toBe(2500);
+
+    const first = await readAll({ queue, max_messages: 2000, wait_ms: 500, batchSize: 1000 });
+    expect(first.sizes).toEqual([1000, 1000]);
+    expect(first.rows[0]).toEqual({ id: 0, label: 'm0', nested: { ok: true } });
+    const rest = await readAll({ queue, max_messages: 2000, wait_ms: 500 });
+    expect(rest.rows.map((r) => r['id'])).toEqual(Array.from({ length: 500 }, (_, i) => 2000 + i));
+    expect((await admin.channel.checkQueue(queue)).messageCount).toBe(0);
+  });
+
+  it('ends after wait_ms on an empty queue', async () => {
+    const started = Date.now();
+    await expect(readAll({ queue, wait_ms: 300 })).resolves.toEqual({ sizes: [], rows: [] });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('puts back the messages of a batch that was not handed over', async () => {
+    await driver.write(AMQP_CONFIG, { table: '', mode: 'append', exchange, routing_key: 'orders' }, batchesOf([{ a: 1 }, { a: 2 }, { a: 3 }], 3));
+    for await (const batch of driver.read(AMQP_CONFIG, { queue, wait_ms: 300, batchSize: 2 })) {
+      expect(batch).toEqual([{ a: 1 }, { a: 2 }]);
+      break;
+    }
+    const deadline = Date.now() + 5000;
+    while ((await admin.channel.checkQueue(queue)).messageCount !== 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await admin.channel.checkQueue(queue)).messageCount).toBe(3);
+    const again = await readAll({ queue, wait_ms: 300 });
+    expect(again.rows).toHaveLength(3);
+    expect(again.rows.map((r) => r['a']).sort()).toEqual([1, 2, 3]);
+  });
+
+  it('refuses an unroutable message and a missing queue as config errors', async () => {
+    await expect(
+      driver.write(AMQP_CONFIG, { table: '', mode: 'append', exchange, routing_key: 'nowhere' }, batchesOf([{ a: 1 }], 1)),
+    ).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/could not be routed/) });
+    await expect(readAll({ queue: `missing-${suffix}` })).rejects.toMatchObject({
+      errorClass: 'config_error', message: expect.stringMatching(/NOT_FOUND/),
+    });
+    await expect(driver.write(AMQP_CONFIG, { table: '', mode: 'append' }, batchesOf([], 1))).rejects.toMatchObject({
+      errorClass: 'config_error',
+    });
+  });
+});
+
+describe('amqp Test Connection', () => {
+  it('passes every check against the local RabbitMQ', async () => {
+    const result = await driver.test(AMQP_CONFIG);
+    expect(result).toMatchObject({ ok: true, error_class: null, details: { server_product: 'RabbitMQ' } });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'open_channel:ok']);
+  });
+
+  it('calls a wrong password a config_error at authenticate and never shows it', async () => {
+    const password = `pw-${randomUUID()}`;
+    const result = await driver.test({ ...AMQP_CONFIG, password });
+    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(result.message).toMatch(/ACCESS.REFUSED/);
+    expect(JSON.stringify(result)).not.toContain(password);
+    const readError = await readAll({ queue }).then(() => null, (err: unknown) => err as Error);
+    expect(readError).toBeNull(); // the right password still reads
+    const failed = await (async () => {
+      for await (const _ of driver.read({ ...AMQP_CONFIG, password }, { queue })) void _;
+    })().then(() => null, (err: unknown) => err as Error & { errorClass: string });
+    expect(failed?.errorClass).toBe('config_error');
+    expect(failed?.message).not.toContain(password);
+  });
+
+  it('calls an unknown vhost a config_error', async () => {
+    const result = await driver.test({ ...AMQP_CONFIG, vhost: `nope-${suffix}` });
+    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+  });
+
+  it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
+    const unknown = await driver.test({ ...AMQP_CONFIG, host: 'no-such-host.invalid' });
+    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(unknown)).toEqual(['resolve:failed']);
+    const started = Date.now();
+    const closed = await driver.test({ ...AMQP_CONFIG, port: await freePort() });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(names(closed)).toEqual(['resolve:ok', 'connect:failed']);
+  });
+});

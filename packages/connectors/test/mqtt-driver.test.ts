@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import mqtt from 'mqtt';
+import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { startAuthMosquitto, type AuthBroker } from './support/mosquitto.js';
+import { freePort } from './support/pg-sandbox.js';
+
+const driver = getDriver('mqtt') as Required<ConnectorDriver>;
+const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
+const id = randomUUID();
+const CONFIG = { host: '127.0.0.1', port: 1883 };
+const clientId = `conduit-test-${id}`;
+
+async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
+async function readAll(req: Record<string, unknown>, config: Record<string, unknown> = CONFIG): Promise<{ sizes: number[]; rows: Row[] }> {
+  const sizes: number[] = [];
+  const rows: Row[] = [];
+  for await (const batch of driver.read(config, req)) {
+    sizes.push(batch.length);
+    rows.push(...batch);
+  }
+  return { sizes, rows };
+}
+
+beforeAll(async () => {
+  const result = await driver.test(CONFIG);
+  if (!result.ok) throw new Error(`these tests need Mosquitto at 127.0.0.1:1883: ${result.message}`);
+});
+afterAll(async () => {
+  // Drop the persistent session the tests created on the shared broker.
+  const client = await mqtt.connectAsync({ host: '127.0.0.1', port: 1883, clientId, clean: true, reconnectPeriod: 0 });
+  await client.endAsync();
+});
+
+describe('mqtt write and read', () => {
+  it('collects QoS 1 messages published while a persistent session was away', async () => {
+    const topic = `conduit/test/${id}/stored`;
+    await expect(readAll({ topic, client_id: clientId, wait_ms: 200 })).resolves.toEqual({ sizes: [], rows: [] });
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, ok: true }));
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', topic }, batchesOf(rows, 120))).resolves.toEqual({ rows_written: 300 });
+    const read = await readAll({ topic, client_id: clientId, wait_ms: 5000, max_messages: 300, batchSize: 100 });
+    expect(read.sizes).toEqual([100, 100, 100]);
+    expect(read.rows.map((r) => r['id']).sort((a, b) => Number(a) - Number(b))).toEqual(rows.map((r) => r.id));
+  });
+
+  it('stops at max_messages on a live topic without waiting out wait_ms', async () => {
+    const topic = `conduit/test/${id}/live`;
+    const started = Date.now();
+    const reading = readAll({ topic: `conduit/test/${id}/+`, max_messages: 5, wait_ms: 20_000 });
+    const publisher = await mqtt.connectAsync({ host: '127.0.0.1', port: 1883, reconnectPeriod: 0 });
+    try {
+      const deadline = Date.now() + 10_000;
+      let result: { rows: Row[] } | undefined;
+      void reading.then((r) => (result = r));
+      for (let i = 0; !result && Date.now() < deadline; i++) {
+        await publisher.publishAsync(topic, JSON.stringify({ n: i }), { qos: 1 });
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const { rows } = await reading;
+      expect(rows).toHaveLength(5);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await publisher.endAsync();
+    }
+  });
+
+  it('needs a topic', async () => {
+    await expect(readAll({})).rejects.toMatchObject({ errorClass: 'config_error', message: 'this connector needs topic' });
+  });
+});
+
+describe('mqtt Test Connection', () => {
+  it('passes every check against the local Mosquitto', async () => {
+    const result = await driver.test(CONFIG);
+    expect(result).toMatchObject({ ok: true, error_class: null });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok']);
+  });
+
+  it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
+    const unknown = await driver.test({ host: 'no-such-host.invalid' });
+    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(unknown)).toEqual(['resolve:failed']);
+    const started = Date.now();
+    const closed = await driver.test({ host: '127.0.0.1', port: await freePort() });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+  });
+
+  describe('against a broker that requires a password', () => {
+    const password = `pw-${randomUUID()}`;
+    let broker: AuthBroker;
+    beforeAll(async () => {
+      broker = await startAuthMosquitto('conduit', password);
+    });
+    afterAll(async () => {
+      await broker.stop();
+    });
+
+    it('accepts the right password and calls a wrong one a config_error without showing it', async () => {
+      const right = await driver.test({ host: '127.0.0.1', port: broker.port, username: 'conduit', password });
+      expect(right).toMatchObject({ ok: true });
+      const wrong = `${password}-wrong`;
+      const result = await driver.test({ host: '127.0.0.1', port: broker.port, username: 'conduit', password: wrong });
+      expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(JSON.stringify(result)).not.toContain(wrong);
+      const failure = await readAll({ topic: 'x' }, { host: '127.0.0.1', port: broker.port, username: 'conduit', password: wrong })
+        .then(() => null, (err: unknown) => err as Error & { errorClass: string });
+      expect(failure?.errorClass).toBe('config_error');
+      expect(failure?.message).not.toContain(wrong);
+    });
+  });
+});

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { NATS_CONFIG, connectNatsAdmin, startAuthNatsServer } from './support/nats-admin.js';
+import { freePort } from './support/pg-sandbox.js';
+
+const driver = getDriver('nats') as Required<ConnectorDriver>;
+const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
+const id = randomUUID().replace(/-/g, '');
+const stream = `conduit_test_${id}`;
+const subjectBase = `conduit.test.${id}`;
+let admin: NatsConnection;
+let jsm: JetStreamManager;
+
+async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
+async function readAll(req: Record<string, unknown>, config: Record<string, unknown> = NATS_CONFIG): Promise<{ sizes: number[]; rows: Row[] }> {
+  const sizes: number[] = [];
+  const rows: Row[] = [];
+  for await (const batch of driver.read(config, req)) {
+    sizes.push(batch.length);
+    rows.push(...batch);
+  }
+  return { sizes, rows };
+}
+
+beforeAll(async () => {
+  admin = await connectNatsAdmin();
+  jsm = await jetstreamManager(admin);
+  await jsm.streams.add({ name: stream, subjects: [`${subjectBase}.>`] });
+});
+afterAll(async () => {
+  await jsm.streams.delete(stream);
+  await admin.close();
+});
+
+describe('nats write and read', () => {
+  it('publishes with JetStream acks and fetches bounded batches through a durable consumer', async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => ({ id: i, kind: i % 2 === 0 ? 'even' : 'odd' }));
+    await expect(driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.orders` }, batchesOf(rows, 500)))
+      .resolves.toEqual({ rows_written: 1200 });
+    expect((await jsm.streams.info(stream)).state.messages).toBe(1200);
+
+    const first = await readAll({ stream, consumer: 'etl', max_messages: 1000, batchSize: 400, wait_ms: 1000 });
+    expect(first.sizes).toEqual([400, 400, 200]);
+    expect(first.rows.map((r) => r['id'])).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    const rest = await readAll({ stream, consumer: 'etl', max_messages: 1000, wait_ms: 1000 });
+    expect(rest.rows.map((r) => r['id'])).toEqual(Array.from({ length: 200 }, (_, i) => 1000 + i));
+    const info = await jsm.consumers.info(stream, 'etl');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+  });
+
+  it('reads the stream from its start without a consumer, filtered by subject', async () => {
+    await driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.other` }, batchesOf([{ x: 'a' }, { x: 'b' }], 2));
+    const { rows } = await readAll({ stream, subject: `${subjectBase}.other`, wait_ms: 1000 });
+    expect(rows).toEqual([{ x: 'a' }, { x: 'b' }]);
+  });
+
+  it('fails with a config_error for a missing stream and a missing subject', async () => {
+    await expect(readAll({ stream: `missing_${id}`, consumer: 'c' })).rejects.toMatchObject({
+      errorClass: 'config_error', message: expect.stringMatching(/stream not found/),
+    });
+    await expect(driver.write(NATS_CONFIG, { table: '', mode: 'append' }, batchesOf([{ a: 1 }], 1))).rejects.toMatchObject({
+      errorClass: 'config_error', message: 'this connector needs subject',
+    });
+  });
+});
+
+describe('nats Test Connection', () => {
+  it('passes every check against the local NATS', async () => {
+    const result = await driver.test(NATS_CONFIG);
+    expect(result).toMatchObject({ ok: true, error_class: null });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'jetstream:ok']);
+    expect(result.details['server_version']).toMatch(/^\d+\.\d+/);
+  });
+
+  it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
+    const unknown = await driver.test({ host: 'no-such-host.invalid' });
+    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(unknown)).toEqual(['resolve:failed']);
+    const started = Date.now();
+    const closed = await driver.test({ host: '127.0.0.1', port: await freePort() });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error' });
+    expect(names(closed)).toEqual(['resolve:ok', 'connect:failed']);
+  });
+
+  describe('against a nats-server that requires a password', () => {
+    const password = `pw-${randomUUID()}`;
+    let server: Awaited<ReturnType<typeof startAuthNatsServer>>;
+    beforeAll(async () => {
+      server = await startAuthNatsServer('conduit', password);
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    it('authenticates with the right password (no JetStream there) and refuses a wrong one without showing it', async () => {
+      const right = await driver.test({ host: '127.0.0.1', port: server.port, user: 'conduit', password });
+      expect(names(right).slice(0, 3)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok']);
+      expect(JSON.stringify(right)).not.toContain(password);
+
+      const wrong = `${password}-wrong`;
+      const result = await driver.test({ host: '127.0.0.1', port: server.port, user: 'conduit', password: wrong });
+      expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(result.message).toMatch(/authorization violation/i);
+      expect(JSON.stringify(result)).not.toContain(wrong);
+      const readFailure = await readAll({ stream }, { host: '127.0.0.1', port: server.port, user: 'conduit', password: wrong })
+        .then(() => null, (err: unknown) => err as Error & { errorClass: string });
+      expect(readFailure?.errorClass).toBe('config_error');
+      expect(readFailure?.message).not.toContain(wrong);
+    });
+  });
+});

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { chatCompletion, getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
+import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
+import { freePort } from './support/pg-sandbox.js';
+
+const driver = getDriver('openai') as ConnectorDriver;
+const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
+const apiKey = `sk-${randomUUID()}`;
+const savedPolicy = process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+let api: HttpFixture;
+let config: Record<string, unknown>;
+
+beforeAll(async () => {
+  process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+  api = await startHttpFixture();
+  const authorized = (headers: Record<string, unknown>) => headers['authorization'] === `Bearer ${apiKey}`;
+  api.route('/v1/models', (req, res) =>
+    authorized(req.headers)
+      ? sendJson(res, 200, { object: 'list', data: [{ id: 'tiny-1', object: 'model' }, { id: 'tiny-2', object: 'model' }] })
+      : sendJson(res, 401, { error: { message: `Incorrect API key provided: ${String(req.headers['authorization'])}` } }));
+  api.route('/v1/chat/completions', (req, res) => {
+    if (!authorized(req.headers)) return sendJson(res, 401, { error: { message: 'bad key' } });
+    const body = JSON.parse(req.body) as { model: string; messages: { content: string }[]; response_format?: unknown };
+    sendJson(res, 200, {
+      id: 'c1', model: body.model, object: 'chat.completion',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({ echo: body.messages.at(-1)?.content, format: body.response_format ?? null }) } }],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
+  });
+  config = { base_url: `${api.baseUrl}/v1`, api_key: apiKey, model: 'tiny-2', timeout_ms: 5000 };
+});
+afterAll(async () => {
+  if (savedPolicy === undefined) delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+  else process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = savedPolicy;
+  await api.close();
+});
+
+describe('openai Test Connection', () => {
+  it('lists the models and finds the configured one', async () => {
+    const result = await driver.test(config);
+    expect(result).toMatchObject({ ok: true, error_class: null, details: { models: ['tiny-1', 'tiny-2'] } });
+    expect(names(result)).toEqual(['resolve:ok', 'list_models:ok', 'model:ok']);
+    expect(driver.info.roles).toEqual(['llm']);
+  });
+
+  it('calls a model that is not offered a config_error', async () => {
+    const result = await driver.test({ ...config, model: 'huge-9' });
+    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(result.message).toBe('model "huge-9" is not offered (some that are: tiny-1, tiny-2)');
+  });
+
+  it('calls a wrong key a config_error and never shows it, even when the server echoes it', async () => {
+    const wrong = `sk-${randomUUID()}`;
+    const result = await driver.test({ ...config, api_key: wrong });
+    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(result)).toEqual(['resolve:ok', 'list_models:failed']);
+    expect(result.message).toMatch(/HTTP 401/);
+    expect(JSON.stringify(result)).not.toContain(wrong);
+  });
+
+  it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
+    const unknown = await driver.test({ ...config, base_url: 'http://no-such-host.invalid/v1' });
+    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/unknown host/) });
+    const started = Date.now();
+    const closed = await driver.test({ ...config, base_url: `http://127.0.0.1:${await freePort()}/v1` });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+  });
+
+  it('refuses loopback without the operator setting', async () => {
+    delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+    try {
+      const result = await driver.test(config);
+      expect(result).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/network policy/) });
+    } finally {
+      process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+    }
+  });
+});
+
+describe('chatCompletion', () => {
+  it('posts the messages with the model and response_format and answers the content', async () => {
+    const result = await chatCompletion(config, {
+      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'route this' }],
+      response_format: { type: 'json_object' },
+      temperature: 0,
+    });
+    expect(result).toEqual({
+      content: JSON.stringify({ echo: 'route this', format: { type: 'json_object' } }),
+      model: 'tiny-2', finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
+  });
+
+  it('fails with a config_error without the key in the message', async () => {
+    const wrong = `sk-${randomUUID()}`;
+    const err = await chatCompletion({ ...config, api_key: wrong }, { messages: [{ role: 'user', content: 'x' }] }).then(
+      () => null,
+      (e: unknown) => e as Error & { errorClass: string },
+    );
+    expect(err?.errorClass).toBe('config_error');
+    expect(err?.message).not.toContain(wrong);
+  });
+});

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { freePort } from './support/pg-sandbox.js';
+
+const driver = getDriver('redis') as Required<ConnectorDriver>;
+const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
+const prefix = `conduit-test:${randomUUID()}`;
+const stream = `${prefix}:events`;
+const aclUser = `conduit_test_${randomUUID().slice(0, 8)}`;
+const aclPassword = `pw-${randomUUID()}`;
+const CONFIG = { host: '127.0.0.1', port: 6379 };
+let admin: Redis;
+
+async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
+async function readAll(req: Record<string, unknown>, config: Record<string, unknown> = CONFIG): Promise<{ sizes: number[]; rows: Row[] }> {
+  const sizes: number[] = [];
+  const rows: Row[] = [];
+  for await (const batch of driver.read(config, req)) {
+    sizes.push(batch.length);
+    rows.push(...batch);
+  }
+  return { sizes, rows };
+}
+
+beforeAll(async () => {
+  admin = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  await admin.connect().catch((err: Error) => {
+    throw new Error(`these tests need Redis at 127.0.0.1:6379: ${err.message}`);
+  });
+  await admin.call('ACL', 'SETUSER', aclUser, 'on', `>${aclPassword}`, `~${prefix}:*`, '+@all');
+});
+afterAll(async () => {
+  await admin.call('ACL', 'DELUSER', aclUser);
+  const keys = await admin.keys(`${prefix}:*`);
+  if (keys.length > 0) await admin.del(...keys);
+  await admin.quit();
+});
+
+describe('redis write and read', () => {
+  it('appends rows with XADD and reads them through a consumer group, acknowledging each batch', async () => {
+    const rows = Array.from({ length: 1500 }, (_, i) => ({ id: i, tags: ['a', 'b'], at: '2024-01-01T00:00:00.000Z' }));
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream }, batchesOf(rows, 600))).resolves.toEqual({ rows_written: 1500 });
+    expect(await admin.xlen(stream)).toBe(1500);
+
+    const first = await readAll({ stream, group: 'etl', max_messages: 1000, batchSize: 400, wait_ms: 200 });
+    expect(first.sizes).toEqual([400, 400, 200]);
+    expect(first.rows[0]).toEqual({ id: 0, tags: ['a', 'b'], at: '2024-01-01T00:00:00.000Z' });
+    const rest = await readAll({ stream, group: 'etl', max_messages: 1000, wait_ms: 200 });
+    expect(rest.rows.map((r) => r['id'])).toEqual(Array.from({ length: 500 }, (_, i) => 1000 + i));
+    const pending = (await admin.xpending(stream, 'etl')) as [number, ...unknown[]];
+    expect(pending[0]).toBe(0);
+  });
+
+  it('reads with XRANGE without a group, and takes plain field entries as strings', async () => {
+    const plain = `${prefix}:plain`;
+    await admin.xadd(plain, '*', 'name', 'ann', 'age', '7');
+    await admin.xadd(plain, '*', 'name', 'bob', 'age', '9');
+    await expect(readAll({ stream: plain, batchSize: 1 })).resolves.toEqual({
+      sizes: [1, 1], rows: [{ name: 'ann', age: '7' }, { name: 'bob', age: '9' }],
+    });
+    await expect(readAll({ stream: plain, max_messages: 1 })).resolves.toMatchObject({ rows: [{ name: 'ann' }] });
+  });
+
+  it('fails with a config_error for a key of another type', async () => {
+    const notStream = `${prefix}:string`;
+    await admin.set(notStream, 'x');
+    await expect(readAll({ stream: notStream })).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/WRONGTYPE/) });
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream: notStream }, batchesOf([{ a: 1 }], 1))).rejects.toMatchObject({
+      errorClass: 'config_error',
+    });
+  });
+});
+
+describe('redis Test Connection', () => {
+  it('passes every check, also as an ACL user', async () => {
+    const result = await driver.test(CONFIG);
+    expect(result).toMatchObject({ ok: true, error_class: null });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'ping:ok']);
+    expect(result.details['server_version']).toMatch(/^\d+\.\d+/);
+    const asUser = await driver.test({ ...CONFIG, username: aclUser, password: aclPassword });
+    expect(asUser.ok).toBe(true);
+    expect(JSON.stringify(asUser)).not.toContain(aclPassword);
+  });
+
+  it('calls a wrong password a config_error at authenticate and never shows it', async () => {
+    const wrong = `${aclPassword}-wrong`;
+    const result = await driver.test({ ...CONFIG, username: aclUser, password: wrong });
+    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(result.message).toMatch(/WRONGPASS/);
+    expect(JSON.stringify(result)).not.toContain(wrong);
+    const failure = await readAll({ stream }, { ...CONFIG, username: aclUser, password: wrong }).then(
+      () => null,
+      (err: unknown) => err as Error & { errorClass: string },
+    );
+    expect(failure?.errorClass).toBe('config_error');
+    expect(failure?.message).not.toContain(wrong);
+  });
+
+  it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
+    const unknown = await driver.test({ host: 'no-such-host.invalid' });
+    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error' });
+    expect(names(unknown)).toEqual(['resolve:failed']);
+    const started = Date.now();
+    const closed = await driver.test({ host: '127.0.0.1', port: await freePort() });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+  });
+});

@@ -1,0 +1,39 @@
+/** A throwaway database on the local MariaDB/MySQL for one test suite, dropped afterwards. */
+import { randomUUID } from 'node:crypto';
+import mysql from 'mysql2/promise';
+
+export const MYSQL_HOST = process.env['MYSQL_HOST_TEST'] ?? '127.0.0.1';
+export const MYSQL_PORT = Number(process.env['MYSQL_PORT_TEST'] ?? 3306);
+
+export interface MysqlSandbox {
+  database: string;
+  /** A connector config pointing at the sandbox database. */
+  config: Record<string, unknown>;
+  /** A root connection (database selected) for arranging and checking data. */
+  admin: mysql.Connection;
+  drop(): Promise<void>;
+}
+
+export async function createMysqlSandbox(): Promise<MysqlSandbox> {
+  let admin: mysql.Connection;
+  try {
+    admin = await mysql.createConnection({
+      host: MYSQL_HOST, port: MYSQL_PORT, user: 'root', password: '', connectTimeout: 5000, timezone: 'Z',
+      supportBigNumbers: true, bigNumberStrings: true,
+    });
+  } catch (err) {
+    throw new Error(`these tests need MariaDB/MySQL at ${MYSQL_HOST}:${MYSQL_PORT} (user root, no password): ${(err as Error).message}`);
+  }
+  const database = `conduit_connectors_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  await admin.query(`create database ${mysql.escapeId(database)}`);
+  await admin.query(`use ${mysql.escapeId(database)}`);
+  return {
+    database,
+    admin,
+    config: { host: MYSQL_HOST, port: MYSQL_PORT, database, user: 'root' },
+    async drop() {
+      await admin.query(`drop database if exists ${mysql.escapeId(database)}`);
+      await admin.end();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/** The local NATS (JetStream) for arranging streams, and a private nats-server with a password for auth tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect as tcpConnect } from 'node:net';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { freePort } from './pg-sandbox.js';
+
+export const NATS_CONFIG = { host: '127.0.0.1', port: 4222 };
+
+export async function connectNatsAdmin(): Promise<NatsConnection> {
+  try {
+    return await connect({ servers: '127.0.0.1:4222', timeout: 5000, reconnect: false });
+  } catch (err) {
+    throw new Error(`these tests need NATS with JetStream at 127.0.0.1:4222: ${(err as Error).message}`);
+  }
+}
+
+export interface AuthNatsServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts `nats-server` on a free port requiring user/password (the shared server has no auth). */
+export async function startAuthNatsServer(user: string, password: string): Promise<AuthNatsServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '--user', user, '--pass', password], {
+    stdio: 'ignore',
+  });
+  const deadline = Date.now() + 10_000;
+  while (!(await listening(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill();
+      throw new Error(`nats-server (from PATH) did not start on port ${port}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
