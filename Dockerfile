@@ -1,25 +1,41 @@
-# One image for every service: `--build-arg SERVICE=gateway` (catalog, scheduler, executor, ...).
-# Multi-stage: dependencies and the build in a full Node image, the runtime on a slim one as a non-root user.
+# One image for every Conduit service; the container's SERVICE variable picks which one runs:
+#   docker build -t conduit .                       (all six services)
+#   docker run -e SERVICE=gateway -p 3000:3000 conduit
+# A slimmer image of some services only: --build-arg SERVICES="executor".
+# Stages: prune (turbo keeps only the workspaces those services need), build (npm ci from the pruned lockfile,
+# tsc, then drop dev dependencies), runtime (slim Node, non-root, tini as PID 1, a HEALTHCHECK on /readyz).
 ARG NODE_VERSION=20.20
+ARG TURBO_VERSION=2.11.9
+
+FROM node:${NODE_VERSION}-bookworm-slim AS prune
+ARG TURBO_VERSION
+ARG SERVICES="gateway catalog scheduler executor monitoring webhook-dispatcher"
+WORKDIR /repo
+COPY . .
+RUN npx --yes turbo@${TURBO_VERSION} prune $(for s in ${SERVICES}; do printf '@conduit/%s ' "$s"; done) --docker --out-dir /pruned
 
 FROM node:${NODE_VERSION}-bookworm AS build
 WORKDIR /repo
-COPY package.json package-lock.json turbo.json tsconfig.base.json jest.preset.js ./
-COPY packages ./packages
-COPY apps ./apps
-COPY e2e/package.json ./e2e/package.json
-COPY bench/package.json ./bench/package.json
-RUN npm ci --no-audit --no-fund && npx turbo run build && npm prune --omit=dev
+# Manifests first: the dependency layer is rebuilt only when a package.json or the lockfile changes.
+COPY --from=prune /pruned/json/ ./
+RUN npm ci --no-audit --no-fund
+COPY --from=prune /pruned/full/ ./
+# turbo prune leaves out the root files that are not workspaces.
+COPY tsconfig.base.json ./
+RUN npx turbo run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-ARG SERVICE
-ENV NODE_ENV=production SERVICE=${SERVICE}
+# tini as PID 1: it forwards SIGTERM so each service drains, and reaps; Node as PID 1 would ignore a re-raised signal.
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production HOST=0.0.0.0
 WORKDIR /app
+COPY --from=build --chown=node:node /repo/package.json ./package.json
 COPY --from=build --chown=node:node /repo/node_modules ./node_modules
 COPY --from=build --chown=node:node /repo/packages ./packages
 COPY --from=build --chown=node:node /repo/apps ./apps
-COPY --from=build --chown=node:node /repo/package.json ./package.json
+COPY --chown=node:node deploy/docker/healthcheck.mjs deploy/docker/migrate-all.sh deploy/docker/start.sh ./
+# The "node" user of the official image (uid 1000), which the Kubernetes securityContext expects.
 USER node
-HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD node -e "const p=process.env[process.env.SERVICE.toUpperCase()+'_PORT']||3000;fetch('http://127.0.0.1:'+p+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["sh", "-c", "exec node apps/${SERVICE}/dist/main.js"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["sh", "/app/start.sh"]

@@ -21,6 +21,7 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { RouteTable } from './http/routes.js';
 import { registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
+import { registerDrainOnClose } from './http/drain-on-close.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { gatewayEntities } from './api-keys/entities.js';
 import { gatewayMigrations } from './migrations/index.js';
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
   registerJsonBodyParser(fastify);
   registerRequestLog(fastify, logger);
   registerRequestMetrics(fastify, registry);
+  registerDrainOnClose(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({
