@@ -206,6 +206,25 @@ describe('decision by llm', () => {
     expectNoKey(result);
   });
 
+  it('fails the node with a config error when the network policy refuses the endpoint, without calling it', async () => {
+    chat.script(answer('urgent', 'never asked', 1));
+    delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+    let result: EngineRun;
+    try {
+      result = await run();
+    } finally {
+      process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+    }
+    expect(result.outcome.status).toBe('failed');
+    expect(result.outcome.error).toMatchObject({
+      node_id: 'route',
+      code: 'config_error',
+      message: expect.stringMatching(/^node "route" failed: connector "con_llm": refused by the network policy: 127\.0\.0\.1 -> /),
+    });
+    expect(chat.calls).toHaveLength(0);
+    expectNoKey(result);
+  });
+
   it('takes the default on a server error, with the key scrubbed from the server\'s message', async () => {
     chat.script({ status: 503, body: { error: { message: `overloaded (request from key ${API_KEY})` } } });
     const result = await run();

@@ -28,6 +28,8 @@ export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } fr
 export {
   chatCompletion,
   listModels,
+  ChatCompletionHttpError,
+  type ChatCompletionOptions,
   type ChatMessage,
   type ChatCompletionRequest,
   type ChatCompletionResult,

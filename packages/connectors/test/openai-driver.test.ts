@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chatCompletion, getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
+import { ChatCompletionHttpError, chatCompletion, getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { freePort } from './support/pg-sandbox.js';
 
@@ -27,6 +27,9 @@ beforeAll(async () => {
       usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
     });
   });
+  // An overloaded server that echoes the key in its error text.
+  api.route('/busy/chat/completions', (req, res) =>
+    sendJson(res, 503, { error: { message: `overloaded (key ${String(req.headers['authorization'])})` } }, { 'retry-after': '0' }));
   config = { base_url: `${api.baseUrl}/v1`, api_key: apiKey, model: 'tiny-2', timeout_ms: 5000 };
 });
 afterAll(async () => {
@@ -99,5 +102,27 @@ describe('chatCompletion', () => {
     );
     expect(err?.errorClass).toBe('config_error');
     expect(err?.message).not.toContain(wrong);
+    expect(err).toBeInstanceOf(ChatCompletionHttpError);
+    expect(err).toMatchObject({ status: 401, serverMessage: 'bad key', message: 'the chat completions endpoint answered HTTP 401 (check the api_key): bad key' });
+  });
+
+  it('gives the status and the server\'s scrubbed error text; retries 5xx unless told not to', async () => {
+    const busy = { ...config, base_url: `${api.baseUrl}/busy` };
+    const attempt = async (options?: { maxRetries: number }) => {
+      const before = api.requests.length;
+      const err = await chatCompletion(busy, { messages: [{ role: 'user', content: 'x' }] }, undefined, options).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      return { err, requests: api.requests.length - before };
+    };
+    const once = await attempt({ maxRetries: 0 });
+    expect(once.requests).toBe(1);
+    expect(once.err).toBeInstanceOf(ChatCompletionHttpError);
+    expect(once.err).toMatchObject({ status: 503, errorClass: 'transient_error', serverMessage: 'overloaded (key Bearer ********)' });
+    expect(JSON.stringify({ ...(once.err as object), message: (once.err as Error).message })).not.toContain(apiKey);
+    const retried = await attempt();
+    expect(retried.requests).toBe(3);
+    expect(retried.err).toMatchObject({ status: 503 });
   });
 });

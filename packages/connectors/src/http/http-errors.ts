@@ -39,15 +39,32 @@ export function toConnectorError(err: unknown, signal?: AbortSignal): unknown {
   return new ConnectorError(message, error_class, { code: typeof code === 'string' ? code : undefined });
 }
 
+/** A non-2xx answer: its status and (scrubbed) body, for callers that read the server's own error text. */
+export class HttpStatusError extends ConnectorError {
+  constructor(
+    message: string,
+    errorClass: ErrorClass,
+    readonly status: number,
+    /** The first 4 KB of the answer, secrets scrubbed. */
+    readonly responseBody: string,
+  ) {
+    super(message, errorClass, { code: `HTTP_${status}` });
+    this.name = 'HttpStatusError';
+  }
+}
+
 /** An unsuccessful answer as an error: authentication and missing resources are settings, 429/5xx transient. */
-export function statusError(res: HttpResponse, what: string, secrets: readonly string[]): ConnectorError {
+export function statusError(res: HttpResponse, what: string, secrets: readonly string[]): HttpStatusError {
   const hint = res.status === 401 ? ' (check the credentials)' : res.status === 403 ? ' (no permission)' : '';
-  // The server may echo what we sent, so the excerpt of its answer is scrubbed.
-  const snippet = scrubSecrets(res.body.slice(0, 200).replace(/\s+/g, ' ').trim(), secrets);
+  // The server may echo what we sent, so its answer is scrubbed before it is cut (a cut could split a secret).
+  const longest = Math.max(0, ...secrets.map((s) => s.length));
+  const body = scrubSecrets(res.body.slice(0, 4096 + longest), secrets).slice(0, 4096);
+  const snippet = body.slice(0, 200).replace(/\s+/g, ' ').trim();
   const errorClass: ErrorClass = isRetryableStatus(res.status) ? 'transient_error' : 'config_error';
-  return new ConnectorError(
+  return new HttpStatusError(
     `${what} answered HTTP ${res.status}${hint}${snippet ? `: ${snippet}` : ''}`,
     errorClass,
-    { code: `HTTP_${res.status}` },
+    res.status,
+    body,
   );
 }

@@ -1,5 +1,6 @@
 /** A minimal typed client for OpenAI-compatible `POST /chat/completions` and `GET /models`. */
 import { ConnectorError } from '../connector-error.js';
+import { HttpStatusError } from '../http/http-errors.js';
 import { resolveUrl } from '../http/http.config.js';
 import { HttpSession } from '../http/http-session.js';
 import { httpSettings, parseOpenAiConfig, type OpenAiConfig } from './openai.config.js';
@@ -26,11 +27,31 @@ export interface ChatCompletionResult {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
 }
 
+export interface ChatCompletionOptions {
+  /** Retries of 429 / 5xx / dropped connections; default 2. 0 leaves them to a caller with its own policy. */
+  maxRetries?: number;
+}
+
+/** The endpoint answered with an HTTP error: its status and its own error text, secrets scrubbed. */
+export class ChatCompletionHttpError extends ConnectorError {
+  constructor(
+    readonly status: number,
+    /** OpenAI's `error.message` (or a compatible server's variant, or the raw body), at most 500 characters. */
+    readonly serverMessage: string,
+    cause: HttpStatusError,
+  ) {
+    super(`the chat completions endpoint answered HTTP ${status}${status === 401 ? ' (check the api_key)' : ''}: ${serverMessage}`, cause.errorClass, { code: cause.code, cause });
+    this.name = 'ChatCompletionHttpError';
+  }
+}
+
 interface ChatCompletionBody {
   model?: unknown;
   choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
-  usage?: ChatCompletionResult['usage'];
+  usage?: unknown;
 }
+
+type Usage = NonNullable<ChatCompletionResult['usage']>;
 
 function parseBody(text: string, what: string): unknown {
   try {
@@ -40,13 +61,41 @@ function parseBody(text: string, what: string): unknown {
   }
 }
 
+/** The server's error text: OpenAI's `{ error: { message } }`, llama.cpp's and vLLM's variants, or the raw body. */
+function serverErrorText(body: string, status: number): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
+    const error = parsed.error;
+    const text = typeof error === 'string' ? error : (error?.message ?? parsed.message ?? parsed.detail);
+    if (typeof text === 'string' && text !== '') return text.slice(0, 500);
+  } catch {
+    // Not JSON: the body itself says what went wrong.
+  }
+  return body.trim().slice(0, 500) || `HTTP ${status}`;
+}
+
+/** Token counts where the server reports them (some report only part; the total is then the sum). */
+function usageOf(value: unknown): Usage | null {
+  const u = value as Partial<Record<keyof Usage, unknown>> | null | undefined;
+  if (typeof u?.prompt_tokens !== 'number' && typeof u?.completion_tokens !== 'number') return null;
+  const prompt = typeof u.prompt_tokens === 'number' ? u.prompt_tokens : 0;
+  const completion = typeof u.completion_tokens === 'number' ? u.completion_tokens : 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion };
+}
+
+/**
+ * One chat completion through the connector's network policy. Fails with a ChatCompletionHttpError on an HTTP
+ * error (after the retries), a ConnectorError otherwise, or the signal's reason when it aborts.
+ */
 export async function chatCompletion(
   config: Record<string, unknown>,
   request: ChatCompletionRequest,
   signal?: AbortSignal,
+  options: ChatCompletionOptions = {},
 ): Promise<ChatCompletionResult> {
   const cfg = parseOpenAiConfig(config);
-  const session = new HttpSession(httpSettings(cfg));
+  const settings = httpSettings(cfg);
+  const session = new HttpSession(options.maxRetries === undefined ? settings : { ...settings, max_retries: options.maxRetries });
   const body = {
     model: request.model ?? cfg.model,
     messages: request.messages,
@@ -54,7 +103,9 @@ export async function chatCompletion(
     ...(request.max_tokens === undefined ? {} : { max_tokens: request.max_tokens }),
     ...(request.response_format === undefined ? {} : { response_format: request.response_format }),
   };
-  const res = await session.request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal);
+  const res = await session.request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal).catch((err: unknown) => {
+    throw err instanceof HttpStatusError ? new ChatCompletionHttpError(err.status, serverErrorText(err.responseBody, err.status), err) : err;
+  });
   const answer = parseBody(res.body, 'the chat completions endpoint') as ChatCompletionBody;
   const choice = answer.choices?.[0];
   if (!choice || typeof choice.message?.content !== 'string') {
@@ -62,9 +113,9 @@ export async function chatCompletion(
   }
   return {
     content: choice.message.content,
-    model: typeof answer.model === 'string' ? answer.model : body.model,
+    model: typeof answer.model === 'string' && answer.model !== '' ? answer.model : body.model,
     finish_reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
-    usage: answer.usage ?? null,
+    usage: usageOf(answer.usage),
   };
 }
 

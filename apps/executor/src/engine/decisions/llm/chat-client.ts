@@ -49,6 +49,9 @@ export class ChatHttpError extends Error {
 export interface ChatClient {
   /** The configured model name. */
   readonly model: string;
-  /** Rejects with ChatHttpError on an HTTP error, with the signal's reason when it aborts, else a network error. */
+  /**
+   * Rejects with ChatHttpError on an HTTP error, with the signal's reason when it aborts, with a config_error
+   * ConnectorError when the endpoint may not or cannot be reached (network policy, unknown host), else a network error.
+   */
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResult>;
 }

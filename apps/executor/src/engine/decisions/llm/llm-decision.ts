@@ -3,6 +3,7 @@
  * the columns and the run parameters through the prompt template, and routes by the model's answer (or `default`).
  * Output and logs carry the prompt's hash, never the prompt (it holds data) nor the api key.
  */
+import { ConnectorError, parseOpenAiConfig, type OpenAiConfig } from '@conduit/connectors';
 import type { NodeContext, NodeResult } from '../../node-context.js';
 import { NodeFailure } from '../../node-failure.js';
 import { withDuckDB } from '../../nodes/duckdb-session.js';
@@ -10,7 +11,7 @@ import { decisionViewSql } from '../decision-view.js';
 import { readDecisionInput, type DecisionInput } from './decision-input.js';
 import { llmDecisionConfigOf } from './llm-decision-config.js';
 import { runLlmExchange } from './llm-exchange.js';
-import { DEFAULT_LLM_TIMEOUT_MS, openAiChatClient, openAiConfigOf } from './openai-chat.js';
+import { connectorChatClient } from './connector-chat-client.js';
 import { renderPrompt } from './prompt-render.js';
 
 /** Time kept back from the node's timeout for the rest of the node, so a late model means default, not a timeout. */
@@ -20,8 +21,14 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
   const startedMs = Date.now();
   const config = llmDecisionConfigOf(ctx.node.config);
   const connector = ctx.llmConnector();
-  const settings = openAiConfigOf(connector.config);
-  if (typeof settings === 'string') throw new NodeFailure(`connector "${connector.id}": ${settings}`, false, 'config_error');
+  let settings: OpenAiConfig;
+  try {
+    settings = parseOpenAiConfig(connector.config);
+  } catch (err) {
+    // The validation message names the fields, never their values.
+    if (err instanceof ConnectorError) throw new NodeFailure(`connector "${connector.id}": ${err.message}`, false, 'config_error');
+    throw err;
+  }
 
   const input: DecisionInput = await withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
@@ -33,10 +40,10 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
   }
 
   const nodeBudgetMs = config.nodeTimeoutMs === undefined ? Infinity : config.nodeTimeoutMs - reserveMs(config.nodeTimeoutMs) - (Date.now() - startedMs);
-  const deadlineMs = Math.max(1, Math.floor(Math.min(settings.timeout_ms ?? DEFAULT_LLM_TIMEOUT_MS, nodeBudgetMs)));
+  const deadlineMs = Math.max(1, Math.floor(Math.min(settings.timeout_ms, nodeBudgetMs)));
   ctx.log('info', `llm: asking ${settings.model} to choose among ${config.choices.join(', ')} (prompt sha256 ${prompt.hash}, ${input.row_count} rows, deadline ${deadlineMs} ms)`);
   const decision = await runLlmExchange({
-    client: openAiChatClient(settings),
+    client: connectorChatClient(connector.config, settings),
     connectorId: connector.id,
     choices: config.choices,
     default: config.default,

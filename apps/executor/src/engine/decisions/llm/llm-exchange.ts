@@ -1,9 +1,10 @@
 /**
  * The conversation of one llm decision: ask for `{ choice, reason, confidence }` with a JSON schema (plain JSON when
  * the server rejects response_format), re-ask once after an unusable answer, and take `default` on an error, on the
- * deadline, on low confidence or on a second unusable answer. A rejected api key (401/403) is a config error instead:
- * no later run can succeed with it, so it must not hide behind a default.
+ * deadline, on low confidence or on a second unusable answer. A rejected api key (401/403) or an endpoint the network
+ * policy refuses is a config error instead: no later run can succeed with it, so it must not hide behind a default.
  */
+import { ConnectorError } from '@conduit/connectors';
 import { NodeFailure, messageOf } from '../../node-failure.js';
 import type { RunLogLevel } from '../../run-log-sink.js';
 import { checkAnswer, correctionMessages, responseFormat, systemMessage } from './answer-contract.js';
@@ -78,6 +79,10 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
     } catch (err) {
       if (opts.signal.aborted) throw opts.signal.reason;
       if (deadline.aborted) return fallBack(`no answer within ${opts.deadlineMs} ms`);
+      // Settings no later run can succeed with either (refused by the network policy, unknown host).
+      if (err instanceof ConnectorError && err.errorClass === 'config_error') {
+        throw new NodeFailure(`connector "${opts.connectorId}": ${err.message}`, false, 'config_error');
+      }
       if (!(err instanceof ChatHttpError)) return fallBack(`request failed: ${messageOf(err)}`);
       opts.log('warn', `llm request ${attempts}: HTTP ${err.status} after ${Date.now() - sentMs} ms: ${err.message}`);
       if (err.status === 401 || err.status === 403) {
