@@ -1,0 +1,51 @@
+// The few public-API calls the run benches make: create a connector, a pipeline and a job, trigger runs and wait
+// for them. Every call goes through the gateway like a client's; an unexpected status throws with the body.
+import { randomUUID } from 'node:crypto';
+
+const FINAL = new Set(['succeeded', 'failed', 'canceled']);
+
+/** One JSON call; throws unless the status is `expected`. */
+export async function api(stack, method, path, body, expected) {
+  const res = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': stack.bootstrapKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** A postgres connector on the stack's own database. */
+export async function stackConnector(stack) {
+  const database = new URL(stack.databaseUrl).pathname.slice(1);
+  const config = { host: '127.0.0.1', port: 5432, database, user: 'postgres' };
+  return (await api(stack, 'POST', '/v2/connectors', { name: `bench-pg-${randomUUID().slice(0, 8)}`, type: 'postgres', config }, 201)).id;
+}
+
+/** A valid pipeline of this DAG and a job on it that allows overlapping runs. Answers the job id. */
+export async function jobFor(stack, dag) {
+  const pipeline = await api(stack, 'POST', '/v2/pipelines', { name: `bench-${randomUUID().slice(0, 8)}`, dag }, 201);
+  if (pipeline.status !== 'valid') throw new Error(`bench pipeline is invalid: ${JSON.stringify(pipeline.validation.errors)}`);
+  const job = await api(stack, 'POST', '/v2/jobs', { name: `bench-${randomUUID().slice(0, 8)}`, pipeline_id: pipeline.id, concurrency_policy: 'allow' }, 201);
+  return job.id;
+}
+
+export const trigger = (stack, jobId) => api(stack, 'POST', `/v2/jobs/${jobId}/run`, undefined, 202);
+
+/** Polls the run every `everyMs` until it is over; throws unless it succeeded. */
+export async function waitSucceeded(stack, jobId, runId, { timeoutMs = 120_000, everyMs = 5 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await api(stack, 'GET', `/v2/jobs/${jobId}/runs/${runId}`, undefined, 200);
+    if (FINAL.has(run.status)) {
+      if (run.status !== 'succeeded') throw new Error(`run ${runId} ${run.status}: ${JSON.stringify(run.error)}`);
+      return run;
+    }
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Milliseconds between two RFC 3339 timestamps of a run. */
+export const msBetween = (from, to) => Date.parse(to) - Date.parse(from);

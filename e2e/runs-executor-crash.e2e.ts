@@ -1,0 +1,76 @@
+import pg from 'pg';
+import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
+import { create, createPipelineAndJob, stackPostgresConfig, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+
+// api.md, Run: "A run whose executor dies is picked up again, never left `running` for ever." Two executors; the one
+// running the run is killed with SIGKILL (no goodbye, no lock release). Short run locks make the takeover take
+// seconds: a lock not renewed for RUN_LOCK_MS is stalled, and the surviving executor's stalled check takes the run.
+const RUN_LOCK_MS = 2000;
+let stack: Stack;
+let db: pg.Client;
+let connectorId: string;
+
+beforeAll(async () => {
+  stack = await startStack({
+    RUN_LOCK_MS: String(RUN_LOCK_MS),
+    RUN_STALLED_INTERVAL_MS: '1000',
+    SCHEDULER_REAPER_INTERVAL_MS: '1000',
+    SCHEDULER_RUN_SILENCE_MS: '5000',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
+  await stack.startService('executor');
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) })).id;
+}, 90_000);
+
+afterAll(async () => {
+  await db?.end();
+  await stack?.stop();
+});
+
+function executors(): ServiceProcess[] {
+  return stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
+}
+
+/** The executor whose log says it started this run. */
+function executorRunning(runId: string): ServiceProcess | undefined {
+  return executors().find((p) => p.output.join('').includes(runId));
+}
+
+describe('an executor killed mid-run', () => {
+  it('the run does not stay running: the other executor takes it over and it succeeds, with no duplicate rows', async () => {
+    expect(executors()).toHaveLength(2);
+    await db.query(`create table crash_out (n integer primary key)`);
+    const dag = {
+      nodes: [
+        // Four seconds in PostgreSQL before the first row: time to kill the executor while the run is in this node.
+        { id: 'slow', type: 'source', config: { connector_id: connectorId, query: 'select i as n from generate_series(1, 1000) as i, (select pg_sleep(4)) as s' } },
+        { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'crash_out', mode: 'overwrite' } },
+      ],
+      edges: [{ from: 'slow', to: 'load' }],
+    };
+    const { jobId } = await createPipelineAndJob(stack, dag);
+    const queued = await triggerRun(stack, jobId);
+    await waitForRun(stack, jobId, queued.id, (r) => r.status === 'running');
+    let victim: ServiceProcess | undefined;
+    await waitFor('the executor of the run to log it', async () => (victim = executorRunning(queued.id)) !== undefined, 5000, 50);
+    const survivor = executors().find((p) => p !== victim)!;
+
+    const killedAt = Date.now();
+    const exited = new Promise((r) => victim!.child.once('exit', r));
+    process.kill(victim!.child.pid!, 'SIGKILL');
+    await exited;
+
+    const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
+    const tookMs = Date.now() - killedAt;
+    expect({ status: run.status, error: run.error }).toEqual({ status: 'succeeded', error: null });
+    expect(run.attempt).toBeGreaterThanOrEqual(2);
+    expect(survivor.output.join('')).toContain(queued.id);
+    // Lock expiry, one stalled check, then the 4 s source again: well under half a minute.
+    expect(tookMs).toBeLessThan(30_000);
+    const { rows } = await db.query<{ n: string; distinct_n: string }>(`select count(*) as n, count(distinct n) as distinct_n from crash_out`);
+    expect(rows[0]).toEqual({ n: '1000', distinct_n: '1000' });
+    expect(run.stats.rows_written).toBe(1000);
+  });
+});
