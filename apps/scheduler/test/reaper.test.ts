@@ -104,6 +104,36 @@ describe('the reaper', () => {
     expect(failed.nodes.every((n) => n.status === 'canceled')).toBe(true);
   });
 
+  it('fails a running run whose executor died while no other executor is left to notice', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    // An executor takes the job and goes silent: it never renews its lock, so the lock expires, and no live
+    // worker runs BullMQ's stalled check.
+    let release = () => undefined as void;
+    // Jobs of earlier tests may still wait in the queue: take them too, and hold only this run's.
+    const executor = new Worker(QUEUES.runs, (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()), {
+      connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+      prefix: bullPrefix(prefix),
+      concurrency: 10,
+      lockDuration: 300,
+      lockRenewTime: 600_000,
+      stalledInterval: 600_000,
+    });
+    await waitFor('the executor took the job', async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'));
+    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, at: new Date().toISOString(), executor_id: 'dying' });
+    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    try {
+      await silence();
+      await waitFor('the lock expired', async () => (await reaper.sweep())?.failed.includes(run.id));
+      const failed = await getRun(t, run);
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
+      expect(failed.error?.message).toContain('no executor holds it any more');
+    } finally {
+      release();
+      await executor.close();
+    }
+  });
+
   it('fails a run as soon as its queue job fails (QueueEvents), stalls read as a lost executor', async () => {
     const t = newTenant();
     const crashing = await triggered(t);

@@ -83,12 +83,23 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     return result;
   }
 
+  /**
+   * An active job whose lock has expired: its executor died. Live executors move such a job back to the queue
+   * within their stalled-check interval, far shorter than the silence that brings the reaper here; when none is
+   * left to do so, the run would stay `running` for ever.
+   */
+  private async lockLost(runId: string): Promise<boolean> {
+    const queue = this.queues.runs;
+    const client = await queue.backend.client;
+    return (await client.get(`${queue.toKey(runId)}:lock`)) === null;
+  }
+
   private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
     // Not yet published: the relay will, so there is nothing to judge yet.
     if (await m.existsBy(OutboxMessageEntity, { runId: run.id, kind: 'run_command', publishedAt: IsNull() })) return;
     const job = await this.queues.runs.getJob(run.id);
     const state = job ? await job.getState() : 'missing';
-    if (ALIVE.has(state)) return;
+    if (ALIVE.has(state) && !(state === 'active' && (await this.lockLost(run.id)))) return;
     if (run.status === 'queued' && state === 'missing' && run.requeues < 1) {
       await m.update(RunEntity, { id: run.id }, { requeues: run.requeues + 1, lastEventAt: new Date() });
       await this.machine.enqueueWithin(m, run, new Date());
@@ -98,6 +109,7 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     let error: RunError;
     if (state === 'failed') error = lostExecutorError(job?.failedReason);
     else if (run.status === 'queued' && state === 'missing') error = { code: 'run_lost', message: 'the run was lost before an executor took it, and again after it was re-enqueued' };
+    else if (state === 'active') error = { code: 'executor_lost', message: `${EXECUTOR_STOPPED_RESPONDING} (no executor holds it any more)` };
     else error = { code: 'executor_lost', message: `${EXECUTOR_STOPPED_RESPONDING} (queue job ${state} without a final report)` };
     await this.machine.failWithin(m, run, error);
     done.failed.push(run.id);
