@@ -124,6 +124,9 @@ export function serviceOf(pattern: string): string {
   return dot < 0 ? pattern : pattern.slice(0, dot);
 }
 
+// Built once: zod compiles a schema on its first parse, which is far dearer than the parse itself.
+const rpcEnvelopeSchema = z.strictObject({ ctx: rpcContextSchema, data: z.unknown() });
+
 /** A handler's answer with the resource's ETag, for GET and PUT. */
 export class Tagged<R> {
   constructor(
@@ -151,7 +154,7 @@ export async function handleRpc<P extends RpcPattern, R>(
   onUnexpected: (err: unknown) => void,
 ): Promise<RpcReply<Untagged<R>>> {
   try {
-    const envelope = z.strictObject({ ctx: rpcContextSchema, data: z.unknown() }).safeParse(message);
+    const envelope = rpcEnvelopeSchema.safeParse(message);
     if (!envelope.success) throw new AppError('internal', 'malformed RPC envelope');
     const parsed = RPC[pattern].safeParse(envelope.data.data, { reportInput: true });
     if (!parsed.success) {
