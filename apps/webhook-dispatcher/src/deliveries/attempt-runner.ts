@@ -3,6 +3,9 @@ import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { newId } from '@conduit/contracts';
 import { DeliverySender, type SendResult } from './delivery-sender.js';
+import type { ClaimedAttempt } from './claimed-attempt.js';
+import { SuccessBatcher } from './success-batcher.js';
+import { SendSlots } from './send-slots.js';
 import { nextRetryDelay } from './retry-after.js';
 import { DispatcherQueues } from '../queues/dispatcher-queues.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
@@ -14,34 +17,25 @@ import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 
-/** A pending attempt taken by this worker, with what sending it needs. */
-interface ClaimedAttempt {
-  id: string;
-  tenant_id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  url: string;
-  webhook_status: 'active' | 'disabled';
-  secret_sealed: string;
-  body: string;
-}
-
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
+/** How long a new event waits for a free in-process sending slot before its attempts are queued instead. */
+const SLOT_WAIT_MS = 2000;
 /** A claim older than the timeout and this margin belongs to a worker that died while sending. */
 const CLAIM_MARGIN_MS = 30_000;
 
 /**
  * Sends one attempt and records its outcome. The attempt row is claimed first, so a duplicate queue job does not
  * send it twice at once; a worker dying mid-send leaves a stale claim that the sweep queues again (at least once,
- * with the same webhook-id). A failure writes the next attempt in the same transaction as its own outcome.
+ * with the same webhook-id). First attempts usually arrive already claimed (written so by the planner) and are sent
+ * at once in this process. Successes are recorded in batches; a failure writes the next attempt in the same
+ * transaction as its own outcome.
  */
 @Injectable()
 export class AttemptRunner implements OnModuleDestroy {
   private readonly sender = new DeliverySender();
-  private inline = 0;
+  private readonly successes: SuccessBatcher;
+  private readonly slots: SendSlots;
 
   constructor(
     private readonly ds: DataSource,
@@ -50,33 +44,38 @@ export class AttemptRunner implements OnModuleDestroy {
     private readonly secrets: SecretBox,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
-  ) {}
+  ) {
+    this.successes = new SuccessBatcher(ds);
+    this.slots = new SendSlots(settings.deliveryConcurrency, SLOT_WAIT_MS);
+  }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
+    await this.successes.idle();
     this.sender.close();
   }
 
   /**
-   * Sends first attempts at once in this process, skipping a queue hop (most attempts are first attempts and
-   * succeed). Beyond `deliveryConcurrency` in flight they go to the queue instead, as does one whose run throws
-   * before it claimed anything; a process dying mid-send leaves a claim that the sweep recovers.
+   * Takes up to `wanted` of the in-process sending slots for attempts about to be written already claimed, waiting
+   * a little for the first (SendSlots); answers how many it got. Each is given back by sendClaimed, or by releaseSlots.
    */
-  async startSoon(ids: string[]): Promise<void> {
-    const queued: { id: string; delayMs: number }[] = [];
-    for (const id of ids) {
-      if (this.inline >= this.settings.deliveryConcurrency) {
-        queued.push({ id, delayMs: 0 });
-        continue;
-      }
-      this.inline++;
-      void this.run(id)
-        .catch(async (err: unknown) => {
-          this.logger.warn({ err, delivery_id: id }, 'inline attempt failed; queued instead');
-          await this.queues.enqueueDeliveries([{ id, delayMs: 0 }]).catch(() => undefined);
-        })
-        .finally(() => this.inline--);
+  reserveSlots(wanted: number): Promise<number> {
+    return this.slots.take(wanted);
+  }
+
+  releaseSlots(count: number): void {
+    this.slots.give(count);
+  }
+
+  /**
+   * Sends attempts already claimed for this process, each in a slot taken with reserveSlots. One whose run throws
+   * keeps its claim, so the sweep queues it again once the claim is stale.
+   */
+  sendClaimed(attempts: ClaimedAttempt[]): void {
+    for (const c of attempts) {
+      void this.attempt(c)
+        .catch((err: unknown) => this.logger.warn({ err, delivery_id: c.id }, 'inline attempt failed; the sweep sends it again'))
+        .finally(() => this.slots.give(1));
     }
-    await this.queues.enqueueDeliveries(queued);
   }
 
   /** How old a claim must be before the sweep takes the attempt as lost. */
@@ -87,6 +86,11 @@ export class AttemptRunner implements OnModuleDestroy {
   async run(deliveryId: string): Promise<AttemptResult> {
     const claimed = await this.claim(deliveryId);
     if (!claimed) return 'skipped';
+    return this.attempt(claimed);
+  }
+
+  /** Sends a claimed attempt and records its outcome. */
+  private async attempt(claimed: ClaimedAttempt): Promise<AttemptResult> {
     const startedAt = new Date();
     if (claimed.webhook_status !== 'active' && claimed.event_type !== 'ping') {
       // Disabled since this attempt was planned: it ends here, without a retry.
@@ -130,14 +134,7 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   private async recordSuccess(c: ClaimedAttempt, result: SendResult): Promise<AttemptResult> {
-    // One statement: the attempt's outcome, and the end of the webhook's run of failures.
-    await this.ds.query(
-      `WITH d AS (
-         UPDATE deliveries SET status = 'succeeded', status_code = $2, latency_ms = $3, finished_at = $4 WHERE id = $1 RETURNING webhook_id
-       )
-       UPDATE webhooks SET failing_since = NULL WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NOT NULL`,
-      [c.id, result.statusCode, result.latencyMs, new Date()],
-    );
+    await this.successes.record({ id: c.id, statusCode: result.statusCode, latencyMs: result.latencyMs, finishedAt: new Date() });
     return 'succeeded';
   }
 

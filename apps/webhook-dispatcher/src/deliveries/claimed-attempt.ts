@@ -1,0 +1,13 @@
+/** A pending attempt taken by this process (its row's claimed_at set), with what sending it needs. */
+export interface ClaimedAttempt {
+  id: string;
+  tenant_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  url: string;
+  webhook_status: 'active' | 'disabled';
+  secret_sealed: string;
+  body: string;
+}

@@ -1,0 +1,42 @@
+/**
+ * The in-process sending slots (`deliveryConcurrency` of them). A new event waits a little for a free slot rather
+ * than spilling its attempts to the queue: waiting keeps the backlog in events.webhooks (shared by the replicas)
+ * and saves the queued path's claim round trip and queue hop; after `maxWaitMs` it takes what is free, maybe none.
+ */
+export class SendSlots {
+  private used = 0;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly size: number,
+    private readonly maxWaitMs: number,
+  ) {}
+
+  /** Takes up to `wanted` slots, waiting up to maxWaitMs for the first; answers how many it took. */
+  async take(wanted: number): Promise<number> {
+    const deadline = Date.now() + this.maxWaitMs;
+    while (this.used >= this.size && Date.now() < deadline) await this.freed(deadline - Date.now());
+    const granted = Math.max(0, Math.min(wanted, this.size - this.used));
+    this.used += granted;
+    return granted;
+  }
+
+  give(count: number): void {
+    if (count <= 0) return;
+    this.used -= count;
+    for (const wake of this.waiters) wake();
+  }
+
+  /** Resolves when a slot is given back, or after `ms`. */
+  private freed(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waiters.add(wake);
+    });
+  }
+}
