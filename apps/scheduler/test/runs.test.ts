@@ -192,6 +192,42 @@ describe('the run state machine, fed by executor reports', () => {
     expect(await eventsOf(webhooksQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
 
+  it('applies a burst of one run\'s reports in order: the latest state of every node, each event once', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    const base = { run_id: run.id, tenant_id: t, attempt: 1 };
+    const at = new Date().toISOString();
+    const node = (i: number, status: 'running' | 'succeeded') => ({
+      id: `n${i}`, type: 'transform', status, started_at: at, finished_at: status === 'running' ? null : at, attempts: 1, rows_in: i, rows_out: i, output: null, error: null,
+    });
+    const burst: RunReport[] = [{ ...base, type: 'run.started', executor_id: 'exec-1', event_id: newId('event'), at }];
+    for (let i = 0; i < 40; i++) {
+      for (const status of ['running', 'succeeded'] as const) burst.push({ ...base, type: 'run.node', node: node(i, status), event_id: newId('event'), at });
+    }
+    burst.push({ ...burst[3]! }); // a duplicate: n1 running again, with the same event id
+    // Added at once, so the worker takes many together and applies them in batches.
+    await reportsQueue.addBulk(burst.map((r, i) => ({ name: r.type, data: r, opts: { jobId: `${r.event_id}-${i}` } })));
+    const nodesDone = await waitFor('every node succeeded', async () => {
+      const r = await getRun(t, run);
+      return r.nodes.filter((n) => n.id.startsWith('n') && n.status === 'succeeded').length === 40 ? r : undefined;
+    });
+    expect(nodesDone.status).toBe('running');
+    await waitFor('the burst consumed', async () => {
+      const counts = await reportsQueue.getJobCounts('waiting', 'active');
+      return counts.waiting === 0 && counts.active === 0;
+    });
+    const settled = await getRun(t, run);
+    expect(settled.nodes.filter((n) => n.id.startsWith('n')).map((n) => [n.id, n.status, n.rows_out])).toEqual(
+      Array.from({ length: 40 }, (_, i) => [`n${i}`, 'succeeded', i]),
+    );
+
+    await report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 1, rows_written: 0 }, nodes: settled.nodes });
+    await waitFor('succeeded', async () => (await getRun(t, run)).status === 'succeeded');
+    await waitFor('events published', async () => (await eventsOf(monitoringQueue, run.id)).length >= 3);
+    expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
+  });
+
   it('ignores reports of an older attempt and takes over with a newer one', async () => {
     const t = newTenant();
     const job = await newJob(t);

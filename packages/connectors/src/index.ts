@@ -10,6 +10,7 @@ export type {
   ReadRequest,
   WriteMode,
   WriteRequest,
+  CsvChunk,
   TestOptions,
   ConnectorDriver,
 } from './types.js';

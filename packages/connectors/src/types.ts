@@ -72,6 +72,15 @@ export interface WriteRequest {
   [k: string]: unknown;
 }
 
+/**
+ * Rows as PostgreSQL COPY CSV (no header line; NULL is an unquoted empty field), with the names of their columns.
+ * Drivers that speak it on both ends let a source feed a sink without turning the rows into values in between.
+ */
+export interface CsvChunk {
+  columns: readonly string[];
+  csv: string | Buffer;
+}
+
 export interface TestOptions {
   /** The whole test finishes within this time; default 10000. */
   timeoutMs?: number;
@@ -90,6 +99,10 @@ export interface ConnectorDriver {
     req: WriteRequest,
     batches: AsyncIterable<Row[]>,
   ): Promise<{ rows_written: number }>;
+  /** Streams rows as COPY CSV (bounded memory); the generator's return value counts the rows. */
+  readCsv?(config: Record<string, unknown>, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }>;
+  /** Writes COPY CSV chunks (as `write` writes batches); returns rows written. */
+  writeCsv?(config: Record<string, unknown>, req: WriteRequest, chunks: AsyncIterable<CsvChunk>): Promise<{ rows_written: number }>;
   /** Runs one statement (DDL, refresh, procedure). */
   execute?(
     config: Record<string, unknown>,

@@ -17,8 +17,16 @@ export interface WorkspaceOptions {
   threads?: number;
 }
 
+/** A node's output kept as a COPY CSV file (see engine/nodes/csv-handoff.ts) rather than a DuckDB table. */
+export interface CsvOutput {
+  path: string;
+  columns: readonly string[];
+  rows: number;
+}
+
 export class RunWorkspace {
   private readonly connections = new Set<DuckDBConnection>();
+  private readonly csvOutputs = new Map<string, CsvOutput>();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -47,6 +55,19 @@ export class RunWorkspace {
 
   release(connection: DuckDBConnection): void {
     if (this.connections.delete(connection)) connection.closeSync();
+  }
+
+  /** Where a node writes its CSV output: a file of the spill directory, removed with it. */
+  csvPathFor(nodeId: string): string {
+    return join(this.spillDir, `csv-${Buffer.from(nodeId).toString('hex')}.csv`);
+  }
+
+  setCsvOutput(nodeId: string, output: CsvOutput): void {
+    this.csvOutputs.set(nodeId, output);
+  }
+
+  csvOutput(nodeId: string): CsvOutput | undefined {
+    return this.csvOutputs.get(nodeId);
   }
 
   /** Closes every connection and the database, and removes the spill files. */

@@ -21,6 +21,8 @@ export interface NodeContext {
   log(level: RunLogLevel, message: string): void;
   /** Rows per batch handed to a sink's driver. */
   sinkBatchRows: number;
+  /** A source only: its one consumer takes COPY CSV, so the rows go to a workspace file (csv-handoff.ts). */
+  csvHandoff: boolean;
 }
 
 export interface NodeResult {

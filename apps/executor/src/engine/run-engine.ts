@@ -16,6 +16,7 @@ import { NODE_RUNNERS } from './nodes/index.js';
 import type { RunLogSink } from './run-log-sink.js';
 import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
 import { connectorFor, llmConnectorFor } from './connector-access.js';
+import { csvHandoffSink } from './nodes/csv-handoff.js';
 
 export interface RunEngineOptions {
   runId: string;
@@ -194,6 +195,7 @@ class RunExecution {
       parameters: this.opts.parameters ?? {},
       log: (level, message) => this.opts.log.write(level, node.id, message),
       sinkBatchRows: this.opts.sinkBatchRows ?? DEFAULT_SINK_BATCH_ROWS,
+      csvHandoff: csvHandoffSink(this.plan, planNode, (p, role) => connectorFor(p.node, role, this.opts.connectors, this.opts.drivers ?? getDriver)) !== undefined,
     };
   }
 

@@ -33,9 +33,9 @@ export class RunReporter {
     private readonly logger: Logger,
   ) {}
 
-  /** Queues the report behind the earlier ones; a failed add is logged, never thrown into the run. */
-  send(body: Body): Promise<void> {
-    const report = { ...body, event_id: newId('event'), ...this.run, at: new Date().toISOString() } as RunReport;
+  /** Queues the report behind the earlier ones (stamped `at`, default now); a failed add is logged, never thrown. */
+  send(body: Body, at = new Date()): Promise<void> {
+    const report = { ...body, event_id: newId('event'), ...this.run, at: at.toISOString() } as RunReport;
     this.chain = this.chain.then(async () => {
       try {
         await this.queue.add(report.type, report, { ...MESSAGE_JOB_OPTIONS, jobId: report.event_id });

@@ -54,6 +54,8 @@ export class RunProcessor {
   }
 
   readonly process = async (job: Job, token?: string, jobSignal?: AbortSignal): Promise<RunJobResult> => {
+    // The run started when this executor took it, before any of the work below.
+    const takenAt = new Date();
     const parsed = runCommandSchema.safeParse(job.data);
     if (!parsed.success) {
       this.deps.logger.error({ job_id: job.id, issues: parsed.error.issues.length }, 'refused a malformed run command');
@@ -66,7 +68,7 @@ export class RunProcessor {
     jobSignal?.addEventListener('abort', onJobAbort, { once: true });
     const unregister = this.deps.cancels.register(command.run_id, () => controller.abort(new RunStop('canceled')));
     try {
-      const outcome = await this.execute(command, Math.max(1, job.attemptsStarted), controller.signal);
+      const outcome = await this.execute(command, Math.max(1, job.attemptsStarted), controller.signal, takenAt);
       const stop = stopKindOf(controller.signal);
       if (stop === 'shutdown' && token) {
         // Back to waiting at once, instead of waiting for the lock to expire.
@@ -82,13 +84,13 @@ export class RunProcessor {
     }
   };
 
-  private async execute(command: RunCommand, attempt: number, signal: AbortSignal): Promise<RunOutcome> {
+  private async execute(command: RunCommand, attempt: number, signal: AbortSignal, takenAt: Date): Promise<RunOutcome> {
     const { logger } = this.deps;
     const identity = { run_id: command.run_id, tenant_id: command.tenant_id, attempt };
     const reporter = new RunReporter(this.deps.reports, identity, logger);
     const log = new RunLogShipper(this.deps.logs, { ...identity, job_id: command.job_id }, logger);
-    const startedMs = Date.now();
-    void reporter.send({ type: 'run.started', executor_id: this.deps.executorId });
+    const startedMs = takenAt.getTime();
+    void reporter.send({ type: 'run.started', executor_id: this.deps.executorId }, takenAt);
     log.write('info', null, `run started on ${this.deps.executorId} (attempt ${attempt}, pipeline version ${command.pipeline_version})`);
     logger.info({ run_id: command.run_id, attempt }, 'run started');
     let outcome: RunOutcome;

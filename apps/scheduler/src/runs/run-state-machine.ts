@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId, type RunError, type RunReport, type RunTrigger } from '@conduit/contracts';
+import { newId, type RunError, type RunEvent, type RunReport, type RunTrigger } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
@@ -112,25 +112,62 @@ export class RunStateMachine {
 
   /** Applies one executor report, at most once per event id. */
   async applyReport(report: RunReport): Promise<ReportOutcome> {
+    const [outcome] = await this.applyReports([report]);
+    return outcome!;
+  }
+
+  /**
+   * Applies reports of ONE run, in the order given, in one transaction holding the run row once: each report is
+   * decided against the run as the earlier ones left it, exactly as if applied one by one.
+   */
+  async applyReports(reports: readonly RunReport[]): Promise<ReportOutcome[]> {
+    const first = reports[0];
+    if (!first) return [];
+    if (reports.some((r) => r.run_id !== first.run_id || r.tenant_id !== first.tenant_id)) throw new Error('applyReports takes the reports of one run');
     return this.ds.transaction(async (m) => {
-      const inserted = (await m.query(
-        `INSERT INTO processed_events (event_id, processed_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-        [report.event_id, new Date()],
-      )) as unknown[];
-      if (inserted.length === 0) return 'duplicate';
-      const run = await m.findOne(RunEntity, { where: { id: report.run_id, tenantId: report.tenant_id }, lock: { mode: 'pessimistic_write' } });
-      if (!run) {
-        this.logger.warn({ run_id: report.run_id, event_id: report.event_id }, 'report for an unknown run ignored');
-        return 'unknown_run';
+      const fresh = await this.markProcessed(m, reports);
+      if (fresh.size === 0) return reports.map(() => 'duplicate' as const);
+      const run = await m.findOne(RunEntity, { where: { id: first.run_id, tenantId: first.tenant_id }, lock: { mode: 'pessimistic_write' } });
+      // The row is written once whatever the number of reports: a second UPDATE of a row this transaction already
+      // updated re-checks its foreign key (FOR KEY SHARE on the job), which deadlocks against a trigger holding it.
+      const changes: RunChanges = {};
+      const events: RunEvent[] = [];
+      const outcomes: ReportOutcome[] = [];
+      for (const report of reports) {
+        if (!fresh.delete(report.event_id)) {
+          outcomes.push('duplicate');
+          continue;
+        }
+        if (!run) {
+          this.logger.warn({ run_id: report.run_id, event_id: report.event_id }, 'report for an unknown run ignored');
+          outcomes.push('unknown_run');
+          continue;
+        }
+        const now = new Date();
+        const decision = decideReport(run, report, now);
+        if (!decision.apply) {
+          this.logger.info({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'stale report ignored');
+          outcomes.push('stale');
+          continue;
+        }
+        Object.assign(run, decision.changes);
+        Object.assign(changes, decision.changes);
+        if (decision.event) events.push(runEventOf(run, decision.event, now));
+        outcomes.push('applied');
       }
-      const decision = decideReport(run, report, new Date());
-      if (!decision.apply) {
-        this.logger.info({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'stale report ignored');
-        return 'stale';
-      }
-      await this.transitionWithin(m, run, decision.changes, decision.event, new Date());
-      return 'applied';
+      if (run && Object.keys(changes).length > 0) await m.update(RunEntity, { id: run.id }, entityValues<RunEntity>(changes));
+      for (const event of events) await addRunEvent(m, event);
+      return outcomes;
     });
+  }
+
+  /** Records the reports' event ids as processed; answers those not processed before (each once). */
+  private async markProcessed(m: EntityManager, reports: readonly RunReport[]): Promise<Set<string>> {
+    const inserted = (await m.query(
+      `INSERT INTO processed_events (event_id, processed_at) SELECT unnest($1::text[]), $2 ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+      [reports.map((r) => r.event_id), new Date()],
+    )) as { event_id: string }[];
+    return new Set(inserted.map((r) => r.event_id));
   }
 
   private async transitionWithin(m: EntityManager, run: RunEntity, changes: RunChanges, event: RunEventType | null, at: Date): Promise<RunEntity> {

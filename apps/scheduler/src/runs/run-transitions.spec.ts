@@ -47,4 +47,14 @@ describe('decideReport', () => {
     expect(decision).toMatchObject({ apply: true, event: null });
     if (decision.apply) expect(decision.changes.nodes?.map((n) => n.status)).toEqual(['pending', 'running']);
   });
+
+  it('never moves a node back to an earlier state (reports taken out of order), but lets a retry run it again', () => {
+    const node = (status: 'running' | 'succeeded' | 'failed', attempts: number) => ({ id: 'b', type: 'sink', status, started_at: at, finished_at: status === 'running' ? null : at, attempts, rows_in: 0, rows_out: 0, output: null, error: null });
+    const report = (n: ReturnType<typeof node>): RunReport => ({ type: 'run.node', event_id: 'e4', run_id: 'run_1', tenant_id: 't', attempt: 1, at, node: n });
+    const withB = (n: ReturnType<typeof node>) => run({ status: 'running', nodes: [initialNodes(dag)[0]!, n] });
+    expect(decideReport(withB(node('succeeded', 1)), report(node('running', 1)), now)).toMatchObject({ apply: false, reason: 'an earlier state of node "b"' });
+    expect(decideReport(withB(node('running', 2)), report(node('running', 1)), now).apply).toBe(false);
+    expect(decideReport(withB(node('running', 1)), report(node('running', 2)), now).apply).toBe(true);
+    expect(decideReport(withB(node('running', 1)), report(node('succeeded', 1)), now).apply).toBe(true);
+  });
 });

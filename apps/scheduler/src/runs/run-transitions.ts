@@ -63,6 +63,9 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
     }
     case 'run.node': {
       if (report.attempt > run.attempt) return { apply: false, reason: 'a node report of an attempt that has not started' };
+      const known = run.nodes.find((n) => n.id === report.node.id);
+      // Reports can be taken out of order by concurrent workers: a node never moves back to an earlier state.
+      if (known && nodeProgress(report.node) < nodeProgress(known)) return { apply: false, reason: `an earlier state of node "${known.id}"` };
       const nodes = run.nodes.some((n) => n.id === report.node.id)
         ? run.nodes.map((n) => (n.id === report.node.id ? report.node : n))
         : [...run.nodes, report.node];
@@ -87,6 +90,12 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
       };
     }
   }
+}
+
+/** How far a node has got: its attempts, then pending < running < over. */
+function nodeProgress(node: Pick<RunNode, 'attempts' | 'status'>): number {
+  const phase = node.status === 'pending' ? 0 : node.status === 'running' ? 1 : 2;
+  return node.attempts * 3 + phase;
 }
 
 function earliestStart(nodes: RunNode[]): Date | null {

@@ -1,13 +1,21 @@
-/** The postgres connector driver: Test Connection, cursor reads, COPY writes and statements. */
+/** The postgres connector driver: Test Connection, cursor and COPY reads, COPY writes and statements. */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorDriver, ReadRequest, Row, WriteRequest } from '../types.js';
+import type { ConnectorDriver, CsvChunk, ReadRequest, Row, WriteRequest } from '../types.js';
 import { executeStatement } from './execute.js';
-import { parsePostgresConfig, postgresInfo } from './postgres.config.js';
+import { parsePostgresConfig, postgresInfo, type PostgresConfig } from './postgres.config.js';
 import { readRows } from './read.js';
+import { readCsv } from './read-csv.js';
 import { testPostgres } from './test-connection.js';
-import { writeRows } from './write.js';
+import { writeCsv, writeRows } from './write.js';
 
 const WRITE_MODES = new Set(['append', 'overwrite', 'upsert']);
+
+function writeConfigOf(config: Record<string, unknown>, req: WriteRequest): PostgresConfig {
+  const cfg = parsePostgresConfig(config);
+  if (!WRITE_MODES.has(req.mode)) throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
+  if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
+  return cfg;
+}
 
 export const postgresDriver: ConnectorDriver = {
   info: postgresInfo,
@@ -21,11 +29,18 @@ export const postgresDriver: ConnectorDriver = {
     })();
   },
 
+  readCsv(config: Record<string, unknown>, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }> {
+    return (async function* () {
+      return yield* readCsv(parsePostgresConfig(config), req);
+    })();
+  },
+
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {
-    const cfg = parsePostgresConfig(config);
-    if (!WRITE_MODES.has(req.mode)) throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
-    if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
-    return writeRows(cfg, req, batches);
+    return writeRows(writeConfigOf(config, req), req, batches);
+  },
+
+  async writeCsv(config: Record<string, unknown>, req: WriteRequest, chunks: AsyncIterable<CsvChunk>) {
+    return writeCsv(writeConfigOf(config, req), req, chunks);
   },
 
   async execute(config: Record<string, unknown>, sql: string, opts: { signal?: AbortSignal } = {}) {

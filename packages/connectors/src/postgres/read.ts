@@ -10,7 +10,7 @@ export const DEFAULT_READ_BATCH_SIZE = 5000;
 const CURSOR = 'conduit_read_cursor';
 
 /** `query` (trailing semicolons dropped; `$n` placeholders take `req.params`) or every row of `table`. */
-function sourceSql(cfg: PostgresConfig, req: ReadRequest): string {
+export function sourceSql(cfg: PostgresConfig, req: ReadRequest): string {
   if (typeof req.query === 'string' && req.query.trim() !== '') return req.query.trim().replace(/[;\s]+$/, '');
   if (typeof req.table === 'string' && req.table !== '') return `select * from ${qualifiedTable(req.table, cfg.schema)}`;
   throw new ConnectorError('a read needs a query or a table', 'config_error');
@@ -22,7 +22,7 @@ function batchSizeOf(req: ReadRequest): number {
   return size;
 }
 
-function paramsOf(req: ReadRequest): unknown[] {
+export function paramsOf(req: ReadRequest): unknown[] {
   const params = req['params'];
   if (params === undefined) return [];
   if (!Array.isArray(params)) throw new ConnectorError('params must be an array', 'config_error');

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ConnectorError } from '../connector-error.js';
-import type { Row, WriteRequest } from '../types.js';
+import type { CsvChunk, Row, WriteRequest } from '../types.js';
 import { cancelOnAbort, closeClient, connectClient } from './connection.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
@@ -23,11 +23,20 @@ export async function writeRows(
   req: WriteRequest,
   batches: AsyncIterable<Row[]>,
 ): Promise<{ rows_written: number }> {
+  return writeCsv(cfg, req, encodeBatches(batches));
+}
+
+/** Writes COPY CSV chunks; the first chunk's columns name the target columns. */
+export async function writeCsv(
+  cfg: PostgresConfig,
+  req: WriteRequest,
+  chunks: AsyncIterable<CsvChunk>,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const target = qualifiedTable(req.table, cfg.schema);
-  const iterator = batches[Symbol.asyncIterator]();
-  const first = await firstNonEmptyBatch(iterator);
-  const columns = first ? columnsOf(first) : [];
+  const iterator = chunks[Symbol.asyncIterator]();
+  const first = await firstNonEmptyChunk(iterator);
+  const columns = first ? first.columns : [];
   const key = req.mode === 'upsert' ? upsertKey(req, columns, first !== undefined) : [];
   if (!first && req.mode !== 'overwrite') return { rows_written: 0 };
 
@@ -40,9 +49,9 @@ export async function writeRows(
     let rowsWritten = 0;
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
     if (first && req.mode === 'upsert') {
-      rowsWritten = await upsert(client, target, columns, key, csvChunks(first, iterator, columns), signal);
+      rowsWritten = await upsert(client, target, columns, key, csvOf(first, iterator), signal);
     } else if (first) {
-      rowsWritten = await copyInto(client, target, columns, csvChunks(first, iterator, columns), signal);
+      rowsWritten = await copyInto(client, target, columns, csvOf(first, iterator), signal);
     }
     await client.query('commit');
     return { rows_written: rowsWritten };
@@ -55,11 +64,21 @@ export async function writeRows(
   }
 }
 
-async function firstNonEmptyBatch(iterator: AsyncIterator<Row[]>): Promise<Row[] | undefined> {
+/** Batches as CSV chunks, the columns being the first non-empty batch's. */
+async function* encodeBatches(batches: AsyncIterable<Row[]>): AsyncGenerator<CsvChunk> {
+  let columns: string[] | undefined;
+  for await (const rows of batches) {
+    if (rows.length === 0) continue;
+    columns ??= columnsOf(rows);
+    yield { columns, csv: encodeCsvBatch(rows, columns) };
+  }
+}
+
+async function firstNonEmptyChunk(iterator: AsyncIterator<CsvChunk>): Promise<CsvChunk | undefined> {
   for (;;) {
     const next = await iterator.next();
     if (next.done) return undefined;
-    if (next.value.length > 0) return next.value;
+    if (next.value.csv.length > 0) return next.value;
   }
 }
 
@@ -73,13 +92,13 @@ function upsertKey(req: WriteRequest, columns: readonly string[], hasRows: boole
   return key;
 }
 
-async function* csvChunks(first: Row[], rest: AsyncIterator<Row[]>, columns: readonly string[]): AsyncGenerator<string> {
+async function* csvOf(first: CsvChunk, rest: AsyncIterator<CsvChunk>): AsyncGenerator<string | Buffer> {
   try {
-    yield encodeCsvBatch(first, columns);
+    yield first.csv;
     for (;;) {
       const next = await rest.next();
       if (next.done) return;
-      if (next.value.length > 0) yield encodeCsvBatch(next.value, columns);
+      if (next.value.csv.length > 0) yield next.value.csv;
     }
   } finally {
     // When the copy fails part way, tell the producer to stop too.
@@ -92,7 +111,7 @@ async function copyInto(
   client: pg.Client,
   table: string,
   columns: readonly string[],
-  chunks: AsyncIterable<string>,
+  chunks: AsyncIterable<string | Buffer>,
   signal: AbortSignal | undefined,
 ): Promise<number> {
   const columnList = columns.map(quoteIdent).join(', ');
@@ -106,7 +125,7 @@ async function upsert(
   target: string,
   columns: readonly string[],
   key: readonly string[],
-  chunks: AsyncIterable<string>,
+  chunks: AsyncIterable<string | Buffer>,
   signal: AbortSignal | undefined,
 ): Promise<number> {
   const staging = quoteIdent(`conduit_upsert_${randomUUID().replace(/-/g, '')}`);

@@ -1,20 +1,20 @@
 /** `sink`: streams its single input table out in batches into the connector's bulk write. */
-import type { WriteMode } from '@conduit/connectors';
 import { readBatches } from '../../data/table-reader.js';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
-
-const MODES: readonly WriteMode[] = ['append', 'overwrite', 'upsert'];
+import { sinkRequestOf } from './sink-request.js';
+import { runSinkFromCsv } from './csv-handoff.js';
 
 export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   if (ctx.inputs.length !== 1) throw new NodeFailure(`a sink needs exactly one input, it has ${ctx.inputs.length}`, false);
   const input = ctx.inputs[0]!;
+  const csv = ctx.workspace.csvOutput(input);
+  if (csv) return runSinkFromCsv(ctx, csv);
   const { connector, driver } = ctx.connector('write');
-  const { connector_id: _id, timeout_seconds: _t, retries: _r, mode: rawMode, key, table, ...rest } = ctx.node.config;
-  const mode = (rawMode ?? 'append') as WriteMode;
-  if (!MODES.includes(mode)) throw new NodeFailure(`unknown sink mode "${String(rawMode)}"`, false);
+  const request = sinkRequestOf(ctx);
+  const { table, mode } = request;
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     let rowsIn = 0;
     const batches = (async function* () {
@@ -23,13 +23,6 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
         yield batch;
       }
     })();
-    const request = {
-      ...rest,
-      table: table as string,
-      mode,
-      ...(Array.isArray(key) ? { key: key as string[] } : {}),
-      signal: ctx.signal,
-    };
     const { rows_written } = await driver.write!(connector.config, request, batches);
     ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
     return { rows_in: rowsIn, rows_out: rows_written, output: null };

@@ -1,11 +1,19 @@
-/** `source`: reads its connector in batches and appends them into a DuckDB table named after the node. */
+/** `source`: reads its connector in batches and appends them into a DuckDB table named after the node (or CSV). */
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
+import { runSourceToCsv } from './csv-handoff.js';
+
+/** The driver's read request: the node's config without the engine's own keys. */
+export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
+  const { connector_id: _id, timeout_seconds: _t, retries: _r, ...request } = ctx.node.config;
+  return request;
+}
 
 export async function runSource(ctx: NodeContext): Promise<NodeResult> {
+  const request = sourceRequestOf(ctx);
+  if (ctx.csvHandoff) return runSourceToCsv(ctx, request);
   const { connector, driver } = ctx.connector('read');
-  const { connector_id: _id, timeout_seconds: _t, retries: _r, ...request } = ctx.node.config;
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     const loader = new TableLoader(connection, ctx.node.id);
     try {
