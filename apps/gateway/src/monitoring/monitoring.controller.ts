@@ -88,20 +88,38 @@ export class MonitoringController {
     checkIds(jobId, runId);
     const query = parseQueryOrThrow(runLogQuerySchema, req.query ?? {});
     if (!wantsEventStream(req)) {
-      const page = (await this.backend.call('monitoring.logs.list', { job_id: jobId, run_id: runId, query }, req)).data;
+      const page = await this.orNoLinesYet(jobId, runId, req, { data: [], next_cursor: null }, async () =>
+        (await this.backend.call('monitoring.logs.list', { job_id: jobId, run_id: runId, query }, req)).data,
+      );
       await reply.status(200).send(page);
       return;
     }
     const afterSeq = streamStart(req.headers['last-event-id'], query.cursor);
     const target = { jobId, runId, afterSeq, level: query.level, nodeId: query.node_id };
     // The first poll happens before the stream opens, so an unknown run is still a 404 problem document.
-    const first = (
-      await this.backend.call<'monitoring.logs.tail', RunLogTail>(
-        'monitoring.logs.tail',
-        { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
-        req,
-      )
-    ).data;
+    const first = await this.orNoLinesYet<RunLogTail>(jobId, runId, req, { data: [], run_finished: false }, async () =>
+      (
+        await this.backend.call<'monitoring.logs.tail', RunLogTail>(
+          'monitoring.logs.tail',
+          { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
+          req,
+        )
+      ).data,
+    );
     await streamRunLogs(this.backend, req, reply, first, target);
+  }
+
+  /**
+   * Monitoring learns of a run from its events, a few milliseconds after Trigger Run answers. A run it does not know
+   * yet but the scheduler (the owner of runs) does has simply no lines yet; only a run unknown to both is a 404.
+   */
+  private async orNoLinesYet<T>(jobId: string, runId: string, req: FastifyRequest, empty: T, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+      await this.backend.call('scheduler.runs.get', { job_id: jobId, run_id: runId }, req);
+      return empty;
+    }
   }
 }
