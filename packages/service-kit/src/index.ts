@@ -21,3 +21,4 @@ export { entityValues } from './persistence/entity-values.js';
 export { assertIfMatch } from './resources/if-match.js';
 export { cursorAfter } from './resources/cursor.js';
 export { notFound } from './resources/not-found.js';
+export { runService, startRpcService, type RpcServiceOptions } from './boot/rpc-service.js';

@@ -1,0 +1,79 @@
+import type { DynamicModule, INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { RedisStreamsServer } from '@conduit/rpc-streams';
+import { NestPinoLogger } from '../nest-pino-logger.js';
+import { createMetricsRegistry } from '../metrics.js';
+import { dataSourceReadinessCheck, redisReadinessCheck } from '../readiness-checks.js';
+import type { OpsModuleOptions } from '../ops/ops-options.js';
+
+export interface RpcServiceOptions {
+  /** The service's name in logs and metrics (`webhook-dispatcher`). */
+  name: string;
+  /** The RPC service it answers for, the first segment of its patterns (`webhooks`). Default: `name`. */
+  rpcService?: string;
+  logger: Logger;
+  /** Migrated; closed when the app shuts down. */
+  dataSource: DataSource;
+  redisUrl: string;
+  redisPrefix: string;
+  /** Most RPC requests handled at once by this replica. */
+  rpcConcurrency: number;
+  /** The HTTP port of /healthz, /readyz and /metrics. */
+  port: number;
+  host: string;
+  /** The app's root module, given the ops endpoints' settings and the hook that closes what was opened for it. */
+  module(ops: OpsModuleOptions, onShutdown: () => Promise<void>): DynamicModule;
+  /** Closes what the caller opened besides the data source. */
+  closeAlso?: () => Promise<void>;
+  /** Global enhancers (interceptors) also wrap the RPC handlers. */
+  inheritAppConfig?: boolean;
+}
+
+/**
+ * Starts a service that answers RPC over Redis Streams and serves its ops endpoints over HTTP: the Nest app on
+ * Fastify, readiness of its database and Redis, shutdown hooks that close everything, then listens.
+ */
+export async function startRpcService(opts: RpcServiceOptions): Promise<INestApplication> {
+  // Only for /readyz: the RPC transport and BullMQ keep connections of their own.
+  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
+  const ops: OpsModuleOptions = {
+    registry: createMetricsRegistry(opts.name),
+    checks: [dataSourceReadinessCheck(opts.dataSource), redisReadinessCheck(redis)],
+  };
+  const onShutdown = async () => {
+    redis.disconnect();
+    await opts.closeAlso?.();
+    await opts.dataSource.destroy();
+  };
+  const app = await NestFactory.create<NestFastifyApplication>(opts.module(ops, onShutdown), new FastifyAdapter(), {
+    logger: new NestPinoLogger(opts.logger),
+  });
+  app.connectMicroservice(
+    {
+      strategy: new RedisStreamsServer({
+        url: opts.redisUrl,
+        prefix: opts.redisPrefix,
+        service: opts.rpcService ?? opts.name,
+        concurrency: opts.rpcConcurrency,
+      }),
+    },
+    { inheritAppConfig: opts.inheritAppConfig ?? false },
+  );
+  app.enableShutdownHooks();
+  await app.startAllMicroservices();
+  await app.listen(opts.port, opts.host);
+  opts.logger.info({ port: opts.port, host: opts.host }, `${opts.name} ready`);
+  return app;
+}
+
+/** Runs a service's entry point; a failure to start is one line on stderr and exit code 1. */
+export function runService(name: string, main: () => Promise<unknown>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${name}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
