@@ -40,7 +40,8 @@ export class CatalogCoreModule {
         { provide: SECRETS_KEY, useValue: deps.secretsKey },
         { provide: PIPELINE_USAGE, useValue: deps.pipelineUsage ?? new NoPipelineUsage() },
         { provide: ResourceCloser, useFactory: () => new ResourceCloser(deps.onShutdown) },
-        { provide: APP_INTERCEPTOR, useClass: RpcLogInterceptor },
+        // Only when its lines would be written: any interceptor wraps every RPC in an RxJS pipeline.
+        ...(deps.logger.isLevelEnabled('debug') ? [{ provide: APP_INTERCEPTOR, useClass: RpcLogInterceptor }] : []),
       ],
       exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE],
     };

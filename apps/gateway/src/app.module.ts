@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -12,7 +12,6 @@ import type { RouteTable } from './http/routes.js';
 import { AUTH_CONFIG } from './auth/auth.tokens.js';
 import { AccessGuard } from './access/access.guard.js';
 import { ProblemFilter } from './http/problem.filter.js';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
 import { BackendClient } from './forwarding/backend.client.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProjectsController } from './catalog/projects.controller.js';
@@ -37,6 +36,19 @@ export interface GatewayRuntime {
   routes: RouteTable;
 }
 
+/** Every controller of the public API. */
+export const GATEWAY_CONTROLLERS = [
+  ProjectsController,
+  PipelinesController,
+  ConnectorsController,
+  CatalogueController,
+  JobsController,
+  RunsController,
+  MonitoringController,
+  WebhooksController,
+  ApiKeysController,
+] as const;
+
 @Module({})
 export class AppModule {
   static forRoot(runtime: GatewayRuntime): DynamicModule {
@@ -54,22 +66,11 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [OpsModule.forRoot({ registry: runtime.registry, checks: runtime.readiness }), AuthModule],
-      controllers: [
-        ProjectsController,
-        PipelinesController,
-        ConnectorsController,
-        CatalogueController,
-        JobsController,
-        RunsController,
-        MonitoringController,
-        WebhooksController,
-        ApiKeysController,
-      ],
+      controllers: [...GATEWAY_CONTROLLERS],
       providers: [
         ...shared,
         BackendClient,
         { provide: APP_GUARD, useClass: AccessGuard },
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
       exports: shared.map((p) => p.provide),

@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   const ran = await migrate(dataSource);
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
 
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+  // Auto-pipelining: the rate-limit checks of concurrent requests in one turn of the event loop share one write.
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
   const rpc = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX, timeoutMs: config.RPC_TIMEOUT_MS });
   await rpc.connect();
   const registry = createMetricsRegistry('gateway');
@@ -61,7 +62,8 @@ async function main(): Promise<void> {
   const routes = new RouteTable();
   routes.attach(fastify);
   registerJsonBodyParser(fastify);
-  registerRequestLog(fastify, logger);
+  // Access lines carry only named, non-secret fields (see request-log.ts): no redaction pass needed.
+  registerRequestLog(fastify, createLogger({ service: 'gateway', level: config.LOG_LEVEL, redact: false }));
   registerRequestMetrics(fastify, registry);
   registerDrainOnClose(fastify);
 

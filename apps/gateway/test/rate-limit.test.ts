@@ -1,5 +1,5 @@
 import { headersFor } from '../src/rate-limit/rate-limit-headers.js';
-import { RateLimiter } from '../src/rate-limit/rate-limiter.js';
+import { RateLimiter, leaseSize } from '../src/rate-limit/rate-limiter.js';
 import { openTestRedis, type TestRedis } from './auth-fixtures.js';
 
 let t: TestRedis;
@@ -74,6 +74,53 @@ describe('RateLimiter (GCRA in Redis)', () => {
 
   it('rejects a limit that is not a positive integer', async () => {
     await expect(limiter.consume('key_bad', 0)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('RateLimiter leases (limits of 2,000 a minute and more)', () => {
+  /** Requests earned back in `ms` at `limit` a minute, rounded up, plus one for the edge. */
+  const earnedIn = (ms: number, limit: number) => Math.ceil((ms * limit) / 60_000) + 1;
+
+  it('asks Redis once per lease of limit/1000 requests, and counts the lease as spent at once', async () => {
+    expect([leaseSize(600), leaseSize(1999), leaseSize(2000), leaseSize(1_000_000)]).toEqual([1, 1, 2, 1000]);
+    const limit = 100_000; // leases of 100
+    const started = performance.now();
+    const results = [];
+    for (let i = 0; i < 250; i++) results.push(await limiter.consume('key_leased', limit));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    // Handed out one by one: remaining counts down by one a request within a lease.
+    expect(results.slice(0, 5).map((r) => r.remaining)).toEqual([99_999, 99_998, 99_997, 99_996, 99_995]);
+    // Another replica finds three whole leases spent for 250 served, and reports its own lease as remaining.
+    const seen = await new RateLimiter(t.redis, t.prefix).consume('key_leased', limit);
+    const expected = limit - 300 - 1;
+    expect(seen.remaining).toBeGreaterThanOrEqual(expected);
+    expect(seen.remaining).toBeLessThanOrEqual(expected + earnedIn(performance.now() - started, limit));
+  });
+
+  it('never over-admits, and holds back at most one lease per replica', async () => {
+    const clients = await Promise.all([t.connect(), t.connect(), t.connect()]);
+    const replicas = clients.map((client) => new RateLimiter(client, t.prefix));
+    const limit = 5000; // leases of 5
+    const started = performance.now();
+    const results = await Promise.all(
+      Array.from({ length: 5600 }, (_, i) => replicas[i % replicas.length]!.consume('key_leased_race', limit)),
+    );
+    const elapsedMs = performance.now() - started;
+    const allowed = results.filter((r) => r.allowed).length;
+    expect(allowed).toBeLessThanOrEqual(limit + earnedIn(elapsedMs, limit));
+    expect(allowed).toBeGreaterThanOrEqual(limit - replicas.length * leaseSize(limit));
+    expect(results.find((r) => !r.allowed)).toMatchObject({ allowed: false, limit, remaining: 0, retry_after_s: 1 });
+  });
+
+  it('shares one Redis call among the concurrent requests of a credential', async () => {
+    const limit = 20_000; // leases of 20
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: 40 }, () => limiter.consume('key_leased_burst', limit)));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    // 40 concurrent requests took exactly two leases: another replica finds 40 spent (and reports its own lease).
+    const seen = await new RateLimiter(t.redis, t.prefix).consume('key_leased_burst', limit);
+    expect(seen.remaining).toBeGreaterThanOrEqual(limit - 40 - 1);
+    expect(seen.remaining).toBeLessThanOrEqual(limit - 40 - 1 + earnedIn(performance.now() - started, limit));
   });
 });
 

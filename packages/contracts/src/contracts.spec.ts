@@ -26,6 +26,16 @@ describe('ids', () => {
     expect(isId('project', 'prj_' + 'x'.repeat(5000))).toBe(false);
     expect(isId('project', 'prj_01')).toBe(false);
   });
+
+  it('stay unique and ordered across many drawn from the pooled randomness', () => {
+    // More ids than one pool of random bytes serves (4096 bytes, 16 an id in a new millisecond).
+    const ids = Array.from({ length: 5000 }, () => newId('run'));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    // The random part is not stuck: ids of distinct milliseconds differ after the time prefix too.
+    const tails = new Set(ids.map((id) => id.slice(14)));
+    expect(tails.size).toBeGreaterThan(1);
+  });
 });
 
 describe('problem documents', () => {

@@ -131,7 +131,8 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
   private async open(): Promise<void> {
     const { url } = this.options;
     const connections: Connections = {
-      publisher: new Redis(url, { lazyConnect: true }),
+      // Auto-pipelining: the requests of concurrent callers in one turn of the event loop share one write.
+      publisher: new Redis(url, { lazyConnect: true, enableAutoPipelining: true }),
       subscriber: new Redis(url, { lazyConnect: true }),
     };
     this.connections = connections;

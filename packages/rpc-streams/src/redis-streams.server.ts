@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { isObservable, type Observable } from 'rxjs';
 import {
   type CustomTransportStrategy,
   type MessageHandler,
@@ -106,6 +107,14 @@ export class RedisStreamsServer
     }
   }
 
+  /**
+   * Our patterns are plain strings: a direct lookup. Nest's own first tries JSON.parse on every pattern and
+   * throws and catches for each message, a measurable share of a busy replica's time.
+   */
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    return this.messageHandlers.get(pattern) ?? super.getHandlerByPattern(pattern);
+  }
+
   /** Handlers of other services' patterns would never be called: their requests go to other streams. */
   private warnAboutForeignPatterns(): void {
     for (const pattern of this.messageHandlers.keys()) {
@@ -146,11 +155,37 @@ export class RedisStreamsServer
     return this.runHandler(consumer, entry.entryId, handler, message, context, id, reply);
   }
 
-  /** Resolves once the final reply is published and the entry acked. */
-  private runHandler(
+  /**
+   * Resolves once the final reply is published and the entry acked. A handler that returns a value (or a
+   * promise of one) is answered directly; only an Observable goes through Nest's streaming machinery, whose
+   * RxJS pipeline and next-tick queue would otherwise be paid on every request.
+   */
+  private async runHandler(
     consumer: StreamConsumer,
     entryId: string,
     handler: MessageHandler,
+    message: RequestMessage,
+    context: RedisStreamsContext,
+    id: string,
+    reply: string,
+  ): Promise<void> {
+    let packet: WritePacket;
+    try {
+      const result: unknown = await handler(message.data, context);
+      if (isObservable(result)) return await this.streamReplies(consumer, entryId, result, message, context, id, reply);
+      packet = { response: result, isDisposed: true };
+    } catch (err) {
+      packet = { err, isDisposed: true };
+    }
+    const { body } = serializeReply(id, packet);
+    await this.finishWithReply(consumer, entryId, message.pattern, reply, body);
+  }
+
+  /** Each value of the stream is a reply; the last one and the ack travel together. */
+  private streamReplies(
+    consumer: StreamConsumer,
+    entryId: string,
+    result$: Observable<unknown>,
     message: RequestMessage,
     context: RedisStreamsContext,
     id: string,
@@ -163,22 +198,21 @@ export class RedisStreamsServer
         const { body, final } = serializeReply(id, packet);
         if (!final) return consumer.commands.publish(reply, body);
         finished = true;
-        // The final reply and the ack travel together; a failure is logged by the consumer.
-        return consumer
-          .finish(entryId, tx => tx.publish(reply, body))
-          .catch((err: unknown) => this.logger.error(`Replying to ${message.pattern} failed: ${String(err)}`))
-          .finally(resolve);
+        return this.finishWithReply(consumer, entryId, message.pattern, reply, body).finally(resolve);
       };
-      const started: unknown = this.handleRequest(
-        context,
-        async () => this.transformToObservable(await handler(message.data, context)),
-        respond,
-      );
-      // handleRequest rejects if the handler throws before producing a stream.
+      const started: unknown = this.handleRequest(context, async () => result$, respond);
+      // handleRequest rejects if producing the stream fails.
       if (started instanceof Promise) {
         started.catch((err: unknown) => respond({ err, isDisposed: true }));
       }
     });
+  }
+
+  /** The final reply and the ack travel together; a failure is logged (the entry will be claimed again). */
+  private finishWithReply(consumer: StreamConsumer, entryId: string, pattern: string, reply: string, body: string): Promise<void> {
+    return consumer
+      .finish(entryId, tx => tx.publish(reply, body))
+      .catch((err: unknown) => this.logger.error(`Replying to ${pattern} failed: ${String(err)}`));
   }
 
   private connections(consumer: StreamConsumer) {

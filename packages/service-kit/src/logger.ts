@@ -44,8 +44,25 @@ export interface CreateLoggerOptions {
   service: string;
   /** pino level name. Default: `info`. */
   level?: string;
-  /** Where JSON lines go. Default: stdout. */
+  /** Where JSON lines go. Default: stdout, written asynchronously (see {@link stdoutDestination}). */
   destination?: DestinationStream;
+  /**
+   * Default true. False only for a logger whose lines are built from named, non-secret fields (the gateway's
+   * access log): the redaction paths cost about 25 us a line, the largest share of a request's logging.
+   */
+  redact?: boolean;
+}
+
+let stdout: DestinationStream | undefined;
+
+/**
+ * The process's stdout as one shared pino destination, written asynchronously: a line does not wait for its
+ * write, and lines logged while a write is under way go out together in the next one (a busy gateway would
+ * otherwise make one blocking syscall per request). pino flushes it synchronously when the process exits.
+ */
+export function stdoutDestination(): DestinationStream {
+  stdout ??= pino.destination({ dest: 1, sync: false });
+  return stdout;
 }
 
 /** JSON lines with RFC 3339 UTC timestamps, `service` on every line and secrets replaced by `[redacted]`. */
@@ -55,7 +72,7 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
     base: { service: opts.service },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
-    redact: { paths: redactPaths(), censor: REDACTED },
+    ...(opts.redact !== false && { redact: { paths: redactPaths(), censor: REDACTED } }),
   };
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  return pino(options, opts.destination ?? stdoutDestination());
 }

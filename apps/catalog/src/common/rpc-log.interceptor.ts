@@ -5,7 +5,7 @@ import { CATALOG_LOGGER } from './tokens.js';
 
 /**
  * One debug line per RPC this replica takes, with its pid: with several replicas the logs show which one served
- * what (the e2e replica test counts them). Silent at the default `info` level.
+ * what (the e2e replica test counts them). Registered only when the level is `debug` or lower.
  */
 @Injectable()
 export class RpcLogInterceptor implements NestInterceptor {

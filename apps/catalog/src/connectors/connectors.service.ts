@@ -1,3 +1,4 @@
+import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Injectable } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
@@ -40,10 +41,15 @@ function isKnownType(type: string): boolean {
 
 @Injectable()
 export class ConnectorsService {
+  /** Reads outside a transaction, batched with the others of the moment. */
+  private readonly rows: BatchedRowReader<ConnectorEntity>;
+
   constructor(
     private readonly ds: DataSource,
     private readonly secrets: ConnectorSecrets,
-  ) {}
+  ) {
+    this.rows = new BatchedRowReader(ds, ConnectorEntity, 'connector');
+  }
 
   types(): ConnectorTypeList {
     return {
@@ -100,7 +106,7 @@ export class ConnectorsService {
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Connector>> {
-    return taggedConnector(await this.load(this.ds.manager, tenantId, id), this.secrets);
+    return taggedConnector(await this.rows.get(tenantId, id), this.secrets);
   }
 
   /**
@@ -145,7 +151,7 @@ export class ConnectorsService {
 
   /** Really connects with the stored config (no transaction is held meanwhile), then stores the outcome. */
   async test(tenantId: string, id: string): Promise<ConnectionTestResult> {
-    const current = await this.load(this.ds.manager, tenantId, id);
+    const current = await this.rows.get(tenantId, id);
     const driver = getDriver(current.type);
     if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);
     const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: TEST_TIMEOUT_MS });

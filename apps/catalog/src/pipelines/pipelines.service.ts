@@ -1,3 +1,4 @@
+import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { Dag } from '@conduit/dag';
@@ -36,10 +37,15 @@ export interface PipelineInput {
 
 @Injectable()
 export class PipelinesService {
+  /** Reads outside a transaction, batched with the others of the moment. */
+  private readonly rows: BatchedRowReader<PipelineEntity>;
+
   constructor(
     private readonly ds: DataSource,
     @Inject(PIPELINE_USAGE) private readonly usage: PipelineUsage,
-  ) {}
+  ) {
+    this.rows = new BatchedRowReader(ds, PipelineEntity, 'pipeline');
+  }
 
   async create(tenantId: string, body: PipelineCreate): Promise<Tagged<Pipeline>> {
     return taggedPipeline(await this.writing(body, () => this.ds.transaction((m) => this.createWithin(m, tenantId, body))));
@@ -80,7 +86,7 @@ export class PipelinesService {
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Pipeline>> {
-    return taggedPipeline(await this.load(this.ds.manager, tenantId, id));
+    return taggedPipeline(await this.rows.get(tenantId, id));
   }
 
   /** PUT: replaces name, description, dag and project_id, and raises the version by one. */
@@ -133,7 +139,7 @@ export class PipelinesService {
    * its result is stored like any other validation.
    */
   async snapshot(tenantId: string, id: string): Promise<PipelineSnapshot> {
-    const row = await this.load(this.ds.manager, tenantId, id);
+    const row = await this.rows.get(tenantId, id);
     const validation = await this.validate(tenantId, id);
     return {
       id: row.id,

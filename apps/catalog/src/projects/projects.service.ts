@@ -1,3 +1,4 @@
+import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
@@ -25,10 +26,15 @@ const CONTENT_FKEYS = ['pipelines_project_fkey', 'connectors_project_fkey'];
 
 @Injectable()
 export class ProjectsService {
+  /** Reads outside a transaction, batched with the others of the moment. */
+  private readonly rows: BatchedRowReader<ProjectEntity>;
+
   constructor(
     private readonly ds: DataSource,
     private readonly pipelines: PipelinesService,
-  ) {}
+  ) {
+    this.rows = new BatchedRowReader(ds, ProjectEntity, 'project');
+  }
 
   /** Creates the project and, from a template, its pipelines, all in one transaction. */
   async create(tenantId: string, body: ProjectCreate): Promise<Tagged<Project>> {
@@ -69,7 +75,7 @@ export class ProjectsService {
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Project>> {
-    return taggedProject(await this.load(this.ds.manager, tenantId, id));
+    return taggedProject(await this.rows.get(tenantId, id));
   }
 
   /** PUT: name and description are replaced (an absent description becomes null); the template stays. */

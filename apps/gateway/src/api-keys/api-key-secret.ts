@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'cnd_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -19,7 +19,8 @@ export function generateApiKey(): string {
 
 /** What is stored and looked up: the sha256 hex of the whole key (keys are random, so no salt is needed). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot hash(): a key is hashed on every request, and it costs less than half of createHash().
+  return hash('sha256', key, 'hex');
 }
 
 /** The 8 characters after `cnd_` (or the first 8 of a non-standard bootstrap key), shown to recognise a key. */

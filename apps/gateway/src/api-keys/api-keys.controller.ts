@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiKeyCreateSchema, apiKeyListQuerySchema, parseQueryOrThrow, tenantCreateSchema } from '@conduit/contracts';
@@ -6,13 +6,14 @@ import { principalOf } from '../access/principal-of.js';
 import { RequireScope } from '../access/access.decorators.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ApiKeysService } from './api-keys.service.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('API keys')
 @Controller('v2')
 export class ApiKeysController {
   constructor(@Inject(ApiKeysService) private readonly keys: ApiKeysService) {}
 
-  @Post('api-keys')
+  @IdempotentPost('api-keys')
   @RequireScope('admin')
   @Operation({
     summary: 'Create API Key',
@@ -41,7 +42,7 @@ export class ApiKeysController {
     await this.keys.revoke(principalOf(req).tenant_id, id);
   }
 
-  @Post('tenants')
+  @IdempotentPost('tenants')
   @RequireScope('admin')
   @Operation({
     summary: 'Create Tenant',

@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Connectors')
 @Controller('v2/connectors')
@@ -33,7 +34,7 @@ export class ConnectorsController {
     return this.connectors.list(req);
   }
 
-  @Post()
+  @IdempotentPost()
   @Operation({
     summary: 'Create Connector',
     description:
@@ -72,7 +73,7 @@ export class ConnectorsController {
     await this.connectors.remove(id, req);
   }
 
-  @Post(':connector_id/test')
+  @IdempotentPost(':connector_id/test')
   @Operation({
     summary: 'Test Connection',
     description:

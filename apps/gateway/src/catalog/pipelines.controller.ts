@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Pipelines')
 @Controller('v2/pipelines')
@@ -29,7 +30,7 @@ export class PipelinesController {
     return this.pipelines.list(req);
   }
 
-  @Post()
+  @IdempotentPost()
   @Operation({
     summary: 'Create Pipeline',
     description:
@@ -68,7 +69,7 @@ export class PipelinesController {
     await this.pipelines.remove(id, req);
   }
 
-  @Post(':pipeline_id/validate')
+  @IdempotentPost(':pipeline_id/validate')
   @Operation({
     summary: 'Validate Pipeline',
     description: 'Validates the DAG and stores the result; an invalid DAG is still a 200 with `valid: false`.',

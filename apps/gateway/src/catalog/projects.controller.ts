@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Projects')
 @Controller('v2/projects')
@@ -29,7 +30,7 @@ export class ProjectsController {
     return this.projects.list(req);
   }
 
-  @Post()
+  @IdempotentPost()
   @Operation({
     summary: 'Create Project',
     description: 'Creates a project; with `template`, also the pipelines of that template (GET /v2/templates).',

@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Jobs')
 @Controller('v2/jobs')
@@ -33,7 +34,7 @@ export class JobsController {
     return this.jobs.list(req);
   }
 
-  @Post()
+  @IdempotentPost()
   @Operation({
     summary: 'Create Job',
     description:
@@ -72,13 +73,13 @@ export class JobsController {
     await this.jobs.remove(id, req);
   }
 
-  @Post(':job_id/pause')
+  @IdempotentPost(':job_id/pause')
   @Operation({ summary: 'Pause Job', description: 'Stops scheduled runs; triggers by hand still work.', status: 200, params: ['job_id'], errors: [404] })
   pause(@Param('job_id') id: string, @Req() req: FastifyRequest) {
     return this.jobs.action('pause', id, req);
   }
 
-  @Post(':job_id/resume')
+  @IdempotentPost(':job_id/resume')
   @Operation({ summary: 'Resume Job', status: 200, params: ['job_id'], errors: [404] })
   resume(@Param('job_id') id: string, @Req() req: FastifyRequest) {
     return this.jobs.action('resume', id, req);

@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Run, AppError, isId, parseOrThrow, parseQueryOrThrow, runListQuerySchema, runTriggerSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 function checkIds(jobId: string, runId?: string): void {
   if (!isId('job', jobId)) throw new AppError('not_found', 'no job with that id');
@@ -15,7 +16,7 @@ function checkIds(jobId: string, runId?: string): void {
 export class RunsController {
   constructor(private readonly backend: BackendClient) {}
 
-  @Post('run')
+  @IdempotentPost('run')
   @Operation({
     summary: 'Trigger Run',
     description:
@@ -51,7 +52,7 @@ export class RunsController {
     return (await this.backend.call('scheduler.runs.get', { job_id: jobId, run_id: runId }, req)).data;
   }
 
-  @Post('runs/:run_id/cancel')
+  @IdempotentPost('runs/:run_id/cancel')
   @Operation({
     summary: 'Cancel Run',
     description: 'The run is `canceled` at once and its executor stops within a second. 409 `run_finished` when it is over.',

@@ -1,10 +1,11 @@
-import { Controller, Delete, Get, Param, Patch, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Patch, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { deliveryListQuerySchema, parseQueryOrThrow, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
+import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 const EVENTS_DOC =
   'Event kinds: job.started, job.completed, job.failed, job.canceled, alert.opened, alert.resolved. Each delivery ' +
@@ -35,7 +36,7 @@ export class WebhooksController {
     return this.webhooks.list(req);
   }
 
-  @Post()
+  @IdempotentPost()
   @Operation({
     summary: 'Create Webhook',
     description:
@@ -93,7 +94,7 @@ export class WebhooksController {
     return (await this.backend.call('webhooks.deliveries.list', { webhook_id: webhookId, query }, req)).data;
   }
 
-  @Post(':webhook_id/test')
+  @IdempotentPost(':webhook_id/test')
   @Operation({
     summary: 'Test Webhook',
     description:
