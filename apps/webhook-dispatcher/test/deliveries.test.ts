@@ -9,6 +9,8 @@ import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.j
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
 import { Receiver, type Received, type Responder } from './support/receiver.js';
+import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
+import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
 import { alertEvent, EventPublisher, runEvent } from './support/events.js';
 
 const prefix = testPrefix();
@@ -141,6 +143,34 @@ describe('fan-out and signed delivery', () => {
     expect(first).toMatchObject({ webhook_id: webhook.id, event_type: 'ping', attempt: 1, status: 'pending' });
     const [got] = await waitFor('the ping', () => receiver.requests(hook.path).length === 1 && receiver.requests(hook.path));
     expect(verify(PLAIN_SECRET, got!)).toMatchObject({ id: first.event_id, type: 'ping', data: { webhook_id: webhook.id } });
+  });
+});
+
+describe('planning in batches', () => {
+  it('plans events arriving together in one batch: each once, each to its own tenant, a bad one failing alone', async () => {
+    const [a, b] = [newTenant(), newTenant()];
+    const hookA = endpoint();
+    const hookB = endpoint();
+    const webhookA = await createWebhook(a, hookA.url);
+    const webhookB = await createWebhook(b, hookB.url);
+    const planner = dispatcher.app.get(DeliveryPlanner);
+    const payloadOf = (tenant: string) => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!;
+    const [first, second, ofB] = [payloadOf(a), payloadOf(a), payloadOf(b)];
+    // PostgreSQL refuses a NUL character in text: this event's statement fails, and only this event with it.
+    const bad = payloadOf('tnt_with_\u0000_nul');
+    const results = await Promise.allSettled([
+      planner.fanOut(a, first),
+      planner.fanOut(a, second),
+      planner.fanOut(a, first), // the same event again, in the same batch
+      planner.fanOut(b, ofB),
+      planner.fanOut('tnt_with_\u0000_nul', bad),
+    ]);
+    const planned = results.map((r) => (r.status === 'fulfilled' ? r.value.map((p) => p.webhook_id) : 'failed'));
+    expect(planned).toEqual([[webhookA.id], [webhookA.id], [], [webhookB.id], 'failed']);
+    await waitFor('the three deliveries', () => receiver.requests(hookA.path).length === 2 && receiver.requests(hookB.path).length === 1);
+    const ids = (path: string) => receiver.requests(path).map((r) => r.headers['webhook-id']).sort();
+    expect(ids(hookA.path)).toEqual([first.id, second.id].sort());
+    expect(ids(hookB.path)).toEqual([ofB.id]);
   });
 });
 

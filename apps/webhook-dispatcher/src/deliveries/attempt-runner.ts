@@ -11,7 +11,8 @@ import { DispatcherQueues } from '../queues/dispatcher-queues.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SecretBox } from '../security/secret-box.js';
 import { resolveWebhookTarget, UrlRefusedError } from '../security/url-policy.js';
-import { signedHeaders, signerFor } from '../security/webhook-signer.js';
+import { signedHeaders } from '../security/webhook-signer.js';
+import { SignerCache } from '../security/signer-cache.js';
 import { disableWebhook } from '../webhooks/webhook-disabling.js';
 import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
@@ -36,17 +37,19 @@ export class AttemptRunner implements OnModuleDestroy {
   private readonly sender = new DeliverySender();
   private readonly successes: SuccessBatcher;
   private readonly slots: SendSlots;
+  private readonly signers: SignerCache;
 
   constructor(
     private readonly ds: DataSource,
     private readonly queues: DispatcherQueues,
     private readonly relay: OutboxRelay,
-    private readonly secrets: SecretBox,
+    secrets: SecretBox,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {
     this.successes = new SuccessBatcher(ds);
     this.slots = new SendSlots(settings.deliveryConcurrency, SLOT_WAIT_MS);
+    this.signers = new SignerCache(secrets);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -129,7 +132,7 @@ export class AttemptRunner implements OnModuleDestroy {
       if (!(err instanceof UrlRefusedError)) throw err;
       return { statusCode: null, latencyMs: 0, error: `not sent: ${err.message}`, retryAfterMs: null };
     }
-    const signer = signerFor(this.secrets.open(c.secret_sealed, c.webhook_id));
+    const signer = this.signers.signerOf(c.webhook_id, c.secret_sealed);
     return this.sender.send(target, signedHeaders(signer, c.event_id, at, c.body), c.body, this.settings.timeoutMs);
   }
 

@@ -5,6 +5,7 @@ import { newId, type WebhookPayload } from '@conduit/contracts';
 import { AttemptRunner } from './attempt-runner.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
 import { DispatcherQueues } from '../queues/dispatcher-queues.js';
+import { GroupCommit } from '../common/group-commit.js';
 import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER } from '../common/tokens.js';
 
@@ -23,29 +24,47 @@ interface Target {
   secret_sealed: string;
 }
 
+/** An event to plan: to its tenant's subscribed webhooks (fan-out), or to the targets given (a ping). */
+interface PlanRequest {
+  tenantId: string;
+  payload: WebhookPayload;
+  targets?: Target[];
+}
+
+interface Attempt {
+  id: string;
+  request: number;
+  target: Target;
+  claimed: boolean;
+}
+
+/** Events planned together at most. */
+const MAX_BATCH = 200;
+
 /**
- * Turns an event into attempts: the event's body and one pending first attempt per target webhook are written in
- * one statement. As many as this process has free sending slots are written already claimed and sent at once (no
- * claim round trip, no queue hop); the rest are queued. The event id is the events table's key, so an event seen
- * twice plans nothing the second time (consumers are idempotent on the event id). An attempt written but not queued
- * (a crash, Redis down), or claimed by a process that died, is queued later by the sweep.
+ * Turns events into attempts: each event's body and one pending first attempt per target webhook are written in one
+ * statement, for all the events that arrived while the previous batch was written (group commit: one lookup and one
+ * write per batch instead of per event). As many attempts as this process has free sending slots are written already
+ * claimed and sent at once (no claim round trip, no queue hop); the rest are queued. The event id is the events
+ * table's key, so an event seen twice plans nothing the second time (consumers are idempotent on the event id). An
+ * attempt written but not queued (a crash, Redis down), or claimed by a process that died, is queued by the sweep.
  */
 @Injectable()
 export class DeliveryPlanner {
+  private readonly commits: GroupCommit<PlanRequest, PlannedAttempt[] | Error>;
+
   constructor(
     private readonly ds: DataSource,
     private readonly runner: AttemptRunner,
     private readonly queues: DispatcherQueues,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.commits = new GroupCommit((requests) => this.planBatch(requests), MAX_BATCH);
+  }
 
   /** One attempt for every active webhook of the tenant subscribed to the event's kind. */
-  async fanOut(tenantId: string, payload: WebhookPayload): Promise<PlannedAttempt[]> {
-    const targets = (await this.ds.query(
-      `SELECT id, url, status, secret_sealed FROM webhooks WHERE tenant_id = $1 AND status = 'active' AND events @> ARRAY[$2]::text[]`,
-      [tenantId, payload.type],
-    )) as Target[];
-    return this.plan(tenantId, payload, targets);
+  fanOut(tenantId: string, payload: WebhookPayload): Promise<PlannedAttempt[]> {
+    return this.submit({ tenantId, payload });
   }
 
   /** One attempt for that webhook alone (the `ping` of the test operation). */
@@ -54,34 +73,42 @@ export class DeliveryPlanner {
       webhookId,
       tenantId,
     ])) as Target[];
-    return this.plan(tenantId, payload, targets);
+    return this.submit({ tenantId, payload, targets });
   }
 
-  private async plan(tenantId: string, payload: WebhookPayload, targets: Target[]): Promise<PlannedAttempt[]> {
+  private async submit(request: PlanRequest): Promise<PlannedAttempt[]> {
+    const planned = await this.commits.submit(request);
+    if (planned instanceof Error) throw planned;
+    return planned;
+  }
+
+  /** A batch that fails is planned again event by event, so that one bad event fails alone. */
+  private async planBatch(requests: PlanRequest[]): Promise<(PlannedAttempt[] | Error)[]> {
+    try {
+      return await this.plan(requests);
+    } catch (err) {
+      if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+      const alone = [];
+      for (const request of requests) alone.push((await this.planBatch([request]))[0] as PlannedAttempt[] | Error);
+      return alone;
+    }
+  }
+
+  private async plan(requests: PlanRequest[]): Promise<PlannedAttempt[][]> {
+    const targets = await this.targetsOf(requests);
+    const total = targets.reduce((n, t) => n + t.length, 0);
     // Nothing subscribes: the event is not even recorded (a copy arriving later may find a new subscriber, which is harmless).
-    if (targets.length === 0) return [];
+    if (total === 0) return requests.map(() => []);
     const now = new Date();
-    const body = JSON.stringify(payload);
-    const slots = await this.runner.reserveSlots(targets.length);
-    const attempts = targets.map((t, i) => ({ id: newId('delivery'), target: t, claimed: i < slots }));
+    const bodies = requests.map((r) => JSON.stringify(r.payload));
+    const slots = await this.runner.reserveSlots(total);
+    let claimable = slots;
+    const attempts: Attempt[] = targets.flatMap((list, request) =>
+      list.map((target) => ({ id: newId('delivery'), request, target, claimed: claimable-- > 0 })),
+    );
     let written: Set<string>;
     try {
-      // One statement, so the event and its attempts commit together. The join skips a webhook deleted meanwhile.
-      const rows = returnedRows<{ id: string }>(
-        await this.ds.query(
-          `WITH e AS (
-             INSERT INTO events (event_id, tenant_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (event_id) DO NOTHING RETURNING event_id
-           )
-           INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, due_at, claimed_at, created_at)
-           SELECT a.id, $2, a.webhook_id, e.event_id, $3, 1, 'pending', $5, CASE WHEN a.claimed THEN $5::timestamptz END, $5
-             FROM e CROSS JOIN unnest($6::text[], $7::text[], $8::boolean[]) AS a(id, webhook_id, claimed)
-             JOIN webhooks w ON w.id = a.webhook_id
-           RETURNING id`,
-          [payload.id, tenantId, payload.type, body, now, attempts.map((a) => a.id), attempts.map((a) => a.target.id), attempts.map((a) => a.claimed)],
-        ),
-      );
-      written = new Set(rows.map((r) => r.id));
+      written = await this.write(requests, bodies, targets, attempts, now);
     } catch (err) {
       this.runner.releaseSlots(slots);
       throw err;
@@ -89,26 +116,87 @@ export class DeliveryPlanner {
     const planned = attempts.filter((a) => written.has(a.id));
     const claimed = planned.filter((a) => a.claimed);
     this.runner.releaseSlots(slots - claimed.length);
-    this.runner.sendClaimed(claimed.map((a) => this.claimedAttempt(tenantId, payload, body, a.id, a.target)));
+    this.runner.sendClaimed(claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a)));
     try {
       await this.queues.enqueueDeliveries(planned.filter((a) => !a.claimed).map((a) => ({ id: a.id, delayMs: 0 })));
     } catch (err) {
-      this.logger.warn({ err, event_id: payload.id }, 'could not queue new deliveries; the sweep queues them');
+      this.logger.warn({ err, event_ids: requests.map((r) => r.payload.id) }, 'could not queue new deliveries; the sweep queues them');
     }
-    return planned.map((a) => ({ id: a.id, webhook_id: a.target.id, created_at: now }));
+    return requests.map((_, i) =>
+      planned.filter((a) => a.request === i).map((a) => ({ id: a.id, webhook_id: a.target.id, created_at: now })),
+    );
   }
 
-  private claimedAttempt(tenantId: string, payload: WebhookPayload, body: string, id: string, t: Target): ClaimedAttempt {
+  /**
+   * The targets of each request, in one query for all the fan-outs of the batch. A second copy of an event within
+   * the batch gets none: only one copy may plan.
+   */
+  private async targetsOf(requests: PlanRequest[]): Promise<Target[][]> {
+    const seen = new Set<string>();
+    const firsts = requests.map((r) => !seen.has(r.payload.id) && Boolean(seen.add(r.payload.id)));
+    const lookups = requests.map((r, i) => (firsts[i] && !r.targets ? i : -1)).filter((i) => i >= 0);
+    const found = new Map<number, Target[]>();
+    if (lookups.length > 0) {
+      const rows = (await this.ds.query(
+        `SELECT r.i::int AS i, w.id, w.url, w.status, w.secret_sealed
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(tenant_id, type, i)
+           JOIN webhooks w ON w.tenant_id = r.tenant_id AND w.status = 'active' AND w.events @> ARRAY[r.type]`,
+        [lookups.map((i) => requests[i]!.tenantId), lookups.map((i) => requests[i]!.payload.type)],
+      )) as (Target & { i: number })[];
+      for (const { i, ...target } of rows) {
+        const request = lookups[i - 1] as number;
+        found.set(request, [...(found.get(request) ?? []), target]);
+      }
+    }
+    return requests.map((r, i) => (firsts[i] ? (r.targets ?? found.get(i) ?? []) : []));
+  }
+
+  /**
+   * One statement, so each event and its attempts commit together; an event already recorded plans nothing, and the
+   * join skips a webhook deleted meanwhile. Answers the ids of the attempts written.
+   */
+  private async write(requests: PlanRequest[], bodies: string[], targets: Target[][], attempts: Attempt[], now: Date): Promise<Set<string>> {
+    const events = requests.map((_, i) => i).filter((i) => (targets[i] as Target[]).length > 0);
+    const rows = returnedRows<{ id: string }>(
+      await this.ds.query(
+        `WITH e AS (
+           INSERT INTO events (event_id, tenant_id, type, body, created_at)
+           SELECT v.event_id, v.tenant_id, v.type, v.body, $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(event_id, tenant_id, type, body)
+           ON CONFLICT (event_id) DO NOTHING RETURNING event_id, tenant_id, type
+         )
+         INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, due_at, claimed_at, created_at)
+         SELECT a.id, e.tenant_id, a.webhook_id, e.event_id, e.type, 1, 'pending', $5, CASE WHEN a.claimed THEN $5::timestamptz END, $5
+           FROM unnest($6::text[], $7::text[], $8::text[], $9::boolean[]) AS a(id, event_id, webhook_id, claimed)
+           JOIN e ON e.event_id = a.event_id
+           JOIN webhooks w ON w.id = a.webhook_id
+         RETURNING id`,
+        [
+          events.map((i) => requests[i]!.payload.id),
+          events.map((i) => requests[i]!.tenantId),
+          events.map((i) => requests[i]!.payload.type),
+          events.map((i) => bodies[i]),
+          now,
+          attempts.map((a) => a.id),
+          attempts.map((a) => requests[a.request]!.payload.id),
+          attempts.map((a) => a.target.id),
+          attempts.map((a) => a.claimed),
+        ],
+      ),
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  private claimedAttempt(request: PlanRequest, body: string, a: Attempt): ClaimedAttempt {
     return {
-      id,
-      tenant_id: tenantId,
-      webhook_id: t.id,
-      event_id: payload.id,
-      event_type: payload.type,
+      id: a.id,
+      tenant_id: request.tenantId,
+      webhook_id: a.target.id,
+      event_id: request.payload.id,
+      event_type: request.payload.type,
       attempt: 1,
-      url: t.url,
-      webhook_status: t.status,
-      secret_sealed: t.secret_sealed,
+      url: a.target.url,
+      webhook_status: a.target.status,
+      secret_sealed: a.target.secret_sealed,
       body,
     };
   }

@@ -18,6 +18,25 @@ describe('SendSlots', () => {
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
+  it('waits until as many as it wants are free, then takes them together', async () => {
+    const slots = new SendSlots(4, 5000);
+    expect(await slots.take(3)).toBe(3);
+    const waiting = slots.take(3);
+    let granted: number | undefined;
+    void waiting.then((n) => (granted = n));
+    slots.give(1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(granted).toBeUndefined(); // two free: not yet enough
+    slots.give(2);
+    expect(await waiting).toBe(3);
+  });
+
+  it('takes what is free once the wait is over', async () => {
+    const slots = new SendSlots(4, 30);
+    expect(await slots.take(3)).toBe(3);
+    expect(await slots.take(3)).toBe(1);
+  });
+
   it('answers none once the wait is over and every slot is still taken', async () => {
     const slots = new SendSlots(1, 30);
     expect(await slots.take(1)).toBe(1);

@@ -1,7 +1,8 @@
 /**
- * The in-process sending slots (`deliveryConcurrency` of them). A new event waits a little for a free slot rather
- * than spilling its attempts to the queue: waiting keeps the backlog in events.webhooks (shared by the replicas)
- * and saves the queued path's claim round trip and queue hop; after `maxWaitMs` it takes what is free, maybe none.
+ * The in-process sending slots (`deliveryConcurrency` of them). New attempts wait a little for free slots rather
+ * than spilling to the queue: waiting keeps the backlog in events.webhooks (shared by the replicas) and saves the
+ * queued path's claim round trip, queue hop and their scripts (several times an inline attempt's cost); after
+ * `maxWaitMs` they take what is free, maybe none.
  */
 export class SendSlots {
   private used = 0;
@@ -12,10 +13,11 @@ export class SendSlots {
     private readonly maxWaitMs: number,
   ) {}
 
-  /** Takes up to `wanted` slots, waiting up to maxWaitMs for the first; answers how many it took. */
+  /** Takes up to `wanted` slots, waiting up to maxWaitMs for that many (or all) to be free; answers how many it took. */
   async take(wanted: number): Promise<number> {
     const deadline = Date.now() + this.maxWaitMs;
-    while (this.used >= this.size && Date.now() < deadline) await this.freed(deadline - Date.now());
+    const enough = Math.min(wanted, this.size);
+    while (this.size - this.used < enough && Date.now() < deadline) await this.freed(deadline - Date.now());
     const granted = Math.max(0, Math.min(wanted, this.size - this.used));
     this.used += granted;
     return granted;

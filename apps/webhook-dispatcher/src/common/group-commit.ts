@@ -1,0 +1,48 @@
+interface Waiting<T, R> {
+  item: T;
+  resolve: (result: R) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: items submitted while a batch is being written wait and go together in the next one, so a burst
+ * costs one round trip per batch rather than per item (each write is a syscall and a database round trip). The
+ * first item of a quiet moment waits only for the end of the current turn of the event loop. One batch runs at a
+ * time; `write` answers one result per item, in order, or throws to fail the whole batch.
+ */
+export class GroupCommit<T, R> {
+  private queue: Waiting<T, R>[] = [];
+  private draining: Promise<void> | null = null;
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<R[]>,
+    private readonly maxBatch: number,
+  ) {}
+
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.draining ??= this.drain();
+    });
+  }
+
+  /** Resolves once everything submitted so far is written (or has failed to its caller). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    // Let the items of this turn of the event loop join the first batch.
+    await new Promise<void>((r) => setImmediate(r));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const results = await this.write(batch.map((w) => w.item));
+        batch.forEach((w, i) => w.resolve(results[i] as R));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.draining = null;
+  }
+}

@@ -1,0 +1,29 @@
+import type { Webhook } from 'standardwebhooks';
+import type { SecretBox } from './secret-box.js';
+import { signerFor } from './webhook-signer.js';
+
+const MAX_ENTRIES = 1000;
+
+/**
+ * The signers of recently used webhooks, so a burst to one webhook decrypts its secret and builds its signer once
+ * rather than per attempt (together a tenth of the dispatcher's CPU per delivery). An entry holds the sealed value
+ * it was opened from and is used only while the row still holds that value: a rotated secret is opened anew.
+ */
+export class SignerCache {
+  private readonly entries = new Map<string, { sealed: string; signer: Webhook }>();
+
+  constructor(private readonly secrets: SecretBox) {}
+
+  signerOf(webhookId: string, sealed: string): Webhook {
+    const cached = this.entries.get(webhookId);
+    if (cached?.sealed === sealed) return cached.signer;
+    const signer = signerFor(this.secrets.open(sealed, webhookId));
+    if (!cached && this.entries.size >= MAX_ENTRIES) {
+      // Maps iterate in insertion order: the first key is the longest held.
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(webhookId, { sealed, signer });
+    return signer;
+  }
+}
