@@ -9,7 +9,7 @@ import {
   RpcException,
 } from '@nestjs/microservices';
 import type { Redis } from 'ioredis';
-import { firstValueFrom, toArray } from 'rxjs';
+import { EmptyError, firstValueFrom, type Observable, of, toArray } from 'rxjs';
 import { RedisStreamsClient, RedisStreamsContext, RedisStreamsServer, requestStreamKey, rpcCall } from '../src/index.js';
 import { connectRedis, deleteKeys, pendingCount, REDIS_URL, testPrefix, waitFor } from './support.js';
 
@@ -42,6 +42,16 @@ class CatalogController {
   async later(@Payload() data: { n: number }): Promise<number> {
     await new Promise(resolve => setTimeout(resolve, 20));
     return data.n * 2;
+  }
+
+  @MessagePattern('catalog.items.nothing')
+  nothing(): void {
+    return undefined;
+  }
+
+  @MessagePattern('catalog.items.stream')
+  stream(): Observable<number> {
+    return of(1, 2, 3);
   }
 
   @EventPattern('catalog.items.touched')
@@ -113,6 +123,13 @@ describe('RedisStreams transport through a Nest microservice', () => {
   it('completes the observable with exactly one value', async () => {
     const values = await firstValueFrom(client.send('catalog.items.echo', { a: 1 }).pipe(toArray()));
     expect(values).toEqual([{ a: 1 }]);
+  });
+
+  it('answers request() as firstValueFrom(send()) does: a stream by its first value, nothing by EmptyError', async () => {
+    await expect(client.request('catalog.items.stream', {})).resolves.toBe(1);
+    await expect(firstValueFrom(client.send('catalog.items.stream', {}))).resolves.toBe(1);
+    await expect(client.request('catalog.items.nothing', {})).rejects.toBeInstanceOf(EmptyError);
+    await expect(firstValueFrom(client.send('catalog.items.nothing', {}))).rejects.toBeInstanceOf(EmptyError);
   });
 
   it('passes dispatch-hook metadata to the handler context', async () => {
