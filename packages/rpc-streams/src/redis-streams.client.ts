@@ -18,7 +18,8 @@ import {
   serviceOfPattern,
 } from './options.js';
 import { RpcTimeoutError } from './rpc-timeout.error.js';
-import { encodeRequest, type ReplyBody } from './wire.js';
+import { decodeReplies, encodeRequest, type ReplyBody } from './wire.js';
+import { StreamWriter } from './stream-writer.js';
 
 interface Connections {
   publisher: Redis;
@@ -37,13 +38,18 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
   private readonly replyTo: string;
   private connections: Connections | null = null;
   private connection: Promise<void> | null = null;
+  /** The connection has been opened and the reply channel subscribed: calls need not wait on connect(). */
+  private ready = false;
   private listeners: ConnectionListener[] = [];
   private closing = false;
+  private readonly writer: StreamWriter;
 
   constructor(opts: RedisStreamsOptions) {
     super();
     this.options = resolveOptions(opts);
     this.replyTo = replyChannel(this.options.prefix, this.clientId);
+    // Handled entries are deleted by the server; the cap only bounds a backlog nobody reads.
+    this.writer = new StreamWriter(() => this.requireConnections().publisher, this.options.maxStreamLength);
   }
 
   /** Idempotent; `send` calls it before every request. */
@@ -60,6 +66,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.ready = false;
     const waiting = [...this.routingMap.values()] as ((packet: WritePacket) => void)[];
     this.routingMap.clear();
     for (const callback of waiting) callback({ err: new Error('RPC client is closed') });
@@ -90,7 +97,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
    * packet hooks, ids, timeout and errors; rejects with rxjs's EmptyError when the handler answers nothing.
    */
   async request<T>(pattern: string, data: unknown): Promise<T> {
-    await this.connect();
+    if (!this.ready) await this.connect();
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const teardown = this.publish(this.createPacket(pattern, data), ({ err, response, isDisposed }) => {
@@ -131,7 +138,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     };
     this.routingMap.set(id, callback);
     try {
-      const fields = encodeRequest({
+      const message = encodeRequest({
         id,
         pattern,
         data: packet.data,
@@ -139,7 +146,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
         deadline: Date.now() + timeoutMs,
         ...(packet.metadata && { metadata: packet.metadata }),
       });
-      this.requireConnections().publisher.xadd(this.streamOf(pattern), ...this.trimArgs(), '*', ...fields).catch(fail);
+      this.writer.append(this.streamOf(pattern), message).catch(fail);
     } catch (err) {
       fail(err);
     }
@@ -149,20 +156,20 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
   /** `emit`: the event goes to exactly one replica of the pattern's service; nobody waits for it. */
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
     const pattern = this.normalizePattern(packet.pattern);
-    const fields = encodeRequest({
+    const message = encodeRequest({
       pattern,
       data: packet.data,
       ...(packet.metadata && { metadata: packet.metadata }),
     });
-    await this.requireConnections().publisher.xadd(this.streamOf(pattern), ...this.trimArgs(), '*', ...fields);
+    await this.writer.append(this.streamOf(pattern), message);
     return undefined as T;
   }
 
   private async open(): Promise<void> {
     const { url } = this.options;
     const connections: Connections = {
-      // Auto-pipelining: the requests of concurrent callers in one turn of the event loop share one write.
-      publisher: new Redis(url, { lazyConnect: true, enableAutoPipelining: true }),
+      // The requests of one turn of the event loop already share one call (StreamWriter).
+      publisher: new Redis(url, { lazyConnect: true }),
       subscriber: new Redis(url, { lazyConnect: true }),
     };
     this.connections = connections;
@@ -175,33 +182,31 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     await Promise.all([connections.publisher.connect(), connections.subscriber.connect()]);
     // Subscribed before the first request goes out, so no reply can arrive unheard.
     await connections.subscriber.subscribe(this.replyTo);
+    this.ready = true;
   }
 
   private onReply(body: string): void {
-    let reply: ReplyBody;
+    let replies: ReplyBody[];
     try {
-      reply = JSON.parse(body) as ReplyBody;
+      replies = decodeReplies(body);
     } catch {
       this.logger.warn('Ignoring a reply that is not JSON');
       return;
     }
-    // A reply after the timeout finds no callback and is dropped.
-    const callback = this.routingMap.get(reply.id) as ((packet: WritePacket) => void) | undefined;
-    if (!callback) return;
-    callback({
-      response: reply.response,
-      ...(reply.err != null && { err: reply.err }),
-      ...(reply.isDisposed && { isDisposed: true }),
-    });
+    for (const reply of replies) {
+      // A reply after the timeout finds no callback and is dropped.
+      const callback = this.routingMap.get(reply.id) as ((packet: WritePacket) => void) | undefined;
+      if (!callback) continue;
+      callback({
+        response: reply.response,
+        ...(reply.err != null && { err: reply.err }),
+        ...(reply.isDisposed && { isDisposed: true }),
+      });
+    }
   }
 
   private streamOf(pattern: string): string {
     return requestStreamKey(this.options.prefix, serviceOfPattern(pattern));
-  }
-
-  /** Handled entries are deleted by the server; the cap only bounds a backlog nobody reads. */
-  private trimArgs(): ['MAXLEN', '~', number] {
-    return ['MAXLEN', '~', this.options.maxStreamLength];
   }
 
   private requireConnections(): Connections {
@@ -210,6 +215,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
   }
 
   private dropConnections(): void {
+    this.ready = false;
     const connections = this.connections;
     this.connections = null;
     connections?.publisher.disconnect();

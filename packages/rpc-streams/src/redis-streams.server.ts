@@ -150,7 +150,7 @@ export class RedisStreamsServer
     const handler = this.getHandlerByPattern(message.pattern);
     if (!handler) {
       const body = JSON.stringify({ id, err: NO_MESSAGE_HANDLER, isDisposed: true } satisfies ReplyBody);
-      return consumer.finish(entry.entryId, tx => tx.publish(reply, body));
+      return consumer.finish(entry.entryId, { channel: reply, body });
     }
     return this.runHandler(consumer, entry.entryId, handler, message, context, id, reply);
   }
@@ -211,7 +211,7 @@ export class RedisStreamsServer
   /** The final reply and the ack travel together; a failure is logged (the entry will be claimed again). */
   private finishWithReply(consumer: StreamConsumer, entryId: string, pattern: string, reply: string, body: string): Promise<void> {
     return consumer
-      .finish(entryId, tx => tx.publish(reply, body))
+      .finish(entryId, { channel: reply, body })
       .catch((err: unknown) => this.logger.error(`Replying to ${pattern} failed: ${String(err)}`));
   }
 

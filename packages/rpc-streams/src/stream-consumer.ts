@@ -1,7 +1,8 @@
 // One replica's membership of a service's consumer group: reads, claims, acks. Knows nothing of Nest.
 import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis, type ChainableCommander } from 'ioredis';
+import { Redis } from 'ioredis';
+import { encodeReplies } from './wire.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -22,9 +23,17 @@ export interface StreamConsumerConfig {
   process: (entry: StreamEntry) => Promise<void>;
 }
 
+/** A final reply to publish as an entry is finished. */
+export interface FinalReply {
+  /** The caller's reply channel. */
+  channel: string;
+  /** The reply as JSON. */
+  body: string;
+}
+
 interface PendingFinish {
   entryId: string;
-  before?: (tx: ChainableCommander) => void;
+  reply?: FinalReply;
   settle: (err?: unknown) => void;
 }
 
@@ -102,14 +111,15 @@ export class StreamConsumer {
   }
 
   /**
-   * Sends `before` (e.g. the final reply), XACK and XDEL in one MULTI: the entry is done. Entries finished in
-   * the same turn of the event loop share one MULTI (one write, one XACK and one XDEL for all), which is what
-   * keeps a busy replica from spending its time on syscalls; each entry's reply and ack still land together.
+   * Publishes `reply` (if any), then XACK and XDEL, in one MULTI: the entry is done. Entries finished in the same
+   * turn of the event loop share one MULTI (one write, one XACK and one XDEL for all) and their replies to the same
+   * caller one PUBLISH (see encodeReplies), which is what keeps a busy replica, Redis and the caller from spending
+   * their time on syscalls and messages; each entry's reply and ack still land together.
    */
-  finish(entryId: string, before?: (tx: ChainableCommander) => void): Promise<void> {
+  finish(entryId: string, reply?: FinalReply): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.finished.length === 0) setImmediate(() => void this.flushFinished());
-      this.finished.push({ entryId, before, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.finished.push({ entryId, ...(reply && { reply }), settle: (err) => (err === undefined ? resolve() : reject(err)) });
     });
   }
 
@@ -118,8 +128,15 @@ export class StreamConsumer {
     this.finished = [];
     const { stream, group } = this.config;
     const ids = batch.map((f) => f.entryId);
+    const repliesByChannel = new Map<string, string[]>();
+    for (const { reply } of batch) {
+      if (!reply) continue;
+      const bodies = repliesByChannel.get(reply.channel);
+      if (bodies) bodies.push(reply.body);
+      else repliesByChannel.set(reply.channel, [reply.body]);
+    }
     const tx = this.commands.multi();
-    for (const f of batch) f.before?.(tx);
+    for (const [channel, bodies] of repliesByChannel) tx.publish(channel, encodeReplies(bodies));
     let failure: unknown;
     try {
       const results = await tx.xack(stream, group, ...ids).xdel(stream, ...ids).exec();

@@ -1,7 +1,10 @@
-import { decodeRequest, encodeRequest, toTransportableError } from './wire.js';
+import { MESSAGE_FIELD, decodeReplies, decodeRequest, encodeReplies, encodeRequest, toTransportableError } from './wire.js';
+
+/** The field list XREADGROUP returns for an entry of one message. */
+const entryOf = (message: string) => [MESSAGE_FIELD, message];
 
 describe('wire format', () => {
-  it('round-trips a request through the flat XADD field list', () => {
+  it('round-trips a request through one XADD field', () => {
     const request = {
       id: 'r-1',
       pattern: 'catalog.projects.create',
@@ -10,18 +13,46 @@ describe('wire format', () => {
       deadline: 1_700_000_000_123,
       metadata: { request_id: 'req-9' },
     };
-    expect(decodeRequest(encodeRequest(request))).toEqual(request);
+    expect(decodeRequest(entryOf(encodeRequest(request)))).toEqual(request);
+  });
+
+  it('reads the older entry of one field per property, as a replica not yet upgraded writes it', () => {
+    const old = ['pattern', 'catalog.projects.get', 'data', '{"id":"prj_1"}', 'id', 'r-2', 'reply', 'conduit:rpc:reply:c-2', 'deadline', '1700000000123', 'metadata', '{"a":1}'];
+    expect(decodeRequest(old)).toEqual({
+      pattern: 'catalog.projects.get',
+      data: { id: 'prj_1' },
+      id: 'r-2',
+      reply: 'conduit:rpc:reply:c-2',
+      deadline: 1_700_000_000_123,
+      metadata: { a: 1 },
+    });
   });
 
   it('encodes an event without id, reply or deadline', () => {
-    const fields = encodeRequest({ pattern: 'svc.x.y', data: 1 });
-    expect(fields).toEqual(['pattern', 'svc.x.y', 'data', '1']);
-    expect(decodeRequest(fields)).toEqual({ pattern: 'svc.x.y', data: 1 });
+    const message = encodeRequest({ pattern: 'svc.x.y', data: 1 });
+    expect(JSON.parse(message)).toEqual({ pattern: 'svc.x.y', data: 1 });
+    expect(decodeRequest(entryOf(message))).toEqual({ pattern: 'svc.x.y', data: 1 });
+    expect(decodeRequest(entryOf(encodeRequest({ pattern: 'svc.x.y', data: undefined })))).toEqual({ pattern: 'svc.x.y', data: null });
   });
 
   it('rejects an entry without pattern or data', () => {
     expect(() => decodeRequest(['pattern', 'svc.x.y'])).toThrow(/no pattern or data/);
     expect(() => decodeRequest(['pattern', 'svc.x.y', 'data', '{oops'])).toThrow(SyntaxError);
+    expect(() => decodeRequest(['m', '{"data":1}'])).toThrow(/no pattern or data/);
+    expect(() => decodeRequest(['m', '{"pattern":"svc.x.y"}'])).toThrow(/no pattern or data/);
+    expect(() => decodeRequest(['m', '{oops'])).toThrow(SyntaxError);
+  });
+
+  it('publishes one reply as itself and several to the same caller as one array', () => {
+    const a = JSON.stringify({ id: 'a', response: 1, isDisposed: true });
+    const b = JSON.stringify({ id: 'b', err: 'no', isDisposed: true });
+    expect(encodeReplies([a])).toBe(a);
+    expect(decodeReplies(encodeReplies([a]))).toEqual([{ id: 'a', response: 1, isDisposed: true }]);
+    expect(decodeReplies(encodeReplies([a, b]))).toEqual([
+      { id: 'a', response: 1, isDisposed: true },
+      { id: 'b', err: 'no', isDisposed: true },
+    ]);
+    expect(() => decodeReplies('{oops')).toThrow(SyntaxError);
   });
 
   it('keeps the name and message of an Error, which JSON.stringify would lose', () => {

@@ -1,4 +1,4 @@
-// The message formats on Redis: request fields of a stream entry and the JSON body of a reply.
+// The message formats on Redis: the fields of a request's stream entry and the JSON of the replies.
 import type { PacketMetadata } from '@nestjs/microservices';
 
 /** One entry of a service's request stream. Events (from `emit`) carry neither `id` nor `reply`. */
@@ -14,7 +14,10 @@ export interface RequestMessage {
   metadata?: PacketMetadata;
 }
 
-/** What the server publishes on the caller's reply channel. */
+/**
+ * What the server publishes on the caller's reply channel: one reply, or (from {@link encodeReplies}) a JSON array
+ * of the replies to one caller that finished together.
+ */
 export interface ReplyBody {
   id: string;
   response?: unknown;
@@ -22,35 +25,51 @@ export interface ReplyBody {
   isDisposed?: boolean;
 }
 
-/** Flat field/value list for XADD. */
-export function encodeRequest(message: RequestMessage): string[] {
-  const fields = ['pattern', message.pattern, 'data', JSON.stringify(message.data ?? null)];
-  if (message.id !== undefined) fields.push('id', message.id);
-  if (message.reply !== undefined) fields.push('reply', message.reply);
-  if (message.deadline !== undefined) fields.push('deadline', String(message.deadline));
-  if (message.metadata !== undefined) fields.push('metadata', JSON.stringify(message.metadata));
-  return fields;
+/** The one field of an entry: the whole message as JSON, so an entry is one argument and the server parses once. */
+export const MESSAGE_FIELD = 'm';
+
+/** The value of an entry's {@link MESSAGE_FIELD}. */
+export function encodeRequest(message: RequestMessage): string {
+  // No spread copy on the usual path: it would double the cost of the stringify.
+  return JSON.stringify(message.data === undefined ? { ...message, data: null } : message);
 }
 
-/** Parses the flat field/value list XREADGROUP returns; throws on a malformed entry. */
+/**
+ * Parses the field/value list XREADGROUP returns; throws on a malformed entry. Also reads the older format of one
+ * field per property (`pattern`, `data` as JSON, `id`, `reply`, `deadline`, `metadata` as JSON), so entries written
+ * by a replica not yet upgraded are still served during a rolling deployment.
+ */
 export function decodeRequest(flat: string[]): RequestMessage {
+  if (flat.length === 2 && flat[0] === MESSAGE_FIELD) return checked(JSON.parse(flat[1] as string) as Partial<RequestMessage>);
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i] as string, flat[i + 1] as string);
-  const pattern = fields.get('pattern');
   const data = fields.get('data');
-  if (pattern === undefined || data === undefined) {
-    throw new Error('stream entry has no pattern or data field');
-  }
   const deadline = fields.get('deadline');
   const metadata = fields.get('metadata');
-  const message: RequestMessage = { pattern, data: JSON.parse(data) as unknown };
-  const id = fields.get('id');
-  const reply = fields.get('reply');
-  if (id !== undefined) message.id = id;
-  if (reply !== undefined) message.reply = reply;
-  if (deadline !== undefined) message.deadline = Number(deadline);
-  if (metadata !== undefined) message.metadata = JSON.parse(metadata) as PacketMetadata;
-  return message;
+  return checked({
+    pattern: fields.get('pattern'),
+    ...(data !== undefined && { data: JSON.parse(data) as unknown }),
+    ...(fields.has('id') && { id: fields.get('id') }),
+    ...(fields.has('reply') && { reply: fields.get('reply') }),
+    ...(deadline !== undefined && { deadline: Number(deadline) }),
+    ...(metadata !== undefined && { metadata: JSON.parse(metadata) as PacketMetadata }),
+  });
+}
+
+function checked(message: Partial<RequestMessage>): RequestMessage {
+  if (typeof message.pattern !== 'string' || !('data' in message)) throw new Error('stream entry has no pattern or data field');
+  return message as RequestMessage;
+}
+
+/** One PUBLISH body for replies (already JSON) to the same caller: the reply itself, or an array of them. */
+export function encodeReplies(bodies: string[]): string {
+  return bodies.length === 1 ? (bodies[0] as string) : `[${bodies.join(',')}]`;
+}
+
+/** The replies of one PUBLISH body; throws when it is not JSON. */
+export function decodeReplies(body: string): ReplyBody[] {
+  const parsed = JSON.parse(body) as ReplyBody | ReplyBody[];
+  return Array.isArray(parsed) ? parsed : [parsed];
 }
 
 /** Errors do not survive JSON.stringify (it yields `{}`), so keep their name and message. */

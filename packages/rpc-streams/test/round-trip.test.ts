@@ -10,7 +10,7 @@ import {
 } from '@nestjs/microservices';
 import type { Redis } from 'ioredis';
 import { EmptyError, firstValueFrom, type Observable, of, toArray } from 'rxjs';
-import { RedisStreamsClient, RedisStreamsContext, RedisStreamsServer, requestStreamKey, rpcCall } from '../src/index.js';
+import { RedisStreamsClient, RedisStreamsContext, RedisStreamsServer, replyChannel, requestStreamKey, rpcCall } from '../src/index.js';
 import { connectRedis, deleteKeys, pendingCount, REDIS_URL, testPrefix, waitFor } from './support.js';
 
 const received: { events: unknown[]; metadata: unknown[] } = { events: [], metadata: [] };
@@ -99,6 +99,29 @@ describe('RedisStreams transport through a Nest microservice', () => {
     await expect(rpcCall(client, 'catalog.items.echo', payload)).resolves.toEqual(payload);
     await expect(rpcCall(client, 'catalog.items.echo', 'plain string')).resolves.toBe('plain string');
     await expect(rpcCall(client, 'catalog.items.async', { n: 21 })).resolves.toBe(42);
+  });
+
+  it('routes each of many concurrent replies to its own call, in fewer PUBLISHes than calls', async () => {
+    // A second listener on the client's reply channel counts the messages published to it.
+    const listener = redis.duplicate();
+    let messages = 0;
+    listener.on('message', () => (messages += 1));
+    await listener.subscribe(replyChannel(prefix, client.clientId));
+    const calls = Array.from({ length: 200 }, (_, i) =>
+      rpcCall(client, i % 10 === 9 ? 'catalog.items.reject' : 'catalog.items.echo', { i }).then(
+        (value) => ({ i, value }),
+        (err: unknown) => ({ i, err }),
+      ),
+    );
+    const answers = await Promise.all(calls);
+    for (const answer of answers) {
+      expect(answer).toEqual(answer.i % 10 === 9 ? { i: answer.i, err: { code: 'not_found', detail: 'no such item' } } : { i: answer.i, value: { i: answer.i } });
+    }
+    // Replies finished in the same turn travel together.
+    await waitFor(() => messages > 0, 2000, 'the listener to hear the replies');
+    listener.disconnect();
+    expect(messages).toBeGreaterThan(0);
+    expect(messages).toBeLessThan(200);
   });
 
   it('surfaces a handler that throws as an error on the client', async () => {
