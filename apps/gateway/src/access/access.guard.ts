@@ -10,9 +10,18 @@ import { GATEWAY_CONFIG } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
 import { PUBLIC_ROUTE, ROUTE_SCOPE } from './access.decorators.js';
 
+/** What a route declares about its access, read once per handler. */
+interface RouteAccess {
+  isPublic: boolean;
+  scope: Scope | undefined;
+}
+
 /** Every /v2 request: who is calling (401), within their rate (429), with the scope the route needs (403). */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  /** Decorator metadata never changes after boot: read it once per handler instead of on every request. */
+  private readonly routes = new WeakMap<object, RouteAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
@@ -21,8 +30,8 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const route = this.accessOf(context);
+    if (route.isPublic) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     // Only /v2 needs a credential: /healthz, /readyz and /metrics come from service-kit's OpsController,
@@ -45,8 +54,21 @@ export class AccessGuard implements CanActivate {
     }
     reply.headers(headers);
 
-    const scope = this.reflector.getAllAndOverride<Scope | undefined>(ROUTE_SCOPE, targets) ?? requiredScope(request.method);
-    assertScope(principal, scope);
+    assertScope(principal, route.scope ?? requiredScope(request.method));
     return true;
+  }
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    let access = this.routes.get(handler);
+    if (!access) {
+      const targets = [handler, context.getClass()];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
+        scope: this.reflector.getAllAndOverride<Scope | undefined>(ROUTE_SCOPE, targets),
+      };
+      this.routes.set(handler, access);
+    }
+    return access;
   }
 }

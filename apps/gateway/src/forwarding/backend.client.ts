@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { performance } from 'node:perf_hooks';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { FastifyRequest } from 'fastify';
 import { type RpcData, type RpcPattern, type RpcReply, AppError, isRpcReply } from '@conduit/contracts';
@@ -7,6 +8,7 @@ import { rpcCall } from '@conduit/rpc-streams';
 import { HeaderedError } from '../http/problem.js';
 import { METRICS_REGISTRY, RPC_CLIENT } from '../tokens.js';
 import { rpcDurationHistogram, type RpcOutcome } from './rpc-metrics.js';
+import { labelledObserver } from '../http/labelled-observer.js';
 import { principalOf } from '../access/principal-of.js';
 
 export interface BackendAnswer<T> {
@@ -17,20 +19,20 @@ export interface BackendAnswer<T> {
 /** Forwards an operation to the service that owns it, with the caller's context, and unwraps the reply. */
 @Injectable()
 export class BackendClient {
-  private readonly durations: Histogram<'pattern' | 'outcome'>;
+  private readonly observeDuration: (labels: [pattern: string, outcome: RpcOutcome], seconds: number) => void;
 
   constructor(
     @Inject(RPC_CLIENT) private readonly client: ClientProxy,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.durations = rpcDurationHistogram(registry);
+    this.observeDuration = labelledObserver(rpcDurationHistogram(registry));
   }
 
   async call<P extends RpcPattern, T>(pattern: P, data: RpcData<P>, request: FastifyRequest): Promise<BackendAnswer<T>> {
     const principal = principalOf(request);
     const ctx = { tenant_id: principal.tenant_id, scopes: principal.scopes, request_id: String(request.id) };
     let reply: unknown;
-    const end = this.durations.startTimer({ pattern });
+    const started = performance.now();
     let outcome: RpcOutcome = 'failure';
     try {
       reply = await rpcCall<RpcReply<T>>(this.client, pattern, { ctx, data });
@@ -45,7 +47,7 @@ export class BackendClient {
       }
       throw err;
     } finally {
-      end({ outcome });
+      this.observeDuration([pattern, outcome], (performance.now() - started) / 1000);
     }
     if (!isRpcReply(reply)) throw new Error(`malformed reply to ${pattern}`);
     if (!reply.ok) throw new AppError(reply.error.code, reply.error.detail, reply.error.errors);
