@@ -1,4 +1,4 @@
-import { runChecks, type CheckPlan, type CheckStep } from './connection-checks.js';
+import { runChecks, scrubSecrets, WITHHELD_MESSAGE, type CheckPlan, type CheckStep } from './connection-checks.js';
 
 function plan(steps: CheckStep[], secrets: string[] = []): CheckPlan {
   return {
@@ -21,8 +21,8 @@ describe('runChecks', () => {
   });
 
   it('stops at the first failure, lists no later step, and scrubs secrets', async () => {
-    const failing: CheckStep = { name: 'b', run: async () => Promise.reject(new Error('bad pw s3cr3t!')) };
-    const result = await runChecks(plan([ok('a'), failing, ok('c')], ['s3cr3t!']));
+    const failing: CheckStep = { name: 'b', run: async () => Promise.reject(new Error('bad pw s3cr3t-pw!')) };
+    const result = await runChecks(plan([ok('a'), failing, ok('c')], ['s3cr3t-pw!']));
     expect(result).toMatchObject({ ok: false, error_class: 'config_error', message: 'bad pw ********' });
     expect(result.checks.map((c) => [c.name, c.ok])).toEqual([['a', true], ['b', false]]);
   });
@@ -49,5 +49,24 @@ describe('runChecks', () => {
     setTimeout(() => controller.abort(), 50);
     const result = await runChecks(plan([hanging]), { signal: controller.signal });
     expect(result).toMatchObject({ ok: false, error_class: 'transient_error', message: 'test canceled' });
+  });
+});
+
+describe('scrubSecrets', () => {
+  it('masks a long secret where it stands', () => {
+    expect(scrubSecrets('auth failed for key sk-live-0123456789 (sk-live-0123456789)', ['sk-live-0123456789'])).toBe(
+      'auth failed for key ******** (********)',
+    );
+  });
+
+  it('withholds the whole text when a short secret occurs, rather than spelling it out by masking', () => {
+    const text = 'database "nodb_xyz" does not exist (SQLSTATE 3D000)';
+    expect(scrubSecrets(text, ['x'])).toBe(WITHHELD_MESSAGE);
+    expect(scrubSecrets(text, ['x'])).not.toContain('x');
+    expect(scrubSecrets('Connection terminated unexpectedly', ['pw1'])).toBe('Connection terminated unexpectedly');
+  });
+
+  it('leaves a text without secrets alone, whatever their length', () => {
+    expect(scrubSecrets('connection refused', ['', 'a-long-secret-value', 'zz'])).toBe('connection refused');
   });
 });

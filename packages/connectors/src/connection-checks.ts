@@ -108,10 +108,21 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Secrets at least this long are masked where they stand; a shorter one that occurs withholds the whole text. */
+export const MIN_MASKED_SECRET_LENGTH = 8;
+export const WITHHELD_MESSAGE = '(message withheld: it contains the value of a secret field)';
+
+/**
+ * The text without any secret's value. A long secret is replaced by SECRET_MASK where it occurs (a server echoing a
+ * key or a URL with a password). A short one would occur by chance inside ordinary words, and masking every
+ * occurrence would spell it out (`does not e********ist` for the password `x`): the whole text is withheld instead.
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length > 0) out = out.split(secret).join(SECRET_MASK);
+    if (secret.length === 0 || !out.includes(secret)) continue;
+    if (secret.length < MIN_MASKED_SECRET_LENGTH) return WITHHELD_MESSAGE;
+    out = out.split(secret).join(SECRET_MASK);
   }
   return out;
 }
