@@ -21,6 +21,12 @@ import { RpcTimeoutError } from './rpc-timeout.error.js';
 import { decodeReplies, encodeRequest, type ReplyBody } from './wire.js';
 import { StreamWriter } from './stream-writer.js';
 
+/** Per call. */
+export interface CallOptions {
+  /** How long this call waits for its reply; default: the client's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
 interface Connections {
   publisher: Redis;
   subscriber: Redis;
@@ -96,11 +102,12 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
    * connect, a merge and a subscription per call), which is a measurable share of a gateway request. Same wire,
    * packet hooks, ids, timeout and errors; rejects with rxjs's EmptyError when the handler answers nothing.
    */
-  async request<T>(pattern: string, data: unknown): Promise<T> {
+  async request<T>(pattern: string, data: unknown, opts: CallOptions = {}): Promise<T> {
     if (!this.ready) await this.connect();
+    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      const teardown = this.publish(this.createPacket(pattern, data), ({ err, response, isDisposed }) => {
+      const teardown = this.publishWithin(this.createPacket(pattern, data), timeoutMs, ({ err, response, isDisposed }) => {
         if (settled) return;
         if (err) {
           settled = true;
@@ -121,9 +128,12 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    return this.publishWithin(packet, this.options.timeoutMs, callback);
+  }
+
+  private publishWithin(packet: ReadPacket, timeoutMs: number, callback: (packet: WritePacket) => void): () => void {
     const { id } = this.assignPacketId(packet);
     const pattern = this.normalizePattern(packet.pattern);
-    const { timeoutMs } = this.options;
     const timer = setTimeout(() => {
       if (this.routingMap.delete(id)) callback({ err: new RpcTimeoutError(pattern, timeoutMs) });
     }, timeoutMs);

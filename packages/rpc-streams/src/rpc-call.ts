@@ -1,9 +1,12 @@
 import type { ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
-import { RedisStreamsClient } from './redis-streams.client.js';
+import { type CallOptions, RedisStreamsClient } from './redis-streams.client.js';
 
-/** One request, one reply, as a promise: rejects with the handler's error or an `RpcTimeoutError`. */
-export function rpcCall<T>(client: ClientProxy, pattern: string, data: unknown): Promise<T> {
-  if (client instanceof RedisStreamsClient) return client.request<T>(pattern, data);
+/**
+ * One request, one reply, as a promise: rejects with the handler's error or an `RpcTimeoutError`. `opts.timeoutMs`
+ * needs a RedisStreamsClient (other transports keep their own timeout).
+ */
+export function rpcCall<T>(client: ClientProxy, pattern: string, data: unknown, opts: CallOptions = {}): Promise<T> {
+  if (client instanceof RedisStreamsClient) return client.request<T>(pattern, data, opts);
   return firstValueFrom(client.send<T>(pattern, data));
 }

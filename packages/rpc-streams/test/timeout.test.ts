@@ -33,6 +33,20 @@ describe('a service with no replica running', () => {
     expect(elapsed).toBeLessThan(1500);
   });
 
+  it("waits as long as a call asks instead of the client's timeout, and gives the server that deadline", async () => {
+    const started = Date.now();
+    const error: unknown = await rpcCall(client, 'later.items.test', {}, { timeoutMs: 1200 }).catch((err: unknown) => err);
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(RpcTimeoutError);
+    expect(elapsed).toBeGreaterThanOrEqual(1195);
+    expect(elapsed).toBeLessThan(2500);
+    const entries = (await redis.xrange(requestStreamKey(prefix, 'later'), '-', '+')) as [string, string[]][];
+    const sent = entries.map(([, fields]) => JSON.parse(fields[1]!) as { pattern: string; deadline: number });
+    const call = sent.find((m) => m.pattern === 'later.items.test');
+    expect(call!.deadline - started).toBeGreaterThanOrEqual(1195);
+    expect(call!.deadline - started).toBeLessThan(1500);
+  });
+
   it('fails pending calls when the client is closed', async () => {
     const closing = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
     await closing.connect();
