@@ -171,6 +171,17 @@ describe('alerts', () => {
     const [alert] = (await alertsOf(t)).data;
     expect(alert).toMatchObject({ rule: 'webhook_disabled', webhook_id: webhookId, job_id: null, status: 'open', occurrences: 2 });
     await waitFor('alert.opened published', async () => (await alertEventsFor(alert!.id)).length === 1);
+
+    // The webhook set back to active: the alert is resolved and announced; a second copy changes nothing.
+    const enabled = { event_id: newId('event'), type: 'webhook.enabled', created_at: new Date().toISOString(), tenant_id: t, webhook: { id: webhookId, url: 'https://example.com/hook' } };
+    await publish(enabled);
+    const [resolved] = (await alertsOf(t)).data;
+    expect(resolved).toMatchObject({ id: alert!.id, status: 'resolved', resolved_at: enabled.created_at });
+    await waitFor('alert.resolved published', async () => (await alertEventsFor(alert!.id)).length === 2);
+    await eventsQueue.add(enabled.type, enabled, { jobId: `${enabled.event_id}-again` });
+    await waitFor('the copy processed', async () => (await eventsQueue.getJob(`${enabled.event_id}-again`))?.isCompleted());
+    expect((await alertsOf(t)).data).toEqual([resolved]);
+    expect(await alertEventsFor(alert!.id)).toHaveLength(2);
   });
 
   it('list in cursor pages, newest first, filtered by job, status and severity, only the tenant’s own', async () => {

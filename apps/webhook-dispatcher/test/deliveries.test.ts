@@ -298,6 +298,25 @@ describe('disabling', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(receiver.requests(hook.path)).toHaveLength(1);
     expect((await deliveries(t, webhook.id)).map((d) => [d.status, d.status_code, d.next_retry_at])).toEqual([['failed', 410, null]]);
+
+    // Set back to active by its owner: monitoring hears it and resolves the alert.
+    const reenabled = await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'active' } });
+    expect(reenabled.status).toBe('active');
+    const enabled = await waitFor('webhook.enabled on events.monitoring', async () => {
+      const jobs = await monitoring.getJobs(['waiting']);
+      return jobs.find((j) => j.name === 'webhook.enabled' && (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id);
+    });
+    expect(enabled.data).toMatchObject({ tenant_id: t, webhook: { id: webhook.id, url: hook.url } });
+  });
+
+  it('announces nothing when a webhook paused by hand is resumed: it had no alert', async () => {
+    const t = newTenant();
+    const webhook = await createWebhook(t, endpoint().url);
+    await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'disabled' } });
+    await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'active' } });
+    await new Promise((r) => setTimeout(r, 600));
+    const jobs = await monitoring.getJobs(['waiting']);
+    expect(jobs.filter((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id)).toEqual([]);
   });
 
   it('disables a webhook that kept failing for the configured time', async () => {

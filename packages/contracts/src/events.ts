@@ -50,8 +50,18 @@ export const webhookDisabledEventSchema = z.strictObject({
 });
 export type WebhookDisabledEvent = z.infer<typeof webhookDisabledEventSchema>;
 
+/** webhook-dispatcher -> events.monitoring: a disabled webhook was set back to active, which ends its alert. */
+export const webhookEnabledEventSchema = z.strictObject({
+  event_id: id,
+  type: z.literal('webhook.enabled'),
+  created_at: timestamp,
+  tenant_id: id,
+  webhook: z.strictObject({ id, url: z.string().max(2048) }),
+});
+export type WebhookEnabledEvent = z.infer<typeof webhookEnabledEventSchema>;
+
 /** What arrives on events.monitoring. */
-export const monitoringEventSchema = z.union([runEventSchema, webhookDisabledEventSchema]);
+export const monitoringEventSchema = z.union([runEventSchema, webhookDisabledEventSchema, webhookEnabledEventSchema]);
 export type MonitoringEvent = z.infer<typeof monitoringEventSchema>;
 
 /** What arrives on events.webhooks. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { newId, type RunEvent, type WebhookDisabledEvent } from '@conduit/contracts';
+import { newId, type RunEvent, type WebhookDisabledEvent, type WebhookEnabledEvent } from '@conduit/contracts';
 import { ALERT_COLUMNS, alertEventOf, type AlertRow } from './alert.mapper.js';
 import { addAlertEvent } from '../outbox/outbox-writer.js';
 
@@ -38,6 +38,14 @@ async function openJobAlert(m: EntityManager, tenantId: string, jobId: string): 
   const rows = (await m.query(
     `SELECT ${ALERT_COLUMNS} FROM alerts WHERE tenant_id = $1 AND job_id = $2 AND status = 'open' AND rule IN ('run_failed', 'consecutive_failures') FOR UPDATE`,
     [tenantId, jobId],
+  )) as AlertRow[];
+  return rows[0];
+}
+
+async function openWebhookAlert(m: EntityManager, tenantId: string, webhookId: string): Promise<AlertRow | undefined> {
+  const rows = (await m.query(
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'open' AND rule = 'webhook_disabled' FOR UPDATE`,
+    [tenantId, webhookId],
   )) as AlertRow[];
   return rows[0];
 }
@@ -106,11 +114,7 @@ export const alertRules = {
     await lockSubject(m, `${event.tenant_id}/webhook/${event.webhook.id}`);
     const at = new Date(event.created_at);
     const message = clip(`webhook ${event.webhook.id} (${event.webhook.url}) was disabled: ${event.reason}`);
-    const rows = (await m.query(
-      `SELECT ${ALERT_COLUMNS} FROM alerts WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'open' AND rule = 'webhook_disabled' FOR UPDATE`,
-      [event.tenant_id, event.webhook.id],
-    )) as AlertRow[];
-    const open = rows[0];
+    const open = await openWebhookAlert(m, event.tenant_id, event.webhook.id);
     if (open) {
       await m.query(`UPDATE alerts SET occurrences = occurrences + 1, last_seen_at = GREATEST(last_seen_at, $2), message = $3 WHERE id = $1`, [open.id, at, message]);
       return false;
@@ -134,4 +138,16 @@ export const alertRules = {
     await addAlertEvent(m, alertEventOf(row, 'alert.opened', new Date()));
     return true;
   },
+
+  /** A webhook set back to active resolves its open webhook_disabled alert. */
+  async webhookEnabled(m: EntityManager, event: WebhookEnabledEvent): Promise<boolean> {
+    await lockSubject(m, `${event.tenant_id}/webhook/${event.webhook.id}`);
+    const open = await openWebhookAlert(m, event.tenant_id, event.webhook.id);
+    if (!open) return false;
+    const resolved: AlertRow = { ...open, status: 'resolved', resolved_at: new Date(event.created_at) };
+    await m.query(`UPDATE alerts SET status = 'resolved', resolved_at = $2 WHERE id = $1`, [open.id, resolved.resolved_at]);
+    await addAlertEvent(m, alertEventOf(resolved, 'alert.resolved', new Date()));
+    return true;
+  },
 };
+

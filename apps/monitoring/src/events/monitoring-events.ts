@@ -10,7 +10,7 @@ export type EventOutcome = 'applied' | 'duplicate' | 'stale';
 
 /**
  * Applies one event of `events.monitoring` at most once per event id: run events update the run's fact and, when
- * they move it, the job's alerts; `webhook.disabled` opens an alert on the webhook.
+ * they move it, the job's alerts; `webhook.disabled` opens an alert on the webhook, `webhook.enabled` resolves it.
  */
 @Injectable()
 export class MonitoringEvents {
@@ -31,6 +31,10 @@ export class MonitoringEvents {
       if (inserted.length === 0) return 'duplicate';
       if (event.type === 'webhook.disabled') {
         announced = await alertRules.webhookDisabled(m, event);
+        return 'applied';
+      }
+      if (event.type === 'webhook.enabled') {
+        announced = await alertRules.webhookEnabled(m, event);
         return 'applied';
       }
       if (!(await upsertRunFact(m, event))) return 'stale';

@@ -8,7 +8,7 @@ import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
 import { MONITORING_LOGGER, MONITORING_SETTINGS } from '../common/tokens.js';
 import type { MonitoringSettings } from '../monitoring-settings.js';
 
-/** Consumes `events.monitoring`: run events from the scheduler, webhook.disabled from the dispatcher. */
+/** Consumes `events.monitoring`: run events from the scheduler, webhook.disabled and webhook.enabled from the dispatcher. */
 @Injectable()
 export class MonitoringEventsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private worker: Worker | null = null;

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { newId, type WebhookDisabledEvent } from '@conduit/contracts';
-import { addDisabledEvent } from '../outbox/outbox-writer.js';
+import { newId, type WebhookDisabledEvent, type WebhookEnabledEvent } from '@conduit/contracts';
+import { addWebhookStatusEvent } from '../outbox/outbox-writer.js';
 import { returnedRows } from '../common/returned-rows.js';
 
 export type DisabledReason = 'gone' | 'failing';
@@ -31,6 +31,18 @@ export async function disableWebhook(m: EntityManager, webhookId: string, reason
     webhook: { id: webhookId, url: row.url },
     reason: `${reason}: ${REASON_TEXT[reason]}`,
   };
-  await addDisabledEvent(m, event);
+  await addWebhookStatusEvent(m, event);
   return true;
+}
+
+/** Announces that a webhook disabled before is active again (in the transaction of that change): its alert is over. */
+export async function announceReenabled(m: EntityManager, tenantId: string, webhookId: string, url: string, at: Date): Promise<void> {
+  const event: WebhookEnabledEvent = {
+    event_id: newId('event'),
+    type: 'webhook.enabled',
+    created_at: at.toISOString(),
+    tenant_id: tenantId,
+    webhook: { id: webhookId, url },
+  };
+  await addWebhookStatusEvent(m, event);
 }

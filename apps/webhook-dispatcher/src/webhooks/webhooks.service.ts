@@ -19,6 +19,8 @@ import { taggedWebhook, toWebhook, webhookEtag } from './webhook.mapper.js';
 import { webhookInputErrors } from './webhook-input.js';
 import { SecretBox } from '../security/secret-box.js';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 import { assertIfMatch, cursorAfter, entityValues, notFound } from '@conduit/service-kit';
@@ -31,6 +33,7 @@ export class WebhooksService {
     private readonly ds: DataSource,
     private readonly secrets: SecretBox,
     private readonly planner: DeliveryPlanner,
+    private readonly relay: OutboxRelay,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
@@ -72,6 +75,7 @@ export class WebhooksService {
   async update(tenantId: string, id: string, body: WebhookUpdate, ifMatch?: string): Promise<Tagged<Webhook>> {
     await this.load(this.ds.manager, tenantId, id);
     await this.assertInput(body);
+    let reenabled = false;
     const row = await this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
       assertIfMatch(ifMatch, webhookEtag(current));
@@ -83,8 +87,14 @@ export class WebhooksService {
       if (body.status === 'active' && current.status !== 'active') Object.assign(changes, { status: 'active', disabledReason: null, failingSince: null });
       if (body.status === 'disabled' && current.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'manual' });
       await m.update(WebhookEntity, { tenantId, id }, entityValues<WebhookEntity>(changes));
+      // Only a webhook the dispatcher disabled (410, failing) has a webhook_disabled alert to end.
+      if (changes.status === 'active' && current.disabledReason !== 'manual') {
+        await announceReenabled(m, tenantId, id, changes.url ?? current.url, changes.updatedAt as Date);
+        reenabled = true;
+      }
       return Object.assign(current, changes);
     });
+    if (reenabled) this.relay.wake();
     return taggedWebhook(row);
   }
 
