@@ -184,6 +184,13 @@ describe('idempotent replay', () => {
     expect(second.headers.get('location')).toBe(first.headers.get('location'));
     const matching = (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).filter((p) => p.name === name);
     expect(matching).toHaveLength(1);
+    // The same body is the same JSON value, whatever the order its fields were written in.
+    const json = { 'idempotency-key': `${idem}-order`, 'content-type': 'application/json' };
+    const ordered = await call(stack, 'POST', '/v2/projects', { rawBody: `{"name":"${name}-order","description":"d"}`, headers: json });
+    const reordered = await call(stack, 'POST', '/v2/projects', { rawBody: `{"description":"d","name":"${name}-order"}`, headers: json });
+    expect([ordered.status, reordered.status]).toEqual([201, 201]);
+    expect(reordered.headers.get('idempotent-replayed')).toBe('true');
+    expect(reordered.body.id).toBe(ordered.body.id);
 
     const reused = await call(stack, 'POST', '/v2/projects', { body: { name: `${name}-other` }, headers: { 'idempotency-key': idem } });
     expectProblem(reused, 422, 'idempotency_key_reused');

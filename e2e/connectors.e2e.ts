@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '@conduit/local-stack';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { RFC3339_MS, closedPort, localPostgresConfig, uniqueName } from './support/helpers.js';
@@ -165,6 +167,25 @@ describe('test connection', () => {
     expect(failed?.name).toBe('connect');
     expect((await call(stack, 'GET', `/v2/connectors/${created.body.id}`)).body.status).toBe('failed');
   });
+
+  it('a server that accepts and never answers is ok:false with transient_error at the 10 s budget: a 200, never a 503', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const created = await createConnector(localPostgresConfig({ port, connect_timeout_ms: 60_000 }));
+      const started = Date.now();
+      const res = await testConnection(created.body.id);
+      const tookMs = Date.now() - started;
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ ok: false, error_class: 'transient_error' });
+      expect(res.body.message).toMatch(/timed out/);
+      expect(tookMs).toBeGreaterThanOrEqual(9_500);
+      expect(tookMs).toBeLessThan(13_000);
+    } finally {
+      silent.close();
+    }
+  }, 30_000);
 
   it('a changed config sends the status back to untested', async () => {
     const created = await createConnector(localPostgresConfig());

@@ -1,17 +1,31 @@
 import { startStack, type Stack } from '@conduit/local-stack';
 import { call, expectProblem } from './support/client.js';
-import { mintToken, uniqueName } from './support/helpers.js';
+import { localPostgresConfig, mintToken, uniqueName } from './support/helpers.js';
 
 // Every error status of api.md (Errors), each a problem document with its documented code.
 // 503 kills the catalog, so it lives in unavailable.e2e.ts with a stack of its own.
 let stack: Stack;
 let projectId: string;
+let pipelineId: string;
+let connectorId: string;
+let jobId: string;
 
 beforeAll(async () => {
   stack = await startStack();
   const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('errors') } });
   expect(project.status).toBe(201);
   projectId = project.body.id;
+  const connector = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() } });
+  expect(connector.status).toBe(201);
+  connectorId = connector.body.id;
+  const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+    body: { name: uniqueName('p'), dag: { nodes: [{ id: 'q', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }], edges: [] } },
+  });
+  expect(pipeline.status).toBe(201);
+  pipelineId = pipeline.body.id;
+  const job = await call(stack, 'POST', '/v2/jobs', { body: { name: uniqueName('j'), pipeline_id: pipelineId } });
+  expect(job.status).toBe(201);
+  jobId = job.body.id;
 });
 
 afterAll(async () => {
@@ -39,6 +53,36 @@ describe('400', () => {
     ['an unknown query parameter', '/v2/projects?colour=blue'],
   ])('invalid_parameter for %s', async (_what, path) => {
     expectProblem(await call(stack, 'GET', path), 400, 'invalid_parameter');
+  });
+});
+
+describe('400 invalid_parameter for a query the operation does not take', () => {
+  it.each([
+    ['a query parameter on a read by id', () => `/v2/projects/${projectId}?foo=1`],
+    ['a list filter on a read by id', () => `/v2/projects/${projectId}?limit=5`],
+    ['a query parameter on the templates', () => '/v2/templates?x=y'],
+  ])('%s', async (_what, path) => {
+    const res = await call(stack, 'GET', path());
+    expectProblem(res, 400, 'invalid_parameter');
+    expect(res.body.errors[0]).toMatchObject({ code: 'unknown_field' });
+  });
+
+  it.each([
+    ['/v2/connectors?project_id=garbage', 'project_id'],
+    ['/v2/pipelines?project_id=prj_short', 'project_id'],
+    ['/v2/jobs?pipeline_id=garbage', 'pipeline_id'],
+    ['/v2/alerts?job_id=garbage', 'job_id'],
+    ['/v2/metrics?job_id=run_01J0000000000000000000000Z', 'job_id'],
+  ])('a filter %s that cannot be an id', async (path, field) => {
+    const res = await call(stack, 'GET', path);
+    expectProblem(res, 400, 'invalid_parameter');
+    expect(res.body.errors).toEqual([{ path: field, code: 'invalid_id', message: expect.any(String) }]);
+  });
+
+  it('a well-formed id of nothing still filters to an empty page', async () => {
+    const res = await call(stack, 'GET', '/v2/pipelines?project_id=prj_01J0000000000000000000000Z');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [], next_cursor: null });
   });
 });
 
@@ -72,6 +116,8 @@ describe('404', () => {
     ['a malformed id', () => '/v2/pipelines/not-an-id'],
     ['a 5,000-character id', () => `/v2/connectors/con_${'a'.repeat(5000)}`],
     ['another version prefix', () => '/v3/projects'],
+    ['a trailing slash (no route, not a 405)', () => '/v2/projects/'],
+    ['a trailing slash after an id', () => `/v2/projects/${projectId}/`],
     ['no version prefix', () => '/projects'],
   ])('for %s', async (_what, path) => {
     expectProblem(await call(stack, 'GET', path()), 404, 'not_found');
@@ -155,12 +201,41 @@ describe('422', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ path: 'descripton', code: expect.any(String), message: expect.any(String) })]);
   });
 
+  it.each([
+    ['validate', () => `/v2/pipelines/${pipelineId}/validate`],
+    ['test connection', () => `/v2/connectors/${connectorId}/test`],
+    ['pause', () => `/v2/jobs/${jobId}/pause`],
+    ['resume', () => `/v2/jobs/${jobId}/resume`],
+  ])('a body field on %s, which takes no body; nothing changes', async (_what, path) => {
+    const res = await call(stack, 'POST', path(), { body: { foo: 1 } });
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.body.errors).toEqual([{ path: 'foo', code: 'unknown_field', message: expect.any(String) }]);
+    expect((await call(stack, 'GET', `/v2/jobs/${jobId}`)).body.status).toBe('active');
+  });
+
+  it('an empty object on an operation without a body is no field at fault', async () => {
+    const res = await call(stack, 'POST', `/v2/pipelines/${pipelineId}/validate`, { body: {} });
+    expect(res.status).toBe(200);
+  });
+
   it('several fields at fault, all listed with their paths', async () => {
     const res = await call(stack, 'POST', '/v2/connectors', { body: { name: 5, type: '', config: [], extra: true } });
     expectProblem(res, 422, 'validation_failed');
     const paths = res.body.errors.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(['config', 'extra', 'name', 'type']);
     for (const e of res.body.errors) expect(e).toMatchObject({ path: expect.any(String), code: expect.any(String), message: expect.any(String) });
+  });
+
+  it.each([
+    ['a job', '/v2/jobs', { name: '', pipeline_id: 'pln_01J0000000000000000000000Z', schedule: '* * * * * *' }, { name: 'too_short', schedule: 'invalid_cron', pipeline_id: 'unknown_pipeline' }],
+    ['a project', '/v2/projects', { name: '', template: 'no-such-template' }, { name: 'too_short', template: 'unknown_template' }],
+    ['a connector', '/v2/connectors', { name: '', type: 'postgres', config: { host: 'h', port: 5432, database: 'd', user: 'u' }, project_id: 'prj_01J0000000000000000000000Z' }, { name: 'too_short', project_id: 'unknown_project' }],
+    ['a pipeline', '/v2/pipelines', { name: 'p', dag: 'not an object', project_id: 'garbage' }, { dag: 'invalid_type', project_id: 'unknown_project' }],
+  ])('references to nothing are listed beside the other faults of %s', async (_what, path, body, expected) => {
+    const res = await call(stack, 'POST', path, { body });
+    expectProblem(res, 422, 'validation_failed');
+    const codes = Object.fromEntries(res.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]));
+    expect(codes).toEqual(expected);
   });
 });
 

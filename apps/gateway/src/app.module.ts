@@ -11,6 +11,7 @@ import { GATEWAY_CONFIG, GATEWAY_LOGGER, METRICS_REGISTRY, REDIS, ROUTE_TABLE, R
 import type { RouteTable } from './http/routes.js';
 import { AUTH_CONFIG } from './auth/auth.tokens.js';
 import { AccessGuard } from './access/access.guard.js';
+import { RouteInputGuard } from './access/route-input.guard.js';
 import { ProblemFilter } from './http/problem.filter.js';
 import { BackendClient } from './forwarding/backend.client.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -71,6 +72,8 @@ export class AppModule {
         ...shared,
         BackendClient,
         { provide: APP_GUARD, useClass: AccessGuard },
+        // After access: a caller learns what a route takes only once it may call it.
+        { provide: APP_GUARD, useClass: RouteInputGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
       exports: shared.map((p) => p.provide),

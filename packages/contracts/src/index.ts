@@ -1,5 +1,6 @@
 export * from './ids.js';
 export * from './errors.js';
+export * from './references.js';
 export * from './validation.js';
 export * from './pagination.js';
 export * from './rpc.js';

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { connectorTypes, getDriver, validateConnectorConfig } from '@conduit/connectors';
 import {
+  LIMITS,
   AppError,
   isId,
   newId,
@@ -19,17 +20,17 @@ import {
   type Page,
   type ResolvedConnector,
   type Tagged,
+  unknownProjectError,
 } from '@conduit/contracts';
 import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
-import { projectRefErrors, unknownProjectError } from '../projects/project-refs.js';
+import { projectRefErrors } from '../projects/project-refs.js';
 import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'connectors_tenant_name_key';
 const PROJECT_FKEY = 'connectors_project_fkey';
 /** api.md: Test Connection answers within 10 s. */
-const TEST_TIMEOUT_MS = 10_000;
 
 export interface ConnectorTypeList {
   data: ConnectorTypeDescription[];
@@ -154,7 +155,7 @@ export class ConnectorsService {
     const current = await this.rows.get(tenantId, id);
     const driver = getDriver(current.type);
     if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);
-    const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: TEST_TIMEOUT_MS });
+    const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: LIMITS.testConnectionMs });
     // Increment in SQL: an update that landed during the test must not be overwritten with this read's revision.
     await this.ds.manager
       .createQueryBuilder()

@@ -16,12 +16,13 @@ import {
   type PipelineSnapshot,
   type PipelineValidation,
   type Tagged,
+  unknownProjectError,
 } from '@conduit/contracts';
 import { PipelineEntity } from './pipeline.entity.js';
 import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
 import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
-import { projectRefErrors, unknownProjectError } from '../projects/project-refs.js';
+import { projectRefErrors } from '../projects/project-refs.js';
 import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'pipelines_project_name_key';

@@ -1,10 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { isId, type FieldError } from '@conduit/contracts';
+import { isId, unknownProjectError, type FieldError } from '@conduit/contracts';
 import { ProjectEntity } from './project.entity.js';
-
-export function unknownProjectError(projectId: string): FieldError {
-  return { path: 'project_id', code: 'unknown_project', message: `project ${projectId.slice(0, 64)} does not exist` };
-}
 
 /**
  * The field error for a `project_id` that names no project of the tenant (none when absent or null). The

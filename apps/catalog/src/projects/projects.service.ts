@@ -6,6 +6,7 @@ import {
   isId,
   newId,
   pageOf,
+  unknownTemplateError,
   validationFailed,
   type Page,
   type Project,
@@ -41,7 +42,7 @@ export class ProjectsService {
     const templateName = body.template ?? null;
     const template = templateName === null ? undefined : findTemplate(templateName);
     if (templateName !== null && !template) {
-      throw validationFailed([{ path: 'template', code: 'unknown_template', message: `template "${templateName}" does not exist (see GET /v2/templates)` }]);
+      throw validationFailed([unknownTemplateError(templateName)]);
     }
     const row = await this.nameGuarded(body.name, () =>
       this.ds.transaction(async (m) => {

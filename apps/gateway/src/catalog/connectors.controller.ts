@@ -1,11 +1,18 @@
 import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from '@conduit/contracts';
+import { LIMITS, connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { PROJECT_REFERENCE } from '../forwarding/reference-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
+
+/**
+ * Test Connection may take its whole 10 s budget (a server that accepts and never answers): the gateway waits for
+ * that and the catalog's bookkeeping around it, rather than answering 503 after RPC_TIMEOUT_MS for a test that runs on.
+ */
+const TEST_CONNECTION_RPC_TIMEOUT_MS = LIMITS.testConnectionMs + 5_000;
 
 @ApiTags('Connectors')
 @Controller('v2/connectors')
@@ -21,6 +28,7 @@ export class ConnectorsController {
       update: connectorUpdateSchema,
       listQuery: connectorListQuerySchema,
       rpc: 'catalog.connectors',
+      references: [PROJECT_REFERENCE],
     });
   }
 
@@ -83,6 +91,6 @@ export class ConnectorsController {
     errors: [404],
   })
   test(@Param('connector_id') id: string, @Req() req: FastifyRequest) {
-    return this.connectors.action('test', id, req);
+    return this.connectors.action('test', id, req, { timeoutMs: TEST_CONNECTION_RPC_TIMEOUT_MS });
   }
 }

@@ -5,6 +5,7 @@ import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } f
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { PROJECT_REFERENCE } from '../forwarding/reference-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Pipelines')
@@ -21,6 +22,7 @@ export class PipelinesController {
       update: pipelineUpdateSchema,
       listQuery: pipelineListQuerySchema,
       rpc: 'catalog.pipelines',
+      references: [PROJECT_REFERENCE],
     });
   }
 

@@ -5,6 +5,7 @@ import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { TEMPLATE_REFERENCE } from '../forwarding/reference-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Projects')
@@ -21,6 +22,7 @@ export class ProjectsController {
       update: projectUpdateSchema,
       listQuery: projectListQuerySchema,
       rpc: 'catalog.projects',
+      references: [TEMPLATE_REFERENCE],
     });
   }
 

@@ -4,12 +4,14 @@ import { performance } from 'node:perf_hooks';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { FastifyRequest } from 'fastify';
 import { type RpcData, type RpcPattern, type RpcReply, AppError, isRpcReply } from '@conduit/contracts';
-import { rpcCall } from '@conduit/rpc-streams';
+import { type CallOptions, rpcCall } from '@conduit/rpc-streams';
 import { HeaderedError } from '../http/problem.js';
 import { METRICS_REGISTRY, RPC_CLIENT } from '../tokens.js';
 import { rpcDurationHistogram, type RpcOutcome } from './rpc-metrics.js';
 import { labelledObserver } from '../http/labelled-observer.js';
 import { principalOf } from '../access/principal-of.js';
+
+export type { CallOptions };
 
 export interface BackendAnswer<T> {
   data: T;
@@ -28,14 +30,15 @@ export class BackendClient {
     this.observeDuration = labelledObserver(rpcDurationHistogram(registry));
   }
 
-  async call<P extends RpcPattern, T>(pattern: P, data: RpcData<P>, request: FastifyRequest): Promise<BackendAnswer<T>> {
+  /** `opts.timeoutMs`: for an operation allowed longer than RPC_TIMEOUT_MS (Test Connection's own 10 s budget). */
+  async call<P extends RpcPattern, T>(pattern: P, data: RpcData<P>, request: FastifyRequest, opts: CallOptions = {}): Promise<BackendAnswer<T>> {
     const principal = principalOf(request);
     const ctx = { tenant_id: principal.tenant_id, scopes: principal.scopes, request_id: String(request.id) };
     let reply: unknown;
     const started = performance.now();
     let outcome: RpcOutcome = 'failure';
     try {
-      reply = await rpcCall<RpcReply<T>>(this.client, pattern, { ctx, data });
+      reply = await rpcCall<RpcReply<T>>(this.client, pattern, { ctx, data }, opts);
       if (isRpcReply(reply)) outcome = reply.ok ? 'ok' : 'error';
     } catch (err) {
       if ((err as Error)?.name === 'RpcTimeoutError') {

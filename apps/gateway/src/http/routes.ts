@@ -14,7 +14,8 @@ export class RouteTable {
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const pattern = new RegExp(
-        '^' + route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+') + '/?$',
+        // Exact paths, as Fastify routes them: `/v2/projects/` is no route (404), not a 405 that allows GET.
+        '^' + route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+') + '$',
       );
       for (const method of methods) this.routes.push({ pattern, method: String(method).toUpperCase() });
     });

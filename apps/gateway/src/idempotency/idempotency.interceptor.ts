@@ -7,6 +7,7 @@ import { AppError } from '@conduit/contracts';
 import { principalOf } from '../access/principal-of.js';
 import { GATEWAY_CONFIG, REDIS } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
+import { canonicalJson } from './canonical-json.js';
 
 interface InFlight {
   state: 'in_flight';
@@ -47,7 +48,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const tenant = principalOf(request).tenant_id;
     const key = `${this.config.REDIS_PREFIX}idem:${tenant}:${createHash('sha256').update(header).digest('hex')}`;
     const fingerprint = createHash('sha256')
-      .update(`${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .update(`${request.url}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex');
 
     return from(this.claim(key, fingerprint)).pipe(

@@ -5,6 +5,7 @@ import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema } from '@conduit/c
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
+import { PIPELINE_REFERENCE } from '../forwarding/reference-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @ApiTags('Jobs')
@@ -21,6 +22,7 @@ export class JobsController {
       update: jobUpdateSchema,
       listQuery: jobListQuerySchema,
       rpc: 'scheduler.jobs',
+      references: [PIPELINE_REFERENCE],
     });
   }
 

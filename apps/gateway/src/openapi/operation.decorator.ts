@@ -1,4 +1,4 @@
-import { applyDecorators, HttpCode } from '@nestjs/common';
+import { applyDecorators, HttpCode, SetMetadata } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { z } from 'zod';
 
@@ -36,9 +36,21 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'service_unavailable',
 };
 
+/** What a route accepts besides its path, as its @Operation declares it: RouteInputGuard refuses the rest. */
+export const ROUTE_INPUT = 'conduit:route-input';
+
+export interface RouteInput {
+  /** Declared query parameters; none declared: a query parameter is a 400. */
+  query: readonly string[];
+  /** Whether it takes a body; if not, a body with any field is a 422 (typos must not pass silently). */
+  body: boolean;
+}
+
 /** Status code, OpenAPI description and the problem documents of one operation, from one declaration. */
 export function Operation(spec: OperationSpec): MethodDecorator {
+  const input: RouteInput = { query: Object.keys(spec.query ?? {}), body: spec.body !== undefined };
   const decorators = [
+    SetMetadata(ROUTE_INPUT, input),
     HttpCode(spec.status),
     ApiOperation({ summary: spec.summary, ...(spec.description ? { description: spec.description } : {}) }),
     ApiResponse({ status: spec.status, description: 'success' }),

@@ -3,6 +3,7 @@ import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } f
 import type { Logger } from 'pino';
 import {
   AppError,
+  unknownPipelineError,
   isId,
   newId,
   pageOf,
@@ -150,9 +151,8 @@ export class JobsService {
   private async assertPipeline(ctx: RpcContext, pipelineId: string): Promise<void> {
     const snapshot = isId('pipeline', pipelineId) ? await this.snapshots.get(ctx, pipelineId) : null;
     if (!snapshot) {
-      throw new AppError('unknown_pipeline', `pipeline ${pipelineId.slice(0, 64)} does not exist`, [
-        { path: 'pipeline_id', code: 'unknown_pipeline', message: `pipeline ${pipelineId.slice(0, 64)} does not exist` },
-      ]);
+      const error = unknownPipelineError(pipelineId);
+      throw new AppError('unknown_pipeline', error.message, [error]);
     }
   }
 

@@ -1,16 +1,25 @@
 import { z } from 'zod';
+import { type IdKind, isId } from '../ids.js';
 
 export const LIMITS = {
   bodyBytes: 1024 * 1024,
   nameLength: 200,
   descriptionLength: 2000,
   jsonDepth: 64,
+  /** Test Connection's whole budget: every step within it, or a transient_error 'timed out'. */
+  testConnectionMs: 10_000,
 } as const;
 
 export const nameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 export const descriptionSchema = z.string().max(LIMITS.descriptionLength).nullable();
 /** Ids in bodies and filters are checked loosely here (string of sane length); existence is the owner's check. */
 export const idRefSchema = z.string().min(1).max(64);
+/**
+ * A list filter naming a resource by id: a value that cannot be such an id is a 400 (api.md: an unknown filter value
+ * is a 400); a well-formed id of nothing the tenant has simply matches nothing.
+ */
+export const idFilterSchema = (kind: IdKind) =>
+  z.string().refine((value) => isId(kind, value), { message: `is not a ${kind} id`, params: { code: 'invalid_id' } });
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 
 export const SCOPES = ['read', 'write', 'admin'] as const;

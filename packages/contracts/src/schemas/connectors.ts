@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
+import { idFilterSchema, idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
 import { pageQueryShape } from '../pagination.js';
 
 /** The config is validated against the type's JSON Schema by the catalog (GET /v2/connector-types). */
@@ -22,7 +22,7 @@ export type ConnectorUpdate = z.infer<typeof connectorUpdateSchema>;
 
 export const connectorListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  project_id: idRefSchema.optional(),
+  project_id: idFilterSchema('project').optional(),
   type: z.string().min(1).max(64).optional(),
 });
 export type ConnectorListQuery = z.infer<typeof connectorListQuerySchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkCron, isTimeZone } from '../cron.js';
-import { descriptionSchema, idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
+import { descriptionSchema, idFilterSchema, idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
 import { pageQueryShape } from '../pagination.js';
 
 export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace'] as const;
@@ -41,7 +41,7 @@ export type JobUpdate = JobCreate;
 
 export const jobListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  pipeline_id: idRefSchema.optional(),
+  pipeline_id: idFilterSchema('pipeline').optional(),
   status: z.enum(JOB_STATUSES).optional(),
 });
 export type JobListQuery = z.infer<typeof jobListQuerySchema>;

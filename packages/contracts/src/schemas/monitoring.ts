@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idRefSchema } from './common.js';
+import { idFilterSchema } from './common.js';
 import { pageQueryShape } from '../pagination.js';
 import { RUN_LOG_LEVELS } from '../run-messages.js';
 
@@ -15,7 +15,7 @@ export function parseSince(value: string): number | undefined {
 }
 
 export const metricsQuerySchema = z.strictObject({
-  job_id: idRefSchema.optional(),
+  job_id: idFilterSchema('job').optional(),
   since: z
     .string()
     .default('24h')
@@ -46,7 +46,7 @@ export type AlertRule = (typeof ALERT_RULES)[number];
 
 export const alertListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  job_id: idRefSchema.optional(),
+  job_id: idFilterSchema('job').optional(),
   status: z.enum(ALERT_STATUSES).optional(),
   severity: z.enum(ALERT_SEVERITIES).optional(),
 });

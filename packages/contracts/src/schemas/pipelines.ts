@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { descriptionSchema, idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
+import { descriptionSchema, idFilterSchema, idRefSchema, jsonObjectSchema, nameSchema } from './common.js';
 import { pageQueryShape } from '../pagination.js';
 
 /** The DAG's shape is checked by @conduit/dag (checkDagShape) where the pipeline is stored. */
@@ -17,7 +17,7 @@ export type PipelineUpdate = PipelineCreate;
 
 export const pipelineListQuerySchema = z.strictObject({
   ...pageQueryShape,
-  project_id: idRefSchema.optional(),
+  project_id: idFilterSchema('project').optional(),
 });
 export type PipelineListQuery = z.infer<typeof pipelineListQuerySchema>;
 
