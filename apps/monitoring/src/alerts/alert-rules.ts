@@ -50,6 +50,13 @@ async function openWebhookAlert(m: EntityManager, tenantId: string, webhookId: s
   return rows[0];
 }
 
+/** Resolves an open alert and announces it (alert.resolved through the outbox, in the same transaction). */
+async function resolveAlert(m: EntityManager, open: AlertRow, at: Date): Promise<void> {
+  const resolved: AlertRow = { ...open, status: 'resolved', resolved_at: at };
+  await m.query(`UPDATE alerts SET status = 'resolved', resolved_at = $2 WHERE id = $1`, [open.id, at]);
+  await addAlertEvent(m, alertEventOf(resolved, 'alert.resolved', new Date()));
+}
+
 function whenOf(event: RunEvent): Date {
   return new Date(event.run.finished_at ?? event.created_at);
 }
@@ -103,9 +110,7 @@ export const alertRules = {
     await lockSubject(m, `${event.tenant_id}/job/${event.run.job_id}`);
     const open = await openJobAlert(m, event.tenant_id, event.run.job_id);
     if (!open) return false;
-    const resolved: AlertRow = { ...open, status: 'resolved', resolved_at: whenOf(event) };
-    await m.query(`UPDATE alerts SET status = 'resolved', resolved_at = $2 WHERE id = $1`, [open.id, resolved.resolved_at]);
-    await addAlertEvent(m, alertEventOf(resolved, 'alert.resolved', new Date()));
+    await resolveAlert(m, open, whenOf(event));
     return true;
   },
 
@@ -144,9 +149,7 @@ export const alertRules = {
     await lockSubject(m, `${event.tenant_id}/webhook/${event.webhook.id}`);
     const open = await openWebhookAlert(m, event.tenant_id, event.webhook.id);
     if (!open) return false;
-    const resolved: AlertRow = { ...open, status: 'resolved', resolved_at: new Date(event.created_at) };
-    await m.query(`UPDATE alerts SET status = 'resolved', resolved_at = $2 WHERE id = $1`, [open.id, resolved.resolved_at]);
-    await addAlertEvent(m, alertEventOf(resolved, 'alert.resolved', new Date()));
+    await resolveAlert(m, open, new Date(event.created_at));
     return true;
   },
 };
