@@ -129,6 +129,14 @@ describe('OpsModule readiness failures', () => {
     expect(elapsed).toBeLessThan(5000);
   });
 
+  it('without a registry serves health and readiness but no /metrics', async () => {
+    ({ app } = await startApp({ checks: [{ name: 'queue', check: async () => undefined }] }));
+    const url = await app.getUrl();
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+  });
+
   it('refuses two checks with the same name', () => {
     const check = { name: 'db', check: async () => undefined };
     expect(() => OpsModule.forRoot({ registry: new Registry(), checks: [check, check] })).toThrow(

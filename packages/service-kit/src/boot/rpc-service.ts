@@ -3,12 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { RedisStreamsServer } from '@conduit/rpc-streams';
 import { NestPinoLogger } from '../nest-pino-logger.js';
 import { createMetricsRegistry } from '../metrics.js';
 import { dataSourceReadinessCheck, redisReadinessCheck } from '../readiness-checks.js';
 import type { OpsModuleOptions } from '../ops/ops-options.js';
+
+/** The ops endpoints of an RPC service: always with its metrics registry. */
+type RpcServiceOps = OpsModuleOptions & { registry: Registry };
 
 export interface RpcServiceOptions {
   /** The service's name in logs and metrics (`webhook-dispatcher`). */
@@ -26,7 +30,7 @@ export interface RpcServiceOptions {
   port: number;
   host: string;
   /** The app's root module, given the ops endpoints' settings and the hook that closes what was opened for it. */
-  module(ops: OpsModuleOptions, onShutdown: () => Promise<void>): DynamicModule;
+  module(ops: RpcServiceOps, onShutdown: () => Promise<void>): DynamicModule;
   /** Closes what the caller opened besides the data source. */
   closeAlso?: () => Promise<void>;
   /** Global enhancers (interceptors) also wrap the RPC handlers. */
@@ -40,7 +44,7 @@ export interface RpcServiceOptions {
 export async function startRpcService(opts: RpcServiceOptions): Promise<INestApplication> {
   // Only for /readyz: the RPC transport and BullMQ keep connections of their own.
   const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
-  const ops: OpsModuleOptions = {
+  const ops: RpcServiceOps = {
     registry: createMetricsRegistry(opts.name),
     checks: [dataSourceReadinessCheck(opts.dataSource), redisReadinessCheck(redis)],
   };

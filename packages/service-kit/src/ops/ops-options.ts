@@ -2,8 +2,8 @@ import type { Registry } from 'prom-client';
 import type { ReadinessCheck } from './readiness.js';
 
 export interface OpsModuleOptions {
-  /** Served on `GET /metrics`. */
-  registry: Registry;
+  /** Served on `GET /metrics`; without it there is no `/metrics` route. */
+  registry?: Registry;
   /** Run by `GET /readyz`; names must be unique. */
   checks: ReadinessCheck[];
   /** Per-check limit in milliseconds. Default: 2000. */

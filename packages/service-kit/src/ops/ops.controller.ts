@@ -7,6 +7,7 @@ interface HeaderWriter {
   header(name: string, value: string): unknown;
 }
 
+/** `/healthz` and `/readyz`. */
 @Controller()
 export class OpsController {
   private readonly logger = new Logger('Ops');
@@ -28,10 +29,18 @@ export class OpsController {
     }
     return report;
   }
+}
+
+/** `/metrics`, in the registry's own format and content type. */
+@Controller()
+export class MetricsController {
+  constructor(@Inject(OPS_OPTIONS) private readonly options: OpsModuleOptions) {}
 
   @Get('metrics')
   async metrics(@Res({ passthrough: true }) reply: HeaderWriter): Promise<string> {
     const { registry } = this.options;
+    // OpsModule mounts this controller only with a registry.
+    if (!registry) throw new Error('MetricsController without a registry');
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   }
