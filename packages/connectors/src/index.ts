@@ -24,6 +24,7 @@ export {
   encryptSecrets,
   decryptSecrets,
   parseSecretsKey,
+  secretsToResend,
 } from './secrets.js';
 export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';
 export {

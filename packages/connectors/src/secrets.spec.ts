@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
+import { connectorTypes } from './registry.js';
 import {
   SECRET_MASK,
   decryptSecrets,
@@ -6,6 +8,7 @@ import {
   maskSecrets,
   mergeSecrets,
   parseSecretsKey,
+  secretsToResend,
 } from './secrets.js';
 
 const config = { host: 'db', database: 'app', user: 'u', password: 'pä$$"word' };
@@ -34,6 +37,41 @@ describe('mergeSecrets', () => {
   });
 });
 
+describe('secretsToResend', () => {
+  const stored = { host: 'db', database: 'app', user: 'u', password: 'enc:v1:stored' };
+
+  it('names each masked secret when a location field changes', () => {
+    expect(secretsToResend('postgres', { ...stored, host: 'elsewhere', password: SECRET_MASK }, stored)).toEqual(['password']);
+    expect(secretsToResend('postgres', { ...stored, port: 6543, password: SECRET_MASK }, stored)).toEqual(['password']);
+    const http = { base_url: 'https://api.example.com', auth_type: 'bearer', bearer_token: 'enc:v1:x', password: 'enc:v1:y' };
+    expect(
+      secretsToResend('http', { ...http, base_url: 'https://evil.example', bearer_token: SECRET_MASK, password: SECRET_MASK }, http),
+    ).toEqual(['bearer_token', 'password']);
+    expect(secretsToResend('s3', { bucket: 'other', secret_access_key: SECRET_MASK }, { bucket: 'b1', secret_access_key: 'enc:v1:z' })).toEqual([
+      'secret_access_key',
+    ]);
+  });
+
+  it('asks nothing when the place is the same (defaults count), or the secrets are sent anew', () => {
+    expect(secretsToResend('postgres', { ...stored, user: 'other', password: SECRET_MASK }, stored)).toEqual([]);
+    expect(secretsToResend('postgres', { ...stored, port: 5432, password: SECRET_MASK }, stored)).toEqual([]);
+    expect(secretsToResend('postgres', { ...stored, host: 'elsewhere', password: 'new-one' }, stored)).toEqual([]);
+    expect(secretsToResend('postgres', { host: 'elsewhere', database: 'app', user: 'u' }, { host: 'db', database: 'app', user: 'u' })).toEqual([]);
+  });
+
+  it('every type declares where it connects and its secrets from its own schema, secrets as in @conduit/contracts', () => {
+    const types = connectorTypes();
+    expect(types.map((t) => t.type)).toEqual(Object.keys(CONNECTOR_SECRET_FIELDS).sort());
+    for (const info of types) {
+      const properties = info.config_schema['properties'] as Record<string, Record<string, unknown>>;
+      const marked = Object.keys(properties).filter((name) => properties[name]?.['x-secret'] === true);
+      expect({ type: info.type, secrets: [...info.secret_fields].sort() }).toEqual({ type: info.type, secrets: marked.sort() });
+      expect(info.location_fields.length).toBeGreaterThan(0);
+      for (const field of info.location_fields) expect({ type: info.type, field, known: field in properties }).toEqual({ type: info.type, field, known: true });
+    }
+  });
+});
+
 describe('encryptSecrets / decryptSecrets', () => {
   const key = randomBytes(32);
 
@@ -47,9 +85,11 @@ describe('encryptSecrets / decryptSecrets', () => {
     expect(decryptSecrets('postgres', a, key)).toEqual(config);
   });
 
-  it('does not encrypt twice and passes absent secrets through', () => {
-    const once = encryptSecrets('postgres', config, key);
-    expect(encryptSecrets('postgres', once, key)).toEqual(once);
+  it('treats its input as plaintext: a pasted ciphertext is sealed again and opens as itself, not as its secret', () => {
+    const victim = encryptSecrets('postgres', config, key);
+    const pasted = encryptSecrets('postgres', { ...config, password: victim.password }, key);
+    expect(pasted.password).not.toBe(victim.password);
+    expect(decryptSecrets('postgres', pasted, key).password).toBe(victim.password);
     expect(encryptSecrets('postgres', { host: 'db' }, key)).toEqual({ host: 'db' });
   });
 
@@ -60,7 +100,7 @@ describe('encryptSecrets / decryptSecrets', () => {
     const tampered = { ...config, password: 'enc:v1:' + raw.toString('base64') };
     expect(() => decryptSecrets('postgres', tampered, key)).toThrow(/could not be decrypted/);
     expect(() => decryptSecrets('postgres', { password: enc }, randomBytes(32))).toThrow(/wrong key or tampered/);
-    expect(() => decryptSecrets('postgres', { password: 'enc:v1:AAAA' }, key)).toThrow(/not a valid encrypted value/);
+    expect(() => decryptSecrets('postgres', { password: 'enc:v1:AAAA' }, key)).toThrow(/is not a sealed value/);
   });
 
   it('refuses a key of the wrong length', () => {

@@ -1,22 +1,19 @@
 /**
- * Secret fields of a connector config: masked in answers, kept on update when sent masked, and encrypted at rest
- * with AES-256-GCM. Messages here never include a secret or the key.
+ * Secret fields of a connector config: masked in answers, kept on update when sent masked (unless the connector
+ * moves), and sealed at rest with @conduit/secrets (the field name bound as additional data, so a ciphertext moved
+ * to another field does not open). Messages here never include a secret or the key.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { SecretBox, isSealed, parseSecretsKey } from '@conduit/secrets';
 import { getDriver } from './registry.js';
 import { SECRET_MASK } from './secret-mask.js';
+import type { ConnectorTypeInfo } from './types.js';
 
-export { SECRET_MASK };
+export { SECRET_MASK, parseSecretsKey };
 
-const ENCRYPTED_PREFIX = 'enc:v1:';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const KEY_BYTES = 32;
-
-function secretFields(type: string): readonly string[] {
+function infoOf(type: string): ConnectorTypeInfo {
   const driver = getDriver(type);
   if (!driver) throw new Error(`unknown connector type "${type}"`);
-  return driver.info.secret_fields;
+  return driver.info;
 }
 
 function hasValue(config: Record<string, unknown>, field: string): boolean {
@@ -26,7 +23,7 @@ function hasValue(config: Record<string, unknown>, field: string): boolean {
 /** A copy with every present secret replaced by SECRET_MASK. */
 export function maskSecrets(type: string, config: Record<string, unknown>): Record<string, unknown> {
   const out = { ...config };
-  for (const field of secretFields(type)) {
+  for (const field of infoOf(type).secret_fields) {
     if (hasValue(out, field)) out[field] = SECRET_MASK;
   }
   return out;
@@ -39,7 +36,7 @@ export function mergeSecrets(
   stored: Record<string, unknown>,
 ): Record<string, unknown> {
   const out = { ...incoming };
-  for (const field of secretFields(type)) {
+  for (const field of infoOf(type).secret_fields) {
     if (out[field] !== SECRET_MASK) continue;
     if (hasValue(stored, field)) out[field] = stored[field];
     else delete out[field];
@@ -47,67 +44,59 @@ export function mergeSecrets(
   return out;
 }
 
-/** Parses SECRETS_KEY: 64 hex characters or base64 of 32 bytes. */
-export function parseSecretsKey(s: string): Buffer {
-  const text = s.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
-  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) {
-    const key = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
-    if (key.length === KEY_BYTES) return key;
-  }
-  throw new Error(
-    `SECRETS_KEY must be ${KEY_BYTES} bytes written as 64 hex characters or as base64 ` +
-      `(got ${text.length} characters that are neither)`,
-  );
+/** A location field's value as the driver would use it: the schema's default when absent. */
+function effective(info: ConnectorTypeInfo, config: Record<string, unknown>, field: string): unknown {
+  if (hasValue(config, field)) return config[field];
+  const properties = info.config_schema['properties'] as Record<string, { default?: unknown } | undefined> | undefined;
+  return properties?.[field]?.default;
 }
 
-function assertKey(key: Buffer): void {
-  if (key.length !== KEY_BYTES) throw new Error(`secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
+/**
+ * The secret fields an update must send again: those kept as SECRET_MASK (with a stored value) while a location
+ * field changes, since the stored secret would otherwise follow the connector to the new place. Empty when none.
+ */
+export function secretsToResend(
+  type: string,
+  incoming: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): string[] {
+  const info = infoOf(type);
+  const moved = info.location_fields.some((field) => !sameValue(effective(info, incoming, field), effective(info, stored, field)));
+  if (!moved) return [];
+  return info.secret_fields.filter((field) => incoming[field] === SECRET_MASK && hasValue(stored, field));
 }
 
-/** A copy with every secret encrypted; values already encrypted are left as they are. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function boxOf(key: Buffer): SecretBox {
+  return new SecretBox(key);
+}
+
+/**
+ * A copy with every present secret sealed. The input is plaintext: a value that merely looks sealed is sealed too,
+ * so a ciphertext pasted in by a client can never be opened on its behalf.
+ */
 export function encryptSecrets(type: string, config: Record<string, unknown>, key: Buffer): Record<string, unknown> {
-  assertKey(key);
+  const box = boxOf(key);
   const out = { ...config };
-  for (const field of secretFields(type)) {
+  for (const field of infoOf(type).secret_fields) {
     if (!hasValue(out, field)) continue;
     const value = out[field];
     if (typeof value !== 'string') throw new TypeError(`secret field "${field}" must be a string`);
-    if (value.startsWith(ENCRYPTED_PREFIX)) continue;
-    out[field] = encryptValue(value, key, field);
+    out[field] = box.seal(value, field);
   }
   return out;
 }
 
-/** A copy with every encrypted secret decrypted; throws when a value was tampered with or the key is wrong. */
+/** A copy with every sealed secret opened; throws when a value was tampered with or the key is wrong. */
 export function decryptSecrets(type: string, config: Record<string, unknown>, key: Buffer): Record<string, unknown> {
-  assertKey(key);
+  const box = boxOf(key);
   const out = { ...config };
-  for (const field of secretFields(type)) {
+  for (const field of infoOf(type).secret_fields) {
     const value = out[field];
-    if (typeof value === 'string' && value.startsWith(ENCRYPTED_PREFIX)) out[field] = decryptValue(value, key, field);
+    if (isSealed(value)) out[field] = box.open(value, field, `secret field "${field}"`);
   }
   return out;
-}
-
-// The field name is bound as additional data, so a ciphertext moved to another field fails to decrypt.
-function encryptValue(plain: string, key: Buffer, field: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(field, 'utf8'));
-  const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ENCRYPTED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
-}
-
-function decryptValue(encrypted: string, key: Buffer, field: string): string {
-  const raw = Buffer.from(encrypted.slice(ENCRYPTED_PREFIX.length), 'base64');
-  if (raw.length < IV_BYTES + TAG_BYTES) throw new Error(`secret field "${field}" is not a valid encrypted value`);
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-    decipher.setAAD(Buffer.from(field, 'utf8'));
-    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-  } catch {
-    throw new Error(`secret field "${field}" could not be decrypted: wrong key or tampered value`);
-  }
 }

@@ -22,8 +22,13 @@ export interface ConnectorTypeInfo {
   roles: readonly ConnectorRole[];
   /** JSON Schema draft 2020-12; secret properties carry `"writeOnly": true` and `"x-secret": true`. */
   config_schema: JsonSchema;
-  /** Top-level property names that are secrets, e.g. `['password']`. */
+  /** Top-level property names that are secrets, e.g. `['password']` (declared in @conduit/contracts). */
   secret_fields: readonly string[];
+  /**
+   * Top-level property names that say where the connector connects (host, port, base_url, bucket...). An update
+   * that changes one must send every stored secret again: a kept "********" would follow it to the new place.
+   */
+  location_fields: readonly string[];
 }
 
 /** `config_error`: the settings are wrong, fix them. `transient_error`: try again later. */

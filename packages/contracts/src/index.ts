@@ -10,6 +10,7 @@ export * from './schemas/common.js';
 export * from './schemas/projects.js';
 export * from './schemas/pipelines.js';
 export * from './schemas/connectors.js';
+export * from './schemas/connector-secret-fields.js';
 export * from './schemas/api-keys.js';
 export * from './cron.js';
 export * from './schemas/jobs.js';

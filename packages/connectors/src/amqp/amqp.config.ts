@@ -1,4 +1,5 @@
 /** The amqp (RabbitMQ) connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
@@ -21,7 +22,8 @@ export const amqpInfo: ConnectorTypeInfo = {
   category: 'message_queue',
   description: 'AMQP 0-9-1 broker (RabbitMQ): consume a bounded batch from a queue, publish JSON messages with confirms.',
   roles: ['source', 'sink'],
-  secret_fields: ['password'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.amqp,
+  location_fields: ['host', 'port', 'vhost'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

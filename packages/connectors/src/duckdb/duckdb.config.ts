@@ -1,4 +1,5 @@
 /** The duckdb connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
@@ -14,7 +15,8 @@ export const duckdbInfo: ConnectorTypeInfo = {
   category: 'warehouse',
   description: 'DuckDB database file under the data root: read tables or queries, bulk-load rows, run statements.',
   roles: ['source', 'sink', 'sql'],
-  secret_fields: [],
+  secret_fields: CONNECTOR_SECRET_FIELDS.duckdb,
+  location_fields: ['path'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

@@ -1,4 +1,5 @@
 /** The file connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import { FILE_FORMATS, type FileFormat } from '../formats/file-format.js';
 import type { ConnectorTypeInfo } from '../types.js';
@@ -16,7 +17,8 @@ export const fileInfo: ConnectorTypeInfo = {
   category: 'file',
   description: 'Local files under the data root: read and write CSV, JSON lines and Parquet.',
   roles: ['source', 'sink'],
-  secret_fields: [],
+  secret_fields: CONNECTOR_SECRET_FIELDS.file,
+  location_fields: ['path'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

@@ -1,4 +1,5 @@
 /** The http (REST API) connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { compileConfigValidator } from '../config-schema-validator.js';
 import { ConnectorError } from '../connector-error.js';
 import type { ConnectorTypeInfo } from '../types.js';
@@ -31,7 +32,8 @@ export const httpInfo: ConnectorTypeInfo = {
   category: 'rest_api',
   description: 'REST API over HTTP(S): read JSON records with paging, POST batches as JSON arrays.',
   roles: ['source', 'sink'],
-  secret_fields: ['auth_header_value', 'bearer_token', 'password'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.http,
+  location_fields: ['base_url'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

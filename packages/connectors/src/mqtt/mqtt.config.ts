@@ -1,4 +1,5 @@
 /** The mqtt connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
@@ -19,7 +20,8 @@ export const mqttInfo: ConnectorTypeInfo = {
   category: 'message_queue',
   description: 'MQTT broker: collect a bounded batch from a topic subscription, publish JSON messages with QoS 1.',
   roles: ['source', 'sink'],
-  secret_fields: ['password'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.mqtt,
+  location_fields: ['host', 'port'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

@@ -1,4 +1,5 @@
 /** The mysql connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
@@ -22,7 +23,8 @@ export const mysqlInfo: ConnectorTypeInfo = {
   category: 'database',
   description: 'MySQL or MariaDB database: read tables or queries, write with multi-row inserts, run statements.',
   roles: ['source', 'sink', 'sql'],
-  secret_fields: ['password'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.mysql,
+  location_fields: ['host', 'port'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

@@ -1,4 +1,5 @@
 /** The nats (NATS with JetStream) connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
@@ -21,7 +22,8 @@ export const natsInfo: ConnectorTypeInfo = {
   category: 'message_queue',
   description: 'NATS JetStream: fetch a bounded batch from a stream consumer, publish JSON messages with acks.',
   roles: ['source', 'sink'],
-  secret_fields: ['password', 'token'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.nats,
+  location_fields: ['host', 'port'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

@@ -1,4 +1,5 @@
 /** The openai (OpenAI-compatible LLM endpoint) connector's type metadata, config schema and typed config. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { HttpConfig } from '../http/http.config.js';
 import type { ConnectorTypeInfo } from '../types.js';
@@ -17,7 +18,8 @@ export const openAiInfo: ConnectorTypeInfo = {
   category: 'llm',
   description: 'OpenAI-compatible chat completions endpoint, for AI decision nodes.',
   roles: ['llm'],
-  secret_fields: ['api_key'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.openai,
+  location_fields: ['base_url'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

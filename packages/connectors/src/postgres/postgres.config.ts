@@ -1,4 +1,5 @@
 /** The postgres connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { compileConfigValidator } from '../config-schema-validator.js';
 import { ConnectorError } from '../connector-error.js';
 import type { ConnectorTypeInfo } from '../types.js';
@@ -25,7 +26,8 @@ export const postgresInfo: ConnectorTypeInfo = {
   category: 'database',
   description: 'PostgreSQL database: read tables or queries, write with COPY, run statements.',
   roles: ['source', 'sink', 'sql'],
-  secret_fields: ['password'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.postgres,
+  location_fields: ['host', 'port'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

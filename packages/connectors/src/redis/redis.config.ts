@@ -1,4 +1,5 @@
 /** The redis (streams) connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
@@ -22,7 +23,8 @@ export const redisInfo: ConnectorTypeInfo = {
   category: 'stream',
   description: 'Redis Streams: read a bounded batch with XRANGE or a consumer group (XREADGROUP), append with XADD.',
   roles: ['source', 'sink'],
-  secret_fields: ['password'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.redis,
+  location_fields: ['host', 'port'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

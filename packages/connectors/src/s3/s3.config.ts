@@ -1,4 +1,5 @@
 /** The s3 connector's type metadata, config schema, and the typed config the driver works with. */
+import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
 import { FILE_FORMATS, type FileFormat } from '../formats/file-format.js';
 import type { ConnectorTypeInfo } from '../types.js';
@@ -25,7 +26,8 @@ export const s3Info: ConnectorTypeInfo = {
   category: 'object_store',
   description: 'Amazon S3 or an S3-compatible object store: read and write CSV, JSON lines and Parquet objects.',
   roles: ['source', 'sink'],
-  secret_fields: ['secret_access_key'],
+  secret_fields: CONNECTOR_SECRET_FIELDS.s3,
+  location_fields: ['endpoint', 'region', 'bucket'],
   config_schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

@@ -66,4 +66,6 @@ export interface ConnectorTypeDescription {
   roles: string[];
   config_schema: Record<string, unknown>;
   secret_fields: string[];
+  /** Fields that say where it connects: changing one requires sending every secret again. */
+  location_fields: string[];
 }

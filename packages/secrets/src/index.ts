@@ -1,0 +1,3 @@
+export * from './secret-box.js';
+export * from './transit.js';
+export * from './secrets-key-env.js';
