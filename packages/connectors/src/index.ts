@@ -12,9 +12,12 @@ export type {
   WriteRequest,
   CsvChunk,
   TestOptions,
+  ExecuteOptions,
   ConnectorDriver,
 } from './types.js';
 export { ConnectorError } from './connector-error.js';
+export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
+export { sandboxedConfig } from './duckdb/sandbox.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export {

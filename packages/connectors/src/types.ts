@@ -63,6 +63,8 @@ export interface ReadRequest {
   /** Rows per batch; default 5000. */
   batchSize?: number;
   signal?: AbortSignal;
+  /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
+  tenantId?: string;
   [k: string]: unknown;
 }
 
@@ -74,6 +76,8 @@ export interface WriteRequest {
   /** The conflict key for `upsert`. */
   key?: string[];
   signal?: AbortSignal;
+  /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
+  tenantId?: string;
   [k: string]: unknown;
 }
 
@@ -90,6 +94,14 @@ export interface TestOptions {
   /** The whole test finishes within this time; default 10000. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
+  tenantId?: string;
+}
+
+export interface ExecuteOptions {
+  signal?: AbortSignal;
+  /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
+  tenantId?: string;
 }
 
 export interface ConnectorDriver {
@@ -112,6 +124,6 @@ export interface ConnectorDriver {
   execute?(
     config: Record<string, unknown>,
     sql: string,
-    opts?: { signal?: AbortSignal },
+    opts?: ExecuteOptions,
   ): Promise<{ rows_affected: number }>;
 }

@@ -2,8 +2,10 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
+import { withTenant } from './support/tenant-driver.js';
 
-const driver = getDriver('duckdb') as ConnectorDriver;
+const raw = getDriver('duckdb') as ConnectorDriver;
+const driver = withTenant(raw);
 let sandbox: DataRootSandbox;
 const cfg = { path: 'wh/warehouse.duckdb' };
 
@@ -38,7 +40,7 @@ describe('duckdb driver', () => {
     expect(read.map((b) => b.length)).toEqual([5000, 5000, 2001]);
     expect(read[0]![1]).toEqual({ id: 1, name: 'n1', score: 0.5, at: new Date('2024-01-02T03:04:05.006Z'), ok: false });
     expect(await query('select count(*) as n, max(id) as top from people')).toEqual([{ n: 12_001, top: 12_000 }]);
-    expect(await readdir(join(sandbox.root, 'wh'))).toEqual(['warehouse.duckdb']); // the staging file is gone
+    expect(await readdir(join(sandbox.home, 'wh'))).toEqual(['warehouse.duckdb']); // the staging file is gone
   });
 
   it('overwrites and upserts (last row of a key wins)', async () => {
@@ -70,9 +72,29 @@ describe('duckdb Test Connection', () => {
     const ok = await driver.test(cfg);
     expect(ok).toMatchObject({ ok: true, error_class: null, details: { path: 'wh/warehouse.duckdb', exists: true } });
     expect(ok.checks.map((c) => c.name)).toEqual(['resolve', 'file', 'open']);
-    await mkdir(join(sandbox.root, 'fresh'));
+    await mkdir(join(sandbox.home, 'fresh'));
     expect(await driver.test({ path: 'fresh/new.duckdb' })).toMatchObject({ ok: true, details: { exists: false } });
     expect(await driver.test({ path: 'nowhere/new.duckdb' })).toMatchObject({ ok: false, error_class: 'config_error', message: 'folder of "nowhere/new.duckdb" does not exist' });
     expect(await driver.test({ ...cfg, schema: 'missing' })).toMatchObject({ ok: false, error_class: 'config_error', message: 'schema "missing" does not exist' });
+  });
+});
+
+describe('duckdb tenants', () => {
+  it("keeps each tenant's file in its own folder: the same relative path is another database", async () => {
+    const other = withTenant(raw, 'tnt_other');
+    await other.write!(cfg, { table: 'mine', mode: 'overwrite' }, batchesOf([{ secret: 'other tenant' }]));
+    await expect(collect(driver.read!(cfg, { table: 'mine' }))).rejects.toThrow(/mine does not exist/);
+    expect((await collect(other.read!(cfg, { table: 'mine' }))).flat()).toEqual([{ secret: 'other tenant' }]);
+    expect(await readdir(join(sandbox.root, 'tnt_other', 'wh'))).toEqual(['warehouse.duckdb']);
+  });
+
+  it('refuses a call that carries no tenant, or one that is not a folder name, instead of using the shared root', async () => {
+    const noTenant = { errorClass: 'config_error', message: expect.stringMatching(/need the calling tenant/) };
+    await expect(collect(raw.read!(cfg, { table: 'people' }))).rejects.toMatchObject(noTenant);
+    await expect(raw.write!(cfg, { table: 'x', mode: 'append' }, batchesOf([{ a: 1 }]))).rejects.toMatchObject(noTenant);
+    await expect(raw.execute!(cfg, 'select 1')).rejects.toMatchObject(noTenant);
+    expect(await raw.test(cfg)).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/need the calling tenant/) });
+    await expect(raw.execute!(cfg, 'select 1', { tenantId: '..' })).rejects.toThrow(/not a valid folder name/);
+    expect(await readdir(sandbox.root)).toEqual(expect.not.arrayContaining(['wh', 'x']));
   });
 });

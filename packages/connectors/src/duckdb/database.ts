@@ -1,31 +1,57 @@
 /**
  * Opening the connector's DuckDB file for one call and always closing it again: DuckDB lets one process at a time
- * write a file, so holding it open would lock out every other process (and the executor's other runs).
+ * write a file, so holding it open would lock out every other process (and the executor's other runs). The file is
+ * the tenant's (its folder of the data root), and is opened sandboxed (sandbox.ts): SQL on it reaches no other file.
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import duckdb, { type DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
-import { displayPath, resolveUnderDataRoot } from '../data-root.js';
+import { displayPath, resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import type { ErrorClass } from '../types.js';
 import type { DuckdbConfig } from './duckdb.config.js';
+import { lockDown, preparableConfig, sandboxedConfig } from './sandbox.js';
 
 export interface OpenDatabase {
   connection: DuckDBConnection;
   close(): void;
 }
 
+export interface OpenOptions {
+  mode: 'read' | 'write';
+  /** The calling tenant, whose folder the file is in; required. */
+  tenantId: string | undefined;
+  /** Files besides the database the platform's own SQL must read (a bulk load's staging file); default none. */
+  allowedPaths?: readonly string[];
+}
+
+/** The database file of `cfg` in the tenant's folder. */
+export async function databaseFile(cfg: DuckdbConfig, tenantId: string | undefined): Promise<{ root: string; file: string }> {
+  const root = tenantDataRoot(tenantId);
+  return { root, file: await resolveUnderDataRoot(root, 'path', cfg.path) };
+}
+
 /** Opens the file (read-only for reads, which then need it to exist); `close()` releases it. */
-export async function openDatabase(cfg: DuckdbConfig, mode: 'read' | 'write'): Promise<OpenDatabase> {
-  const file = await resolveUnderDataRoot('path', cfg.path);
+export async function openDatabase(cfg: DuckdbConfig, opts: OpenOptions): Promise<OpenDatabase> {
+  const { mode, allowedPaths = [] } = opts;
+  const { root, file } = await databaseFile(cfg, opts.tenantId);
   if (mode === 'read' && !(await stat(file).catch(() => null))) {
-    throw new ConnectorError(`database file "${displayPath(file)}" does not exist`, 'config_error');
+    throw new ConnectorError(`database file "${displayPath(root, file)}" does not exist`, 'config_error');
   }
   if (mode === 'write') await mkdir(dirname(file), { recursive: true });
-  const instance = await duckdb.DuckDBInstance.create(file, mode === 'read' ? { access_mode: 'READ_ONLY' } : {}).catch((err: unknown) => {
+  const platform: Record<string, string> = mode === 'read' ? { access_mode: 'READ_ONLY' } : {};
+  const config = allowedPaths.length > 0 ? preparableConfig(platform) : sandboxedConfig(platform);
+  const instance = await duckdb.DuckDBInstance.create(file, config).catch((err: unknown) => {
     throw toDuckdbError(err);
   });
   const connection = await instance.connect();
+  if (allowedPaths.length > 0) {
+    await lockDown(connection, allowedPaths).catch((err: unknown) => {
+      connection.closeSync();
+      instance.closeSync();
+      throw toDuckdbError(err);
+    });
+  }
   return {
     connection,
     close() {
@@ -38,12 +64,12 @@ export async function openDatabase(cfg: DuckdbConfig, mode: 'read' | 'write'): P
 /** Runs `work` on the open file, interrupting it when `signal` aborts, and always closes the file. */
 export async function withDatabase<T>(
   cfg: DuckdbConfig,
-  mode: 'read' | 'write',
+  opts: OpenOptions,
   signal: AbortSignal | undefined,
   work: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
   signal?.throwIfAborted();
-  const db = await openDatabase(cfg, mode);
+  const db = await openDatabase(cfg, opts);
   const onAbort = () => db.connection.interrupt();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {

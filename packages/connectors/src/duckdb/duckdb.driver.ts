@@ -1,6 +1,6 @@
 /** The duckdb connector driver: a DuckDB database file under the data root as source, sink and SQL target. */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorDriver, ReadRequest, Row, WriteRequest } from '../types.js';
+import type { ConnectorDriver, ExecuteOptions, ReadRequest, Row, WriteRequest } from '../types.js';
 import { parseDuckdbConfig, duckdbInfo } from './duckdb.config.js';
 import { executeDuckdb } from './execute.js';
 import { readDuckdb } from './read.js';
@@ -27,9 +27,9 @@ export const duckdbDriver: ConnectorDriver = {
     return writeDuckdb(cfg, req, batches);
   },
 
-  async execute(config: Record<string, unknown>, sql: string, opts: { signal?: AbortSignal } = {}) {
+  async execute(config: Record<string, unknown>, sql: string, opts: ExecuteOptions = {}) {
     const cfg = parseDuckdbConfig(config);
     if (sql.trim() === '') throw new ConnectorError('the statement is empty', 'config_error');
-    return executeDuckdb(cfg, sql, opts.signal);
+    return executeDuckdb(cfg, sql, opts.tenantId, opts.signal);
   },
 };

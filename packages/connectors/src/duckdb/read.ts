@@ -1,9 +1,10 @@
 /** Streams a query's rows out of DuckDB one chunk at a time, as plain JS values. */
-import duckdb, { type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
+import duckdb, { type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import { batchSizeOf } from '../file/read.js';
 import type { ReadRequest, Row } from '../types.js';
 import { openDatabase, qualifiedTable, toDuckdbError } from './database.js';
+import { prepareUserSql } from './user-sql.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 
 const { DuckDBTypeId, JsonDuckDBValueConverter, dateFromTimestampTZValue, dateFromTimestampValue } = duckdb;
@@ -31,23 +32,30 @@ const plainValue: DuckDBValueConverter<Json | Date> = (value: DuckDBValue, type:
   }
 };
 
-function sourceSql(cfg: DuckdbConfig, req: ReadRequest): string {
-  if (typeof req.query === 'string' && req.query.trim() !== '') return req.query.trim().replace(/[;\s]+$/, '');
-  if (typeof req.table === 'string' && req.table !== '') return `select * from ${qualifiedTable(req.table, cfg.schema)}`;
+/** The read's SQL, and whether it is the user's (a `query`, checked as one SELECT) or ours (a quoted table name). */
+function sourceSql(cfg: DuckdbConfig, req: ReadRequest): { sql: string; own: boolean } {
+  if (typeof req.query === 'string' && req.query.trim() !== '') return { sql: req.query, own: false };
+  if (typeof req.table === 'string' && req.table !== '') return { sql: `select * from ${qualifiedTable(req.table, cfg.schema)}`, own: true };
   throw new ConnectorError('a read needs a query or a table', 'config_error');
 }
 
 /** Yields batches of at most `batchSize` rows; the file stays open until the read ends or the consumer stops. */
 export async function* readDuckdb(cfg: DuckdbConfig, req: ReadRequest): AsyncGenerator<Row[]> {
   const { signal } = req;
-  const sql = sourceSql(cfg, req);
+  const { sql, own } = sourceSql(cfg, req);
   const batchSize = batchSizeOf(req);
   signal?.throwIfAborted();
-  const db = await openDatabase(cfg, 'read');
+  const db = await openDatabase(cfg, { mode: 'read', tenantId: req.tenantId });
   const onAbort = () => db.connection.interrupt();
   signal?.addEventListener('abort', onAbort, { once: true });
+  let prepared: DuckDBPreparedStatement | undefined;
   try {
-    const result = await db.connection.stream(sql);
+    prepared = own
+      ? await db.connection.prepare(sql)
+      : await prepareUserSql(db.connection, sql, 'select').catch((err: unknown) => {
+          throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
+        });
+    const result = await prepared.stream();
     const names = result.deduplicatedColumnNames();
     let batch: Row[] = [];
     for (;;) {
@@ -70,6 +78,7 @@ export async function* readDuckdb(cfg: DuckdbConfig, req: ReadRequest): AsyncGen
     throw signal?.aborted ? signal.reason : toDuckdbError(err);
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    prepared?.destroySync();
     db.close();
   }
 }

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
-import { displayPath, resolveUnderDataRoot } from '../data-root.js';
+import { displayPath, resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { classifyDuckdbError, withDatabase } from './database.js';
 import { parseDuckdbConfig, type DuckdbConfig } from './duckdb.config.js';
@@ -17,15 +17,17 @@ export async function testDuckdb(config: Record<string, unknown>, opts: TestOpti
     return invalidConfigResult(err);
   }
   const details: Record<string, unknown> = {};
+  let root = '';
   let file = '';
   let exists = false;
   const steps: CheckStep[] = [
     {
       name: 'resolve',
       async run() {
-        file = await resolveUnderDataRoot('path', cfg.path);
-        details['path'] = displayPath(file);
-        return `"${displayPath(file)}" is under the data root`;
+        root = tenantDataRoot(opts.tenantId);
+        file = await resolveUnderDataRoot(root, 'path', cfg.path);
+        details['path'] = displayPath(root, file);
+        return `"${displayPath(root, file)}" is under the data root`;
       },
     },
     {
@@ -33,17 +35,18 @@ export async function testDuckdb(config: Record<string, unknown>, opts: TestOpti
       async run() {
         exists = (await stat(file).catch(() => null))?.isFile() ?? false;
         details['exists'] = exists;
-        if (exists) return `database file "${displayPath(file)}" exists`;
+        if (exists) return `database file "${displayPath(root, file)}" exists`;
         const folder = await stat(dirname(file)).catch(() => null);
-        if (!folder?.isDirectory()) throw new ConnectorError(`folder of "${displayPath(file)}" does not exist`, 'config_error');
-        return `database file "${displayPath(file)}" will be created on the first write`;
+        // The tenant's own folder is made by the first write, like the file.
+        if (!folder?.isDirectory() && dirname(file) !== root) throw new ConnectorError(`folder of "${displayPath(root, file)}" does not exist`, 'config_error');
+        return `database file "${displayPath(root, file)}" will be created on the first write`;
       },
     },
     {
       name: 'open',
       async run(signal) {
         if (!exists) return 'nothing to open yet';
-        return withDatabase(cfg, 'read', signal, async (connection) => {
+        return withDatabase(cfg, { mode: 'read', tenantId: opts.tenantId }, signal, async (connection) => {
           const reader = await connection.runAndReadAll(
             `select version(), (select count(*) from duckdb_schemas() where schema_name = '${cfg.schema.replace(/'/g, "''")}')`,
           );

@@ -12,10 +12,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
-import { resolveUnderDataRoot } from '../data-root.js';
 import { encodeRows } from '../formats/encode.js';
 import type { Row, WriteRequest } from '../types.js';
-import { qualifiedTable, quoteIdent, withDatabase } from './database.js';
+import { databaseFile, qualifiedTable, quoteIdent, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 
 const ORDINAL = '_conduit_ordinal';
@@ -26,7 +25,7 @@ export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches:
   const target = qualifiedTable(req.table, cfg.schema);
   const key = req.mode === 'upsert' ? (req.key ?? []) : [];
   if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
-  const file = await resolveUnderDataRoot('path', cfg.path);
+  const { file } = await databaseFile(cfg, req.tenantId);
   const staged = join(dirname(file), `.conduit-load-${randomUUID()}.jsonl`);
   try {
     let rows = 0;
@@ -34,7 +33,8 @@ export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches:
     const numbered = (async function* () {
       for await (const batch of batches) yield batch.map((row) => ({ ...row, [ORDINAL]: ordinal++ }));
     })();
-    await withDatabase(cfg, 'write', signal, async (connection) => {
+    // The staging file is the one file besides the database this instance may read (our SQL, not the user's).
+    await withDatabase(cfg, { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged] }, signal, async (connection) => {
       await pipeline(Readable.from(encodeRows('jsonl', numbered, { onRows: (n) => (rows += n) })), createWriteStream(staged), signal ? { signal } : {});
       await connection.run('begin transaction');
       try {

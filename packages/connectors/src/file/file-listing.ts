@@ -17,27 +17,27 @@ async function* walk(folder: string): AsyncGenerator<string> {
   }
 }
 
-/** Absolute paths in name order; `pattern` is relative to the connector's folder. */
-export async function listFiles(folder: string, pattern: string, requireKnownExtension: boolean): Promise<string[]> {
+/** Absolute paths in name order; `folder` is relative to the tenant's folder `root`, `pattern` to `folder`. */
+export async function listFiles(root: string, folder: string, pattern: string, requireKnownExtension: boolean): Promise<string[]> {
   const files: string[] = [];
   if (isGlob(pattern)) {
-    const base = await resolveUnderDataRoot('path', folder, globBase(pattern));
+    const base = await resolveUnderDataRoot(root, 'path', folder, globBase(pattern));
     const matches = globMatcher(pattern);
-    const connectorRoot = await resolveUnderDataRoot('path', folder);
+    const connectorRoot = await resolveUnderDataRoot(root, 'path', folder);
     for await (const file of walkIfExists(base)) {
       if (matches(relative(connectorRoot, file).split(sep).join('/'))) files.push(file);
     }
   } else {
-    const target = await resolveUnderDataRoot('path', folder, pattern);
+    const target = await resolveUnderDataRoot(root, 'path', folder, pattern);
     const info = await stat(target).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') throw new ConnectorError(`"${displayPath(target)}" does not exist`, 'config_error');
+      if (err.code === 'ENOENT') throw new ConnectorError(`"${displayPath(root, target)}" does not exist`, 'config_error');
       throw err;
     });
     if (info.isDirectory()) {
       for await (const file of walk(target)) if (!requireKnownExtension || formatOfName(file)) files.push(file);
     } else files.push(target);
   }
-  for (const file of files) await assertUnderDataRoot(`"${displayPath(file)}"`, file);
+  for (const file of files) await assertUnderDataRoot(root, `"${displayPath(root, file)}"`, file);
   return files;
 }
 

@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { asyncBufferFromFile } from 'hyparquet';
 import { ConnectorError } from '../connector-error.js';
-import { displayPath } from '../data-root.js';
+import { displayPath, tenantDataRoot } from '../data-root.js';
 import { decodeFile } from '../formats/decode.js';
 import { chooseFormat } from '../formats/file-format.js';
 import type { ReadRequest, Row } from '../types.js';
@@ -26,11 +26,12 @@ export function nodePathOf(req: { table?: unknown; [k: string]: unknown }): stri
 
 export async function* readFiles(cfg: FileConfig, req: ReadRequest): AsyncGenerator<Row[]> {
   const batchSize = batchSizeOf(req);
-  const files = await listFiles(cfg.path, nodePathOf(req), req['format'] === undefined && cfg.format === undefined);
+  const root = tenantDataRoot(req.tenantId);
+  const files = await listFiles(root, cfg.path, nodePathOf(req), req['format'] === undefined && cfg.format === undefined);
   for (const file of files) {
     req.signal?.throwIfAborted();
     const format = chooseFormat(req['format'], cfg.format, file);
-    const name = displayPath(file);
+    const name = displayPath(root, file);
     const source = {
       stream: async () => createReadStream(file),
       randomAccess: () => asyncBufferFromFile(file),

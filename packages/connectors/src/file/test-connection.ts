@@ -4,7 +4,7 @@ import { access, stat } from 'node:fs/promises';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
-import { displayPath, resolveUnderDataRoot } from '../data-root.js';
+import { displayPath, resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import type { ErrorClass, TestOptions, TestResult } from '../types.js';
 import { parseFileConfig, type FileConfig } from './file.config.js';
 
@@ -16,30 +16,32 @@ export async function testFile(config: Record<string, unknown>, opts: TestOption
     return invalidConfigResult(err);
   }
   const details: Record<string, unknown> = {};
+  let root = '';
   let folder = '';
   const steps: CheckStep[] = [
     {
       name: 'resolve',
       async run() {
-        folder = await resolveUnderDataRoot('path', cfg.path);
-        details['path'] = displayPath(folder);
-        return `"${displayPath(folder)}" is under the data root`;
+        root = tenantDataRoot(opts.tenantId);
+        folder = await resolveUnderDataRoot(root, 'path', cfg.path);
+        details['path'] = displayPath(root, folder);
+        return `"${displayPath(root, folder)}" is under the data root`;
       },
     },
     {
       name: 'folder',
       async run() {
         const info = await stat(folder).catch(() => null);
-        if (!info) throw new ConnectorError(`folder "${displayPath(folder)}" does not exist`, 'config_error');
-        if (!info.isDirectory()) throw new ConnectorError(`"${displayPath(folder)}" is not a folder`, 'config_error');
-        return `folder "${displayPath(folder)}" exists`;
+        if (!info) throw new ConnectorError(`folder "${displayPath(root, folder)}" does not exist`, 'config_error');
+        if (!info.isDirectory()) throw new ConnectorError(`"${displayPath(root, folder)}" is not a folder`, 'config_error');
+        return `folder "${displayPath(root, folder)}" exists`;
       },
     },
     {
       name: 'permission',
       async run() {
         await access(folder, constants.R_OK | constants.X_OK).catch(() => {
-          throw new ConnectorError(`folder "${displayPath(folder)}" cannot be read`, 'config_error');
+          throw new ConnectorError(`folder "${displayPath(root, folder)}" cannot be read`, 'config_error');
         });
         const writable = await access(folder, constants.W_OK).then(() => true, () => false);
         details['writable'] = writable;

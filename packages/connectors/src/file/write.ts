@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConnectorError } from '../connector-error.js';
-import { resolveUnderDataRoot } from '../data-root.js';
+import { resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import { encodeRows } from '../formats/encode.js';
 import { chooseFormat, extensionOf, formatOfName, partFileName, type FileFormat } from '../formats/file-format.js';
 import type { Row, WriteRequest } from '../types.js';
@@ -23,7 +23,7 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
 export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
   if (req.mode === 'upsert') throw new ConnectorError('the file connector cannot upsert: use append or overwrite', 'config_error');
   const path = nodePathOf(req);
-  const target = await resolveUnderDataRoot('path', cfg.path, path);
+  const target = await resolveUnderDataRoot(tenantDataRoot(req.tenantId), 'path', cfg.path, path);
   const namesFile = formatOfName(path) !== undefined && !path.endsWith('/');
   const format = chooseFormat(req['format'], cfg.format ?? 'jsonl', namesFile ? path : '');
   const folder = namesFile ? dirname(target) : target;

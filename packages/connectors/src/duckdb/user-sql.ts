@@ -1,0 +1,201 @@
+/**
+ * The one check of SQL a user writes (transform and rules-decision SQL, a duckdb source `query`, a duckdb sql node's
+ * statement), done by DuckDB's own parser rather than by looking for words: exactly one statement, of a kind the
+ * node allows, whose parse tree reads only tables (no table function but a few that make rows from values, no view
+ * of DuckDB's own settings or catalog, no function that reads settings). DuckDB's locks (sandbox.ts) enforce the
+ * same at run time; this check is what lets the error say what is not allowed, and lets the catalog say it at save.
+ */
+import duckdb, { type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { ConnectorError } from '../connector-error.js';
+import { parsingConnection } from './sandbox.js';
+
+const { StatementType } = duckdb;
+
+/** `select`: exactly one SELECT (transform, rules, source query). `statement`: one data or DDL statement (sql node). */
+export type UserSqlKind = 'select' | 'statement';
+
+const DATA_STATEMENTS: ReadonlySet<number> = new Set([
+  StatementType.SELECT,
+  StatementType.INSERT,
+  StatementType.UPDATE,
+  StatementType.DELETE,
+  StatementType.MERGE_INTO,
+  StatementType.CREATE,
+  StatementType.DROP,
+  StatementType.ALTER,
+]);
+
+/** Table functions that make rows out of values; every other one reads files, settings or the catalog. */
+const ROW_MAKERS: ReadonlySet<string> = new Set(['range', 'generate_series', 'unnest', 'json_each', 'json_tree', 'repeat_row']);
+
+/** Scalar functions that answer the server's settings or environment (paths of the operator's layout). */
+const SERVER_FUNCTIONS: ReadonlySet<string> = new Set(['current_setting', 'getenv', 'getvariable']);
+
+/** Schemas and catalogs of DuckDB's own views (settings, databases with their paths, functions...). */
+const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
+const SYSTEM_CATALOGS: ReadonlySet<string> = new Set(['system', 'temp']);
+
+const refuse = (message: string): ConnectorError => new ConnectorError(message, 'config_error');
+
+const oneLine = (message: string): string => (message.split('\n')[0] ?? message).replace(/^[\w ]*Error: /, '').trim();
+
+const typeName = (type: number): string => (StatementType[type] ?? 'unknown').toLowerCase().replace(/_/g, ' ');
+
+/** DuckDB's own view names (duckdb_settings, pg_settings, duckdb_databases...), asked of DuckDB once. */
+let systemViews: Promise<ReadonlySet<string>> | undefined;
+function systemViewNames(): Promise<ReadonlySet<string>> {
+  systemViews ??= parsingConnection()
+    .then((c) => c.runAndReadAll('select distinct lower(view_name) from duckdb_views() where internal'))
+    .then((reader) => new Set(reader.getRows().map((row) => String(row[0]))))
+    .catch((err: unknown) => {
+      systemViews = undefined;
+      throw err;
+    });
+  return systemViews;
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: Json | undefined): string => (typeof value === 'string' ? value.toLowerCase() : '');
+
+/** The first thing in a SELECT's parse tree that reaches beyond its tables, as a message; undefined when none. */
+function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<string>): string | undefined {
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const problem = treeProblem(child, views, ctes);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (!isObject(node)) return undefined;
+  const names = new Set(ctes);
+  for (const entry of isObject(node['cte_map']) && Array.isArray(node['cte_map']['map']) ? node['cte_map']['map'] : []) {
+    if (isObject(entry)) names.add(text(entry['key']));
+  }
+  if (node['type'] === 'TABLE_FUNCTION' && isObject(node['function'])) {
+    const name = text(node['function']['function_name']);
+    if (!ROW_MAKERS.has(name)) return `calls the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
+  }
+  if (node['type'] === 'BASE_TABLE') {
+    const table = text(node['table_name']);
+    const schema = text(node['schema_name']);
+    const catalog = text(node['catalog_name']);
+    if (/[/\\]|\.(csv|tsv|json|jsonl|ndjson|parquet|txt|gz|zst)$/.test(table)) {
+      return `reads the file "${table}", which is not allowed: SQL reads only the pipeline's own tables`;
+    }
+    if (SYSTEM_CATALOGS.has(catalog) || SYSTEM_SCHEMAS.has(schema) || (schema === '' && !names.has(table) && views.has(table))) {
+      return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
+    }
+  }
+  if (node['class'] === 'FUNCTION' && SERVER_FUNCTIONS.has(text(node['function_name']))) {
+    return `calls ${text(node['function_name'])}(), which is not allowed: it reads the server's settings`;
+  }
+  for (const value of Object.values(node)) {
+    const problem = treeProblem(value, views, names);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * What DuckDB's parser makes of `sql` (json_serialize_sql, which serializes SELECTs only): `select` with the problem
+ * of its tree (undefined when it reads only tables), or `other` for any other kind of statement.
+ */
+async function parseTree(connection: DuckDBConnection, sql: string): Promise<{ kind: 'select'; problem: string | undefined } | { kind: 'other' }> {
+  const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
+  const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
+  if (tree['error'] === true) {
+    if (text(tree['error_type']) === 'parser') throw refuse(`is not valid SQL: ${String(tree['error_message'])}`);
+    return { kind: 'other' };
+  }
+  return { kind: 'select', problem: treeProblem(tree['statements'] ?? null, await systemViewNames(), new Set()) };
+}
+
+/**
+ * Refuses a SELECT whose tree reaches beyond its tables, and anything but a SELECT where only a SELECT may be;
+ * answers whether the parser saw a SELECT.
+ */
+async function checkTree(connection: DuckDBConnection, sql: string, kind: UserSqlKind): Promise<boolean> {
+  const tree = await parseTree(connection, sql);
+  if (tree.kind === 'select' && tree.problem) throw refuse(tree.problem);
+  if (tree.kind === 'other' && kind === 'select') throw refuse('must be one SELECT statement');
+  return tree.kind === 'select';
+}
+
+const FILE_REFUSAL = "may not read or write files: SQL reads only the pipeline's own tables";
+const isPermissionError = (err: unknown): boolean => /Permission Error/.test(err instanceof Error ? err.message : String(err));
+
+/** Exactly one statement, or the message saying why not. */
+async function extractOne(connection: DuckDBConnection, sql: string) {
+  let extracted;
+  try {
+    extracted = await connection.extractStatements(sql);
+  } catch (err) {
+    throw refuse(`is not valid SQL: ${oneLine(err instanceof Error ? err.message : String(err)).replace(/^Failed to extract statements: /, '').replace(/^Parser Error: /, '')}`);
+  }
+  if (extracted.count === 0) throw refuse('is empty');
+  if (extracted.count > 1) throw refuse(`holds ${extracted.count} statements: only one statement is allowed`);
+  return extracted;
+}
+
+/** `parsedSelect`: the parser saw a SELECT; a PRAGMA or SHOW is rewritten into one and prepares as SELECT too. */
+function checkType(type: number, kind: UserSqlKind, parsedSelect: boolean): void {
+  if (kind === 'select' && type !== StatementType.SELECT) throw refuse(`must be one SELECT statement, not ${typeName(type)}`);
+  if (type === StatementType.SELECT && !parsedSelect) throw refuse('is a pragma, which is not allowed: only select, insert, update, delete, merge, create, drop and alter');
+  if (kind === 'statement' && !DATA_STATEMENTS.has(type)) {
+    throw refuse(`is a ${typeName(type)} statement, which is not allowed: only select, insert, update, delete, merge, create, drop and alter`);
+  }
+}
+
+/**
+ * Checks `sql` on `connection` (a sandboxed one: preparing binds, and binding a file reader touches the file) and
+ * answers it prepared, ready to run as checked. Throws a config_error ConnectorError whose message completes
+ * "the SQL ..." (e.g. `holds 2 statements: only one statement is allowed`).
+ */
+export async function prepareUserSql(connection: DuckDBConnection, sql: string, kind: UserSqlKind): Promise<DuckDBPreparedStatement> {
+  const extracted = await extractOne(connection, sql);
+  const parsedSelect = await checkTree(connection, sql, kind);
+  let prepared: DuckDBPreparedStatement;
+  try {
+    prepared = await extracted.prepare(0);
+  } catch (err) {
+    if (isPermissionError(err)) throw refuse(FILE_REFUSAL);
+    throw err;
+  }
+  try {
+    checkType(prepared.statementType, kind, parsedSelect);
+  } catch (err) {
+    prepared.destroySync();
+    throw err;
+  }
+  return prepared;
+}
+
+/**
+ * The same check where the tables do not exist yet (a pipeline saved in the catalog): the message of what is not
+ * allowed, or null. A statement that only fails to bind (an unknown table) passes here; the run checks it again.
+ */
+export async function userSqlProblem(sql: string, kind: UserSqlKind): Promise<string | null> {
+  const connection = await parsingConnection();
+  try {
+    const extracted = await extractOne(connection, sql);
+    const parsedSelect = await checkTree(connection, sql, kind);
+    let prepared: DuckDBPreparedStatement;
+    try {
+      prepared = await extracted.prepare(0);
+    } catch (err) {
+      return isPermissionError(err) ? FILE_REFUSAL : null;
+    }
+    try {
+      checkType(prepared.statementType, kind, parsedSelect);
+    } finally {
+      prepared.destroySync();
+    }
+    return null;
+  } catch (err) {
+    if (err instanceof ConnectorError) return err.message;
+    throw err;
+  }
+}

@@ -1,0 +1,15 @@
+/** A driver whose every call carries `tenantId`, as the catalog's Test Connection and the executor's nodes pass it. */
+import type { ConnectorDriver } from '../../src/index.js';
+
+export const TEST_TENANT = 'tnt_test';
+
+export function withTenant(driver: ConnectorDriver, tenantId: string = TEST_TENANT): ConnectorDriver {
+  const { read, write, execute } = driver;
+  return {
+    info: driver.info,
+    test: (config, opts = {}) => driver.test(config, { ...opts, tenantId }),
+    ...(read ? { read: (config, req) => read.call(driver, config, { ...req, tenantId }) } : {}),
+    ...(write ? { write: (config, req, batches) => write.call(driver, config, { ...req, tenantId }, batches) } : {}),
+    ...(execute ? { execute: (config, sql, opts = {}) => execute.call(driver, config, sql, { ...opts, tenantId }) } : {}),
+  };
+}
