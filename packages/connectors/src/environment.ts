@@ -11,8 +11,11 @@ export interface ConnectorEnvironment {
   dataRoot: string;
   /** Loopback, private and link-local addresses may be reached (CONNECTOR_ALLOW_PRIVATE_NETWORKS=true). */
   allowPrivateNetworks: boolean;
-  /** Cloud metadata addresses (169.254.169.254, fd00:ec2::254) may be reached (CONNECTOR_ALLOW_METADATA=true). */
-  allowMetadata: boolean;
+  /**
+   * CIDR ranges (or single addresses) that may be reached although private (CONNECTOR_ALLOWED_NETWORKS, comma
+   * separated, e.g. `10.1.0.0/16,fd00:1::/64`). Cloud metadata addresses are never reachable, whatever is allowed.
+   */
+  allowedNetworks: string[];
 }
 
 const isTrue = (value: string | undefined): boolean => value !== undefined && /^(1|true|yes)$/i.test(value.trim());
@@ -22,6 +25,6 @@ export function connectorEnvironment(env: NodeJS.ProcessEnv = process.env): Conn
   return {
     dataRoot: resolve(root !== undefined && root.trim() !== '' ? root : join(tmpdir(), 'conduit-data')),
     allowPrivateNetworks: isTrue(env['CONNECTOR_ALLOW_PRIVATE_NETWORKS']),
-    allowMetadata: isTrue(env['CONNECTOR_ALLOW_METADATA']),
+    allowedNetworks: (env['CONNECTOR_ALLOWED_NETWORKS'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
   };
 }

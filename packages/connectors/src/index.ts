@@ -20,6 +20,7 @@ export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-
 export { sandboxedConfig } from './duckdb/sandbox.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
+export { networkPolicyProblems, isNetworkConnectorType, type NetworkPolicyProblem } from './network/connector-targets.js';
 export {
   SECRET_MASK,
   maskSecrets,

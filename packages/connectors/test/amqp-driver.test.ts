@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
 import { AMQP_CONFIG, connectAmqpAdmin, type AmqpAdmin } from './support/amqp-admin.js';
 import { freePort } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('amqp') as Required<ConnectorDriver>;
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
@@ -89,14 +93,14 @@ describe('amqp Test Connection', () => {
   it('passes every check against the local RabbitMQ', async () => {
     const result = await driver.test(AMQP_CONFIG);
     expect(result).toMatchObject({ ok: true, error_class: null, details: { server_product: 'RabbitMQ' } });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'open_channel:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'open_channel:ok']);
   });
 
   it('calls a wrong password a config_error at authenticate and never shows it', async () => {
     const password = `pw-${randomUUID()}`;
     const result = await driver.test({ ...AMQP_CONFIG, password });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/ACCESS.REFUSED/);
     expect(JSON.stringify(result)).not.toContain(password);
     const readError = await readAll({ queue }).then(() => null, (err: unknown) => err as Error);
@@ -111,7 +115,7 @@ describe('amqp Test Connection', () => {
   it('calls an unknown vhost a config_error', async () => {
     const result = await driver.test({ ...AMQP_CONFIG, vhost: `nope-${suffix}` });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
@@ -122,6 +126,6 @@ describe('amqp Test Connection', () => {
     const closed = await driver.test({ ...AMQP_CONFIG, port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
-    expect(names(closed)).toEqual(['resolve:ok', 'connect:failed']);
+    expect(names(closed)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
   });
 });

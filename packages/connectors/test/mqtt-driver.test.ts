@@ -3,6 +3,10 @@ import mqtt from 'mqtt';
 import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
 import { startAuthMosquitto, type AuthBroker } from './support/mosquitto.js';
 import { freePort } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('mqtt') as Required<ConnectorDriver>;
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
@@ -75,7 +79,7 @@ describe('mqtt Test Connection', () => {
   it('passes every check against the local Mosquitto', async () => {
     const result = await driver.test(CONFIG);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok']);
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
@@ -104,7 +108,7 @@ describe('mqtt Test Connection', () => {
       const wrong = `${password}-wrong`;
       const result = await driver.test({ host: '127.0.0.1', port: broker.port, username: 'conduit', password: wrong });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(JSON.stringify(result)).not.toContain(wrong);
       const failure = await readAll({ topic: 'x' }, { host: '127.0.0.1', port: broker.port, username: 'conduit', password: wrong })
         .then(() => null, (err: unknown) => err as Error & { errorClass: string });

@@ -1,5 +1,9 @@
 import { getDriver, ConnectorError, type ConnectorDriver, type Row } from '../src/index.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
 let sandbox: MysqlSandbox;

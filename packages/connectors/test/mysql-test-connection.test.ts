@@ -3,6 +3,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { MYSQL_HOST, createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { freePort } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
 let sandbox: MysqlSandbox;
@@ -27,7 +31,7 @@ describe('mysql Test Connection', () => {
   it('passes every check against the local server and reports the version', async () => {
     const result = await driver.test(sandbox.config);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'read_access:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'read_access:ok', 'privileges:ok']);
     expect(String(result.details['server_version'])).toMatch(/^\d+\.\d+/);
     expect(result.details['current_user']).toMatch(/^root@/);
     expect(Date.parse(result.tested_at)).not.toBeNaN();
@@ -44,11 +48,32 @@ describe('mysql Test Connection', () => {
       expect(ok).toMatchObject({ ok: true, error_class: null });
       const result = await driver.test({ ...sandbox.config, user, password: wrongPassword });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(result.message).toMatch(/Access denied for user .*ER_ACCESS_DENIED_ERROR.*SQLSTATE 28000/);
       const text = JSON.stringify([ok, result]);
       expect(text).not.toContain(rightPassword);
       expect(text).not.toContain(wrongPassword);
+    } finally {
+      await sandbox.admin.query('drop user ?@?', [user, '%']);
+    }
+  });
+
+  it('warns (still ok) when the session has SUPER or FILE, and not otherwise', async () => {
+    const root = await driver.test(sandbox.config);
+    expect(root).toMatchObject({ ok: true });
+    expect(root.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: expect.stringMatching(/^warning: .*(SUPER|FILE)/) });
+    expect(root.details['warnings']).toHaveLength(1);
+
+    const user = `conduit_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const password = `pw-${randomUUID()}`;
+    await sandbox.admin.query('create user ?@? identified by ?', [user, '%', password]);
+    await sandbox.admin.query(`grant select on ${sandbox.database}.* to ?@?`, [user, '%']);
+    try {
+      const plain = await driver.test({ ...sandbox.config, user, password });
+      expect(plain.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: 'the session has no superuser or server file rights' });
+      await sandbox.admin.query('grant file on *.* to ?@?', [user, '%']);
+      const file = await driver.test({ ...sandbox.config, user, password });
+      expect(file.checks.find((c) => c.name === 'privileges')?.message).toMatch(/^warning: the session has the FILE privilege/);
     } finally {
       await sandbox.admin.query('drop user ?@?', [user, '%']);
     }
@@ -66,14 +91,14 @@ describe('mysql Test Connection', () => {
     const result = await driver.test({ ...sandbox.config, port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
     expect(result.message).toMatch(/ECONNREFUSED/);
   });
 
   it('calls an unknown database a config_error at authenticate', async () => {
     const result = await driver.test({ ...sandbox.config, database: `no_db_${randomUUID().slice(0, 8)}` });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/Unknown database/);
   });
 
@@ -108,7 +133,7 @@ describe('mysql Test Connection', () => {
       const result = await driver.test({ ...sandbox.config, host: '127.0.0.1', port }, { timeoutMs: 1500 });
       expect(Date.now() - started).toBeLessThan(3000);
       expect(result).toMatchObject({ ok: false, error_class: 'transient_error', message: 'timed out: no answer within 1500 ms' });
-      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       const deadline = Date.now() + 2000;
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(sockets.size).toBe(0);

@@ -4,6 +4,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
 import { NATS_CONFIG, connectNatsAdmin, startAuthNatsServer } from './support/nats-admin.js';
 import { freePort } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('nats') as Required<ConnectorDriver>;
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
@@ -74,7 +78,7 @@ describe('nats Test Connection', () => {
   it('passes every check against the local NATS', async () => {
     const result = await driver.test(NATS_CONFIG);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'jetstream:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'jetstream:ok']);
     expect(result.details['server_version']).toMatch(/^\d+\.\d+/);
   });
 
@@ -86,7 +90,7 @@ describe('nats Test Connection', () => {
     const closed = await driver.test({ host: '127.0.0.1', port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(closed).toMatchObject({ ok: false, error_class: 'transient_error' });
-    expect(names(closed)).toEqual(['resolve:ok', 'connect:failed']);
+    expect(names(closed)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
   });
 
   describe('against a nats-server that requires a password', () => {
@@ -101,13 +105,13 @@ describe('nats Test Connection', () => {
 
     it('authenticates with the right password (no JetStream there) and refuses a wrong one without showing it', async () => {
       const right = await driver.test({ host: '127.0.0.1', port: server.port, user: 'conduit', password });
-      expect(names(right).slice(0, 3)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok']);
+      expect(names(right).slice(0, 4)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok']);
       expect(JSON.stringify(right)).not.toContain(password);
 
       const wrong = `${password}-wrong`;
       const result = await driver.test({ host: '127.0.0.1', port: server.port, user: 'conduit', password: wrong });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(result.message).toMatch(/authorization violation/i);
       expect(JSON.stringify(result)).not.toContain(wrong);
       const readFailure = await readAll({ stream }, { host: '127.0.0.1', port: server.port, user: 'conduit', password: wrong })

@@ -42,7 +42,7 @@ describe('openai Test Connection', () => {
   it('lists the models and finds the configured one', async () => {
     const result = await driver.test(config);
     expect(result).toMatchObject({ ok: true, error_class: null, details: { models: ['tiny-1', 'tiny-2'] } });
-    expect(names(result)).toEqual(['resolve:ok', 'list_models:ok', 'model:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:ok', 'model:ok']);
     expect(driver.info.roles).toEqual(['llm']);
   });
 
@@ -56,7 +56,7 @@ describe('openai Test Connection', () => {
     const wrong = `sk-${randomUUID()}`;
     const result = await driver.test({ ...config, api_key: wrong });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'list_models:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:failed']);
     expect(result.message).toMatch(/HTTP 401/);
     expect(JSON.stringify(result)).not.toContain(wrong);
   });

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ConnectorError, getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 let sandbox: PgSandbox;

@@ -3,6 +3,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { PG_HOST, createPgSandbox, freePort, type PgSandbox } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('postgres') as ConnectorDriver;
 let sandbox: PgSandbox;
@@ -21,7 +25,7 @@ describe('postgres Test Connection', () => {
     const password = `pw-${randomUUID()}`;
     const result = await driver.test({ ...sandbox.config, password });
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'read_access:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'read_access:ok', 'privileges:ok']);
     expect(result.details['server_version']).toMatch(/^\d+(\.\d+)?/);
     expect(result.details['current_user']).toBe('postgres');
     expect(result.latency_ms).toBeGreaterThanOrEqual(0);
@@ -47,7 +51,7 @@ describe('postgres Test Connection', () => {
     const result = await driver.test({ ...sandbox.config, port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
     expect(result.message).toMatch(/ECONNREFUSED/);
   });
 
@@ -56,7 +60,7 @@ describe('postgres Test Connection', () => {
     const password = `S3cret${randomUUID().slice(0, 8)}`;
     const result = await driver.test({ ...sandbox.config, user: `nobody_${password}`, password });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/role "nobody_\*{8}" does not exist \(SQLSTATE 28000\)/);
     expect(JSON.stringify(result)).not.toContain(password);
   });
@@ -64,7 +68,7 @@ describe('postgres Test Connection', () => {
   it('calls an unknown database a config_error at authenticate', async () => {
     const result = await driver.test({ ...sandbox.config, database: `no_db_${randomUUID().slice(0, 8)}` });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/3D000/);
   });
 
@@ -74,10 +78,36 @@ describe('postgres Test Connection', () => {
     try {
       const result = await driver.test({ ...sandbox.config, user: role });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'read_access:failed']);
+      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'read_access:failed']);
       expect(result.message).toBe(`user "${role}" has no USAGE privilege on schema "${sandbox.schema}"`);
     } finally {
       await sandbox.admin.query(`drop role ${pg.escapeIdentifier(role)}`);
+    }
+  });
+
+  it('warns (still ok) when the session is a superuser or may touch server files or programs, and not otherwise', async () => {
+    const superuser = await driver.test(sandbox.config);
+    expect(superuser).toMatchObject({ ok: true, error_class: null });
+    expect(superuser.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: expect.stringMatching(/^warning: .*superuser/) });
+    expect(superuser.details['warnings']).toEqual([expect.stringContaining('run programs')]);
+    expect(superuser.message).toMatch(/\(warning: /);
+
+    const role = `conduit_t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const quoted = pg.escapeIdentifier(role);
+    await sandbox.admin.query(`create role ${quoted} login`);
+    await sandbox.admin.query(`grant usage on schema ${pg.escapeIdentifier(sandbox.schema)} to ${quoted}`);
+    try {
+      const plain = await driver.test({ ...sandbox.config, user: role });
+      expect(plain).toMatchObject({ ok: true });
+      expect(plain.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: 'the session has no superuser or server file rights' });
+      expect(plain.details['warnings']).toBeUndefined();
+
+      await sandbox.admin.query(`grant pg_execute_server_program to ${quoted}`);
+      const programs = await driver.test({ ...sandbox.config, user: role });
+      expect(programs.checks.find((c) => c.name === 'privileges')?.message).toMatch(/^warning: .*pg_execute_server_program/);
+    } finally {
+      await sandbox.admin.query(`revoke all on schema ${pg.escapeIdentifier(sandbox.schema)} from ${quoted}`);
+      await sandbox.admin.query(`drop role ${quoted}`);
     }
   });
 
@@ -120,7 +150,7 @@ describe('postgres Test Connection', () => {
       expect(took).toBeGreaterThanOrEqual(1400);
       expect(took).toBeLessThan(3000);
       expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(result.message).toBe('timed out: no answer within 1500 ms');
       const deadline = Date.now() + 2000;
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
 import { freePort } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('redis') as Required<ConnectorDriver>;
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
@@ -79,7 +83,7 @@ describe('redis Test Connection', () => {
   it('passes every check, also as an ACL user', async () => {
     const result = await driver.test(CONFIG);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'ping:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'ping:ok']);
     expect(result.details['server_version']).toMatch(/^\d+\.\d+/);
     const asUser = await driver.test({ ...CONFIG, username: aclUser, password: aclPassword });
     expect(asUser.ok).toBe(true);
@@ -90,7 +94,7 @@ describe('redis Test Connection', () => {
     const wrong = `${aclPassword}-wrong`;
     const result = await driver.test({ ...CONFIG, username: aclUser, password: wrong });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/WRONGPASS/);
     expect(JSON.stringify(result)).not.toContain(wrong);
     const failure = await readAll({ stream }, { ...CONFIG, username: aclUser, password: wrong }).then(

@@ -3,6 +3,10 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from 
 import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
 import { freePort } from './support/pg-sandbox.js';
 import { startS3Server, type S3Sandbox } from './support/s3-server.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 const driver = getDriver('s3') as ConnectorDriver;
 let s3: S3Sandbox;
@@ -108,13 +112,13 @@ describe('s3 Test Connection', () => {
   it('passes every check against the server', async () => {
     const result = await driver.test(s3.config);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'bucket:ok', 'permission:ok']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'bucket:ok', 'permission:ok']);
   });
 
   it('calls a missing bucket a config_error at bucket', async () => {
     const result = await driver.test({ ...s3.config, bucket: 'missing-bucket' });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error', message: 'bucket "missing-bucket" does not exist' });
-    expect(names(result)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:ok', 'bucket:failed']);
+    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'bucket:failed']);
   });
 
   // s3rver does not verify SigV4 signatures, so a wrong secret is covered by the classifier's unit spec.
@@ -122,7 +126,7 @@ describe('s3 Test Connection', () => {
     const secret = `wrong-${randomUUID()}`;
     const unknownKey = await driver.test({ ...s3.config, access_key_id: 'NOBODY', secret_access_key: secret });
     expect(unknownKey).toMatchObject({ ok: false, error_class: 'config_error', message: 'the access key id is not known to the server' });
-    expect(names(unknownKey)).toEqual(['resolve:ok', 'connect:ok', 'authenticate:failed']);
+    expect(names(unknownKey)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(JSON.stringify(unknownKey)).not.toContain(secret);
   });
 
@@ -132,6 +136,6 @@ describe('s3 Test Connection', () => {
     expect(names(unknown)).toEqual(['resolve:failed']);
     const closed = await driver.test({ ...s3.config, endpoint: `http://127.0.0.1:${await freePort()}` });
     expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
-    expect(names(closed)).toEqual(['resolve:ok', 'connect:failed']);
+    expect(names(closed)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
   });
 });

@@ -3,25 +3,30 @@ import amqp, { type ChannelModel } from 'amqplib';
 import { scrubSecrets } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
+import { checkedAddress, tlsServerName } from '../network/target-check.js';
 import type { ErrorClass } from '../types.js';
 import type { AmqpConfig } from './amqp.config.js';
 
 const CLOSE_GRACE_MS = 1_000;
 
-/** Connects (and authenticates); an abort of `signal` gives up and closes whatever was opened. */
+/**
+ * Connects (and authenticates) to the address the network policy checked (resolved now); TLS verifies the configured
+ * host name. An abort of `signal` gives up and closes whatever was opened.
+ */
 export async function connectAmqp(cfg: AmqpConfig, signal?: AbortSignal): Promise<ChannelModel> {
   signal?.throwIfAborted();
+  const address = await checkedAddress({ connectorType: 'amqp', host: cfg.host, port: cfg.port });
   const opening = amqp.connect(
     {
       protocol: cfg.tls ? 'amqps' : 'amqp',
-      hostname: cfg.host,
+      hostname: address,
       port: cfg.port,
       vhost: cfg.vhost,
       username: cfg.username,
       password: cfg.password ?? '',
       heartbeat: 30,
     },
-    { timeout: cfg.connect_timeout_ms },
+    { timeout: cfg.connect_timeout_ms, servername: tlsServerName(cfg.host) },
   ).catch((err: unknown) => {
     // The broker closes the connection instead of opening the vhost; amqplib words it as a protocol surprise.
     if (err instanceof Error && /Expected ConnectionOpenOk; got <ConnectionClose/.test(err.message)) {

@@ -1,8 +1,9 @@
-/** Test Connection for amqp: resolve, connect (TCP), authenticate (AMQP handshake on the vhost), open_channel. */
+/** Test Connection for amqp: resolve, network_policy, connect (TCP), authenticate (AMQP handshake on the vhost), open_channel. */
 import type { ChannelModel } from 'amqplib';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
-import { openTcp, resolveHost } from '../network-steps.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { parseAmqpConfig, type AmqpConfig } from './amqp.config.js';
 import { amqpSecrets, classifyAmqpError, closeAmqp, connectAmqp } from './connection.js';
@@ -15,21 +16,14 @@ export async function testAmqp(config: Record<string, unknown>, opts: TestOption
     return invalidConfigResult(err);
   }
   const details: Record<string, unknown> = {};
-  let address = cfg.host;
+  const target: ResolvedTarget = { address: cfg.host };
   let connection: ChannelModel | undefined;
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        const resolved = await resolveHost(cfg.host);
-        address = resolved.address;
-        return resolved.message;
-      },
-    },
+    ...policySteps({ connectorType: 'amqp', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',

@@ -1,11 +1,12 @@
 /**
  * One HTTP exchange over node:http/https with the network policy enforced at connect time (the resolved address is
- * checked, not just the name), a per-request timeout, abort, and a bounded response size. Redirects are not followed.
+ * checked, not just the name, and the connection goes to that address), a per-request timeout, abort, and a bounded response size. Redirects are not followed.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import { ConnectorError } from '../connector-error.js';
-import { assertLiteralAllowed, guardedLookup, type NetworkPolicy } from './network-policy.js';
+import { checkedAddress, guardedLookup, urlTarget } from '../network/target-check.js';
 
 export interface HttpExchange {
   method: 'GET' | 'POST';
@@ -13,7 +14,8 @@ export interface HttpExchange {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
-  policy: NetworkPolicy;
+  /** Whose request this is, for the network policy (the platform's services are refused per type). */
+  connectorType: string;
   signal?: AbortSignal;
 }
 
@@ -25,15 +27,17 @@ export interface HttpResponse {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export function sendHttp(ex: HttpExchange): Promise<HttpResponse> {
+export async function sendHttp(ex: HttpExchange): Promise<HttpResponse> {
   ex.signal?.throwIfAborted();
-  assertLiteralAllowed(ex.url.hostname, ex.policy);
+  const target = urlTarget(ex.connectorType, ex.url.href);
+  // An IP literal never goes through `lookup`: check it here. Names are checked on every resolved address below.
+  if (isIP(target.host)) await checkedAddress(target);
   const send = ex.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<HttpResponse>((resolve, reject) => {
     const req = send(ex.url, {
       method: ex.method,
       headers: ex.body === undefined ? ex.headers : { 'content-type': 'application/json', ...ex.headers },
-      lookup: guardedLookup(ex.policy),
+      lookup: guardedLookup(target),
       signal: ex.signal,
       timeout: ex.timeoutMs,
     });

@@ -8,7 +8,6 @@ import { ConnectorError } from '../connector-error.js';
 import { sendHttp, type HttpResponse } from './http-client.js';
 import { authHeaders, httpSecrets, type HttpConfig } from './http.config.js';
 import { isRetryableStatus, isTransientNetworkError, statusError, toConnectorError } from './http-errors.js';
-import { currentNetworkPolicy, type NetworkPolicy } from './network-policy.js';
 
 const FIRST_BACKOFF_MS = 250;
 
@@ -23,9 +22,10 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
 
 export class HttpSession {
   readonly secrets: readonly string[];
-  private readonly policy: NetworkPolicy = currentNetworkPolicy();
-
-  constructor(readonly cfg: HttpConfig) {
+  constructor(
+    readonly cfg: HttpConfig,
+    private readonly connectorType = 'http',
+  ) {
     this.secrets = httpSecrets(cfg);
   }
 
@@ -35,7 +35,7 @@ export class HttpSession {
       let res: HttpResponse;
       try {
         res = await sendHttp({
-          method, url, body, signal, policy: this.policy, timeoutMs: this.cfg.timeout_ms,
+          method, url, body, signal, connectorType: this.connectorType, timeoutMs: this.cfg.timeout_ms,
           headers: { accept: 'application/json', ...this.cfg.headers, ...authHeaders(this.cfg) },
         });
       } catch (err) {

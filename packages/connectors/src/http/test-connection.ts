@@ -1,6 +1,4 @@
 /** Test Connection for http: resolve, network_policy, connect (TCP), request (GET health_path); stops at the first failure. */
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { openTcp } from '../network-steps.js';
@@ -8,7 +6,7 @@ import type { TestOptions, TestResult } from '../types.js';
 import { parseHttpConfig, resolveUrl, type HttpConfig } from './http.config.js';
 import { HttpSession } from './http-session.js';
 import { classifyHttpError } from './http-errors.js';
-import { currentNetworkPolicy, policyError, refusalReason } from './network-policy.js';
+import { assertAddressesAllowed, resolveAddresses, urlTarget } from '../network/target-check.js';
 
 export async function testHttp(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
   let cfg: HttpConfig;
@@ -19,8 +17,8 @@ export async function testHttp(config: Record<string, unknown>, opts: TestOption
   }
   const session = new HttpSession({ ...cfg, max_retries: 0 });
   const base = new URL(cfg.base_url);
-  const host = base.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(base.port || (base.protocol === 'https:' ? 443 : 80));
+  const target = urlTarget('http', cfg.base_url);
+  const { host, port } = target;
   const details: Record<string, unknown> = {};
   let addresses: string[] = [];
 
@@ -28,22 +26,14 @@ export async function testHttp(config: Record<string, unknown>, opts: TestOption
     {
       name: 'resolve',
       async run() {
-        if (isIP(host)) {
-          addresses = [host];
-          return `${host} is an IP address`;
-        }
-        addresses = (await lookup(host, { all: true })).map((a) => a.address);
-        return `${host} resolves to ${addresses.join(', ')}`;
+        addresses = await resolveAddresses(host);
+        return addresses[0] === host ? `${host} is an IP address` : `${host} resolves to ${addresses.join(', ')}`;
       },
     },
     {
       name: 'network_policy',
       async run() {
-        const policy = currentNetworkPolicy();
-        for (const address of addresses) {
-          const reason = refusalReason(address, policy);
-          if (reason) throw policyError(host, reason);
-        }
+        await assertAddressesAllowed(target, addresses);
         return `${addresses.join(', ')} may be reached`;
       },
     },

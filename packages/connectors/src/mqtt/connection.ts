@@ -4,6 +4,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { scrubSecrets } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
+import { checkedAddress, tlsServerName } from '../network/target-check.js';
 import type { ErrorClass } from '../types.js';
 import type { MqttConfig } from './mqtt.config.js';
 
@@ -14,13 +15,18 @@ export interface SessionOptions {
   onMessage?: (topic: string, payload: Buffer) => void;
 }
 
-/** Connects once (no reconnects); an abort of `signal` ends the client. */
-export function connectMqtt(cfg: MqttConfig, session: SessionOptions = {}, signal?: AbortSignal): Promise<MqttClient> {
+/**
+ * Connects once (no reconnects) to the address the network policy checked (resolved now); TLS verifies the
+ * configured host name. An abort of `signal` ends the client.
+ */
+export async function connectMqtt(cfg: MqttConfig, session: SessionOptions = {}, signal?: AbortSignal): Promise<MqttClient> {
   signal?.throwIfAborted();
+  const address = await checkedAddress({ connectorType: 'mqtt', host: cfg.host, port: cfg.port });
   return new Promise<MqttClient>((resolve, reject) => {
     const client = mqtt.connect({
       protocol: cfg.tls ? 'mqtts' : 'mqtt',
-      host: cfg.host,
+      host: address,
+      servername: tlsServerName(cfg.host),
       port: cfg.port,
       username: cfg.username,
       password: cfg.password,

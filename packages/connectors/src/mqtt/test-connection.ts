@@ -1,8 +1,9 @@
-/** Test Connection for mqtt: resolve, connect (TCP), authenticate (MQTT CONNECT / CONNACK). */
+/** Test Connection for mqtt: resolve, network_policy, connect (TCP), authenticate (MQTT CONNECT / CONNACK). */
 import type { MqttClient } from 'mqtt';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
-import { openTcp, resolveHost } from '../network-steps.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { classifyMqttError, closeMqtt, connectMqtt } from './connection.js';
 import { mqttSecrets, parseMqttConfig, type MqttConfig } from './mqtt.config.js';
@@ -14,26 +15,19 @@ export async function testMqtt(config: Record<string, unknown>, opts: TestOption
   } catch (err) {
     return invalidConfigResult(err);
   }
-  let address = cfg.host;
+  const target: ResolvedTarget = { address: cfg.host };
   let client: MqttClient | undefined;
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        const resolved = await resolveHost(cfg.host);
-        address = resolved.address;
-        return resolved.message;
-      },
-    },
+    ...policySteps({ connectorType: 'mqtt', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
       async run(signal) {
-        client = await connectMqtt({ ...cfg, host: address }, {}, signal);
+        client = await connectMqtt(cfg, {}, signal);
         return cfg.username ? `the broker accepted "${cfg.username}"` : 'the broker accepted an anonymous client';
       },
     },

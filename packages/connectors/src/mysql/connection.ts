@@ -1,5 +1,7 @@
 /** Opening, cancelling and closing mysql2 connections for a mysql connector config. */
+import { connect as tcpConnect } from 'node:net';
 import mysql from 'mysql2';
+import { checkedAddress } from '../network/target-check.js';
 import type { MysqlConfig } from './mysql.config.js';
 
 const KILL_GRACE_MS = 2_000;
@@ -23,10 +25,15 @@ export function connectionOptions(cfg: MysqlConfig, overrides: mysql.ConnectionO
   };
 }
 
-/** Connects, giving up (and closing) as soon as `signal` aborts. */
+/**
+ * Connects to the address the network policy checked (resolved now), giving up (and closing) as soon as `signal`
+ * aborts. The socket is ours so that `host` stays the configured name, which TLS verifies the certificate against.
+ */
 export async function connectMysql(cfg: MysqlConfig, signal?: AbortSignal, overrides?: mysql.ConnectionOptions): Promise<mysql.Connection> {
   signal?.throwIfAborted();
-  const connection = mysql.createConnection(connectionOptions(cfg, overrides));
+  const address = await checkedAddress({ connectorType: 'mysql', host: cfg.host, port: cfg.port });
+  const stream = () => tcpConnect({ host: address, port: cfg.port, noDelay: true });
+  const connection = mysql.createConnection(connectionOptions(cfg, { stream, ...overrides }));
   // Without a listener an 'error' event (e.g. the server going away while idle) would crash the process.
   connection.on('error', () => undefined);
   const onAbort = () => connection.destroy();

@@ -1,9 +1,14 @@
-/** Test Connection for mysql: resolve, connect (TCP), authenticate, read_access; stops at the first failure. */
+/**
+ * Test Connection for mysql: resolve, network_policy, connect (TCP), authenticate, read_access, privileges (a warning
+ * for SUPER or FILE); stops at the first failure.
+ */
 import type mysql from 'mysql2';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
-import { openTcp, resolveHost } from '../network-steps.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
+import { privilegesStep, withWarnings } from '../network/privilege-warning.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { closeMysql, connectMysql } from './connection.js';
 import { classifyMysqlError } from './mysql-errors.js';
@@ -17,21 +22,14 @@ export async function testMysql(config: Record<string, unknown>, opts: TestOptio
     return invalidConfigResult(err);
   }
   const details: Record<string, unknown> = {};
-  let address = cfg.host;
+  const target: ResolvedTarget = { address: cfg.host };
   let connection: mysql.Connection | undefined;
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        const resolved = await resolveHost(cfg.host);
-        address = resolved.address;
-        return resolved.message;
-      },
-    },
+    ...policySteps({ connectorType: 'mysql', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
@@ -57,6 +55,17 @@ export async function testMysql(config: Record<string, unknown>, opts: TestOptio
         return `"${String(row['current_user_name'])}" sees ${String(row['table_count'])} table(s) in "${cfg.database}"`;
       },
     },
+    privilegesStep(details, async () => {
+      if (!connection) throw new Error('not connected');
+      // USER_PRIVILEGES names the grantee 'user'@'host', as current_user() answers user@host.
+      const [rows] = await connection.promise().query<mysql.RowDataPacket[]>(
+        `select privilege_type from information_schema.user_privileges
+          where privilege_type in ('SUPER', 'FILE')
+            and grantee = concat('''', substring_index(current_user(), '@', 1), '''@''', substring_index(current_user(), '@', -1), '''')
+          order by privilege_type desc`,
+      );
+      return rows.map((r) => `the ${String(r['privilege_type'])} privilege`);
+    }),
   ];
 
   return runChecks(
@@ -66,7 +75,7 @@ export async function testMysql(config: Record<string, unknown>, opts: TestOptio
       details,
       secrets: cfg.password ? [cfg.password] : [],
       cleanup: () => (connection ? closeMysql(connection) : undefined),
-      successMessage: (d) => `connected to MySQL/MariaDB ${String(d['server_version'])} as "${String(d['current_user'])}"`,
+      successMessage: (d) => withWarnings(`connected to MySQL/MariaDB ${String(d['server_version'])} as "${String(d['current_user'])}"`, d),
     },
     opts,
   );

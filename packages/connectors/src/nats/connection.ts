@@ -1,22 +1,31 @@
 /** Opening and closing NATS connections, and turning client failures into ConnectorErrors without secrets. */
+import { isIP } from 'node:net';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { scrubSecrets } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
+import { checkedAddress, tlsServerName } from '../network/target-check.js';
 import type { ErrorClass } from '../types.js';
 import type { NatsConfig } from './nats.config.js';
 
 const CLOSE_GRACE_MS = 1_000;
 
-/** Connects once (no reconnects: a data-plane call fails and is retried by the run); an abort closes it. */
+/**
+ * Connects once (no reconnects: a data-plane call fails and is retried by the run) to the address the network policy
+ * checked (resolved now), ignoring servers the cluster announces (they were not checked); an abort closes it.
+ */
 export async function connectNats(cfg: NatsConfig, signal?: AbortSignal): Promise<NatsConnection> {
   signal?.throwIfAborted();
+  const address = await checkedAddress({ connectorType: 'nats', host: cfg.host, port: cfg.port });
+  // The client passes its tls options on to node:tls, which verifies the configured name (its type omits servername).
+  const tlsOptions: { servername?: string; rejectUnauthorized: boolean } = { servername: tlsServerName(cfg.host), rejectUnauthorized: true };
   const opening = connect({
-    servers: `${cfg.host}:${cfg.port}`,
+    servers: isIP(address) === 6 ? `[${address}]:${cfg.port}` : `${address}:${cfg.port}`,
     user: cfg.user,
     pass: cfg.password,
     token: cfg.token,
-    tls: cfg.tls ? {} : undefined,
+    tls: cfg.tls ? tlsOptions : undefined,
+    ignoreClusterUpdates: true,
     timeout: cfg.connect_timeout_ms,
     reconnect: false,
     name: 'conduit',

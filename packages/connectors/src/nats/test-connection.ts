@@ -1,9 +1,10 @@
-/** Test Connection for nats: resolve, connect (TCP), authenticate (NATS handshake), jetstream (account info). */
+/** Test Connection for nats: resolve, network_policy, connect (TCP), authenticate (NATS handshake), jetstream (account info). */
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
-import { openTcp, resolveHost } from '../network-steps.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { classifyNatsError, closeNats, connectNats } from './connection.js';
 import { natsSecrets, parseNatsConfig, type NatsConfig } from './nats.config.js';
@@ -16,26 +17,19 @@ export async function testNats(config: Record<string, unknown>, opts: TestOption
     return invalidConfigResult(err);
   }
   const details: Record<string, unknown> = {};
-  let address = cfg.host;
+  const target: ResolvedTarget = { address: cfg.host };
   let nc: NatsConnection | undefined;
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        const resolved = await resolveHost(cfg.host);
-        address = resolved.address;
-        return resolved.message;
-      },
-    },
+    ...policySteps({ connectorType: 'nats', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
       async run(signal) {
-        nc = await connectNats({ ...cfg, host: address }, signal);
+        nc = await connectNats(cfg, signal);
         details['server_version'] = nc.info?.version;
         return cfg.user ? `authenticated as "${cfg.user}"` : 'connected';
       },

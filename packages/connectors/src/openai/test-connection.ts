@@ -1,9 +1,10 @@
-/** Test Connection for openai: resolve, network_policy (inside the request), list_models (GET /models), model (is offered). */
+/** Test Connection for openai: resolve, network_policy, list_models (GET /models), model (is offered). */
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { classifyHttpError } from '../http/http-errors.js';
 import { httpSecrets } from '../http/http.config.js';
-import { resolveHost } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
+import { urlTarget } from '../network/target-check.js';
 import { ConnectorError } from '../connector-error.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { listModels } from './chat-completion.js';
@@ -18,10 +19,10 @@ export async function testOpenAi(config: Record<string, unknown>, opts: TestOpti
   }
   const details: Record<string, unknown> = {};
   let models: string[] = [];
-  const host = new URL(cfg.base_url).hostname.replace(/^\[|\]$/g, '');
+  const resolved: ResolvedTarget = { address: '' };
 
   const steps: CheckStep[] = [
-    { name: 'resolve', run: async () => (await resolveHost(host)).message },
+    ...policySteps(urlTarget('openai', cfg.base_url), resolved),
     {
       name: 'list_models',
       async run(signal) {

@@ -1,5 +1,6 @@
 /** Opening, cancelling and closing pg clients for a postgres connector config. */
 import pg, { escapeIdentifier } from 'pg';
+import { checkedAddress, tlsServerName } from '../network/target-check.js';
 import type { PostgresConfig } from './postgres.config.js';
 
 /** Used when the config sets no `connect_timeout_ms`, so a data-plane call never waits on a dead host for ever. */
@@ -26,9 +27,9 @@ function sslOption(cfg: PostgresConfig): pg.ClientConfig['ssl'] {
     case 'disable':
       return false;
     case 'require': // encrypted, like libpq's sslmode=require: the certificate is not verified
-      return { rejectUnauthorized: false };
-    case 'verify-full':
-      return { rejectUnauthorized: true, servername: cfg.host };
+      return { rejectUnauthorized: false, servername: tlsServerName(cfg.host) };
+    case 'verify-full': // the connection goes to the checked address; the certificate must still name the host
+      return { rejectUnauthorized: true, servername: tlsServerName(cfg.host) };
   }
 }
 
@@ -59,10 +60,15 @@ export async function closeClient(client: pg.Client): Promise<void> {
   }
 }
 
+/** The address the network policy allows for this config (resolved and checked now): clients connect there. */
+export function allowedAddress(cfg: PostgresConfig): Promise<string> {
+  return checkedAddress({ connectorType: 'postgres', host: cfg.host, port: cfg.port, database: cfg.database });
+}
+
 /** Connects for data-plane work, giving up (and closing) as soon as `signal` aborts. */
 export async function connectClient(cfg: PostgresConfig, signal?: AbortSignal): Promise<pg.Client> {
   signal?.throwIfAborted();
-  const client = newClient(cfg);
+  const client = newClient(cfg, { host: await allowedAddress(cfg) });
   const onAbort = () => destroyClient(client);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -94,7 +100,8 @@ async function cancelThenClose(client: pg.Client, cfg: PostgresConfig): Promise<
   // processID is set by pg after connecting but missing from its type declarations.
   const pid = (client as unknown as { processID: number | null }).processID;
   if (pid !== null) {
-    const canceller = newClient(cfg, { connectionTimeoutMillis: CANCEL_GRACE_MS, query_timeout: CANCEL_GRACE_MS });
+    // The same checked address as the client's: no second DNS answer is trusted.
+    const canceller = newClient(cfg, { host: client.host, connectionTimeoutMillis: CANCEL_GRACE_MS, query_timeout: CANCEL_GRACE_MS });
     try {
       await canceller.connect();
       await canceller.query('select pg_cancel_backend($1)', [pid]);

@@ -1,10 +1,14 @@
-/** Test Connection for postgres: resolve, connect (TCP), authenticate, read_access; stops at the first failure. */
-import { lookup } from 'node:dns/promises';
-import { connect as tcpConnect, isIP } from 'node:net';
+/**
+ * Test Connection for postgres: resolve, network_policy, connect (TCP), authenticate, read_access, privileges (a
+ * warning for superuser rights); stops at the first failure.
+ */
 import type pg from 'pg';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
 import type { TestOptions, TestResult } from '../types.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
+import { privilegesStep, withWarnings } from '../network/privilege-warning.js';
 import { closeClient, destroyClient, newClient } from './connection.js';
 import { classifyPgError } from './pg-errors.js';
 import { parsePostgresConfig, type PostgresConfig } from './postgres.config.js';
@@ -19,27 +23,20 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
   }
 
   const details: Record<string, unknown> = {};
-  let address = cfg.host;
+  const target: ResolvedTarget = { address: cfg.host };
   let client: pg.Client | undefined;
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        if (isIP(cfg.host)) return `${cfg.host} is an IP address`;
-        const found = await lookup(cfg.host);
-        address = found.address;
-        return `${cfg.host} resolves to ${address}`;
-      },
-    },
+    ...policySteps({ connectorType: 'postgres', host: cfg.host, port: cfg.port, database: cfg.database }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
       async run(signal) {
-        const c = newClient(cfg);
+        // The checked address, not the name again: a second DNS answer could be a refused address.
+        const c = newClient(cfg, { host: target.address });
         client = c;
         signal.addEventListener('abort', () => destroyClient(c), { once: true });
         await c.connect();
@@ -68,6 +65,24 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
         return `"${row.current_user}" can use schema "${cfg.schema}" (PostgreSQL ${row.server_version})`;
       },
     },
+    privilegesStep(details, async () => {
+      if (!client) throw new Error('not connected');
+      const { rows } = await client.query<{ superuser: boolean; read_files: boolean; write_files: boolean; programs: boolean }>(
+        `select r.rolsuper as superuser,
+                pg_has_role(current_user, 'pg_read_server_files', 'MEMBER') as read_files,
+                pg_has_role(current_user, 'pg_write_server_files', 'MEMBER') as write_files,
+                pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER') as programs
+           from pg_roles r where r.rolname = current_user`,
+      );
+      const row = rows[0];
+      if (!row) return [];
+      if (row.superuser) return ['superuser rights (rolsuper)'];
+      return [
+        ...(row.read_files ? ['membership of pg_read_server_files'] : []),
+        ...(row.write_files ? ['membership of pg_write_server_files'] : []),
+        ...(row.programs ? ['membership of pg_execute_server_program'] : []),
+      ];
+    }),
   ];
 
   return runChecks(
@@ -77,26 +92,8 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
       details,
       secrets: cfg.password ? [cfg.password] : [],
       cleanup: () => (client ? closeClient(client) : undefined),
-      successMessage: (d) => `connected to PostgreSQL ${String(d['server_version'])} as "${String(d['current_user'])}"`,
+      successMessage: (d) => withWarnings(`connected to PostgreSQL ${String(d['server_version'])} as "${String(d['current_user'])}"`, d),
     },
     opts,
   );
-}
-
-function openTcp(host: string, port: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = tcpConnect({ host, port });
-    const onAbort = () => socket.destroy();
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.once('connect', () => {
-      signal.removeEventListener('abort', onAbort);
-      socket.destroy();
-      resolve();
-    });
-    socket.once('error', (err) => {
-      signal.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(err);
-    });
-  });
 }

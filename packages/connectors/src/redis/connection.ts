@@ -3,19 +3,24 @@ import { Redis } from 'ioredis';
 import { scrubSecrets } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
+import { checkedAddress, tlsServerName } from '../network/target-check.js';
 import type { ErrorClass } from '../types.js';
 import type { RedisConfig } from './redis.config.js';
 
-/** A connected (and authenticated) client; no reconnects or offline queue, so a failure surfaces at once. */
+/**
+ * A connected (and authenticated) client on the address the network policy checked (resolved now); no reconnects
+ * or offline queue, so a failure surfaces at once. TLS still verifies the configured host name.
+ */
 export async function connectRedis(cfg: RedisConfig, signal?: AbortSignal): Promise<Redis> {
   signal?.throwIfAborted();
+  const address = await checkedAddress({ connectorType: 'redis', host: cfg.host, port: cfg.port });
   const client = new Redis({
-    host: cfg.host,
+    host: address,
     port: cfg.port,
     username: cfg.username,
     password: cfg.password,
     db: cfg.db,
-    tls: cfg.tls ? {} : undefined,
+    tls: cfg.tls ? { servername: tlsServerName(cfg.host) } : undefined,
     connectTimeout: cfg.connect_timeout_ms,
     lazyConnect: true,
     enableOfflineQueue: false,

@@ -1,8 +1,9 @@
-/** Test Connection for redis: resolve, connect (TCP), authenticate (AUTH/SELECT on connect), ping (and server version). */
+/** Test Connection for redis: resolve, network_policy, connect (TCP), authenticate (AUTH/SELECT on connect), ping (and server version). */
 import type { Redis } from 'ioredis';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
-import { openTcp, resolveHost } from '../network-steps.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { classifyRedisError, closeRedis, connectRedis } from './connection.js';
 import { parseRedisConfig, redisSecrets, type RedisConfig } from './redis.config.js';
@@ -15,26 +16,19 @@ export async function testRedis(config: Record<string, unknown>, opts: TestOptio
     return invalidConfigResult(err);
   }
   const details: Record<string, unknown> = {};
-  let address = cfg.host;
+  const target: ResolvedTarget = { address: cfg.host };
   let client: Redis | undefined;
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        const resolved = await resolveHost(cfg.host);
-        address = resolved.address;
-        return resolved.message;
-      },
-    },
+    ...policySteps({ connectorType: 'redis', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
       async run(signal) {
-        client = await connectRedis({ ...cfg, host: address }, signal);
+        client = await connectRedis(cfg, signal);
         return `authenticated as "${cfg.username ?? 'default'}" on database ${cfg.db}`;
       },
     },

@@ -1,7 +1,11 @@
 /** The S3 client for a config, and how S3 and network failures are classified. */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { isIP } from 'node:net';
 import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
+import { checkedAddress, guardedLookup } from '../network/target-check.js';
 import { errorCode, errorMessage } from '../postgres/pg-errors.js';
 import type { ErrorClass } from '../types.js';
 import type { S3Config } from './s3.config.js';
@@ -9,24 +13,47 @@ import type { S3Config } from './s3.config.js';
 const CONNECT_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 
+/**
+ * A client whose every connection goes through the network policy: names are resolved by a lookup that checks each
+ * address (and the connection uses that address); an IP literal endpoint, which skips lookup, is checked per request.
+ */
 export function newS3Client(cfg: S3Config, connectTimeoutMs = CONNECT_TIMEOUT_MS): S3Client {
-  return new S3Client({
+  const endpoint = endpointOf(cfg);
+  const target = { connectorType: 's3', host: endpoint.host, port: endpoint.port };
+  const agent = { keepAlive: true, lookup: guardedLookup(target) };
+  const client = new S3Client({
     region: cfg.region,
     ...(cfg.endpoint ? { endpoint: cfg.endpoint } : {}),
     forcePathStyle: cfg.force_path_style,
     credentials: { accessKeyId: cfg.access_key_id, secretAccessKey: cfg.secret_access_key },
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: connectTimeoutMs, requestTimeout: REQUEST_TIMEOUT_MS },
+    requestHandler: {
+      connectionTimeout: connectTimeoutMs,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      httpAgent: new HttpAgent(agent),
+      httpsAgent: new HttpsAgent(agent),
+    },
     // Newer SDKs add CRC checksums to every upload, which many S3-compatible servers reject.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  if (isIP(endpoint.host)) {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        await checkedAddress(target);
+        return next(args);
+      },
+      { step: 'initialize', name: 'conduitNetworkPolicy' },
+    );
+  }
+  return client;
 }
 
 /** The host Test Connection resolves and connects to. */
 export function endpointOf(cfg: S3Config): { host: string; port: number; url: string } {
   const url = new URL(cfg.endpoint ?? `https://s3.${cfg.region}.amazonaws.com`);
-  const host = cfg.force_path_style || cfg.endpoint ? url.hostname : `${cfg.bucket}.${url.hostname}`;
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const host = cfg.force_path_style || cfg.endpoint ? hostname : `${cfg.bucket}.${hostname}`;
   const port = url.port !== '' ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
   return { host, port, url: url.origin };
 }

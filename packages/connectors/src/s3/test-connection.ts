@@ -1,8 +1,9 @@
-/** Test Connection for s3: resolve, connect (TCP), authenticate (list buckets), bucket (head), list (the prefix). */
+/** Test Connection for s3: resolve, network_policy, connect (TCP), authenticate (list buckets), bucket (head), list (the prefix). */
 import { HeadBucketCommand, ListBucketsCommand, ListObjectsV2Command, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
-import { openTcp, resolveHost } from '../network-steps.js';
+import { openTcp } from '../network-steps.js';
+import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { classifyS3Error, endpointOf, newS3Client } from './s3-client.js';
 import { parseS3Config, type S3Config } from './s3.config.js';
@@ -16,22 +17,15 @@ export async function testS3(config: Record<string, unknown>, opts: TestOptions 
   }
   const endpoint = endpointOf(cfg);
   const details: Record<string, unknown> = { endpoint: endpoint.url, bucket: cfg.bucket };
-  let address = endpoint.host;
+  const target: ResolvedTarget = { address: endpoint.host };
   let client: S3Client | undefined;
   const s3 = () => (client ??= newS3Client(cfg));
 
   const steps: CheckStep[] = [
-    {
-      name: 'resolve',
-      async run() {
-        const resolved = await resolveHost(endpoint.host);
-        address = resolved.address;
-        return resolved.message;
-      },
-    },
+    ...policySteps({ connectorType: 's3', host: endpoint.host, port: endpoint.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(address, endpoint.port, signal).then(() => `TCP connection to ${endpoint.host}:${endpoint.port} opened`),
+      run: (signal) => openTcp(target.address, endpoint.port, signal).then(() => `TCP connection to ${endpoint.host}:${endpoint.port} opened`),
     },
     {
       name: 'authenticate',

@@ -1,0 +1,99 @@
+/**
+ * The platform's own PostgreSQL database (DATABASE_URL) and Redis (REDIS_URL), which no connector may reach whatever
+ * the network settings: a tenant with either would read every tenant's keys, secrets and RPC traffic. Compared after
+ * DNS resolution: the same port, and an address of the platform's host, or both local to this machine.
+ */
+import { lookup } from 'node:dns/promises';
+import { networkInterfaces } from 'node:os';
+import { ConnectorError } from '../connector-error.js';
+import { embeddedIpv4, parseIp, type IpAddress } from './ip-address.js';
+
+export const PLATFORM_SERVICE_CODE = 'platform_service';
+
+interface PlatformService {
+  what: 'database' | 'redis';
+  host: string;
+  port: number;
+  /** The database name (postgres only): another database on the same server stays reachable. */
+  database?: string;
+}
+
+function urlOf(text: string | undefined): URL | null {
+  if (text === undefined || text.trim() === '') return null;
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The platform's services as this process's environment names them. */
+export function platformServices(env: NodeJS.ProcessEnv = process.env): PlatformService[] {
+  const services: PlatformService[] = [];
+  const db = urlOf(env['DATABASE_URL']);
+  if (db) {
+    // libpq defaults: a missing host is the local socket, a missing database is the user's name.
+    const host = decodeURIComponent(db.hostname).replace(/^\[|\]$/g, '') || db.searchParams.get('host') || 'localhost';
+    const name = decodeURIComponent(db.pathname.slice(1)) || decodeURIComponent(db.username) || 'postgres';
+    services.push({ what: 'database', host: host.startsWith('/') ? 'localhost' : host, port: Number(db.port || 5432), database: name });
+  }
+  const redis = urlOf(env['REDIS_URL']);
+  if (redis) services.push({ what: 'redis', host: redis.hostname.replace(/^\[|\]$/g, '') || 'localhost', port: Number(redis.port || 6379) });
+  return services;
+}
+
+/** The IPv4 address an IPv6 form reaches, so `::ffff:127.0.0.1` and `127.0.0.1` compare equal. */
+function canonical(address: IpAddress): string {
+  const inner = embeddedIpv4(address) ?? address;
+  return `${inner.family}:${inner.bytes.join('.')}`;
+}
+
+function isLocal(address: IpAddress): boolean {
+  const inner = embeddedIpv4(address) ?? address;
+  const b = inner.bytes;
+  if (inner.family === 4 && (b[0] === 127 || b[0] === 0)) return true;
+  if (inner.family === 6 && b.subarray(0, 15).every((x) => x === 0) && (b[15] === 0 || b[15] === 1)) return true;
+  const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).map((i) => parseIp(i.address));
+  return own.some((ip) => ip !== null && canonical(ip) === canonical(inner));
+}
+
+async function addressesOf(host: string): Promise<IpAddress[]> {
+  const literal = parseIp(host);
+  if (literal) return [literal];
+  const found = await lookup(host, { all: true }).catch(() => []);
+  return found.map((a) => parseIp(a.address)).filter((ip): ip is IpAddress => ip !== null);
+}
+
+async function sameServer(service: PlatformService, address: IpAddress): Promise<boolean> {
+  const platform = await addressesOf(service.host);
+  if (platform.some((ip) => canonical(ip) === canonical(address))) return true;
+  return isLocal(address) && (platform.length === 0 ? service.host === 'localhost' : platform.some(isLocal));
+}
+
+export interface PlatformTarget {
+  connectorType: string;
+  address: string;
+  port: number;
+  database?: string;
+}
+
+/**
+ * Throws when the target is the platform's Redis (for every connector type: an http request to Redis's port is a
+ * classic SSRF) or the platform's database (postgres connectors naming the same database on the same server).
+ */
+export async function assertNotPlatform(target: PlatformTarget, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const address = parseIp(target.address);
+  if (!address) return;
+  for (const service of platformServices(env)) {
+    if (service.port !== target.port) continue;
+    if (service.what === 'database' && (target.connectorType !== 'postgres' || target.database !== service.database)) continue;
+    if (!(await sameServer(service, address))) continue;
+    throw new ConnectorError(
+      service.what === 'redis'
+        ? `refused: ${target.address} port ${target.port} is the platform's own Redis, which connectors may never reach, whatever the network settings`
+        : `refused: this is the platform's own database ("${service.database ?? ''}" at ${target.address} port ${target.port}), which connectors may never reach, whatever the network settings; use another database`,
+      'config_error',
+      { code: PLATFORM_SERVICE_CODE },
+    );
+  }
+}
