@@ -1,11 +1,14 @@
 /**
  * One DuckDB database per run: in memory, with a memory limit and a spill directory of its own, so a large input
- * pages to disk instead of exhausting the executor. Every node table lives here under its node id.
+ * pages to disk instead of exhausting the executor. Every node table lives here under its node id. Tenants' SQL
+ * runs here, so the instance is sandboxed at creation (no file access, no extensions, configuration locked): the
+ * platform's memory_limit, threads and temp_directory are set first and no statement can change them afterwards.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import duckdb from '@duckdb/node-api';
+import { sandboxedConfig } from '@conduit/connectors';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
 export interface WorkspaceOptions {
@@ -39,7 +42,7 @@ export class RunWorkspace {
     const config: Record<string, string> = { memory_limit: opts.memoryLimit, temp_directory: spillDir };
     if (opts.threads !== undefined) config['threads'] = String(opts.threads);
     try {
-      return new RunWorkspace(await duckdb.DuckDBInstance.create(':memory:', config), spillDir);
+      return new RunWorkspace(await duckdb.DuckDBInstance.create(':memory:', sandboxedConfig(config)), spillDir);
     } catch (err) {
       await rm(spillDir, { recursive: true, force: true });
       throw err;

@@ -7,6 +7,8 @@ import type { RunLogLevel } from './run-log-sink.js';
 
 export interface NodeContext {
   node: DagNode;
+  /** The run's tenant: file-based connectors work in its folder of the data root. */
+  tenantId: string;
   /** Ids of the nodes feeding this one whose output exists (not skipped), in DAG order. */
   inputs: string[];
   workspace: RunWorkspace;

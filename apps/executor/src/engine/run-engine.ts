@@ -20,6 +20,8 @@ import { csvHandoffSink } from './nodes/csv-handoff.js';
 
 export interface RunEngineOptions {
   runId: string;
+  /** The run's tenant, passed to every driver call (file-based connectors need it). */
+  tenantId: string;
   /** The DAG snapshot of the run command. */
   dag: Record<string, unknown>;
   /** The run's parameters; default none. */
@@ -187,6 +189,7 @@ class RunExecution {
     const { node } = planNode;
     return {
       node,
+      tenantId: this.opts.tenantId,
       inputs,
       workspace: this.workspace,
       signal,

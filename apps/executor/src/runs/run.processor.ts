@@ -102,6 +102,7 @@ export class RunProcessor {
       });
       outcome = await executeRun({
         runId: command.run_id,
+        tenantId: command.tenant_id,
         dag: command.dag,
         parameters: command.parameters,
         connectors,

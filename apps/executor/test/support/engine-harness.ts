@@ -7,6 +7,7 @@ import type { RunLogLevel } from '../../src/engine/run-log-sink.js';
 
 export const CONNECTOR_ID = 'con_pg';
 export const DATA_DIR = join(tmpdir(), 'conduit-executor-tests');
+export const TEST_TENANT = 'tnt_engine_test';
 
 export interface LoggedLine {
   level: RunLogLevel;
@@ -23,7 +24,7 @@ export interface EngineRun {
 export async function runDag(
   dag: Record<string, unknown>,
   config: Record<string, unknown>,
-  opts: { signal?: AbortSignal; runId?: string; connectors?: ResolvedConnector[]; parameters?: Record<string, unknown> } = {},
+  opts: { signal?: AbortSignal; runId?: string; connectors?: ResolvedConnector[]; parameters?: Record<string, unknown>; tenantId?: string } = {},
 ): Promise<EngineRun> {
   const lines: LoggedLine[] = [];
   const changes: RunNode[] = [];
@@ -31,6 +32,7 @@ export async function runDag(
   for (const extra of opts.connectors ?? []) connectors.set(extra.id, extra);
   const outcome = await executeRun({
     runId: opts.runId ?? 'run_test',
+    tenantId: opts.tenantId ?? TEST_TENANT,
     dag,
     ...(opts.parameters === undefined ? {} : { parameters: opts.parameters }),
     connectors,

@@ -84,7 +84,9 @@ export async function withDatabase<T>(
 
 export function classifyDuckdbError(err: unknown): { error_class: ErrorClass; message: string } {
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
-  const message = err instanceof Error ? err.message : String(err);
+  // Duck-typed: errors of the native binding come from another realm, where `instanceof Error` is false.
+  const own = (err as { message?: unknown } | null)?.message;
+  const message = typeof own === 'string' ? own : String(err);
   // Another process holding the file's lock, or an interrupted query, may pass on a retry; the rest is SQL or data.
   const transient = /Could not set lock|Conflicting lock|IO Error: Could not set lock|Interrupted/i.test(message);
   return { error_class: transient ? 'transient_error' : 'config_error', message: message.replace(/\s+/g, ' ').trim() };

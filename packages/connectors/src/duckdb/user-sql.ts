@@ -37,7 +37,15 @@ const SYSTEM_CATALOGS: ReadonlySet<string> = new Set(['system', 'temp']);
 
 const refuse = (message: string): ConnectorError => new ConnectorError(message, 'config_error');
 
-const oneLine = (message: string): string => (message.split('\n')[0] ?? message).replace(/^[\w ]*Error: /, '').trim();
+// Duck-typed: errors of the native binding come from another realm, so `instanceof Error` is false for them.
+const messageOf = (err: unknown): string => {
+  const own = (err as { message?: unknown } | null)?.message;
+  return typeof own === 'string' ? own : String(err);
+};
+
+/** The first line of DuckDB's message without its class prefixes (`Failed to extract statements: Parser Error: `). */
+const oneLine = (message: string): string =>
+  (message.split('\n')[0] ?? message).replace(/^(Failed to extract statements: |[A-Za-z ]*Error: )+/, '').trim();
 
 const typeName = (type: number): string => (StatementType[type] ?? 'unknown').toLowerCase().replace(/_/g, ' ');
 
@@ -125,7 +133,7 @@ async function checkTree(connection: DuckDBConnection, sql: string, kind: UserSq
 }
 
 const FILE_REFUSAL = "may not read or write files: SQL reads only the pipeline's own tables";
-const isPermissionError = (err: unknown): boolean => /Permission Error/.test(err instanceof Error ? err.message : String(err));
+const isPermissionError = (err: unknown): boolean => /Permission Error/.test(messageOf(err));
 
 /** Exactly one statement, or the message saying why not. */
 async function extractOne(connection: DuckDBConnection, sql: string) {
@@ -133,7 +141,7 @@ async function extractOne(connection: DuckDBConnection, sql: string) {
   try {
     extracted = await connection.extractStatements(sql);
   } catch (err) {
-    throw refuse(`is not valid SQL: ${oneLine(err instanceof Error ? err.message : String(err)).replace(/^Failed to extract statements: /, '').replace(/^Parser Error: /, '')}`);
+    throw refuse(`is not valid SQL: ${oneLine(messageOf(err))}`);
   }
   if (extracted.count === 0) throw refuse('is empty');
   if (extracted.count > 1) throw refuse(`holds ${extracted.count} statements: only one statement is allowed`);

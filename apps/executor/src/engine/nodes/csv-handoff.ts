@@ -40,7 +40,7 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
   const { connector, driver } = ctx.connector('read');
   if (!driver.readCsv) throw new NodeFailure(`connector type "${connector.type}" cannot read CSV`, false, 'connector_unfit');
   const path = ctx.workspace.csvPathFor(ctx.node.id);
-  const reading = driver.readCsv(connector.config, { ...request, signal: ctx.signal });
+  const reading = driver.readCsv(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId });
   let columns: readonly string[] = [];
   let rowsRead = 0;
   const bytes = async function* () {

@@ -1,14 +1,17 @@
 /**
  * `decision`: chooses one of `choices`. By `rules`, each rule's SQL runs in DuckDB over the node's inputs and must
- * answer one boolean; the first true one gives the choice, else `default`. Its output rows are its input rows (a
- * view named after the node). By `llm`, a model chooses (decisions/llm).
+ * answer one boolean; the first true one gives the choice, else `default`. A rule's SQL is the tenant's: exactly one
+ * SELECT reading only tables (prepareUserSql), run as the statement that was checked. Its output rows are its input
+ * rows (a view named after the node). By `llm`, a model chooses (decisions/llm).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { prepareUserSql } from '@conduit/connectors';
 import { NodeFailure, messageOf } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
 import { countInputs, withDuckDB } from './duckdb-session.js';
+import { asConfigError } from './sql-refusal.js';
 
 interface Rule {
   choice: string;
@@ -23,17 +26,23 @@ function rulesOf(config: Record<string, unknown>): Rule[] {
     if (typeof r?.choice !== 'string' || typeof r.sql !== 'string') {
       throw new NodeFailure(`rules[${i}] must be { choice, sql }`, false);
     }
-    return { choice: r.choice, sql: r.sql.trim().replace(/[;\s]+$/, '') };
+    return { choice: r.choice, sql: r.sql.trim() };
   });
 }
 
 async function ruleHolds(connection: DuckDBConnection, rule: Rule, index: number): Promise<boolean> {
+  const subject = `rules[${index}] (${rule.choice}):`;
+  const prepared = await prepareUserSql(connection, rule.sql, 'select').catch((err: unknown) => {
+    throw asConfigError(err, `${subject} the SQL`);
+  });
   let value: unknown;
   try {
-    const reader = await connection.runAndReadAll(rule.sql);
+    const reader = await prepared.runAndReadAll();
     value = reader.getRows()[0]?.[0];
   } catch (err) {
-    throw new NodeFailure(`rules[${index}] (${rule.choice}): ${messageOf(err)}`, false);
+    throw new NodeFailure(`${subject} ${messageOf(err)}`, false);
+  } finally {
+    prepared.destroySync();
   }
   return value === true;
 }

@@ -16,6 +16,7 @@ export function sinkRequestOf(ctx: NodeContext): WriteRequest {
     mode,
     ...(Array.isArray(key) ? { key: key as string[] } : {}),
     signal: ctx.signal,
+    tenantId: ctx.tenantId,
   };
 }
 

@@ -3,6 +3,7 @@ import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
 import { runSourceToCsv } from './csv-handoff.js';
+import { asConfigError } from './sql-refusal.js';
 
 /** The driver's read request: the node's config without the engine's own keys. */
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
@@ -17,7 +18,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     const loader = new TableLoader(connection, ctx.node.id);
     try {
-      for await (const batch of driver.read!(connector.config, { ...request, signal: ctx.signal })) {
+      for await (const batch of driver.read!(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId })) {
         ctx.signal.throwIfAborted();
         await loader.append(batch);
       }
@@ -26,7 +27,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
       return { rows_in: 0, rows_out: rows, output: null };
     } catch (err) {
       loader.abandon();
-      throw err;
+      throw asConfigError(err);
     }
   });
 }

@@ -1,16 +1,38 @@
-/** `transform`: `CREATE TABLE "<node id>" AS <sql>` over its inputs, each a table named after its node id. */
+/**
+ * `transform`: `CREATE TABLE "<node id>" AS (<sql>)` over its inputs, each a table named after its node id. The SQL
+ * is the tenant's: DuckDB's parser must see exactly one SELECT that reads only tables (prepareUserSql), and the
+ * statement built around it must again be exactly one CREATE, so nothing in the SQL can end ours and start another.
+ */
+import duckdb from '@duckdb/node-api';
+import { prepareUserSql } from '@conduit/connectors';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { countInputs, countRows, withDuckDB } from './duckdb-session.js';
+import { asConfigError } from './sql-refusal.js';
 
 export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
   const sql = ctx.node.config['sql'];
   if (typeof sql !== 'string' || sql.trim() === '') throw new NodeFailure('transform needs config.sql', false);
-  const body = sql.trim().replace(/[;\s]+$/, '');
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     const rowsIn = await countInputs(connection, ctx.inputs);
-    await connection.run(`create or replace table ${quoteIdent(ctx.node.id)} as ${body}`);
+    const select = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
+      throw asConfigError(err, 'the SQL');
+    });
+    select.destroySync();
+    // New lines, so a trailing `-- comment` of the SQL cannot swallow the closing parenthesis.
+    const body = sql.trim().replace(/;[\s;]*$/, '');
+    const create = await prepareUserSql(connection, `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`, 'statement').catch(
+      (err: unknown) => {
+        throw asConfigError(err, 'the SQL');
+      },
+    );
+    try {
+      if (create.statementType !== duckdb.StatementType.CREATE) throw new NodeFailure('the SQL must be one SELECT statement', false, 'config_error');
+      await create.run();
+    } finally {
+      create.destroySync();
+    }
     const rowsOut = await countRows(connection, ctx.node.id);
     ctx.log('info', `transformed ${rowsIn} input rows into ${rowsOut} rows`);
     return { rows_in: rowsIn, rows_out: rowsOut, output: null };

@@ -1,0 +1,36 @@
+// The run workspace's DuckDB keeps the platform's limits and is locked before any node's SQL runs on it.
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunWorkspace } from './run-workspace.js';
+
+const dataDir = join(tmpdir(), `conduit-workspace-spec-${process.pid}`);
+
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('RunWorkspace', () => {
+  it('applies memory_limit, threads and temp_directory, then locks the configuration and turns file access off', async () => {
+    const workspace = await RunWorkspace.open('run_spec', { dataDir, memoryLimit: '64MB', threads: 1 });
+    try {
+      const connection = await workspace.connect();
+      const settings = await connection.runAndReadAll(
+        "select current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), " +
+          "current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('autoinstall_known_extensions')",
+      );
+      expect(settings.getRows()[0]).toEqual(['61.0 MiB', 1n, workspace.spillDir, false, true, false]);
+      await expect(connection.run("set memory_limit = '10GB'")).rejects.toThrow(/configuration has been locked/);
+      await expect(connection.run('set enable_external_access = true')).rejects.toThrow(/configuration has been locked/);
+      await expect(connection.run(`copy (select 1) to '${join(dataDir, 'out.csv')}'`)).rejects.toThrow(/disabled by configuration/);
+      // A sort larger than the memory limit still finishes: it spills into the run's own directory.
+      const sorted = await connection.runAndReadAll(
+        'select count(*) from (select md5(i::varchar) || md5((i + 1)::varchar) as s from range(1500000) r(i) order by s desc)',
+      );
+      expect(sorted.getRows()[0]).toEqual([1_500_000n]);
+      expect((await readdir(dataDir)).filter((f) => f.endsWith('.csv'))).toEqual([]);
+    } finally {
+      await workspace.close();
+    }
+  });
+});

@@ -1,0 +1,116 @@
+// The SQL-escape corpus through the real engine: as a transform, a rules decision, a duckdb source query and a
+// duckdb sql node, every statement fails its node with a config_error, the server's file is not read (its marker
+// shows nowhere) and nothing is written. Ordinary SQL in the same node types still runs.
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getDriver, type ConnectorDriver } from '@conduit/connectors';
+import type { ResolvedConnector } from '@conduit/contracts';
+import { sqlEscapes } from '../../../packages/connectors/test/support/sql-escapes.js';
+import { TEST_TENANT, nodeOf, runDag } from './support/engine-harness.js';
+
+const MARKER = 'conduit-engine-secret-5c1d';
+// Known before the tests are listed (it.each names them), made in beforeAll.
+const outside = join(tmpdir(), `conduit-engine-escapes-${randomUUID()}`);
+const dataRoot = join(tmpdir(), `conduit-engine-data-${randomUUID()}`);
+const duck: ResolvedConnector = { id: 'con_duck', type: 'duckdb', config: { path: 'wh/engine.duckdb' } };
+let previousRoot: string | undefined;
+
+beforeAll(async () => {
+  await mkdir(outside);
+  await writeFile(join(outside, 'secret.env'), `SECRETS_KEY=${MARKER}\n`);
+  await writeFile(join(outside, 'data.csv'), `a\n${MARKER}\n`);
+  previousRoot = process.env['CONNECTOR_DATA_ROOT'];
+  process.env['CONNECTOR_DATA_ROOT'] = dataRoot;
+  const driver = getDriver('duckdb') as ConnectorDriver;
+  await driver.write!(duck.config, { table: 'orders', mode: 'overwrite', tenantId: TEST_TENANT }, (async function* () {
+    yield [{ id: 1, amount: 5 }, { id: 2, amount: 50 }];
+  })());
+  // The corpus's `copy main.t from ...` needs its table to get as far as the file.
+  await driver.execute!(duck.config, 'create table t (a varchar)', { tenantId: TEST_TENANT });
+});
+afterAll(async () => {
+  if (previousRoot === undefined) delete process.env['CONNECTOR_DATA_ROOT'];
+  else process.env['CONNECTOR_DATA_ROOT'] = previousRoot;
+  await rm(outside, { recursive: true, force: true });
+  await rm(dataRoot, { recursive: true, force: true });
+});
+
+/** One branch per node type, each running `sql` where the tenant's SQL goes. */
+function dagOf(sql: string) {
+  return {
+    nodes: [
+      { id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } },
+      { id: 'tx', type: 'transform', config: { sql } },
+      { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql }] } },
+      { id: 'query', type: 'source', config: { connector_id: duck.id, query: sql } },
+      { id: 'stmt', type: 'sql', config: { connector_id: duck.id, sql } },
+    ],
+    edges: [
+      { from: 'orders', to: 'tx' },
+      { from: 'orders', to: 'route' },
+    ],
+  };
+}
+
+const escapes = sqlEscapes({ secret: join(outside, 'secret.env'), dir: outside, out: join(outside, 'out') });
+
+describe('the engine refuses the SQL-escape corpus in every node type', () => {
+  it.each(escapes.map((e) => [e.name, e.sql]))('%s', async (_name, sql) => {
+    const run = await runDag(dagOf(sql), {}, { connectors: [duck] });
+    expect(run.outcome.status).toBe('failed');
+    expect(nodeOf(run, 'orders').status).toBe('succeeded');
+    for (const id of ['tx', 'route', 'query', 'stmt']) {
+      expect([id, nodeOf(run, id)]).toEqual([
+        id,
+        expect.objectContaining({
+          status: 'failed',
+          attempts: 1,
+          error: {
+            code: 'config_error',
+            message: expect.stringMatching(/(the SQL|the query|the statement) (holds|is|must|may not|calls|reads)/),
+          },
+        }),
+      ]);
+    }
+    expect(JSON.stringify(run)).not.toContain(MARKER);
+    expect((await readdir(outside)).sort()).toEqual(['data.csv', 'secret.env']);
+  });
+});
+
+describe('ordinary SQL still runs in every node type', () => {
+  it('transforms, decides, queries and executes', async () => {
+    const dag = {
+      nodes: [
+        { id: 'orders', type: 'source', config: { connector_id: duck.id, query: 'select * from orders -- all of them' } },
+        { id: 'big', type: 'transform', config: { sql: 'with o as (select * from orders) select id, amount * 2 as doubled from o where amount > 10;' } },
+        { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['some', 'none'], default: 'none', rules: [{ choice: 'some', sql: 'select count(*) > 0 from big;' }] } },
+        { id: 'stmt', type: 'sql', config: { connector_id: duck.id, sql: 'create or replace table seen as select * from orders where id = 2' } },
+      ],
+      edges: [
+        { from: 'orders', to: 'big' },
+        { from: 'big', to: 'route' },
+      ],
+    };
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    expect(run.outcome.error).toBeNull();
+    expect(nodeOf(run, 'big')).toMatchObject({ status: 'succeeded', rows_in: 2, rows_out: 1 });
+    expect(nodeOf(run, 'route')).toMatchObject({ status: 'succeeded', output: { choice: 'some' } });
+    expect(nodeOf(run, 'stmt').status).toBe('succeeded');
+  });
+
+  it("does not let a transform read the platform's settings", async () => {
+    const dag = { nodes: [{ id: 'tx', type: 'transform', config: { sql: "select current_setting('memory_limit') as m" } }], edges: [] };
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    expect(nodeOf(run, 'tx').error).toMatchObject({ code: 'config_error', message: expect.stringContaining('current_setting') });
+  });
+
+  it("runs a tenant's duckdb connector in its own folder: another tenant with the same path sees no table", async () => {
+    const run = await runDag({ nodes: [{ id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } }], edges: [] }, {}, {
+      connectors: [duck],
+      tenantId: 'tnt_someone_else',
+    });
+    expect(nodeOf(run, 'orders')).toMatchObject({ status: 'failed', error: { code: 'config_error', message: 'database file "wh/engine.duckdb" does not exist' } });
+  });
+});
