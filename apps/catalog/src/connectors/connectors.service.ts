@@ -2,7 +2,7 @@ import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Injectable } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
-import { connectorTypes, getDriver, validateConnectorConfig } from '@conduit/connectors';
+import { connectorTypes, getDriver, networkPolicyProblems, validateConnectorConfig } from '@conduit/connectors';
 import {
   LIMITS,
   AppError,
@@ -70,6 +70,8 @@ export class ConnectorsService {
       ? validateConnectorConfig(body.type, body.config)
       : [{ path: 'type', code: 'unknown_connector_type', message: `connector type "${body.type}" does not exist (see GET /v2/connector-types)` }];
     errors.push(...(await projectRefErrors(this.ds.manager, tenantId, body.project_id)));
+    // An internal address or the platform's own database/Redis (issue 14, finding 2): 422 before anything is stored.
+    if (errors.length === 0) errors.push(...(await networkPolicyProblems(body.type, body.config)));
     if (errors.length > 0) throw validationFailed(errors);
     const now = new Date();
     const row = this.ds.manager.create(ConnectorEntity, {
@@ -125,6 +127,7 @@ export class ConnectorsService {
         }
         const config = this.secrets.merge(current.type, body.config, current.config);
         errors.push(...validateConnectorConfig(current.type, config), ...(await projectRefErrors(m, tenantId, body.project_id)));
+        if (errors.length === 0) errors.push(...(await networkPolicyProblems(current.type, config)));
         if (errors.length > 0) throw validationFailed(errors);
         const configChanged = !isDeepStrictEqual(config, this.secrets.open(current.type, current.config));
         const changes = {

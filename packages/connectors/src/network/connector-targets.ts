@@ -5,6 +5,7 @@
  */
 import { parseAmqpConfig } from '../amqp/amqp.config.js';
 import { ConnectorError } from '../connector-error.js';
+import { getDriver } from '../registry.js';
 import { parseHttpConfig } from '../http/http.config.js';
 import { parseMqttConfig } from '../mqtt/mqtt.config.js';
 import { parseMysqlConfig } from '../mysql/mysql.config.js';
@@ -59,9 +60,12 @@ export const isNetworkConnectorType = (type: string): boolean => type in TARGETS
 export async function networkPolicyProblems(type: string, config: Record<string, unknown>): Promise<NetworkPolicyProblem[]> {
   const targetOf = TARGETS[type];
   if (!targetOf) return [];
+  // Secrets play no part in where a connector points, and may arrive in any encoding: stand-ins let the config parse.
+  const secretFields = getDriver(type)?.info.secret_fields ?? [];
+  const located = Object.fromEntries(Object.entries(config).map(([k, v]) => [k, secretFields.includes(k) && v !== undefined ? 'secret' : v]));
   let target: ConfiguredTarget;
   try {
-    target = targetOf(config);
+    target = targetOf(located);
   } catch {
     return [];
   }
