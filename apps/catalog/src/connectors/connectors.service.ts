@@ -158,7 +158,8 @@ export class ConnectorsService {
     const current = await this.rows.get(tenantId, id);
     const driver = getDriver(current.type);
     if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);
-    const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: LIMITS.testConnectionMs });
+    // The tenant picks its own folder of the data root for file-based connectors.
+    const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: LIMITS.testConnectionMs, tenantId });
     // Increment in SQL: an update that landed during the test must not be overwritten with this read's revision.
     await this.ds.manager
       .createQueryBuilder()

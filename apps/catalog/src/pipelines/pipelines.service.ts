@@ -21,6 +21,7 @@ import {
 import { PipelineEntity } from './pipeline.entity.js';
 import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
 import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
+import { dagSqlErrors } from './pipeline-sql.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
@@ -163,7 +164,10 @@ export class PipelinesService {
 
   /** A 422 listing every shape problem and an unknown project together. */
   private async refuseMalformed(manager: EntityManager, tenantId: string, input: PipelineInput): Promise<void> {
-    const errors = [...dagShapeErrors(input.dag), ...(await projectRefErrors(manager, tenantId, input.project_id))];
+    const shape = dagShapeErrors(input.dag);
+    const errors = [...shape, ...(await projectRefErrors(manager, tenantId, input.project_id))];
+    // SQL is checked only in a well-shaped DAG: its nodes and configs are then what they claim to be.
+    if (shape.length === 0) errors.push(...(await dagSqlErrors(manager, tenantId, input.dag as unknown as Dag)));
     if (errors.length > 0) throw validationFailed(errors);
   }
 

@@ -1,0 +1,55 @@
+/**
+ * Tenants' SQL in a DAG checked at save time by the same checker the executor runs (userSqlProblem of
+ * @conduit/connectors): transform and rules-decision SQL, and the query or statement of a duckdb connector's node.
+ * A pipeline with SQL that could never run (a file reader, a second statement, a SET...) is refused with a 422
+ * naming the node, so its author learns it now rather than from a failed run.
+ */
+import { In, type EntityManager } from 'typeorm';
+import { referencedConnectorIds, type Dag } from '@conduit/dag';
+import { userSqlProblem, type UserSqlKind } from '@conduit/connectors';
+import type { FieldError } from '@conduit/contracts';
+import { ConnectorEntity } from '../connectors/connector.entity.js';
+
+/** The connector type whose SQL runs in DuckDB; other connectors' SQL runs on their own servers. */
+const DUCKDB = 'duckdb';
+
+interface SqlField {
+  path: string;
+  sql: string;
+  kind: UserSqlKind;
+}
+
+/** The SQL fields of one node that DuckDB runs, with where they sit in the body. */
+function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: string | undefined): SqlField[] {
+  const { config } = node;
+  const text = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+  if (node.type === 'transform' && text(config['sql'])) return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'select' }];
+  if (node.type === 'decision' && config['strategy'] === 'rules' && Array.isArray(config['rules'])) {
+    return config['rules'].flatMap((rule: unknown, i) => {
+      const sql = (rule as { sql?: unknown } | null)?.sql;
+      return text(sql) ? [{ path: `${at}.config.rules[${i}].sql`, sql, kind: 'select' as const }] : [];
+    });
+  }
+  if (connectorType !== DUCKDB) return [];
+  if (node.type === 'source' && text(config['query'])) return [{ path: `${at}.config.query`, sql: config['query'], kind: 'select' }];
+  if (node.type === 'sql' && text(config['sql'])) return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'statement' }];
+  return [];
+}
+
+/** 422 field errors (`sql_not_allowed`) for every SQL field DuckDB would refuse; empty when all may run. */
+export async function dagSqlErrors(manager: EntityManager, tenantId: string, dag: Dag): Promise<FieldError[]> {
+  const ids = referencedConnectorIds(dag);
+  const rows =
+    ids.length === 0 ? [] : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
+  const typeOf = new Map(rows.map((r) => [r.id, r.type]));
+  const errors: FieldError[] = [];
+  for (const [index, node] of dag.nodes.entries()) {
+    const connectorId = node.config['connector_id'];
+    const type = typeof connectorId === 'string' ? typeOf.get(connectorId) : undefined;
+    for (const field of sqlFieldsOf(node, `dag.nodes[${index}]`, type)) {
+      const problem = await userSqlProblem(field.sql, field.kind);
+      if (problem !== null) errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
+    }
+  }
+  return errors;
+}
