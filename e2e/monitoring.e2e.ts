@@ -2,12 +2,14 @@ import pg from 'pg';
 import { startStack, type Stack } from '@conduit/local-stack';
 import type { Alert, Metrics, Page, RunLogLine } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
-import { create, createPipelineAndJob, stackPostgresConfig, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { parsePrometheusText, type PromSample } from './support/prometheus-text.js';
 
 // Monitoring end to end (api.md, Resources > Monitoring): real runs through the gateway, executed against the stack's
 // own PostgreSQL database; metrics, alerts and logs read back through the gateway.
 let stack: Stack;
+let targetDb: TargetDatabase;
 let db: pg.Client;
 let connectorId: string;
 let goodJob: string;
@@ -34,13 +36,14 @@ const badDag = () => ({
 });
 
 beforeAll(async () => {
-  stack = await startStack();
-  db = new pg.Client({ connectionString: stack.databaseUrl });
+  targetDb = await createTargetDatabase();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+  db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
   await db.query(`create table mon_src (id integer primary key, name text not null)`);
   await db.query(`insert into mon_src select i, 'row ' || i from generate_series(1, 50) as i`);
   await db.query(`create table mon_out (id integer, name text)`);
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) })).id;
+  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
   goodJob = (await createPipelineAndJob(stack, goodDag())).jobId;
   const bad = await createPipelineAndJob(stack, badDag());
   badJob = bad.jobId;
@@ -50,6 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.end();
   await stack?.stop();
+  await targetDb?.drop();
 });
 
 /** Triggers a run of the job and waits for its end; answers the run id and its final status. */
@@ -215,10 +219,10 @@ describe('monitoring through the gateway', () => {
     }
   });
 
-  it('serves Prometheus text on /metrics of every service, with the named series', async () => {
+  it('serves Prometheus text on /metrics of every service (the gateway on its metrics port), with the named series', async () => {
     const scraped = new Map<string, PromSample[]>();
     for (const p of stack.processes) {
-      const res = await fetch(`http://127.0.0.1:${p.port}/metrics`);
+      const res = await fetch(`http://127.0.0.1:${p.metricsPort}/metrics`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
       const samples = parsePrometheusText(await res.text());

@@ -95,10 +95,11 @@ describe('docker-compose.yml', () => {
     expect(service.image).toMatch(/^conduit:/);
   });
 
-  it('the gateway is the only service with a published port: 3000, on the loopback by default', () => {
+  it('the gateway is the only service with a published port: 3000, on the loopback by default, and not its metrics port', () => {
     const published = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).length > 0);
     expect(published.map(([n]) => n)).toEqual(['gateway']);
     expect(compose.services.gateway?.ports).toEqual(['127.0.0.1:3000:3000']);
+    expect(compose.services.gateway?.environment?.GATEWAY_METRICS_PORT).toBe('3100');
   });
 
   it('`--scale executor=4` works: no container_name and no host port on the executor, none anywhere else either', () => {

@@ -3,6 +3,7 @@ import { validateObject } from './support/k8s-models.js';
 import { SERVICES } from './support/repo.js';
 import { bullPrefix } from '../../apps/executor/dist/reporting/queue-options.js';
 import { QUEUES } from '../../packages/contracts/dist/index.js';
+import { DEFAULT_GATEWAY_METRICS_PORT as GATEWAY_METRICS_PORT } from '../../apps/gateway/dist/config.js';
 
 interface Container {
   name: string;
@@ -58,7 +59,13 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     const [container] = pod.containers;
     expect(container?.image).toMatch(/^ghcr\.io\/conduit\/conduit:/);
     expect(container?.env).toEqual(expect.arrayContaining([{ name: 'SERVICE', value: name }]));
-    expect(container?.ports).toEqual([{ name: 'http', containerPort: info.port }]);
+    // The gateway's /metrics has a port of its own (GATEWAY_METRICS_PORT); every other service serves it on its one port.
+    const metricsPort = name === 'gateway' ? GATEWAY_METRICS_PORT : info.port;
+    expect(container?.ports).toEqual(
+      name === 'gateway' ? [{ name: 'http', containerPort: info.port }, { name: 'metrics', containerPort: metricsPort }] : [{ name: 'http', containerPort: info.port }],
+    );
+    const annotations = (find(objects, 'Deployment', name).spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations;
+    expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metricsPort), 'prometheus.io/path': '/metrics' });
     expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(container?.resources?.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
@@ -81,14 +88,20 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect(container?.envFrom).toEqual([{ configMapRef: { name: 'conduit-config' } }, { secretRef: { name: 'conduit-secrets' } }]);
   });
 
-  it('NetworkPolicies: every pod denies by default, only the gateway accepts connections, all reach PostgreSQL and Redis', () => {
+  it('NetworkPolicies: every pod denies by default, only the gateway API port accepts anyone, Prometheus only the ops ports, all reach PostgreSQL and Redis', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-    type Policy = { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: unknown[]; egress?: { ports?: { port: number }[] }[] };
+    type Ingress = { from?: unknown[]; ports?: { port: number; endPort?: number }[] };
+    type Policy = { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: Ingress[]; egress?: { ports?: { port: number }[] }[] };
     const spec = (o: K8sObject) => o.spec as Policy;
     const deny = policies.find((p) => spec(p).podSelector.matchLabels?.['app.kubernetes.io/part-of'] === 'conduit' && !spec(p).ingress && !spec(p).egress);
     expect(deny && spec(deny).policyTypes.sort()).toEqual(['Egress', 'Ingress']);
     const withIngress = policies.filter((p) => (spec(p).ingress ?? []).length > 0);
-    expect(withIngress.map((p) => spec(p).podSelector)).toEqual([{ matchLabels: { 'app.kubernetes.io/name': 'gateway' } }]);
+    const fromAnywhere = withIngress.flatMap((p) => (spec(p).ingress ?? []).filter((rule) => !rule.from).map((rule) => ({ pods: spec(p).podSelector, ports: rule.ports })));
+    expect(fromAnywhere).toEqual([{ pods: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, ports: [{ protocol: 'TCP', port: 3000 }] }]);
+    // Prometheus: the ops ports (the gateway's metrics port and every other service's port), from its namespace only.
+    const scrape = withIngress.flatMap((p) => (spec(p).ingress ?? []).filter((rule) => rule.from));
+    expect(scrape).toEqual([{ from: [{ namespaceSelector: { matchLabels: expect.any(Object) } }], ports: [{ protocol: 'TCP', port: GATEWAY_METRICS_PORT, endPort: 3105 }] }]);
+    for (const { name, port } of SERVICES) if (name !== 'gateway') expect(port).toBeGreaterThanOrEqual(GATEWAY_METRICS_PORT);
     const dataPorts = policies
       .filter((p) => spec(p).podSelector.matchLabels?.['app.kubernetes.io/part-of'] === 'conduit')
       .flatMap((p) => spec(p).egress ?? [])

@@ -66,7 +66,8 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [OpsModule.forRoot({ registry: runtime.registry, checks: runtime.readiness }), AuthModule],
+      // /healthz and /readyz for load balancers; /metrics only on GATEWAY_METRICS_PORT (main.ts).
+      imports: [OpsModule.forRoot({ checks: runtime.readiness }), AuthModule],
       controllers: [...GATEWAY_CONTROLLERS],
       providers: [
         ...shared,

@@ -5,6 +5,9 @@ import { rateLimitEnvShape } from './rate-limit/rate-limit.config.js';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** Next to the other services' ops ports (3101-3105), so one scrape rule and one network policy cover them all. */
+export const DEFAULT_GATEWAY_METRICS_PORT = 3100;
+
 export const gatewayEnvSchema = z
   .object({
     ...baseEnv,
@@ -12,15 +15,25 @@ export const gatewayEnvSchema = z
     /** The public HTTP port. */
     GATEWAY_PORT: envPort().default(3000),
     GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+    /** /metrics (and /healthz, /readyz) for Prometheus, on GATEWAY_HOST: never on the public port. */
+    GATEWAY_METRICS_PORT: envPort().default(DEFAULT_GATEWAY_METRICS_PORT),
     /** How long the gateway waits for a backend service before answering 503. */
     RPC_TIMEOUT_MS: positiveInt(100, 60_000).default(5000),
     ...rateLimitEnvShape,
     /** How long an authenticated API key is remembered (revocations evict it at once); 0 reads every time. */
     AUTH_CACHE_TTL_MS: positiveInt(0, 60_000).default(5000),
+    /** How often a live log stream checks its credential again (revoked key, expired token) and ends if it fails. */
+    STREAM_AUTH_RECHECK_MS: positiveInt(100, 60_000).default(5000),
     /** How long an Idempotency-Key replays its first answer. */
     IDEMPOTENCY_TTL_S: positiveInt(60, 7 * 24 * 3600).default(24 * 3600),
   })
-  .superRefine(checkAuthEnv);
+  .superRefine(checkAuthEnv)
+  .superRefine((env, ctx) => {
+    // One port for both would put /metrics back on the public API.
+    if (env.GATEWAY_METRICS_PORT !== 0 && env.GATEWAY_METRICS_PORT === env.GATEWAY_PORT) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_METRICS_PORT'], message: 'must differ from GATEWAY_PORT' });
+    }
+  });
 
 export type GatewayConfig = z.output<typeof gatewayEnvSchema>;
 

@@ -22,6 +22,9 @@ import { RouteTable } from './http/routes.js';
 import { registerRequestLog } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerDrainOnClose } from './http/drain-on-close.js';
+import { registerNulCharacterCheck } from './http/nul-characters.js';
+import { onClientError } from './http/client-errors.js';
+import { startMetricsPort } from './http/metrics-port.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { gatewayEntities } from './api-keys/entities.js';
 import { gatewayMigrations } from './migrations/index.js';
@@ -57,16 +60,24 @@ async function main(): Promise<void> {
 
   // maxParamLength: Fastify's default (100) answers a longer path id with its own 414; api.md wants a 404 problem,
   // which the id check gives. Node refuses request heads over 16 KiB anyway.
-  const adapter = new FastifyAdapter({ bodyLimit: LIMITS.bodyBytes, genReqId: requestIdOf, logger: false, maxParamLength: 16 * 1024 });
+  const adapter = new FastifyAdapter({
+    bodyLimit: LIMITS.bodyBytes,
+    genReqId: requestIdOf,
+    logger: false,
+    maxParamLength: 16 * 1024,
+    clientErrorHandler: onClientError,
+  });
   const fastify = adapter.getInstance();
   const routes = new RouteTable();
   routes.attach(fastify);
   registerJsonBodyParser(fastify);
+  registerNulCharacterCheck(fastify);
   // Access lines carry only named, non-secret fields (see request-log.ts): no redaction pass needed.
   registerRequestLog(fastify, createLogger({ service: 'gateway', level: config.LOG_LEVEL, redact: false }));
   registerRequestMetrics(fastify, registry);
   registerDrainOnClose(fastify);
 
+  const readiness = [dataSourceReadinessCheck(dataSource), redisReadinessCheck(redis)];
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({
       config,
@@ -75,7 +86,7 @@ async function main(): Promise<void> {
       redis,
       rpc,
       registry,
-      readiness: [dataSourceReadinessCheck(dataSource), redisReadinessCheck(redis)],
+      readiness,
       routes,
     }),
     adapter,
@@ -86,8 +97,11 @@ async function main(): Promise<void> {
   }
   setupOpenApi(app);
   app.enableShutdownHooks();
+  const metricsPort = await startMetricsPort({ registry, checks: readiness, port: config.GATEWAY_METRICS_PORT, host: config.GATEWAY_HOST, logger });
+  // Closes with the API app (SIGTERM): scrapes keep answering while the API drains.
+  fastify.addHook('onClose', async () => metricsPort.close());
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
-  logger.info({ url: await app.getUrl() }, 'gateway listening');
+  logger.info({ url: await app.getUrl(), metrics: await metricsPort.getUrl() }, 'gateway listening');
 }
 
 main().catch((err: unknown) => {

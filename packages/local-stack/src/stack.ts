@@ -17,6 +17,8 @@ export interface ServiceProcess {
   name: ServiceName;
   child: ChildProcess;
   port: number;
+  /** Where its /metrics is: its port, but for the gateway, which keeps it off the public port (GATEWAY_METRICS_PORT). */
+  metricsPort: number;
   /** Every line the process wrote, stdout and stderr. */
   output: string[];
 }
@@ -125,12 +127,15 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   const startService = async (name: ServiceName, more: Record<string, string> = {}): Promise<ServiceProcess> => {
     const port = await freePort();
     const portVar = `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
+    const ports: Record<string, string> = { [portVar]: String(port) };
+    if (name === 'gateway') ports.GATEWAY_METRICS_PORT = String(await freePort());
     const child = spawn(process.execPath, [resolve(ROOT, `apps/${name}/dist/main.js`)], {
-      env: { PATH: process.env.PATH ?? '', ...env, [portVar]: String(port), ...more },
+      env: { PATH: process.env.PATH ?? '', ...env, ...ports, ...more },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    const proc: ServiceProcess = { name, child, port, output: [] };
+    const metricsPort = Number(more.GATEWAY_METRICS_PORT ?? ports.GATEWAY_METRICS_PORT ?? port);
+    const proc: ServiceProcess = { name, child, port, metricsPort, output: [] };
     const collect = (chunk: Buffer) => proc.output.push(chunk.toString('utf8'));
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);

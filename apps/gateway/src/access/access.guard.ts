@@ -34,7 +34,7 @@ export class AccessGuard implements CanActivate {
     if (route.isPublic) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    // Only /v2 needs a credential: /healthz, /readyz and /metrics come from service-kit's OpsController,
+    // Only /v2 needs a credential: /healthz and /readyz come from service-kit's OpsController,
     // which cannot carry @Public(), and api.md makes them public.
     if (!/^\/v2(\/|\?|$)/.test(request.url)) return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, LIMITS, validationFailed } from '@conduit/contracts';
-import { nulCharacterErrors } from './nul-characters.js';
+import { AppError, LIMITS } from '@conduit/contracts';
 
 /** Deepest nesting of a parsed JSON value, without recursion (a 10,000-deep body must not blow the stack). */
 export function jsonDepth(value: unknown, stopAt: number): number {
@@ -18,7 +17,8 @@ export function jsonDepth(value: unknown, stopAt: number): number {
 
 /**
  * The only body parser: JSON, at most 1 MiB, nested at most 64 deep. Any other content type is a 415
- * (Fastify answers it for types without a parser), a body that is not JSON a 400.
+ * (Fastify answers it for types without a parser), a body that is not JSON a 400. NUL characters in its strings
+ * are refused with every other input's (nul-characters.ts).
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -37,8 +37,6 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     if (jsonDepth(parsed, LIMITS.jsonDepth) > LIMITS.jsonDepth) {
       return done(new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`), undefined);
     }
-    const nulErrors = nulCharacterErrors(parsed);
-    if (nulErrors.length > 0) return done(validationFailed(nulErrors), undefined);
     done(null, parsed);
   });
 }

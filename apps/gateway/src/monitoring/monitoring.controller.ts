@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -13,7 +13,10 @@ import {
 } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
-import { streamRunLogs } from './run-log-stream.js';
+import { AuthService } from '../auth/auth.service.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
+import type { GatewayConfig } from '../config.js';
+import { type StreamCredentialCheck, streamRunLogs } from './run-log-stream.js';
 
 function checkIds(jobId: string, runId: string): void {
   if (!isId('job', jobId)) throw new AppError('not_found', 'no job with that id');
@@ -41,7 +44,11 @@ function wantsEventStream(request: FastifyRequest): boolean {
 @ApiTags('Monitoring')
 @Controller('v2')
 export class MonitoringController {
-  constructor(private readonly backend: BackendClient) {}
+  constructor(
+    private readonly backend: BackendClient,
+    private readonly auth: AuthService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Get('metrics')
   @Operation({
@@ -51,11 +58,27 @@ export class MonitoringController {
       'default 24h, at most 90d): counts by status, `success_rate` = succeeded / (succeeded + failed) or null, durations ' +
       'of finished runs (avg, p50, p95, max), rows read and written, and a series of buckets sized to the window.',
     status: 200,
-    query: { job_id: 'only this job (default: every job of the tenant)', since: 'window, e.g. 30m, 24h, 7d (default 24h, at most 90d)' },
+    query: { job_id: 'only this job (default: every job of the tenant); a job that is not the caller\'s is a 404', since: 'window, e.g. 30m, 24h, 7d (default 24h, at most 90d)' },
+    errors: [404],
   })
   async metrics(@Req() req: FastifyRequest) {
     const query = parseQueryOrThrow(metricsQuerySchema, req.query ?? {});
-    return (await this.backend.call('monitoring.metrics.get', { query }, req)).data;
+    // Monitoring counts runs it has heard of and knows no jobs: the scheduler, their owner, says whether the job is
+    // the caller's (another tenant's reads as missing), at the same time as the metrics are computed.
+    const [, answer] = await Promise.all([
+      query.job_id === undefined ? undefined : this.jobOfCaller(query.job_id, req),
+      this.backend.call('monitoring.metrics.get', { query }, req),
+    ]);
+    return answer.data;
+  }
+
+  private async jobOfCaller(jobId: string, req: FastifyRequest): Promise<void> {
+    try {
+      await this.backend.call('scheduler.jobs.get', { id: jobId }, req);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', 'no job with that id');
+      throw err;
+    }
   }
 
   @Get('alerts')
@@ -106,7 +129,18 @@ export class MonitoringController {
         )
       ).data,
     );
-    await streamRunLogs(this.backend, req, reply, first, target);
+    await streamRunLogs(this.backend, req, reply, first, target, this.credentialCheck(req));
+  }
+
+  /** The stream's credential, authenticated again as a new request would be (revocations evict cached keys). */
+  private credentialCheck(req: FastifyRequest): StreamCredentialCheck {
+    const apiKey = req.headers['x-api-key'];
+    const authorization = req.headers.authorization;
+    const headers = {
+      ...(typeof apiKey === 'string' ? { apiKey } : {}),
+      ...(typeof authorization === 'string' ? { authorization } : {}),
+    };
+    return { everyMs: this.config.STREAM_AUTH_RECHECK_MS, check: async () => void (await this.auth.authenticate(headers)) };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RunLogTail } from '@conduit/contracts';
+import { type RunLogTail, AppError, problemDocument } from '@conduit/contracts';
 import type { BackendClient } from '../forwarding/backend.client.js';
 
 /** How often a live stream asks monitoring for new lines. */
@@ -16,14 +16,37 @@ export interface RunLogStreamTarget {
   nodeId?: string | undefined;
 }
 
+/** The stream's credential, checked again while it lasts: a revoked key or an expired token ends it. */
+export interface StreamCredentialCheck {
+  everyMs: number;
+  /** Resolves while the credential still holds; throws (an AppError) once it does not. */
+  check(): Promise<void>;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The SSE event that ends a stream whose credential no longer holds: the problem the next request would get. */
+function errorEvent(request: FastifyRequest, err: unknown): string {
+  const error = err instanceof AppError ? err : new AppError('service_unavailable', 'the credential could not be checked again');
+  const doc = problemDocument(error.toDomainError(), request.url.split('?')[0] ?? '/', String(request.id));
+  return `event: error\ndata: ${JSON.stringify(doc)}\n\n`;
+}
 
 /**
  * Streams a run's log lines as server-sent events (`id` = seq, data = the line's JSON) until the run has ended and no
  * line is left, then sends `event: end`. Polls `monitoring.logs.tail`; a client that reconnects with Last-Event-ID
- * resumes after the last line it got. The reply is hijacked: Nest and Fastify no longer touch it.
+ * resumes after the last line it got. The reply is hijacked: Nest and Fastify no longer touch it. Every
+ * `credential.everyMs` the caller's credential is checked again; once it fails the stream sends `event: error`
+ * with the problem and ends (any failure, even of the check itself, ends it: a reconnect authenticates afresh).
  */
-export async function streamRunLogs(backend: BackendClient, request: FastifyRequest, reply: FastifyReply, first: RunLogTail, target: RunLogStreamTarget): Promise<void> {
+export async function streamRunLogs(
+  backend: BackendClient,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  first: RunLogTail,
+  target: RunLogStreamTarget,
+  credential: StreamCredentialCheck,
+): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
   const headers: Record<string, string> = {};
@@ -36,13 +59,27 @@ export async function streamRunLogs(backend: BackendClient, request: FastifyRequ
     'x-accel-buffering': 'no',
     'x-request-id': String(request.id),
   });
+  // Node holds the head back until the first write, and a run may have no line for a while: the client learns at
+  // once that the stream is open.
+  raw.flushHeaders();
   let closed = false;
   raw.on('close', () => (closed = true));
 
   let afterSeq = target.afterSeq;
   let answer: RunLogTail | null = first;
   let failures = 0;
+  let checkAt = Date.now() + credential.everyMs;
   while (!closed) {
+    if (Date.now() >= checkAt) {
+      try {
+        await credential.check();
+      } catch (err) {
+        if (!closed) raw.write(errorEvent(request, err));
+        break;
+      }
+      if (closed) break;
+      checkAt = Date.now() + credential.everyMs;
+    }
     if (answer) {
       let chunk = '';
       for (const line of answer.data) {

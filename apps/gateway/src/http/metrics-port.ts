@@ -1,0 +1,24 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import { type OpsModuleOptions, NestPinoLogger, OpsModule } from '@conduit/service-kit';
+
+export interface MetricsPortOptions extends OpsModuleOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+}
+
+/**
+ * The gateway's ops port: `/metrics` (with `/healthz` and `/readyz`, as every other service serves them on its
+ * own port), served by service-kit's OpsModule in a Nest app of its own. The public API port has no /metrics:
+ * the series name routes and rates that are the operator's business, not a tenant's. The caller closes it
+ * (no shutdown hooks here: two apps re-raising SIGTERM would cut the API's drain short).
+ */
+export async function startMetricsPort(options: MetricsPortOptions): Promise<INestApplication> {
+  const { port, host, logger, ...ops } = options;
+  const app = await NestFactory.create(OpsModule.forRoot(ops), new FastifyAdapter(), { logger: new NestPinoLogger(logger) });
+  await app.listen(port, host);
+  return app;
+}
