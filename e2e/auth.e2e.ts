@@ -9,7 +9,7 @@ const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-pw`;
 const SECRET_2 = `an0ther-${Math.random().toString(36).slice(2)}-pw`;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
 });
 
 afterAll(async () => {

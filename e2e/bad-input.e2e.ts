@@ -6,7 +6,7 @@ import { expectHealthy, listAll, localPostgresConfig, uniqueName } from './suppo
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
 });
 
 afterAll(async () => {

@@ -6,10 +6,12 @@ import { startStack, type Stack } from '@conduit/local-stack';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, stackPostgresConfig, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Database category end to end: a MariaDB table copied into PostgreSQL by a run, checked on the PostgreSQL side.
 let stack: Stack;
+let targetDb: TargetDatabase;
 let dataRoot: string;
 let maria: mysql.Connection;
 let target: pg.Client;
@@ -32,8 +34,9 @@ beforeAll(async () => {
   const rows = Array.from({ length: 2500 }, (_, i) => [i + 1, `customer ${i % 37}`, (i * 1.25).toFixed(2), new Date(Date.UTC(2024, 0, 1) + i * 60_000), i % 10 === 0 ? null : `note "${i}"`]);
   await maria.query('insert into orders values ?', [rows]);
 
+  targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot });
-  target = new pg.Client({ connectionString: stack.databaseUrl });
+  target = new pg.Client({ connectionString: targetDb.url });
   await target.connect();
   await target.query('create table orders_copy (id int primary key, customer text, amount numeric(10,2), placed_at timestamptz, note text)');
 }, 120_000);
@@ -41,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await target?.end();
   await stack?.stop();
+  await targetDb?.drop();
   if (maria) {
     await maria.query(`drop database if exists ${mysql.escapeId(database)}`);
     await maria.query('drop user if exists ?@?', [user, '%']);
@@ -61,7 +65,7 @@ describe('mysql -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(password);
 
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const dag = {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: mysqlConnector.body.id, table: 'orders' } },

@@ -6,10 +6,14 @@ import duckdb from '@duckdb/node-api';
 import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import S3rver from 's3rver';
-import { create, createPipelineAndJob, nodeOf, stackPostgresConfig, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Object store, warehouse and file categories end to end: S3 CSV objects into DuckDB, and PostgreSQL out to JSON lines.
+// File-based connectors work in their tenant's folder of the data root: <CONNECTOR_DATA_ROOT>/<tenant_id>/.
+const TENANT = `tnt_${'0'.repeat(26)}`;
 let stack: Stack;
+let targetDb: TargetDatabase;
 let dataRoot: string;
 let s3Directory: string;
 let s3Server: S3rver;
@@ -23,14 +27,17 @@ beforeAll(async () => {
   s3Server = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
   const address = (await s3Server.run()) as { port: number };
   s3Endpoint = `http://127.0.0.1:${address.port}`;
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot });
-  source = new pg.Client({ connectionString: stack.databaseUrl });
+  targetDb = await createTargetDatabase();
+  // The bootstrap key's tenant, named here so the test knows its folder.
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot, BOOTSTRAP_TENANT_ID: TENANT });
+  source = new pg.Client({ connectionString: targetDb.url });
   await source.connect();
 }, 120_000);
 
 afterAll(async () => {
   await source?.end();
   await stack?.stop();
+  await targetDb?.drop();
   await s3Server?.close();
   await rm(s3Directory, { recursive: true, force: true });
   await rm(dataRoot, { recursive: true, force: true });
@@ -43,7 +50,7 @@ async function runToEnd(dag: Record<string, unknown>) {
 }
 
 describe('s3 CSV -> duckdb', () => {
-  it('loads every CSV object under a prefix into a DuckDB table in the data root', async () => {
+  it("loads every CSV object under a prefix into a DuckDB table in the tenant's folder of the data root", async () => {
     const client = new S3Client({
       endpoint: s3Endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
@@ -69,7 +76,7 @@ describe('s3 CSV -> duckdb', () => {
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: 1200 });
 
-    const instance = await duckdb.DuckDBInstance.create(join(dataRoot, 'warehouse/e2e.duckdb'), { access_mode: 'READ_ONLY' });
+    const instance = await duckdb.DuckDBInstance.create(join(dataRoot, TENANT, 'warehouse/e2e.duckdb'), { access_mode: 'READ_ONLY' });
     const connection = await instance.connect();
     try {
       const reader = await connection.runAndReadAll(
@@ -84,13 +91,13 @@ describe('s3 CSV -> duckdb', () => {
 });
 
 describe('postgres -> file (JSON lines)', () => {
-  it('exports a PostgreSQL table as a JSON lines file under the data root', async () => {
+  it("exports a PostgreSQL table as a JSON lines file in the tenant's folder of the data root", async () => {
     await source.query('create table events (id int primary key, kind text, payload jsonb, at timestamptz)');
     await source.query(
       `insert into events select g, case when g % 2 = 0 then 'even' else 'odd' end, jsonb_build_object('n', g),
               timestamptz '2024-03-01 00:00:00+00' + g * interval '1 second' from generate_series(1, 1500) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const files = await create(stack, '/v2/connectors', { name: uniqueName('files'), type: 'file', config: { path: 'exports' } });
     const run = await runToEnd({
       nodes: [
@@ -102,8 +109,8 @@ describe('postgres -> file (JSON lines)', () => {
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 1500 });
 
-    expect(await readdir(join(dataRoot, 'exports/events'))).toEqual(['events.jsonl']);
-    const lines = (await readFile(join(dataRoot, 'exports/events/events.jsonl'), 'utf8')).trim().split('\n');
+    expect(await readdir(join(dataRoot, TENANT, 'exports/events'))).toEqual(['events.jsonl']);
+    const lines = (await readFile(join(dataRoot, TENANT, 'exports/events/events.jsonl'), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(1500);
     const rows = lines.map((line) => JSON.parse(line) as Record<string, unknown>).sort((a, b) => Number(a['id']) - Number(b['id']));
     expect(rows[0]).toMatchObject({ id: 1, kind: 'odd', at: '2024-03-01T00:00:01.000Z' });

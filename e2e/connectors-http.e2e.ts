@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, stackPostgresConfig, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // REST API category end to end: paged JSON records behind bearer auth copied into PostgreSQL by a run, and the
 // DAG's check that a connector can play its node's role.
 let stack: Stack;
+let targetDb: TargetDatabase;
 let api: Server;
 let apiBase: string;
 let target: pg.Client;
@@ -51,8 +53,9 @@ beforeAll(async () => {
   api = createServer(handle);
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  target = new pg.Client({ connectionString: stack.databaseUrl });
+  target = new pg.Client({ connectionString: targetDb.url });
   await target.connect();
   await target.query('create table api_orders (id int primary key, customer text, amount numeric(12,2), created_at timestamptz)');
 }, 120_000);
@@ -60,6 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await target?.end();
   await stack?.stop();
+  await targetDb?.drop();
   api?.closeAllConnections();
   await new Promise<void>((resolve) => (api ? api.close(() => resolve()) : resolve()));
 });
@@ -78,7 +82,7 @@ describe('http -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(token);
 
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const { jobId } = await createPipelineAndJob(stack, {
       nodes: [
         {
@@ -125,7 +129,7 @@ describe('connector roles', () => {
   it('reports a connector whose type cannot serve its node (connector_unfit): an llm connector as a sink, an api as llm', async () => {
     const llm = await create(stack, '/v2/connectors', { name: uniqueName('llm'), type: 'openai', config: { base_url: `${apiBase}/v1`, model: 'tiny' } });
     const restApi = await create(stack, '/v2/connectors', { name: uniqueName('api'), type: 'http', config: { base_url: apiBase } });
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const dag = {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: pgConnector.id, table: 'api_orders' } },

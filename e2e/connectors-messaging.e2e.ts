@@ -4,11 +4,13 @@ import { connect as connectNats, type NatsConnection } from '@nats-io/transport-
 import { startStack, type Stack } from '@conduit/local-stack';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import pg from 'pg';
-import { create, createPipelineAndJob, nodeOf, stackPostgresConfig, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Message queue category end to end: PostgreSQL rows published to a RabbitMQ queue (consumed and checked here), and
 // a JetStream stream (published to here) loaded into PostgreSQL by a bounded read.
 let stack: Stack;
+let targetDb: TargetDatabase;
 let db: pg.Client;
 let rabbit: ChannelModel;
 let channel: Channel;
@@ -35,14 +37,16 @@ beforeAll(async () => {
   jsm = await jetstreamManager(nats);
   await jsm.streams.add({ name: stream, subjects: [`${subjectBase}.>`] });
 
+  targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  db = new pg.Client({ connectionString: stack.databaseUrl });
+  db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
 }, 120_000);
 
 afterAll(async () => {
   await db?.end();
   await stack?.stop();
+  await targetDb?.drop();
   if (channel) await channel.deleteQueue(queue);
   await rabbit?.close();
   if (jsm) await jsm.streams.delete(stream);
@@ -62,7 +66,7 @@ describe('postgres -> amqp', () => {
       `insert into shipments select g, 'carrier-' || (g % 4), g % 3 = 0, timestamptz '2024-06-01 08:00:00+00' + g * interval '1 minute'
        from generate_series(1, 600) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const broker = await create(stack, '/v2/connectors', {
       name: uniqueName('mq'), type: 'amqp', config: { host: '127.0.0.1', port: 5672, username: 'guest', password: 'guest' },
     });
@@ -112,7 +116,7 @@ describe('nats -> postgres', () => {
 
     await db.query('create table readings (id int primary key, sensor text, celsius double precision)');
     const natsConnector = await create(stack, '/v2/connectors', { name: uniqueName('nats'), type: 'nats', config: { host: '127.0.0.1', port: 4222 } });
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const run = await runToEnd({
       nodes: [
         {

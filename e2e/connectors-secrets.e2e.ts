@@ -4,13 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
-import { closedPort, create, createPipelineAndJob, listAll, nodeOf, stackPostgresConfig, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { closedPort, create, createPipelineAndJob, listAll, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
 
 // Secrets appear in no response, log, error or run log, for every connector type that has secret fields: each is
 // created with distinctive secret values, read back, updated with the mask, tested (against the local server where
 // one runs; an HTTP server that echoes the credentials it got for http/openai; a closed port for s3) and, for
 // postgres, mysql and openai, used by a run.
 let stack: Stack;
+let targetDb: TargetDatabase;
+/** The platform's Redis is refused to connectors: redis connectors get a server of the suite's own. */
+let ownRedis: OwnRedis;
 let echo: Server;
 let echoBase: string;
 let db: pg.Client;
@@ -30,7 +35,7 @@ const secretFor = (type: string, field: string): string => `Zq-${type}-${field}-
 async function configFor(type: string, secrets: Record<string, string>): Promise<Record<string, unknown>> {
   switch (type) {
     case 'postgres':
-      return { ...stackPostgresConfig(stack), ...secrets };
+      return { ...targetDb.config(), ...secrets };
     case 'mysql':
       return { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', ...secrets };
     case 'amqp':
@@ -40,7 +45,7 @@ async function configFor(type: string, secrets: Record<string, string>): Promise
     case 'mqtt':
       return { host: '127.0.0.1', port: 1883, username: 'conduit', ...secrets };
     case 'redis':
-      return { host: '127.0.0.1', port: 6379, ...secrets };
+      return { host: ownRedis.host, port: ownRedis.port, ...secrets };
     case 's3':
       return { endpoint: `http://127.0.0.1:${await closedPort()}`, bucket: 'conduit-secrets', access_key_id: 'AKIAE2E', force_path_style: true, ...secrets };
     case 'http':
@@ -61,14 +66,18 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoBase = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
   // debug: the most the services ever log.
+  targetDb = await createTargetDatabase();
+  ownRedis = await startOwnRedis();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'debug' });
-  db = new pg.Client({ connectionString: stack.databaseUrl });
+  db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
 }, 120_000);
 
 afterAll(async () => {
   await db?.end();
   await stack?.stop();
+  await targetDb?.drop();
+  await ownRedis?.stop();
   echo?.closeAllConnections();
   await new Promise<void>((resolve) => (echo ? echo.close(() => resolve()) : resolve()));
 });
@@ -171,7 +180,7 @@ describe('secrets in runs', () => {
     await db.query('create table secret_src (id int primary key, label text)');
     await db.query(`create table secret_dst (id int primary key, label text)`);
     await db.query(`insert into secret_src select g, 'row ' || g from generate_series(1, 50) g`);
-    const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack, { password }) });
+    const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config({ password }) });
     const { run, responses, lines } = await runAndCollect({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: connector.id, table: 'secret_src' } },
@@ -191,7 +200,7 @@ describe('secrets in runs', () => {
     const connector = await create(stack, '/v2/connectors', {
       name: uniqueName('maria'), type: 'mysql', config: { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', password },
     });
-    const target = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const target = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const { run, responses } = await runAndCollect({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: connector.id, query: 'select 1 as one', retries: 0 } },
@@ -207,7 +216,7 @@ describe('secrets in runs', () => {
   it('openai: an llm decision whose key is refused (and quoted back) shows it in no error, node or run log line', async () => {
     const apiKey = secretFor('openai', 'run');
     const llm = await create(stack, '/v2/connectors', { name: uniqueName('llm'), type: 'openai', config: { base_url: `${echoBase}/v1`, model: 'tiny', api_key: apiKey } });
-    const source = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const source = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const sentBefore = echoed.length;
     const { run, responses } = await runAndCollect({
       nodes: [

@@ -8,7 +8,7 @@ import { RFC3339_MS, closedPort, localPostgresConfig, uniqueName } from './suppo
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
 });
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ let connectorId: string;
 let jobId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
   const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('errors') } });
   expect(project.status).toBe(201);
   projectId = project.body.id;

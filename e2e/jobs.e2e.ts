@@ -7,15 +7,16 @@ import {
   createPipelineAndJob,
   listAll,
   mintToken,
-  stackPostgresConfig,
   triggerRun,
   uniqueName,
   waitFor,
   waitForRunEnd,
 } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Jobs and their runs through the gateway, against api.md (Resources > Job and Run; Lists; Idempotency).
 let stack: Stack;
+let targetDb: TargetDatabase;
 let connectorId: string;
 /** A valid pipeline most jobs here use; no job of this file makes it run long. */
 let pipelineId: string;
@@ -44,8 +45,9 @@ function quickDag(): Record<string, unknown> {
 
 beforeAll(async () => {
   // Polling runs adds up to many requests a minute; the rate limit has its own tests.
-  stack = await startStack({ RATE_LIMIT_PER_MINUTE: '100000' });
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) })).id;
+  targetDb = await createTargetDatabase();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
   pipelineId = (await create(stack, '/v2/pipelines', { name: uniqueName('quick'), dag: quickDag() })).id;
   cronJob = await create<Job>(stack, '/v2/jobs', { name: uniqueName('every-minute'), pipeline_id: pipelineId, schedule: '* * * * *' });
   pausedCronJob = await create<Job>(stack, '/v2/jobs', { name: uniqueName('paused-minute'), pipeline_id: pipelineId, schedule: '* * * * *' });
@@ -54,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  await targetDb?.drop();
 });
 
 describe('job CRUD', () => {

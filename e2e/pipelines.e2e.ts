@@ -7,7 +7,7 @@ let stack: Stack;
 let connectorId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
   const connector = await call(stack, 'POST', '/v2/connectors', {
     body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
   });

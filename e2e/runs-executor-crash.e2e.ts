@@ -1,17 +1,21 @@
 import pg from 'pg';
 import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
-import { create, createPipelineAndJob, stackPostgresConfig, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // api.md, Run: "A run whose executor dies is picked up again, never left `running` for ever." Two executors; the one
 // running the run is killed with SIGKILL (no goodbye, no lock release). Short run locks make the takeover take
 // seconds: a lock not renewed for RUN_LOCK_MS is stalled, and the surviving executor's stalled check takes the run.
 const RUN_LOCK_MS = 2000;
 let stack: Stack;
+let targetDb: TargetDatabase;
 let db: pg.Client;
 let connectorId: string;
 
 beforeAll(async () => {
+  targetDb = await createTargetDatabase();
   stack = await startStack({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
     RUN_LOCK_MS: String(RUN_LOCK_MS),
     RUN_STALLED_INTERVAL_MS: '1000',
     SCHEDULER_REAPER_INTERVAL_MS: '1000',
@@ -19,14 +23,15 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: '100000',
   });
   await stack.startService('executor');
-  db = new pg.Client({ connectionString: stack.databaseUrl });
+  db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) })).id;
+  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
 }, 90_000);
 
 afterAll(async () => {
   await db?.end();
   await stack?.stop();
+  await targetDb?.drop();
 });
 
 function executors(): ServiceProcess[] {

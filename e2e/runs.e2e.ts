@@ -7,31 +7,34 @@ import {
   create,
   createPipelineAndJob,
   nodeOf,
-  stackPostgresConfig,
   triggerRun,
   uniqueName,
   waitFor,
   waitForRun,
   waitForRunEnd,
 } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Runs end to end (api.md, Resources > Run): every service its own process, the pipelines read and write the
 // stack's own PostgreSQL database through a postgres connector, and the test checks the tables with SQL.
 let stack: Stack;
+let targetDb: TargetDatabase;
 let db: pg.Client;
 let connectorId: string;
 
 beforeAll(async () => {
   // Polling runs adds up to many requests a minute; the rate limit has its own tests.
-  stack = await startStack({ RATE_LIMIT_PER_MINUTE: '100000' });
-  db = new pg.Client({ connectionString: stack.databaseUrl });
+  targetDb = await createTargetDatabase();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+  db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) })).id;
+  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
 }, 60_000);
 
 afterAll(async () => {
   await db?.end();
   await stack?.stop();
+  await targetDb?.drop();
 });
 
 async function countRows(table: string): Promise<number> {

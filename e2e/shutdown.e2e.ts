@@ -1,22 +1,26 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, stackPostgresConfig, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Graceful shutdown of the plain processes, as an orchestrator stops them (SIGTERM, then SIGKILL after a grace
 // period): an executor stopped mid-run loses no run, and a gateway stopped under load answers what it took.
 let stack: Stack;
+let targetDb: TargetDatabase;
 let connectorId: string;
 
 beforeAll(async () => {
   // Test Connection through the slow proxy below takes ~2 s; the default RPC timeout (5 s) leaves room, but a
   // busy 2-core machine should not turn a slow answer into a 503.
-  stack = await startStack({ RPC_TIMEOUT_MS: '20000' });
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) })).id;
+  targetDb = await createTargetDatabase();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RPC_TIMEOUT_MS: '20000' });
+  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
 }, 90_000);
 
 afterAll(async () => {
   await stack?.stop();
+  await targetDb?.drop();
 });
 
 /** A pipeline whose source holds the run for `seconds` in PostgreSQL. */
@@ -131,7 +135,7 @@ describe('gateway', () => {
       const slow = await create(stack, '/v2/connectors', {
         name: uniqueName('slow-pg'),
         type: 'postgres',
-        config: stackPostgresConfig(stack, { port: proxy.port }),
+        config: targetDb.config({ port: proxy.port }),
       });
       const IN_FLIGHT = 4;
       const answers = Promise.all(Array.from({ length: IN_FLIGHT }, () => call(stack, 'POST', `/v2/connectors/${slow.id}/test`)));

@@ -30,7 +30,7 @@ describe('webhooks, end to end', () => {
   beforeAll(async () => {
     receiver = new Receiver();
     await receiver.start();
-    stack = await startStack({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms' });
+    stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms' });
     const connector = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() } });
     expect(connector.status).toBe(201);
     connectorId = connector.body.id;

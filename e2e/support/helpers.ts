@@ -102,11 +102,6 @@ export function copyDag(connectorId: string): Record<string, unknown> {
   };
 }
 
-/** Postgres connector config pointing at the stack's own throwaway database (tables made there vanish with it). */
-export function stackPostgresConfig(stack: Stack, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return localPostgresConfig({ database: new URL(stack.databaseUrl).pathname.slice(1), ...overrides });
-}
-
 /** Creates a resource; fails with the answer's text unless it is a 201. Answers the created resource. */
 export async function create<T = { id: string }>(stack: Stack, path: string, body: Record<string, unknown>): Promise<T> {
   const res = await call<T>(stack, 'POST', path, { body });
