@@ -309,7 +309,8 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
 
 describe('finding 11: Prometheus metrics only on the metrics port', () => {
   it('the API port has no /metrics; /healthz and /readyz stay there', async () => {
-    for (const headers of [{}, { 'x-api-key': attackerKey }, { 'x-api-key': stack.bootstrapKey }]) {
+    const credentials: Record<string, string>[] = [{}, { 'x-api-key': attackerKey }, { 'x-api-key': stack.bootstrapKey }];
+    for (const headers of credentials) {
       const res = await fetch(`${stack.baseUrl}/metrics`, { headers });
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
