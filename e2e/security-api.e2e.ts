@@ -300,6 +300,21 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
     if (foreign.status === 200) expect(foreign.body).toEqual({ data: [], next_cursor: null });
   });
 
+  it.each([
+    ['a job on a pipeline', '/v2/jobs', (id: Record<string, string>) => ({ name: uniqueName('j'), pipeline_id: id.pipeline })],
+    ['a pipeline in a project', '/v2/pipelines', (id: Record<string, string>) => ({ name: uniqueName('p'), project_id: id.project, dag: dag(mine.connector!) })],
+    ['a pipeline reading a connector', '/v2/pipelines', (id: Record<string, string>) => ({ name: uniqueName('p'), dag: dag(id.connector ?? 'con_01J0000000000000000000000Z') })],
+  ])('a body naming another tenant’s resource: %s', async (_what, path, body) => {
+    const foreign = await call(stack, 'POST', path, { key: attackerKey, body: body(victim) });
+    const missing = await call(stack, 'POST', path, { key: attackerKey, body: body({ ...MISSING, connector: 'con_01J0000000000000000000000Z' }) });
+    // What tells the two apart, if anything: the status, the problem, or a saved pipeline's validation.
+    const verdict = (res: ApiResponse) => comparable({ ...res, body: res.status === 201 ? res.body.validation.errors : res.body });
+    expect(verdict(foreign)).toEqual(verdict(missing));
+    // Refused, or (a pipeline, which may be saved invalid) saved without reaching the victim's connector.
+    if (foreign.status === 201) expect(foreign.body).toMatchObject({ status: 'invalid' });
+    else expect(foreign.status).toBe(422);
+  });
+
   it('logs filtered by a node of another run are an empty page', async () => {
     const res = await get(`/v2/jobs/${mine.job}/runs/${mine.run}/logs?node_id=one`);
     expect(res.status).toBe(200);
