@@ -101,7 +101,8 @@ export class MonitoringController {
     description:
       'Oldest first, in `seq` order, filtered by `level` and `node_id`. With `Accept: text/event-stream` the lines stream ' +
       'live as server-sent events (`id` = seq, data = the line) until the run has ended, closing with `event: end`; a ' +
-      'client that reconnects with `Last-Event-ID` resumes after that line.',
+      'client that reconnects with `Last-Event-ID` resumes after that line. The credential is checked again every few ' +
+      'seconds: once the key is revoked or the token expired, the stream sends `event: error` (data = the problem) and ends.',
     status: 200,
     params: ['job_id', 'run_id'],
     query: { ...LIST_QUERY, level: 'debug, info, warn or error', node_id: 'only lines of this node' },
