@@ -45,15 +45,21 @@ export async function lockDown(connection: DuckDBConnection, paths: readonly str
   await connection.run('set lock_configuration = true');
 }
 
-let parser: Promise<DuckDBConnection> | undefined;
+let parser: Promise<DuckDBInstance> | undefined;
 
-/** A locked, empty in-memory database shared by the process, to parse SQL where no run's tables exist (save time). */
-export function parsingConnection(): Promise<DuckDBConnection> {
-  parser ??= duckdb.DuckDBInstance.create(':memory:', sandboxedConfig({ threads: '1', memory_limit: '64MB' }))
-    .then((instance: DuckDBInstance) => instance.connect())
-    .catch((err: unknown) => {
-      parser = undefined;
-      throw err;
-    });
-  return parser;
+/**
+ * Runs `work` on a connection of its own (a connection runs one thing at a time) to a locked, empty in-memory
+ * database shared by the process: where SQL is parsed without any run's tables (save time).
+ */
+export async function withParsingConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  parser ??= duckdb.DuckDBInstance.create(':memory:', sandboxedConfig({ threads: '1', memory_limit: '64MB' })).catch((err: unknown) => {
+    parser = undefined;
+    throw err;
+  });
+  const connection = await (await parser).connect();
+  try {
+    return await work(connection);
+  } finally {
+    connection.closeSync();
+  }
 }

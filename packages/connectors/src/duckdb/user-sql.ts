@@ -7,7 +7,7 @@
  */
 import duckdb, { type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
-import { parsingConnection } from './sandbox.js';
+import { withParsingConnection } from './sandbox.js';
 
 const { StatementType } = duckdb;
 
@@ -52,8 +52,10 @@ const typeName = (type: number): string => (StatementType[type] ?? 'unknown').to
 /** DuckDB's own view names (duckdb_settings, pg_settings, duckdb_databases...), asked of DuckDB once. */
 let systemViews: Promise<ReadonlySet<string>> | undefined;
 function systemViewNames(): Promise<ReadonlySet<string>> {
-  systemViews ??= parsingConnection()
-    .then((c) => c.runAndReadAll('select distinct lower(view_name) from duckdb_views() where internal'))
+  systemViews ??= withParsingConnection((c) =>
+    // Those an unqualified name reaches (main and pg_catalog); information_schema's (tables, columns...) need its name.
+    c.runAndReadAll("select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'"),
+  )
     .then((reader) => new Set(reader.getRows().map((row) => String(row[0]))))
     .catch((err: unknown) => {
       systemViews = undefined;
@@ -186,24 +188,25 @@ export async function prepareUserSql(connection: DuckDBConnection, sql: string, 
  * allowed, or null. A statement that only fails to bind (an unknown table) passes here; the run checks it again.
  */
 export async function userSqlProblem(sql: string, kind: UserSqlKind): Promise<string | null> {
-  const connection = await parsingConnection();
-  try {
-    const extracted = await extractOne(connection, sql);
-    const parsedSelect = await checkTree(connection, sql, kind);
-    let prepared: DuckDBPreparedStatement;
+  return withParsingConnection(async (connection) => {
     try {
-      prepared = await extracted.prepare(0);
+      const extracted = await extractOne(connection, sql);
+      const parsedSelect = await checkTree(connection, sql, kind);
+      let prepared: DuckDBPreparedStatement;
+      try {
+        prepared = await extracted.prepare(0);
+      } catch (err) {
+        return isPermissionError(err) ? FILE_REFUSAL : null;
+      }
+      try {
+        checkType(prepared.statementType, kind, parsedSelect);
+      } finally {
+        prepared.destroySync();
+      }
+      return null;
     } catch (err) {
-      return isPermissionError(err) ? FILE_REFUSAL : null;
+      if (err instanceof ConnectorError) return err.message;
+      throw err;
     }
-    try {
-      checkType(prepared.statementType, kind, parsedSelect);
-    } finally {
-      prepared.destroySync();
-    }
-    return null;
-  } catch (err) {
-    if (err instanceof ConnectorError) return err.message;
-    throw err;
-  }
+  });
 }
