@@ -69,6 +69,7 @@ try {
 Conduit is up.
   API:      ${url}/v2   (OpenAPI: ${url}/v2/openapi.json, Swagger UI: ${url}/docs)
   API key:  ${env.BOOTSTRAP_API_KEY}   (kept in .conduit/local.env)
+  Metrics:  http://localhost:${env.GATEWAY_METRICS_PORT ?? 3100}/metrics   (the gateway's; each other service on its port)
   Try:      curl -s -H "X-API-Key: ${env.BOOTSTRAP_API_KEY}" ${url}/v2/projects
 Ctrl-C stops every service.
 `);
