@@ -69,7 +69,7 @@ describe('the engine refuses the SQL-escape corpus in every node type', () => {
           attempts: 1,
           error: {
             code: 'config_error',
-            message: expect.stringMatching(/(the SQL|the query|the statement) (holds|is|must|may not|calls|reads)/),
+            message: expect.stringMatching(/(the SQL|the query|the statement) (holds|is|must|may not|calls|reads|uses)/),
           },
         }),
       ]);

@@ -134,6 +134,35 @@ async function checkTree(connection: DuckDBConnection, sql: string, kind: UserSq
   return tree.kind === 'select';
 }
 
+/** Table functions of a plan: `extra_info.Function` of its scans, also those a view or a macro brings in. */
+function planFunctions(node: Json, found: string[]): string[] {
+  if (Array.isArray(node)) for (const child of node) planFunctions(child, found);
+  else if (isObject(node)) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'Function' && typeof value === 'string') found.push(value.toLowerCase());
+      else planFunctions(value, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * The first table function beyond the row makers in the statement's plan, as a message. The plan sees what the
+ * parse tree cannot: a view or macro the tenant made earlier, and the query inside a CREATE or INSERT. A statement
+ * DuckDB cannot explain has no scan to check (DuckDB's locks still hold for it).
+ */
+async function planProblem(connection: DuckDBConnection, sql: string): Promise<string | undefined> {
+  let plan: Json;
+  try {
+    const reader = await connection.runAndReadAll(`explain (format json) ${sql}`);
+    plan = JSON.parse(String(reader.getRows()[0]?.[1] ?? 'null')) as Json;
+  } catch {
+    return undefined;
+  }
+  const name = planFunctions(plan, []).find((fn) => !ROW_MAKERS.has(fn));
+  return name === undefined ? undefined : `uses the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
+}
+
 const FILE_REFUSAL = "may not read or write files: SQL reads only the pipeline's own tables";
 const isPermissionError = (err: unknown): boolean => /Permission Error/.test(messageOf(err));
 
@@ -176,6 +205,9 @@ export async function prepareUserSql(connection: DuckDBConnection, sql: string, 
   }
   try {
     checkType(prepared.statementType, kind, parsedSelect);
+    // One statement, checked above: prefixing EXPLAIN cannot make it two.
+    const problem = await planProblem(connection, sql);
+    if (problem) throw refuse(problem);
   } catch (err) {
     prepared.destroySync();
     throw err;
@@ -203,7 +235,7 @@ export async function userSqlProblem(sql: string, kind: UserSqlKind): Promise<st
       } finally {
         prepared.destroySync();
       }
-      return null;
+      return (await planProblem(connection, sql)) ?? null;
     } catch (err) {
       if (err instanceof ConnectorError) return err.message;
       throw err;

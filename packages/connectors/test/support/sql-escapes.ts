@@ -10,6 +10,8 @@
 export interface SqlEscape {
   name: string;
   sql: string;
+  /** Names the table `t`, so DuckDB can judge it only where `t` exists (not at save time, in the catalog). */
+  needsTable?: true;
 }
 
 export const SQL_ESCAPES: readonly SqlEscape[] = [
@@ -47,9 +49,11 @@ export const SQL_ESCAPES: readonly SqlEscape[] = [
   // Writing files.
   { name: 'copy to a file', sql: "copy (select 'stolen' as s) to '{out}'" },
   { name: 'copy to parquet', sql: "copy (select 1 as a) to '{out}' (format parquet)" },
-  { name: 'copy from a file', sql: "copy main.t from '{secret}'" },
+  { name: 'copy from a file', sql: "copy main.t from '{secret}'", needsTable: true },
   { name: 'export database', sql: "export database '{out}'" },
   { name: 'create table from a reader', sql: "create table stolen as select * from read_text('{secret}')" },
+  { name: 'create table from the settings', sql: 'create table stolen as select * from duckdb_settings()' },
+  { name: 'insert from the databases and their paths', sql: 'insert into main.t select path from duckdb_databases()', needsTable: true },
   // Other databases.
   { name: 'attach a file', sql: "attach '{out}' as other" },
   { name: 'attach in memory', sql: "attach ':memory:' as other" },
@@ -91,8 +95,8 @@ export const SQL_ESCAPES: readonly SqlEscape[] = [
 
 /** The corpus with its placeholders filled in. */
 export function sqlEscapes(paths: { secret: string; dir: string; out: string }): SqlEscape[] {
-  return SQL_ESCAPES.map(({ name, sql }) => ({
-    name,
-    sql: sql.replaceAll('{secret}', paths.secret).replaceAll('{dir}', paths.dir).replaceAll('{out}', paths.out),
+  return SQL_ESCAPES.map((escape) => ({
+    ...escape,
+    sql: escape.sql.replaceAll('{secret}', paths.secret).replaceAll('{dir}', paths.dir).replaceAll('{out}', paths.out),
   }));
 }
