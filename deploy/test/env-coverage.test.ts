@@ -24,10 +24,12 @@ function migrateMustSet(): string[] {
 
 const allKnownKeys = new Set(knownServices().flatMap((s) => serviceEnv(s).keys));
 
-it('reads every service schema, and finds what the code requires (SECRETS_KEY for catalog and dispatcher)', () => {
+it('reads every service schema, and finds what the code requires (SECRETS_KEY wherever a secret is sealed or opened)', () => {
   expect(knownServices().sort()).toEqual(SERVICES.map((s) => s.name).sort());
   expect(serviceEnv('catalog').required).toEqual(['SECRETS_KEY']);
   expect(serviceEnv('webhook-dispatcher').required).toEqual(['SECRETS_KEY']);
+  expect(serviceEnv('executor').required).toEqual(['SECRETS_KEY']);
+  expect(serviceEnv('gateway').required).toEqual(expect.arrayContaining(['SECRETS_KEY']));
   expect(serviceEnv('executor').keys).toEqual(expect.arrayContaining(['EXECUTOR_SHUTDOWN_GRACE_MS', 'REDIS_URL', 'HOST']));
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import { SECRET_MASK } from '@conduit/connectors';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
-import { freshCatalog, localPostgresConfig, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import { freshCatalog, inTransit, localPostgresConfig, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
 
 let cat: CatalogUnderTest;
 
@@ -35,7 +35,7 @@ describe('connectors', () => {
   it('encrypts secrets at rest and answers them masked everywhere', async () => {
     const t = newTenant();
     const password = 'correct horse battery staple';
-    const created = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: { host: 'db', database: 'd', user: 'u', password } });
+    const created = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password }) });
     expect(created.data).toMatchObject({ type: 'postgres', status: 'untested', last_test: null, project_id: null });
     expect(created.data.config).toEqual({ host: 'db', database: 'd', user: 'u', password: SECRET_MASK });
 
@@ -51,12 +51,12 @@ describe('connectors', () => {
 
   it('keeps the stored secret when an update sends the mask, and replaces it when a new one is sent', async () => {
     const t = newTenant();
-    const { data, etag } = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: { host: 'db', database: 'd', user: 'u', password: 'first' } });
-    const kept = await cat.connectors.update(t, data.id, { name: 'db2', type: 'postgres', config: { ...data.config, port: 6543 } }, etag);
-    expect(kept.data).toMatchObject({ name: 'db2', config: { port: 6543, password: SECRET_MASK } });
+    const { data, etag } = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password: 'first' }) });
+    const kept = await cat.connectors.update(t, data.id, { name: 'db2', type: 'postgres', config: { ...data.config, schema: 'other' } }, etag);
+    expect(kept.data).toMatchObject({ name: 'db2', config: { schema: 'other', password: SECRET_MASK } });
     expect(new ConnectorSecrets(cat.key).open('postgres', await rawConfig(data.id))['password']).toBe('first');
 
-    await cat.connectors.update(t, data.id, { name: 'db2', config: { ...kept.data.config, password: 'second' } });
+    await cat.connectors.update(t, data.id, { name: 'db2', config: inTransit(cat.key, t, { ...kept.data.config, password: 'second' }) });
     const raw = await rawConfig(data.id);
     expect(JSON.stringify(raw)).not.toContain('second');
     expect(new ConnectorSecrets(cat.key).open('postgres', raw)['password']).toBe('second');
@@ -108,7 +108,7 @@ describe('connectors', () => {
 
   it('tests a connection to the local PostgreSQL and stores status ok', async () => {
     const t = newTenant();
-    const { data } = await cat.connectors.create(t, { name: 'local', type: 'postgres', config: localPostgresConfig() });
+    const { data } = await cat.connectors.create(t, { name: 'local', type: 'postgres', config: inTransit(cat.key, t, localPostgresConfig()) });
     const result = await cat.connectors.test(t, data.id);
     expect(result).toMatchObject({ ok: true, error_class: null });
     expect(result.checks.length).toBeGreaterThan(0);
@@ -120,7 +120,7 @@ describe('connectors', () => {
   it('reports a closed port as a transient failure and stores status failed', async () => {
     const t = newTenant();
     const password = 'never-in-a-message';
-    const { data } = await cat.connectors.create(t, { name: 'closed', type: 'postgres', config: { ...localPostgresConfig(password), host: '127.0.0.1', port: await closedPort() } });
+    const { data } = await cat.connectors.create(t, { name: 'closed', type: 'postgres', config: inTransit(cat.key, t, { ...localPostgresConfig(password), host: '127.0.0.1', port: await closedPort() }) });
     const started = Date.now();
     const result = await cat.connectors.test(t, data.id);
     expect(Date.now() - started).toBeLessThan(11_000);
@@ -131,7 +131,7 @@ describe('connectors', () => {
     expect(stored.last_test).toEqual(result);
 
     // A changed config makes the last test stale.
-    const updated = await cat.connectors.update(t, data.id, { name: 'closed', config: { ...stored.config, port: 5432 } });
+    const updated = await cat.connectors.update(t, data.id, { name: 'closed', config: inTransit(cat.key, t, { ...stored.config, port: 5432, password }) });
     expect(updated.data).toMatchObject({ status: 'untested', last_test: null });
   });
 

@@ -8,7 +8,7 @@ import { createLogger } from '@conduit/service-kit';
 import { rpcPatterns, type Connector, type Project, type RpcReply } from '@conduit/contracts';
 import { SECRET_MASK } from '@conduit/connectors';
 import { AppModule } from '../src/app.module.js';
-import { freshCatalog, localPostgresConfig, newTenant, rpcCtx, type CatalogUnderTest } from './support/catalog-db.js';
+import { freshCatalog, inTransit, localPostgresConfig, newTenant, rpcCtx, type CatalogUnderTest } from './support/catalog-db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 
 let cat: CatalogUnderTest;
@@ -67,7 +67,7 @@ describe('catalog over the Redis Streams RPC', () => {
     const t = newTenant();
     const created = await rpcCall<RpcReply<Connector>>(client, 'catalog.connectors.create', {
       ctx: rpcCtx(t),
-      data: { body: { name: 'local', type: 'postgres', config: localPostgresConfig('top-secret-value') } },
+      data: { body: { name: 'local', type: 'postgres', config: inTransit(cat.key, t, localPostgresConfig('top-secret-value')) } },
     });
     if (!created.ok) throw new Error(`create failed: ${JSON.stringify(created.error)}`);
     expect(created.data.config['password']).toBe(SECRET_MASK);

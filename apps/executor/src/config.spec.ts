@@ -3,7 +3,7 @@ import { loadExecutorConfig } from './config.js';
 
 describe('executor config', () => {
   it('has defaults that fit a local machine', () => {
-    const config = loadExecutorConfig({});
+    const config = loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32) });
     expect(config).toMatchObject({
       EXECUTOR_CONCURRENCY: 2,
       EXECUTOR_PORT: 3103,

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
+import { secretsKeyEnv } from '@conduit/secrets';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
@@ -32,6 +33,8 @@ export const executorEnvSchema = z
     EXECUTOR_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
     /** How long a catalog RPC (resolving connectors) may take. */
     CATALOG_RPC_TIMEOUT_MS: positiveInt().default(5000),
+    /** AES-256-GCM key: connector secrets arrive sealed from the catalog and are opened only in memory. */
+    SECRETS_KEY: secretsKeyEnv(),
   })
   .transform((env) => ({ ...env, RUN_STALLED_INTERVAL_MS: env.RUN_STALLED_INTERVAL_MS ?? env.RUN_LOCK_MS }));
 

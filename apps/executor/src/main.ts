@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     stalledIntervalMs: config.RUN_STALLED_INTERVAL_MS,
     maxStalledCount: config.MAX_STALLED_COUNT,
     catalogTimeoutMs: config.CATALOG_RPC_TIMEOUT_MS,
+    secretsKey: config.SECRETS_KEY,
   });
   await runtime.start();
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { authEnvShape, checkAuthEnv } from './auth/auth.config.js';
 import { rateLimitEnvShape } from './rate-limit/rate-limit.config.js';
+import { secretsKeyEnv } from '@conduit/secrets';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -26,6 +27,8 @@ export const gatewayEnvSchema = z
     STREAM_AUTH_RECHECK_MS: positiveInt(100, 60_000).default(5000),
     /** How long an Idempotency-Key replays its first answer. */
     IDEMPOTENCY_TTL_S: positiveInt(60, 7 * 24 * 3600).default(24 * 3600),
+    /** AES-256-GCM key (64 hex characters or base64 of 32 bytes): secrets cross to the services sealed with it. */
+    SECRETS_KEY: secretsKeyEnv(),
   })
   .superRefine(checkAuthEnv)
   .superRefine((env, ctx) => {

@@ -4,7 +4,8 @@ import type { Redis } from 'ioredis';
 import type { Page, Webhook } from '@conduit/contracts';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { DispatcherCaller, startDispatcher, TEST_SECRETS_KEY, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 
 // The operator's default policy: https only, no private networks.
 const prefix = testPrefix();
@@ -83,12 +84,34 @@ describe('webhooks CRUD', () => {
     expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
     const paths = (reply as { error: { errors: { path: string }[] } }).error.errors.map((e) => e.path).sort();
     // Over RPC the paths start at the request data; the gateway checks the body itself first, with paths from its root.
-    expect(paths).toEqual(['body.events', 'body.secret']);
+    expect(paths).toEqual(['body.events']);
+    const short = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.failed'], secret: 'short' } });
+    expect(short).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'secret', code: 'invalid_secret' }] } });
     const unknown = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.exploded'], secret: SECRET } });
     expect(unknown).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'body.events[0]' }] } });
     const badWhsec = await caller.call(newTenant(), 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.failed'], secret: 'whsec_not*base64*at-all!!' } });
     expect(badWhsec).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'secret', code: 'invalid_secret' }] } });
     expect(JSON.stringify(badWhsec)).not.toContain('not*base64');
+  });
+});
+
+describe('secrets in transit', () => {
+  it('refuses a secret in clear over RPC, and one sealed for another tenant, storing nothing', async () => {
+    const t = newTenant();
+    const clear = await caller.callRaw(t, 'webhooks.webhooks.create', { body: { url: PUBLIC_URL, events: ['job.failed'], secret: SECRET } });
+    expect(clear).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'body.secret' }] } });
+    const other = sealFieldsForTransit(new SecretBox(TEST_SECRETS_KEY), { url: PUBLIC_URL, events: ['job.failed'], secret: SECRET }, ['secret'], newTenant(), 'webhook');
+    const foreign = await caller.callRaw(t, 'webhooks.webhooks.create', { body: other });
+    expect(foreign).toMatchObject({ ok: false });
+    expect(await caller.ok<{ data: unknown[] }>(t, 'webhooks.webhooks.list', { query: { limit: 10 } })).toMatchObject({ data: [] });
+  });
+
+  it('refuses a url carrying credentials in its query, as in user:password@', async () => {
+    const reply = await caller.call(newTenant(), 'webhooks.webhooks.create', {
+      body: { url: 'https://hooks.example.com/in?token=abc123', events: ['job.failed'], secret: SECRET },
+    });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'url', code: 'invalid_url' }] } });
+    expect(JSON.stringify(reply)).not.toContain('abc123');
   });
 });
 

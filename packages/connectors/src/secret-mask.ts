@@ -1,2 +1,2 @@
-/** What a secret field is answered as, and what an update sends to keep the stored value. */
-export const SECRET_MASK = '********';
+/** What a secret field is answered as, and what an update sends to keep the stored value (declared in contracts). */
+export { SECRET_MASK } from '@conduit/contracts';

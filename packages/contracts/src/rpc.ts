@@ -27,6 +27,8 @@ export interface RpcRequest<T> {
 export type RpcReply<T> = { ok: true; data: T; etag?: string } | { ok: false; error: DomainError };
 
 const pathId = z.string().min(1).max(5000);
+/** A secret crossing services: sealed by the gateway with @conduit/secrets (`enc:v1:`), never in clear. */
+const sealedSecret = z.string().startsWith('enc:v1:', { message: 'must be sealed' }).max(4096);
 const byId = z.strictObject({ id: pathId });
 const update = <S extends z.ZodType>(body: S) =>
   z.strictObject({ id: pathId, body, if_match: z.string().max(200).optional() });
@@ -58,7 +60,7 @@ export const RPC = {
   // Internal: not reachable from the gateway.
   /** The pipeline as a run takes it: DAG, version, and whether it validates now. */
   'catalog.pipelines.snapshot': byId,
-  /** Connector configs with their secrets in clear, for an executor about to run a pipeline. */
+  /** Connector configs with their secrets sealed as stored, for an executor about to run a pipeline. */
   'catalog.connectors.resolve': z.strictObject({ ids: z.array(z.string().min(1).max(64)).max(500) }),
 
   'scheduler.jobs.create': z.strictObject({ body: jobCreateSchema }),
@@ -87,10 +89,10 @@ export const RPC = {
     node_id: runLogQuerySchema.shape.node_id,
   }),
 
-  'webhooks.webhooks.create': z.strictObject({ body: webhookCreateSchema }),
+  'webhooks.webhooks.create': z.strictObject({ body: webhookCreateSchema.extend({ secret: sealedSecret }) }),
   'webhooks.webhooks.list': z.strictObject({ query: webhookListQuerySchema }),
   'webhooks.webhooks.get': byId,
-  'webhooks.webhooks.update': update(webhookUpdateSchema),
+  'webhooks.webhooks.update': update(webhookUpdateSchema.extend({ secret: sealedSecret.optional() })),
   'webhooks.webhooks.delete': byId,
   'webhooks.webhooks.test': byId,
   'webhooks.deliveries.list': z.strictObject({ webhook_id: pathId, query: deliveryListQuerySchema }),
@@ -106,7 +108,10 @@ export interface PipelineSnapshot {
   errors: { code: string; message: string }[];
 }
 
-/** What `catalog.connectors.resolve` answers, as an array: only the tenant's connectors among the ids asked for. */
+/**
+ * What `catalog.connectors.resolve` answers, as an array: only the tenant's connectors among the ids asked for, their
+ * secret fields sealed as stored (the executor opens them in memory).
+ */
 export interface ResolvedConnector {
   id: string;
   type: string;

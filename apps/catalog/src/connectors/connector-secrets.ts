@@ -1,11 +1,23 @@
+import { ANY_CONNECTOR_SECRET_FIELD, SECRET_MASK } from '@conduit/contracts';
 import { decryptSecrets, encryptSecrets, maskSecrets, mergeSecrets } from '@conduit/connectors';
+import { SecretBox, openFieldsFromTransit } from '@conduit/secrets';
 
 /**
- * Where connector configs cross the trust line: `seal` before a config is stored, `open` only to use it
- * (Test Connection), `mask` for every answer. Holds the AES-256-GCM key so no caller handles it.
+ * Where connector configs cross the trust line: `fromTransit` opens what the gateway sealed for this tenant,
+ * `seal` before a config is stored, `open` only to use it (Test Connection), `mask` for every answer.
+ * Holds the AES-256-GCM key so no caller handles it.
  */
 export class ConnectorSecrets {
-  constructor(private readonly key: Buffer) {}
+  private readonly box: SecretBox;
+
+  constructor(private readonly key: Buffer) {
+    this.box = new SecretBox(key);
+  }
+
+  /** A create or update body's config, its secrets sealed by the gateway for this tenant, as plain values. */
+  fromTransit(tenantId: string, config: Record<string, unknown>): Record<string, unknown> {
+    return openFieldsFromTransit(this.box, config, ANY_CONNECTOR_SECRET_FIELD, tenantId, 'connector.config', SECRET_MASK);
+  }
 
   /** The config as stored: secret fields encrypted. */
   seal(type: string, plain: Record<string, unknown>): Record<string, unknown> {

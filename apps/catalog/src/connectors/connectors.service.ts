@@ -25,6 +25,7 @@ import {
 import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
+import { resendErrors, urlCredentialErrors } from './connector-config-checks.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
@@ -61,13 +62,15 @@ export class ConnectorsService {
         roles: [...t.roles],
         config_schema: t.config_schema,
         secret_fields: [...t.secret_fields],
+        location_fields: [...t.location_fields],
       })),
     };
   }
 
   async create(tenantId: string, body: ConnectorCreate): Promise<Tagged<Connector>> {
+    const plain = this.secrets.fromTransit(tenantId, body.config);
     const errors: FieldError[] = isKnownType(body.type)
-      ? validateConnectorConfig(body.type, body.config)
+      ? [...validateConnectorConfig(body.type, plain), ...urlCredentialErrors(body.type, plain)]
       : [{ path: 'type', code: 'unknown_connector_type', message: `connector type "${body.type}" does not exist (see GET /v2/connector-types)` }];
     errors.push(...(await projectRefErrors(this.ds.manager, tenantId, body.project_id)));
     // An internal address or the platform's own database/Redis (issue 14, finding 2): 422 before anything is stored.
@@ -80,7 +83,7 @@ export class ConnectorsService {
       projectId: body.project_id ?? null,
       name: body.name,
       type: body.type,
-      config: this.secrets.seal(body.type, body.config),
+      config: this.secrets.seal(body.type, plain),
       status: 'untested',
       lastTest: null,
       revision: 1,
@@ -125,11 +128,18 @@ export class ConnectorsService {
         if (body.type !== undefined && body.type !== current.type) {
           errors.push({ path: 'type', code: 'immutable', message: `type cannot change (it is "${current.type}"); create a new connector instead` });
         }
-        const config = this.secrets.merge(current.type, body.config, current.config);
-        errors.push(...validateConnectorConfig(current.type, config), ...(await projectRefErrors(m, tenantId, body.project_id)));
+        const incoming = this.secrets.fromTransit(tenantId, body.config);
+        const stored = this.secrets.open(current.type, current.config);
+        const config = this.secrets.merge(current.type, incoming, current.config);
+        errors.push(
+          ...validateConnectorConfig(current.type, config),
+          ...urlCredentialErrors(current.type, config),
+          ...resendErrors(current.type, incoming, stored),
+          ...(await projectRefErrors(m, tenantId, body.project_id)),
+        );
         if (errors.length === 0) errors.push(...(await networkPolicyProblems(current.type, config)));
         if (errors.length > 0) throw validationFailed(errors);
-        const configChanged = !isDeepStrictEqual(config, this.secrets.open(current.type, current.config));
+        const configChanged = !isDeepStrictEqual(config, stored);
         const changes = {
           name: body.name,
           projectId: body.project_id ?? null,
@@ -171,14 +181,15 @@ export class ConnectorsService {
   }
 
   /**
-   * Configs with secrets in clear, for an executor about to run a pipeline of this tenant. Only reachable over the
-   * internal transport (the gateway has no route to it); ids of other tenants are simply not answered.
+   * Configs as stored (secrets sealed: the executor opens them in memory right before use), for an executor about to
+   * run a pipeline of this tenant. Only reachable over the internal transport (the gateway has no route to it); ids of
+   * other tenants are simply not answered.
    */
   async resolve(tenantId: string, ids: string[]): Promise<ResolvedConnector[]> {
     const wanted = [...new Set(ids.filter((id) => isId('connector', id)))];
     if (wanted.length === 0) return [];
     const rows = await this.ds.manager.find(ConnectorEntity, { where: { tenantId, id: In(wanted) } });
-    return rows.map((row) => ({ id: row.id, type: row.type, config: this.secrets.open(row.type, row.config) }));
+    return rows.map((row) => ({ id: row.id, type: row.type, config: row.config }));
   }
 
   private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ConnectorEntity> {

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { migrate } from '@conduit/service-kit';
-import type { RpcContext } from '@conduit/contracts';
+import { ANY_CONNECTOR_SECRET_FIELD, SECRET_MASK, type RpcContext } from '@conduit/contracts';
+import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import { createCatalogDataSource } from '../../src/database/catalog-data-source.js';
 import { ConnectorSecrets } from '../../src/connectors/connector-secrets.js';
 import { ConnectorsService } from '../../src/connectors/connectors.service.js';
@@ -91,4 +92,9 @@ export function localPostgresConfig(password = `pw-${randomUUID()}`): Record<str
     user: decodeURIComponent(url.username || 'postgres'),
     password,
   };
+}
+
+/** A config as the gateway sends it: its secrets sealed for this tenant (the catalog refuses them in clear). */
+export function inTransit(key: Buffer, tenantId: string, config: Record<string, unknown>): Record<string, unknown> {
+  return sealFieldsForTransit(new SecretBox(key), config, ANY_CONNECTOR_SECRET_FIELD, tenantId, 'connector.config', SECRET_MASK);
 }

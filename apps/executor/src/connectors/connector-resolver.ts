@@ -1,5 +1,9 @@
-/** Asks the catalog for the configs (secrets in clear) of the connectors a run uses. */
+/**
+ * Asks the catalog for the configs of the connectors a run uses. Their secrets arrive sealed as stored (they never
+ * cross Redis in clear) and are opened here, in this process's memory only, as the run starts to use them.
+ */
 import type { ClientProxy } from '@nestjs/microservices';
+import { decryptSecrets, getDriver } from '@conduit/connectors';
 import { isRpcReply, type ResolvedConnector, type RpcContext, type RpcReply } from '@conduit/contracts';
 import { rpcCall } from '@conduit/rpc-streams';
 
@@ -18,6 +22,7 @@ export async function resolveConnectors(
   client: ClientProxy,
   ids: readonly string[],
   ctx: RpcContext,
+  secretsKey: Buffer,
 ): Promise<Map<string, ResolvedConnector>> {
   if (ids.length === 0) return new Map();
   let reply: unknown;
@@ -33,5 +38,16 @@ export async function resolveConnectors(
   if (!isRpcReply(reply)) throw new ConnectorResolveError('the catalog answered connectors.resolve with a malformed reply', 'internal');
   if (!reply.ok) throw new ConnectorResolveError(`resolving connectors failed: ${reply.error.detail ?? reply.error.code}`, reply.error.code);
   const list = Array.isArray(reply.data) ? (reply.data as ResolvedConnector[]) : [];
-  return new Map(list.map((c) => [c.id, c]));
+  return new Map(list.map((c) => [c.id, opened(c, secretsKey)]));
+}
+
+/** A type without a driver is left sealed: the node that uses it fails with connector_unfit, not here. */
+function opened(c: ResolvedConnector, key: Buffer): ResolvedConnector {
+  if (!getDriver(c.type)) return c;
+  try {
+    return { ...c, config: decryptSecrets(c.type, c.config, key) };
+  } catch (err) {
+    // The message names the field, never the value.
+    throw new ConnectorResolveError(`connector ${c.id}: ${(err as Error).message}`, 'internal');
+  }
 }

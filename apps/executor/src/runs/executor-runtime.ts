@@ -26,6 +26,8 @@ export interface ExecutorRuntimeOptions {
   stalledIntervalMs: number;
   maxStalledCount: number;
   catalogTimeoutMs: number;
+  /** Opens the sealed connector secrets the catalog answers. */
+  secretsKey: Buffer;
   /** Default 200. */
   retryBackoffMs?: number;
 }
@@ -50,6 +52,7 @@ export class ExecutorRuntime {
       reports: this.reports,
       logs: this.logs,
       catalog: this.catalog,
+      secretsKey: opts.secretsKey,
       cancels: this.cancels,
       workspace: { dataDir: opts.dataDir, memoryLimit: opts.duckdbMemoryLimit },
       logger: opts.logger,

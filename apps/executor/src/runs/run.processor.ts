@@ -20,6 +20,7 @@ export interface RunProcessorDeps {
   reports: Queue;
   logs: Queue;
   catalog: ClientProxy;
+  secretsKey: Buffer;
   cancels: CancelListener;
   workspace: WorkspaceOptions;
   logger: Logger;
@@ -95,11 +96,12 @@ export class RunProcessor {
     logger.info({ run_id: command.run_id, attempt }, 'run started');
     let outcome: RunOutcome;
     try {
-      const connectors = await resolveConnectors(this.deps.catalog, connectorIdsOf(command.dag), {
-        tenant_id: command.tenant_id,
-        scopes: ['read'],
-        request_id: command.run_id,
-      });
+      const connectors = await resolveConnectors(
+        this.deps.catalog,
+        connectorIdsOf(command.dag),
+        { tenant_id: command.tenant_id, scopes: ['read'], request_id: command.run_id },
+        this.deps.secretsKey,
+      );
       outcome = await executeRun({
         runId: command.run_id,
         tenantId: command.tenant_id,

@@ -1,4 +1,5 @@
 // An in-process executor runtime on the suite's prefix, with short lock settings.
+import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { ExecutorRuntime } from '../../src/runs/executor-runtime.js';
 import { DATA_DIR } from './engine-harness.js';
@@ -18,6 +19,7 @@ export async function startExecutor(prefix: string, lockMs = 2000): Promise<Exec
     maxStalledCount: 2,
     catalogTimeoutMs: 3000,
     retryBackoffMs: 50,
+    secretsKey: randomBytes(32),
   });
   await runtime.start();
   return runtime;

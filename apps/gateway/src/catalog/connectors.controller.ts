@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS, connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from '@conduit/contracts';
@@ -7,6 +7,10 @@ import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { PROJECT_REFERENCE } from '../forwarding/reference-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
+import { SecretBox } from '@conduit/secrets';
+import { connectorConfigSealer } from '../forwarding/transit-secrets.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
+import type { GatewayConfig } from '../config.js';
 
 /**
  * Test Connection may take its whole 10 s budget (a server that accepts and never answers): the gateway waits for
@@ -19,7 +23,7 @@ const TEST_CONNECTION_RPC_TIMEOUT_MS = LIMITS.testConnectionMs + 5_000;
 export class ConnectorsController {
   private readonly connectors: ResourceForwarder;
 
-  constructor(backend: BackendClient) {
+  constructor(backend: BackendClient, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
     this.connectors = new ResourceForwarder(backend, {
       kind: 'connector',
       path: '/v2/connectors',
@@ -29,6 +33,7 @@ export class ConnectorsController {
       listQuery: connectorListQuerySchema,
       rpc: 'catalog.connectors',
       references: [PROJECT_REFERENCE],
+      seal: connectorConfigSealer(new SecretBox(config.SECRETS_KEY)),
     });
   }
 
@@ -65,7 +70,10 @@ export class ConnectorsController {
   @Put(':connector_id')
   @Operation({
     summary: 'Update Connector',
-    description: 'Replaces name, config and project_id; a secret sent as "********" keeps its stored value.',
+    description:
+      'Replaces name, config and project_id; a secret sent as "********" keeps its stored value, unless a field that ' +
+      'says where the connector connects (its type\'s location_fields) changes: then every stored secret must be sent ' +
+      'again (422 `secret_required` naming each).',
     status: 200,
     body: connectorUpdateSchema,
     params: ['connector_id'],

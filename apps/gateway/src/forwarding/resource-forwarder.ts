@@ -11,6 +11,8 @@ import {
 } from '@conduit/contracts';
 import { type ReferenceCheck, referenceErrors } from './reference-checks.js';
 import type { BackendAnswer, BackendClient, CallOptions } from './backend.client.js';
+import type { BodySealer } from './transit-secrets.js';
+import { principalOf } from '../access/principal-of.js';
 
 export interface ResourceRoutes {
   kind: IdKind;
@@ -24,6 +26,8 @@ export interface ResourceRoutes {
   rpc: string;
   /** Body fields naming other resources, checked here too when the body has other faults. */
   references?: readonly ReferenceCheck[];
+  /** Seals the secrets of a validated create or update body before it is sent. */
+  seal?: BodySealer;
 }
 
 function pattern(routes: ResourceRoutes, verb: string): RpcPattern {
@@ -52,7 +56,7 @@ export class ResourceForwarder {
   }
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const body = await this.parseBody(this.routes.create, request);
+    const body = this.sealed(await this.parseBody(this.routes.create, request), request);
     const answer = await this.send<{ id: string }>(pattern(this.routes, 'create'), { body }, request);
     reply.header('location', `${this.routes.path}/${answer.data.id}`);
     return this.tagged(answer, reply);
@@ -64,7 +68,7 @@ export class ResourceForwarder {
 
   async update(id: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     this.checkId(id);
-    const body = await this.parseBody(this.routes.update, request);
+    const body = this.sealed(await this.parseBody(this.routes.update, request), request);
     const ifMatch = request.headers['if-match'];
     const data = typeof ifMatch === 'string' ? { id, body, if_match: ifMatch } : { id, body };
     return this.tagged(await this.send(pattern(this.routes, 'update'), data, request), reply);
@@ -96,6 +100,10 @@ export class ResourceForwarder {
       if (more.length === 0) throw err;
       throw validationFailed([...atFault, ...more]);
     }
+  }
+
+  private sealed(body: unknown, request: FastifyRequest): unknown {
+    return this.routes.seal ? this.routes.seal(body, principalOf(request).tenant_id) : body;
   }
 
   private send<T = unknown>(rpcPattern: RpcPattern, data: unknown, request: FastifyRequest, opts: CallOptions = {}): Promise<BackendAnswer<T>> {

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Param, Patch, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Patch, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { deliveryListQuerySchema, parseQueryOrThrow, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from '@conduit/contracts';
@@ -6,6 +6,10 @@ import { BackendClient } from '../forwarding/backend.client.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
+import { SecretBox } from '@conduit/secrets';
+import { webhookSecretSealer } from '../forwarding/transit-secrets.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
+import type { GatewayConfig } from '../config.js';
 
 const EVENTS_DOC =
   'Event kinds: job.started, job.completed, job.failed, job.canceled, alert.opened, alert.resolved. Each delivery ' +
@@ -18,7 +22,10 @@ const EVENTS_DOC =
 export class WebhooksController {
   private readonly webhooks: ResourceForwarder;
 
-  constructor(private readonly backend: BackendClient) {
+  constructor(
+    private readonly backend: BackendClient,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
     this.webhooks = new ResourceForwarder(backend, {
       kind: 'webhook',
       path: '/v2/webhooks',
@@ -27,6 +34,7 @@ export class WebhooksController {
       update: webhookUpdateSchema,
       listQuery: webhookListQuerySchema,
       rpc: 'webhooks.webhooks',
+      seal: webhookSecretSealer(new SecretBox(config.SECRETS_KEY)),
     });
   }
 

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { urlCredentialProblem } from '@conduit/secrets';
 import { isForbiddenAddress } from './address-policy.js';
 
 export interface UrlPolicyOptions {
@@ -25,7 +26,7 @@ export class UrlRefusedError extends Error {
   }
 }
 
-/** The URL's shape: absolute, https (or http when allowed), no credentials in it. */
+/** The URL's shape: absolute, https (or http when allowed), no credentials in it (user:password@ or ?token=). */
 export function parseWebhookUrl(text: string, opts: UrlPolicyOptions): URL {
   let url: URL;
   try {
@@ -36,7 +37,8 @@ export function parseWebhookUrl(text: string, opts: UrlPolicyOptions): URL {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowHttp)) {
     throw new UrlRefusedError('url_scheme_not_allowed', opts.allowHttp ? 'must be an http or https URL' : 'must be an https URL');
   }
-  if (url.username !== '' || url.password !== '') throw new UrlRefusedError('invalid_url', 'must not carry credentials');
+  const credentials = urlCredentialProblem(url);
+  if (credentials) throw new UrlRefusedError('invalid_url', `${credentials}: the secret signs deliveries, the receiver checks the signature`);
   if (url.hostname === '') throw new UrlRefusedError('invalid_url', 'must name a host');
   return url;
 }

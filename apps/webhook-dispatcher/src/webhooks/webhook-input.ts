@@ -17,7 +17,9 @@ export async function webhookInputErrors(input: { url?: string; secret?: string 
     }
   }
   if (input.secret !== undefined) {
-    const problem = secretProblem(input.secret);
+    // The gateway checks the length too, but the secret crossed sealed, so only here is it seen again.
+    const length = [...input.secret].length;
+    const problem = length < 16 || length > 256 ? 'must be 16 to 256 characters' : secretProblem(input.secret);
     // The message never quotes the secret.
     if (problem) errors.push({ path: 'secret', code: 'invalid_secret', message: problem });
   }

@@ -18,6 +18,7 @@ import { WebhookEntity } from './webhook.entity.js';
 import { taggedWebhook, toWebhook, webhookEtag } from './webhook.mapper.js';
 import { webhookInputErrors } from './webhook-input.js';
 import { SecretBox } from '../security/secret-box.js';
+import { openFieldsFromTransit } from '@conduit/secrets';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { announceReenabled } from './webhook-disabling.js';
@@ -37,7 +38,8 @@ export class WebhooksService {
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
-  async create(tenantId: string, body: WebhookCreate): Promise<Tagged<Webhook>> {
+  async create(tenantId: string, sealedBody: WebhookCreate): Promise<Tagged<Webhook>> {
+    const body = this.fromTransit(tenantId, sealedBody);
     await this.assertInput(body);
     const now = new Date();
     const id = newId('webhook');
@@ -72,7 +74,8 @@ export class WebhooksService {
   }
 
   /** PATCH: only the fields sent change. `status: active` re-enables (and forgets the failures), `disabled` pauses. */
-  async update(tenantId: string, id: string, body: WebhookUpdate, ifMatch?: string): Promise<Tagged<Webhook>> {
+  async update(tenantId: string, id: string, sealedBody: WebhookUpdate, ifMatch?: string): Promise<Tagged<Webhook>> {
+    const body = this.fromTransit(tenantId, sealedBody);
     await this.load(this.ds.manager, tenantId, id);
     await this.assertInput(body);
     let reenabled = false;
@@ -126,6 +129,11 @@ export class WebhooksService {
       next_retry_at: null,
       created_at: attempt.created_at.toISOString(),
     };
+  }
+
+  /** The body with its secret, which the gateway sealed for this tenant, opened in memory. */
+  private fromTransit<B extends { secret?: string }>(tenantId: string, body: B): B {
+    return openFieldsFromTransit(this.secrets, body, ['secret'], tenantId, 'webhook') as B;
   }
 
   private async assertInput(input: { url?: string; secret?: string }): Promise<void> {

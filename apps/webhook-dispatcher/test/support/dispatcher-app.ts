@@ -1,3 +1,4 @@
+import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import 'reflect-metadata';
 import { Writable } from 'node:stream';
 import type { INestMicroservice } from '@nestjs/common';
@@ -57,7 +58,15 @@ export class DispatcherCaller {
     this.client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
   }
 
+  /** As the gateway sends it: a body's `secret` sealed for the tenant. */
   call<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
+    const d = data as { body?: Record<string, unknown> };
+    const sealed = d.body ? { ...d, body: sealFieldsForTransit(new SecretBox(TEST_SECRETS_KEY), d.body, ['secret'], tenantId, 'webhook') } : data;
+    return this.callRaw<T>(tenantId, pattern, sealed);
+  }
+
+  /** Exactly this data, secrets as they are. */
+  callRaw<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
     return rpcCall<RpcReply<T>>(this.client, pattern, { ctx: rpcCtx(tenantId), data });
   }
 

@@ -17,6 +17,9 @@ export const CONNECTOR_SECRET_FIELDS = {
   s3: ['secret_access_key'],
 } as const satisfies Record<string, readonly string[]>;
 
+/** What a secret field is answered as, and what an update sends to keep the stored value. */
+export const SECRET_MASK = '********';
+
 export type KnownConnectorType = keyof typeof CONNECTOR_SECRET_FIELDS;
 
 /**
