@@ -1,9 +1,10 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type Observable, catchError, from, map, mergeMap, of } from 'rxjs';
 import { AppError } from '@conduit/contracts';
+import { SecretBox } from '@conduit/secrets';
 import { principalOf } from '../access/principal-of.js';
 import { GATEWAY_CONFIG, REDIS } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
@@ -17,7 +18,8 @@ interface Completed {
   state: 'completed';
   fingerprint: string;
   headers: Record<string, string>;
-  body: unknown;
+  /** The answer as JSON, sealed: some answers carry a secret (a new API key, a new tenant's first key). */
+  sealed: string;
 }
 type IdempotencyRecord = InFlight | Completed;
 
@@ -29,13 +31,22 @@ const IN_FLIGHT_TTL_S = 60;
 /**
  * `Idempotency-Key` on POST: the same key and body within the retention replay the first answer without a second
  * effect; another body is a 422. Only successes are kept: a failed request changes nothing, so running it again is safe.
+ * A record belongs to the credential that made it: another key of the same tenant using the same Idempotency-Key
+ * gets its own record, never the first one's answer. The answer is stored sealed, bound to the credential and key,
+ * and the body's fingerprint is an HMAC, so Redis holds neither a secret nor a hash to guess one from.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly box: SecretBox;
+  private readonly fingerprintKey: Buffer;
+
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.box = new SecretBox(config.SECRETS_KEY);
+    this.fingerprintKey = Buffer.from(hkdfSync('sha256', config.SECRETS_KEY, Buffer.alloc(0), 'conduit idempotency fingerprint', 32));
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
@@ -45,18 +56,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw new AppError('invalid_parameter', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const tenant = principalOf(request).tenant_id;
-    const key = `${this.config.REDIS_PREFIX}idem:${tenant}:${createHash('sha256').update(header).digest('hex')}`;
-    const fingerprint = createHash('sha256')
+    const principal = principalOf(request);
+    const scope = createHash('sha256').update(`${principal.credential_id}\n${header}`).digest('hex');
+    const key = `${this.config.REDIS_PREFIX}idem:${principal.tenant_id}:${scope}`;
+    const aad = `idempotency:${principal.tenant_id}:${scope}`;
+    const fingerprint = createHmac('sha256', this.fingerprintKey)
       .update(`${request.url}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex');
 
     return from(this.claim(key, fingerprint)).pipe(
       mergeMap((existing) => {
-        if (existing) return of(this.replay(existing, fingerprint, reply));
+        if (existing) return of(this.replay(existing, fingerprint, reply, aad));
         return next.handle().pipe(
           // Stored before the answer leaves, so a retry right after it replays instead of meeting the in-flight mark.
-          mergeMap((body) => from(this.complete(key, fingerprint, reply, body)).pipe(map(() => body))),
+          mergeMap((body) => from(this.complete(key, fingerprint, reply, body, aad)).pipe(map(() => body))),
           catchError((err: unknown) => from(this.redis.del(key)).pipe(mergeMap(() => Promise.reject(err)))),
         );
       }),
@@ -73,7 +86,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return JSON.parse(existing) as IdempotencyRecord;
   }
 
-  private replay(record: IdempotencyRecord, fingerprint: string, reply: FastifyReply): unknown {
+  private replay(record: IdempotencyRecord, fingerprint: string, reply: FastifyReply, aad: string): unknown {
     if (record.fingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with another request body');
     }
@@ -81,16 +94,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw new AppError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry later');
     }
     reply.headers({ ...record.headers, 'idempotent-replayed': 'true' });
-    return record.body;
+    const json = this.box.open(record.sealed, aad, 'the stored answer');
+    return json === '' ? undefined : (JSON.parse(json) as unknown);
   }
 
-  private async complete(key: string, fingerprint: string, reply: FastifyReply, body: unknown): Promise<void> {
+  private async complete(key: string, fingerprint: string, reply: FastifyReply, body: unknown, aad: string): Promise<void> {
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
-    const record: Completed = { state: 'completed', fingerprint, headers, body };
+    // JSON has no undefined: an answer without a body is stored as the empty string.
+    const json = body === undefined ? '' : JSON.stringify(body);
+    const record: Completed = { state: 'completed', fingerprint, headers, sealed: this.box.seal(json, aad) };
     await this.redis.set(key, JSON.stringify(record), 'EX', this.config.IDEMPOTENCY_TTL_S);
   }
 }
