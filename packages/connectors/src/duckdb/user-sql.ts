@@ -1,9 +1,11 @@
 /**
  * The one check of SQL a user writes (transform and rules-decision SQL, a duckdb source `query`, a duckdb sql node's
  * statement), done by DuckDB's own parser rather than by looking for words: exactly one statement, of a kind the
- * node allows, whose parse tree reads only tables (no table function but a few that make rows from values, no view
- * of DuckDB's own settings or catalog, no function that reads settings). DuckDB's locks (sandbox.ts) enforce the
- * same at run time; this check is what lets the error say what is not allowed, and lets the catalog say it at save.
+ * node allows, whose parse tree (json_serialize_sql) and plan (EXPLAIN) read only tables: no table function but a
+ * few that make rows from values, no view of DuckDB's own settings or catalog, no function that reads settings.
+ * DuckDB's locks (sandbox.ts) are what stop files being read or written; this check is what lets the error say what
+ * is not allowed, closes what the locks leave open (settings, paths in the catalog), and lets the catalog say it at
+ * save time.
  */
 import duckdb, { type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
