@@ -5,7 +5,7 @@
  * naming the node, so its author learns it now rather than from a failed run.
  */
 import { In, type EntityManager } from 'typeorm';
-import { referencedConnectorIds, type Dag } from '@conduit/dag';
+import { DAG_LIMITS, referencedConnectorIds, type Dag } from '@conduit/dag';
 import { userSqlProblem, type UserSqlKind } from '@conduit/connectors';
 import type { FieldError } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
@@ -38,16 +38,27 @@ function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: stri
 
 /** 422 field errors (`sql_not_allowed`) for every SQL field DuckDB would refuse; empty when all may run. */
 export async function dagSqlErrors(manager: EntityManager, tenantId: string, dag: Dag): Promise<FieldError[]> {
+  // A DAG over the node limit is stored invalid for that reason alone; parsing thousands of statements would only
+  // make its author wait (and the gateway time out) for errors about a pipeline that cannot run anyway.
+  if (dag.nodes.length > DAG_LIMITS.maxNodes) return [];
   const ids = referencedConnectorIds(dag);
   const rows =
     ids.length === 0 ? [] : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
   const typeOf = new Map(rows.map((r) => [r.id, r.type]));
   const errors: FieldError[] = [];
+  // The same statement in many nodes is parsed once.
+  const verdicts = new Map<string, Promise<string | null>>();
+  const problemOf = (field: SqlField): Promise<string | null> => {
+    const key = `${field.kind}\u0000${field.sql}`;
+    let verdict = verdicts.get(key);
+    if (!verdict) verdicts.set(key, (verdict = userSqlProblem(field.sql, field.kind)));
+    return verdict;
+  };
   for (const [index, node] of dag.nodes.entries()) {
     const connectorId = node.config['connector_id'];
     const type = typeof connectorId === 'string' ? typeOf.get(connectorId) : undefined;
     for (const field of sqlFieldsOf(node, `dag.nodes[${index}]`, type)) {
-      const problem = await userSqlProblem(field.sql, field.kind);
+      const problem = await problemOf(field);
       if (problem !== null) errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
     }
   }
