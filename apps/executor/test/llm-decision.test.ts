@@ -208,18 +208,25 @@ describe('decision by llm', () => {
 
   it('fails the node with a config error when the network policy refuses the endpoint, without calling it', async () => {
     chat.script(answer('urgent', 'never asked', 1));
+    // The policy covers every connector type: only the postgres source's address is allowed, and the endpoint is
+    // another loopback address, refused before any connection.
     delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+    process.env['CONNECTOR_ALLOWED_NETWORKS'] = '127.0.0.1/32';
+    const baseUrl = llm.config['base_url'];
+    llm.config['base_url'] = String(baseUrl).replace('127.0.0.1', '127.0.0.2');
     let result: EngineRun;
     try {
       result = await run();
     } finally {
       process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+      delete process.env['CONNECTOR_ALLOWED_NETWORKS'];
+      llm.config['base_url'] = baseUrl;
     }
     expect(result.outcome.status).toBe('failed');
     expect(result.outcome.error).toMatchObject({
       node_id: 'route',
       code: 'config_error',
-      message: expect.stringMatching(/^node "route" failed: connector "con_llm": refused by the network policy: 127\.0\.0\.1 -> /),
+      message: expect.stringMatching(/^node "route" failed: connector "con_llm": refused by the network policy: 127\.0\.0\.2 is a loopback address/),
     });
     expect(chat.calls).toHaveLength(0);
     expectNoKey(result);

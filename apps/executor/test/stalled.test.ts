@@ -61,7 +61,9 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     env: {
       ...process.env,
       REDIS_URL,
-      DATABASE_URL,
+      // The platform's database stands elsewhere: connectors may never reach the platform's own (issue 14), and the
+      // suite's connector uses the test database.
+      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { pathname: '/conduit_platform' }).toString(),
       REDIS_PREFIX: prefix,
       EXECUTOR_PORT: '0',
       RUN_LOCK_MS: String(LOCK_MS),
