@@ -95,6 +95,18 @@ describe('credentials in URLs', () => {
     expect(JSON.stringify(refused)).not.toMatch(/abc123|pass@|k:s@/);
   });
 
+  it('refuses a plain header that carries a credential, pointing to the auth settings', async () => {
+    const t = newTenant();
+    const config = { base_url: 'https://api.example.com/', headers: { Accept: 'application/json', 'X-API-Key': 'hdr-secret-1', Authorization: 'Bearer hdr-secret-2' } };
+    const refused = await rejection(cat.connectors.create(t, { name: 'api', type: 'http', config }));
+    expect(refused.errors).toEqual([
+      expect.objectContaining({ path: 'config.headers.X-API-Key', code: 'credentials_in_header', message: expect.stringContaining('auth_header_value') }),
+      expect.objectContaining({ path: 'config.headers.Authorization', code: 'credentials_in_header' }),
+    ]);
+    expect(JSON.stringify(refused)).not.toContain('hdr-secret');
+    await cat.connectors.create(t, { name: 'api', type: 'http', config: { base_url: 'https://api.example.com/', headers: { Accept: 'application/json' } } });
+  });
+
   it('refuses credentials added to a URL by an update', async () => {
     const t = newTenant();
     const { data } = await cat.connectors.create(t, { name: 'api', type: 'http', config: { base_url: 'https://api.example.com/' } });

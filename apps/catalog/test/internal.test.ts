@@ -1,4 +1,5 @@
-import { freshCatalog, newTenant, type CatalogUnderTest } from './support/catalog-db.js';
+import { freshCatalog, inTransit, newTenant, type CatalogUnderTest } from './support/catalog-db.js';
+import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
 
 /** The internal operations other services call: a pipeline snapshot for a run, connector configs for an executor. */
 describe('internal catalog operations', () => {
@@ -14,7 +15,7 @@ describe('internal catalog operations', () => {
 
   it('snapshots a pipeline with its version, DAG and current validity', async () => {
     const t = newTenant();
-    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: pgConfig })).data;
+    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })).data;
     const dag = {
       nodes: [
         { id: 'src', type: 'source', config: { connector_id: con.id, table: 'a' } },
@@ -35,12 +36,14 @@ describe('internal catalog operations', () => {
     await expect(catalog.pipelines.snapshot(newTenant(), pipeline.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('resolves connector configs in clear, only for their own tenant', async () => {
+  it('resolves connector configs with their secrets sealed as stored, only for their own tenant', async () => {
     const t = newTenant();
-    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: pgConfig })).data;
+    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })).data;
     expect(con.config['password']).toBe('********');
     const resolved = await catalog.connectors.resolve(t, [con.id, 'con_malformed', con.id]);
-    expect(resolved).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: pgConfig.password }) }]);
+    expect(resolved).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: expect.stringMatching(/^enc:v1:/) }) }]);
+    expect(JSON.stringify(resolved)).not.toContain(pgConfig.password);
+    expect(new ConnectorSecrets(catalog.key).open('postgres', resolved[0]?.config ?? {})['password']).toBe(pgConfig.password);
     expect(await catalog.connectors.resolve(newTenant(), [con.id])).toEqual([]);
   });
 });

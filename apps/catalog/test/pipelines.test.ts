@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PipelinesService } from '../src/pipelines/pipelines.service.js';
 import type { PipelineUsage } from '../src/pipelines/pipeline-usage.js';
-import { freshCatalog, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import { type CatalogUnderTest, freshCatalog, inTransit, newTenant, rejection } from './support/catalog-db.js';
 
 let cat: CatalogUnderTest;
 
@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 async function postgresConnector(tenant: string, name: string): Promise<string> {
-  const { data } = await cat.connectors.create(tenant, { name, type: 'postgres', config: { host: 'db', database: 'd', user: 'u', password: 's3cret' } });
+  const { data } = await cat.connectors.create(tenant, { name, type: 'postgres', config: inTransit(cat.key, tenant, { host: 'db', database: 'd', user: 'u', password: 's3cret' }) });
   return data.id;
 }
 

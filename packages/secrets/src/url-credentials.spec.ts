@@ -1,4 +1,4 @@
-import { urlCredentialProblem } from './url-credentials.js';
+import { isCredentialName, urlCredentialProblem } from './url-credentials.js';
 
 describe('urlCredentialProblem', () => {
   it.each([
@@ -19,4 +19,15 @@ describe('urlCredentialProblem', () => {
       expect(urlCredentialProblem(new URL(text))).toBeUndefined();
     },
   );
+});
+
+describe('isCredentialName', () => {
+  it('knows header and parameter names that carry credentials', () => {
+    for (const name of ['Authorization', 'Proxy-Authorization', 'Cookie', 'X-API-Key', 'X-Auth-Token', 'api_key', 'client_secret', 'X-Amz-Signature']) {
+      expect({ name, credential: isCredentialName(name) }).toEqual({ name, credential: true });
+    }
+    for (const name of ['Accept', 'Content-Type', 'X-Request-Id', 'User-Agent', 'page', 'monkey']) {
+      expect({ name, credential: isCredentialName(name) }).toEqual({ name, credential: false });
+    }
+  });
 });

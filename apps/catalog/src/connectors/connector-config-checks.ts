@@ -1,10 +1,11 @@
 /**
  * What the catalog refuses in a connector config beyond its JSON Schema, with field paths for errors[]:
- * credentials written into a URL (issue 14, finding 9) and a move that keeps its secrets masked (finding 4).
+ * credentials written into a URL or a plain header (issue 14, finding 9) and a move that keeps its secrets masked
+ * (finding 4).
  */
 import { getDriver, secretsToResend } from '@conduit/connectors';
 import type { FieldError } from '@conduit/contracts';
-import { urlCredentialProblem } from '@conduit/secrets';
+import { isCredentialName, urlCredentialProblem } from '@conduit/secrets';
 
 /** Every top-level string that is an absolute URL (base_url, endpoint...) and carries a credential. */
 export function urlCredentialErrors(type: string, config: Record<string, unknown>): FieldError[] {
@@ -17,6 +18,23 @@ export function urlCredentialErrors(type: string, config: Record<string, unknown
     if (problem) errors.push({ path: `config.${field}`, code: 'credentials_in_url', message: `${problem}: put the credential in ${where} instead` });
   }
   return errors;
+}
+
+/** Plain `headers` (stored and answered in clear) naming a credential: it belongs in the type's secret settings. */
+export function headerCredentialErrors(type: string, config: Record<string, unknown>): FieldError[] {
+  const headers = config['headers'];
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return [];
+  const secretFields = getDriver(type)?.info.secret_fields ?? [];
+  const where = secretFields.includes('auth_header_value')
+    ? 'auth_type "header" with auth_header_name and auth_header_value (or bearer_token, or username and password)'
+    : `the connector's secret settings (${secretFields.join(', ')})`;
+  return Object.keys(headers)
+    .filter(isCredentialName)
+    .map((name) => ({
+      path: `config.headers.${name.slice(0, 64)}`,
+      code: 'credentials_in_header',
+      message: `a header that carries a credential is stored and answered in clear: use ${where} instead`,
+    }));
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
-import { resendErrors, urlCredentialErrors } from './connector-config-checks.js';
+import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
@@ -70,7 +70,7 @@ export class ConnectorsService {
   async create(tenantId: string, body: ConnectorCreate): Promise<Tagged<Connector>> {
     const plain = this.secrets.fromTransit(tenantId, body.config);
     const errors: FieldError[] = isKnownType(body.type)
-      ? [...validateConnectorConfig(body.type, plain), ...urlCredentialErrors(body.type, plain)]
+      ? [...validateConnectorConfig(body.type, plain), ...urlCredentialErrors(body.type, plain), ...headerCredentialErrors(body.type, plain)]
       : [{ path: 'type', code: 'unknown_connector_type', message: `connector type "${body.type}" does not exist (see GET /v2/connector-types)` }];
     errors.push(...(await projectRefErrors(this.ds.manager, tenantId, body.project_id)));
     // An internal address or the platform's own database/Redis (issue 14, finding 2): 422 before anything is stored.
@@ -134,6 +134,7 @@ export class ConnectorsService {
         errors.push(
           ...validateConnectorConfig(current.type, config),
           ...urlCredentialErrors(current.type, config),
+          ...headerCredentialErrors(current.type, config),
           ...resendErrors(current.type, incoming, stored),
           ...(await projectRefErrors(m, tenantId, body.project_id)),
         );
