@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { newId } from '@conduit/contracts';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub } from './support/catalog-stub.js';
-import { runCommand, startExecutor } from './support/executor.js';
+import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { DATABASE_URL, connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
 import { openQueues, reportsOf } from './support/queues.js';
 import { REDIS_URL, connectRedis, deleteKeys, testPrefix } from './support/redis.js';
@@ -65,6 +65,7 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
       // suite's connector uses the test database.
       DATABASE_URL: Object.assign(new URL(DATABASE_URL), { pathname: '/conduit_platform' }).toString(),
       REDIS_PREFIX: prefix,
+      SECRETS_KEY: TEST_SECRETS_KEY.toString('hex'),
       EXECUTOR_PORT: '0',
       RUN_LOCK_MS: String(LOCK_MS),
       RUN_STALLED_INTERVAL_MS: '500',

@@ -6,7 +6,8 @@ import type pg from 'pg';
 import { newId, RUN_CANCEL_CHANNEL, type RunReport } from '@conduit/contracts';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub, type CatalogStubData } from './support/catalog-stub.js';
-import { runCommand, startExecutor } from './support/executor.js';
+import { encryptSecrets } from '@conduit/connectors';
+import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 import { logBatchesOf, openQueues, reportsOf } from './support/queues.js';
 import { connectRedis, deleteKeys, testPrefix } from './support/redis.js';
@@ -17,7 +18,11 @@ const prefix = testPrefix();
 const schema = uniqueSchema();
 const stub: CatalogStubData = {
   tenantId: TENANT,
-  connectors: [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }],
+  // As the catalog answers them: secrets sealed as stored. con_clear breaks that rule.
+  connectors: [
+    { id: 'con_pg', type: 'postgres', config: encryptSecrets('postgres', { ...connectorConfig(schema), password: 'sealed-pw-1' }, TEST_SECRETS_KEY) },
+    { id: 'con_clear', type: 'postgres', config: { ...connectorConfig(schema), password: 'clear-pw-1' } },
+  ],
   requests: [],
 };
 let redis: Redis;
@@ -116,6 +121,15 @@ it('fails a run whose connector is not the tenant\'s, naming the node', async ()
   expect(end.status).toBe('failed');
   expect(end.error).toMatchObject({ node_id: 'items', message: 'node "items" failed: connector "con_pg" does not exist' });
   expect(end.nodes.map((n) => n.status)).toEqual(['failed', 'skipped', 'skipped']);
+});
+
+it('fails a run whose connector secret arrived in clear, naming the connector and field, not the value', async () => {
+  const runId = newId('run');
+  const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_clear', sql: 'select 1' } }], edges: [] };
+  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  const end = await finished(runId);
+  expect(end).toMatchObject({ status: 'failed', error: { code: 'internal', message: 'connector con_clear: secret field "password" arrived in clear' } });
+  expect(JSON.stringify(end)).not.toContain('clear-pw-1');
 });
 
 it('cancels a running run within a second of the cancel message', async () => {

@@ -4,6 +4,7 @@
  */
 import type { ClientProxy } from '@nestjs/microservices';
 import { decryptSecrets, getDriver } from '@conduit/connectors';
+import { isSealed } from '@conduit/secrets';
 import { isRpcReply, type ResolvedConnector, type RpcContext, type RpcReply } from '@conduit/contracts';
 import { rpcCall } from '@conduit/rpc-streams';
 
@@ -41,9 +42,15 @@ export async function resolveConnectors(
   return new Map(list.map((c) => [c.id, opened(c, secretsKey)]));
 }
 
-/** A type without a driver is left sealed: the node that uses it fails with connector_unfit, not here. */
+/**
+ * A type without a driver is left sealed: the node that uses it fails with connector_unfit, not here. A secret that
+ * came in clear is refused: it crossed Redis as plaintext, which the catalog never does.
+ */
 function opened(c: ResolvedConnector, key: Buffer): ResolvedConnector {
-  if (!getDriver(c.type)) return c;
+  const driver = getDriver(c.type);
+  if (!driver) return c;
+  const clear = driver.info.secret_fields.find((f) => typeof c.config[f] === 'string' && !isSealed(c.config[f]));
+  if (clear !== undefined) throw new ConnectorResolveError(`connector ${c.id}: secret field "${clear}" arrived in clear`, 'internal');
   try {
     return { ...c, config: decryptSecrets(c.type, c.config, key) };
   } catch (err) {

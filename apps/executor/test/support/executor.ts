@@ -5,6 +5,9 @@ import { ExecutorRuntime } from '../../src/runs/executor-runtime.js';
 import { DATA_DIR } from './engine-harness.js';
 import { REDIS_URL } from './redis.js';
 
+/** The key the suite's executors and catalog stub share: configs are answered sealed with it, as the catalog does. */
+export const TEST_SECRETS_KEY = randomBytes(32);
+
 export async function startExecutor(prefix: string, lockMs = 2000): Promise<ExecutorRuntime> {
   const runtime = new ExecutorRuntime({
     redisUrl: REDIS_URL,
@@ -19,7 +22,7 @@ export async function startExecutor(prefix: string, lockMs = 2000): Promise<Exec
     maxStalledCount: 2,
     catalogTimeoutMs: 3000,
     retryBackoffMs: 50,
-    secretsKey: randomBytes(32),
+    secretsKey: TEST_SECRETS_KEY,
   });
   await runtime.start();
   return runtime;
