@@ -6,12 +6,14 @@ import duckdb from '@duckdb/node-api';
 import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import S3rver from 's3rver';
-import { create, createPipelineAndJob, nodeOf, stackPostgresConfig, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Object store, warehouse and file categories end to end: S3 CSV objects into DuckDB, and PostgreSQL out to JSON lines.
 // File-based connectors work in their tenant's folder of the data root: <CONNECTOR_DATA_ROOT>/<tenant_id>/.
 const TENANT = `tnt_${'0'.repeat(26)}`;
 let stack: Stack;
+let targetDb: TargetDatabase;
 let dataRoot: string;
 let s3Directory: string;
 let s3Server: S3rver;
@@ -25,15 +27,17 @@ beforeAll(async () => {
   s3Server = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
   const address = (await s3Server.run()) as { port: number };
   s3Endpoint = `http://127.0.0.1:${address.port}`;
+  targetDb = await createTargetDatabase();
   // The bootstrap key's tenant, named here so the test knows its folder.
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot, BOOTSTRAP_TENANT_ID: TENANT });
-  source = new pg.Client({ connectionString: stack.databaseUrl });
+  source = new pg.Client({ connectionString: targetDb.url });
   await source.connect();
 }, 120_000);
 
 afterAll(async () => {
   await source?.end();
   await stack?.stop();
+  await targetDb?.drop();
   await s3Server?.close();
   await rm(s3Directory, { recursive: true, force: true });
   await rm(dataRoot, { recursive: true, force: true });
@@ -93,7 +97,7 @@ describe('postgres -> file (JSON lines)', () => {
       `insert into events select g, case when g % 2 = 0 then 'even' else 'odd' end, jsonb_build_object('n', g),
               timestamptz '2024-03-01 00:00:00+00' + g * interval '1 second' from generate_series(1, 1500) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: stackPostgresConfig(stack) });
+    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const files = await create(stack, '/v2/connectors', { name: uniqueName('files'), type: 'file', config: { path: 'exports' } });
     const run = await runToEnd({
       nodes: [
