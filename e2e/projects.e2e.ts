@@ -122,7 +122,7 @@ describe('projects', () => {
     expect((await call(stack, 'DELETE', `/v2/pipelines/${pipeline.body.id}`)).status).toBe(204);
 
     const connector = await call(stack, 'POST', '/v2/connectors', {
-      body: { name: uniqueName('c'), type: 'postgres', project_id: project.body.id, config: { host: '127.0.0.1', database: 'postgres', user: 'postgres' } },
+      body: { name: uniqueName('c'), type: 'postgres', project_id: project.body.id, config: { host: 'warehouse.invalid', database: 'postgres', user: 'postgres' } },
     });
     expect(connector.status).toBe(201);
     expectProblem(await call(stack, 'DELETE', `/v2/projects/${project.body.id}`), 409, 'project_not_empty');

@@ -191,11 +191,18 @@ function checkType(type: number, kind: UserSqlKind, parsedSelect: boolean): void
 }
 
 /**
- * Checks `sql` on `connection` (a sandboxed one: preparing binds, and binding a file reader touches the file) and
- * answers it prepared, ready to run as checked. Throws a config_error ConnectorError whose message completes
- * "the SQL ..." (e.g. `holds 2 statements: only one statement is allowed`).
+ * The whole check on `connection`, answering the statement prepared as checked. A statement that fails to bind for
+ * any reason but a file (an unknown table) is thrown as DuckDB's error, or answered undefined when `unbound` is
+ * 'pass' (save time, where the run's tables do not exist yet: the run checks it again).
  */
-export async function prepareUserSql(connection: DuckDBConnection, sql: string, kind: UserSqlKind): Promise<DuckDBPreparedStatement> {
+async function checkedStatement(c: DuckDBConnection, sql: string, kind: UserSqlKind, unbound: 'throw'): Promise<DuckDBPreparedStatement>;
+async function checkedStatement(c: DuckDBConnection, sql: string, kind: UserSqlKind, unbound: 'pass'): Promise<DuckDBPreparedStatement | undefined>;
+async function checkedStatement(
+  connection: DuckDBConnection,
+  sql: string,
+  kind: UserSqlKind,
+  unbound: 'throw' | 'pass',
+): Promise<DuckDBPreparedStatement | undefined> {
   const extracted = await extractOne(connection, sql);
   const parsedSelect = await checkTree(connection, sql, kind);
   let prepared: DuckDBPreparedStatement;
@@ -203,6 +210,7 @@ export async function prepareUserSql(connection: DuckDBConnection, sql: string, 
     prepared = await extracted.prepare(0);
   } catch (err) {
     if (isPermissionError(err)) throw refuse(FILE_REFUSAL);
+    if (unbound === 'pass') return undefined;
     throw err;
   }
   try {
@@ -218,26 +226,23 @@ export async function prepareUserSql(connection: DuckDBConnection, sql: string, 
 }
 
 /**
+ * Checks `sql` on `connection` (a sandboxed one: preparing binds, and binding a file reader touches the file) and
+ * answers it prepared, ready to run as checked. Throws a config_error ConnectorError whose message completes
+ * "the SQL ..." (e.g. `holds 2 statements: only one statement is allowed`).
+ */
+export async function prepareUserSql(connection: DuckDBConnection, sql: string, kind: UserSqlKind): Promise<DuckDBPreparedStatement> {
+  return checkedStatement(connection, sql, kind, 'throw');
+}
+
+/**
  * The same check where the tables do not exist yet (a pipeline saved in the catalog): the message of what is not
  * allowed, or null. A statement that only fails to bind (an unknown table) passes here; the run checks it again.
  */
 export async function userSqlProblem(sql: string, kind: UserSqlKind): Promise<string | null> {
   return withParsingConnection(async (connection) => {
     try {
-      const extracted = await extractOne(connection, sql);
-      const parsedSelect = await checkTree(connection, sql, kind);
-      let prepared: DuckDBPreparedStatement;
-      try {
-        prepared = await extracted.prepare(0);
-      } catch (err) {
-        return isPermissionError(err) ? FILE_REFUSAL : null;
-      }
-      try {
-        checkType(prepared.statementType, kind, parsedSelect);
-      } finally {
-        prepared.destroySync();
-      }
-      return (await planProblem(connection, sql)) ?? null;
+      (await checkedStatement(connection, sql, kind, 'pass'))?.destroySync();
+      return null;
     } catch (err) {
       if (err instanceof ConnectorError) return err.message;
       throw err;
