@@ -11,13 +11,16 @@ export type {
   WriteMode,
   WriteRequest,
   CsvChunk,
+  ColumnSpec,
+  DuckDBTable,
+  TypedReadResult,
   TestOptions,
   ExecuteOptions,
   ConnectorDriver,
 } from './types.js';
 export { ConnectorError } from './connector-error.js';
 export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
-export { sandboxedConfig } from './duckdb/sandbox.js';
+export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export { networkPolicyProblems, isNetworkConnectorType, type NetworkPolicyProblem } from './network/connector-targets.js';

@@ -1,4 +1,5 @@
 /** The shapes every connector driver shares: type metadata, Test Connection results, and the data-plane calls. */
+import type { DuckDBConnection } from '@duckdb/node-api';
 
 export type ConnectorCategory =
   | 'database'
@@ -73,8 +74,12 @@ export type WriteMode = 'append' | 'overwrite' | 'upsert';
 export interface WriteRequest {
   table: string;
   mode: WriteMode;
-  /** The conflict key for `upsert`. */
+  /** The conflict key for `upsert` (and the primary key of a table the sink creates). */
   key?: string[];
+  /** A missing target table is created from the input's column types (default true); false fails the node instead. */
+  create?: boolean;
+  /** `add_columns`: a column the target table lacks is added; by default such a column fails the node, naming it. */
+  schema_evolution?: 'none' | 'add_columns';
   signal?: AbortSignal;
   /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
   tenantId?: string;
@@ -88,6 +93,34 @@ export interface WriteRequest {
 export interface CsvChunk {
   columns: readonly string[];
   csv: string | Buffer;
+}
+
+/** A column as a source's own catalog declares it, in DuckDB's type system (never guessed from values). */
+export interface ColumnSpec {
+  name: string;
+  /** DuckDB's type as SQL, e.g. `DECIMAL(12,2)`, `BIGINT`, `TIMESTAMP WITH TIME ZONE`, `UUID`, `INTEGER[]`, `JSON`. */
+  type: string;
+  /** The source's own type name (e.g. `numeric(12,2)`, `bigint unsigned`), for messages and run schemas. */
+  source_type?: string;
+}
+
+/**
+ * A table of the run's DuckDB workspace that a typed read fills or a typed write empties. The workspace is sandboxed
+ * (tenants' SQL runs in it); `scratchDir` is the one folder in which DuckDB may read and write files, so a driver can
+ * move data in bulk through DuckDB's own readers and writers (COPY output read by `read_csv` with declared types).
+ */
+export interface DuckDBTable {
+  connection: DuckDBConnection;
+  /** The table's name, unquoted. */
+  table: string;
+  /** The run's own folder for files DuckDB reads or writes; removed with the run. */
+  scratchDir: string;
+}
+
+/** What a typed read made: the rows it loaded and the columns, with the types the source declared. */
+export interface TypedReadResult {
+  rows: number;
+  columns: ColumnSpec[];
 }
 
 export interface TestOptions {
@@ -120,6 +153,16 @@ export interface ConnectorDriver {
   readCsv?(config: Record<string, unknown>, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }>;
   /** Writes COPY CSV chunks (as `write` writes batches); returns rows written. */
   writeCsv?(config: Record<string, unknown>, req: WriteRequest, chunks: AsyncIterable<CsvChunk>): Promise<{ rows_written: number }>;
+  /**
+   * Reads into a new table of the run's DuckDB, its columns of the types the source's own catalog declares (numeric
+   * stays DECIMAL, bigint BIGINT, dates DATE...), in bulk. Preferred over `read` where a driver has it.
+   */
+  readIntoTable?(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult>;
+  /**
+   * Writes a DuckDB table's rows with their types (mapped to the target's: DECIMAL -> numeric(p,s)...), creating a
+   * missing target table unless `req.create === false`. Preferred over `write` where a driver has it.
+   */
+  writeFromTable?(config: Record<string, unknown>, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }>;
   /** Runs one statement (DDL, refresh, procedure). */
   execute?(
     config: Record<string, unknown>,

@@ -56,6 +56,12 @@ export class ConfigChecker {
     }
   }
 
+  /** An optional boolean: absent is fine, anything else must be true or false. */
+  optionalBoolean(key: string): void {
+    const value = this.config[key];
+    if (value !== undefined && typeof value !== 'boolean') this.fail(key, `must be true or false (got ${describeValue(value)})`);
+  }
+
   /** A required string among `allowed`; returns it when valid. */
   requireOneOf<T extends string>(key: string, allowed: readonly T[]): T | undefined {
     const value = this.config[key];

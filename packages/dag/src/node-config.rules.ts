@@ -7,13 +7,15 @@ import { parsePromptTemplate } from './prompt-template.js';
 
 export const SINK_MODES = ['append', 'overwrite', 'upsert'] as const;
 export type SinkMode = (typeof SINK_MODES)[number];
+/** `none`: a column the target lacks fails the sink; `add_columns`: it is added to the target table. */
+export const SCHEMA_EVOLUTIONS = ['none', 'add_columns'] as const;
 export const DECISION_STRATEGIES = ['rules', 'llm'] as const;
 
 /** Fields any node may set. */
 const COMMON_FIELDS = ['timeout_seconds', 'retries'];
 /** Fields of a source/sink besides which anything else is a connector's own field (path, topic...). */
 const SOURCE_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'query', 'table']);
-const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 'key']);
+const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 'key', 'create', 'schema_evolution']);
 
 function hasConnectorOwnField(config: Record<string, unknown>, standard: ReadonlySet<string>): boolean {
   return Object.keys(config).some((key) => !standard.has(key) && config[key] !== undefined);
@@ -47,6 +49,8 @@ function checkSink(c: ConfigChecker): void {
   // An absent mode means append.
   const mode: SinkMode | undefined = c.has('mode') ? c.requireOneOf('mode', SINK_MODES) : 'append';
   if (mode === 'upsert' || c.has('key')) c.stringList('key', mode === 'upsert');
+  c.optionalBoolean('create');
+  if (c.has('schema_evolution')) c.requireOneOf('schema_evolution', SCHEMA_EVOLUTIONS);
 }
 
 function checkSql(c: ConfigChecker): void {

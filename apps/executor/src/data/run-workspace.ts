@@ -8,7 +8,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import duckdb from '@duckdb/node-api';
-import { sandboxedConfig } from '@conduit/connectors';
+import { lockDown, preparableConfig } from '@conduit/connectors';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
 export interface WorkspaceOptions {
@@ -34,6 +34,8 @@ export class RunWorkspace {
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly spillDir: string,
+    /** The one folder DuckDB may read and write files in (typed bulk reads and writes); inside the spill folder. */
+    readonly scratchDir: string,
   ) {}
 
   static async open(runId: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
@@ -41,8 +43,22 @@ export class RunWorkspace {
     await mkdir(spillDir, { recursive: true });
     const config: Record<string, string> = { memory_limit: opts.memoryLimit, temp_directory: spillDir };
     if (opts.threads !== undefined) config['threads'] = String(opts.threads);
+    const scratchDir = join(spillDir, 'scratch');
+    await mkdir(scratchDir);
     try {
-      return new RunWorkspace(await duckdb.DuckDBInstance.create(':memory:', sandboxedConfig(config)), spillDir);
+      const instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig(config));
+      // Before any connection is handed out: typed reads and writes move data through files of the scratch folder
+      // (DuckDB's own CSV reader and writer), and nothing else on the machine.
+      const first = await instance.connect();
+      try {
+        await lockDown(first, [], [scratchDir]);
+      } catch (err) {
+        instance.closeSync();
+        throw err;
+      } finally {
+        first.closeSync();
+      }
+      return new RunWorkspace(instance, spillDir, scratchDir);
     } catch (err) {
       await rm(spillDir, { recursive: true, force: true });
       throw err;

@@ -38,9 +38,13 @@ export function preparableConfig(platform: Readonly<Record<string, string>> = {}
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
-/** Allows exactly `paths` (files the platform itself reads or writes), then turns external access off and locks. */
-export async function lockDown(connection: DuckDBConnection, paths: readonly string[]): Promise<void> {
+/**
+ * Allows exactly `paths` (files the platform itself reads or writes) and everything under `directories` (a run's own
+ * scratch folder), then turns external access off and locks.
+ */
+export async function lockDown(connection: DuckDBConnection, paths: readonly string[], directories: readonly string[] = []): Promise<void> {
   if (paths.length > 0) await connection.run(`set allowed_paths = [${paths.map(sqlString).join(', ')}]`);
+  if (directories.length > 0) await connection.run(`set allowed_directories = [${directories.map(sqlString).join(', ')}]`);
   await connection.run('set enable_external_access = false');
   await connection.run('set lock_configuration = true');
 }

@@ -1,9 +1,9 @@
-/** `sink`: streams its single input table out in batches into the connector's bulk write. */
+/** `sink`: writes its single input table: typed and in bulk where the driver can (`writeFromTable`), else in batches. */
 import { readBatches } from '../../data/table-reader.js';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
-import { withDuckDB } from './duckdb-session.js';
+import { countRows, withDuckDB } from './duckdb-session.js';
 import { sinkRequestOf } from './sink-request.js';
 import { runSinkFromCsv } from './csv-handoff.js';
 
@@ -16,6 +16,14 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   const request = sinkRequestOf(ctx);
   const { table, mode } = request;
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+    if (driver.writeFromTable) {
+      // Typed and in bulk: the driver maps the table's DuckDB types to the target's.
+      const rowsIn = await countRows(connection, input);
+      const source = { connection, table: input, scratchDir: ctx.workspace.scratchDir };
+      const { rows_written } = await driver.writeFromTable(connector.config, request, source);
+      ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
+      return { rows_in: rowsIn, rows_out: rows_written, output: null };
+    }
     let rowsIn = 0;
     const batches = (async function* () {
       for await (const batch of readBatches(connection, `select * from ${quoteIdent(input)}`, ctx.sinkBatchRows, ctx.signal)) {

@@ -1,4 +1,7 @@
-/** `source`: reads its connector in batches and appends them into a DuckDB table named after the node (or CSV). */
+/**
+ * `source`: fills a DuckDB table named after the node: typed and in bulk where the driver can (`readIntoTable`), else
+ * from its batches of rows (or hands CSV straight to its sink, see csv-handoff.ts).
+ */
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
@@ -16,6 +19,17 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
   if (ctx.csvHandoff) return runSourceToCsv(ctx, request);
   const { connector, driver } = ctx.connector('read');
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+    if (driver.readIntoTable) {
+      // Typed and in bulk: the table's columns have the types the source's own catalog declares.
+      try {
+        const target = { connection, table: ctx.node.id, scratchDir: ctx.workspace.scratchDir };
+        const { rows } = await driver.readIntoTable(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId }, target);
+        ctx.log('info', `read ${rows} rows`);
+        return { rows_in: 0, rows_out: rows, output: null };
+      } catch (err) {
+        throw asConfigError(err);
+      }
+    }
     const loader = new TableLoader(connection, ctx.node.id);
     try {
       for await (const batch of driver.read!(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId })) {
