@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
-import { parseSecretsKey } from '@conduit/connectors';
+import { refineAllowedNetworks } from '@conduit/connectors';
+import { secretsKeyEnv } from '@conduit/secrets';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
@@ -10,19 +11,14 @@ export const catalogEnvSchema = z.object({
   CATALOG_PORT: envPort().default(3101),
   HOST: z.string().min(1).default('127.0.0.1'),
   /** AES-256-GCM key of connector secrets: 64 hex characters or base64 of 32 bytes. Required: secrets are never stored in clear. */
-  SECRETS_KEY: z.string().transform((value, ctx) => {
-    try {
-      return parseSecretsKey(value);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  }),
+  SECRETS_KEY: secretsKeyEnv(),
   /** The PostgreSQL schema of the catalog's tables; tests migrate a fresh one. */
   CATALOG_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('catalog'),
   CATALOG_DB_POOL_SIZE: positiveInt().max(100).default(10),
   /** Most RPC requests one replica handles at once. */
   CATALOG_RPC_CONCURRENCY: positiveInt().max(1000).default(64),
+  /** Internal ranges connectors may reach (CIDRs, comma separated); a typo stops the start, not a run. */
+  CONNECTOR_ALLOWED_NETWORKS: z.string().optional().superRefine(refineAllowedNetworks),
 });
 
 export type CatalogConfig = z.output<typeof catalogEnvSchema>;

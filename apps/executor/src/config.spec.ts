@@ -25,4 +25,14 @@ describe('executor config', () => {
       expect(problems).toMatch(/^DUCKDB_MEMORY_LIMIT: must be a size/m);
     }
   });
+
+  it('refuses a malformed CONNECTOR_ALLOWED_NETWORKS at start-up, naming the entry', () => {
+    const key = { SECRETS_KEY: '00'.repeat(32) };
+    expect(loadExecutorConfig({ ...key, CONNECTOR_ALLOWED_NETWORKS: '10.1.0.0/16, fd00:1::/64' }).CONNECTOR_ALLOWED_NETWORKS).toBe(
+      '10.1.0.0/16, fd00:1::/64',
+    );
+    expect(() => loadExecutorConfig({ ...key, CONNECTOR_ALLOWED_NETWORKS: '10.1.0.0/16,10.2.0.0/99' })).toThrow(
+      /^CONNECTOR_ALLOWED_NETWORKS: "10\.2\.0\.0\/99" is not a CIDR range/m,
+    );
+  });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { secretsKeyEnv } from '@conduit/secrets';
+import { refineAllowedNetworks } from '@conduit/connectors';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
@@ -35,6 +36,8 @@ export const executorEnvSchema = z
     CATALOG_RPC_TIMEOUT_MS: positiveInt().default(5000),
     /** AES-256-GCM key: connector secrets arrive sealed from the catalog and are opened only in memory. */
     SECRETS_KEY: secretsKeyEnv(),
+    /** Internal ranges connectors may reach (CIDRs, comma separated); a typo stops the start, not a run. */
+    CONNECTOR_ALLOWED_NETWORKS: z.string().optional().superRefine(refineAllowedNetworks),
   })
   .transform((env) => ({ ...env, RUN_STALLED_INTERVAL_MS: env.RUN_STALLED_INTERVAL_MS ?? env.RUN_LOCK_MS }));
 

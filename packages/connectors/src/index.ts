@@ -24,6 +24,7 @@ export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export { networkPolicyProblems, isNetworkConnectorType, type NetworkPolicyProblem } from './network/connector-targets.js';
+export { refineAllowedNetworks } from './network/network-policy.js';
 export {
   SECRET_MASK,
   maskSecrets,

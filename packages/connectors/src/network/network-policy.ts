@@ -26,6 +26,18 @@ export function parseAllowedNetworks(entries: readonly string[]): IpPrefix[] {
   });
 }
 
+/**
+ * A zod `superRefine` for the CONNECTOR_ALLOWED_NETWORKS setting of a service's config, so that a typo stops the
+ * service at start-up instead of failing connectors later (typed structurally: this package does not use zod).
+ */
+export function refineAllowedNetworks(value: string | undefined, ctx: { addIssue(issue: { code: 'custom'; message: string }): void }): void {
+  try {
+    parseAllowedNetworks(connectorEnvironment({ CONNECTOR_ALLOWED_NETWORKS: value }).allowedNetworks);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^CONNECTOR_ALLOWED_NETWORKS: /, '') });
+  }
+}
+
 /** The policy the operator configured (read from the environment now). */
 export function currentNetworkPolicy(env: NodeJS.ProcessEnv = process.env): NetworkPolicy {
   const { allowPrivateNetworks, allowedNetworks } = connectorEnvironment(env);
