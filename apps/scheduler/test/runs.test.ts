@@ -228,6 +228,44 @@ describe('the run state machine, fed by executor reports', () => {
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
 
+  it('stores each node\'s columns and answers them in Get Run Status and List Runs (null until a node has output)', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(run.nodes.map((n) => n.columns)).toEqual([null, null]);
+    const base = { run_id: run.id, tenant_id: t, attempt: 1 };
+    await report({ ...base, type: 'run.started', executor_id: 'exec-1' });
+    const at = new Date().toISOString();
+    const columns = [
+      { name: 'id', type: 'INTEGER', source_type: 'int4' },
+      { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' },
+    ];
+    const node = (id: string, status: 'running' | 'succeeded', extra: Record<string, unknown>) => ({
+      id, type: id === 'orders' ? 'source' : 'sink', status, started_at: at, finished_at: status === 'running' ? null : at, attempts: 1, rows_in: 0, rows_out: 2, output: null, error: null, ...extra,
+    });
+    await report({ ...base, type: 'run.node', node: node('orders', 'succeeded', { columns }) });
+    // An executor older than the field sends no columns: the node is answered with null.
+    await report({ ...base, type: 'run.node', node: node('to_dw', 'running', {}) });
+    const reported = await waitFor('the nodes reported', async () => {
+      const r = await getRun(t, run);
+      return r.nodes.find((n) => n.id === 'to_dw')?.status === 'running' && r.nodes[0]?.status === 'succeeded' ? r : undefined;
+    });
+    expect(reported.nodes.map((n) => [n.id, n.columns])).toEqual([['orders', columns], ['to_dw', null]]);
+    // The answer keeps the documented field order, columns last.
+    expect(Object.keys(reported.nodes[0]!)).toEqual(['id', 'type', 'status', 'started_at', 'finished_at', 'attempts', 'rows_in', 'rows_out', 'output', 'error', 'columns']);
+    expect(Object.keys(reported.nodes[0]!.columns![0]!)).toEqual(['name', 'type', 'source_type']);
+
+    const wrote = [{ name: 'id', type: 'INTEGER' }, { name: 'amount', type: 'DECIMAL(12,2)' }];
+    await report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 2, rows_written: 2 }, nodes: [node('orders', 'succeeded', {}), node('to_dw', 'succeeded', { columns: wrote })] });
+    const finished = await waitFor('succeeded', async () => {
+      const r = await getRun(t, run);
+      return r.status === 'succeeded' ? r : undefined;
+    });
+    expect(finished.nodes.map((n) => [n.id, n.columns])).toEqual([['orders', columns], ['to_dw', wrote]]);
+    const listed = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: job.id, query: {} });
+    expect(listed.data.find((r) => r.id === run.id)?.nodes.map((n) => n.columns)).toEqual([columns, wrote]);
+  });
+
   it('ignores reports of an older attempt and takes over with a newer one', async () => {
     const t = newTenant();
     const job = await newJob(t);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { NODE_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from './schemas/jobs.js';
+import {
+  NODE_STATUSES,
+  RUN_NODE_COLUMN_NAME_MAX,
+  RUN_NODE_COLUMN_TYPE_MAX,
+  RUN_NODE_COLUMNS_MAX,
+  RUN_STATUSES,
+  RUN_TRIGGERS,
+} from './schemas/jobs.js';
 import { jsonObjectSchema } from './schemas/common.js';
 
 /**
@@ -34,6 +41,12 @@ export const runErrorSchema = z.strictObject({
   code: z.string().max(64).optional(),
 });
 
+export const runNodeColumnSchema = z.strictObject({
+  name: z.string().max(RUN_NODE_COLUMN_NAME_MAX),
+  type: z.string().max(RUN_NODE_COLUMN_TYPE_MAX).nullable(),
+  source_type: z.string().max(RUN_NODE_COLUMN_TYPE_MAX).optional(),
+});
+
 export const runNodeSchema = z.strictObject({
   id: z.string().max(200),
   type: z.string().max(64),
@@ -45,6 +58,8 @@ export const runNodeSchema = z.strictObject({
   rows_out: z.number().int().min(0),
   output: jsonObjectSchema.nullable(),
   error: runErrorSchema.nullable(),
+  /** Absent from an executor older than the field: the scheduler then keeps what it knew. */
+  columns: z.array(runNodeColumnSchema).max(RUN_NODE_COLUMNS_MAX).nullable().optional(),
 });
 
 export const runStatsSchema = z.strictObject({

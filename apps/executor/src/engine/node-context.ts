@@ -3,6 +3,7 @@ import type { ConnectorDriver } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
 import type { DagNode } from '@conduit/dag';
 import type { RunWorkspace } from '../data/run-workspace.js';
+import type { NodeColumns } from './node-columns.js';
 import type { RunLogLevel } from './run-log-sink.js';
 
 export interface NodeContext {
@@ -33,6 +34,8 @@ export interface NodeResult {
   output: Record<string, unknown> | null;
   /** Decision nodes: the choice made. */
   choice?: string;
+  /** The node's output columns (a sink's: those it wrote), for Get Run Status; absent when it has no output. */
+  columns?: NodeColumns;
 }
 
 export type NodeRunner = (ctx: NodeContext) => Promise<NodeResult>;

@@ -1,5 +1,5 @@
 /** One node's state in a run (api.md Run.nodes), changed only through these transitions. */
-import type { NodeStatus, RunError, RunNode } from '@conduit/contracts';
+import type { NodeStatus, RunError, RunNode, RunNodeColumn } from '@conduit/contracts';
 
 const nowIso = (): string => new Date().toISOString();
 
@@ -12,6 +12,7 @@ export class NodeRecord {
   private rowsOut = 0;
   private output: Record<string, unknown> | null = null;
   private error: RunError | null = null;
+  private columns: RunNodeColumn[] | null = null;
 
   constructor(
     readonly id: string,
@@ -33,10 +34,11 @@ export class NodeRecord {
     this.attempts++;
   }
 
-  succeeded(result: { rows_in: number; rows_out: number; output: Record<string, unknown> | null }): void {
+  succeeded(result: { rows_in: number; rows_out: number; output: Record<string, unknown> | null; columns?: { columns: RunNodeColumn[] } }): void {
     this.rowsIn = result.rows_in;
     this.rowsOut = result.rows_out;
     this.output = result.output;
+    this.columns = result.columns?.columns ?? null;
     this.finish('succeeded');
   }
 
@@ -71,6 +73,7 @@ export class NodeRecord {
       rows_out: this.rowsOut,
       output: this.output,
       error: this.error,
+      columns: this.columns,
     };
   }
 }

@@ -168,6 +168,8 @@ class RunExecution {
       if (result.choice !== undefined) this.choices.set(node.id, result.choice);
       this.change(record, () => record.succeeded(result));
       log.write('info', node.id, `succeeded in ${Date.now() - startedMs} ms: rows_in=${result.rows_in} rows_out=${result.rows_out}`);
+      const shown = result.columns?.columns.length ?? 0;
+      if (result.columns && result.columns.total > shown) log.write('info', node.id, `${result.columns.total} output columns; the run status shows the first ${shown}`);
     } catch (err) {
       if (err instanceof RunAborted) {
         this.change(record, () => record.canceled());

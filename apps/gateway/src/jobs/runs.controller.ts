@@ -46,7 +46,17 @@ export class RunsController {
   }
 
   @Get('runs/:run_id')
-  @Operation({ summary: 'Get Run Status', status: 200, params: ['job_id', 'run_id'], errors: [404] })
+  @Operation({
+    summary: 'Get Run Status',
+    description:
+      'The run with its nodes. Each node carries `columns`: its output columns as `[{ name, type, source_type? }]` ' +
+      "(`type` is DuckDB's type as SQL, e.g. `DECIMAL(12,2)`, or null where rows went straight from PostgreSQL to PostgreSQL " +
+      "as CSV; `source_type` the source database's own, where a source declared it; a sink's are the columns it wrote), at most 1,000, names and types cut at 256 characters, never " +
+      'any row value; `null` until the node has produced output.',
+    status: 200,
+    params: ['job_id', 'run_id'],
+    errors: [404],
+  })
   async get(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest) {
     checkIds(jobId, runId);
     return (await this.backend.call('scheduler.runs.get', { job_id: jobId, run_id: runId }, req)).data;

@@ -54,6 +54,7 @@ export class RunStateMachine {
       finishedAt: null,
       error: null,
       nodes: initialNodes(input.dag),
+      nodeColumns: {},
       stats: { rows_read: 0, rows_written: 0 },
       lastEventAt: now,
       tickId: input.tickId ?? null,

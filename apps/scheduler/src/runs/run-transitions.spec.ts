@@ -11,7 +11,7 @@ function run(overrides: Partial<RunEntity> = {}): RunEntity {
     {
       id: 'run_1', tenantId: 't', jobId: 'job_1', pipelineId: 'pln_1', pipelineVersion: 1, dag, status: 'queued', trigger: 'manual', parameters: {},
       attempt: 1, queuedAt: now, startedAt: null, finishedAt: null, error: null, nodes: initialNodes(dag), stats: { rows_read: 0, rows_written: 0 },
-      lastEventAt: now, tickId: null, requeues: 0,
+      nodeColumns: {}, lastEventAt: now, tickId: null, requeues: 0,
     } satisfies RunEntity,
     overrides,
   );
@@ -36,8 +36,9 @@ describe('decideReport', () => {
   });
 
   it('restarts the nodes when a newer attempt takes a running run over', () => {
-    const decision = decideReport(run({ status: 'running', nodes: closeNodes(initialNodes(dag), now) }), { ...started, attempt: 2 }, now);
-    expect(decision).toMatchObject({ apply: true, changes: { attempt: 2 } });
+    const known = { a: [{ name: 'id', type: 'INTEGER' }] };
+    const decision = decideReport(run({ status: 'running', nodes: closeNodes(initialNodes(dag), now), nodeColumns: known }), { ...started, attempt: 2 }, now);
+    expect(decision).toMatchObject({ apply: true, changes: { attempt: 2, nodeColumns: {} } });
     if (decision.apply) expect(decision.changes.nodes?.map((n) => n.status)).toEqual(['pending', 'pending']);
   });
 
@@ -56,5 +57,36 @@ describe('decideReport', () => {
     expect(decideReport(withB(node('running', 2)), report(node('running', 1)), now).apply).toBe(false);
     expect(decideReport(withB(node('running', 1)), report(node('running', 2)), now).apply).toBe(true);
     expect(decideReport(withB(node('running', 1)), report(node('succeeded', 1)), now).apply).toBe(true);
+  });
+});
+
+describe('node columns', () => {
+  const now = new Date('2026-01-01T00:02:00.000Z');
+  const amount = [{ name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' }];
+  const node = (id: string, extra: Record<string, unknown>) => ({
+    id, type: 'source', status: 'succeeded' as const, started_at: at, finished_at: at, attempts: 1, rows_in: 0, rows_out: 1, output: null, error: null, ...extra,
+  });
+  const nodeReport = (n: ReturnType<typeof node>): RunReport => ({ type: 'run.node', event_id: 'e5', run_id: 'run_1', tenant_id: 't', attempt: 1, at, node: n });
+
+  it('keeps a reported node\'s columns beside the nodes, by node id, and the node itself without them', () => {
+    const decision = decideReport(run({ status: 'running' }), nodeReport(node('a', { columns: amount })), now);
+    expect(decision.apply && decision.changes).toMatchObject({ nodeColumns: { a: amount } });
+    if (decision.apply) expect(decision.changes.nodes?.find((n) => n.id === 'a')).not.toHaveProperty('columns');
+  });
+
+  it('leaves known columns alone for a report without the field (an older executor), and drops them for null', () => {
+    const running = run({ status: 'running', nodeColumns: { a: amount } });
+    const old = decideReport(running, nodeReport(node('a', {})), now);
+    expect(old.apply && 'nodeColumns' in old.changes).toBe(false);
+    const none = decideReport(running, nodeReport(node('a', { columns: null })), now);
+    expect(none.apply && none.changes.nodeColumns).toEqual({});
+  });
+
+  it('takes the finished report\'s columns over what node reports said, keeping nodes it says nothing about', () => {
+    const id = [{ name: 'id', type: 'BIGINT' }];
+    const report: RunReport = { ...finished, nodes: [node('a', {}), node('b', { columns: id })] };
+    const decision = decideReport(run({ status: 'running', nodeColumns: { a: amount } }), report, now);
+    expect(decision.apply && decision.changes.nodeColumns).toEqual({ a: amount, b: id });
+    if (decision.apply) expect(decision.changes.nodes?.every((n) => !('columns' in n))).toBe(true);
   });
 });

@@ -1,9 +1,13 @@
-import { FINAL_RUN_STATUSES, type RunError, type RunNode, type RunReport } from '@conduit/contracts';
-import type { RunEntity } from './run.entity.js';
+import { FINAL_RUN_STATUSES, type RunError, type RunReport } from '@conduit/contracts';
+import type { NodeColumnsById, RunEntity, StoredRunNode } from './run.entity.js';
 import type { RunEventType } from './run.mapper.js';
 
 /** The columns a transition may change. */
-export type RunChanges = Partial<Pick<RunEntity, 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'error' | 'nodes' | 'stats' | 'lastEventAt'>>;
+export type RunChanges = Partial<
+  Pick<RunEntity, 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'error' | 'nodes' | 'nodeColumns' | 'stats' | 'lastEventAt'>
+>;
+
+type ReportedNode = Extract<RunReport, { type: 'run.node' }>['node'];
 
 export type ReportDecision =
   | { apply: false; reason: string }
@@ -14,7 +18,7 @@ export function isFinal(run: Pick<RunEntity, 'status'>): boolean {
 }
 
 /** The nodes a run starts with: one `pending` entry per DAG node of its snapshot. */
-export function initialNodes(dag: Record<string, unknown>): RunNode[] {
+export function initialNodes(dag: Record<string, unknown>): StoredRunNode[] {
   const nodes = Array.isArray(dag['nodes']) ? (dag['nodes'] as unknown[]) : [];
   return nodes.flatMap((n) => {
     if (!n || typeof n !== 'object') return [];
@@ -25,10 +29,30 @@ export function initialNodes(dag: Record<string, unknown>): RunNode[] {
 }
 
 /** Nodes not yet over when the run ends another way (cancel, reaper) become `canceled`. */
-export function closeNodes(nodes: RunNode[], at: Date): RunNode[] {
+export function closeNodes(nodes: StoredRunNode[], at: Date): StoredRunNode[] {
   return nodes.map((n) =>
     n.status === 'pending' || n.status === 'running' ? { ...n, status: 'canceled' as const, finished_at: n.finished_at ?? at.toISOString() } : n,
   );
+}
+
+/** A reported node as `nodes` keeps it, without its columns. */
+function storedNode(node: ReportedNode): StoredRunNode {
+  const { columns: _columns, ...stored } = node;
+  return stored;
+}
+
+/**
+ * The columns by node id after reports of `nodes`: a node that carries columns (null: no output) replaces its entry;
+ * one without the field (an executor older than it) leaves it as it was.
+ */
+export function withNodeColumns(known: NodeColumnsById, nodes: readonly ReportedNode[]): NodeColumnsById {
+  const next: NodeColumnsById = { ...known };
+  for (const { id, columns } of nodes) {
+    if (columns === undefined) continue;
+    if (columns === null) delete next[id];
+    else next[id] = columns;
+  }
+  return next;
 }
 
 function parseAt(at: string, fallback: Date): Date {
@@ -56,7 +80,7 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
           attempt: report.attempt,
           startedAt: run.startedAt ?? at,
           lastEventAt: now,
-          ...(restarted ? { nodes: initialNodes(run.dag) } : {}),
+          ...(restarted ? { nodes: initialNodes(run.dag), nodeColumns: {} } : {}),
         },
         event: 'run.started',
       };
@@ -66,10 +90,10 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
       const known = run.nodes.find((n) => n.id === report.node.id);
       // Reports can be taken out of order by concurrent workers: a node never moves back to an earlier state.
       if (known && nodeProgress(report.node) < nodeProgress(known)) return { apply: false, reason: `an earlier state of node "${known.id}"` };
-      const nodes = run.nodes.some((n) => n.id === report.node.id)
-        ? run.nodes.map((n) => (n.id === report.node.id ? report.node : n))
-        : [...run.nodes, report.node];
-      return { apply: true, changes: { nodes, lastEventAt: now }, event: null };
+      const reported = storedNode(report.node);
+      const nodes = run.nodes.some((n) => n.id === reported.id) ? run.nodes.map((n) => (n.id === reported.id ? reported : n)) : [...run.nodes, reported];
+      const columns = report.node.columns === undefined ? {} : { nodeColumns: withNodeColumns(run.nodeColumns, [report.node]) };
+      return { apply: true, changes: { nodes, ...columns, lastEventAt: now }, event: null };
     }
     case 'run.finished': {
       const error: RunError | null = report.error;
@@ -82,7 +106,8 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
           startedAt: run.startedAt ?? earliestStart(report.nodes) ?? at,
           finishedAt: at,
           error,
-          nodes: report.nodes,
+          nodes: report.nodes.map(storedNode),
+          nodeColumns: withNodeColumns(run.nodeColumns, report.nodes),
           stats: report.stats,
           lastEventAt: now,
         },
@@ -93,12 +118,12 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
 }
 
 /** How far a node has got: its attempts, then pending < running < over. */
-function nodeProgress(node: Pick<RunNode, 'attempts' | 'status'>): number {
+function nodeProgress(node: Pick<StoredRunNode, 'attempts' | 'status'>): number {
   const phase = node.status === 'pending' ? 0 : node.status === 'running' ? 1 : 2;
   return node.attempts * 3 + phase;
 }
 
-function earliestStart(nodes: RunNode[]): Date | null {
+function earliestStart(nodes: readonly StoredRunNode[]): Date | null {
   const starts = nodes.flatMap((n) => (n.started_at ? [new Date(n.started_at).getTime()] : [])).filter((t) => !Number.isNaN(t));
   return starts.length > 0 ? new Date(Math.min(...starts)) : null;
 }

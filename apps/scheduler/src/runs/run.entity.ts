@@ -1,5 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { RunError, RunNode, RunStatus, RunTrigger } from '@conduit/contracts';
+import type { RunError, RunNode, RunNodeColumn, RunStatus, RunTrigger } from '@conduit/contracts';
+
+/** A node as the `nodes` column keeps it: its columns live in `node_columns`. */
+export type StoredRunNode = Omit<RunNode, 'columns'>;
+
+/** Output columns by node id; a node without an entry has produced no output (yet). */
+export type NodeColumnsById = Record<string, RunNodeColumn[]>;
 
 @Entity({ name: 'runs' })
 export class RunEntity {
@@ -47,7 +53,10 @@ export class RunEntity {
   error!: RunError | null;
 
   @Column({ type: 'jsonb' })
-  nodes!: RunNode[];
+  nodes!: StoredRunNode[];
+
+  @Column({ type: 'jsonb', name: 'node_columns' })
+  nodeColumns!: NodeColumnsById;
 
   @Column({ type: 'jsonb' })
   stats!: { rows_read: number; rows_written: number };

@@ -1,5 +1,5 @@
-import { newId, type Run, type RunError, type RunEvent, type RunNode, type RunSummary } from '@conduit/contracts';
-import type { RunEntity } from './run.entity.js';
+import { newId, type Run, type RunError, type RunEvent, type RunNode, type RunNodeColumn, type RunSummary } from '@conduit/contracts';
+import type { NodeColumnsById, RunEntity, StoredRunNode } from './run.entity.js';
 
 export type RunEventType = RunEvent['type'];
 
@@ -21,7 +21,12 @@ function orderedError(error: RunError | null): RunError | null {
   };
 }
 
-function orderedNode(node: RunNode): RunNode {
+/** Own entries only: a node named `constructor` must not find Object's. */
+function columnsOf(byId: NodeColumnsById, nodeId: string): RunNodeColumn[] | null {
+  return Object.hasOwn(byId, nodeId) ? byId[nodeId]! : null;
+}
+
+function orderedNode(node: StoredRunNode, columns: RunNodeColumn[] | null): RunNode {
   return {
     id: node.id,
     type: node.type,
@@ -33,6 +38,7 @@ function orderedNode(node: RunNode): RunNode {
     rows_out: node.rows_out,
     output: node.output,
     error: orderedError(node.error),
+    columns,
   };
 }
 
@@ -51,7 +57,7 @@ export function toRun(row: RunEntity): Run {
     finished_at: iso(row.finishedAt),
     duration_ms: durationMs(row),
     error: orderedError(row.error),
-    nodes: row.nodes.map(orderedNode),
+    nodes: row.nodes.map((node) => orderedNode(node, columnsOf(row.nodeColumns, node.id))),
     stats: { rows_read: row.stats.rows_read, rows_written: row.stats.rows_written },
   };
 }

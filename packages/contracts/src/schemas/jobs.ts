@@ -95,6 +95,20 @@ export interface RunError {
   code?: string;
 }
 
+/** Bounds of a node's reported columns: a run's status describes its data's shape, never its size or its values. */
+export const RUN_NODE_COLUMNS_MAX = 1000;
+export const RUN_NODE_COLUMN_NAME_MAX = 256;
+export const RUN_NODE_COLUMN_TYPE_MAX = 256;
+
+/** One column of a node's output (Get Run Status). */
+export interface RunNodeColumn {
+  name: string;
+  /** DuckDB's type as SQL (e.g. `DECIMAL(12,2)`); null where the data passed as CSV without a DuckDB table. */
+  type: string | null;
+  /** The source database's own type, where a source's driver declared it (e.g. `numeric(12,2)`). */
+  source_type?: string;
+}
+
 export interface RunNode {
   id: string;
   type: string;
@@ -106,6 +120,8 @@ export interface RunNode {
   rows_out: number;
   output: Record<string, unknown> | null;
   error: RunError | null;
+  /** The node's output columns (a sink's: the columns it wrote); null until the node has produced output. */
+  columns: RunNodeColumn[] | null;
 }
 
 export interface Run {

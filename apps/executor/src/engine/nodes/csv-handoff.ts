@@ -15,6 +15,7 @@ import type { PlanNode, RunPlan } from '../run-plan.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { NodeFailure } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
+import { namedColumns } from '../node-columns.js';
 
 const FILE_CHUNK_BYTES = 256 * 1024;
 
@@ -61,7 +62,7 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
   }
   ctx.workspace.setCsvOutput(ctx.node.id, { path, columns, rows: rowsRead });
   ctx.log('info', `read ${rowsRead} rows`);
-  return { rows_in: 0, rows_out: rowsRead, output: null };
+  return { rows_in: 0, rows_out: rowsRead, output: null, columns: namedColumns(columns) };
 }
 
 /** The sink's side: the input's CSV file streamed into the driver's COPY write. */
@@ -74,5 +75,5 @@ export async function runSinkFromCsv(ctx: NodeContext, input: CsvOutput): Promis
   };
   const { rows_written } = await driver.writeCsv(connector.config, request, chunks());
   ctx.log('info', `wrote ${rows_written} of ${input.rows} rows to ${request.table} (${request.mode})`);
-  return { rows_in: input.rows, rows_out: rows_written, output: null };
+  return { rows_in: input.rows, rows_out: rows_written, output: null, columns: namedColumns(input.columns) };
 }

@@ -12,6 +12,7 @@ import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
 import { countInputs, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
+import { describeColumns } from '../node-columns.js';
 
 interface Rule {
   choice: string;
@@ -67,6 +68,6 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
     }
     await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
     ctx.log('info', `chose "${choice}" (${reason})`);
-    return { rows_in: rowsIn, rows_out: rowsIn, output: { choice, reason }, choice };
+    return { rows_in: rowsIn, rows_out: rowsIn, output: { choice, reason }, choice, columns: await describeColumns(connection, ctx.node.id) };
   });
 }

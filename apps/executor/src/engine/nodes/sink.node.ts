@@ -6,6 +6,7 @@ import type { NodeContext, NodeResult } from '../node-context.js';
 import { countRows, withDuckDB } from './duckdb-session.js';
 import { sinkRequestOf } from './sink-request.js';
 import { runSinkFromCsv } from './csv-handoff.js';
+import { describeColumns } from '../node-columns.js';
 
 export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   if (ctx.inputs.length !== 1) throw new NodeFailure(`a sink needs exactly one input, it has ${ctx.inputs.length}`, false);
@@ -22,7 +23,7 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
       const source = { connection, table: input, scratchDir: ctx.workspace.scratchDir };
       const { rows_written } = await driver.writeFromTable(connector.config, request, source);
       ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
-      return { rows_in: rowsIn, rows_out: rows_written, output: null };
+      return { rows_in: rowsIn, rows_out: rows_written, output: null, columns: await describeColumns(connection, input) };
     }
     let rowsIn = 0;
     const batches = (async function* () {
@@ -33,6 +34,6 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
     })();
     const { rows_written } = await driver.write!(connector.config, request, batches);
     ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
-    return { rows_in: rowsIn, rows_out: rows_written, output: null };
+    return { rows_in: rowsIn, rows_out: rows_written, output: null, columns: await describeColumns(connection, input) };
   });
 }

@@ -7,6 +7,7 @@ import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
 import { runSourceToCsv } from './csv-handoff.js';
 import { asConfigError } from './sql-refusal.js';
+import { describeColumns } from '../node-columns.js';
 
 /** The driver's read request: the node's config without the engine's own keys. */
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
@@ -23,9 +24,9 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
       // Typed and in bulk: the table's columns have the types the source's own catalog declares.
       try {
         const target = { connection, table: ctx.node.id, scratchDir: ctx.workspace.scratchDir };
-        const { rows } = await driver.readIntoTable(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId }, target);
+        const { rows, columns } = await driver.readIntoTable(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId }, target);
         ctx.log('info', `read ${rows} rows`);
-        return { rows_in: 0, rows_out: rows, output: null };
+        return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id, columns) };
       } catch (err) {
         throw asConfigError(err);
       }
@@ -38,7 +39,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
       }
       const rows = await loader.finish();
       ctx.log('info', `read ${rows} rows`);
-      return { rows_in: 0, rows_out: rows, output: null };
+      return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id) };
     } catch (err) {
       loader.abandon();
       throw asConfigError(err);

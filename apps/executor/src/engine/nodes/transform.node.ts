@@ -10,6 +10,7 @@ import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { countInputs, countRows, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
+import { describeColumns } from '../node-columns.js';
 
 export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
   const sql = ctx.node.config['sql'];
@@ -35,6 +36,6 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
     }
     const rowsOut = await countRows(connection, ctx.node.id);
     ctx.log('info', `transformed ${rowsIn} input rows into ${rowsOut} rows`);
-    return { rows_in: rowsIn, rows_out: rowsOut, output: null };
+    return { rows_in: rowsIn, rows_out: rowsOut, output: null, columns: await describeColumns(connection, ctx.node.id) };
   });
 }

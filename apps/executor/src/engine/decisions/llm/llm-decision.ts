@@ -8,6 +8,7 @@ import type { NodeContext, NodeResult } from '../../node-context.js';
 import { NodeFailure } from '../../node-failure.js';
 import { withDuckDB } from '../../nodes/duckdb-session.js';
 import { decisionViewSql } from '../decision-view.js';
+import { describeColumns, type NodeColumns } from '../../node-columns.js';
 import { readDecisionInput, type DecisionInput } from './decision-input.js';
 import { llmDecisionConfigOf } from './llm-decision-config.js';
 import { runLlmExchange } from './llm-exchange.js';
@@ -30,9 +31,9 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
     throw err;
   }
 
-  const input: DecisionInput = await withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+  const { input, columns } = await withDuckDB(ctx.workspace, ctx.signal, async (connection): Promise<{ input: DecisionInput; columns: NodeColumns }> => {
     await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
-    return readDecisionInput(connection, ctx.node.id, config.sampleRows);
+    return { input: await readDecisionInput(connection, ctx.node.id, config.sampleRows), columns: await describeColumns(connection, ctx.node.id) };
   });
   const prompt = renderPrompt(config.prompt, input, ctx.parameters);
   if (prompt.missingParams.length > 0) {
@@ -64,5 +65,6 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
     rows_out: input.row_count,
     output: { ...decision, prompt_hash: prompt.hash },
     choice: decision.choice,
+    columns,
   };
 }

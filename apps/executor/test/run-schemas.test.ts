@@ -1,0 +1,121 @@
+// Each node reports its output columns with their DuckDB types (issue 15, runs show schemas), on a real DuckDB and the
+// real postgres driver against a throwaway schema.
+import type pg from 'pg';
+import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
+import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+
+const schema = uniqueSchema();
+const config = connectorConfig(schema);
+let db: pg.Client;
+
+const source = (id: string, query: string) => ({ id, type: 'source', config: { connector_id: CONNECTOR_ID, query } });
+const sink = (id: string, table: string) => ({ id, type: 'sink', config: { connector_id: CONNECTOR_ID, table, mode: 'append' } });
+const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
+
+beforeAll(async () => {
+  db = await connectPg();
+  await db.query(`create schema ${schema}`);
+  await db.query(`set search_path to ${schema}`);
+  await db.query(`create table payments (id integer, amount numeric(12,2), note text)`);
+  await db.query(`insert into payments values (1, 10.25, 'a'), (2, -3.00, 'b'), (3, 0.10, null)`);
+  await db.query(`create table doubled (id integer, doubled numeric(24,2), note text)`);
+  await db.query(`create table payments_copy (like payments)`);
+});
+
+afterAll(async () => {
+  if (db) {
+    await db.query(`drop schema if exists ${schema} cascade`);
+    await db.end();
+  }
+});
+
+describe('node columns in the run outcome', () => {
+  it('reports the source, transform and sink columns with the DuckDB types of their tables, never a row value', async () => {
+    const dag = {
+      nodes: [
+        source('src', 'select id, amount, note from payments'),
+        // Casts keep the transform's types the same whether the source read is typed or by rows.
+        transform('calc', 'select cast(id as integer) as id, cast(amount as decimal(12,2)) * 2 as doubled, note from src where cast(amount as decimal(12,2)) > 0'),
+        sink('out', 'doubled'),
+      ],
+      edges: [
+        { from: 'src', to: 'calc' },
+        { from: 'calc', to: 'out' },
+      ],
+    };
+    const run = await runDag(dag, config);
+    expect(run.outcome).toMatchObject({ status: 'succeeded', error: null, stats: { rows_read: 3, rows_written: 2 } });
+
+    const src = nodeOf(run, 'src').columns!;
+    expect(src.map((c) => c.name)).toEqual(['id', 'amount', 'note']);
+    expect(src[2]).toMatchObject({ name: 'note', type: 'VARCHAR' });
+    // A typed read keeps PostgreSQL's types; the row path guesses them from values.
+    expect(['INTEGER', 'BIGINT']).toContain(src[0]!.type);
+    expect(['DECIMAL(12,2)', 'VARCHAR']).toContain(src[1]!.type);
+
+    const calc = nodeOf(run, 'calc').columns!;
+    expect(calc).toEqual([
+      { name: 'id', type: 'INTEGER' },
+      { name: 'doubled', type: expect.stringMatching(/^DECIMAL\(\d+,2\)$/) },
+      { name: 'note', type: 'VARCHAR' },
+    ]);
+    // A sink reports the columns it wrote: its input's.
+    expect(nodeOf(run, 'out').columns).toEqual(calc);
+    expect(JSON.stringify(run.outcome.nodes)).not.toMatch(/10\.25|20\.50|"a"/);
+
+    // Columns appear with success: a running node has none yet.
+    for (const change of run.changes.filter((c) => c.status === 'running')) expect(change.columns).toBeNull();
+    expect(run.changes.filter((c) => c.id === 'calc' && c.status === 'succeeded').map((c) => c.columns)).toEqual([calc]);
+  });
+
+  it('reports a decision\'s columns (its input\'s), null for a failed node and for the nodes it skipped', async () => {
+    const dag = {
+      nodes: [
+        source('src', 'select id, note from payments'),
+        {
+          id: 'route',
+          type: 'decision',
+          config: { strategy: 'rules', choices: ['yes', 'no'], default: 'no', rules: [{ choice: 'yes', sql: 'select count(*) > 0 from src' }] },
+        },
+        transform('broken', 'select no_such_column from route'),
+        sink('after', 'payments_copy'),
+      ],
+      edges: [
+        { from: 'src', to: 'route' },
+        { from: 'route', to: 'broken', when: 'yes' },
+        { from: 'broken', to: 'after' },
+      ],
+    };
+    const run = await runDag(dag, config);
+    expect(run.outcome.status).toBe('failed');
+    const src = nodeOf(run, 'src').columns!;
+    expect(src.map((c) => c.name)).toEqual(['id', 'note']);
+    expect(nodeOf(run, 'route')).toMatchObject({ status: 'succeeded', columns: src });
+    expect(nodeOf(run, 'broken')).toMatchObject({ status: 'failed', columns: null });
+    expect(nodeOf(run, 'after')).toMatchObject({ status: 'skipped', columns: null });
+  });
+
+  it('reports the names a CSV hand-off knows, without types, and logs when a wide output is cut to the bound', async () => {
+    const handoff = await runDag(
+      { nodes: [source('extract', 'select * from payments'), sink('load', 'payments_copy')], edges: [{ from: 'extract', to: 'load' }] },
+      config,
+    );
+    expect(handoff.outcome.status).toBe('succeeded');
+    const named = [
+      { name: 'id', type: null },
+      { name: 'amount', type: null },
+      { name: 'note', type: null },
+    ];
+    expect(nodeOf(handoff, 'extract').columns).toEqual(named);
+    expect(nodeOf(handoff, 'load').columns).toEqual(named);
+
+    const select = Array.from({ length: 1002 }, (_, i) => `id as c${i}`).join(', ');
+    const wide = await runDag(
+      { nodes: [source('src', 'select id from payments'), transform('wide', `select ${select} from src`)], edges: [{ from: 'src', to: 'wide' }] },
+      config,
+    );
+    expect(wide.outcome.status).toBe('succeeded');
+    expect(nodeOf(wide, 'wide').columns).toHaveLength(1000);
+    expect(wide.lines).toContainEqual({ level: 'info', node_id: 'wide', message: '1002 output columns; the run status shows the first 1000' });
+  });
+});
