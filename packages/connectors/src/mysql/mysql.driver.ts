@@ -1,9 +1,10 @@
 /** The mysql connector driver (MySQL and MariaDB): Test Connection, streamed reads, bulk inserts and statements. */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorDriver, ReadRequest, Row, WriteRequest } from '../types.js';
+import type { ConnectorDriver, DuckDBTable, ReadRequest, Row, WriteRequest } from '../types.js';
 import { executeMysqlStatement } from './execute.js';
 import { mysqlInfo, parseMysqlConfig } from './mysql.config.js';
 import { readMysqlRows } from './read.js';
+import { readIntoTable } from './read-into-table.js';
 import { testMysql } from './test-connection.js';
 import { writeMysqlRows } from './write.js';
 
@@ -19,6 +20,10 @@ export const mysqlDriver: ConnectorDriver = {
     return (async function* () {
       yield* readMysqlRows(parseMysqlConfig(config), req);
     })();
+  },
+
+  async readIntoTable(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable) {
+    return readIntoTable(parseMysqlConfig(config), req, target);
   },
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {

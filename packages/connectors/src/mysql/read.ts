@@ -9,7 +9,7 @@ import type { MysqlConfig } from './mysql.config.js';
 export const DEFAULT_READ_BATCH_SIZE = 5000;
 
 /** `query` (trailing semicolons dropped; `?` placeholders take `req.params`) or every row of `table` (`db.table` allowed). */
-function sourceSql(req: ReadRequest): string {
+export function sourceSql(req: ReadRequest): string {
   if (typeof req.query === 'string' && req.query.trim() !== '') return req.query.trim().replace(/[;\s]+$/, '');
   if (typeof req.table === 'string' && req.table !== '') return `select * from ${mysql.escapeId(req.table)}`;
   throw new ConnectorError('a read needs a query or a table', 'config_error');
@@ -21,7 +21,7 @@ function batchSizeOf(req: ReadRequest): number {
   return size;
 }
 
-function paramsOf(req: ReadRequest): unknown[] {
+export function paramsOf(req: ReadRequest): unknown[] {
   const params = req['params'];
   if (params === undefined) return [];
   if (!Array.isArray(params)) throw new ConnectorError('params must be an array', 'config_error');
