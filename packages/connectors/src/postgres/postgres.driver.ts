@@ -1,12 +1,13 @@
 /** The postgres connector driver: Test Connection, cursor and COPY reads, COPY writes and statements. */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorDriver, CsvChunk, ReadRequest, Row, WriteRequest } from '../types.js';
+import type { ConnectorDriver, CsvChunk, DuckDBTable, ReadRequest, Row, WriteRequest } from '../types.js';
 import { executeStatement } from './execute.js';
 import { parsePostgresConfig, postgresInfo, type PostgresConfig } from './postgres.config.js';
 import { readRows } from './read.js';
 import { readCsv } from './read-csv.js';
 import { testPostgres } from './test-connection.js';
 import { writeCsv, writeRows } from './write.js';
+import { writeFromTable } from './write-typed.js';
 
 const WRITE_MODES = new Set(['append', 'overwrite', 'upsert']);
 
@@ -41,6 +42,10 @@ export const postgresDriver: ConnectorDriver = {
 
   async writeCsv(config: Record<string, unknown>, req: WriteRequest, chunks: AsyncIterable<CsvChunk>) {
     return writeCsv(writeConfigOf(config, req), req, chunks);
+  },
+
+  async writeFromTable(config: Record<string, unknown>, req: WriteRequest, source: DuckDBTable) {
+    return writeFromTable(writeConfigOf(config, req), req, source);
   },
 
   async execute(config: Record<string, unknown>, sql: string, opts: { signal?: AbortSignal } = {}) {

@@ -107,7 +107,7 @@ async function* csvOf(first: CsvChunk, rest: AsyncIterator<CsvChunk>): AsyncGene
 }
 
 /** Streams the chunks into COPY with backpressure; answers the rows copied. */
-async function copyInto(
+export async function copyInto(
   client: pg.Client,
   table: string,
   columns: readonly string[],
@@ -120,7 +120,8 @@ async function copyInto(
   return copy.rowCount;
 }
 
-async function upsert(
+/** Copies into a staging table of the target's column types, then merges it with INSERT ... ON CONFLICT (last row of a key wins). */
+export async function upsert(
   client: pg.Client,
   target: string,
   columns: readonly string[],
