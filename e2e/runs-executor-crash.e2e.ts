@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
@@ -11,10 +15,13 @@ let stack: Stack;
 let targetDb: TargetDatabase;
 let db: pg.Client;
 let connectorId: string;
+let dataDir: string;
 
 beforeAll(async () => {
   targetDb = await createTargetDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'conduit-e2e-spill-'));
   stack = await startStack({
+    EXECUTOR_DATA_DIR: dataDir,
     CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
     RUN_LOCK_MS: String(RUN_LOCK_MS),
     RUN_STALLED_INTERVAL_MS: '1000',
@@ -32,7 +39,11 @@ afterAll(async () => {
   await db?.end();
   await stack?.stop();
   await targetDb?.drop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
+
+/** An executor process's own folder of run spill folders (apps/executor/src/data/replica-folder.ts). */
+const spillFolderOf = (p: ServiceProcess): string => join(dataDir, `executor-${hostname().replace(/[^\w.-]/g, '_')}-${p.child.pid}`);
 
 function executors(): ServiceProcess[] {
   return stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
@@ -62,20 +73,29 @@ describe('an executor killed mid-run', () => {
     await waitFor('the executor of the run to log it', async () => (victim = executorRunning(queued.id)) !== undefined, 5000, 50);
     const survivor = executors().find((p) => p !== victim)!;
 
+    await waitFor('the run\'s spill folder', async () => (await readdir(spillFolderOf(victim!))).length === 1, 5000, 50);
     const killedAt = Date.now();
     const exited = new Promise((r) => victim!.child.once('exit', r));
     process.kill(victim!.child.pid!, 'SIGKILL');
     await exited;
 
+    // kill -9 leaves the victim's spill (the run's folder) behind, until an executor of this host starts.
+    expect(await readdir(spillFolderOf(victim!))).toHaveLength(1);
+    const restarted = await stack.startService('executor');
+    await waitFor('the restarted executor to remove the dead one\'s spill folder', async () => !existsSync(spillFolderOf(victim!)), 10_000, 50);
+    expect(existsSync(spillFolderOf(restarted))).toBe(true);
+
     const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
     const tookMs = Date.now() - killedAt;
     expect({ status: run.status, error: run.error }).toEqual({ status: 'succeeded', error: null });
     expect(run.attempt).toBeGreaterThanOrEqual(2);
-    expect(survivor.output.join('')).toContain(queued.id);
+    expect([survivor, restarted].some((p) => p.output.join('').includes(queued.id))).toBe(true);
     // Lock expiry, one stalled check, then the 4 s source again: well under half a minute.
     expect(tookMs).toBeLessThan(30_000);
     const { rows } = await db.query<{ n: string; distinct_n: string }>(`select count(*) as n, count(distinct n) as distinct_n from crash_out`);
     expect(rows[0]).toEqual({ n: '1000', distinct_n: '1000' });
     expect(run.stats.rows_written).toBe(1000);
+    // The run has ended: its spill folder went with it, whichever executor finished it.
+    for (const p of executors()) expect(await readdir(spillFolderOf(p))).toEqual([]);
   });
 });

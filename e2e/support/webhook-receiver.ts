@@ -65,7 +65,8 @@ export class Receiver {
       const log = this.received.get(path) ?? [];
       log.push(entry);
       this.received.set(path, log);
-      const answer = (this.responders.get(path) ?? (() => ({ status: 404 })))(log.length - 1, entry);
+      const notFound: Responder = () => ({ status: 404 });
+      const answer = (this.responders.get(path) ?? notFound)(log.length - 1, entry);
       if (answer === 'hang') {
         this.hanging.add(res);
         return;

@@ -3,13 +3,16 @@
  * RPC client. `stop()` drains: no new runs, active ones may finish within the grace period, the rest are handed
  * back to the queue for another executor.
  */
+import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { QUEUES } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
 import { bullPrefix } from '../reporting/queue-options.js';
+import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import { CancelListener } from './cancel-listener.js';
 import { RunProcessor } from './run.processor.js';
 
@@ -40,8 +43,11 @@ export class ExecutorRuntime {
   private readonly cancels: CancelListener;
   private readonly processor: RunProcessor;
   private worker: Worker | null = null;
+  /** This process's folder of run spill folders (see data/replica-folder.ts). */
+  private readonly spillRoot: string;
 
   constructor(private readonly opts: ExecutorRuntimeOptions) {
+    this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     const prefix = bullPrefix(opts.redisPrefix);
     const connection = { url: opts.redisUrl };
     this.reports = new Queue(QUEUES.eventsScheduler, { connection, prefix });
@@ -54,7 +60,7 @@ export class ExecutorRuntime {
       catalog: this.catalog,
       secretsKey: opts.secretsKey,
       cancels: this.cancels,
-      workspace: { dataDir: opts.dataDir, memoryLimit: opts.duckdbMemoryLimit },
+      workspace: { dataDir: this.spillRoot, memoryLimit: opts.duckdbMemoryLimit },
       logger: opts.logger,
       executorId: this.executorId,
       nodeParallelism: opts.nodeParallelism,
@@ -67,6 +73,8 @@ export class ExecutorRuntime {
   }
 
   async start(): Promise<void> {
+    const folder = await claimReplicaFolder(this.opts.dataDir);
+    if (folder.removed.length > 0) this.opts.logger.info({ removed: folder.removed }, 'removed the spill folders of dead executors');
     await Promise.all([this.cancels.start(), this.catalog.connect(), this.reports.waitUntilReady(), this.logs.waitUntilReady()]);
     const { logger } = this.opts;
     const worker = new Worker(QUEUES.runs, this.processor.process, {
@@ -108,5 +116,7 @@ export class ExecutorRuntime {
       clearTimeout(timer);
     }
     await Promise.allSettled([this.cancels.close(), this.catalog.close(), this.reports.close(), this.logs.close()]);
+    // Every run has ended or been handed back: nothing in the folder is anyone's any more.
+    await rm(this.spillRoot, { recursive: true, force: true });
   }
 }
