@@ -5,6 +5,7 @@ import { executeStatement } from './execute.js';
 import { parsePostgresConfig, postgresInfo, type PostgresConfig } from './postgres.config.js';
 import { readRows } from './read.js';
 import { readCsv } from './read-csv.js';
+import { readIntoTable } from './read-typed.js';
 import { testPostgres } from './test-connection.js';
 import { writeCsv, writeRows } from './write.js';
 import { writeFromTable } from './write-typed.js';
@@ -34,6 +35,10 @@ export const postgresDriver: ConnectorDriver = {
     return (async function* () {
       return yield* readCsv(parsePostgresConfig(config), req);
     })();
+  },
+
+  async readIntoTable(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable) {
+    return readIntoTable(parsePostgresConfig(config), req, target);
   },
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {

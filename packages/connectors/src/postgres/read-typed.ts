@@ -1,0 +1,112 @@
+/**
+ * A typed read: the query's columns declared from PostgreSQL's own catalog (RowDescription OIDs and typmods, pg_type
+ * for the rest), its rows moved in bulk as `COPY ... TO STDOUT (FORMAT csv)` into a file of the run's scratch folder,
+ * and loaded from there by DuckDB's CSV reader with the declared types. One read-only snapshot; the file is removed.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
+import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { encodeCsvBatch } from './copy-csv.js';
+import { loadCsvIntoTable, type LoadColumn } from './duckdb-load.js';
+import { toConnectorError } from './pg-errors.js';
+import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
+import type { PostgresConfig } from './postgres.config.js';
+import { DEFAULT_READ_BATCH_SIZE, paramsOf, sourceSql } from './read.js';
+
+// Text forms that do not depend on the server's or the role's settings: UTC offsets, ISO dates, shortest exact floats.
+const SESSION = `set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local extra_float_digits = 3`;
+
+const TYPE_ROWS = `with recursive t as (
+    select oid, typname, typtype, typcategory, typelem, typbasetype, typtypmod from pg_type where oid = any($1::oid[])
+  union
+    select p.oid, p.typname, p.typtype, p.typcategory, p.typelem, p.typbasetype, p.typtypmod
+    from pg_type p join t on p.oid = t.typelem or p.oid = t.typbasetype
+  ) select oid, typname, typtype, typcategory, typelem, typbasetype, typtypmod from t`;
+
+/** Every value as PostgreSQL's text (the cursor path must see what COPY prints). */
+const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
+
+export async function readIntoTable(cfg: PostgresConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+  const { signal } = req;
+  const sql = sourceSql(cfg, req);
+  const params = paramsOf(req);
+  const file = join(target.scratchDir, `pg-read-${randomUUID()}.csv`);
+  try {
+    const columns = await copyToFile(cfg, sql, params, file, signal);
+    signal?.throwIfAborted();
+    return await loadCsvIntoTable(target, file, columns);
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** Declares the columns and writes the rows to `file` as COPY CSV, in one read-only snapshot. */
+async function copyToFile(cfg: PostgresConfig, sql: string, params: unknown[], file: string, signal?: AbortSignal): Promise<LoadColumn[]> {
+  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+    throw toConnectorError(err, signal);
+  });
+  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    await client.query(SESSION);
+    // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
+    const described = await client.query({ text: `select * from (\n${sql}\n) as conduit_source limit 0`, values: params });
+    const fields: PgField[] = described.fields.map((f) => ({ name: f.name, oid: f.dataTypeID, typmod: f.dataTypeModifier }));
+    const columns = await declareColumns(client, fields);
+    const positional = columns.map((_c, i) => `c${i}`);
+    const normalised = columns.map((c, i) => `${c.plan.pg(`q.c${i}`)} as c${i}`).join(', ');
+    const select = `select ${normalised} from (\n${sql}\n) as q(${positional.join(', ')})`;
+    if (params.length > 0) await cursorToFile(client, select, params, positional, file, signal);
+    else await pipeline(client.query(copyTo(`copy (${select}) to stdout with (format csv)`)), createWriteStream(file));
+    await client.query('commit');
+    return columns;
+  } catch (err) {
+    throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
+  } finally {
+    stopCancelling();
+    await closeClient(client);
+  }
+}
+
+/** Each field's plan, with pg_type looked up once for the types that are not built in. */
+async function declareColumns(client: pg.Client, fields: readonly PgField[]): Promise<LoadColumn[]> {
+  const unknown = unknownOids(fields);
+  const catalog = new Map<number, PgTypeRow>();
+  if (unknown.length > 0) {
+    const { rows } = await client.query<PgTypeRow>(TYPE_ROWS, [unknown]);
+    for (const row of rows) catalog.set(Number(row.oid), { ...row, oid: Number(row.oid), typelem: Number(row.typelem), typbasetype: Number(row.typbasetype) });
+  }
+  const plans = planColumns(fields, catalog);
+  const { rows: names } = await client.query<{ name: string }>(
+    'select format_type(o, nullif(m, -1)) as name from unnest($1::oid[], $2::int[]) with ordinality as u(o, m, i) order by i',
+    [fields.map((f) => f.oid), fields.map((f) => f.typmod)],
+  );
+  return fields.map((f, i) => ({ name: f.name, sourceType: names[i]!.name, plan: plans[i]! }));
+}
+
+/** COPY takes no bind parameters: a query with `params` is fetched through a cursor, as text, and written as CSV. */
+async function cursorToFile(client: pg.Client, select: string, params: unknown[], columns: string[], file: string, signal?: AbortSignal): Promise<void> {
+  const out = createWriteStream(file);
+  const finished = new Promise<void>((resolve, reject) => {
+    out.once('finish', resolve);
+    out.once('error', reject);
+  });
+  try {
+    await client.query({ text: `declare conduit_typed_read no scroll cursor for ${select}`, values: params });
+    for (;;) {
+      signal?.throwIfAborted();
+      const { rows } = await client.query({ text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_typed_read`, types: TEXT_VALUES });
+      if (rows.length > 0 && !out.write(encodeCsvBatch(rows, columns))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      if (rows.length < DEFAULT_READ_BATCH_SIZE) break;
+    }
+  } finally {
+    out.end();
+    await finished;
+  }
+}

@@ -1,0 +1,233 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
+import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
+import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
+
+// The test server listens on this machine, which the default network policy refuses.
+allowPrivateNetworks();
+
+const driver = getDriver('postgres') as Required<ConnectorDriver>;
+let sandbox: PgSandbox;
+let scratchDir: string;
+let instance: DuckDBInstance;
+let duck: DuckDBConnection;
+
+/**
+ * One column of the matrix: its PostgreSQL type, the DuckDB type it must become, and how each side prints a value
+ * for comparison (each side with its own functions; `compare` for spellings that differ but mean the same value).
+ */
+interface MatrixColumn {
+  name: string;
+  pgType: string;
+  duckType: string;
+  pgText?: (ref: string) => string;
+  duckText?: (ref: string) => string;
+  compare?: (pgValue: string, duckValue: string) => boolean;
+}
+
+const sameFloat = (a: string, b: string) => Object.is(Number(a), Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN')));
+const sameFloat32 = (a: string, b: string) => Object.is(Math.fround(Number(a)), Math.fround(Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN'))));
+const sameJson = (a: string, b: string) => JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+const pgElements = (ref: string) => `coalesce((select json_agg(e::text order by i) from unnest(${ref}) with ordinality u(e, i))::text, '[]')`;
+const duckElements = (ref: string) => `to_json(list_transform(${ref}, e -> e::VARCHAR))`;
+
+const MATRIX: MatrixColumn[] = [
+  { name: 'i2', pgType: 'smallint', duckType: 'SMALLINT' },
+  { name: 'i4', pgType: 'integer', duckType: 'INTEGER' },
+  { name: 'i8', pgType: 'bigint', duckType: 'BIGINT' },
+  { name: 'n', pgType: 'numeric(12,2)', duckType: 'DECIMAL(12,2)' },
+  { name: 'n38', pgType: 'numeric(38,10)', duckType: 'DECIMAL(38,10)' },
+  // Unbounded: the largest scale of its values (9) decides, so PostgreSQL's text may carry fewer trailing zeros.
+  { name: 'nu', pgType: 'numeric', duckType: 'DECIMAL(38,9)', pgText: (r) => `${r}::numeric(38,9)::text` },
+  { name: 'dm', pgType: 'money2', duckType: 'DECIMAL(12,2)' },
+  { name: 'r', pgType: 'real', duckType: 'FLOAT', compare: sameFloat32 },
+  { name: 'd', pgType: 'double precision', duckType: 'DOUBLE', compare: sameFloat },
+  { name: 'b', pgType: 'boolean', duckType: 'BOOLEAN' },
+  { name: 't', pgType: 'text', duckType: 'VARCHAR' },
+  { name: 'vc', pgType: 'varchar(10)', duckType: 'VARCHAR' },
+  // char(n) keeps the padding PostgreSQL prints (its ::text cast would trim it).
+  { name: 'ch', pgType: 'char(3)', duckType: 'VARCHAR', pgText: (r) => r },
+  {
+    name: 'dt', pgType: 'date', duckType: 'DATE',
+    pgText: (r) => `case when isfinite(${r}) then (${r} - date '1970-01-01')::text else ${r}::text end`,
+    duckText: (r) => `case when isfinite(${r}) then (${r} - DATE '1970-01-01')::VARCHAR else ${r}::VARCHAR end`,
+  },
+  {
+    name: 'ts', pgType: 'timestamp', duckType: 'TIMESTAMP',
+    pgText: (r) => `case when isfinite(${r}) then (extract(epoch from ${r}) * 1000000)::bigint::text else ${r}::text end`,
+    duckText: (r) => `case when isfinite(${r}) then epoch_us(${r})::VARCHAR else ${r}::VARCHAR end`,
+  },
+  {
+    name: 'tstz', pgType: 'timestamptz', duckType: 'TIMESTAMP WITH TIME ZONE',
+    pgText: (r) => `case when isfinite(${r}) then (extract(epoch from ${r}) * 1000000)::bigint::text else ${r}::text end`,
+    duckText: (r) => `case when isfinite(${r}) then epoch_us(${r})::VARCHAR else ${r}::VARCHAR end`,
+  },
+  { name: 'tm', pgType: 'time', duckType: 'TIME' },
+  { name: 'tmtz', pgType: 'timetz', duckType: 'TIME WITH TIME ZONE' },
+  {
+    name: 'iv', pgType: 'interval', duckType: 'INTERVAL',
+    // The time part by another road than the reader's (hours, minutes, microseconds): what is left after the days.
+    pgText: (r) => `extract(year from ${r}) * 12 + extract(month from ${r}) || ' ' || extract(day from ${r}) || ' ' || (extract(epoch from ${r} - date_trunc('day', ${r})) * 1000000)::bigint`,
+    duckText: (r) => `(datepart('year', ${r}) * 12 + datepart('month', ${r}))::VARCHAR || ' ' || datepart('day', ${r})::VARCHAR || ' ' || (datepart('hour', ${r})::BIGINT * 3600000000 + datepart('minute', ${r})::BIGINT * 60000000 + datepart('microseconds', ${r}))::VARCHAR`,
+  },
+  { name: 'u', pgType: 'uuid', duckType: 'UUID' },
+  { name: 'j', pgType: 'json', duckType: 'JSON' },
+  { name: 'jb', pgType: 'jsonb', duckType: 'JSON' },
+  { name: 'ta', pgType: 'text[]', duckType: 'VARCHAR[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
+  { name: 'ia', pgType: 'integer[]', duckType: 'INTEGER[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
+  { name: 'na', pgType: 'numeric(6,2)[]', duckType: 'DECIMAL(6,2)[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
+  { name: 'da', pgType: 'date[]', duckType: 'DATE[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
+  { name: 'bin', pgType: 'bytea', duckType: 'BLOB', pgText: (r) => `encode(${r}, 'hex')`, duckText: (r) => `lower(hex(${r}))` },
+  { name: 'e', pgType: 'mood', duckType: 'VARCHAR' },
+];
+
+const ROWS = `
+  (1, 32767, 2147483647, 9223372036854775807, 9999999999.99, 9999999999999999999999999999.9999999999, 12345678901234567890.123456789, 12.34,
+   3.4028235e38, 1e300, true, E'h\\u00e9llo \\U0001F30D "quoted", comma\\nnew line', 'abcdefghij', 'ab', '2024-02-29', '2024-02-29 23:59:59.999999',
+   '2024-02-29 23:59:59.999999+05:30', '24:00:00', '10:00:00.5+05:30', '1 year 2 mons 3 days 04:05:06.789', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+   '{"a": [1, 2.50, "x"],  "b": null}', '{"a": [1, 2.50, "x"], "b": null}', '{"a","b,c","q\\"x",NULL,"","line\\\\nx"}', '{1,NULL,3}', '{1.50,NULL,-9999.99}',
+   '{2024-02-29,1900-01-01}', '\\x00ff10', 'happy'),
+  (2, -32768, -2147483648, -9223372036854775808, -9999999999.99, -0.0000000001, -0.000000001, -0.01,
+   '-0', '-0', false, '', '', '', '1969-12-31', '1969-12-31 23:59:59.000001', '1901-12-13 20:45:52+00', '00:00:00', '23:59:59-12',
+   '-1 year -2 mons +3 days -04:05:06.000001', '00000000-0000-0000-0000-000000000000', '[]', '{}', '{}', '{}', '{}', '{}', '\\x', 'sad'),
+  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+   NULL, NULL, NULL, NULL, NULL),
+  (4, 0, 0, 0, 0, 0, 0, 0, 'Infinity', 'NaN', true, 'NULL', ' ', 'x', 'infinity', '-infinity', 'infinity', '12:34:56.789012', '00:00:00+00',
+   '-178000000 years', NULL, '"text"', '1e300', '{NULL}', '{NULL}', '{NULL}', '{NULL}', '\\x5c2e', 'ok'),
+  (5, 1, 1, 1, 0.01, 1, 1, 1, '-Infinity', '-Infinity', false, '\\.', 'q''', 'a,b', '0044-03-15 BC', '0044-03-15 10:00:00 BC',
+   '0001-01-01 00:00:00+00 BC', '00:00:00.000001', '12:00:00+14', '2562047788 hours 54.775807 seconds', NULL, 'null', 'null', '{" a "}', '{-1}', '{0.00}',
+   '{infinity,1600-02-29}', '\\x0a0d22', NULL),
+  (6, 7, 7, 7, 7, 7, 7, 7, 1.1, 1e-300, true, 'last', 'x', 'x', '-infinity', 'infinity', '-infinity', '23:59:59.999999', '01:02:03-05:30',
+   '-2562047788 hours -54.775808 seconds', NULL, '1.0', '-0.0', '{}', '{2147483647,-2147483648}', '{}', '{}', '\\x', 'happy')`;
+
+beforeAll(async () => {
+  sandbox = await createPgSandbox();
+  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
+  await sandbox.admin.query(`create type mood as enum ('sad', 'ok', 'happy')`);
+  await sandbox.admin.query(`create domain money2 as numeric(12,2)`);
+  await sandbox.admin.query(`create table matrix (id int primary key, ${MATRIX.map((c) => `${c.name} ${c.pgType}`).join(', ')})`);
+  await sandbox.admin.query(`insert into matrix values ${ROWS}`);
+  scratchDir = await mkdtemp(join(tmpdir(), 'pg-typed-read-'));
+  // Sandboxed like a run's workspace: DuckDB may touch files in the scratch folder only.
+  instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '1' }));
+  duck = await instance.connect();
+  await duck.run(`set TimeZone = 'UTC'`);
+  await lockDown(duck, [], [scratchDir]);
+});
+afterAll(async () => {
+  duck?.closeSync();
+  instance?.closeSync();
+  await rm(scratchDir, { recursive: true, force: true });
+  await sandbox.drop();
+});
+
+const target = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
+const duckRows = async (sql: string) => (await duck.runAndReadAll(sql)).getRows();
+const asText: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
+
+async function duckTypes(table: string): Promise<Record<string, string>> {
+  const rows = await duckRows(`select column_name, data_type from information_schema.columns where table_name = '${table}' order by ordinal_position`);
+  return Object.fromEntries(rows.map(([name, type]) => [String(name), String(type)]));
+}
+
+describe('postgres typed read (readIntoTable)', () => {
+  it('declares every common type from the catalog and loads every value exactly, NULL apart from the empty string', async () => {
+    const result = await driver.readIntoTable(sandbox.config, { table: 'matrix' }, target('matrix'));
+    expect(result.rows).toBe(6);
+    expect(await duckTypes('matrix')).toEqual({ id: 'INTEGER', ...Object.fromEntries(MATRIX.map((c) => [c.name, c.duckType])) });
+    expect(result.columns.find((c) => c.name === 'n')).toEqual({ name: 'n', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' });
+    expect(result.columns.find((c) => c.name === 'e')).toEqual({ name: 'e', type: 'VARCHAR', source_type: 'mood' });
+
+    const pgSide = await sandbox.admin.query<Record<string, string | null>>({
+      text: `select ${MATRIX.map((c) => `${(c.pgText ?? ((r: string) => `${r}::text`))(c.name)} as ${c.name}`).join(', ')} from matrix order by id`,
+      types: asText,
+    });
+    const duckSide = await duckRows(
+      `select ${MATRIX.map((c) => `(${(c.duckText ?? ((r: string) => `${r}::VARCHAR`))(c.name)})::VARCHAR`).join(', ')} from matrix order by id`,
+    );
+    const mismatches: string[] = [];
+    pgSide.rows.forEach((row, r) => {
+      MATRIX.forEach((c, i) => {
+        const want = row[c.name] ?? null;
+        const got = duckSide[r]![i] === null ? null : String(duckSide[r]![i]);
+        const equal = want === null || got === null ? want === got : (c.compare ?? ((a: string, b: string) => a === b))(want, got);
+        if (!equal) mismatches.push(`row ${r + 1} ${c.name} (${c.pgType}): postgres ${JSON.stringify(want)}, duckdb ${JSON.stringify(got)}`);
+      });
+    });
+    expect(mismatches).toEqual([]);
+    // The empty string and NULL stay apart; the file in the scratch folder is gone.
+    expect(await duckRows(`select id, t is null, t = '' from matrix where id in (2, 3) order by id`)).toEqual([[2, false, true], [3, true, null]]);
+    expect(await readdir(scratchDir)).toEqual([]);
+  });
+
+  it('keeps an unbounded numeric exact: DECIMAL(38,s) when every value fits, else its text (NaN, over 38 digits)', async () => {
+    await driver.readIntoTable(sandbox.config, { query: `select x::numeric as amount from (values ('1.5'), ('-20.125'), (null)) v(x)` }, target('fits'));
+    expect(await duckTypes('fits')).toEqual({ amount: 'DECIMAL(38,3)' });
+    expect(await duckRows(`select sum(amount)::VARCHAR from fits`)).toEqual([['-18.625']]);
+
+    const wide = '123456789012345678901234567890.123456789012';
+    const { columns } = await driver.readIntoTable(
+      sandbox.config,
+      { query: `select $1::numeric as wide, x::numeric as special, 1e-40::numeric(50,45) as tiny from (values ('NaN'), ('2')) v(x)`, params: [wide] },
+      target('exact_text'),
+    );
+    expect(columns.map((c) => [c.type, c.source_type])).toEqual([['VARCHAR', 'numeric'], ['VARCHAR', 'numeric'], ['VARCHAR', 'numeric(50,45)']]);
+    const declared = await driver.readIntoTable(
+      sandbox.config,
+      { query: `select 12345::numeric(5,-2) as hundreds, 0.00123::numeric(3,5) as small, 12.34::money as cash, '10.0.0.1/8'::inet as net` },
+      target('declared'),
+    );
+    expect(declared.columns.map((c) => c.type)).toEqual(['DECIMAL(7,0)', 'DECIMAL(5,5)', 'VARCHAR', 'VARCHAR']);
+    expect(await duckRows(`select hundreds::VARCHAR, small = 0.00123, cash, net from declared`)).toEqual([['12300', true, '$12.34', '10.0.0.1/8']]);
+    expect(await duckRows(`select wide, special, tiny from exact_text order by special`)).toEqual([
+      [wide, '2', '0.000000000000000000000000000000000000000100000'],
+      [wide, 'NaN', '0.000000000000000000000000000000000000000100000'],
+    ]);
+  });
+
+  it('reads a query with params through the cursor with the same types and values as COPY', async () => {
+    const { rows } = await driver.readIntoTable(sandbox.config, { query: 'select * from matrix where id <= $1', params: [6] }, target('by_cursor'));
+    expect(rows).toBe(6);
+    expect(await duckTypes('by_cursor')).toEqual(await duckTypes('matrix'));
+    const diff = await duckRows(
+      `select count(*) from ((select * exclude (j) from matrix except all select * exclude (j) from by_cursor) union all (select * exclude (j) from by_cursor except all select * exclude (j) from matrix))`,
+    );
+    expect(diff).toEqual([[0n]]);
+    expect(await duckRows(`select count(*) from matrix m join by_cursor c on m.id = c.id and m.j::VARCHAR is not distinct from c.j::VARCHAR`)).toEqual([[6n]]);
+  });
+
+  it('creates the typed table for an empty result', async () => {
+    const result = await driver.readIntoTable(sandbox.config, { query: 'select id, n, ta, nu from matrix where false' }, target('empty'));
+    expect(result).toEqual({
+      rows: 0,
+      columns: [
+        { name: 'id', type: 'INTEGER', source_type: 'integer' },
+        { name: 'n', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' },
+        { name: 'ta', type: 'VARCHAR[]', source_type: 'text[]' },
+        { name: 'nu', type: 'DECIMAL(38,0)', source_type: 'numeric' },
+      ],
+    });
+    expect(await duckRows('select count(*) from empty')).toEqual([[0n]]);
+  });
+
+  it('fails loudly, naming the column, where a value has no exact DuckDB form', async () => {
+    await expect(driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(12,2) as price` }, target('nan_price'))).rejects.toThrow(
+      /column "price" \(numeric\(12,2\)\)/,
+    );
+    await expect(driver.readIntoTable(sandbox.config, { query: `select '{{1,2},{3,4}}'::int[] as grid` }, target('grid'))).rejects.toThrow(
+      'column "grid" holds a multi-dimensional array',
+    );
+    await expect(driver.readIntoTable(sandbox.config, { query: `select '294276-12-31 00:00:00'::timestamp as far` }, target('far'))).rejects.toThrow(
+      /column "far" \(timestamp without time zone\)/,
+    );
+    await expect(driver.readIntoTable(sandbox.config, { query: 'select 1 as a, 2 as a' }, target('twice'))).rejects.toThrow('the query returns the column "a" twice');
+    await expect(driver.readIntoTable(sandbox.config, { table: 'no_such_table' }, target('missing'))).rejects.toThrow('relation');
+    // A failed load leaves no table behind, and no file.
+    expect(await duckRows(`select count(*) from information_schema.tables where table_name in ('nan_price', 'grid', 'far', 'twice', 'missing')`)).toEqual([[0n]]);
+    expect(await readdir(scratchDir)).toEqual([]);
+  });
+});
