@@ -49,7 +49,7 @@ const sink = (id: string, table: string, mode: string, more: Record<string, unkn
   type: 'sink',
   config: { connector_id: connectorId, table, mode, ...more },
 });
-const NODE_FIELDS = ['attempts', 'error', 'finished_at', 'id', 'output', 'rows_in', 'rows_out', 'started_at', 'status', 'type'];
+const NODE_FIELDS = ['attempts', 'columns', 'error', 'finished_at', 'id', 'output', 'rows_in', 'rows_out', 'started_at', 'status', 'type'];
 const chain = (...ids: string[]) => ids.slice(1).map((to, i) => ({ from: ids[i]!, to }));
 
 describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 rows', () => {

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { startStack, type Stack } from '@conduit/local-stack';
+import type { Run, RunNodeColumn } from '@conduit/contracts';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+
+// Runs show schemas (issue 15), every service its own process: Get Run Status answers each node's output columns
+// with their types. The source is MySQL (a typed read: the server's field metadata becomes DuckDB types), the sink
+// PostgreSQL; a PostgreSQL -> PostgreSQL copy goes through the CSV hand-off, which knows names only.
+let stack: Stack;
+let targetDb: TargetDatabase;
+let maria: mysql.Connection;
+let target: pg.Client;
+let mysqlConnectorId: string;
+let pgConnectorId: string;
+const database = `conduit_e2e_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+const user = `conduit_e2e_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+const password = `pw-${randomUUID()}`;
+
+beforeAll(async () => {
+  try {
+    maria = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '', timezone: 'Z' });
+  } catch (err) {
+    throw new Error(`this suite needs MariaDB/MySQL at 127.0.0.1:3306 (root, no password): ${(err as Error).message}`);
+  }
+  await maria.query(`create database ${mysql.escapeId(database)}`);
+  await maria.query('create user ?@? identified by ?', [user, '%', password]);
+  await maria.query(`grant select on ${mysql.escapeId(database)}.* to ?@?`, [user, '%']);
+  await maria.query(`use ${mysql.escapeId(database)}`);
+  await maria.query('create table payments (id int primary key, amount decimal(12,2) not null, note varchar(40))');
+  await maria.query(`insert into payments values (1, 10.25, 'first'), (2, -3.00, 'refund'), (3, 0.10, null), (4, 99999.99, 'big')`);
+
+  targetDb = await createTargetDatabase();
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+  target = new pg.Client({ connectionString: targetDb.url });
+  await target.connect();
+  await target.query('create table doubled (id integer primary key, doubled numeric(18,2) not null)');
+  await target.query('create table payments_pg (id integer, amount numeric(12,2), note text)');
+  await target.query(`insert into payments_pg values (1, 10.25, 'first'), (2, null, 'second')`);
+  await target.query('create table payments_copy (like payments_pg)');
+  mysqlConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config: { host: '127.0.0.1', port: 3306, database, user, password } })).id;
+  pgConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+}, 120_000);
+
+afterAll(async () => {
+  await target?.end();
+  await stack?.stop();
+  await targetDb?.drop();
+  if (maria) {
+    await maria.query(`drop database if exists ${mysql.escapeId(database)}`);
+    await maria.query('drop user if exists ?@?', [user, '%']);
+    await maria.end();
+  }
+});
+
+const columnsOf = (run: Run): Record<string, RunNodeColumn[] | null> => Object.fromEntries(run.nodes.map((n) => [n.id, n.columns]));
+
+describe('Get Run Status shows each node\'s columns', () => {
+  it('source (typed, with its source types) -> transform -> sink, null before the nodes ran', async () => {
+    const dag = {
+      nodes: [
+        { id: 'src', type: 'source', config: { connector_id: mysqlConnectorId, table: 'payments' } },
+        { id: 'calc', type: 'transform', config: { sql: 'select id, amount * 2 as doubled from src where amount > 0' } },
+        { id: 'out', type: 'sink', config: { connector_id: pgConnectorId, table: 'doubled', mode: 'append' } },
+      ],
+      edges: [
+        { from: 'src', to: 'calc' },
+        { from: 'calc', to: 'out' },
+      ],
+    };
+    const { jobId } = await createPipelineAndJob(stack, dag);
+    const queued = await triggerRun(stack, jobId);
+    expect(columnsOf(queued)).toEqual({ src: null, calc: null, out: null });
+
+    const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
+    expect(run).toMatchObject({ status: 'succeeded', error: null, stats: { rows_read: 4, rows_written: 3 } });
+    const calc = [
+      { name: 'id', type: 'INTEGER' },
+      { name: 'doubled', type: 'DECIMAL(18,2)' },
+    ];
+    expect(columnsOf(run)).toEqual({
+      src: [
+        { name: 'id', type: 'INTEGER', source_type: 'int' },
+        { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'decimal(12,2)' },
+        // The MySQL driver's own name for varchar(40) is its decision (docs/type-mapping.md).
+        { name: 'note', type: 'VARCHAR', source_type: expect.any(String) },
+      ],
+      calc,
+      // A sink shows the columns it wrote.
+      out: calc,
+    });
+    expect(Object.keys(nodeOf(run, 'src'))).toContain('columns');
+    // Exact to the cent, and no row value in the run status.
+    const { rows } = await target.query<{ total: string }>('select sum(doubled)::text as total from doubled');
+    expect(rows[0]!.total).toBe('200020.68');
+    expect(JSON.stringify(run.nodes)).not.toMatch(/10\.25|99999|first|refund/);
+  });
+
+  it('a PostgreSQL -> PostgreSQL CSV hand-off shows the column names without types', async () => {
+    const dag = {
+      nodes: [
+        { id: 'extract', type: 'source', config: { connector_id: pgConnectorId, query: 'select id, amount, note from payments_pg' } },
+        { id: 'load', type: 'sink', config: { connector_id: pgConnectorId, table: 'payments_copy', mode: 'append' } },
+      ],
+      edges: [{ from: 'extract', to: 'load' }],
+    };
+    const { jobId } = await createPipelineAndJob(stack, dag);
+    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000);
+    expect(run.status).toBe('succeeded');
+    const named = ['id', 'amount', 'note'].map((name) => ({ name, type: null }));
+    expect(columnsOf(run)).toEqual({ extract: named, load: named });
+  });
+});
