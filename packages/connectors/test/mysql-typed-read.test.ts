@@ -67,6 +67,9 @@ describe('mysql readIntoTable', () => {
     });
     expect(result.columns.find((c) => c.name === 'ubig')?.source_type).toBe('bigint unsigned');
     expect(result.columns.find((c) => c.name === 'wide')?.source_type).toBe('decimal(65,10)');
+    const sourceTypes = Object.fromEntries(result.columns.map((c) => [c.name, c.source_type]));
+    expect(sourceTypes).toMatchObject({ name: 'varchar', body: 'text', fixed: 'char', bin: 'varbinary', blb: 'blob', mood: 'enum', tags: 'set',
+      ts: 'timestamp(6)', dt: 'datetime(6)', utiny: 'tinyint unsigned', flag: 'tinyint(1)', bits: 'bit(10)' });
     // The table has exactly the declared types, and JSON stays JSON.
     const described = await rows(`select column_name, data_type from information_schema.columns where table_name = 'm' order by ordinal_position`);
     expect(described.map((r) => r['data_type'])).toEqual(result.columns.map((c) => c.type));

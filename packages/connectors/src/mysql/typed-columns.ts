@@ -188,15 +188,23 @@ export function typedColumn(field: FieldPacket): TypedColumn {
   }
 }
 
+/** The family name of a string column (the declared length is not in the metadata in characters). */
+function stringTypeName(type: number, binary: boolean): string {
+  if (type === T.STRING) return binary ? 'binary' : 'char';
+  if (type === T.VAR_STRING || type === T.VARCHAR) return binary ? 'varbinary' : 'varchar';
+  return binary ? 'blob' : 'text';
+}
+
 function stringLike(name: string, field: FieldPacket, binary: boolean): TypedColumn {
-  if (binary) return plain(name, 'BLOB', 'binary', 'bytes');
+  const typeName = stringTypeName(field.columnType ?? T.BLOB, binary);
+  if (binary) return plain(name, 'BLOB', typeName, 'bytes');
   // MariaDB's JSON is LONGTEXT with a json_valid check; its extended metadata says so.
   if (field.extendedFormat === 'json') return plain(name, 'JSON', 'json');
   const flags = flagsOf(field);
   if (flags & 256) return plain(name, 'VARCHAR', 'enum');
   if (flags & 2048) return plain(name, 'VARCHAR', 'set');
   if (field.extendedTypeName === 'uuid') return plain(name, 'UUID', 'uuid');
-  return plain(name, 'VARCHAR', field.extendedTypeName ?? 'text');
+  return plain(name, 'VARCHAR', field.extendedTypeName ?? typeName);
 }
 
 /** The columns of a result, refusing names DuckDB could not hold twice in one table. */
