@@ -112,4 +112,11 @@ describe('Get Run Status shows each node\'s columns', () => {
     const named = ['id', 'amount', 'note'].map((name) => ({ name, type: null }));
     expect(columnsOf(run)).toEqual({ extract: named, load: named });
   });
+
+  it('the OpenAPI document says what a node\'s columns hold', async () => {
+    const spec = (await (await fetch(`${stack.baseUrl}/v2/openapi.json`)).json()) as { paths: Record<string, Record<string, { description?: string }>> };
+    const description = spec.paths['/v2/jobs/{job_id}/runs/{run_id}']?.['get']?.description ?? '';
+    expect(description).toContain('`columns`');
+    expect(description).toContain('never any row value');
+  });
 });
