@@ -127,6 +127,16 @@ describe('mysql readIntoTable', () => {
     expect(await readdir(scratchDir)).toEqual([]);
   });
 
+  it('reads a row longer than DuckDB\'s default CSV line (a 3 MB blob)', async () => {
+    await sandbox.admin.query('create table large (id int, payload longblob)');
+    await sandbox.admin.query("insert into large values (1, repeat(x'ab01', 1500000)), (2, null)");
+    expect((await driver.readIntoTable!(sandbox.config, { table: 'large' }, target('large'))).rows).toBe(2);
+    expect(await rows('select id, octet_length(payload)::INTEGER n, md5(payload) h from large order by id')).toEqual([
+      { id: 1, n: 3_000_000, h: ((await sandbox.admin.query('select md5(payload) h from large where id = 1'))[0] as { h: string }[])[0]!.h },
+      { id: 2, n: null, h: null },
+    ]);
+  });
+
   it('reads many rows in bulk', async () => {
     await sandbox.admin.query('create table many (id int primary key, amount decimal(14,4), note text)');
     await sandbox.admin.query('create table digits (d int)');

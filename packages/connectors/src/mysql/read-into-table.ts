@@ -18,6 +18,11 @@ import { paramsOf, sourceSql } from './read.js';
 import { typedColumns, type TypedColumn } from './typed-columns.js';
 
 const FLUSH_BYTES = 1 << 20;
+/**
+ * A row's longest CSV line (a 8 MiB blob, as hex): DuckDB's reader refuses longer ones, saying so. Its read buffer
+ * (twice this) comes out of the run's DuckDB memory limit.
+ */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const ROW_BUFFER = 1000;
 // Fields whose bytes we take as they are: binary strings, text (decoded as UTF-8, the connection's charset), BIT.
 const BYTE_FIELDS = new Set(['STRING', 'VAR_STRING', 'VARCHAR', 'BLOB', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB', 'BIT', 'GEOMETRY', 'ENUM', 'SET']);
@@ -121,13 +126,18 @@ async function loadCsv(target: DuckDBTable, columns: readonly TypedColumn[], fil
   // Bytes travel as hex text and become BLOBs here; everything else is read with its declared type.
   const fileTypes = columns.map((c, i) => `${sqlString(`c${i}`)}: ${sqlString(c.source === 'bytes' ? 'VARCHAR' : c.type)}`).join(', ');
   const projection = columns.map((c, i) => (c.source === 'bytes' ? `from_hex(c${i})` : `c${i}`)).join(', ');
+  // One transaction: a failed load leaves no half-filled table behind.
+  await target.connection.run('begin transaction');
   try {
     await target.connection.run(`create or replace table ${table} (${declared})`);
     await target.connection.run(
       `insert into ${table} select ${projection} from read_csv(${sqlString(file)}, columns = {${fileTypes}}, header = false, ` +
-        `auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false)`,
+        `auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, ` +
+        `max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${2 * MAX_LINE_BYTES})`,
     );
+    await target.connection.run('commit');
   } catch (err) {
+    await target.connection.run('rollback').catch(() => undefined);
     throw toDuckdbError(err);
   }
 }
