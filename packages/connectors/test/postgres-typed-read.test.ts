@@ -218,6 +218,9 @@ describe('postgres typed read (readIntoTable)', () => {
     await expect(driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(12,2) as price` }, target('nan_price'))).rejects.toThrow(
       /column "price" \(numeric\(12,2\)\)/,
     );
+    await expect(driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(30,10) as wide_price` }, target('nan_wide'))).rejects.toThrow(
+      'column "wide_price" (numeric(30,10)) holds a value that DECIMAL(30,10) cannot hold exactly: NaN',
+    );
     await expect(driver.readIntoTable(sandbox.config, { query: `select '{{1,2},{3,4}}'::int[] as grid` }, target('grid'))).rejects.toThrow(
       'column "grid" holds a multi-dimensional array',
     );
@@ -227,7 +230,7 @@ describe('postgres typed read (readIntoTable)', () => {
     await expect(driver.readIntoTable(sandbox.config, { query: 'select 1 as a, 2 as a' }, target('twice'))).rejects.toThrow('the query returns the column "a" twice');
     await expect(driver.readIntoTable(sandbox.config, { table: 'no_such_table' }, target('missing'))).rejects.toThrow('relation');
     // A failed load leaves no table behind, and no file.
-    expect(await duckRows(`select count(*) from information_schema.tables where table_name in ('nan_price', 'grid', 'far', 'twice', 'missing')`)).toEqual([[0n]]);
+    expect(await duckRows(`select count(*) from information_schema.tables where table_name in ('nan_price', 'nan_wide', 'grid', 'far', 'twice', 'missing')`)).toEqual([[0n]]);
     expect(await readdir(scratchDir)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 import type { ColumnSpec, DuckDBTable } from '../types.js';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent } from '../duckdb/database.js';
-import { guardedDuck, MAX_DECIMAL_PRECISION, type ColumnPlan } from './pg-types.js';
+import { decimalPlan, guardedDuck, MAX_DECIMAL_PRECISION, sqlString, type ColumnPlan } from './pg-types.js';
 
 export interface LoadColumn {
   name: string;
@@ -15,59 +15,66 @@ export interface LoadColumn {
   plan: ColumnPlan;
 }
 
-const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 /** The file's fields are named by position: the real names (any characters, any case) appear only in the table. */
 const fieldName = (index: number): string => `c${index}`;
-/** A value of PostgreSQL may be up to 1 GB; DuckDB's reader refuses longer lines than this (and says so). */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * A row's longest CSV line: DuckDB's reader refuses longer ones (and says so). Its buffer (by default 16 times this)
+ * comes out of the run's DuckDB memory limit, so it is set to twice the line: 32 MiB, not 256.
+ */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 function readCsvSql(file: string, columns: readonly LoadColumn[]): string {
   const declared = columns.map((c, i) => `${sqlString(fieldName(i))}: ${sqlString(c.plan.csvType)}`).join(', ');
   return (
     `read_csv(${sqlString(file)}, columns = {${declared}}, header = false, auto_detect = false, delim = ',', quote = '"',` +
-    ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${4 * MAX_LINE_BYTES})`
+    ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${2 * MAX_LINE_BYTES})`
   );
 }
 
 /** Creates `target.table` and fills it from `file`, in one transaction; returns the columns as the table has them. */
-export async function loadCsvIntoTable(target: DuckDBTable, file: string, columns: readonly LoadColumn[]): Promise<{ rows: number; columns: ColumnSpec[] }> {
-  if (columns.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
+export async function loadCsvIntoTable(target: DuckDBTable, file: string, declared: readonly LoadColumn[]): Promise<{ rows: number; columns: ColumnSpec[] }> {
+  if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
   const { connection } = target;
   const table = quoteIdent(target.table);
-  const types = columns.map((c) => c.plan.duckType);
   await connection.run('begin transaction');
   try {
-    await connection.run(`create table ${table} (${columns.map((c, i) => `${quoteIdent(c.name)} ${types[i]}`).join(', ')})`);
-    const values = columns.map((c, i) => `${guardedDuck(c.plan, c.name, fieldName(i))}`).join(', ');
+    const columns = await withUnboundedNumericsDecided(target, file, declared);
+    await connection.run(`create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.plan.duckType}`).join(', ')})`);
+    const values = columns.map((c, i) => `${guardedDuck(c.plan, c.name, c.sourceType, fieldName(i))}`).join(', ');
     const inserted = await connection.run(`insert into ${table} select ${values} from ${readCsvSql(file, columns)}`);
-    for (const [i, column] of columns.entries()) {
-      if (column.plan.unboundedNumeric) types[i] = await narrowUnboundedNumeric(target, column.name);
-    }
     await connection.run('commit');
-    return { rows: inserted.rowsChanged, columns: columns.map((c, i) => ({ name: c.name, type: types[i]!, source_type: c.sourceType })) };
+    return { rows: inserted.rowsChanged, columns: columns.map((c) => ({ name: c.name, type: c.plan.duckType, source_type: c.sourceType })) };
   } catch (err) {
     await connection.run('rollback').catch(() => undefined);
-    throw loadError(err, columns);
+    throw loadError(err, declared);
   }
 }
 
 /**
- * An unbounded numeric column, loaded as PostgreSQL's exact text, becomes DECIMAL(38,s) with s the largest scale of
- * its values when every value then fits (at most 38 digits in all, no NaN or Infinity); otherwise it stays VARCHAR
- * with the exact text. Never DOUBLE: that would lose digits without a word.
+ * An unbounded numeric column (read from the file as PostgreSQL's exact text) becomes DECIMAL(38,s) with s the
+ * largest scale of its values when every value then fits (at most 38 digits in all, no NaN or Infinity); otherwise
+ * it stays VARCHAR with the exact text. Never DOUBLE: that would lose digits without a word. The file is scanned
+ * for this before the table exists (retyping a filled DuckDB column is far slower than a second scan).
  */
-async function narrowUnboundedNumeric(target: DuckDBTable, name: string): Promise<string> {
-  const column = quoteIdent(name);
-  const reader = await target.connection.runAndReadAll(
-    `select coalesce(max(length(split_part(${column}, '.', 2))), 0)::integer as scale,` +
-      ` coalesce(max(length(ltrim(split_part(ltrim(${column}, '-'), '.', 1), '0'))), 0)::integer as whole,` +
-      ` coalesce(bool_or(${column} in ('NaN', 'Infinity', '-Infinity')), false) as special from ${quoteIdent(target.table)}`,
-  );
-  const [scale, whole, special] = reader.getRows()[0] as [number, number, boolean];
-  if (special || scale + whole > MAX_DECIMAL_PRECISION) return 'VARCHAR';
-  const type = `DECIMAL(${MAX_DECIMAL_PRECISION},${scale})`;
-  await target.connection.run(`alter table ${quoteIdent(target.table)} alter ${column} type ${type}`);
-  return type;
+async function withUnboundedNumericsDecided(target: DuckDBTable, file: string, columns: readonly LoadColumn[]): Promise<LoadColumn[]> {
+  const unbounded = [...columns.keys()].filter((i) => columns[i]!.plan.unboundedNumeric);
+  if (unbounded.length === 0) return [...columns];
+  const stats = unbounded.map((i) => {
+    const field = fieldName(i);
+    return (
+      `coalesce(max(length(split_part(${field}, '.', 2))), 0)::INTEGER, ` +
+      `coalesce(max(length(ltrim(split_part(ltrim(${field}, '-'), '.', 1), '0'))), 0)::INTEGER, ` +
+      `coalesce(bool_or(${field} in ('NaN', 'Infinity', '-Infinity')), false)`
+    );
+  });
+  const row = (await target.connection.runAndReadAll(`select ${stats.join(', ')} from ${readCsvSql(file, columns)}`)).getRows()[0]!;
+  const decided = [...columns];
+  unbounded.forEach((column, k) => {
+    const [scale, whole, special] = [row[3 * k] as number, row[3 * k + 1] as number, row[3 * k + 2] as boolean];
+    if (special || scale + whole > MAX_DECIMAL_PRECISION) return;
+    decided[column] = { ...columns[column]!, plan: decimalPlan(MAX_DECIMAL_PRECISION, scale) };
+  });
+  return decided;
 }
 
 /**

@@ -27,19 +27,22 @@ export interface PgTypeRow {
   typtypmod: number;
 }
 
-/** How one column is declared and moved. `pg` and `duck` take a reference to the value (an expression). */
+/**
+ * How one column is declared and moved. `pg` and `duck` take a reference to the value (an expression); `duck` also
+ * the column's name and PostgreSQL type, for the errors it raises.
+ */
 export interface ColumnPlan {
   /** DuckDB's type, or VARCHAR for an unbounded numeric until its values decide (see `unboundedNumeric`). */
   duckType: string;
   /** The type DuckDB's CSV reader parses the field as. */
   csvType: string;
   pg(ref: string): string;
-  duck(ref: string): string;
+  duck(ref: string, column: string): string;
   /** numeric without precision: loaded as its exact text, then made DECIMAL(38,s) when every value fits. */
   unboundedNumeric: boolean;
 }
 
-const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+export const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 const same = (ref: string): string => ref;
 const plan = (duckType: string, more: Partial<ColumnPlan> = {}): ColumnPlan => ({
   duckType,
@@ -68,9 +71,32 @@ function numericPlan(typmod: number): ColumnPlan {
     // holds only fractions below 10^(p-s), which DECIMAL(s,s) holds too.
     const { precision, scale } = declared;
     const [p, s] = scale < 0 ? [precision - scale, 0] : [Math.max(precision, scale), scale];
-    if (p <= MAX_DECIMAL_PRECISION) return plan(`DECIMAL(${p},${s})`);
+    if (p <= MAX_DECIMAL_PRECISION) return decimalPlan(p, s);
   }
   return plan('VARCHAR', { unboundedNumeric: true });
+}
+
+/** DuckDB's DECIMAL up to this precision is an int64, which its CSV reader parses quickly. */
+const INT64_DECIMAL_PRECISION = 18;
+
+/**
+ * DECIMAL(p,s) from PostgreSQL's exact text. Up to 18 digits DuckDB's reader parses it; wider, DuckDB's text to
+ * DECIMAL cast is exact but some 50 times slower than the run of the copy, so the digits are read as one HUGEINT
+ * (the unscaled value, the fraction padded to s digits) and scaled by an exact DECIMAL product. NaN and a fraction
+ * longer than s (which a typmod'd numeric never has) fail, naming the column, instead of being rounded.
+ */
+export function decimalPlan(p: number, s: number): ColumnPlan {
+  const type = `DECIMAL(${p},${s})`;
+  if (p <= INT64_DECIMAL_PRECISION) return plan(type);
+  return plan(type, {
+    csvType: 'VARCHAR',
+    duck: (ref, column) => {
+      const unscaled = `CAST(CAST(split_part(${ref}, '.', 1) || rpad(split_part(${ref}, '.', 2), ${s}, '0') AS HUGEINT) AS DECIMAL(38,0))`;
+      const scaled = s === 0 ? unscaled : `${unscaled} * CAST('0.${'0'.repeat(s - 1)}1' AS DECIMAL(${s},${s}))`;
+      const message = sqlString(`${column} holds a value that ${type} cannot hold exactly: `);
+      return `CASE WHEN length(split_part(${ref}, '.', 2)) <= ${s} AND ${ref} <> 'NaN' THEN CAST(${scaled} AS ${type}) ELSE error(${message} || ${ref}) END`;
+    },
+  });
 }
 
 // Dates and timestamps before year 1: PostgreSQL prints `0044-03-15 BC`, which DuckDB would read as the year 44 AD;
@@ -137,7 +163,7 @@ export function columnPlan(oid: number, typmod: number, catalog: ReadonlyMap<num
 function listPlan(element: ColumnPlan): ColumnPlan {
   // An unbounded numeric element keeps its exact text: a list's scale cannot follow its values.
   const elementType = element.unboundedNumeric ? 'VARCHAR' : element.duckType;
-  const elementDuck = element.duck('e');
+  const elementDuck = (column: string) => element.duck('e', `an element of ${column}`);
   return {
     duckType: `${elementType}[]`,
     csvType: 'VARCHAR',
@@ -145,9 +171,9 @@ function listPlan(element: ColumnPlan): ColumnPlan {
     pg: (ref) =>
       `case when array_ndims(${ref}) > 1 then '${MULTI_DIM_MARK}' else` +
       ` coalesce((select json_agg((${element.pg('e')})::text order by i) from unnest(${ref}) with ordinality as u(e, i))::text, '[]') end`,
-    duck: (ref) => {
+    duck: (ref, column) => {
       const decoded = `from_json(${ref}, '["VARCHAR"]')`;
-      const converted = elementDuck === 'e' ? decoded : `list_transform(${decoded}, e -> ${elementDuck})`;
+      const converted = elementDuck(column) === 'e' ? decoded : `list_transform(${decoded}, e -> ${elementDuck(column)})`;
       return `CAST(${converted} AS ${elementType}[])`;
     },
   };
@@ -157,8 +183,8 @@ function listPlan(element: ColumnPlan): ColumnPlan {
 export const MULTI_DIM_MARK = 'multi-dimensional array';
 
 /** Wraps a list column's DuckDB expression so a multi-dimensional array fails with a message naming its column. */
-export function guardedDuck(columnPlanOf: ColumnPlan, column: string, ref: string): string {
-  const expr = columnPlanOf.duck(ref);
+export function guardedDuck(columnPlanOf: ColumnPlan, column: string, sourceType: string, ref: string): string {
+  const expr = columnPlanOf.duck(ref, `column "${column}" (${sourceType})`);
   if (!columnPlanOf.duckType.endsWith('[]')) return expr;
   const message = sqlString(`column "${column}" holds a multi-dimensional array, which a DuckDB list cannot hold; unnest it or select one dimension`);
   return `CASE WHEN ${ref} = ${sqlString(MULTI_DIM_MARK)} THEN error(${message}) ELSE ${expr} END`;
