@@ -118,7 +118,14 @@ describe('postgres typed write: tables, columns and modes', () => {
     // Row 3's note is NULL: the NOT NULL check fails after the truncate, which must roll back with the copy.
     const failed = driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('orders'));
     await expect(failed).rejects.toMatchObject({ errorClass: 'config_error', code: '23502' });
-    await expect(failed).rejects.toThrow(/COPY strict, line 3/);
+    await expect(failed).rejects.toThrow(/; at COPY strict, line 3$/);
+
+    // A value the column cannot hold: the message names the line and column, not the row's other data.
+    await duck.run(`create table wrong as select 1 as id, 2.5::decimal(10,2) as amount, 'secret-ish' as note, 'not json' as tags`);
+    const badValue = driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'append' }, source('wrong'));
+    await expect(badValue).rejects.toMatchObject({ errorClass: 'config_error', code: '22P02' });
+    await expect(badValue).rejects.toThrow(/; at COPY strict, line 1, column tags$/);
+    await expect(badValue).rejects.not.toThrow(/secret-ish/);
     expect(await rowsOf('strict')).toEqual([{ id: 9, amount: '9.99', note: 'old', tags: [] }]);
 
     // Key 4 comes twice: the primary key fails the copy, and the old row stays.

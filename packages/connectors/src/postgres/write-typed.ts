@@ -137,10 +137,15 @@ async function exportCsv(source: DuckDBTable, columns: readonly SourceColumn[], 
   );
 }
 
-/** A ConnectorError that also says where a COPY failed (PostgreSQL's "COPY t, line 3, column amount: ..."). */
+// PostgreSQL's context line of a COPY error (a type's input may add lines before it): `COPY t, line 3, column amount:
+// "<value>"` or `COPY t, line 3: "<the line>"`.
+const COPY_PLACE = /^COPY .*?, line \d+(?:, column [^:]*)?/m;
+
+/** A ConnectorError that also says where a COPY failed (table, line, column), without the row's data, which may be private. */
 function withCopyContext(err: unknown, signal: AbortSignal | undefined): unknown {
   const wrapped = toConnectorError(err, signal);
   const where = (err as { where?: unknown } | null)?.where;
-  if (!(wrapped instanceof ConnectorError) || typeof where !== 'string' || !where.startsWith('COPY ')) return wrapped;
-  return new ConnectorError(`${wrapped.message}; at ${where}`, wrapped.errorClass, { code: wrapped.code, cause: err });
+  const place = typeof where === 'string' ? COPY_PLACE.exec(where)?.[0] : undefined;
+  if (!(wrapped instanceof ConnectorError) || place === undefined) return wrapped;
+  return new ConnectorError(`${wrapped.message}; at ${place}`, wrapped.errorClass, { code: wrapped.code, cause: err });
 }
