@@ -21,6 +21,11 @@ export const gatewayEnvSchema = z
     /** How long the gateway waits for a backend service before answering 503. */
     RPC_TIMEOUT_MS: positiveInt(100, 60_000).default(5000),
     ...rateLimitEnvShape,
+    /**
+     * Bound on every Redis command of the gateway (rate limit, idempotency, API-key revocations, RPC sends): a hung
+     * Redis answers 503 (or, for the rate limit, passes uncounted) after this long instead of holding the request.
+     */
+    REDIS_COMMAND_TIMEOUT_MS: positiveInt(50, 60_000).default(1000),
     /** How long an authenticated API key is remembered (revocations evict it at once); 0 reads every time. */
     AUTH_CACHE_TTL_MS: positiveInt(0, 60_000).default(5000),
     /** How often a live log stream checks its credential again (revoked key, expired token) and ends if it fails. */

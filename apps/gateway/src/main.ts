@@ -53,8 +53,13 @@ async function main(): Promise<void> {
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
 
   // Auto-pipelining: the rate-limit checks of concurrent requests in one turn of the event loop share one write.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
-  const rpc = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX, timeoutMs: config.RPC_TIMEOUT_MS });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS });
+  const rpc = new RedisStreamsClient({
+    url: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   await rpc.connect();
   const registry = createMetricsRegistry('gateway');
 

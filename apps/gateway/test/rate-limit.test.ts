@@ -1,3 +1,5 @@
+import { type Socket, createServer } from 'node:net';
+import { Redis } from 'ioredis';
 import { headersFor } from '../src/rate-limit/rate-limit-headers.js';
 import { RateLimiter, leaseSize } from '../src/rate-limit/rate-limiter.js';
 import { openTestRedis, type TestRedis } from './auth-fixtures.js';
@@ -137,3 +139,48 @@ describe('headersFor', () => {
     });
   });
 });
+
+describe('RateLimiter while Redis is unavailable (fails open)', () => {
+  it('lets a request pass uncounted, without headers, when Redis is down', async () => {
+    const down = new Redis({ port: await closedPort(), lazyConnect: true, retryStrategy: () => null });
+    down.on('error', () => undefined);
+    try {
+      const result = await new RateLimiter(down, t.prefix).consume('key_down', 1);
+      expect(result).toMatchObject({ allowed: true, unmetered: true });
+      expect(headersFor(result)).toEqual({});
+    } finally {
+      down.disconnect();
+    }
+  });
+
+  it('gives up on a hung Redis after the command timeout instead of holding the request', async () => {
+    // Accepts and never answers: a SIGSTOPped redis-server as its clients see it.
+    const sockets: Socket[] = [];
+    const hung = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((ok) => hung.listen(0, '127.0.0.1', ok));
+    const address = hung.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const client = new Redis({ port, enableReadyCheck: false, commandTimeout: 200, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    try {
+      await new Promise<void>((ok) => client.once('ready', () => ok()));
+      const started = performance.now();
+      const result = await new RateLimiter(client, t.prefix).consume('key_hung', 1);
+      expect(result).toMatchObject({ allowed: true, unmetered: true });
+      expect(performance.now() - started).toBeLessThan(1500);
+    } finally {
+      client.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((ok) => hung.close(ok));
+    }
+  });
+});
+
+async function closedPort(): Promise<number> {
+  return new Promise((ok) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => ok(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

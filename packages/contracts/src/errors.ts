@@ -57,6 +57,9 @@ const TITLES: Record<ErrorCode, string> = {
   service_unavailable: 'Service unavailable',
 };
 
+/** What a 503 could not reach: the class of the dependency, never its address. */
+export type Dependency = 'database' | 'redis' | 'service';
+
 /** One field at fault in a 422: `path` is a dotted/bracketed path into the body or query (`dag.nodes[2].config`). */
 export interface FieldError {
   path: string;
@@ -69,6 +72,8 @@ export interface DomainError {
   code: ErrorCode;
   detail: string;
   errors?: FieldError[];
+  /** On a 503: which class of dependency is unavailable. */
+  dependency?: Dependency;
 }
 
 export interface ProblemDocument {
@@ -78,6 +83,7 @@ export interface ProblemDocument {
   code: ErrorCode;
   detail: string;
   errors?: FieldError[];
+  dependency?: Dependency;
   instance: string;
   request_id: string;
 }
@@ -86,15 +92,25 @@ export interface ProblemDocument {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errors?: FieldError[];
-  constructor(code: ErrorCode, detail: string, errors?: FieldError[]) {
+  readonly dependency?: Dependency;
+  constructor(code: ErrorCode, detail: string, errors?: FieldError[], dependency?: Dependency) {
     super(detail);
     this.name = 'AppError';
     this.code = code;
     if (errors) this.errors = errors;
+    if (dependency) this.dependency = dependency;
+  }
+
+  /** The error a reply envelope carried, as thrown again on the caller's side. */
+  static fromDomainError(error: DomainError): AppError {
+    return new AppError(error.code, error.detail, error.errors, error.dependency);
   }
 
   toDomainError(): DomainError {
-    return this.errors ? { code: this.code, detail: this.message, errors: this.errors } : { code: this.code, detail: this.message };
+    const error: DomainError = { code: this.code, detail: this.message };
+    if (this.errors) error.errors = this.errors;
+    if (this.dependency) error.dependency = this.dependency;
+    return error;
   }
 }
 
@@ -113,6 +129,7 @@ export function problemDocument(error: DomainError, instance: string, requestId:
     request_id: requestId,
   };
   if (error.errors) doc.errors = error.errors;
+  if (error.dependency) doc.dependency = error.dependency;
   return doc;
 }
 

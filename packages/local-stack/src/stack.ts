@@ -8,8 +8,20 @@ import { Redis } from 'ioredis';
 
 // dist/stack.js -> the repository root.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Where the stack's servers are; by default E2E_PG_URL and E2E_REDIS_URL, else the machine's own. */
+export interface StackServers {
+  /** A PostgreSQL URL of a role that may create databases; the stack's database is created beside its database. */
+  pgAdminUrl?: string;
+  redisUrl?: string;
+}
+
+function serversOf(servers: StackServers): Required<StackServers> {
+  return {
+    pgAdminUrl: servers.pgAdminUrl ?? process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    redisUrl: servers.redisUrl ?? process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+}
 
 export type ServiceName = 'gateway' | 'catalog' | 'scheduler' | 'executor' | 'monitoring' | 'webhook-dispatcher';
 
@@ -29,6 +41,7 @@ export interface Stack {
   jwtSecret: string;
   secretsKey: string;
   databaseUrl: string;
+  redisUrl: string;
   redisPrefix: string;
   env: Record<string, string>;
   processes: ServiceProcess[];
@@ -65,28 +78,28 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
   throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
 }
 
-async function assertServersUp(): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+async function assertServersUp({ pgAdminUrl, redisUrl }: Required<StackServers>): Promise<void> {
+  const client = new pg.Client({ connectionString: pgAdminUrl, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`PostgreSQL is not reachable at ${PG_ADMIN_URL}: ${String(err)}. Start it (see README).`);
+    throw new Error(`PostgreSQL is not reachable at ${pgAdminUrl}: ${String(err)}. Start it (see README).`);
   } finally {
     await client.end().catch(() => undefined);
   }
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   try {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    throw new Error(`Redis is not reachable at ${REDIS_URL}: ${String(err)}. Start it (see README).`);
+    throw new Error(`Redis is not reachable at ${redisUrl}: ${String(err)}. Start it (see README).`);
   } finally {
     redis.disconnect();
   }
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+async function adminQuery(pgAdminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: pgAdminUrl });
   await client.connect();
   try {
     await client.query(sql);
@@ -99,12 +112,13 @@ async function adminQuery(sql: string): Promise<void> {
  * The whole system as a client meets it: every service its own Node process, on free ports, against the real
  * PostgreSQL (a database of its own) and Redis (a key prefix of its own), so it runs beside a developer's stack.
  */
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
-  await assertServersUp();
+export async function startStack(extraEnv: Record<string, string> = {}, servers: StackServers = {}): Promise<Stack> {
+  const { pgAdminUrl, redisUrl } = serversOf(servers);
+  await assertServersUp({ pgAdminUrl, redisUrl });
   const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
   const database = `conduit_e2e_${suffix}`;
-  await adminQuery(`CREATE DATABASE ${database}`);
-  const databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${database}`);
+  await adminQuery(pgAdminUrl, `CREATE DATABASE ${database}`);
+  const databaseUrl = pgAdminUrl.replace(/\/[^/]*$/, `/${database}`);
   const bootstrapKey = `cnd_bootstrap_${randomBytes(24).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
   const secretsKey = randomBytes(32).toString('hex');
@@ -113,7 +127,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     DATABASE_URL: databaseUrl,
-    REDIS_URL,
+    REDIS_URL: redisUrl,
     REDIS_PREFIX: redisPrefix,
     BOOTSTRAP_API_KEY: bootstrapKey,
     SECRETS_KEY: secretsKey,
@@ -150,8 +164,8 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
 
   const stop = async (): Promise<void> => {
     await Promise.all(processes.map((p) => stopProcess(p.child)));
-    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await deleteKeys(redisPrefix).catch(() => undefined);
+    await adminQuery(pgAdminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await deleteKeys(redisUrl, redisPrefix).catch(() => undefined);
   };
 
   try {
@@ -168,6 +182,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
       jwtSecret,
       secretsKey,
       databaseUrl,
+      redisUrl,
       redisPrefix,
       env,
       processes,
@@ -200,8 +215,10 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   clearTimeout(timer);
 }
 
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  // One attempt: the stack's own Redis may be gone (a fault test killed it) and stop() must not wait for it.
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on('error', () => undefined);
   try {
     let cursor = '0';
     do {

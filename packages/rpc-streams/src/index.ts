@@ -5,4 +5,5 @@ export { RedisStreamsServer, type RedisStreamsServerOptions } from './redis-stre
 export { RedisStreamsClient, type CallOptions } from './redis-streams.client.js';
 export { RedisStreamsContext } from './redis-streams.context.js';
 export { RpcTimeoutError } from './rpc-timeout.error.js';
+export { RedisUnavailableError } from './redis-unavailable.error.js';
 export { rpcCall } from './rpc-call.js';

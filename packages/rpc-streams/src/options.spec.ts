@@ -10,6 +10,7 @@ describe('options and names', () => {
       concurrency: 64,
       blockMs: 5000,
       maxStreamLength: 10_000,
+      commandTimeoutMs: 0,
     });
   });
 

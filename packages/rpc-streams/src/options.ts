@@ -17,6 +17,8 @@ export interface RedisStreamsOptions {
   blockMs?: number;
   /** Client: approximate cap on a service's request stream (XADD MAXLEN ~). Default 10000. */
   maxStreamLength?: number;
+  /** Client: bound on sending a request to Redis (ioredis commandTimeout), so a hung Redis fails a call fast. Default 0: none. */
+  commandTimeoutMs?: number;
 }
 
 export type ResolvedOptions = Required<RedisStreamsOptions>;
@@ -30,7 +32,11 @@ export function resolveOptions(opts: RedisStreamsOptions): ResolvedOptions {
     concurrency: opts.concurrency ?? 64,
     blockMs: opts.blockMs ?? 5000,
     maxStreamLength: opts.maxStreamLength ?? 10_000,
+    commandTimeoutMs: opts.commandTimeoutMs ?? 0,
   };
+  if (!Number.isInteger(resolved.commandTimeoutMs) || resolved.commandTimeoutMs < 0) {
+    throw new Error(`RedisStreams option commandTimeoutMs must be a non-negative integer, got ${String(resolved.commandTimeoutMs)}`);
+  }
   for (const key of ['timeoutMs', 'claimIdleMs', 'concurrency', 'blockMs', 'maxStreamLength'] as const) {
     const value = resolved[key];
     if (!Number.isInteger(value) || value <= 0) {

@@ -18,6 +18,7 @@ import {
   serviceOfPattern,
 } from './options.js';
 import { RpcTimeoutError } from './rpc-timeout.error.js';
+import { RedisUnavailableError } from './redis-unavailable.error.js';
 import { decodeReplies, encodeRequest, type ReplyBody } from './wire.js';
 import { StreamWriter } from './stream-writer.js';
 
@@ -147,6 +148,11 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
       callback({ err });
     };
     this.routingMap.set(id, callback);
+    // Connected once and now reconnecting: a queued request would run after its caller gave up on it.
+    if (this.ready && this.connections?.publisher.status !== 'ready') {
+      fail(new RedisUnavailableError(pattern));
+      return teardown;
+    }
     try {
       const message = encodeRequest({
         id,
@@ -179,7 +185,10 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     const { url } = this.options;
     const connections: Connections = {
       // The requests of one turn of the event loop already share one call (StreamWriter).
-      publisher: new Redis(url, { lazyConnect: true }),
+      publisher: new Redis(url, {
+        lazyConnect: true,
+        ...(this.options.commandTimeoutMs > 0 && { commandTimeout: this.options.commandTimeoutMs }),
+      }),
       subscriber: new Redis(url, { lazyConnect: true }),
     };
     this.connections = connections;

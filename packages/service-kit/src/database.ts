@@ -49,6 +49,9 @@ export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSou
     migrationsRun: false,
     poolSize: opts.poolSize ?? 10,
     applicationName: opts.schema,
+    // A database that accepts the connection but never answers (hung, network partition) fails the request, a 503,
+    // instead of holding it: node-postgres waits for ever by default.
+    connectTimeoutMS: 3000,
     maxQueryExecutionTime: opts.slowQueryMs ?? 1000,
     // TypeORM's own console logger prints plain text (even with logging off), which would break JSON log lines.
     logger: opts.logger ? new TypeOrmPinoLogger(opts.logger) : SILENT_TYPEORM_LOGGER,

@@ -22,3 +22,9 @@ export { assertIfMatch } from './resources/if-match.js';
 export { cursorAfter } from './resources/cursor.js';
 export { notFound } from './resources/not-found.js';
 export { runService, startRpcService, type RpcServiceOptions } from './boot/rpc-service.js';
+export {
+  UNAVAILABLE_RETRY_AFTER_S,
+  asDependencyUnavailable,
+  dependencyUnavailable,
+  unavailableDependencyOf,
+} from './errors/dependency-errors.js';

@@ -5,6 +5,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import type { FastifyRequest } from 'fastify';
 import { type RpcData, type RpcPattern, type RpcReply, AppError, isRpcReply } from '@conduit/contracts';
 import { type CallOptions, rpcCall } from '@conduit/rpc-streams';
+import { UNAVAILABLE_RETRY_AFTER_S } from '@conduit/service-kit';
 import { HeaderedError } from '../http/problem.js';
 import { METRICS_REGISTRY, RPC_CLIENT } from '../tokens.js';
 import { rpcDurationHistogram, type RpcOutcome } from './rpc-metrics.js';
@@ -44,8 +45,8 @@ export class BackendClient {
       if ((err as Error)?.name === 'RpcTimeoutError') {
         outcome = 'timeout';
         throw new HeaderedError(
-          { code: 'service_unavailable', detail: `the ${pattern.split('.')[0]} service did not answer in time` },
-          { 'retry-after': '5' },
+          { code: 'service_unavailable', detail: `the ${pattern.split('.')[0]} service did not answer in time`, dependency: 'service' },
+          { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
         );
       }
       throw err;
@@ -53,7 +54,7 @@ export class BackendClient {
       this.observeDuration([pattern, outcome], (performance.now() - started) / 1000);
     }
     if (!isRpcReply(reply)) throw new Error(`malformed reply to ${pattern}`);
-    if (!reply.ok) throw new AppError(reply.error.code, reply.error.detail, reply.error.errors);
+    if (!reply.ok) throw AppError.fromDomainError(reply.error);
     return reply.etag === undefined ? { data: reply.data as T } : { data: reply.data as T, etag: reply.etag };
   }
 }

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject,
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type ErrorCode, AppError } from '@conduit/contracts';
+import { asDependencyUnavailable } from '@conduit/service-kit';
 import { sendProblem } from './problem.js';
 import { GATEWAY_LOGGER, ROUTE_TABLE } from '../tokens.js';
 import type { RouteTable } from './routes.js';
@@ -19,7 +20,10 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
-/** Turns every error into an RFC 9457 problem document; a 500 says nothing of its cause but the request id. */
+/**
+ * Turns every error into an RFC 9457 problem document; a 500 says nothing of its cause but the request id, and an
+ * unreachable dependency is a 503 naming its class (service-kit's one classification of outages).
+ */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   constructor(
@@ -41,6 +45,12 @@ export class ProblemFilter implements ExceptionFilter {
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: unknown })?.statusCode;
     if (typeof status === 'number' && status < 500 && CODE_BY_STATUS[status]) {
       return new AppError(CODE_BY_STATUS[status], this.detailFor(status, exception));
+    }
+    // The database or Redis unreachable (the key lookup, the idempotency record...): a 503 naming it, not a 500.
+    const unavailable = asDependencyUnavailable(exception);
+    if (unavailable) {
+      this.logger.warn({ request_id: request.id, url: request.url, dependency: unavailable.dependency, reason: (exception as Error).message }, 'dependency unavailable');
+      return unavailable;
     }
     this.logger.error({ err: exception, request_id: request.id, url: request.url }, 'unhandled error');
     return new AppError('internal', `internal error; quote request id ${String(request.id)}`);

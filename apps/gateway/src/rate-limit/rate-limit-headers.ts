@@ -6,6 +6,8 @@ import type { RateLimitResult } from './rate-limiter.js';
  * `Retry-After` (seconds) on a refusal.
  */
 export function headersFor(result: RateLimitResult): Record<string, string> {
+  // Nothing was counted: claiming a quota would be a guess.
+  if (result.unmetered) return {};
   const headers: Record<string, string> = {
     'RateLimit-Policy': `"default";q=${result.limit};w=60`,
     RateLimit: `"default";r=${result.remaining};t=${result.reset_s}`,

@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { unavailableDependencyOf } from '@conduit/service-kit';
 import { GCRA_SCRIPT } from './gcra.script.js';
 import { headersFor } from './rate-limit-headers.js';
 import { RATE_LIMIT_KEY_PREFIX } from './rate-limit.tokens.js';
@@ -12,6 +13,8 @@ export interface RateLimitResult {
   reset_s: number;
   /** Seconds to wait before the next request can pass; 0 when allowed. */
   retry_after_s: number;
+  /** Allowed without counting: Redis was unavailable (the limiter fails open). */
+  unmetered?: true;
 }
 
 const COMMAND = 'conduitGcraTake';
@@ -54,6 +57,9 @@ export class RateLimiter {
   private readonly leases = new Map<string, Lease>();
   /** Lease calls under way, which the concurrent requests of the same credential wait for instead of each calling. */
   private readonly renewals = new Map<string, Promise<unknown>>();
+  private readonly logger = new Logger(RateLimiter.name);
+  /** Failing open: one log line when it starts and one when Redis counts again, not one per request. */
+  private failingOpen = false;
 
   constructor(
     private readonly redis: Redis,
@@ -62,10 +68,38 @@ export class RateLimiter {
     if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: GCRA_SCRIPT });
   }
 
+  /**
+   * Fails open: while Redis is unavailable (reconnecting, or past the client's command timeout) the request passes
+   * uncounted, with a log line. A limit protects capacity; refusing every request for its own outage would not.
+   */
   async consume(credentialId: string, limitPerMinute: number): Promise<RateLimitResult> {
     if (!Number.isInteger(limitPerMinute) || limitPerMinute < 1) {
       throw new RangeError(`limitPerMinute must be a positive integer, got ${limitPerMinute}`);
     }
+    // Known down: do not spend the command timeout finding out again on every request.
+    if (this.redis.status !== 'ready') return this.unmetered(limitPerMinute, `Redis is ${this.redis.status}`);
+    try {
+      const result = await this.meter(credentialId, limitPerMinute);
+      if (this.failingOpen) {
+        this.failingOpen = false;
+        this.logger.log('Redis answers again: rate limits are counted again');
+      }
+      return result;
+    } catch (err) {
+      if (unavailableDependencyOf(err) !== 'redis') throw err;
+      return this.unmetered(limitPerMinute, (err as Error).message);
+    }
+  }
+
+  private unmetered(limit: number, reason: string): RateLimitResult {
+    if (!this.failingOpen) {
+      this.failingOpen = true;
+      this.logger.warn(`rate limits are not counted while Redis is unavailable (${reason})`);
+    }
+    return { allowed: true, limit, remaining: limit, reset_s: 0, retry_after_s: 0, unmetered: true };
+  }
+
+  private async meter(credentialId: string, limitPerMinute: number): Promise<RateLimitResult> {
     const size = leaseSize(limitPerMinute);
     if (size === 1) return this.take(credentialId, limitPerMinute, 1);
     for (;;) {

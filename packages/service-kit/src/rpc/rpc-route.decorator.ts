@@ -2,6 +2,7 @@ import { MessagePattern } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { type RpcContext, type RpcData, type RpcPattern, handleRpc } from '@conduit/contracts';
 import { reportUnexpected } from './unexpected-error.js';
+import { answerOutage } from './outage-answer.js';
 
 /** A controller whose RPC handlers report unexpected errors to its logger. */
 export interface RpcController {
@@ -13,14 +14,16 @@ type RpcHandler<P extends RpcPattern> = (data: RpcData<P>, ctx: RpcContext) => P
 /**
  * Marks a controller method as the handler of an RPC pattern. The method receives the request data, already
  * validated with the pattern's schema, and the caller's context; what it returns or throws becomes the reply
- * envelope (domain errors as data, anything else logged and answered `internal`).
+ * envelope (domain errors as data, an unreachable database or Redis as a 503 naming it, anything else logged and
+ * answered `internal`).
  */
 export function RpcRoute<P extends RpcPattern>(pattern: P) {
   return <T extends RpcController, F extends RpcHandler<P>>(target: T, key: string | symbol, descriptor: TypedPropertyDescriptor<F>): void => {
     const handler = descriptor.value;
     if (!handler) throw new Error(`@RpcRoute('${pattern}') must decorate a method`);
     const wrapped = function (this: T, message: unknown) {
-      return handleRpc(pattern, message, (data, ctx) => handler.call(this, data, ctx), reportUnexpected(this.logger, pattern));
+      const run = (data: RpcData<P>, ctx: RpcContext) => answerOutage(handler.call(this, data, ctx), this.logger, pattern);
+      return handleRpc(pattern, message, run, reportUnexpected(this.logger, pattern));
     };
     // Nest reads the handler's name in logs and interceptors: keep the method's.
     Object.defineProperty(wrapped, 'name', { value: handler.name });

@@ -1,0 +1,86 @@
+import { type Socket, createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { AppError } from '@conduit/contracts';
+import { RedisUnavailableError, RpcTimeoutError } from '@conduit/rpc-streams';
+import { asDependencyUnavailable, unavailableDependencyOf } from './dependency-errors.js';
+
+// Real clients meeting real outages: a port nobody listens on, a backend the server terminates, a command timeout.
+const PG_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function closedPort(): Promise<number> {
+  return new Promise((ok) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => ok(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await work();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the work to fail');
+}
+
+describe('unavailableDependencyOf', () => {
+  it('classifies a refused PostgreSQL connection as the database', async () => {
+    const ds = new DataSource({ type: 'postgres', url: `postgres://postgres@127.0.0.1:${await closedPort()}/postgres` });
+    const err = await failureOf(() => ds.initialize());
+    expect(unavailableDependencyOf(err)).toBe('database');
+  });
+
+  it('classifies a session the server terminates (pg_ctl stop -m fast) as the database, and an SQL error as nothing', async () => {
+    const ds = new DataSource({ type: 'postgres', url: PG_URL, poolSize: 1 });
+    await ds.initialize();
+    try {
+      const syntax = await failureOf(() => ds.query('SELECT FROM WHERE'));
+      expect(unavailableDependencyOf(syntax)).toBeUndefined();
+      const terminated = await failureOf(() => ds.query('SELECT pg_terminate_backend(pg_backend_pid())'));
+      expect(unavailableDependencyOf(terminated)).toBe('database');
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it("classifies ioredis's command timeout on a hung server, and its closed connection, as Redis", async () => {
+    // A server that accepts and never answers is what a SIGSTOPped redis-server looks like to a client.
+    const sockets: Socket[] = [];
+    const hung = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((ok) => hung.listen(0, '127.0.0.1', ok));
+    const address = hung.address();
+    const hungPort = typeof address === 'object' && address ? address.port : 0;
+    const timingOut = new Redis({ port: hungPort, commandTimeout: 100, lazyConnect: true, retryStrategy: () => null });
+    timingOut.on('error', () => undefined);
+    const refused = new Redis({ port: await closedPort(), lazyConnect: true, retryStrategy: () => null });
+    refused.on('error', () => undefined);
+    try {
+      const timedOut = await failureOf(() => timingOut.get('k'));
+      expect((timedOut as Error).message).toBe('Command timed out');
+      expect(unavailableDependencyOf(timedOut)).toBe('redis');
+      const closed = await failureOf(() => refused.get('k'));
+      expect(unavailableDependencyOf(closed)).toBe('redis');
+    } finally {
+      timingOut.disconnect();
+      refused.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((ok) => hung.close(ok));
+    }
+  });
+
+  it('classifies an RPC timeout as a service and leaves domain and programming errors alone', () => {
+    expect(unavailableDependencyOf(new RpcTimeoutError('catalog.projects.list', 5000))).toBe('service');
+    expect(unavailableDependencyOf(new RedisUnavailableError('catalog.projects.list'))).toBe('redis');
+    expect(unavailableDependencyOf(new AppError('not_found', 'no such project'))).toBeUndefined();
+    expect(unavailableDependencyOf(new TypeError('x is undefined'))).toBeUndefined();
+  });
+
+  it('turns a classified error into the 503 naming its class, and nothing else', () => {
+    const err = asDependencyUnavailable(new RpcTimeoutError('catalog.projects.list', 5000));
+    expect(err?.toDomainError()).toEqual({ code: 'service_unavailable', detail: expect.any(String), dependency: 'service' });
+    expect(asDependencyUnavailable(new Error('boom'))).toBeUndefined();
+  });
+});
