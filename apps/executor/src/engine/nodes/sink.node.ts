@@ -17,13 +17,15 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   const request = sinkRequestOf(ctx);
   const { table, mode } = request;
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
+    // Read before writing: a failure after the write would retry it, and append twice.
+    const columns = await describeColumns(connection, input);
     if (driver.writeFromTable) {
       // Typed and in bulk: the driver maps the table's DuckDB types to the target's.
       const rowsIn = await countRows(connection, input);
       const source = { connection, table: input, scratchDir: ctx.workspace.scratchDir };
       const { rows_written } = await driver.writeFromTable(connector.config, request, source);
       ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
-      return { rows_in: rowsIn, rows_out: rows_written, output: null, columns: await describeColumns(connection, input) };
+      return { rows_in: rowsIn, rows_out: rows_written, output: null, columns };
     }
     let rowsIn = 0;
     const batches = (async function* () {
@@ -34,6 +36,6 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
     })();
     const { rows_written } = await driver.write!(connector.config, request, batches);
     ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
-    return { rows_in: rowsIn, rows_out: rows_written, output: null, columns: await describeColumns(connection, input) };
+    return { rows_in: rowsIn, rows_out: rows_written, output: null, columns };
   });
 }
