@@ -114,12 +114,14 @@ describe('mysql writeFromTable', () => {
     await duck.run("create type feeling as enum ('meh', 'great')");
     await duck.run(`create table extra as select * from (values
       ('123e4567-e89b-12d3-a456-426614174000'::UUID, [1, 2, null], {'a': 1, 'b': 'x'}, 170141183460469231731687303715884105727::HUGEINT,
-       'great'::feeling, '2024-02-29 23:59:59.123456+00'::TIMESTAMPTZ, '1 day -02:00:00'::INTERVAL, 'k1'),
-      (null, null, null, null, null, null, null, 'k2')) t(u, l, s, h, e, tz, iv, k)`);
+       'great'::feeling, '2024-02-29 23:59:59.123456+00'::TIMESTAMPTZ, '1 day -02:00:00'::INTERVAL, 'k1', '3.4028235e38'::FLOAT),
+      (null, null, null, null, null, null, null, 'k2', '1.0000001'::FLOAT)) t(u, l, s, h, e, tz, iv, k, f)`);
     await write({ table: 'extra_new', key: ['k'] }, 'extra');
     const types = await mysqlRows(`select column_name c, column_type t from information_schema.columns
       where table_schema = database() and table_name = 'extra_new' order by ordinal_position`);
-    expect(types.map((r) => r['t'])).toEqual(['char(36)', 'longtext', 'longtext', 'decimal(39,0)', "enum('meh','great')", 'datetime(6)', 'longtext', 'varchar(255)']);
+    expect(types.map((r) => r['t'])).toEqual(['char(36)', 'longtext', 'longtext', 'decimal(39,0)', "enum('meh','great')", 'datetime(6)', 'longtext', 'varchar(255)', 'float']);
+    // FLOAT values land exactly, the largest one included.
+    expect(await mysqlRows('select f * 1e0 f from extra_new order by k')).toEqual([{ f: 3.4028234663852886e38 }, { f: 1.0000001192092896 }]);
     expect(await mysqlRows('select u, cast(l as char) l, cast(s as char) s, cast(h as char) h, e, cast(tz as char) tz, iv, k from extra_new order by k')).toEqual([
       { u: '123e4567-e89b-12d3-a456-426614174000', l: '[1,2,null]', s: '{"a":1,"b":"x"}', h: '170141183460469231731687303715884105727',
         e: 'great', tz: '2024-02-29 23:59:59.123456', iv: '1 day -02:00:00', k: 'k1' },

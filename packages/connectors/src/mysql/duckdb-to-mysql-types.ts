@@ -45,7 +45,9 @@ function mapped(name: string, type: DuckDBType): Omit<WriteColumn, 'name' | 'duc
     // 128-bit integers (what DuckDB's sum() of BIGINT gives) have up to 39 digits.
     case DuckDBTypeId.HUGEINT: return same('DECIMAL(39,0)');
     case DuckDBTypeId.UHUGEINT: return same('DECIMAL(39,0) UNSIGNED');
-    case DuckDBTypeId.FLOAT: return same('FLOAT');
+    // As the exact double: MySQL parses FLOAT text as a double first, and the shortest float text (3.4028235e+38)
+    // can land just past FLT_MAX and be refused.
+    case DuckDBTypeId.FLOAT: return { mysqlType: 'FLOAT', text: `${c}::DOUBLE::VARCHAR`, hex: false };
     case DuckDBTypeId.DOUBLE: return same('DOUBLE');
     case DuckDBTypeId.DECIMAL: return same(`DECIMAL(${type.width},${type.scale})`);
     case DuckDBTypeId.DATE: return same('DATE');
