@@ -24,8 +24,9 @@ const FLUSH_BYTES = 1 << 20;
  */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const ROW_BUFFER = 1000;
-// Fields whose bytes we take as they are: binary strings, text (decoded as UTF-8, the connection's charset), BIT.
-const BYTE_FIELDS = new Set(['STRING', 'VAR_STRING', 'VARCHAR', 'BLOB', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB', 'BIT', 'GEOMETRY', 'ENUM', 'SET']);
+// Fields whose bytes we take as they are: binary strings, text (decoded as UTF-8, the connection's charset), BIT, and
+// MySQL's JSON (which it labels with the binary charset, though the text is UTF-8).
+const BYTE_FIELDS = new Set(['STRING', 'VAR_STRING', 'VARCHAR', 'BLOB', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB', 'BIT', 'GEOMETRY', 'ENUM', 'SET', 'JSON']);
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 

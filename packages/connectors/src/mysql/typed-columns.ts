@@ -15,6 +15,9 @@ const T = {
   GEOMETRY: 255,
 } as const;
 const UNSIGNED_FLAG = 32;
+
+/** The parts of mysql2's field metadata the mapping reads. */
+export type FieldMeta = Pick<FieldPacket, 'name' | 'columnType' | 'columnLength' | 'decimals' | 'flags' | 'characterSet' | 'extendedFormat' | 'extendedTypeName'>;
 const BINARY_CHARSET = 63;
 /** DuckDB's widest DECIMAL. */
 const DUCKDB_MAX_PRECISION = 38;
@@ -34,12 +37,12 @@ function refuse(column: string, sourceType: string, value: string, why: string):
   throw new ConnectorError(`column "${column}" (${sourceType}) has the value ${JSON.stringify(value)}, which ${why}`, 'config_error');
 }
 
-function flagsOf(field: FieldPacket): number {
+function flagsOf(field: FieldMeta): number {
   return typeof field.flags === 'number' ? field.flags : 0;
 }
 
 /** DECIMAL(p,s) from the column length the server reports: p digits, plus one for a point and one for a sign. */
-function decimalPrecision(field: FieldPacket, unsigned: boolean): number {
+function decimalPrecision(field: FieldMeta, unsigned: boolean): number {
   const length = field.columnLength ?? 0;
   return length - (field.decimals > 0 ? 1 : 0) - (unsigned ? 0 : 1);
 }
@@ -68,7 +71,7 @@ function boolean(name: string): TypedColumn {
   };
 }
 
-function decimal(name: string, field: FieldPacket, unsigned: boolean): TypedColumn {
+function decimal(name: string, field: FieldMeta, unsigned: boolean): TypedColumn {
   const precision = decimalPrecision(field, unsigned);
   const scale = field.decimals;
   const sourceType = `decimal(${precision},${scale})${unsigned ? ' unsigned' : ''}`;
@@ -129,7 +132,7 @@ function bit(name: string, bits: number): TypedColumn {
 }
 
 /** The DuckDB column for one result field. */
-export function typedColumn(field: FieldPacket): TypedColumn {
+export function typedColumn(field: FieldMeta): TypedColumn {
   const { name } = field;
   const type = field.columnType ?? -1;
   const unsigned = (flagsOf(field) & UNSIGNED_FLAG) !== 0;
@@ -195,7 +198,7 @@ function stringTypeName(type: number, binary: boolean): string {
   return binary ? 'blob' : 'text';
 }
 
-function stringLike(name: string, field: FieldPacket, binary: boolean): TypedColumn {
+function stringLike(name: string, field: FieldMeta, binary: boolean): TypedColumn {
   const typeName = stringTypeName(field.columnType ?? T.BLOB, binary);
   if (binary) return plain(name, 'BLOB', typeName, 'bytes');
   // MariaDB's JSON is LONGTEXT with a json_valid check; its extended metadata says so.
@@ -208,7 +211,7 @@ function stringLike(name: string, field: FieldPacket, binary: boolean): TypedCol
 }
 
 /** The columns of a result, refusing names DuckDB could not hold twice in one table. */
-export function typedColumns(fields: readonly FieldPacket[]): TypedColumn[] {
+export function typedColumns(fields: readonly FieldMeta[]): TypedColumn[] {
   const seen = new Set<string>();
   return fields.map((field) => {
     const key = field.name.toLowerCase();
