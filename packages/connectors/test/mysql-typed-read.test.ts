@@ -137,6 +137,25 @@ describe('mysql readIntoTable', () => {
     ]);
   });
 
+  it('stops with the abort reason, killing the query, leaving no file and no table', async () => {
+    const controller = new AbortController();
+    const reason = new Error('canceled by the test');
+    const reading = driver.readIntoTable!(sandbox.config, { query: 'select sleep(30) as s', signal: controller.signal }, target('stopped'));
+    const running = async () => ((await sandbox.admin.query("select count(*) n from information_schema.processlist where info = 'select sleep(30) as s'"))[0] as { n: number }[])[0]!.n;
+    for (const deadline = Date.now() + 5_000; (await running()) === 0; ) {
+      if (Date.now() > deadline) throw new Error('the query never showed in the processlist');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    controller.abort(reason);
+    await expect(reading).rejects.toBe(reason);
+    for (const deadline = Date.now() + 5_000; (await running()) > 0; ) {
+      if (Date.now() > deadline) throw new Error('the query was not killed');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await rows("select count(*)::INTEGER n from information_schema.tables where table_name = 'stopped'")).toEqual([{ n: 0 }]);
+  });
+
   it('reads many rows in bulk', async () => {
     await sandbox.admin.query('create table many (id int primary key, amount decimal(14,4), note text)');
     await sandbox.admin.query('create table digits (d int)');

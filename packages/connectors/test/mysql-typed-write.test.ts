@@ -173,6 +173,27 @@ describe('mysql writeFromTable', () => {
     expect(await countOf("information_schema.tables where table_schema = database() and table_name = 'made_then_failed'")).toBe(0);
   });
 
+  it('stops with the abort reason while the server holds the load back, and writes nothing', async () => {
+    await sandbox.admin.query('create table held like matrix');
+    await sandbox.admin.query('lock tables held write');
+    const controller = new AbortController();
+    const reason = new Error('canceled by the test');
+    const writing = driver.writeFromTable!(sandbox.config, { table: 'held', mode: 'append', signal: controller.signal }, source('m'));
+    const waiting = async () => countOf("information_schema.processlist where info like 'load data local infile%held%'");
+    try {
+      for (const deadline = Date.now() + 5_000; (await waiting()) === 0; ) {
+        if (Date.now() > deadline) throw new Error('the load never showed in the processlist');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      controller.abort(reason);
+      await expect(writing).rejects.toBe(reason);
+    } finally {
+      await sandbox.admin.query('unlock tables');
+    }
+    expect(await countOf('held')).toBe(0);
+    expect(await readdir(scratchDir)).toEqual([]);
+  });
+
   it('writes with multi-row INSERTs where LOAD DATA LOCAL is not used, just as exactly', async () => {
     const cfg = parseMysqlConfig(sandbox.config);
     await sandbox.admin.query('create table matrix_ins like matrix');
