@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { type Stack, startStack } from '@conduit/local-stack';
+import { call } from '../support/client.js';
+import { copyDag, create, createPipelineAndJob, mintToken, uniqueName, waitFor } from '../support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from '../support/target-database.js';
+import { type FaultPostgres, type FaultRedis, startFaultPostgres, startFaultRedis } from '../support/fault-servers.js';
+import { type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
+
+// R3 (issue 16): the platform's PostgreSQL stops under a light load of reads and writes, then starts again.
+// The stack runs on a PostgreSQL and a Redis of this file's own, so stopping them touches nothing else.
+let database: FaultPostgres;
+let redis: FaultRedis;
+let target: TargetDatabase;
+let stack: Stack;
+let jobId: string;
+let bearer: string;
+
+beforeAll(async () => {
+  [database, redis, target] = await Promise.all([startFaultPostgres(), startFaultRedis(), createTargetDatabase()]);
+  // A short auth cache, so the API key's lookup meets the outage too; a high rate limit, so the load is never a 429.
+  stack = await startStack(
+    { CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', AUTH_CACHE_TTL_MS: '500' },
+    { pgAdminUrl: database.adminUrl, redisUrl: redis.url },
+  );
+  const db = new pg.Client({ connectionString: target.url });
+  await db.connect();
+  await db.query('create table orders (id integer primary key)');
+  await db.query('insert into orders select generate_series(1, 10)');
+  await db.end();
+  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: target.config() });
+  // Concurrent runs allowed: every trigger is a new run (202), none a 409 for the one before it.
+  ({ jobId } = await createPipelineAndJob(stack, copyDag(connector.id), { concurrency_policy: 'allow' }));
+  // A JWT's check needs no database: its requests reach the catalog and meet the outage there.
+  bearer = await mintToken(stack, { tenant_id: randomUUID() });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all([database?.destroy(), redis?.destroy(), target?.drop()]);
+});
+
+const SERVICES_WITH_A_DATABASE: string[] = ['gateway', 'catalog', 'scheduler', 'monitoring', 'webhook-dispatcher'];
+
+it('answers 2xx or 503 with Retry-After naming the database, recovers alone within 5 s, and writes nothing half', async () => {
+  const operations = (n: number): Operation => {
+    switch (n % 4) {
+      case 0:
+        return { kind: 'create', method: 'POST', path: '/v2/projects', body: { name: uniqueName('r3') }, bearer };
+      case 1:
+        return { kind: 'list', method: 'GET', path: '/v2/projects?limit=5', bearer };
+      case 2:
+        return { kind: 'trigger', method: 'POST', path: `/v2/jobs/${jobId}/run` };
+      default:
+        return { kind: 'key-list', method: 'GET', path: '/v2/projects?limit=1' };
+    }
+  };
+  const load = startLoad(stack, 3, operations);
+  await waitFor('the load to get answers', async () => load.answers.filter((a) => a.status < 300).length >= 8, 20_000);
+
+  await database.stop();
+  const stoppedAt = Date.now();
+  await waitFor(
+    '/readyz of every service with a database (the gateway and the catalog among them) to name it',
+    async () => {
+      const withDb = stack.processes.filter((p) => SERVICES_WITH_A_DATABASE.includes(p.name));
+      const reports = await Promise.all(withDb.map((p) => readiness(p.port)));
+      return reports.every((r) => r.status === 503 && /^error/.test(r.checks.db ?? '') && r.checks.redis === 'ok');
+    },
+    10_000,
+  );
+  // About 10 s down, long enough for the key cache to lapse and every kind of request to meet the outage.
+  await waitFor(
+    '503s naming the database from the gateway (key lookup) and from the catalog',
+    async () => {
+      const down = load.answers.filter((a) => a.at > stoppedAt + 1000 && a.status === 503 && a.dependency === 'database');
+      return Date.now() - stoppedAt >= 10_000 && down.some((a) => a.kind === 'create') && down.some((a) => a.kind === 'key-list');
+    },
+    30_000,
+  );
+
+  await database.start();
+  const restartedAt = Date.now();
+  await waitFor(
+    'every service to be ready again, none restarted',
+    async () => {
+      const reports = await Promise.all(stack.processes.map((p) => readiness(p.port)));
+      return reports.every((r) => r.status === 200);
+    },
+    5_000,
+  );
+  await waitFor(
+    'reads and writes to succeed again',
+    async () => {
+      const [list, created] = await Promise.all([
+        call(stack, 'GET', '/v2/projects?limit=1'),
+        call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('r3-after') }, bearer }),
+      ]);
+      return list.status === 200 && created.status === 201;
+    },
+    5_000,
+  );
+  expect(Date.now() - restartedAt).toBeLessThan(5_000 + 1_000);
+  for (const p of stack.processes) expect(p.child.exitCode).toBeNull();
+  const recoveredAt = Date.now();
+  await waitFor('the load to succeed after recovery', async () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8, 20_000);
+  const answers = await load.stop();
+
+  expect(unexpectedAnswers(answers)).toEqual([]);
+  expect(answers.filter((a) => a.at > recoveredAt && a.status >= 300)).toEqual([]);
+  // A 503 is quick: the database refuses at once, so nothing waits for the RPC timeout.
+  expect(answers.filter((a) => a.status === 503 && a.ms > 4_000)).toEqual([]);
+
+  // Nothing half-written: every 201 is there; no project whose create answered 503 is.
+  const created = answers.filter((a) => a.kind === 'create' && a.status === 201);
+  const refused = answers.filter((a) => a.kind === 'create' && a.status === 503);
+  expect(created.length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  for (const a of created) expect((await call(stack, 'GET', `/v2/projects/${a.id}`, { bearer })).status).toBe(200);
+  const catalogDb = new pg.Client({ connectionString: stack.databaseUrl });
+  await catalogDb.connect();
+  try {
+    const names = refused.map((a) => String(a.body?.name));
+    const { rows } = await catalogDb.query<{ n: string }>('select count(*) as n from catalog.projects where name = any($1)', [names]);
+    expect(Number(rows[0]!.n)).toBe(0);
+  } finally {
+    await catalogDb.end();
+  }
+  // Every accepted trigger is a run the API knows.
+  for (const a of answers.filter((x) => x.kind === 'trigger' && x.status === 202)) {
+    expect((await call(stack, 'GET', `/v2/jobs/${jobId}/runs/${a.id}`)).status).toBe(200);
+  }
+}, 120_000);

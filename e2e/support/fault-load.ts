@@ -1,0 +1,90 @@
+/**
+ * A light, steady load for fault tests: a few clients, each sending one request after another, every answer
+ * recorded (status, Retry-After, problem code and dependency, how long it took) until stopped.
+ */
+import type { Stack } from '@conduit/local-stack';
+import { call } from './client.js';
+
+export interface Operation {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: Record<string, unknown>;
+  /** A label to find the answers of one kind of request. */
+  kind: string;
+  /** A JWT instead of the bootstrap API key: its check needs no database, so the request reaches the services. */
+  bearer?: string;
+}
+
+export interface Answer {
+  kind: string;
+  body?: Record<string, unknown> | undefined;
+  status: number;
+  retryAfter: string | null;
+  code: string | undefined;
+  dependency: string | undefined;
+  /** The created resource's id, on a 201 or 202. */
+  id: string | undefined;
+  ms: number;
+  /** When it was sent, ms since the epoch. */
+  at: number;
+}
+
+export interface Load {
+  answers: Answer[];
+  /** Stops sending and waits for the requests under way. */
+  stop(): Promise<Answer[]>;
+}
+
+/** `clients` loops, each picking its next operation from `next` (called with a running count). */
+export function startLoad(stack: Stack, clients: number, next: (n: number) => Operation): Load {
+  const answers: Answer[] = [];
+  let running = true;
+  let count = 0;
+  const loop = async () => {
+    while (running) {
+      const op = next(count++);
+      const at = Date.now();
+      try {
+        const res = await call(stack, op.method, op.path, { ...(op.body && { body: op.body }), ...(op.bearer && { bearer: op.bearer }) });
+        const body = res.body as { code?: string; dependency?: string; id?: string } | undefined;
+        answers.push({
+          kind: op.kind,
+          body: op.body,
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          code: body?.code,
+          dependency: body?.dependency,
+          id: res.status === 201 || res.status === 202 ? body?.id : undefined,
+          ms: Date.now() - at,
+          at,
+        });
+      } catch (err) {
+        // The gateway itself must stay up: a refused connection is recorded as status 0 and fails the test.
+        answers.push({ kind: op.kind, body: op.body, status: 0, retryAfter: null, code: String(err), dependency: undefined, id: undefined, ms: Date.now() - at, at });
+      }
+    }
+  };
+  const loops = Array.from({ length: clients }, () => loop());
+  return {
+    answers,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return answers;
+    },
+  };
+}
+
+/** Answers that are neither a success nor a 503 with Retry-After and a dependency class: what a fault test forbids. */
+export function unexpectedAnswers(answers: Answer[]): Answer[] {
+  return answers.filter(
+    (a) => !(a.status >= 200 && a.status < 300) && !(a.status === 503 && Number(a.retryAfter) > 0 && ['database', 'redis', 'service'].includes(a.dependency ?? '')),
+  );
+}
+
+/** GET /readyz of a service process (the gateway's is on its API port): status and the body's checks. */
+export async function readiness(port: number): Promise<{ status: number; checks: Record<string, string> }> {
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+  const body = (await res.json()) as { checks?: Record<string, string> };
+  return { status: res.status, checks: body.checks ?? {} };
+}
