@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The typed PostgreSQL sink's table handling on a real PostgreSQL: create / create: false, missing columns and
@@ -145,5 +145,18 @@ describe('postgres typed write: tables, columns and modes', () => {
     const created = driver.writeFromTable(sandbox.config, { table: 'never', mode: 'append', key: ['id'] }, source('changes'));
     await expect(created).rejects.toMatchObject({ code: '23505' });
     expect(await exists('never')).toBe(false);
+  });
+
+  it('stops when aborted mid-write: the abort reason, nothing written, no file left', async () => {
+    await duck.run(`create table big as select i as id, (i / 100)::decimal(12,2) as amount, 'row ' || i as note, [i] as tags from range(3000000) r(i)`);
+    await sandbox.admin.query('create table aborted (id bigint, amount numeric(12,2), note text, tags bigint[])');
+    await sandbox.admin.query(`insert into aborted values (0, 0, 'before', '{}')`);
+    const controller = new AbortController();
+    const write = driver.writeFromTable(sandbox.config, { table: 'aborted', mode: 'overwrite', signal: controller.signal }, source('big'));
+    // Abort once the data is on its way (DuckDB is writing the file).
+    await waitFor(async () => (await readdir(scratchDir)).length > 0, 20_000, 'the CSV file');
+    controller.abort(new Error('run canceled'));
+    await expect(write).rejects.toThrow('run canceled');
+    expect(await rowsOf('aborted')).toEqual([{ id: '0', amount: '0.00', note: 'before', tags: [] }]);
   });
 });

@@ -45,6 +45,7 @@ export async function writeFromTable(cfg: PostgresConfig, req: WriteRequest, sou
     await client.query(`set local intervalstyle = 'postgres'`);
     const mappings = await prepareTarget(client, req, target, columns, key);
     await exportCsv(source, columns, mappings, file);
+    signal?.throwIfAborted();
 
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
     const names = columns.map((c) => c.name);
