@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The test server listens on this machine, which the default network policy refuses.
@@ -232,5 +232,22 @@ describe('postgres typed read (readIntoTable)', () => {
     // A failed load leaves no table behind, and no file.
     expect(await duckRows(`select count(*) from information_schema.tables where table_name in ('nan_price', 'nan_wide', 'grid', 'far', 'twice', 'missing')`)).toEqual([[0n]]);
     expect(await readdir(scratchDir)).toEqual([]);
+  });
+  it('stops with the abort reason, cancels the COPY on the server, and leaves no file or table', async () => {
+    const controller = new AbortController();
+    const marker = 'typed_read_abort_marker';
+    const read = driver.readIntoTable(
+      sandbox.config,
+      { query: `select g, repeat('${marker}', 10) from generate_series(1, 50000000) g`, signal: controller.signal },
+      target('aborted'),
+    );
+    const running = async () =>
+      (await sandbox.admin.query(`select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`)).rows[0].n as number;
+    await waitFor(async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0, 10_000, 'the COPY to start');
+    controller.abort(new Error('stopped by the test'));
+    await expect(read).rejects.toThrow('stopped by the test');
+    await waitFor(async () => (await running()) === 0, 5_000, 'the server to stop the COPY');
+    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await duckRows(`select count(*) from information_schema.tables where table_name = 'aborted'`)).toEqual([[0n]]);
   });
 });
