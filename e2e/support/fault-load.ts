@@ -13,6 +13,7 @@ export interface Operation {
   kind: string;
   /** A JWT instead of the bootstrap API key: its check needs no database, so the request reaches the services. */
   bearer?: string;
+  headers?: Record<string, string>;
 }
 
 export interface Answer {
@@ -45,7 +46,11 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
       const op = next(count++);
       const at = Date.now();
       try {
-        const res = await call(stack, op.method, op.path, { ...(op.body && { body: op.body }), ...(op.bearer && { bearer: op.bearer }) });
+        const res = await call(stack, op.method, op.path, {
+          ...(op.body && { body: op.body }),
+          ...(op.bearer && { bearer: op.bearer }),
+          ...(op.headers && { headers: op.headers }),
+        });
         const body = res.body as { code?: string; dependency?: string; id?: string } | undefined;
         answers.push({
           kind: op.kind,

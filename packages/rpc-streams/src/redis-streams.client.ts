@@ -198,6 +198,8 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     trackStatus(Object.values(connections), status => this._status$.next(status), () => this.closing);
     for (const listener of this.listeners) attachListener({ ...connections }, listener);
     connections.subscriber.on('message', (_channel: string, body: string) => this.onReply(body));
+    // Replies published while the subscriber is away are lost: the calls waiting for them fail now, not at the timeout.
+    connections.subscriber.on('close', () => this.failWaiting());
     await Promise.all([connections.publisher.connect(), connections.subscriber.connect()]);
     // Subscribed before the first request goes out, so no reply can arrive unheard.
     await connections.subscriber.subscribe(this.replyTo);
@@ -222,6 +224,13 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
         ...(reply.isDisposed && { isDisposed: true }),
       });
     }
+  }
+
+  private failWaiting(): void {
+    if (this.closing) return;
+    const waiting = [...this.routingMap.entries()] as [string, (packet: WritePacket) => void][];
+    this.routingMap.clear();
+    for (const [, callback] of waiting) callback({ err: new RedisUnavailableError('an RPC call', true) });
   }
 
   private streamOf(pattern: string): string {
