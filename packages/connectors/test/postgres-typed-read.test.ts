@@ -32,7 +32,8 @@ interface MatrixColumn {
 const sameFloat = (a: string, b: string) => Object.is(Number(a), Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN')));
 const sameFloat32 = (a: string, b: string) => Object.is(Math.fround(Number(a)), Math.fround(Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN'))));
 const sameJson = (a: string, b: string) => JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
-const pgElements = (ref: string) => `coalesce((select json_agg(e::text order by i) from unnest(${ref}) with ordinality u(e, i))::text, '[]')`;
+const pgElements = (ref: string) =>
+  `case when ${ref} is null then null else coalesce((select json_agg(e::text order by i) from unnest(${ref}) with ordinality u(e, i))::text, '[]') end`;
 const duckElements = (ref: string) => `to_json(list_transform(${ref}, e -> e::VARCHAR))`;
 
 const MATRIX: MatrixColumn[] = [
@@ -159,6 +160,8 @@ describe('postgres typed read (readIntoTable)', () => {
       });
     });
     expect(mismatches).toEqual([]);
+    // Row 3 is NULL in every column (COLUMNS(...) in WHERE is the conjunction over them).
+    expect(await duckRows(`select count(*) from matrix where id = 3 and COLUMNS(* EXCLUDE (id)) is null`)).toEqual([[1n]]);
     // The empty string and NULL stay apart; the file in the scratch folder is gone.
     expect(await duckRows(`select id, t is null, t = '' from matrix where id in (2, 3) order by id`)).toEqual([[2, false, true], [3, true, null]]);
     expect(await readdir(scratchDir)).toEqual([]);

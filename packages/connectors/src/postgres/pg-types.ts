@@ -168,8 +168,9 @@ function listPlan(element: ColumnPlan): ColumnPlan {
     duckType: `${elementType}[]`,
     csvType: 'VARCHAR',
     unboundedNumeric: false,
+    // array_ndims is NULL for NULL and for the empty array alike: NULL is tested first.
     pg: (ref) =>
-      `case when array_ndims(${ref}) > 1 then '${MULTI_DIM_MARK}' else` +
+      `case when ${ref} is null then null when array_ndims(${ref}) > 1 then '${MULTI_DIM_MARK}' else` +
       ` coalesce((select json_agg((${element.pg('e')})::text order by i) from unnest(${ref}) with ordinality as u(e, i))::text, '[]') end`,
     duck: (ref, column) => {
       const decoded = `from_json(${ref}, '["VARCHAR"]')`;
