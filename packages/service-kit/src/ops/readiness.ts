@@ -1,3 +1,5 @@
+import { unavailableDependencyOf } from '../errors/dependency-errors.js';
+
 /** One dependency the service needs before it can take traffic (database, Redis, ...). */
 export interface ReadinessCheck {
   /** Key in the `/readyz` answer, e.g. `db`. */
@@ -25,7 +27,10 @@ export async function runReadinessChecks(
         await withTimeout(check.check(), timeoutMs);
         return [check.name, 'ok'] as const;
       } catch (err) {
-        return [check.name, `error: ${err instanceof Error ? err.message : String(err)}`] as const;
+        // An unreachable dependency's message names its address (connect ECONNREFUSED host:port); /readyz is public
+        // on the gateway, so it says `unreachable` instead. The clients' own error logs keep the address.
+        const reason = unavailableDependencyOf(err) ? 'unreachable' : err instanceof Error ? err.message : String(err);
+        return [check.name, `error: ${reason}`] as const;
       }
     }),
   );
