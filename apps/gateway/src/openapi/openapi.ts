@@ -21,6 +21,11 @@ const PROBLEM_SCHEMA = {
     },
     instance: { type: 'string' },
     request_id: { type: 'string' },
+    dependency: {
+      type: 'string',
+      enum: ['database', 'redis', 'service'],
+      description: 'On a 503 service_unavailable: which kind of dependency was unreachable (never its address). Retry after Retry-After.',
+    },
   },
 };
 
