@@ -106,7 +106,7 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   await waitFor('the load to succeed after recovery', async () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8, 20_000);
   const answers = await load.stop();
 
-  expect(unexpectedAnswers(answers)).toEqual([]);
+  expect(unexpectedAnswers(answers, stack)).toEqual([]);
   expect(answers.filter((a) => a.at > recoveredAt && a.status >= 300)).toEqual([]);
   // A 503 is quick: the database refuses at once, so nothing waits for the RPC timeout.
   expect(answers.filter((a) => a.status === 503 && a.ms > 4_000)).toEqual([]);

@@ -25,6 +25,8 @@ export interface Answer {
   dependency: string | undefined;
   /** The created resource's id, on a 201 or 202. */
   id: string | undefined;
+  /** The problem document's request_id: ties an unexpected answer to the services' log lines. */
+  requestId?: string | undefined;
   ms: number;
   /** When it was sent, ms since the epoch. */
   at: number;
@@ -51,7 +53,7 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
           ...(op.bearer && { bearer: op.bearer }),
           ...(op.headers && { headers: op.headers }),
         });
-        const body = res.body as { code?: string; dependency?: string; id?: string } | undefined;
+        const body = res.body as { code?: string; dependency?: string; id?: string; request_id?: string } | undefined;
         answers.push({
           kind: op.kind,
           body: op.body,
@@ -60,6 +62,7 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
           code: body?.code,
           dependency: body?.dependency,
           id: res.status === 201 || res.status === 202 ? body?.id : undefined,
+          requestId: body?.request_id,
           ms: Date.now() - at,
           at,
         });
@@ -80,11 +83,21 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
   };
 }
 
-/** Answers that are neither a success nor a 503 with Retry-After and a dependency class: what a fault test forbids. */
-export function unexpectedAnswers(answers: Answer[]): Answer[] {
-  return answers.filter(
-    (a) => !(a.status >= 200 && a.status < 300) && !(a.status === 503 && Number(a.retryAfter) > 0 && ['database', 'redis', 'service'].includes(a.dependency ?? '')),
-  );
+/**
+ * Answers that are neither a success nor a 503 with Retry-After and a dependency class: what a fault test forbids.
+ * Each comes with the stack's log lines of its request (and the error lines around it), so a failure says why.
+ */
+export function unexpectedAnswers(answers: Answer[], stack?: Stack): Array<Answer & { logs?: string[] }> {
+  return answers
+    .filter((a) => !(a.status >= 200 && a.status < 300) && !(a.status === 503 && Number(a.retryAfter) > 0 && ['database', 'redis', 'service'].includes(a.dependency ?? '')))
+    .map((a) => (stack ? { ...a, logs: logsAbout(stack, a) } : a));
+}
+
+function logsAbout(stack: Stack, answer: Answer): string[] {
+  const lines = stack.logs().split('\n');
+  const about = lines.filter((line) => answer.requestId !== undefined && line.includes(answer.requestId));
+  const errors = lines.filter((line) => /"level":"error"|"level":50/.test(line) && !/"component":"typeorm"/.test(line));
+  return [...about, ...errors].map((line) => line.slice(0, 1500));
 }
 
 /** GET /readyz of a service process (the gateway's is on its API port): status and the body's checks. */

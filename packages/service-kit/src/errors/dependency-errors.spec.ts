@@ -46,6 +46,25 @@ describe('unavailableDependencyOf', () => {
     }
   });
 
+  it('classifies the next statement of a transaction whose session the server terminated as the database', async () => {
+    const ds = new DataSource({ type: 'postgres', url: PG_URL, poolSize: 2 });
+    await ds.initialize();
+    try {
+      const err = await failureOf(() =>
+        ds.transaction(async (manager) => {
+          await manager.query('SELECT pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
+          // This one meets the closed socket, which releases the runner; the next meets the released runner.
+          await manager.query('SELECT 1').catch(() => undefined);
+          await manager.query('SELECT 1');
+        }),
+      );
+      expect((err as Error).name).toBe('QueryRunnerProviderAlreadyReleasedError');
+      expect(unavailableDependencyOf(err)).toBe('database');
+    } finally {
+      await ds.destroy();
+    }
+  });
+
   it("classifies ioredis's command timeout on a hung server, and its closed connection, as Redis", async () => {
     // A server that accepts and never answers is what a SIGSTOPped redis-server looks like to a client.
     const sockets: Socket[] = [];

@@ -56,7 +56,14 @@ function isRedisUnavailable(err: ErrorLike): boolean {
   );
 }
 
+/**
+ * TypeORM's answer to a query on a transaction whose connection the server has just closed: the runner was released
+ * with the broken connection, so the transaction's next statement fails this way instead of with pg's error.
+ */
+const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerProviderAlreadyReleasedError', 'QueryRunnerAlreadyReleasedError']);
+
 function isDatabaseUnavailable(err: ErrorLike): boolean {
+  if (RELEASED_RUNNER_ERRORS.has(err.name)) return true;
   const candidate = err instanceof QueryFailedError ? (err.driverError as unknown) : err;
   if (!isErrorLike(candidate)) return false;
   const code = candidate.code;
