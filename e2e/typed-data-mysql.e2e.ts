@@ -3,6 +3,7 @@ import type { Run } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/local-stack';
 import mysql from 'mysql2/promise';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
 
 // Issue 15's type matrix from MySQL, end to end: a MariaDB table with the common MySQL types goes through a
 // `select *` transform (the driver's typed read, DuckDB types in between, its typed write) into an existing table of
@@ -145,24 +146,10 @@ describe('typed data end to end (mysql -> select * -> mysql)', () => {
   });
 
   it('computes on DECIMAL columns exactly: a filter, a product and sums to the cent', async () => {
-    const run = await runToEnd({
-      nodes: [
-        source('src', 'payments'),
-        transform('doubled', 'select id, amount * 2 as doubled from src where amount > 0'),
-        transform('totals', 'select sum(amount) as total, sum(amount * 3) as tripled, count(*) as n from src'),
-        sink('save_doubled', 'payments_doubled'),
-        sink('save_totals', 'payments_totals'),
-      ],
-      edges: [
-        { from: 'src', to: 'doubled' },
-        { from: 'src', to: 'totals' },
-        { from: 'doubled', to: 'save_doubled' },
-        { from: 'totals', to: 'save_totals' },
-      ],
-    });
+    const run = await runToEnd(moneyDag({ source, transform, sink }));
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
 
-    const expected = 'select id, amount * 2 from payments where amount > 0';
+    const expected = EXPECTED_DOUBLED;
     const written = 'select id, doubled from payments_doubled';
     expect(await except(written, expected)).toEqual([]);
     expect(await except(expected, written)).toEqual([]);
@@ -170,7 +157,6 @@ describe('typed data end to end (mysql -> select * -> mysql)', () => {
     // The exact sum, in cents, computed here from the values as MySQL holds them.
     const amounts = await rows('select cast(amount * 100 as signed) as cents from payments');
     const cents = amounts.reduce((sum, r) => sum + BigInt(Number(r['cents'])), 0n);
-    const asMoney = (c: bigint) => `${c < 0n ? '-' : ''}${(c < 0n ? -c : c) / 100n}.${((c < 0n ? -c : c) % 100n).toString().padStart(2, '0')}`;
     // As written, not rounded here: a float anywhere on the way would show in the text.
     const totals = await rows('select cast(total as char) as total, cast(tripled as char) as tripled, n from payments_totals');
     expect(totals).toEqual([{ total: asMoney(cents), tripled: asMoney(cents * 3n), n: 2002 }]);

@@ -3,6 +3,7 @@ import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
 
 // Issue 15's type matrix, end to end: a PostgreSQL table with every common type goes through a `select *` transform
 // (so the source's typed read and the sink's typed write are used, with DuckDB types in between) into an existing
@@ -137,24 +138,10 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
   });
 
   it('computes on numeric columns exactly: a filter, a product and sums to the cent', async () => {
-    const run = await runToEnd({
-      nodes: [
-        source('src', 'payments'),
-        transform('doubled', 'select id, amount * 2 as doubled from src where amount > 0'),
-        transform('totals', 'select sum(amount) as total, sum(amount * 3) as tripled, count(*) as n from src'),
-        sink('save_doubled', 'payments_doubled'),
-        sink('save_totals', 'payments_totals'),
-      ],
-      edges: [
-        { from: 'src', to: 'doubled' },
-        { from: 'src', to: 'totals' },
-        { from: 'doubled', to: 'save_doubled' },
-        { from: 'totals', to: 'save_totals' },
-      ],
-    });
+    const run = await runToEnd(moneyDag({ source, transform, sink }));
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
 
-    const expected = 'select id, amount * 2 from payments where amount > 0';
+    const expected = EXPECTED_DOUBLED;
     const written = 'select id, doubled::numeric from payments_doubled';
     expect(await except(written, expected)).toEqual([]);
     expect(await except(expected, written)).toEqual([]);
@@ -162,7 +149,6 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
     // The exact sum, in cents, computed here from the values as PostgreSQL holds them.
     const { rows: amounts } = await db.query<{ cents: string }>('select (amount * 100)::bigint::text as cents from payments');
     const cents = amounts.reduce((sum, r) => sum + BigInt(r.cents), 0n);
-    const asMoney = (c: bigint) => `${c < 0n ? '-' : ''}${(c < 0n ? -c : c) / 100n}.${((c < 0n ? -c : c) % 100n).toString().padStart(2, '0')}`;
     // As written, not rounded here: a float anywhere on the way would show in the text.
     const { rows: totals } = await db.query('select total::text as total, tripled::text as tripled, n::int as n from payments_totals');
     expect(totals).toEqual([{ total: asMoney(cents), tripled: asMoney(cents * 3n), n: 2002 }]);
