@@ -1,11 +1,20 @@
 /** The duckdb connector driver: a DuckDB database file under the data root as source, sink and SQL target. */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorDriver, ExecuteOptions, ReadRequest, Row, WriteRequest } from '../types.js';
+import type { ConnectorDriver, DuckDBTable, ExecuteOptions, ReadRequest, Row, WriteRequest } from '../types.js';
 import { parseDuckdbConfig, duckdbInfo } from './duckdb.config.js';
 import { executeDuckdb } from './execute.js';
 import { readDuckdb } from './read.js';
+import { readIntoTable } from './read-into-table.js';
 import { testDuckdb } from './test-connection.js';
 import { writeDuckdb } from './write.js';
+import { writeFromTable } from './write-from-table.js';
+
+function checkWriteRequest(req: WriteRequest): void {
+  if (req.mode !== 'append' && req.mode !== 'overwrite' && req.mode !== 'upsert') {
+    throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
+  }
+  if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
+}
 
 export const duckdbDriver: ConnectorDriver = {
   info: duckdbInfo,
@@ -20,11 +29,18 @@ export const duckdbDriver: ConnectorDriver = {
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {
     const cfg = parseDuckdbConfig(config);
-    if (req.mode !== 'append' && req.mode !== 'overwrite' && req.mode !== 'upsert') {
-      throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
-    }
-    if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
+    checkWriteRequest(req);
     return writeDuckdb(cfg, req, batches);
+  },
+
+  async readIntoTable(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable) {
+    return readIntoTable(parseDuckdbConfig(config), req, target);
+  },
+
+  async writeFromTable(config: Record<string, unknown>, req: WriteRequest, source: DuckDBTable) {
+    const cfg = parseDuckdbConfig(config);
+    checkWriteRequest(req);
+    return writeFromTable(cfg, req, source);
   },
 
   async execute(config: Record<string, unknown>, sql: string, opts: ExecuteOptions = {}) {

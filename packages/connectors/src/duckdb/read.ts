@@ -33,7 +33,7 @@ const plainValue: DuckDBValueConverter<Json | Date> = (value: DuckDBValue, type:
 };
 
 /** The read's SQL, and whether it is the user's (a `query`, checked as one SELECT) or ours (a quoted table name). */
-function sourceSql(cfg: DuckdbConfig, req: ReadRequest): { sql: string; own: boolean } {
+export function sourceSql(cfg: DuckdbConfig, req: ReadRequest): { sql: string; own: boolean } {
   if (typeof req.query === 'string' && req.query.trim() !== '') return { sql: req.query, own: false };
   if (typeof req.table === 'string' && req.table !== '') return { sql: `select * from ${qualifiedTable(req.table, cfg.schema)}`, own: true };
   throw new ConnectorError('a read needs a query or a table', 'config_error');

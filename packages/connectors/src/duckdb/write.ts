@@ -17,8 +17,8 @@ import type { Row, WriteRequest } from '../types.js';
 import { databaseFile, qualifiedTable, quoteIdent, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 
-const ORDINAL = '_conduit_ordinal';
-const STAGING = 'conduit_staging';
+export const ORDINAL = '_conduit_ordinal';
+export const STAGING = 'conduit_staging';
 
 export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
   const { signal } = req;
@@ -58,12 +58,13 @@ export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches:
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
-async function tableExists(connection: DuckDBConnection, target: string): Promise<boolean> {
+export async function tableExists(connection: DuckDBConnection, target: string): Promise<boolean> {
   const reader = await connection.runAndReadAll(`select count(*) from duckdb_tables() where '"' || replace(schema_name, '"', '""') || '"."' || replace(table_name, '"', '""') || '"' = ${sqlString(target)}`);
   return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
 }
 
-async function load(connection: DuckDBConnection, target: string, mode: WriteRequest['mode'], key: readonly string[], hasRows: boolean): Promise<void> {
+/** Moves the rows of the temporary STAGING table (numbered by ORDINAL) into `target` as `mode` says. */
+export async function load(connection: DuckDBConnection, target: string, mode: WriteRequest['mode'], key: readonly string[], hasRows: boolean): Promise<void> {
   const exists = await tableExists(connection, target);
   const ordinal = quoteIdent(ORDINAL);
   const inOrder = `select * exclude (${ordinal}) from ${STAGING} order by ${ordinal}`;

@@ -1,0 +1,60 @@
+/**
+ * A typed read of a DuckDB file: the connector's file (read-only, sandboxed, allowed to write exactly one file of the
+ * run's scratch folder) copies the source's rows into Parquet; the run's DuckDB creates the node's table with the
+ * source's own column types and loads the file into it. No value passes through JS; the file is removed after.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConnectorError } from '../connector-error.js';
+import type { ColumnSpec, DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
+import { quoteIdent, toDuckdbError, withDatabase } from './database.js';
+import type { DuckdbConfig } from './duckdb.config.js';
+import { copyToParquetSql, deduplicated, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
+import { sourceSql } from './read.js';
+import { prepareUserSql } from './user-sql.js';
+
+export async function readIntoTable(cfg: DuckdbConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+  const { signal } = req;
+  const { sql, own } = sourceSql(cfg, req);
+  const file = join(target.scratchDir, `duckdb-read-${randomUUID()}.parquet`);
+  try {
+    const columns = await withDatabase(cfg, { mode: 'read', tenantId: req.tenantId, allowedPaths: [file] }, signal, async (connection) => {
+      // The user's query is checked as today's row read checks it: one SELECT that reads only tables.
+      if (!own) {
+        const prepared = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
+          throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
+        });
+        prepared.destroySync();
+      }
+      const declared = await describeColumns(connection, sql);
+      if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
+      await connection.run(copyToParquetSql(sql, declared, file));
+      return deduplicated(declared);
+    });
+    signal?.throwIfAborted();
+    return await loadParquet(target, file, columns);
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** Creates `target.table` with `columns`' types and fills it from `file`, in one transaction (a failure leaves no table). */
+async function loadParquet(target: DuckDBTable, file: string, columns: readonly ColumnSpec[]): Promise<TypedReadResult> {
+  const { connection } = target;
+  const table = quoteIdent(target.table);
+  try {
+    await connection.run('begin transaction');
+    try {
+      await connection.run(`create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`);
+      const inserted = await connection.run(`insert into ${table} select ${importSelect(columns)} from read_parquet(${sqlString(file)})`);
+      await connection.run('commit');
+      return { rows: inserted.rowsChanged, columns: [...columns] };
+    } catch (err) {
+      await connection.run('rollback').catch(() => undefined);
+      throw err;
+    }
+  } catch (err) {
+    throw toDuckdbError(err);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The typed DuckDB sink: the run's DuckDB copies the input table into a Parquet file of the scratch folder; the
+ * connector's file (allowed to read exactly that file) stages it with the input's exact types and loads it with the
+ * row sink's semantics (write.ts: append, overwrite, upsert with the last row of a key winning; a missing table is
+ * created with the input's types), all in one transaction. A column the target lacks fails naming it unless
+ * `schema_evolution: "add_columns"`; a missing table fails when `create: false`.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ConnectorError } from '../connector-error.js';
+import type { ColumnSpec, DuckDBTable, WriteRequest } from '../types.js';
+import { qualifiedTable, quoteIdent, toDuckdbError, withDatabase } from './database.js';
+import type { DuckdbConfig } from './duckdb.config.js';
+import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
+import { load, ORDINAL, STAGING, tableExists } from './write.js';
+
+export async function writeFromTable(cfg: DuckdbConfig, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }> {
+  const { signal } = req;
+  const target = qualifiedTable(req.table, cfg.schema);
+  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
+  if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
+  const file = join(source.scratchDir, `duckdb-write-${randomUUID()}.parquet`);
+  try {
+    const columns = await exportTable(source, file);
+    const missingKey = key.filter((k) => !columns.some((c) => c.name === k));
+    if (missingKey.length > 0) throw new ConnectorError(`key column(s) ${missingKey.join(', ')} not among the input's columns`, 'config_error');
+    signal?.throwIfAborted();
+    return await withDatabase(cfg, { mode: 'write', tenantId: req.tenantId, allowedPaths: [file] }, signal, async (connection) => {
+      await connection.run('begin transaction');
+      try {
+        await connection.run(
+          `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
+            `from read_parquet(${sqlString(file)}, file_row_number = true)`,
+        );
+        const exists = await tableExists(connection, target);
+        if (!exists && req.create === false) throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
+        if (exists) await addMissingColumns(connection, target, req, columns);
+        const rows = await stagedRows(connection);
+        // An empty input still creates the table (with its types), unlike the row sink which has no types to go by.
+        if (!exists && rows === 0) await connection.run(`create table ${target} as select * exclude (${quoteIdent(ORDINAL)}) from ${STAGING}`);
+        else await load(connection, target, req.mode, key, rows > 0);
+        await connection.run('commit');
+        return { rows_written: rows };
+      } catch (err) {
+        await connection.run('rollback').catch(() => undefined);
+        throw err;
+      }
+    });
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** The input's columns with their types, written to `file` by the run's DuckDB. */
+async function exportTable(source: DuckDBTable, file: string): Promise<ColumnSpec[]> {
+  try {
+    const sql = `select * from ${quoteIdent(source.table)}`;
+    const columns = await describeColumns(source.connection, sql);
+    await source.connection.run(copyToParquetSql(sql, columns, file));
+    return columns;
+  } catch (err) {
+    throw toDuckdbError(err);
+  }
+}
+
+async function stagedRows(connection: DuckDBConnection): Promise<number> {
+  const reader = await connection.runAndReadAll(`select count(*)::BIGINT from ${STAGING}`);
+  return Number(reader.getRows()[0]?.[0] ?? 0);
+}
+
+/** Columns of the input the target lacks: added with the input's type under add_columns, else the node fails naming them. */
+async function addMissingColumns(connection: DuckDBConnection, target: string, req: WriteRequest, columns: readonly ColumnSpec[]): Promise<void> {
+  const reader = await connection.runAndReadAll(`select column_name from (describe ${target})`);
+  // DuckDB matches column names regardless of case (insert by name too).
+  const existing = new Set(reader.getRows().map((row) => String(row[0]).toLowerCase()));
+  const missing = columns.filter((c) => !existing.has(c.name.toLowerCase()));
+  if (missing.length === 0) return;
+  if (req.schema_evolution !== 'add_columns') {
+    const names = missing.map((c) => `"${c.name}" (${c.type})`).join(', ');
+    throw new ConnectorError(`table ${req.table} has no column ${names}; set schema_evolution: "add_columns" to add it`, 'config_error');
+  }
+  for (const column of missing) await connection.run(`alter table ${target} add column ${quoteIdent(column.name)} ${column.type}`);
+}
