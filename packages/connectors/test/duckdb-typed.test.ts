@@ -144,6 +144,13 @@ describe('duckdb typed write: the row sink\'s modes and the target table\'s rule
     expect(await write({ table: 'kv', mode: 'overwrite' }, 'kv1')).toEqual({ rows_written: 2 });
     expect(await write({ table: 'kv', mode: 'overwrite' }, 'kv1')).toEqual({ rows_written: 2 });
     expect(await write({ table: 'kv', mode: 'upsert', key: ['k'] }, 'kv2')).toEqual({ rows_written: 3 });
+    // A table an upsert creates has the key as its primary key; upserting into it again replaces rows.
+    expect(await write({ table: 'kv_pk', mode: 'upsert', key: ['k'] }, 'kv2')).toEqual({ rows_written: 3 });
+    expect(await write({ table: 'kv_pk', mode: 'upsert', key: ['k'] }, 'kv1')).toEqual({ rows_written: 2 });
+    expect(await sinkRows(`select k, v::VARCHAR from kv_pk order by k`)).toEqual([['a', '1.10'], ['b', '2.20'], ['c', '3.00']]);
+    expect(await sinkRows(`select constraint_type, constraint_column_names from duckdb_constraints() where table_name = 'kv_pk' and constraint_type = 'PRIMARY KEY'`)).toEqual([
+      ['PRIMARY KEY', ['k']],
+    ]);
     expect(await sinkRows(`select k, v::VARCHAR, typeof(v) from kv order by k`)).toEqual([
       ['a', '1.10', 'DECIMAL(18,2)'],
       ['b', '21.99', 'DECIMAL(18,2)'],

@@ -1,9 +1,9 @@
 /**
  * The typed DuckDB sink: the run's DuckDB copies the input table into a Parquet file of the scratch folder; the
  * connector's file (allowed to read exactly that file) stages it with the input's exact types and loads it with the
- * row sink's semantics (write.ts: append, overwrite, upsert with the last row of a key winning; a missing table is
- * created with the input's types), all in one transaction. A column the target lacks fails naming it unless
- * `schema_evolution: "add_columns"`; a missing table fails when `create: false`.
+ * row sink's semantics (write.ts: append, overwrite, upsert with the last row of a key winning), all in one
+ * transaction. A missing table is created with the input's types and an upsert's key as its primary key, unless
+ * `create: false`; a column the target lacks fails naming it unless `schema_evolution: "add_columns"`.
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -37,10 +37,10 @@ export async function writeFromTable(cfg: DuckdbConfig, req: WriteRequest, sourc
         const exists = await tableExists(connection, target);
         if (!exists && req.create === false) throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
         if (exists) await addMissingColumns(connection, target, req, columns);
+        // Created with the input's types even when it has no rows (the row sink has no types to go by then).
+        if (!exists) await createTable(connection, target, columns, key);
         const rows = await stagedRows(connection);
-        // An empty input still creates the table (with its types), unlike the row sink which has no types to go by.
-        if (!exists && rows === 0) await connection.run(`create table ${target} as select * exclude (${quoteIdent(ORDINAL)}) from ${STAGING}`);
-        else await load(connection, target, req.mode, key, rows > 0);
+        await load(connection, target, req.mode, key, rows > 0);
         await connection.run('commit');
         return { rows_written: rows };
       } catch (err) {
@@ -63,6 +63,13 @@ async function exportTable(source: DuckDBTable, file: string): Promise<ColumnSpe
   } catch (err) {
     throw toDuckdbError(err);
   }
+}
+
+/** The input's columns and types; an upsert's key is the primary key, as the PostgreSQL and MySQL sinks make it. */
+async function createTable(connection: DuckDBConnection, target: string, columns: readonly ColumnSpec[], key: readonly string[]): Promise<void> {
+  const definitions = columns.map((c) => `${quoteIdent(c.name)} ${c.type}`);
+  if (key.length > 0) definitions.push(`primary key (${key.map(quoteIdent).join(', ')})`);
+  await connection.run(`create table ${target} (${definitions.join(', ')})`);
 }
 
 async function stagedRows(connection: DuckDBConnection): Promise<number> {
