@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,28 +7,20 @@ import pg from 'pg';
 import { call } from './support/client.js';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 
 // Database category end to end: a MariaDB table copied into PostgreSQL by a run, checked on the PostgreSQL side.
 let stack: Stack;
 let targetDb: TargetDatabase;
 let dataRoot: string;
+let mariaDb: MariaDatabase;
 let maria: mysql.Connection;
 let target: pg.Client;
-const database = `conduit_e2e_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-const user = `conduit_e2e_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
-const password = `pw-${randomUUID()}`;
 
 beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-data-'));
-  try {
-    maria = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '', timezone: 'Z' });
-  } catch (err) {
-    throw new Error(`this suite needs MariaDB/MySQL at 127.0.0.1:3306 (root, no password): ${(err as Error).message}`);
-  }
-  await maria.query(`create database ${mysql.escapeId(database)}`);
-  await maria.query('create user ?@? identified by ?', [user, '%', password]);
-  await maria.query(`grant select on ${mysql.escapeId(database)}.* to ?@?`, [user, '%']);
-  await maria.query(`use ${mysql.escapeId(database)}`);
+  mariaDb = await createMariaDatabase('select');
+  maria = mariaDb.root;
   await maria.query('create table orders (id int primary key, customer varchar(50), amount decimal(10,2), placed_at datetime(3), note text)');
   const rows = Array.from({ length: 2500 }, (_, i) => [i + 1, `customer ${i % 37}`, (i * 1.25).toFixed(2), new Date(Date.UTC(2024, 0, 1) + i * 60_000), i % 10 === 0 ? null : `note "${i}"`]);
   await maria.query('insert into orders values ?', [rows]);
@@ -45,25 +36,21 @@ afterAll(async () => {
   await target?.end();
   await stack?.stop();
   await targetDb?.drop();
-  if (maria) {
-    await maria.query(`drop database if exists ${mysql.escapeId(database)}`);
-    await maria.query('drop user if exists ?@?', [user, '%']);
-    await maria.end();
-  }
+  await mariaDb?.drop();
   await rm(dataRoot, { recursive: true, force: true });
 });
 
 describe('mysql -> postgres', () => {
   it('copies a MariaDB table into PostgreSQL, and never shows the mysql password', async () => {
     const mysqlConnector = await call(stack, 'POST', '/v2/connectors', {
-      body: { name: uniqueName('maria'), type: 'mysql', config: { host: '127.0.0.1', port: 3306, database, user, password } },
+      body: { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() },
     });
     expect(mysqlConnector.status).toBe(201);
-    expect(mysqlConnector.text).not.toContain(password);
+    expect(mysqlConnector.text).not.toContain(mariaDb.password);
     const tested = await call(stack, 'POST', `/v2/connectors/${mysqlConnector.body.id}/test`);
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
-    expect(tested.text).not.toContain(password);
+    expect(tested.text).not.toContain(mariaDb.password);
 
     const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
     const dag = {
@@ -78,7 +65,7 @@ describe('mysql -> postgres', () => {
     const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 2500 });
-    expect(JSON.stringify(run)).not.toContain(password);
+    expect(JSON.stringify(run)).not.toContain(mariaDb.password);
 
     const { rows } = await target.query<{ n: string; total: string; first: Date; nulls: string }>(
       `select count(*) as n, sum(amount)::text as total, min(placed_at) as first, count(*) filter (where note is null) as nulls from orders_copy`,

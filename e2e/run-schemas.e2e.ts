@@ -1,34 +1,25 @@
-import { randomUUID } from 'node:crypto';
 import { startStack, type Stack } from '@conduit/local-stack';
 import type { Run, RunNodeColumn } from '@conduit/contracts';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 
 // Runs show schemas (issue 15), every service its own process: Get Run Status answers each node's output columns
 // with their types. The source is MySQL (a typed read: the server's field metadata becomes DuckDB types), the sink
 // PostgreSQL; a PostgreSQL -> PostgreSQL copy goes through the CSV hand-off, which knows names only.
 let stack: Stack;
 let targetDb: TargetDatabase;
+let mariaDb: MariaDatabase;
 let maria: mysql.Connection;
 let target: pg.Client;
 let mysqlConnectorId: string;
 let pgConnectorId: string;
-const database = `conduit_e2e_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-const user = `conduit_e2e_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
-const password = `pw-${randomUUID()}`;
 
 beforeAll(async () => {
-  try {
-    maria = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '', timezone: 'Z' });
-  } catch (err) {
-    throw new Error(`this suite needs MariaDB/MySQL at 127.0.0.1:3306 (root, no password): ${(err as Error).message}`);
-  }
-  await maria.query(`create database ${mysql.escapeId(database)}`);
-  await maria.query('create user ?@? identified by ?', [user, '%', password]);
-  await maria.query(`grant select on ${mysql.escapeId(database)}.* to ?@?`, [user, '%']);
-  await maria.query(`use ${mysql.escapeId(database)}`);
+  mariaDb = await createMariaDatabase('select');
+  maria = mariaDb.root;
   await maria.query('create table payments (id int primary key, amount decimal(12,2) not null, note varchar(40))');
   await maria.query(`insert into payments values (1, 10.25, 'first'), (2, -3.00, 'refund'), (3, 0.10, null), (4, 99999.99, 'big')`);
 
@@ -40,7 +31,7 @@ beforeAll(async () => {
   await target.query('create table payments_pg (id integer, amount numeric(12,2), note text)');
   await target.query(`insert into payments_pg values (1, 10.25, 'first'), (2, null, 'second')`);
   await target.query('create table payments_copy (like payments_pg)');
-  mysqlConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config: { host: '127.0.0.1', port: 3306, database, user, password } })).id;
+  mysqlConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() })).id;
   pgConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
 }, 120_000);
 
@@ -48,11 +39,7 @@ afterAll(async () => {
   await target?.end();
   await stack?.stop();
   await targetDb?.drop();
-  if (maria) {
-    await maria.query(`drop database if exists ${mysql.escapeId(database)}`);
-    await maria.query('drop user if exists ?@?', [user, '%']);
-    await maria.end();
-  }
+  await mariaDb?.drop();
 });
 
 const columnsOf = (run: Run): Record<string, RunNodeColumn[] | null> => Object.fromEntries(run.nodes.map((n) => [n.id, n.columns]));

@@ -1,19 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import type { Run } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/local-stack';
 import mysql from 'mysql2/promise';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
+import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 
 // Issue 15's type matrix from MySQL, end to end: a MariaDB table with the common MySQL types goes through a
 // `select *` transform (the driver's typed read, DuckDB types in between, its typed write) into an existing table of
 // the same types and into a table the sink creates; `except` both ways is empty, and sums of DECIMAL are exact.
 let stack: Stack;
+let mariaDb: MariaDatabase;
 let maria: mysql.Connection;
 let connectorId: string;
-const database = `conduit_e2e_typed_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-const user = `conduit_t_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
-const password = `pw-${randomUUID()}`;
 
 const MATRIX_COLUMNS = `id int primary key, flag bool, tiny tinyint, utiny tinyint unsigned, small smallint,
   medium mediumint unsigned, regular int, big bigint, ubig bigint unsigned, amount decimal(12,2), wide decimal(30,10),
@@ -43,15 +41,8 @@ const CREATED_TYPES: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  try {
-    maria = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '', timezone: 'Z' });
-  } catch (err) {
-    throw new Error(`this suite needs MariaDB/MySQL at 127.0.0.1:3306 (root, no password): ${(err as Error).message}`);
-  }
-  await maria.query(`create database ${mysql.escapeId(database)}`);
-  await maria.query('create user ?@? identified by ?', [user, '%', password]);
-  await maria.query(`grant all on ${mysql.escapeId(database)}.* to ?@?`, [user, '%']);
-  await maria.query(`use ${mysql.escapeId(database)}`);
+  mariaDb = await createMariaDatabase('all');
+  maria = mariaDb.root;
   // TIMESTAMP columns are compared as UTC, as the connector reads and writes them.
   await maria.query("set time_zone = '+00:00'");
   await maria.query(`create table matrix (${MATRIX_COLUMNS})`);
@@ -65,17 +56,13 @@ beforeAll(async () => {
   await maria.query("insert into payments values (2001, 0.1, 'a dime'), (2002, 0.2, 'two dimes')");
 
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  const config = { host: '127.0.0.1', port: 3306, database, user, password };
+  const config = mariaDb.config();
   connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config })).id;
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  if (maria) {
-    await maria.query(`drop database if exists ${mysql.escapeId(database)}`);
-    await maria.query('drop user if exists ?@?', [user, '%']);
-    await maria.end();
-  }
+  await mariaDb?.drop();
 });
 
 const source = (id: string, table: string) => ({ id, type: 'source', config: { connector_id: connectorId, table } });
