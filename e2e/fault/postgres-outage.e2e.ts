@@ -1,43 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { type Stack, startStack } from '@conduit/local-stack';
+import type { Stack } from '@conduit/local-stack';
 import { call } from '../support/client.js';
-import { copyDag, create, createPipelineAndJob, mintToken, uniqueName, waitFor } from '../support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from '../support/target-database.js';
-import { type FaultPostgres, type FaultRedis, startFaultPostgres, startFaultRedis } from '../support/fault-servers.js';
+import { mintToken, uniqueName, waitFor } from '../support/helpers.js';
+import type { FaultPostgres } from '../support/fault-servers.js';
+import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
 
 // R3 (issue 16): the platform's PostgreSQL stops under a light load of reads and writes, then starts again.
 // The stack runs on a PostgreSQL and a Redis of this file's own, so stopping them touches nothing else.
 let database: FaultPostgres;
-let redis: FaultRedis;
-let target: TargetDatabase;
 let stack: Stack;
 let jobId: string;
 let bearer: string;
 
+let fault: FaultStack;
+
 beforeAll(async () => {
-  [database, redis, target] = await Promise.all([startFaultPostgres(), startFaultRedis(), createTargetDatabase()]);
-  // A short auth cache, so the API key's lookup meets the outage too; a high rate limit, so the load is never a 429.
-  stack = await startStack(
-    { CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', AUTH_CACHE_TTL_MS: '500' },
-    { pgAdminUrl: database.adminUrl, redisUrl: redis.url },
-  );
-  const db = new pg.Client({ connectionString: target.url });
-  await db.connect();
-  await db.query('create table orders (id integer primary key)');
-  await db.query('insert into orders select generate_series(1, 10)');
-  await db.end();
-  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: target.config() });
-  // Concurrent runs allowed: every trigger is a new run (202), none a 409 for the one before it.
-  ({ jobId } = await createPipelineAndJob(stack, copyDag(connector.id), { concurrency_policy: 'allow' }));
+  // A short auth cache, so the API key's lookup meets the outage too.
+  fault = await startFaultStack({ AUTH_CACHE_TTL_MS: '500' });
+  ({ stack, database, jobId } = fault);
   // A JWT's check needs no database: its requests reach the catalog and meet the outage there.
   bearer = await mintToken(stack, { tenant_id: randomUUID() });
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  await Promise.all([database?.destroy(), redis?.destroy(), target?.drop()]);
+  await fault?.destroy();
 });
 
 const SERVICES_WITH_A_DATABASE: string[] = ['gateway', 'catalog', 'scheduler', 'monitoring', 'webhook-dispatcher'];

@@ -1,41 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { type Stack, startStack } from '@conduit/local-stack';
+import type { Stack } from '@conduit/local-stack';
 import { call } from '../support/client.js';
-import { copyDag, create, createPipelineAndJob, uniqueName, waitFor } from '../support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from '../support/target-database.js';
-import { type FaultPostgres, type FaultRedis, startFaultPostgres, startFaultRedis } from '../support/fault-servers.js';
+import { uniqueName, waitFor } from '../support/helpers.js';
+import type { FaultRedis } from '../support/fault-servers.js';
+import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { type Answer, type Load, type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
 
 // R2-lite (issue 16): the platform's Redis killed for about 10 s and started again from its AOF, then hung
 // (SIGSTOP) and resumed. The stack runs on a PostgreSQL and a Redis of this file's own.
-let database: FaultPostgres;
 let redis: FaultRedis;
-let target: TargetDatabase;
 let stack: Stack;
 let jobId: string;
 
 /** REDIS_COMMAND_TIMEOUT_MS is 1 s: a rate-limit call and an RPC send may each spend it, and a little more. */
 const QUICK_MS = 2_500;
 
+let fault: FaultStack;
+
 beforeAll(async () => {
-  [database, redis, target] = await Promise.all([startFaultPostgres(), startFaultRedis(), createTargetDatabase()]);
-  stack = await startStack(
-    { CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' },
-    { pgAdminUrl: database.adminUrl, redisUrl: redis.url },
-  );
-  const db = new pg.Client({ connectionString: target.url });
-  await db.connect();
-  await db.query('create table orders (id integer primary key)');
-  await db.query('insert into orders select generate_series(1, 10)');
-  await db.end();
-  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: target.config() });
-  ({ jobId } = await createPipelineAndJob(stack, copyDag(connector.id), { concurrency_policy: 'allow' }));
+  fault = await startFaultStack();
+  ({ stack, redis, jobId } = fault);
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  await Promise.all([database?.destroy(), redis?.destroy(), target?.drop()]);
+  await fault?.destroy();
 });
 
 const operations = (n: number): Operation => {

@@ -1,0 +1,46 @@
+/**
+ * The fault suites' stack: every service on a PostgreSQL and a Redis of the suite's own (stopped and killed by the
+ * test, never the machine's), with a connector to a target database holding a small `orders` table and a job copying
+ * it, whose concurrent runs are allowed (every trigger is a new run, 202, never a 409 for the one before).
+ */
+import pg from 'pg';
+import { type Stack, startStack } from '@conduit/local-stack';
+import { copyDag, create, createPipelineAndJob, uniqueName } from './helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './target-database.js';
+import { type FaultPostgres, type FaultRedis, startFaultPostgres, startFaultRedis } from './fault-servers.js';
+
+export interface FaultStack {
+  stack: Stack;
+  database: FaultPostgres;
+  redis: FaultRedis;
+  target: TargetDatabase;
+  jobId: string;
+  /** Stops the stack and its servers, and drops the target database. */
+  destroy(): Promise<void>;
+}
+
+export async function startFaultStack(extraEnv: Record<string, string> = {}): Promise<FaultStack> {
+  const [database, redis, target] = await Promise.all([startFaultPostgres(), startFaultRedis(), createTargetDatabase()]);
+  const stack = await startStack(
+    { CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', ...extraEnv },
+    { pgAdminUrl: database.adminUrl, redisUrl: redis.url },
+  );
+  const db = new pg.Client({ connectionString: target.url });
+  await db.connect();
+  await db.query('create table orders (id integer primary key)');
+  await db.query('insert into orders select generate_series(1, 10)');
+  await db.end();
+  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: target.config() });
+  const { jobId } = await createPipelineAndJob(stack, copyDag(connector.id), { concurrency_policy: 'allow' });
+  return {
+    stack,
+    database,
+    redis,
+    target,
+    jobId,
+    async destroy() {
+      await stack.stop();
+      await Promise.all([database.destroy(), redis.destroy(), target.drop()]);
+    },
+  };
+}
