@@ -83,6 +83,26 @@ describe('http read', () => {
     });
   });
 
+  it("refuses a node path that is a full URL on another origin: the connector's credentials never leave base_url", async () => {
+    const other = await startHttpFixture();
+    other.route('/steal', (_req, res) => sendJson(res, 200, [{ id: 1 }]));
+    try {
+      const config = { base_url: api.baseUrl, auth_type: 'bearer', bearer_token: 'tok-secret' };
+      await expect(readAll(config, { path: `${other.baseUrl}/steal` })).rejects.toMatchObject({
+        errorClass: 'config_error', message: expect.stringMatching(/leaves the connector's base_url/),
+      });
+      await expect(driver.write(config, { table: '', mode: 'append', path: `${other.baseUrl}/steal` }, (async function* () {
+        yield [{ id: 1 }];
+      })())).rejects.toMatchObject({ errorClass: 'config_error' });
+      expect(other.requests).toEqual([]);
+      // A full URL on the connector's own origin is still fine.
+      const { rows } = await readAll(config, { path: `${api.baseUrl}/linked?offset=20` });
+      expect(rows).toEqual(ITEMS.slice(20));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('retries 429 and 503 honouring Retry-After, then reads', async () => {
     let calls = 0;
     api.route('/flaky', (_req, res) => {

@@ -112,10 +112,20 @@ export function authHeaders(cfg: HttpConfig): Record<string, string> {
   }
 }
 
-/** `path` (absolute path or relative) resolved against base_url, keeping the base URL's own path prefix. */
+/**
+ * `path` (absolute path or relative) resolved against base_url, keeping the base URL's own path prefix. A full URL
+ * must stay on the base URL's origin: the connector's credentials go with every request, and a node's `path` (which
+ * anyone who may edit a pipeline sets) must not carry them to another host (issue 14, finding 4's sibling).
+ */
 export function resolveUrl(cfg: HttpConfig, path: string): URL {
-  if (/^https?:\/\//i.test(path)) return new URL(path);
   const base = new URL(cfg.base_url);
+  if (/^https?:\/\//i.test(path)) {
+    const full = new URL(path);
+    if (full.origin !== base.origin) {
+      throw new ConnectorError(`path ${full.origin}/... leaves the connector's base_url (${base.origin}); give a path on it, or another connector`, 'config_error');
+    }
+    return full;
+  }
   const prefix = base.pathname.replace(/\/+$/, '');
   const [pathPart, query] = path.split('?', 2) as [string, string | undefined];
   const url = new URL(base.origin);
