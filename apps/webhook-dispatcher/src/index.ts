@@ -15,6 +15,6 @@ export { SourceEventsWorker, type SourceEventOutcome } from './deliveries/source
 export { webhookPayloadOf, webhookKindOf } from './deliveries/event-payload.js';
 export { OutboxRelay } from './outbox/outbox-relay.js';
 export { SecretBox, parseSecretsKey } from './security/secret-box.js';
-export { isForbiddenAddress } from './security/address-policy.js';
+export { webhookAddressRefusal } from './security/address-policy.js';
 export { resolveWebhookTarget, parseWebhookUrl, UrlRefusedError, type ResolvedTarget, type UrlPolicyOptions } from './security/url-policy.js';
 export { signerFor, signedHeaders } from './security/webhook-signer.js';

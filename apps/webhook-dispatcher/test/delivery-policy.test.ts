@@ -59,7 +59,7 @@ describe('the network policy at delivery time', () => {
       return page.data.find((d) => d.attempt === 1 && d.status !== 'pending');
     });
     expect(first).toMatchObject({ status: 'failed', status_code: null, latency_ms: 0 });
-    expect(first.error).toMatch(/^not sent: host 127\.0\.0\.1 resolves to a loopback, private, link-local or metadata address/);
+    expect(first.error).toMatch(/^not sent: host 127\.0\.0\.1 is refused: 127\.0\.0\.1 is a loopback address/);
     // A refusal is retried on the schedule like any failure: the address may be public again by then.
     expect(first.next_retry_at).not.toBeNull();
     expect(receiver.requests(hook.path)).toHaveLength(0);

@@ -24,7 +24,8 @@ export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export { networkPolicyProblems, isNetworkConnectorType, type NetworkPolicyProblem } from './network/connector-targets.js';
-export { refineAllowedNetworks } from './network/network-policy.js';
+export { refineAllowedNetworks, refusalReason, type NetworkPolicy } from './network/network-policy.js';
+export { assertNotPlatform } from './network/platform-services.js';
 export {
   SECRET_MASK,
   maskSecrets,

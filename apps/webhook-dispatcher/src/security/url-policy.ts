@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { urlCredentialProblem } from '@conduit/secrets';
-import { isForbiddenAddress } from './address-policy.js';
+import { webhookAddressRefusal } from './address-policy.js';
 
 export interface UrlPolicyOptions {
   allowHttp: boolean;
@@ -68,8 +68,10 @@ export async function resolveWebhookTarget(text: string, opts: UrlPolicyOptions)
   }
   const first = addresses[0];
   if (!first) throw new UrlRefusedError('url_unresolvable', `host ${host} does not resolve`);
-  if (!opts.allowPrivateNetworks && addresses.some((a) => isForbiddenAddress(a.address))) {
-    throw new UrlRefusedError('url_not_allowed', `host ${host} resolves to a loopback, private, link-local or metadata address`);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  for (const { address } of addresses) {
+    const reason = await webhookAddressRefusal(address, port, opts.allowPrivateNetworks);
+    if (reason) throw new UrlRefusedError('url_not_allowed', `host ${host} is refused: ${reason}`);
   }
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
