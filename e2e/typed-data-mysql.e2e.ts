@@ -2,7 +2,7 @@ import type { Run } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/local-stack';
 import mysql from 'mysql2/promise';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
+import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';
 import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 
 // Issue 15's type matrix from MySQL, end to end: a MariaDB table with the common MySQL types goes through a
@@ -92,19 +92,7 @@ async function except(a: string, b: string): Promise<Record<string, unknown>[]> 
 
 describe('typed data end to end (mysql -> select * -> mysql)', () => {
   it('keeps every common type exactly, into an existing table and into one the sink creates', async () => {
-    const run = await runToEnd({
-      nodes: [
-        source('extract', 'matrix'),
-        transform('everything', 'select * from extract'),
-        sink('into_existing', 'matrix_existing'),
-        sink('into_created', 'matrix_created', { key: ['id'] }),
-      ],
-      edges: [
-        { from: 'extract', to: 'everything' },
-        { from: 'everything', to: 'into_existing' },
-        { from: 'everything', to: 'into_created' },
-      ],
-    });
+    const run = await runToEnd(matrixDag({ source, transform, sink }, { key: ['id'] }));
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });

@@ -3,7 +3,7 @@ import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
-import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
+import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';
 
 // Issue 15's type matrix, end to end: a PostgreSQL table with every common type goes through a `select *` transform
 // (so the source's typed read and the sink's typed write are used, with DuckDB types in between) into an existing
@@ -95,19 +95,7 @@ async function exactTexts(table: string): Promise<unknown[]> {
 
 describe('typed data end to end (postgres -> select * -> postgres)', () => {
   it('keeps every common type exactly, into an existing table and into one the sink creates', async () => {
-    const run = await runToEnd({
-      nodes: [
-        source('extract', 'matrix'),
-        transform('everything', 'select * from extract'),
-        sink('into_existing', 'matrix_existing'),
-        sink('into_created', 'matrix_created'),
-      ],
-      edges: [
-        { from: 'extract', to: 'everything' },
-        { from: 'everything', to: 'into_existing' },
-        { from: 'everything', to: 'into_created' },
-      ],
-    });
+    const run = await runToEnd(matrixDag({ source, transform, sink }));
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });

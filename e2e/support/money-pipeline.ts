@@ -1,6 +1,7 @@
 /**
- * Issue 15's arithmetic check, shared by the typed-data suites of each database: a `payments` table through a
- * `amount * 2 where amount > 0` transform and a sums transform into two sinks, and the exact text of a sum of cents.
+ * The pipelines the typed-data suites of each database share: the type matrix (`matrix` through `select *` into an
+ * existing and a created table), and issue 15's arithmetic check (a `payments` table through `amount * 2 where
+ * amount > 0` and a sums transform into two sinks) with the exact text of a sum of cents.
  */
 
 /** A DAG node as the suites build them; the connector is the suite's. */
@@ -9,7 +10,24 @@ type Node = Record<string, unknown>;
 export interface MoneyNodes {
   source(id: string, table: string): Node;
   transform(id: string, sql: string): Node;
-  sink(id: string, table: string): Node;
+  sink(id: string, table: string, extra?: Record<string, unknown>): Node;
+}
+
+/** matrix -> `select *` (node `everything`) -> `matrix_existing` and `matrix_created` (created with `createdSink` too). */
+export function matrixDag({ source, transform, sink }: MoneyNodes, createdSink: Record<string, unknown> = {}) {
+  return {
+    nodes: [
+      source('extract', 'matrix'),
+      transform('everything', 'select * from extract'),
+      sink('into_existing', 'matrix_existing'),
+      sink('into_created', 'matrix_created', createdSink),
+    ],
+    edges: [
+      { from: 'extract', to: 'everything' },
+      { from: 'everything', to: 'into_existing' },
+      { from: 'everything', to: 'into_created' },
+    ],
+  };
 }
 
 /** payments -> doubled (`payments_doubled`) and totals (`payments_totals`). */
