@@ -38,6 +38,34 @@ describe('invalid_node_config: source', () => {
   });
 });
 
+describe('invalid_node_config: source columns (type overrides)', () => {
+  it('accepts a map of column names to DuckDB types', () => {
+    const columns = { amount: 'DECIMAL(12,2)', id: 'BIGINT', tags: 'VARCHAR[]', point: 'STRUCT(x DOUBLE, y DOUBLE)', 'a b': 'INTEGER[3]' };
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'in/*.csv', columns }))).toEqual([]);
+  });
+
+  it('refuses a type that is no type name, naming the node and the column', () => {
+    const errors = errorsOf(node('source', { connector_id: 'con_s3', path: 'in.csv', columns: { x: 'INTEGER); select 1; --', ok: 'INTEGER' } }));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'invalid_node_config', node_id: 'n', path: 'nodes[1].config.columns["x"]' });
+    expect(errors[0]!.message).toMatch(/^node "n": config\.columns\["x"\] must be a DuckDB type: only letters, digits/);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { x: "VARCHAR'" } }))).toEqual(['.columns["x"]']);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { x: 'T'.repeat(201) } }))).toEqual(['.columns["x"]']);
+  });
+
+  it('refuses a non-object, an empty name and a non-string type', () => {
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: ['amount'] }))).toEqual(['.columns']);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: 'amount DECIMAL' }))).toEqual(['.columns']);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { '': 'INTEGER', n: 3, e: ' ' } }))).toEqual([
+      '.columns[""]', '.columns["n"]', '.columns["e"]',
+    ]);
+  });
+
+  it('columns alone is not the connector\'s own field: a source still needs query, table or e.g. path', () => {
+    expect(configPaths(node('source', { connector_id: 'con_s3', columns: { a: 'INTEGER' } }))).toEqual(['']);
+  });
+});
+
 describe('invalid_node_config: transform, sql', () => {
   it('transform needs a non-empty sql', () => {
     expect(configPaths(node('transform', { sql: 'select 1' }))).toEqual([]);

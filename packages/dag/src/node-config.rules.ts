@@ -1,5 +1,6 @@
 // The config each node type takes (api.md "Node types"). Every wrong field is an
 // `invalid_node_config` issue with its config path; connector existence is checked elsewhere.
+import { columnOverrideProblems } from './column-overrides.js';
 import { ConfigChecker, isNonEmptyString, describeValue } from './config-checker.js';
 import type { DagNode, NodeType, ValidationIssue } from './dag.model.js';
 import { isPlainObject } from './dag-shape.js';
@@ -14,7 +15,7 @@ export const DECISION_STRATEGIES = ['rules', 'llm'] as const;
 /** Fields any node may set. */
 const COMMON_FIELDS = ['timeout_seconds', 'retries'];
 /** Fields of a source/sink besides which anything else is a connector's own field (path, topic...). */
-const SOURCE_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'query', 'table']);
+const SOURCE_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'query', 'table', 'columns']);
 const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 'key', 'create', 'schema_evolution']);
 
 function hasConnectorOwnField(config: Record<string, unknown>, standard: ReadonlySet<string>): boolean {
@@ -33,6 +34,9 @@ function checkSource(c: ConfigChecker): void {
   if (c.has('query') && c.has('table')) c.fail('', 'must set query or table, not both');
   else if (!c.has('query') && !c.has('table') && !hasConnectorOwnField(c.config, SOURCE_FIELDS)) {
     c.fail('', 'needs query or table (or the connector\'s own fields, e.g. path or topic)');
+  }
+  for (const problem of columnOverrideProblems(c.config['columns'])) {
+    c.fail(problem.column === undefined ? 'columns' : `columns[${JSON.stringify(problem.column)}]`, problem.message);
   }
 }
 
