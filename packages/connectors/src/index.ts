@@ -20,6 +20,7 @@ export type {
 } from './types.js';
 export { ConnectorError } from './connector-error.js';
 export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
+export { bindUserSql, isDeclarableType, withSqlBinder, type BindColumn, type BindInput, type BindOutcome, type SqlBinder } from './duckdb/sql-binder.js';
 export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';

@@ -1,0 +1,140 @@
+// The SQL binder: a tenant's SELECT prepared against empty tables declared by their columns, in the locked DuckDB.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bindUserSql, isDeclarableType, withSqlBinder, type BindInput } from '../src/index.js';
+
+const orders: BindInput = {
+  name: 'orders',
+  columns: [
+    { name: 'id', type: 'BIGINT' },
+    { name: 'amount', type: 'DECIMAL(12,2)' },
+    { name: 'note', type: 'VARCHAR' },
+    { name: 'placed_at', type: 'TIMESTAMP WITH TIME ZONE' },
+  ],
+};
+const customers: BindInput = {
+  name: 'Customers',
+  columns: [
+    { name: 'id', type: 'BIGINT' },
+    { name: 'name', type: 'VARCHAR' },
+    { name: 'tags', type: 'VARCHAR[]' },
+  ],
+};
+
+describe('bindUserSql', () => {
+  it('answers the output columns with the types of the declared inputs', async () => {
+    expect(await bindUserSql('select id, note, placed_at from orders where amount > 0', [orders])).toEqual({
+      kind: 'bound',
+      columns: [
+        { name: 'id', type: 'BIGINT' },
+        { name: 'note', type: 'VARCHAR' },
+        { name: 'placed_at', type: 'TIMESTAMP WITH TIME ZONE' },
+      ],
+    });
+  });
+
+  it('keeps decimal arithmetic exact: DECIMAL(12,2) * 2 is a DECIMAL', async () => {
+    expect(await bindUserSql('select amount * 2 as doubled, sum(amount) over () as total from orders', [orders])).toEqual({
+      kind: 'bound',
+      columns: [
+        { name: 'doubled', type: 'DECIMAL(18,2)' },
+        { name: 'total', type: 'DECIMAL(38,2)' },
+      ],
+    });
+  });
+
+  it('names a column the inputs do not have', async () => {
+    const outcome = await bindUserSql('select id, discount from orders', [orders]);
+    expect(outcome).toEqual({ kind: 'unknown_column', message: expect.stringContaining('"discount"') });
+    expect(outcome.kind === 'unknown_column' && outcome.message).not.toMatch(/LINE \d|\n/);
+  });
+
+  it('names a qualified column the table does not have', async () => {
+    expect(await bindUserSql('select o.discount from orders o', [orders])).toEqual({
+      kind: 'unknown_column',
+      message: expect.stringContaining('"discount"'),
+    });
+  });
+
+  it('names a table that is none of the inputs, without suggesting DuckDB\'s own views', async () => {
+    const outcome = await bindUserSql('select * from order_lines', [orders]);
+    expect(outcome).toEqual({ kind: 'unknown_table', table: 'order_lines', message: expect.stringContaining('order_lines') });
+    expect(outcome.kind === 'unknown_table' && outcome.message).not.toMatch(/Did you mean|pg_|duckdb_/);
+  });
+
+  it('binds a join of two inputs (names match case-insensitively, as in a run)', async () => {
+    const sql = 'select o.id, c.name, c.tags, o.amount from orders o join customers c on c.id = o.id';
+    expect(await bindUserSql(sql, [orders, customers])).toEqual({
+      kind: 'bound',
+      columns: [
+        { name: 'id', type: 'BIGINT' },
+        { name: 'name', type: 'VARCHAR' },
+        { name: 'tags', type: 'VARCHAR[]' },
+        { name: 'amount', type: 'DECIMAL(12,2)' },
+      ],
+    });
+  });
+
+  it('reports another binder error (a type mismatch) as unbindable', async () => {
+    expect(await bindUserSql('select id from orders where note > 1', [orders])).toEqual({
+      kind: 'unbindable',
+      message: expect.stringContaining('Cannot compare values of type VARCHAR'),
+    });
+  });
+
+  it('declares every common DuckDB type as it is written, and answers it back the same', async () => {
+    const types = [
+      'TINYINT', 'HUGEINT', 'UBIGINT', 'DECIMAL(38,10)', 'DOUBLE', 'BOOLEAN', 'DATE', 'TIMESTAMP', 'TIMESTAMP_NS',
+      'TIME WITH TIME ZONE', 'INTERVAL', 'UUID', 'JSON', 'JSON[]', 'STRUCT(j JSON)', 'INTEGER[]', 'INTEGER[3]', 'STRUCT(n INTEGER, "s q" VARCHAR)',
+      'STRUCT("a b" INTEGER, "c" VARCHAR)[]', 'MAP(VARCHAR, INTEGER)', 'BLOB', 'BIT', "ENUM('sad', 'o''k')",
+    ];
+    const input = { name: 'wide', columns: types.map((type, i) => ({ name: `c${i}`, type })) };
+    const outcome = await bindUserSql('select * from wide', [input]);
+    expect(outcome.kind).toBe('bound');
+    // DuckDB writes a struct's plain field names unquoted in one place and quoted in the other: compare unquoted.
+    const plain = (type: string) => type.replace(/"([a-z]\w*)"/g, '$1');
+    expect(outcome.kind === 'bound' && outcome.columns.map((c) => plain(c.type))).toEqual(types.map(plain));
+  });
+});
+
+describe('the binder is locked like every DuckDB running tenant SQL', () => {
+  let outside: string;
+  beforeAll(async () => {
+    outside = await mkdtemp(join(tmpdir(), 'conduit-binder-'));
+    await writeFile(join(outside, 'secret.csv'), 'key\nconduit-secret-marker\n');
+  });
+  afterAll(() => rm(outside, { recursive: true, force: true }));
+
+  it.each([
+    ['a file by its path', () => `select * from '${join(outside, 'secret.csv')}'`],
+    ['a file reader', () => `select * from read_csv('${join(outside, 'secret.csv')}')`],
+    ['a setting', () => "select current_setting('memory_limit') as m from orders"],
+    ["DuckDB's own settings view", () => 'select * from duckdb_settings()'],
+    ['a second statement', () => 'select 1 as a; select 2 as b'],
+    ['a statement that is not a SELECT', () => "set memory_limit = '10GB'"],
+  ])('refuses %s as not allowed, and reads nothing', async (_name, sql) => {
+    const outcome = await bindUserSql(sql(), [orders]);
+    expect(outcome).toEqual({ kind: 'not_allowed', message: expect.any(String) });
+    expect(JSON.stringify(outcome)).not.toContain('conduit-secret-marker');
+  });
+
+  it('declares only types: clauses, extra columns or statements hidden in a type are refused', async () => {
+    for (const type of ["VARCHAR DEFAULT current_setting('x')", 'INTEGER, extra INTEGER', 'INTEGER); drop table x; --', 'INTEGER GENERATED ALWAYS AS (1)', 'INTEGER NOT NULL']) {
+      expect([type, isDeclarableType(type)]).toEqual([type, false]);
+      expect([type, await withSqlBinder((b) => b.declare('t', [{ name: 'a', type }]))]).toEqual([type, false]);
+    }
+    expect(isDeclarableType('STRUCT("default" INTEGER, "x, y" VARCHAR)')).toBe(true);
+  });
+
+  it("keeps each binder's tables to itself: another binder at the same time does not see them", async () => {
+    const seen = await withSqlBinder(async (first) => {
+      expect(await first.declare('private_table', [{ name: 'a', type: 'INTEGER' }])).toBe(true);
+      const other = await bindUserSql('select a from private_table', []);
+      const own = await first.bind('select a from private_table');
+      return { other: other.kind, own: own.kind };
+    });
+    expect(seen).toEqual({ other: 'unknown_table', own: 'bound' });
+    expect((await bindUserSql('select a from private_table', [])).kind).toBe('unknown_table');
+  });
+});
