@@ -27,9 +27,10 @@ const isInterval = (column: ColumnSpec): boolean => /^INTERVAL$/i.test(column.ty
 
 /**
  * What the file holds for column `ref`: the value itself, or its text where Parquet would change it. An INTERVAL
- * travels as its three parts: DuckDB's text of the extremes (e.g. 2562047788 hours) does not cast back.
+ * travels as its three parts: DuckDB's text of the extremes (e.g. 2562047788 hours) does not cast back. The file and
+ * S3 sinks write their Parquet files with the same expressions (formats/export-table.ts).
  */
-function exportExpr(column: ColumnSpec, ref: string): string {
+export function exportExpr(column: ColumnSpec, ref: string): string {
   if (isInterval(column)) {
     return (
       `struct_pack(months := datepart('year', ${ref}) * 12 + datepart('month', ${ref}), days := datepart('day', ${ref}), ` +

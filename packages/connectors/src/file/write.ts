@@ -20,7 +20,15 @@ import { nodePathOf } from './read.js';
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
-export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+/** Where a write goes: the file's format, its folder and final path, and whether the node's path named the file. */
+export interface FileTarget {
+  format: FileFormat;
+  folder: string;
+  finalPath: string;
+  namesFile: boolean;
+}
+
+export async function fileTarget(cfg: FileConfig, req: WriteRequest): Promise<FileTarget> {
   if (req.mode === 'upsert') throw new ConnectorError('the file connector cannot upsert: use append or overwrite', 'config_error');
   const path = nodePathOf(req);
   const target = await resolveUnderDataRoot(tenantDataRoot(req.tenantId), 'path', cfg.path, path);
@@ -32,20 +40,35 @@ export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: Asy
       ? join(folder, partFileName(format, `${stemOf(basename(target))}-part`))
       : target
     : join(folder, partFileName(format));
+  return { format, folder, finalPath, namesFile };
+}
 
-  await mkdir(folder, { recursive: true });
-  const temporary = join(folder, `.${basename(finalPath)}.${randomUUID()}.tmp`);
+/** A write of no rows leaves no file, except an overwrite of a named file (which then holds no rows). */
+export const writesNothingWhenEmpty = (target: FileTarget, mode: WriteRequest['mode']): boolean => !(target.namesFile && mode === 'overwrite');
+
+/** A hidden name in the target's folder for the file being written (readers skip hidden files). */
+export const temporaryPathOf = (target: FileTarget): string => join(target.folder, `.${basename(target.finalPath)}.${randomUUID()}.tmp`);
+
+/** Renames the finished `temporary` file into place; a folder's overwrite first removes the folder's earlier files. */
+export async function publishFile(target: FileTarget, mode: WriteRequest['mode'], temporary: string): Promise<void> {
+  if (!target.namesFile && mode === 'overwrite') await removeDataFiles(target.folder, target.format);
+  await rename(temporary, target.finalPath);
+}
+
+export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+  const target = await fileTarget(cfg, req);
+  await mkdir(target.folder, { recursive: true });
+  const temporary = temporaryPathOf(target);
   let rows = 0;
   try {
-    const chunks = encodeRows(format, batches, { csvDelimiter: cfg.csv_delimiter, onRows: (n) => (rows += n) });
+    const chunks = encodeRows(target.format, batches, { csvDelimiter: cfg.csv_delimiter, onRows: (n) => (rows += n) });
     await pipeline(Readable.from(chunks), createWriteStream(temporary), req.signal ? { signal: req.signal } : {});
     req.signal?.throwIfAborted();
-    if (rows === 0 && !(namesFile && req.mode === 'overwrite')) {
+    if (rows === 0 && writesNothingWhenEmpty(target, req.mode)) {
       await rm(temporary, { force: true });
       return { rows_written: 0 };
     }
-    if (!namesFile && req.mode === 'overwrite') await removeDataFiles(folder, format);
-    await rename(temporary, finalPath);
+    await publishFile(target, req.mode, temporary);
     return { rows_written: rows };
   } catch (err) {
     await rm(temporary, { force: true });

@@ -4,6 +4,7 @@
  * back exactly (the values travel as COPY CSV). docs/type-mapping.md has the same table: keep the two in step.
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import { utcTimestamptzText } from '../duckdb/timestamptz-text.js';
 
 export interface PgColumnMapping {
   /** The PostgreSQL type for CREATE TABLE / ADD COLUMN, e.g. `numeric(12,2)`, `text[]`, `jsonb`. */
@@ -79,11 +80,7 @@ function scalar(type: DuckDBType): PgColumnMapping | undefined {
       return plain('timestamp(3)');
     case DuckDBTypeId.TIMESTAMP_TZ:
       // The instant in UTC with an explicit +00, whatever DuckDB's TimeZone setting (epoch_us does not depend on it).
-      return {
-        pgType: 'timestamp with time zone',
-        text: (value) =>
-          `case when isinf(${value}) then cast(${value} as varchar) else cast(make_timestamp(epoch_us(${value})) as varchar) || '+00' end`,
-      };
+      return { pgType: 'timestamp with time zone', text: utcTimestamptzText };
     // DuckDB's interval is PostgreSQL's (months, days, microseconds), printed field by field with their signs.
     case DuckDBTypeId.INTERVAL:
       return plain('interval');

@@ -22,41 +22,63 @@ const CONTENT_TYPES: Record<FileFormat, string> = {
   parquet: 'application/vnd.apache.parquet',
 };
 
-export async function writeObject(cfg: S3Config, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+/** Where a write goes: the object's key and format, and whether the node's path named the key. */
+export interface ObjectTarget {
+  key: string;
+  format: FileFormat;
+  namesKey: boolean;
+}
+
+export async function objectTarget(client: S3Client, cfg: S3Config, req: WriteRequest): Promise<ObjectTarget> {
   if (req.mode === 'upsert') throw new ConnectorError('the s3 connector cannot upsert: use append or overwrite', 'config_error');
-  const { signal } = req;
   const path = nodePathOf(req);
   const namesKey = formatOfName(path) !== undefined && !path.endsWith('/');
   const format = chooseFormat(req['format'], cfg.format ?? 'jsonl', namesKey ? path : '');
+  const key = await targetKey(client, cfg, path, namesKey, format, req.mode, req.signal);
+  return { key, format, namesKey };
+}
+
+/** A write of no rows creates no object, except an overwrite of a named key (which then holds no rows). */
+export const writesNothingWhenEmpty = (target: ObjectTarget, mode: WriteRequest['mode']): boolean => !(target.namesKey && mode === 'overwrite');
+
+/** Streams `body` to the target's key; a prefix's overwrite then deletes the prefix's earlier objects of the format. */
+export async function putObject(
+  client: S3Client, cfg: S3Config, target: ObjectTarget, mode: WriteRequest['mode'], body: Readable, signal?: AbortSignal,
+): Promise<void> {
+  const upload = new Upload({
+    client,
+    params: { Bucket: cfg.bucket, Key: target.key, Body: body, ContentType: CONTENT_TYPES[target.format] },
+    partSize: cfg.part_size_mb * 1024 * 1024,
+    queueSize: 2,
+    leavePartsOnError: false,
+  });
+  const onAbort = () => void upload.abort().catch(() => undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await upload.done();
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  signal?.throwIfAborted();
+  if (!target.namesKey && mode === 'overwrite') await deleteOthers(client, cfg, target.key, target.format, signal);
+}
+
+export async function writeObject(cfg: S3Config, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+  const { signal } = req;
   const client = newS3Client(cfg);
   try {
-    const key = await targetKey(client, cfg, path, namesKey, format, req.mode, signal);
+    const target = await objectTarget(client, cfg, req);
     let rows = 0;
-    const chunks = encodeRows(format, batches, { csvDelimiter: cfg.csv_delimiter, onRows: (n) => (rows += n) });
+    const chunks = encodeRows(target.format, batches, { csvDelimiter: cfg.csv_delimiter, onRows: (n) => (rows += n) });
     // Peek at the first chunk: writing nothing creates no object (except an overwrite of a named key).
     const iterator = chunks[Symbol.asyncIterator]();
     const first = await iterator.next();
-    if (first.done && !(namesKey && req.mode === 'overwrite')) return { rows_written: 0 };
+    if (first.done && writesNothingWhenEmpty(target, req.mode)) return { rows_written: 0 };
     const body = Readable.from((async function* () {
       if (!first.done) yield first.value;
       for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
     })());
-    const upload = new Upload({
-      client,
-      params: { Bucket: cfg.bucket, Key: key, Body: body, ContentType: CONTENT_TYPES[format] },
-      partSize: cfg.part_size_mb * 1024 * 1024,
-      queueSize: 2,
-      leavePartsOnError: false,
-    });
-    const onAbort = () => void upload.abort().catch(() => undefined);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await upload.done();
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-    signal?.throwIfAborted();
-    if (!namesKey && req.mode === 'overwrite') await deleteOthers(client, cfg, key, format, signal);
+    await putObject(client, cfg, target, req.mode, body, signal);
     return { rows_written: rows };
   } catch (err) {
     throw toS3ConnectorError(err, cfg.bucket, signal);
