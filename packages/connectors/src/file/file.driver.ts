@@ -3,6 +3,7 @@ import { ConnectorError } from '../connector-error.js';
 import type { ConnectorDriver, DuckDBTable, ReadRequest, Row, WriteRequest } from '../types.js';
 import { fileInfo, parseFileConfig } from './file.config.js';
 import { readFiles } from './read.js';
+import { readFilesIntoTable } from './read-into-table.js';
 import { classifyFileError, testFile } from './test-connection.js';
 import { writeFile } from './write.js';
 import { writeFileFromTable } from './write-from-table.js';
@@ -33,6 +34,12 @@ export const fileDriver: ConnectorDriver = {
         throw toFileError(err, req.signal);
       }
     })();
+  },
+
+  async readIntoTable(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable) {
+    return readFilesIntoTable(parseFileConfig(config), req, target).catch((err: unknown) => {
+      throw toFileError(err, req.signal);
+    });
   },
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {

@@ -1,8 +1,9 @@
-/** The http (REST API) connector driver: Test Connection, paged JSON reads, batched JSON POSTs. */
-import type { ConnectorDriver, ReadRequest, Row, WriteRequest } from '../types.js';
+/** The http (REST API) connector driver: Test Connection, paged JSON reads (typed by DuckDB's JSON reader), batched JSON POSTs. */
+import type { ConnectorDriver, DuckDBTable, ReadRequest, Row, WriteRequest } from '../types.js';
 import { httpInfo, parseHttpConfig } from './http.config.js';
 import { HttpSession } from './http-session.js';
 import { readRecords } from './read.js';
+import { readRecordsIntoTable } from './read-into-table.js';
 import { testHttp } from './test-connection.js';
 import { postBatches } from './write.js';
 
@@ -15,6 +16,10 @@ export const httpDriver: ConnectorDriver = {
     return (async function* () {
       yield* readRecords(new HttpSession(parseHttpConfig(config)), req);
     })();
+  },
+
+  async readIntoTable(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable) {
+    return readRecordsIntoTable(new HttpSession(parseHttpConfig(config)), req, target);
   },
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {

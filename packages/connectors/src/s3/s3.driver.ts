@@ -2,6 +2,7 @@
 import { ConnectorError } from '../connector-error.js';
 import type { ConnectorDriver, DuckDBTable, ReadRequest, Row, WriteRequest } from '../types.js';
 import { readObjects } from './read.js';
+import { readObjectsIntoTable } from './read-into-table.js';
 import { parseS3Config, s3Info } from './s3.config.js';
 import { testS3 } from './test-connection.js';
 import { writeObject } from './write.js';
@@ -22,6 +23,10 @@ export const s3Driver: ConnectorDriver = {
     return (async function* () {
       yield* readObjects(parseS3Config(config), req);
     })();
+  },
+
+  async readIntoTable(config: Record<string, unknown>, req: ReadRequest, target: DuckDBTable) {
+    return readObjectsIntoTable(parseS3Config(config), req, target);
   },
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {

@@ -1,0 +1,36 @@
+/**
+ * A typed read of the http connector: the records it extracts (read.ts: records_path, paging, max_pages) are written
+ * page by page as JSON lines to a file of the run's scratch folder, and DuckDB's JSON reader gives them their types
+ * (its sniffer over every record, with the node's `columns` overrides), instead of guessing from JS values.
+ */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { columnOverridesOf } from '../formats/column-overrides.js';
+import { withScratchFolder } from '../formats/scratch-folder.js';
+import { loadFilesIntoTable } from '../formats/typed-file-read.js';
+import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
+import type { HttpSession } from './http-session.js';
+import { readRecords } from './read.js';
+
+export async function readRecordsIntoTable(session: HttpSession, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+  const overrides = columnOverridesOf(req);
+  return withScratchFolder(target.scratchDir, 'http-read', async (folder) => {
+    const path = join(folder, 'records.jsonl');
+    const out = createWriteStream(path, { flags: 'wx' });
+    let records = 0;
+    try {
+      for await (const page of readRecords(session, req)) {
+        // One page in memory at a time, as the row read holds it; the file takes it before the next request.
+        if (!out.write(`${page.map((record) => JSON.stringify(record)).join('\n')}\n`)) await once(out, 'drain');
+        records += page.length;
+      }
+    } finally {
+      out.end();
+      await finished(out);
+    }
+    const files = records === 0 ? [] : [{ path, format: 'jsonl' as const, name: session.describe(new URL(session.cfg.base_url)) }];
+    return loadFilesIntoTable(target, files, { overrides });
+  });
+}

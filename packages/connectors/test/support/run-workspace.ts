@@ -1,0 +1,44 @@
+/**
+ * A DuckDB sandboxed as a run's workspace (apps/executor run-workspace.ts): in memory, external access off, files
+ * allowed only under its own scratch folder; what typed reads fill. Removed with its folder.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { lockDown, preparableConfig, type DuckDBTable } from '../../src/index.js';
+
+export interface TestWorkspace {
+  connection: DuckDBConnection;
+  scratchDir: string;
+  /** The DuckDBTable a typed read of node `table` fills. */
+  target(table: string): DuckDBTable;
+  /** What is left in the scratch folder (a typed read must leave nothing). */
+  scratchEntries(): Promise<string[]>;
+  rows(sql: string): Promise<unknown[][]>;
+  /** `[name, type]` of each column of `table`, as DuckDB names the types. */
+  types(table: string): Promise<[string, string][]>;
+  close(): Promise<void>;
+}
+
+export async function openTestWorkspace(): Promise<TestWorkspace> {
+  const scratchDir = await mkdtemp(join(tmpdir(), 'conduit-typed-scratch-'));
+  const instance: DuckDBInstance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '1' }));
+  const connection = await instance.connect();
+  await connection.run(`set TimeZone = 'UTC'`);
+  await lockDown(connection, [], [scratchDir]);
+  const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowsJson() as unknown[][];
+  return {
+    connection,
+    scratchDir,
+    target: (table) => ({ connection, table, scratchDir }),
+    scratchEntries: () => readdir(scratchDir),
+    rows,
+    types: async (table) => (await rows(`select column_name, column_type from (describe "${table}")`)) as [string, string][],
+    async close() {
+      connection.closeSync();
+      instance.closeSync();
+      await rm(scratchDir, { recursive: true, force: true });
+    },
+  };
+}
