@@ -32,6 +32,11 @@ export const gatewayEnvSchema = z
     STREAM_AUTH_RECHECK_MS: positiveInt(100, 60_000).default(5000),
     /** How long an Idempotency-Key replays its first answer. */
     IDEMPOTENCY_TTL_S: positiveInt(60, 7 * 24 * 3600).default(24 * 3600),
+    /**
+     * After a request with an Idempotency-Key answered 503 (its work may still commit late), how long a retry with
+     * that key answers 409 idempotency_in_progress before it is let through to find what the first one made.
+     */
+    IDEMPOTENCY_HOLD_AFTER_503_MS: positiveInt(100, 60_000).default(5000),
     /** AES-256-GCM key (64 hex characters or base64 of 32 bytes): secrets cross to the services sealed with it. */
     SECRETS_KEY: secretsKeyEnv(),
   })

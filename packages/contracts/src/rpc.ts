@@ -10,13 +10,40 @@ import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './s
 import { deliveryListQuerySchema, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from './schemas/webhooks.js';
 import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
 
+/**
+ * A client's `Idempotency-Key` as the gateway hands it to the service that creates the resource: the service keeps
+ * it on the row, unique per tenant, so a retry after a timeout or a crash finds what the first request made. The
+ * fingerprint is the gateway's HMAC of the request (path and body), never the body itself.
+ */
+export const idempotencyKeySchema = z.strictObject({
+  key: z.string().regex(/^[\x21-\x7e]{1,255}$/),
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type IdempotencyKey = z.infer<typeof idempotencyKeySchema>;
+
 /** Who is calling: every RPC message carries it, so a service never trusts a tenant id from a body. */
 export const rpcContextSchema = z.strictObject({
   tenant_id: z.string().min(1).max(64),
   scopes: z.array(z.enum(SCOPES)),
   request_id: z.string().min(1).max(128),
+  /** Only on a request that creates a resource and came with an `Idempotency-Key`. */
+  idempotency: idempotencyKeySchema.optional(),
+  /**
+   * Epoch ms after which the caller no longer waits (it has answered 503). Not sent in the envelope: the receiving
+   * side fills it in from the transport's own deadline (see `@RpcRoute`), so a handler can refuse to commit late.
+   */
+  deadline: z.number().int().positive().optional(),
 });
 export type RpcContext = z.infer<typeof rpcContextSchema>;
+
+/**
+ * The caller's identity for a call a service makes on the caller's behalf (the scheduler asking the catalog for a
+ * pipeline): without the idempotency key, which belongs to this service's own create, or the deadline, which the
+ * transport of the new call sets for itself.
+ */
+export function onBehalfOf(ctx: RpcContext): RpcContext {
+  return { tenant_id: ctx.tenant_id, scopes: ctx.scopes, request_id: ctx.request_id };
+}
 
 export interface RpcRequest<T> {
   ctx: RpcContext;

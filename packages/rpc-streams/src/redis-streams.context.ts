@@ -1,6 +1,6 @@
 import { BaseRpcContext, type PacketMetadata } from '@nestjs/microservices';
 
-type RedisStreamsContextArgs = [pattern: string, entryId: string, metadata: PacketMetadata | undefined];
+type RedisStreamsContextArgs = [pattern: string, entryId: string, metadata: PacketMetadata | undefined, deadline?: number];
 
 /** What a handler can inject with `@Ctx()` when served by {@link RedisStreamsServer}. */
 export class RedisStreamsContext extends BaseRpcContext<RedisStreamsContextArgs> {
@@ -17,5 +17,10 @@ export class RedisStreamsContext extends BaseRpcContext<RedisStreamsContextArgs>
   /** Metadata the client attached with `setOnDispatchHook`, if any. */
   getMetadata(): PacketMetadata | undefined {
     return this.args[2];
+  }
+
+  /** Epoch ms after which the caller no longer waits for the answer; undefined for an event. */
+  getDeadline(): number | undefined {
+    return this.args[3];
   }
 }

@@ -132,7 +132,7 @@ export class RedisStreamsServer
       this.logger.error(`Dropping malformed entry ${entry.entryId}: ${String(err)}`);
       return consumer.finish(entry.entryId);
     }
-    const context = new RedisStreamsContext([message.pattern, entry.entryId, message.metadata]);
+    const context = new RedisStreamsContext([message.pattern, entry.entryId, message.metadata, message.deadline]);
     const { id, reply } = message;
     if (id === undefined || reply === undefined) {
       // Acked even if the handler fails: an event has no deadline, so a retry could loop forever.

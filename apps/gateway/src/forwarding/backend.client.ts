@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { performance } from 'node:perf_hooks';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { FastifyRequest } from 'fastify';
-import { type RpcData, type RpcPattern, type RpcReply, AppError, isRpcReply } from '@conduit/contracts';
+import { type RpcContext, type RpcData, type RpcPattern, type RpcReply, AppError, isRpcReply } from '@conduit/contracts';
 import { type CallOptions, rpcCall } from '@conduit/rpc-streams';
 import { UNAVAILABLE_RETRY_AFTER_S } from '@conduit/service-kit';
 import { HeaderedError } from '../http/problem.js';
@@ -11,8 +11,17 @@ import { METRICS_REGISTRY, RPC_CLIENT } from '../tokens.js';
 import { rpcDurationHistogram, type RpcOutcome } from './rpc-metrics.js';
 import { labelledObserver } from '../http/labelled-observer.js';
 import { principalOf } from '../access/principal-of.js';
+import { idempotencyOf } from '../idempotency/request-idempotency.js';
 
 export type { CallOptions };
+
+export interface BackendCallOptions extends CallOptions {
+  /**
+   * The call makes the request's resource (a create, Trigger Run): it carries the request's Idempotency-Key, so the
+   * service keeps it on the row. Other calls a request makes (reference checks) never do.
+   */
+  createsResource?: boolean;
+}
 
 export interface BackendAnswer<T> {
   data: T;
@@ -32,9 +41,10 @@ export class BackendClient {
   }
 
   /** `opts.timeoutMs`: for an operation allowed longer than RPC_TIMEOUT_MS (Test Connection's own 10 s budget). */
-  async call<P extends RpcPattern, T>(pattern: P, data: RpcData<P>, request: FastifyRequest, opts: CallOptions = {}): Promise<BackendAnswer<T>> {
+  async call<P extends RpcPattern, T>(pattern: P, data: RpcData<P>, request: FastifyRequest, opts: BackendCallOptions = {}): Promise<BackendAnswer<T>> {
     const principal = principalOf(request);
-    const ctx = { tenant_id: principal.tenant_id, scopes: principal.scopes, request_id: String(request.id) };
+    const idempotency = opts.createsResource ? idempotencyOf(request) : undefined;
+    const ctx: RpcContext = { tenant_id: principal.tenant_id, scopes: principal.scopes, request_id: String(request.id), ...(idempotency && { idempotency }) };
     let reply: unknown;
     const started = performance.now();
     let outcome: RpcOutcome = 'failure';

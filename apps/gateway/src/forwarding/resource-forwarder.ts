@@ -10,7 +10,7 @@ import {
   validationFailed,
 } from '@conduit/contracts';
 import { type ReferenceCheck, referenceErrors } from './reference-checks.js';
-import type { BackendAnswer, BackendClient, CallOptions } from './backend.client.js';
+import type { BackendAnswer, BackendCallOptions, BackendClient, CallOptions } from './backend.client.js';
 import type { BodySealer } from './transit-secrets.js';
 import { principalOf } from '../access/principal-of.js';
 
@@ -57,7 +57,7 @@ export class ResourceForwarder {
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const body = this.sealed(await this.parseBody(this.routes.create, request), request);
-    const answer = await this.send<{ id: string }>(pattern(this.routes, 'create'), { body }, request);
+    const answer = await this.send<{ id: string }>(pattern(this.routes, 'create'), { body }, request, { createsResource: true });
     reply.header('location', `${this.routes.path}/${answer.data.id}`);
     return this.tagged(answer, reply);
   }
@@ -106,7 +106,7 @@ export class ResourceForwarder {
     return this.routes.seal ? this.routes.seal(body, principalOf(request).tenant_id) : body;
   }
 
-  private send<T = unknown>(rpcPattern: RpcPattern, data: unknown, request: FastifyRequest, opts: CallOptions = {}): Promise<BackendAnswer<T>> {
+  private send<T = unknown>(rpcPattern: RpcPattern, data: unknown, request: FastifyRequest, opts: BackendCallOptions = {}): Promise<BackendAnswer<T>> {
     // The data was parsed with the pattern's own body and query schemas above.
     return this.backend.call(rpcPattern, data as never, request, opts);
   }

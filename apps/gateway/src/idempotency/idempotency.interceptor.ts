@@ -2,10 +2,12 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestI
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type Observable, catchError, from, map, mergeMap, of } from 'rxjs';
+import { type Observable, catchError, from, map, mergeMap, throwError } from 'rxjs';
 import { AppError } from '@conduit/contracts';
+import { HeaderedError } from '../http/problem.js';
 import { SecretBox } from '@conduit/secrets';
 import { principalOf } from '../access/principal-of.js';
+import './request-idempotency.js';
 import { GATEWAY_CONFIG, REDIS } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
 import { canonicalJson } from './canonical-json.js';
@@ -13,6 +15,8 @@ import { canonicalJson } from './canonical-json.js';
 interface InFlight {
   state: 'in_flight';
   fingerprint: string;
+  /** Kept after the request answered 503: its work may still commit, so a retry waits until the record lapses. */
+  held?: true;
 }
 interface Completed {
   state: 'completed';
@@ -27,10 +31,16 @@ const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['location', 'etag'] as const;
 /** How long a first request may run before a retry with its key is let through again. */
 const IN_FLIGHT_TTL_S = 60;
+/** Retry-After of a 409 while the first request is still running: most requests end within a second. */
+const IN_PROGRESS_RETRY_AFTER_S = 1;
 
 /**
  * `Idempotency-Key` on POST: the same key and body within the retention replay the first answer without a second
- * effect; another body is a 422. Only successes are kept: a failed request changes nothing, so running it again is safe.
+ * effect; another body is a 422; a retry while the first request runs is a 409 `idempotency_in_progress` with
+ * Retry-After. Only successes are kept. A request that failed is released at once (it changed nothing), except after
+ * a 503: the service may still commit it, so its record is held for IDEMPOTENCY_HOLD_AFTER_503_MS (409s meanwhile);
+ * after that a retry reaches the service, which finds the resource by the key kept on its row (createOnce) and
+ * answers it instead of making a second one. The key and fingerprint travel to that service in the RPC context.
  * A record belongs to the credential that made it: another key of the same tenant using the same Idempotency-Key
  * gets its own record, never the first one's answer. The answer is stored sealed, bound to the credential and key,
  * and the body's fingerprint is an HMAC, so Redis holds neither a secret nor a hash to guess one from.
@@ -66,11 +76,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     return from(this.claim(key, fingerprint)).pipe(
       mergeMap((existing) => {
-        if (existing) return of(this.replay(existing, fingerprint, reply, aad));
+        if (existing) return from(this.replay(key, existing, fingerprint, reply, aad));
+        request.idempotency = { key: header, fingerprint };
         return next.handle().pipe(
           // Stored before the answer leaves, so a retry right after it replays instead of meeting the in-flight mark.
           mergeMap((body) => from(this.complete(key, fingerprint, reply, body, aad)).pipe(map(() => body))),
-          catchError((err: unknown) => from(this.redis.del(key)).pipe(mergeMap(() => Promise.reject(err)))),
+          catchError((err: unknown) => from(this.release(key, fingerprint, err)).pipe(mergeMap(() => throwError(() => err)))),
         );
       }),
     );
@@ -86,16 +97,38 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return JSON.parse(existing) as IdempotencyRecord;
   }
 
-  private replay(record: IdempotencyRecord, fingerprint: string, reply: FastifyReply, aad: string): unknown {
+  private async replay(key: string, record: IdempotencyRecord, fingerprint: string, reply: FastifyReply, aad: string): Promise<unknown> {
     if (record.fingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with another request body');
     }
     if (record.state === 'in_flight') {
-      throw new AppError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry later');
+      const retryAfter = record.held ? Math.max(1, Math.ceil((await this.redis.pttl(key)) / 1000)) : IN_PROGRESS_RETRY_AFTER_S;
+      throw new HeaderedError(
+        { code: 'idempotency_in_progress', detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After' },
+        { 'retry-after': String(retryAfter) },
+      );
     }
     reply.headers({ ...record.headers, 'idempotent-replayed': 'true' });
     const json = this.box.open(record.sealed, aad, 'the stored answer');
     return json === '' ? undefined : (JSON.parse(json) as unknown);
+  }
+
+  /**
+   * After a failure: a 503 may have left work that still commits (an RPC timeout), so the record is held a while;
+   * any other failure changed nothing and frees the key at once. A Redis error here is not the client's answer: the
+   * record then lapses with its TTL.
+   */
+  private async release(key: string, fingerprint: string, err: unknown): Promise<void> {
+    try {
+      if (err instanceof AppError && err.code === 'service_unavailable') {
+        const held: InFlight = { state: 'in_flight', fingerprint, held: true };
+        await this.redis.set(key, JSON.stringify(held), 'PX', this.config.IDEMPOTENCY_HOLD_AFTER_503_MS, 'XX');
+      } else {
+        await this.redis.del(key);
+      }
+    } catch {
+      // The original error is what the client gets.
+    }
   }
 
   private async complete(key: string, fingerprint: string, reply: FastifyReply, body: unknown, aad: string): Promise<void> {

@@ -32,7 +32,8 @@ export class RunsController {
   async trigger(@Param('job_id') jobId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     checkIds(jobId);
     const body = parseOrThrow(runTriggerSchema, req.body ?? {});
-    const run = (await this.backend.call<'scheduler.runs.trigger', Run>('scheduler.runs.trigger', { job_id: jobId, body }, req)).data;
+    const trigger = { job_id: jobId, body };
+    const run = (await this.backend.call<'scheduler.runs.trigger', Run>('scheduler.runs.trigger', trigger, req, { createsResource: true })).data;
     reply.header('location', `/v2/jobs/${jobId}/runs/${run.id}`);
     return run;
   }

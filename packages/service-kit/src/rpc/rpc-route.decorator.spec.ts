@@ -1,0 +1,31 @@
+import 'reflect-metadata';
+import pino from 'pino';
+import type { RpcContext, RpcData } from '@conduit/contracts';
+import { RedisStreamsContext } from '@conduit/rpc-streams';
+import { RpcRoute } from './rpc-route.decorator.js';
+
+class Probe {
+  readonly logger = pino({ level: 'silent' });
+  seen: RpcContext[] = [];
+
+  @RpcRoute('catalog.projects.get')
+  async get(_d: RpcData<'catalog.projects.get'>, ctx: RpcContext) {
+    this.seen.push(ctx);
+    return { ok: true };
+  }
+}
+
+const message = { ctx: { tenant_id: 'tnt_1', scopes: ['read'], request_id: 'req_1' }, data: { id: 'prj_1' } };
+type Wrapped = (message: unknown, transport?: unknown) => Promise<unknown>;
+
+describe('@RpcRoute', () => {
+  it("hands the handler the transport's deadline, over one a sender wrote in the envelope", async () => {
+    const probe = new Probe();
+    const handler = probe.get as unknown as Wrapped;
+    const deadline = Date.now() + 5_000;
+    await handler.call(probe, { ...message, ctx: { ...message.ctx, deadline: 1 } }, new RedisStreamsContext(['catalog.projects.get', '1-0', undefined, deadline]));
+    await handler.call(probe, message, new RedisStreamsContext(['catalog.projects.get', '1-1', undefined]));
+    expect(probe.seen[0]?.deadline).toBe(deadline);
+    expect(probe.seen[1]?.deadline).toBeUndefined();
+  });
+});
