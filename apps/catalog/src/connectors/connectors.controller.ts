@@ -14,7 +14,7 @@ export class ConnectorsController {
 
   @RpcRoute('catalog.connectors.create')
   create(d: RpcData<'catalog.connectors.create'>, ctx: RpcContext) {
-    return this.connectors.create(ctx.tenant_id, d.body);
+    return this.connectors.create(ctx.tenant_id, d.body, ctx);
   }
 
   @RpcRoute('catalog.connectors.list')

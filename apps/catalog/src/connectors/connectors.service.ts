@@ -27,7 +27,7 @@ import { ConnectorSecrets } from './connector-secrets.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
 import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
 import { projectRefErrors } from '../projects/project-refs.js';
-import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
+import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'connectors_tenant_name_key';
 const PROJECT_FKEY = 'connectors_project_fkey';
@@ -67,7 +67,16 @@ export class ConnectorsService {
     };
   }
 
-  async create(tenantId: string, body: ConnectorCreate): Promise<Tagged<Connector>> {
+  async create(tenantId: string, body: ConnectorCreate, ctx: CreateContext = {}): Promise<Tagged<Connector>> {
+    // A retry with the key of a connector already made answers that connector as it is now (secrets masked).
+    const row = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(ConnectorEntity, { tenantId, idempotencyKey: key }),
+      create: () => this.insertNew(tenantId, body, ctx),
+    });
+    return taggedConnector(row, this.secrets);
+  }
+
+  private async insertNew(tenantId: string, body: ConnectorCreate, ctx: CreateContext): Promise<ConnectorEntity> {
     const plain = this.secrets.fromTransit(tenantId, body.config);
     const errors: FieldError[] = isKnownType(body.type)
       ? [...validateConnectorConfig(body.type, plain), ...urlCredentialErrors(body.type, plain), ...headerCredentialErrors(body.type, plain)]
@@ -89,9 +98,15 @@ export class ConnectorsService {
       revision: 1,
       createdAt: now,
       updatedAt: now,
+      ...idempotencyColumns(ctx.idempotency),
     });
-    await this.writing(body, () => this.ds.manager.insert(ConnectorEntity, entityValues<ConnectorEntity>(row)));
-    return taggedConnector(row, this.secrets);
+    await this.writing(body, () =>
+      this.ds.transaction(async (m) => {
+        await m.insert(ConnectorEntity, entityValues<ConnectorEntity>(row));
+        assertBeforeDeadline(ctx);
+      }),
+    );
+    return row;
   }
 
   async list(tenantId: string, query: ConnectorListQuery): Promise<Page<Connector>> {

@@ -5,11 +5,12 @@ import { ProjectEntity } from '../projects/project.entity.js';
 import { PipelineEntity } from '../pipelines/pipeline.entity.js';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 import { Init1732240000000 } from '../migrations/1732240000000-init.js';
+import { IdempotencyKeys1764110000000 } from '../migrations/1764110000000-idempotency-keys.js';
 import { DEFAULT_SCHEMA } from './schema-name.js';
 
 export const CATALOG_ENTITIES = [ProjectEntity, PipelineEntity, ConnectorEntity];
 /** In order; append new migrations here. */
-export const CATALOG_MIGRATIONS = [Init1732240000000];
+export const CATALOG_MIGRATIONS = [Init1732240000000, IdempotencyKeys1764110000000];
 
 export interface CatalogDataSourceOptions {
   url: string;

@@ -14,7 +14,7 @@ export class PipelinesController {
 
   @RpcRoute('catalog.pipelines.create')
   create(d: RpcData<'catalog.pipelines.create'>, ctx: RpcContext) {
-    return this.pipelines.create(ctx.tenant_id, d.body);
+    return this.pipelines.create(ctx.tenant_id, d.body, ctx);
   }
 
   @RpcRoute('catalog.pipelines.list')

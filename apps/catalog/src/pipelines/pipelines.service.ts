@@ -17,6 +17,7 @@ import {
   type PipelineValidation,
   type Tagged,
   unknownProjectError,
+  type IdempotencyKey,
 } from '@conduit/contracts';
 import { PipelineEntity } from './pipeline.entity.js';
 import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
@@ -24,7 +25,7 @@ import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
 import { dagSqlErrors } from './pipeline-sql.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { projectRefErrors } from '../projects/project-refs.js';
-import { assertIfMatch, cursorAfter, entityValues, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
+import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'pipelines_project_name_key';
 const PROJECT_FKEY = 'pipelines_project_fkey';
@@ -49,15 +50,27 @@ export class PipelinesService {
     this.rows = new BatchedRowReader(ds, PipelineEntity, 'pipeline');
   }
 
-  async create(tenantId: string, body: PipelineCreate): Promise<Tagged<Pipeline>> {
-    return taggedPipeline(await this.writing(body, () => this.ds.transaction((m) => this.createWithin(m, tenantId, body))));
+  async create(tenantId: string, body: PipelineCreate, ctx: CreateContext = {}): Promise<Tagged<Pipeline>> {
+    // A retry with the key of a pipeline already made answers that pipeline as it is now.
+    const row = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(PipelineEntity, { tenantId, idempotencyKey: key }),
+      create: () =>
+        this.writing(body, () =>
+          this.ds.transaction(async (m) => {
+            const created = await this.createWithin(m, tenantId, body, ctx.idempotency);
+            assertBeforeDeadline(ctx);
+            return created;
+          }),
+        ),
+    });
+    return taggedPipeline(row);
   }
 
   /**
    * Creates a pipeline inside the caller's transaction (project templates use it). Refuses a DAG of the wrong
    * shape or an unknown project (422); every other rule is stored as the pipeline's validation.
    */
-  async createWithin(manager: EntityManager, tenantId: string, input: PipelineInput): Promise<PipelineEntity> {
+  async createWithin(manager: EntityManager, tenantId: string, input: PipelineInput, idempotency?: IdempotencyKey): Promise<PipelineEntity> {
     await this.refuseMalformed(manager, tenantId, input);
     const validation = await validatePipelineDag(manager, tenantId, input.dag as unknown as Dag);
     const now = new Date();
@@ -73,6 +86,7 @@ export class PipelinesService {
       validation,
       createdAt: now,
       updatedAt: now,
+      ...idempotencyColumns(idempotency),
     });
     await manager.insert(PipelineEntity, entityValues<PipelineEntity>(row));
     return row;

@@ -14,7 +14,7 @@ export class ProjectsController {
 
   @RpcRoute('catalog.projects.create')
   create(d: RpcData<'catalog.projects.create'>, ctx: RpcContext) {
-    return this.projects.create(ctx.tenant_id, d.body);
+    return this.projects.create(ctx.tenant_id, d.body, ctx);
   }
 
   @RpcRoute('catalog.projects.list')

@@ -19,7 +19,7 @@ import { ProjectEntity } from './project.entity.js';
 import { taggedProject, toProject } from './project.mapper.js';
 import { PipelinesService } from '../pipelines/pipelines.service.js';
 import { findTemplate } from '../templates/template-catalogue.js';
-import { assertIfMatch, cursorAfter, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
+import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'projects_tenant_name_key';
 /** The foreign keys that keep a project with pipelines or connectors from being deleted. */
@@ -38,32 +38,39 @@ export class ProjectsService {
   }
 
   /** Creates the project and, from a template, its pipelines, all in one transaction. */
-  async create(tenantId: string, body: ProjectCreate): Promise<Tagged<Project>> {
+  async create(tenantId: string, body: ProjectCreate, ctx: CreateContext = {}): Promise<Tagged<Project>> {
     const templateName = body.template ?? null;
     const template = templateName === null ? undefined : findTemplate(templateName);
     if (templateName !== null && !template) {
       throw validationFailed([unknownTemplateError(templateName)]);
     }
-    const row = await this.nameGuarded(body.name, () =>
-      this.ds.transaction(async (m) => {
-        const now = new Date();
-        const project = m.create(ProjectEntity, {
-          id: newId('project'),
-          tenantId,
-          name: body.name,
-          description: body.description ?? null,
-          template: templateName,
-          revision: 1,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await m.insert(ProjectEntity, project);
-        for (const p of template?.pipelines ?? []) {
-          await this.pipelines.createWithin(m, tenantId, { name: p.name, description: p.description, dag: p.dag, project_id: project.id });
-        }
-        return project;
-      }),
-    );
+    // A retry with the key of a project already made answers that project as it is now.
+    const row = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(ProjectEntity, { tenantId, idempotencyKey: key }),
+      create: () =>
+        this.nameGuarded(body.name, () =>
+          this.ds.transaction(async (m) => {
+            const now = new Date();
+            const project = m.create(ProjectEntity, {
+              id: newId('project'),
+              tenantId,
+              name: body.name,
+              description: body.description ?? null,
+              template: templateName,
+              revision: 1,
+              createdAt: now,
+              updatedAt: now,
+              ...idempotencyColumns(ctx.idempotency),
+            });
+            await m.insert(ProjectEntity, project);
+            for (const p of template?.pipelines ?? []) {
+              await this.pipelines.createWithin(m, tenantId, { name: p.name, description: p.description, dag: p.dag, project_id: project.id });
+            }
+            assertBeforeDeadline(ctx);
+            return project;
+          }),
+        ),
+    });
     return taggedProject(row);
   }
 
