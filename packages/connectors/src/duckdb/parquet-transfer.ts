@@ -32,9 +32,11 @@ const isInterval = (column: ColumnSpec): boolean => /^INTERVAL$/i.test(column.ty
  */
 export function exportExpr(column: ColumnSpec, ref: string): string {
   if (isInterval(column)) {
+    // A NULL interval is a NULL struct, not one of three NULLs (readers of the sinks' files see the difference).
     return (
-      `struct_pack(months := datepart('year', ${ref}) * 12 + datepart('month', ${ref}), days := datepart('day', ${ref}), ` +
-      `micros := datepart('hour', ${ref})::BIGINT * 3600000000 + datepart('minute', ${ref})::BIGINT * 60000000 + datepart('microseconds', ${ref}))`
+      `case when ${ref} is not null then struct_pack(months := datepart('year', ${ref}) * 12 + datepart('month', ${ref}), ` +
+      `days := datepart('day', ${ref}), micros := datepart('hour', ${ref})::BIGINT * 3600000000 + ` +
+      `datepart('minute', ${ref})::BIGINT * 60000000 + datepart('microseconds', ${ref})) end`
     );
   }
   return AS_TEXT.test(column.type) ? `${ref}::VARCHAR` : ref;
