@@ -13,12 +13,15 @@ export interface MoneyNodes {
   sink(id: string, table: string, extra?: Record<string, unknown>): Node;
 }
 
-/** matrix -> `select *` (node `everything`) -> `matrix_existing` and `matrix_created` (created with `createdSink` too). */
-export function matrixDag({ source, transform, sink }: MoneyNodes, createdSink: Record<string, unknown> = {}) {
+/**
+ * matrix -> `select *` (node `everything`, or `select` when a leg must rebuild a type it cannot carry) ->
+ * `matrix_existing` and `matrix_created` (created with `createdSink` too).
+ */
+export function matrixDag({ source, transform, sink }: MoneyNodes, createdSink: Record<string, unknown> = {}, select = 'select * from extract') {
   return {
     nodes: [
       source('extract', 'matrix'),
-      transform('everything', 'select * from extract'),
+      transform('everything', select),
       sink('into_existing', 'matrix_existing'),
       sink('into_created', 'matrix_created', createdSink),
     ],
