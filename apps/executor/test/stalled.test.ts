@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { newId } from '@conduit/contracts';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub } from './support/catalog-stub.js';
+import { newSchedulerStubData, startSchedulerStub } from './support/scheduler-stub.js';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { DATABASE_URL, connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
 import { openQueues, reportsOf } from './support/queues.js';
@@ -23,6 +24,8 @@ const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 let redis: Redis;
 let db: pg.Client;
 let catalog: INestMicroservice;
+let scheduler: INestMicroservice;
+const fencing = newSchedulerStubData();
 let queues: { runs: Queue; reports: Queue; logs: Queue };
 let child: ChildProcess | undefined;
 let runtime: ExecutorRuntime | undefined;
@@ -38,6 +41,7 @@ beforeAll(async () => {
     connectors: [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }],
     requests: [],
   });
+  scheduler = await startSchedulerStub(prefix, fencing);
   queues = openQueues(prefix);
 });
 
@@ -45,6 +49,7 @@ afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
   await runtime?.stop(1000);
   await catalog?.close();
+  await scheduler?.close();
   await Promise.all(queues ? Object.values(queues).map((q) => q.close()) : []);
   if (redis) {
     await deleteKeys(redis, prefix);
@@ -83,7 +88,6 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
   };
   await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
   await waitFor(async () => (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'), 15_000, 'the child executor to start the run');
-  const [started] = await reportsOf(queues.reports, runId);
   child.kill('SIGKILL');
 
   runtime = await startExecutor(prefix, LOCK_MS);
@@ -92,14 +96,13 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     end = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
     return end !== undefined;
   }, 20_000, 'the run to finish on the second executor');
-  expect(started).toMatchObject({ type: 'run.started', attempt: 1 });
-  expect(started!.type === 'run.started' && started!.executor_id).not.toBe(runtime.executorId);
-  const reports = await reportsOf(queues.reports, runId);
-  expect(reports.filter((r) => r.type === 'run.started').map((r) => r.type === 'run.started' && [r.attempt, r.executor_id])).toEqual([
-    [1, (started as { executor_id: string }).executor_id],
-    [2, runtime.executorId],
+  // Two claims granted: the dead executor's, then the survivor's once the dead one's lease (half the lock) lapsed.
+  const granted = fencing.claims.filter((c) => c.answer.granted);
+  expect(granted.map((c) => [c.attempt, c.executor_id === runtime!.executorId, c.answer.granted && c.answer.epoch])).toEqual([
+    [1, false, 1],
+    [2, true, 2],
   ]);
-  expect(end).toMatchObject({ status: 'succeeded', attempt: 2 });
+  expect(end).toMatchObject({ status: 'succeeded', attempt: 2, epoch: 2 });
   const { rows } = await db.query(`select count(*)::int as n from ${schema}.marks`);
   expect(rows[0].n).toBe(1);
 });

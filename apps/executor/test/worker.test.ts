@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { newId, RUN_CANCEL_CHANNEL, type RunReport } from '@conduit/contracts';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub, type CatalogStubData } from './support/catalog-stub.js';
+import { newSchedulerStubData, startSchedulerStub, stubRun } from './support/scheduler-stub.js';
 import { encryptSecrets } from '@conduit/connectors';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
@@ -28,6 +29,8 @@ const stub: CatalogStubData = {
 let redis: Redis;
 let db: pg.Client;
 let catalog: INestMicroservice;
+let scheduler: INestMicroservice;
+const fencing = newSchedulerStubData();
 let runtime: ExecutorRuntime;
 let queues: { runs: Queue; reports: Queue; logs: Queue };
 
@@ -48,6 +51,7 @@ beforeAll(async () => {
   await db.query(`insert into ${schema}.items select g, 'item ' || g from generate_series(1, 1000) g`);
   await db.query(`create table ${schema}.items_copy (id integer primary key, label text)`);
   catalog = await startCatalogStub(prefix, stub);
+  scheduler = await startSchedulerStub(prefix, fencing);
   queues = openQueues(prefix);
   runtime = await startExecutor(prefix);
 });
@@ -55,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop(1000);
   await catalog?.close();
+  await scheduler?.close();
   await Promise.all(queues ? Object.values(queues).map((q) => q.close()) : []);
   if (redis) {
     await deleteKeys(redis, prefix);
@@ -78,7 +83,7 @@ const copyDag = {
   ],
 };
 
-it('runs a command from the runs queue and reports started, node changes, finished and log batches', async () => {
+it('claims the run, runs it, and reports node changes and finished with the claim\'s epoch, and log batches', async () => {
   const runId = newId('run');
   await queues.runs.add('run', runCommand(runId, TENANT, copyDag), { jobId: runId });
   const end = await finished(runId);
@@ -91,7 +96,9 @@ it('runs a command from the runs queue and reports started, node changes, finish
   expect(await count(db, `${schema}.items_copy`)).toBe(500);
 
   const reports = await reportsOf(queues.reports, runId);
-  expect(reports[0]).toMatchObject({ type: 'run.started', executor_id: runtime.executorId });
+  expect(fencing.claims.filter((c) => c.run_id === runId)).toEqual([{ run_id: runId, attempt: 1, executor_id: runtime.executorId, answer: { granted: true, epoch: 1, nodes: [] } }]);
+  // The claim started the run: every report carries its epoch.
+  expect(reports.every((r) => r.epoch === 1 && r.type !== 'run.started')).toBe(true);
   expect(reports.at(-1)!.type).toBe('run.finished');
   const nodeReports = reports.flatMap((r) => (r.type === 'run.node' ? [`${r.node.id}:${r.node.status}`] : []));
   expect(nodeReports).toEqual(['items:running', 'items:succeeded', 'even:running', 'even:succeeded', 'out:running', 'out:succeeded']);
@@ -160,5 +167,75 @@ it('hands active runs back to the queue when draining outlasts the grace period'
   await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be taken again');
   await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
   const end = await finished(runId);
-  expect(end).toMatchObject({ status: 'canceled', attempt: 2 });
+  // The first execution's lease had to lapse before the second could claim: each wait in the queue is an attempt.
+  expect(end.status).toBe('canceled');
+  expect(end.attempt).toBeGreaterThanOrEqual(2);
+});
+
+describe('fencing (issue 16)', () => {
+  it('completes the queue job of a run that is over without running anything or reporting', async () => {
+    const runId = newId('run');
+    stubRun(fencing, runId, { status: 'failed', epoch: 2 });
+    const dag = { nodes: [{ id: 'mark', type: 'sql', config: { connector_id: 'con_pg', sql: 'insert into items_copy values (-1, \'must not run\')' } }], edges: [] };
+    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await waitFor(async () => (await queues.runs.getJobState(runId)) === 'completed', 10_000, 'the job completed');
+    expect(fencing.claims.filter((c) => c.run_id === runId).map((c) => c.answer)).toEqual([{ granted: false, reason: 'finished', status: 'failed', retry_in_ms: null }]);
+    expect(await reportsOf(queues.reports, runId)).toEqual([]);
+    const { rows } = await db.query(`select count(*)::int as n from ${schema}.items_copy where id = -1`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('stops a run at once, with no final report, when the scheduler refuses its lease', async () => {
+    const runId = newId('run');
+    const dag = {
+      nodes: [
+        { id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } },
+        { id: 'after', type: 'sql', config: { connector_id: 'con_pg', sql: 'insert into items_copy values (-2, \'must not run\')' } },
+      ],
+      edges: [{ from: 'nap', to: 'after' }],
+    };
+    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be active');
+    // The reaper (or a takeover) moved the run's epoch on.
+    const run = fencing.runs.get(runId)!;
+    run.epoch += 1;
+    const movedAt = Date.now();
+    await waitFor(async () => !runtime.activeRuns.includes(runId), 5000, 'the run to stop');
+    // Renewals come every third of the lease (1 s here): stopped within about one of them.
+    expect(Date.now() - movedAt).toBeLessThan(1500);
+    expect(fencing.renewals.filter((r) => r.run_id === runId).at(-1)).toEqual({ run_id: runId, epoch: 1, renewed: false });
+    expect((await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
+    const { rows } = await db.query(`select (select count(*)::int from ${schema}.items_copy where id = -2) as marks, (select count(*)::int from pg_stat_activity where query = 'select pg_sleep(30)') as naps`);
+    expect(rows[0]).toEqual({ marks: 0, naps: 0 });
+  });
+
+  it('resumes a run taken over: a committed sink is not run again, its upstream is rebuilt only for a node still to run', async () => {
+    const runId = newId('run');
+    await db.query(`create table ${schema}.later_copy (id integer primary key, label text)`);
+    await db.query(`truncate ${schema}.items_copy`);
+    const dag = {
+      nodes: [
+        { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
+        { id: 'out', type: 'sink', config: { connector_id: 'con_pg', table: 'items_copy', mode: 'append' } },
+        { id: 'later', type: 'sink', config: { connector_id: 'con_pg', table: 'later_copy', mode: 'append' } },
+      ],
+      edges: [{ from: 'items', to: 'out' }, { from: 'items', to: 'later' }],
+    };
+    const at = new Date().toISOString();
+    const done = (id: string, type: string) => ({ id, type, status: 'succeeded' as const, started_at: at, finished_at: at, attempts: 1, rows_in: 1000, rows_out: 1000, output: null, error: null, columns: null });
+    // The dead execution read items and committed `out`, then died while `later` ran.
+    stubRun(fencing, runId, {
+      status: 'running', epoch: 1, holder: 'dead#1', leaseUntil: 0,
+      nodes: [done('items', 'source'), done('out', 'sink'), { ...done('later', 'sink'), status: 'running', finished_at: null, rows_out: 0 }],
+    });
+    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    const end = await finished(runId);
+    expect(end).toMatchObject({ status: 'succeeded', epoch: 2, stats: { rows_read: 1000, rows_written: 2000 } });
+    expect(end.nodes.map((n) => [n.id, n.status, n.attempts])).toEqual([['items', 'succeeded', 2], ['out', 'succeeded', 1], ['later', 'succeeded', 2]]);
+    const nodeReports = (await reportsOf(queues.reports, runId)).flatMap((r) => (r.type === 'run.node' ? [`${r.node.id}:${r.node.status}:${r.node.attempts}`] : []));
+    expect(nodeReports).toEqual(['items:running:2', 'items:succeeded:2', 'later:running:2', 'later:succeeded:2']);
+    // `out` committed in the dead execution (here: not at all, so a repeat would show) and was not written again.
+    expect(await count(db, `${schema}.items_copy`)).toBe(0);
+    expect(await count(db, `${schema}.later_copy`)).toBe(1000);
+  });
 });

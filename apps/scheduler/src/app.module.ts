@@ -17,7 +17,7 @@ export class AppModule {
     const { ops, ...deps } = opts;
     return {
       module: AppModule,
-      imports: [SchedulerCoreModule.forRoot(deps), JobsModule, RunsModule, SchedulesModule, ReaperModule, ...(ops ? [OpsModule.forRoot(ops)] : [])],
+      imports: [SchedulerCoreModule.forRoot({ ...deps, ...(ops?.registry ? { registry: ops.registry } : {}) }), JobsModule, RunsModule, SchedulesModule, ReaperModule, ...(ops ? [OpsModule.forRoot(ops)] : [])],
     };
   }
 }

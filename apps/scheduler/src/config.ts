@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
+import { FAULT_POINTS } from './faults/fault-point.js';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
@@ -21,6 +22,8 @@ export const schedulerEnvSchema = z.object({
   SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
   /** A run whose executor has been silent this long, with no live queue job, is failed. */
   SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
+  /** Test only (fault suite R4): where the scheduler kills itself with SIGKILL; ignored when NODE_ENV is production. */
+  SCHEDULER_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
 });
 
 export type SchedulerConfig = z.output<typeof schedulerEnvSchema>;

@@ -4,10 +4,13 @@ import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createSchedulerDataSource } from './database/scheduler-data-source.js';
 import { schedulerSettings } from './scheduler-settings.js';
+import { armFaultPoint } from './faults/fault-point.js';
 
 runService('scheduler', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'scheduler', level: config.LOG_LEVEL });
+  armFaultPoint(config.SCHEDULER_FAULT_POINT, config.NODE_ENV);
+  if (config.SCHEDULER_FAULT_POINT && config.NODE_ENV !== 'production') logger.warn({ fault_point: config.SCHEDULER_FAULT_POINT }, 'test fault point armed');
   const dataSource = createSchedulerDataSource({
     url: config.DATABASE_URL,
     schema: config.SCHEDULER_DB_SCHEMA,

@@ -7,6 +7,8 @@ import { SchedulerQueues } from './queues/scheduler-queues.js';
 import { PipelineSnapshots } from './catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import type { SchedulerSettings } from './scheduler-settings.js';
+import type { Registry } from 'prom-client';
+import { FencedReportsCounter } from './runs/fenced-reports.counter.js';
 
 /** What the scheduler is built from; main.ts makes them from the config, tests from their own schema and prefix. */
 export interface SchedulerDeps {
@@ -16,6 +18,8 @@ export interface SchedulerDeps {
   settings: SchedulerSettings;
   /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
   onShutdown?: () => Promise<void>;
+  /** The service's /metrics registry, when it serves one. */
+  registry?: Registry;
 }
 
 /** Closes the queues and the catalog client after every worker has stopped (those stop in onModuleDestroy). */
@@ -50,8 +54,9 @@ export class SchedulerCoreModule {
         { provide: PipelineSnapshots, useValue: new PipelineSnapshots(catalog) },
         { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, catalog, deps.onShutdown) },
         OutboxRelay,
+        { provide: FencedReportsCounter, useValue: new FencedReportsCounter(deps.registry) },
       ],
-      exports: [DataSource, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerQueues, PipelineSnapshots, OutboxRelay],
+      exports: [DataSource, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerQueues, PipelineSnapshots, OutboxRelay, FencedReportsCounter],
     };
   }
 }

@@ -91,7 +91,7 @@ describe('the reaper', () => {
   it('fails a running run whose executor went silent and whose queue job is gone', async () => {
     const t = newTenant();
     const run = await triggered(t);
-    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, at: new Date().toISOString(), executor_id: 'gone' });
+    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, epoch: 0, at: new Date().toISOString(), executor_id: 'gone' });
     await waitFor('running', async () => (await getRun(t, run)).status === 'running');
     await runsQueue.remove(run.id);
     // Not yet silent long enough: nothing happens.
@@ -120,7 +120,7 @@ describe('the reaper', () => {
       stalledInterval: 600_000,
     });
     await waitFor('the executor took the job', async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'));
-    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, at: new Date().toISOString(), executor_id: 'dying' });
+    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, epoch: 0, at: new Date().toISOString(), executor_id: 'dying' });
     await waitFor('running', async () => (await getRun(t, run)).status === 'running');
     try {
       await silence();

@@ -58,9 +58,10 @@ function getRun(tenant: string, run: Run): Promise<Run> {
 }
 
 let reportSeq = 0;
-async function report(r: Omit<RunReport, 'event_id' | 'at'> & { event_id?: string }): Promise<string> {
+async function report(r: Omit<RunReport, 'event_id' | 'at' | 'epoch'> & { event_id?: string; epoch?: number }): Promise<string> {
   const event_id = r.event_id ?? newId('event');
-  await reportsQueue.add(r.type, { ...r, event_id, at: new Date(Date.now() + reportSeq++).toISOString() }, { jobId: `${event_id}-${reportSeq}` });
+  // Epoch 0: these runs were never claimed (the claim is tested in claims.test.ts).
+  await reportsQueue.add(r.type, { epoch: 0, ...r, event_id, at: new Date(Date.now() + reportSeq++).toISOString() }, { jobId: `${event_id}-${reportSeq}` });
   return event_id;
 }
 
@@ -196,7 +197,7 @@ describe('the run state machine, fed by executor reports', () => {
     const t = newTenant();
     const job = await newJob(t);
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    const base = { run_id: run.id, tenant_id: t, attempt: 1 };
+    const base = { run_id: run.id, tenant_id: t, attempt: 1, epoch: 0 };
     const at = new Date().toISOString();
     const node = (i: number, status: 'running' | 'succeeded') => ({
       id: `n${i}`, type: 'transform', status, started_at: at, finished_at: status === 'running' ? null : at, attempts: 1, rows_in: i, rows_out: i, output: null, error: null,

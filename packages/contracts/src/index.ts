@@ -15,5 +15,6 @@ export * from './schemas/api-keys.js';
 export * from './cron.js';
 export * from './schemas/jobs.js';
 export * from './run-messages.js';
+export * from './run-claims.js';
 export * from './schemas/monitoring.js';
 export * from './schemas/webhooks.js';

@@ -8,6 +8,7 @@ import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } f
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
 import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './schemas/monitoring.js';
 import { deliveryListQuerySchema, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from './schemas/webhooks.js';
+import { runClaimRequestSchema, runRenewRequestSchema } from './run-claims.js';
 import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
 
 /**
@@ -101,6 +102,9 @@ export const RPC = {
   'scheduler.runs.list': z.strictObject({ job_id: pathId, query: runListQuerySchema }),
   'scheduler.runs.get': z.strictObject({ job_id: pathId, run_id: pathId }),
   'scheduler.runs.cancel': z.strictObject({ job_id: pathId, run_id: pathId }),
+  // Internal, executor -> scheduler: fencing of run executions (run-claims.ts).
+  'scheduler.runs.claim': runClaimRequestSchema,
+  'scheduler.runs.renew': runRenewRequestSchema,
   // Internal: how many jobs use a pipeline (the catalog refuses to delete one in use).
   'scheduler.jobs.usage': z.strictObject({ pipeline_id: z.string().min(1).max(64) }),
 

@@ -17,6 +17,7 @@ const report = (n: Record<string, unknown>) => ({
   run_id: 'run_1',
   tenant_id: 'tnt_1',
   attempt: 1,
+  epoch: 1,
   at: '2026-11-24T00:00:01.000Z',
   type: 'run.node',
   node: n,

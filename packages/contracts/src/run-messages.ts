@@ -74,6 +74,8 @@ const reportBase = {
   tenant_id: id,
   /** Which execution of the run (1 for the first; a run taken over after an executor died has a higher one). */
   attempt: z.number().int().min(1),
+  /** The epoch of the claim this execution holds (run-claims.ts); the scheduler refuses a report of any other. */
+  epoch: z.number().int().min(0),
   at: timestamp,
 };
 

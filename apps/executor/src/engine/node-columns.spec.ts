@@ -79,7 +79,7 @@ describe('describeColumns', () => {
     expect(namedColumns(['a\u0000b']).columns).toEqual([{ name: 'a\uFFFDb', type: null }]);
     // What it answers always fits the report's schema.
     const node = { id: 'n', type: 'transform', status: 'succeeded', started_at: null, finished_at: null, attempts: 1, rows_in: 0, rows_out: 1, output: null, error: null };
-    expect(runReportSchema.safeParse({ event_id: 'e', run_id: 'r', tenant_id: 't', attempt: 1, at: 'now', type: 'run.node', node: { ...node, columns } }).success).toBe(true);
+    expect(runReportSchema.safeParse({ event_id: 'e', run_id: 'r', tenant_id: 't', attempt: 1, epoch: 1, at: 'now', type: 'run.node', node: { ...node, columns } }).success).toBe(true);
   });
 });
 

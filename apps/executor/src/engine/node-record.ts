@@ -14,10 +14,28 @@ export class NodeRecord {
   private error: RunError | null = null;
   private columns: RunNodeColumn[] | null = null;
 
+  /** `attempts`: those recorded by earlier executions of the run (a takeover counts on from them). */
   constructor(
     readonly id: string,
     readonly type: string,
-  ) {}
+    attempts = 0,
+  ) {
+    this.attempts = attempts;
+  }
+
+  /** A node as an earlier execution of the run recorded it (a takeover keeps a succeeded node as it was). */
+  static restored(node: RunNode): NodeRecord {
+    const record = new NodeRecord(node.id, node.type, node.attempts);
+    record.status = node.status;
+    record.startedAt = node.started_at;
+    record.finishedAt = node.finished_at;
+    record.rowsIn = node.rows_in;
+    record.rowsOut = node.rows_out;
+    record.output = node.output;
+    record.error = node.error;
+    record.columns = node.columns ?? null;
+    return record;
+  }
 
   get state(): NodeStatus {
     return this.status;

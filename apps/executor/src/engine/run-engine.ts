@@ -17,6 +17,8 @@ import type { RunLogSink } from './run-log-sink.js';
 import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
 import { connectorFor, llmConnectorFor } from './connector-access.js';
 import { csvHandoffSink } from './nodes/csv-handoff.js';
+import { planResume, type ResumePlan } from './resume-plan.js';
+import { rebuildDecision } from './nodes/decision-rebuild.js';
 
 export interface RunEngineOptions {
   runId: string;
@@ -41,6 +43,8 @@ export interface RunEngineOptions {
   sinkBatchRows?: number;
   /** Driver lookup; default the registry of @conduit/connectors. */
   drivers?: (type: string) => ConnectorDriver | undefined;
+  /** Node states recorded by earlier executions of this run (a takeover): see resume-plan.ts. Default none. */
+  recorded?: readonly RunNode[];
 }
 
 export type RunOutcomeStatus = 'succeeded' | 'failed' | 'canceled';
@@ -75,18 +79,29 @@ class RunExecution {
   private readonly running = new Map<string, Promise<void>>();
   private firstError: RunError | null = null;
   private readonly maxParallel: number;
+  private readonly resume: ResumePlan;
 
   constructor(
     private readonly plan: RunPlan,
     private readonly workspace: RunWorkspace,
     private readonly opts: RunEngineOptions,
   ) {
-    for (const { node } of plan.nodes) this.records.set(node.id, new NodeRecord(node.id, node.type));
+    this.resume = planResume(plan, opts.recorded ?? []);
+    for (const { node } of plan.nodes) {
+      const kept = this.resume.kept.get(node.id);
+      this.records.set(node.id, kept ? NodeRecord.restored(kept) : new NodeRecord(node.id, node.type, this.resume.attempts.get(node.id) ?? 0));
+    }
+    for (const [id, choice] of this.resume.choices) this.choices.set(id, choice);
     this.maxParallel = Math.max(1, opts.maxParallelNodes ?? 4);
   }
 
   async run(): Promise<RunOutcome> {
     const { signal } = this.opts;
+    const { kept, rebuilt } = this.resume;
+    if (kept.size > 0 || rebuilt.size > 0) {
+      const ids = (m: ReadonlyMap<string, unknown>) => [...m.keys()].map((id) => `"${id}"`).join(', ') || 'none';
+      this.opts.log.write('info', null, `resuming a run taken over: succeeded before and not run again: ${ids(kept)}; run again to rebuild their output: ${ids(rebuilt)}`);
+    }
     for (;;) {
       if (!signal.aborted) this.startReadyNodes();
       if (this.running.size === 0) break;
@@ -148,7 +163,9 @@ class RunExecution {
     const { node } = planNode;
     const { log, signal } = this.opts;
     const startedMs = Date.now();
-    const runner = NODE_RUNNERS[node.type];
+    const rebuilt = this.resume.rebuilt.get(node.id);
+    const choice = this.resume.choices.get(node.id);
+    const runner = rebuilt && choice !== undefined ? (ctx: NodeContext) => rebuildDecision(ctx, rebuilt, choice) : NODE_RUNNERS[node.type];
     try {
       if (!runner) throw new NodeFailure(`unknown node type "${node.type}"`, false);
       const policy = policyOf(node.config, this.opts.retryBackoffMs ?? 200);

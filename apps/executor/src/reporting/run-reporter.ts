@@ -11,6 +11,8 @@ export interface RunIdentity {
   run_id: string;
   tenant_id: string;
   attempt: number;
+  /** The epoch of this execution's claim: the scheduler refuses reports of any other. */
+  epoch: number;
 }
 
 type Body =

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
-import { QUEUES } from '@conduit/contracts';
+import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
 import { bullPrefix } from '../reporting/queue-options.js';
@@ -35,10 +35,19 @@ export interface ExecutorRuntimeOptions {
   retryBackoffMs?: number;
 }
 
+/**
+ * A claim's lease is half the queue lock: a dead executor's lease then lapses no later than its lock, so the executor
+ * that BullMQ's stalled check hands the job to can claim it at once (docs/reliability.md, "Runs execute once").
+ */
+export function leaseMsOf(lockDurationMs: number): number {
+  return Math.min(RUN_LEASE_MAX_MS, Math.max(RUN_LEASE_MIN_MS, Math.floor(lockDurationMs / 2)));
+}
+
 export class ExecutorRuntime {
   readonly executorId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private readonly reports: Queue;
   private readonly logs: Queue;
+  /** RPC to the catalog (connectors) and the scheduler (claims): the transport routes by pattern. */
   private readonly catalog: RedisStreamsClient;
   private readonly cancels: CancelListener;
   private readonly processor: RunProcessor;
@@ -58,6 +67,8 @@ export class ExecutorRuntime {
       reports: this.reports,
       logs: this.logs,
       catalog: this.catalog,
+      scheduler: this.catalog,
+      leaseMs: leaseMsOf(opts.lockDurationMs),
       secretsKey: opts.secretsKey,
       cancels: this.cancels,
       workspace: { dataDir: this.spillRoot, memoryLimit: opts.duckdbMemoryLimit },

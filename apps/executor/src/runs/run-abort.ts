@@ -1,5 +1,8 @@
-/** Why a run was stopped; only a cancel ends it as `canceled`, the others hand it back to the queue. */
-export type RunStopKind = 'canceled' | 'lock_lost' | 'shutdown';
+/**
+ * Why a run was stopped; only a cancel ends it as `canceled`. A lost lock or a shutdown hands it back to the queue;
+ * `fenced` (the scheduler refused the lease: another execution holds the run, or it ended) ends it here silently.
+ */
+export type RunStopKind = 'canceled' | 'lock_lost' | 'shutdown' | 'fenced';
 
 export class RunStop extends Error {
   constructor(readonly kind: RunStopKind) {

@@ -1,12 +1,14 @@
 /**
- * Processes one `runs` job: validates the command, reports run.started, resolves connectors from the catalog,
- * executes the DAG, reports each node change and run.finished, and ships log lines. A cancel message ends the run
- * as canceled; a lost lock or a shutdown stops it without a final report, so another executor takes it again.
+ * Processes one `runs` job: validates the command, claims the run from the scheduler (run-claim.ts), resolves
+ * connectors from the catalog, executes the DAG (resuming what an earlier execution left), reports each node change
+ * and run.finished with the claim's epoch, and ships log lines. A cancel message ends the run as canceled; a lost
+ * lock or a shutdown stops it without a final report, so another executor takes it again; a refused claim or lease
+ * renewal runs nothing more and reports nothing.
  */
-import { UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
 import type { ClientProxy } from '@nestjs/microservices';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
-import { runCommandSchema, type RunCommand } from '@conduit/contracts';
+import { runCommandSchema, type RunCommand, type RunNode } from '@conduit/contracts';
 import type { Logger } from 'pino';
 import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
 import type { WorkspaceOptions } from '../data/run-workspace.js';
@@ -15,11 +17,21 @@ import { RunLogShipper } from '../reporting/run-log-shipper.js';
 import { RunReporter } from '../reporting/run-reporter.js';
 import type { CancelListener } from './cancel-listener.js';
 import { RunStop, stopKindOf, type RunStopKind } from './run-abort.js';
+import { ClaimUnavailableError, RunLease, claimRun } from './run-claim.js';
+
+/** When the scheduler cannot answer a claim, the job waits this long in the queue and is claimed again. */
+const CLAIM_RETRY_MS = 2000;
+/** Margin past another execution's lease before claiming again (its renewal may be on its way). */
+const HELD_MARGIN_MS = 250;
 
 export interface RunProcessorDeps {
   reports: Queue;
   logs: Queue;
   catalog: ClientProxy;
+  /** Claims and lease renewals (the same Redis Streams transport routes them to the scheduler). */
+  scheduler: ClientProxy;
+  /** A claim's lease: at most half the queue lock, so a dead executor's lease has lapsed when its job is taken over. */
+  leaseMs: number;
   secretsKey: Buffer;
   cancels: CancelListener;
   workspace: WorkspaceOptions;
@@ -30,7 +42,7 @@ export interface RunProcessorDeps {
   retryBackoffMs?: number;
 }
 
-export type RunJobResult = { status: RunOutcome['status'] };
+export type RunJobResult = { status: RunOutcome['status'] | 'refused' | 'fenced' };
 
 export class RunProcessor {
   private readonly active = new Map<string, AbortController>();
@@ -63,13 +75,23 @@ export class RunProcessor {
       throw new UnrecoverableError('malformed run command');
     }
     const command = parsed.data;
+    const attempt = Math.max(1, job.attemptsStarted);
+    const claim = await this.claim(job, token, command, attempt);
+    if (!claim) return { status: 'refused' };
     const controller = new AbortController();
     this.active.set(command.run_id, controller);
     const onJobAbort = () => controller.abort(new RunStop('lock_lost'));
     jobSignal?.addEventListener('abort', onJobAbort, { once: true });
     const unregister = this.deps.cancels.register(command.run_id, () => controller.abort(new RunStop('canceled')));
+    const lease = new RunLease(
+      this.deps.scheduler,
+      { runId: command.run_id, tenantId: command.tenant_id, epoch: claim.epoch, leaseMs: this.deps.leaseMs },
+      () => controller.abort(new RunStop('fenced')),
+      this.deps.logger,
+    );
+    lease.start();
     try {
-      const outcome = await this.execute(command, Math.max(1, job.attemptsStarted), controller.signal, takenAt);
+      const outcome = await this.execute(command, { attempt, epoch: claim.epoch, recorded: claim.nodes }, controller.signal, takenAt);
       const stop = stopKindOf(controller.signal);
       if (stop === 'shutdown' && token) {
         // Back to waiting at once, instead of waiting for the lock to expire.
@@ -77,23 +99,53 @@ export class RunProcessor {
         throw new WaitingError();
       }
       if (stop === 'lock_lost') throw new Error('lost the run lock; another executor takes the run');
-      return { status: outcome.status };
+      // Fenced: the run is another execution's or over; completing the job (if it is still ours) runs nothing again.
+      return { status: stop === 'fenced' ? 'fenced' : outcome.status };
     } finally {
+      lease.stop();
       unregister();
       jobSignal?.removeEventListener('abort', onJobAbort);
       this.active.delete(command.run_id);
     }
   };
 
-  private async execute(command: RunCommand, attempt: number, signal: AbortSignal, takenAt: Date): Promise<RunOutcome> {
+  /**
+   * Claims the run; answers the claim, or null when refused because the run is over (the job completes, nothing ran).
+   * A run held by another live execution, or a scheduler that cannot answer, sends the job back to wait in the queue.
+   */
+  private async claim(job: Job, token: string | undefined, command: RunCommand, attempt: number): Promise<{ epoch: number; nodes: RunNode[] } | null> {
     const { logger } = this.deps;
+    const ids = { run_id: command.run_id, attempt, executor_id: this.deps.executorId };
+    let retryInMs: number;
+    try {
+      const claim = await claimRun(this.deps.scheduler, { runId: command.run_id, tenantId: command.tenant_id, attempt, executorId: this.deps.executorId, leaseMs: this.deps.leaseMs });
+      if (claim.granted) return { epoch: claim.epoch, nodes: claim.nodes.map((n) => ({ ...n, columns: n.columns ?? null })) };
+      if (claim.reason !== 'held') {
+        logger.warn({ ...ids, reason: claim.reason, status: claim.status }, 'run claim refused: nothing runs, the queue job completes');
+        return null;
+      }
+      logger.info({ ...ids, retry_in_ms: claim.retry_in_ms }, 'run claim refused: another execution holds a live lease; claiming again after it');
+      retryInMs = (claim.retry_in_ms ?? 0) + HELD_MARGIN_MS;
+    } catch (err) {
+      if (!(err instanceof ClaimUnavailableError)) throw err;
+      logger.warn({ ...ids, err: err.message }, 'could not claim the run; claiming again shortly');
+      retryInMs = CLAIM_RETRY_MS;
+    }
+    if (!token) throw new Error('cannot claim the run now, and the job has no lock token to wait with');
+    await job.moveToDelayed(Date.now() + retryInMs, token);
+    throw new DelayedError();
+  }
+
+  private async execute(command: RunCommand, claim: { attempt: number; epoch: number; recorded: RunNode[] }, signal: AbortSignal, takenAt: Date): Promise<RunOutcome> {
+    const { logger } = this.deps;
+    const { attempt, epoch } = claim;
     const identity = { run_id: command.run_id, tenant_id: command.tenant_id, attempt };
-    const reporter = new RunReporter(this.deps.reports, identity, logger);
+    const reporter = new RunReporter(this.deps.reports, { ...identity, epoch }, logger);
     const log = new RunLogShipper(this.deps.logs, { ...identity, job_id: command.job_id }, logger);
     const startedMs = takenAt.getTime();
-    void reporter.send({ type: 'run.started', executor_id: this.deps.executorId }, takenAt);
-    log.write('info', null, `run started on ${this.deps.executorId} (attempt ${attempt}, pipeline version ${command.pipeline_version})`);
-    logger.info({ run_id: command.run_id, attempt }, 'run started');
+    // The claim started the run on the scheduler's side: no run.started report.
+    log.write('info', null, `run started on ${this.deps.executorId} (attempt ${attempt}, epoch ${epoch}, pipeline version ${command.pipeline_version})`);
+    logger.info({ run_id: command.run_id, attempt, epoch }, 'run started');
     let outcome: RunOutcome;
     try {
       const connectors = await resolveConnectors(
@@ -112,6 +164,7 @@ export class RunProcessor {
         signal,
         log,
         onNodeChange: (node) => void reporter.send({ type: 'run.node', node }),
+        recorded: claim.recorded,
         maxParallelNodes: this.deps.nodeParallelism,
         ...(this.deps.retryBackoffMs === undefined ? {} : { retryBackoffMs: this.deps.retryBackoffMs }),
       });
@@ -127,6 +180,8 @@ export class RunProcessor {
       log.write(status === 'failed' ? 'error' : 'info', null, `run ${status} in ${Date.now() - startedMs} ms${outcome.error ? `: ${outcome.error.message}` : ''}`);
       void reporter.send({ type: 'run.finished', status, error: status === 'canceled' ? null : outcome.error, stats: outcome.stats, nodes: outcome.nodes });
       outcome = { ...outcome, status };
+    } else if (stop === 'fenced') {
+      log.write('warn', null, 'run stopped: the scheduler refused this execution\'s lease (taken over, or ended)');
     } else {
       log.write('warn', null, `run handed back (${stop}); another executor takes it`);
     }

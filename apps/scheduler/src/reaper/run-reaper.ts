@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DataSource, In, IsNull, LessThan, type EntityManager } from 'typeorm';
+import { DataSource, In, IsNull, LessThan, Raw, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import { schemaOf } from '@conduit/service-kit';
 import type { RunError } from '@conduit/contracts';
@@ -26,6 +26,8 @@ export interface ReapResult {
  * `runSilenceMs` whose command was published, and at their queue job:
  * - a queued run whose job is missing was lost: it is re-enqueued once, then failed;
  * - a job that failed, completed without a final report, or vanished under a running run: the run fails.
+ * It acts only once the run's lease has expired, and fails a run by a compare-and-set that bumps its epoch, so an
+ * executor that comes back (or a stalled job handed to another one) can neither report on the run nor claim it.
  * One replica sweeps at a time (a transaction-level advisory lock); the others skip the round.
  */
 @Injectable()
@@ -68,7 +70,8 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
       const done: ReapResult = { requeued: [], failed: [] };
       const silentSince = new Date(Date.now() - this.settings.runSilenceMs);
       const runs = await m.find(RunEntity, {
-        where: { status: In([...ACTIVE_RUN_STATUSES]), lastEventAt: LessThan(silentSince) },
+        // A live lease means an executor renewed its claim lately: the run is not lost, whatever the queue job says.
+        where: { status: In([...ACTIVE_RUN_STATUSES]), lastEventAt: LessThan(silentSince), leaseUntil: Raw((col) => `(${col} IS NULL OR ${col} <= clock_timestamp())`) },
         order: { lastEventAt: 'ASC' },
         take: BATCH,
         lock: { mode: 'pessimistic_write' },

@@ -7,6 +7,7 @@ import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
 import { addRunCommand, addRunEvent } from '../outbox/outbox-writer.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
+import { FencedReportsCounter } from './fenced-reports.counter.js';
 import { entityValues } from '@conduit/service-kit';
 
 export interface NewRun {
@@ -20,7 +21,7 @@ export interface NewRun {
   tickId?: string | null;
 }
 
-export type ReportOutcome = 'applied' | 'duplicate' | 'stale' | 'unknown_run';
+export type ReportOutcome = 'applied' | 'duplicate' | 'stale' | 'fenced' | 'unknown_run';
 
 export const ACTIVE_RUN_STATUSES = ['queued', 'running'] as const;
 
@@ -33,6 +34,7 @@ export class RunStateMachine {
   constructor(
     private readonly ds: DataSource,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    private readonly fencedReports: FencedReportsCounter,
   ) {}
 
   /** Inserts the run as `queued`, its command for the executors and its `run.queued` event. */
@@ -59,6 +61,7 @@ export class RunStateMachine {
       lastEventAt: now,
       tickId: input.tickId ?? null,
       requeues: 0,
+      epoch: 0, claimedBy: null, claimAttempt: null, leaseUntil: null,
     });
     await m.insert(RunEntity, entityValues<RunEntity>(run));
     await this.enqueueWithin(m, run, now);
@@ -89,16 +92,22 @@ export class RunStateMachine {
     return m.find(RunEntity, { where: { jobId, status: In([...ACTIVE_RUN_STATUSES]) }, order: { id: 'ASC' }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** queued|running -> canceled at once: nodes not over become canceled, the concurrency slot is free. */
+  /**
+   * queued|running -> canceled at once: nodes not over become canceled, the concurrency slot is free. The epoch moves
+   * on, so the executor's renewal is refused and it stops at once.
+   */
   async cancelWithin(m: EntityManager, run: RunEntity): Promise<RunEntity> {
     const now = new Date();
-    return this.transitionWithin(m, run, { status: 'canceled', finishedAt: now, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.canceled', now);
+    return this.fenceWithin(m, run, { status: 'canceled', finishedAt: now, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.canceled', now);
   }
 
-  /** queued|running -> failed, for a run whose executor or queue job is gone (the reaper, the queue's failed events). */
+  /**
+   * queued|running -> failed, for a run whose executor or queue job is gone (the reaper, the queue's failed events).
+   * The epoch moves on: an executor that comes back can neither report nor claim the run again.
+   */
   async failWithin(m: EntityManager, run: RunEntity, error: RunError): Promise<RunEntity> {
     const now = new Date();
-    return this.transitionWithin(m, run, { status: 'failed', finishedAt: now, error, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.failed', now);
+    return this.fenceWithin(m, run, { status: 'failed', finishedAt: now, error, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.failed', now);
   }
 
   /** Fails the run if it is still active (its own transaction). Answers whether it did. */
@@ -146,6 +155,12 @@ export class RunStateMachine {
         }
         const now = new Date();
         const decision = decideReport(run, report, now);
+        if (!decision.apply && decision.fenced) {
+          this.logger.warn({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'report of a fenced execution refused');
+          this.fencedReports.inc();
+          outcomes.push('fenced');
+          continue;
+        }
         if (!decision.apply) {
           this.logger.info({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'stale report ignored');
           outcomes.push('stale');
@@ -171,10 +186,16 @@ export class RunStateMachine {
     return new Set(inserted.map((r) => r.event_id));
   }
 
-  private async transitionWithin(m: EntityManager, run: RunEntity, changes: RunChanges, event: RunEventType | null, at: Date): Promise<RunEntity> {
-    await m.update(RunEntity, { id: run.id }, entityValues<RunEntity>(changes));
-    const next = Object.assign(run, changes);
-    if (event) await addRunEvent(m, runEventOf(next, event, at));
+  /**
+   * A transition the scheduler decides on its own (not an executor's report): one compare-and-set on the run's epoch
+   * that also bumps it, so no execution holding the old epoch can write after it.
+   */
+  private async fenceWithin(m: EntityManager, run: RunEntity, changes: RunChanges, event: RunEventType, at: Date): Promise<RunEntity> {
+    const fenced = { ...changes, epoch: run.epoch + 1 };
+    const result = await m.update(RunEntity, { id: run.id, epoch: run.epoch }, entityValues<RunEntity>(fenced));
+    if (result.affected !== 1) throw new Error(`run ${run.id} changed epoch under a transition that held it locked`);
+    const next = Object.assign(run, fenced);
+    await addRunEvent(m, runEventOf(next, event, at));
     return next;
   }
 }

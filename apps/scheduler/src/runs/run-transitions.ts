@@ -4,13 +4,14 @@ import type { RunEventType } from './run.mapper.js';
 
 /** The columns a transition may change. */
 export type RunChanges = Partial<
-  Pick<RunEntity, 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'error' | 'nodes' | 'nodeColumns' | 'stats' | 'lastEventAt'>
+  Pick<RunEntity, 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'error' | 'nodes' | 'nodeColumns' | 'stats' | 'lastEventAt' | 'epoch'>
 >;
 
 type ReportedNode = Extract<RunReport, { type: 'run.node' }>['node'];
 
 export type ReportDecision =
-  | { apply: false; reason: string }
+  /** `fenced`: the report's epoch is not the run's current one (another execution holds the run, or it was ended). */
+  | { apply: false; reason: string; fenced?: true }
   | { apply: true; changes: RunChanges; event: RunEventType | null };
 
 export function isFinal(run: Pick<RunEntity, 'status'>): boolean {
@@ -62,9 +63,10 @@ function parseAt(at: string, fallback: Date): Date {
 
 /**
  * The state machine of a run fed by executor reports: what a report changes, or why it is ignored.
- * Reports for a final run, or from an older attempt than the run's, are stale.
+ * A report of another epoch than the run's is fenced; reports for a final run, or from an older attempt, are stale.
  */
 export function decideReport(run: RunEntity, report: RunReport, now: Date): ReportDecision {
+  if (report.epoch !== run.epoch) return { apply: false, fenced: true, reason: `epoch ${report.epoch} is not the run's current epoch ${run.epoch}` };
   if (isFinal(run)) return { apply: false, reason: `the run is already ${run.status}` };
   if (report.attempt < run.attempt) return { apply: false, reason: `attempt ${report.attempt} is older than the run's attempt ${run.attempt}` };
   const at = parseAt(report.at, now);

@@ -70,4 +70,20 @@ export class RunEntity {
 
   @Column({ type: 'integer' })
   requeues!: number;
+
+  /** The current claim's number (run-claims.ts): bumped by every claim and by every end the scheduler decides. */
+  @Column({ type: 'integer' })
+  epoch!: number;
+
+  /** The executor holding the current claim, and the queue job attempt it claimed in. */
+  @Column({ type: 'text', name: 'claimed_by', nullable: true })
+  claimedBy!: string | null;
+
+  @Column({ type: 'integer', name: 'claim_attempt', nullable: true })
+  claimAttempt!: number | null;
+
+  /** Until when the current claim holds without a renewal; the reaper acts only after it. */
+  @Column({ type: 'timestamptz', precision: 3, name: 'lease_until', nullable: true })
+  leaseUntil!: Date | null;
+
 }

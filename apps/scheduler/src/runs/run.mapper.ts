@@ -26,7 +26,7 @@ function columnsOf(byId: NodeColumnsById, nodeId: string): RunNodeColumn[] | nul
   return Object.hasOwn(byId, nodeId) ? byId[nodeId]! : null;
 }
 
-function orderedNode(node: StoredRunNode, columns: RunNodeColumn[] | null): RunNode {
+export function orderedNode(node: StoredRunNode, columns: RunNodeColumn[] | null): RunNode {
   return {
     id: node.id,
     type: node.type,

@@ -2,6 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { RpcContext, RpcData } from '@conduit/contracts';
 import { RunsService } from './runs.service.js';
+import { RunClaims } from './run-claims.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { RpcRoute } from '@conduit/service-kit';
 
@@ -9,6 +10,7 @@ import { RpcRoute } from '@conduit/service-kit';
 export class RunsController {
   constructor(
     private readonly runs: RunsService,
+    private readonly claims: RunClaims,
     @Inject(SCHEDULER_LOGGER) readonly logger: Logger,
   ) {}
 
@@ -30,5 +32,15 @@ export class RunsController {
   @RpcRoute('scheduler.runs.cancel')
   cancel(d: RpcData<'scheduler.runs.cancel'>, ctx: RpcContext) {
     return this.runs.cancel(ctx.tenant_id, d.job_id, d.run_id);
+  }
+
+  @RpcRoute('scheduler.runs.claim')
+  claim(d: RpcData<'scheduler.runs.claim'>, ctx: RpcContext) {
+    return this.claims.claim(ctx.tenant_id, d);
+  }
+
+  @RpcRoute('scheduler.runs.renew')
+  renew(d: RpcData<'scheduler.runs.renew'>, ctx: RpcContext) {
+    return this.claims.renew(ctx.tenant_id, d);
   }
 }

@@ -5,10 +5,11 @@ import { RunStateMachine } from './run-state-machine.js';
 import { RunCancelSignals } from './run-cancel-signals.js';
 import { RunReportsWorker } from './run-reports.worker.js';
 import { RunsQueueFailures } from './runs-queue-failures.js';
+import { RunClaims } from './run-claims.js';
 
 @Module({
   controllers: [RunsController],
-  providers: [RunsService, RunStateMachine, RunCancelSignals, RunReportsWorker, RunsQueueFailures],
+  providers: [RunsService, RunStateMachine, RunCancelSignals, RunReportsWorker, RunsQueueFailures, RunClaims],
   exports: [RunsService, RunStateMachine, RunCancelSignals],
 })
 export class RunsModule {}

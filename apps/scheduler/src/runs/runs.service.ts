@@ -20,6 +20,7 @@ import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { cursorAfter, isUniqueViolation, notFound } from '@conduit/service-kit';
 
@@ -96,6 +97,7 @@ export class RunsService {
       if (opts.tickId && isUniqueViolation(err, TICK_KEY)) return null;
       throw err;
     }
+    if (created) reachFaultPoint('after_run_commit');
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
     if (created) this.logger.info({ run_id: created.id, job_id: job.id, trigger: opts.trigger, replaced }, 'run queued');

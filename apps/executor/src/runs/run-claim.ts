@@ -1,0 +1,97 @@
+/**
+ * The executor's side of run fencing (issue 16, packages/contracts/src/run-claims.ts): claim a run from the scheduler
+ * before its first node, and renew the claim's lease while the run works. A renewal the scheduler refuses means the
+ * run has moved on without this execution (a takeover, the reaper, a cancel): the caller stops at once.
+ */
+import type { ClientProxy } from '@nestjs/microservices';
+import type { Logger } from 'pino';
+import { isRpcReply, runClaimSchema, runRenewalSchema, type RpcContext, type RpcReply, type RunClaim } from '@conduit/contracts';
+import { rpcCall } from '@conduit/rpc-streams';
+
+export class ClaimUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClaimUnavailableError';
+  }
+}
+
+export interface ClaimRequest {
+  runId: string;
+  tenantId: string;
+  attempt: number;
+  executorId: string;
+  leaseMs: number;
+}
+
+const ctxOf = (tenantId: string, runId: string): RpcContext => ({ tenant_id: tenantId, scopes: ['write'], request_id: runId });
+
+/** One round trip; throws ClaimUnavailableError when the scheduler cannot answer (the run is then not started). */
+export async function claimRun(client: ClientProxy, req: ClaimRequest): Promise<RunClaim> {
+  let reply: unknown;
+  try {
+    reply = await rpcCall<RpcReply<unknown>>(client, 'scheduler.runs.claim', {
+      ctx: ctxOf(req.tenantId, req.runId),
+      data: { run_id: req.runId, attempt: req.attempt, executor_id: req.executorId, lease_ms: req.leaseMs },
+    });
+  } catch (err) {
+    throw new ClaimUnavailableError(`the scheduler did not answer the claim: ${(err as Error).message}`);
+  }
+  if (!isRpcReply(reply)) throw new ClaimUnavailableError('the scheduler answered the claim with a malformed reply');
+  if (!reply.ok) throw new ClaimUnavailableError(`the claim failed: ${reply.error.code}`);
+  const claim = runClaimSchema.safeParse(reply.data);
+  if (!claim.success) throw new ClaimUnavailableError('the scheduler answered the claim with a malformed claim');
+  return claim.data;
+}
+
+/**
+ * Renews a granted claim every third of its lease, with one call at a time. A refusal calls `onLost` once; a call
+ * that fails (scheduler or Redis away) is logged and tried again: while this executor holds the queue job's lock no
+ * other can claim the run, and the reaper waits for the lease to lapse and the lock to be lost.
+ */
+export class RunLease {
+  private timer: NodeJS.Timeout | null = null;
+  private renewing = false;
+
+  constructor(
+    private readonly client: ClientProxy,
+    private readonly claim: { runId: string; tenantId: string; epoch: number; leaseMs: number },
+    private readonly onLost: () => void,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.claim.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing) return;
+    this.renewing = true;
+    const { runId, tenantId, epoch, leaseMs } = this.claim;
+    try {
+      const reply = await rpcCall<RpcReply<unknown>>(
+        this.client,
+        'scheduler.runs.renew',
+        { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch, lease_ms: leaseMs } },
+        { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) },
+      );
+      const renewal = isRpcReply(reply) && reply.ok ? runRenewalSchema.safeParse(reply.data) : undefined;
+      if (!renewal?.success) {
+        this.logger.warn({ run_id: runId, epoch }, 'lease renewal failed; trying again');
+      } else if (!renewal.data.renewed && this.timer) {
+        this.stop();
+        this.logger.warn({ run_id: runId, epoch }, 'lease renewal refused: another execution holds the run; stopping it');
+        this.onLost();
+      }
+    } catch (err) {
+      this.logger.warn({ run_id: runId, epoch, err: (err as Error).message }, 'lease renewal failed; trying again');
+    } finally {
+      this.renewing = false;
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUES, newId, type Job, type Run, type RunClaim, type RunRenewal } from '@conduit/contracts';
+import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { RunReaper } from '../src/reaper/run-reaper.js';
+import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
+import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+
+// Fencing (issue 16): the claim's compare-and-set, renewals, the report epoch check and the reaper's respect of a
+// live lease, against the real PostgreSQL and Redis through the scheduler's own RPC.
+const prefix = testPrefix();
+const schema = newSchemaName();
+const store = new PipelineStore();
+const SILENCE_MS = 300;
+let redis: Redis;
+let ds: DataSource;
+let catalog: INestMicroservice;
+let scheduler: SchedulerUnderTest;
+let caller: SchedulerCaller;
+let reaper: RunReaper;
+let runsQueue: Queue;
+let reportsQueue: Queue;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  catalog = await startStubCatalog(REDIS_URL, prefix, store);
+  scheduler = await startScheduler(ds, prefix, { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } });
+  reaper = scheduler.app.get(RunReaper);
+  caller = new SchedulerCaller(prefix);
+  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+  reportsQueue = new Queue(QUEUES.eventsScheduler, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+});
+
+afterAll(async () => {
+  await Promise.allSettled([runsQueue?.close(), reportsQueue?.close()]);
+  await caller?.close();
+  await scheduler?.close();
+  await catalog?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+async function triggered(t: string): Promise<Run> {
+  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow' } });
+  const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+  await waitFor('the command enqueued', () => runsQueue.getJob(run.id));
+  return run;
+}
+
+const claim = (t: string, run: Run, executor: string, attempt: number, leaseMs: number) =>
+  caller.ok<RunClaim>(t, 'scheduler.runs.claim', { run_id: run.id, attempt, executor_id: executor, lease_ms: leaseMs });
+const renew = (t: string, run: Run, epoch: number, leaseMs = 60_000) => caller.ok<RunRenewal>(t, 'scheduler.runs.renew', { run_id: run.id, epoch, lease_ms: leaseMs });
+const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
+const eventTypes = async (runId: string) =>
+  ((await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`, [runId])) as { type: string }[]).map((r) => r.type);
+const node = (id: string, status: 'running' | 'succeeded', attempts = 1) => ({
+  id, type: 'source', status, started_at: new Date().toISOString(), finished_at: status === 'running' ? null : new Date().toISOString(), attempts, rows_in: 0, rows_out: 3, output: null, error: null, columns: status === 'succeeded' ? [{ name: 'id', type: 'INTEGER' }] : null,
+});
+async function sendNode(t: string, run: Run, epoch: number, n: ReturnType<typeof node>, attempt = 1): Promise<void> {
+  const eventId = newId('event');
+  await reportsQueue.add('run.node', { type: 'run.node', event_id: eventId, run_id: run.id, tenant_id: t, attempt, epoch, at: new Date().toISOString(), node: n }, { jobId: eventId });
+}
+
+describe('claiming a run', () => {
+  it('grants one claim at a time: a second executor is refused while the lease lives, then takes over with the node states', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    const first = await claim(t, run, 'exec-a', 1, 60_000);
+    expect(first).toMatchObject({ granted: true, epoch: 1 });
+    const running = await getRun(t, run);
+    expect(running).toMatchObject({ status: 'running', attempt: 1 });
+    expect(running.started_at).not.toBeNull();
+    // The first claim is the run's start, announced once.
+    expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
+
+    const held = await claim(t, run, 'exec-b', 2, 60_000);
+    expect(held).toMatchObject({ granted: false, reason: 'held', status: 'running' });
+    expect(held.granted === false && held.retry_in_ms).toBeGreaterThan(50_000);
+
+    // The same attempt claiming again (its first answer was lost) is granted, with a new epoch.
+    const again = await claim(t, run, 'exec-a', 1, 500);
+    expect(again).toMatchObject({ granted: true, epoch: 2 });
+    await sendNode(t, run, 2, node('orders', 'succeeded'));
+    await waitFor('the node recorded', async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded');
+
+    await waitFor('the lease to lapse and the takeover to be granted', async () => {
+      const c = await claim(t, run, 'exec-b', 2, 60_000);
+      return c.granted ? c : undefined;
+    }, 5000, 100).then((c) => {
+      expect(c).toMatchObject({ granted: true, epoch: 3 });
+      expect(c.granted && c.nodes.find((n) => n.id === 'orders')).toMatchObject({ status: 'succeeded', rows_out: 3, columns: [{ name: 'id', type: 'INTEGER' }] });
+    });
+    expect(await getRun(t, run)).toMatchObject({ status: 'running', attempt: 2 });
+    // A takeover is no new start.
+    expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
+  });
+
+  it('refuses the renewal and the reports of a superseded epoch, and renews the current one', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await claim(t, run, 'exec-a', 1, 500);
+    await waitFor('the takeover', async () => (await claim(t, run, 'exec-b', 2, 60_000)).granted);
+    expect(await renew(t, run, 1)).toEqual({ renewed: false });
+    expect(await renew(t, run, 2)).toEqual({ renewed: true });
+
+    // Same attempt number on both sides: only the epoch tells them apart.
+    await sendNode(t, run, 1, node('orders', 'succeeded'), 2);
+    await sendNode(t, run, 2, node('orders', 'running', 2), 2);
+    await waitFor('the current epoch\'s node report applied', async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running');
+    // The old epoch's report was taken first (queue order) and refused: the node never showed as succeeded.
+    const { rows } = { rows: (await ds.query(`SELECT nodes FROM runs WHERE id = $1`, [run.id])) as { nodes: { id: string; attempts: number }[] }[] };
+    expect(rows[0]!.nodes.find((n) => n.id === 'orders')).toMatchObject({ attempts: 2 });
+  });
+
+  it('refuses a claim and a renewal once the run is over, and the end bumps the epoch', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await claim(t, run, 'exec-a', 1, 60_000);
+    await caller.ok<Run>(t, 'scheduler.runs.cancel', { job_id: run.job_id, run_id: run.id });
+    expect(await renew(t, run, 1)).toEqual({ renewed: false });
+    expect(await claim(t, run, 'exec-b', 2, 60_000)).toEqual({ granted: false, reason: 'finished', status: 'canceled', retry_in_ms: null });
+    const [row] = (await ds.query(`SELECT epoch FROM runs WHERE id = $1`, [run.id])) as { epoch: number }[];
+    expect(row!.epoch).toBe(2);
+    // A queued run canceled before any claim is refused too: it never runs.
+    const queued = await triggered(t);
+    await caller.ok<Run>(t, 'scheduler.runs.cancel', { job_id: queued.job_id, run_id: queued.id });
+    expect(await claim(t, queued, 'exec-a', 1, 60_000)).toMatchObject({ granted: false, reason: 'finished' });
+  });
+
+  it('answers unknown_run for another tenant\'s run', async () => {
+    const run = await triggered(newTenant());
+    expect(await claim(newTenant(), run, 'exec-a', 1, 60_000)).toMatchObject({ granted: false, reason: 'unknown_run' });
+  });
+});
+
+describe('the reaper and the lease', () => {
+  it('leaves a silent run alone while its lease lives, and fails it by bumping the epoch once the lease has lapsed', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await claim(t, run, 'exec-a', 1, 1500);
+    // Its queue job is gone and it is silent: only the live lease keeps the reaper away.
+    await runsQueue.remove(run.id);
+    await new Promise((r) => setTimeout(r, SILENCE_MS + 100));
+    expect((await reaper.sweep())?.failed).not.toContain(run.id);
+    await waitFor('the lease to lapse and the reaper to fail the run', async () => (await reaper.sweep())?.failed.includes(run.id), 5000, 200);
+    expect(await getRun(t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
+    const [row] = (await ds.query(`SELECT epoch FROM runs WHERE id = $1`, [run.id])) as { epoch: number }[];
+    expect(row!.epoch).toBe(2);
+    // The executor that comes back can neither renew, nor report, nor claim again.
+    expect(await renew(t, run, 1)).toEqual({ renewed: false });
+    expect(await claim(t, run, 'exec-a', 1, 1500)).toMatchObject({ granted: false, reason: 'finished', status: 'failed' });
+  });
+});
