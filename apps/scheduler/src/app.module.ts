@@ -5,6 +5,7 @@ import { JobsModule } from './jobs/jobs.module.js';
 import { RunsModule } from './runs/runs.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { ReaperModule } from './reaper/reaper.module.js';
+import { RunSchemasModule } from './run-schemas/run-schemas.module.js';
 
 export interface AppModuleOptions extends SchedulerDeps {
   /** /healthz, /readyz and /metrics; omitted when the app runs without HTTP (tests of the RPC alone). */
@@ -17,7 +18,7 @@ export class AppModule {
     const { ops, ...deps } = opts;
     return {
       module: AppModule,
-      imports: [SchedulerCoreModule.forRoot({ ...deps, ...(ops?.registry ? { registry: ops.registry } : {}) }), JobsModule, RunsModule, SchedulesModule, ReaperModule, ...(ops ? [OpsModule.forRoot(ops)] : [])],
+      imports: [SchedulerCoreModule.forRoot({ ...deps, ...(ops?.registry ? { registry: ops.registry } : {}) }), JobsModule, RunsModule, SchedulesModule, ReaperModule, RunSchemasModule, ...(ops ? [OpsModule.forRoot(ops)] : [])],
     };
   }
 }

@@ -15,6 +15,7 @@ export * from './schemas/api-keys.js';
 export * from './cron.js';
 export * from './schemas/jobs.js';
 export * from './run-messages.js';
+export * from './recorded-schemas.js';
 export * from './run-claims.js';
 export * from './schemas/monitoring.js';
 export * from './schemas/webhooks.js';

@@ -10,6 +10,7 @@ import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './s
 import { deliveryListQuerySchema, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from './schemas/webhooks.js';
 import { runClaimRequestSchema, runRenewRequestSchema } from './run-claims.js';
 import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
+import { recordedSchemasRequestSchema } from './recorded-schemas.js';
 
 /**
  * A client's `Idempotency-Key` as the gateway hands it to the service that creates the resource: the service keeps
@@ -107,6 +108,8 @@ export const RPC = {
   'scheduler.runs.renew': runRenewRequestSchema,
   // Internal: how many jobs use a pipeline (the catalog refuses to delete one in use).
   'scheduler.jobs.usage': z.strictObject({ pipeline_id: z.string().min(1).max(64) }),
+  // Internal: the columns recent runs recorded for a pipeline's sources (the catalog's validation binds SQL to them).
+  'scheduler.runs.schemas': recordedSchemasRequestSchema,
 
   'monitoring.metrics.get': z.strictObject({ query: metricsQuerySchema }),
   'monitoring.alerts.list': z.strictObject({ query: alertListQuerySchema }),
