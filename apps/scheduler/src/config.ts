@@ -24,6 +24,15 @@ export const schedulerEnvSchema = z.object({
   SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
   /** Test only (fault suite R4): where the scheduler kills itself with SIGKILL; ignored when NODE_ENV is production. */
   SCHEDULER_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
+  /**
+   * Test only (the fault suite's R6), refused in production: Trigger Run waits this long inside its transaction,
+   * after the deadline check and before the commit, so its commit lands after the gateway has answered 503.
+   */
+  SCHEDULER_FAULT_COMMIT_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+}).superRefine((env, ctx) => {
+  if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_COMMIT_DELAY_MS > 0) {
+    ctx.addIssue({ code: 'custom', path: ['SCHEDULER_FAULT_COMMIT_DELAY_MS'], message: 'is a test-only fault point, refused in production' });
+  }
 });
 
 export type SchedulerConfig = z.output<typeof schedulerEnvSchema>;

@@ -1,4 +1,4 @@
-import { AppError, isRpcReply, type PipelineSnapshot, type RpcContext, type RpcReply } from '@conduit/contracts';
+import { AppError, isRpcReply, onBehalfOf, type PipelineSnapshot, type RpcContext, type RpcReply } from '@conduit/contracts';
 import { RpcTimeoutError, rpcCall, type RedisStreamsClient } from '@conduit/rpc-streams';
 
 /** Reads a pipeline as a run takes it, from the catalog (`catalog.pipelines.snapshot`). */
@@ -9,7 +9,7 @@ export class PipelineSnapshots {
   async get(ctx: RpcContext, pipelineId: string): Promise<PipelineSnapshot | null> {
     let reply: unknown;
     try {
-      reply = await rpcCall<RpcReply<PipelineSnapshot>>(this.client, 'catalog.pipelines.snapshot', { ctx, data: { id: pipelineId } });
+      reply = await rpcCall<RpcReply<PipelineSnapshot>>(this.client, 'catalog.pipelines.snapshot', { ctx: onBehalfOf(ctx), data: { id: pipelineId } });
     } catch (err) {
       if (err instanceof RpcTimeoutError) throw new AppError('service_unavailable', 'the catalog did not answer in time');
       throw err;

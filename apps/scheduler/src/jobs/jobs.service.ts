@@ -26,7 +26,7 @@ import { JobSchedules } from '../schedules/job-schedules.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
-import { assertIfMatch, cursorAfter, entityValues, isUniqueViolation, notFound } from '@conduit/service-kit';
+import { assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isUniqueViolation, notFound } from '@conduit/service-kit';
 
 const NAME_KEY = 'jobs_tenant_name_key';
 
@@ -45,13 +45,31 @@ export class JobsService {
   async create(ctx: RpcContext, body: JobCreate): Promise<Tagged<Job>> {
     await this.assertPipeline(ctx, body.pipeline_id);
     const now = new Date();
-    const row = await this.nameGuarded(body.name, async () => {
-      const job = this.ds.manager.create(JobEntity, { id: newId('job'), tenantId: ctx.tenant_id, ...this.fieldsOf(body), status: 'active', revision: 1, createdAt: now, updatedAt: now });
-      await this.ds.manager.insert(JobEntity, entityValues<JobEntity>(job));
-      return job;
+    // A retry with the key of a job already made answers that job as it is now (and syncs its schedule again, in case
+    // the first request ended between its commit and its sync).
+    const row = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(JobEntity, { tenantId: ctx.tenant_id, idempotencyKey: key }),
+      create: () =>
+        this.nameGuarded(body.name, () =>
+          this.ds.transaction(async (m) => {
+            const job = m.create(JobEntity, {
+              id: newId('job'),
+              tenantId: ctx.tenant_id,
+              ...this.fieldsOf(body),
+              status: 'active',
+              revision: 1,
+              createdAt: now,
+              updatedAt: now,
+              ...idempotencyColumns(ctx.idempotency),
+            });
+            await m.insert(JobEntity, entityValues<JobEntity>(job));
+            assertBeforeDeadline(ctx);
+            return job;
+          }),
+        ),
     });
     await this.syncSchedule(row);
-    return taggedJob(row, null);
+    return taggedJob(row, (await this.lastRuns([row.id])).get(row.id) ?? null);
   }
 
   async list(tenantId: string, query: JobListQuery): Promise<Page<Job>> {

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId, type RunError, type RunEvent, type RunReport, type RunTrigger } from '@conduit/contracts';
+import { newId, type IdempotencyKey, type RunError, type RunEvent, type RunReport, type RunTrigger } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
 import { addRunCommand, addRunEvent } from '../outbox/outbox-writer.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
-import { entityValues } from '@conduit/service-kit';
+import { entityValues, idempotencyColumns } from '@conduit/service-kit';
 
 export interface NewRun {
   tenantId: string;
@@ -19,6 +19,8 @@ export interface NewRun {
   trigger: RunTrigger;
   parameters: Record<string, unknown>;
   tickId?: string | null;
+  /** The client's Idempotency-Key and request fingerprint (Trigger Run); absent for ticks. */
+  idempotency?: IdempotencyKey;
 }
 
 export type ReportOutcome = 'applied' | 'duplicate' | 'stale' | 'fenced' | 'unknown_run';
@@ -61,6 +63,7 @@ export class RunStateMachine {
       lastEventAt: now,
       tickId: input.tickId ?? null,
       requeues: 0,
+      ...idempotencyColumns(input.idempotency),
       epoch: 0, claimedBy: null, claimAttempt: null, leaseUntil: null,
     });
     await m.insert(RunEntity, entityValues<RunEntity>(run));

@@ -86,4 +86,10 @@ export class RunEntity {
   @Column({ type: 'timestamptz', precision: 3, name: 'lease_until', nullable: true })
   leaseUntil!: Date | null;
 
+  /** The client's Idempotency-Key (unique per tenant) and the HMAC of the request that came with it; null without one. */
+  @Column({ type: 'text', name: 'idempotency_key', nullable: true })
+  idempotencyKey!: string | null;
+
+  @Column({ type: 'text', name: 'idempotency_fingerprint', nullable: true })
+  idempotencyFingerprint!: string | null;
 }

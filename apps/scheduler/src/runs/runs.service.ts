@@ -21,8 +21,9 @@ import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { reachFaultPoint } from '../faults/fault-point.js';
-import { SCHEDULER_LOGGER } from '../common/tokens.js';
-import { cursorAfter, isUniqueViolation, notFound } from '@conduit/service-kit';
+import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
+import { assertBeforeDeadline, createOnce, cursorAfter, isUniqueViolation, notFound } from '@conduit/service-kit';
+import type { SchedulerSettings } from '../scheduler-settings.js';
 
 const TICK_KEY = 'runs_tick_id_key';
 
@@ -41,6 +42,7 @@ export class RunsService {
     private readonly snapshots: PipelineSnapshots,
     private readonly relay: OutboxRelay,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
   ) {}
 
   /**
@@ -49,17 +51,25 @@ export class RunsService {
    * whose job is paused.
    */
   async trigger(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<Run> {
-    const run = await this.createRun(ctx, jobId, body, { trigger: 'manual' });
-    if (!run) throw new Error('a manual trigger made no run');
-    return run;
+    // A retry with the key of a run already made answers that run: same id, the status it has now.
+    const run = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(RunEntity, { tenantId: ctx.tenant_id, idempotencyKey: key }),
+      create: async () => {
+        const created = await this.createRun(ctx, jobId, body, { trigger: 'manual' });
+        if (!created) throw new Error('a manual trigger made no run');
+        return created;
+      },
+    });
+    return toRun(run);
   }
 
   /** A cron tick: the same path as Trigger Run, with the caller's context made from the job's tenant. */
   async triggerTick(ctx: RpcContext, jobId: string, tickId: string): Promise<Run | null> {
-    return this.createRun(ctx, jobId, {}, { trigger: 'schedule', tickId });
+    const run = await this.createRun(ctx, jobId, {}, { trigger: 'schedule', tickId });
+    return run ? toRun(run) : null;
   }
 
-  private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody, opts: TriggerOptions): Promise<Run | null> {
+  private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody, opts: TriggerOptions): Promise<RunEntity | null> {
     const job = await this.loadJob(ctx.tenant_id, jobId);
     const snapshot = await this.snapshots.get(ctx, job.pipelineId);
     if (!snapshot) throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
@@ -82,7 +92,7 @@ export class RunsService {
           for (const run of active) await this.machine.cancelWithin(m, run);
           replaced = active.map((r) => r.id);
         }
-        return this.machine.createWithin(m, {
+        const run = await this.machine.createWithin(m, {
           tenantId: ctx.tenant_id,
           jobId: locked.id,
           pipelineId: snapshot.id,
@@ -91,7 +101,11 @@ export class RunsService {
           trigger: opts.trigger,
           parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
           tickId: opts.tickId ?? null,
+          ...(ctx.idempotency && { idempotency: ctx.idempotency }),
         });
+        assertBeforeDeadline(ctx);
+        if (this.settings.faultCommitDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
+        return run;
       });
     } catch (err) {
       if (opts.tickId && isUniqueViolation(err, TICK_KEY)) return null;
@@ -101,7 +115,7 @@ export class RunsService {
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
     if (created) this.logger.info({ run_id: created.id, job_id: job.id, trigger: opts.trigger, replaced }, 'run queued');
-    return created ? toRun(created) : null;
+    return created;
   }
 
   async list(tenantId: string, jobId: string, query: RunListQuery): Promise<Page<Run>> {

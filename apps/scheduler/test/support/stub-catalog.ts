@@ -8,6 +8,8 @@ import { RedisStreamsServer } from '@conduit/rpc-streams';
 /** The pipelines the stub catalog knows, per tenant. */
 export class PipelineStore {
   private readonly byKey = new Map<string, PipelineSnapshot>();
+  /** How long each snapshot takes to answer: a slow catalog, for tests of deadlines. */
+  snapshotDelayMs = 0;
 
   /** Adds a valid two-node pipeline (or the given snapshot fields) for the tenant; answers its id. */
   add(tenantId: string, overrides: Partial<PipelineSnapshot> = {}): PipelineSnapshot {
@@ -46,7 +48,9 @@ class StubSnapshotController {
       'catalog.pipelines.snapshot',
       message,
       async (d, ctx) => {
-        const found = StubSnapshotController.store.get(ctx.tenant_id, d.id);
+        const store = StubSnapshotController.store;
+        if (store.snapshotDelayMs > 0) await new Promise((r) => setTimeout(r, store.snapshotDelayMs));
+        const found = store.get(ctx.tenant_id, d.id);
         if (!found) throw new AppError('not_found', `pipeline ${d.id} was not found`);
         return found;
       },

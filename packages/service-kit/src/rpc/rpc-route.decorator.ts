@@ -1,4 +1,4 @@
-import { MessagePattern } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { type RpcContext, type RpcData, type RpcPattern, handleRpc } from '@conduit/contracts';
 import { RedisStreamsContext } from '@conduit/rpc-streams';
@@ -35,5 +35,8 @@ export function RpcRoute<P extends RpcPattern>(pattern: P) {
     // Nest calls the handler with the message; the typed signature is the method's as written.
     descriptor.value = wrapped as unknown as F;
     MessagePattern(pattern)(target, key, descriptor);
+    // Without parameter decorators Nest passes the payload alone; the transport's context carries the deadline.
+    Payload()(target, key, 0);
+    Ctx()(target, key, 1);
   };
 }

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { INestMicroservice } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { Redis } from 'ioredis';
+import { newId, type IdempotencyKey, type Job, type Run, type RpcReply } from '@conduit/contracts';
+import { requestStreamKey, rpcCall } from '@conduit/rpc-streams';
+import { dropSchema, newSchemaName, newTenant, openSchema, rpcCtx } from './support/db.js';
+import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+
+// Issue 16: Trigger Run and Create Job keep the client's Idempotency-Key on the row, and work whose caller has
+// given up is not committed. Over the real transport, on the real PostgreSQL and Redis.
+const prefix = testPrefix();
+const schema = newSchemaName();
+const store = new PipelineStore();
+/** Trigger Run waits this long after its deadline check, before its commit: a commit that lands late. */
+const COMMIT_DELAY_MS = 600;
+let redis: Redis;
+let ds: DataSource;
+let catalog: INestMicroservice;
+let scheduler: SchedulerUnderTest;
+let caller: SchedulerCaller;
+
+beforeAll(async () => {
+  redis = await requireRedis();
+  ds = await openSchema(schema);
+  catalog = await startStubCatalog(REDIS_URL, prefix, store);
+  scheduler = await startScheduler(ds, prefix, { background: { ticks: false }, faultCommitDelayMs: COMMIT_DELAY_MS });
+  caller = new SchedulerCaller(prefix);
+});
+
+afterAll(async () => {
+  await caller?.close();
+  await scheduler?.close();
+  await catalog?.close();
+  if (ds) await dropSchema(ds, schema);
+  if (redis) {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+});
+
+const idem = (key = randomUUID()): IdempotencyKey => ({ key, fingerprint: randomBytes(32).toString('hex') });
+
+function callWith<T>(tenant: string, pattern: string, data: unknown, idempotency: IdempotencyKey | undefined, timeoutMs = 10_000): Promise<RpcReply<T>> {
+  const ctx = idempotency ? { ...rpcCtx(tenant), idempotency } : rpcCtx(tenant);
+  return rpcCall<RpcReply<T>>(caller.client, pattern, { ctx, data }, { timeoutMs });
+}
+
+async function newJob(tenant: string): Promise<Job> {
+  const pipeline = store.add(tenant);
+  return caller.ok<Job>(tenant, 'scheduler.jobs.create', { body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, concurrency_policy: 'allow' } });
+}
+
+async function runsOf(jobId: string): Promise<{ id: string; idempotency_key: string | null }[]> {
+  return ds.query(`SELECT id, idempotency_key FROM "${schema}".runs WHERE job_id = $1`, [jobId]);
+}
+
+/** Until the scheduler has finished every request it took (acked its stream entries): a handler's work is over. */
+async function schedulerIdle(): Promise<void> {
+  await waitFor('the scheduler to finish its requests', async () => {
+    const [pending] = (await redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [number, ...unknown[]];
+    return pending === 0;
+  });
+}
+
+describe('Idempotency-Key on the scheduler', () => {
+  it('answers the run a key made instead of a second one, and 422 for the key with another request', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const key = idem();
+    const first = await callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key);
+    const again = await callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key);
+    if (!first.ok || !again.ok) throw new Error(JSON.stringify([first, again]));
+    expect(again.data.id).toBe(first.data.id);
+    expect((await runsOf(job.id)).map((r) => r.id)).toEqual([first.data.id]);
+
+    const reused = await callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, { key: key.key, fingerprint: idem().fingerprint });
+    expect(reused).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused' } });
+  });
+
+  it('creates one job per key', async () => {
+    const t = newTenant();
+    const pipeline = store.add(t);
+    const key = idem();
+    const body = { body: { name: 'keyed', pipeline_id: pipeline.id } };
+    const [a, b] = await Promise.all([callWith<Job>(t, 'scheduler.jobs.create', body, key), callWith<Job>(t, 'scheduler.jobs.create', body, key)]);
+    if (!a.ok || !b.ok) throw new Error(JSON.stringify([a, b]));
+    expect(b.data.id).toBe(a.data.id);
+    const rows: unknown[] = await ds.query(`SELECT id FROM "${schema}".jobs WHERE tenant_id = $1`, [t]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('commits no run once its caller has given up', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    store.snapshotDelayMs = 400;
+    try {
+      // The caller waits 300 ms; the catalog alone takes 400: the deadline has passed when the transaction would commit.
+      await expect(callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, undefined, 300)).rejects.toMatchObject({ name: 'RpcTimeoutError' });
+      await schedulerIdle();
+      expect(await runsOf(job.id)).toEqual([]);
+    } finally {
+      store.snapshotDelayMs = 0;
+    }
+  });
+
+  it('a retry after a 503 whose run committed late answers that run', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const key = idem();
+    // Passes the deadline check, then commits COMMIT_DELAY_MS later, after its caller gave up.
+    await expect(callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key, 300)).rejects.toMatchObject({ name: 'RpcTimeoutError' });
+    const retried = await callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key);
+    if (!retried.ok) throw new Error(JSON.stringify(retried));
+    await schedulerIdle();
+    expect(await runsOf(job.id)).toEqual([{ id: retried.data.id, idempotency_key: key.key }]);
+  });
+});
