@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { CATALOG_LOGGER, SECRETS_KEY } from './common/tokens.js';
 import { RpcLogInterceptor } from './common/rpc-log.interceptor.js';
 import { NoPipelineUsage, PIPELINE_USAGE, type PipelineUsage } from './pipelines/pipeline-usage.js';
+import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './pipelines/recorded-schemas.js';
 
 /** What the catalog is built from; main.ts makes them from the config, tests from their own schema. */
 export interface CatalogDeps {
@@ -15,6 +16,8 @@ export interface CatalogDeps {
   secretsKey: Buffer;
   /** Whether jobs use a pipeline; without it every pipeline counts as unused (tests of the catalog alone). */
   pipelineUsage?: PipelineUsage;
+  /** What earlier runs recorded of pipelines' source columns; without it no run is known (tests of the catalog alone). */
+  recordedSchemas?: RecordedSchemas;
   /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
   onShutdown?: () => Promise<void>;
 }
@@ -39,11 +42,12 @@ export class CatalogCoreModule {
         { provide: CATALOG_LOGGER, useValue: deps.logger },
         { provide: SECRETS_KEY, useValue: deps.secretsKey },
         { provide: PIPELINE_USAGE, useValue: deps.pipelineUsage ?? new NoPipelineUsage() },
+        { provide: RECORDED_SCHEMAS, useValue: deps.recordedSchemas ?? new NoRecordedSchemas() },
         { provide: ResourceCloser, useFactory: () => new ResourceCloser(deps.onShutdown) },
         // Only when its lines would be written: any interceptor wraps every RPC in an RxJS pipeline.
         ...(deps.logger.isLevelEnabled('debug') ? [{ provide: APP_INTERCEPTOR, useClass: RpcLogInterceptor }] : []),
       ],
-      exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE],
+      exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE, RECORDED_SCHEMAS],
     };
   }
 }

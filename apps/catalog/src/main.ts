@@ -5,6 +5,7 @@ import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createCatalogDataSource } from './database/catalog-data-source.js';
 import { SchedulerPipelineUsage } from './pipelines/scheduler-pipeline-usage.js';
+import { SchedulerRecordedSchemas } from './pipelines/scheduler-recorded-schemas.js';
 
 runService('catalog', async () => {
   const config = bootConfig();
@@ -18,7 +19,8 @@ runService('catalog', async () => {
   const ran = await migrate(dataSource);
   logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
 
-  // Jobs belong to the scheduler: deleting a pipeline asks it whether one still uses it.
+  // Jobs and runs belong to the scheduler: deleting a pipeline asks it whether a job still uses it, and validation
+  // asks it what columns earlier runs recorded for the pipeline's sources.
   const scheduler = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   await scheduler.connect();
   await startRpcService({
@@ -36,6 +38,7 @@ runService('catalog', async () => {
         logger,
         secretsKey: config.SECRETS_KEY,
         pipelineUsage: new SchedulerPipelineUsage(scheduler),
+        recordedSchemas: new SchedulerRecordedSchemas(scheduler),
         ops,
         onShutdown,
       }),

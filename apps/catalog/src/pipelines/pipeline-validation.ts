@@ -3,6 +3,7 @@ import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo,
 import { connectorTypes } from '@conduit/connectors';
 import type { FieldError, PipelineValidation } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
+import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
 
 /** Shape problems of a DAG as 422 field errors (paths start at `dag`); empty when the shape is fine. */
 export function dagShapeErrors(dag: unknown): FieldError[] {
@@ -11,9 +12,15 @@ export function dagShapeErrors(dag: unknown): FieldError[] {
 
 /**
  * Runs every validation rule on a well-shaped DAG. The connectors it references are looked up in one query,
- * scoped to the tenant, so another tenant's connector is as unknown as a missing one.
+ * scoped to the tenant, so another tenant's connector is as unknown as a missing one. `schemas`: what earlier runs
+ * recorded of the sources' columns, which transform and rules SQL is bound against (pipeline-schemas.ts).
  */
-export async function validatePipelineDag(manager: EntityManager, tenantId: string, dag: Dag): Promise<PipelineValidation> {
+export async function validatePipelineDag(
+  manager: EntityManager,
+  tenantId: string,
+  dag: Dag,
+  schemas: SchemaEvidence = { kind: 'none' },
+): Promise<PipelineValidation> {
   const ids = referencedConnectorIds(dag);
   const rows =
     ids.length === 0
@@ -22,10 +29,12 @@ export async function validatePipelineDag(manager: EntityManager, tenantId: stri
   const rolesByType = new Map(connectorTypes().map((t) => [t.type, t.roles]));
   const connectors = new Map<string, ConnectorInfo>(rows.map((r) => [r.id, { type: r.type, roles: rolesByType.get(r.type) ?? [] }]));
   const result = validateDag(dag, { connector: (id) => connectors.get(id) });
+  const bound = await schemaIssues(dag, result.execution_order, schemas);
+  const errors = [...result.errors, ...bound.errors];
   return {
-    valid: result.valid,
-    errors: result.errors,
-    warnings: result.warnings,
+    valid: errors.length === 0,
+    errors,
+    warnings: [...result.warnings, ...bound.warnings],
     execution_order: result.execution_order,
     validated_at: new Date().toISOString(),
   };

@@ -24,6 +24,8 @@ import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
 import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
 import { dagSqlErrors } from './pipeline-sql.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
+import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './recorded-schemas.js';
+import { hasBindableSql, type SchemaEvidence } from './pipeline-schemas.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
@@ -46,6 +48,7 @@ export class PipelinesService {
   constructor(
     private readonly ds: DataSource,
     @Inject(PIPELINE_USAGE) private readonly usage: PipelineUsage,
+    @Inject(RECORDED_SCHEMAS) private readonly recordedSchemas: RecordedSchemas = new NoRecordedSchemas(),
   ) {
     this.rows = new BatchedRowReader(ds, PipelineEntity, 'pipeline');
   }
@@ -107,12 +110,14 @@ export class PipelinesService {
 
   /** PUT: replaces name, description, dag and project_id, and raises the version by one. */
   async update(tenantId: string, id: string, body: PipelineUpdate, ifMatch?: string): Promise<Tagged<Pipeline>> {
+    // Asked before the transaction, so that no row stays locked while the scheduler is waited for.
+    const schemas = await this.schemaEvidence(tenantId, id, body.dag as unknown as Dag);
     const row = await this.writing(body, () =>
       this.ds.transaction(async (m) => {
         const current = await this.load(m, tenantId, id, true);
         assertIfMatch(ifMatch, taggedPipeline(current).etag);
         await this.refuseMalformed(m, tenantId, body);
-        const validation = await validatePipelineDag(m, tenantId, body.dag as unknown as Dag);
+        const validation = await validatePipelineDag(m, tenantId, body.dag as unknown as Dag, schemas);
         const changes = {
           name: body.name,
           description: body.description ?? null,
@@ -140,11 +145,16 @@ export class PipelinesService {
     return null;
   }
 
-  /** Re-runs validation (connectors may have changed since), stores it, and answers it. */
-  async validate(tenantId: string, id: string): Promise<PipelineValidation> {
+  /**
+   * Re-runs validation (connectors may have changed since), stores it, and answers it. `schemas: 'skip'` leaves out
+   * the check against the columns earlier runs recorded (a run about to start binds against the real ones).
+   */
+  async validate(tenantId: string, id: string, schemas: 'consult' | 'skip' = 'consult'): Promise<PipelineValidation> {
+    const evidence: SchemaEvidence =
+      schemas === 'consult' ? await this.schemaEvidence(tenantId, id, (await this.rows.get(tenantId, id)).dag as unknown as Dag) : { kind: 'none' };
     return this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
-      const validation = await validatePipelineDag(m, tenantId, current.dag as unknown as Dag);
+      const validation = await validatePipelineDag(m, tenantId, current.dag as unknown as Dag, evidence);
       await m.update(PipelineEntity, { tenantId, id }, { validation, status: validation.valid ? 'valid' : 'invalid' });
       return validation;
     });
@@ -156,7 +166,9 @@ export class PipelinesService {
    */
   async snapshot(tenantId: string, id: string): Promise<PipelineSnapshot> {
     const row = await this.rows.get(tenantId, id);
-    const validation = await this.validate(tenantId, id);
+    // Not against recorded schemas: the run binds its SQL against the sources' columns as they are now, and a source
+    // whose table changed since its last run could otherwise never run again to record the change.
+    const validation = await this.validate(tenantId, id, 'skip');
     return {
       id: row.id,
       version: row.version,
@@ -164,6 +176,13 @@ export class PipelinesService {
       valid: validation.valid,
       errors: validation.errors.map((e) => ({ code: e.code, message: e.message })),
     };
+  }
+
+  /** What earlier runs recorded of the sources' columns; the scheduler is asked only when the DAG has SQL to bind. */
+  private async schemaEvidence(tenantId: string, id: string, dag: Dag): Promise<SchemaEvidence> {
+    if (!isId('pipeline', id) || dagShapeErrors(dag).length > 0 || !hasBindableSql(dag)) return { kind: 'none' };
+    const reply = await this.recordedSchemas.latest(tenantId, id);
+    return reply === null ? { kind: 'unavailable' } : { kind: 'recorded', reply };
   }
 
   private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<PipelineEntity> {
