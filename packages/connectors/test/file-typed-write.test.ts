@@ -3,26 +3,26 @@ import { join } from 'node:path';
 import { getDriver, type ConnectorDriver, type WriteRequest } from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { TEST_TENANT } from './support/tenant-driver.js';
-import { createMatrix, differences, openChecker, openWorkspace, readBack, rowsOf, typesOf, type Workspace } from './support/typed-files.js';
+import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
+import { createMatrix, differences, openChecker, readBack, rowsOf, typesOf } from './support/typed-files.js';
 
 // The typed file sink: the run's DuckDB writes the table (COPY ... TO in the scratch folder) and the file is moved
 // into the tenant's folder; each format read back by a plain DuckDB is the table again.
 const driver = getDriver('file') as Required<ConnectorDriver>;
 const config = { path: 'typed' };
 let sandbox: DataRootSandbox;
-let ws: Workspace;
+let ws: TestWorkspace;
 // On another file system than the data root (tmpfs), so the move into place is a copy, not a rename.
 let otherFsScratch: string;
 
 const write = (req: Partial<WriteRequest> & { table: string }, table = 'matrix', scratchDir?: string) =>
-  driver.writeFromTable(config, { mode: 'overwrite', ...req, tenantId: TEST_TENANT }, ws.table(table, scratchDir));
+  driver.writeFromTable(config, { mode: 'overwrite', ...req, tenantId: TEST_TENANT }, ws.target(table, scratchDir));
 const filesIn = async (folder: string) => (await readdir(join(sandbox.home, 'typed', folder))).sort();
-const scratchLeft = async () => (await Promise.all(ws.scratchDirs.map((d) => readdir(d)))).flat();
 
 beforeAll(async () => {
   sandbox = await createDataRoot();
   otherFsScratch = await mkdtemp('/dev/shm/typed-files-');
-  ws = await openWorkspace([otherFsScratch]);
+  ws = await openTestWorkspace({ timeZone: 'America/New_York', extraScratchDirs: [otherFsScratch] });
   await createMatrix(ws.connection, 'matrix');
   await ws.connection.run('create table nothing as select * from matrix where false');
 });
@@ -45,7 +45,7 @@ describe('file typed write: every format keeps the table', () => {
     } finally {
       checker.close();
     }
-    expect(await scratchLeft()).toEqual([]);
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 
   it('keeps the types in Parquet, HUGEINT as its text and INTERVAL as months, days and micros', async () => {
@@ -112,7 +112,7 @@ describe("file typed write: the row sink's modes and names", () => {
     } finally {
       checker.close();
     }
-    expect(await scratchLeft()).toEqual([]);
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 
   it('writes no file for no rows, except an overwrite of a named file, which keeps the columns and types', async () => {
@@ -135,7 +135,7 @@ describe("file typed write: the row sink's modes and names", () => {
       errorClass: 'config_error', message: 'the file connector cannot upsert: use append or overwrite',
     });
     await expect(write({ table: '../../escape.csv' })).rejects.toMatchObject({ errorClass: 'config_error', message: 'path leaves the data root' });
-    await expect(driver.writeFromTable(config, { table: 'x.csv', mode: 'overwrite' }, ws.table('matrix'))).rejects.toMatchObject({ errorClass: 'config_error' });
-    expect(await scratchLeft()).toEqual([]);
+    await expect(driver.writeFromTable(config, { table: 'x.csv', mode: 'overwrite' }, ws.target('matrix'))).rejects.toMatchObject({ errorClass: 'config_error' });
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { getDriver, type ConnectorDriver, type WriteRequest } from '../src/index.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { startS3Server, type S3Sandbox } from './support/s3-server.js';
-import { createMatrix, differences, openChecker, openWorkspace, readBack, rowsOf, type Workspace } from './support/typed-files.js';
+import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
+import { createMatrix, differences, openChecker, readBack, rowsOf } from './support/typed-files.js';
 
 // The test server listens on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -14,14 +15,13 @@ allowPrivateNetworks();
 const driver = getDriver('s3') as Required<ConnectorDriver>;
 let s3: S3Sandbox;
 let client: S3Client;
-let ws: Workspace;
+let ws: TestWorkspace;
 let downloads: string;
 
 const write = (req: Partial<WriteRequest> & { table: string }, table = 'matrix', config = s3.config) =>
-  driver.writeFromTable(config, { mode: 'overwrite', ...req }, ws.table(table));
+  driver.writeFromTable(config, { mode: 'overwrite', ...req }, ws.target(table));
 const keysUnder = async (prefix: string) =>
   ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).sort();
-const scratchLeft = async () => (await Promise.all(ws.scratchDirs.map((d) => readdir(d)))).flat();
 
 /** The object saved as a local file, for the test's own DuckDB to read. */
 async function download(key: string): Promise<string> {
@@ -38,7 +38,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   downloads = await mkdtemp(join(tmpdir(), 's3-typed-downloads-'));
-  ws = await openWorkspace();
+  ws = await openTestWorkspace({ timeZone: 'America/New_York' });
   await createMatrix(ws.connection, 'matrix');
   await ws.connection.run('create table nothing as select * from matrix where false');
 });
@@ -63,7 +63,7 @@ describe('s3 typed write', () => {
     } finally {
       checker.close();
     }
-    expect(await scratchLeft()).toEqual([]);
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 
   it('appends part objects under a prefix, an overwrite leaves only its own, and no rows write no object', async () => {
@@ -102,7 +102,7 @@ describe('s3 typed write', () => {
     } finally {
       checker.close();
     }
-    expect(await scratchLeft()).toEqual([]);
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 
   it('says what is wrong (upsert, a missing bucket) and leaves no scratch file', async () => {
@@ -110,6 +110,6 @@ describe('s3 typed write', () => {
       errorClass: 'config_error', message: 'the s3 connector cannot upsert: use append or overwrite',
     });
     await expect(write({ table: 'x.parquet' }, 'matrix', { ...s3.config, bucket: 'no-such-bucket' })).rejects.toMatchObject({ errorClass: 'config_error' });
-    expect(await scratchLeft()).toEqual([]);
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 });

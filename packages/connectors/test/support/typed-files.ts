@@ -1,13 +1,8 @@
 /**
- * What the typed file and S3 sink tests share: a run-like workspace (sandboxed DuckDB that may touch files in its
- * scratch folders only) holding a table of the types issue 15 names, and a plain DuckDB that reads a written file
- * back and compares it with the same table.
+ * What the typed file and S3 sink tests share: a table of the types issue 15 names (made in the run-like workspace of
+ * run-workspace.ts), and a plain DuckDB that reads a written file back and compares it with the same table.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { lockDown, preparableConfig, type DuckDBTable } from '../../src/index.js';
+import duckdb, { type DuckDBConnection } from '@duckdb/node-api';
 
 export const MATRIX_COLUMNS: [string, string][] = [
   ['id', 'INTEGER'], ['amount', 'DECIMAL(38,10)'], ['price', 'DECIMAL(12,2)'], ['big', 'BIGINT'], ['huge', 'HUGEINT'],
@@ -43,36 +38,6 @@ export async function createMatrix(connection: DuckDBConnection, name: string): 
 /** The matrix's types as `read_csv`/`read_json` take them: `{'id': 'INTEGER', ...}`. */
 export const declaredColumns = (replaced: Record<string, string> = {}): string =>
   `{${MATRIX_COLUMNS.map(([c, t]) => `'${c}': '${(replaced[c] ?? t).replace(/'/g, "''")}'`).join(', ')}}`;
-
-export interface Workspace {
-  connection: DuckDBConnection;
-  scratchDirs: string[];
-  table(name: string, scratchDir?: string): DuckDBTable;
-  close(): Promise<void>;
-}
-
-/**
- * Sandboxed as a run's workspace, with a TimeZone other than UTC (so text written in UTC is seen to be); allowed
- * `scratchDirs` (temporary folders made here, plus `extraScratch`).
- */
-export async function openWorkspace(extraScratch: string[] = []): Promise<Workspace> {
-  const scratch = await mkdtemp(join(tmpdir(), 'typed-files-scratch-'));
-  const scratchDirs = [scratch, ...extraScratch];
-  const instance: DuckDBInstance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '1' }));
-  const connection = await instance.connect();
-  await connection.run(`set TimeZone = 'America/New_York'`);
-  await lockDown(connection, [], scratchDirs);
-  return {
-    connection,
-    scratchDirs,
-    table: (table, scratchDir = scratch) => ({ connection, table, scratchDir }),
-    async close() {
-      connection.closeSync();
-      instance.closeSync();
-      await rm(scratch, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A plain DuckDB holding the matrix as table `original`: the test's own view of the files written. */
 export async function openChecker(): Promise<{ connection: DuckDBConnection; close(): void }> {
