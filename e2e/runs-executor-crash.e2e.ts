@@ -6,6 +6,7 @@ import pg from 'pg';
 import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { executorRunning as startedBy, liveExecutors } from './support/run-executions.js';
 
 // api.md, Run: "A run whose executor dies is picked up again, never left `running` for ever." Two executors; the one
 // running the run is killed with SIGKILL (no goodbye, no lock release). Short run locks make the takeover take
@@ -45,14 +46,8 @@ afterAll(async () => {
 /** An executor process's own folder of run spill folders (apps/executor/src/data/replica-folder.ts). */
 const spillFolderOf = (p: ServiceProcess): string => join(dataDir, `executor-${hostname().replace(/[^\w.-]/g, '_')}-${p.child.pid}`);
 
-function executors(): ServiceProcess[] {
-  return stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
-}
-
-/** The executor whose log says it started this run. */
-function executorRunning(runId: string): ServiceProcess | undefined {
-  return executors().find((p) => p.output.join('').includes(runId));
-}
+const executors = (): ServiceProcess[] => liveExecutors(stack);
+const executorRunning = (runId: string): ServiceProcess | undefined => startedBy(stack, runId);
 
 describe('an executor killed mid-run', () => {
   it('the run does not stay running: the other executor takes it over and it succeeds, with no duplicate rows', async () => {

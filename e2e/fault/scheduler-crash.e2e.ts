@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { stopProcess } from '@conduit/local-stack';
+import { call } from '../support/client.js';
+import { create, createPipelineAndJob, listAll, uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
+import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
+import { MARKED_ROWS_TABLE, markedRowsQuery, rowsByExecution } from '../support/run-executions.js';
+
+// R4 (issue 16): the scheduler killed with -9 between a run's commit and its enqueue (the test-only fault point
+// SCHEDULER_FAULT_POINT=after_run_commit). The run and its command were committed together (the outbox): a restarted
+// scheduler publishes the command, and the run executes once. The stack runs on a PostgreSQL and a Redis of its own.
+let fault: FaultStack;
+let db: pg.Client;
+
+beforeAll(async () => {
+  fault = await startFaultStack();
+  db = new pg.Client({ connectionString: fault.target.url });
+  await db.connect();
+  await db.query(`create table r4_out ${MARKED_ROWS_TABLE}`);
+}, 120_000);
+
+afterAll(async () => {
+  await db?.end();
+  await fault?.destroy();
+});
+
+it('R4: a scheduler killed between the commit and the enqueue leaves no run queued, and none runs twice', async () => {
+  const { stack } = fault;
+  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: fault.target.config() });
+  const dag = {
+    nodes: [
+      { id: 'rows', type: 'source', config: { connector_id: connector.id, query: markedRowsQuery(10, 0) } },
+      { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'r4_out', mode: 'append' } },
+    ],
+    edges: [{ from: 'rows', to: 'load' }],
+  };
+  const { jobId } = await createPipelineAndJob(stack, dag, { concurrency_policy: 'allow' });
+
+  // The only scheduler gives way to one armed with the fault point.
+  for (const p of stack.processes.filter((s) => s.name === 'scheduler')) await stopProcess(p.child);
+  const armed = await stack.startService('scheduler', { SCHEDULER_FAULT_POINT: 'after_run_commit' });
+  const died = new Promise<NodeJS.Signals | null>((resolve) => armed.child.once('exit', (_code, signal) => resolve(signal)));
+  // Three triggers at once: the first commit kills the scheduler; the others die with it, committed or not.
+  const answers = await Promise.all([1, 2, 3].map(() => call(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {} })));
+  expect(await died).toBe('SIGKILL');
+  // None was answered 202 (the scheduler died before answering); each is a 503 a client retries.
+  expect(answers.map((a) => a.status)).toEqual([503, 503, 503]);
+
+  const platform = new pg.Client({ connectionString: stack.databaseUrl });
+  await platform.connect();
+  try {
+    const committed = await platform.query<{ id: string; status: string; published: boolean }>(
+      `select r.id, r.status, o.published_at is not null as published from scheduler.runs r join scheduler.outbox o on o.run_id = r.id and o.kind = 'run_command' where r.job_id = $1`,
+      [jobId],
+    );
+    // At least the run whose commit fired the fault point, still queued, its command not yet published.
+    expect(committed.rows.length).toBeGreaterThanOrEqual(1);
+    expect(committed.rows.every((r) => r.status === 'queued')).toBe(true);
+    expect(committed.rows.some((r) => !r.published)).toBe(true);
+
+    await stack.startService('scheduler');
+    const ended = await Promise.all(committed.rows.map((r) => waitForRunEnd(stack, jobId, r.id, 30_000)));
+    expect(ended.map((r) => r.status)).toEqual(committed.rows.map(() => 'succeeded'));
+    const all = await listAll<{ id: string; status: string }>(stack, `/v2/jobs/${jobId}/runs`);
+    expect(all.filter((r) => r.status === 'queued')).toEqual([]);
+    expect(all).toHaveLength(committed.rows.length);
+    // Each run executed once: one source execution per run reached the sink, with all its rows.
+    expect(await rowsByExecution(db, 'r4_out')).toEqual(committed.rows.map(() => 10));
+    await waitFor('the commands published', async () => {
+      const { rows } = await platform.query(`select count(*)::int as n from scheduler.outbox where kind = 'run_command' and published_at is null`);
+      return rows[0].n === 0;
+    });
+  } finally {
+    await platform.end();
+  }
+}, 120_000);
