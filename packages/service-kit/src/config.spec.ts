@@ -22,6 +22,7 @@ describe('loadConfig', () => {
     const config = loadConfig(serviceSchema, { SECRETS_KEY: 'k'.repeat(32) });
     expect(config).toEqual({
       NODE_ENV: 'development',
+      CONDUIT_ENV: 'production',
       LOG_LEVEL: 'info',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
       REDIS_URL: 'redis://127.0.0.1:6379',

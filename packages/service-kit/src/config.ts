@@ -29,6 +29,8 @@ export function envPort() {
  */
 export const baseEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** `development` only on a developer's machine (`npm start`): it lets well-known secrets through (startup/). */
+  CONDUIT_ENV: z.enum(['development', 'production']).default('production'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   DATABASE_URL: z
     .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })

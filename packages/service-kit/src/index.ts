@@ -30,3 +30,7 @@ export {
   dependencyUnavailable,
   unavailableDependencyOf,
 } from './errors/dependency-errors.js';
+export { StartupError, redactedUrl, startupFailureLine } from './startup/startup-error.js';
+export { SECRET_GENERATORS, wellKnownSecrets } from './startup/well-known-secrets.js';
+export { bootConfig, checkServiceConfig, isLocalDevelopment } from './startup/service-config.js';
+export { preflight, type ListenPort, type PreflightOptions } from './startup/preflight.js';

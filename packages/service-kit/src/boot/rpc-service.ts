@@ -10,6 +10,7 @@ import { NestPinoLogger } from '../nest-pino-logger.js';
 import { createMetricsRegistry } from '../metrics.js';
 import { dataSourceReadinessCheck, redisReadinessCheck } from '../readiness-checks.js';
 import type { OpsModuleOptions } from '../ops/ops-options.js';
+import { startupFailureLine } from '../startup/startup-error.js';
 
 /** The ops endpoints of an RPC service: always with its metrics registry. */
 type RpcServiceOps = OpsModuleOptions & { registry: Registry };
@@ -77,7 +78,7 @@ export async function startRpcService(opts: RpcServiceOptions): Promise<INestApp
 /** Runs a service's entry point; a failure to start is one line on stderr and exit code 1. */
 export function runService(name: string, main: () => Promise<unknown>): void {
   main().catch((err: unknown) => {
-    process.stderr.write(`${name}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${startupFailureLine(name, err)}\n`);
     process.exit(1);
   });
 }
