@@ -6,6 +6,9 @@ import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.j
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
 import { DispatcherCaller, startDispatcher, TEST_SECRETS_KEY, type DispatcherUnderTest } from './support/dispatcher-app.js';
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
+import { rpcCall } from '@conduit/rpc-streams';
+import { rpcCtx } from '@conduit/testing';
+import type { RpcReply } from '@conduit/contracts';
 
 // The operator's default policy: https only, no private networks.
 const prefix = testPrefix();
@@ -146,6 +149,21 @@ describe('network policy (SSRF)', () => {
     const reply = await caller.call(t, 'webhooks.webhooks.update', { id: webhook.id, body: { url: 'https://169.254.169.254/' } });
     expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'url', code: 'url_not_allowed' }] } });
     expect((await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id })).url).toBe(PUBLIC_URL);
+  });
+
+  it('makes one webhook per Idempotency-Key and answers it again to a retry (never its secret)', async () => {
+    const t = newTenant();
+    const body = sealFieldsForTransit(new SecretBox(TEST_SECRETS_KEY), { url: PUBLIC_URL, events: ['job.failed'], secret: SECRET }, ['secret'], t, 'webhook');
+    const idempotency = { key: `whk-${t}`, fingerprint: 'a'.repeat(64) };
+    const send = (ctx: Record<string, unknown>) => rpcCall<RpcReply<Webhook>>(caller.client, 'webhooks.webhooks.create', { ctx: { ...rpcCtx(t), ...ctx }, data: { body } });
+
+    const [first, again] = await Promise.all([send({ idempotency }), send({ idempotency })]);
+    if (!first.ok || !again.ok) throw new Error(JSON.stringify([first, again]));
+    expect(again.data.id).toBe(first.data.id);
+    expect(JSON.stringify(again)).not.toContain(SECRET);
+    expect(await send({ idempotency: { ...idempotency, fingerprint: 'b'.repeat(64) } })).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused' } });
+    const rows: unknown[] = await ds.query(`SELECT id FROM "${schema}".webhooks WHERE tenant_id = $1`, [t]);
+    expect(rows).toHaveLength(1);
   });
 
   it('never logged a secret', () => {

@@ -4,11 +4,12 @@ import { createServiceDataSource } from '@conduit/service-kit';
 import { WebhookEntity } from '../webhooks/webhook.entity.js';
 import { DeliveryEntity } from '../deliveries/delivery.entity.js';
 import { Init1733000000000 } from '../migrations/1733000000000-init.js';
+import { IdempotencyKeys1764110000000 } from '../migrations/1764110000000-idempotency-keys.js';
 import { DEFAULT_SCHEMA } from './schema-name.js';
 
 export const DISPATCHER_ENTITIES = [WebhookEntity, DeliveryEntity];
 /** In order; append new migrations here. */
-export const DISPATCHER_MIGRATIONS = [Init1733000000000];
+export const DISPATCHER_MIGRATIONS = [Init1733000000000, IdempotencyKeys1764110000000];
 
 export interface DispatcherDataSourceOptions {
   url: string;

@@ -40,4 +40,11 @@ export class WebhookEntity {
 
   @Column({ type: 'timestamptz', precision: 3, name: 'updated_at' })
   updatedAt!: Date;
+
+  /** The client's Idempotency-Key (unique per tenant) and the HMAC of the request that came with it; null without one. */
+  @Column({ type: 'text', name: 'idempotency_key', nullable: true })
+  idempotencyKey!: string | null;
+
+  @Column({ type: 'text', name: 'idempotency_fingerprint', nullable: true })
+  idempotencyFingerprint!: string | null;
 }

@@ -14,7 +14,7 @@ export class WebhooksController {
 
   @RpcRoute('webhooks.webhooks.create')
   create(d: RpcData<'webhooks.webhooks.create'>, ctx: RpcContext) {
-    return this.webhooks.create(ctx.tenant_id, d.body);
+    return this.webhooks.create(ctx.tenant_id, d.body, ctx);
   }
 
   @RpcRoute('webhooks.webhooks.list')

@@ -24,7 +24,7 @@ import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
-import { assertIfMatch, cursorAfter, entityValues, notFound } from '@conduit/service-kit';
+import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, notFound } from '@conduit/service-kit';
 
 type WebhookListQuery = RpcData<'webhooks.webhooks.list'>['query'];
 
@@ -38,7 +38,16 @@ export class WebhooksService {
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
-  async create(tenantId: string, sealedBody: WebhookCreate): Promise<Tagged<Webhook>> {
+  async create(tenantId: string, sealedBody: WebhookCreate, ctx: CreateContext = {}): Promise<Tagged<Webhook>> {
+    // A retry with the key of a webhook already made answers that webhook as it is now (never its secret).
+    const row = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(WebhookEntity, { tenantId, idempotencyKey: key }),
+      create: () => this.insertNew(tenantId, sealedBody, ctx),
+    });
+    return taggedWebhook(row);
+  }
+
+  private async insertNew(tenantId: string, sealedBody: WebhookCreate, ctx: CreateContext): Promise<WebhookEntity> {
     const body = this.fromTransit(tenantId, sealedBody);
     await this.assertInput(body);
     const now = new Date();
@@ -56,9 +65,13 @@ export class WebhooksService {
       revision: 1,
       createdAt: now,
       updatedAt: now,
+      ...idempotencyColumns(ctx.idempotency),
     });
-    await this.ds.manager.insert(WebhookEntity, entityValues<WebhookEntity>(row));
-    return taggedWebhook(row);
+    await this.ds.transaction(async (m) => {
+      await m.insert(WebhookEntity, entityValues<WebhookEntity>(row));
+      assertBeforeDeadline(ctx);
+    });
+    return row;
   }
 
   async list(tenantId: string, query: WebhookListQuery): Promise<Page<Webhook>> {
