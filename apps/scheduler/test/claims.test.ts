@@ -136,6 +136,15 @@ describe('claiming a run', () => {
     expect(await claim(t, queued, 'exec-a', 1, 60_000)).toMatchObject({ granted: false, reason: 'finished' });
   });
 
+  it('lets the next executor claim at once a run handed back with its lease released', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await claim(t, run, 'exec-a', 1, 60_000);
+    expect(await caller.ok(t, 'scheduler.runs.release', { run_id: run.id, epoch: 2 })).toEqual({ released: false });
+    expect(await caller.ok(t, 'scheduler.runs.release', { run_id: run.id, epoch: 1 })).toEqual({ released: true });
+    expect(await claim(t, run, 'exec-b', 2, 60_000)).toMatchObject({ granted: true, epoch: 2 });
+  });
+
   it('answers unknown_run for another tenant\'s run', async () => {
     const run = await triggered(newTenant());
     expect(await claim(newTenant(), run, 'exec-a', 1, 60_000)).toMatchObject({ granted: false, reason: 'unknown_run' });

@@ -8,7 +8,7 @@ import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } f
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
 import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './schemas/monitoring.js';
 import { deliveryListQuerySchema, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from './schemas/webhooks.js';
-import { runClaimRequestSchema, runRenewRequestSchema } from './run-claims.js';
+import { runClaimRequestSchema, runReleaseRequestSchema, runRenewRequestSchema } from './run-claims.js';
 import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
 import { recordedSchemasRequestSchema } from './recorded-schemas.js';
 
@@ -106,6 +106,7 @@ export const RPC = {
   // Internal, executor -> scheduler: fencing of run executions (run-claims.ts).
   'scheduler.runs.claim': runClaimRequestSchema,
   'scheduler.runs.renew': runRenewRequestSchema,
+  'scheduler.runs.release': runReleaseRequestSchema,
   // Internal: how many jobs use a pipeline (the catalog refuses to delete one in use).
   'scheduler.jobs.usage': z.strictObject({ pipeline_id: z.string().min(1).max(64) }),
   // Internal: the columns recent runs recorded for a pipeline's sources (the catalog's validation binds SQL to them).

@@ -47,3 +47,10 @@ export type RunRenewRequest = z.infer<typeof runRenewRequestSchema>;
 /** Not renewed: the epoch is no longer the run's (another attempt, the reaper or a cancel took it): stop at once. */
 export const runRenewalSchema = z.strictObject({ renewed: z.boolean() });
 export type RunRenewal = z.infer<typeof runRenewalSchema>;
+
+/**
+ * `scheduler.runs.release` (executor -> scheduler, internal): an executor handing a run back (shutdown) ends its lease
+ * now, so the next executor claims the run at once instead of waiting the lease out.
+ */
+export const runReleaseRequestSchema = z.strictObject({ run_id: id, epoch: z.number().int().min(1) });
+export type RunReleaseRequest = z.infer<typeof runReleaseRequestSchema>;

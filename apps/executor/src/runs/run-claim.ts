@@ -69,6 +69,17 @@ export class RunLease {
     this.timer = null;
   }
 
+  /** Ends the lease now, for a run handed back: the next executor claims it at once. Best effort: else it lapses. */
+  async release(): Promise<void> {
+    this.stop();
+    const { runId, tenantId, epoch, leaseMs } = this.claim;
+    try {
+      await rpcCall(this.client, 'scheduler.runs.release', { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch } }, { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) });
+    } catch (err) {
+      this.logger.warn({ run_id: runId, epoch, err: (err as Error).message }, 'could not release the lease; it lapses by itself');
+    }
+  }
+
   private async renew(): Promise<void> {
     if (this.renewing) return;
     this.renewing = true;

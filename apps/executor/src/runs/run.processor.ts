@@ -94,7 +94,8 @@ export class RunProcessor {
       const outcome = await this.execute(command, { attempt, epoch: claim.epoch, recorded: claim.nodes }, controller.signal, takenAt);
       const stop = stopKindOf(controller.signal);
       if (stop === 'shutdown' && token) {
-        // Back to waiting at once, instead of waiting for the lock to expire.
+        // Back to waiting at once, instead of waiting for the lock and the lease to expire.
+        await lease.release();
         await job.moveToWait(token);
         throw new WaitingError();
       }

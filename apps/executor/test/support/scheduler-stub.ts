@@ -1,4 +1,4 @@
-// A real RedisStreamsServer for service 'scheduler' answering only the fencing calls (claim, renew), with the
+// A real RedisStreamsServer for service 'scheduler' answering only the fencing calls (claim, renew, release), with the
 // scheduler's rules kept in memory: one live claim at a time, each claim a new epoch, a run over refuses claims.
 // The scheduler's own tests prove its compare-and-set on PostgreSQL (apps/scheduler/test/claims.test.ts).
 import 'reflect-metadata';
@@ -67,6 +67,16 @@ class FencingController {
       if (renewed) run.leaseUntil = Date.now() + d.lease_ms;
       data.renewals.push({ run_id: d.run_id, epoch: d.epoch, renewed });
       return { renewed };
+    }, () => undefined);
+  }
+
+  @MessagePattern('scheduler.runs.release')
+  release(@Payload() message: unknown) {
+    return handleRpc('scheduler.runs.release', message, async (d) => {
+      const run = FencingController.data.runs.get(d.run_id);
+      const released = !!run && run.status === 'running' && run.epoch === d.epoch;
+      if (released) run.leaseUntil = 0;
+      return { released };
     }, () => undefined);
   }
 }

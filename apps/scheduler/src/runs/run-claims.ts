@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import type { RunClaim, RunClaimRequest, RunRenewRequest, RunRenewal } from '@conduit/contracts';
+import type { RunClaim, RunClaimRequest, RunReleaseRequest, RunRenewRequest, RunRenewal } from '@conduit/contracts';
 import { RunEntity, type NodeColumnsById, type StoredRunNode } from './run.entity.js';
 import { orderedNode, runEventOf } from './run.mapper.js';
 import { isFinal } from './run-transitions.js';
@@ -63,6 +63,15 @@ export class RunClaims {
     )) as [unknown[], number];
     if (rows.length === 0) this.logger.warn({ run_id: req.run_id, epoch: req.epoch }, 'lease renewal refused: the epoch is no longer the run\'s');
     return { renewed: rows.length === 1 };
+  }
+
+  /** Ends the lease of the claim holding `epoch` now (a run handed back); the epoch stays, so reports still count. */
+  async release(tenantId: string, req: RunReleaseRequest): Promise<{ released: boolean }> {
+    const [rows] = (await this.ds.query(
+      `UPDATE runs SET lease_until = NULL WHERE id = $1 AND tenant_id = $2 AND epoch = $3 AND status = 'running' RETURNING 1 AS ok`,
+      [req.run_id, tenantId, req.epoch],
+    )) as [unknown[], number];
+    return { released: rows.length === 1 };
   }
 
   private async refusal(m: EntityManager, tenantId: string, runId: string): Promise<RunClaim> {

@@ -43,4 +43,9 @@ export class RunsController {
   renew(d: RpcData<'scheduler.runs.renew'>, ctx: RpcContext) {
     return this.claims.renew(ctx.tenant_id, d);
   }
+
+  @RpcRoute('scheduler.runs.release')
+  release(d: RpcData<'scheduler.runs.release'>, ctx: RpcContext) {
+    return this.claims.release(ctx.tenant_id, d);
+  }
 }
