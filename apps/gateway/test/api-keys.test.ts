@@ -186,4 +186,22 @@ describe('bootstrap key and tenants', () => {
     expect(api_key.scopes).toEqual(['read', 'write', 'admin']);
     await expect(authenticator.authenticate(api_key.key)).resolves.toMatchObject({ tenant_id: tenant.id, credential_id: api_key.id });
   });
+
+  it('makes at most one API key and one tenant per Idempotency-Key, and refuses to show a key twice', async () => {
+    const operator: Principal = { tenant_id: operatorTenant, scopes: ['admin'], credential_id: 'k', kind: 'api_key', rate_limit_per_minute: null };
+    const tenant = newId('tenant');
+    const idem = { key: `idem-${tenant}`, fingerprint: 'c'.repeat(64) };
+    // Two requests race (two credentials of the tenant): one key is made, the other request is refused, naming it.
+    const outcomes = await Promise.allSettled([keys.create(tenant, { name: 'once', scopes: ['read'] }, idem), keys.create(tenant, { name: 'once', scopes: ['read'] }, idem)]);
+    const made = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(made).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'idempotency_key_reused', message: expect.stringContaining(made[0]!.id) });
+    expect(await rowsOf('select id from $schema.api_keys where tenant_id = $1', [tenant])).toEqual([{ id: made[0]!.id }]);
+
+    const tenantKey = { key: `idem-tenant-${tenant}`, fingerprint: 'd'.repeat(64) };
+    const first = await keys.createTenant({ name: 'Once' }, operator, tenantKey);
+    expect(await rejectionCode(keys.createTenant({ name: 'Once' }, operator, tenantKey))).toBe('idempotency_key_reused');
+    expect(await rowsOf('select id from $schema.tenants where idempotency_key = $1', [tenantKey.key])).toEqual([{ id: first.tenant.id }]);
+  });
 });

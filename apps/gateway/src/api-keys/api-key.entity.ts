@@ -38,4 +38,11 @@ export class ApiKeyEntity {
 
   @Column({ type: 'timestamptz', nullable: true })
   revoked_at!: Date | null;
+
+  /** The client's Idempotency-Key and the HMAC of the request that came with it; null without one. */
+  @Column({ type: 'text', nullable: true })
+  idempotency_key!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  idempotency_fingerprint!: string | null;
 }

@@ -7,6 +7,7 @@ import { RequireScope } from '../access/access.decorators.js';
 import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
+import { idempotencyOf } from '../idempotency/request-idempotency.js';
 
 @ApiTags('API keys')
 @Controller('v2')
@@ -23,7 +24,7 @@ export class ApiKeysController {
     errors: [413, 415, 422],
   })
   async create(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const created = await this.keys.create(principalOf(req).tenant_id, req.body ?? {});
+    const created = await this.keys.create(principalOf(req).tenant_id, req.body ?? {}, idempotencyOf(req));
     reply.header('location', `/v2/api-keys/${created.id}`);
     return created;
   }
@@ -52,6 +53,6 @@ export class ApiKeysController {
     errors: [413, 415, 422],
   })
   createTenant(@Req() req: FastifyRequest) {
-    return this.keys.createTenant(req.body ?? {}, principalOf(req));
+    return this.keys.createTenant(req.body ?? {}, principalOf(req), idempotencyOf(req));
   }
 }

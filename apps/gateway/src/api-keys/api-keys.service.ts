@@ -12,6 +12,7 @@ import {
   tenantCreateSchema,
   type ApiKey,
   type CreatedApiKey,
+  type IdempotencyKey,
   type Page,
   type Scope,
   type Tenant,
@@ -25,6 +26,7 @@ import { AUTH_CONFIG } from '../auth/auth.tokens.js';
 import type { AuthConfig } from '../auth/auth.config.js';
 import type { Principal } from '../auth/principal.js';
 import { assertOperator } from '../auth/scopes.js';
+import { createdOnce } from './created-once.js';
 
 const ALL_SCOPES: Scope[] = ['read', 'write', 'admin'];
 
@@ -43,13 +45,15 @@ export class ApiKeysService {
   ) {}
 
   /** Creates a key; the answer is the only time the key itself is shown. Throws 422 validation_failed on a bad body. */
-  async create(tenantId: string, body: unknown): Promise<CreatedApiKey> {
+  async create(tenantId: string, body: unknown, idempotency?: IdempotencyKey): Promise<CreatedApiKey> {
     const input = parseOrThrow(apiKeyCreateSchema, body);
-    return this.insertKey(this.dataSource.manager, tenantId, {
-      name: input.name,
-      scopes: input.scopes,
-      rate_limit_per_minute: input.rate_limit_per_minute ?? null,
-    });
+    const spec = { name: input.name, scopes: input.scopes, rate_limit_per_minute: input.rate_limit_per_minute ?? null };
+    return createdOnce(
+      idempotency,
+      'API key',
+      (key) => this.dataSource.manager.findOneBy(ApiKeyEntity, { tenant_id: tenantId, idempotency_key: key }),
+      () => this.insertKey(this.dataSource.manager, tenantId, spec, undefined, idempotency),
+    );
   }
 
   /** Live keys of the tenant, newest first, keyset-paged on id. Throws 400 invalid_parameter on a foreign cursor. */
@@ -119,15 +123,27 @@ export class ApiKeysService {
   }
 
   /** Operators only (admins of the bootstrap tenant): a new tenant with a first admin key. */
-  async createTenant(body: unknown, caller: Principal): Promise<{ tenant: Tenant; api_key: CreatedApiKey }> {
+  async createTenant(body: unknown, caller: Principal, idempotency?: IdempotencyKey): Promise<{ tenant: Tenant; api_key: CreatedApiKey }> {
     assertOperator(caller, this.config.BOOTSTRAP_TENANT_ID);
     const input = parseOrThrow(tenantCreateSchema, body);
-    return this.dataSource.transaction(async (manager) => {
-      const tenant = manager.getRepository(TenantEntity).create({ id: newId('tenant'), name: input.name, created_at: new Date() });
-      await manager.getRepository(TenantEntity).insert(tenant);
-      const apiKey = await this.insertKey(manager, tenant.id, { name: 'admin', scopes: ALL_SCOPES, rate_limit_per_minute: null });
-      return { tenant: toTenant(tenant), api_key: apiKey };
-    });
+    return createdOnce(
+      idempotency,
+      'tenant',
+      (key) => this.dataSource.manager.findOneBy(TenantEntity, { idempotency_key: key }),
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const tenant = manager.getRepository(TenantEntity).create({
+            id: newId('tenant'),
+            name: input.name,
+            created_at: new Date(),
+            idempotency_key: idempotency?.key ?? null,
+            idempotency_fingerprint: idempotency?.fingerprint ?? null,
+          });
+          await manager.getRepository(TenantEntity).insert(tenant);
+          const apiKey = await this.insertKey(manager, tenant.id, { name: 'admin', scopes: ALL_SCOPES, rate_limit_per_minute: null });
+          return { tenant: toTenant(tenant), api_key: apiKey };
+        }),
+    );
   }
 
   private async insertKey(
@@ -135,6 +151,7 @@ export class ApiKeysService {
     tenantId: string,
     spec: { name: string; scopes: Scope[]; rate_limit_per_minute: number | null },
     givenKey?: string,
+    idempotency?: IdempotencyKey,
   ): Promise<CreatedApiKey> {
     const key = givenKey ?? generateApiKey();
     const repo = manager.getRepository(ApiKeyEntity);
@@ -150,6 +167,8 @@ export class ApiKeysService {
       created_at: new Date(),
       last_used_at: null,
       revoked_at: null,
+      idempotency_key: idempotency?.key ?? null,
+      idempotency_fingerprint: idempotency?.fingerprint ?? null,
     });
     await repo.insert(row);
     return { ...toApiKey(row), key };

@@ -11,4 +11,11 @@ export class TenantEntity {
 
   @Column({ type: 'timestamptz' })
   created_at!: Date;
+
+  /** The client's Idempotency-Key and the HMAC of the request that came with it; null without one. */
+  @Column({ type: 'text', nullable: true })
+  idempotency_key!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  idempotency_fingerprint!: string | null;
 }
