@@ -25,5 +25,6 @@ export function localEnv() {
       .filter((l) => l.includes('=') && !l.startsWith('#'))
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
-  return { ...fromFile, ...process.env };
+  // A developer's machine: the services accept well-known secrets here, and only here (docs/operations.md).
+  return { CONDUIT_ENV: 'development', ...fromFile, ...process.env };
 }

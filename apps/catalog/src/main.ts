@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, migrate, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
@@ -10,6 +10,7 @@ import { SchedulerRecordedSchemas } from './pipelines/scheduler-recorded-schemas
 runService('catalog', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
+  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'CATALOG_PORT', port: config.CATALOG_PORT, host: config.HOST }] });
   const dataSource = createCatalogDataSource({
     url: config.DATABASE_URL,
     schema: config.CATALOG_DB_SCHEMA,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
-import { NestPinoLogger, createLogger, createMetricsRegistry, redisReadinessCheck } from '@conduit/service-kit';
+import { NestPinoLogger, createLogger, createMetricsRegistry, preflight, redisReadinessCheck } from '@conduit/service-kit';
 import { bootConfig } from './boot-config.js';
 import { ExecutorAppModule } from './ops/executor-app.module.js';
 import { ExecutorRuntime } from './runs/executor-runtime.js';
@@ -10,6 +10,7 @@ import { ExecutorRuntime } from './runs/executor-runtime.js';
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
+  await preflight({ redisUrl: config.REDIS_URL, ports: [{ variable: 'EXECUTOR_PORT', port: config.EXECUTOR_PORT, host: config.HOST }] });
   const runtime = new ExecutorRuntime({
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,

@@ -5,13 +5,14 @@ import { Redis } from 'ioredis';
 import { LIMITS } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import {
-  ConfigError,
   NestPinoLogger,
+  bootConfig,
   createLogger,
   createMetricsRegistry,
   createServiceDataSource,
   dataSourceReadinessCheck,
   migrate,
+  preflight,
   redisReadinessCheck,
 } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
@@ -31,17 +32,9 @@ import { gatewayMigrations } from './migrations/index.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadGatewayConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`gateway: invalid configuration\n${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = bootConfig('gateway', loadGatewayConfig);
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'GATEWAY_PORT', port: config.GATEWAY_PORT, host: config.GATEWAY_HOST }, { variable: 'GATEWAY_METRICS_PORT', port: config.GATEWAY_METRICS_PORT, host: config.GATEWAY_HOST }] });
   const dataSource = createServiceDataSource({
     url: config.DATABASE_URL,
     schema: 'gateway',

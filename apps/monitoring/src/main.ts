@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, migrate, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createMonitoringDataSource } from './database/monitoring-data-source.js';
@@ -8,6 +8,7 @@ import { monitoringSettings } from './monitoring-settings.js';
 runService('monitoring', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'monitoring', level: config.LOG_LEVEL });
+  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'MONITORING_PORT', port: config.MONITORING_PORT, host: config.HOST }] });
   const dataSource = createMonitoringDataSource({
     url: config.DATABASE_URL,
     schema: config.MONITORING_DB_SCHEMA,

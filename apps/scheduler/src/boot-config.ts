@@ -1,13 +1,7 @@
-import { ConfigError } from '@conduit/service-kit';
+import { bootConfig as bootServiceConfig } from '@conduit/service-kit';
 import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 
-/** The validated config, or one clear line on stderr and exit 1: a wrong setting must stop the service at once. */
+/** The validated config, or one clear line on stderr and exit 1 (a wrong setting, a well-known secret outside development). */
 export function bootConfig(): SchedulerConfig {
-  try {
-    return loadSchedulerConfig();
-  } catch (err) {
-    const problems = err instanceof ConfigError ? err.problems.join('; ') : (err as Error).message;
-    process.stderr.write(`scheduler: invalid configuration: ${problems}\n`);
-    process.exit(1);
-  }
+  return bootServiceConfig('scheduler', loadSchedulerConfig);
 }

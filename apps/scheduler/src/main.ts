@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, migrate, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createSchedulerDataSource } from './database/scheduler-data-source.js';
@@ -9,6 +9,7 @@ import { armFaultPoint } from './faults/fault-point.js';
 runService('scheduler', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'scheduler', level: config.LOG_LEVEL });
+  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'SCHEDULER_PORT', port: config.SCHEDULER_PORT, host: config.HOST }] });
   armFaultPoint(config.SCHEDULER_FAULT_POINT, config.NODE_ENV);
   if (config.SCHEDULER_FAULT_POINT && config.NODE_ENV !== 'production') logger.warn({ fault_point: config.SCHEDULER_FAULT_POINT }, 'test fault point armed');
   const dataSource = createSchedulerDataSource({

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, migrate, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createDispatcherDataSource } from './database/dispatcher-data-source.js';
@@ -8,6 +8,7 @@ import { dispatcherSettings } from './dispatcher-settings.js';
 runService('webhook-dispatcher', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'webhook-dispatcher', level: config.LOG_LEVEL });
+  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'WEBHOOK_DISPATCHER_PORT', port: config.WEBHOOK_DISPATCHER_PORT, host: config.HOST }] });
   const dataSource = createDispatcherDataSource({
     url: config.DATABASE_URL,
     schema: config.WEBHOOK_DB_SCHEMA,

@@ -17,21 +17,22 @@ function withHint(problem: string): string {
 }
 
 /**
- * The service's validated configuration, or the one line that says why not: every problem of the environment, then
- * (outside local development) every variable that holds a well-known secret, with how to make a fresh one.
+ * The service's validated configuration, or the one line that says why not: outside local development, every
+ * variable that holds a well-known secret, with how to make a fresh one; else every problem of the environment.
  */
 export function checkServiceConfig<C>(service: string, load: (env: NodeJS.ProcessEnv) => C, env: NodeJS.ProcessEnv = process.env): { config: C } | { line: string } {
-  let config: C;
+  // Before validation: a placeholder that is also malformed (the k8s Secret's SECRETS_KEY) is named as a placeholder.
+  const known = isLocalDevelopment(env) ? [] : wellKnownSecrets(env);
+  if (known.length > 0) {
+    const fixes = known.map((variable) => `${variable} holds a value published in the Conduit repository: ${SECRET_GENERATORS[variable]}`);
+    return { line: `${service}: refusing to start outside local development (CONDUIT_ENV is not development): ${fixes.join('; ')}` };
+  }
   try {
-    config = load(env);
+    return { config: load(env) };
   } catch (err) {
     const problems = err instanceof ConfigError ? err.problems.map(withHint).join('; ') : (err as Error).message;
     return { line: `${service}: invalid configuration: ${problems}` };
   }
-  const known = isLocalDevelopment(env) ? [] : wellKnownSecrets(env);
-  if (known.length === 0) return { config };
-  const fixes = known.map((variable) => `${variable} holds a value published in the Conduit repository: ${SECRET_GENERATORS[variable]}`);
-  return { line: `${service}: refusing to start outside local development (CONDUIT_ENV is not development): ${fixes.join('; ')}` };
 }
 
 /** {@link checkServiceConfig} at boot: the configuration, or its one line on stderr and exit code 1. */
