@@ -3,7 +3,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { newId, RUN_CANCEL_CHANNEL, type RunReport } from '@conduit/contracts';
+import { newId, RUN_CANCEL_CHANNEL, type RunNode, type RunReport } from '@conduit/contracts';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub, type CatalogStubData } from './support/catalog-stub.js';
 import { newSchedulerStubData, startSchedulerStub, stubRun } from './support/scheduler-stub.js';
@@ -236,5 +236,34 @@ describe('fencing (issue 16)', () => {
     // `out` committed in the dead execution (here: not at all, so a repeat would show) and was not written again.
     expect(await count(db, `${schema}.items_copy`)).toBe(0);
     expect(await count(db, `${schema}.later_copy`)).toBe(1000);
+  });
+
+  it('rebuilds a decision\'s output for a node still to run, keeping its recorded choice', async () => {
+    const runId = newId('run');
+    await db.query(`create table ${schema}.small_copy (id integer primary key, label text)`);
+    await db.query(`create table ${schema}.big_copy (id integer primary key, label text)`);
+    const dag = {
+      nodes: [
+        { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
+        // The rule would choose big now: the recorded choice, small, must stand.
+        { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['big', 'small'], default: 'small', rules: [{ choice: 'big', sql: 'select count(*) > 10 from items' }] } },
+        { id: 'to_big', type: 'sink', config: { connector_id: 'con_pg', table: 'big_copy', mode: 'append' } },
+        { id: 'to_small', type: 'sink', config: { connector_id: 'con_pg', table: 'small_copy', mode: 'append' } },
+      ],
+      edges: [{ from: 'items', to: 'route' }, { from: 'route', to: 'to_big', when: 'big' }, { from: 'route', to: 'to_small', when: 'small' }],
+    };
+    const at = new Date().toISOString();
+    const node = (id: string, type: string, status: RunNode['status'], output: Record<string, unknown> | null = null) => ({ id, type, status, started_at: at, finished_at: at, attempts: status === 'pending' ? 0 : 1, rows_in: 0, rows_out: 1000, output, error: null, columns: null });
+    stubRun(fencing, runId, {
+      status: 'running', epoch: 3, holder: 'dead#2', leaseUntil: 0,
+      nodes: [node('items', 'source', 'succeeded'), node('route', 'decision', 'succeeded', { choice: 'small', reason: 'recorded' }), node('to_big', 'sink', 'skipped', { reason: 'no input was chosen or ran' }), node('to_small', 'sink', 'running')],
+    });
+    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    const end = await finished(runId);
+    expect(end).toMatchObject({ status: 'succeeded', epoch: 4 });
+    expect(end.nodes.map((n) => [n.id, n.status])).toEqual([['items', 'succeeded'], ['route', 'succeeded'], ['to_big', 'skipped'], ['to_small', 'succeeded']]);
+    expect(end.nodes.find((n) => n.id === 'route')!.output).toEqual({ choice: 'small', reason: 'recorded' });
+    expect(await count(db, `${schema}.small_copy`)).toBe(1000);
+    expect(await count(db, `${schema}.big_copy`)).toBe(0);
   });
 });
