@@ -28,9 +28,17 @@ export function loadCompose(): ComposeFile {
   return parse(readRepoFile(COMPOSE_PATH), { merge: true }) as ComposeFile;
 }
 
-/** `${VAR:-default}` as Compose interpolates it with VAR unset: the local default. */
+/** What {@link interpolateDefaults} puts for `${VAR:?message}`: Compose refuses to start without VAR. */
+export const FROM_ENVIRONMENT = '(required from the environment)';
+
+/**
+ * `${VAR:-default}` as Compose interpolates it with VAR unset: the local default. `${VAR:?message}` (Compose stops
+ * with the message when VAR is unset) becomes {@link FROM_ENVIRONMENT}.
+ */
 export function interpolateDefaults(value: string): string {
-  return value.replace(/\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}/g, (_m, _name: string, fallback?: string) => fallback ?? '');
+  return value.replace(/\$\{([A-Z0-9_]+)(?:(:?\?)[^}]*|:?-([^}]*))?\}/g, (_m, _name: string, required?: string, fallback?: string) =>
+    required ? FROM_ENVIRONMENT : (fallback ?? ''),
+  );
 }
 
 /** "40s", "1m30s" -> milliseconds (the compose duration format). */
