@@ -6,11 +6,13 @@ import { NestPinoLogger, createLogger, createMetricsRegistry, preflight, redisRe
 import { bootConfig } from './boot-config.js';
 import { ExecutorAppModule } from './ops/executor-app.module.js';
 import { ExecutorRuntime } from './runs/executor-runtime.js';
+import { RunMetrics } from './ops/run-metrics.js';
 
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
   await preflight({ redisUrl: config.REDIS_URL, ports: [{ variable: 'EXECUTOR_PORT', port: config.EXECUTOR_PORT, host: config.HOST }] });
+  const registry = createMetricsRegistry('executor');
   const runtime = new ExecutorRuntime({
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
@@ -24,12 +26,12 @@ async function main(): Promise<void> {
     maxStalledCount: config.MAX_STALLED_COUNT,
     catalogTimeoutMs: config.CATALOG_RPC_TIMEOUT_MS,
     secretsKey: config.SECRETS_KEY,
+    metrics: new RunMetrics(registry, config.EXECUTOR_CONCURRENCY),
   });
   await runtime.start();
 
   // Only for /readyz: the runtime keeps connections of its own.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  const registry = createMetricsRegistry('executor');
   const app = await NestFactory.create<NestFastifyApplication>(
     ExecutorAppModule.forRoot({ registry, checks: [redisReadinessCheck(redis)] }),
     new FastifyAdapter(),

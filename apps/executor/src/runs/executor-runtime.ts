@@ -15,6 +15,7 @@ import { bullPrefix } from '../reporting/queue-options.js';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import { CancelListener } from './cancel-listener.js';
 import { RunProcessor } from './run.processor.js';
+import type { RunMetrics } from '../ops/run-metrics.js';
 
 export interface ExecutorRuntimeOptions {
   redisUrl: string;
@@ -33,6 +34,8 @@ export interface ExecutorRuntimeOptions {
   secretsKey: Buffer;
   /** Default 200. */
   retryBackoffMs?: number;
+  /** Run and node series for /metrics. */
+  metrics?: RunMetrics;
 }
 
 /**
@@ -76,6 +79,7 @@ export class ExecutorRuntime {
       executorId: this.executorId,
       nodeParallelism: opts.nodeParallelism,
       ...(opts.retryBackoffMs === undefined ? {} : { retryBackoffMs: opts.retryBackoffMs }),
+      ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
     });
   }
 

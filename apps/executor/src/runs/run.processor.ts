@@ -18,6 +18,7 @@ import { RunReporter } from '../reporting/run-reporter.js';
 import type { CancelListener } from './cancel-listener.js';
 import { RunStop, stopKindOf, type RunStopKind } from './run-abort.js';
 import { ClaimUnavailableError, RunLease, claimRun } from './run-claim.js';
+import type { RunMetrics } from '../ops/run-metrics.js';
 
 /** When the scheduler cannot answer a claim, the job waits this long in the queue and is claimed again. */
 const CLAIM_RETRY_MS = 2000;
@@ -40,6 +41,8 @@ export interface RunProcessorDeps {
   executorId: string;
   nodeParallelism: number;
   retryBackoffMs?: number;
+  /** Run and node series for /metrics (ops/run-metrics.ts). */
+  metrics?: RunMetrics;
 }
 
 export type RunJobResult = { status: RunOutcome['status'] | 'refused' | 'fenced' };
@@ -47,7 +50,9 @@ export type RunJobResult = { status: RunOutcome['status'] | 'refused' | 'fenced'
 export class RunProcessor {
   private readonly active = new Map<string, AbortController>();
 
-  constructor(private readonly deps: RunProcessorDeps) {}
+  constructor(private readonly deps: RunProcessorDeps) {
+    deps.metrics?.countActiveWith(() => this.active.size);
+  }
 
   /** Runs being executed here now. */
   get activeRuns(): string[] {
@@ -78,6 +83,7 @@ export class RunProcessor {
     const attempt = Math.max(1, job.attemptsStarted);
     const claim = await this.claim(job, token, command, attempt);
     if (!claim) return { status: 'refused' };
+    this.deps.metrics?.started(job.timestamp, takenAt.getTime(), attempt);
     const controller = new AbortController();
     this.active.set(command.run_id, controller);
     const onJobAbort = () => controller.abort(new RunStop('lock_lost'));
@@ -164,7 +170,10 @@ export class RunProcessor {
         workspace: this.deps.workspace,
         signal,
         log,
-        onNodeChange: (node) => void reporter.send({ type: 'run.node', node }),
+        onNodeChange: (node) => {
+          this.deps.metrics?.nodeChanged(node);
+          void reporter.send({ type: 'run.node', node });
+        },
         recorded: claim.recorded,
         maxParallelNodes: this.deps.nodeParallelism,
         ...(this.deps.retryBackoffMs === undefined ? {} : { retryBackoffMs: this.deps.retryBackoffMs }),
@@ -187,6 +196,8 @@ export class RunProcessor {
       log.write('warn', null, `run handed back (${stop}); another executor takes it`);
     }
     await Promise.all([reporter.flushed(), log.flush()]);
+    const end = stop === 'fenced' ? 'fenced' : stop === undefined || stop === 'canceled' ? outcome.status : 'handed_back';
+    this.deps.metrics?.ended(end, (Date.now() - startedMs) / 1000, outcome.error?.code, outcome.stats);
     logger.info({ run_id: command.run_id, status: outcome.status, stop }, 'run ended');
     return outcome;
   }
