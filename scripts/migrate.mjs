@@ -1,4 +1,4 @@
-// `npm run migrate`: applies every service's migrations and exits (the Kubernetes migration Job runs the same).
+// `npm run migrate`: applies every service's migrations and exits (compose's migrate step and each Kubernetes pod's init container run the same migrate.js files).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -89,9 +89,10 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect(unknown).toEqual([]);
   });
 
-  it('the migration Job has what every migration needs', () => {
-    const env = environment(containerOf(find(objects, 'Job', 'conduit-migrate')));
-    expect(migrateMustSet().filter((key) => !env[key])).toEqual([]);
+  it.each(SERVICES.filter((s) => s.migrates).map((s) => [s.name] as const))("%s: the migrating init container has what the service's migration needs", (name) => {
+    const pod = (find(objects, 'Deployment', name).spec as { template: { spec: { initContainers?: Container[] } } }).template.spec;
+    const env = environment(pod.initContainers![0]!);
+    expect([...serviceEnv(name).required, 'DATABASE_URL'].filter((key) => !env[key])).toEqual([]);
   });
 
   it('the ConfigMap and the Secret hold only variables some service reads (no typos)', () => {

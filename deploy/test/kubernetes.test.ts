@@ -1,6 +1,8 @@
 import { OVERLAYS, find, kubectlVersion, render, type K8sObject } from './support/kustomize.js';
 import { validateObject } from './support/k8s-models.js';
-import { SERVICES } from './support/repo.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ROOT, SERVICES } from './support/repo.js';
 import { bullPrefix } from '../../apps/executor/dist/reporting/queue-options.js';
 import { QUEUES } from '../../packages/contracts/dist/index.js';
 import { DEFAULT_GATEWAY_METRICS_PORT as GATEWAY_METRICS_PORT } from '../../apps/gateway/dist/config.js';
@@ -17,8 +19,19 @@ interface Container {
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Record<string, unknown>;
 }
+interface Spread {
+  topologyKey: string;
+  maxSkew: number;
+  whenUnsatisfiable: string;
+  labelSelector: unknown;
+  matchLabelKeys?: string[];
+}
 interface PodSpec {
   containers: Container[];
+  initContainers?: Container[];
+  serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  topologySpreadConstraints?: Spread[];
   securityContext?: Record<string, unknown>;
   terminationGracePeriodSeconds?: number;
 }
@@ -81,11 +94,40 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThanOrEqual(Number(drain) + 10_000);
   });
 
-  it("a migration Job runs every service's migrations with the same settings", () => {
-    const job = find(objects, 'Job', 'conduit-migrate');
-    const container = podOf(job).containers[0];
-    expect(container?.command).toEqual(['sh', '/app/migrate-all.sh']);
-    expect(container?.envFrom).toEqual([{ configMapRef: { name: 'conduit-config' } }, { secretRef: { name: 'conduit-secrets' } }]);
+  it.each(SERVICES.map((s) => [s.name, s] as const))("%s: migrations in an init container (no Job to delete per image), with the service's image and settings", (name, info) => {
+    expect(objects.filter((o) => o.kind === 'Job')).toEqual([]);
+    const pod = podOf(find(objects, 'Deployment', name));
+    const [container] = pod.containers;
+    if (!info.migrates) {
+      expect(pod.initContainers ?? []).toEqual([]);
+      return;
+    }
+    expect(pod.initContainers).toHaveLength(1);
+    const init = pod.initContainers![0]!;
+    // The same image, so a new tag migrates before the pods of that tag start.
+    expect(init.image).toBe(container?.image);
+    expect(init.command).toEqual(['node', `/app/apps/${name}/dist/migrate.js`]);
+    expect(existsSync(resolve(ROOT, `apps/${name}/dist/migrate.js`))).toBe(true);
+    expect(init.envFrom).toEqual(container?.envFrom);
+    expect(init.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    expect(init.resources?.limits?.memory).toEqual(expect.any(String));
+  });
+
+  it.each(SERVICES.map((s) => [s.name] as const))('%s: its own ServiceAccount, with no token mounted', (name) => {
+    const pod = podOf(find(objects, 'Deployment', name));
+    expect(pod.serviceAccountName).toBe(name);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const account = find(objects, 'ServiceAccount', name) as K8sObject & { automountServiceAccountToken?: boolean };
+    expect(account.automountServiceAccountToken).toBe(false);
+  });
+
+  it.each(SERVICES.map((s) => [s.name] as const))('%s: replicas spread over zones and nodes, counting only its own pods of the same revision', (name) => {
+    const spread = podOf(find(objects, 'Deployment', name)).topologySpreadConstraints ?? [];
+    expect(spread.map((c) => c.topologyKey).sort()).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    for (const constraint of spread) {
+      expect(constraint).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', matchLabelKeys: ['pod-template-hash'] });
+      expect(constraint.labelSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': name } });
+    }
   });
 
   it('NetworkPolicies: every pod denies by default, only the gateway API port accepts anyone, Prometheus only the ops ports, all reach PostgreSQL and Redis', () => {

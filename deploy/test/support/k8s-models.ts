@@ -3,7 +3,7 @@
  * (package 5.1.0, pinned in deploy/package.json: the schemas of Kubernetes v1.36). kubernetes-models also keeps
  * APIs that newer clusters removed, so the API versions are checked against those a v1.36 cluster serves.
  */
-import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -19,6 +19,7 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
   'apps/v1/Deployment': Deployment,
   'batch/v1/Job': Job,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
@@ -27,7 +28,7 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
 };
 
 /** Custom resources of operators the overlays may use; kubernetes-models has no schema for them. */
-export const CUSTOM_RESOURCES = new Set(['keda.sh/v1alpha1/ScaledObject']);
+export const CUSTOM_RESOURCES = new Set(['keda.sh/v1alpha1/ScaledObject', 'monitoring.coreos.com/v1/PodMonitor']);
 
 /** Throws with the schema's message when the object is not valid; answers false for a known custom resource. */
 export function validateObject(obj: K8sObject): boolean {
