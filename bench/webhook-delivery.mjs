@@ -4,8 +4,13 @@
 //     receiver, one at a time; baseline: one signed POST from a plain loop.
 //   - deliveries/s: a burst of events fanned out to several webhooks until the last POST arrives; baseline: the
 //     same number of signed POSTs from a loop with the dispatcher's concurrency.
+// The burst also prints the CPU each process used (the bench process is the dispatcher); `--profile` samples the
+// dispatcher's CPU during the burst (in process, with the inspector) and prints where it went.
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
@@ -17,8 +22,11 @@ import { Webhook } from 'standardwebhooks';
 import { newId, QUEUES } from '@conduit/contracts';
 import { migrate } from '@conduit/service-kit';
 import { createLogger } from '@conduit/service-kit';
+import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import { AppModule, bullPrefix, createDispatcherDataSource, dispatcherSettings, WebhooksService } from '@conduit/webhook-dispatcher';
 import { printResult, quantile, round } from './lib/report.mjs';
+import { startCpuWindow } from './lib/cpu-usage.mjs';
+import { summarizeProfile } from './lib/cpu-profile-summary.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -31,6 +39,28 @@ const GOAL_P50_MS = 20;
 const GOAL_PER_SEC = 1000;
 const SECRET = 'bench-secret-0123456789abcdef';
 const now = () => performance.timeOrigin + performance.now();
+const profiling = process.argv.includes('--profile');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Samples this process's CPU until the returned function is called; that one prints where the time went. */
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    const file = join(tmpdir(), `webhook-dispatcher-${process.pid}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    const { top, byPackage } = summarizeProfile(file, ROOT, 25);
+    console.log('\n--- dispatcher (bench process) during the burst: self time by package');
+    for (const p of byPackage.slice(0, 14)) console.log(`${String(p.pct).padStart(6)}%  ${p.name}`);
+    console.log('--- top functions by self time');
+    for (const f of top) console.log(`${String(f.pct).padStart(6)}%  ${f.name}`);
+    console.log(`profile kept in ${file} (open it in Chrome DevTools > Performance)\n`);
+  };
+}
 
 /** The receiver child, and a way to wait until given webhook-ids have arrived (answers their arrival times). */
 async function startReceiver() {
@@ -58,7 +88,7 @@ async function startReceiver() {
       waiters.add(check);
       check();
     });
-  return { url: `http://127.0.0.1:${port}/hook`, port, arrived, waitFor, stop: () => child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${port}/hook`, port, pid: child.pid, arrived, waitFor, stop: () => child.kill('SIGTERM') };
 }
 
 function runEvent(tenantId) {
@@ -96,15 +126,19 @@ const prefix = `bench:webhooks:${randomUUID()}:`;
 const receiver = await startReceiver();
 const ds = createDispatcherDataSource({ url: DATABASE_URL, schema, poolSize: 20 });
 await migrate(ds);
+const secretsKey = randomBytes(32);
 const settings = dispatcherSettings({
-  redisUrl: REDIS_URL, redisPrefix: prefix, secretsKey: randomBytes(32), allowHttp: true, allowPrivateNetworks: true, deliveryConcurrency: CONCURRENCY,
+  redisUrl: REDIS_URL, redisPrefix: prefix, secretsKey, allowHttp: true, allowPrivateNetworks: true, deliveryConcurrency: CONCURRENCY,
 });
 const app = await NestFactory.createApplicationContext(AppModule.forRoot({ dataSource: ds, logger: createLogger({ service: 'bench', level: 'silent' }), settings }), { logger: false });
 await app.init();
 const events = new Queue(QUEUES.eventsWebhooks, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
 
 try {
-  const webhooks = app.get(WebhooksService);
+  const service = app.get(WebhooksService);
+  // The secret crosses to the dispatcher sealed for the tenant, as the gateway sends it.
+  const box = new SecretBox(secretsKey);
+  const webhooks = { create: (tenant, body) => service.create(tenant, sealFieldsForTransit(box, body, ['secret'], tenant, 'webhook')) };
   // Latency: one webhook, one event at a time.
   const solo = `tnt_bench_${randomUUID()}`;
   await webhooks.create(solo, { url: receiver.url, events: ['job.completed'], secret: SECRET });
@@ -137,9 +171,12 @@ try {
   for (let i = 0; i < BURST_WEBHOOKS; i++) await webhooks.create(burst, { url: `${receiver.url}?w=${i}`, events: ['job.completed'], secret: SECRET });
   const before = receiver.arrived.size;
   const total = BURST_EVENTS * BURST_WEBHOOKS;
+  const stopProfile = profiling ? await startProfile() : null;
+  const cpuWindow = startCpuWindow({ dispatcher: [process.pid], receiver: [receiver.pid] });
   const started = now();
   const burstEvents = Array.from({ length: BURST_EVENTS }, () => runEvent(burst));
   await events.addBulk(burstEvents.map((e) => ({ name: e.type, data: e, opts: { jobId: e.event_id, removeOnComplete: true } })));
+  const queuedMs = now() - started;
   // Each event id arrives once per webhook; count the attempts recorded as succeeded instead of distinct ids.
   await new Promise((ok, fail) => {
     const deadline = Date.now() + 180_000;
@@ -152,23 +189,44 @@ try {
     void poll();
   });
   const burstSeconds = (now() - started) / 1000;
+  const burstCpu = cpuWindow();
+  await stopProfile?.();
+  // Hop by hop, from the delivery records: when each attempt was written (planned) and when its POST ended
+  // (finished_at is taken as the answer arrives, before the batched write), from the burst's start.
+  const [hops] = await ds.query(
+    `SELECT percentile_cont(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY extract(epoch FROM created_at) * 1000 - $2) AS planned,
+            percentile_cont(ARRAY[0.5, 1]) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - created_at) * 1000) AS sent_after,
+            percentile_cont(ARRAY[0.5, 1]) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at) * 1000 - $2) AS sent,
+            count(*) FILTER (WHERE claimed_at > created_at)::int AS queued_path
+       FROM deliveries WHERE tenant_id = $1`,
+    [burst, started],
+  );
+  const ms = (pair) => pair.map((v) => round(v, 0)).join(' / ');
+  const hopsLine = `events queued (one addBulk) at ${round(queuedMs, 0)} ms, attempts written at ${ms(hops.planned)} ms (first / p50 / last), POST answered ${ms(hops.sent_after)} ms after its write, at ${ms(hops.sent)} ms; ${hops.queued_path} took the queued path; all recorded at ${round(burstSeconds * 1000, 0)} ms`;
   const perSec = round(total / burstSeconds, 0);
   void before;
 
   // Baseline throughput: the same number of signed POSTs, CONCURRENCY at a time.
+  const baseCpuWindow = startCpuWindow({ loop: [process.pid], receiver: [receiver.pid] });
   const baseStarted = now();
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next++ < total) await signedPost(agent, receiver.port, signer);
   }));
   const basePerSec = round(total / ((now() - baseStarted) / 1000), 0);
+  const baseCpu = baseCpuWindow();
   agent.destroy();
 
   console.log(`event -> first attempt: p50 ${p50} ms, p99 ${p99} ms (goal p50 <= ${GOAL_P50_MS} ms); baseline signed POST p50 ${baseP50} ms`);
   console.log(`deliveries: ${perSec}/s over ${total} (goal >= ${GOAL_PER_SEC}/s); baseline signed POST loop ${basePerSec}/s; ratio ${round((perSec / basePerSec) * 100, 1)}%`);
+  const cpuLine = (cpu) => Object.entries(cpu).map(([who, pct]) => `${who} ${pct}%`).join(', ');
+  const perDelivery = (cpu) => Object.fromEntries(Object.entries(cpu).map(([who, pct]) => [who, round((pct / 100) * 1e6 / perSec, 0)]));
+  console.log(`CPU during the burst (% of one core): ${cpuLine(burstCpu)}; us per delivery: ${cpuLine(perDelivery(burstCpu)).replace(/%/g, '')}`);
+  console.log(`burst hops: ${hopsLine}`);
+  console.log(`CPU during the baseline loop:         ${cpuLine(baseCpu)}`);
   printResult('webhook-delivery', {
     latency: { events: latencies.length, p50_ms: p50, p99_ms: p99, baseline_post_p50_ms: baseP50, ratio: round(p50 / baseP50, 1), goal_p50_ms: GOAL_P50_MS, goal_met: p50 <= GOAL_P50_MS },
-    throughput: { deliveries: total, webhooks: BURST_WEBHOOKS, concurrency: CONCURRENCY, per_sec: perSec, baseline_per_sec: basePerSec, ratio_pct: round((perSec / basePerSec) * 100, 1), goal_per_sec: GOAL_PER_SEC, goal_met: perSec >= GOAL_PER_SEC },
+    throughput: { deliveries: total, webhooks: BURST_WEBHOOKS, concurrency: CONCURRENCY, per_sec: perSec, baseline_per_sec: basePerSec, ratio_pct: round((perSec / basePerSec) * 100, 1), goal_per_sec: GOAL_PER_SEC, goal_met: perSec >= GOAL_PER_SEC, cpu_pct: burstCpu, baseline_cpu_pct: baseCpu },
     headline: {
       subject: `webhook p50 ${p50} ms, ${perSec} deliveries/s`,
       baseline: `signed POST loop p50 ${baseP50} ms, ${basePerSec}/s`,

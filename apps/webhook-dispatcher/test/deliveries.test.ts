@@ -172,6 +172,23 @@ describe('planning in batches', () => {
     expect(ids(hookA.path)).toEqual([first.id, second.id].sort());
     expect(ids(hookB.path)).toEqual([ofB.id]);
   });
+
+  it('keeps events beyond the free sending slots for the next batch instead of queueing their attempts', async () => {
+    const tenant = newTenant();
+    const hooks = [endpoint(), endpoint(), endpoint()];
+    for (const hook of hooks) await createWebhook(tenant, hook.url);
+    const planner = dispatcher.app.get(DeliveryPlanner);
+    // 60 events to 3 webhooks: 180 attempts, more than the 100 sending slots.
+    const payloads = Array.from({ length: 60 }, () => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!);
+    const planned = await Promise.all(payloads.map((p) => planner.fanOut(tenant, p)));
+    expect(planned.map((p) => p.length)).toEqual(payloads.map(() => 3));
+    await waitFor('every attempt', () => hooks.every((h) => receiver.requests(h.path).length === 60));
+    const [row] = (await ds.query(
+      `SELECT count(*)::int AS total, count(*) FILTER (WHERE claimed_at = created_at)::int AS inline FROM deliveries WHERE tenant_id = $1`,
+      [tenant],
+    )) as { total: number; inline: number }[];
+    expect(row).toEqual({ total: 180, inline: 180 });
+  });
 });
 
 describe('retries', () => {

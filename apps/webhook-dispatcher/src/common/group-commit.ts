@@ -4,18 +4,22 @@ interface Waiting<T, R> {
   reject: (err: unknown) => void;
 }
 
+/** A result that puts its item back at the head of the queue, for the next batch (e.g. no room for it in this one). */
+export const AGAIN: unique symbol = Symbol('group-commit.again');
+
 /**
  * Group commit: items submitted while a batch is being written wait and go together in the next one, so a burst
  * costs one round trip per batch rather than per item (each write is a syscall and a database round trip). The
  * first item of a quiet moment waits only for the end of the current turn of the event loop. One batch runs at a
- * time; `write` answers one result per item, in order, or throws to fail the whole batch.
+ * time; `write` answers one result per item, in order (AGAIN for an item to take again, ahead of later ones), or
+ * throws to fail the whole batch.
  */
 export class GroupCommit<T, R> {
   private queue: Waiting<T, R>[] = [];
   private draining: Promise<void> | null = null;
 
   constructor(
-    private readonly write: (items: T[]) => Promise<R[]>,
+    private readonly write: (items: T[]) => Promise<(R | typeof AGAIN)[]>,
     private readonly maxBatch: number,
   ) {}
 
@@ -38,7 +42,9 @@ export class GroupCommit<T, R> {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         const results = await this.write(batch.map((w) => w.item));
-        batch.forEach((w, i) => w.resolve(results[i] as R));
+        const again = batch.filter((w, i) => results[i] === AGAIN);
+        batch.forEach((w, i) => results[i] !== AGAIN && w.resolve(results[i] as R));
+        this.queue.unshift(...again);
       } catch (err) {
         for (const w of batch) w.reject(err);
       }

@@ -59,10 +59,12 @@ export class AttemptRunner implements OnModuleDestroy {
 
   /**
    * Takes up to `wanted` of the in-process sending slots for attempts about to be written already claimed, waiting
-   * a little for the first (SendSlots); answers how many it got. Each is given back by sendClaimed, or by releaseSlots.
+   * a little for enough of them (SendSlots); answers how many it got, and whether the wait ran out first (every slot
+   * busy: a slow receiver). Each slot is given back by sendClaimed, or by releaseSlots.
    */
-  reserveSlots(wanted: number): Promise<number> {
-    return this.slots.take(wanted);
+  async reserveSlots(wanted: number): Promise<{ granted: number; waitedOut: boolean }> {
+    const granted = await this.slots.take(wanted);
+    return { granted, waitedOut: granted < this.slots.enough(wanted) };
   }
 
   releaseSlots(count: number): void {
@@ -75,9 +77,15 @@ export class AttemptRunner implements OnModuleDestroy {
    */
   sendClaimed(attempts: ClaimedAttempt[]): void {
     for (const c of attempts) {
-      void this.attempt(c)
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
+        this.slots.give(1);
+      };
+      void this.attempt(c, release)
         .catch((err: unknown) => this.logger.warn({ err, delivery_id: c.id }, 'inline attempt failed; the sweep sends it again'))
-        .finally(() => this.slots.give(1));
+        .finally(release);
     }
   }
 
@@ -92,14 +100,19 @@ export class AttemptRunner implements OnModuleDestroy {
     return this.attempt(claimed);
   }
 
-  /** Sends a claimed attempt and records its outcome. */
-  private async attempt(claimed: ClaimedAttempt): Promise<AttemptResult> {
+  /**
+   * Sends a claimed attempt and records its outcome. `answered` is called once a 2xx came back: the slot bounds
+   * POSTs in flight, and a success waits for its batched write without holding one (its claim still covers it). A
+   * failure keeps its slot until its own transaction is written, so a failing receiver cannot pile them up.
+   */
+  private async attempt(claimed: ClaimedAttempt, answered?: () => void): Promise<AttemptResult> {
     const startedAt = new Date();
     if (claimed.webhook_status !== 'active' && claimed.event_type !== 'ping') {
       // Disabled since this attempt was planned: it ends here, without a retry.
       return this.recordFailure(claimed, startedAt, { statusCode: null, latencyMs: 0, error: 'the webhook is disabled', retryAfterMs: null }, false);
     }
     const result = await this.send(claimed, startedAt);
+    if (result.error === null) answered?.();
     const outcome = result.error === null ? await this.recordSuccess(claimed, result) : await this.recordFailure(claimed, startedAt, result, true);
     this.logger.debug(
       { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, attempt: claimed.attempt, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error, outcome },

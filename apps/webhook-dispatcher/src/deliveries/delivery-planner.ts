@@ -5,7 +5,7 @@ import { newId, type WebhookPayload } from '@conduit/contracts';
 import { AttemptRunner } from './attempt-runner.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
 import { DispatcherQueues } from '../queues/dispatcher-queues.js';
-import { GroupCommit } from '../common/group-commit.js';
+import { AGAIN, GroupCommit } from '../common/group-commit.js';
 import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER } from '../common/tokens.js';
 
@@ -38,14 +38,16 @@ interface Attempt {
   claimed: boolean;
 }
 
-/** Events planned together at most. */
-const MAX_BATCH = 200;
+/** Events planned together at most; the events worker takes as many at once, so a burst fills a batch. */
+export const MAX_PLAN_BATCH = 200;
 
 /**
  * Turns events into attempts: each event's body and one pending first attempt per target webhook are written in one
  * statement, for all the events that arrived while the previous batch was written (group commit: one lookup and one
  * write per batch instead of per event). As many attempts as this process has free sending slots are written already
- * claimed and sent at once (no claim round trip, no queue hop); the rest are queued. The event id is the events
+ * claimed and sent at once (no claim round trip, no queue hop). Events whose attempts find no free slot wait for the
+ * next batch (their queue jobs stay active, so the backlog stays in events.webhooks); only the attempts of an event
+ * with more webhooks than free slots, or of any event once the slot wait has timed out, are queued. The event id is the events
  * table's key, so an event seen twice plans nothing the second time (consumers are idempotent on the event id). An
  * attempt written but not queued (a crash, Redis down), or claimed by a process that died, is queued by the sweep.
  */
@@ -59,7 +61,7 @@ export class DeliveryPlanner {
     private readonly queues: DispatcherQueues,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
   ) {
-    this.commits = new GroupCommit((requests) => this.planBatch(requests), MAX_BATCH);
+    this.commits = new GroupCommit((requests) => this.planBatch(requests), MAX_PLAN_BATCH);
   }
 
   /** One attempt for every active webhook of the tenant subscribed to the event's kind. */
@@ -83,25 +85,56 @@ export class DeliveryPlanner {
   }
 
   /** A batch that fails is planned again event by event, so that one bad event fails alone. */
-  private async planBatch(requests: PlanRequest[]): Promise<(PlannedAttempt[] | Error)[]> {
+  private async planBatch(requests: PlanRequest[]): Promise<(PlannedAttempt[] | Error | typeof AGAIN)[]> {
     try {
       return await this.plan(requests);
     } catch (err) {
       if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
       const alone = [];
-      for (const request of requests) alone.push((await this.planBatch([request]))[0] as PlannedAttempt[] | Error);
+      for (const request of requests) alone.push((await this.planBatch([request]))[0] as PlannedAttempt[] | Error | typeof AGAIN);
       return alone;
     }
   }
 
-  private async plan(requests: PlanRequest[]): Promise<PlannedAttempt[][]> {
+  private async plan(requests: PlanRequest[]): Promise<(PlannedAttempt[] | typeof AGAIN)[]> {
     const targets = await this.targetsOf(requests);
     const total = targets.reduce((n, t) => n + t.length, 0);
     // Nothing subscribes: the event is not even recorded (a copy arriving later may find a new subscriber, which is harmless).
     if (total === 0) return requests.map(() => []);
+    const { granted: slots, waitedOut } = await this.runner.reserveSlots(total);
+    // Every slot stayed busy (a slow receiver): rather than wait on, the attempts without a slot are queued.
+    const deferred = waitedOut ? new Set<number>() : this.deferredBeyond(targets, slots);
+    const kept = requests.map((_, i) => i).filter((i) => !deferred.has(i));
+    const planned = await this.planWithSlots(
+      kept.map((i) => requests[i] as PlanRequest),
+      kept.map((i) => targets[i] as Target[]),
+      slots,
+    );
+    const results: (PlannedAttempt[] | typeof AGAIN)[] = requests.map(() => AGAIN);
+    kept.forEach((i, k) => (results[i] = planned[k] as PlannedAttempt[]));
+    return results;
+  }
+
+  /**
+   * The events to leave for the next batch: those whose attempts do not fit in the slots taken, after the first event
+   * that has targets (which is always planned, its extra attempts queued, so that a batch always moves).
+   */
+  private deferredBeyond(targets: Target[][], slots: number): Set<number> {
+    const deferred = new Set<number>();
+    let room = slots;
+    let first = true;
+    targets.forEach((list, i) => {
+      if (list.length === 0) return;
+      if (!first && list.length > room) deferred.add(i);
+      else room -= list.length;
+      first = false;
+    });
+    return deferred;
+  }
+
+  private async planWithSlots(requests: PlanRequest[], targets: Target[][], slots: number): Promise<PlannedAttempt[][]> {
     const now = new Date();
     const bodies = requests.map((r) => JSON.stringify(r.payload));
-    const slots = await this.runner.reserveSlots(total);
     let claimable = slots;
     const attempts: Attempt[] = targets.flatMap((list, request) =>
       list.map((target) => ({ id: newId('delivery'), request, target, claimed: claimable-- > 0 })),

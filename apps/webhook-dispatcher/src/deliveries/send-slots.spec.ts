@@ -19,16 +19,31 @@ describe('SendSlots', () => {
   });
 
   it('waits until as many as it wants are free, then takes them together', async () => {
-    const slots = new SendSlots(4, 5000);
-    expect(await slots.take(3)).toBe(3);
+    const slots = new SendSlots(8, 5000);
+    expect(await slots.take(7)).toBe(7);
     const waiting = slots.take(3);
     let granted: number | undefined;
     void waiting.then((n) => (granted = n));
     slots.give(1);
     await new Promise((r) => setTimeout(r, 20));
     expect(granted).toBeUndefined(); // two free: not yet enough
-    slots.give(2);
+    slots.give(1);
     expect(await waiting).toBe(3);
+  });
+
+  it('waits for half the slots at most, and then takes every free one it wants', async () => {
+    const slots = new SendSlots(8, 5000);
+    expect(await slots.take(8)).toBe(8);
+    const waiting = slots.take(8);
+    let granted: number | undefined;
+    void waiting.then((n) => (granted = n));
+    slots.give(3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(granted).toBeUndefined(); // three free: fewer than half
+    slots.give(2);
+    expect(await waiting).toBe(5);
+    expect(slots.enough(8)).toBe(4);
+    expect(slots.enough(2)).toBe(2);
   });
 
   it('takes what is free once the wait is over', async () => {

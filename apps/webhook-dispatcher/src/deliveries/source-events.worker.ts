@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { QUEUES, webhookSourceEventSchema } from '@conduit/contracts';
-import { DeliveryPlanner } from './delivery-planner.js';
+import { DeliveryPlanner, MAX_PLAN_BATCH } from './delivery-planner.js';
 import { webhookPayloadOf } from './event-payload.js';
 import { DispatcherQueues } from '../queues/dispatcher-queues.js';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
@@ -27,7 +27,9 @@ export class SourceEventsWorker implements OnApplicationBootstrap, OnModuleDestr
     this.worker = new Worker(QUEUES.eventsWebhooks, (job) => this.handle(job), {
       connection: this.queues.connection,
       prefix: this.queues.prefix,
-      concurrency: 16,
+      // Each event waits only for its batch's write (sending goes on after): taking a whole batch's worth at once
+      // lets a burst be planned in full batches instead of the few events that came in during the previous write.
+      concurrency: MAX_PLAN_BATCH,
     });
     this.worker.on('error', (err) => this.logger.warn({ err }, 'events.webhooks worker error'));
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from './secret-box.js';
 import { SignerCache } from './signer-cache.js';
+import type { WebhookSigner } from './webhook-signer.js';
 
 describe('SignerCache', () => {
   const box = new SecretBox(randomBytes(32));
@@ -9,7 +10,7 @@ describe('SignerCache', () => {
   const at = new Date();
 
   /** Whether `signer` signs as the plain secret does (checked with the library's own verifier). */
-  function signsWith(signer: Webhook, secret: string): boolean {
+  function signsWith(signer: WebhookSigner, secret: string): boolean {
     const signature = signer.sign('evt_1', at, '{}');
     const verifier = new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
     try {

@@ -1,6 +1,5 @@
-import type { Webhook } from 'standardwebhooks';
 import type { SecretBox } from './secret-box.js';
-import { signerFor } from './webhook-signer.js';
+import { signerFor, type WebhookSigner } from './webhook-signer.js';
 
 const MAX_ENTRIES = 1000;
 
@@ -10,11 +9,11 @@ const MAX_ENTRIES = 1000;
  * it was opened from and is used only while the row still holds that value: a rotated secret is opened anew.
  */
 export class SignerCache {
-  private readonly entries = new Map<string, { sealed: string; signer: Webhook }>();
+  private readonly entries = new Map<string, { sealed: string; signer: WebhookSigner }>();
 
   constructor(private readonly secrets: SecretBox) {}
 
-  signerOf(webhookId: string, sealed: string): Webhook {
+  signerOf(webhookId: string, sealed: string): WebhookSigner {
     const cached = this.entries.get(webhookId);
     if (cached?.sealed === sealed) return cached.signer;
     const signer = signerFor(this.secrets.open(sealed, webhookId));
