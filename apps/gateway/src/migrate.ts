@@ -1,12 +1,12 @@
 import 'reflect-metadata';
-import { ConfigError, createLogger, createServiceDataSource, migrate } from '@conduit/service-kit';
+import { bootConfig, createLogger, createServiceDataSource, migrate } from '@conduit/service-kit';
 import { loadGatewayConfig } from './config.js';
 import { gatewayEntities } from './api-keys/entities.js';
 import { gatewayMigrations } from './migrations/index.js';
 
 /** `node dist/migrate.js`: applies the gateway's migrations and exits. */
 async function main(): Promise<void> {
-  const config = loadGatewayConfig();
+  const config = bootConfig('gateway', loadGatewayConfig);
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const ds = createServiceDataSource({ url: config.DATABASE_URL, schema: 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger });
   const ran = await migrate(ds);
@@ -15,6 +15,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`gateway migrate: ${err instanceof ConfigError ? `invalid configuration\n${err.message}` : String(err)}\n`);
+  process.stderr.write(`gateway: migration failed: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });
