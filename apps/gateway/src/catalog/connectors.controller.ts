@@ -1,9 +1,8 @@
 import { Controller, Delete, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS, connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
-import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
+import { Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { PROJECT_REFERENCE } from '../forwarding/reference-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
@@ -18,7 +17,6 @@ import type { GatewayConfig } from '../config.js';
  */
 const TEST_CONNECTION_RPC_TIMEOUT_MS = LIMITS.testConnectionMs + 5_000;
 
-@ApiTags('Connectors')
 @Controller('v2/connectors')
 export class ConnectorsController {
   private readonly connectors: ResourceForwarder;
@@ -38,66 +36,37 @@ export class ConnectorsController {
   }
 
   @Get()
-  @Operation({
-    summary: 'List Connectors',
-    status: 200,
-    query: { ...LIST_QUERY, project_id: 'only this project', type: 'only this connector type' },
-  })
+  @Operation('listConnectors')
   list(@Req() req: FastifyRequest) {
     return this.connectors.list(req);
   }
 
   @IdempotentPost()
-  @Operation({
-    summary: 'Create Connector',
-    description:
-      'The config is validated against the JSON Schema of its type (GET /v2/connector-types). Secret fields are ' +
-      'encrypted at rest and always answered as "********".',
-    status: 201,
-    body: connectorCreateSchema,
-    errors: [409, 413, 415, 422],
-  })
+  @Operation('createConnector')
   create(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.connectors.create(req, reply);
   }
 
   @Get(':connector_id')
-  @Operation({ summary: 'Get Connector', status: 200, params: ['connector_id'], errors: [404] })
+  @Operation('getConnector')
   get(@Param('connector_id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.connectors.get(id, req, reply);
   }
 
   @Put(':connector_id')
-  @Operation({
-    summary: 'Update Connector',
-    description:
-      'Replaces name, config and project_id; a secret sent as "********" keeps its stored value, unless a field that ' +
-      'says where the connector connects (its type\'s location_fields) changes: then every stored secret must be sent ' +
-      'again (422 `secret_required` naming each).',
-    status: 200,
-    body: connectorUpdateSchema,
-    params: ['connector_id'],
-    errors: [404, 409, 412, 413, 415, 422],
-  })
+  @Operation('updateConnector')
   update(@Param('connector_id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.connectors.update(id, req, reply);
   }
 
   @Delete(':connector_id')
-  @Operation({ summary: 'Delete Connector', status: 204, params: ['connector_id'], errors: [404] })
+  @Operation('deleteConnector')
   async remove(@Param('connector_id') id: string, @Req() req: FastifyRequest) {
     await this.connectors.remove(id, req);
   }
 
   @IdempotentPost(':connector_id/test')
-  @Operation({
-    summary: 'Test Connection',
-    description:
-      'Really connects, within 10 s, step by step. A failed test is still a 200: see `ok`, `checks` and `error_class`.',
-    status: 200,
-    params: ['connector_id'],
-    errors: [404],
-  })
+  @Operation('testConnector')
   test(@Param('connector_id') id: string, @Req() req: FastifyRequest) {
     return this.connectors.action('test', id, req, { timeoutMs: TEST_CONNECTION_RPC_TIMEOUT_MS });
   }

@@ -1,5 +1,4 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type RunLogTail,
@@ -12,7 +11,7 @@ import {
   runLogQuerySchema,
 } from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
-import { LIST_QUERY, Operation } from '../openapi/operation.decorator.js';
+import { Operation } from '../openapi/operation.decorator.js';
 import { AuthService } from '../auth/auth.service.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
@@ -41,7 +40,6 @@ function wantsEventStream(request: FastifyRequest): boolean {
 }
 
 /** Metrics, alerts and run logs, forwarded to the monitoring service. */
-@ApiTags('Monitoring')
 @Controller('v2')
 export class MonitoringController {
   constructor(
@@ -51,16 +49,7 @@ export class MonitoringController {
   ) {}
 
   @Get('metrics')
-  @Operation({
-    summary: 'Get Metrics',
-    description:
-      'Runs of the tenant (or of one job) queued inside the window `since` (an integer and a unit among s, m, h, d, w; ' +
-      'default 24h, at most 90d): counts by status, `success_rate` = succeeded / (succeeded + failed) or null, durations ' +
-      'of finished runs (avg, p50, p95, max), rows read and written, and a series of buckets sized to the window.',
-    status: 200,
-    query: { job_id: 'only this job (default: every job of the tenant); a job that is not the caller\'s is a 404', since: 'window, e.g. 30m, 24h, 7d (default 24h, at most 90d)' },
-    errors: [404],
-  })
+  @Operation('getMetrics')
   async metrics(@Req() req: FastifyRequest) {
     const query = parseQueryOrThrow(metricsQuerySchema, req.query ?? {});
     // Monitoring counts runs it has heard of and knows no jobs: the scheduler, their owner, says whether the job is
@@ -82,32 +71,14 @@ export class MonitoringController {
   }
 
   @Get('alerts')
-  @Operation({
-    summary: 'List Alerts',
-    description:
-      'Newest first. A failed run opens an alert on its job (or counts another occurrence of the open one); three ' +
-      'failures in a row make it `critical`; the next success resolves it. Rules: run_failed, consecutive_failures, webhook_disabled.',
-    status: 200,
-    query: { ...LIST_QUERY, status: 'open or resolved', job_id: 'only this job', severity: 'warning or critical' },
-  })
+  @Operation('listAlerts')
   async alerts(@Req() req: FastifyRequest) {
     const query = parseQueryOrThrow(alertListQuerySchema, req.query ?? {});
     return (await this.backend.call('monitoring.alerts.list', { query }, req)).data;
   }
 
   @Get('jobs/:job_id/runs/:run_id/logs')
-  @Operation({
-    summary: 'Get Run Logs',
-    description:
-      'Oldest first, in `seq` order, filtered by `level` and `node_id`. With `Accept: text/event-stream` the lines stream ' +
-      'live as server-sent events (`id` = seq, data = the line) until the run has ended, closing with `event: end`; a ' +
-      'client that reconnects with `Last-Event-ID` resumes after that line. The credential is checked again every few ' +
-      'seconds: once the key is revoked or the token expired, the stream sends `event: error` (data = the problem) and ends.',
-    status: 200,
-    params: ['job_id', 'run_id'],
-    query: { ...LIST_QUERY, level: 'debug, info, warn or error', node_id: 'only lines of this node' },
-    errors: [404],
-  })
+  @Operation('getRunLogs')
   async logs(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     checkIds(jobId, runId);
     const query = parseQueryOrThrow(runLogQuerySchema, req.query ?? {});
