@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDriver } from '@conduit/connectors';
-import { executeRun } from '@conduit/executor';
+import { executeRun, runMemory } from '@conduit/executor';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import S3rver from 's3rver';
@@ -87,7 +87,7 @@ try {
     };
     const started = performance.now();
     const outcome = await executeRun({
-      runId: `run_bench_${randomUUID()}`, dag, connectors, workspace: { dataDir, memoryLimit: '512MB' },
+      runId: `run_bench_${randomUUID()}`, dag, connectors, workspace: { dataDir, memory: runMemory(512 * 1024 * 1024) },
       signal: new AbortController().signal, log: { write() {} },
     });
     const seconds = (performance.now() - started) / 1000;

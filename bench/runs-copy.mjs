@@ -1,21 +1,33 @@
-// PostgreSQL -> PostgreSQL copy of 1M rows by two pipeline runs, beside the least any copy could cost: a raw
+// PostgreSQL -> PostgreSQL copies by pipeline runs at 1M and 10M rows, beside the least any copy could cost: a raw
 // `COPY src TO STDOUT | COPY dst FROM STDIN` pipe between the same tables, in this process. The direct run (source ->
 // sink) takes the CSV hand-off; the typed run (source -> `select *` transform -> sink) goes through the executor's
-// DuckDB workspace with the source's own types (readIntoTable, writeFromTable). Also the executor's peak RSS (VmHWM)
-// after each run (a high-water mark: the second figure covers both runs).
+// DuckDB workspace with the source's own types (readIntoTable, writeFromTable). Each size gets a stack of its own
+// (EXECUTOR_CONCURRENCY=1), so the executor's peak RSS (VmHWM, a high-water mark) is that size's; the goal is
+// <= 256 MiB and <= its idle RSS + EXECUTOR_CONCURRENCY x RUN_MEMORY_LIMIT (issues 15 and 16).
+//
+//   node runs-copy.mjs                 1M and 10M rows (BENCH_COPY_ROWS=1000000,10000000 does the same)
+//   node runs-copy.mjs --rows 200000   one size
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { startStack } from '@conduit/local-stack';
+import { DEFAULT_RUN_MEMORY_LIMIT, parseSize } from '@conduit/executor';
 import { printResult, round } from './lib/report.mjs';
-import { api, jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 
-const ROWS = Number(process.env.BENCH_COPY_ROWS ?? 1_000_000);
+const { values: args } = parseArgs({ options: { rows: { type: 'string' } } });
+const SIZES = (args.rows ?? process.env.BENCH_COPY_ROWS ?? '1000000,10000000').split(',').map(Number);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--rows wants row counts such as 1000000,10000000`);
+const CONCURRENCY = 1;
+const RUN_MEMORY_LIMIT = process.env.RUN_MEMORY_LIMIT ?? DEFAULT_RUN_MEMORY_LIMIT;
+const LIMIT_MIB = parseSize(RUN_MEMORY_LIMIT) / 1024 / 1024;
 const GOALS = { pct_of_raw: 50, executor_peak_rss_mib: 256 };
 const TABLE_COLUMNS = '(id bigint primary key, amount numeric(12,2), name text, created_at timestamptz, flag boolean)';
+const MiB = (kib) => round(kib / 1024, 1);
 
 /** The raw pipe: one connection reads COPY TO STDOUT, the other writes COPY FROM STDIN. */
 async function rawCopy(databaseUrl) {
@@ -33,113 +45,126 @@ async function rawCopy(databaseUrl) {
   }
 }
 
-/** VmHWM (peak resident set) of a process, in MiB. */
-function peakRssMib(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
-  return round(Number(line.match(/(\d+)/)[1]) / 1024, 1);
+/** VmRSS (now) and VmHWM (peak) of a process, in KiB. */
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(status.match(new RegExp(`^${name}:\\s+(\\d+)`, 'm'))[1]);
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
 }
 
-// The bench's database is on this machine, which the default network policy refuses to connectors.
-const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-// Connectors may never reach the platform's own database: the tables live in a database of the bench's own.
-const benchDatabase = `conduit_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-const urlOf = (database) => Object.assign(new URL(stack.databaseUrl), { pathname: `/${database}` }).toString();
-const admin = new pg.Client({ connectionString: urlOf('postgres') });
-const db = new pg.Client({ connectionString: urlOf(benchDatabase) });
-let raw, run, rss, typed, typedRss;
+/**
+ * An order-free checksum of a table's rows (count and a sum of each row's md5): equal for two tables holding the same
+ * rows, whatever their order. Cheaper than `except` both ways at 10M rows, and as strict for a copy.
+ */
+const CHECKSUM = (table) =>
+  `select count(*) as n, sum(('x' || substr(md5(t::text), 1, 15))::bit(60)::bigint)::text as sum from ${table} t`;
 
-/** Triggers a run of `jobId`, waits for it, and checks that `target` then holds exactly the source's rows. */
-async function timedRun(jobId, target) {
-  const sent = performance.now();
-  const done = await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 50, timeoutMs: 600_000 });
-  const wallMs = round(performance.now() - sent, 1);
-  const copied = Number((await db.query(`select count(*) as n from ${target}`)).rows[0].n);
-  if (copied !== ROWS || done.stats.rows_written !== ROWS) throw new Error(`${target}: the pipeline copied ${copied} rows (reported ${done.stats.rows_written}), not ${ROWS}`);
-  const mismatched = Number(
-    (await db.query(`select count(*) as n from (select * from bench_src except select * from ${target}) as d`)).rows[0].n,
-  );
-  if (mismatched !== 0) throw new Error(`${target}: ${mismatched} rows of the copy differ from the source`);
-  return { wall_ms: wallMs, run_ms: msBetween(done.started_at, done.finished_at), nodes: done.nodes.map((n) => ({ id: n.id, ms: msBetween(n.started_at, n.finished_at) })) };
-}
-try {
-  await admin.connect();
-  await admin.query(`create database ${benchDatabase}`);
-  await db.connect();
-  for (const table of ['bench_src', 'bench_raw', 'bench_pipe', 'bench_typed']) await db.query(`create table ${table} ${TABLE_COLUMNS}`);
-  await db.query(
-    `insert into bench_src select i, (i % 100000) / 100.0, 'customer ' || i, timestamptz '2026-01-01' + i * interval '1 second', i % 2 = 0
-     from generate_series(1, $1) as i`,
-    [ROWS],
-  );
-  await db.query('vacuum analyze bench_src');
-  const connectorId = await stackConnector(stack, benchDatabase);
-  const jobId = await jobFor(stack, {
-    nodes: [
-      { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'bench_src' } },
-      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'bench_pipe', mode: 'append' } },
-    ],
-    edges: [{ from: 'extract', to: 'load' }],
+/** One size: its own stack and database; answers the figures. */
+async function benchSize(rows) {
+  // The bench's database is on this machine, which the default network policy refuses to connectors.
+  const stack = await startStack({
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    EXECUTOR_CONCURRENCY: String(CONCURRENCY),
+    RUN_MEMORY_LIMIT,
   });
-  const typedJobId = await jobFor(stack, {
-    nodes: [
-      { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'bench_src' } },
-      { id: 'all', type: 'transform', config: { sql: 'select * from extract' } },
-      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'bench_typed', mode: 'append' } },
-    ],
-    edges: [
-      { from: 'extract', to: 'all' },
-      { from: 'all', to: 'load' },
-    ],
-  });
+  // Connectors may never reach the platform's own database: the tables live in a database of the bench's own.
+  const benchDatabase = `conduit_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const urlOf = (database) => Object.assign(new URL(stack.databaseUrl), { pathname: `/${database}` }).toString();
+  const admin = new pg.Client({ connectionString: urlOf('postgres') });
+  const db = new pg.Client({ connectionString: urlOf(benchDatabase) });
   const executor = stack.processes.find((p) => p.name === 'executor');
-  const rssBefore = peakRssMib(executor.child.pid);
+  // Idle: started, connected, no run yet.
+  const idle = memoryOf(executor.child.pid);
 
-  raw = await rawCopy(urlOf(benchDatabase));
-  console.log(`raw COPY TO | COPY FROM (baseline)  ${raw.rows} rows in ${raw.ms} ms  (${Math.round(raw.rows / (raw.ms / 1000))} rows/s)`);
+  /** Triggers a run of `jobId`, waits for it, and checks that `target` then holds exactly the source's rows. */
+  async function timedRun(jobId, target, want) {
+    const done = await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 50, timeoutMs: 900_000 });
+    const got = (await db.query(CHECKSUM(target))).rows[0];
+    if (Number(got.n) !== rows || done.stats.rows_written !== rows) throw new Error(`${target}: the pipeline copied ${got.n} rows (reported ${done.stats.rows_written}), not ${rows}`);
+    if (got.sum !== want.sum) throw new Error(`${target}: the copy's rows differ from the source's (checksum ${got.sum}, not ${want.sum})`);
+    const run_ms = msBetween(done.started_at, done.finished_at);
+    return { run_ms, rows_per_sec: Math.round(rows / (run_ms / 1000)), nodes: done.nodes.map((n) => ({ id: n.id, ms: msBetween(n.started_at, n.finished_at) })) };
+  }
 
-  run = await timedRun(jobId, 'bench_pipe');
-  rss = { before_mib: rssBefore, peak_mib: peakRssMib(executor.child.pid) };
-  console.log(`pipeline run (source -> sink)       ${ROWS} rows in ${run.run_ms} ms started -> finished, ${run.wall_ms} ms trigger -> seen; nodes ${run.nodes.map((n) => `${n.id} ${n.ms} ms`).join(', ')}`);
-  console.log(`executor peak RSS (VmHWM)           ${rss.peak_mib} MiB (${rss.before_mib} MiB before the run; goal <= ${GOALS.executor_peak_rss_mib})`);
-  typed = await timedRun(typedJobId, 'bench_typed');
-  typedRss = { peak_mib: peakRssMib(executor.child.pid) };
-  console.log(`typed run (source -> select * -> sink) ${ROWS} rows in ${typed.run_ms} ms started -> finished; nodes ${typed.nodes.map((n) => `${n.id} ${n.ms} ms`).join(', ')}`);
-  console.log(`executor peak RSS after both runs   ${typedRss.peak_mib} MiB (goal <= ${GOALS.executor_peak_rss_mib})`);
-} catch (err) {
-  console.error(stack.logs().slice(-4000));
-  throw err;
-} finally {
-  await db.end().catch(() => undefined);
-  await stack.stop();
-  await admin.query(`drop database if exists ${benchDatabase} with (force)`).catch(() => undefined);
-  await admin.end().catch(() => undefined);
+  try {
+    await admin.connect();
+    await admin.query(`create database ${benchDatabase}`);
+    await db.connect();
+    for (const table of ['bench_src', 'bench_raw', 'bench_pipe', 'bench_typed']) await db.query(`create table ${table} ${TABLE_COLUMNS}`);
+    await db.query(
+      `insert into bench_src select i, (i % 100000) / 100.0, 'customer ' || i, timestamptz '2026-01-01' + i * interval '1 second', i % 2 = 0
+       from generate_series(1, $1) as i`,
+      [rows],
+    );
+    await db.query('vacuum analyze bench_src');
+    const want = (await db.query(CHECKSUM('bench_src'))).rows[0];
+    const connectorId = await stackConnector(stack, benchDatabase);
+    const source = { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'bench_src' } };
+    const sink = (table) => ({ id: 'load', type: 'sink', config: { connector_id: connectorId, table, mode: 'append' } });
+    const directJob = await jobFor(stack, { nodes: [source, sink('bench_pipe')], edges: [{ from: 'extract', to: 'load' }] });
+    const typedJob = await jobFor(stack, {
+      nodes: [source, { id: 'all', type: 'transform', config: { sql: 'select * from extract' } }, sink('bench_typed')],
+      edges: [
+        { from: 'extract', to: 'all' },
+        { from: 'all', to: 'load' },
+      ],
+    });
+
+    const raw = await rawCopy(urlOf(benchDatabase));
+    raw.rows_per_sec = Math.round(raw.rows / (raw.ms / 1000));
+    const direct = await timedRun(directJob, 'bench_pipe', want);
+    direct.executor_peak_rss_mib = MiB(memoryOf(executor.child.pid).hwm);
+    const typed = await timedRun(typedJob, 'bench_typed', want);
+    typed.executor_peak_rss_mib = MiB(memoryOf(executor.child.pid).hwm);
+    return { rows, raw, direct, typed, executor_idle_rss_mib: MiB(idle.rss) };
+  } catch (err) {
+    console.error(stack.logs().slice(-4000));
+    throw err;
+  } finally {
+    await db.end().catch(() => undefined);
+    await stack.stop();
+    await admin.query(`drop database if exists ${benchDatabase} with (force)`).catch(() => undefined);
+    await admin.end().catch(() => undefined);
+  }
 }
 
-const pct = round((raw.ms / run.run_ms) * 100, 1);
-const typedPct = round((raw.ms / typed.run_ms) * 100, 1);
-const met = {
-  throughput: pct >= GOALS.pct_of_raw,
-  rss: rss.peak_mib <= GOALS.executor_peak_rss_mib,
-  typed_throughput: typedPct >= GOALS.pct_of_raw,
-  typed_rss: typedRss.peak_mib <= GOALS.executor_peak_rss_mib,
-};
 const verdict = (ok) => (ok ? 'met' : 'NOT met');
-console.log(`ratio: the pipeline copies at ${pct}% of the raw COPY pipe's speed (goal >= ${GOALS.pct_of_raw}%: ${verdict(met.throughput)}); peak RSS goal ${verdict(met.rss)}`);
-console.log(`ratio: the typed run copies at ${typedPct}% of the raw COPY pipe's speed (goal >= ${GOALS.pct_of_raw}%: ${verdict(met.typed_throughput)}); peak RSS goal ${verdict(met.typed_rss)}`);
-const rowsPerSec = (ms) => Math.round(ROWS / (ms / 1000));
+const results = [];
+for (const rows of SIZES) {
+  const r = await benchSize(rows);
+  const bound = round(r.executor_idle_rss_mib + CONCURRENCY * LIMIT_MIB, 1);
+  const pct = (run) => round((r.raw.ms / run.run_ms) * 100, 1);
+  r.direct.pct_of_raw = pct(r.direct);
+  r.typed.pct_of_raw = pct(r.typed);
+  const peak = r.typed.executor_peak_rss_mib;
+  r.memory_bound_mib = bound;
+  r.goals_met = {
+    throughput: r.direct.pct_of_raw >= GOALS.pct_of_raw,
+    typed_throughput: r.typed.pct_of_raw >= GOALS.pct_of_raw,
+    rss: peak <= GOALS.executor_peak_rss_mib,
+    rss_within_bound: peak <= bound,
+  };
+  const nodes = (run) => run.nodes.map((n) => `${n.id} ${n.ms} ms`).join(', ');
+  console.log(`--- ${rows} rows (EXECUTOR_CONCURRENCY=${CONCURRENCY}, RUN_MEMORY_LIMIT=${RUN_MEMORY_LIMIT})`);
+  console.log(`raw COPY TO | COPY FROM (baseline)    ${r.raw.ms} ms, ${r.raw.rows_per_sec} rows/s`);
+  console.log(`direct run (source -> sink)           ${r.direct.run_ms} ms, ${r.direct.rows_per_sec} rows/s, ${r.direct.pct_of_raw}% of raw (goal >= ${GOALS.pct_of_raw}%: ${verdict(r.goals_met.throughput)}); ${nodes(r.direct)}`);
+  console.log(`typed run (source -> select * -> sink) ${r.typed.run_ms} ms, ${r.typed.rows_per_sec} rows/s, ${r.typed.pct_of_raw}% of raw (goal >= ${GOALS.pct_of_raw}%: ${verdict(r.goals_met.typed_throughput)}); ${nodes(r.typed)}`);
+  console.log(`executor RSS: idle ${r.executor_idle_rss_mib} MiB; peak (VmHWM) ${r.direct.executor_peak_rss_mib} MiB after the direct run, ${peak} MiB after the typed run`);
+  console.log(`  goal <= ${GOALS.executor_peak_rss_mib} MiB: ${verdict(r.goals_met.rss)}; <= idle + ${CONCURRENCY} x ${LIMIT_MIB} MiB = ${bound} MiB: ${verdict(r.goals_met.rss_within_bound)}`);
+  results.push(r);
+}
 
+const headlineOf = (r) => `${r.rows / 1e6}M: typed ${r.typed.rows_per_sec} rows/s (${r.typed.pct_of_raw}%), direct ${r.direct.rows_per_sec} rows/s (${r.direct.pct_of_raw}%), executor peak ${r.typed.executor_peak_rss_mib} MiB`;
 printResult('runs-copy', {
-  rows: ROWS,
-  pipeline: { ...run, rows_per_sec: Math.round(ROWS / (run.run_ms / 1000)) },
-  baseline: { name: 'raw_copy_pipe', ...raw, rows_per_sec: Math.round(raw.rows / (raw.ms / 1000)) },
-  pct_of_raw: pct,
-  executor_rss: rss,
-  typed: { ...typed, rows_per_sec: rowsPerSec(typed.run_ms), pct_of_raw: typedPct, executor_peak_rss_mib: typedRss.peak_mib },
+  sizes: results,
+  executor_concurrency: CONCURRENCY,
+  run_memory_limit_mib: LIMIT_MIB,
   goals: GOALS,
-  goals_met: met,
+  goals_met: Object.fromEntries(['throughput', 'typed_throughput', 'rss', 'rss_within_bound'].map((k) => [k, results.every((r) => r.goals_met[k])])),
   headline: {
-    subject: `pipeline copy ${rowsPerSec(run.run_ms)} rows/s, typed (select *) ${rowsPerSec(typed.run_ms)} rows/s, executor peak ${typedRss.peak_mib} MiB`,
-    baseline: `raw COPY pipe ${Math.round(raw.rows / (raw.ms / 1000))} rows/s`,
-    ratio: `${pct}% direct, ${typedPct}% typed of baseline (goal >= ${GOALS.pct_of_raw}%)`,
+    subject: results.map(headlineOf).join('; '),
+    baseline: results.map((r) => `${r.rows / 1e6}M: raw COPY pipe ${r.raw.rows_per_sec} rows/s`).join('; '),
+    ratio: `typed ${results.map((r) => `${r.typed.pct_of_raw}%`).join(' / ')} of raw (goal >= ${GOALS.pct_of_raw}%); peak <= ${GOALS.executor_peak_rss_mib} MiB: ${verdict(results.every((r) => r.goals_met.rss))}`,
   },
 });

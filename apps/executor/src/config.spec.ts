@@ -7,7 +7,7 @@ describe('executor config', () => {
     expect(config).toMatchObject({
       EXECUTOR_CONCURRENCY: 2,
       EXECUTOR_PORT: 3103,
-      DUCKDB_MEMORY_LIMIT: '256MB',
+      RUN_MEMORY_LIMIT: 88 * 1024 * 1024,
       RUN_LOCK_MS: 30_000,
       RUN_STALLED_INTERVAL_MS: 30_000,
       MAX_STALLED_COUNT: 2,
@@ -16,14 +16,18 @@ describe('executor config', () => {
   });
 
   it('names every wrong setting', () => {
-    expect(() => loadExecutorConfig({ EXECUTOR_CONCURRENCY: '0', DUCKDB_MEMORY_LIMIT: 'lots' })).toThrow(ConfigError);
+    const wrong = { EXECUTOR_CONCURRENCY: '0', RUN_MEMORY_LIMIT: 'lots', DUCKDB_MEMORY_LIMIT: '256MB' };
+    expect(() => loadExecutorConfig(wrong)).toThrow(ConfigError);
     try {
-      loadExecutorConfig({ EXECUTOR_CONCURRENCY: '0', DUCKDB_MEMORY_LIMIT: 'lots' });
+      loadExecutorConfig(wrong);
     } catch (err) {
       const problems = (err as ConfigError).problems.join('\n');
       expect(problems).toMatch(/^EXECUTOR_CONCURRENCY: /m);
-      expect(problems).toMatch(/^DUCKDB_MEMORY_LIMIT: must be a size/m);
+      expect(problems).toMatch(/^RUN_MEMORY_LIMIT: must be a size/m);
+      expect(problems).toMatch(/^DUCKDB_MEMORY_LIMIT: was replaced by RUN_MEMORY_LIMIT/m);
     }
+    expect(() => loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_MEMORY_LIMIT: '64MiB' })).toThrow(/^RUN_MEMORY_LIMIT: must be at least 88MiB/m);
+    expect(loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_MEMORY_LIMIT: '2GiB' }).RUN_MEMORY_LIMIT).toBe(2 * 1024 ** 3);
   });
 
   it('refuses a malformed CONNECTOR_ALLOWED_NETWORKS at start-up, naming the entry', () => {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { secretsKeyEnv } from '@conduit/secrets';
 import { refineAllowedNetworks } from '@conduit/connectors';
+import { DEFAULT_RUN_MEMORY_LIMIT, MIN_RUN_MEMORY_BYTES, parseSize } from './data/run-memory.js';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
@@ -19,11 +20,24 @@ export const executorEnvSchema = z
     EXECUTOR_NODE_PARALLELISM: positiveInt().max(64).default(4),
     /** Parent of each run's DuckDB spill directory (removed when the run ends). */
     EXECUTOR_DATA_DIR: z.string().min(1).default(join(tmpdir(), 'conduit-executor')),
-    /** DuckDB memory_limit per run; beyond it DuckDB spills to EXECUTOR_DATA_DIR. */
-    DUCKDB_MEMORY_LIMIT: z
+    /**
+     * Memory of one run, in bytes (given as `96MiB`, `256MB`...): DuckDB's memory_limit and threads and the bulk
+     * transfers' buffers are derived from it (data/run-memory.ts); beyond it DuckDB spills to EXECUTOR_DATA_DIR.
+     * An executor's peak is about its idle size plus EXECUTOR_CONCURRENCY times this.
+     */
+    RUN_MEMORY_LIMIT: z
       .string()
-      .regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 256MB or 2GiB')
-      .default('256MB'),
+      .default(DEFAULT_RUN_MEMORY_LIMIT)
+      .transform((text, ctx) => {
+        const bytes = parseSize(text);
+        if (bytes === undefined) ctx.addIssue({ code: 'custom', message: 'must be a size such as 96MiB, 256MB or 2GiB' });
+        else if (bytes < MIN_RUN_MEMORY_BYTES) ctx.addIssue({ code: 'custom', message: `must be at least ${MIN_RUN_MEMORY_BYTES / 1024 / 1024}MiB` });
+        return bytes ?? 0;
+      }),
+    /** Replaced by RUN_MEMORY_LIMIT: refused, so a deployment that still sets it learns that it no longer applies. */
+    DUCKDB_MEMORY_LIMIT: z
+      .undefined({ error: 'was replaced by RUN_MEMORY_LIMIT (one limit for DuckDB and the buffers of a run); unset it' })
+      .optional(),
     /** BullMQ lock on a run; an executor that stops renewing it (dead) loses the run to another after this long. */
     RUN_LOCK_MS: positiveInt().min(1000).default(30_000),
     /** How often each executor looks for runs whose lock expired. Default: RUN_LOCK_MS. */

@@ -7,6 +7,7 @@ import { bootConfig } from './boot-config.js';
 import { ExecutorAppModule } from './ops/executor-app.module.js';
 import { ExecutorRuntime } from './runs/executor-runtime.js';
 import { RunMetrics } from './ops/run-metrics.js';
+import { runMemory } from './data/run-memory.js';
 
 async function main(): Promise<void> {
   const config = bootConfig();
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
     concurrency: config.EXECUTOR_CONCURRENCY,
     nodeParallelism: config.EXECUTOR_NODE_PARALLELISM,
     dataDir: config.EXECUTOR_DATA_DIR,
-    duckdbMemoryLimit: config.DUCKDB_MEMORY_LIMIT,
+    runMemory: runMemory(config.RUN_MEMORY_LIMIT),
     lockDurationMs: config.RUN_LOCK_MS,
     stalledIntervalMs: config.RUN_STALLED_INTERVAL_MS,
     maxStalledCount: config.MAX_STALLED_COUNT,

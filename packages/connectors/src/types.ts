@@ -1,5 +1,6 @@
 /** The shapes every connector driver shares: type metadata, Test Connection results, and the data-plane calls. */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { TransferBuffers } from './transfer-buffers.js';
 
 export type ConnectorCategory =
   | 'database'
@@ -115,6 +116,8 @@ export interface DuckDBTable {
   table: string;
   /** The run's own folder for files DuckDB reads or writes; removed with the run. */
   scratchDir: string;
+  /** What the transfer may buffer, from the run's memory limit; default DEFAULT_TRANSFER_BUFFERS. */
+  buffers?: TransferBuffers;
 }
 
 /** What a typed read made: the rows it loaded and the columns, with the types the source declared. */

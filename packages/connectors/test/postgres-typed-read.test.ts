@@ -236,6 +236,19 @@ describe('postgres typed read (readIntoTable)', () => {
     expect(await duckRows(`select count(*) from information_schema.tables where table_name in ('nan_price', 'nan_wide', 'grid', 'far', 'twice', 'missing')`)).toEqual([[0n]]);
     expect(await readdir(scratchDir)).toEqual([]);
   });
+  it("refuses a row longer than the run's buffers allow with a message naming the limit, not the row's data", async () => {
+    const MiB = 1024 * 1024;
+    const buffers = { csvMaxLineBytes: MiB, csvBufferBytes: 2 * MiB, streamChunkBytes: 64 * 1024 };
+    const small = { ...target('long_ok'), buffers };
+    expect(await driver.readIntoTable(sandbox.config, { query: `select 1 as id, repeat('y', 900000) as note` }, small)).toMatchObject({ rows: 1 });
+    // Rows past the line size and the buffer (DuckDB words this differently by where the rows fall across buffers).
+    for (const size of [5 * MiB, 12 * MiB]) {
+      const read = driver.readIntoTable(sandbox.config, { query: `select g as id, repeat('z', ${size}) as note from generate_series(1, 3) g` }, { ...target('long'), buffers });
+      await expect(read).rejects.toThrow("a row is longer than the 1 MiB a row may have as CSV within the run's memory limit (the executor's RUN_MEMORY_LIMIT)");
+      await expect(read).rejects.not.toThrow(/zzz/);
+    }
+  });
+
   it('stops with the abort reason, cancels the COPY on the server, and leaves no file or table', async () => {
     const controller = new AbortController();
     const marker = 'typed_read_abort_marker';

@@ -2,6 +2,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runMemory } from './run-memory.js';
 import { RunWorkspace } from './run-workspace.js';
 
 const dataDir = join(tmpdir(), `conduit-workspace-spec-${process.pid}`);
@@ -12,14 +13,14 @@ afterAll(async () => {
 
 describe('RunWorkspace', () => {
   it('applies memory_limit, threads and temp_directory, then locks the configuration and turns file access off', async () => {
-    const workspace = await RunWorkspace.open('run_spec', { dataDir, memoryLimit: '64MB', threads: 1 });
+    const workspace = await RunWorkspace.open('run_spec', { dataDir, memory: runMemory(128 * 1024 * 1024, 1) });
     try {
       const connection = await workspace.connect();
       const settings = await connection.runAndReadAll(
         "select current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), " +
           "current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('autoinstall_known_extensions')",
       );
-      expect(settings.getRows()[0]).toEqual(['61.0 MiB', 1n, workspace.spillDir, false, true, false]);
+      expect(settings.getRows()[0]).toEqual(['80.0 MiB', 1n, workspace.spillDir, false, true, false]);
       await expect(connection.run("set memory_limit = '10GB'")).rejects.toThrow(/configuration has been locked/);
       await expect(connection.run('set enable_external_access = true')).rejects.toThrow(/configuration has been locked/);
       await expect(connection.run(`copy (select 1) to '${join(dataDir, 'out.csv')}'`)).rejects.toThrow(/disabled by configuration/);

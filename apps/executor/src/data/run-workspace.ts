@@ -1,6 +1,6 @@
 /**
- * One DuckDB database per run: in memory, with a memory limit and a spill directory of its own, so a large input
- * pages to disk instead of exhausting the executor. Every node table lives here under its node id. Tenants' SQL
+ * One DuckDB database per run: in memory, with the run's memory limit (run-memory.ts) and a spill directory of its
+ * own, so a large input pages to disk instead of exhausting the executor. Every node table lives here under its node id. Tenants' SQL
  * runs here, so the instance is sandboxed at creation (no file access, no extensions, configuration locked): the
  * platform's memory_limit, threads and temp_directory are set first and no statement can change them afterwards.
  */
@@ -8,16 +8,16 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import duckdb from '@duckdb/node-api';
-import { lockDown, preparableConfig } from '@conduit/connectors';
+import { lockDown, preparableConfig, type TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { holdChunkCollector } from './chunk-collector.js';
+import type { RunMemory } from './run-memory.js';
 
 export interface WorkspaceOptions {
   /** Parent of the per-run spill directories. */
   dataDir: string;
-  /** DuckDB memory_limit, e.g. '256MB'. */
-  memoryLimit: string;
-  /** DuckDB worker threads; default: DuckDB's own (the number of cores). */
-  threads?: number;
+  /** The run's memory: DuckDB's memory_limit and threads, and what bulk transfers may buffer. */
+  memory: RunMemory;
 }
 
 /** A node's output kept as a COPY CSV file (see engine/nodes/csv-handoff.ts) rather than a DuckDB table. */
@@ -30,19 +30,25 @@ export interface CsvOutput {
 export class RunWorkspace {
   private readonly connections = new Set<DuckDBConnection>();
   private readonly csvOutputs = new Map<string, CsvOutput>();
+  /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts). */
+  private readonly releaseCollector = holdChunkCollector();
 
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly spillDir: string,
     /** The one folder DuckDB may read and write files in (typed bulk reads and writes); inside the spill folder. */
     readonly scratchDir: string,
+    /** What a typed read or write of this run may buffer (handed to the drivers with each table). */
+    readonly buffers: TransferBuffers,
   ) {}
 
   static async open(runId: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
     const spillDir = join(opts.dataDir, `${runId.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`);
     await mkdir(spillDir, { recursive: true });
-    const config: Record<string, string> = { memory_limit: opts.memoryLimit, temp_directory: spillDir };
-    if (opts.threads !== undefined) config['threads'] = String(opts.threads);
+    const { memory } = opts;
+    // preserve_insertion_order stays on (DuckDB's default): a transform's ORDER BY must reach a sink's file and decide
+    // which row of a key an upsert keeps; turning it off would let DuckDB reorder any scan.
+    const config: Record<string, string> = { ...memory.duckdb, temp_directory: spillDir };
     const scratchDir = join(spillDir, 'scratch');
     await mkdir(scratchDir);
     try {
@@ -58,7 +64,7 @@ export class RunWorkspace {
       } finally {
         first.closeSync();
       }
-      return new RunWorkspace(instance, spillDir, scratchDir);
+      return new RunWorkspace(instance, spillDir, scratchDir, memory.buffers);
     } catch (err) {
       await rm(spillDir, { recursive: true, force: true });
       throw err;
@@ -99,6 +105,7 @@ export class RunWorkspace {
       }
     }
     this.connections.clear();
+    this.releaseCollector();
     this.instance.closeSync();
     await rm(this.spillDir, { recursive: true, force: true });
   }

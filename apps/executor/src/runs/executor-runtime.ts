@@ -13,6 +13,7 @@ import { RedisStreamsClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
 import { bullPrefix } from '../reporting/queue-options.js';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
+import type { RunMemory } from '../data/run-memory.js';
 import { CancelListener } from './cancel-listener.js';
 import { RunProcessor } from './run.processor.js';
 import type { RunMetrics } from '../ops/run-metrics.js';
@@ -25,7 +26,8 @@ export interface ExecutorRuntimeOptions {
   concurrency: number;
   nodeParallelism: number;
   dataDir: string;
-  duckdbMemoryLimit: string;
+  /** Each run's memory limit and what is derived from it (data/run-memory.ts). */
+  runMemory: RunMemory;
   lockDurationMs: number;
   stalledIntervalMs: number;
   maxStalledCount: number;
@@ -74,7 +76,7 @@ export class ExecutorRuntime {
       leaseMs: leaseMsOf(opts.lockDurationMs),
       secretsKey: opts.secretsKey,
       cancels: this.cancels,
-      workspace: { dataDir: this.spillRoot, memoryLimit: opts.duckdbMemoryLimit },
+      workspace: { dataDir: this.spillRoot, memory: opts.runMemory },
       logger: opts.logger,
       executorId: this.executorId,
       nodeParallelism: opts.nodeParallelism,

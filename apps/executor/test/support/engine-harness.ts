@@ -2,12 +2,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResolvedConnector, RunNode } from '@conduit/contracts';
+import { DEFAULT_RUN_MEMORY_LIMIT, parseSize, runMemory } from '../../src/data/run-memory.js';
 import { executeRun, type RunOutcome } from '../../src/engine/run-engine.js';
 import type { RunLogLevel } from '../../src/engine/run-log-sink.js';
 
 export const CONNECTOR_ID = 'con_pg';
 export const DATA_DIR = join(tmpdir(), 'conduit-executor-tests');
 export const TEST_TENANT = 'tnt_engine_test';
+/** The executor's default limit: the tests run what a default deployment runs. */
+export const RUN_MEMORY_BYTES = parseSize(DEFAULT_RUN_MEMORY_LIMIT)!;
 
 export interface LoggedLine {
   level: RunLogLevel;
@@ -36,7 +39,7 @@ export async function runDag(
     dag,
     ...(opts.parameters === undefined ? {} : { parameters: opts.parameters }),
     connectors,
-    workspace: { dataDir: DATA_DIR, memoryLimit: '256MB' },
+    workspace: { dataDir: DATA_DIR, memory: runMemory(RUN_MEMORY_BYTES) },
     signal: opts.signal ?? new AbortController().signal,
     log: { write: (level, node_id, message) => lines.push({ level, node_id, message }) },
     onNodeChange: (node) => changes.push(node),

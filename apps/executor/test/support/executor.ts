@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { ExecutorRuntime } from '../../src/runs/executor-runtime.js';
-import { DATA_DIR } from './engine-harness.js';
+import { runMemory } from '../../src/data/run-memory.js';
+import { DATA_DIR, RUN_MEMORY_BYTES } from './engine-harness.js';
 import { REDIS_URL } from './redis.js';
 
 /** The key the suite's executors and catalog stub share: configs are answered sealed with it, as the catalog does. */
@@ -16,7 +17,7 @@ export async function startExecutor(prefix: string, lockMs = 2000): Promise<Exec
     concurrency: 2,
     nodeParallelism: 4,
     dataDir: DATA_DIR,
-    duckdbMemoryLimit: '256MB',
+    runMemory: runMemory(RUN_MEMORY_BYTES),
     lockDurationMs: lockMs,
     stalledIntervalMs: Math.max(500, lockMs / 2),
     maxStalledCount: 2,

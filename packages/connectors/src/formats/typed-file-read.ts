@@ -10,6 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent } from '../duckdb/database.js';
 import { sqlString } from '../duckdb/parquet-transfer.js';
+import { DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
 import type { ColumnSpec, DuckDBTable, TypedReadResult } from '../types.js';
 import { resolveColumnTypes, type ColumnOverrides } from './column-overrides.js';
 import type { FileFormat } from './file-format.js';
@@ -26,6 +27,8 @@ export interface TypedFileReadOptions {
   /** The CSV field delimiter; default `,`. */
   csvDelimiter?: string;
   overrides: ColumnOverrides;
+  /** The CSV reader's line and buffer sizes; loadFilesIntoTable takes them from the target (the run's memory limit). */
+  buffers?: TransferBuffers;
 }
 
 interface FormatGroup {
@@ -41,10 +44,13 @@ const struct = (entries: Iterable<[string, string]>): string =>
 
 function csvReader(group: FormatGroup, opts: TypedFileReadOptions, overrides: Map<string, string>, sampleSize: number): string {
   const types = overrides.size > 0 ? `, types = ${struct(overrides)}` : '';
+  const buffers = opts.buffers ?? DEFAULT_TRANSFER_BUFFERS;
   // As the row read did: the header names the columns, an unquoted empty field is NULL and a quoted one the empty string.
   return (
     `read_csv(${list(group.files)}, header = true, delim = ${sqlString(opts.csvDelimiter ?? ',')}, quote = '"', escape = '"', ` +
-    `allow_quoted_nulls = false, union_by_name = true, sample_size = ${sampleSize}${types})`
+    `allow_quoted_nulls = false, union_by_name = true, sample_size = ${sampleSize}${types}, ` +
+    // DuckDB's default buffer (32 MiB) would not fit a small run's memory at all.
+    `max_line_size = ${buffers.csvMaxLineBytes}, buffer_size = ${buffers.csvBufferBytes})`
   );
 }
 
@@ -106,8 +112,9 @@ function sourceTypeOf(name: string, groups: readonly FormatGroup[], types: Reado
  * Creates `target.table` from `files` (in one statement: a failure leaves no table). No file gives a table of no rows
  * with one placeholder column, as a source that read nothing gets (the executor's row loader does the same).
  */
-export async function loadFilesIntoTable(target: DuckDBTable, files: readonly ScratchDataFile[], opts: TypedFileReadOptions): Promise<TypedReadResult> {
+export async function loadFilesIntoTable(target: DuckDBTable, files: readonly ScratchDataFile[], given: TypedFileReadOptions): Promise<TypedReadResult> {
   const { connection } = target;
+  const opts = { ...given, buffers: target.buffers ?? given.buffers };
   const table = quoteIdent(target.table);
   try {
     const types = await resolveColumnTypes(connection, opts.overrides);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FieldPacket, TypeCastField } from 'mysql2';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent, toDuckdbError } from '../duckdb/database.js';
+import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { closeMysql, connectMysql, killOnAbort } from './connection.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
@@ -18,11 +19,6 @@ import { paramsOf, sourceSql } from './read.js';
 import { typedColumns, type TypedColumn } from './typed-columns.js';
 
 const FLUSH_BYTES = 1 << 20;
-/**
- * A row's longest CSV line (a 8 MiB blob, as hex): DuckDB's reader refuses longer ones, saying so. Its read buffer
- * (twice this) comes out of the run's DuckDB memory limit.
- */
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const ROW_BUFFER = 1000;
 // Fields whose bytes we take as they are: binary strings, text (decoded as UTF-8, the connection's charset), BIT, and
 // MySQL's JSON (which it labels with the binary charset, though the text is UTF-8).
@@ -123,6 +119,7 @@ function encodeRow(columns: readonly TypedColumn[], row: readonly (string | Buff
 /** Creates the node's table with the declared types and fills it with DuckDB's CSV reader. */
 async function loadCsv(target: DuckDBTable, columns: readonly TypedColumn[], file: string): Promise<void> {
   const table = quoteIdent(target.table);
+  const buffers = target.buffers ?? DEFAULT_TRANSFER_BUFFERS;
   const declared = columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
   // Bytes travel as hex text and become BLOBs here; everything else is read with its declared type.
   const fileTypes = columns.map((c, i) => `${sqlString(`c${i}`)}: ${sqlString(c.source === 'bytes' ? 'VARCHAR' : c.type)}`).join(', ');
@@ -134,7 +131,8 @@ async function loadCsv(target: DuckDBTable, columns: readonly TypedColumn[], fil
     await target.connection.run(
       `insert into ${table} select ${projection} from read_csv(${sqlString(file)}, columns = {${fileTypes}}, header = false, ` +
         `auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, ` +
-        `max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${2 * MAX_LINE_BYTES})`,
+        // A row's longest CSV line, and DuckDB's read buffer, from the run's memory limit (DuckDB refuses longer rows).
+        `max_line_size = ${buffers.csvMaxLineBytes}, buffer_size = ${buffers.csvBufferBytes})`,
     );
     await target.connection.run('commit');
   } catch (err) {

@@ -5,6 +5,7 @@
  */
 import type { ColumnSpec, DuckDBTable } from '../types.js';
 import { ConnectorError } from '../connector-error.js';
+import { DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
 import { quoteIdent } from '../duckdb/database.js';
 import { decimalPlan, guardedDuck, MAX_DECIMAL_PRECISION, sqlString, type ColumnPlan } from './pg-types.js';
 
@@ -18,16 +19,15 @@ export interface LoadColumn {
 /** The file's fields are named by position: the real names (any characters, any case) appear only in the table. */
 const fieldName = (index: number): string => `c${index}`;
 /**
- * A row's longest CSV line: DuckDB's reader refuses longer ones (and says so). Its buffer (by default 16 times this)
- * comes out of the run's DuckDB memory limit, so it is set to twice the line: 32 MiB, not 256.
+ * The reader's line and buffer sizes come from the run's memory limit (its buffers are taken from the run's DuckDB
+ * memory, one per reading thread): a row longer than the line size fails the load, and the message says so.
  */
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
-
-function readCsvSql(file: string, columns: readonly LoadColumn[]): string {
+function readCsvSql(file: string, columns: readonly LoadColumn[], buffers: TransferBuffers): string {
   const declared = columns.map((c, i) => `${sqlString(fieldName(i))}: ${sqlString(c.plan.csvType)}`).join(', ');
   return (
     `read_csv(${sqlString(file)}, columns = {${declared}}, header = false, auto_detect = false, delim = ',', quote = '"',` +
-    ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${2 * MAX_LINE_BYTES})`
+    ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${buffers.csvMaxLineBytes},` +
+    ` buffer_size = ${buffers.csvBufferBytes})`
   );
 }
 
@@ -35,18 +35,19 @@ function readCsvSql(file: string, columns: readonly LoadColumn[]): string {
 export async function loadCsvIntoTable(target: DuckDBTable, file: string, declared: readonly LoadColumn[]): Promise<{ rows: number; columns: ColumnSpec[] }> {
   if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
   const { connection } = target;
+  const buffers = target.buffers ?? DEFAULT_TRANSFER_BUFFERS;
   const table = quoteIdent(target.table);
   await connection.run('begin transaction');
   try {
-    const columns = await withUnboundedNumericsDecided(target, file, declared);
+    const columns = await withUnboundedNumericsDecided(target, file, declared, buffers);
     await connection.run(`create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.plan.duckType}`).join(', ')})`);
     const values = columns.map((c, i) => `${guardedDuck(c.plan, c.name, c.sourceType, fieldName(i))}`).join(', ');
-    const inserted = await connection.run(`insert into ${table} select ${values} from ${readCsvSql(file, columns)}`);
+    const inserted = await connection.run(`insert into ${table} select ${values} from ${readCsvSql(file, columns, buffers)}`);
     await connection.run('commit');
     return { rows: inserted.rowsChanged, columns: columns.map((c) => ({ name: c.name, type: c.plan.duckType, source_type: c.sourceType })) };
   } catch (err) {
     await connection.run('rollback').catch(() => undefined);
-    throw loadError(err, declared);
+    throw loadError(err, declared, buffers);
   }
 }
 
@@ -56,7 +57,12 @@ export async function loadCsvIntoTable(target: DuckDBTable, file: string, declar
  * it stays VARCHAR with the exact text. Never DOUBLE: that would lose digits without a word. The file is scanned
  * for this before the table exists (retyping a filled DuckDB column is far slower than a second scan).
  */
-async function withUnboundedNumericsDecided(target: DuckDBTable, file: string, columns: readonly LoadColumn[]): Promise<LoadColumn[]> {
+async function withUnboundedNumericsDecided(
+  target: DuckDBTable,
+  file: string,
+  columns: readonly LoadColumn[],
+  buffers: TransferBuffers,
+): Promise<LoadColumn[]> {
   const unbounded = [...columns.keys()].filter((i) => columns[i]!.plan.unboundedNumeric);
   if (unbounded.length === 0) return [...columns];
   const stats = unbounded.map((i) => {
@@ -67,7 +73,7 @@ async function withUnboundedNumericsDecided(target: DuckDBTable, file: string, c
       `coalesce(bool_or(${field} in ('NaN', 'Infinity', '-Infinity')), false)`
     );
   });
-  const row = (await target.connection.runAndReadAll(`select ${stats.join(', ')} from ${readCsvSql(file, columns)}`)).getRows()[0]!;
+  const row = (await target.connection.runAndReadAll(`select ${stats.join(', ')} from ${readCsvSql(file, columns, buffers)}`)).getRows()[0]!;
   const decided = [...columns];
   unbounded.forEach((column, k) => {
     const [scale, whole, special] = [row[3 * k] as number, row[3 * k + 1] as number, row[3 * k + 2] as boolean];
@@ -82,10 +88,22 @@ async function withUnboundedNumericsDecided(target: DuckDBTable, file: string, c
  * error's first line and the conversion that failed are kept: DuckDB adds the row's data (which may be private) and
  * hints about type detection, which this reader does not use.
  */
-function loadError(err: unknown, columns: readonly LoadColumn[]): unknown {
+const TOO_LONG = /^Maximum line size of \d+ bytes exceeded|^Value with unterminated quote found|does not support a full read on this file/;
+
+function loadError(err: unknown, columns: readonly LoadColumn[], buffers: TransferBuffers): unknown {
   // DuckDB's errors come from the native module: not always instances of this realm's Error.
   if (err instanceof ConnectorError || typeof err !== 'object' || err === null || !('message' in err)) return err;
   const lines = String(err.message).split('\n');
+  // PostgreSQL's COPY output is well formed: each of these is DuckDB's reader meeting a row longer than its buffers
+  // (which of them depends on how the row falls across buffers; some such rows even load).
+  if (lines.some((line) => TOO_LONG.test(line))) {
+    const mib = Math.floor(buffers.csvMaxLineBytes / (1024 * 1024));
+    return new ConnectorError(
+      `loading the rows into DuckDB failed: a row is longer than the ${mib} MiB a row may have as CSV within the run's memory limit (the executor's RUN_MEMORY_LIMIT)`,
+      'config_error',
+      { cause: err },
+    );
+  }
   const kept = [lines[0], ...lines.filter((line) => /^\s*Error when converting column/.test(line))].map((line) => line!.trim());
   const message = kept.join(': ').replace(/\bcolumn "?c(\d+)"?/gi, (whole, index: string) => {
     const column = columns[Number(index)];

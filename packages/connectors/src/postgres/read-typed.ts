@@ -4,12 +4,13 @@
  * and loaded from there by DuckDB's CSV reader with the declared types. One read-only snapshot; the file is removed.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { cancelOnAbort, closeClient, connectClient } from './connection.js';
 import { encodeCsvBatch } from './copy-csv.js';
@@ -38,7 +39,8 @@ export async function readIntoTable(cfg: PostgresConfig, req: ReadRequest, targe
   const params = paramsOf(req);
   const file = join(target.scratchDir, `pg-read-${randomUUID()}.csv`);
   try {
-    const columns = await copyToFile(cfg, sql, params, file, signal);
+    const chunkBytes = (target.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes;
+    const columns = await copyToFile(cfg, sql, params, file, chunkBytes, signal);
     signal?.throwIfAborted();
     return await loadCsvIntoTable(target, file, columns);
   } finally {
@@ -46,8 +48,18 @@ export async function readIntoTable(cfg: PostgresConfig, req: ReadRequest, targe
   }
 }
 
-/** Declares the columns and writes the rows to `file` as COPY CSV, in one read-only snapshot. */
-async function copyToFile(cfg: PostgresConfig, sql: string, params: unknown[], file: string, signal?: AbortSignal): Promise<LoadColumn[]> {
+/**
+ * Declares the columns and writes the rows to `file` as COPY CSV, in one read-only snapshot. The copy streams with
+ * backpressure: a slow disk pauses the connection, so no more than a few chunks are ever held here.
+ */
+async function copyToFile(
+  cfg: PostgresConfig,
+  sql: string,
+  params: unknown[],
+  file: string,
+  chunkBytes: number,
+  signal?: AbortSignal,
+): Promise<LoadColumn[]> {
   const client = await connectClient(cfg, signal).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
@@ -62,8 +74,9 @@ async function copyToFile(cfg: PostgresConfig, sql: string, params: unknown[], f
     const positional = columns.map((_c, i) => `c${i}`);
     const normalised = columns.map((c, i) => `${c.plan.pg(`q.c${i}`)} as c${i}`).join(', ');
     const select = `select ${normalised} from (\n${sql}\n) as q(${positional.join(', ')})`;
-    if (params.length > 0) await cursorToFile(client, select, params, positional, file, signal);
-    else await pipeline(client.query(copyTo(`copy (${select}) to stdout with (format csv)`)), createWriteStream(file));
+    const out = createWriteStream(file, { highWaterMark: chunkBytes });
+    if (params.length > 0) await cursorToFile(client, select, params, positional, out, signal);
+    else await pipeline(client.query(copyTo(`copy (${select}) to stdout with (format csv)`)), out);
     await client.query('commit');
     return columns;
   } catch (err) {
@@ -91,8 +104,7 @@ async function declareColumns(client: pg.Client, fields: readonly PgField[]): Pr
 }
 
 /** COPY takes no bind parameters: a query with `params` is fetched through a cursor, as text, and written as CSV. */
-async function cursorToFile(client: pg.Client, select: string, params: unknown[], columns: string[], file: string, signal?: AbortSignal): Promise<void> {
-  const out = createWriteStream(file);
+async function cursorToFile(client: pg.Client, select: string, params: unknown[], columns: string[], out: WriteStream, signal?: AbortSignal): Promise<void> {
   const finished = new Promise<void>((resolve, reject) => {
     out.once('finish', resolve);
     out.once('error', reject);

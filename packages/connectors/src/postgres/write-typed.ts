@@ -12,6 +12,7 @@ import type { DuckDBType } from '@duckdb/node-api';
 import type pg from 'pg';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent as duckIdent } from '../duckdb/database.js';
+import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
 import { cancelOnAbort, closeClient, connectClient } from './connection.js';
 import { pgColumnInto, pgColumnOf, type PgColumnMapping } from './duckdb-to-pg-types.js';
@@ -49,9 +50,11 @@ export async function writeFromTable(cfg: PostgresConfig, req: WriteRequest, sou
 
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
     const names = columns.map((c) => c.name);
+    // The file streams into COPY with backpressure: a chunk at a time, never the whole file.
+    const rowsOf = () => createReadStream(file, { highWaterMark: (source.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes });
     const rows = req.mode === 'upsert'
-      ? await upsert(client, target, names, key, createReadStream(file), signal)
-      : await copyInto(client, target, names, createReadStream(file), signal);
+      ? await upsert(client, target, names, key, rowsOf(), signal)
+      : await copyInto(client, target, names, rowsOf(), signal);
     await client.query('commit');
     return { rows_written: rows };
   } catch (err) {

@@ -17,8 +17,6 @@ import { NodeFailure } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
 import { namedColumns } from '../node-columns.js';
 
-const FILE_CHUNK_BYTES = 256 * 1024;
-
 type ConnectorLookup = (node: PlanNode, role: 'read' | 'write') => { connector: ResolvedConnector; driver: ConnectorDriver };
 
 /** The sink a source can hand CSV to: its only consumer, fed by it alone, unconditionally, both drivers able. */
@@ -71,7 +69,8 @@ export async function runSinkFromCsv(ctx: NodeContext, input: CsvOutput): Promis
   if (!driver.writeCsv) throw new NodeFailure(`connector type "${connector.type}" cannot write CSV`, false, 'connector_unfit');
   const request = sinkRequestOf(ctx);
   const chunks = async function* (): AsyncGenerator<CsvChunk> {
-    for await (const csv of createReadStream(input.path, { highWaterMark: FILE_CHUNK_BYTES })) yield { columns: input.columns, csv: csv as Buffer };
+    const file = createReadStream(input.path, { highWaterMark: ctx.workspace.buffers.streamChunkBytes });
+    for await (const csv of file) yield { columns: input.columns, csv: csv as Buffer };
   };
   const { rows_written } = await driver.writeCsv(connector.config, request, chunks());
   ctx.log('info', `wrote ${rows_written} of ${input.rows} rows to ${request.table} (${request.mode})`);

@@ -22,7 +22,7 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
     if (driver.writeFromTable) {
       // Typed and in bulk: the driver maps the table's DuckDB types to the target's.
       const rowsIn = await countRows(connection, input);
-      const source = { connection, table: input, scratchDir: ctx.workspace.scratchDir };
+      const source = { connection, table: input, scratchDir: ctx.workspace.scratchDir, buffers: ctx.workspace.buffers };
       const { rows_written } = await driver.writeFromTable(connector.config, request, source);
       ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
       return { rows_in: rowsIn, rows_out: rows_written, output: null, columns };
