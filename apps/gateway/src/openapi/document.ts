@@ -54,22 +54,27 @@ function problemResponse(status: number, codes: readonly ErrorCode[], op: Operat
   };
 }
 
-function problemResponses(op: OperationSpec, shared: Map<string, unknown>): ZodOpenApiResponsesObject {
+/** Shared problem responses by component name, with the status and codes each was made for. */
+type SharedProblems = Map<string, { key: string; response: unknown }>;
+
+function problemResponses(op: OperationSpec, shared: SharedProblems): ZodOpenApiResponsesObject {
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of problemCodesByStatus(op)) {
     const name = SHARED_PROBLEMS[status];
-    if (name) {
+    const key = `${status}:${codes.join(',')}`;
+    if (name && (shared.get(name)?.key ?? key) === key) {
       // The shared example's instance is one path; the answer's is the request's own.
-      if (!shared.has(name)) shared.set(name, problemResponse(status, codes, op));
+      if (!shared.has(name)) shared.set(name, { key, response: problemResponse(status, codes, op) });
       responses[status] = { $ref: `#/components/responses/${name}` };
     } else {
+      // An operation that answers other codes with this status shows its own.
       responses[status] = problemResponse(status, codes, op);
     }
   }
   return responses as ZodOpenApiResponsesObject;
 }
 
-function operationObject(op: OperationSpec, shared: Map<string, unknown>): ZodOpenApiOperationObject {
+function operationObject(op: OperationSpec, shared: SharedProblems): ZodOpenApiOperationObject {
   const headerParams = [...(op.headerParams ?? [])];
   if (op.method === 'post' && !op.public) headerParams.push(idempotencyKeyParam);
   if ((op.method === 'put' || op.method === 'patch') && op.headers?.includes('ETag')) headerParams.push(ifMatchParam);
@@ -99,7 +104,7 @@ export type OpenApiDocument = ReturnType<typeof createDocument>;
 /** The whole document; pure, so a test, a script and the running gateway make the same one. */
 export function buildOpenApiDocument(): OpenApiDocument {
   const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
-  const shared = new Map<string, unknown>();
+  const shared: SharedProblems = new Map();
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op, shared);
   return createDocument({
     openapi: '3.1.0',
@@ -120,7 +125,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT from the configured issuer; tenant and scopes from its claims.' },
       },
       headers: RESPONSE_HEADERS,
-      responses: Object.fromEntries(shared) as NonNullable<ZodOpenApiComponentsObject['responses']>,
+      responses: Object.fromEntries([...shared].map(([name, { response }]) => [name, response])) as NonNullable<ZodOpenApiComponentsObject['responses']>,
     },
   });
 }
