@@ -45,6 +45,11 @@ export function newId(kind: IdKind): string {
 
 const ULID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
+/** The pattern of a well-formed id of one kind (its prefix and a ULID), as the OpenAPI document shows it. */
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_${ULID_BODY.source.slice(1, -1)}$`;
+}
+
 /** True when `value` is a well-formed id of that kind; a malformed path id is answered 404, never 500. */
 export function isId(kind: IdKind, value: unknown): value is string {
   if (typeof value !== 'string' || value.length !== ID_PREFIXES[kind].length + 27) return false;

@@ -1,6 +1,6 @@
 // Field schemas the API's answers share: typed ids, timestamps, pages. Answers are documented, not parsed, with these.
 import { z } from 'zod';
-import { ID_PREFIXES, type IdKind } from '../ids.js';
+import { type IdKind, idPattern } from '../ids.js';
 
 /** Example ids by kind: well-formed (prefix and ULID), so every example in the document matches its pattern. */
 export const EXAMPLE_IDS: Record<IdKind, string> = {
@@ -17,11 +17,6 @@ export const EXAMPLE_IDS: Record<IdKind, string> = {
   tenant: 'tnt_01JD3VG7H8J9KMNPQRSTVWXYZ0',
   request: 'req_01JD3VH8J9KMNPQRSTVWXYZ012',
 };
-
-/** The pattern of a well-formed id of one kind: its prefix and a ULID. */
-export function idPattern(kind: IdKind): string {
-  return `^${ID_PREFIXES[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`;
-}
 
 /** An id of one kind, as answered (opaque to clients: the prefix is for humans). */
 export const idOf = (kind: IdKind) => z.string().meta({ pattern: idPattern(kind), example: EXAMPLE_IDS[kind] });

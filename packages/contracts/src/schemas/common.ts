@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type IdKind, isId } from '../ids.js';
+import { type IdKind, idPattern, isId } from '../ids.js';
 
 export const LIMITS = {
   bodyBytes: 1024 * 1024,
@@ -19,7 +19,11 @@ export const idRefSchema = z.string().min(1).max(64);
  * is a 400); a well-formed id of nothing the tenant has simply matches nothing.
  */
 export const idFilterSchema = (kind: IdKind) =>
-  z.string().refine((value) => isId(kind, value), { message: `is not a ${kind} id`, params: { code: 'invalid_id' } });
+  z
+    .string()
+    .refine((value) => isId(kind, value), { message: `is not a ${kind} id`, params: { code: 'invalid_id' } })
+    // The refinement is the check; the document shows the same rule as a pattern.
+    .meta({ pattern: idPattern(kind) });
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
