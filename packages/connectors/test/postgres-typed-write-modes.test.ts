@@ -159,4 +159,16 @@ describe('postgres typed write: tables, columns and modes', () => {
     await expect(write).rejects.toThrow('run canceled');
     expect(await rowsOf('aborted')).toEqual([{ id: '0', amount: '0.00', note: 'before', tags: [] }]);
   });
+
+  it('fails as PostgreSQL says when COPY fails while DuckDB still writes the file, stopping DuckDB and writing nothing', async () => {
+    await duck.run(`create or replace table late as select i as id, 'row ' || i as note from range(1, 2000001) r(i)`);
+    await sandbox.admin.query('create table clash (id bigint primary key, note text)');
+    // The clash is near the end: COPY has read most of the file by then, and DuckDB may still be writing it.
+    await sandbox.admin.query(`insert into clash values (1900000, 'already here')`);
+    const write = driver.writeFromTable(sandbox.config, { table: 'clash', mode: 'append' }, source('late'));
+    await expect(write).rejects.toThrow(/duplicate key value violates unique constraint/);
+    expect((await sandbox.admin.query('select count(*)::int as n from clash')).rows).toEqual([{ n: 1 }]);
+    // The node's DuckDB connection is free again, not busy with an export nobody reads.
+    expect((await duck.runAndReadAll('select count(*) from late')).getRows()).toEqual([[2000000n]]);
+  });
 });

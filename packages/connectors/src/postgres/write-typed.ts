@@ -1,17 +1,18 @@
 /**
  * The typed PostgreSQL sink (`writeFromTable`): DuckDB prints the table to a CSV file of the run's scratch folder, one
  * expression per column giving PostgreSQL's exact text for the value (duckdb-to-pg-types.ts), and the file streams
- * into COPY FROM STDIN, where PostgreSQL reads each field as the target column's type. One transaction holds it all
+ * into COPY FROM STDIN while DuckDB is still writing it (growing-file.ts), where PostgreSQL reads each field as the
+ * target column's type. One transaction holds it all
  * (creating a missing table, adding columns, truncating, copying, merging), so a failure leaves the target as it was.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBType } from '@duckdb/node-api';
 import type pg from 'pg';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent as duckIdent } from '../duckdb/database.js';
+import { readGrowingFile } from '../growing-file.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
 import { cancelOnAbort, closeClient, connectClient } from './connection.js';
@@ -38,6 +39,8 @@ export async function writeFromTable(cfg: PostgresConfig, req: WriteRequest, sou
     throw toConnectorError(err, signal);
   });
   const stopCancelling = cancelOnAbort(client, cfg, signal);
+  let exporting: Promise<void> | undefined;
+  let exported = false;
   try {
     await client.query('begin');
     // How PostgreSQL reads the CSV's text: a timestamp without zone going into a timestamptz column is UTC (as in
@@ -45,19 +48,28 @@ export async function writeFromTable(cfg: PostgresConfig, req: WriteRequest, sou
     await client.query(`set local timezone = 'UTC'`);
     await client.query(`set local intervalstyle = 'postgres'`);
     const mappings = await prepareTarget(client, req, target, columns, key);
-    await exportCsv(source, columns, mappings, file);
+    if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
     signal?.throwIfAborted();
 
-    if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
+    // DuckDB writes the file while COPY reads it (a chunk at a time, with backpressure): the two run side by side.
+    await writeFile(file, '');
+    exporting = exportCsv(source, columns, mappings, file).finally(() => (exported = true));
+    exporting.catch(() => undefined);
     const names = columns.map((c) => c.name);
-    // The file streams into COPY with backpressure: a chunk at a time, never the whole file.
-    const rowsOf = () => createReadStream(file, { highWaterMark: (source.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes });
+    const rowsOf = () => readGrowingFile(file, exporting!, (source.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes);
     const rows = req.mode === 'upsert'
       ? await upsert(client, target, names, key, rowsOf(), signal)
       : await copyInto(client, target, names, rowsOf(), signal);
+    // The reader ends only after the export did; this surfaces the export's own failure, if any, before the commit.
+    await exporting;
     await client.query('commit');
     return { rows_written: rows };
   } catch (err) {
+    // A COPY that failed first leaves DuckDB writing: stop it, so the node's connection is free when this returns.
+    if (exporting && !exported) {
+      source.connection.interrupt();
+      await exporting.catch(() => undefined);
+    }
     // Closing without commit makes the server roll the transaction back.
     throw signal?.aborted ? signal.reason : withCopyContext(err, signal);
   } finally {
@@ -133,13 +145,17 @@ async function prepareTarget(
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
-/** DuckDB writes the rows as PostgreSQL COPY CSV: every value quoted, so NULL (an empty field) differs from ''. */
+/**
+ * DuckDB writes the rows as PostgreSQL COPY CSV: every value quoted, so NULL (an empty field) differs from ''. Into
+ * `file` itself (no temporary file renamed at the end), which COPY FROM is already reading.
+ */
 async function exportCsv(source: DuckDBTable, columns: readonly SourceColumn[], mappings: readonly PgColumnMapping[], file: string): Promise<void> {
   const select = columns.map((c, i) => mappings[i]!.text(duckIdent(c.name))).join(', ');
   await source.connection.run(
-    `copy (select ${select} from ${duckIdent(source.table)}) to ${sqlString(file)} (format csv, header false, force_quote *)`,
+    `copy (select ${select} from ${duckIdent(source.table)}) to ${sqlString(file)} (format csv, header false, force_quote *, use_tmp_file false)`,
   );
 }
+
 
 // PostgreSQL's context line of a COPY error (a type's input may add lines before it): `COPY t, line 3, column amount:
 // "<value>"` or `COPY t, line 3: "<the line>"`.
