@@ -1,0 +1,14 @@
+export { ConduitClient, createConduitClient, type ConduitClientOptions } from './client.js';
+export { ConduitApiError, ConduitTimeoutError, type UnknownProblem } from './errors.js';
+export { Paginated, type Page } from './pagination.js';
+export { parseRetryAfter, retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry.js';
+export type { RetryInfo } from './transport.js';
+export { readServerSentEvents, type ServerSentEvent } from './sse.js';
+export type { RunListOptions, RunLogOptions, RunRef, WaitForRunOptions } from './resources/runs.js';
+export type { LogStreamOptions } from './resources/log-stream.js';
+export type { PipelineListOptions } from './resources/pipelines.js';
+export type { ConnectorListOptions } from './resources/connectors.js';
+export type { JobListOptions } from './resources/jobs.js';
+export type { PageOptions } from './resources/list-params.js';
+export { API_VERSION } from './generated/api-version.js';
+export * from './types.js';

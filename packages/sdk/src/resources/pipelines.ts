@@ -1,0 +1,40 @@
+import type { Client } from 'openapi-fetch';
+import type { paths } from '../generated/api.js';
+import { Paginated } from '../pagination.js';
+import type { Pipeline, PipelineValidation, RequestBody } from '../types.js';
+import { defined, expectNoContent, unwrap } from '../unwrap.js';
+import type { PageOptions } from './list-params.js';
+
+export interface PipelineListOptions extends PageOptions {
+  projectId?: string;
+}
+
+export class PipelinesApi {
+  constructor(private readonly raw: Client<paths>) {}
+
+  list(options: PipelineListOptions = {}): Paginated<Pipeline> {
+    return new Paginated((cursor) =>
+      unwrap(this.raw.GET('/v2/pipelines', { params: { query: defined({ cursor, limit: options.pageSize, project_id: options.projectId }) } })),
+    );
+  }
+
+  get(pipelineId: string): Promise<Pipeline> {
+    return unwrap(this.raw.GET('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } } }));
+  }
+
+  create(body: RequestBody<'createPipeline'>): Promise<Pipeline> {
+    return unwrap(this.raw.POST('/v2/pipelines', { body }));
+  }
+
+  update(pipelineId: string, body: RequestBody<'updatePipeline'>): Promise<Pipeline> {
+    return unwrap(this.raw.PUT('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } }, body }));
+  }
+
+  delete(pipelineId: string): Promise<void> {
+    return expectNoContent(this.raw.DELETE('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } } }));
+  }
+
+  validate(pipelineId: string): Promise<PipelineValidation> {
+    return unwrap(this.raw.POST('/v2/pipelines/{pipeline_id}/validate', { params: { path: { pipeline_id: pipelineId } } }));
+  }
+}
