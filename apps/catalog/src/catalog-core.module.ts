@@ -2,6 +2,7 @@ import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import type { SecretKeys } from '@conduit/secrets';
 import { CATALOG_LOGGER, SECRETS_KEY } from './common/tokens.js';
 import { RpcLogInterceptor } from './common/rpc-log.interceptor.js';
 import { NoPipelineUsage, PIPELINE_USAGE, type PipelineUsage } from './pipelines/pipeline-usage.js';
@@ -12,8 +13,8 @@ export interface CatalogDeps {
   /** Initialised and migrated. */
   dataSource: DataSource;
   logger: Logger;
-  /** 32-byte AES-256-GCM key of connector secrets. */
-  secretsKey: Buffer;
+  /** 32-byte AES-256-GCM key of connector secrets, or the key ring during a rotation (previous keys only open). */
+  secretsKey: Buffer | SecretKeys;
   /** Whether jobs use a pipeline; without it every pipeline counts as unused (tests of the catalog alone). */
   pipelineUsage?: PipelineUsage;
   /** What earlier runs recorded of pipelines' source columns; without it no run is known (tests of the catalog alone). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { refineAllowedNetworks } from '@conduit/connectors';
-import { secretsKeyEnv } from '@conduit/secrets';
+import { secretsEnv } from '@conduit/secrets';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
@@ -10,8 +10,11 @@ export const catalogEnvSchema = z.object({
   /** HTTP port of /healthz, /readyz and /metrics; requests arrive over Redis, not here. */
   CATALOG_PORT: envPort().default(3101),
   HOST: z.string().min(1).default('127.0.0.1'),
-  /** AES-256-GCM key of connector secrets: 64 hex characters or base64 of 32 bytes. Required: secrets are never stored in clear. */
-  SECRETS_KEY: secretsKeyEnv(),
+  /**
+   * SECRETS_KEY: AES-256-GCM key of connector secrets (64 hex characters or base64 of 32 bytes); required, secrets are
+   * never stored in clear. SECRETS_KEYS_PREVIOUS: keys being rotated out, comma-separated, still opening older values.
+   */
+  ...secretsEnv(),
   /** The PostgreSQL schema of the catalog's tables; tests migrate a fresh one. */
   CATALOG_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('catalog'),
   CATALOG_DB_POOL_SIZE: positiveInt().max(100).default(10),

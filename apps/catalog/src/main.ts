@@ -1,9 +1,12 @@
 import 'reflect-metadata';
-import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, logReseal, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { secretKeysOf } from '@conduit/secrets';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createCatalogDataSource } from './database/catalog-data-source.js';
+import { ConnectorSecrets } from './connectors/connector-secrets.js';
+import { resealConnectorSecrets } from './connectors/connector-reseal.js';
 import { SchedulerPipelineUsage } from './pipelines/scheduler-pipeline-usage.js';
 import { SchedulerRecordedSchemas } from './pipelines/scheduler-recorded-schemas.js';
 
@@ -19,6 +22,9 @@ runService('catalog', async () => {
   });
   const ran = await migrate(dataSource);
   logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
+  const secretKeys = secretKeysOf(config);
+  // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
+  logReseal(logger, await resealConnectorSecrets(dataSource, new ConnectorSecrets(secretKeys)));
 
   // Jobs and runs belong to the scheduler: deleting a pipeline asks it whether a job still uses it, and validation
   // asks it what columns earlier runs recorded for the pipeline's sources.
@@ -37,7 +43,7 @@ runService('catalog', async () => {
       AppModule.forRoot({
         dataSource,
         logger,
-        secretsKey: config.SECRETS_KEY,
+        secretsKey: secretKeys,
         pipelineUsage: new SchedulerPipelineUsage(scheduler),
         recordedSchemas: new SchedulerRecordedSchemas(scheduler),
         ops,

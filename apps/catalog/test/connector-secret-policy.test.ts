@@ -40,7 +40,7 @@ describe('secrets in transit', () => {
     const victim = await cat.connectors.create(t, { name: 'victim', type: 'postgres', config: inTransit(cat.key, t, { ...pg, password: 'victim-secret' }) });
     const stolen = (await rawConfig(victim.data.id))['password'] as string;
     const thief = await cat.connectors.create(t, { name: 'thief', type: 'postgres', config: inTransit(cat.key, t, { ...pg, password: stolen }) });
-    expect(new ConnectorSecrets(cat.key).open('postgres', await rawConfig(thief.data.id))['password']).toBe(stolen);
+    expect(new ConnectorSecrets(cat.key).open('postgres', await rawConfig(thief.data.id), { tenantId: t, connectorId: thief.data.id })['password']).toBe(stolen);
   });
 
   it('answers the executor the stored, sealed config: no secret in clear', async () => {
@@ -49,7 +49,7 @@ describe('secrets in transit', () => {
     const [resolved] = await cat.connectors.resolve(t, [data.id]);
     expect(JSON.stringify(resolved)).not.toContain('resolve-me-not');
     expect(resolved?.config).toEqual(await rawConfig(data.id));
-    expect(new ConnectorSecrets(cat.key).open('postgres', resolved?.config ?? {})['password']).toBe('resolve-me-not');
+    expect(new ConnectorSecrets(cat.key).open('postgres', resolved?.config ?? {}, { tenantId: t, connectorId: data.id })['password']).toBe('resolve-me-not');
   });
 });
 
@@ -78,7 +78,7 @@ describe('a connector that moves must be sent its secrets again', () => {
     expect(stay.data.config).toMatchObject({ bearer_token: SECRET_MASK, timeout_ms: 5000 });
     const config = inTransit(cat.key, t, { ...data.config, base_url: 'https://new.example.com/', bearer_token: 'tok-2' });
     await cat.connectors.update(t, data.id, { name: 'api', config });
-    expect(new ConnectorSecrets(cat.key).open('http', await rawConfig(data.id))['bearer_token']).toBe('tok-2');
+    expect(new ConnectorSecrets(cat.key).open('http', await rawConfig(data.id), { tenantId: t, connectorId: data.id })['bearer_token']).toBe('tok-2');
   });
 });
 

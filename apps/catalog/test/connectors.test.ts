@@ -41,8 +41,8 @@ describe('connectors', () => {
 
     const raw = await rawConfig(created.data.id);
     expect(JSON.stringify(raw)).not.toContain(password);
-    expect(raw['password']).toMatch(/^enc:v1:/);
-    expect(new ConnectorSecrets(cat.key).open('postgres', raw)['password']).toBe(password);
+    expect(raw['password']).toMatch(/^enc:v2:[0-9a-f]{8}:/);
+    expect(new ConnectorSecrets(cat.key).open('postgres', raw, { tenantId: t, connectorId: created.data.id })['password']).toBe(password);
 
     expect((await cat.connectors.get(t, created.data.id)).data.config['password']).toBe(SECRET_MASK);
     const listed = await cat.connectors.list(t, { limit: 50 });
@@ -54,12 +54,12 @@ describe('connectors', () => {
     const { data, etag } = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password: 'first' }) });
     const kept = await cat.connectors.update(t, data.id, { name: 'db2', type: 'postgres', config: { ...data.config, schema: 'other' } }, etag);
     expect(kept.data).toMatchObject({ name: 'db2', config: { schema: 'other', password: SECRET_MASK } });
-    expect(new ConnectorSecrets(cat.key).open('postgres', await rawConfig(data.id))['password']).toBe('first');
+    expect(new ConnectorSecrets(cat.key).open('postgres', await rawConfig(data.id), { tenantId: t, connectorId: data.id })['password']).toBe('first');
 
     await cat.connectors.update(t, data.id, { name: 'db2', config: inTransit(cat.key, t, { ...kept.data.config, password: 'second' }) });
     const raw = await rawConfig(data.id);
     expect(JSON.stringify(raw)).not.toContain('second');
-    expect(new ConnectorSecrets(cat.key).open('postgres', raw)['password']).toBe('second');
+    expect(new ConnectorSecrets(cat.key).open('postgres', raw, { tenantId: t, connectorId: data.id })['password']).toBe('second');
 
     expect((await rejection(cat.connectors.update(t, data.id, { name: 'db2', config: kept.data.config }, etag))).code).toBe('precondition_failed');
   });

@@ -41,9 +41,9 @@ describe('internal catalog operations', () => {
     const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })).data;
     expect(con.config['password']).toBe('********');
     const resolved = await catalog.connectors.resolve(t, [con.id, 'con_malformed', con.id]);
-    expect(resolved).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: expect.stringMatching(/^enc:v1:/) }) }]);
+    expect(resolved).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: expect.stringMatching(/^enc:v2:[0-9a-f]{8}:/) }) }]);
     expect(JSON.stringify(resolved)).not.toContain(pgConfig.password);
-    expect(new ConnectorSecrets(catalog.key).open('postgres', resolved[0]?.config ?? {})['password']).toBe(pgConfig.password);
+    expect(new ConnectorSecrets(catalog.key).open('postgres', resolved[0]?.config ?? {}, { tenantId: t, connectorId: con.id })['password']).toBe(pgConfig.password);
     expect(await catalog.connectors.resolve(newTenant(), [con.id])).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
-import { secretsKeyEnv } from '@conduit/secrets';
+import { secretsEnv } from '@conduit/secrets';
 import { refineAllowedNetworks } from '@conduit/connectors';
 import { DEFAULT_RUN_MEMORY_LIMIT, MIN_RUN_MEMORY_BYTES, parseSize } from './data/run-memory.js';
 
@@ -48,8 +48,11 @@ export const executorEnvSchema = z
     EXECUTOR_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
     /** How long a catalog RPC (resolving connectors) may take. */
     CATALOG_RPC_TIMEOUT_MS: positiveInt().default(5000),
-    /** AES-256-GCM key: connector secrets arrive sealed from the catalog and are opened only in memory. */
-    SECRETS_KEY: secretsKeyEnv(),
+    /**
+     * SECRETS_KEY, AES-256-GCM key: connector secrets arrive sealed from the catalog and are opened only in memory.
+     * SECRETS_KEYS_PREVIOUS: keys being rotated out (comma-separated), which still open values sealed under them.
+     */
+    ...secretsEnv(),
     /** Internal ranges connectors may reach (CIDRs, comma separated); a typo stops the start, not a run. */
     CONNECTOR_ALLOWED_NETWORKS: z.string().optional().superRefine(refineAllowedNetworks),
   })

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { NestPinoLogger, createLogger, createMetricsRegistry, preflight, redisReadinessCheck } from '@conduit/service-kit';
+import { secretKeysOf } from '@conduit/secrets';
 import { bootConfig } from './boot-config.js';
 import { ExecutorAppModule } from './ops/executor-app.module.js';
 import { ExecutorRuntime } from './runs/executor-runtime.js';
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     stalledIntervalMs: config.RUN_STALLED_INTERVAL_MS,
     maxStalledCount: config.MAX_STALLED_COUNT,
     catalogTimeoutMs: config.CATALOG_RPC_TIMEOUT_MS,
-    secretsKey: config.SECRETS_KEY,
+    secretsKey: secretKeysOf(config),
     metrics: new RunMetrics(registry, config.EXECUTOR_CONCURRENCY),
   });
   await runtime.start();

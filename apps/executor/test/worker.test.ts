@@ -8,6 +8,7 @@ import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub, type CatalogStubData } from './support/catalog-stub.js';
 import { newSchedulerStubData, startSchedulerStub, stubRun } from './support/scheduler-stub.js';
 import { encryptSecrets } from '@conduit/connectors';
+import { SecretBox } from '@conduit/secrets';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 import { logBatchesOf, openQueues, reportsOf } from './support/queues.js';
@@ -17,12 +18,18 @@ import { waitFor } from './support/wait-for.js';
 const TENANT = 'tnt_executor_test';
 const prefix = testPrefix();
 const schema = uniqueSchema();
+/** A config as the catalog stores it for `connectorId` of TENANT. */
+function sealedFor(connectorId: string, password: string): Record<string, unknown> {
+  return encryptSecrets('postgres', { ...connectorConfig(schema), password }, new SecretBox(TEST_SECRETS_KEY), { tenantId: TENANT, connectorId });
+}
 const stub: CatalogStubData = {
   tenantId: TENANT,
   // As the catalog answers them: secrets sealed as stored. con_clear breaks that rule.
   connectors: [
-    { id: 'con_pg', type: 'postgres', config: encryptSecrets('postgres', { ...connectorConfig(schema), password: 'sealed-pw-1' }, TEST_SECRETS_KEY) },
+    { id: 'con_pg', type: 'postgres', config: sealedFor('con_pg', 'sealed-pw-1') },
     { id: 'con_clear', type: 'postgres', config: { ...connectorConfig(schema), password: 'clear-pw-1' } },
+    // con_pg's stored secret copied into another connector's row: bound to con_pg, it does not open here.
+    { id: 'con_copied', type: 'postgres', config: sealedFor('con_pg', 'copied-pw-1') },
   ],
   requests: [],
 };
@@ -137,6 +144,18 @@ it('fails a run whose connector secret arrived in clear, naming the connector an
   const end = await finished(runId);
   expect(end).toMatchObject({ status: 'failed', error: { code: 'internal', message: 'connector con_clear: secret field "password" arrived in clear' } });
   expect(JSON.stringify(end)).not.toContain('clear-pw-1');
+});
+
+it('fails a run whose connector secret was sealed for another connector with a config_error, not the value', async () => {
+  const runId = newId('run');
+  const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_copied', sql: 'select 1' } }], edges: [] };
+  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  const end = await finished(runId);
+  expect(end).toMatchObject({
+    status: 'failed',
+    error: { code: 'config_error', message: expect.stringMatching(/^connector con_copied: secret field "password" could not be decrypted: .*send the secret again/) },
+  });
+  expect(JSON.stringify(end)).not.toContain('copied-pw-1');
 });
 
 it('cancels a running run within a second of the cancel message', async () => {

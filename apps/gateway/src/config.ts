@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { authEnvShape, checkAuthEnv } from './auth/auth.config.js';
 import { rateLimitEnvShape } from './rate-limit/rate-limit.config.js';
-import { secretsKeyEnv } from '@conduit/secrets';
+import { secretsEnv } from '@conduit/secrets';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -37,8 +37,11 @@ export const gatewayEnvSchema = z
      * that key answers 409 idempotency_in_progress before it is let through to find what the first one made.
      */
     IDEMPOTENCY_HOLD_AFTER_503_MS: positiveInt(100, 60_000).default(5000),
-    /** AES-256-GCM key (64 hex characters or base64 of 32 bytes): secrets cross to the services sealed with it. */
-    SECRETS_KEY: secretsKeyEnv(),
+    /**
+     * SECRETS_KEY, AES-256-GCM key (64 hex characters or base64 of 32 bytes): secrets cross to the services sealed
+     * with it. SECRETS_KEYS_PREVIOUS: keys being rotated out (comma-separated), still opening stored idempotent answers.
+     */
+    ...secretsEnv(),
   })
   .superRefine(checkAuthEnv)
   .superRefine((env, ctx) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { parseDuration, parseDurationList } from './common/duration.js';
-import { parseSecretsKey } from './security/secret-box.js';
+import { secretsEnv } from '@conduit/secrets';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 const flag = () =>
@@ -15,15 +15,11 @@ export const dispatcherEnvSchema = z.object({
   /** HTTP port of /healthz, /readyz and /metrics; requests arrive over Redis, not here. */
   WEBHOOK_DISPATCHER_PORT: envPort().default(3105),
   HOST: z.string().min(1).default('127.0.0.1'),
-  /** AES-256-GCM key of webhook secrets: 64 hex characters or base64 of 32 bytes. */
-  SECRETS_KEY: z.string().transform((value, ctx) => {
-    try {
-      return parseSecretsKey(value);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  }),
+  /**
+   * SECRETS_KEY: AES-256-GCM key of webhook secrets (64 hex characters or base64 of 32 bytes).
+   * SECRETS_KEYS_PREVIOUS: keys being rotated out (comma-separated), still opening values sealed under them.
+   */
+  ...secretsEnv(),
   /** The PostgreSQL schema of the dispatcher's tables; tests migrate a fresh one. */
   WEBHOOK_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('webhooks'),
   WEBHOOK_DB_POOL_SIZE: positiveInt().max(100).default(10),

@@ -1,10 +1,12 @@
+import type { SecretKeys } from '@conduit/secrets';
+
 /** Tunables of the dispatcher; main.ts fills them from the config, tests from their needs. */
 export interface DispatcherSettings {
   redisUrl: string;
   /** The deployment's REDIS_PREFIX: RPC keys and the BullMQ prefix (`${prefix}bull`) derive from it. */
   redisPrefix: string;
-  /** AES-256-GCM key of the stored secrets (32 bytes). */
-  secretsKey: Buffer;
+  /** AES-256-GCM key of the stored secrets (32 bytes), or the key ring during a rotation (previous keys only open). */
+  secretsKey: Buffer | SecretKeys;
   /** Plain http:// URLs allowed. Default false. */
   allowHttp: boolean;
   /** Loopback, private, link-local and metadata addresses allowed. Default false. */

@@ -1,9 +1,11 @@
 import 'reflect-metadata';
-import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, logReseal, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { SecretBox, secretKeysOf } from '@conduit/secrets';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
 import { createDispatcherDataSource } from './database/dispatcher-data-source.js';
 import { dispatcherSettings } from './dispatcher-settings.js';
+import { resealWebhookSecrets } from './webhooks/webhook-reseal.js';
 
 runService('webhook-dispatcher', async () => {
   const config = bootConfig();
@@ -17,6 +19,9 @@ runService('webhook-dispatcher', async () => {
   });
   const ran = await migrate(dataSource);
   logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
+  const secretKeys = secretKeysOf(config);
+  // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
+  logReseal(logger, await resealWebhookSecrets(dataSource, new SecretBox(secretKeys)));
   if (config.WEBHOOK_ALLOW_HTTP || config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
     logger.warn({ allow_http: config.WEBHOOK_ALLOW_HTTP, allow_private_networks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }, 'webhook network policy relaxed: for development only');
   }
@@ -38,7 +43,7 @@ runService('webhook-dispatcher', async () => {
         settings: dispatcherSettings({
           redisUrl: config.REDIS_URL,
           redisPrefix: config.REDIS_PREFIX,
-          secretsKey: config.SECRETS_KEY,
+          secretsKey: secretKeys,
           allowHttp: config.WEBHOOK_ALLOW_HTTP,
           allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
           retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,

@@ -34,8 +34,11 @@ export {
   mergeSecrets,
   encryptSecrets,
   decryptSecrets,
+  decryptReadableSecrets,
+  resealSecrets,
   parseSecretsKey,
   secretsToResend,
+  type SecretOwner,
 } from './secrets.js';
 export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';
 export {

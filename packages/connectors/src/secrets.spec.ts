@@ -1,13 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { SecretBox, SecretOpenError } from '@conduit/secrets';
 import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { connectorTypes } from './registry.js';
 import {
   SECRET_MASK,
+  decryptReadableSecrets,
   decryptSecrets,
   encryptSecrets,
   maskSecrets,
   mergeSecrets,
   parseSecretsKey,
+  resealSecrets,
   secretsToResend,
 } from './secrets.js';
 
@@ -74,39 +77,68 @@ describe('secretsToResend', () => {
 
 describe('encryptSecrets / decryptSecrets', () => {
   const key = randomBytes(32);
+  const box = new SecretBox(key);
+  const owner = { tenantId: 't1', connectorId: 'con_1' };
 
   it('round-trips, with a fresh IV per value, and leaves other fields in clear', () => {
-    const a = encryptSecrets('postgres', config, key);
-    const b = encryptSecrets('postgres', config, key);
-    expect(a.password).toMatch(/^enc:v1:[A-Za-z0-9+/]+=*$/);
+    const a = encryptSecrets('postgres', config, box, owner);
+    const b = encryptSecrets('postgres', config, box, owner);
+    expect(a.password).toMatch(/^enc:v2:[0-9a-f]{8}:[A-Za-z0-9+/]+=*$/);
     expect(a.password).not.toBe(b.password);
     expect(a.host).toBe('db');
     expect(JSON.stringify(a)).not.toContain('$$');
-    expect(decryptSecrets('postgres', a, key)).toEqual(config);
+    expect(decryptSecrets('postgres', a, box, owner)).toEqual(config);
   });
 
   it('treats its input as plaintext: a pasted ciphertext is sealed again and opens as itself, not as its secret', () => {
-    const victim = encryptSecrets('postgres', config, key);
-    const pasted = encryptSecrets('postgres', { ...config, password: victim.password }, key);
+    const victim = encryptSecrets('postgres', config, box, owner);
+    const pasted = encryptSecrets('postgres', { ...config, password: victim.password }, box, owner);
     expect(pasted.password).not.toBe(victim.password);
-    expect(decryptSecrets('postgres', pasted, key).password).toBe(victim.password);
-    expect(encryptSecrets('postgres', { host: 'db' }, key)).toEqual({ host: 'db' });
+    expect(decryptSecrets('postgres', pasted, box, owner).password).toBe(victim.password);
+    expect(encryptSecrets('postgres', { host: 'db' }, box, owner)).toEqual({ host: 'db' });
+  });
+
+  it('binds a secret to its tenant, connector and field: copied anywhere else it does not open', () => {
+    const sealed = encryptSecrets('postgres', config, box, owner);
+    expect(() => decryptSecrets('postgres', sealed, box, { tenantId: 't1', connectorId: 'con_2' })).toThrow(SecretOpenError);
+    expect(() => decryptSecrets('postgres', sealed, box, { tenantId: 't2', connectorId: 'con_1' })).toThrow(SecretOpenError);
+    expect(() => decryptSecrets('http', { bearer_token: sealed.password }, box, owner)).toThrow(/secret field "bearer_token" could not be decrypted/);
+    const readable = decryptReadableSecrets('postgres', sealed, box, { tenantId: 't1', connectorId: 'con_2' });
+    expect(readable).toEqual({ config: { host: 'db', database: 'app', user: 'u' }, unreadable: ['password'] });
+  });
+
+  it('opens a v1 value bound to its field only, and re-seals it bound to its connector', () => {
+    const v1 = legacyV1(key, 'old-pw', 'password');
+    expect(decryptSecrets('postgres', { password: v1 }, box, owner).password).toBe('old-pw');
+    const { config: resealed, resealed: fields, unreadable } = resealSecrets('postgres', { host: 'db', password: v1 }, box, owner);
+    expect({ fields, unreadable }).toEqual({ fields: ['password'], unreadable: [] });
+    expect(box.isCurrent(resealed.password as string)).toBe(true);
+    expect(decryptSecrets('postgres', resealed, box, owner).password).toBe('old-pw');
+    expect(() => decryptSecrets('postgres', resealed, box, { tenantId: 't1', connectorId: 'con_2' })).toThrow(SecretOpenError);
+    expect(resealSecrets('postgres', resealed, box, owner)).toEqual({ config: resealed, resealed: [], unreadable: [] });
+    expect(resealSecrets('postgres', { password: 'enc:v1:AAAA' }, box, owner).unreadable).toEqual(['password']);
   });
 
   it('detects tampering and a wrong key without leaking the value', () => {
-    const enc = encryptSecrets('postgres', config, key).password as string;
-    const raw = Buffer.from(enc.slice('enc:v1:'.length), 'base64');
+    const enc = encryptSecrets('postgres', config, box, owner).password as string;
+    const header = `enc:v2:${box.currentKeyId}:`;
+    const raw = Buffer.from(enc.slice(header.length), 'base64');
     raw[raw.length - 1] = (raw[raw.length - 1] ?? 0) ^ 1;
-    const tampered = { ...config, password: 'enc:v1:' + raw.toString('base64') };
-    expect(() => decryptSecrets('postgres', tampered, key)).toThrow(/could not be decrypted/);
-    expect(() => decryptSecrets('postgres', { password: enc }, randomBytes(32))).toThrow(/wrong key or tampered/);
-    expect(() => decryptSecrets('postgres', { password: 'enc:v1:AAAA' }, key)).toThrow(/is not a sealed value/);
-  });
-
-  it('refuses a key of the wrong length', () => {
-    expect(() => encryptSecrets('postgres', config, randomBytes(16))).toThrow(/32 bytes/);
+    const tampered = { ...config, password: header + raw.toString('base64') };
+    expect(() => decryptSecrets('postgres', tampered, box, owner)).toThrow(/could not be decrypted/);
+    expect(() => decryptSecrets('postgres', { password: enc }, new SecretBox(randomBytes(32)), owner)).toThrow(/not configured/);
+    expect(() => decryptSecrets('postgres', { password: 'enc:v1:AAAA' }, box, owner)).toThrow(/is not a sealed value/);
   });
 });
+
+/** A value as the catalog stored it before key ids: `enc:v1:`, the field name as additional data. */
+function legacyV1(key: Buffer, plain: string, field: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(field, 'utf8'));
+  const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return 'enc:v1:' + Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64');
+}
 
 describe('parseSecretsKey', () => {
   const key = randomBytes(32);

@@ -1,9 +1,9 @@
 /**
  * Secret fields of a connector config: masked in answers, kept on update when sent masked (unless the connector
- * moves), and sealed at rest with @conduit/secrets (the field name bound as additional data, so a ciphertext moved
- * to another field does not open). Messages here never include a secret or the key.
+ * moves), and sealed at rest with @conduit/secrets, bound to tenant, connector and field, so a ciphertext moved to
+ * another field, connector or tenant does not open. Messages here never include a secret or the key.
  */
-import { SecretBox, isSealed, parseSecretsKey } from '@conduit/secrets';
+import { SecretOpenError, V1_BINDING, connectorSecretAad, isSealed, parseSecretsKey, type SecretBox } from '@conduit/secrets';
 import { getDriver } from './registry.js';
 import { SECRET_MASK } from './secret-mask.js';
 import type { ConnectorTypeInfo } from './types.js';
@@ -70,33 +70,95 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function boxOf(key: Buffer): SecretBox {
-  return new SecretBox(key);
+/** Where a stored secret belongs: its additional data binds it to the tenant, the connector and the field. */
+export interface SecretOwner {
+  tenantId: string;
+  connectorId: string;
+}
+
+function aadOf(owner: SecretOwner, field: string): string {
+  return connectorSecretAad(owner.tenantId, owner.connectorId, field);
+}
+
+/** Values sealed before key ids (v1) bound the field name only; they open so until the re-seal binds them. */
+function openField(box: SecretBox, owner: SecretOwner, field: string, sealed: string): string {
+  return box.open(sealed, aadOf(owner, field), `secret field "${field}"`, { v1Aad: V1_BINDING.connectorSecret(field) });
 }
 
 /**
- * A copy with every present secret sealed. The input is plaintext: a value that merely looks sealed is sealed too,
- * so a ciphertext pasted in by a client can never be opened on its behalf.
+ * A copy with every present secret sealed for its connector. The input is plaintext: a value that merely looks
+ * sealed is sealed too, so a ciphertext pasted in by a client can never be opened on its behalf.
  */
-export function encryptSecrets(type: string, config: Record<string, unknown>, key: Buffer): Record<string, unknown> {
-  const box = boxOf(key);
+export function encryptSecrets(type: string, config: Record<string, unknown>, box: SecretBox, owner: SecretOwner): Record<string, unknown> {
   const out = { ...config };
   for (const field of infoOf(type).secret_fields) {
     if (!hasValue(out, field)) continue;
     const value = out[field];
     if (typeof value !== 'string') throw new TypeError(`secret field "${field}" must be a string`);
-    out[field] = box.seal(value, field);
+    out[field] = box.seal(value, aadOf(owner, field));
   }
   return out;
 }
 
-/** A copy with every sealed secret opened; throws when a value was tampered with or the key is wrong. */
-export function decryptSecrets(type: string, config: Record<string, unknown>, key: Buffer): Record<string, unknown> {
-  const box = boxOf(key);
+/**
+ * A copy with every sealed secret opened; throws SecretOpenError (naming the field, never the value) when one was
+ * sealed for another connector or tenant, under a key no longer configured, or tampered with.
+ */
+export function decryptSecrets(type: string, config: Record<string, unknown>, box: SecretBox, owner: SecretOwner): Record<string, unknown> {
   const out = { ...config };
   for (const field of infoOf(type).secret_fields) {
     const value = out[field];
-    if (isSealed(value)) out[field] = box.open(value, field, `secret field "${field}"`);
+    if (isSealed(value)) out[field] = openField(box, owner, field, value);
   }
   return out;
+}
+
+/** Like decryptSecrets, but a secret that does not open is left out and named in `unreadable` instead of throwing. */
+export function decryptReadableSecrets(
+  type: string,
+  config: Record<string, unknown>,
+  box: SecretBox,
+  owner: SecretOwner,
+): { config: Record<string, unknown>; unreadable: string[] } {
+  const out = { ...config };
+  const unreadable: string[] = [];
+  for (const field of infoOf(type).secret_fields) {
+    const value = out[field];
+    if (!isSealed(value)) continue;
+    try {
+      out[field] = openField(box, owner, field, value);
+    } catch (err) {
+      if (!(err instanceof SecretOpenError)) throw err;
+      delete out[field];
+      unreadable.push(field);
+    }
+  }
+  return { config: out, unreadable };
+}
+
+/**
+ * The stored config with each secret not yet sealed as now (v1, or under a previous key) sealed again under the
+ * current key and today's binding. `resealed` and `unreadable` name fields; a value that does not open stays as it is.
+ */
+export function resealSecrets(
+  type: string,
+  config: Record<string, unknown>,
+  box: SecretBox,
+  owner: SecretOwner,
+): { config: Record<string, unknown>; resealed: string[]; unreadable: string[] } {
+  const out = { ...config };
+  const resealed: string[] = [];
+  const unreadable: string[] = [];
+  for (const field of infoOf(type).secret_fields) {
+    const value = out[field];
+    if (!isSealed(value) || box.isCurrent(value)) continue;
+    try {
+      out[field] = box.seal(openField(box, owner, field, value), aadOf(owner, field));
+      resealed.push(field);
+    } catch (err) {
+      if (!(err instanceof SecretOpenError)) throw err;
+      unreadable.push(field);
+    }
+  }
+  return { config: out, resealed, unreadable };
 }

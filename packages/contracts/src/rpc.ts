@@ -56,8 +56,8 @@ export interface RpcRequest<T> {
 export type RpcReply<T> = { ok: true; data: T; etag?: string } | { ok: false; error: DomainError };
 
 const pathId = z.string().min(1).max(5000);
-/** A secret crossing services: sealed by the gateway with @conduit/secrets (`enc:v1:`), never in clear. */
-const sealedSecret = z.string().startsWith('enc:v1:', { message: 'must be sealed' }).max(4096);
+/** A secret crossing services: sealed by the gateway with @conduit/secrets (`enc:v2:`; `enc:v1:` from an older gateway), never in clear. */
+const sealedSecret = z.string().regex(/^enc:v[12]:/, { message: 'must be sealed' }).max(4096);
 const byId = z.strictObject({ id: pathId });
 const update = <S extends z.ZodType>(body: S) =>
   z.strictObject({ id: pathId, body, if_match: z.string().max(200).optional() });

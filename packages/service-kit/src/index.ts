@@ -13,6 +13,7 @@ export {
 export { createServiceDataSource, schemaOf, type ServiceDataSourceOptions } from './database.js';
 export { TypeOrmPinoLogger } from './typeorm-pino-logger.js';
 export { migrate } from './migrate.js';
+export { logReseal, resealRows, type ResealOutcome, type ResealPlan } from './persistence/reseal-rows.js';
 export { dataSourceReadinessCheck, redisReadinessCheck } from './readiness-checks.js';
 export { RpcRoute, type RpcController } from './rpc/rpc-route.decorator.js';
 export { reportUnexpected } from './rpc/unexpected-error.js';

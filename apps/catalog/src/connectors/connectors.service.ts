@@ -26,6 +26,7 @@ import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
 import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
+import { unreadableSecretErrors, unreadableSecretsResult } from './unreadable-secrets.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
 
@@ -86,13 +87,15 @@ export class ConnectorsService {
     if (errors.length === 0) errors.push(...(await networkPolicyProblems(body.type, body.config)));
     if (errors.length > 0) throw validationFailed(errors);
     const now = new Date();
+    // The id exists before the secrets are sealed: they are bound to it.
+    const id = newId('connector');
     const row = this.ds.manager.create(ConnectorEntity, {
-      id: newId('connector'),
+      id,
       tenantId,
       projectId: body.project_id ?? null,
       name: body.name,
       type: body.type,
-      config: this.secrets.seal(body.type, plain),
+      config: this.secrets.seal(body.type, plain, { tenantId, connectorId: id }),
       status: 'untested',
       lastTest: null,
       revision: 1,
@@ -144,9 +147,13 @@ export class ConnectorsService {
           errors.push({ path: 'type', code: 'immutable', message: `type cannot change (it is "${current.type}"); create a new connector instead` });
         }
         const incoming = this.secrets.fromTransit(tenantId, body.config);
-        const stored = this.secrets.open(current.type, current.config);
-        const config = this.secrets.merge(current.type, incoming, current.config);
+        const owner = { tenantId, connectorId: id };
+        // A stored secret that does not open (copied from another connector, or under a key no longer configured)
+        // cannot be kept with "********": it must be sent again, like a secret that would follow a move.
+        const { config: stored, unreadable } = this.secrets.openReadable(current.type, current.config, owner);
+        const config = this.secrets.merge(current.type, incoming, stored);
         errors.push(
+          ...unreadableSecretErrors(unreadable, incoming),
           ...validateConnectorConfig(current.type, config),
           ...urlCredentialErrors(current.type, config),
           ...headerCredentialErrors(current.type, config),
@@ -159,7 +166,7 @@ export class ConnectorsService {
         const changes = {
           name: body.name,
           projectId: body.project_id ?? null,
-          config: this.secrets.seal(current.type, config),
+          config: this.secrets.seal(current.type, config, owner),
           revision: current.revision + 1,
           updatedAt: new Date(),
           ...(configChanged ? { status: 'untested' as const, lastTest: null } : {}),
@@ -184,8 +191,12 @@ export class ConnectorsService {
     const current = await this.rows.get(tenantId, id);
     const driver = getDriver(current.type);
     if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);
+    const { config, unreadable } = this.secrets.openReadable(current.type, current.config, { tenantId, connectorId: id });
     // The tenant picks its own folder of the data root for file-based connectors.
-    const result = await driver.test(this.secrets.open(current.type, current.config), { timeoutMs: LIMITS.testConnectionMs, tenantId });
+    const result =
+      unreadable.length > 0
+        ? await unreadableSecretsResult(unreadable)
+        : await driver.test(config, { timeoutMs: LIMITS.testConnectionMs, tenantId });
     // Increment in SQL: an update that landed during the test must not be overwritten with this read's revision.
     await this.ds.manager
       .createQueryBuilder()

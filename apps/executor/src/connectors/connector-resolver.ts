@@ -4,7 +4,7 @@
  */
 import type { ClientProxy } from '@nestjs/microservices';
 import { decryptSecrets, getDriver } from '@conduit/connectors';
-import { isSealed } from '@conduit/secrets';
+import { SecretBox, SecretOpenError, isSealed, type SecretKeys } from '@conduit/secrets';
 import { isRpcReply, type ResolvedConnector, type RpcContext, type RpcReply } from '@conduit/contracts';
 import { rpcCall } from '@conduit/rpc-streams';
 
@@ -23,7 +23,7 @@ export async function resolveConnectors(
   client: ClientProxy,
   ids: readonly string[],
   ctx: RpcContext,
-  secretsKey: Buffer,
+  secretsKey: Buffer | SecretKeys,
 ): Promise<Map<string, ResolvedConnector>> {
   if (ids.length === 0) return new Map();
   let reply: unknown;
@@ -39,22 +39,27 @@ export async function resolveConnectors(
   if (!isRpcReply(reply)) throw new ConnectorResolveError('the catalog answered connectors.resolve with a malformed reply', 'internal');
   if (!reply.ok) throw new ConnectorResolveError(`resolving connectors failed: ${reply.error.detail ?? reply.error.code}`, reply.error.code);
   const list = Array.isArray(reply.data) ? (reply.data as ResolvedConnector[]) : [];
-  return new Map(list.map((c) => [c.id, opened(c, secretsKey)]));
+  const box = new SecretBox(secretsKey);
+  return new Map(list.map((c) => [c.id, opened(c, box, ctx.tenant_id)]));
 }
 
 /**
  * A type without a driver is left sealed: the node that uses it fails with connector_unfit, not here. A secret that
  * came in clear is refused: it crossed Redis as plaintext, which the catalog never does.
  */
-function opened(c: ResolvedConnector, key: Buffer): ResolvedConnector {
+function opened(c: ResolvedConnector, box: SecretBox, tenantId: string): ResolvedConnector {
   const driver = getDriver(c.type);
   if (!driver) return c;
   const clear = driver.info.secret_fields.find((f) => typeof c.config[f] === 'string' && !isSealed(c.config[f]));
   if (clear !== undefined) throw new ConnectorResolveError(`connector ${c.id}: secret field "${clear}" arrived in clear`, 'internal');
   try {
-    return { ...c, config: decryptSecrets(c.type, c.config, key) };
+    return { ...c, config: decryptSecrets(c.type, c.config, box, { tenantId, connectorId: c.id }) };
   } catch (err) {
-    // The message names the field, never the value.
+    // The message names the field, never the value. A secret that does not open here (copied from another connector,
+    // or under a key no longer configured) is the connector's settings to fix, as Test Connection tells.
+    if (err instanceof SecretOpenError) {
+      throw new ConnectorResolveError(`connector ${c.id}: ${err.message}; send the secret again with an update of the connector`, 'config_error');
+    }
     throw new ConnectorResolveError(`connector ${c.id}: ${(err as Error).message}`, 'internal');
   }
 }

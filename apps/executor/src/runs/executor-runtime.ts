@@ -11,6 +11,7 @@ import { Queue, Worker } from 'bullmq';
 import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
+import type { SecretKeys } from '@conduit/secrets';
 import { bullPrefix } from '../reporting/queue-options.js';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import type { RunMemory } from '../data/run-memory.js';
@@ -32,8 +33,8 @@ export interface ExecutorRuntimeOptions {
   stalledIntervalMs: number;
   maxStalledCount: number;
   catalogTimeoutMs: number;
-  /** Opens the sealed connector secrets the catalog answers. */
-  secretsKey: Buffer;
+  /** Opens the sealed connector secrets the catalog answers (SECRETS_KEY and SECRETS_KEYS_PREVIOUS). */
+  secretsKey: Buffer | SecretKeys;
   /** Default 200. */
   retryBackoffMs?: number;
   /** Run and node series for /metrics. */

@@ -10,6 +10,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
 import { runCommandSchema, type RunCommand, type RunNode } from '@conduit/contracts';
 import type { Logger } from 'pino';
+import type { SecretKeys } from '@conduit/secrets';
 import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
 import type { WorkspaceOptions } from '../data/run-workspace.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
@@ -33,7 +34,8 @@ export interface RunProcessorDeps {
   scheduler: ClientProxy;
   /** A claim's lease: at most half the queue lock, so a dead executor's lease has lapsed when its job is taken over. */
   leaseMs: number;
-  secretsKey: Buffer;
+  /** The key that opens connector secrets, or the key ring during a rotation. */
+  secretsKey: Buffer | SecretKeys;
   cancels: CancelListener;
   workspace: WorkspaceOptions;
   logger: Logger;

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { type Observable, catchError, from, map, mergeMap, throwError } from 'rxjs';
 import { AppError } from '@conduit/contracts';
 import { HeaderedError } from '../http/problem.js';
-import { SecretBox } from '@conduit/secrets';
+import { SecretBox, secretKeysOf } from '@conduit/secrets';
 import { principalOf } from '../access/principal-of.js';
 import './request-idempotency.js';
 import { GATEWAY_CONFIG, REDIS } from '../tokens.js';
@@ -54,7 +54,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
-    this.box = new SecretBox(config.SECRETS_KEY);
+    this.box = new SecretBox(secretKeysOf(config));
     this.fingerprintKey = Buffer.from(hkdfSync('sha256', config.SECRETS_KEY, Buffer.alloc(0), 'conduit idempotency fingerprint', 32));
   }
 

@@ -10,6 +10,7 @@ import { nextRetryDelay } from './retry-after.js';
 import { DispatcherQueues } from '../queues/dispatcher-queues.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SecretBox } from '../security/secret-box.js';
+import { SecretOpenError } from '@conduit/secrets';
 import { resolveWebhookTarget, UrlRefusedError } from '../security/url-policy.js';
 import { signedHeaders } from '../security/webhook-signer.js';
 import { SignerCache } from '../security/signer-cache.js';
@@ -145,7 +146,14 @@ export class AttemptRunner implements OnModuleDestroy {
       if (!(err instanceof UrlRefusedError)) throw err;
       return { statusCode: null, latencyMs: 0, error: `not sent: ${err.message}`, retryAfterMs: null };
     }
-    const signer = this.signers.signerOf(c.webhook_id, c.secret_sealed);
+    let signer;
+    try {
+      signer = this.signers.signerOf(c.tenant_id, c.webhook_id, c.secret_sealed);
+    } catch (err) {
+      if (!(err instanceof SecretOpenError)) throw err;
+      // Copied from another webhook, or under a key no longer configured: never sent unsigned; the owner sets it again.
+      return { statusCode: null, latencyMs: 0, error: `not sent: ${err.message}; set the webhook's secret again`, retryAfterMs: null };
+    }
     return this.sender.send(target, signedHeaders(signer, c.event_id, at, c.body), c.body, this.settings.timeoutMs);
   }
 

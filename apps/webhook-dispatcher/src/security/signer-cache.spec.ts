@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { SecretBox } from './secret-box.js';
+import { SecretBox, sealWebhookSecret } from './secret-box.js';
 import { SignerCache } from './signer-cache.js';
 import type { WebhookSigner } from './webhook-signer.js';
 
@@ -24,30 +24,31 @@ describe('SignerCache', () => {
   it('opens a sealed secret once and serves the same signer after', () => {
     let opened = 0;
     const counting = Object.assign(Object.create(box) as SecretBox, {
-      open: (sealed: string, id: string) => {
+      open: (...args: Parameters<SecretBox['open']>) => {
         opened++;
-        return box.open(sealed, id);
+        return box.open(...args);
       },
     });
     const cache = new SignerCache(counting);
-    const sealed = box.seal('first-secret', 'whk_a');
-    const first = cache.signerOf('whk_a', sealed);
-    expect(cache.signerOf('whk_a', sealed)).toBe(first);
+    const sealed = sealWebhookSecret(box, 't1', 'whk_a', 'first-secret');
+    const first = cache.signerOf('t1', 'whk_a', sealed);
+    expect(cache.signerOf('t1', 'whk_a', sealed)).toBe(first);
     expect(opened).toBe(1);
     expect(signsWith(first, 'first-secret')).toBe(true);
   });
 
   it('opens the new value once the secret is rotated', () => {
     const cache = new SignerCache(box);
-    const before = cache.signerOf('whk_b', box.seal('old-secret', 'whk_b'));
-    const after = cache.signerOf('whk_b', box.seal('new-secret', 'whk_b'));
+    const before = cache.signerOf('t1', 'whk_b', sealWebhookSecret(box, 't1', 'whk_b', 'old-secret'));
+    const after = cache.signerOf('t1', 'whk_b', sealWebhookSecret(box, 't1', 'whk_b', 'new-secret'));
     expect(after).not.toBe(before);
     expect(signsWith(after, 'new-secret')).toBe(true);
     expect(signsWith(after, 'old-secret')).toBe(false);
   });
 
-  it('refuses a value sealed for another webhook, as the box does', () => {
+  it('refuses a value sealed for another webhook or tenant, as the box does', () => {
     const cache = new SignerCache(box);
-    expect(() => cache.signerOf('whk_c', box.seal('secret', 'whk_other'))).toThrow(/could not be decrypted/);
+    expect(() => cache.signerOf('t1', 'whk_c', sealWebhookSecret(box, 't1', 'whk_other', 'secret'))).toThrow(/could not be decrypted/);
+    expect(() => cache.signerOf('t2', 'whk_c', sealWebhookSecret(box, 't1', 'whk_c', 'secret'))).toThrow(/could not be decrypted/);
   });
 });

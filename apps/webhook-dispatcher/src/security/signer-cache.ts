@@ -1,4 +1,4 @@
-import type { SecretBox } from './secret-box.js';
+import { openWebhookSecret, type SecretBox } from './secret-box.js';
 import { signerFor, type WebhookSigner } from './webhook-signer.js';
 
 const MAX_ENTRIES = 1000;
@@ -13,10 +13,11 @@ export class SignerCache {
 
   constructor(private readonly secrets: SecretBox) {}
 
-  signerOf(webhookId: string, sealed: string): WebhookSigner {
+  /** Throws SecretOpenError when the stored secret does not open for this webhook of this tenant. */
+  signerOf(tenantId: string, webhookId: string, sealed: string): WebhookSigner {
     const cached = this.entries.get(webhookId);
     if (cached?.sealed === sealed) return cached.signer;
-    const signer = signerFor(this.secrets.open(sealed, webhookId));
+    const signer = signerFor(openWebhookSecret(this.secrets, tenantId, webhookId, sealed));
     if (!cached && this.entries.size >= MAX_ENTRIES) {
       // Maps iterate in insertion order: the first key is the longest held.
       const oldest = this.entries.keys().next().value;

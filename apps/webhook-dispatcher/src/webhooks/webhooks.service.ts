@@ -17,7 +17,7 @@ import {
 import { WebhookEntity } from './webhook.entity.js';
 import { taggedWebhook, toWebhook, webhookEtag } from './webhook.mapper.js';
 import { webhookInputErrors } from './webhook-input.js';
-import { SecretBox } from '../security/secret-box.js';
+import { SecretBox, sealWebhookSecret } from '../security/secret-box.js';
 import { openFieldsFromTransit } from '@conduit/secrets';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
@@ -58,7 +58,7 @@ export class WebhooksService {
       url: body.url,
       events: body.events,
       description: body.description ?? null,
-      secretSealed: this.secrets.seal(body.secret, id),
+      secretSealed: sealWebhookSecret(this.secrets, tenantId, id, body.secret),
       status: 'active',
       disabledReason: null,
       failingSince: null,
@@ -99,7 +99,7 @@ export class WebhooksService {
       if (body.url !== undefined) changes.url = body.url;
       if (body.events !== undefined) changes.events = body.events;
       if (body.description !== undefined) changes.description = body.description;
-      if (body.secret !== undefined) changes.secretSealed = this.secrets.seal(body.secret, id);
+      if (body.secret !== undefined) changes.secretSealed = sealWebhookSecret(this.secrets, tenantId, id, body.secret);
       if (body.status === 'active' && current.status !== 'active') Object.assign(changes, { status: 'active', disabledReason: null, failingSince: null });
       if (body.status === 'disabled' && current.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'manual' });
       await m.update(WebhookEntity, { tenantId, id }, entityValues<WebhookEntity>(changes));
