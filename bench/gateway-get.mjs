@@ -13,7 +13,7 @@ import { startChildServer } from './lib/child-server.mjs';
 import { LOAD, measure, warmUp } from './lib/load.mjs';
 import { startCpuWindow } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
-import { summarizeProfile } from './lib/cpu-profile-summary.mjs';
+import { printProfiles } from './lib/cpu-profile-summary.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -46,19 +46,6 @@ async function prepare(stack) {
   const read = await api(stack, 'GET', `/v2/projects/${project.id}`, created.key, undefined, 200);
   if (read.id !== project.id) throw new Error(`GET /v2/projects/${project.id} answered another project: ${JSON.stringify(read)}`);
   return { path: `/v2/projects/${project.id}`, key: created.key };
-}
-
-function printProfiles(dir) {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  if (files.length === 0) console.log(`no CPU profile was written to ${dir} (a service did not exit cleanly)`);
-  for (const file of files) {
-    const { top, byPackage } = summarizeProfile(join(dir, file), ROOT);
-    console.log(`\n--- ${file}: self time by package`);
-    for (const p of byPackage.slice(0, 12)) console.log(`${String(p.pct).padStart(6)}%  ${p.name}`);
-    console.log(`--- ${file}: top functions by self time`);
-    for (const f of top) console.log(`${String(f.pct).padStart(6)}%  ${f.name}`);
-  }
-  console.log(`\nprofiles kept in ${dir} (open them in Chrome DevTools > Performance)`);
 }
 
 console.log(`load: autocannon, ${LOAD.connections} connections, ${LOAD.warmupSec} s warm-up + ${LOAD.durationSec} s measured per target`);
@@ -103,7 +90,7 @@ console.log(`  gateway run:     ${cpuLine(gateway.cpu_pct)}`);
 
 const ratioPct = round((gateway.req_per_sec / baseline.req_per_sec) * 100, 1);
 console.log(`ratio: gateway throughput is ${ratioPct}% of a bare Fastify hello-world (goal >= ${GOAL_PCT}%: ${ratioPct >= GOAL_PCT ? 'met' : 'NOT met'})`);
-if (profileDir) printProfiles(profileDir);
+if (profileDir) printProfiles(profileDir, ROOT);
 else if (ratioPct < GOAL_PCT) console.log('run `node gateway-get.mjs --profile` to see where the gateway spends its time');
 
 printResult('gateway-get', {

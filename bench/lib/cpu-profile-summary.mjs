@@ -1,7 +1,7 @@
 // Where a service spent its CPU, from a V8 .cpuprofile (as written by node --cpu-prof): self time by
 // package and by function. Used by the gateway bench's --profile mode.
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 function packageOf(rel, url, functionName) {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
@@ -39,4 +39,18 @@ export function summarizeProfile(profilePath, root, limit = 15) {
     totalUs += us;
   });
   return { byPackage: ranked(byPackage, totalUs, limit), top: ranked(byFunction, totalUs, limit) };
+}
+
+/** Prints the summary of every .cpuprofile in `dir` (self time by package, then the top functions). */
+export function printProfiles(dir, root) {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length === 0) console.log(`no CPU profile was written to ${dir} (a service did not exit cleanly)`);
+  for (const file of files) {
+    const { top, byPackage } = summarizeProfile(join(dir, file), root);
+    console.log(`\n--- ${file}: self time by package`);
+    for (const p of byPackage.slice(0, 12)) console.log(`${String(p.pct).padStart(6)}%  ${p.name}`);
+    console.log(`--- ${file}: top functions by self time`);
+    for (const f of top) console.log(`${String(f.pct).padStart(6)}%  ${f.name}`);
+  }
+  console.log(`\nprofiles kept in ${dir} (open them in Chrome DevTools > Performance)`);
 }

@@ -5,13 +5,13 @@ export { schedulerSettings, type SchedulerSettings } from './scheduler-settings.
 export { schedulerEnvSchema, loadSchedulerConfig, type SchedulerConfig } from './config.js';
 export { SCHEDULER_ENTITIES, SCHEDULER_MIGRATIONS, createSchedulerDataSource, type SchedulerDataSourceOptions } from './database/scheduler-data-source.js';
 export { bullPrefix } from './queues/bull-prefix.js';
-export { runCommandJobOptions, runEventJobOptions, TICK_JOB_OPTIONS } from './queues/job-options.js';
-export { SchedulerQueues, cronRepeatStrategy } from './queues/scheduler-queues.js';
+export { runCommandJobOptions, runEventJobOptions } from './queues/job-options.js';
+export { SchedulerQueues } from './queues/scheduler-queues.js';
 export { nextFireTime } from './schedules/next-fire-time.js';
 export { JobsService } from './jobs/jobs.service.js';
 export { RunsService } from './runs/runs.service.js';
 export { RunStateMachine, type ReportOutcome } from './runs/run-state-machine.js';
 export { OutboxRelay } from './outbox/outbox-relay.js';
 export { RunReaper, type ReapResult } from './reaper/run-reaper.js';
-export { JobSchedules, type TickData } from './schedules/job-schedules.js';
-export { TickWorker } from './schedules/tick.worker.js';
+export { JobSchedules } from './schedules/job-schedules.js';
+export { ScheduleClock } from './schedules/schedule-clock.js';

@@ -7,7 +7,9 @@ import { QUEUES, newId, type Job, type Page, type Run } from '@conduit/contracts
 import { bullPrefix } from '../src/queues/bull-prefix.js';
 import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { JobSchedules } from '../src/schedules/job-schedules.js';
-import { TickWorker } from '../src/schedules/tick.worker.js';
+import { ScheduleClock } from '../src/schedules/schedule-clock.js';
+import { FIRE_BATCH } from '../src/schedules/scheduled-runs.js';
+import { RunStateMachine, type NewRun } from '../src/runs/run-state-machine.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
@@ -64,83 +66,133 @@ async function tickIds(jobId: string): Promise<string[]> {
 
 const tickMillis = (tickId: string) => Number(tickId.slice(tickId.lastIndexOf(':') + 1));
 
-describe('cron schedules as BullMQ job schedulers', () => {
-  it('keeps one scheduler per scheduled job, whose next tick is the one cron-parser computes in the job time zone', async () => {
+/** Gives the job a schedule the API would refuse (a seconds field, to fire quickly), due from `from` on. */
+async function fastSchedule(job: Job, pattern: string, from = new Date()): Promise<void> {
+  await ds.query(`UPDATE jobs SET schedule = $2, next_fire_at = $3 WHERE id = $1`, [job.id, pattern, nextFireTime(pattern, 'UTC', from)]);
+}
+
+async function unschedule(job: Job): Promise<void> {
+  await ds.query(`UPDATE jobs SET schedule = NULL, next_fire_at = NULL WHERE id = $1`, [job.id]);
+}
+
+describe('cron schedules fired by the schedule clock', () => {
+  it('keeps each scheduled job\'s next fire, the one cron-parser gives in the job time zone', async () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '*/5 * * * *', timezone: 'Asia/Kolkata' });
-    const scheduler = await ticks.getJobScheduler(job.id);
-    expect(scheduler).toMatchObject({ key: job.id, pattern: '*/5 * * * *', tz: 'Asia/Kolkata' });
-    const expected = nextFireTime('*/5 * * * *', 'Asia/Kolkata', new Date(Date.now() - 1000))!.getTime();
-    expect(scheduler?.next).toBe(expected);
-    const delayed = (await ticks.getJobs(['delayed'])).filter((j) => j.repeatJobKey === job.id);
-    expect(delayed).toHaveLength(1);
-    expect(delayed[0]!.timestamp + delayed[0]!.delay).toBe(expected);
-    expect(delayed[0]!.data).toEqual({ job_id: job.id, tenant_id: t });
-    expect(job.next_run_at).toBe(new Date(expected).toISOString());
+    const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id])) as { next_fire_at: Date }[];
+    const expected = nextFireTime('*/5 * * * *', 'Asia/Kolkata', new Date(Date.now() - 1000))!;
+    expect(row!.next_fire_at.toISOString()).toBe(expected.toISOString());
+    expect(job.next_run_at).toBe(expected.toISOString());
   });
 
-  it('reconciles at boot: adds a missing scheduler, removes a stale one, leaves a right one untouched', async () => {
+  it('reconciles at boot: fills a missing next fire, keeps a due one, removes the BullMQ schedulers of before', async () => {
     const t = newTenant();
-    const kept = await newJob(t, { schedule: '0 4 * * *' });
-    const lost = await newJob(t, { schedule: '0 5 * * *' });
-    const schedules = one.app.get(JobSchedules);
-    await schedules.remove(lost.id);
-    await schedules.upsert('job_stale', t, '0 6 * * *', 'UTC');
-    const keptNext = (await ticks.getJobs(['delayed'])).find((j) => j.repeatJobKey === kept.id)?.id;
+    const missing = await newJob(t, { schedule: '0 5 * * *' });
+    const due = await newJob(t, { schedule: '0 4 * * *' });
+    const dueAt = new Date(Date.now() - 3_600_000);
+    await ds.query(`UPDATE jobs SET next_fire_at = NULL WHERE id = $1`, [missing.id]);
+    await ds.query(`UPDATE jobs SET next_fire_at = $2, status = 'paused' WHERE id = $1`, [due.id, dueAt]);
+    await ticks.upsertJobScheduler('job_stale', { pattern: '0 6 * * *' }, { name: 'tick', data: {} });
 
-    await schedules.reconcile();
-    expect((await ticks.getJobScheduler(lost.id))?.pattern).toBe('0 5 * * *');
+    await one.app.get(JobSchedules).reconcile();
+    const rows = (await ds.query(`SELECT id, next_fire_at FROM jobs WHERE id = ANY($1)`, [[missing.id, due.id]])) as { id: string; next_fire_at: Date }[];
+    const next = new Map(rows.map((r) => [r.id, r.next_fire_at.toISOString()]));
+    expect(next.get(missing.id)).toBe(nextFireTime('0 5 * * *', 'UTC', new Date())!.toISOString());
+    expect(next.get(due.id)).toBe(dueAt.toISOString());
     expect(await ticks.getJobScheduler('job_stale')).toBeUndefined();
-    expect((await ticks.getJobs(['delayed'])).find((j) => j.repeatJobKey === kept.id)?.id).toBe(keptNext);
+    await ds.query(`DELETE FROM jobs WHERE id = $1`, [due.id]);
   });
 
-  it('fires a tick missed while no worker ran once when a worker is back, without a storm', async () => {
+  it('fires a time missed while no clock ran once when a clock is back, without a storm', async () => {
     const t = newTenant();
     const job = await newJob(t);
-    const worker = one.app.get(TickWorker);
-    await worker.stop();
-    // Every 3 seconds (a seconds field is possible here, below the API's five-field check), so ticks pass quickly.
-    await one.app.get(JobSchedules).upsert(job.id, t, '*/3 * * * * *', 'UTC');
-    await new Promise((r) => setTimeout(r, 7_000)); // at least two tick times pass with no worker
+    const clock = one.app.get(ScheduleClock);
+    await clock.stop();
+    // Every 3 seconds (a seconds field is possible here, below the API's five-field check), so fire times pass quickly.
+    await fastSchedule(job, '*/3 * * * * *');
+    await new Promise((r) => setTimeout(r, 7_000)); // at least two fire times pass with no clock
     expect(await runsOf(t, job)).toHaveLength(0);
     const backAt = Date.now();
-    worker.start();
-    const [run] = await waitFor('the missed tick fired', async () => {
+    clock.start();
+    const [run] = await waitFor('the missed fire made', async () => {
       const runs = await runsOf(t, job);
       return runs.length > 0 ? runs : undefined;
     });
     expect(run).toMatchObject({ trigger: 'schedule', status: 'queued' });
-    await one.app.get(JobSchedules).remove(job.id);
+    await unschedule(job);
     const ids = await tickIds(job.id);
-    // Only the first missed tick ran; anything later is a tick after the worker came back.
+    // Only the first missed fire ran; anything later is a fire after the clock came back.
     expect(tickMillis(ids[0]!)).toBeLessThan(backAt - 3000);
     expect(ids.slice(1).every((id) => tickMillis(id) >= backAt - 1000)).toBe(true);
   }, 30_000);
 
-  it('fires each tick once with two scheduler replicas', async () => {
+  it('fires each time once, none missed, with two scheduler replicas', async () => {
     two = await startScheduler(ds2, prefix, { background: { reaper: false } });
     const t = newTenant();
     const job = await newJob(t);
-    const handled: string[] = [];
+    const made: string[] = [];
     for (const app of [one.app, two.app]) {
-      const worker = app.get(TickWorker);
-      const original = worker.handle.bind(worker);
-      worker.handle = (tick) => {
-        handled.push(String(tick.id));
-        return original(tick);
+      const machine = app.get(RunStateMachine);
+      const original = machine.createManyWithin.bind(machine);
+      machine.createManyWithin = (m, inputs: NewRun[]) => {
+        made.push(...inputs.filter((i) => i.jobId === job.id).map((i) => i.tickId!));
+        return original(m, inputs);
       };
     }
-    await one.app.get(JobSchedules).upsert(job.id, t, '* * * * * *', 'UTC');
-    await waitFor('five ticks', async () => (await runsOf(t, job)).length >= 5, 15_000);
-    await one.app.get(JobSchedules).remove(job.id);
-    await new Promise((r) => setTimeout(r, 1500)); // a tick taken just before the removal finishes
+    await fastSchedule(job, '* * * * * *');
+    await waitFor('five fires', async () => (await runsOf(t, job)).length >= 5, 15_000);
+    await unschedule(job);
+    await new Promise((r) => setTimeout(r, 1500)); // a batch taken just before finishes
     const ids = await tickIds(job.id);
-    const mine = handled.filter((id) => id.startsWith(`repeat:${job.id}:`));
-    // Every tick was handled by exactly one replica, and each made exactly one run.
-    expect(new Set(mine).size).toBe(mine.length);
-    expect([...mine].sort()).toEqual(ids);
+    // Every fire time was taken by exactly one replica, and each made exactly one run, one second after the other.
+    expect(new Set(made).size).toBe(made.length);
+    expect([...made].sort()).toEqual(ids);
+    const gaps = ids.slice(1).map((id, i) => tickMillis(id) - tickMillis(ids[i]!));
+    expect(gaps.every((g) => g === 1000)).toBe(true);
     expect((await runsOf(t, job)).every((r) => r.trigger === 'schedule')).toBe(true);
   }, 30_000);
+
+  it('fires more due jobs than a batch holds, each once, and applies each job\'s concurrency policy', async () => {
+    const t = newTenant();
+    const pipeline = store.add(t);
+    const template = await newJob(t, { pipeline_id: pipeline.id });
+    const count = FIRE_BATCH * 2 + 100;
+    const dueAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000);
+    // Copies of one job, all due at once (made in the table directly: the API would take a while for this many).
+    await ds.query(
+      `INSERT INTO jobs (id, tenant_id, name, description, pipeline_id, schedule, timezone, status, concurrency_policy, parameters, revision, created_at, updated_at, next_fire_at)
+       SELECT $1 || g, tenant_id, name || g, description, pipeline_id, '0 0 1 1 *', timezone, 'active', 'allow', parameters, 1, created_at, updated_at, $2
+         FROM jobs, generate_series(1, $3) AS g WHERE id = $4`,
+      [`${template.id}_`, dueAt, count, template.id],
+    );
+    // Three jobs with an active run each: forbid skips its fire, allow adds a run, replace cancels the active one.
+    const policies = {} as Record<string, Job>;
+    for (const policy of ['forbid', 'allow', 'replace']) {
+      const job = await newJob(t, { pipeline_id: pipeline.id, concurrency_policy: policy });
+      await caller.ok(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      await fastSchedule(job, '0 0 1 1 *', new Date(dueAt.getTime() - 60_000));
+      await ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
+      policies[policy] = job;
+    }
+    await waitFor('every copy fired', async () => {
+      const [row] = (await ds.query(`SELECT count(*)::int AS n FROM runs WHERE job_id LIKE $1 AND trigger = 'schedule'`, [`${template.id}\\_%`])) as { n: number }[];
+      return row!.n >= count;
+    }, 20_000);
+    const [copies] = (await ds.query(
+      `SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS jobs, count(*) FILTER (WHERE tick_id = 'repeat:' || job_id || ':' || $2)::int AS at_due
+         FROM runs WHERE job_id LIKE $1`,
+      [`${template.id}\\_%`, String(dueAt.getTime())],
+    )) as { runs: number; jobs: number; at_due: number }[];
+    expect(copies).toEqual({ runs: count, jobs: count, at_due: count });
+    const [left] = (await ds.query(`SELECT count(*)::int AS n FROM jobs WHERE id LIKE $1 AND next_fire_at <= $2`, [`${template.id}\\_%`, dueAt])) as { n: number }[];
+    expect(left!.n).toBe(0);
+    await waitFor('the policies applied', async () => (await runsOf(t, policies['replace']!)).length === 2);
+    const statuses = async (job: Job) => (await runsOf(t, job)).map((r) => `${r.trigger}:${r.status}`).sort();
+    expect(await statuses(policies['forbid']!)).toEqual(['manual:queued']);
+    expect(await statuses(policies['allow']!)).toEqual(['manual:queued', 'schedule:queued']);
+    expect(await statuses(policies['replace']!)).toEqual(['manual:canceled', 'schedule:queued']);
+    await ds.query(`DELETE FROM jobs WHERE id LIKE $1`, [`${template.id}\\_%`]);
+  }, 40_000);
 
   it('produces a run by itself from a five-field `* * * * *` schedule', async () => {
     const t = newTenant();

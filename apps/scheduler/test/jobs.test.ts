@@ -19,22 +19,26 @@ let ds: DataSource;
 let catalog: INestMicroservice;
 let scheduler: SchedulerUnderTest;
 let caller: SchedulerCaller;
-let ticks: Queue;
 let runsQueue: Queue;
 
 beforeAll(async () => {
   redis = await requireRedis();
   ds = await openSchema(schema);
   catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  // The tick worker stays off: these tests look at the schedulers, not at runs they would make.
+  // The schedule clock stays off: these tests look at the next fire times, not at runs they would make.
   scheduler = await startScheduler(ds, prefix, { background: { ticks: false } });
   caller = new SchedulerCaller(prefix);
-  ticks = new Queue(QUEUES.schedulerTicks, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
   runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
 });
 
+/** The job's stored next fire (ISO), null when it has none, undefined when the job is gone. */
+async function nextFireAt(jobId: string): Promise<string | null | undefined> {
+  const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [jobId])) as { next_fire_at: Date | null }[];
+  return row ? (row.next_fire_at?.toISOString() ?? null) : undefined;
+}
+
 afterAll(async () => {
-  await Promise.allSettled([ticks?.close(), runsQueue?.close()]);
+  await Promise.allSettled([runsQueue?.close()]);
   await caller?.close();
   await scheduler?.close();
   await catalog?.close();
@@ -69,14 +73,14 @@ describe('jobs over RPC', () => {
     // A full replacement: what was not sent takes its default.
     expect(updated.data).toMatchObject({ name: 'hourly', schedule: '0 * * * *', timezone: 'UTC', parameters: {}, status: 'active' });
     expect(updated.etag).not.toBe(created.etag);
-    expect((await ticks.getJobScheduler(job.id))?.pattern).toBe('0 * * * *');
+    expect(await nextFireAt(job.id)).toBe(nextFireTime('0 * * * *', 'UTC', new Date())!.toISOString());
 
     expect(await caller.call(newTenant(), 'scheduler.jobs.get', { id: job.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await caller.call(t, 'scheduler.jobs.get', { id: 'job_123' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
 
     expect(await caller.ok(t, 'scheduler.jobs.delete', { id: job.id })).toBeNull();
     expect(await caller.call(t, 'scheduler.jobs.get', { id: job.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await ticks.getJobScheduler(job.id)).toBeUndefined();
+    expect(await nextFireAt(job.id)).toBeUndefined();
   });
 
   it('refuses a pipeline the tenant does not have (422 unknown_pipeline) and a taken name (409 name_taken)', async () => {
@@ -122,22 +126,34 @@ describe('jobs over RPC', () => {
     expect(await caller.ok(newTenant(), 'scheduler.jobs.usage', { pipeline_id: p1.id })).toEqual({ jobs: 0 });
   });
 
-  it('pause removes the job scheduler, resume puts it back; next_run_at follows', async () => {
+  it('pause clears the next fire, resume sets it from now; next_run_at follows', async () => {
     const t = newTenant();
     const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'every5', pipeline_id: store.add(t).id, schedule: '*/5 * * * *', timezone: 'America/New_York' } });
-    const scheduler = await ticks.getJobScheduler(job.id);
-    expect(scheduler).toMatchObject({ key: job.id, pattern: '*/5 * * * *', tz: 'America/New_York' });
+    expect(await nextFireAt(job.id)).toBe(job.next_run_at);
     const paused = await caller.ok<Job>(t, 'scheduler.jobs.pause', { id: job.id });
     expect(paused).toMatchObject({ status: 'paused', next_run_at: null });
-    expect(await ticks.getJobScheduler(job.id)).toBeUndefined();
+    expect(await nextFireAt(job.id)).toBeNull();
     const resumed = await caller.ok<Job>(t, 'scheduler.jobs.resume', { id: job.id });
     expect(resumed.status).toBe('active');
     expect(resumed.next_run_at).not.toBeNull();
-    expect((await ticks.getJobScheduler(job.id))?.pattern).toBe('*/5 * * * *');
-    // A job without a schedule has no scheduler.
+    expect(await nextFireAt(job.id)).toBe(resumed.next_run_at);
+    // A job without a schedule never fires by itself.
     const manual = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'manual', pipeline_id: store.add(t).id } });
     expect(manual.next_run_at).toBeNull();
-    expect(await ticks.getJobScheduler(manual.id)).toBeUndefined();
+    expect(await nextFireAt(manual.id)).toBeNull();
+  });
+
+  it('an update that keeps the schedule keeps the next fire, one that changes it fires from now', async () => {
+    const t = newTenant();
+    const pipeline = store.add(t);
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'kept', pipeline_id: pipeline.id, schedule: '*/5 * * * *' } });
+    // A fire that is due this very moment (not yet made by the clock, which is off here) must survive an unrelated edit.
+    const due = new Date(Date.now() - 1000);
+    await ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, due]);
+    await caller.ok(t, 'scheduler.jobs.update', { id: job.id, body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '*/5 * * * *' } });
+    expect(await nextFireAt(job.id)).toBe(due.toISOString());
+    await caller.ok(t, 'scheduler.jobs.update', { id: job.id, body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '0 3 * * *' } });
+    expect(await nextFireAt(job.id)).toBe(nextFireTime('0 3 * * *', 'UTC', new Date())!.toISOString());
   });
 
   it('delete cancels the active runs first', async () => {

@@ -9,11 +9,12 @@ import { Init1732300000000 } from '../migrations/1732300000000-init.js';
 import { RunNodeColumns1764025000000 } from '../migrations/1764025000000-run-node-columns.js';
 import { RunClaims1764095000000 } from '../migrations/1764095000000-run-claims.js';
 import { IdempotencyKeys1764110000000 } from '../migrations/1764110000000-idempotency-keys.js';
+import { JobNextFire1764200000000 } from '../migrations/1764200000000-job-next-fire.js';
 import { DEFAULT_SCHEMA } from './schema-name.js';
 
 export const SCHEDULER_ENTITIES = [JobEntity, RunEntity, ProcessedEventEntity, OutboxMessageEntity];
 /** In order; append new migrations here. */
-export const SCHEDULER_MIGRATIONS = [Init1732300000000, RunNodeColumns1764025000000, RunClaims1764095000000, IdempotencyKeys1764110000000];
+export const SCHEDULER_MIGRATIONS = [Init1732300000000, RunNodeColumns1764025000000, RunClaims1764095000000, IdempotencyKeys1764110000000, JobNextFire1764200000000];
 
 export interface SchedulerDataSourceOptions {
   url: string;

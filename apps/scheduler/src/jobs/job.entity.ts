@@ -43,6 +43,10 @@ export class JobEntity {
   @Column({ type: 'timestamptz', precision: 3, name: 'updated_at' })
   updatedAt!: Date;
 
+  /** When the schedule clock fires the job next; null while paused or unscheduled (JobSchedules keeps it). */
+  @Column({ type: 'timestamptz', precision: 3, name: 'next_fire_at', nullable: true })
+  nextFireAt!: Date | null;
+
   /** The client's Idempotency-Key (unique per tenant) and the HMAC of the request that came with it; null without one. */
   @Column({ type: 'text', name: 'idempotency_key', nullable: true })
   idempotencyKey!: string | null;

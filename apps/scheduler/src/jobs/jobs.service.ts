@@ -22,7 +22,7 @@ import { RunEntity } from '../runs/run.entity.js';
 import { toRunSummary } from '../runs/run.mapper.js';
 import { RunStateMachine } from '../runs/run-state-machine.js';
 import { RunCancelSignals } from '../runs/run-cancel-signals.js';
-import { JobSchedules } from '../schedules/job-schedules.js';
+import { JobSchedules, nextFireOf } from '../schedules/job-schedules.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
@@ -57,6 +57,7 @@ export class JobsService {
               tenantId: ctx.tenant_id,
               ...this.fieldsOf(body),
               status: 'active',
+              nextFireAt: nextFireOf({ ...this.fieldsOf(body), status: 'active' }, now),
               revision: 1,
               createdAt: now,
               updatedAt: now,
@@ -68,7 +69,7 @@ export class JobsService {
           }),
         ),
     });
-    await this.syncSchedule(row);
+    this.syncSchedule(row);
     return taggedJob(row, (await this.lastRuns([row.id])).get(row.id) ?? null);
   }
 
@@ -96,16 +97,21 @@ export class JobsService {
       this.ds.transaction(async (m) => {
         const current = await this.load(m, ctx.tenant_id, id, true);
         assertIfMatch(ifMatch, jobEtag(current));
-        const changes = { ...this.fieldsOf(body), revision: current.revision + 1, updatedAt: new Date() };
+        const fields = this.fieldsOf(body);
+        const now = new Date();
+        // A new schedule fires from now on; an unchanged one keeps its next fire (which may be due this very moment).
+        const rescheduled = fields.schedule !== current.schedule || fields.timezone !== current.timezone;
+        const nextFireAt = rescheduled ? nextFireOf({ ...fields, status: current.status }, now) : current.nextFireAt;
+        const changes = { ...fields, nextFireAt, revision: current.revision + 1, updatedAt: now };
         await m.update(JobEntity, { tenantId: ctx.tenant_id, id }, entityValues<JobEntity>(changes));
         return Object.assign(current, changes);
       }),
     );
-    await this.syncSchedule(row);
+    this.syncSchedule(row);
     return this.get(ctx.tenant_id, row.id);
   }
 
-  /** Cancels the job's active runs, deletes it (its runs go with it) and removes its scheduler. */
+  /** Cancels the job's active runs and deletes it (its runs go with it, and its schedule). */
   async delete(tenantId: string, id: string): Promise<null> {
     const canceled = await this.ds.transaction(async (m) => {
       const job = await this.load(m, tenantId, id, true);
@@ -114,7 +120,6 @@ export class JobsService {
       await m.delete(JobEntity, { tenantId, id: job.id });
       return active.map((r) => r.id);
     });
-    await this.schedules.remove(id);
     this.relay.wake();
     if (canceled.length > 0) await this.cancels.announce(canceled);
     return null;
@@ -137,11 +142,12 @@ export class JobsService {
     const row = await this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
       if (current.status === status) return current;
-      const changes = { status, revision: current.revision + 1, updatedAt: new Date() };
+      const now = new Date();
+      const changes = { status, nextFireAt: nextFireOf({ ...current, status }, now), revision: current.revision + 1, updatedAt: now };
       await m.update(JobEntity, { tenantId, id }, changes);
       return Object.assign(current, changes);
     });
-    await this.syncSchedule(row);
+    this.syncSchedule(row);
     return this.get(tenantId, row.id);
   }
 
@@ -157,13 +163,9 @@ export class JobsService {
     };
   }
 
-  /** The scheduler follows the committed job; if Redis fails here, the boot reconcile repairs it. */
-  private async syncSchedule(row: JobEntity): Promise<void> {
-    try {
-      await this.schedules.sync(row);
-    } catch (err) {
-      this.logger.error({ err, job_id: row.id }, 'could not update the job scheduler; the next boot reconciles it');
-    }
+  /** The job's next fire was written with it; the schedule clock is told, in case it now comes sooner. */
+  private syncSchedule(row: JobEntity): void {
+    this.schedules.sync(row);
   }
 
   private async assertPipeline(ctx: RpcContext, pipelineId: string): Promise<void> {

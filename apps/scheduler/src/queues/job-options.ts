@@ -27,9 +27,3 @@ export function runEventJobOptions(eventId: string): JobsOptions {
     removeOnFail: { age: 7 * DAY_S, count: 10_000 },
   };
 }
-
-/** The jobs a cron job scheduler creates on the ticks queue. */
-export const TICK_JOB_OPTIONS = {
-  removeOnComplete: { age: HOUR_S, count: 1000 },
-  removeOnFail: { age: DAY_S, count: 1000 },
-} as const;

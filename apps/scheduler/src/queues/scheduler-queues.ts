@@ -1,14 +1,7 @@
-import { Queue, type ConnectionOptions, type RepeatStrategy } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUES, RUN_CANCEL_CHANNEL } from '@conduit/contracts';
 import { bullPrefix } from './bull-prefix.js';
-import { nextFireTime } from '../schedules/next-fire-time.js';
-
-/** BullMQ computes each cron tick with our function, so the DST rules of api.md hold (see next-fire-time.ts). */
-export const cronRepeatStrategy: RepeatStrategy = (millis, opts) => {
-  if (!opts.pattern) return undefined;
-  return nextFireTime(opts.pattern, opts.tz ?? 'UTC', new Date(millis))?.getTime();
-};
 
 export interface QueueConnectionSettings {
   redisUrl: string;
@@ -23,6 +16,7 @@ export class SchedulerQueues {
   readonly runs: Queue;
   readonly eventsMonitoring: Queue;
   readonly eventsWebhooks: Queue;
+  /** The ticks queue of the former design (a BullMQ job scheduler per job): only to remove what it left. */
   readonly ticks: Queue;
   private readonly publisher: Redis;
   private readonly cancelChannel: string;
@@ -35,7 +29,7 @@ export class SchedulerQueues {
     this.runs = new Queue(QUEUES.runs, base);
     this.eventsMonitoring = new Queue(QUEUES.eventsMonitoring, base);
     this.eventsWebhooks = new Queue(QUEUES.eventsWebhooks, base);
-    this.ticks = new Queue(QUEUES.schedulerTicks, { ...base, settings: { repeatStrategy: cronRepeatStrategy } });
+    this.ticks = new Queue(QUEUES.schedulerTicks, base);
     this.publisher = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2 });
     this.cancelChannel = `${settings.redisPrefix}${RUN_CANCEL_CHANNEL}`;
   }

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId, type IdempotencyKey, type RunError, type RunEvent, type RunReport, type RunTrigger } from '@conduit/contracts';
+import { newId, type IdempotencyKey, type RunCommand, type RunError, type RunEvent, type RunReport, type RunTrigger } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
-import { addRunCommand, addRunEvent } from '../outbox/outbox-writer.js';
+import { addOutboxMessages, addRunCommand, addRunEvent, runCommandMessage, runEventMessage } from '../outbox/outbox-writer.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
 import { entityValues, idempotencyColumns } from '@conduit/service-kit';
@@ -42,7 +42,38 @@ export class RunStateMachine {
   /** Inserts the run as `queued`, its command for the executors and its `run.queued` event. */
   async createWithin(m: EntityManager, input: NewRun): Promise<RunEntity> {
     const now = new Date();
-    const run = m.create(RunEntity, {
+    const run = this.newRun(m, input, now);
+    await m.insert(RunEntity, entityValues<RunEntity>(run));
+    await this.enqueueWithin(m, run, now);
+    await addRunEvent(m, runEventOf(run, 'run.queued', now));
+    return run;
+  }
+
+  /**
+   * createWithin for many runs at once (the schedule clock's ticks): one insert for the runs and one for their outbox
+   * messages. A run whose tick already made one is skipped; answers the runs inserted. The rows go as one JSON
+   * document (TypeORM's multi-row insert builder costs more CPU than the database spends on the insert).
+   */
+  async createManyWithin(m: EntityManager, inputs: NewRun[]): Promise<RunEntity[]> {
+    if (inputs.length === 0) return [];
+    const now = new Date();
+    const runs = inputs.map((input) => this.newRun(m, input, now));
+    const columns = m.connection.getMetadata(RunEntity).columns;
+    const rows = runs.map((r) => Object.fromEntries(columns.map((c) => [c.databaseName, (c.getEntityValue(r) as unknown) ?? null])));
+    const list = columns.map((c) => `"${c.databaseName}"`).join(', ');
+    const inserted = new Set(
+      ((await m.query(
+        `INSERT INTO runs (${list}) SELECT ${list} FROM json_populate_recordset(NULL::runs, $1::json) ON CONFLICT DO NOTHING RETURNING id`,
+        [JSON.stringify(rows)],
+      )) as { id: string }[]).map((r) => r.id),
+    );
+    const created = runs.filter((r) => inserted.has(r.id));
+    await addOutboxMessages(m, created.flatMap((run) => [runCommandMessage(this.commandOf(run), now), runEventMessage(runEventOf(run, 'run.queued', now))]));
+    return created;
+  }
+
+  private newRun(m: EntityManager, input: NewRun, now: Date): RunEntity {
+    return m.create(RunEntity, {
       id: newId('run'),
       tenantId: input.tenantId,
       jobId: input.jobId,
@@ -66,28 +97,24 @@ export class RunStateMachine {
       ...idempotencyColumns(input.idempotency),
       epoch: 0, claimedBy: null, claimAttempt: null, leaseUntil: null,
     });
-    await m.insert(RunEntity, entityValues<RunEntity>(run));
-    await this.enqueueWithin(m, run, now);
-    await addRunEvent(m, runEventOf(run, 'run.queued', now));
-    return run;
   }
 
   /** Queues the run's command (again, for the reaper's re-enqueue of a lost one). */
   async enqueueWithin(m: EntityManager, run: RunEntity, at: Date): Promise<void> {
-    await addRunCommand(
-      m,
-      {
-        run_id: run.id,
-        tenant_id: run.tenantId,
-        job_id: run.jobId,
-        pipeline_id: run.pipelineId,
-        pipeline_version: run.pipelineVersion,
-        dag: run.dag,
-        parameters: run.parameters,
-        trigger: run.trigger,
-      },
-      at,
-    );
+    await addRunCommand(m, this.commandOf(run), at);
+  }
+
+  private commandOf(run: RunEntity): RunCommand {
+    return {
+      run_id: run.id,
+      tenant_id: run.tenantId,
+      job_id: run.jobId,
+      pipeline_id: run.pipelineId,
+      pipeline_version: run.pipelineVersion,
+      dag: run.dag,
+      parameters: run.parameters,
+      trigger: run.trigger,
+    };
   }
 
   /** The active runs of a job, locked for update (the caller holds the job row, so no new one can appear). */

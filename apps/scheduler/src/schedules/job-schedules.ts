@@ -1,83 +1,68 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, IsNull, Not } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { JobEntity } from '../jobs/job.entity.js';
+import type { JobEntity } from '../jobs/job.entity.js';
 import { SchedulerQueues } from '../queues/scheduler-queues.js';
-import { TICK_JOB_OPTIONS } from '../queues/job-options.js';
 import { nextFireTime } from './next-fire-time.js';
+import { ScheduleClock } from './schedule-clock.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
-/** What a tick carries: enough to find the job (the tenant scopes the lookup). */
-export interface TickData {
-  job_id: string;
-  tenant_id: string;
+export type ScheduledJob = Pick<JobEntity, 'id' | 'status' | 'schedule' | 'timezone' | 'nextFireAt'>;
+
+/** When a job fires next from `now`: null while paused, without a schedule, or on a date that never comes. */
+export function nextFireOf(job: Pick<JobEntity, 'status' | 'schedule' | 'timezone'>, now: Date): Date | null {
+  if (job.status !== 'active' || job.schedule === null) return null;
+  return nextFireTime(job.schedule, job.timezone, now);
 }
 
-export type ScheduledJob = Pick<JobEntity, 'id' | 'tenantId' | 'status' | 'schedule' | 'timezone'>;
-
 /**
- * One BullMQ job scheduler per active job with a schedule, id = job id, on the ticks queue. BullMQ creates
- * exactly one delayed job per tick whatever the number of replicas, and a tick that passed while no worker ran
- * is still waiting when one comes back, so it fires once.
+ * Each active scheduled job holds its next fire time (`jobs.next_fire_at`, written with the job); the schedule clock
+ * fires the due ones. This keeps the clock told of changes, and at boot fills the jobs that have no next fire yet
+ * (jobs from before the column) and removes the BullMQ job schedulers of the former design.
  */
 @Injectable()
 export class JobSchedules implements OnApplicationBootstrap {
   constructor(
     private readonly ds: DataSource,
     private readonly queues: SchedulerQueues,
+    private readonly clock: ScheduleClock,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.background.ticks) return;
-    const { upserted, removed } = await this.reconcile();
-    this.logger.info({ upserted, removed }, 'job schedulers reconciled');
+    const { filled, removedSchedulers } = await this.reconcile();
+    this.logger.info({ filled, removed_schedulers: removedSchedulers }, 'job schedules reconciled');
   }
 
-  /** Makes the job's scheduler match the job: present with its pattern and zone while active and scheduled. */
-  async sync(job: ScheduledJob): Promise<void> {
-    if (job.status !== 'active' || job.schedule === null || nextFireTime(job.schedule, job.timezone, new Date()) === null) {
-      await this.remove(job.id);
-      return;
-    }
-    await this.upsert(job.id, job.tenantId, job.schedule, job.timezone);
-  }
-
-  /** Upserts the scheduler; `pattern` may have a seconds field here (tests use one to tick fast). */
-  async upsert(jobId: string, tenantId: string, pattern: string, timezone: string): Promise<void> {
-    const data: TickData = { job_id: jobId, tenant_id: tenantId };
-    await this.queues.ticks.upsertJobScheduler(jobId, { pattern, tz: timezone }, { name: 'tick', data, opts: TICK_JOB_OPTIONS });
-  }
-
-  async remove(jobId: string): Promise<void> {
-    await this.queues.ticks.removeJobScheduler(jobId);
+  /** Tells the clock the job's next fire, which may come before the clock's next wake-up. */
+  sync(job: ScheduledJob): void {
+    if (job.nextFireAt) this.clock.wakeBy(job.nextFireAt);
   }
 
   /**
-   * At boot: every active scheduled job has its scheduler and no other scheduler remains. A scheduler that is
-   * already right is left alone: re-upserting it would replace a tick that fell due while the service was down.
+   * Gives every active scheduled job without a next fire its next one from now. A job whose fire fell due while the
+   * service was down keeps it: the clock fires it once when it starts (no storm of missed runs).
    */
-  async reconcile(): Promise<{ upserted: number; removed: number }> {
-    const jobs = await this.ds.manager.find(JobEntity, {
-      where: { status: 'active', schedule: Not(IsNull()) },
-      select: { id: true, tenantId: true, status: true, schedule: true, timezone: true },
-    });
-    const wanted = new Map(jobs.filter((j) => nextFireTime(j.schedule!, j.timezone, new Date()) !== null).map((j) => [j.id, j]));
-    let upserted = 0;
-    let removed = 0;
-    for (const job of wanted.values()) {
-      const current = await this.queues.ticks.getJobScheduler(job.id);
-      if (current?.pattern === job.schedule && (current.tz ?? 'UTC') === job.timezone) continue;
-      await this.upsert(job.id, job.tenantId, job.schedule!, job.timezone);
-      upserted++;
+  async reconcile(now = new Date()): Promise<{ filled: number; removedSchedulers: number }> {
+    const missing = (await this.ds.query(
+      `SELECT id, status, schedule, timezone FROM jobs WHERE status = 'active' AND schedule IS NOT NULL AND next_fire_at IS NULL`,
+    )) as Pick<JobEntity, 'id' | 'status' | 'schedule' | 'timezone'>[];
+    const fills = missing.map((j) => ({ id: j.id, next: nextFireOf(j, now) })).filter((f) => f.next !== null);
+    if (fills.length > 0) {
+      await this.ds.query(
+        `UPDATE jobs SET next_fire_at = v.next FROM unnest($1::text[], $2::timestamptz[]) AS v(id, next)
+         WHERE jobs.id = v.id AND jobs.next_fire_at IS NULL`,
+        [fills.map((f) => f.id), fills.map((f) => f.next)],
+      );
     }
+    let removedSchedulers = 0;
     for (const scheduler of await this.queues.ticks.getJobSchedulers(0, -1)) {
-      if (wanted.has(scheduler.key)) continue;
-      await this.remove(scheduler.key);
-      removed++;
+      await this.queues.ticks.removeJobScheduler(scheduler.key);
+      removedSchedulers++;
     }
-    return { upserted, removed };
+    return { filled: fills.length, removedSchedulers };
   }
 }

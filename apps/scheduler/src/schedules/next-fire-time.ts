@@ -5,7 +5,7 @@ import { CronExpressionParser, type CronExpression } from 'cron-parser';
  * - a local time that does not exist (spring forward) fires once, at the first minute after the gap;
  *   cron-parser on its own shifts it by the gap's length (02:30 -> 03:30), so those results are replaced;
  * - a local time that occurs twice (fall back) fires once (cron-parser already takes the first).
- * BullMQ computes each next tick with this function (its `repeatStrategy`), and `next_run_at` shows it.
+ * The schedule clock computes each next fire with this function, and `next_run_at` shows it.
  */
 export function nextFireTime(pattern: string, timezone: string, after: Date): Date | null {
   let zoned: CronExpression;

@@ -1,0 +1,158 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Logger } from 'pino';
+import { AppError, newId, type PipelineSnapshot } from '@conduit/contracts';
+import type { ConcurrencyPolicy } from '@conduit/contracts';
+import { ACTIVE_RUN_STATUSES, RunStateMachine, type NewRun } from '../runs/run-state-machine.js';
+import { RunCancelSignals } from '../runs/run-cancel-signals.js';
+import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { nextFireTime } from './next-fire-time.js';
+import { SCHEDULER_LOGGER } from '../common/tokens.js';
+
+/** Due jobs taken per transaction. */
+export const FIRE_BATCH = 500;
+
+/** The pipelines asked for during one pass of the clock, by tenant and id: the batches of a pass ask once. */
+export type SnapshotCache = Map<string, Promise<PipelineSnapshot | null | Error>>;
+
+interface DueJob {
+  id: string;
+  tenant_id: string;
+  pipeline_id: string;
+  schedule: string;
+  timezone: string;
+  concurrency_policy: ConcurrencyPolicy;
+  parameters: Record<string, unknown>;
+  next_fire_at: Date;
+}
+
+/** The run of a fire: `repeat:<job id>:<fire time in ms>`, unique, so a fire time makes one run at most. */
+export function tickIdOf(jobId: string, fireAt: Date): string {
+  return `repeat:${jobId}:${fireAt.getTime()}`;
+}
+
+/**
+ * Makes the runs of the due jobs, a batch at a time, with trigger `schedule` and the same rules as Trigger Run
+ * (the pipeline must validate; `forbid` skips a fire while a run is active, `replace` cancels it), in one transaction
+ * per batch: the jobs are held (FOR UPDATE SKIP LOCKED), the runs and their outbox messages written in two
+ * statements, and each job's next fire moved on from now, so a fire missed while no replica ran is made once.
+ */
+@Injectable()
+export class ScheduledRuns {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly machine: RunStateMachine,
+    private readonly cancels: RunCancelSignals,
+    private readonly snapshots: PipelineSnapshots,
+    private readonly relay: OutboxRelay,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Fires one batch of the jobs due at `now`; answers how many jobs it took (FIRE_BATCH when more may be due). The
+   * runs' commands and events are in the outbox: the caller wakes the relay once its pass is over, so that
+   * publishing does not hold up the batches still due.
+   */
+  async fireDue(now: Date, snapshots: SnapshotCache = new Map()): Promise<number> {
+    const { taken, created, replaced } = await this.ds.transaction(async (m) => {
+      const due = (await m.query(
+        `SELECT id, tenant_id, pipeline_id, schedule, timezone, concurrency_policy, parameters, next_fire_at FROM jobs
+         WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at <= $1
+         ORDER BY next_fire_at LIMIT ${FIRE_BATCH} FOR UPDATE SKIP LOCKED`,
+        [now],
+      )) as DueJob[];
+      if (due.length === 0) return { taken: 0, created: 0, replaced: [] as string[] };
+      await this.moveOn(m, due, now);
+      const { inputs, replaced } = await this.runsOf(m, due, snapshots);
+      const runs = await this.machine.createManyWithin(m, inputs);
+      return { taken: due.length, created: runs.length, replaced };
+    });
+    if (replaced.length > 0) {
+      this.relay.wake();
+      await this.cancels.announce(replaced);
+    }
+    if (taken > 0) this.logger.info({ due: taken, runs: created, replaced: replaced.length }, 'scheduled runs queued');
+    return taken;
+  }
+
+  /** Each job's next fire from now; jobs sharing a schedule and zone (most of a batch) compute it once. */
+  private async moveOn(m: EntityManager, due: DueJob[], now: Date): Promise<void> {
+    const computed = new Map<string, Date | null>();
+    const next = due.map((j) => {
+      const key = `${j.schedule}\u0000${j.timezone}`;
+      if (!computed.has(key)) computed.set(key, nextFireTime(j.schedule, j.timezone, now));
+      return computed.get(key) ?? null;
+    });
+    await m.query(
+      `UPDATE jobs SET next_fire_at = v.next FROM unnest($1::text[], $2::timestamptz[]) AS v(id, next) WHERE jobs.id = v.id`,
+      [due.map((j) => j.id), next],
+    );
+  }
+
+  /** The runs to make: one per job whose pipeline validates and whose concurrency policy lets it run now. */
+  private async runsOf(m: EntityManager, due: DueJob[], cache: SnapshotCache): Promise<{ inputs: NewRun[]; replaced: string[] }> {
+    const snapshots = await this.snapshotsOf(due, cache);
+    const active = await this.jobsWithActiveRuns(m, due);
+    const inputs: NewRun[] = [];
+    const replaced: string[] = [];
+    for (const job of due) {
+      const snapshot = snapshots.get(`${job.tenant_id}/${job.pipeline_id}`);
+      const skip = snapshot instanceof Error ? snapshot.message : !snapshot ? `pipeline ${job.pipeline_id} no longer exists` : !snapshot.valid ? `pipeline ${snapshot.id} does not validate` : null;
+      if (skip || !snapshot || snapshot instanceof Error) {
+        this.logger.warn({ job_id: job.id, tick: tickIdOf(job.id, job.next_fire_at), detail: skip }, 'tick skipped');
+        continue;
+      }
+      if (active.has(job.id) && job.concurrency_policy === 'forbid') {
+        this.logger.info({ job_id: job.id, tick: tickIdOf(job.id, job.next_fire_at) }, 'tick skipped: a run is active and the policy is forbid');
+        continue;
+      }
+      if (active.has(job.id) && job.concurrency_policy === 'replace') {
+        for (const run of await this.machine.activeRunsWithin(m, job.id)) replaced.push((await this.machine.cancelWithin(m, run)).id);
+      }
+      inputs.push({
+        tenantId: job.tenant_id,
+        jobId: job.id,
+        pipelineId: snapshot.id,
+        pipelineVersion: snapshot.version,
+        dag: snapshot.dag,
+        trigger: 'schedule',
+        parameters: job.parameters,
+        tickId: tickIdOf(job.id, job.next_fire_at),
+      });
+    }
+    return { inputs, replaced };
+  }
+
+  /** The pipelines of the batch as runs take them, each asked for once a pass; a failed ask is that pipeline's Error. */
+  private async snapshotsOf(due: DueJob[], cache: SnapshotCache): Promise<Map<string, PipelineSnapshot | null | Error>> {
+    for (const job of due) {
+      const key = `${job.tenant_id}/${job.pipeline_id}`;
+      if (!cache.has(key)) cache.set(key, this.askSnapshot(job));
+    }
+    const keys = [...new Set(due.map((j) => `${j.tenant_id}/${j.pipeline_id}`))];
+    const answers = await Promise.all(keys.map((key) => cache.get(key)!));
+    return new Map(keys.map((key, i) => [key, answers[i] as PipelineSnapshot | null | Error]));
+  }
+
+  private async askSnapshot(job: DueJob): Promise<PipelineSnapshot | null | Error> {
+    const ctx = { tenant_id: job.tenant_id, scopes: ['read' as const], request_id: newId('request') };
+    try {
+      return await this.snapshots.get(ctx, job.pipeline_id);
+    } catch (err) {
+      // A refusal (the catalog silent, the pipeline gone) skips these fires; anything else fails the batch, tried again.
+      if (!(err instanceof AppError)) throw err;
+      return err;
+    }
+  }
+
+  /** The jobs of the batch with a queued or running run (the job rows are held, so no new run can appear). */
+  private async jobsWithActiveRuns(m: EntityManager, due: DueJob[]): Promise<Set<string>> {
+    // The statuses written out, so the partial index of active runs applies.
+    const statuses = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', ');
+    const rows = (await m.query(`SELECT DISTINCT job_id FROM runs WHERE job_id = ANY($1) AND status IN (${statuses})`, [
+      due.map((j) => j.id),
+    ])) as { job_id: string }[];
+    return new Set(rows.map((r) => r.job_id));
+  }
+}
