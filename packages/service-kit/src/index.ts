@@ -35,3 +35,4 @@ export { StartupError, redactedUrl, startupFailureLine } from './startup/startup
 export { SECRET_GENERATORS, wellKnownSecrets } from './startup/well-known-secrets.js';
 export { bootConfig, checkServiceConfig, isLocalDevelopment } from './startup/service-config.js';
 export { preflight, type ListenPort, type PreflightOptions } from './startup/preflight.js';
+export { queueConnectionOptions, reconnectDelay, type QueueConnectionOptions } from './queues/queue-connection.js';

@@ -11,6 +11,7 @@ import { Queue, Worker } from 'bullmq';
 import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
+import { queueConnectionOptions, reconnectDelay } from '@conduit/service-kit';
 import type { SecretKeys } from '@conduit/secrets';
 import { bullPrefix } from '../reporting/queue-options.js';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
@@ -64,7 +65,8 @@ export class ExecutorRuntime {
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     const prefix = bullPrefix(opts.redisPrefix);
-    const connection = { url: opts.redisUrl };
+    // A report fails rather than waits out an outage (RunReporter logs it); the connection comes back as soon as the worker's.
+    const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
     this.reports = new Queue(QUEUES.eventsScheduler, { connection, prefix });
     this.logs = new Queue(QUEUES.logs, { connection, prefix });
     this.catalog = new RedisStreamsClient({ url: opts.redisUrl, prefix: opts.redisPrefix, timeoutMs: opts.catalogTimeoutMs });
@@ -96,7 +98,7 @@ export class ExecutorRuntime {
     await Promise.all([this.cancels.start(), this.catalog.connect(), this.reports.waitUntilReady(), this.logs.waitUntilReady()]);
     const { logger } = this.opts;
     const worker = new Worker(QUEUES.runs, this.processor.process, {
-      connection: { url: this.opts.redisUrl, maxRetriesPerRequest: null },
+      connection: queueConnectionOptions(this.opts.redisUrl),
       prefix: bullPrefix(this.opts.redisPrefix),
       concurrency: this.opts.concurrency,
       lockDuration: this.opts.lockDurationMs,

@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { QUEUES, type QueueName } from '@conduit/contracts';
+import { queueConnectionOptions } from '@conduit/service-kit';
 import { bullPrefix } from './bull-prefix.js';
 
 export interface QueueConnectionSettings {
@@ -20,7 +21,7 @@ export class MonitoringQueues {
   constructor(settings: QueueConnectionSettings) {
     this.prefix = bullPrefix(settings.redisPrefix);
     // BullMQ opens (and closes) its own ioredis connections from these options.
-    this.connection = { url: settings.redisUrl, maxRetriesPerRequest: null };
+    this.connection = queueConnectionOptions(settings.redisUrl);
     const base = { connection: this.connection, prefix: this.prefix };
     this.byName = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, base)]));
   }

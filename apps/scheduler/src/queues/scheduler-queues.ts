@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUES, RUN_CANCEL_CHANNEL } from '@conduit/contracts';
+import { queueConnectionOptions } from '@conduit/service-kit';
 import { bullPrefix } from './bull-prefix.js';
 
 export interface QueueConnectionSettings {
@@ -24,7 +25,7 @@ export class SchedulerQueues {
   constructor(settings: QueueConnectionSettings) {
     this.prefix = bullPrefix(settings.redisPrefix);
     // BullMQ opens (and closes) its own ioredis connections from these options.
-    this.connection = { url: settings.redisUrl, maxRetriesPerRequest: null };
+    this.connection = queueConnectionOptions(settings.redisUrl);
     const base = { connection: this.connection, prefix: this.prefix };
     this.runs = new Queue(QUEUES.runs, base);
     this.eventsMonitoring = new Queue(QUEUES.eventsMonitoring, base);

@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { QUEUES } from '@conduit/contracts';
+import { queueConnectionOptions } from '@conduit/service-kit';
 import { bullPrefix } from './bull-prefix.js';
 import { deliveryJobOptions, type DeliveryJobData } from './job-options.js';
 
@@ -19,7 +20,7 @@ export class DispatcherQueues {
   constructor(settings: QueueConnectionSettings) {
     this.prefix = bullPrefix(settings.redisPrefix);
     // BullMQ opens (and closes) its own ioredis connections from these options.
-    this.connection = { url: settings.redisUrl, maxRetriesPerRequest: null };
+    this.connection = queueConnectionOptions(settings.redisUrl);
     const base = { connection: this.connection, prefix: this.prefix };
     this.deliveries = new Queue<DeliveryJobData>(QUEUES.webhookDeliveries, base);
     this.eventsMonitoring = new Queue(QUEUES.eventsMonitoring, base);
