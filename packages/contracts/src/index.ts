@@ -4,6 +4,7 @@ export * from './references.js';
 export * from './validation.js';
 export * from './pagination.js';
 export * from './rpc.js';
+export * from './rpc-patterns.js';
 export * from './queues.js';
 export * from './events.js';
 export * from './schemas/common.js';

@@ -7,3 +7,5 @@ export { RedisStreamsContext } from './redis-streams.context.js';
 export { RpcTimeoutError } from './rpc-timeout.error.js';
 export { RedisUnavailableError } from './redis-unavailable.error.js';
 export { rpcCall } from './rpc-call.js';
+export { RpcClient, type RpcAnswer, type RpcClientOptions } from './rpc-client.js';
+export { RpcRemoteError } from './rpc-remote.error.js';

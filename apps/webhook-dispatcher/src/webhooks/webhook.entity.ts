@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { WebhookStatus } from '@conduit/contracts';
+import type { WebhookEventType, WebhookStatus } from '@conduit/contracts';
 
 @Entity({ name: 'webhooks' })
 export class WebhookEntity {
@@ -12,8 +12,9 @@ export class WebhookEntity {
   @Column({ type: 'text' })
   url!: string;
 
+  /** Checked against the event types when written (the request schema). */
   @Column({ type: 'text', array: true })
-  events!: string[];
+  events!: WebhookEventType[];
 
   @Column({ type: 'text', nullable: true })
   description!: string | null;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { descriptionSchema } from './common.js';
 import { pageQueryShape } from '../pagination.js';
-import { WEBHOOK_EVENT_TYPES } from '../events.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../events.js';
 
 const eventsSchema = z
   .array(z.enum(WEBHOOK_EVENT_TYPES))
@@ -42,7 +42,7 @@ export type WebhookStatus = 'active' | 'disabled';
 export interface Webhook {
   id: string;
   url: string;
-  events: string[];
+  events: WebhookEventType[];
   description: string | null;
   status: WebhookStatus;
   /** Why it was disabled (`gone`: the receiver answered 410; `failing`: 5 days of failures; `manual`). */

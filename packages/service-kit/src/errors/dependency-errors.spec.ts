@@ -2,7 +2,7 @@ import { type Socket, createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AppError } from '@conduit/contracts';
-import { RedisUnavailableError, RpcTimeoutError } from '@conduit/rpc-streams';
+import { RedisUnavailableError, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
 import { asDependencyUnavailable, unavailableDependencyOf } from './dependency-errors.js';
 
 // Real clients meeting real outages: a port nobody listens on, a backend the server terminates, a command timeout.
@@ -95,6 +95,11 @@ describe('unavailableDependencyOf', () => {
     expect(unavailableDependencyOf(new RedisUnavailableError('catalog.projects.list'))).toBe('redis');
     expect(unavailableDependencyOf(new AppError('not_found', 'no such project'))).toBeUndefined();
     expect(unavailableDependencyOf(new TypeError('x is undefined'))).toBeUndefined();
+    // By class, not by name: an error that only calls itself so is not a timeout.
+    expect(unavailableDependencyOf(Object.assign(new Error('late'), { name: 'RpcTimeoutError' }))).toBeUndefined();
+    // A 503 another service answered keeps the dependency it named.
+    const remote = new RpcRemoteError('catalog.projects.get', { code: 'service_unavailable', detail: 'down', dependency: 'database' });
+    expect(unavailableDependencyOf(remote)).toBe('database');
   });
 
   it('turns a classified error into the 503 naming its class, and nothing else', () => {

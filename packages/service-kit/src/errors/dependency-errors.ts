@@ -1,5 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { AppError, type Dependency } from '@conduit/contracts';
+import { RedisUnavailableError, RpcTimeoutError } from '@conduit/rpc-streams';
 
 /**
  * The one mapping of "a dependency is unreachable" errors to the class of what could not be reached. The gateway's
@@ -42,12 +43,11 @@ function isErrorLike(value: unknown): value is ErrorLike {
 }
 
 /**
- * ioredis: its command timeout, a closed or unwritable connection, and Redis still loading its AOF after a restart;
- * our RPC client refusing to queue a request while its connection is down.
+ * ioredis: its command timeout, a closed or unwritable connection, and Redis still loading its AOF after a restart.
+ * (Our RPC client's RedisUnavailableError is recognised by its class.)
  */
 function isRedisUnavailable(err: ErrorLike): boolean {
   return (
-    err.name === 'RedisUnavailableError' ||
     err.name === 'MaxRetriesPerRequestError' ||
     err.message === 'Command timed out' ||
     err.message === 'Connection is closed.' ||
@@ -79,8 +79,8 @@ function isDatabaseUnavailable(err: ErrorLike): boolean {
 export function unavailableDependencyOf(err: unknown): Dependency | undefined {
   if (err instanceof AppError) return err.code === 'service_unavailable' ? (err.dependency ?? 'service') : undefined;
   if (!isErrorLike(err)) return undefined;
-  if (err.name === 'RpcTimeoutError') return 'service';
-  if (isRedisUnavailable(err)) return 'redis';
+  if (err instanceof RpcTimeoutError) return 'service';
+  if (err instanceof RedisUnavailableError || isRedisUnavailable(err)) return 'redis';
   if (isDatabaseUnavailable(err)) return 'database';
   return undefined;
 }

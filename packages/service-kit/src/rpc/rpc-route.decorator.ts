@@ -1,6 +1,6 @@
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { type RpcContext, type RpcData, type RpcPattern, handleRpc } from '@conduit/contracts';
+import { type RpcContext, type RpcData, type RpcPattern, type RpcResult, handleRpc } from '@conduit/contracts';
 import { RedisStreamsContext } from '@conduit/rpc-streams';
 import { reportUnexpected } from './unexpected-error.js';
 import { answerOutage } from './outage-answer.js';
@@ -10,7 +10,8 @@ export interface RpcController {
   readonly logger: Logger;
 }
 
-type RpcHandler<P extends RpcPattern> = (data: RpcData<P>, ctx: RpcContext) => Promise<unknown>;
+/** A handler's answer is typed against the pattern's response schema at compile time; nothing is checked at run time. */
+type RpcHandler<P extends RpcPattern> = (data: RpcData<P>, ctx: RpcContext) => Promise<RpcResult<P>>;
 
 /**
  * Marks a controller method as the handler of an RPC pattern. The method receives the request data, already
