@@ -1,6 +1,6 @@
 import type { ClientProxy } from '@nestjs/microservices';
-import { isRpcReply, newId, recordedSchemasReplySchema, type RecordedSchemasReply } from '@conduit/contracts';
-import { rpcCall } from '@conduit/rpc-streams';
+import { newId, type RecordedSchemasReply } from '@conduit/contracts';
+import { RpcClient } from '@conduit/rpc-streams';
 import type { RecordedSchemas } from './recorded-schemas.js';
 
 /**
@@ -11,21 +11,22 @@ export const RECORDED_SCHEMAS_DEADLINE_MS = 500;
 
 /** Runs belong to the scheduler: ask it what recent runs of the pipeline recorded for its sources. */
 export class SchedulerRecordedSchemas implements RecordedSchemas {
-  constructor(
-    private readonly scheduler: ClientProxy,
-    private readonly deadlineMs = RECORDED_SCHEMAS_DEADLINE_MS,
-  ) {}
+  private readonly rpc: RpcClient;
 
+  constructor(
+    scheduler: ClientProxy,
+    private readonly deadlineMs = RECORDED_SCHEMAS_DEADLINE_MS,
+  ) {
+    this.rpc = new RpcClient(scheduler);
+  }
+
+  /** Null when the scheduler cannot tell, whatever the reason (timeout, problem, malformed reply). */
   async latest(tenantId: string, pipelineId: string): Promise<RecordedSchemasReply | null> {
-    const ctx = { tenant_id: tenantId, scopes: ['read'], request_id: newId('request') };
-    let reply: unknown;
+    const ctx = { tenant_id: tenantId, scopes: ['read' as const], request_id: newId('request') };
     try {
-      reply = await rpcCall(this.scheduler, 'scheduler.runs.schemas', { ctx, data: { pipeline_id: pipelineId } }, { timeoutMs: this.deadlineMs });
+      return await this.rpc.call('scheduler.runs.schemas', { ctx, data: { pipeline_id: pipelineId } }, { timeoutMs: this.deadlineMs });
     } catch {
       return null;
     }
-    if (!isRpcReply(reply) || !reply.ok) return null;
-    const parsed = recordedSchemasReplySchema.safeParse(reply.data);
-    return parsed.success ? parsed.data : null;
   }
 }

@@ -2,11 +2,10 @@
  * Asks the catalog for the configs of the connectors a run uses. Their secrets arrive sealed as stored (they never
  * cross Redis in clear) and are opened here, in this process's memory only, as the run starts to use them.
  */
-import type { ClientProxy } from '@nestjs/microservices';
 import { decryptSecrets, getDriver } from '@conduit/connectors';
 import { SecretBox, SecretOpenError, isSealed, type SecretKeys } from '@conduit/secrets';
-import { isRpcReply, type ResolvedConnector, type RpcContext, type RpcReply } from '@conduit/contracts';
-import { rpcCall } from '@conduit/rpc-streams';
+import type { ResolvedConnector, RpcContext } from '@conduit/contracts';
+import { type RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
 
 export class ConnectorResolveError extends Error {
   constructor(
@@ -20,25 +19,25 @@ export class ConnectorResolveError extends Error {
 
 /** Only the tenant's connectors come back; an id missing from the answer is reported by the node that uses it. */
 export async function resolveConnectors(
-  client: ClientProxy,
+  client: RpcClient,
   ids: readonly string[],
   ctx: RpcContext,
   secretsKey: Buffer | SecretKeys,
 ): Promise<Map<string, ResolvedConnector>> {
   if (ids.length === 0) return new Map();
-  let reply: unknown;
+  let list: ResolvedConnector[];
   try {
-    reply = await rpcCall<RpcReply<ResolvedConnector[]>>(client, 'catalog.connectors.resolve', { ctx, data: { ids: [...ids] } });
+    list = await client.call('catalog.connectors.resolve', { ctx, data: { ids: [...ids] } });
   } catch (err) {
-    const timeout = (err as Error | null)?.name === 'RpcTimeoutError';
+    if (err instanceof RpcRemoteError) {
+      throw new ConnectorResolveError(err.malformed ? err.message : `resolving connectors failed: ${err.message}`, err.code);
+    }
+    const timeout = err instanceof RpcTimeoutError;
     throw new ConnectorResolveError(
       timeout ? 'the catalog did not answer in time while resolving connectors' : 'the catalog failed to resolve connectors',
       timeout ? 'service_unavailable' : 'internal',
     );
   }
-  if (!isRpcReply(reply)) throw new ConnectorResolveError('the catalog answered connectors.resolve with a malformed reply', 'internal');
-  if (!reply.ok) throw new ConnectorResolveError(`resolving connectors failed: ${reply.error.detail ?? reply.error.code}`, reply.error.code);
-  const list = Array.isArray(reply.data) ? (reply.data as ResolvedConnector[]) : [];
   const box = new SecretBox(secretsKey);
   return new Map(list.map((c) => [c.id, opened(c, box, ctx.tenant_id)]));
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
-import { RedisStreamsClient } from '@conduit/rpc-streams';
+import { RedisStreamsClient, RpcClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
 import { queueConnectionOptions, reconnectDelay } from '@conduit/service-kit';
 import type { SecretKeys } from '@conduit/secrets';
@@ -71,11 +71,12 @@ export class ExecutorRuntime {
     this.logs = new Queue(QUEUES.logs, { connection, prefix });
     this.catalog = new RedisStreamsClient({ url: opts.redisUrl, prefix: opts.redisPrefix, timeoutMs: opts.catalogTimeoutMs });
     this.cancels = new CancelListener(opts.redisUrl, opts.redisPrefix, opts.logger);
+    const rpc = new RpcClient(this.catalog);
     this.processor = new RunProcessor({
       reports: this.reports,
       logs: this.logs,
-      catalog: this.catalog,
-      scheduler: this.catalog,
+      catalog: rpc,
+      scheduler: rpc,
       leaseMs: leaseMsOf(opts.lockDurationMs),
       secretsKey: opts.secretsKey,
       cancels: this.cancels,

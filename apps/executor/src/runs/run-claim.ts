@@ -3,10 +3,9 @@
  * before its first node, and renew the claim's lease while the run works. A renewal the scheduler refuses means the
  * run has moved on without this execution (a takeover, the reaper, a cancel): the caller stops at once.
  */
-import type { ClientProxy } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { isRpcReply, runClaimSchema, runRenewalSchema, type RpcContext, type RpcReply, type RunClaim } from '@conduit/contracts';
-import { rpcCall } from '@conduit/rpc-streams';
+import type { RpcContext, RunClaim } from '@conduit/contracts';
+import { type RpcClient, RpcRemoteError } from '@conduit/rpc-streams';
 
 export class ClaimUnavailableError extends Error {
   constructor(message: string) {
@@ -26,21 +25,18 @@ export interface ClaimRequest {
 const ctxOf = (tenantId: string, runId: string): RpcContext => ({ tenant_id: tenantId, scopes: ['write'], request_id: runId });
 
 /** One round trip; throws ClaimUnavailableError when the scheduler cannot answer (the run is then not started). */
-export async function claimRun(client: ClientProxy, req: ClaimRequest): Promise<RunClaim> {
-  let reply: unknown;
+export async function claimRun(client: RpcClient, req: ClaimRequest): Promise<RunClaim> {
   try {
-    reply = await rpcCall<RpcReply<unknown>>(client, 'scheduler.runs.claim', {
+    return await client.call('scheduler.runs.claim', {
       ctx: ctxOf(req.tenantId, req.runId),
       data: { run_id: req.runId, attempt: req.attempt, executor_id: req.executorId, lease_ms: req.leaseMs },
     });
   } catch (err) {
+    if (err instanceof RpcRemoteError) {
+      throw new ClaimUnavailableError(err.malformed ? 'the scheduler answered the claim with a malformed reply' : `the claim failed: ${err.code}`);
+    }
     throw new ClaimUnavailableError(`the scheduler did not answer the claim: ${(err as Error).message}`);
   }
-  if (!isRpcReply(reply)) throw new ClaimUnavailableError('the scheduler answered the claim with a malformed reply');
-  if (!reply.ok) throw new ClaimUnavailableError(`the claim failed: ${reply.error.code}`);
-  const claim = runClaimSchema.safeParse(reply.data);
-  if (!claim.success) throw new ClaimUnavailableError('the scheduler answered the claim with a malformed claim');
-  return claim.data;
 }
 
 /**
@@ -53,7 +49,7 @@ export class RunLease {
   private renewing = false;
 
   constructor(
-    private readonly client: ClientProxy,
+    private readonly client: RpcClient,
     private readonly claim: { runId: string; tenantId: string; epoch: number; leaseMs: number },
     private readonly onLost: () => void,
     private readonly logger: Logger,
@@ -74,7 +70,7 @@ export class RunLease {
     this.stop();
     const { runId, tenantId, epoch, leaseMs } = this.claim;
     try {
-      await rpcCall(this.client, 'scheduler.runs.release', { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch } }, { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) });
+      await this.client.call('scheduler.runs.release', { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch } }, { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) });
     } catch (err) {
       this.logger.warn({ run_id: runId, epoch, err: (err as Error).message }, 'could not release the lease; it lapses by itself');
     }
@@ -85,16 +81,12 @@ export class RunLease {
     this.renewing = true;
     const { runId, tenantId, epoch, leaseMs } = this.claim;
     try {
-      const reply = await rpcCall<RpcReply<unknown>>(
-        this.client,
+      const renewal = await this.client.call(
         'scheduler.runs.renew',
         { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch, lease_ms: leaseMs } },
         { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) },
       );
-      const renewal = isRpcReply(reply) && reply.ok ? runRenewalSchema.safeParse(reply.data) : undefined;
-      if (!renewal?.success) {
-        this.logger.warn({ run_id: runId, epoch }, 'lease renewal failed; trying again');
-      } else if (!renewal.data.renewed && this.timer) {
+      if (!renewal.renewed && this.timer) {
         this.stop();
         this.logger.warn({ run_id: runId, epoch }, 'lease renewal refused: another execution holds the run; stopping it');
         this.onLost();

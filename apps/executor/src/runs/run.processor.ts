@@ -6,7 +6,7 @@
  * renewal runs nothing more and reports nothing.
  */
 import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
-import type { ClientProxy } from '@nestjs/microservices';
+import type { RpcClient } from '@conduit/rpc-streams';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
 import { runCommandSchema, type RunCommand, type RunNode } from '@conduit/contracts';
 import type { Logger } from 'pino';
@@ -29,9 +29,9 @@ const HELD_MARGIN_MS = 250;
 export interface RunProcessorDeps {
   reports: Queue;
   logs: Queue;
-  catalog: ClientProxy;
+  catalog: RpcClient;
   /** Claims and lease renewals (the same Redis Streams transport routes them to the scheduler). */
-  scheduler: ClientProxy;
+  scheduler: RpcClient;
   /** A claim's lease: at most half the queue lock, so a dead executor's lease has lapsed when its job is taken over. */
   leaseMs: number;
   /** The key that opens connector secrets, or the key ring during a rotation. */

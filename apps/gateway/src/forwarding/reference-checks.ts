@@ -46,7 +46,7 @@ export const TEMPLATE_REFERENCE: ReferenceCheck = {
   field: 'template',
   async errorOf(value, backend, request) {
     try {
-      const answer = await backend.call<'catalog.templates.list', { data: { name: string }[] }>('catalog.templates.list', {}, request);
+      const answer = await backend.call('catalog.templates.list', {}, request);
       return answer.data.data.some((t) => t.name === value) ? null : unknownTemplateError(value);
     } catch {
       return null;

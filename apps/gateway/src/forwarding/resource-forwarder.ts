@@ -23,15 +23,20 @@ export interface ResourceRoutes {
   update: z.ZodType;
   listQuery: z.ZodType;
   /** RPC pattern prefix, e.g. `catalog.projects`. */
-  rpc: string;
+  rpc: CrudResource;
   /** Body fields naming other resources, checked here too when the body has other faults. */
   references?: readonly ReferenceCheck[];
   /** Seals the secrets of a validated create or update body before it is sent. */
   seal?: BodySealer;
 }
 
-function pattern(routes: ResourceRoutes, verb: string): RpcPattern {
-  return `${routes.rpc}.${verb}` as RpcPattern;
+/** A resource the gateway forwards as CRUD: the prefix of a `.create` pattern (each also has list, get, update, delete). */
+type CrudResource = RpcPattern extends infer P ? (P extends `${infer R}.create` ? R : never) : never;
+type Verb = 'create' | 'list' | 'get' | 'update' | 'delete' | 'validate' | 'test' | 'pause' | 'resume';
+
+/** The resource's pattern for a verb; `${CrudResource}.create` and the like are checked against the contract's patterns. */
+function pattern<V extends Verb>(routes: ResourceRoutes, verb: V): Extract<`${CrudResource}.${V}`, RpcPattern> {
+  return `${routes.rpc}.${verb}` as Extract<`${CrudResource}.${V}`, RpcPattern>;
 }
 
 /**
@@ -57,7 +62,7 @@ export class ResourceForwarder {
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const body = this.sealed(await this.parseBody(this.routes.create, request), request);
-    const answer = await this.send<{ id: string }>(pattern(this.routes, 'create'), { body }, request, { createsResource: true });
+    const answer = await this.send(pattern(this.routes, 'create'), { body }, request, { createsResource: true });
     reply.header('location', `${this.routes.path}/${answer.data.id}`);
     return this.tagged(answer, reply);
   }
@@ -79,7 +84,7 @@ export class ResourceForwarder {
   }
 
   /** An action on one resource (validate, test): the id is checked; it takes no body (see RouteInputGuard). */
-  async action(verb: string, id: string, request: FastifyRequest, opts: CallOptions = {}): Promise<unknown> {
+  async action(verb: 'validate' | 'test' | 'pause' | 'resume', id: string, request: FastifyRequest, opts: CallOptions = {}): Promise<unknown> {
     return (await this.send(pattern(this.routes, verb), { id: this.checkId(id) }, request, opts)).data;
   }
 
@@ -106,12 +111,12 @@ export class ResourceForwarder {
     return this.routes.seal ? this.routes.seal(body, principalOf(request).tenant_id) : body;
   }
 
-  private send<T = unknown>(rpcPattern: RpcPattern, data: unknown, request: FastifyRequest, opts: BackendCallOptions = {}): Promise<BackendAnswer<T>> {
+  private send<P extends RpcPattern>(rpcPattern: P, data: unknown, request: FastifyRequest, opts: BackendCallOptions = {}): Promise<BackendAnswer<P>> {
     // The data was parsed with the pattern's own body and query schemas above.
     return this.backend.call(rpcPattern, data as never, request, opts);
   }
 
-  private tagged(answer: BackendAnswer<unknown>, reply: FastifyReply): unknown {
+  private tagged(answer: BackendAnswer<RpcPattern>, reply: FastifyReply): unknown {
     if (answer.etag) reply.header('etag', answer.etag);
     return answer.data;
   }

@@ -20,7 +20,7 @@ export class RunsController {
     checkIds(jobId);
     const body = parseOrThrow(runTriggerSchema, req.body ?? {});
     const trigger = { job_id: jobId, body };
-    const run = (await this.backend.call<'scheduler.runs.trigger', Run>('scheduler.runs.trigger', trigger, req, { createsResource: true })).data;
+    const run = (await this.backend.call('scheduler.runs.trigger', trigger, req, { createsResource: true })).data;
     reply.header('location', `/v2/jobs/${jobId}/runs/${run.id}`);
     return run;
   }

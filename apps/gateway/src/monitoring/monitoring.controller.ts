@@ -94,7 +94,7 @@ export class MonitoringController {
     // The first poll happens before the stream opens, so an unknown run is still a 404 problem document.
     const first = await this.orNoLinesYet<RunLogTail>(jobId, runId, req, { data: [], run_finished: false }, async () =>
       (
-        await this.backend.call<'monitoring.logs.tail', RunLogTail>(
+        await this.backend.call(
           'monitoring.logs.tail',
           { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
           req,

@@ -99,7 +99,7 @@ export async function streamRunLogs(
     if (closed) break;
     try {
       answer = (
-        await backend.call<'monitoring.logs.tail', RunLogTail>(
+        await backend.call(
           'monitoring.logs.tail',
           { job_id: target.jobId, run_id: target.runId, after_seq: afterSeq, level: target.level, node_id: target.nodeId },
           request,

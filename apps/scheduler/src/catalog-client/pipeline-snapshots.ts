@@ -1,22 +1,24 @@
-import { AppError, isRpcReply, onBehalfOf, type PipelineSnapshot, type RpcContext, type RpcReply } from '@conduit/contracts';
-import { RpcTimeoutError, rpcCall, type RedisStreamsClient } from '@conduit/rpc-streams';
+import type { ClientProxy } from '@nestjs/microservices';
+import { AppError, onBehalfOf, type PipelineSnapshot, type RpcContext } from '@conduit/contracts';
+import { RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
 
 /** Reads a pipeline as a run takes it, from the catalog (`catalog.pipelines.snapshot`). */
 export class PipelineSnapshots {
-  constructor(private readonly client: RedisStreamsClient) {}
+  private readonly rpc: RpcClient;
+
+  constructor(client: ClientProxy) {
+    this.rpc = new RpcClient(client);
+  }
 
   /** The snapshot, or null when the tenant has no such pipeline; a silent catalog is a 503. */
   async get(ctx: RpcContext, pipelineId: string): Promise<PipelineSnapshot | null> {
-    let reply: unknown;
     try {
-      reply = await rpcCall<RpcReply<PipelineSnapshot>>(this.client, 'catalog.pipelines.snapshot', { ctx: onBehalfOf(ctx), data: { id: pipelineId } });
+      return await this.rpc.call('catalog.pipelines.snapshot', { ctx: onBehalfOf(ctx), data: { id: pipelineId } });
     } catch (err) {
       if (err instanceof RpcTimeoutError) throw new AppError('service_unavailable', 'the catalog did not answer in time');
-      throw err;
+      if (!(err instanceof RpcRemoteError) || err.malformed) throw err;
+      if (err.code === 'not_found') return null;
+      throw new AppError(err.code, `catalog: ${err.message}`);
     }
-    if (!isRpcReply(reply)) throw new Error('catalog.pipelines.snapshot answered something that is not a reply envelope');
-    if (reply.ok) return reply.data as PipelineSnapshot;
-    if (reply.error.code === 'not_found') return null;
-    throw new AppError(reply.error.code, `catalog: ${reply.error.detail}`);
   }
 }
