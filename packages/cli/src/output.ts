@@ -1,0 +1,102 @@
+// How the CLI speaks: text for people (colours and spinners only on a terminal, never with NO_COLOR), or
+// `--output json` for scripts (one JSON document on stdout, errors included).
+import { ConduitApiError, ConduitTimeoutError } from '@conduit/sdk';
+
+export type OutputFormat = 'text' | 'json';
+
+const CODES = { red: 31, green: 32, yellow: 33, blue: 34, gray: 90, bold: 1 } as const;
+export type Colour = keyof typeof CODES;
+
+export class Output {
+  readonly isTty: boolean;
+  readonly colours: boolean;
+
+  constructor(
+    readonly format: OutputFormat,
+    readonly stdout: NodeJS.WriteStream = process.stdout,
+    readonly stderr: NodeJS.WriteStream = process.stderr,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.isTty = stdout.isTTY === true && env.TERM !== 'dumb';
+    // https://no-color.org: any non-empty NO_COLOR turns colours off.
+    this.colours = this.isTty && format === 'text' && !env.NO_COLOR;
+  }
+
+  get json(): boolean {
+    return this.format === 'json';
+  }
+
+  paint(colour: Colour, text: string): string {
+    return this.colours ? `\u001b[${CODES[colour]}m${text}\u001b[0m` : text;
+  }
+
+  /** A line for people; nothing in JSON mode (the command prints its document instead). */
+  line(text = ''): void {
+    if (!this.json) this.stdout.write(`${text}\n`);
+  }
+
+  /** Progress and notes: stderr, so stdout stays the command's answer. */
+  note(text: string): void {
+    if (!this.json) this.stderr.write(`${text}\n`);
+  }
+
+  document(value: unknown): void {
+    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Columns padded to their widest cell. */
+  table(header: string[], rows: string[][]): void {
+    const widths = header.map((h, i) => Math.max(visibleLength(h), ...rows.map((r) => visibleLength(r[i] ?? ''))));
+    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - visibleLength(c)))).join('  ');
+    this.line(this.paint('bold', format(header)));
+    rows.forEach((r) => this.line(format(r)));
+  }
+
+  /** An error as people read it (title, detail, each field at fault), or as JSON `{ error }`. */
+  error(err: unknown): void {
+    if (this.json) {
+      this.document({ error: errorDocument(err) });
+      return;
+    }
+    this.stderr.write(`${this.paint('red', 'Error:')} ${describeError(err)}\n`);
+  }
+}
+
+export function visibleLength(text: string): number {
+  return text.replace(/\u001b\[[0-9;]*m/g, '').length;
+}
+
+export function errorDocument(err: unknown): Record<string, unknown> {
+  if (err instanceof ConduitApiError) return { ...err.problem };
+  if (err instanceof ConduitTimeoutError) return { code: 'timeout', detail: err.message };
+  if (err instanceof UsageError) return { code: 'usage', detail: err.message, ...(err.details.length ? { errors: err.details } : {}) };
+  return { code: 'error', detail: err instanceof Error ? err.message : String(err) };
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof ConduitApiError) {
+    const lines = [`${err.title} (${err.status} ${err.code}): ${err.detail}`];
+    for (const field of err.errors) lines.push(`  - ${field.path || '(body)'}: ${field.message} [${field.code}]`);
+    if (err.requestId) lines.push(`  request id: ${err.requestId}`);
+    return lines.join('\n');
+  }
+  if (err instanceof UsageError) return [err.message, ...err.details.map((d) => `  - ${d}`)].join('\n');
+  if (err instanceof Error && 'cause' in err && err.cause instanceof Error) return `${err.message}: ${err.cause.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A mistake of the user's (a missing setting, a bad file): printed without a stack, exit code 1. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** A spinner frame for this moment; only ever drawn on a terminal. */
+export function spinnerFrame(now = Date.now()): string {
+  return FRAMES[Math.floor(now / 80) % FRAMES.length]!;
+}
