@@ -4,6 +4,7 @@
  * field and the empty string a quoted one, so they stay apart.
  */
 import type { ColumnSpec, DuckDBTable } from '../types.js';
+import { rm } from 'node:fs/promises';
 import { ConnectorError } from '../connector-error.js';
 import { DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
 import { quoteIdent } from '../duckdb/database.js';
@@ -22,29 +23,50 @@ const fieldName = (index: number): string => `c${index}`;
  * The reader's line and buffer sizes come from the run's memory limit (its buffers are taken from the run's DuckDB
  * memory, one per reading thread): a row longer than the line size fails the load, and the message says so.
  */
-function readCsvSql(file: string, columns: readonly LoadColumn[], buffers: TransferBuffers): string {
+function readCsvSql(files: string | readonly string[], columns: readonly LoadColumn[], buffers: TransferBuffers): string {
   const declared = columns.map((c, i) => `${sqlString(fieldName(i))}: ${sqlString(c.plan.csvType)}`).join(', ');
+  const from = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
   return (
-    `read_csv(${sqlString(file)}, columns = {${declared}}, header = false, auto_detect = false, delim = ',', quote = '"',` +
+    `read_csv(${from}, columns = {${declared}}, header = false, auto_detect = false, delim = ',', quote = '"',` +
     ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${buffers.csvMaxLineBytes},` +
     ` buffer_size = ${buffers.csvBufferBytes})`
   );
 }
 
-/** Creates `target.table` and fills it from `file`, in one transaction; returns the columns as the table has them. */
-export async function loadCsvIntoTable(target: DuckDBTable, file: string, declared: readonly LoadColumn[]): Promise<{ rows: number; columns: ColumnSpec[] }> {
+/**
+ * Creates `target.table` and fills it from the CSV `parts` (files, in order) in one transaction, each part as it
+ * comes (and removed once loaded), so DuckDB loads while the source still writes; returns the columns as the table has
+ * them. Unbounded numerics need every value first (see below): then the parts are loaded together at the end.
+ */
+export async function loadCsvPartsIntoTable(
+  target: DuckDBTable,
+  parts: AsyncIterable<string>,
+  declared: readonly LoadColumn[],
+): Promise<{ rows: number; columns: ColumnSpec[] }> {
   if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
   const { connection } = target;
   const buffers = target.buffers ?? DEFAULT_TRANSFER_BUFFERS;
   const table = quoteIdent(target.table);
   await connection.run('begin transaction');
   try {
-    const columns = await withUnboundedNumericsDecided(target, file, declared, buffers);
+    const waitForAll = declared.some((c) => c.plan.unboundedNumeric);
+    const all: string[] = [];
+    if (waitForAll) for await (const part of parts) all.push(part);
+    const columns = waitForAll ? await withUnboundedNumericsDecided(target, all, declared, buffers) : [...declared];
     await connection.run(`create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.plan.duckType}`).join(', ')})`);
     const values = columns.map((c, i) => `${guardedDuck(c.plan, c.name, c.sourceType, fieldName(i))}`).join(', ');
-    const inserted = await connection.run(`insert into ${table} select ${values} from ${readCsvSql(file, columns, buffers)}`);
+    const insert = (files: string | readonly string[]) => connection.run(`insert into ${table} select ${values} from ${readCsvSql(files, columns, buffers)}`);
+    let rows = 0;
+    if (waitForAll) {
+      if (all.length > 0) rows = (await insert(all)).rowsChanged;
+    } else {
+      for await (const part of parts) {
+        rows += (await insert(part)).rowsChanged;
+        await rm(part, { force: true });
+      }
+    }
     await connection.run('commit');
-    return { rows: inserted.rowsChanged, columns: columns.map((c) => ({ name: c.name, type: c.plan.duckType, source_type: c.sourceType })) };
+    return { rows, columns: columns.map((c) => ({ name: c.name, type: c.plan.duckType, source_type: c.sourceType })) };
   } catch (err) {
     await connection.run('rollback').catch(() => undefined);
     throw loadError(err, declared, buffers);
@@ -59,7 +81,7 @@ export async function loadCsvIntoTable(target: DuckDBTable, file: string, declar
  */
 async function withUnboundedNumericsDecided(
   target: DuckDBTable,
-  file: string,
+  files: readonly string[],
   columns: readonly LoadColumn[],
   buffers: TransferBuffers,
 ): Promise<LoadColumn[]> {
@@ -73,7 +95,11 @@ async function withUnboundedNumericsDecided(
       `coalesce(bool_or(${field} in ('NaN', 'Infinity', '-Infinity')), false)`
     );
   });
-  const row = (await target.connection.runAndReadAll(`select ${stats.join(', ')} from ${readCsvSql(file, columns, buffers)}`)).getRows()[0]!;
+  // No rows at all (no part): no scale, no digits, nothing special.
+  const row =
+    files.length === 0
+      ? unbounded.flatMap(() => [0, 0, false])
+      : (await target.connection.runAndReadAll(`select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers)}`)).getRows()[0]!;
   const decided = [...columns];
   unbounded.forEach((column, k) => {
     const [scale, whole, special] = [row[3 * k] as number, row[3 * k + 1] as number, row[3 * k + 2] as boolean];

@@ -4,17 +4,18 @@
  * and loaded from there by DuckDB's CSV reader with the declared types. One read-only snapshot; the file is removed.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { CsvPartFiles } from '../csv-parts.js';
+import { quoteIdent as duckIdent } from '../duckdb/database.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { cancelOnAbort, closeClient, connectClient } from './connection.js';
 import { encodeCsvBatch } from './copy-csv.js';
-import { loadCsvIntoTable, type LoadColumn } from './duckdb-load.js';
+import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
 import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
 import type { PostgresConfig } from './postgres.config.js';
@@ -33,32 +34,48 @@ const TYPE_ROWS = `with recursive t as (
 /** Every value as PostgreSQL's text (the cursor path must see what COPY prints). */
 const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
+/** COPY output is cut into parts of about this size: DuckDB loads one while PostgreSQL sends the next. */
+const PART_BYTES = 64 * 1024 * 1024;
+
 export async function readIntoTable(cfg: PostgresConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
-  const { signal } = req;
   const sql = sourceSql(cfg, req);
   const params = paramsOf(req);
-  const file = join(target.scratchDir, `pg-read-${randomUUID()}.csv`);
+  const parts = new CsvPartFiles(join(target.scratchDir, `pg-read-${randomUUID()}`), PART_BYTES, (target.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes);
+  // A load that fails stops the COPY, as the run's own abort does.
+  const loadFailed = new AbortController();
+  const signal = req.signal ? AbortSignal.any([req.signal, loadFailed.signal]) : loadFailed.signal;
+  let declared: (columns: LoadColumn[]) => void = () => undefined;
+  const columnsKnown = new Promise<LoadColumn[]>((resolve) => (declared = resolve));
   try {
-    const chunkBytes = (target.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes;
-    const columns = await copyToFile(cfg, sql, params, file, chunkBytes, signal);
-    signal?.throwIfAborted();
-    return await loadCsvIntoTable(target, file, columns);
+    const copying = copyToParts(cfg, sql, params, parts, declared, signal);
+    const loading = Promise.race([columnsKnown, copying]).then((columns) => loadCsvPartsIntoTable(target, parts.parts(), columns));
+    loading.catch((err: unknown) => loadFailed.abort(err));
+    const [copied, loaded] = await Promise.allSettled([copying, loading]);
+    req.signal?.throwIfAborted();
+    if (loaded.status === 'rejected') throw loaded.reason;
+    if (copied.status === 'rejected') {
+      // The load took every part the stream ended with; the snapshot's end failed after it: not a whole read.
+      await target.connection.run(`drop table if exists ${duckIdent(target.table)}`);
+      throw copied.reason;
+    }
+    return loaded.value;
   } finally {
-    await rm(file, { force: true });
+    await parts.dispose();
   }
 }
 
 /**
- * Declares the columns and writes the rows to `file` as COPY CSV, in one read-only snapshot. The copy streams with
- * backpressure: a slow disk pauses the connection, so no more than a few chunks are ever held here.
+ * Declares the columns (to `declared`, at once) and writes the rows to `out` as COPY CSV, in one read-only snapshot.
+ * The copy streams with backpressure: a slow disk pauses the connection, so no more than a few chunks are held here.
+ * A failure destroys `out`, so its reader fails too rather than taking what came for the whole.
  */
-async function copyToFile(
+async function copyToParts(
   cfg: PostgresConfig,
   sql: string,
   params: unknown[],
-  file: string,
-  chunkBytes: number,
-  signal?: AbortSignal,
+  out: Writable,
+  declared: (columns: LoadColumn[]) => void,
+  signal: AbortSignal,
 ): Promise<LoadColumn[]> {
   const client = await connectClient(cfg, signal).catch((err: unknown) => {
     throw toConnectorError(err, signal);
@@ -74,13 +91,15 @@ async function copyToFile(
     const positional = columns.map((_c, i) => `c${i}`);
     const normalised = columns.map((c, i) => `${c.plan.pg(`q.c${i}`)} as c${i}`).join(', ');
     const select = `select ${normalised} from (\n${sql}\n) as q(${positional.join(', ')})`;
-    const out = createWriteStream(file, { highWaterMark: chunkBytes });
+    declared(columns);
     if (params.length > 0) await cursorToFile(client, select, params, positional, out, signal);
     else await pipeline(client.query(copyTo(`copy (${select}) to stdout with (format csv)`)), out);
     await client.query('commit');
     return columns;
   } catch (err) {
-    throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
+    const failure = signal.aborted ? signal.reason : toConnectorError(err, signal);
+    out.destroy(failure instanceof Error ? failure : new Error(String(failure)));
+    throw failure;
   } finally {
     stopCancelling();
     await closeClient(client);
@@ -104,21 +123,20 @@ async function declareColumns(client: pg.Client, fields: readonly PgField[]): Pr
 }
 
 /** COPY takes no bind parameters: a query with `params` is fetched through a cursor, as text, and written as CSV. */
-async function cursorToFile(client: pg.Client, select: string, params: unknown[], columns: string[], out: WriteStream, signal?: AbortSignal): Promise<void> {
+async function cursorToFile(client: pg.Client, select: string, params: unknown[], columns: string[], out: Writable, signal?: AbortSignal): Promise<void> {
   const finished = new Promise<void>((resolve, reject) => {
     out.once('finish', resolve);
     out.once('error', reject);
   });
-  try {
-    await client.query({ text: `declare conduit_typed_read no scroll cursor for ${select}`, values: params });
-    for (;;) {
-      signal?.throwIfAborted();
-      const { rows } = await client.query({ text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_typed_read`, types: TEXT_VALUES });
-      if (rows.length > 0 && !out.write(encodeCsvBatch(rows, columns))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      if (rows.length < DEFAULT_READ_BATCH_SIZE) break;
-    }
-  } finally {
-    out.end();
-    await finished;
+  // Ended only when every row is written: a failure destroys `out` instead (copyToParts), never ends it.
+  finished.catch(() => undefined);
+  await client.query({ text: `declare conduit_typed_read no scroll cursor for ${select}`, values: params });
+  for (;;) {
+    signal?.throwIfAborted();
+    const { rows } = await client.query({ text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_typed_read`, types: TEXT_VALUES });
+    if (rows.length > 0 && !out.write(encodeCsvBatch(rows, columns))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    if (rows.length < DEFAULT_READ_BATCH_SIZE) break;
   }
+  out.end();
+  await finished;
 }
