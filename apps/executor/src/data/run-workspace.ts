@@ -1,8 +1,8 @@
 /**
  * One DuckDB database per run: in memory, with the run's memory limit (run-memory.ts) and a spill directory of its
- * own, so a large input pages to disk instead of exhausting the executor. Every node table lives here under its node id. Tenants' SQL
- * runs here, so the instance is sandboxed at creation (no file access, no extensions, configuration locked): the
- * platform's memory_limit, threads and temp_directory are set first and no statement can change them afterwards.
+ * own, so a large input pages to disk instead of exhausting the executor. Every node table lives here under its node
+ * id. Tenants' SQL runs here, so the instance is sandboxed at creation (no file access, no extensions, configuration
+ * locked): the platform's memory_limit, threads and temp_directory are set first and no statement can change them.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
