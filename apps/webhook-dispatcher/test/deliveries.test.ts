@@ -178,16 +178,16 @@ describe('planning in batches', () => {
     const hooks = [endpoint(), endpoint(), endpoint()];
     for (const hook of hooks) await createWebhook(tenant, hook.url);
     const planner = dispatcher.app.get(DeliveryPlanner);
-    // 60 events to 3 webhooks: 180 attempts, more than the 100 sending slots.
-    const payloads = Array.from({ length: 60 }, () => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!);
+    // 200 events to 3 webhooks: 600 attempts, more than the 500 admitted at once (100 POST slots, 5 admitted per slot).
+    const payloads = Array.from({ length: 200 }, () => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!);
     const planned = await Promise.all(payloads.map((p) => planner.fanOut(tenant, p)));
     expect(planned.map((p) => p.length)).toEqual(payloads.map(() => 3));
-    await waitFor('every attempt', () => hooks.every((h) => receiver.requests(h.path).length === 60));
+    await waitFor('every attempt', () => hooks.every((h) => receiver.requests(h.path).length === 200));
     const [row] = (await ds.query(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE claimed_at = created_at)::int AS inline FROM deliveries WHERE tenant_id = $1`,
       [tenant],
     )) as { total: number; inline: number }[];
-    expect(row).toEqual({ total: 180, inline: 180 });
+    expect(row).toEqual({ total: 600, inline: 600 });
   });
 });
 

@@ -21,8 +21,13 @@ import type { DispatcherSettings } from '../dispatcher-settings.js';
 
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
-/** How long a new event waits for a free in-process sending slot before its attempts are queued instead. */
+/** How long a new event waits for room among the admitted attempts before its attempts are queued instead. */
 const SLOT_WAIT_MS = 2000;
+/**
+ * Attempts admitted (written claimed by this process, sending or waiting for a POST slot) per POST slot: a burst is
+ * written in batches several times the POSTs in flight, so a batch's two round trips are paid for many attempts.
+ */
+const ADMITTED_PER_SLOT = 5;
 /** A claim older than the timeout and this margin belongs to a worker that died while sending. */
 const CLAIM_MARGIN_MS = 30_000;
 
@@ -37,8 +42,12 @@ const CLAIM_MARGIN_MS = 30_000;
 export class AttemptRunner implements OnModuleDestroy {
   private readonly sender = new DeliverySender();
   private readonly successes: SuccessBatcher;
+  /** Attempts admitted: taken by the planner, given back once an attempt is over. */
   private readonly slots: SendSlots;
   private readonly signers: SignerCache;
+  /** Admitted attempts waiting for one of the `deliveryConcurrency` POST slots, oldest first. */
+  private readonly waiting: { attempt: ClaimedAttempt; since: number }[] = [];
+  private sending = 0;
 
   constructor(
     private readonly ds: DataSource,
@@ -49,7 +58,7 @@ export class AttemptRunner implements OnModuleDestroy {
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {
     this.successes = new SuccessBatcher(ds);
-    this.slots = new SendSlots(settings.deliveryConcurrency, SLOT_WAIT_MS);
+    this.slots = new SendSlots(settings.deliveryConcurrency * ADMITTED_PER_SLOT, SLOT_WAIT_MS);
     this.signers = new SignerCache(secrets);
   }
 
@@ -59,9 +68,9 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   /**
-   * Takes up to `wanted` of the in-process sending slots for attempts about to be written already claimed, waiting
-   * a little for enough of them (SendSlots); answers how many it got, and whether the wait ran out first (every slot
-   * busy: a slow receiver). Each slot is given back by sendClaimed, or by releaseSlots.
+   * Admits up to `wanted` attempts about to be written already claimed, waiting a little for room for enough of them
+   * (SendSlots); answers how many it got, and whether the wait ran out first (everything admitted still busy: a slow
+   * receiver). Each admission is given back by sendClaimed once its attempt is over, or by releaseSlots.
    */
   async reserveSlots(wanted: number): Promise<{ granted: number; waitedOut: boolean }> {
     const granted = await this.slots.take(wanted);
@@ -73,20 +82,40 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   /**
-   * Sends attempts already claimed for this process, each in a slot taken with reserveSlots. One whose run throws
-   * keeps its claim, so the sweep queues it again once the claim is stale.
+   * Sends attempts already claimed for this process, each admitted with reserveSlots, at most `deliveryConcurrency`
+   * POSTs at once, oldest first. One whose run throws keeps its claim, so the sweep queues it again once the claim
+   * is stale.
    */
   sendClaimed(attempts: ClaimedAttempt[]): void {
-    for (const c of attempts) {
+    const since = Date.now();
+    for (const attempt of attempts) this.waiting.push({ attempt, since });
+    this.pump();
+  }
+
+  /** Starts waiting attempts while POST slots are free. */
+  private pump(): void {
+    while (this.sending < this.settings.deliveryConcurrency && this.waiting.length > 0) {
+      const { attempt: c, since } = this.waiting.shift()!;
+      if (Date.now() - since > this.staleClaimMs / 2) {
+        // Receivers held every slot for long (timeouts): rather than send it late while the sweep, seeing its claim
+        // grow stale, sends it too, it is left to the sweep.
+        this.slots.give(1);
+        continue;
+      }
+      this.sending++;
       let held = true;
       const release = (): void => {
         if (!held) return;
         held = false;
-        this.slots.give(1);
+        this.sending--;
+        this.pump();
       };
       void this.attempt(c, release)
         .catch((err: unknown) => this.logger.warn({ err, delivery_id: c.id }, 'inline attempt failed; the sweep sends it again'))
-        .finally(release);
+        .finally(() => {
+          release();
+          this.slots.give(1);
+        });
     }
   }
 
@@ -102,9 +131,9 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   /**
-   * Sends a claimed attempt and records its outcome. `answered` is called once a 2xx came back: the slot bounds
-   * POSTs in flight, and a success waits for its batched write without holding one (its claim still covers it). A
-   * failure keeps its slot until its own transaction is written, so a failing receiver cannot pile them up.
+   * Sends a claimed attempt and records its outcome. `answered` is called once a 2xx came back: the POST slot is
+   * free for the next attempt while a success waits for its batched write (its claim still covers it). A failure
+   * keeps its POST slot until its own transaction is written, so a failing receiver cannot pile them up.
    */
   private async attempt(claimed: ClaimedAttempt, answered?: () => void): Promise<AttemptResult> {
     const startedAt = new Date();

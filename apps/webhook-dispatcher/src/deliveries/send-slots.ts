@@ -1,5 +1,5 @@
 /**
- * The in-process sending slots (`deliveryConcurrency` of them). New attempts wait a little for free slots rather
+ * Room for attempts in this process (the AttemptRunner sizes it: several per POST slot). New attempts wait a little for free slots rather
  * than spilling to the queue: waiting keeps the backlog in events.webhooks (shared by the replicas) and saves the
  * queued path's claim round trip, queue hop and their scripts (several times an inline attempt's cost); after
  * `maxWaitMs` they take what is free, maybe none. A taker waits for half the slots at most, not all: the next batch
