@@ -22,7 +22,7 @@ export const schedulerEnvSchema = z.object({
   SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
   /** A run whose executor has been silent this long, with no live queue job, is failed. */
   SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
-  /** Test only (fault suite R4): where the scheduler kills itself with SIGKILL; ignored when NODE_ENV is production. */
+  /** Test only (fault suite R4), refused in production: where the scheduler kills itself with SIGKILL. */
   SCHEDULER_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
   /**
    * Test only (the fault suite's R6), refused in production: Trigger Run waits this long inside its transaction,
@@ -32,6 +32,10 @@ export const schedulerEnvSchema = z.object({
 }).superRefine((env, ctx) => {
   if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_COMMIT_DELAY_MS > 0) {
     ctx.addIssue({ code: 'custom', path: ['SCHEDULER_FAULT_COMMIT_DELAY_MS'], message: 'is a test-only fault point, refused in production' });
+  }
+  // A crash point left set by mistake must stop the start, not be silently ignored (as the delay above is refused).
+  if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_POINT !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['SCHEDULER_FAULT_POINT'], message: 'is a test-only fault point, refused in production' });
   }
 });
 

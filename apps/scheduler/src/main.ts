@@ -10,7 +10,7 @@ runService('scheduler', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'scheduler', level: config.LOG_LEVEL });
   await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'SCHEDULER_PORT', port: config.SCHEDULER_PORT, host: config.HOST }] });
-  armFaultPoint(config.SCHEDULER_FAULT_POINT, config.NODE_ENV);
+  armFaultPoint(config.SCHEDULER_FAULT_POINT);
   if (config.SCHEDULER_FAULT_POINT && config.NODE_ENV !== 'production') logger.warn({ fault_point: config.SCHEDULER_FAULT_POINT }, 'test fault point armed');
   const dataSource = createSchedulerDataSource({
     url: config.DATABASE_URL,
