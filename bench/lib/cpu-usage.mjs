@@ -1,16 +1,20 @@
 // CPU time taken by processes during a window, from /proc (Linux): shows which process of the stack
-// (or PostgreSQL / Redis) the cores went to while the gateway was under load.
+// (or PostgreSQL / Redis) the cores went to while it was under load.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SEC = 100; // USER_HZ on Linux
 
-/** utime + stime of a process in seconds, or undefined once it is gone. */
-function cpuSeconds(pid) {
+/**
+ * A process's own CPU (utime + stime) and that of its children it has reaped (cutime + cstime), in seconds,
+ * or undefined once it is gone. The children's part matters for PostgreSQL: a backend that exits inside the
+ * window (a connection opened per node) is only seen in the postmaster's cutime.
+ */
+function cpuTimes(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "(comm)": state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SEC;
+    // Fields after "(comm)": state is field 3, utime 14, stime 15, cutime 16, cstime 17.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    return { own: (f[11] + f[12]) / TICKS_PER_SEC, children: (f[13] + f[14]) / TICKS_PER_SEC };
   } catch {
     return undefined;
   }
@@ -30,21 +34,54 @@ function pidsNamed(names) {
   return pids;
 }
 
+/** { label: Map(pid -> cpuTimes) }; the postgres and redis groups are looked up again each time (backends come and go). */
+function snapshot(groups) {
+  const all = { ...groups, postgres: pidsNamed(['postgres']), redis: pidsNamed(['redis-server']) };
+  return Object.fromEntries(
+    Object.entries(all).map(([label, pids]) => [label, new Map(pids.map((pid) => [pid, cpuTimes(pid)]).filter(([, t]) => t))]),
+  );
+}
+
+/**
+ * CPU seconds a group used between two snapshots: what its processes alive at the end used since the start (all of
+ * it for one started meanwhile), plus what its processes reaped meanwhile (their cutime growth) less the part of
+ * those that was already counted at the start. Exact as long as a process that exits is reaped by one of the group
+ * (the postmaster reaps its backends); a child's own children are in its cutime once it is reaped.
+ */
+function usedSeconds(before, after) {
+  let used = 0;
+  for (const [pid, end] of after) {
+    const start = before.get(pid);
+    used += end.own - (start?.own ?? 0);
+    if (start) used += end.children - start.children;
+  }
+  for (const [pid, start] of before) if (!after.has(pid)) used -= start.own;
+  return Math.max(0, used);
+}
+
+/**
+ * Starts a CPU account over groups ({ label: pid[] } plus every postgres and redis-server process of the machine);
+ * the returned function ends it and answers { seconds: { label: cpu seconds }, wallSec }.
+ */
+export function startCpuAccount(groups) {
+  const before = snapshot(groups);
+  const started = process.hrtime.bigint();
+  return () => {
+    const after = snapshot(groups);
+    const wallSec = Number(process.hrtime.bigint() - started) / 1e9;
+    const seconds = Object.fromEntries(Object.keys(after).map((label) => [label, usedSeconds(before[label], after[label])]));
+    return { seconds, wallSec };
+  };
+}
+
 /**
  * Starts a window over groups ({ label: pid[] } plus every postgres and redis-server process);
  * the returned function ends it and gives each group's CPU use in % of one core.
  */
 export function startCpuWindow(groups) {
-  const all = { ...groups, postgres: pidsNamed(['postgres']), redis: pidsNamed(['redis-server']) };
-  const before = Object.fromEntries(Object.entries(all).map(([label, pids]) => [label, pids.map(cpuSeconds)]));
-  const started = process.hrtime.bigint();
+  const end = startCpuAccount(groups);
   return () => {
-    const wallSec = Number(process.hrtime.bigint() - started) / 1e9;
-    return Object.fromEntries(
-      Object.entries(all).map(([label, pids]) => {
-        const used = pids.reduce((sum, pid, i) => sum + ((cpuSeconds(pid) ?? before[label][i] ?? 0) - (before[label][i] ?? 0)), 0);
-        return [label, Math.round((used / wallSec) * 100)];
-      }),
-    );
+    const { seconds, wallSec } = end();
+    return Object.fromEntries(Object.entries(seconds).map(([label, used]) => [label, Math.round((used / wallSec) * 100)]));
   };
 }
