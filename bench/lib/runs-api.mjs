@@ -51,3 +51,19 @@ export async function waitSucceeded(stack, jobId, runId, { timeoutMs = 120_000, 
 
 /** Milliseconds between two RFC 3339 timestamps of a run. */
 export const msBetween = (from, to) => Date.parse(to) - Date.parse(from);
+
+/** One page of a job's runs (newest first), optionally of one status. */
+export const listRuns = (stack, jobId, { status, limit = 200, cursor } = {}) =>
+  api(stack, 'GET', `/v2/jobs/${jobId}/runs?${new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })}`, undefined, 200);
+
+/** Every run of a job, page by page. */
+export async function allRuns(stack, jobId) {
+  const runs = [];
+  let cursor;
+  do {
+    const page = await listRuns(stack, jobId, { cursor });
+    runs.push(...page.data);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return runs;
+}

@@ -1,0 +1,111 @@
+// CPU per 1-node run, per process of the stack (startStack: every service its own process) and of the PostgreSQL and
+// Redis servers it uses, from /proc utime + stime sampled before and after a burst of runs triggered through the
+// public API (lib/cpu-usage.mjs). Goal (issue 18): <= 6 ms summed over every process.
+//
+// The servers are the machine's, shared with whatever else runs on it, and the stack has timers of its own: the same
+// processes are first measured over an idle window (warm stack, no runs), and that rate is subtracted from the
+// burst's ("net"); the gross figure is printed beside it. The bench process itself is not counted; the only API calls
+// in the window besides the triggers are two run-list polls every 100 ms (a few per burst, not per run).
+import { performance } from 'node:perf_hooks';
+import { startStack } from '@conduit/local-stack';
+import { createBenchDatabase } from './lib/bench-database.mjs';
+import { startCpuAccount } from './lib/cpu-usage.mjs';
+import { printResult, round } from './lib/report.mjs';
+import { allRuns, jobFor, listRuns, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+
+const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 200);
+const WARMUP_RUNS = 20;
+const IDLE_SEC = Number(process.env.BENCH_CPU_IDLE_SEC ?? 3);
+const IN_FLIGHT = 8;
+const GOAL_MS_PER_RUN = 6;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Triggers `count` runs, IN_FLIGHT triggers at a time; answers their ids. */
+async function triggerBurst(stack, jobId, count) {
+  const ids = [];
+  const triggerer = async () => {
+    while (ids.length < count) {
+      const pending = ids.push(undefined) - 1;
+      ids[pending] = (await trigger(stack, jobId)).id;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, triggerer));
+  return ids;
+}
+
+/** Waits until the job has no queued or running run, polling the run list (one call per status) every 100 ms. */
+async function drained(stack, jobId, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [queued, running] = await Promise.all(['queued', 'running'].map((status) => listRuns(stack, jobId, { status, limit: 1 })));
+    if (queued.data.length === 0 && running.data.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`runs still queued or running after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+let database, idle, burst, burstSec;
+try {
+  database = await createBenchDatabase(stack);
+  const connectorId = await stackConnector(stack, database.name);
+  const jobId = await jobFor(stack, { nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }], edges: [] });
+  for (let i = 0; i < WARMUP_RUNS; i++) await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 10 });
+
+  const groups = {};
+  for (const p of stack.processes) (groups[p.name] ??= []).push(p.child.pid);
+  const endIdle = startCpuAccount(groups);
+  await sleep(IDLE_SEC * 1000);
+  idle = endIdle();
+
+  const started = performance.now();
+  const endBurst = startCpuAccount(groups);
+  const ids = await triggerBurst(stack, jobId, RUNS);
+  await drained(stack, jobId);
+  burst = endBurst();
+  burstSec = (performance.now() - started) / 1000;
+
+  // Outside the window: every run of the burst must have succeeded (none lost, none failed).
+  const byId = new Map((await allRuns(stack, jobId)).map((r) => [r.id, r.status]));
+  const bad = ids.filter((id) => byId.get(id) !== 'succeeded');
+  if (bad.length > 0) throw new Error(`${bad.length} of ${RUNS} runs did not succeed: ${bad.slice(0, 5).map((id) => `${id} ${byId.get(id)}`).join(', ')}`);
+} catch (err) {
+  console.error(stack.logs().slice(-4000));
+  throw err;
+} finally {
+  await stack.stop();
+  await database?.drop();
+}
+
+// ms of CPU per run: gross (all the group used in the burst) and net (less its idle rate over the burst's length).
+const perRun = Object.fromEntries(
+  Object.entries(burst.seconds).map(([label, used]) => {
+    const background = (idle.seconds[label] / idle.wallSec) * burst.wallSec;
+    return [label, { gross_ms: round((used * 1000) / RUNS, 3), net_ms: round(((used - background) * 1000) / RUNS, 3), idle_pct_of_core: round((idle.seconds[label] / idle.wallSec) * 100, 1) }];
+  }),
+);
+const sum = (key) => round(Object.values(perRun).reduce((s, v) => s + v[key], 0), 2);
+const total = { gross_ms: sum('gross_ms'), net_ms: sum('net_ms') };
+const met = total.net_ms <= GOAL_MS_PER_RUN;
+
+console.log(`${RUNS} 1-node runs (${IN_FLIGHT} triggers in flight) in ${round(burstSec, 2)} s, ${round(RUNS / burstSec, 1)} runs/s; idle window ${IDLE_SEC} s before`);
+console.log('ms of CPU per run (net = less the process\'s idle rate; idle in % of one core):');
+for (const [label, v] of Object.entries(perRun)) console.log(`  ${label.padEnd(20)} net ${String(v.net_ms).padStart(7)}  gross ${String(v.gross_ms).padStart(7)}  idle ${v.idle_pct_of_core}%`);
+console.log(`  ${'sum'.padEnd(20)} net ${String(total.net_ms).padStart(7)}  gross ${String(total.gross_ms).padStart(7)}   (goal net <= ${GOAL_MS_PER_RUN} ms: ${met ? 'met' : 'NOT met'})`);
+
+printResult('runs-cpu', {
+  runs: RUNS,
+  burst_sec: round(burstSec, 2),
+  runs_per_sec: round(RUNS / burstSec, 1),
+  idle_sec: IDLE_SEC,
+  cpu_ms_per_run: perRun,
+  cpu_ms_per_run_sum: total,
+  goal_ms_per_run: GOAL_MS_PER_RUN,
+  goal_met: met,
+  headline: {
+    subject: `CPU per 1-node run ${total.net_ms} ms net (${total.gross_ms} gross), summed over ${Object.keys(perRun).length} processes`,
+    baseline: `idle stack over the same length subtracted`,
+    ratio: `${round(total.net_ms / GOAL_MS_PER_RUN, 2)}x the goal (<= ${GOAL_MS_PER_RUN} ms: ${met ? 'met' : 'NOT met'})`,
+  },
+});
