@@ -7,7 +7,6 @@
 //
 //   node runs-copy.mjs                 1M and 10M rows (BENCH_COPY_ROWS=1000000,10000000 does the same)
 //   node runs-copy.mjs --rows 200000   one size
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
@@ -16,6 +15,7 @@ import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { startStack } from '@conduit/local-stack';
 import { DEFAULT_RUN_MEMORY_LIMIT, parseSize } from '@conduit/executor';
+import { createBenchDatabase } from './lib/bench-database.mjs';
 import { printResult, round } from './lib/report.mjs';
 import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 
@@ -68,11 +68,8 @@ async function benchSize(rows) {
     EXECUTOR_CONCURRENCY: String(CONCURRENCY),
     RUN_MEMORY_LIMIT,
   });
-  // Connectors may never reach the platform's own database: the tables live in a database of the bench's own.
-  const benchDatabase = `conduit_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const urlOf = (database) => Object.assign(new URL(stack.databaseUrl), { pathname: `/${database}` }).toString();
-  const admin = new pg.Client({ connectionString: urlOf('postgres') });
-  const db = new pg.Client({ connectionString: urlOf(benchDatabase) });
+  let database;
+  let db;
   const executor = stack.processes.find((p) => p.name === 'executor');
   // Idle: started, connected, no run yet.
   const idle = memoryOf(executor.child.pid);
@@ -88,8 +85,9 @@ async function benchSize(rows) {
   }
 
   try {
-    await admin.connect();
-    await admin.query(`create database ${benchDatabase}`);
+    // Connectors may never reach the platform's own database: the tables live in a database of the bench's own.
+    database = await createBenchDatabase(stack);
+    db = new pg.Client({ connectionString: database.url });
     await db.connect();
     for (const table of ['bench_src', 'bench_raw', 'bench_pipe', 'bench_typed']) await db.query(`create table ${table} ${TABLE_COLUMNS}`);
     await db.query(
@@ -99,7 +97,7 @@ async function benchSize(rows) {
     );
     await db.query('vacuum analyze bench_src');
     const want = (await db.query(CHECKSUM('bench_src'))).rows[0];
-    const connectorId = await stackConnector(stack, benchDatabase);
+    const connectorId = await stackConnector(stack, database.name);
     const source = { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'bench_src' } };
     const sink = (table) => ({ id: 'load', type: 'sink', config: { connector_id: connectorId, table, mode: 'append' } });
     const directJob = await jobFor(stack, { nodes: [source, sink('bench_pipe')], edges: [{ from: 'extract', to: 'load' }] });
@@ -111,7 +109,7 @@ async function benchSize(rows) {
       ],
     });
 
-    const raw = await rawCopy(urlOf(benchDatabase));
+    const raw = await rawCopy(database.url);
     raw.rows_per_sec = Math.round(raw.rows / (raw.ms / 1000));
     const direct = await timedRun(directJob, 'bench_pipe', want);
     direct.executor_peak_rss_mib = MiB(memoryOf(executor.child.pid).hwm);
@@ -122,10 +120,9 @@ async function benchSize(rows) {
     console.error(stack.logs().slice(-4000));
     throw err;
   } finally {
-    await db.end().catch(() => undefined);
+    await db?.end().catch(() => undefined);
     await stack.stop();
-    await admin.query(`drop database if exists ${benchDatabase} with (force)`).catch(() => undefined);
-    await admin.end().catch(() => undefined);
+    await database?.drop();
   }
 }
 
