@@ -5,6 +5,7 @@ import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
 import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
+import { monitorRedis } from './support/redis-monitor.js';
 import { recordingListener, type RecordingListener } from './support/recording-listener.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
@@ -139,18 +140,15 @@ describe('with private networks allowed, the platform itself stays out of reach'
     });
     await repoint(platform, connector.id, platformRedis);
 
-    const seen: string[] = [];
-    const watcher = new Redis({ ...platformRedis, lazyConnect: true });
-    await watcher.connect();
-    const monitor = await watcher.monitor();
-    monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.join(' ').toLowerCase()));
+    const monitor = await monitorRedis(platformRedis);
+    const seen = () => monitor.commands.map((command) => command.toLowerCase());
     const prober = new Redis({ ...platformRedis, lazyConnect: true });
     try {
       // The MONITOR works: it sees a marker of ours.
       const marker = `marker-${randomUUID()}`;
       await prober.connect();
       await prober.echo(marker);
-      await waitFor('MONITOR to see the marker', async () => seen.some((line) => line.includes(marker)));
+      await waitFor('MONITOR to see the marker', async () => seen().some((line) => line.includes(marker)));
 
       const tested = await testConnection(stack, connector.id);
       expect(tested).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/platform's own Redis/) });
@@ -160,16 +158,15 @@ describe('with private networks allowed, the platform itself stays out of reach'
 
       const after = `after-${randomUUID()}`;
       await prober.echo(after);
-      await waitFor('MONITOR to see the closing marker', async () => seen.some((line) => line.includes(after)));
+      await waitFor('MONITOR to see the closing marker', async () => seen().some((line) => line.includes(after)));
       // A redis connector names its connection "conduit" and reads the stream with X* commands: none reached the server
       // (the platform's own traffic mentions the key too, inside RPC and queue payloads, so only commands on it count).
       const key = streamKey.toLowerCase();
-      const fromConnector = seen.filter((line) => line.startsWith('client setname conduit') || (/^x[a-z]+ /.test(line) && line.split(' ').includes(key)));
+      const fromConnector = seen().filter((line) => line.startsWith('client setname conduit') || (/^x[a-z]+ /.test(line) && line.split(' ').includes(key)));
       expect(fromConnector).toEqual([]);
     } finally {
       prober.disconnect();
-      watcher.disconnect();
-      monitor.disconnect();
+      monitor.stop();
     }
   });
 

@@ -12,16 +12,15 @@ import { startStack, waitFor, type Stack } from '@conduit/local-stack';
 import { call, expectProblem } from './support/client.js';
 import { create, createPipelineAndJob, localPostgresConfig, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { Receiver } from './support/webhook-receiver.js';
+import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 let stack: Stack;
 let receiver: Receiver;
-let base: Redis;
-let monitor: Redis;
+let monitor: RedisMonitor;
 /** Every command Redis received while the suite ran, as text. */
-const commands: string[] = [];
 /** A database of this suite's own for the run's tables (not the platform's, which connectors may not reach). */
 const dataDb = `conduit_sec_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
@@ -34,9 +33,8 @@ beforeAll(async () => {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${dataDb}`);
   await admin.end();
-  base = new Redis(REDIS_URL);
-  monitor = await base.monitor();
-  monitor.on('monitor', (_time: string, args: string[]) => commands.push(args.join(' ')));
+  const redisUrl = new URL(REDIS_URL);
+  monitor = await monitorRedis({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
   stack = await startStack({
     CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_ALLOW_HTTP: 'true',
@@ -48,8 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await receiver?.stop();
-  monitor?.disconnect();
-  base?.disconnect();
+  monitor?.stop();
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${dataDb} WITH (FORCE)`);
@@ -57,7 +54,7 @@ afterAll(async () => {
 });
 
 /** The commands of this stack only: every key it uses starts with its prefix. */
-const stackCommands = () => commands.filter((c) => c.includes(stack.redisPrefix));
+const stackCommands = () => monitor.commands.filter((c) => c.includes(stack.redisPrefix));
 
 function expectNowhere(secrets: string[]): void {
   const inRedis = stackCommands().filter((c) => secrets.some((s) => c.includes(s)));
