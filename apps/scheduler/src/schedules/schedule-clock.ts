@@ -9,7 +9,7 @@ import type { SchedulerSettings } from '../scheduler-settings.js';
 /** The longest the clock sleeps without looking: a job another replica scheduled sooner is seen within this. */
 const MAX_IDLE_MS = 500;
 /** Batches fired at once: the due jobs are taken with SKIP LOCKED, so lanes (and replicas) never share one. */
-const LANES = 4;
+const LANES = 6;
 const RETRY_MS = 1000;
 
 /**
