@@ -166,3 +166,20 @@ export function nodeOf(run: Run, id: string): RunNode {
   if (!node) throw new Error(`run has no node ${id}: ${JSON.stringify(run.nodes)}`);
   return node;
 }
+
+/** Creates a pipeline and a job for `dag`, triggers a run and waits for its end. */
+export async function runDagToEnd(stack: Stack, dag: Record<string, unknown>, timeoutMs = 90_000): Promise<Run> {
+  const { jobId } = await createPipelineAndJob(stack, dag);
+  const queued = await triggerRun(stack, jobId);
+  return waitForRunEnd(stack, jobId, queued.id, timeoutMs);
+}
+
+/** The run's status and its nodes' errors, so that a failed assertion shows why. */
+export function runOutcome(run: Run): { status: string; errors: unknown[] } {
+  return { status: run.status, errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })) };
+}
+
+/** `{column: DuckDB type}` of a node as Get Run Status shows it. */
+export function nodeColumnTypes(run: Run, node: string): Record<string, string | null | undefined> {
+  return Object.fromEntries((nodeOf(run, node).columns ?? []).map((c) => [c.name, c.type]));
+}
