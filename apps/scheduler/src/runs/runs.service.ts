@@ -9,7 +9,6 @@ import {
   type Run,
   type RpcContext,
   type RunListQuery,
-  type RunTrigger,
   type RunTriggerBody,
 } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
@@ -22,16 +21,10 @@ import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
-import { assertBeforeDeadline, createOnce, cursorAfter, isUniqueViolation, notFound } from '@conduit/service-kit';
+import { assertBeforeDeadline, createOnce, cursorAfter, notFound } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
-const TICK_KEY = 'runs_tick_id_key';
 
-export interface TriggerOptions {
-  trigger: RunTrigger;
-  /** The cron tick's queue job id: a tick processed twice makes one run. */
-  tickId?: string;
-}
 
 @Injectable()
 export class RunsService {
@@ -54,22 +47,13 @@ export class RunsService {
     // A retry with the key of a run already made answers that run: same id, the status it has now.
     const run = await createOnce(ctx.idempotency, {
       find: (key) => this.ds.manager.findOneBy(RunEntity, { tenantId: ctx.tenant_id, idempotencyKey: key }),
-      create: async () => {
-        const created = await this.createRun(ctx, jobId, body, { trigger: 'manual' });
-        if (!created) throw new Error('a manual trigger made no run');
-        return created;
-      },
+      create: () => this.createRun(ctx, jobId, body),
     });
     return toRun(run);
   }
 
-  /** A cron tick: the same path as Trigger Run, with the caller's context made from the job's tenant. */
-  async triggerTick(ctx: RpcContext, jobId: string, tickId: string): Promise<Run | null> {
-    const run = await this.createRun(ctx, jobId, {}, { trigger: 'schedule', tickId });
-    return run ? toRun(run) : null;
-  }
-
-  private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody, opts: TriggerOptions): Promise<RunEntity | null> {
+  /** A manual trigger's run (scheduled runs are made in batches by schedules/scheduled-runs.ts). */
+  private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<RunEntity> {
     const job = await this.loadJob(ctx.tenant_id, jobId);
     const snapshot = await this.snapshots.get(ctx, job.pipelineId);
     if (!snapshot) throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
@@ -78,12 +62,9 @@ export class RunsService {
       throw new AppError('pipeline_invalid', `pipeline ${snapshot.id} does not validate (${first || 'no details'}); fix it, then trigger again`);
     }
     let replaced: string[] = [];
-    let created: RunEntity | null;
-    try {
-      created = await this.ds.transaction(async (m) => {
+    const created = await this.ds.transaction(async (m) => {
         const locked = await m.findOne(JobEntity, { where: { id: job.id, tenantId: ctx.tenant_id }, lock: { mode: 'pessimistic_write' } });
         if (!locked) throw notFound('job', jobId);
-        if (opts.tickId && locked.status !== 'active') return null;
         const active = await this.machine.activeRunsWithin(m, locked.id);
         if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
           throw new AppError('run_in_progress', `job ${locked.id} already has run ${active[0]!.id} ${active[0]!.status}; its concurrency policy is forbid`);
@@ -98,23 +79,18 @@ export class RunsService {
           pipelineId: snapshot.id,
           pipelineVersion: snapshot.version,
           dag: snapshot.dag,
-          trigger: opts.trigger,
+          trigger: 'manual',
           parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
-          tickId: opts.tickId ?? null,
           ...(ctx.idempotency && { idempotency: ctx.idempotency }),
         });
         assertBeforeDeadline(ctx);
         if (this.settings.faultCommitDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
         return run;
       });
-    } catch (err) {
-      if (opts.tickId && isUniqueViolation(err, TICK_KEY)) return null;
-      throw err;
-    }
-    if (created) reachFaultPoint('after_run_commit');
+    reachFaultPoint('after_run_commit');
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
-    if (created) this.logger.info({ run_id: created.id, job_id: job.id, trigger: opts.trigger, replaced }, 'run queued');
+    this.logger.info({ run_id: created.id, job_id: job.id, trigger: 'manual', replaced }, 'run queued');
     return created;
   }
 
