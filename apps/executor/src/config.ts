@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { secretsEnv } from '@conduit/secrets';
-import { refineAllowedNetworks } from '@conduit/connectors';
+import { DEFAULT_SCRATCH_LIMIT_BYTES, refineAllowedNetworks } from '@conduit/connectors';
 import { DEFAULT_RUN_MEMORY_LIMIT, MIN_RUN_MEMORY_BYTES, parseSize } from './data/run-memory.js';
 
 const positiveInt = () => z.coerce.number().int().min(1);
@@ -32,6 +32,20 @@ export const executorEnvSchema = z
         const bytes = parseSize(text);
         if (bytes === undefined) ctx.addIssue({ code: 'custom', message: 'must be a size such as 96MiB, 256MB or 2GiB' });
         else if (bytes < MIN_RUN_MEMORY_BYTES) ctx.addIssue({ code: 'custom', message: `must be at least ${MIN_RUN_MEMORY_BYTES / 1024 / 1024}MiB` });
+        return bytes ?? 0;
+      }),
+    /**
+     * Disk of one run: the most its typed reads (s3 objects, http pages, copied files) may hold in its scratch folder
+     * under EXECUTOR_DATA_DIR at once (`8GiB`, `500MB`...); a read past it fails its node as a config_error. Keep
+     * EXECUTOR_CONCURRENCY times this under the spill volume, with room for DuckDB's spill. Default 8GiB.
+     */
+    RUN_SCRATCH_LIMIT: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined) return DEFAULT_SCRATCH_LIMIT_BYTES;
+        const bytes = parseSize(text);
+        if (bytes === undefined || bytes < 1) ctx.addIssue({ code: 'custom', message: 'must be a size such as 8GiB, 500MB or 20GiB' });
         return bytes ?? 0;
       }),
     /** Replaced by RUN_MEMORY_LIMIT: refused, so a deployment that still sets it learns that it no longer applies. */

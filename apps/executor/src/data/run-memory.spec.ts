@@ -9,9 +9,11 @@ describe('runMemory', () => {
     expect(runMemory(parseSize(DEFAULT_RUN_MEMORY_LIMIT)!, 8)).toEqual({
       limitBytes: 88 * MiB,
       duckdb: { memory_limit: '40MiB', threads: '1', allocator_flush_threshold: '5MiB', allocator_bulk_deallocation_flush_threshold: '10MiB' },
-      buffers: { csvMaxLineBytes: 5 * MiB, csvBufferBytes: 10 * MiB, streamChunkBytes: 320 * 1024 },
+      buffers: { csvMaxLineBytes: 5 * MiB, csvBufferBytes: 10 * MiB, streamChunkBytes: 320 * 1024, scratchLimitBytes: 8 * 1024 * MiB },
     });
     expect(runMemory(256 * MiB, 8)).toMatchObject({ duckdb: { memory_limit: '176MiB', threads: '3' }, buffers: { csvMaxLineBytes: 7 * MiB } });
+    // The run's scratch limit (RUN_SCRATCH_LIMIT) travels to the drivers with the buffers.
+    expect(runMemory(256 * MiB, 8, 512 * MiB).buffers.scratchLimitBytes).toBe(512 * MiB);
   });
 
   it('keeps DuckDB pool, buffers and threads inside the limit at its smallest and caps them at its largest', () => {

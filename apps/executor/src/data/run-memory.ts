@@ -7,7 +7,7 @@
  * beyond the pool is about 32 MiB plus 16 MiB a DuckDB thread, whatever the tables' size; the pool gets the rest.
  */
 import { availableParallelism } from 'node:os';
-import type { TransferBuffers } from '@conduit/connectors';
+import { DEFAULT_SCRATCH_LIMIT_BYTES, type TransferBuffers } from '@conduit/connectors';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -48,8 +48,15 @@ export interface DuckdbMemorySettings {
 
 const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
 
-/** Derives a run's settings from its limit; `cores` caps the threads (default: the cores Node may use). */
-export function runMemory(limitBytes: number, cores: number = availableParallelism()): RunMemory {
+/**
+ * Derives a run's settings from its limit; `cores` caps the threads (default: the cores Node may use). The run's
+ * scratch limit (RUN_SCRATCH_LIMIT) is not memory, but travels to the drivers with the buffers.
+ */
+export function runMemory(
+  limitBytes: number,
+  cores: number = availableParallelism(),
+  scratchLimitBytes: number = DEFAULT_SCRATCH_LIMIT_BYTES,
+): RunMemory {
   if (!Number.isFinite(limitBytes) || limitBytes < MIN_RUN_MEMORY_BYTES) {
     throw new RangeError(`a run's memory limit must be at least ${MIN_RUN_MEMORY_BYTES / MiB} MiB`);
   }
@@ -71,6 +78,7 @@ export function runMemory(limitBytes: number, cores: number = availableParalleli
       csvMaxLineBytes,
       csvBufferBytes: 2 * csvMaxLineBytes,
       streamChunkBytes: clamp(Math.floor(limitBytes / 256 / (64 * KiB)), 1, 16) * 64 * KiB,
+      scratchLimitBytes,
     },
   };
 }

@@ -18,14 +18,14 @@ export async function readFilesIntoTable(cfg: FileConfig, req: ReadRequest, targ
   const overrides = columnOverridesOf(req);
   const root = tenantDataRoot(req.tenantId);
   const found = await listFiles(root, cfg.path, nodePathOf(req), req['format'] === undefined && cfg.format === undefined);
-  return withScratchFolder(target.scratchDir, 'file-read', async (folder) => {
+  return withScratchFolder(target, 'file-read', async (folder, allowance) => {
     const files: ScratchDataFile[] = [];
     for (const [index, file] of found.entries()) {
       req.signal?.throwIfAborted();
       const format = chooseFormat(req['format'], cfg.format, file);
       // Numbered names keep the read's order; the extension is the format's, whatever the file was called.
       const path = join(folder, `${String(index).padStart(6, '0')}${extensionOf(format)}`);
-      await bringLocalFile(file, path);
+      await bringLocalFile(file, path, allowance);
       files.push({ path, format, name: displayPath(root, file) });
     }
     return loadFilesIntoTable(target, files, { csvDelimiter: cfg.csv_delimiter, overrides });

@@ -1,18 +1,27 @@
 /**
  * A folder of its own inside the run's scratch folder (the one place the run's DuckDB may read files) for one typed
- * read: the files a read brings there are removed with it when the read ends, whether it succeeded or failed.
+ * read: the files a read brings there are removed with it when the read ends, whether it succeeded or failed, and
+ * count against the run's scratch limit (scratch-limit.ts) until then.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, constants, link, mkdir, realpath, rm } from 'node:fs/promises';
+import { copyFile, constants, link, mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DuckDBTable } from '../types.js';
+import { ScratchAllowance } from './scratch-limit.js';
 
-export async function withScratchFolder<T>(scratchDir: string, purpose: string, work: (folder: string) => Promise<T>): Promise<T> {
-  const folder = join(scratchDir, `${purpose}-${randomUUID()}`);
+export async function withScratchFolder<T>(
+  target: Pick<DuckDBTable, 'scratchDir' | 'buffers'>,
+  purpose: string,
+  work: (folder: string, allowance: ScratchAllowance) => Promise<T>,
+): Promise<T> {
+  const folder = join(target.scratchDir, `${purpose}-${randomUUID()}`);
+  const allowance = new ScratchAllowance(target.scratchDir, target.buffers?.scratchLimitBytes);
   await mkdir(folder);
   try {
-    return await work(folder);
+    return await work(folder, allowance);
   } finally {
     await rm(folder, { recursive: true, force: true });
+    allowance.release();
   }
 }
 
@@ -21,7 +30,7 @@ export async function withScratchFolder<T>(scratchDir: string, purpose: string, 
  * system (and the kernel allows it), else a copy made by the kernel (a reflink where the file system has them).
  * `source` may be a symbolic link (already checked to stay in the tenant's folder): its target is what is brought.
  */
-export async function bringLocalFile(source: string, destination: string): Promise<void> {
+export async function bringLocalFile(source: string, destination: string, allowance: ScratchAllowance): Promise<void> {
   const real = await realpath(source);
   try {
     await link(real, destination);
@@ -29,6 +38,8 @@ export async function bringLocalFile(source: string, destination: string): Promi
     // EXDEV: another file system; EPERM/EACCES: protected_hardlinks or a file system without links.
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOTSUP' && code !== 'EMLINK') throw err;
+    // A copy takes room on the scratch volume (a link does not); a reflink may not, but counting it errs safe.
+    allowance.take((await stat(real)).size);
     await copyFile(real, destination, constants.COPYFILE_FICLONE);
   }
 }

@@ -16,14 +16,17 @@ import { readRecords } from './read.js';
 
 export async function readRecordsIntoTable(session: HttpSession, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
   const overrides = columnOverridesOf(req);
-  return withScratchFolder(target.scratchDir, 'http-read', async (folder) => {
+  return withScratchFolder(target, 'http-read', async (folder, allowance) => {
     const path = join(folder, 'records.jsonl');
     const out = createWriteStream(path, { flags: 'wx' });
     let records = 0;
     try {
       for await (const page of readRecords(session, req)) {
-        // One page in memory at a time, as the row read holds it; the file takes it before the next request.
-        if (!out.write(`${page.map((record) => JSON.stringify(record)).join('\n')}\n`)) await once(out, 'drain');
+        // One page in memory at a time, as the row read holds it; the file takes it before the next request, unless
+        // it would take the run's reads past their scratch limit (max_pages caps pages, not bytes).
+        const lines = `${page.map((record) => JSON.stringify(record)).join('\n')}\n`;
+        allowance.take(Buffer.byteLength(lines));
+        if (!out.write(lines)) await once(out, 'drain');
         records += page.length;
       }
     } finally {
