@@ -8,6 +8,9 @@ import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ConnectorError } from './connector-error.js';
 import { connectorEnvironment } from './environment.js';
+import { fileSystemError } from './path-messages.js';
+
+export { displayPath } from './path-messages.js';
 
 // Tenant ids are our own ids (`tnt_<ulid>`); anything else could name a path (`..`, `a/b`) rather than a folder.
 const TENANT_FOLDER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -17,15 +20,28 @@ const inside = (root: string, target: string): boolean => {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 };
 
-/** The real path of `target`, or of its deepest existing ancestor joined with the rest (for files not yet written). */
+/**
+ * The real path of `target`, or of its deepest existing ancestor joined with the rest (for files not yet written;
+ * ENOTDIR: a file stands where the path needs a folder, which the write that follows reports in the tenant's words).
+ */
 async function realpathOfNearest(target: string): Promise<string> {
   try {
     return await realpath(target);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
     const parent = dirname(target);
     if (parent === target) return target;
     return resolve(await realpathOfNearest(parent), relative(parent, target));
+  }
+}
+
+/** realpathOfNearest with its errors (ELOOP, EACCES, EIO...) named relative to the tenant's folder `root`. */
+async function realpathUnder(root: string, target: string): Promise<string> {
+  try {
+    return await realpathOfNearest(target);
+  } catch (err) {
+    throw await fileSystemError(err, root, target);
   }
 }
 
@@ -48,23 +64,19 @@ export async function resolveUnderDataRoot(root: string, what: string, ...parts:
   }
   const target = resolve(root, ...parts);
   if (!inside(root, target)) throw new ConnectorError(`${what} leaves the data root`, 'config_error');
-  const realRoot = await realpathOfNearest(root);
-  if (!inside(realRoot, await realpathOfNearest(target))) {
-    throw new ConnectorError(`${what} leaves the data root through a symbolic link`, 'config_error');
-  }
+  await realPathUnderDataRoot(root, what, target);
   return target;
 }
 
-/** Checks again that a file found while listing (maybe a symbolic link) stays under the tenant's folder `root`. */
-export async function assertUnderDataRoot(root: string, what: string, target: string): Promise<void> {
-  const realRoot = await realpathOfNearest(root);
-  if (!inside(realRoot, await realpathOfNearest(target))) {
+/**
+ * The real path of `target` (a file found while listing, maybe a symbolic link), checked to stay under the tenant's
+ * folder `root`: the caller reads exactly this path, so a link changed after the check cannot redirect the read.
+ */
+export async function realPathUnderDataRoot(root: string, what: string, target: string): Promise<string> {
+  const realRoot = await realpathUnder(root, root);
+  const real = await realpathUnder(root, target);
+  if (!inside(realRoot, real)) {
     throw new ConnectorError(`${what} leaves the data root through a symbolic link`, 'config_error');
   }
-}
-
-/** A path relative to the tenant's folder, for messages (never the operator's absolute layout nor the tenant id). */
-export function displayPath(root: string, target: string): string {
-  const rel = relative(root, target);
-  return rel === '' ? '.' : rel.split(sep).join('/');
+  return real;
 }

@@ -19,6 +19,7 @@ export type {
   ConnectorDriver,
 } from './types.js';
 export { ConnectorError } from './connector-error.js';
+export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
 export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
 export { bindUserSql, isDeclarableType, withSqlBinder, type BindColumn, type BindInput, type BindOutcome, type SqlBinder } from './duckdb/sql-binder.js';

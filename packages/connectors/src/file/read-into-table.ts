@@ -8,6 +8,7 @@ import { displayPath, tenantDataRoot } from '../data-root.js';
 import { columnOverridesOf } from '../formats/column-overrides.js';
 import { chooseFormat, extensionOf } from '../formats/file-format.js';
 import { bringLocalFile, withScratchFolder } from '../formats/scratch-folder.js';
+import { fileSystemError } from '../path-messages.js';
 import { loadFilesIntoTable, type ScratchDataFile } from '../formats/typed-file-read.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import type { FileConfig } from './file.config.js';
@@ -22,11 +23,13 @@ export async function readFilesIntoTable(cfg: FileConfig, req: ReadRequest, targ
     const files: ScratchDataFile[] = [];
     for (const [index, file] of found.entries()) {
       req.signal?.throwIfAborted();
-      const format = chooseFormat(req['format'], cfg.format, file);
+      const format = chooseFormat(req['format'], cfg.format, file.path);
       // Numbered names keep the read's order; the extension is the format's, whatever the file was called.
       const path = join(folder, `${String(index).padStart(6, '0')}${extensionOf(format)}`);
-      await bringLocalFile(file, path, allowance);
-      files.push({ path, format, name: displayPath(root, file) });
+      await bringLocalFile(file.real, path, allowance).catch(async (err: unknown) => {
+        throw await fileSystemError(err, root, file.path, 'cannot read');
+      });
+      files.push({ path, format, name: displayPath(root, file.path) });
     }
     return loadFilesIntoTable(target, files, { csvDelimiter: cfg.csv_delimiter, overrides });
   });

@@ -5,6 +5,7 @@ import { ConnectorError } from '../connector-error.js';
 import { displayPath, tenantDataRoot } from '../data-root.js';
 import { decodeFile } from '../formats/decode.js';
 import { chooseFormat } from '../formats/file-format.js';
+import { fileSystemError } from '../path-messages.js';
 import type { ReadRequest, Row } from '../types.js';
 import type { FileConfig } from './file.config.js';
 import { listFiles } from './file-listing.js';
@@ -30,15 +31,19 @@ export async function* readFiles(cfg: FileConfig, req: ReadRequest): AsyncGenera
   const files = await listFiles(root, cfg.path, nodePathOf(req), req['format'] === undefined && cfg.format === undefined);
   for (const file of files) {
     req.signal?.throwIfAborted();
-    const format = chooseFormat(req['format'], cfg.format, file);
-    const name = displayPath(root, file);
+    const format = chooseFormat(req['format'], cfg.format, file.path);
+    const name = displayPath(root, file.path);
     const source = {
-      stream: async () => createReadStream(file),
-      randomAccess: () => asyncBufferFromFile(file),
+      stream: async () => createReadStream(file.real),
+      randomAccess: () => asyncBufferFromFile(file.real),
     };
-    for await (const batch of decodeFile(format, source, { batchSize, name, csvDelimiter: cfg.csv_delimiter })) {
-      req.signal?.throwIfAborted();
-      yield batch;
+    try {
+      for await (const batch of decodeFile(format, source, { batchSize, name, csvDelimiter: cfg.csv_delimiter })) {
+        req.signal?.throwIfAborted();
+        yield batch;
+      }
+    } catch (err) {
+      throw await fileSystemError(err, root, file.path, 'cannot read');
     }
   }
 }

@@ -12,7 +12,7 @@ import { exportTable } from '../formats/export-table.js';
 import { extensionOf } from '../formats/file-format.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
 import type { FileConfig } from './file.config.js';
-import { fileTarget, publishFile, temporaryPathOf, writesNothingWhenEmpty } from './write.js';
+import { fileTarget, publishFile, temporaryPathOf, writeError, writesNothingWhenEmpty } from './write.js';
 
 export async function writeFileFromTable(cfg: FileConfig, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }> {
   const { signal } = req;
@@ -30,8 +30,9 @@ export async function writeFileFromTable(cfg: FileConfig, req: WriteRequest, sou
     await publishFile(target, req.mode, temporary);
     return { rows_written: rows };
   } catch (err) {
-    if (temporary !== undefined) await rm(temporary, { force: true });
-    throw signal?.aborted ? signal.reason : err;
+    // The cleanup's own failure must not hide the write's.
+    if (temporary !== undefined) await rm(temporary, { force: true }).catch(() => undefined);
+    throw signal?.aborted ? signal.reason : await writeError(target, err);
   } finally {
     await rm(scratch, { force: true });
   }

@@ -14,6 +14,7 @@ import { ConnectorError } from '../connector-error.js';
 import { resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import { encodeRows } from '../formats/encode.js';
 import { chooseFormat, extensionOf, formatOfName, partFileName, type FileFormat } from '../formats/file-format.js';
+import { fileSystemError } from '../path-messages.js';
 import type { Row, WriteRequest } from '../types.js';
 import type { FileConfig } from './file.config.js';
 import { nodePathOf } from './read.js';
@@ -22,6 +23,8 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
 
 /** Where a write goes: the file's format, its folder and final path, and whether the node's path named the file. */
 export interface FileTarget {
+  /** The tenant's folder, which messages name paths relative to. */
+  root: string;
   format: FileFormat;
   folder: string;
   finalPath: string;
@@ -31,7 +34,8 @@ export interface FileTarget {
 export async function fileTarget(cfg: FileConfig, req: WriteRequest): Promise<FileTarget> {
   if (req.mode === 'upsert') throw new ConnectorError('the file connector cannot upsert: use append or overwrite', 'config_error');
   const path = nodePathOf(req);
-  const target = await resolveUnderDataRoot(tenantDataRoot(req.tenantId), 'path', cfg.path, path);
+  const root = tenantDataRoot(req.tenantId);
+  const target = await resolveUnderDataRoot(root, 'path', cfg.path, path);
   const namesFile = formatOfName(path) !== undefined && !path.endsWith('/');
   const format = chooseFormat(req['format'], cfg.format ?? 'jsonl', namesFile ? path : '');
   const folder = namesFile ? dirname(target) : target;
@@ -40,8 +44,15 @@ export async function fileTarget(cfg: FileConfig, req: WriteRequest): Promise<Fi
       ? join(folder, partFileName(format, `${stemOf(basename(target))}-part`))
       : target
     : join(folder, partFileName(format));
-  return { format, folder, finalPath, namesFile };
+  return { root, format, folder, finalPath, namesFile };
 }
+
+/**
+ * `err` of a write to `target` as the tenant may see it: a file system error (whose message names absolute paths)
+ * becomes a ConnectorError naming the target relative to the tenant's folder.
+ */
+export const writeError = (target: FileTarget, err: unknown): Promise<unknown> =>
+  fileSystemError(err, target.root, target.namesFile ? target.finalPath : target.folder, 'cannot write');
 
 /** A write of no rows leaves no file, except an overwrite of a named file (which then holds no rows). */
 export const writesNothingWhenEmpty = (target: FileTarget, mode: WriteRequest['mode']): boolean => !(target.namesFile && mode === 'overwrite');
@@ -57,10 +68,10 @@ export async function publishFile(target: FileTarget, mode: WriteRequest['mode']
 
 export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
   const target = await fileTarget(cfg, req);
-  await mkdir(target.folder, { recursive: true });
   const temporary = temporaryPathOf(target);
   let rows = 0;
   try {
+    await mkdir(target.folder, { recursive: true });
     const chunks = encodeRows(target.format, batches, { csvDelimiter: cfg.csv_delimiter, onRows: (n) => (rows += n) });
     await pipeline(Readable.from(chunks), createWriteStream(temporary), req.signal ? { signal: req.signal } : {});
     req.signal?.throwIfAborted();
@@ -71,8 +82,9 @@ export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: Asy
     await publishFile(target, req.mode, temporary);
     return { rows_written: rows };
   } catch (err) {
-    await rm(temporary, { force: true });
-    throw req.signal?.aborted ? req.signal.reason : err;
+    // The cleanup's own failure (ENOTDIR when the folder could not be made) must not hide the write's.
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw req.signal?.aborted ? req.signal.reason : await writeError(target, err);
   }
 }
 

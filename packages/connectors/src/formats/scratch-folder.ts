@@ -4,7 +4,7 @@
  * count against the run's scratch limit (scratch-limit.ts) until then.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, constants, link, mkdir, realpath, rm, stat } from 'node:fs/promises';
+import { copyFile, constants, link, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBTable } from '../types.js';
 import { ScratchAllowance } from './scratch-limit.js';
@@ -28,10 +28,11 @@ export async function withScratchFolder<T>(
 /**
  * A local file's content at `destination` without passing through JS memory: a hard link when both are on one file
  * system (and the kernel allows it), else a copy made by the kernel (a reflink where the file system has them).
- * `source` may be a symbolic link (already checked to stay in the tenant's folder): its target is what is brought.
+ * `real` is the file's real path, already checked to stay in the tenant's folder: exactly that path is brought, never
+ * resolved again (a link changed since the check cannot redirect it). Errors are Node's, naming absolute paths: the
+ * caller words them for the tenant.
  */
-export async function bringLocalFile(source: string, destination: string, allowance: ScratchAllowance): Promise<void> {
-  const real = await realpath(source);
+export async function bringLocalFile(real: string, destination: string, allowance: ScratchAllowance): Promise<void> {
   try {
     await link(real, destination);
   } catch (err) {
