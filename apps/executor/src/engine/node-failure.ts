@@ -1,5 +1,6 @@
 /** How a node attempt failed, and whether another attempt can help. */
 import { ConnectorError } from '@conduit/connectors';
+import { hideServerPaths, type ServerPaths } from './server-paths.js';
 
 export class NodeFailure extends Error {
   constructor(
@@ -21,8 +22,18 @@ export function messageOf(err: unknown): string {
   return typeof own === 'string' && own !== '' ? own : String(err);
 }
 
-/** A failure from any source (driver, DuckDB, our own checks) as a NodeFailure with a message safe to report. */
-export function toNodeFailure(err: unknown): NodeFailure {
+/**
+ * A failure from any source (driver, DuckDB, our own checks) as a NodeFailure with a message safe to report: with
+ * `hide`, the server's paths and the tenant id are taken out of it (server-paths.ts), whoever worded it.
+ */
+export function toNodeFailure(err: unknown, hide?: ServerPaths): NodeFailure {
+  const failure = asNodeFailure(err);
+  if (hide === undefined) return failure;
+  const message = hideServerPaths(failure.message, hide);
+  return message === failure.message ? failure : new NodeFailure(message, failure.retryable, failure.code);
+}
+
+function asNodeFailure(err: unknown): NodeFailure {
   if (err instanceof NodeFailure) return err;
   if (err instanceof ConnectorError) {
     return new NodeFailure(err.message, err.errorClass === 'transient_error', err.code);

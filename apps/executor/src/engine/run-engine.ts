@@ -4,7 +4,7 @@
  * decision did not choose, or fed only by skipped nodes are `skipped`. An abort of `signal` stops the drivers and
  * marks running and pending nodes `canceled`.
  */
-import { getDriver, type ConnectorDriver } from '@conduit/connectors';
+import { connectorEnvironment, getDriver, type ConnectorDriver } from '@conduit/connectors';
 import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
 import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
 import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
@@ -18,6 +18,7 @@ import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
 import { connectorFor, llmConnectorFor } from './connector-access.js';
 import { csvHandoffSink } from './nodes/csv-handoff.js';
 import { planResume, type ResumePlan } from './resume-plan.js';
+import type { ServerPaths } from './server-paths.js';
 import { rebuildDecision } from './nodes/decision-rebuild.js';
 
 export interface RunEngineOptions {
@@ -45,6 +46,11 @@ export interface RunEngineOptions {
   drivers?: (type: string) => ConnectorDriver | undefined;
   /** Node states recorded by earlier executions of this run (a takeover): see resume-plan.ts. Default none. */
   recorded?: readonly RunNode[];
+  /**
+   * Server folders node errors and retry lines never show (server-paths.ts). Default the connector data root
+   * (CONNECTOR_DATA_ROOT) and `workspace.dataDir`, which holds every folder of the run; the run's tenant id is added.
+   */
+  serverPaths?: Omit<ServerPaths, 'tenantId'>;
 }
 
 export type RunOutcomeStatus = 'succeeded' | 'failed' | 'canceled';
@@ -80,6 +86,7 @@ class RunExecution {
   private firstError: RunError | null = null;
   private readonly maxParallel: number;
   private readonly resume: ResumePlan;
+  private readonly hidden: ServerPaths;
 
   constructor(
     private readonly plan: RunPlan,
@@ -93,6 +100,8 @@ class RunExecution {
     }
     for (const [id, choice] of this.resume.choices) this.choices.set(id, choice);
     this.maxParallel = Math.max(1, opts.maxParallelNodes ?? 4);
+    const paths = opts.serverPaths ?? { dataRoot: connectorEnvironment().dataRoot, dataDir: opts.workspace.dataDir };
+    this.hidden = { ...paths, tenantId: opts.tenantId };
   }
 
   async run(): Promise<RunOutcome> {
@@ -178,7 +187,7 @@ class RunExecution {
             log.write('info', node.id, `${node.type} started${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           },
           onRetry: (attempt, failure, delayMs) =>
-            log.write('warn', node.id, `attempt ${attempt} failed: ${failure.message}; retrying in ${delayMs} ms`),
+            log.write('warn', node.id, `attempt ${attempt} failed: ${toNodeFailure(failure, this.hidden).message}; retrying in ${delayMs} ms`),
         },
         (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
       );
@@ -193,7 +202,7 @@ class RunExecution {
         log.write('warn', node.id, 'canceled');
         return;
       }
-      const failure = toNodeFailure(err);
+      const failure = toNodeFailure(err, this.hidden);
       this.change(record, () => record.failed(failure.message, failure.code));
       log.write('error', node.id, `failed: ${failure.message}`);
       this.firstError ??= {
