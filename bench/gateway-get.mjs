@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStack } from '@conduit/local-stack';
+import { startBenchStack } from './lib/bench-stack.mjs';
 import { startChildServer } from './lib/child-server.mjs';
 import { LOAD, measure, warmUp } from './lib/load.mjs';
 import { startCpuWindow } from './lib/cpu-usage.mjs';
@@ -64,7 +64,7 @@ console.log(`hello-world (bare Fastify, baseline)   ${baseline.req_per_sec} req/
 
 const profileDir = profiling ? mkdtempSync(join(tmpdir(), 'conduit-bench-prof-')) : undefined;
 const profileEnv = { NODE_OPTIONS: `--import=${join(HERE, 'lib/cpu-profiler-preload.mjs')}`, BENCH_PROFILE_DIR: profileDir };
-const stack = await startStack(profileDir ? profileEnv : {});
+const stack = await startBenchStack(profileDir ? profileEnv : {});
 let gateway;
 try {
   const target = await prepare(stack);

@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
-import { startStack } from '@conduit/local-stack';
+import { startBenchStack } from './lib/bench-stack.mjs';
 import { DEFAULT_RUN_MEMORY_LIMIT, parseSize } from '@conduit/executor';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { printResult, round } from './lib/report.mjs';
@@ -62,7 +62,7 @@ const CHECKSUM = (table) =>
 /** One size: its own stack and database; answers the figures. */
 async function benchSize(rows) {
   // The bench's database is on this machine, which the default network policy refuses to connectors.
-  const stack = await startStack({
+  const stack = await startBenchStack({
     RATE_LIMIT_PER_MINUTE: '1000000',
     CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
     EXECUTOR_CONCURRENCY: String(CONCURRENCY),

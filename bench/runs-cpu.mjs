@@ -7,7 +7,7 @@
 // burst's ("net"); the gross figure is printed beside it. The bench process itself is not counted; the only API calls
 // in the window besides the triggers are two run-list polls every 100 ms (a few per burst, not per run).
 import { performance } from 'node:perf_hooks';
-import { startStack } from '@conduit/local-stack';
+import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
@@ -45,7 +45,7 @@ async function drained(stack, jobId, timeoutMs = 120_000) {
   }
 }
 
-const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+const stack = await startBenchStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
 let database, idle, burst, burstSec;
 try {
   database = await createBenchDatabase(stack);

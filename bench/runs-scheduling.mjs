@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
-import { startStack } from '@conduit/local-stack';
+import { startBenchStack } from './lib/bench-stack.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 
@@ -107,7 +107,7 @@ console.log(`BullMQ add -> pickup (baseline)        p50 ${baseline.p50_ms} ms  p
 
 // The bench polls runs far faster than a client would: lift the per-credential rate limit out of the way.
 // The runs read `select 1` from the server's `postgres` database: on this machine, so private networks are allowed.
-const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+const stack = await startBenchStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
 let latency, chain, one, two;
 try {
   const connectorId = await stackConnector(stack, 'postgres');

@@ -5,7 +5,7 @@
 // orchestration over the 400 ms of work.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startStack } from '@conduit/local-stack';
+import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
@@ -74,7 +74,7 @@ async function chainRuns(stack, jobId, count) {
 }
 
 // The connector's database is on this machine: private networks allowed; the bench polls faster than a client would.
-const stack = await startStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+const stack = await startBenchStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
 let database, baseline, chain;
 try {
   database = await createBenchDatabase(stack);

@@ -17,7 +17,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { startStack, stopProcess } from '@conduit/local-stack';
+import { stopProcess } from '@conduit/local-stack';
+import { startBenchStack } from './lib/bench-stack.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { startCpuWindow } from './lib/cpu-usage.mjs';
 import { printProfiles } from './lib/cpu-profile-summary.mjs';
@@ -84,7 +85,7 @@ console.log(`baseline bare BullMQ job schedulers: ${bull.fired} fired, delay p50
 
 // The connector of the pipelines is on this machine (its server is never reached: the runs are not executed).
 const profileEnv = profileDir ? { NODE_OPTIONS: `--import=${join(HERE, 'lib/cpu-profiler-preload.mjs')}`, BENCH_PROFILE_DIR: profileDir } : {};
-const stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', ...profileEnv });
+const stack = await startBenchStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', ...profileEnv });
 const db = new pg.Client({ connectionString: stack.databaseUrl });
 try {
   await db.connect();
