@@ -30,6 +30,14 @@ const SLOT_WAIT_MS = 2000;
 const ADMITTED_PER_SLOT = 5;
 /** A claim older than the timeout and this margin belongs to a worker that died while sending. */
 const CLAIM_MARGIN_MS = 30_000;
+/**
+ * The longest an admitted attempt may wait for a POST slot: waiting plus one POST (up to the timeout) then stays
+ * well inside its claim, so the sweep never sends it again while this process is still sending it.
+ */
+const MAX_ADMITTED_WAIT_MS = CLAIM_MARGIN_MS / 2;
+
+/** The attempt's claim was taken over (stale, re-claimed by the sweep) or its outcome already written: ours is dropped. */
+class ClaimLostError extends Error {}
 
 /**
  * Sends one attempt and records its outcome. The attempt row is claimed first, so a duplicate queue job does not
@@ -46,7 +54,7 @@ export class AttemptRunner implements OnModuleDestroy {
   private readonly slots: SendSlots;
   private readonly signers: SignerCache;
   /** Admitted attempts waiting for one of the `deliveryConcurrency` POST slots, oldest first. */
-  private readonly waiting: { attempt: ClaimedAttempt; since: number }[] = [];
+  private readonly waiting: ClaimedAttempt[] = [];
   private sending = 0;
 
   constructor(
@@ -87,16 +95,15 @@ export class AttemptRunner implements OnModuleDestroy {
    * is stale.
    */
   sendClaimed(attempts: ClaimedAttempt[]): void {
-    const since = Date.now();
-    for (const attempt of attempts) this.waiting.push({ attempt, since });
+    this.waiting.push(...attempts);
     this.pump();
   }
 
   /** Starts waiting attempts while POST slots are free. */
   private pump(): void {
     while (this.sending < this.settings.deliveryConcurrency && this.waiting.length > 0) {
-      const { attempt: c, since } = this.waiting.shift()!;
-      if (Date.now() - since > this.staleClaimMs / 2) {
+      const c = this.waiting.shift()!;
+      if (Date.now() - c.claimed_at.getTime() > MAX_ADMITTED_WAIT_MS) {
         // Receivers held every slot for long (timeouts): rather than send it late while the sweep, seeing its claim
         // grow stale, sends it too, it is left to the sweep.
         this.slots.give(1);
@@ -159,7 +166,7 @@ export class AttemptRunner implements OnModuleDestroy {
          FROM webhooks w, events e
          WHERE d.id = $1 AND d.status = 'pending' AND (d.claimed_at IS NULL OR d.claimed_at < $3)
            AND w.id = d.webhook_id AND e.event_id = d.event_id
-         RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.attempt, w.url, w.status AS webhook_status, w.secret_sealed, e.body`,
+         RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.attempt, d.claimed_at, w.url, w.status AS webhook_status, w.secret_sealed, e.body`,
         [deliveryId, new Date(now), new Date(now - this.staleClaimMs)],
       ),
     );
@@ -187,7 +194,7 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   private async recordSuccess(c: ClaimedAttempt, result: SendResult): Promise<AttemptResult> {
-    await this.successes.record({ id: c.id, statusCode: result.statusCode, latencyMs: result.latencyMs, finishedAt: new Date() });
+    await this.successes.record({ id: c.id, statusCode: result.statusCode, latencyMs: result.latencyMs, finishedAt: new Date(), claimedAt: c.claimed_at });
     return 'succeeded';
   }
 
@@ -195,7 +202,7 @@ export class AttemptRunner implements OnModuleDestroy {
     const now = new Date();
     let next: { id: string; delayMs: number } | null = null;
     let disabled = false;
-    await this.ds.transaction(async (m) => {
+    const lost = await this.ds.transaction(async (m) => {
       if (retryable && result.statusCode === 410) {
         disabled = await disableWebhook(m, c.webhook_id, 'gone', now);
       } else if (retryable) {
@@ -210,10 +217,15 @@ export class AttemptRunner implements OnModuleDestroy {
         }
       }
       const nextAt = next ? new Date(now.getTime() + next.delayMs) : null;
-      await m.query(
-        `UPDATE deliveries SET status = 'failed', status_code = $2, latency_ms = $3, error = $4, next_retry_at = $5, finished_at = $6 WHERE id = $1`,
-        [c.id, result.statusCode, result.latencyMs, result.error, nextAt, now],
+      const updated = returnedRows<{ id: string }>(
+        await m.query(
+          `UPDATE deliveries SET status = 'failed', status_code = $2, latency_ms = $3, error = $4, next_retry_at = $5, finished_at = $6
+           WHERE id = $1 AND status = 'pending' AND claimed_at = $7 RETURNING id`,
+          [c.id, result.statusCode, result.latencyMs, result.error, nextAt, now, c.claimed_at],
+        ),
       );
+      // Rolled back whole: the attempt that holds the claim now writes the outcome, and plans the retry if any.
+      if (updated.length === 0) throw new ClaimLostError();
       if (next && nextAt) {
         await m.query(
           `INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, due_at, created_at)
@@ -221,7 +233,17 @@ export class AttemptRunner implements OnModuleDestroy {
           [next.id, c.tenant_id, c.webhook_id, c.event_id, c.event_type, c.attempt + 1, nextAt, now],
         );
       }
-    });
+    }).then(
+      () => false,
+      (err: unknown) => {
+        if (err instanceof ClaimLostError) return true;
+        throw err;
+      },
+    );
+    if (lost) {
+      this.logger.info({ delivery_id: c.id }, 'attempt outcome dropped: its claim was taken over');
+      return 'skipped';
+    }
     if (disabled) {
       this.logger.info({ webhook_id: c.webhook_id, status_code: result.statusCode }, 'webhook disabled');
       this.relay.wake();

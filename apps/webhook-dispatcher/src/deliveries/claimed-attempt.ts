@@ -6,6 +6,8 @@ export interface ClaimedAttempt {
   event_id: string;
   event_type: string;
   attempt: number;
+  /** The claim's own mark (claimed_at, ms precision as stored): an outcome is written only while the claim is still ours. */
+  claimed_at: Date;
   url: string;
   webhook_status: 'active' | 'disabled';
   secret_sealed: string;

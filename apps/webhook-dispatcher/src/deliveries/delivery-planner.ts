@@ -149,7 +149,7 @@ export class DeliveryPlanner {
     const planned = attempts.filter((a) => written.has(a.id));
     const claimed = planned.filter((a) => a.claimed);
     this.runner.releaseSlots(slots - claimed.length);
-    this.runner.sendClaimed(claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a)));
+    this.runner.sendClaimed(claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a, now)));
     try {
       await this.queues.enqueueDeliveries(planned.filter((a) => !a.claimed).map((a) => ({ id: a.id, delayMs: 0 })));
     } catch (err) {
@@ -219,7 +219,7 @@ export class DeliveryPlanner {
     return new Set(rows.map((r) => r.id));
   }
 
-  private claimedAttempt(request: PlanRequest, body: string, a: Attempt): ClaimedAttempt {
+  private claimedAttempt(request: PlanRequest, body: string, a: Attempt, claimedAt: Date): ClaimedAttempt {
     return {
       id: a.id,
       tenant_id: request.tenantId,
@@ -227,6 +227,7 @@ export class DeliveryPlanner {
       event_id: request.payload.id,
       event_type: request.payload.type,
       attempt: 1,
+      claimed_at: claimedAt,
       url: a.target.url,
       webhook_status: a.target.status,
       secret_sealed: a.target.secret_sealed,

@@ -7,6 +7,8 @@ export interface SuccessRecord {
   statusCode: number | null;
   latencyMs: number;
   finishedAt: Date;
+  /** The claim the attempt was sent under: a claim the sweep took over meanwhile is not overwritten. */
+  claimedAt: Date;
 }
 
 /** At most this many outcomes per statement. */
@@ -36,13 +38,13 @@ export class SuccessBatcher {
   private async write(records: SuccessRecord[]): Promise<void[]> {
     await this.ds.query(
       `WITH r AS (
-         SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[]) AS r(id, status_code, latency_ms, finished_at)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[]) AS r(id, status_code, latency_ms, finished_at, claimed_at)
        ), d AS (
          UPDATE deliveries d SET status = 'succeeded', status_code = r.status_code, latency_ms = r.latency_ms, finished_at = r.finished_at
-           FROM r WHERE d.id = r.id RETURNING d.webhook_id
+           FROM r WHERE d.id = r.id AND d.status = 'pending' AND d.claimed_at = r.claimed_at RETURNING d.webhook_id
        )
        UPDATE webhooks SET failing_since = NULL WHERE id IN (SELECT webhook_id FROM d) AND failing_since IS NOT NULL`,
-      [records.map((r) => r.id), records.map((r) => r.statusCode), records.map((r) => r.latencyMs), records.map((r) => r.finishedAt)],
+      [records.map((r) => r.id), records.map((r) => r.statusCode), records.map((r) => r.latencyMs), records.map((r) => r.finishedAt), records.map((r) => r.claimedAt)],
     );
     return records.map(() => undefined);
   }
