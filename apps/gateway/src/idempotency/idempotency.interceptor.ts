@@ -2,13 +2,14 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestI
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { type Observable, catchError, from, map, mergeMap, throwError } from 'rxjs';
 import { AppError } from '@conduit/contracts';
 import { HeaderedError } from '../http/problem.js';
 import { SecretBox, secretKeysOf } from '@conduit/secrets';
 import { principalOf } from '../access/principal-of.js';
 import './request-idempotency.js';
-import { GATEWAY_CONFIG, REDIS } from '../tokens.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, REDIS } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -53,6 +54,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
   ) {
     this.box = new SecretBox(secretKeysOf(config));
     this.fingerprintKey = Buffer.from(hkdfSync('sha256', config.SECRETS_KEY, Buffer.alloc(0), 'conduit idempotency fingerprint', 32));
@@ -79,9 +81,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (existing) return from(this.replay(key, existing, fingerprint, reply, aad));
         request.idempotency = { key: header, fingerprint };
         return next.handle().pipe(
+          // Only the service's own failure releases the key: once it has answered, its work is done.
+          catchError((err: unknown) => from(this.release(key, fingerprint, err)).pipe(mergeMap(() => throwError(() => err)))),
           // Stored before the answer leaves, so a retry right after it replays instead of meeting the in-flight mark.
           mergeMap((body) => from(this.complete(key, fingerprint, reply, body, aad)).pipe(map(() => body))),
-          catchError((err: unknown) => from(this.release(key, fingerprint, err)).pipe(mergeMap(() => throwError(() => err)))),
         );
       }),
     );
@@ -131,7 +134,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
+  /**
+   * Stores the answer for replays. Failing to is logged, never the client's answer: the work is committed and the
+   * answer may hold a secret shown only once (a new API key). The in-flight mark lapses with its TTL; a retry then
+   * reaches the service, which finds the resource by the key kept on its row (createOnce).
+   */
   private async complete(key: string, fingerprint: string, reply: FastifyReply, body: unknown, aad: string): Promise<void> {
+    try {
+      await this.store(key, fingerprint, reply, body, aad);
+    } catch (err) {
+      // The message only: a Redis reply error carries the command's arguments, the sealed answer among them.
+      this.logger.warn({ idempotency_record: key, reason: (err as Error).message }, 'could not store the idempotent answer; it is returned anyway');
+    }
+  }
+
+  private async store(key: string, fingerprint: string, reply: FastifyReply, body: unknown, aad: string): Promise<void> {
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = reply.getHeader(name);
