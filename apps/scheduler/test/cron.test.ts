@@ -126,6 +126,24 @@ describe('cron schedules fired by the schedule clock', () => {
     expect(ids.slice(1).every((id) => tickMillis(id) >= backAt - 1000)).toBe(true);
   }, 30_000);
 
+  it('keeps a fire due while the catalog is out, and makes it once the catalog answers again', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    store.unavailable.add(job.pipeline_id);
+    const dueAt = new Date(Date.now() - 60_000);
+    await ds.query(`UPDATE jobs SET schedule = '0 0 1 1 *', next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
+    // Asked on two passes: the first outage rolled its batch back rather than skipping the fire.
+    await waitFor('the fire tried again', async () => (store.asked.get(job.pipeline_id) ?? 0) >= 2, 10_000, 50);
+    expect(await runsOf(t, job)).toHaveLength(0);
+    const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id])) as { next_fire_at: Date }[];
+    expect(row!.next_fire_at.toISOString()).toBe(dueAt.toISOString());
+
+    store.unavailable.delete(job.pipeline_id);
+    await waitFor('the kept fire made', async () => (await runsOf(t, job)).length > 0 || undefined);
+    expect(await tickIds(job.id)).toEqual([`repeat:${job.id}:${dueAt.getTime()}`]);
+    await unschedule(job);
+  }, 30_000);
+
   it('fires each time once, none missed, with two scheduler replicas', async () => {
     two = await startScheduler(ds2, prefix, { background: { reaper: false } });
     const t = newTenant();

@@ -11,6 +11,8 @@ const MAX_IDLE_MS = 500;
 /** Batches fired at once: the due jobs are taken with SKIP LOCKED, so lanes (and replicas) never share one. */
 const LANES = 6;
 const RETRY_MS = 1000;
+/** The least sleep after a pass that fired nothing while jobs are due: they are held elsewhere (lanes, replicas). */
+const HELD_WAIT_MS = 50;
 
 /**
  * Fires the due jobs of every replica's schedules: it sleeps until the earliest next fire (an index read), then takes
@@ -63,10 +65,17 @@ export class ScheduleClock implements OnApplicationBootstrap, OnModuleDestroy {
     while (this.running) {
       try {
         const snapshots: SnapshotCache = new Map();
-        const fired = await Promise.all(Array.from({ length: LANES }, () => this.fireAll(snapshots)));
+        // Every lane ends before the pass does (a failed one included): no lane outlives stop() or overlaps the next pass.
+        const lanes = await Promise.allSettled(Array.from({ length: LANES }, () => this.fireAll(snapshots)));
+        const fired = lanes.map((l) => (l.status === 'fulfilled' ? l.value : 0));
         // Published once every due batch is written: the relay's work would otherwise slow the batches still due.
         if (fired.some((n) => n > 0)) this.relay.wake();
-        await this.sleepUntil(await this.nextDue());
+        const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+        if (failed) throw failed.reason;
+        const next = await this.nextDue();
+        // Due jobs another replica holds would otherwise have the loop spin with no sleep until they are released.
+        const held = fired.every((n) => n === 0) && next <= Date.now();
+        await this.sleepUntil(held ? Date.now() + HELD_WAIT_MS : next);
       } catch (err) {
         this.logger.warn({ err }, 'schedule clock: firing failed; trying again');
         await this.sleepUntil(Date.now() + RETRY_MS);

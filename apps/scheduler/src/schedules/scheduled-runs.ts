@@ -140,8 +140,9 @@ export class ScheduledRuns {
     try {
       return await this.snapshots.get(ctx, job.pipeline_id);
     } catch (err) {
-      // A refusal (the catalog silent, the pipeline gone) skips these fires; anything else fails the batch, tried again.
-      if (!(err instanceof AppError)) throw err;
+      // A refusal (the pipeline gone or invalid) skips these fires. An outage (the catalog silent or out of a
+      // dependency: a 503) fails the batch, so it rolls back, its jobs keep their next fire and it is tried again.
+      if (!(err instanceof AppError) || err.code === 'service_unavailable') throw err;
       return err;
     }
   }

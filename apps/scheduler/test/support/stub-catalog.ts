@@ -10,6 +10,9 @@ export class PipelineStore {
   private readonly byKey = new Map<string, PipelineSnapshot>();
   /** How long each snapshot takes to answer: a slow catalog, for tests of deadlines. */
   snapshotDelayMs = 0;
+  /** Pipelines whose snapshot answers a 503 (the catalog's database out), and how often each was asked. */
+  readonly unavailable = new Set<string>();
+  readonly asked = new Map<string, number>();
 
   /** Adds a valid two-node pipeline (or the given snapshot fields) for the tenant; answers its id. */
   add(tenantId: string, overrides: Partial<PipelineSnapshot> = {}): PipelineSnapshot {
@@ -50,6 +53,8 @@ class StubSnapshotController {
       async (d, ctx) => {
         const store = StubSnapshotController.store;
         if (store.snapshotDelayMs > 0) await new Promise((r) => setTimeout(r, store.snapshotDelayMs));
+        store.asked.set(d.id, (store.asked.get(d.id) ?? 0) + 1);
+        if (store.unavailable.has(d.id)) throw new AppError('service_unavailable', 'the catalog database is unavailable', undefined, 'database');
         const found = store.get(ctx.tenant_id, d.id);
         if (!found) throw new AppError('not_found', `pipeline ${d.id} was not found`);
         return found;
