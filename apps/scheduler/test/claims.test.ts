@@ -104,6 +104,20 @@ describe('claiming a run', () => {
     expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
   });
 
+  it('grants the holder\'s own executor again at once with the next attempt (its answer lost), fencing the earlier epoch', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    expect(await claim(t, run, 'exec-a', 1, 60_000)).toMatchObject({ granted: true, epoch: 1 });
+    // The job was tried again after the claim's answer timed out: a higher attempt, the lease still live.
+    expect(await claim(t, run, 'exec-a', 2, 60_000)).toMatchObject({ granted: true, epoch: 2 });
+    expect(await getRun(t, run)).toMatchObject({ status: 'running', attempt: 2 });
+    expect(await renew(t, run, 1)).toEqual({ renewed: false });
+    expect(await renew(t, run, 2)).toEqual({ renewed: true });
+    // Another executor still waits for the lease.
+    expect(await claim(t, run, 'exec-b', 3, 60_000)).toMatchObject({ granted: false, reason: 'held', status: 'running' });
+    expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
+  });
+
   it('refuses the renewal and the reports of a superseded epoch, and renews the current one', async () => {
     const t = newTenant();
     const run = await triggered(t);

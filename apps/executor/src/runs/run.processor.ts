@@ -51,6 +51,8 @@ export type RunJobResult = { status: RunOutcome['status'] | 'refused' | 'fenced'
 
 export class RunProcessor {
   private readonly active = new Map<string, AbortController>();
+  /** Runs claimed or executed here now, from before the claim: the scheduler grants this executor's claims at once. */
+  private readonly held = new Set<string>();
 
   constructor(private readonly deps: RunProcessorDeps) {
     deps.metrics?.countActiveWith(() => this.active.size);
@@ -82,6 +84,17 @@ export class RunProcessor {
       throw new UnrecoverableError('malformed run command');
     }
     const command = parsed.data;
+    // The job handed back here while its earlier execution winds down (a lost lock): never two of one run at once.
+    if (this.held.has(command.run_id)) return this.waitForEarlier(job, token, command);
+    this.held.add(command.run_id);
+    try {
+      return await this.claimAndExecute(job, token, jobSignal, command, takenAt);
+    } finally {
+      this.held.delete(command.run_id);
+    }
+  };
+
+  private async claimAndExecute(job: Job, token: string | undefined, jobSignal: AbortSignal | undefined, command: RunCommand, takenAt: Date): Promise<RunJobResult> {
     const attempt = Math.max(1, job.attemptsStarted);
     const claim = await this.claim(job, token, command, attempt);
     if (!claim) return { status: 'refused' };
@@ -116,7 +129,15 @@ export class RunProcessor {
       jobSignal?.removeEventListener('abort', onJobAbort);
       this.active.delete(command.run_id);
     }
-  };
+  }
+
+  /** Sends the job back to wait a moment, claimed again once the earlier execution here has ended. */
+  private async waitForEarlier(job: Job, token: string | undefined, command: RunCommand): Promise<never> {
+    this.deps.logger.info({ run_id: command.run_id, executor_id: this.deps.executorId }, 'run still executing here; claiming again once it has stopped');
+    if (!token) throw new Error('the run is still executing here, and the job has no lock token to wait with');
+    await job.moveToDelayed(Date.now() + HELD_MARGIN_MS, token);
+    throw new DelayedError();
+  }
 
   /**
    * Claims the run; answers the claim, or null when refused because the run is over (the job completes, nothing ran).

@@ -44,7 +44,8 @@ class FencingController {
       // A run the test did not set up is one just queued.
       if (!data.runs.has(d.run_id)) stubRun(data, d.run_id);
       const run = data.runs.get(d.run_id);
-      const holder = `${d.executor_id}#${d.attempt}`;
+      // As the scheduler: the holding executor is granted again whatever its attempt (run-claims.ts).
+      const holder = d.executor_id;
       let answer: RunClaim;
       if (!run) answer = { granted: false, reason: 'unknown_run', status: null, retry_in_ms: null };
       else if (!['queued', 'running'].includes(run.status)) answer = { granted: false, reason: 'finished', status: run.status, retry_in_ms: null };

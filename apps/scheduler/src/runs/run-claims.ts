@@ -25,13 +25,16 @@ export class RunClaims {
 
   async claim(tenantId: string, req: RunClaimRequest): Promise<RunClaim> {
     const outcome = await this.ds.transaction(async (m) => {
-      // The lease is measured on the database's clock only: executors' clocks never decide who holds a run.
+      // The lease is measured on the database's clock only: executors' clocks never decide who holds a run. The
+      // holder's own executor claims again at once whatever its attempt (a claim whose answer it lost comes back with
+      // the next attempt): an executor never claims a run it is still executing (run.processor.ts), and the new
+      // epoch fences whatever it ran before.
       const granted = (await m.query(
         `UPDATE runs SET epoch = epoch + 1, status = 'running', claimed_by = $3, claim_attempt = $4,
                 lease_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000),
                 started_at = COALESCE(started_at, now()), attempt = $4, last_event_at = now()
           WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'running')
-            AND (lease_until IS NULL OR lease_until <= clock_timestamp() OR (claimed_by = $3 AND claim_attempt = $4))
+            AND (lease_until IS NULL OR lease_until <= clock_timestamp() OR claimed_by = $3)
           RETURNING epoch, nodes, node_columns`,
         [req.run_id, tenantId, req.executor_id, req.attempt, req.lease_ms],
       )) as [{ epoch: number; nodes: StoredRunNode[]; node_columns: NodeColumnsById }[], number];
