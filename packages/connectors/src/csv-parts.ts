@@ -104,7 +104,7 @@ export class CsvPartFiles extends Writable {
       const end = boundary === -1 ? chunk.length : boundary + 1;
       this.scanQuotes(chunk, scanned, end);
       scanned = end;
-      await this.handle.write(chunk.subarray(start, end));
+      await writeAll(this.handle, chunk.subarray(start, end));
       this.size += end - start;
       start = end;
       if (boundary !== -1) await this.endPart();
@@ -132,5 +132,14 @@ export class CsvPartFiles extends Writable {
     else this.completed.push(file);
     this.size = 0;
     this.wake?.();
+  }
+}
+
+/** FileHandle.write may write fewer bytes than asked (a nearly full disk): write the rest, or fail, never cut a part. */
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, at, bytes.length - at);
+    if (bytesWritten <= 0) throw new Error('writing a CSV part wrote no bytes (is the scratch volume full?)');
+    at += bytesWritten;
   }
 }

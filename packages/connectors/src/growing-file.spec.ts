@@ -1,6 +1,7 @@
 // Reading a file while its writer still appends: every byte in order, the end only once the writer has finished, and
 // the writer's failure rather than a quiet end of a cut file.
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGrowingFile } from './growing-file.js';
@@ -47,4 +48,19 @@ it("fails with the writer's error, after what it wrote, instead of ending as if 
   const parts = Array.from({ length: 50 }, (_, i) => `${i}\n`);
   const writing = slowWriter(file, parts, 20);
   await expect(readAll(file, writing)).rejects.toThrow('the export failed');
+});
+
+it('fails on a file that can be watched but not opened, leaving no watch behind', async () => {
+  // A socket file: inotify watches it, open() refuses it (ENXIO), even for root.
+  const path = join(dir, 'socket');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  try {
+    const watches = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+    const before = watches();
+    await expect(readAll(path, Promise.resolve())).rejects.toMatchObject({ code: 'ENXIO' });
+    expect(watches()).toBe(before);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

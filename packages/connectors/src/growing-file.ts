@@ -5,8 +5,8 @@
  * once the writer has finished and every byte is read. A writer that fails makes the reading fail with its error, so
  * a consumer never takes a cut file for a whole one.
  */
-import { watch } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /** When no change event arrives (a watch can miss one), look again after this long. */
 const RECHECK_MS = 50;
@@ -19,10 +19,13 @@ export async function* readGrowingFile(path: string, writing: Promise<unknown>, 
     (error: unknown) => void ((finished = true), (failure = { error })),
   );
   let wake: (() => void) | undefined;
-  const watcher = watch(path, () => wake?.());
-  watcher.on('error', () => wake?.());
-  const handle = await open(path, 'r');
+  // Both made inside the try: a failing open (or watch) must not leave the other open.
+  let watcher: FSWatcher | undefined;
+  let handle: FileHandle | undefined;
   try {
+    handle = await open(path, 'r');
+    watcher = watch(path, () => wake?.());
+    watcher.on('error', () => wake?.());
     let position = 0;
     for (;;) {
       // Read the writer's state before the file: bytes written before it finished are then all seen below.
@@ -43,7 +46,7 @@ export async function* readGrowingFile(path: string, writing: Promise<unknown>, 
       }
     }
   } finally {
-    watcher.close();
-    await handle.close();
+    watcher?.close();
+    await handle?.close();
   }
 }
