@@ -7,6 +7,13 @@ import { newId, type RunError, type RunNode, type RunReport } from '@conduit/con
 import type { Logger } from 'pino';
 import { MESSAGE_JOB_OPTIONS } from './queue-options.js';
 
+/**
+ * How long a report is tried again while Redis is away (issue 16, R2: a run that ends during a 20 s outage must not
+ * lose its final report, or the reaper fails a run that succeeded). The same event id makes a repeat harmless.
+ */
+export const REPORT_RETRY_MS = 60_000;
+const retryDelayMs = (attempt: number): number => Math.min(100 * 2 ** attempt, 1_000);
+
 export interface RunIdentity {
   run_id: string;
   tenant_id: string;
@@ -33,16 +40,30 @@ export class RunReporter {
     private readonly queue: Queue,
     private readonly run: RunIdentity,
     private readonly logger: Logger,
+    private readonly retryMs = REPORT_RETRY_MS,
   ) {}
 
-  /** Queues the report behind the earlier ones (stamped `at`, default now); a failed add is logged, never thrown. */
+  /**
+   * Queues the report behind the earlier ones (stamped `at`, default now). A failed add is tried again for `retryMs`,
+   * then logged; never thrown.
+   */
   send(body: Body, at = new Date()): Promise<void> {
     const report = { ...body, event_id: newId('event'), ...this.run, at: at.toISOString() } as RunReport;
+    // From now, not from its turn: reports queued behind one that waits out an outage share its deadline.
+    const giveUpAt = Date.now() + this.retryMs;
     this.chain = this.chain.then(async () => {
-      try {
-        await this.queue.add(report.type, report, { ...MESSAGE_JOB_OPTIONS, jobId: report.event_id });
-      } catch (err) {
-        this.logger.error({ err, run_id: this.run.run_id, type: report.type }, 'could not send run report');
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.queue.add(report.type, report, { ...MESSAGE_JOB_OPTIONS, jobId: report.event_id });
+          return;
+        } catch (err) {
+          if (Date.now() >= giveUpAt) {
+            this.logger.error({ err, run_id: this.run.run_id, type: report.type }, 'could not send run report');
+            return;
+          }
+          if (attempt === 0) this.logger.warn({ err, run_id: this.run.run_id, type: report.type }, 'run report not sent yet; trying again');
+          await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+        }
       }
     });
     return this.chain;

@@ -65,7 +65,7 @@ export class ExecutorRuntime {
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     const prefix = bullPrefix(opts.redisPrefix);
-    // A report fails rather than waits out an outage (RunReporter logs it); the connection comes back as soon as the worker's.
+    // A report's add fails rather than waits out an outage (RunReporter tries it again); the connection comes back as the worker's.
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
     this.reports = new Queue(QUEUES.eventsScheduler, { connection, prefix });
     this.logs = new Queue(QUEUES.logs, { connection, prefix });

@@ -1,0 +1,38 @@
+import type { Queue } from 'bullmq';
+import { pino } from 'pino';
+import { RunReporter } from './run-reporter.js';
+
+/** A queue whose adds fail while `down` says so, recording the ones that got through. */
+function flakyQueue(down: () => boolean) {
+  const added: string[] = [];
+  const queue = {
+    add: async (name: string, data: { event_id: string }) => {
+      if (down()) throw new Error('Connection is closed.');
+      added.push(name);
+      return { id: data.event_id };
+    },
+  } as unknown as Queue;
+  return { queue, added };
+}
+
+const identity = { run_id: 'run_1', tenant_id: 'tnt_1', attempt: 1, epoch: 1 };
+const silent = pino({ level: 'silent' });
+
+describe('RunReporter', () => {
+  it('keeps a report that Redis refused and sends it, in order, once Redis is back (a final report is never dropped by an outage)', async () => {
+    let failures = 3;
+    const { queue, added } = flakyQueue(() => failures-- > 0);
+    const reporter = new RunReporter(queue, identity, silent);
+    void reporter.send({ type: 'run.node', node: { id: 'n' } as never });
+    void reporter.send({ type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 0, rows_written: 0 }, nodes: [] });
+    await reporter.flushed();
+    expect(added).toEqual(['run.node', 'run.finished']);
+  });
+
+  it('gives up after its retry time, logging, without throwing', async () => {
+    const { queue, added } = flakyQueue(() => true);
+    const reporter = new RunReporter(queue, identity, silent, 50);
+    await expect(reporter.send({ type: 'run.finished', status: 'failed', error: null, stats: { rows_read: 0, rows_written: 0 }, nodes: [] })).resolves.toBeUndefined();
+    expect(added).toEqual([]);
+  });
+});
