@@ -29,14 +29,27 @@ const admin = new pg.Client({ host: '127.0.0.1', port: 5432, user: 'postgres', d
 await admin.connect().catch((err) => {
   throw new Error(`this bench needs PostgreSQL at 127.0.0.1:5432: ${err.message}`);
 });
-const maria = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' }).catch((err) => {
-  throw new Error(`this bench needs MariaDB/MySQL at 127.0.0.1:3306: ${err.message}`);
-});
+const maria = await mysql
+  .createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' })
+  .catch((err) => {
+    throw new Error(`this bench needs MariaDB/MySQL at 127.0.0.1:3306: ${err.message}`);
+  });
 const dataDir = await mkdtemp(join(tmpdir(), 'conduit-bench-copy-'));
-const s3Server = new S3rver({ address: '127.0.0.1', port: 0, directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+const s3Server = new S3rver({
+  address: '127.0.0.1',
+  port: 0,
+  directory: join(dataDir, 's3'),
+  silent: true,
+  configureBuckets: [{ name: bucket, configs: [] }],
+});
 const { port: s3Port } = await s3Server.run();
 const s3Config = {
-  endpoint: `http://127.0.0.1:${s3Port}`, region: 'us-east-1', bucket, access_key_id: 'S3RVER', secret_access_key: 'S3RVER', force_path_style: true,
+  endpoint: `http://127.0.0.1:${s3Port}`,
+  region: 'us-east-1',
+  bucket,
+  access_key_id: 'S3RVER',
+  secret_access_key: 'S3RVER',
+  force_path_style: true,
 };
 
 /** The same rows for every source: an id, two texts, a decimal-ish amount and a timestamp. */
@@ -44,7 +57,13 @@ function* rowBatches(size = 10_000) {
   for (let start = 0; start < ROWS; start += size) {
     yield Array.from({ length: Math.min(size, ROWS - start) }, (_, i) => {
       const n = start + i;
-      return { id: n, customer: `customer ${n % 997}`, amount: (n % 10_000) / 4, placed_at: new Date(Date.UTC(2024, 0, 1) + n * 1000), note: `order note ${n}` };
+      return {
+        id: n,
+        customer: `customer ${n % 997}`,
+        amount: (n % 10_000) / 4,
+        placed_at: new Date(Date.UTC(2024, 0, 1) + n * 1000),
+        note: `order note ${n}`,
+      };
     });
   }
 }
@@ -58,9 +77,12 @@ try {
   await admin.query(`create table ${schema}.orders (${columns})`);
   await admin.query(`create table ${schema}.orders_copy (${columns})`);
   await maria.query(`create database ${mysqlDb}`);
-  await maria.query(`create table ${mysqlDb}.orders (id int primary key, customer varchar(50), amount double, placed_at datetime(3), note varchar(100))`);
+  await maria.query(
+    `create table ${mysqlDb}.orders (id int primary key, customer varchar(50), amount double, placed_at datetime(3), note varchar(100))`,
+  );
 
-  const load = async (type, config, req) => (await getDriver(type).write(config, req, asAsync(rowBatches()))).rows_written;
+  const load = async (type, config, req) =>
+    (await getDriver(type).write(config, req, asAsync(rowBatches()))).rows_written;
   await load('postgres', pgConfig, { table: 'orders', mode: 'append' });
   await load('mysql', mysqlConfig, { table: 'orders', mode: 'append' });
   await load('s3', s3Config, { table: 'orders/orders.parquet', mode: 'overwrite' });
@@ -87,8 +109,12 @@ try {
     };
     const started = performance.now();
     const outcome = await executeRun({
-      runId: `run_bench_${randomUUID()}`, dag, connectors, workspace: { dataDir, memory: runMemory(512 * 1024 * 1024) },
-      signal: new AbortController().signal, log: { write() {} },
+      runId: `run_bench_${randomUUID()}`,
+      dag,
+      connectors,
+      workspace: { dataDir, memory: runMemory(512 * 1024 * 1024) },
+      signal: new AbortController().signal,
+      log: { write() {} },
     });
     const seconds = (performance.now() - started) / 1000;
     if (outcome.status !== 'succeeded') throw new Error(`copy failed: ${JSON.stringify(outcome.error)}`);
@@ -103,14 +129,19 @@ try {
     for (const [name, source] of Object.entries(sources)) samples[name].push(await copyOnce(source));
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const figures = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, { rows_per_sec: round(median(values), 0) }]));
+  const figures = Object.fromEntries(
+    Object.entries(samples).map(([name, values]) => [name, { rows_per_sec: round(median(values), 0) }]),
+  );
   const baseline = figures.postgres_to_postgres.rows_per_sec;
   const ratios = {
     mysql_vs_postgres: round(figures.mysql_to_postgres.rows_per_sec / baseline, 3),
     s3_parquet_vs_postgres: round(figures.s3_parquet_to_postgres.rows_per_sec / baseline, 3),
   };
-  for (const [name, f] of Object.entries(figures)) console.log(`${name.padEnd(24)} ${String(f.rows_per_sec).padStart(9)} rows/s (median of ${ROUNDS})`);
-  console.log(`ratios vs postgres -> postgres: mysql ${ratios.mysql_vs_postgres}, s3 parquet ${ratios.s3_parquet_vs_postgres}`);
+  for (const [name, f] of Object.entries(figures))
+    console.log(`${name.padEnd(24)} ${String(f.rows_per_sec).padStart(9)} rows/s (median of ${ROUNDS})`);
+  console.log(
+    `ratios vs postgres -> postgres: mysql ${ratios.mysql_vs_postgres}, s3 parquet ${ratios.s3_parquet_vs_postgres}`,
+  );
   printResult('connectors-copy', { rows: ROWS, rounds: ROUNDS, ...figures, ratios, headline: ratios });
 } finally {
   await admin.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);

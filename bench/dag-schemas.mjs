@@ -13,11 +13,21 @@ const DECISIONS = 2;
 const SINKS = 6;
 
 /** Twelve columns of the kinds real tables hold, as a run records them. */
-const columns = (i) => [
-  ['id', 'BIGINT'], ['customer_id', 'BIGINT'], ['amount', 'DECIMAL(12,2)'], ['tax', 'DECIMAL(12,2)'], ['currency', 'VARCHAR'],
-  ['status', 'VARCHAR'], ['placed_at', 'TIMESTAMP WITH TIME ZONE'], ['day', 'DATE'], ['tags', 'VARCHAR[]'], ['meta', 'JSON'],
-  ['ok', 'BOOLEAN'], [`extra_${i}`, 'INTEGER'],
-].map(([name, type]) => ({ name, type }));
+const columns = (i) =>
+  [
+    ['id', 'BIGINT'],
+    ['customer_id', 'BIGINT'],
+    ['amount', 'DECIMAL(12,2)'],
+    ['tax', 'DECIMAL(12,2)'],
+    ['currency', 'VARCHAR'],
+    ['status', 'VARCHAR'],
+    ['placed_at', 'TIMESTAMP WITH TIME ZONE'],
+    ['day', 'DATE'],
+    ['tags', 'VARCHAR[]'],
+    ['meta', 'JSON'],
+    ['ok', 'BOOLEAN'],
+    [`extra_${i}`, 'INTEGER'],
+  ].map(([name, type]) => ({ name, type }));
 
 function fortyNodeDag() {
   const nodes = [];
@@ -48,8 +58,13 @@ function fortyNodeDag() {
     edges.push({ from: input, to: `route_${i}` });
   }
   for (let i = 0; i < SINKS; i++) {
-    nodes.push({ id: `sink_${i}`, type: 'sink', config: { connector_id: 'con_pg', table: `mart_${i}`, mode: 'append' } });
-    if (i < DECISIONS * 2) edges.push({ from: `route_${i % DECISIONS}`, to: `sink_${i}`, when: choices[Math.floor(i / DECISIONS)] });
+    nodes.push({
+      id: `sink_${i}`,
+      type: 'sink',
+      config: { connector_id: 'con_pg', table: `mart_${i}`, mode: 'append' },
+    });
+    if (i < DECISIONS * 2)
+      edges.push({ from: `route_${i % DECISIONS}`, to: `sink_${i}`, when: choices[Math.floor(i / DECISIONS)] });
     else edges.push({ from: `tx_${i}`, to: `sink_${i}` });
   }
   return { dag: { nodes, edges }, evidence: { kind: 'recorded', reply: { sources } } };
@@ -59,7 +74,8 @@ const { dag, evidence } = fortyNodeDag();
 const rules = validateDag(dag, validationContext);
 if (!rules.valid) throw new Error(`the bench DAG must be valid: ${JSON.stringify(rules.errors.slice(0, 3))}`);
 const first = await schemaIssues(dag, rules.execution_order, evidence);
-if (first.errors.length > 0 || first.warnings.length > 0) throw new Error(`the bench DAG's SQL must bind: ${JSON.stringify(first.errors.slice(0, 3))}`);
+if (first.errors.length > 0 || first.warnings.length > 0)
+  throw new Error(`the bench DAG's SQL must bind: ${JSON.stringify(first.errors.slice(0, 3))}`);
 
 /** Per-call durations (ns) of `fn`, after a few calls of warm-up. */
 async function measure(fn, calls) {
@@ -78,9 +94,15 @@ const baseline = summarizeDurations(await measure(async () => validateDag(dag, v
 const ratio = round(schemas.mean_us / baseline.mean_us, 1);
 const bound = TRANSFORMS + DECISIONS;
 
-console.log(`DAG: ${dag.nodes.length} nodes, ${dag.edges.length} edges, ${bound} SQL statements bound against ${SOURCES} recorded sources`);
-console.log(`schemaIssues   mean ${round(schemas.mean_us / 1000, 2)} ms  p99 ${round(schemas.p99_us / 1000, 2)} ms  (${schemas.calls} calls)`);
-console.log(`validateDag    mean ${baseline.mean_us} us  p99 ${baseline.p99_us} us  (${baseline.calls} calls, baseline)`);
+console.log(
+  `DAG: ${dag.nodes.length} nodes, ${dag.edges.length} edges, ${bound} SQL statements bound against ${SOURCES} recorded sources`,
+);
+console.log(
+  `schemaIssues   mean ${round(schemas.mean_us / 1000, 2)} ms  p99 ${round(schemas.p99_us / 1000, 2)} ms  (${schemas.calls} calls)`,
+);
+console.log(
+  `validateDag    mean ${baseline.mean_us} us  p99 ${baseline.p99_us} us  (${baseline.calls} calls, baseline)`,
+);
 
 printResult('dag-schemas', {
   nodes: dag.nodes.length,

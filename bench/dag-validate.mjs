@@ -18,7 +18,9 @@ const subjects = {
 // Measure the happy path: a DAG with errors would take other branches.
 const check = validateDag(dag, validationContext);
 if (!check.valid || check.warnings.length > 0) {
-  throw new Error(`the bench DAG must be valid and clean: ${JSON.stringify([...check.errors, ...check.warnings].slice(0, 3))}`);
+  throw new Error(
+    `the bench DAG must be valid and clean: ${JSON.stringify([...check.errors, ...check.warnings].slice(0, 3))}`,
+  );
 }
 
 /** Calls fn back to back for ms milliseconds, appending each call's duration (ns) to into. */
@@ -48,9 +50,16 @@ const validate = summarizeDurations(samples.validateDag);
 const baseline = summarizeDurations(samples.json_round_trip);
 const costRatio = round(validate.mean_us / baseline.mean_us, 2);
 
-console.log(`DAG: ${dag.nodes.length} nodes, ${dag.edges.length} edges, ${check.execution_order.length} levels, ${JSON.stringify(dag).length} bytes as JSON`);
-for (const [name, s] of [['validateDag', validate], ['JSON.parse(JSON.stringify(dag)) (baseline)', baseline]]) {
-  console.log(`${name.padEnd(44)} ${String(s.ops_per_sec).padStart(10)} ops/s  mean ${s.mean_us} us  p99 ${s.p99_us} us  (${s.calls} calls)`);
+console.log(
+  `DAG: ${dag.nodes.length} nodes, ${dag.edges.length} edges, ${check.execution_order.length} levels, ${JSON.stringify(dag).length} bytes as JSON`,
+);
+for (const [name, s] of [
+  ['validateDag', validate],
+  ['JSON.parse(JSON.stringify(dag)) (baseline)', baseline],
+]) {
+  console.log(
+    `${name.padEnd(44)} ${String(s.ops_per_sec).padStart(10)} ops/s  mean ${s.mean_us} us  p99 ${s.p99_us} us  (${s.calls} calls)`,
+  );
 }
 console.log(`ratio: one validateDag costs ${costRatio}x a JSON round trip of the same DAG (lower is better)`);
 

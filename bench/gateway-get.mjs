@@ -34,7 +34,14 @@ async function api(stack, method, path, key, body, expected) {
 
 /** A project to read and a key whose rate limit the run cannot reach. */
 async function prepare(stack) {
-  const project = await api(stack, 'POST', '/v2/projects', stack.bootstrapKey, { name: 'bench project', description: 'read by gateway-get.mjs' }, 201);
+  const project = await api(
+    stack,
+    'POST',
+    '/v2/projects',
+    stack.bootstrapKey,
+    { name: 'bench project', description: 'read by gateway-get.mjs' },
+    201,
+  );
   const created = await api(
     stack,
     'POST',
@@ -44,11 +51,14 @@ async function prepare(stack) {
     201,
   );
   const read = await api(stack, 'GET', `/v2/projects/${project.id}`, created.key, undefined, 200);
-  if (read.id !== project.id) throw new Error(`GET /v2/projects/${project.id} answered another project: ${JSON.stringify(read)}`);
+  if (read.id !== project.id)
+    throw new Error(`GET /v2/projects/${project.id} answered another project: ${JSON.stringify(read)}`);
   return { path: `/v2/projects/${project.id}`, key: created.key };
 }
 
-console.log(`load: autocannon, ${LOAD.connections} connections, ${LOAD.warmupSec} s warm-up + ${LOAD.durationSec} s measured per target`);
+console.log(
+  `load: autocannon, ${LOAD.connections} connections, ${LOAD.warmupSec} s warm-up + ${LOAD.durationSec} s measured per target`,
+);
 
 const hello = await startChildServer(join(HERE, 'lib/hello-server.mjs'));
 let baseline;
@@ -60,10 +70,15 @@ try {
 } finally {
   await hello.stop();
 }
-console.log(`hello-world (bare Fastify, baseline)   ${baseline.req_per_sec} req/s  p50 ${baseline.p50_ms} ms  p99 ${baseline.p99_ms} ms`);
+console.log(
+  `hello-world (bare Fastify, baseline)   ${baseline.req_per_sec} req/s  p50 ${baseline.p50_ms} ms  p99 ${baseline.p99_ms} ms`,
+);
 
 const profileDir = profiling ? mkdtempSync(join(tmpdir(), 'conduit-bench-prof-')) : undefined;
-const profileEnv = { NODE_OPTIONS: `--import=${join(HERE, 'lib/cpu-profiler-preload.mjs')}`, BENCH_PROFILE_DIR: profileDir };
+const profileEnv = {
+  NODE_OPTIONS: `--import=${join(HERE, 'lib/cpu-profiler-preload.mjs')}`,
+  BENCH_PROFILE_DIR: profileDir,
+};
 const stack = await startBenchStack(profileDir ? profileEnv : {});
 let gateway;
 try {
@@ -73,7 +88,11 @@ try {
   await warmUp(url, headers);
   const pidsOf = (name) => stack.processes.filter((p) => p.name === name).map((p) => p.child.pid);
   if (profileDir) for (const p of stack.processes) process.kill(p.child.pid, 'SIGWINCH');
-  const cpuWindow = startCpuWindow({ gateway: pidsOf('gateway'), catalog: pidsOf('catalog'), load_generator: [process.pid] });
+  const cpuWindow = startCpuWindow({
+    gateway: pidsOf('gateway'),
+    catalog: pidsOf('catalog'),
+    load_generator: [process.pid],
+  });
   gateway = await measure('gateway', url, headers);
   gateway.cpu_pct = cpuWindow();
 } catch (err) {
@@ -82,16 +101,24 @@ try {
 } finally {
   await stack.stop();
 }
-console.log(`GET /v2/projects/{id} via gateway      ${gateway.req_per_sec} req/s  p50 ${gateway.p50_ms} ms  p99 ${gateway.p99_ms} ms`);
-const cpuLine = (cpu) => Object.entries(cpu).map(([who, pct]) => `${who} ${pct}%`).join(', ');
+console.log(
+  `GET /v2/projects/{id} via gateway      ${gateway.req_per_sec} req/s  p50 ${gateway.p50_ms} ms  p99 ${gateway.p99_ms} ms`,
+);
+const cpuLine = (cpu) =>
+  Object.entries(cpu)
+    .map(([who, pct]) => `${who} ${pct}%`)
+    .join(', ');
 console.log(`CPU while measured (% of one core; the machine has ${availableParallelism()}):`);
 console.log(`  hello-world run: ${cpuLine(baseline.cpu_pct)}`);
 console.log(`  gateway run:     ${cpuLine(gateway.cpu_pct)}`);
 
 const ratioPct = round((gateway.req_per_sec / baseline.req_per_sec) * 100, 1);
-console.log(`ratio: gateway throughput is ${ratioPct}% of a bare Fastify hello-world (goal >= ${GOAL_PCT}%: ${ratioPct >= GOAL_PCT ? 'met' : 'NOT met'})`);
+console.log(
+  `ratio: gateway throughput is ${ratioPct}% of a bare Fastify hello-world (goal >= ${GOAL_PCT}%: ${ratioPct >= GOAL_PCT ? 'met' : 'NOT met'})`,
+);
 if (profileDir) printProfiles(profileDir, ROOT);
-else if (ratioPct < GOAL_PCT) console.log('run `node gateway-get.mjs --profile` to see where the gateway spends its time');
+else if (ratioPct < GOAL_PCT)
+  console.log('run `node gateway-get.mjs --profile` to see where the gateway spends its time');
 
 printResult('gateway-get', {
   connections: LOAD.connections,

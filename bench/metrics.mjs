@@ -69,7 +69,10 @@ async function time(fn) {
 function baselineCount(ds, from, to, job) {
   const params = [TENANT, from, to];
   const jobFilter = job ? ` AND job_id = $${params.push(job)}` : '';
-  return ds.query(`SELECT count(*) FROM run_facts WHERE tenant_id = $1 AND queued_at >= $2 AND queued_at <= $3${jobFilter}`, params);
+  return ds.query(
+    `SELECT count(*) FROM run_facts WHERE tenant_id = $1 AND queued_at >= $2 AND queued_at <= $3${jobFilter}`,
+    params,
+  );
 }
 
 async function printPlan(ds, from, to, job) {
@@ -93,7 +96,9 @@ try {
   await seed(ds, now);
   const [{ n }] = await ds.query('SELECT count(*)::int AS n FROM run_facts WHERE tenant_id = $1', [TENANT]);
   if (n !== ROWS) throw new Error(`seeded ${n} run facts, expected ${ROWS}`);
-  console.log(`seeded ${ROWS} run facts (${JOBS} jobs, ${DAYS} days) in ${round((performance.now() - seedStarted) / 1000, 1)} s; median of ${REPEATS} calls each`);
+  console.log(
+    `seeded ${ROWS} run facts (${JOBS} jobs, ${DAYS} days) in ${round((performance.now() - seedStarted) / 1000, 1)} s; median of ${REPEATS} calls each`,
+  );
 
   const metrics = new MetricsService(ds);
   const job = jobId(42);
@@ -103,12 +108,23 @@ try {
       const answer = await metrics.get(TENANT, { since: w.since, ...(jobFilter ? { job_id: jobFilter } : {}) }, now);
       const [{ count }] = await baselineCount(ds, from, now, jobFilter);
       // Both sides must have looked at the same facts, or the ratio compares different work.
-      if (answer.runs.total !== Number(count)) throw new Error(`${w.since}: metrics counted ${answer.runs.total} runs, the baseline ${count}`);
-      const subject = await time(() => metrics.get(TENANT, { since: w.since, ...(jobFilter ? { job_id: jobFilter } : {}) }, now));
+      if (answer.runs.total !== Number(count))
+        throw new Error(`${w.since}: metrics counted ${answer.runs.total} runs, the baseline ${count}`);
+      const subject = await time(() =>
+        metrics.get(TENANT, { since: w.since, ...(jobFilter ? { job_id: jobFilter } : {}) }, now),
+      );
       const baseline = await time(() => baselineCount(ds, from, now, jobFilter));
       const ratio = round(subject.median_ms / Math.max(baseline.median_ms, 0.1), 1);
       const label = `since=${w.since}${jobFilter ? ' job_id' : ''}`;
-      results.push({ window: w.since, job_id: Boolean(jobFilter), runs: answer.runs.total, buckets: answer.series.length, metrics: subject, baseline_count: baseline, ratio });
+      results.push({
+        window: w.since,
+        job_id: Boolean(jobFilter),
+        runs: answer.runs.total,
+        buckets: answer.series.length,
+        metrics: subject,
+        baseline_count: baseline,
+        ratio,
+      });
       console.log(
         `${label.padEnd(18)} ${String(answer.runs.total).padStart(8)} runs  metrics ${String(subject.median_ms).padStart(7)} ms (max ${subject.max_ms})` +
           `  count(*) ${String(baseline.median_ms).padStart(7)} ms  ratio ${ratio}${subject.median_ms > SLOW_MS ? '  SLOW' : ''}`,
@@ -123,7 +139,9 @@ try {
 
 const slowest = results.reduce((a, b) => (b.metrics.median_ms > a.metrics.median_ms ? b : a));
 const worstRatio = Math.max(...results.map((r) => r.ratio));
-console.log(`slowest: since=${slowest.window}${slowest.job_id ? ' job_id' : ''} ${slowest.metrics.median_ms} ms (goal <= ~${SLOW_MS} ms); worst ratio to count(*) ${worstRatio}`);
+console.log(
+  `slowest: since=${slowest.window}${slowest.job_id ? ' job_id' : ''} ${slowest.metrics.median_ms} ms (goal <= ~${SLOW_MS} ms); worst ratio to count(*) ${worstRatio}`,
+);
 printResult('metrics', {
   rows: ROWS,
   jobs: JOBS,

@@ -28,7 +28,9 @@ function runBench(file) {
     if (line.startsWith(RESULT_PREFIX)) result = JSON.parse(line.slice(RESULT_PREFIX.length));
   });
   return new Promise((ok) => {
-    child.on('close', (code, signal) => ok({ file, code: code ?? signal, seconds: (Date.now() - started) / 1000, result }));
+    child.on('close', (code, signal) =>
+      ok({ file, code: code ?? signal, seconds: (Date.now() - started) / 1000, result }),
+    );
   });
 }
 
@@ -41,13 +43,22 @@ for (const file of benches) {
 const rows = runs.map(({ file, code, seconds, result }) => {
   const ok = code === 0 && result !== undefined;
   const h = result?.headline ?? {};
-  return [file, ok ? 'ok' : `FAILED (${code})`, h.subject ?? '-', h.baseline ?? '-', h.ratio ?? '-', `${seconds.toFixed(1)} s`];
+  return [
+    file,
+    ok ? 'ok' : `FAILED (${code})`,
+    h.subject ?? '-',
+    h.baseline ?? '-',
+    h.ratio ?? '-',
+    `${seconds.toFixed(1)} s`,
+  ];
 });
 const header = ['bench', 'status', 'figure', 'baseline', 'ratio', 'took'];
 const widths = header.map((title, i) => Math.max(title.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ');
 console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}`);
 for (const row of rows) console.log(line(row));
-console.log(`${RESULT_PREFIX}${JSON.stringify({ bench: 'all', results: runs.map((r) => r.result ?? { bench: r.file, failed: true }) })}`);
+console.log(
+  `${RESULT_PREFIX}${JSON.stringify({ bench: 'all', results: runs.map((r) => r.result ?? { bench: r.file, failed: true }) })}`,
+);
 
 if (runs.some((r) => r.code !== 0 || r.result === undefined)) process.exitCode = 1;

@@ -21,7 +21,8 @@ import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib
 
 const { values: args } = parseArgs({ options: { rows: { type: 'string' } } });
 const SIZES = (args.rows ?? process.env.BENCH_COPY_ROWS ?? '1000000,10000000').split(',').map(Number);
-if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--rows wants row counts such as 1000000,10000000`);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error(`--rows wants row counts such as 1000000,10000000`);
 const CONCURRENCY = 1;
 const RUN_MEMORY_LIMIT = process.env.RUN_MEMORY_LIMIT ?? DEFAULT_RUN_MEMORY_LIMIT;
 const LIMIT_MIB = parseSize(RUN_MEMORY_LIMIT) / 1024 / 1024;
@@ -76,12 +77,23 @@ async function benchSize(rows) {
 
   /** Triggers a run of `jobId`, waits for it, and checks that `target` then holds exactly the source's rows. */
   async function timedRun(jobId, target, want) {
-    const done = await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 50, timeoutMs: 900_000 });
+    const done = await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, {
+      everyMs: 50,
+      timeoutMs: 900_000,
+    });
     const got = (await db.query(CHECKSUM(target))).rows[0];
-    if (Number(got.n) !== rows || done.stats.rows_written !== rows) throw new Error(`${target}: the pipeline copied ${got.n} rows (reported ${done.stats.rows_written}), not ${rows}`);
-    if (got.sum !== want.sum) throw new Error(`${target}: the copy's rows differ from the source's (checksum ${got.sum}, not ${want.sum})`);
+    if (Number(got.n) !== rows || done.stats.rows_written !== rows)
+      throw new Error(
+        `${target}: the pipeline copied ${got.n} rows (reported ${done.stats.rows_written}), not ${rows}`,
+      );
+    if (got.sum !== want.sum)
+      throw new Error(`${target}: the copy's rows differ from the source's (checksum ${got.sum}, not ${want.sum})`);
     const run_ms = msBetween(done.started_at, done.finished_at);
-    return { run_ms, rows_per_sec: Math.round(rows / (run_ms / 1000)), nodes: done.nodes.map((n) => ({ id: n.id, ms: msBetween(n.started_at, n.finished_at) })) };
+    return {
+      run_ms,
+      rows_per_sec: Math.round(rows / (run_ms / 1000)),
+      nodes: done.nodes.map((n) => ({ id: n.id, ms: msBetween(n.started_at, n.finished_at) })),
+    };
   }
 
   try {
@@ -89,7 +101,8 @@ async function benchSize(rows) {
     database = await createBenchDatabase(stack);
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
-    for (const table of ['bench_src', 'bench_raw', 'bench_pipe', 'bench_typed']) await db.query(`create table ${table} ${TABLE_COLUMNS}`);
+    for (const table of ['bench_src', 'bench_raw', 'bench_pipe', 'bench_typed'])
+      await db.query(`create table ${table} ${TABLE_COLUMNS}`);
     await db.query(
       `insert into bench_src select i, (i % 100000) / 100.0, 'customer ' || i, timestamptz '2026-01-01' + i * interval '1 second', i % 2 = 0
        from generate_series(1, $1) as i`,
@@ -99,8 +112,15 @@ async function benchSize(rows) {
     const want = (await db.query(CHECKSUM('bench_src'))).rows[0];
     const connectorId = await stackConnector(stack, database.name);
     const source = { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'bench_src' } };
-    const sink = (table) => ({ id: 'load', type: 'sink', config: { connector_id: connectorId, table, mode: 'append' } });
-    const directJob = await jobFor(stack, { nodes: [source, sink('bench_pipe')], edges: [{ from: 'extract', to: 'load' }] });
+    const sink = (table) => ({
+      id: 'load',
+      type: 'sink',
+      config: { connector_id: connectorId, table, mode: 'append' },
+    });
+    const directJob = await jobFor(stack, {
+      nodes: [source, sink('bench_pipe')],
+      edges: [{ from: 'extract', to: 'load' }],
+    });
     const typedJob = await jobFor(stack, {
       nodes: [source, { id: 'all', type: 'transform', config: { sql: 'select * from extract' } }, sink('bench_typed')],
       edges: [
@@ -145,20 +165,31 @@ for (const rows of SIZES) {
   const nodes = (run) => run.nodes.map((n) => `${n.id} ${n.ms} ms`).join(', ');
   console.log(`--- ${rows} rows (EXECUTOR_CONCURRENCY=${CONCURRENCY}, RUN_MEMORY_LIMIT=${RUN_MEMORY_LIMIT})`);
   console.log(`raw COPY TO | COPY FROM (baseline)    ${r.raw.ms} ms, ${r.raw.rows_per_sec} rows/s`);
-  console.log(`direct run (source -> sink)           ${r.direct.run_ms} ms, ${r.direct.rows_per_sec} rows/s, ${r.direct.pct_of_raw}% of raw (goal >= ${GOALS.pct_of_raw}%: ${verdict(r.goals_met.throughput)}); ${nodes(r.direct)}`);
-  console.log(`typed run (source -> select * -> sink) ${r.typed.run_ms} ms, ${r.typed.rows_per_sec} rows/s, ${r.typed.pct_of_raw}% of raw (goal >= ${GOALS.pct_of_raw}%: ${verdict(r.goals_met.typed_throughput)}); ${nodes(r.typed)}`);
-  console.log(`executor RSS: idle ${r.executor_idle_rss_mib} MiB; peak (VmHWM) ${r.direct.executor_peak_rss_mib} MiB after the direct run, ${peak} MiB after the typed run`);
-  console.log(`  goal <= ${GOALS.executor_peak_rss_mib} MiB: ${verdict(r.goals_met.rss)}; <= idle + ${CONCURRENCY} x ${LIMIT_MIB} MiB = ${bound} MiB: ${verdict(r.goals_met.rss_within_bound)}`);
+  console.log(
+    `direct run (source -> sink)           ${r.direct.run_ms} ms, ${r.direct.rows_per_sec} rows/s, ${r.direct.pct_of_raw}% of raw (goal >= ${GOALS.pct_of_raw}%: ${verdict(r.goals_met.throughput)}); ${nodes(r.direct)}`,
+  );
+  console.log(
+    `typed run (source -> select * -> sink) ${r.typed.run_ms} ms, ${r.typed.rows_per_sec} rows/s, ${r.typed.pct_of_raw}% of raw (goal >= ${GOALS.pct_of_raw}%: ${verdict(r.goals_met.typed_throughput)}); ${nodes(r.typed)}`,
+  );
+  console.log(
+    `executor RSS: idle ${r.executor_idle_rss_mib} MiB; peak (VmHWM) ${r.direct.executor_peak_rss_mib} MiB after the direct run, ${peak} MiB after the typed run`,
+  );
+  console.log(
+    `  goal <= ${GOALS.executor_peak_rss_mib} MiB: ${verdict(r.goals_met.rss)}; <= idle + ${CONCURRENCY} x ${LIMIT_MIB} MiB = ${bound} MiB: ${verdict(r.goals_met.rss_within_bound)}`,
+  );
   results.push(r);
 }
 
-const headlineOf = (r) => `${r.rows / 1e6}M: typed ${r.typed.rows_per_sec} rows/s (${r.typed.pct_of_raw}%), direct ${r.direct.rows_per_sec} rows/s (${r.direct.pct_of_raw}%), executor peak ${r.typed.executor_peak_rss_mib} MiB`;
+const headlineOf = (r) =>
+  `${r.rows / 1e6}M: typed ${r.typed.rows_per_sec} rows/s (${r.typed.pct_of_raw}%), direct ${r.direct.rows_per_sec} rows/s (${r.direct.pct_of_raw}%), executor peak ${r.typed.executor_peak_rss_mib} MiB`;
 printResult('runs-copy', {
   sizes: results,
   executor_concurrency: CONCURRENCY,
   run_memory_limit_mib: LIMIT_MIB,
   goals: GOALS,
-  goals_met: Object.fromEntries(['throughput', 'typed_throughput', 'rss', 'rss_within_bound'].map((k) => [k, results.every((r) => r.goals_met[k])])),
+  goals_met: Object.fromEntries(
+    ['throughput', 'typed_throughput', 'rss', 'rss_within_bound'].map((k) => [k, results.every((r) => r.goals_met[k])]),
+  ),
   headline: {
     subject: results.map(headlineOf).join('; '),
     baseline: results.map((r) => `${r.rows / 1e6}M: raw COPY pipe ${r.raw.rows_per_sec} rows/s`).join('; '),

@@ -38,7 +38,9 @@ async function triggerBurst(stack, jobId, count) {
 async function drained(stack, jobId, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [queued, running] = await Promise.all(['queued', 'running'].map((status) => listRuns(stack, jobId, { status, limit: 1 })));
+    const [queued, running] = await Promise.all(
+      ['queued', 'running'].map((status) => listRuns(stack, jobId, { status, limit: 1 })),
+    );
     if (queued.data.length === 0 && running.data.length === 0) return;
     if (Date.now() > deadline) throw new Error(`runs still queued or running after ${timeoutMs} ms`);
     await sleep(100);
@@ -50,8 +52,12 @@ let database, idle, burst, burstSec;
 try {
   database = await createBenchDatabase(stack);
   const connectorId = await stackConnector(stack, database.name);
-  const jobId = await jobFor(stack, { nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }], edges: [] });
-  for (let i = 0; i < WARMUP_RUNS; i++) await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 10 });
+  const jobId = await jobFor(stack, {
+    nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }],
+    edges: [],
+  });
+  for (let i = 0; i < WARMUP_RUNS; i++)
+    await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 10 });
 
   const groups = {};
   for (const p of stack.processes) (groups[p.name] ??= []).push(p.child.pid);
@@ -69,7 +75,13 @@ try {
   // Outside the window: every run of the burst must have succeeded (none lost, none failed).
   const byId = new Map((await allRuns(stack, jobId)).map((r) => [r.id, r.status]));
   const bad = ids.filter((id) => byId.get(id) !== 'succeeded');
-  if (bad.length > 0) throw new Error(`${bad.length} of ${RUNS} runs did not succeed: ${bad.slice(0, 5).map((id) => `${id} ${byId.get(id)}`).join(', ')}`);
+  if (bad.length > 0)
+    throw new Error(
+      `${bad.length} of ${RUNS} runs did not succeed: ${bad
+        .slice(0, 5)
+        .map((id) => `${id} ${byId.get(id)}`)
+        .join(', ')}`,
+    );
 } catch (err) {
   console.error(stack.logs().slice(-4000));
   throw err;
@@ -82,17 +94,35 @@ try {
 const perRun = Object.fromEntries(
   Object.entries(burst.seconds).map(([label, used]) => {
     const background = (idle.seconds[label] / idle.wallSec) * burst.wallSec;
-    return [label, { gross_ms: round((used * 1000) / RUNS, 3), net_ms: round(((used - background) * 1000) / RUNS, 3), idle_pct_of_core: round((idle.seconds[label] / idle.wallSec) * 100, 1) }];
+    return [
+      label,
+      {
+        gross_ms: round((used * 1000) / RUNS, 3),
+        net_ms: round(((used - background) * 1000) / RUNS, 3),
+        idle_pct_of_core: round((idle.seconds[label] / idle.wallSec) * 100, 1),
+      },
+    ];
   }),
 );
-const sum = (key) => round(Object.values(perRun).reduce((s, v) => s + v[key], 0), 2);
+const sum = (key) =>
+  round(
+    Object.values(perRun).reduce((s, v) => s + v[key], 0),
+    2,
+  );
 const total = { gross_ms: sum('gross_ms'), net_ms: sum('net_ms') };
 const met = total.net_ms <= GOAL_MS_PER_RUN;
 
-console.log(`${RUNS} 1-node runs (${IN_FLIGHT} triggers in flight) in ${round(burstSec, 2)} s, ${round(RUNS / burstSec, 1)} runs/s; idle window ${IDLE_SEC} s before`);
-console.log('ms of CPU per run (net = less the process\'s idle rate; idle in % of one core):');
-for (const [label, v] of Object.entries(perRun)) console.log(`  ${label.padEnd(20)} net ${String(v.net_ms).padStart(7)}  gross ${String(v.gross_ms).padStart(7)}  idle ${v.idle_pct_of_core}%`);
-console.log(`  ${'sum'.padEnd(20)} net ${String(total.net_ms).padStart(7)}  gross ${String(total.gross_ms).padStart(7)}   (goal net <= ${GOAL_MS_PER_RUN} ms: ${met ? 'met' : 'NOT met'})`);
+console.log(
+  `${RUNS} 1-node runs (${IN_FLIGHT} triggers in flight) in ${round(burstSec, 2)} s, ${round(RUNS / burstSec, 1)} runs/s; idle window ${IDLE_SEC} s before`,
+);
+console.log("ms of CPU per run (net = less the process's idle rate; idle in % of one core):");
+for (const [label, v] of Object.entries(perRun))
+  console.log(
+    `  ${label.padEnd(20)} net ${String(v.net_ms).padStart(7)}  gross ${String(v.gross_ms).padStart(7)}  idle ${v.idle_pct_of_core}%`,
+  );
+console.log(
+  `  ${'sum'.padEnd(20)} net ${String(total.net_ms).padStart(7)}  gross ${String(total.gross_ms).padStart(7)}   (goal net <= ${GOAL_MS_PER_RUN} ms: ${met ? 'met' : 'NOT met'})`,
+);
 
 printResult('runs-cpu', {
   runs: RUNS,

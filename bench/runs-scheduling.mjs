@@ -22,7 +22,12 @@ const GOALS = { p50_ms: 5, p99_ms: 25, chain_ms: 200, runs_per_sec: 300, trigger
 
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50_ms: round(quantile(sorted, 0.5), 2), p99_ms: round(quantile(sorted, 0.99), 2), max_ms: round(sorted.at(-1), 2) };
+  return {
+    n: sorted.length,
+    p50_ms: round(quantile(sorted, 0.5), 2),
+    p99_ms: round(quantile(sorted, 0.99), 2),
+    max_ms: round(sorted.at(-1), 2),
+  };
 };
 
 /** Baseline: add -> pickup of a bare BullMQ queue and worker, one job at a time, as the runs queue is used. */
@@ -99,11 +104,18 @@ async function runsPerSecond(stack, jobId, count) {
   for (const id of ids) runs.push(await waitSucceeded(stack, jobId, id, { everyMs: 50 }));
   const first = Math.min(...runs.map((r) => Date.parse(r.queued_at)));
   const last = Math.max(...runs.map((r) => Date.parse(r.finished_at)));
-  return { runs: count, seconds: round((last - first) / 1000, 2), runs_per_sec: round(count / ((last - first) / 1000), 1), trigger_202: summary(accepted) };
+  return {
+    runs: count,
+    seconds: round((last - first) / 1000, 2),
+    runs_per_sec: round(count / ((last - first) / 1000), 1),
+    trigger_202: summary(accepted),
+  };
 }
 
 const baseline = await bullmqPickup(process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379', LATENCY_RUNS);
-console.log(`BullMQ add -> pickup (baseline)        p50 ${baseline.p50_ms} ms  p99 ${baseline.p99_ms} ms  (n=${baseline.n})`);
+console.log(
+  `BullMQ add -> pickup (baseline)        p50 ${baseline.p50_ms} ms  p99 ${baseline.p99_ms} ms  (n=${baseline.n})`,
+);
 
 // The bench polls runs far faster than a client would: lift the per-credential rate limit out of the way.
 // The runs read `select 1` from the server's `postgres` database: on this machine, so private networks are allowed.
@@ -111,21 +123,33 @@ const stack = await startBenchStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTO
 let latency, chain, one, two;
 try {
   const connectorId = await stackConnector(stack, 'postgres');
-  const oneNode = await jobFor(stack, { nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }], edges: [] });
+  const oneNode = await jobFor(stack, {
+    nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }],
+    edges: [],
+  });
   latency = await triggerToRunning(stack, oneNode, LATENCY_RUNS);
-  console.log(`trigger -> running (started_at - queued_at)  p50 ${latency.p50_ms} ms  p99 ${latency.p99_ms} ms  max ${latency.max_ms} ms  (n=${latency.n}; goal p50 <= ${GOALS.p50_ms}, p99 <= ${GOALS.p99_ms})`);
+  console.log(
+    `trigger -> running (started_at - queued_at)  p50 ${latency.p50_ms} ms  p99 ${latency.p99_ms} ms  max ${latency.max_ms} ms  (n=${latency.n}; goal p50 <= ${GOALS.p50_ms}, p99 <= ${GOALS.p99_ms})`,
+  );
 
   const nodes = [{ id: 'n0', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }];
-  for (let i = 1; i < CHAIN_NODES; i++) nodes.push({ id: `n${i}`, type: 'transform', config: { sql: `select n from n${i - 1}` } });
+  for (let i = 1; i < CHAIN_NODES; i++)
+    nodes.push({ id: `n${i}`, type: 'transform', config: { sql: `select n from n${i - 1}` } });
   const edges = nodes.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id }));
   chain = await chainRuns(stack, await jobFor(stack, { nodes, edges }), CHAIN_REPEATS);
-  console.log(`${CHAIN_NODES}-node chain, trigger -> succeeded seen  p50 ${chain.wall.p50_ms} ms  max ${chain.wall.max_ms} ms  (the 202 took p50 ${chain.trigger_202.p50_ms} ms, queued -> finished p50 ${chain.queued_to_finished.p50_ms} ms; goal <= ${GOALS.chain_ms})`);
+  console.log(
+    `${CHAIN_NODES}-node chain, trigger -> succeeded seen  p50 ${chain.wall.p50_ms} ms  max ${chain.wall.max_ms} ms  (the 202 took p50 ${chain.trigger_202.p50_ms} ms, queued -> finished p50 ${chain.queued_to_finished.p50_ms} ms; goal <= ${GOALS.chain_ms})`,
+  );
 
   one = await runsPerSecond(stack, oneNode, THROUGHPUT_RUNS);
-  console.log(`1-node runs, one executor              ${one.runs_per_sec} runs/s  (${one.runs} runs in ${one.seconds} s; the 202 p50 ${one.trigger_202.p50_ms} ms p99 ${one.trigger_202.p99_ms} ms)`);
+  console.log(
+    `1-node runs, one executor              ${one.runs_per_sec} runs/s  (${one.runs} runs in ${one.seconds} s; the 202 p50 ${one.trigger_202.p50_ms} ms p99 ${one.trigger_202.p99_ms} ms)`,
+  );
   await stack.startService('executor');
   two = await runsPerSecond(stack, oneNode, THROUGHPUT_RUNS);
-  console.log(`1-node runs, two executors             ${two.runs_per_sec} runs/s  (${two.runs} runs in ${two.seconds} s; the 202 p50 ${two.trigger_202.p50_ms} ms p99 ${two.trigger_202.p99_ms} ms)`);
+  console.log(
+    `1-node runs, two executors             ${two.runs_per_sec} runs/s  (${two.runs} runs in ${two.seconds} s; the 202 p50 ${two.trigger_202.p50_ms} ms p99 ${two.trigger_202.p99_ms} ms)`,
+  );
 } catch (err) {
   console.error(stack.logs().slice(-4000));
   throw err;
@@ -143,9 +167,15 @@ const met = {
   trigger_202_p99: Math.max(one.trigger_202.p99_ms, two.trigger_202.p99_ms) <= GOALS.trigger_202_p99_ms,
   executor_scale: scale >= GOALS.executor_scale,
 };
-const verdicts = Object.entries(met).map(([goal, ok]) => `${goal} ${ok ? 'met' : 'NOT met'}`).join(', ');
-console.log(`ratio: trigger -> running p50 is ${ratio}x a bare BullMQ pickup; two executors give ${scale}x one (goal >= ${GOALS.executor_scale}x)`);
-console.log(`goals (p50 <= ${GOALS.p50_ms} ms, p99 <= ${GOALS.p99_ms} ms, chain <= ${GOALS.chain_ms} ms, >= ${GOALS.runs_per_sec} runs/s, 202 p99 <= ${GOALS.trigger_202_p99_ms} ms): ${verdicts}`);
+const verdicts = Object.entries(met)
+  .map(([goal, ok]) => `${goal} ${ok ? 'met' : 'NOT met'}`)
+  .join(', ');
+console.log(
+  `ratio: trigger -> running p50 is ${ratio}x a bare BullMQ pickup; two executors give ${scale}x one (goal >= ${GOALS.executor_scale}x)`,
+);
+console.log(
+  `goals (p50 <= ${GOALS.p50_ms} ms, p99 <= ${GOALS.p99_ms} ms, chain <= ${GOALS.chain_ms} ms, >= ${GOALS.runs_per_sec} runs/s, 202 p99 <= ${GOALS.trigger_202_p99_ms} ms): ${verdicts}`,
+);
 
 printResult('runs-scheduling', {
   trigger_to_running: latency,

@@ -18,7 +18,12 @@ const GOALS = { wall_ms: 500, orchestration_ms: 100 };
 
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50_ms: round(quantile(sorted, 0.5), 1), p95_ms: round(quantile(sorted, 0.95), 1), max_ms: round(sorted.at(-1), 1) };
+  return {
+    n: sorted.length,
+    p50_ms: round(quantile(sorted, 0.5), 1),
+    p95_ms: round(quantile(sorted, 0.95), 1),
+    max_ms: round(sorted.at(-1), 1),
+  };
 };
 
 /** Baseline: the 40 statements in sequence on one pooled connection, `rounds` times after a warm-up round. */
@@ -79,9 +84,15 @@ let database, baseline, chain;
 try {
   database = await createBenchDatabase(stack);
   baseline = await pooledStatements(database.url, RUNS);
-  console.log(`${NODES} x ${STATEMENT} on one pooled connection (baseline)  p50 ${baseline.p50_ms} ms  p95 ${baseline.p95_ms} ms  (n=${baseline.n})`);
+  console.log(
+    `${NODES} x ${STATEMENT} on one pooled connection (baseline)  p50 ${baseline.p50_ms} ms  p95 ${baseline.p95_ms} ms  (n=${baseline.n})`,
+  );
   const connectorId = await stackConnector(stack, database.name);
-  const nodes = Array.from({ length: NODES }, (_, i) => ({ id: `s${i}`, type: 'sql', config: { connector_id: connectorId, sql: STATEMENT } }));
+  const nodes = Array.from({ length: NODES }, (_, i) => ({
+    id: `s${i}`,
+    type: 'sql',
+    config: { connector_id: connectorId, sql: STATEMENT },
+  }));
   const edges = nodes.slice(1).map((n, i) => ({ from: `s${i}`, to: n.id }));
   chain = await chainRuns(stack, await jobFor(stack, { nodes, edges }), RUNS);
 } catch (err) {
@@ -97,11 +108,21 @@ const overBaseline = round(chain.wall.p50_ms - baseline.p50_ms, 1);
 const ratio = round(chain.wall.p50_ms / baseline.p50_ms, 2);
 const met = { wall: chain.wall.p50_ms <= GOALS.wall_ms, orchestration: orchestration <= GOALS.orchestration_ms };
 const h = chain.hops;
-console.log(`${NODES} sql nodes, trigger -> succeeded seen  p50 ${chain.wall.p50_ms} ms  p95 ${chain.wall.p95_ms} ms  max ${chain.wall.max_ms} ms  (n=${chain.wall.n}; queued -> finished p50 ${chain.queued_to_finished.p50_ms} ms)`);
-console.log(`  per run: queued -> first node p50 ${h.queued_to_first_node.p50_ms} ms; last node -> finished p50 ${h.last_node_to_finished.p50_ms} ms`);
-console.log(`  per node: duration p50 ${h.node_ms.p50_ms} ms p95 ${h.node_ms.p95_ms} ms (10 ms of sleep); gap to the next node p50 ${h.gap_ms.p50_ms} ms p95 ${h.gap_ms.p95_ms} ms`);
-console.log(`orchestration (p50 - ${WORK_MS} ms of sleep) ${orchestration} ms; ${overBaseline} ms over the baseline; ratio ${ratio}x baseline`);
-console.log(`goals: <= ${GOALS.wall_ms} ms ${met.wall ? 'met' : 'NOT met'}; orchestration <= ${GOALS.orchestration_ms} ms ${met.orchestration ? 'met' : 'NOT met'}`);
+console.log(
+  `${NODES} sql nodes, trigger -> succeeded seen  p50 ${chain.wall.p50_ms} ms  p95 ${chain.wall.p95_ms} ms  max ${chain.wall.max_ms} ms  (n=${chain.wall.n}; queued -> finished p50 ${chain.queued_to_finished.p50_ms} ms)`,
+);
+console.log(
+  `  per run: queued -> first node p50 ${h.queued_to_first_node.p50_ms} ms; last node -> finished p50 ${h.last_node_to_finished.p50_ms} ms`,
+);
+console.log(
+  `  per node: duration p50 ${h.node_ms.p50_ms} ms p95 ${h.node_ms.p95_ms} ms (10 ms of sleep); gap to the next node p50 ${h.gap_ms.p50_ms} ms p95 ${h.gap_ms.p95_ms} ms`,
+);
+console.log(
+  `orchestration (p50 - ${WORK_MS} ms of sleep) ${orchestration} ms; ${overBaseline} ms over the baseline; ratio ${ratio}x baseline`,
+);
+console.log(
+  `goals: <= ${GOALS.wall_ms} ms ${met.wall ? 'met' : 'NOT met'}; orchestration <= ${GOALS.orchestration_ms} ms ${met.orchestration ? 'met' : 'NOT met'}`,
+);
 
 printResult('runs-sql-chain', {
   nodes: NODES,

@@ -38,7 +38,11 @@ const GOAL_P99_MS = 1000;
 const MINUTE = 60_000;
 const nextMinute = (margin = 0) => Math.ceil((Date.now() + margin) / MINUTE) * MINUTE;
 const sleepUntil = (at) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
-const summary = (sorted) => ({ p50_ms: round(quantile(sorted, 0.5), 1), p99_ms: round(quantile(sorted, 0.99), 1), max_ms: round(sorted.at(-1), 1) });
+const summary = (sorted) => ({
+  p50_ms: round(quantile(sorted, 0.5), 1),
+  p99_ms: round(quantile(sorted, 0.99), 1),
+  max_ms: round(sorted.at(-1), 1),
+});
 
 /** Baseline 1: JOBS BullMQ job schedulers every minute, a no-op worker; delay of each pickup after its minute. */
 async function bullmqSchedulers(redisUrl) {
@@ -46,11 +50,19 @@ async function bullmqSchedulers(redisUrl) {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const queue = new Queue('ticks', { connection, prefix });
   for (let i = 0; i < JOBS; i += 200) {
-    await Promise.all(Array.from({ length: Math.min(200, JOBS - i) }, (_, k) => queue.upsertJobScheduler(`job${i + k}`, { pattern: '* * * * *' }, { name: 'tick', data: {} })));
+    await Promise.all(
+      Array.from({ length: Math.min(200, JOBS - i) }, (_, k) =>
+        queue.upsertJobScheduler(`job${i + k}`, { pattern: '* * * * *' }, { name: 'tick', data: {} }),
+      ),
+    );
   }
   const delays = [];
   let minute = nextMinute();
-  const worker = new Worker('ticks', async () => void delays.push(Date.now() - minute), { connection, prefix, concurrency: 100 });
+  const worker = new Worker('ticks', async () => void delays.push(Date.now() - minute), {
+    connection,
+    prefix,
+    concurrency: 100,
+  });
   await sleepUntil(minute);
   const deadline = minute + 50_000;
   while (delays.length < JOBS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -81,27 +93,43 @@ async function bareInserts(databaseUrl) {
 const load = (await import('node:os')).loadavg()[0];
 console.log(`${JOBS} every-minute schedules over ${MINUTES} minute(s); load average ${round(load, 2)} at start`);
 const bull = await bullmqSchedulers(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-console.log(`baseline bare BullMQ job schedulers: ${bull.fired} fired, delay p50 ${bull.p50_ms} ms, p99 ${bull.p99_ms} ms, max ${bull.max_ms} ms`);
+console.log(
+  `baseline bare BullMQ job schedulers: ${bull.fired} fired, delay p50 ${bull.p50_ms} ms, p99 ${bull.p99_ms} ms, max ${bull.max_ms} ms`,
+);
 
 // The connector of the pipelines is on this machine (its server is never reached: the runs are not executed).
-const profileEnv = profileDir ? { NODE_OPTIONS: `--import=${join(HERE, 'lib/cpu-profiler-preload.mjs')}`, BENCH_PROFILE_DIR: profileDir } : {};
+const profileEnv = profileDir
+  ? { NODE_OPTIONS: `--import=${join(HERE, 'lib/cpu-profiler-preload.mjs')}`, BENCH_PROFILE_DIR: profileDir }
+  : {};
 const stack = await startBenchStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', ...profileEnv });
 const db = new pg.Client({ connectionString: stack.databaseUrl });
 try {
   await db.connect();
   const inserts = await bareInserts(stack.databaseUrl);
-  console.log(`baseline bare PostgreSQL inserts of ${JOBS} rows (batches of 500): done p50 ${inserts.p50_ms} ms, p99 ${inserts.p99_ms} ms`);
+  console.log(
+    `baseline bare PostgreSQL inserts of ${JOBS} rows (batches of 500): done p50 ${inserts.p50_ms} ms, p99 ${inserts.p99_ms} ms`,
+  );
   // Runs stay queued: nothing executes them.
   for (const p of stack.processes.filter((x) => x.name === 'executor')) await stopProcess(p.child);
 
   // A few pipelines of one source node (valid; never run), a job on each, then copies of those jobs up to JOBS.
   const connectorId = await stackConnector(stack, 'postgres');
-  const dag = { nodes: [{ id: 'extract', type: 'source', config: { connector_id: connectorId, query: 'select 1 as x' } }], edges: [] };
+  const dag = {
+    nodes: [{ id: 'extract', type: 'source', config: { connector_id: connectorId, query: 'select 1 as x' } }],
+    edges: [],
+  };
   const templates = [];
   for (let i = 0; i < PIPELINES; i++) {
     const pipeline = await api(stack, 'POST', '/v2/pipelines', { name: `bench-sched-${i}`, dag }, 201);
-    if (pipeline.status !== 'valid') throw new Error(`bench pipeline is invalid: ${JSON.stringify(pipeline.validation.errors)}`);
-    const job = await api(stack, 'POST', '/v2/jobs', { name: `bench-sched-${i}`, pipeline_id: pipeline.id, schedule: '* * * * *', concurrency_policy: 'allow' }, 201);
+    if (pipeline.status !== 'valid')
+      throw new Error(`bench pipeline is invalid: ${JSON.stringify(pipeline.validation.errors)}`);
+    const job = await api(
+      stack,
+      'POST',
+      '/v2/jobs',
+      { name: `bench-sched-${i}`, pipeline_id: pipeline.id, schedule: '* * * * *', concurrency_policy: 'allow' },
+      201,
+    );
     templates.push(job.id);
   }
   await db.query(`SET search_path TO scheduler`);
@@ -116,18 +144,27 @@ try {
   await db.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = ANY($1)`, [templates, new Date(first)]);
   await db.query(`ANALYZE jobs`);
   const last = first + (MINUTES - 1) * MINUTE;
-  console.log(`${JOBS} jobs on ${PIPELINES} pipelines; measuring the fires of ${new Date(first).toISOString()} .. ${new Date(last).toISOString()}`);
+  console.log(
+    `${JOBS} jobs on ${PIPELINES} pipelines; measuring the fires of ${new Date(first).toISOString()} .. ${new Date(last).toISOString()}`,
+  );
 
   await sleepUntil(first - 1000);
-  if (profileDir) for (const p of stack.processes.filter((x) => x.name === 'scheduler')) process.kill(p.child.pid, 'SIGWINCH');
+  if (profileDir)
+    for (const p of stack.processes.filter((x) => x.name === 'scheduler')) process.kill(p.child.pid, 'SIGWINCH');
   const windowStart = Date.now();
-  const pidsOf = (name) => stack.processes.filter((p) => p.name === name && p.child.exitCode === null).map((p) => p.child.pid);
+  const pidsOf = (name) =>
+    stack.processes.filter((p) => p.name === name && p.child.exitCode === null).map((p) => p.child.pid);
   const cpuWindow = startCpuWindow({
-    scheduler: pidsOf('scheduler'), monitoring: pidsOf('monitoring'), 'webhook-dispatcher': pidsOf('webhook-dispatcher'), catalog: pidsOf('catalog'), gateway: pidsOf('gateway'),
+    scheduler: pidsOf('scheduler'),
+    monitoring: pidsOf('monitoring'),
+    'webhook-dispatcher': pidsOf('webhook-dispatcher'),
+    catalog: pidsOf('catalog'),
+    gateway: pidsOf('gateway'),
   });
   // Until every fire of the last minute is made (or 50 s after it: whatever is not there by then is missed).
   const expected = JOBS * MINUTES;
-  const count = async () => (await db.query(`SELECT count(*)::int AS n FROM runs WHERE trigger = 'schedule'`)).rows[0].n;
+  const count = async () =>
+    (await db.query(`SELECT count(*)::int AS n FROM runs WHERE trigger = 'schedule'`)).rows[0].n;
   await sleepUntil(last);
   while ((await count()) < expected && Date.now() < last + 50_000) await new Promise((r) => setTimeout(r, 200));
   const cpu = cpuWindow();
@@ -150,15 +187,25 @@ try {
   const doubled = [...perMinute.values()].filter((n) => n > 1).length;
   const missed = expected - perMinute.size;
   const fire = { runs: fires.length, ...summary(delays), missed, doubled };
-  const cpuLine = Object.entries(cpu).map(([who, pct]) => `${who} ${pct}%`).join(', ');
+  const cpuLine = Object.entries(cpu)
+    .map(([who, pct]) => `${who} ${pct}%`)
+    .join(', ');
   // CPU time over the window (the measured minutes, from 1 s before the first), per measured minute.
   const schedulerMsPerMinute = round(((cpu.scheduler / 100) * windowMs) / MINUTES, 0);
-  console.log(`fire time (queued_at - scheduled minute) over ${fires.length} runs: p50 ${fire.p50_ms} ms, p99 ${fire.p99_ms} ms, max ${fire.max_ms} ms (goal p99 <= ${GOAL_P99_MS} ms); missed ${missed}, doubled ${doubled}`);
-  console.log(`CPU over the measured minutes (% of one core): ${cpuLine}; the scheduler used ${schedulerMsPerMinute} ms of CPU a minute, ${round((schedulerMsPerMinute * 1000) / JOBS, 0)} us per fire`);
+  console.log(
+    `fire time (queued_at - scheduled minute) over ${fires.length} runs: p50 ${fire.p50_ms} ms, p99 ${fire.p99_ms} ms, max ${fire.max_ms} ms (goal p99 <= ${GOAL_P99_MS} ms); missed ${missed}, doubled ${doubled}`,
+  );
+  console.log(
+    `CPU over the measured minutes (% of one core): ${cpuLine}; the scheduler used ${schedulerMsPerMinute} ms of CPU a minute, ${round((schedulerMsPerMinute * 1000) / JOBS, 0)} us per fire`,
+  );
   printResult('schedules', {
     jobs: JOBS,
     minutes: MINUTES,
-    fire_time: { ...fire, goal_p99_ms: GOAL_P99_MS, goal_met: fire.p99_ms <= GOAL_P99_MS && missed === 0 && doubled === 0 },
+    fire_time: {
+      ...fire,
+      goal_p99_ms: GOAL_P99_MS,
+      goal_met: fire.p99_ms <= GOAL_P99_MS && missed === 0 && doubled === 0,
+    },
     cpu_pct: cpu,
     baseline_bullmq_schedulers: bull,
     baseline_pg_inserts: inserts,

@@ -23,7 +23,13 @@ import { newId, QUEUES } from '@conduit/contracts';
 import { migrate } from '@conduit/service-kit';
 import { createLogger } from '@conduit/service-kit';
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
-import { AppModule, bullPrefix, createDispatcherDataSource, dispatcherSettings, WebhooksService } from '@conduit/webhook-dispatcher';
+import {
+  AppModule,
+  bullPrefix,
+  createDispatcherDataSource,
+  dispatcherSettings,
+  WebhooksService,
+} from '@conduit/webhook-dispatcher';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { startCpuWindow } from './lib/cpu-usage.mjs';
 import { summarizeProfile } from './lib/cpu-profile-summary.mjs';
@@ -88,7 +94,14 @@ async function startReceiver() {
       waiters.add(check);
       check();
     });
-  return { url: `http://127.0.0.1:${port}/hook`, port, pid: child.pid, arrived, waitFor, stop: () => child.kill('SIGTERM') };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    pid: child.pid,
+    arrived,
+    waitFor,
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 function runEvent(tenantId) {
@@ -99,8 +112,19 @@ function runEvent(tenantId) {
     created_at: at,
     tenant_id: tenantId,
     run: {
-      id: newId('run'), job_id: newId('job'), pipeline_id: newId('pipeline'), pipeline_version: 1, status: 'succeeded', trigger: 'manual',
-      attempt: 1, queued_at: at, started_at: at, finished_at: at, duration_ms: 1200, error: null, stats: { rows_read: 1, rows_written: 1 },
+      id: newId('run'),
+      job_id: newId('job'),
+      pipeline_id: newId('pipeline'),
+      pipeline_version: 1,
+      status: 'succeeded',
+      trigger: 'manual',
+      attempt: 1,
+      queued_at: at,
+      started_at: at,
+      finished_at: at,
+      duration_ms: 1200,
+      error: null,
+      stats: { rows_read: 1, rows_written: 1 },
     },
   };
 }
@@ -108,9 +132,19 @@ function runEvent(tenantId) {
 /** The baseline: a signed POST from a plain loop, with a keep-alive agent. */
 function signedPost(agent, port, signer) {
   const id = newId('event');
-  const body = JSON.stringify({ id, type: 'job.completed', created_at: new Date().toISOString(), data: { job_id: 'job_x' } });
+  const body = JSON.stringify({
+    id,
+    type: 'job.completed',
+    created_at: new Date().toISOString(),
+    data: { job_id: 'job_x' },
+  });
   const at = new Date();
-  const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) };
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signer.sign(id, at, body),
+  };
   return new Promise((ok, fail) => {
     const req = http.request({ host: '127.0.0.1', port, path: '/baseline', method: 'POST', agent, headers }, (res) => {
       res.resume();
@@ -128,9 +162,17 @@ const ds = createDispatcherDataSource({ url: DATABASE_URL, schema, poolSize: 20 
 await migrate(ds);
 const secretsKey = randomBytes(32);
 const settings = dispatcherSettings({
-  redisUrl: REDIS_URL, redisPrefix: prefix, secretsKey, allowHttp: true, allowPrivateNetworks: true, deliveryConcurrency: CONCURRENCY,
+  redisUrl: REDIS_URL,
+  redisPrefix: prefix,
+  secretsKey,
+  allowHttp: true,
+  allowPrivateNetworks: true,
+  deliveryConcurrency: CONCURRENCY,
 });
-const app = await NestFactory.createApplicationContext(AppModule.forRoot({ dataSource: ds, logger: createLogger({ service: 'bench', level: 'silent' }), settings }), { logger: false });
+const app = await NestFactory.createApplicationContext(
+  AppModule.forRoot({ dataSource: ds, logger: createLogger({ service: 'bench', level: 'silent' }), settings }),
+  { logger: false },
+);
 await app.init();
 const events = new Queue(QUEUES.eventsWebhooks, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
 
@@ -138,7 +180,9 @@ try {
   const service = app.get(WebhooksService);
   // The secret crosses to the dispatcher sealed for the tenant, as the gateway sends it.
   const box = new SecretBox(secretsKey);
-  const webhooks = { create: (tenant, body) => service.create(tenant, sealFieldsForTransit(box, body, ['secret'], tenant, 'webhook')) };
+  const webhooks = {
+    create: (tenant, body) => service.create(tenant, sealFieldsForTransit(box, body, ['secret'], tenant, 'webhook')),
+  };
   // Latency: one webhook, one event at a time.
   const solo = `tnt_bench_${randomUUID()}`;
   await webhooks.create(solo, { url: receiver.url, events: ['job.completed'], secret: SECRET });
@@ -168,20 +212,26 @@ try {
 
   // Throughput: a burst fanned out to several webhooks of one tenant.
   const burst = `tnt_bench_${randomUUID()}`;
-  for (let i = 0; i < BURST_WEBHOOKS; i++) await webhooks.create(burst, { url: `${receiver.url}?w=${i}`, events: ['job.completed'], secret: SECRET });
+  for (let i = 0; i < BURST_WEBHOOKS; i++)
+    await webhooks.create(burst, { url: `${receiver.url}?w=${i}`, events: ['job.completed'], secret: SECRET });
   const before = receiver.arrived.size;
   const total = BURST_EVENTS * BURST_WEBHOOKS;
   const stopProfile = profiling ? await startProfile() : null;
   const cpuWindow = startCpuWindow({ dispatcher: [process.pid], receiver: [receiver.pid] });
   const started = now();
   const burstEvents = Array.from({ length: BURST_EVENTS }, () => runEvent(burst));
-  await events.addBulk(burstEvents.map((e) => ({ name: e.type, data: e, opts: { jobId: e.event_id, removeOnComplete: true } })));
+  await events.addBulk(
+    burstEvents.map((e) => ({ name: e.type, data: e, opts: { jobId: e.event_id, removeOnComplete: true } })),
+  );
   const queuedMs = now() - started;
   // Each event id arrives once per webhook; count the attempts recorded as succeeded instead of distinct ids.
   await new Promise((ok, fail) => {
     const deadline = Date.now() + 180_000;
     const poll = async () => {
-      const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status = 'succeeded'`, [burst]);
+      const [{ n }] = await ds.query(
+        `SELECT count(*)::int AS n FROM deliveries WHERE tenant_id = $1 AND status = 'succeeded'`,
+        [burst],
+      );
       if (n >= total) return ok();
       if (Date.now() > deadline) return fail(new Error(`only ${n} of ${total} deliveries succeeded`));
       setTimeout(poll, 20);
@@ -210,23 +260,54 @@ try {
   const baseCpuWindow = startCpuWindow({ loop: [process.pid], receiver: [receiver.pid] });
   const baseStarted = now();
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < total) await signedPost(agent, receiver.port, signer);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < total) await signedPost(agent, receiver.port, signer);
+    }),
+  );
   const basePerSec = round(total / ((now() - baseStarted) / 1000), 0);
   const baseCpu = baseCpuWindow();
   agent.destroy();
 
-  console.log(`event -> first attempt: p50 ${p50} ms, p99 ${p99} ms (goal p50 <= ${GOAL_P50_MS} ms); baseline signed POST p50 ${baseP50} ms`);
-  console.log(`deliveries: ${perSec}/s over ${total} (goal >= ${GOAL_PER_SEC}/s); baseline signed POST loop ${basePerSec}/s; ratio ${round((perSec / basePerSec) * 100, 1)}%`);
-  const cpuLine = (cpu) => Object.entries(cpu).map(([who, pct]) => `${who} ${pct}%`).join(', ');
-  const perDelivery = (cpu) => Object.fromEntries(Object.entries(cpu).map(([who, pct]) => [who, round((pct / 100) * 1e6 / perSec, 0)]));
-  console.log(`CPU during the burst (% of one core): ${cpuLine(burstCpu)}; us per delivery: ${cpuLine(perDelivery(burstCpu)).replace(/%/g, '')}`);
+  console.log(
+    `event -> first attempt: p50 ${p50} ms, p99 ${p99} ms (goal p50 <= ${GOAL_P50_MS} ms); baseline signed POST p50 ${baseP50} ms`,
+  );
+  console.log(
+    `deliveries: ${perSec}/s over ${total} (goal >= ${GOAL_PER_SEC}/s); baseline signed POST loop ${basePerSec}/s; ratio ${round((perSec / basePerSec) * 100, 1)}%`,
+  );
+  const cpuLine = (cpu) =>
+    Object.entries(cpu)
+      .map(([who, pct]) => `${who} ${pct}%`)
+      .join(', ');
+  const perDelivery = (cpu) =>
+    Object.fromEntries(Object.entries(cpu).map(([who, pct]) => [who, round(((pct / 100) * 1e6) / perSec, 0)]));
+  console.log(
+    `CPU during the burst (% of one core): ${cpuLine(burstCpu)}; us per delivery: ${cpuLine(perDelivery(burstCpu)).replace(/%/g, '')}`,
+  );
   console.log(`burst hops: ${hopsLine}`);
   console.log(`CPU during the baseline loop:         ${cpuLine(baseCpu)}`);
   printResult('webhook-delivery', {
-    latency: { events: latencies.length, p50_ms: p50, p99_ms: p99, baseline_post_p50_ms: baseP50, ratio: round(p50 / baseP50, 1), goal_p50_ms: GOAL_P50_MS, goal_met: p50 <= GOAL_P50_MS },
-    throughput: { deliveries: total, webhooks: BURST_WEBHOOKS, concurrency: CONCURRENCY, per_sec: perSec, baseline_per_sec: basePerSec, ratio_pct: round((perSec / basePerSec) * 100, 1), goal_per_sec: GOAL_PER_SEC, goal_met: perSec >= GOAL_PER_SEC, cpu_pct: burstCpu, baseline_cpu_pct: baseCpu },
+    latency: {
+      events: latencies.length,
+      p50_ms: p50,
+      p99_ms: p99,
+      baseline_post_p50_ms: baseP50,
+      ratio: round(p50 / baseP50, 1),
+      goal_p50_ms: GOAL_P50_MS,
+      goal_met: p50 <= GOAL_P50_MS,
+    },
+    throughput: {
+      deliveries: total,
+      webhooks: BURST_WEBHOOKS,
+      concurrency: CONCURRENCY,
+      per_sec: perSec,
+      baseline_per_sec: basePerSec,
+      ratio_pct: round((perSec / basePerSec) * 100, 1),
+      goal_per_sec: GOAL_PER_SEC,
+      goal_met: perSec >= GOAL_PER_SEC,
+      cpu_pct: burstCpu,
+      baseline_cpu_pct: baseCpu,
+    },
     headline: {
       subject: `webhook p50 ${p50} ms, ${perSec} deliveries/s`,
       baseline: `signed POST loop p50 ${baseP50} ms, ${basePerSec}/s`,

@@ -24,9 +24,15 @@ async function newTenant(): Promise<{ tenantId: string; key: string }> {
 
 describe('API keys', () => {
   it('creates a key shown once, lists without it, and a revoked key is refused at once', async () => {
-    const created = await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('ci'), scopes: ['read', 'write'] } });
+    const created = await call(stack, 'POST', '/v2/api-keys', {
+      body: { name: uniqueName('ci'), scopes: ['read', 'write'] },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.any(String), scopes: ['read', 'write'] });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      key: expect.any(String),
+      scopes: ['read', 'write'],
+    });
     expect(created.body.created_at).toMatch(RFC3339_MS);
     expect(created.headers.get('location')).toBeTruthy();
     const key = created.body.key as string;
@@ -43,19 +49,36 @@ describe('API keys', () => {
     const after = await call(stack, 'GET', '/v2/projects', { key });
     expectProblem(after, 401, 'unauthenticated');
     expect(after.headers.get('www-authenticate')).toBeTruthy();
-    expect((await call(stack, 'GET', '/v2/api-keys')).body.data.map((k: { id: string }) => k.id)).not.toContain(created.body.id);
+    expect((await call(stack, 'GET', '/v2/api-keys')).body.data.map((k: { id: string }) => k.id)).not.toContain(
+      created.body.id,
+    );
   });
 
   it('enforces scopes: read cannot write, write cannot manage keys, admin can', async () => {
-    const make = async (scopes: string[]) => (await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('s'), scopes } })).body.key as string;
+    const make = async (scopes: string[]) =>
+      (await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('s'), scopes } })).body.key as string;
     const read = await make(['read']);
     const write = await make(['write']);
     expect((await call(stack, 'GET', '/v2/projects', { key: read })).status).toBe(200);
-    expectProblem(await call(stack, 'POST', '/v2/projects', { key: read, body: { name: uniqueName('r') } }), 403, 'forbidden');
-    expectProblem(await call(stack, 'POST', '/v2/api-keys', { key: read, body: { name: 'x', scopes: ['read'] } }), 403, 'forbidden');
-    expect((await call(stack, 'POST', '/v2/projects', { key: write, body: { name: uniqueName('w') } })).status).toBe(201);
+    expectProblem(
+      await call(stack, 'POST', '/v2/projects', { key: read, body: { name: uniqueName('r') } }),
+      403,
+      'forbidden',
+    );
+    expectProblem(
+      await call(stack, 'POST', '/v2/api-keys', { key: read, body: { name: 'x', scopes: ['read'] } }),
+      403,
+      'forbidden',
+    );
+    expect((await call(stack, 'POST', '/v2/projects', { key: write, body: { name: uniqueName('w') } })).status).toBe(
+      201,
+    );
     expectProblem(await call(stack, 'GET', '/v2/api-keys', { key: write }), 403, 'forbidden');
-    expectProblem(await call(stack, 'POST', '/v2/api-keys', { key: write, body: { name: 'x', scopes: ['admin'] } }), 403, 'forbidden');
+    expectProblem(
+      await call(stack, 'POST', '/v2/api-keys', { key: write, body: { name: 'x', scopes: ['admin'] } }),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -67,15 +90,30 @@ describe('bearer JWT', () => {
     expect(project.status).toBe(201);
     const pid = project.body.id;
     expect((await call(stack, 'GET', `/v2/projects/${pid}`, { bearer })).status).toBe(200);
-    expect((await call(stack, 'PUT', `/v2/projects/${pid}`, { bearer, body: { name: uniqueName('jwt2') } })).status).toBe(200);
-    const connector = await call(stack, 'POST', '/v2/connectors', { bearer, body: { name: 'pg', type: 'postgres', config: localPostgresConfig() } });
+    expect(
+      (await call(stack, 'PUT', `/v2/projects/${pid}`, { bearer, body: { name: uniqueName('jwt2') } })).status,
+    ).toBe(200);
+    const connector = await call(stack, 'POST', '/v2/connectors', {
+      bearer,
+      body: { name: 'pg', type: 'postgres', config: localPostgresConfig() },
+    });
     expect(connector.status).toBe(201);
     const cid = connector.body.id;
     expect((await call(stack, 'POST', `/v2/connectors/${cid}/test`, { bearer })).body.ok).toBe(true);
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', { bearer, body: { name: 'p', dag: copyDag(cid), project_id: pid } });
+    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+      bearer,
+      body: { name: 'p', dag: copyDag(cid), project_id: pid },
+    });
     expect(pipeline.status).toBe(201);
     expect((await call(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`, { bearer })).body.valid).toBe(true);
-    for (const path of ['/v2/projects', '/v2/pipelines', '/v2/connectors', '/v2/templates', '/v2/connector-types', '/v2/api-keys']) {
+    for (const path of [
+      '/v2/projects',
+      '/v2/pipelines',
+      '/v2/connectors',
+      '/v2/templates',
+      '/v2/connector-types',
+      '/v2/api-keys',
+    ]) {
       expect({ path, status: (await call(stack, 'GET', path, { bearer })).status }).toEqual({ path, status: 200 });
     }
     // The token's tenant, not the bootstrap tenant, owns what it made.
@@ -97,8 +135,14 @@ describe('tenant isolation', () => {
   it("answers 404 on every operation on another tenant's resources, and lists are disjoint", async () => {
     const a = await newTenant();
     const project = await call(stack, 'POST', '/v2/projects', { key: a.key, body: { name: 'mine' } });
-    const connector = await call(stack, 'POST', '/v2/connectors', { key: a.key, body: { name: 'mine', type: 'postgres', config: localPostgresConfig() } });
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', { key: a.key, body: { name: 'mine', dag: copyDag(connector.body.id) } });
+    const connector = await call(stack, 'POST', '/v2/connectors', {
+      key: a.key,
+      body: { name: 'mine', type: 'postgres', config: localPostgresConfig() },
+    });
+    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+      key: a.key,
+      body: { name: 'mine', dag: copyDag(connector.body.id) },
+    });
     for (const r of [project, connector, pipeline]) expect(r.status).toBe(201);
 
     const b = await newTenant();
@@ -119,10 +163,18 @@ describe('tenant isolation', () => {
       ];
       for (const [method, path, body] of attempts) {
         const res = await call(stack, method, path, body === undefined ? as : { ...as, body });
-        expect({ method, path, status: res.status, code: res.body?.code }).toEqual({ method, path, status: 404, code: 'not_found' });
+        expect({ method, path, status: res.status, code: res.body?.code }).toEqual({
+          method,
+          path,
+          status: 404,
+          code: 'not_found',
+        });
       }
       // B cannot hang its pipeline on A's project either.
-      const foreignProject = await call(stack, 'POST', '/v2/pipelines', { ...as, body: { name: uniqueName('x'), dag: { nodes: [], edges: [] }, project_id: project.body.id } });
+      const foreignProject = await call(stack, 'POST', '/v2/pipelines', {
+        ...as,
+        body: { name: uniqueName('x'), dag: { nodes: [], edges: [] }, project_id: project.body.id },
+      });
       expect(foreignProject.status).toBe(422);
     }
     // Nothing of A changed.
@@ -182,26 +234,46 @@ describe('idempotent replay', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('location')).toBe(first.headers.get('location'));
-    const matching = (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).filter((p) => p.name === name);
+    const matching = (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).filter(
+      (p) => p.name === name,
+    );
     expect(matching).toHaveLength(1);
     // The same body is the same JSON value, whatever the order its fields were written in.
     const json = { 'idempotency-key': `${idem}-order`, 'content-type': 'application/json' };
-    const ordered = await call(stack, 'POST', '/v2/projects', { rawBody: `{"name":"${name}-order","description":"d"}`, headers: json });
-    const reordered = await call(stack, 'POST', '/v2/projects', { rawBody: `{"description":"d","name":"${name}-order"}`, headers: json });
+    const ordered = await call(stack, 'POST', '/v2/projects', {
+      rawBody: `{"name":"${name}-order","description":"d"}`,
+      headers: json,
+    });
+    const reordered = await call(stack, 'POST', '/v2/projects', {
+      rawBody: `{"description":"d","name":"${name}-order"}`,
+      headers: json,
+    });
     expect([ordered.status, reordered.status]).toEqual([201, 201]);
     expect(reordered.headers.get('idempotent-replayed')).toBe('true');
     expect(reordered.body.id).toBe(ordered.body.id);
 
-    const reused = await call(stack, 'POST', '/v2/projects', { body: { name: `${name}-other` }, headers: { 'idempotency-key': idem } });
+    const reused = await call(stack, 'POST', '/v2/projects', {
+      body: { name: `${name}-other` },
+      headers: { 'idempotency-key': idem },
+    });
     expectProblem(reused, 422, 'idempotency_key_reused');
-    expect((await listAll<{ id: string; name: string }>(stack, '/v2/projects')).some((p) => p.name === `${name}-other`)).toBe(false);
+    expect(
+      (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).some((p) => p.name === `${name}-other`),
+    ).toBe(false);
   });
 
   it('keeps keys per tenant', async () => {
     const other = await newTenant();
     const idem = `idem-${uniqueName('shared')}`;
-    const mine = await call(stack, 'POST', '/v2/projects', { body: { name: 'same-name' }, headers: { 'idempotency-key': idem } });
-    const theirs = await call(stack, 'POST', '/v2/projects', { key: other.key, body: { name: 'same-name' }, headers: { 'idempotency-key': idem } });
+    const mine = await call(stack, 'POST', '/v2/projects', {
+      body: { name: 'same-name' },
+      headers: { 'idempotency-key': idem },
+    });
+    const theirs = await call(stack, 'POST', '/v2/projects', {
+      key: other.key,
+      body: { name: 'same-name' },
+      headers: { 'idempotency-key': idem },
+    });
     expect([mine.status, theirs.status]).toEqual([201, 201]);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect(theirs.body.id).not.toBe(mine.body.id);

@@ -61,7 +61,11 @@ it('JSON nested 10,000 deep is refused with a 4xx, without blowing the stack', a
 });
 
 it('a 10,000-node DAG is a 422 or stored invalid (more than 500 nodes), never a crash', async () => {
-  const nodes = Array.from({ length: 10_000 }, (_, i) => ({ id: `n${i}`, type: 'transform', config: { sql: 'select 1' } }));
+  const nodes = Array.from({ length: 10_000 }, (_, i) => ({
+    id: `n${i}`,
+    type: 'transform',
+    config: { sql: 'select 1' },
+  }));
   const edges = nodes.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id }));
   const res = await survive('POST', '/v2/pipelines', { body: { name: uniqueName('big-dag'), dag: { nodes, edges } } });
   if (res.status === 201) {
@@ -71,7 +75,9 @@ it('a 10,000-node DAG is a 422 or stored invalid (more than 500 nodes), never a 
     expect(res.status).toBe(422);
   }
   const over = Array.from({ length: 501 }, (_, i) => ({ id: `n${i}`, type: 'transform', config: { sql: 'select 1' } }));
-  const stored = await survive('POST', '/v2/pipelines', { body: { name: uniqueName('501'), dag: { nodes: over, edges: [] } } });
+  const stored = await survive('POST', '/v2/pipelines', {
+    body: { name: uniqueName('501'), dag: { nodes: over, edges: [] } },
+  });
   expect(stored.status).toBe(201);
   expect(stored.body.status).toBe('invalid');
   expect(stored.body.validation.errors.map((e: { code: string }) => e.code)).toContain('too_many_nodes');
@@ -91,7 +97,9 @@ it.each([
   const got = await call(stack, 'GET', `/v2/projects/${project.body.id}`);
   expect(got.body.name).toBe(name);
   expect(Buffer.from(got.body.name).equals(Buffer.from(name))).toBe(true);
-  const pipeline = await survive('POST', '/v2/pipelines', { body: { name, description: text, dag: { nodes: [], edges: [] } } });
+  const pipeline = await survive('POST', '/v2/pipelines', {
+    body: { name, description: text, dag: { nodes: [], edges: [] } },
+  });
   expect(pipeline.status).toBe(201);
   expect((await call(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`)).body.name).toBe(name);
 });
@@ -115,7 +123,10 @@ it('null bytes in strings are refused or stored exactly, never a 500', async () 
   for (const [path, body] of [
     ['/v2/projects', { name }],
     ['/v2/projects', { name: uniqueName('nul-desc'), description: 'a\u0000b' }],
-    ['/v2/pipelines', { name, dag: { nodes: [{ id: 'a\u0000', type: 'transform', config: { sql: '\u0000' } }], edges: [] } }],
+    [
+      '/v2/pipelines',
+      { name, dag: { nodes: [{ id: 'a\u0000', type: 'transform', config: { sql: '\u0000' } }], edges: [] } },
+    ],
     ['/v2/connectors', { name, type: 'postgres', config: localPostgresConfig({ password: 'p\u0000w' }) }],
   ] as const) {
     const res = await survive('POST', path, { body });
@@ -136,10 +147,15 @@ it('huge numbers are refused with 400/422 where they do not fit', async () => {
     headers: json,
   });
   expect(port.status).toBe(422);
-  const key = await survive('POST', '/v2/api-keys', { body: { name: uniqueName('k'), scopes: ['read'], rate_limit_per_minute: 1e300 } });
+  const key = await survive('POST', '/v2/api-keys', {
+    body: { name: uniqueName('k'), scopes: ['read'], rate_limit_per_minute: 1e300 },
+  });
   expect(key.status).toBe(422);
   // Inside a DAG's free-form config a big number is data: stored, not a crash.
-  const dag = { nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1', timeout_seconds: 1e300 } }], edges: [] };
+  const dag = {
+    nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1', timeout_seconds: 1e300 } }],
+    edges: [],
+  };
   const stored = await survive('POST', '/v2/pipelines', { body: { name: uniqueName('num'), dag } });
   expect(stored.status).toBeLessThan(500);
 });
@@ -149,7 +165,11 @@ it.each([
   ['a string as the body', '/v2/projects', 'project'],
   ['null as the body', '/v2/projects', null],
   ['an array as the dag', '/v2/pipelines', { name: 'arr', dag: [] }],
-  ['an array as a node config', '/v2/pipelines', { name: 'arr', dag: { nodes: [{ id: 'a', type: 'transform', config: [] }], edges: [] } }],
+  [
+    'an array as a node config',
+    '/v2/pipelines',
+    { name: 'arr', dag: { nodes: [{ id: 'a', type: 'transform', config: [] }], edges: [] } },
+  ],
   ['an array as the connector config', '/v2/connectors', { name: 'arr', type: 'postgres', config: ['host'] }],
   ['an object as the name', '/v2/projects', { name: { first: 'x' } }],
 ])('%s is a 422', async (_what, path, body) => {
@@ -167,7 +187,10 @@ it('prototype keys neither pollute nor crash', async () => {
   }
   // As data inside a free-form config they are just keys.
   const dag = { nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1' } }], edges: [] };
-  const raw = JSON.stringify({ name: uniqueName('proto-dag'), dag }).replace('"sql":', '"__proto__":{"x":1},"constructor":"c","sql":');
+  const raw = JSON.stringify({ name: uniqueName('proto-dag'), dag }).replace(
+    '"sql":',
+    '"__proto__":{"x":1},"constructor":"c","sql":',
+  );
   const res = await survive('POST', '/v2/pipelines', { rawBody: raw, headers: json });
   expect(res.status).toBeLessThan(500);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();

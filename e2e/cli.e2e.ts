@@ -29,7 +29,10 @@ const ok = (result: CliResult): CliResult => {
   return result;
 };
 /** The 1-based line of the first line of `file` holding `text`. */
-const lineOf = (file: string, text: string): number => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
+const lineOf = (file: string, text: string): number =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text)) + 1;
 
 beforeAll(async () => {
   target = await createTargetDatabase();
@@ -63,15 +66,34 @@ describe('login and whoami', () => {
     ok(await conduit(['login', '--url', stack.baseUrl, '--api-key-stdin'], { env, input: `${stack.bootstrapKey}\n` }));
     expect(statSync(env.CONDUIT_CONFIG!).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(readFileSync(env.CONDUIT_CONFIG!, 'utf8'));
-    expect(saved).toEqual({ current_profile: 'default', profiles: { default: { url: stack.baseUrl, api_key: stack.bootstrapKey } } });
+    expect(saved).toEqual({
+      current_profile: 'default',
+      profiles: { default: { url: stack.baseUrl, api_key: stack.bootstrapKey } },
+    });
 
     const who = json(ok(await conduit(['whoami', '--output', 'json'], { env })));
-    expect(who).toMatchObject({ profile: 'default', url: stack.baseUrl, authenticated: true, credential_source: 'profile "default"' });
+    expect(who).toMatchObject({
+      profile: 'default',
+      url: stack.baseUrl,
+      authenticated: true,
+      credential_source: 'profile "default"',
+    });
     expect(JSON.stringify(who)).not.toContain(stack.bootstrapKey);
   });
 
   it('takes CONDUIT_URL and CONDUIT_API_KEY from the environment over the profile', async () => {
-    const who = json(ok(await conduit(['-o', 'json', 'whoami'], { env: { ...env, CONDUIT_CONFIG: join(home, 'none.json'), CONDUIT_URL: stack.baseUrl, CONDUIT_API_KEY: stack.bootstrapKey } })));
+    const who = json(
+      ok(
+        await conduit(['-o', 'json', 'whoami'], {
+          env: {
+            ...env,
+            CONDUIT_CONFIG: join(home, 'none.json'),
+            CONDUIT_URL: stack.baseUrl,
+            CONDUIT_API_KEY: stack.bootstrapKey,
+          },
+        }),
+      ),
+    );
     expect(who).toMatchObject({ url: stack.baseUrl, credential_source: 'CONDUIT_API_KEY', url_source: 'CONDUIT_URL' });
   });
 });
@@ -83,19 +105,30 @@ describe('pipelines as code', () => {
     expect(valid.stderr).toMatch(/CONDUIT_EXAMPLE_PG_HOST is not set/); // a warning offline, not an error
 
     const broken = join(home, 'broken.yaml');
-    writeFileSync(broken, readFileSync(EXAMPLE, 'utf8').replace('mode: overwrite', 'mode: sideways').replace('{ from: orders, to: big }', '{ from: orders, to: nowhere }'));
+    writeFileSync(
+      broken,
+      readFileSync(EXAMPLE, 'utf8')
+        .replace('mode: overwrite', 'mode: sideways')
+        .replace('{ from: orders, to: big }', '{ from: orders, to: nowhere }'),
+    );
     const result = await conduit(['validate', '-f', broken], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${broken}:${lineOf(broken, 'mode: sideways')}:`);
     expect(result.stderr).toMatch(/config\.mode must be one of "append", "overwrite", "upsert" \(got "sideways"\)/);
     expect(result.stderr).toContain(`${broken}:${lineOf(broken, 'to: nowhere')}:`);
-    const asJson = json<{ valid: boolean; issues: { line: number; code: string }[] }>(await conduit(['validate', '-f', broken, '-o', 'json'], { env }));
+    const asJson = json<{ valid: boolean; issues: { line: number; code: string }[] }>(
+      await conduit(['validate', '-f', broken, '-o', 'json'], { env }),
+    );
     expect(asJson.valid).toBe(false);
-    expect(asJson.issues.filter((i) => i.code === 'invalid_node_config').map((i) => i.line)).toEqual([lineOf(broken, 'mode: sideways')]);
+    expect(asJson.issues.filter((i) => i.code === 'invalid_node_config').map((i) => i.line)).toEqual([
+      lineOf(broken, 'mode: sideways'),
+    ]);
   });
 
   it('plans four creations, applies them, and a second apply changes nothing', async () => {
-    const plan = json<{ summary: unknown; steps: { kind: string; action: string }[] }>(ok(await conduit(['plan', '-f', EXAMPLE, '-o', 'json'], { env })));
+    const plan = json<{ summary: unknown; steps: { kind: string; action: string }[] }>(
+      ok(await conduit(['plan', '-f', EXAMPLE, '-o', 'json'], { env })),
+    );
     expect(plan.summary).toEqual({ create: 4, update: 0, unchanged: 0 });
     expect(plan.steps.map((s) => s.kind)).toEqual(['project', 'connector', 'pipeline', 'job']);
 
@@ -103,7 +136,9 @@ describe('pipelines as code', () => {
     expect(first.stdout).toMatch(/\+ pipeline\s+conduit-example\/big-orders\s+created/);
     expect(first.stdout).toMatch(/Applied: 4 created, 0 updated, 0 unchanged\./);
 
-    const second = json<{ summary: unknown; steps: { action: string; id: string }[] }>(ok(await conduit(['apply', '-f', EXAMPLE, '-o', 'json'], { env })));
+    const second = json<{ summary: unknown; steps: { action: string; id: string }[] }>(
+      ok(await conduit(['apply', '-f', EXAMPLE, '-o', 'json'], { env })),
+    );
     expect(second.summary).toEqual({ create: 0, update: 0, unchanged: 4 });
     expect(second.steps.every((s) => /^(prj|con|pln|job)_/.test(s.id))).toBe(true);
     const again = ok(await conduit(['plan', '-f', EXAMPLE], { env }));
@@ -112,21 +147,33 @@ describe('pipelines as code', () => {
 
   it('plans an update naming the fields that changed', async () => {
     const edited = join(home, 'edited.yaml');
-    writeFileSync(edited, readFileSync(EXAMPLE, 'utf8').replace('where amount > 500', 'where amount > 900').replace('timezone: Europe/Paris', 'timezone: UTC'));
+    writeFileSync(
+      edited,
+      readFileSync(EXAMPLE, 'utf8')
+        .replace('where amount > 500', 'where amount > 900')
+        .replace('timezone: Europe/Paris', 'timezone: UTC'),
+    );
     const plan = ok(await conduit(['plan', '-f', edited], { env }));
     expect(plan.stdout).toMatch(/~ pipeline\s+conduit-example\/big-orders\s+update \(dag\)/);
     expect(plan.stdout).toMatch(/~ job\s+conduit-example\/big-orders-nightly\s+update \(timezone\)/);
     expect(plan.stdout).toMatch(/Plan: 0 to create, 2 to update, 2 unchanged\./);
   });
 
-  it('shows the API\'s problem with each field at fault when apply is refused', async () => {
+  it("shows the API's problem with each field at fault when apply is refused", async () => {
     const badCron = join(home, 'bad-cron.yaml');
-    writeFileSync(badCron, readFileSync(EXAMPLE, 'utf8').replace('"0 2 * * *"', '"0 2 * * * *"').replace('big-orders-nightly', 'big-orders-hourly'));
+    writeFileSync(
+      badCron,
+      readFileSync(EXAMPLE, 'utf8')
+        .replace('"0 2 * * *"', '"0 2 * * * *"')
+        .replace('big-orders-nightly', 'big-orders-hourly'),
+    );
     const result = await conduit(['apply', '-f', badCron], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Error: .* \(422 [a-z_]+\): /);
     expect(result.stderr).toMatch(/ {2}- schedule: .+ \[invalid_cron\]/);
-    const asJson = json<{ error: { status: number; errors: { path: string }[] } }>(await conduit(['apply', '-f', badCron, '-o', 'json'], { env }));
+    const asJson = json<{ error: { status: number; errors: { path: string }[] } }>(
+      await conduit(['apply', '-f', badCron, '-o', 'json'], { env }),
+    );
     expect(asJson.error).toMatchObject({ status: 422, errors: [expect.objectContaining({ path: 'schedule' })] });
   });
 });
@@ -134,7 +181,8 @@ describe('pipelines as code', () => {
 describe('runs', () => {
   it('run --follow shows the nodes and the logs and exits 0 when the run succeeds', async () => {
     const result = ok(await conduit(['run', 'big-orders-nightly', '--follow'], { env, timeoutMs: 90_000 }));
-    for (const node of ['seed', 'orders', 'big', 'report']) expect(result.stdout).toMatch(new RegExp(`node ${node}: succeeded, \\d+(\\.\\d)? m?s`));
+    for (const node of ['seed', 'orders', 'big', 'report'])
+      expect(result.stdout).toMatch(new RegExp(`node ${node}: succeeded, \\d+(\\.\\d)? m?s`));
     expect(result.stdout).toMatch(/node big: succeeded, .*rows 100 in, 50 out/);
     expect(result.stdout).toMatch(/\d\d:\d\d:\d\d\.\d{3} info .*\[orders\] /);
     expect(result.stdout).toMatch(/run run_\w+ succeeded in .*: \d+ rows read, 50 written/);
@@ -154,12 +202,16 @@ describe('runs', () => {
       failing,
       readFileSync(EXAMPLE, 'utf8')
         .replace(/conduit-example/g, 'conduit-failing')
-        .replace('example-warehouse', 'failing-warehouse').replace(/connector: example-warehouse/g, 'connector: failing-warehouse')
+        .replace('example-warehouse', 'failing-warehouse')
+        .replace(/connector: example-warehouse/g, 'connector: failing-warehouse')
         .replace('table: demo_orders', 'table: no_such_table')
         .replace(/big-orders/g, 'missing-table'),
     );
     ok(await conduit(['apply', '-f', failing], { env }));
-    const result = await conduit(['run', 'missing-table-nightly', '--follow', '-o', 'json'], { env, timeoutMs: 90_000 });
+    const result = await conduit(['run', 'missing-table-nightly', '--follow', '-o', 'json'], {
+      env,
+      timeoutMs: 90_000,
+    });
     expect(result.code).toBe(1);
     const run = json<{ status: string; nodes: { id: string; status: string }[] }>(result);
     expect(run.status).toBe('failed');
@@ -171,8 +223,10 @@ describe('runs', () => {
     expect(text.stdout).toMatch(/run run_\w+ failed/);
   });
 
-  it('lists runs, prints a run\'s logs, and explains why a finished run cannot be canceled', async () => {
-    const runs = json<{ data: { id: string; status: string; job_id: string }[] }>(ok(await conduit(['runs', '--job', 'missing-table-nightly', '-o', 'json'], { env })));
+  it("lists runs, prints a run's logs, and explains why a finished run cannot be canceled", async () => {
+    const runs = json<{ data: { id: string; status: string; job_id: string }[] }>(
+      ok(await conduit(['runs', '--job', 'missing-table-nightly', '-o', 'json'], { env })),
+    );
     expect(runs.data.map((r) => r.status)).toEqual(['failed', 'failed']);
     const all = ok(await conduit(['runs'], { env }));
     expect(all.stdout).toMatch(/^RUN\s+JOB\s+STATUS/);
@@ -181,7 +235,10 @@ describe('runs', () => {
     const runId = runs.data[0]!.id;
     const logs = ok(await conduit(['logs', runId], { env }));
     expect(logs.stdout).toMatch(/error .*\[orders\] /);
-    const lines = ok(await conduit(['logs', runId, '--follow', '-o', 'json'], { env })).stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number });
+    const lines = ok(await conduit(['logs', runId, '--follow', '-o', 'json'], { env }))
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number });
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_l, i) => i + 1));
 
     const cancel = await conduit(['cancel', runId], { env });
@@ -192,13 +249,15 @@ describe('runs', () => {
   it('tests a connector by name', async () => {
     const result = ok(await conduit(['connectors', 'test', 'example-warehouse'], { env }));
     expect(result.stdout).toMatch(/example-warehouse: ok in \d+ ms/);
-    const asJson = json<{ ok: boolean }>(ok(await conduit(['connectors', 'test', 'example-warehouse', '-o', 'json'], { env })));
+    const asJson = json<{ ok: boolean }>(
+      ok(await conduit(['connectors', 'test', 'example-warehouse', '-o', 'json'], { env })),
+    );
     expect(asJson.ok).toBe(true);
   });
 });
 
 describe('on a terminal', () => {
-  it('draws the node states with colours and a spinner, and still exits by the run\'s end', async () => {
+  it("draws the node states with colours and a spinner, and still exits by the run's end", async () => {
     const result = await conduitOnTty(['run', 'big-orders-nightly', '--follow'], { env, timeoutMs: 90_000 });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(SGR);
@@ -207,7 +266,10 @@ describe('on a terminal', () => {
   });
 
   it('keeps NO_COLOR: no colour, the live block still drawn', async () => {
-    const result = await conduitOnTty(['run', 'big-orders-nightly', '--follow'], { env: { ...env, NO_COLOR: '1' }, timeoutMs: 90_000 });
+    const result = await conduitOnTty(['run', 'big-orders-nightly', '--follow'], {
+      env: { ...env, NO_COLOR: '1' },
+      timeoutMs: 90_000,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(SGR);
     expect(result.stdout).toMatch(/✔ report\s+succeeded/);

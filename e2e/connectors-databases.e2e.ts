@@ -21,15 +21,25 @@ beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-data-'));
   mariaDb = await createMariaDatabase('select');
   maria = mariaDb.root;
-  await maria.query('create table orders (id int primary key, customer varchar(50), amount decimal(10,2), placed_at datetime(3), note text)');
-  const rows = Array.from({ length: 2500 }, (_, i) => [i + 1, `customer ${i % 37}`, (i * 1.25).toFixed(2), new Date(Date.UTC(2024, 0, 1) + i * 60_000), i % 10 === 0 ? null : `note "${i}"`]);
+  await maria.query(
+    'create table orders (id int primary key, customer varchar(50), amount decimal(10,2), placed_at datetime(3), note text)',
+  );
+  const rows = Array.from({ length: 2500 }, (_, i) => [
+    i + 1,
+    `customer ${i % 37}`,
+    (i * 1.25).toFixed(2),
+    new Date(Date.UTC(2024, 0, 1) + i * 60_000),
+    i % 10 === 0 ? null : `note "${i}"`,
+  ]);
   await maria.query('insert into orders values ?', [rows]);
 
   targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot });
   target = new pg.Client({ connectionString: targetDb.url });
   await target.connect();
-  await target.query('create table orders_copy (id int primary key, customer text, amount numeric(10,2), placed_at timestamptz, note text)');
+  await target.query(
+    'create table orders_copy (id int primary key, customer text, amount numeric(10,2), placed_at timestamptz, note text)',
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -52,7 +62,11 @@ describe('mysql -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(mariaDb.password);
 
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const pgConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const dag = {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: mysqlConnector.body.id, table: 'orders' } },
@@ -70,8 +84,15 @@ describe('mysql -> postgres', () => {
     const { rows } = await target.query<{ n: string; total: string; first: Date; nulls: string }>(
       `select count(*) as n, sum(amount)::text as total, min(placed_at) as first, count(*) filter (where note is null) as nulls from orders_copy`,
     );
-    expect(rows[0]).toEqual({ n: '2500', total: (1.25 * 2499 * 2500 / 2).toFixed(2), first: new Date(Date.UTC(2024, 0, 1)), nulls: '250' });
-    const sample = await target.query('select id, customer, amount::text as amount, note from orders_copy where id = 12');
+    expect(rows[0]).toEqual({
+      n: '2500',
+      total: ((1.25 * 2499 * 2500) / 2).toFixed(2),
+      first: new Date(Date.UTC(2024, 0, 1)),
+      nulls: '250',
+    });
+    const sample = await target.query(
+      'select id, customer, amount::text as amount, note from orders_copy where id = 12',
+    );
     expect(sample.rows).toEqual([{ id: 12, customer: 'customer 11', amount: '13.75', note: 'note "11"' }]);
   });
 });

@@ -24,12 +24,22 @@ const bucket = 'conduit-e2e';
 beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-data-'));
   s3Directory = await mkdtemp(join(tmpdir(), 'conduit-e2e-s3-'));
-  s3Server = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+  s3Server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: s3Directory,
+    silent: true,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const address = (await s3Server.run()) as { port: number };
   s3Endpoint = `http://127.0.0.1:${address.port}`;
   targetDb = await createTargetDatabase();
   // The bootstrap key's tenant, named here so the test knows its folder.
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot, BOOTSTRAP_TENANT_ID: TENANT });
+  stack = await startStack({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    CONNECTOR_DATA_ROOT: dataRoot,
+    BOOTSTRAP_TENANT_ID: TENANT,
+  });
   source = new pg.Client({ connectionString: targetDb.url });
   await source.connect();
 }, 120_000);
@@ -52,20 +62,41 @@ async function runToEnd(dag: Record<string, unknown>) {
 describe('s3 CSV -> duckdb', () => {
   it("loads every CSV object under a prefix into a DuckDB table in the tenant's folder of the data root", async () => {
     const client = new S3Client({
-      endpoint: s3Endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      endpoint: s3Endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
     for (const day of [1, 2, 3]) {
       const lines = Array.from({ length: 400 }, (_, i) => `${day * 1000 + i},sensor-${i % 7},${(i / 4).toFixed(2)}`);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: `readings/2024-01-0${day}.csv`, Body: `id,sensor,value\n${lines.join('\n')}\n` }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `readings/2024-01-0${day}.csv`,
+          Body: `id,sensor,value\n${lines.join('\n')}\n`,
+        }),
+      );
     }
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'readings/README.txt', Body: 'not data' }));
     client.destroy();
 
     const s3Connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('s3'), type: 's3',
-      config: { endpoint: s3Endpoint, region: 'us-east-1', bucket, access_key_id: 'S3RVER', secret_access_key: 'S3RVER', force_path_style: true },
+      name: uniqueName('s3'),
+      type: 's3',
+      config: {
+        endpoint: s3Endpoint,
+        region: 'us-east-1',
+        bucket,
+        access_key_id: 'S3RVER',
+        secret_access_key: 'S3RVER',
+        force_path_style: true,
+      },
     });
-    const warehouse = await create(stack, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: 'warehouse/e2e.duckdb' } });
+    const warehouse = await create(stack, '/v2/connectors', {
+      name: uniqueName('wh'),
+      type: 'duckdb',
+      config: { path: 'warehouse/e2e.duckdb' },
+    });
     const run = await runToEnd({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: s3Connector.id, path: 'readings/', format: 'csv' } },
@@ -76,7 +107,9 @@ describe('s3 CSV -> duckdb', () => {
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: 1200 });
 
-    const instance = await duckdb.DuckDBInstance.create(join(dataRoot, TENANT, 'warehouse/e2e.duckdb'), { access_mode: 'READ_ONLY' });
+    const instance = await duckdb.DuckDBInstance.create(join(dataRoot, TENANT, 'warehouse/e2e.duckdb'), {
+      access_mode: 'READ_ONLY',
+    });
     const connection = await instance.connect();
     try {
       const reader = await connection.runAndReadAll(
@@ -97,12 +130,28 @@ describe('postgres -> file (JSON lines)', () => {
       `insert into events select g, case when g % 2 = 0 then 'even' else 'odd' end, jsonb_build_object('n', g),
               timestamptz '2024-03-01 00:00:00+00' + g * interval '1 second' from generate_series(1, 1500) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
-    const files = await create(stack, '/v2/connectors', { name: uniqueName('files'), type: 'file', config: { path: 'exports' } });
+    const pgConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
+    const files = await create(stack, '/v2/connectors', {
+      name: uniqueName('files'),
+      type: 'file',
+      config: { path: 'exports' },
+    });
     const run = await runToEnd({
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: pgConnector.id, query: 'select * from events order by id' } },
-        { id: 'load', type: 'sink', config: { connector_id: files.id, path: 'events/events.jsonl', mode: 'overwrite' } },
+        {
+          id: 'extract',
+          type: 'source',
+          config: { connector_id: pgConnector.id, query: 'select * from events order by id' },
+        },
+        {
+          id: 'load',
+          type: 'sink',
+          config: { connector_id: files.id, path: 'events/events.jsonl', mode: 'overwrite' },
+        },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     });
@@ -112,7 +161,9 @@ describe('postgres -> file (JSON lines)', () => {
     expect(await readdir(join(dataRoot, TENANT, 'exports/events'))).toEqual(['events.jsonl']);
     const lines = (await readFile(join(dataRoot, TENANT, 'exports/events/events.jsonl'), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(1500);
-    const rows = lines.map((line) => JSON.parse(line) as Record<string, unknown>).sort((a, b) => Number(a['id']) - Number(b['id']));
+    const rows = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .sort((a, b) => Number(a['id']) - Number(b['id']));
     // The typed sink (docs/type-mapping.md): a timestamptz as its instant in UTC, a jsonb value embedded as JSON.
     expect(rows[0]).toEqual({ id: 1, kind: 'odd', payload: { n: 1 }, at: '2024-03-01 00:00:01+00' });
     expect(rows[1499]).toEqual({ id: 1500, kind: 'even', payload: { n: 1500 }, at: '2024-03-01 00:25:00+00' });

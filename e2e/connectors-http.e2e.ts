@@ -57,7 +57,9 @@ beforeAll(async () => {
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
   target = new pg.Client({ connectionString: targetDb.url });
   await target.connect();
-  await target.query('create table api_orders (id int primary key, customer text, amount numeric(12,2), created_at timestamptz)');
+  await target.query(
+    'create table api_orders (id int primary key, customer text, amount numeric(12,2), created_at timestamptz)',
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -72,8 +74,15 @@ describe('http -> postgres', () => {
   it('copies every page of a bearer-protected JSON API into PostgreSQL, retrying a 503', async () => {
     const httpConnector = await call(stack, 'POST', '/v2/connectors', {
       body: {
-        name: uniqueName('api'), type: 'http',
-        config: { base_url: `${apiBase}/api/v1`, auth_type: 'bearer', bearer_token: token, health_path: '/health', max_retry_wait_ms: 1000 },
+        name: uniqueName('api'),
+        type: 'http',
+        config: {
+          base_url: `${apiBase}/api/v1`,
+          auth_type: 'bearer',
+          bearer_token: token,
+          health_path: '/health',
+          max_retry_wait_ms: 1000,
+        },
       },
     });
     expect(httpConnector.status).toBe(201);
@@ -82,12 +91,23 @@ describe('http -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(token);
 
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const pgConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const { jobId } = await createPipelineAndJob(stack, {
       nodes: [
         {
-          id: 'extract', type: 'source',
-          config: { connector_id: httpConnector.body.id, path: '/orders', records_path: 'data.items', pagination: 'page', per_page: PER_PAGE },
+          id: 'extract',
+          type: 'source',
+          config: {
+            connector_id: httpConnector.body.id,
+            path: '/orders',
+            records_path: 'data.items',
+            pagination: 'page',
+            per_page: PER_PAGE,
+          },
         },
         { id: 'load', type: 'sink', config: { connector_id: pgConnector.id, table: 'api_orders', mode: 'append' } },
       ],
@@ -111,32 +131,70 @@ describe('http -> postgres', () => {
     const { rows } = await target.query<{ id: number; customer: string; amount: string; created_at: Date }>(
       'select id, customer, amount::text as amount, created_at from api_orders order by id',
     );
-    expect(rows).toEqual(orders.map((o) => ({ id: o.id, customer: o.customer, amount: o.amount.toFixed(2), created_at: new Date(o.created_at) })));
+    expect(rows).toEqual(
+      orders.map((o) => ({
+        id: o.id,
+        customer: o.customer,
+        amount: o.amount.toFixed(2),
+        created_at: new Date(o.created_at),
+      })),
+    );
   });
 
   it('says when the token is wrong (config_error, HTTP 401) without showing it', async () => {
     const wrong = `tok-${randomUUID()}`;
     const connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('api'), type: 'http', config: { base_url: `${apiBase}/api/v1`, auth_type: 'bearer', bearer_token: wrong, health_path: '/health' },
+      name: uniqueName('api'),
+      type: 'http',
+      config: { base_url: `${apiBase}/api/v1`, auth_type: 'bearer', bearer_token: wrong, health_path: '/health' },
     });
     const tested = await call(stack, 'POST', `/v2/connectors/${connector.id}/test`);
-    expect(tested.body).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringContaining('HTTP 401') });
+    expect(tested.body).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: expect.stringContaining('HTTP 401'),
+    });
     expect(tested.text).not.toContain(wrong);
   });
 });
 
 describe('connector roles', () => {
   it('reports a connector whose type cannot serve its node (connector_unfit): an llm connector as a sink, an api as llm', async () => {
-    const llm = await create(stack, '/v2/connectors', { name: uniqueName('llm'), type: 'openai', config: { base_url: `${apiBase}/v1`, model: 'tiny' } });
-    const restApi = await create(stack, '/v2/connectors', { name: uniqueName('api'), type: 'http', config: { base_url: apiBase } });
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const llm = await create(stack, '/v2/connectors', {
+      name: uniqueName('llm'),
+      type: 'openai',
+      config: { base_url: `${apiBase}/v1`, model: 'tiny' },
+    });
+    const restApi = await create(stack, '/v2/connectors', {
+      name: uniqueName('api'),
+      type: 'http',
+      config: { base_url: apiBase },
+    });
+    const pgConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const dag = {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: pgConnector.id, table: 'api_orders' } },
-        { id: 'route', type: 'decision', config: { strategy: 'llm', connector_id: restApi.id, prompt: 'Rows: {{row_count}}', choices: ['a', 'b'], default: 'a' } },
+        {
+          id: 'route',
+          type: 'decision',
+          config: {
+            strategy: 'llm',
+            connector_id: restApi.id,
+            prompt: 'Rows: {{row_count}}',
+            choices: ['a', 'b'],
+            default: 'a',
+          },
+        },
         { id: 'load', type: 'sink', config: { connector_id: llm.id, table: 'answers' } },
       ],
-      edges: [{ from: 'extract', to: 'route' }, { from: 'route', to: 'load', when: 'a' }],
+      edges: [
+        { from: 'extract', to: 'route' },
+        { from: 'route', to: 'load', when: 'a' },
+      ],
     };
     const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('unfit'), dag } });
     expect(res.status).toBe(201);
@@ -146,6 +204,9 @@ describe('connector roles', () => {
       expect.objectContaining({ node_id: 'route', path: 'nodes[1].config.connector_id' }),
       expect.objectContaining({ node_id: 'load', path: 'nodes[2].config.connector_id' }),
     ]);
-    expect(res.body.validation.errors.map((e: { code: string }) => e.code)).toEqual(['connector_unfit', 'connector_unfit']);
+    expect(res.body.validation.errors.map((e: { code: string }) => e.code)).toEqual([
+      'connector_unfit',
+      'connector_unfit',
+    ]);
   });
 });

@@ -4,7 +4,15 @@ import { connect as connectNats, type NatsConnection } from '@nats-io/transport-
 import { startStack, type Stack } from '@conduit/local-stack';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import pg from 'pg';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  nodeOf,
+  triggerRun,
+  uniqueName,
+  waitFor,
+  waitForRunEnd,
+} from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Message queue category end to end: PostgreSQL rows published to a RabbitMQ queue (consumed and checked here), and
@@ -61,18 +69,30 @@ async function runToEnd(dag: Record<string, unknown>) {
 
 describe('postgres -> amqp', () => {
   it('publishes every row of a PostgreSQL query as a JSON message to a RabbitMQ queue', async () => {
-    await db.query('create table shipments (id int primary key, carrier text, express boolean, shipped_at timestamptz)');
+    await db.query(
+      'create table shipments (id int primary key, carrier text, express boolean, shipped_at timestamptz)',
+    );
     await db.query(
       `insert into shipments select g, 'carrier-' || (g % 4), g % 3 = 0, timestamptz '2024-06-01 08:00:00+00' + g * interval '1 minute'
        from generate_series(1, 600) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const pgConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const broker = await create(stack, '/v2/connectors', {
-      name: uniqueName('mq'), type: 'amqp', config: { host: '127.0.0.1', port: 5672, username: 'guest', password: 'guest' },
+      name: uniqueName('mq'),
+      type: 'amqp',
+      config: { host: '127.0.0.1', port: 5672, username: 'guest', password: 'guest' },
     });
     const run = await runToEnd({
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: pgConnector.id, query: 'select * from shipments order by id' } },
+        {
+          id: 'extract',
+          type: 'source',
+          config: { connector_id: pgConnector.id, query: 'select * from shipments order by id' },
+        },
         { id: 'publish', type: 'sink', config: { connector_id: broker.id, queue } },
       ],
       edges: [{ from: 'extract', to: 'publish' }],
@@ -83,13 +103,21 @@ describe('postgres -> amqp', () => {
     // Publisher confirms mean every message is in the queue once the run is over; take them all.
     const messages: Record<string, unknown>[] = [];
     const contentTypes = new Set<unknown>();
-    await waitFor('600 messages in the queue', async () => {
-      for (let msg = await channel.get(queue, { noAck: true }); msg !== false; msg = await channel.get(queue, { noAck: true })) {
-        contentTypes.add(msg.properties.contentType);
-        messages.push(JSON.parse(msg.content.toString('utf8')) as Record<string, unknown>);
-      }
-      return messages.length >= 600;
-    }, 10_000);
+    await waitFor(
+      '600 messages in the queue',
+      async () => {
+        for (
+          let msg = await channel.get(queue, { noAck: true });
+          msg !== false;
+          msg = await channel.get(queue, { noAck: true })
+        ) {
+          contentTypes.add(msg.properties.contentType);
+          messages.push(JSON.parse(msg.content.toString('utf8')) as Record<string, unknown>);
+        }
+        return messages.length >= 600;
+      },
+      10_000,
+    );
     expect(messages).toHaveLength(600);
     expect([...contentTypes]).toEqual(['application/json']);
     messages.sort((a, b) => Number(a['id']) - Number(b['id']));
@@ -108,20 +136,40 @@ describe('postgres -> amqp', () => {
 describe('nats -> postgres', () => {
   it('loads the messages of a JetStream stream into PostgreSQL, bounded by max_messages', async () => {
     const js = jetstream(nats);
-    const readings = Array.from({ length: 450 }, (_, i) => ({ id: i + 1, sensor: `s-${i % 9}`, celsius: (i % 50) / 2 }));
+    const readings = Array.from({ length: 450 }, (_, i) => ({
+      id: i + 1,
+      sensor: `s-${i % 9}`,
+      celsius: (i % 50) / 2,
+    }));
     for (const reading of readings) await js.publish(`${subjectBase}.readings`, JSON.stringify(reading));
     // Another subject in the same stream: the node's subject filter keeps it out.
     await js.publish(`${subjectBase}.noise`, JSON.stringify({ id: -1, sensor: 'noise', celsius: 0 }));
     expect((await jsm.streams.info(stream)).state.messages).toBe(451);
 
     await db.query('create table readings (id int primary key, sensor text, celsius double precision)');
-    const natsConnector = await create(stack, '/v2/connectors', { name: uniqueName('nats'), type: 'nats', config: { host: '127.0.0.1', port: 4222 } });
-    const pgConnector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const natsConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('nats'),
+      type: 'nats',
+      config: { host: '127.0.0.1', port: 4222 },
+    });
+    const pgConnector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const run = await runToEnd({
       nodes: [
         {
-          id: 'consume', type: 'source',
-          config: { connector_id: natsConnector.id, stream, subject: `${subjectBase}.readings`, consumer: 'etl', max_messages: 1000, wait_ms: 1000 },
+          id: 'consume',
+          type: 'source',
+          config: {
+            connector_id: natsConnector.id,
+            stream,
+            subject: `${subjectBase}.readings`,
+            consumer: 'etl',
+            max_messages: 1000,
+            wait_ms: 1000,
+          },
         },
         { id: 'load', type: 'sink', config: { connector_id: pgConnector.id, table: 'readings', mode: 'append' } },
       ],
@@ -131,7 +179,9 @@ describe('nats -> postgres', () => {
     expect(nodeOf(run, 'consume')).toMatchObject({ status: 'succeeded', rows_out: 450 });
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 450 });
 
-    const { rows } = await db.query<{ id: number; sensor: string; celsius: number }>('select id, sensor, celsius from readings order by id');
+    const { rows } = await db.query<{ id: number; sensor: string; celsius: number }>(
+      'select id, sensor, celsius from readings order by id',
+    );
     expect(rows).toEqual(readings);
     // The durable consumer acknowledged everything it handed over: a later run starts after it.
     const consumer = await jsm.consumers.info(stream, 'etl');

@@ -4,7 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
-import { closedPort, create, createPipelineAndJob, listAll, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import {
+  closedPort,
+  create,
+  createPipelineAndJob,
+  listAll,
+  nodeOf,
+  triggerRun,
+  uniqueName,
+  waitForRunEnd,
+} from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
 
@@ -47,9 +56,23 @@ async function configFor(type: string, secrets: Record<string, string>): Promise
     case 'redis':
       return { host: ownRedis.host, port: ownRedis.port, ...secrets };
     case 's3':
-      return { endpoint: `http://127.0.0.1:${await closedPort()}`, bucket: 'conduit-secrets', access_key_id: 'AKIAE2E', force_path_style: true, ...secrets };
+      return {
+        endpoint: `http://127.0.0.1:${await closedPort()}`,
+        bucket: 'conduit-secrets',
+        access_key_id: 'AKIAE2E',
+        force_path_style: true,
+        ...secrets,
+      };
     case 'http':
-      return { base_url: `${echoBase}/api`, auth_type: 'header', auth_header_name: 'x-api-key', username: 'conduit', health_path: '/health', max_retries: 0, ...secrets };
+      return {
+        base_url: `${echoBase}/api`,
+        auth_type: 'header',
+        auth_header_name: 'x-api-key',
+        username: 'conduit',
+        health_path: '/health',
+        max_retries: 0,
+        ...secrets,
+      };
     case 'openai':
       return { base_url: `${echoBase}/v1`, model: 'tiny', ...secrets };
     default:
@@ -61,7 +84,9 @@ beforeAll(async () => {
   // Refuses everything, quoting the request's headers back (as some servers do): the drivers must scrub them.
   echo = createServer((req, res) => {
     echoed.push(req.headers);
-    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `denied: ${JSON.stringify(req.headers)}` } }));
+    res
+      .writeHead(401, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { message: `denied: ${JSON.stringify(req.headers)}` } }));
   });
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoBase = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
@@ -87,7 +112,10 @@ function expectNowhere(secrets: string[], ...responses: ApiResponse[]): void {
   for (const res of responses) {
     for (const secret of secrets) expect(res.text).not.toContain(secret);
   }
-  const leaking = stack.logs().split('\n').filter((line) => secrets.some((s) => line.includes(s)));
+  const leaking = stack
+    .logs()
+    .split('\n')
+    .filter((line) => secrets.some((s) => line.includes(s)));
   expect(leaking).toEqual([]);
 }
 
@@ -96,7 +124,11 @@ async function runLogs(jobId: string, runId: string): Promise<ApiResponse[]> {
   const pages: ApiResponse[] = [];
   let cursor: string | null = null;
   do {
-    const page: ApiResponse = await call(stack, 'GET', `/v2/jobs/${jobId}/runs/${runId}/logs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: ApiResponse = await call(
+      stack,
+      'GET',
+      `/v2/jobs/${jobId}/runs/${runId}/logs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(page.status).toBe(200);
     pages.push(page);
     cursor = page.body.next_cursor as string | null;
@@ -122,7 +154,17 @@ describe('secrets of every connector type', () => {
     expect(typesRes.status).toBe(200);
     const types = (Array.isArray(typesRes.body) ? typesRes.body : typesRes.body.data) as ConnectorType[];
     const withSecrets = types.filter((t) => t.secret_fields.length > 0);
-    expect(withSecrets.map((t) => t.type).sort()).toEqual(['amqp', 'http', 'mqtt', 'mysql', 'nats', 'openai', 'postgres', 'redis', 's3']);
+    expect(withSecrets.map((t) => t.type).sort()).toEqual([
+      'amqp',
+      'http',
+      'mqtt',
+      'mysql',
+      'nats',
+      'openai',
+      'postgres',
+      'redis',
+      's3',
+    ]);
 
     const everySecret: string[] = [];
     for (const { type, secret_fields: fields } of withSecrets) {
@@ -131,7 +173,9 @@ describe('secrets of every connector type', () => {
       everySecret.push(...values);
       const masked = Object.fromEntries(fields.map((field) => [field, MASK]));
 
-      const created = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName(type), type, config: await configFor(type, secrets) } });
+      const created = await call(stack, 'POST', '/v2/connectors', {
+        body: { name: uniqueName(type), type, config: await configFor(type, secrets) },
+      });
       expect({ type, status: created.status }).toEqual({ type, status: 201 });
       expect(created.body.config).toMatchObject(masked);
       const id = created.body.id as string;
@@ -161,7 +205,11 @@ describe('secrets of every connector type', () => {
       // The echo server saw the credentials the mask kept, so its quoted answer really held them.
       if (type === 'http') {
         expect(echoed.slice(sentBefore).map((h) => h['x-api-key'])).toEqual([secrets['auth_header_value']]);
-        expect(tested.body).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringContaining('HTTP 401') });
+        expect(tested.body).toMatchObject({
+          ok: false,
+          error_class: 'config_error',
+          message: expect.stringContaining('HTTP 401'),
+        });
       }
       if (type === 'openai') {
         expect(echoed.slice(sentBefore).map((h) => h.authorization)).toEqual([`Bearer ${secrets['api_key']}`]);
@@ -180,7 +228,11 @@ describe('secrets in runs', () => {
     await db.query('create table secret_src (id int primary key, label text)');
     await db.query(`create table secret_dst (id int primary key, label text)`);
     await db.query(`insert into secret_src select g, 'row ' || g from generate_series(1, 50) g`);
-    const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config({ password }) });
+    const connector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config({ password }),
+    });
     const { run, responses, lines } = await runAndCollect({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: connector.id, table: 'secret_src' } },
@@ -198,9 +250,15 @@ describe('secrets in runs', () => {
   it('mysql: a run failing on a rejected password shows it in no error, node or run log line', async () => {
     const password = secretFor('mysql', 'run');
     const connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('maria'), type: 'mysql', config: { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', password },
+      name: uniqueName('maria'),
+      type: 'mysql',
+      config: { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', password },
     });
-    const target = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const target = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const { run, responses } = await runAndCollect({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: connector.id, query: 'select 1 as one', retries: 0 } },
@@ -215,20 +273,45 @@ describe('secrets in runs', () => {
 
   it('openai: an llm decision whose key is refused (and quoted back) shows it in no error, node or run log line', async () => {
     const apiKey = secretFor('openai', 'run');
-    const llm = await create(stack, '/v2/connectors', { name: uniqueName('llm'), type: 'openai', config: { base_url: `${echoBase}/v1`, model: 'tiny', api_key: apiKey } });
-    const source = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const llm = await create(stack, '/v2/connectors', {
+      name: uniqueName('llm'),
+      type: 'openai',
+      config: { base_url: `${echoBase}/v1`, model: 'tiny', api_key: apiKey },
+    });
+    const source = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const sentBefore = echoed.length;
     const { run, responses } = await runAndCollect({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: source.id, query: 'select 1 as id' } },
-        { id: 'route', type: 'decision', config: { strategy: 'llm', connector_id: llm.id, prompt: 'Rows: {{rows}}', choices: ['a', 'b'], default: 'a' } },
+        {
+          id: 'route',
+          type: 'decision',
+          config: {
+            strategy: 'llm',
+            connector_id: llm.id,
+            prompt: 'Rows: {{rows}}',
+            choices: ['a', 'b'],
+            default: 'a',
+          },
+        },
         { id: 'next', type: 'transform', config: { sql: 'select * from route' } },
       ],
-      edges: [{ from: 'extract', to: 'route' }, { from: 'route', to: 'next', when: 'a' }],
+      edges: [
+        { from: 'extract', to: 'route' },
+        { from: 'route', to: 'next', when: 'a' },
+      ],
     });
     expect(echoed.slice(sentBefore).map((h) => h.authorization)).toEqual([`Bearer ${apiKey}`]);
     expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ node_id: 'route', code: 'config_error', message: expect.stringContaining('rejected its api_key (HTTP 401)') });
+    expect(run.error).toMatchObject({
+      node_id: 'route',
+      code: 'config_error',
+      message: expect.stringContaining('rejected its api_key (HTTP 401)'),
+    });
     expectNowhere([apiKey], ...responses);
   });
 });

@@ -15,11 +15,23 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const CONNECTOR_FIELDS = ['config', 'created_at', 'id', 'last_test', 'name', 'project_id', 'status', 'type', 'updated_at'];
+const CONNECTOR_FIELDS = [
+  'config',
+  'created_at',
+  'id',
+  'last_test',
+  'name',
+  'project_id',
+  'status',
+  'type',
+  'updated_at',
+];
 const TEST_FIELDS = ['checks', 'details', 'error_class', 'latency_ms', 'message', 'ok', 'tested_at'];
 
 async function createConnector(config: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const res = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('pg'), type: 'postgres', config, ...extra } });
+  const res = await call(stack, 'POST', '/v2/connectors', {
+    body: { name: uniqueName('pg'), type: 'postgres', config, ...extra },
+  });
   expect(res.status).toBe(201);
   return res;
 }
@@ -35,7 +47,12 @@ async function testConnection(id: string) {
   expect(Number.isInteger(res.body.latency_ms)).toBe(true);
   expect(res.body.tested_at).toMatch(RFC3339_MS);
   for (const check of res.body.checks) {
-    expect(check).toMatchObject({ name: expect.any(String), ok: expect.any(Boolean), latency_ms: expect.any(Number), message: expect.any(String) });
+    expect(check).toMatchObject({
+      name: expect.any(String),
+      ok: expect.any(Boolean),
+      latency_ms: expect.any(Number),
+      message: expect.any(String),
+    });
   }
   return res;
 }
@@ -47,7 +64,10 @@ describe('connector types', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
     const types = Array.isArray(res.body) ? res.body : res.body.data;
     const pg = types.find((t: { type: string }) => t.type === 'postgres');
-    expect(pg).toMatchObject({ category: expect.any(String), config_schema: expect.objectContaining({ type: 'object' }) });
+    expect(pg).toMatchObject({
+      category: expect.any(String),
+      config_schema: expect.objectContaining({ type: 'object' }),
+    });
     expect(JSON.stringify(pg.config_schema.properties.password)).toMatch(/secret|writeOnly/);
   });
 });
@@ -77,7 +97,9 @@ describe('connectors', () => {
     });
     expectProblem(bad, 422, 'validation_failed');
     expect(bad.body.errors.length).toBeGreaterThanOrEqual(3);
-    const unknown = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('bad'), type: 'telepathy', config: {} } });
+    const unknown = await call(stack, 'POST', '/v2/connectors', {
+      body: { name: uniqueName('bad'), type: 'telepathy', config: {} },
+    });
     expect(unknown.status).toBe(422);
   });
 
@@ -95,7 +117,10 @@ describe('connectors', () => {
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
     expectProblem(
-      await call(stack, 'PUT', `/v2/connectors/${created.body.id}`, { body: { name, config: created.body.config }, headers: { 'if-match': etag } }),
+      await call(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
+        body: { name, config: created.body.config },
+        headers: { 'if-match': etag },
+      }),
       412,
       'precondition_failed',
     );
@@ -104,7 +129,9 @@ describe('connectors', () => {
   it('refuses a duplicate name (409 name_taken) and deletes with 204', async () => {
     const created = await createConnector(localPostgresConfig());
     expectProblem(
-      await call(stack, 'POST', '/v2/connectors', { body: { name: created.body.name, type: 'postgres', config: localPostgresConfig() } }),
+      await call(stack, 'POST', '/v2/connectors', {
+        body: { name: created.body.name, type: 'postgres', config: localPostgresConfig() },
+      }),
       409,
       'name_taken',
     );
@@ -117,13 +144,18 @@ describe('connectors', () => {
   it('lists with filters: project_id, type; an unknown type is a 400', async () => {
     const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('cp') } });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await createConnector(localPostgresConfig(), { project_id: project.body.id })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await createConnector(localPostgresConfig(), { project_id: project.body.id })).body.id);
     await createConnector(localPostgresConfig());
 
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 3; page++) {
-      const res: ApiResponse = await call(stack, 'GET', `/v2/connectors?project_id=${project.body.id}&type=postgres&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: ApiResponse = await call(
+        stack,
+        'GET',
+        `/v2/connectors?project_id=${project.body.id}&type=postgres&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       for (const c of res.body.data) expect(c).toMatchObject({ project_id: project.body.id, type: 'postgres' });
       seen.push(...res.body.data.map((c: { id: string }) => c.id));
@@ -151,7 +183,9 @@ describe('test connection', () => {
 
   it('a user that does not exist is ok:false with config_error; status becomes failed', async () => {
     // The local server trusts local connections, so a wrong password would pass: an unknown role cannot.
-    const created = await createConnector(localPostgresConfig({ user: `nobody_${Date.now()}`, password: 'wrong-password-x' }));
+    const created = await createConnector(
+      localPostgresConfig({ user: `nobody_${Date.now()}`, password: 'wrong-password-x' }),
+    );
     const res = await testConnection(created.body.id);
     expect(res.body).toMatchObject({ ok: false, error_class: 'config_error' });
     expect(res.body.checks.some((c: { ok: boolean }) => !c.ok)).toBe(true);

@@ -30,9 +30,38 @@ interface Panel {
 
 /** PromQL words that are not metric names: functions, aggregations, keywords. */
 const PROMQL_WORDS = new Set([
-  'sum', 'min', 'max', 'avg', 'count', 'topk', 'bottomk', 'quantile', 'stddev', 'rate', 'irate', 'increase', 'delta',
-  'histogram_quantile', 'label_replace', 'clamp_min', 'clamp_max', 'abs', 'vector', 'scalar', 'by', 'without', 'on',
-  'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'e',
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'count',
+  'topk',
+  'bottomk',
+  'quantile',
+  'stddev',
+  'rate',
+  'irate',
+  'increase',
+  'delta',
+  'histogram_quantile',
+  'label_replace',
+  'clamp_min',
+  'clamp_max',
+  'abs',
+  'vector',
+  'scalar',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'e',
 ]);
 
 /** The metric names a query selects: what is left once strings, label matchers, ranges and groupings are removed. */
@@ -46,14 +75,23 @@ function metricNamesOf(expr: string): string[] {
   return [...new Set(words.filter((w) => !PROMQL_WORDS.has(w)))];
 }
 
-const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { uid: string; title: string; templating: { list: { name: string; type: string }[] }; panels: Panel[] };
+const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+  uid: string;
+  title: string;
+  templating: { list: { name: string; type: string }[] };
+  panels: Panel[];
+};
 const queryPanels = dashboard.panels.filter((p) => p.type !== 'row');
-const usedNames = [...new Set(queryPanels.flatMap((p) => (p.targets ?? []).flatMap((t) => metricNamesOf(t.expr))))].sort();
+const usedNames = [
+  ...new Set(queryPanels.flatMap((p) => (p.targets ?? []).flatMap((t) => metricNamesOf(t.expr)))),
+].sort();
 
 describe('the Grafana dashboard', () => {
   it('is shaped as Grafana imports it: a uid, a Prometheus datasource variable every query uses, panels on the 24-column grid', () => {
     expect(dashboard.uid).toMatch(/^[a-z0-9-]{1,40}$/);
-    expect(dashboard.templating.list).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'datasource', type: 'datasource' })]));
+    expect(dashboard.templating.list).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'datasource', type: 'datasource' })]),
+    );
     expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
     for (const panel of queryPanels) {
       expect(panel.gridPos.x + panel.gridPos.w).toBeLessThanOrEqual(24);
@@ -65,9 +103,23 @@ describe('the Grafana dashboard', () => {
   });
 
   it('covers the golden signals of every service and the runs', () => {
-    expect(metricNamesOf('sum by (le) (rate(foo_bucket{a="b"}[5m])) / clamp_min(sum(bar_total), 1e-9)')).toEqual(['foo_bucket', 'bar_total']);
+    expect(metricNamesOf('sum by (le) (rate(foo_bucket{a="b"}[5m])) / clamp_min(sum(bar_total), 1e-9)')).toEqual([
+      'foo_bucket',
+      'bar_total',
+    ]);
     const titles = queryPanels.map((p) => p.title.toLowerCase()).join(' | ');
-    for (const word of ['requests/s', 'errors', 'latency', 'cpu', 'event loop', 'runs by status', 'run duration', 'queue wait', 'active runs']) expect(titles).toContain(word);
+    for (const word of [
+      'requests/s',
+      'errors',
+      'latency',
+      'cpu',
+      'event loop',
+      'runs by status',
+      'run duration',
+      'queue wait',
+      'active runs',
+    ])
+      expect(titles).toContain(word);
     expect(usedNames).toEqual(
       expect.arrayContaining([
         'http_request_duration_seconds_bucket',
@@ -106,8 +158,14 @@ describe("a running stack exports every metric the dashboard's queries name", ()
   });
 
   it('after a run that succeeds and one that fails', async () => {
-    const connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
-    const sink = { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'orders_copy', mode: 'append' } };
+    const connectorId = (
+      await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+    ).id;
+    const sink = {
+      id: 'load',
+      type: 'sink',
+      config: { connector_id: connectorId, table: 'orders_copy', mode: 'append' },
+    };
     const good = await createPipelineAndJob(stack, {
       nodes: [{ id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'orders' } }, sink],
       edges: [{ from: 'extract', to: 'load' }],

@@ -15,11 +15,16 @@ beforeAll(async () => {
   const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('errors') } });
   expect(project.status).toBe(201);
   projectId = project.body.id;
-  const connector = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() } });
+  const connector = await call(stack, 'POST', '/v2/connectors', {
+    body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
+  });
   expect(connector.status).toBe(201);
   connectorId = connector.body.id;
   const pipeline = await call(stack, 'POST', '/v2/pipelines', {
-    body: { name: uniqueName('p'), dag: { nodes: [{ id: 'q', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }], edges: [] } },
+    body: {
+      name: uniqueName('p'),
+      dag: { nodes: [{ id: 'q', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }], edges: [] },
+    },
   });
   expect(pipeline.status).toBe(201);
   pipelineId = pipeline.body.id;
@@ -40,7 +45,10 @@ async function apiKey(scopes: string[], extra: Record<string, unknown> = {}): Pr
 
 describe('400', () => {
   it('malformed_json for a body that is not JSON', async () => {
-    const res = await call(stack, 'POST', '/v2/projects', { rawBody: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+    const res = await call(stack, 'POST', '/v2/projects', {
+      rawBody: '{"name": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(res, 400, 'malformed_json');
     expect(res.body.instance).toBe('/v2/projects');
   });
@@ -95,9 +103,12 @@ describe('401', () => {
 
   it('without a credential', () => expect401({ key: null }));
   it('with an unknown key', () => expect401({ key: 'cnd_not_a_key_of_ours_0123456789abcdef' }));
-  it('with an expired JWT', async () => expect401({ bearer: await mintToken(stack, { tenant_id: 'tnt_00000000000000000000000000', expiresInS: -3600 }) }));
+  it('with an expired JWT', async () =>
+    expect401({ bearer: await mintToken(stack, { tenant_id: 'tnt_00000000000000000000000000', expiresInS: -3600 }) }));
   it('with a JWT of a bad signature', async () =>
-    expect401({ bearer: await mintToken(stack, { tenant_id: 'tnt_00000000000000000000000000', secret: 'x'.repeat(64) }) }));
+    expect401({
+      bearer: await mintToken(stack, { tenant_id: 'tnt_00000000000000000000000000', secret: 'x'.repeat(64) }),
+    }));
   it('with a bearer that is not a JWT', () => expect401({ bearer: 'not.a.jwt' }));
 });
 
@@ -105,7 +116,11 @@ describe('403', () => {
   it('a read-only key cannot POST', async () => {
     const key = await apiKey(['read']);
     expect((await call(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
-    expectProblem(await call(stack, 'POST', '/v2/projects', { key, body: { name: uniqueName('ro') } }), 403, 'forbidden');
+    expectProblem(
+      await call(stack, 'POST', '/v2/projects', { key, body: { name: uniqueName('ro') } }),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -152,7 +167,9 @@ describe('409', () => {
 
   it('project_not_empty', async () => {
     const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('full') } });
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', { body: { name: 'p', project_id: project.body.id, dag: { nodes: [], edges: [] } } });
+    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+      body: { name: 'p', project_id: project.body.id, dag: { nodes: [], edges: [] } },
+    });
     expect(pipeline.status).toBe(201);
     expectProblem(await call(stack, 'DELETE', `/v2/projects/${project.body.id}`), 409, 'project_not_empty');
   });
@@ -160,7 +177,10 @@ describe('409', () => {
 
 describe('412', () => {
   it('If-Match that does not match the ETag', async () => {
-    const res = await call(stack, 'PUT', `/v2/projects/${projectId}`, { body: { name: uniqueName('x') }, headers: { 'if-match': '"stale-etag"' } });
+    const res = await call(stack, 'PUT', `/v2/projects/${projectId}`, {
+      body: { name: uniqueName('x') },
+      headers: { 'if-match': '"stale-etag"' },
+    });
     expectProblem(res, 412, 'precondition_failed');
   });
 });
@@ -171,14 +191,20 @@ describe('413', () => {
     ['10 MB', 10 * 1024 * 1024],
   ])('payload_too_large for a body of %s', async (_what, size) => {
     const body = JSON.stringify({ name: 'big', description: 'd'.repeat(size) });
-    const res = await call(stack, 'POST', '/v2/projects', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const res = await call(stack, 'POST', '/v2/projects', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(res, 413, 'payload_too_large');
   });
 });
 
 describe('415', () => {
   it('unsupported_media_type for a text/plain body', async () => {
-    const res = await call(stack, 'POST', '/v2/projects', { rawBody: JSON.stringify({ name: 'plain' }), headers: { 'content-type': 'text/plain' } });
+    const res = await call(stack, 'POST', '/v2/projects', {
+      rawBody: JSON.stringify({ name: 'plain' }),
+      headers: { 'content-type': 'text/plain' },
+    });
     expectProblem(res, 415, 'unsupported_media_type');
   });
 
@@ -198,7 +224,9 @@ describe('422', () => {
   it('an unknown body field', async () => {
     const res = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('typo'), descripton: 'typo' } });
     expectProblem(res, 422, 'validation_failed');
-    expect(res.body.errors).toEqual([expect.objectContaining({ path: 'descripton', code: expect.any(String), message: expect.any(String) })]);
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({ path: 'descripton', code: expect.any(String), message: expect.any(String) }),
+    ]);
   });
 
   it.each([
@@ -223,14 +251,40 @@ describe('422', () => {
     expectProblem(res, 422, 'validation_failed');
     const paths = res.body.errors.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(['config', 'extra', 'name', 'type']);
-    for (const e of res.body.errors) expect(e).toMatchObject({ path: expect.any(String), code: expect.any(String), message: expect.any(String) });
+    for (const e of res.body.errors)
+      expect(e).toMatchObject({ path: expect.any(String), code: expect.any(String), message: expect.any(String) });
   });
 
   it.each([
-    ['a job', '/v2/jobs', { name: '', pipeline_id: 'pln_01J0000000000000000000000Z', schedule: '* * * * * *' }, { name: 'too_short', schedule: 'invalid_cron', pipeline_id: 'unknown_pipeline' }],
-    ['a project', '/v2/projects', { name: '', template: 'no-such-template' }, { name: 'too_short', template: 'unknown_template' }],
-    ['a connector', '/v2/connectors', { name: '', type: 'postgres', config: { host: 'h', port: 5432, database: 'd', user: 'u' }, project_id: 'prj_01J0000000000000000000000Z' }, { name: 'too_short', project_id: 'unknown_project' }],
-    ['a pipeline', '/v2/pipelines', { name: 'p', dag: 'not an object', project_id: 'garbage' }, { dag: 'invalid_type', project_id: 'unknown_project' }],
+    [
+      'a job',
+      '/v2/jobs',
+      { name: '', pipeline_id: 'pln_01J0000000000000000000000Z', schedule: '* * * * * *' },
+      { name: 'too_short', schedule: 'invalid_cron', pipeline_id: 'unknown_pipeline' },
+    ],
+    [
+      'a project',
+      '/v2/projects',
+      { name: '', template: 'no-such-template' },
+      { name: 'too_short', template: 'unknown_template' },
+    ],
+    [
+      'a connector',
+      '/v2/connectors',
+      {
+        name: '',
+        type: 'postgres',
+        config: { host: 'h', port: 5432, database: 'd', user: 'u' },
+        project_id: 'prj_01J0000000000000000000000Z',
+      },
+      { name: 'too_short', project_id: 'unknown_project' },
+    ],
+    [
+      'a pipeline',
+      '/v2/pipelines',
+      { name: 'p', dag: 'not an object', project_id: 'garbage' },
+      { dag: 'invalid_type', project_id: 'unknown_project' },
+    ],
   ])('references to nothing are listed beside the other faults of %s', async (_what, path, body, expected) => {
     const res = await call(stack, 'POST', path, { body });
     expectProblem(res, 422, 'validation_failed');
@@ -264,9 +318,14 @@ describe('429', () => {
 
 describe('problem documents', () => {
   it('carry type, title, status, code, detail, instance and request_id, with no stack trace', async () => {
-    const res = await call(stack, 'GET', '/v2/projects/prj_01J0000000000000000000000Z', { headers: { 'x-request-id': 'trace-me-42' } });
+    const res = await call(stack, 'GET', '/v2/projects/prj_01J0000000000000000000000Z', {
+      headers: { 'x-request-id': 'trace-me-42' },
+    });
     expectProblem(res, 404, 'not_found');
-    expect(res.body).toMatchObject({ instance: '/v2/projects/prj_01J0000000000000000000000Z', request_id: 'trace-me-42' });
+    expect(res.body).toMatchObject({
+      instance: '/v2/projects/prj_01J0000000000000000000000Z',
+      request_id: 'trace-me-42',
+    });
     expect(res.text).not.toMatch(/\bat .*\.js:\d+/);
   });
 });

@@ -33,16 +33,19 @@ afterAll(async () => {
 });
 
 /** A transaction holding a row with this name in the catalog's table, so the catalog's own insert of it waits. */
-async function holdName(table: 'projects' | 'connectors', tenantId: string, name: string): Promise<{ release(): Promise<void> }> {
+async function holdName(
+  table: 'projects' | 'connectors',
+  tenantId: string,
+  name: string,
+): Promise<{ release(): Promise<void> }> {
   const holder = new pg.Client({ connectionString: stack.databaseUrl });
   await holder.connect();
   await holder.query('begin');
   if (table === 'projects') {
-    await holder.query('insert into catalog.projects (id, tenant_id, name, created_at, updated_at) values ($1, $2, $3, now(), now())', [
-      `prj_held_${randomUUID()}`,
-      tenantId,
-      name,
-    ]);
+    await holder.query(
+      'insert into catalog.projects (id, tenant_id, name, created_at, updated_at) values ($1, $2, $3, now(), now())',
+      [`prj_held_${randomUUID()}`, tenantId, name],
+    );
   } else {
     await holder.query(
       "insert into catalog.connectors (id, tenant_id, name, type, config, created_at, updated_at) values ($1, $2, $3, 'postgres', '{}', now(), now())",
@@ -69,7 +72,8 @@ describe.each(Object.entries(cases))('POST /v2/%s retried with its Idempotency-K
     const name = uniqueName(`idem-${table}`);
     const body = bodyOf(name);
     const key = `retry-${randomUUID()}`;
-    const send = (): Promise<ApiResponse> => call(stack, 'POST', `/v2/${table}`, { bearer, body, headers: { 'idempotency-key': key } });
+    const send = (): Promise<ApiResponse> =>
+      call(stack, 'POST', `/v2/${table}`, { bearer, body, headers: { 'idempotency-key': key } });
 
     const held = await holdName(table as 'projects' | 'connectors', tenantId, name);
     let first: ApiResponse;

@@ -25,12 +25,36 @@ let cronJob: Job;
 let pausedCronJob: Job;
 
 const JOB_FIELDS = [
-  'concurrency_policy', 'created_at', 'description', 'id', 'last_run', 'name', 'next_run_at', 'parameters', 'pipeline_id', 'schedule',
-  'status', 'timezone', 'updated_at',
+  'concurrency_policy',
+  'created_at',
+  'description',
+  'id',
+  'last_run',
+  'name',
+  'next_run_at',
+  'parameters',
+  'pipeline_id',
+  'schedule',
+  'status',
+  'timezone',
+  'updated_at',
 ];
 const RUN_FIELDS = [
-  'attempt', 'duration_ms', 'error', 'finished_at', 'id', 'job_id', 'nodes', 'parameters', 'pipeline_id', 'pipeline_version', 'queued_at',
-  'started_at', 'stats', 'status', 'trigger',
+  'attempt',
+  'duration_ms',
+  'error',
+  'finished_at',
+  'id',
+  'job_id',
+  'nodes',
+  'parameters',
+  'pipeline_id',
+  'pipeline_version',
+  'queued_at',
+  'started_at',
+  'stats',
+  'status',
+  'trigger',
 ];
 
 function quickDag(): Record<string, unknown> {
@@ -47,10 +71,20 @@ beforeAll(async () => {
   // Polling runs adds up to many requests a minute; the rate limit has its own tests.
   targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
   pipelineId = (await create(stack, '/v2/pipelines', { name: uniqueName('quick'), dag: quickDag() })).id;
-  cronJob = await create<Job>(stack, '/v2/jobs', { name: uniqueName('every-minute'), pipeline_id: pipelineId, schedule: '* * * * *' });
-  pausedCronJob = await create<Job>(stack, '/v2/jobs', { name: uniqueName('paused-minute'), pipeline_id: pipelineId, schedule: '* * * * *' });
+  cronJob = await create<Job>(stack, '/v2/jobs', {
+    name: uniqueName('every-minute'),
+    pipeline_id: pipelineId,
+    schedule: '* * * * *',
+  });
+  pausedCronJob = await create<Job>(stack, '/v2/jobs', {
+    name: uniqueName('paused-minute'),
+    pipeline_id: pipelineId,
+    schedule: '* * * * *',
+  });
   expect((await call(stack, 'POST', `/v2/jobs/${pausedCronJob.id}/pause`)).status).toBe(200);
 }, 60_000);
 
@@ -63,7 +97,13 @@ describe('job CRUD', () => {
   it('creates: 201, Location, ETag, every field, next_run_at from the schedule in its time zone', async () => {
     const name = uniqueName('nightly');
     const res = await call<Job>(stack, 'POST', '/v2/jobs', {
-      body: { name, pipeline_id: pipelineId, schedule: '30 2 * * *', timezone: 'Asia/Kolkata', parameters: { region: 'eu' } },
+      body: {
+        name,
+        pipeline_id: pipelineId,
+        schedule: '30 2 * * *',
+        timezone: 'Asia/Kolkata',
+        parameters: { region: 'eu' },
+      },
     });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(JOB_FIELDS);
@@ -81,10 +121,13 @@ describe('job CRUD', () => {
     expect(res.body.id).toMatch(/^job_/);
     expect(res.headers.get('location')).toBe(`/v2/jobs/${res.body.id}`);
     expect(res.headers.get('etag')).toBeTruthy();
-    for (const field of ['created_at', 'updated_at', 'next_run_at'] as const) expect(res.body[field]).toMatch(RFC3339_MS);
+    for (const field of ['created_at', 'updated_at', 'next_run_at'] as const)
+      expect(res.body[field]).toMatch(RFC3339_MS);
     // 02:30 in Kolkata (UTC+05:30) is 21:00 UTC, within the next day.
     const next = new Date(res.body.next_run_at!);
-    expect([next.getUTCHours(), next.getUTCMinutes(), next.getUTCSeconds(), next.getUTCMilliseconds()]).toEqual([21, 0, 0, 0]);
+    expect([next.getUTCHours(), next.getUTCMinutes(), next.getUTCSeconds(), next.getUTCMilliseconds()]).toEqual([
+      21, 0, 0, 0,
+    ]);
     expect(next.getTime() - Date.now()).toBeGreaterThan(0);
     expect(next.getTime() - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
 
@@ -97,28 +140,55 @@ describe('job CRUD', () => {
   it('a job without a schedule runs only by hand: next_run_at null', async () => {
     const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('manual'), pipeline_id: pipelineId });
     expect(job).toMatchObject({ schedule: null, timezone: 'UTC', next_run_at: null, parameters: {} });
-    const explicit = await create<Job>(stack, '/v2/jobs', { name: uniqueName('manual'), pipeline_id: pipelineId, schedule: null });
+    const explicit = await create<Job>(stack, '/v2/jobs', {
+      name: uniqueName('manual'),
+      pipeline_id: pipelineId,
+      schedule: null,
+    });
     expect(explicit.schedule).toBeNull();
   });
 
   it('updates with If-Match (200, new ETag); a stale ETag is a 412 and changes nothing', async () => {
-    const created = await call<Job>(stack, 'POST', '/v2/jobs', { body: { name: uniqueName('upd'), pipeline_id: pipelineId, schedule: '0 * * * *' } });
+    const created = await call<Job>(stack, 'POST', '/v2/jobs', {
+      body: { name: uniqueName('upd'), pipeline_id: pipelineId, schedule: '0 * * * *' },
+    });
     const etag = created.headers.get('etag')!;
-    const body = { name: created.body.name, pipeline_id: pipelineId, schedule: '*/15 * * * *', concurrency_policy: 'replace', description: 'quarterly' };
-    const updated = await call<Job>(stack, 'PUT', `/v2/jobs/${created.body.id}`, { body, headers: { 'if-match': etag } });
+    const body = {
+      name: created.body.name,
+      pipeline_id: pipelineId,
+      schedule: '*/15 * * * *',
+      concurrency_policy: 'replace',
+      description: 'quarterly',
+    };
+    const updated = await call<Job>(stack, 'PUT', `/v2/jobs/${created.body.id}`, {
+      body,
+      headers: { 'if-match': etag },
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ ...body, id: created.body.id, created_at: created.body.created_at, timezone: 'UTC' });
+    expect(updated.body).toMatchObject({
+      ...body,
+      id: created.body.id,
+      created_at: created.body.created_at,
+      timezone: 'UTC',
+    });
     expect(new Date(updated.body.next_run_at!).getUTCMinutes() % 15).toBe(0);
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
 
-    const stale = await call(stack, 'PUT', `/v2/jobs/${created.body.id}`, { body: { ...body, schedule: '5 5 * * *' }, headers: { 'if-match': etag } });
+    const stale = await call(stack, 'PUT', `/v2/jobs/${created.body.id}`, {
+      body: { ...body, schedule: '5 5 * * *' },
+      headers: { 'if-match': etag },
+    });
     expectProblem(stale, 412, 'precondition_failed');
     expect((await call<Job>(stack, 'GET', `/v2/jobs/${created.body.id}`)).body.schedule).toBe('*/15 * * * *');
   });
 
   it('pauses (next_run_at null) and resumes (next_run_at back); both are idempotent', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('pause'), pipeline_id: pipelineId, schedule: '0 12 * * MON-FRI' });
+    const job = await create<Job>(stack, '/v2/jobs', {
+      name: uniqueName('pause'),
+      pipeline_id: pipelineId,
+      schedule: '0 12 * * MON-FRI',
+    });
     expect(job.next_run_at).toMatch(RFC3339_MS);
     const paused = await call<Job>(stack, 'POST', `/v2/jobs/${job.id}/pause`);
     expect(paused.status).toBe(200);
@@ -139,9 +209,16 @@ describe('job CRUD', () => {
     const other = (await create(stack, '/v2/pipelines', { name: uniqueName('other'), dag: quickDag() })).id;
     const a = await create<Job>(stack, '/v2/jobs', { name: uniqueName('a'), pipeline_id: other });
     const b = await create<Job>(stack, '/v2/jobs', { name: uniqueName('b'), pipeline_id: other });
-    const listed = await call<{ data: Job[]; next_cursor: string | null }>(stack, 'GET', `/v2/jobs?pipeline_id=${other}`);
+    const listed = await call<{ data: Job[]; next_cursor: string | null }>(
+      stack,
+      'GET',
+      `/v2/jobs?pipeline_id=${other}`,
+    );
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual({ data: [expect.objectContaining({ id: b.id }), expect.objectContaining({ id: a.id })], next_cursor: null });
+    expect(listed.body).toEqual({
+      data: [expect.objectContaining({ id: b.id }), expect.objectContaining({ id: a.id })],
+      next_cursor: null,
+    });
     expectProblem(await call(stack, 'GET', '/v2/jobs?status=sleeping'), 400, 'invalid_parameter');
   });
 
@@ -186,7 +263,13 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
 
   it('lists every field at fault at once', async () => {
     const res = await call(stack, 'POST', '/v2/jobs', {
-      body: { name: uniqueName('bad'), pipeline_id: pipelineId, schedule: '61 * * * *', timezone: 'Nowhere/City', parameters: 3 },
+      body: {
+        name: uniqueName('bad'),
+        pipeline_id: pipelineId,
+        schedule: '61 * * * *',
+        timezone: 'Nowhere/City',
+        parameters: 3,
+      },
     });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['parameters', 'schedule', 'timezone']);
@@ -194,7 +277,10 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
 
   it("another tenant's pipeline is a 422 unknown_pipeline, as is an unknown one", async () => {
     const bearer = await mintToken(stack, { tenant_id: `ten_${uniqueName('other')}` });
-    const theirs = await call(stack, 'POST', '/v2/pipelines', { bearer, body: { name: uniqueName('theirs'), dag: quickDag() } });
+    const theirs = await call(stack, 'POST', '/v2/pipelines', {
+      bearer,
+      body: { name: uniqueName('theirs'), dag: quickDag() },
+    });
     expect(theirs.status).toBe(201);
     for (const pipeline of [theirs.body.id, 'pln_01J00000000000000000000000']) {
       const name = uniqueName('stolen');
@@ -222,7 +308,11 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
 
 describe('Trigger Run and the runs of a job', () => {
   it('answers 202 with the queued run and a Location that leads to it; parameters merge over the job defaults', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('trig'), pipeline_id: pipelineId, parameters: { region: 'eu', day: '1' } });
+    const job = await create<Job>(stack, '/v2/jobs', {
+      name: uniqueName('trig'),
+      pipeline_id: pipelineId,
+      parameters: { region: 'eu', day: '1' },
+    });
     const res = await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { day: '2' } } });
     expect(res.status).toBe(202);
     expect(Object.keys(res.body).sort()).toEqual(RUN_FIELDS);
@@ -242,7 +332,10 @@ describe('Trigger Run and the runs of a job', () => {
     });
     expect(res.body.id).toMatch(/^run_/);
     expect(res.body.queued_at).toMatch(RFC3339_MS);
-    expect(res.body.nodes.map((n) => [n.id, n.type, n.status])).toEqual([['one', 'source', 'pending'], ['same', 'transform', 'pending']]);
+    expect(res.body.nodes.map((n) => [n.id, n.type, n.status])).toEqual([
+      ['one', 'source', 'pending'],
+      ['same', 'transform', 'pending'],
+    ]);
     expect(res.headers.get('location')).toBe(`/v2/jobs/${job.id}/runs/${res.body.id}`);
 
     const run = await waitForRunEnd(stack, job.id, res.body.id);
@@ -250,11 +343,21 @@ describe('Trigger Run and the runs of a job', () => {
     const viaLocation = await call<Run>(stack, 'GET', res.headers.get('location')!);
     expect(viaLocation.body).toEqual(run);
     const after = await call<Job>(stack, 'GET', `/v2/jobs/${job.id}`);
-    expect(after.body.last_run).toEqual({ id: run.id, status: 'succeeded', trigger: 'manual', queued_at: run.queued_at, finished_at: run.finished_at });
+    expect(after.body.last_run).toEqual({
+      id: run.id,
+      status: 'succeeded',
+      trigger: 'manual',
+      queued_at: run.queued_at,
+      finished_at: run.finished_at,
+    });
   });
 
   it('replays a trigger with the same Idempotency-Key: the same run, no second one', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('idem'), pipeline_id: pipelineId, concurrency_policy: 'allow' });
+    const job = await create<Job>(stack, '/v2/jobs', {
+      name: uniqueName('idem'),
+      pipeline_id: pipelineId,
+      concurrency_policy: 'allow',
+    });
     const headers = { 'idempotency-key': `trigger-${job.id}` };
     const first = await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 1 } }, headers });
     expect(first.status).toBe(202);
@@ -263,13 +366,21 @@ describe('Trigger Run and the runs of a job', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 2 } }, headers }), 422, 'idempotency_key_reused');
+    expectProblem(
+      await call(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 2 } }, headers }),
+      422,
+      'idempotency_key_reused',
+    );
     await waitForRunEnd(stack, job.id, first.body.id);
     expect((await listAll<Run>(stack, `/v2/jobs/${job.id}/runs`)).map((r) => r.id)).toEqual([first.body.id]);
   });
 
   it('lists runs newest first, page by page, with no run skipped or repeated; filters by status', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('paging'), pipeline_id: pipelineId, concurrency_policy: 'allow' });
+    const job = await create<Job>(stack, '/v2/jobs', {
+      name: uniqueName('paging'),
+      pipeline_id: pipelineId,
+      concurrency_policy: 'allow',
+    });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await triggerRun(stack, job.id)).id);
     const seen: string[] = [];

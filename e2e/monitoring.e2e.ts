@@ -43,7 +43,9 @@ beforeAll(async () => {
   await db.query(`create table mon_src (id integer primary key, name text not null)`);
   await db.query(`insert into mon_src select i, 'row ' || i from generate_series(1, 50) as i`);
   await db.query(`create table mon_out (id integer, name text)`);
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
   goodJob = (await createPipelineAndJob(stack, goodDag())).jobId;
   const bad = await createPipelineAndJob(stack, badDag());
   badJob = bad.jobId;
@@ -99,7 +101,12 @@ interface SseEvent {
 }
 
 /** Opens the live log stream and reads events until `event: end` (or the deadline). */
-async function readStream(jobId: string, runId: string, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ status: number; contentType: string | null; requestId: string | null; events: SseEvent[] }> {
+async function readStream(
+  jobId: string,
+  runId: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<{ status: number; contentType: string | null; requestId: string | null; events: SseEvent[] }> {
   const res = await fetch(`${stack.baseUrl}/v2/jobs/${jobId}/runs/${runId}/logs`, {
     headers: { 'x-api-key': stack.bootstrapKey, accept: 'text/event-stream', ...headers },
     signal: AbortSignal.timeout(timeoutMs),
@@ -126,7 +133,12 @@ async function readStream(jobId: string, runId: string, headers: Record<string, 
     }
     if (events.some((e) => e.event === 'end')) break;
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), requestId: res.headers.get('x-request-id'), events };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    requestId: res.headers.get('x-request-id'),
+    events,
+  };
 }
 
 describe('monitoring through the gateway', () => {
@@ -135,11 +147,20 @@ describe('monitoring through the gateway', () => {
     for (const jobId of [goodJob, badJob, goodJob, badJob, goodJob]) outcomes.push((await runToEnd(jobId)).status);
     expect(outcomes).toEqual(['succeeded', 'failed', 'succeeded', 'failed', 'succeeded']);
 
-    const m = await waitFor('monitoring to record the 5 runs', async () => {
-      const got = await getMetrics('');
-      return got.runs.succeeded + got.runs.failed === 5;
-    }, 20_000).then(() => getMetrics(''));
-    expect(m).toMatchObject({ job_id: null, since: '24h', runs: { total: 5, queued: 0, running: 0, succeeded: 3, failed: 2, canceled: 0 }, success_rate: 0.6 });
+    const m = await waitFor(
+      'monitoring to record the 5 runs',
+      async () => {
+        const got = await getMetrics('');
+        return got.runs.succeeded + got.runs.failed === 5;
+      },
+      20_000,
+    ).then(() => getMetrics(''));
+    expect(m).toMatchObject({
+      job_id: null,
+      since: '24h',
+      runs: { total: 5, queued: 0, running: 0, succeeded: 3, failed: 2, canceled: 0 },
+      success_rate: 0.6,
+    });
     // Every run read the 50 source rows (a failed one before its transform failed); only the successes wrote them.
     expect(m.rows.read).toBe(250);
     expect(m.rows.written).toBe(150);
@@ -157,19 +178,38 @@ describe('monitoring through the gateway', () => {
   });
 
   it('opens an alert on the failing job, escalates it at three failures in a row and resolves it on the next success', async () => {
-    const open = await waitFor('the alert to count both failures', async () => (await alertsOf(`?job_id=${badJob}`))[0]?.occurrences === 2, 20_000).then(() =>
-      alertsOf(`?job_id=${badJob}`),
-    );
+    const open = await waitFor(
+      'the alert to count both failures',
+      async () => (await alertsOf(`?job_id=${badJob}`))[0]?.occurrences === 2,
+      20_000,
+    ).then(() => alertsOf(`?job_id=${badJob}`));
     expect(open).toHaveLength(1);
-    expect(open[0]).toMatchObject({ job_id: badJob, rule: 'run_failed', severity: 'warning', status: 'open', occurrences: 2, resolved_at: null });
+    expect(open[0]).toMatchObject({
+      job_id: badJob,
+      rule: 'run_failed',
+      severity: 'warning',
+      status: 'open',
+      occurrences: 2,
+      resolved_at: null,
+    });
     expect(await alertsOf(`?job_id=${goodJob}`)).toEqual([]);
 
     expect((await runToEnd(badJob)).status).toBe('failed');
-    await waitFor('the alert to turn critical', async () => (await alertsOf('?severity=critical'))[0]?.occurrences === 3, 20_000);
-    expect((await alertsOf('?status=open'))[0]).toMatchObject({ id: open[0]!.id, rule: 'consecutive_failures', severity: 'critical' });
+    await waitFor(
+      'the alert to turn critical',
+      async () => (await alertsOf('?severity=critical'))[0]?.occurrences === 3,
+      20_000,
+    );
+    expect((await alertsOf('?status=open'))[0]).toMatchObject({
+      id: open[0]!.id,
+      rule: 'consecutive_failures',
+      severity: 'critical',
+    });
 
     // Fix the pipeline: the job's next run succeeds and resolves the alert.
-    const fixed = await call(stack, 'PUT', `/v2/pipelines/${badPipeline}`, { body: { name: uniqueName('fixed'), dag: goodDag() } });
+    const fixed = await call(stack, 'PUT', `/v2/pipelines/${badPipeline}`, {
+      body: { name: uniqueName('fixed'), dag: goodDag() },
+    });
     expect(fixed.status).toBe(200);
     expect((await runToEnd(badJob)).status).toBe('succeeded');
     await waitFor('the alert to resolve', async () => (await alertsOf('?status=resolved')).length === 1, 20_000);
@@ -188,7 +228,9 @@ describe('monitoring through the gateway', () => {
     expect(live.contentType).toMatch(/^text\/event-stream/);
     expect(live.requestId).toEqual(expect.any(String));
     expect(live.events.at(-1)?.event).toBe('end');
-    const streamed = live.events.filter((e) => e.event === undefined).map((e) => ({ id: Number(e.id), line: JSON.parse(e.data) as RunLogLine }));
+    const streamed = live.events
+      .filter((e) => e.event === undefined)
+      .map((e) => ({ id: Number(e.id), line: JSON.parse(e.data) as RunLogLine }));
     expect(streamed.every((e) => e.id === e.line.seq)).toBe(true);
 
     const paged = await allLogs(goodJob, run.id, 2);
@@ -199,23 +241,41 @@ describe('monitoring through the gateway', () => {
     expect(paged.at(-1)!.message).toMatch(/^run succeeded/);
     expect(streamed.map((e) => e.line)).toEqual(paged);
 
-    const extract = await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${goodJob}/runs/${run.id}/logs?node_id=extract&level=info`);
+    const extract = await call<Page<RunLogLine>>(
+      stack,
+      'GET',
+      `/v2/jobs/${goodJob}/runs/${run.id}/logs?node_id=extract&level=info`,
+    );
     expect(extract.body.data.length).toBeGreaterThan(0);
     expect(extract.body.data.every((l) => l.node_id === 'extract' && l.level === 'info')).toBe(true);
 
     const middle = paged[1]!.seq;
     const resumed = await readStream(goodJob, run.id, { 'last-event-id': String(middle) });
-    expect(resumed.events.filter((e) => e.event === undefined).map((e) => JSON.parse(e.data) as RunLogLine)).toEqual(paged.slice(2));
+    expect(resumed.events.filter((e) => e.event === undefined).map((e) => JSON.parse(e.data) as RunLogLine)).toEqual(
+      paged.slice(2),
+    );
 
     expectProblem(await call(stack, 'GET', `/v2/jobs/${badJob}/runs/${run.id}/logs`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/run_01JD3V6Y9ZQ8W1S3X5C7E9G2HK/logs`), 404, 'not_found');
+    expectProblem(
+      await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/run_01JD3V6Y9ZQ8W1S3X5C7E9G2HK/logs`),
+      404,
+      'not_found',
+    );
     expectProblem(await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/not-a-run/logs`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/${run.id}/logs?level=loud`), 400, 'invalid_parameter');
+    expectProblem(
+      await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/${run.id}/logs?level=loud`),
+      400,
+      'invalid_parameter',
+    );
   });
 
   it('answers 400 for a since outside the grammar', async () => {
     for (const since of ['0h', '1y', '-5m', '5', 'h', '10000000d']) {
-      expectProblem(await call(stack, 'GET', `/v2/metrics?since=${encodeURIComponent(since)}`), 400, 'invalid_parameter');
+      expectProblem(
+        await call(stack, 'GET', `/v2/metrics?since=${encodeURIComponent(since)}`),
+        400,
+        'invalid_parameter',
+      );
     }
   });
 
@@ -230,12 +290,22 @@ describe('monitoring through the gateway', () => {
       scraped.set(p.name, samples);
     }
     const has = (service: string, name: string, labels: Record<string, string> = {}) =>
-      (scraped.get(service) ?? []).some((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+      (scraped.get(service) ?? []).some(
+        (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+      );
 
-    expect(has('gateway', 'http_request_duration_seconds_bucket', { method: 'GET', route: '/v2/metrics', status: '200' })).toBe(true);
-    expect(has('gateway', 'http_request_duration_seconds_count', { route: '/v2/jobs/:job_id/runs/:run_id', status: '200' })).toBe(true);
-    expect(has('gateway', 'rpc_request_duration_seconds_count', { pattern: 'monitoring.metrics.get', outcome: 'ok' })).toBe(true);
-    expect(has('gateway', 'rpc_request_duration_seconds_count', { pattern: 'scheduler.runs.trigger', outcome: 'ok' })).toBe(true);
+    expect(
+      has('gateway', 'http_request_duration_seconds_bucket', { method: 'GET', route: '/v2/metrics', status: '200' }),
+    ).toBe(true);
+    expect(
+      has('gateway', 'http_request_duration_seconds_count', { route: '/v2/jobs/:job_id/runs/:run_id', status: '200' }),
+    ).toBe(true);
+    expect(
+      has('gateway', 'rpc_request_duration_seconds_count', { pattern: 'monitoring.metrics.get', outcome: 'ok' }),
+    ).toBe(true);
+    expect(
+      has('gateway', 'rpc_request_duration_seconds_count', { pattern: 'scheduler.runs.trigger', outcome: 'ok' }),
+    ).toBe(true);
     expect(has('monitoring', 'conduit_runs_total', { status: 'succeeded' })).toBe(true);
     expect(has('monitoring', 'conduit_runs_total', { status: 'failed' })).toBe(true);
     expect(has('monitoring', 'bullmq_queue_jobs', { queue: 'runs', state: 'waiting' })).toBe(true);

@@ -68,7 +68,12 @@ describe('the OpenAPI document', () => {
     expect(project.headers.get('etag')).toBeTruthy();
 
     const connector = await call(stack, 'POST', '/v2/connectors', {
-      body: { name: uniqueName('db'), type: 'postgres', project_id: project.body.id, config: targetDb.config({ password: 'not-needed-here' }) },
+      body: {
+        name: uniqueName('db'),
+        type: 'postgres',
+        project_id: project.body.id,
+        config: targetDb.config({ password: 'not-needed-here' }),
+      },
     });
     expectDocumented(connector, '/v2/connectors', 'post', 201);
     const createBody = ajv.getSchema('conduit#/components/schemas/ConnectorCreate')!;
@@ -82,29 +87,62 @@ describe('the OpenAPI document', () => {
       nodes: [
         { id: 'orders', type: 'source', config: { connector_id: connector.body.id, table: 'orders' } },
         { id: 'clean', type: 'transform', config: { sql: 'select * from orders where amount > 0' } },
-        { id: 'load', type: 'sink', config: { connector_id: connector.body.id, table: 'orders_clean', mode: 'upsert', key: ['id'] } },
+        {
+          id: 'load',
+          type: 'sink',
+          config: { connector_id: connector.body.id, table: 'orders_clean', mode: 'upsert', key: ['id'] },
+        },
       ],
-      edges: [{ from: 'orders', to: 'clean' }, { from: 'clean', to: 'load' }],
+      edges: [
+        { from: 'orders', to: 'clean' },
+        { from: 'clean', to: 'load' },
+      ],
     };
     expect(ajv.getSchema('conduit#/components/schemas/Dag')!(dag)).toBe(true);
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('pln'), project_id: project.body.id, dag } });
+    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('pln'), project_id: project.body.id, dag },
+    });
     expectDocumented(pipeline, '/v2/pipelines', 'post', 201);
     expect(pipeline.body.status).toBe('valid');
-    expectDocumented(await call(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`), '/v2/pipelines/{pipeline_id}/validate', 'post', 200);
+    expectDocumented(
+      await call(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`),
+      '/v2/pipelines/{pipeline_id}/validate',
+      'post',
+      200,
+    );
 
-    const job = await call(stack, 'POST', '/v2/jobs', { body: { name: uniqueName('job'), pipeline_id: pipeline.body.id, schedule: '0 2 * * *' } });
+    const job = await call(stack, 'POST', '/v2/jobs', {
+      body: { name: uniqueName('job'), pipeline_id: pipeline.body.id, schedule: '0 2 * * *' },
+    });
     expectDocumented(job, '/v2/jobs', 'post', 201);
 
-    const triggered = await call(stack, 'POST', `/v2/jobs/${job.body.id}/run`, { body: { parameters: { since_days: 7 } } });
+    const triggered = await call(stack, 'POST', `/v2/jobs/${job.body.id}/run`, {
+      body: { parameters: { since_days: 7 } },
+    });
     expectDocumented(triggered, '/v2/jobs/{job_id}/run', 'post', 202);
     const run = await waitForRunEnd(stack, job.body.id, triggered.body.id, 60_000);
     expect(run.status).toBe('succeeded');
-    expectDocumented(await call(stack, 'GET', triggered.headers.get('location')!), '/v2/jobs/{job_id}/runs/{run_id}', 'get', 200);
+    expectDocumented(
+      await call(stack, 'GET', triggered.headers.get('location')!),
+      '/v2/jobs/{job_id}/runs/{run_id}',
+      'get',
+      200,
+    );
     expectDocumented(await call(stack, 'GET', `/v2/jobs/${job.body.id}/runs`), '/v2/jobs/{job_id}/runs', 'get', 200);
-    expectDocumented(await call(stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`), '/v2/jobs/{job_id}/runs/{run_id}/logs', 'get', 200);
+    expectDocumented(
+      await call(stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`),
+      '/v2/jobs/{job_id}/runs/{run_id}/logs',
+      'get',
+      200,
+    );
     expectDocumented(await call(stack, 'GET', `/v2/metrics?job_id=${job.body.id}&since=1h`), '/v2/metrics', 'get', 200);
     expectDocumented(await call(stack, 'GET', `/v2/jobs/${job.body.id}`), '/v2/jobs/{job_id}', 'get', 200);
-    expectDocumented(await call(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`), '/v2/pipelines/{pipeline_id}', 'get', 200);
+    expectDocumented(
+      await call(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`),
+      '/v2/pipelines/{pipeline_id}',
+      'get',
+      200,
+    );
     expectDocumented(await call(stack, 'GET', '/v2/connector-types'), '/v2/connector-types', 'get', 200);
     expectDocumented(await call(stack, 'GET', '/v2/templates'), '/v2/templates', 'get', 200);
     expectDocumented(await call(stack, 'GET', '/v2/alerts'), '/v2/alerts', 'get', 200);
@@ -116,7 +154,9 @@ describe('the OpenAPI document', () => {
     const validate = ajv.getSchema('conduit#/components/schemas/Problem')!;
     expect(validate(res.body) ? null : validate.errors).toBeNull();
     const documented = spec.components.responses.Unauthenticated;
-    expect(Object.values(documented.content['application/problem+json'].examples).map((e: any) => e.value.code)).toEqual([res.body.code]);
+    expect(
+      Object.values(documented.content['application/problem+json'].examples).map((e: any) => e.value.code),
+    ).toEqual([res.body.code]);
     expect(res.headers.get('www-authenticate')).toBeTruthy();
   });
 

@@ -19,20 +19,45 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const PIPELINE_FIELDS = ['created_at', 'dag', 'description', 'id', 'name', 'project_id', 'status', 'updated_at', 'validation', 'version'];
+const PIPELINE_FIELDS = [
+  'created_at',
+  'dag',
+  'description',
+  'id',
+  'name',
+  'project_id',
+  'status',
+  'updated_at',
+  'validation',
+  'version',
+];
 
 function expectValidation(v: Record<string, unknown>): void {
-  expect(v).toMatchObject({ valid: expect.any(Boolean), errors: expect.any(Array), warnings: expect.any(Array), execution_order: expect.any(Array) });
+  expect(v).toMatchObject({
+    valid: expect.any(Boolean),
+    errors: expect.any(Array),
+    warnings: expect.any(Array),
+    execution_order: expect.any(Array),
+  });
   expect(v.validated_at).toMatch(RFC3339_MS);
 }
 
 describe('pipelines', () => {
   it('creates a valid pipeline: 201, Location, ETag, version 1, status valid', async () => {
     const name = uniqueName('copy');
-    const res = await call(stack, 'POST', '/v2/pipelines', { body: { name, description: 'copy orders', dag: copyDag(connectorId) } });
+    const res = await call(stack, 'POST', '/v2/pipelines', {
+      body: { name, description: 'copy orders', dag: copyDag(connectorId) },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(PIPELINE_FIELDS);
-    expect(res.body).toMatchObject({ name, description: 'copy orders', project_id: null, version: 1, status: 'valid', dag: copyDag(connectorId) });
+    expect(res.body).toMatchObject({
+      name,
+      description: 'copy orders',
+      project_id: null,
+      version: 1,
+      status: 'valid',
+      dag: copyDag(connectorId),
+    });
     expect(res.body.id).toMatch(/^pln_/);
     expect(res.body.created_at).toMatch(RFC3339_MS);
     expect(res.body.updated_at).toMatch(RFC3339_MS);
@@ -50,7 +75,10 @@ describe('pipelines', () => {
   });
 
   it('stores a DAG that breaks validation rules as invalid instead of refusing it', async () => {
-    const dag = { nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1' } }], edges: [{ from: 'a', to: 'a' }] };
+    const dag = {
+      nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1' } }],
+      edges: [{ from: 'a', to: 'a' }],
+    };
     const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('draft'), dag } });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('invalid');
@@ -63,7 +91,9 @@ describe('pipelines', () => {
     const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('shape'), dag } });
     expectProblem(res, 422, 'validation_failed');
     const paths = res.body.errors.map((e: { path: string }) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['dag.nodes[0].id', 'dag.nodes[0].config', 'dag.nodes[1]', 'dag.edges[0].to']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['dag.nodes[0].id', 'dag.nodes[0].config', 'dag.nodes[1]', 'dag.edges[0].to']),
+    );
   });
 
   it('refuses an unknown project with 422', async () => {
@@ -75,7 +105,9 @@ describe('pipelines', () => {
   });
 
   it('updates with If-Match: 200 with version + 1 and a new ETag; a stale ETag is a 412', async () => {
-    const created = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('upd'), dag: copyDag(connectorId) } });
+    const created = await call(stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('upd'), dag: copyDag(connectorId) },
+    });
     const etag = created.headers.get('etag')!;
     const dag = { nodes: [], edges: [] };
     const updated = await call(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
@@ -83,7 +115,14 @@ describe('pipelines', () => {
       headers: { 'if-match': etag },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ id: created.body.id, version: 2, description: 'now empty', dag, status: 'invalid', created_at: created.body.created_at });
+    expect(updated.body).toMatchObject({
+      id: created.body.id,
+      version: 2,
+      description: 'now empty',
+      dag,
+      status: 'invalid',
+      created_at: created.body.created_at,
+    });
     expect(updated.body.validation.errors.map((e: { code: string }) => e.code)).toContain('empty_dag');
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
@@ -93,7 +132,9 @@ describe('pipelines', () => {
       headers: { 'if-match': etag },
     });
     expectProblem(stale, 412, 'precondition_failed');
-    const again = await call(stack, 'PUT', `/v2/pipelines/${created.body.id}`, { body: { name: created.body.name, dag: copyDag(connectorId) } });
+    const again = await call(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
+      body: { name: created.body.name, dag: copyDag(connectorId) },
+    });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ version: 3, status: 'valid' });
     expect((await call(stack, 'GET', `/v2/pipelines/${created.body.id}`)).body.version).toBe(3);
@@ -101,12 +142,20 @@ describe('pipelines', () => {
 
   it('refuses a duplicate name with 409 name_taken', async () => {
     const name = uniqueName('dup');
-    expect((await call(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } })).status).toBe(201);
-    expectProblem(await call(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } }), 409, 'name_taken');
+    expect((await call(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } })).status).toBe(
+      201,
+    );
+    expectProblem(
+      await call(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } }),
+      409,
+      'name_taken',
+    );
   });
 
   it('deletes with 204; then it is a 404', async () => {
-    const created = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('del'), dag: copyDag(connectorId) } });
+    const created = await call(stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('del'), dag: copyDag(connectorId) },
+    });
     const res = await call(stack, 'DELETE', `/v2/pipelines/${created.body.id}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -166,7 +215,15 @@ describe('validate pipeline', () => {
     expectValidation(res.body);
     expect(res.body.valid).toBe(false);
     const codes = new Set(res.body.errors.map((e: { code: string }) => e.code));
-    for (const code of ['duplicate_node_id', 'unknown_node_type', 'unknown_node', 'cycle', 'unknown_connector', 'when_without_decision', 'missing_input']) {
+    for (const code of [
+      'duplicate_node_id',
+      'unknown_node_type',
+      'unknown_node',
+      'cycle',
+      'unknown_connector',
+      'when_without_decision',
+      'missing_input',
+    ]) {
       expect(codes).toContain(code);
     }
     for (const e of res.body.errors) expect(e).toMatchObject({ code: expect.any(String), message: expect.any(String) });
@@ -178,8 +235,12 @@ describe('validate pipeline', () => {
   });
 
   it('re-validates against the connectors as they are now (a deleted connector makes the pipeline invalid)', async () => {
-    const pg = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('gone'), type: 'postgres', config: localPostgresConfig() } });
-    const created = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('reval'), dag: copyDag(pg.body.id) } });
+    const pg = await call(stack, 'POST', '/v2/connectors', {
+      body: { name: uniqueName('gone'), type: 'postgres', config: localPostgresConfig() },
+    });
+    const created = await call(stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('reval'), dag: copyDag(pg.body.id) },
+    });
     expect(created.body.status).toBe('valid');
     expect((await call(stack, 'DELETE', `/v2/connectors/${pg.body.id}`)).status).toBe(204);
     const res = await call(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
@@ -194,7 +255,9 @@ describe('listing pipelines', () => {
     const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('list') } });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: `p${i}`, project_id: project.body.id, dag: copyDag(connectorId) } });
+      const res = await call(stack, 'POST', '/v2/pipelines', {
+        body: { name: `p${i}`, project_id: project.body.id, dag: copyDag(connectorId) },
+      });
       expect(res.status).toBe(201);
       ids.push(res.body.id);
     }

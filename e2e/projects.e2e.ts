@@ -43,13 +43,17 @@ describe('projects', () => {
   });
 
   it('echoes a sane X-Request-Id sent by the client', async () => {
-    const res = await call(stack, 'GET', '/v2/projects?limit=1', { headers: { 'x-request-id': 'client-chosen-id-123' } });
+    const res = await call(stack, 'GET', '/v2/projects?limit=1', {
+      headers: { 'x-request-id': 'client-chosen-id-123' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('client-chosen-id-123');
   });
 
   it('updates with If-Match: a match is a 200 with a new ETag, a stale tag a 412 that changes nothing', async () => {
-    const created = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('upd'), description: 'before' } });
+    const created = await call(stack, 'POST', '/v2/projects', {
+      body: { name: uniqueName('upd'), description: 'before' },
+    });
     const etag = created.headers.get('etag')!;
     const newName = uniqueName('upd-renamed');
     const updated = await call(stack, 'PUT', `/v2/projects/${created.body.id}`, {
@@ -58,7 +62,12 @@ describe('projects', () => {
     });
     expect(updated.status).toBe(200);
     expectProject(updated.body);
-    expect(updated.body).toMatchObject({ id: created.body.id, name: newName, description: 'after', created_at: created.body.created_at });
+    expect(updated.body).toMatchObject({
+      id: created.body.id,
+      name: newName,
+      description: 'after',
+      created_at: created.body.created_at,
+    });
     expect(Date.parse(updated.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
     const newEtag = updated.headers.get('etag');
     expect(newEtag).toBeTruthy();
@@ -75,7 +84,9 @@ describe('projects', () => {
   });
 
   it('PUT is a full replacement: an absent description becomes null; the template cannot change', async () => {
-    const created = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('repl'), description: 'x', template: 'blank' } });
+    const created = await call(stack, 'POST', '/v2/projects', {
+      body: { name: uniqueName('repl'), description: 'x', template: 'blank' },
+    });
     expect(created.status).toBe(201);
     const updated = await call(stack, 'PUT', `/v2/projects/${created.body.id}`, { body: { name: created.body.name } });
     expect(updated.status).toBe(200);
@@ -95,8 +106,13 @@ describe('projects', () => {
   });
 
   it('enforces the name and description limits (200 and 2000 characters) with 422', async () => {
-    expect((await call(stack, 'POST', '/v2/projects', { body: { name: 'n'.repeat(200), description: 'd'.repeat(2000) } })).status).toBe(201);
-    const res = await call(stack, 'POST', '/v2/projects', { body: { name: 'n'.repeat(201), description: 'd'.repeat(2001) } });
+    expect(
+      (await call(stack, 'POST', '/v2/projects', { body: { name: 'n'.repeat(200), description: 'd'.repeat(2000) } }))
+        .status,
+    ).toBe(201);
+    const res = await call(stack, 'POST', '/v2/projects', {
+      body: { name: 'n'.repeat(201), description: 'd'.repeat(2001) },
+    });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['description', 'name']);
     expectProblem(await call(stack, 'POST', '/v2/projects', { body: { name: '' } }), 422, 'validation_failed');
@@ -122,7 +138,12 @@ describe('projects', () => {
     expect((await call(stack, 'DELETE', `/v2/pipelines/${pipeline.body.id}`)).status).toBe(204);
 
     const connector = await call(stack, 'POST', '/v2/connectors', {
-      body: { name: uniqueName('c'), type: 'postgres', project_id: project.body.id, config: { host: 'warehouse.invalid', database: 'postgres', user: 'postgres' } },
+      body: {
+        name: uniqueName('c'),
+        type: 'postgres',
+        project_id: project.body.id,
+        config: { host: 'warehouse.invalid', database: 'postgres', user: 'postgres' },
+      },
     });
     expect(connector.status).toBe(201);
     expectProblem(await call(stack, 'DELETE', `/v2/projects/${project.body.id}`), 409, 'project_not_empty');
@@ -145,14 +166,20 @@ describe('projects', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 3; page++) {
-      const res: ApiResponse = await call(stack, 'GET', `/v2/projects?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+      const res: ApiResponse = await call(
+        stack,
+        'GET',
+        `/v2/projects?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { key },
+      );
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['data', 'next_cursor']);
       expect(res.body.data).toHaveLength(2);
       seen.push(...res.body.data.map((p: { id: string }) => p.id));
       cursor = res.body.next_cursor;
       // Inserts between pages must not shift the pages already served.
-      if (page === 0) expect((await call(stack, 'POST', '/v2/projects', { key, body: { name: 'page-late' } })).status).toBe(201);
+      if (page === 0)
+        expect((await call(stack, 'POST', '/v2/projects', { key, body: { name: 'page-late' } })).status).toBe(201);
     }
     expect(cursor).toBeNull();
     expect(seen).toEqual([...ids].reverse());
@@ -175,23 +202,35 @@ describe('templates', () => {
     const templates = Array.isArray(res.body) ? res.body : res.body.data;
     expect(templates.length).toBeGreaterThan(0);
     for (const t of templates) {
-      expect(t).toMatchObject({ name: expect.any(String), description: expect.any(String), pipelines: expect.any(Array) });
-      for (const p of t.pipelines) expect(p).toMatchObject({ name: expect.any(String), description: expect.any(String) });
+      expect(t).toMatchObject({
+        name: expect.any(String),
+        description: expect.any(String),
+        pipelines: expect.any(Array),
+      });
+      for (const p of t.pipelines)
+        expect(p).toMatchObject({ name: expect.any(String), description: expect.any(String) });
     }
     expect(templates.some((t: { pipelines: unknown[] }) => t.pipelines.length > 0)).toBe(true);
   });
 
   it('creates a project from each template together with the pipelines it lists', async () => {
     const res = await call(stack, 'GET', '/v2/templates');
-    const templates: { name: string; pipelines: { name: string; description: string }[] }[] = Array.isArray(res.body) ? res.body : res.body.data;
+    const templates: { name: string; pipelines: { name: string; description: string }[] }[] = Array.isArray(res.body)
+      ? res.body
+      : res.body.data;
     for (const template of templates) {
-      const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName(`tpl-${template.name}`), template: template.name } });
+      const project = await call(stack, 'POST', '/v2/projects', {
+        body: { name: uniqueName(`tpl-${template.name}`), template: template.name },
+      });
       expect(project.status).toBe(201);
       expect(project.body.template).toBe(template.name);
-      const pipelines = await listAll<{ id: string; name: string; description: string; project_id: string; version: number }>(
-        stack,
-        `/v2/pipelines?project_id=${project.body.id}`,
-      );
+      const pipelines = await listAll<{
+        id: string;
+        name: string;
+        description: string;
+        project_id: string;
+        version: number;
+      }>(stack, `/v2/pipelines?project_id=${project.body.id}`);
       expect(pipelines.map((p) => p.name).sort()).toEqual(template.pipelines.map((p) => p.name).sort());
       for (const p of pipelines) {
         expect(p.project_id).toBe(project.body.id);

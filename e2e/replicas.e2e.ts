@@ -39,7 +39,9 @@ it('1,000 concurrent creates through the gateway: each 201 once, no duplicate, b
   const byStatus = statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
   expect(byStatus).toEqual({ 201: 1000 });
 
-  const projects = (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).filter((p) => p.name.startsWith(prefix));
+  const projects = (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).filter((p) =>
+    p.name.startsWith(prefix),
+  );
   expect(projects).toHaveLength(1000);
   expect(new Set(projects.map((p) => p.id)).size).toBe(1000);
   expect(new Set(projects.map((p) => p.name))).toEqual(new Set(names));
@@ -71,7 +73,9 @@ it('a replica killed mid-load: requests answer 201 or (only those it held) 503, 
   const extra = await stack.startService('catalog');
   const prefix = uniqueName('mid-kill');
   let done = 0;
-  const killed = waitFor('some creates to finish', async () => done >= 50, 30_000, 5).then(() => stopProcess(extra.child, 'SIGKILL'));
+  const killed = waitFor('some creates to finish', async () => done >= 50, 30_000, 5).then(() =>
+    stopProcess(extra.child, 'SIGKILL'),
+  );
   const statuses = await inPool(300, 30, async (i) => {
     const res = await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-${i}` } });
     done++;
@@ -87,9 +91,15 @@ it('a replica killed mid-load: requests answer 201 or (only those it held) 503, 
 
   // Requests sent after the kill are read only by the survivor: every one succeeds, without waiting for the
   // dead replica's pending entries to be claimed.
-  const after = await inPool(50, 10, async (i) => (await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-after-${i}` } })).status);
+  const after = await inPool(
+    50,
+    10,
+    async (i) => (await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-after-${i}` } })).status,
+  );
   expect(after.filter((s) => s !== 201)).toEqual([]);
-  const names = (await listAll<{ id: string; name: string }>(stack, '/v2/projects')).map((p) => p.name).filter((n) => n.startsWith(prefix));
+  const names = (await listAll<{ id: string; name: string }>(stack, '/v2/projects'))
+    .map((p) => p.name)
+    .filter((n) => n.startsWith(prefix));
   expect(new Set(names).size).toBe(names.length);
 }, 120_000);
 

@@ -21,7 +21,9 @@ beforeAll(async () => {
   mariaDb = await createMariaDatabase('select');
   maria = mariaDb.root;
   await maria.query('create table payments (id int primary key, amount decimal(12,2) not null, note varchar(40))');
-  await maria.query(`insert into payments values (1, 10.25, 'first'), (2, -3.00, 'refund'), (3, 0.10, null), (4, 99999.99, 'big')`);
+  await maria.query(
+    `insert into payments values (1, 10.25, 'first'), (2, -3.00, 'refund'), (3, 0.10, null), (4, 99999.99, 'big')`,
+  );
 
   targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
@@ -31,8 +33,12 @@ beforeAll(async () => {
   await target.query('create table payments_pg (id integer, amount numeric(12,2), note text)');
   await target.query(`insert into payments_pg values (1, 10.25, 'first'), (2, null, 'second')`);
   await target.query('create table payments_copy (like payments_pg)');
-  mysqlConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() })).id;
-  pgConnectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  mysqlConnectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() })
+  ).id;
+  pgConnectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -42,14 +48,19 @@ afterAll(async () => {
   await mariaDb?.drop();
 });
 
-const columnsOf = (run: Run): Record<string, RunNodeColumn[] | null> => Object.fromEntries(run.nodes.map((n) => [n.id, n.columns]));
+const columnsOf = (run: Run): Record<string, RunNodeColumn[] | null> =>
+  Object.fromEntries(run.nodes.map((n) => [n.id, n.columns]));
 
-describe('Get Run Status shows each node\'s columns', () => {
+describe("Get Run Status shows each node's columns", () => {
   it('source (typed, with its source types) -> transform -> sink, null before the nodes ran', async () => {
     const dag = {
       nodes: [
         { id: 'src', type: 'source', config: { connector_id: mysqlConnectorId, table: 'payments' } },
-        { id: 'calc', type: 'transform', config: { sql: 'select id, amount * 2 as doubled from src where amount > 0' } },
+        {
+          id: 'calc',
+          type: 'transform',
+          config: { sql: 'select id, amount * 2 as doubled from src where amount > 0' },
+        },
         { id: 'out', type: 'sink', config: { connector_id: pgConnectorId, table: 'doubled', mode: 'append' } },
       ],
       edges: [
@@ -88,7 +99,11 @@ describe('Get Run Status shows each node\'s columns', () => {
   it('a PostgreSQL -> PostgreSQL CSV hand-off shows the column names without types', async () => {
     const dag = {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: pgConnectorId, query: 'select id, amount, note from payments_pg' } },
+        {
+          id: 'extract',
+          type: 'source',
+          config: { connector_id: pgConnectorId, query: 'select id, amount, note from payments_pg' },
+        },
         { id: 'load', type: 'sink', config: { connector_id: pgConnectorId, table: 'payments_copy', mode: 'append' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
@@ -100,8 +115,10 @@ describe('Get Run Status shows each node\'s columns', () => {
     expect(columnsOf(run)).toEqual({ extract: named, load: named });
   });
 
-  it('the OpenAPI document says what a node\'s columns hold', async () => {
-    const spec = (await (await fetch(`${stack.baseUrl}/v2/openapi.json`)).json()) as { paths: Record<string, Record<string, { description?: string }>> };
+  it("the OpenAPI document says what a node's columns hold", async () => {
+    const spec = (await (await fetch(`${stack.baseUrl}/v2/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { description?: string }>>;
+    };
     const description = spec.paths['/v2/jobs/{job_id}/runs/{run_id}']?.['get']?.description ?? '';
     expect(description).toContain('`columns`');
     expect(description).toContain('never any row value');

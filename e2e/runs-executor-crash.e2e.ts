@@ -4,7 +4,15 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
-import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  triggerRun,
+  uniqueName,
+  waitFor,
+  waitForRun,
+  waitForRunEnd,
+} from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { executorRunning as startedBy, liveExecutors } from './support/run-executions.js';
 
@@ -33,7 +41,9 @@ beforeAll(async () => {
   await stack.startService('executor');
   db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
 }, 90_000);
 
 afterAll(async () => {
@@ -44,7 +54,8 @@ afterAll(async () => {
 });
 
 /** An executor process's own folder of run spill folders (apps/executor/src/data/replica-folder.ts). */
-const spillFolderOf = (p: ServiceProcess): string => join(dataDir, `executor-${hostname().replace(/[^\w.-]/g, '_')}-${p.child.pid}`);
+const spillFolderOf = (p: ServiceProcess): string =>
+  join(dataDir, `executor-${hostname().replace(/[^\w.-]/g, '_')}-${p.child.pid}`);
 
 const executors = (): ServiceProcess[] => liveExecutors(stack);
 const executorRunning = (runId: string): ServiceProcess | undefined => startedBy(stack, runId);
@@ -56,7 +67,14 @@ describe('an executor killed mid-run', () => {
     const dag = {
       nodes: [
         // Four seconds in PostgreSQL before the first row: time to kill the executor while the run is in this node.
-        { id: 'slow', type: 'source', config: { connector_id: connectorId, query: 'select i as n from generate_series(1, 1000) as i, (select pg_sleep(4)) as s' } },
+        {
+          id: 'slow',
+          type: 'source',
+          config: {
+            connector_id: connectorId,
+            query: 'select i as n from generate_series(1, 1000) as i, (select pg_sleep(4)) as s',
+          },
+        },
         { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'crash_out', mode: 'overwrite' } },
       ],
       edges: [{ from: 'slow', to: 'load' }],
@@ -65,10 +83,15 @@ describe('an executor killed mid-run', () => {
     const queued = await triggerRun(stack, jobId);
     await waitForRun(stack, jobId, queued.id, (r) => r.status === 'running');
     let victim: ServiceProcess | undefined;
-    await waitFor('the executor of the run to log it', async () => (victim = executorRunning(queued.id)) !== undefined, 5000, 50);
+    await waitFor(
+      'the executor of the run to log it',
+      async () => (victim = executorRunning(queued.id)) !== undefined,
+      5000,
+      50,
+    );
     const survivor = executors().find((p) => p !== victim)!;
 
-    await waitFor('the run\'s spill folder', async () => (await readdir(spillFolderOf(victim!))).length === 1, 5000, 50);
+    await waitFor("the run's spill folder", async () => (await readdir(spillFolderOf(victim!))).length === 1, 5000, 50);
     const killedAt = Date.now();
     const exited = new Promise((r) => victim!.child.once('exit', r));
     process.kill(victim!.child.pid!, 'SIGKILL');
@@ -77,7 +100,12 @@ describe('an executor killed mid-run', () => {
     // kill -9 leaves the victim's spill (the run's folder) behind, until an executor of this host starts.
     expect(await readdir(spillFolderOf(victim!))).toHaveLength(1);
     const restarted = await stack.startService('executor');
-    await waitFor('the restarted executor to remove the dead one\'s spill folder', async () => !existsSync(spillFolderOf(victim!)), 10_000, 50);
+    await waitFor(
+      "the restarted executor to remove the dead one's spill folder",
+      async () => !existsSync(spillFolderOf(victim!)),
+      10_000,
+      50,
+    );
     expect(existsSync(spillFolderOf(restarted))).toBe(true);
 
     const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
@@ -87,7 +115,9 @@ describe('an executor killed mid-run', () => {
     expect([survivor, restarted].some((p) => p.output.join('').includes(queued.id))).toBe(true);
     // Lock expiry, one stalled check, then the 4 s source again: well under half a minute.
     expect(tookMs).toBeLessThan(30_000);
-    const { rows } = await db.query<{ n: string; distinct_n: string }>(`select count(*) as n, count(distinct n) as distinct_n from crash_out`);
+    const { rows } = await db.query<{ n: string; distinct_n: string }>(
+      `select count(*) as n, count(distinct n) as distinct_n from crash_out`,
+    );
     expect(rows[0]).toEqual({ n: '1000', distinct_n: '1000' });
     expect(run.stats.rows_written).toBe(1000);
     // The run has ended: its spill folder went with it, whichever executor finished it.

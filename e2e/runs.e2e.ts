@@ -28,7 +28,9 @@ beforeAll(async () => {
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
   db = new pg.Client({ connectionString: targetDb.url });
   await db.connect();
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
 }, 60_000);
 
 afterAll(async () => {
@@ -42,14 +44,30 @@ async function countRows(table: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-const source = (id: string, config: Record<string, unknown>) => ({ id, type: 'source', config: { connector_id: connectorId, ...config } });
+const source = (id: string, config: Record<string, unknown>) => ({
+  id,
+  type: 'source',
+  config: { connector_id: connectorId, ...config },
+});
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
 const sink = (id: string, table: string, mode: string, more: Record<string, unknown> = {}) => ({
   id,
   type: 'sink',
   config: { connector_id: connectorId, table, mode, ...more },
 });
-const NODE_FIELDS = ['attempts', 'columns', 'error', 'finished_at', 'id', 'output', 'rows_in', 'rows_out', 'started_at', 'status', 'type'];
+const NODE_FIELDS = [
+  'attempts',
+  'columns',
+  'error',
+  'finished_at',
+  'id',
+  'output',
+  'rows_in',
+  'rows_out',
+  'started_at',
+  'status',
+  'type',
+];
 const chain = (...ids: string[]) => ids.slice(1).map((to, i) => ({ from: ids[i]!, to }));
 
 describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 rows', () => {
@@ -58,14 +76,19 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
   const TRANSFORM_SQL =
     'select id, cast(amount as decimal(12,2)) as amount, category, cast(amount as decimal(12,2)) * qty as total ' +
     "from extract where category <> 'c' and cast(amount as decimal(12,2)) >= 100";
-  const EXPECTED_SQL = "select id, amount, category, amount * qty as total from orders_src where category <> 'c' and amount >= 100";
+  const EXPECTED_SQL =
+    "select id, amount, category, amount * qty as total from orders_src where category <> 'c' and amount >= 100";
 
   beforeAll(async () => {
-    await db.query(`create table orders_src (id integer primary key, amount numeric(10,2) not null, qty integer not null, category text not null)`);
+    await db.query(
+      `create table orders_src (id integer primary key, amount numeric(10,2) not null, qty integer not null, category text not null)`,
+    );
     await db.query(
       `insert into orders_src select i, (i % 1000) + 0.25, 1 + i % 7, (array['a','b','c'])[1 + i % 3] from generate_series(1, 100000) as i`,
     );
-    await db.query(`create table orders_out (id integer primary key, amount numeric(12,2), category text, total numeric(14,2))`);
+    await db.query(
+      `create table orders_out (id integer primary key, amount numeric(12,2), category text, total numeric(14,2))`,
+    );
   });
 
   async function expectTargetMatchesSource(): Promise<number> {
@@ -79,12 +102,22 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
 
   it('succeeds, writes exactly the expected rows and shows every node with its row counts; a second run leaves no duplicates', async () => {
     const dag = {
-      nodes: [source('extract', { table: 'orders_src' }), transform('clean', TRANSFORM_SQL), sink('load', 'orders_out', 'upsert', { key: ['id'] })],
+      nodes: [
+        source('extract', { table: 'orders_src' }),
+        transform('clean', TRANSFORM_SQL),
+        sink('load', 'orders_out', 'upsert', { key: ['id'] }),
+      ],
       edges: chain('extract', 'clean', 'load'),
     };
     const { jobId, pipelineId } = await createPipelineAndJob(stack, dag);
     const queued = await triggerRun(stack, jobId);
-    expect(queued).toMatchObject({ job_id: jobId, pipeline_id: pipelineId, pipeline_version: 1, trigger: 'manual', attempt: 1 });
+    expect(queued).toMatchObject({
+      job_id: jobId,
+      pipeline_id: pipelineId,
+      pipeline_version: 1,
+      trigger: 'manual',
+      attempt: 1,
+    });
     const run = await waitForRunEnd(stack, jobId, queued.id, 90_000);
     expect(run.status).toBe('succeeded');
     expect(run.error).toBeNull();
@@ -110,7 +143,9 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
     expect(run.duration_ms).toBe(Date.parse(run.finished_at!) - Date.parse(run.started_at!));
 
     // Change one source row that passes the filter; the second run updates it in place and adds nothing.
-    expect((await db.query(`select amount::text, total::text from orders_out where id = 100`)).rows).toEqual([{ amount: '100.25', total: '300.75' }]);
+    expect((await db.query(`select amount::text, total::text from orders_out where id = 100`)).rows).toEqual([
+      { amount: '100.25', total: '300.75' },
+    ]);
     await db.query(`update orders_src set amount = 999.75, qty = 2 where id = 100`);
     const second = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 90_000);
     expect(second.status).toBe('succeeded');
@@ -129,7 +164,12 @@ describe('a decision by rules', () => {
         {
           id: 'route',
           type: 'decision',
-          config: { strategy: 'rules', choices: ['big', 'small'], default: 'small', rules: [{ choice: 'big', sql: 'select count(*) >= 10 from numbers' }] },
+          config: {
+            strategy: 'rules',
+            choices: ['big', 'small'],
+            default: 'small',
+            rules: [{ choice: 'big', sql: 'select count(*) >= 10 from numbers' }],
+          },
         },
         transform('big_rows', 'select n from route'),
         sink('big_sink', 'big_out', 'append'),
@@ -147,7 +187,12 @@ describe('a decision by rules', () => {
     const { jobId } = await createPipelineAndJob(stack, dag);
     const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
     expect(run.status).toBe('succeeded');
-    expect(nodeOf(run, 'route')).toMatchObject({ status: 'succeeded', rows_in: 50, rows_out: 50, output: { choice: 'big', reason: expect.any(String) } });
+    expect(nodeOf(run, 'route')).toMatchObject({
+      status: 'succeeded',
+      rows_in: 50,
+      rows_out: 50,
+      output: { choice: 'big', reason: expect.any(String) },
+    });
     expect(nodeOf(run, 'big_rows').status).toBe('succeeded');
     expect(nodeOf(run, 'big_sink')).toMatchObject({ status: 'succeeded', rows_out: 50 });
     expect(nodeOf(run, 'small_rows')).toMatchObject({ status: 'skipped', rows_out: 0 });
@@ -166,14 +211,21 @@ describe('a node that fails', () => {
   it('bad SQL in a transform fails the run with the node id and DuckDB message; the nodes below are skipped', async () => {
     await db.query(`create table bad_transform_out (n integer)`);
     const run = await runToEnd({
-      nodes: [source('numbers', { query: 'select 1 as n' }), transform('broken', 'select no_such_column from numbers'), sink('after', 'bad_transform_out', 'append')],
+      nodes: [
+        source('numbers', { query: 'select 1 as n' }),
+        transform('broken', 'select no_such_column from numbers'),
+        sink('after', 'bad_transform_out', 'append'),
+      ],
       edges: chain('numbers', 'broken', 'after'),
     });
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ node_id: 'broken', message: expect.stringMatching(/no_such_column/) });
     expect(run.error!.message).toMatch(/Binder Error/);
     expect(nodeOf(run, 'numbers').status).toBe('succeeded');
-    expect(nodeOf(run, 'broken')).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(/no_such_column/) } });
+    expect(nodeOf(run, 'broken')).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringMatching(/no_such_column/) },
+    });
     expect(nodeOf(run, 'after').status).toBe('skipped');
     expect(await countRows('bad_transform_out')).toBe(0);
   });
@@ -185,7 +237,10 @@ describe('a node that fails', () => {
       edges: chain('numbers', 'after'),
     });
     expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ node_id: 'numbers', message: expect.stringContaining('relation "no_such_table" does not exist') });
+    expect(run.error).toMatchObject({
+      node_id: 'numbers',
+      message: expect.stringContaining('relation "no_such_table" does not exist'),
+    });
     expect(nodeOf(run, 'after').status).toBe('skipped');
     expect(await countRows('bad_sql_out')).toBe(0);
   });
@@ -229,12 +284,22 @@ describe('cancel', () => {
     };
     const { jobId } = await createPipelineAndJob(stack, dag);
     const queued = await triggerRun(stack, jobId);
-    await waitForRun(stack, jobId, queued.id, (r) => nodeOf(r, 'slow_sink').status === 'running' || r.status !== 'running' && r.status !== 'queued', 60_000);
+    await waitForRun(
+      stack,
+      jobId,
+      queued.id,
+      (r) => nodeOf(r, 'slow_sink').status === 'running' || (r.status !== 'running' && r.status !== 'queued'),
+      60_000,
+    );
 
     const asked = Date.now();
     const canceled = await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${queued.id}/cancel`);
     expect(canceled.status).toBe(200);
-    expect(canceled.body).toMatchObject({ id: queued.id, status: 'canceled', finished_at: expect.stringMatching(RFC3339_MS) });
+    expect(canceled.body).toMatchObject({
+      id: queued.id,
+      status: 'canceled',
+      finished_at: expect.stringMatching(RFC3339_MS),
+    });
     expect(nodeOf(canceled.body, 'slow_sink').status).toBe('canceled');
     expect(nodeOf(canceled.body, 'many').status).toBe('succeeded');
     expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${queued.id}`)).body.status).toBe('canceled');
@@ -261,13 +326,19 @@ describe('cancel', () => {
 
 /** One row through a transform: the smallest valid pipeline. */
 function quickDag(): Record<string, unknown> {
-  return { nodes: [source('one', { query: 'select 1 as n' }), transform('same', 'select n from one')], edges: chain('one', 'same') };
+  return {
+    nodes: [source('one', { query: 'select 1 as n' }), transform('same', 'select n from one')],
+    edges: chain('one', 'same'),
+  };
 }
 
 /** A pipeline whose source holds the run for `seconds` in PostgreSQL. */
 function sleepyDag(seconds: number): Record<string, unknown> {
   return {
-    nodes: [source('sleepy', { query: `select 1 as n from (select pg_sleep(${seconds})) as s` }), transform('after', 'select n from sleepy')],
+    nodes: [
+      source('sleepy', { query: `select 1 as n from (select pg_sleep(${seconds})) as s` }),
+      transform('after', 'select n from sleepy'),
+    ],
     edges: chain('sleepy', 'after'),
   };
 }
@@ -297,7 +368,10 @@ describe('concurrency policies', () => {
     expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body.status).toBe('canceled');
     expect((await waitForRunEnd(stack, jobId, second.id)).status).toBe('succeeded');
     // The replaced run stays canceled: its executor's late report does not revive it.
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body).toMatchObject({ status: 'canceled', error: null });
+    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body).toMatchObject({
+      status: 'canceled',
+      error: null,
+    });
   });
 
   it('allow: runs of one job overlap', async () => {

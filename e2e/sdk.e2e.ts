@@ -1,7 +1,13 @@
 // @conduit/sdk against the stack (issue 19 item 2): a whole flow, pagination, problems as ConduitApiError, the
 // live log stream, retries that honour the gateway's Retry-After, and one Idempotency-Key across a retried POST.
 import { startStack, type Stack } from '@conduit/local-stack';
-import { ConduitApiError, createConduitClient, type ConduitClient, type RetryInfo, type RunLogLine } from '@conduit/sdk';
+import {
+  ConduitApiError,
+  createConduitClient,
+  type ConduitClient,
+  type RetryInfo,
+  type RunLogLine,
+} from '@conduit/sdk';
 import { uniqueName } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
@@ -22,14 +28,26 @@ afterAll(async () => {
 
 it('runs a pipeline: create, trigger, stream its logs live, wait for its end', async () => {
   const project = await client.projects.create({ name: uniqueName('sdk') });
-  const connector = await client.connectors.create({ name: uniqueName('pg'), type: 'postgres', project_id: project.id, config: { ...target.config(), host: '127.0.0.1', database: target.name, user: 'postgres' } });
+  const connector = await client.connectors.create({
+    name: uniqueName('pg'),
+    type: 'postgres',
+    project_id: project.id,
+    config: { ...target.config(), host: '127.0.0.1', database: target.name, user: 'postgres' },
+  });
   expect(await client.connectors.test(connector.id)).toMatchObject({ ok: true });
   const pipeline = await client.pipelines.create({
     name: 'numbers',
     project_id: project.id,
     dag: {
       nodes: [
-        { id: 'seed', type: 'sql', config: { connector_id: connector.id, sql: 'create table numbers as select g as n from generate_series(1, 10) as g' } },
+        {
+          id: 'seed',
+          type: 'sql',
+          config: {
+            connector_id: connector.id,
+            sql: 'create table numbers as select g as n from generate_series(1, 10) as g',
+          },
+        },
         { id: 'numbers', type: 'source', config: { connector_id: connector.id, table: 'numbers' } },
         { id: 'odd', type: 'transform', config: { sql: 'select n from numbers where n % 2 = 1' } },
         { id: 'out', type: 'sink', config: { connector_id: connector.id, table: 'odd_numbers', mode: 'overwrite' } },
@@ -66,7 +84,9 @@ it('runs a pipeline: create, trigger, stream its logs live, wait for its end', a
 }, 90_000);
 
 it('iterates every page with for await', async () => {
-  const names = await Promise.all([1, 2, 3, 4, 5].map(async (i) => (await client.projects.create({ name: uniqueName(`page${i}`) })).name));
+  const names = await Promise.all(
+    [1, 2, 3, 4, 5].map(async (i) => (await client.projects.create({ name: uniqueName(`page${i}`) })).name),
+  );
   const seen: string[] = [];
   for await (const project of client.projects.list({ pageSize: 2 })) seen.push(project.name);
   expect(seen).toEqual(expect.arrayContaining(names));
@@ -75,20 +95,36 @@ it('iterates every page with for await', async () => {
 
 it('throws the problem document as a ConduitApiError, every field at fault listed', async () => {
   const pipeline = (await client.pipelines.list().toArray(1))[0]!;
-  const err = await client.jobs.create({ name: uniqueName('job'), pipeline_id: pipeline.id, schedule: '0 2 * * * *', timezone: 'Mars/Olympus' }).catch((e: unknown) => e);
+  const err = await client.jobs
+    .create({ name: uniqueName('job'), pipeline_id: pipeline.id, schedule: '0 2 * * * *', timezone: 'Mars/Olympus' })
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ConduitApiError);
   const problem = err as ConduitApiError;
-  expect(problem).toMatchObject({ status: 422, code: 'validation_failed', title: expect.any(String), detail: expect.any(String), requestId: expect.stringMatching(/^req_/) });
+  expect(problem).toMatchObject({
+    status: 422,
+    code: 'validation_failed',
+    title: expect.any(String),
+    detail: expect.any(String),
+    requestId: expect.stringMatching(/^req_/),
+  });
   expect(problem.errors.map((e) => e.path).sort()).toEqual(['schedule', 'timezone']);
 });
 
-it('waits out the gateway\'s 429 by its Retry-After and succeeds', async () => {
-  const created = await client.raw.POST('/v2/api-keys', { body: { name: uniqueName('slow'), scopes: ['read'], rate_limit_per_minute: 60 } });
+it("waits out the gateway's 429 by its Retry-After and succeeds", async () => {
+  const created = await client.raw.POST('/v2/api-keys', {
+    body: { name: uniqueName('slow'), scopes: ['read'], rate_limit_per_minute: 60 },
+  });
   if (!created.data) throw new Error(JSON.stringify(created.error));
   const retries: RetryInfo[] = [];
-  const limited = createConduitClient({ baseUrl: stack.baseUrl, apiKey: created.data.key, onRetry: (info) => retries.push(info) });
+  const limited = createConduitClient({
+    baseUrl: stack.baseUrl,
+    apiKey: created.data.key,
+    onRetry: (info) => retries.push(info),
+  });
   // A burst of the full limit, then one request a second: the 61st is answered 429 with Retry-After.
-  const answers = await Promise.all(Array.from({ length: 63 }, () => limited.projects.list({ pageSize: 1 }).toArray(1)));
+  const answers = await Promise.all(
+    Array.from({ length: 63 }, () => limited.projects.list({ pageSize: 1 }).toArray(1)),
+  );
   expect(answers).toHaveLength(63);
   expect(retries.length).toBeGreaterThan(0);
   expect(retries.every((r) => r.status === 429 && r.delayMs >= 1000 && r.delayMs <= 1100 * 3)).toBe(true);
@@ -119,5 +155,7 @@ it('sends a retried POST with the same Idempotency-Key: a lost answer does not m
   expect(keys).toHaveLength(2);
   expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
   expect(keys[1]).toBe(keys[0]);
-  expect((await client.projects.list({ pageSize: 200 }).toArray()).filter((p) => p.name === name).map((p) => p.id)).toEqual([project.id]);
+  expect(
+    (await client.projects.list({ pageSize: 200 }).toArray()).filter((p) => p.name === name).map((p) => p.id),
+  ).toEqual([project.id]);
 });

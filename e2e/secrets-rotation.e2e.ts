@@ -24,7 +24,12 @@ beforeAll(async () => {
   targetDb = await createTargetDatabase();
   receiver = new Receiver();
   await receiver.start();
-  stack = await startStack({ SECRETS_KEY: keyA, CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  stack = await startStack({
+    SECRETS_KEY: keyA,
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
 });
@@ -40,7 +45,9 @@ afterAll(async () => {
 async function restartKeyHolders(keys: Record<string, string>): Promise<Stack> {
   let baseUrl = stack.baseUrl;
   for (const name of KEY_HOLDERS) {
-    const running = stack.processes.filter((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null);
+    const running = stack.processes.filter(
+      (p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null,
+    );
     for (const p of running) await stopProcess(p.child);
     const started = await stack.startService(name, keys);
     if (name === 'gateway') baseUrl = `http://127.0.0.1:${started.port}`;
@@ -49,30 +56,52 @@ async function restartKeyHolders(keys: Record<string, string>): Promise<Stack> {
 }
 
 async function storedKeyIds(connectorId: string, webhookId: string): Promise<{ connector: string; webhook: string }> {
-  const con = await db.query<{ v: string }>(`SELECT config->>'password' AS v FROM catalog.connectors WHERE id = $1`, [connectorId]);
-  const hook = await db.query<{ v: string }>(`SELECT secret_sealed AS v FROM webhooks.webhooks WHERE id = $1`, [webhookId]);
-  const kid = (v: string | undefined) => /^enc:v2:([0-9a-f]{8}):/.exec(v ?? '')?.[1] ?? `not v2: ${String(v).slice(0, 8)}`;
+  const con = await db.query<{ v: string }>(`SELECT config->>'password' AS v FROM catalog.connectors WHERE id = $1`, [
+    connectorId,
+  ]);
+  const hook = await db.query<{ v: string }>(`SELECT secret_sealed AS v FROM webhooks.webhooks WHERE id = $1`, [
+    webhookId,
+  ]);
+  const kid = (v: string | undefined) =>
+    /^enc:v2:([0-9a-f]{8}):/.exec(v ?? '')?.[1] ?? `not v2: ${String(v).slice(0, 8)}`;
   return { connector: kid(con.rows[0]?.v), webhook: kid(hook.rows[0]?.v) };
 }
 
 /** Test Connection, a run through the executor, and a signed ping: each works with the stored secrets. */
-async function expectSecretsWork(api: Stack, ids: { connectorId: string; webhookId: string; jobId: string; path: string }): Promise<void> {
+async function expectSecretsWork(
+  api: Stack,
+  ids: { connectorId: string; webhookId: string; jobId: string; path: string },
+): Promise<void> {
   const tested = await call(api, 'POST', `/v2/connectors/${ids.connectorId}/test`);
-  expect({ status: tested.status, ok: tested.body?.ok, message: tested.body?.message }).toMatchObject({ status: 200, ok: true });
+  expect({ status: tested.status, ok: tested.body?.ok, message: tested.body?.message }).toMatchObject({
+    status: 200,
+    ok: true,
+  });
   const run = await triggerRun(api, ids.jobId);
   expect((await waitForRunEnd(api, ids.jobId, run.id)).status).toBe('succeeded');
   const before = receiver.requests(ids.path).length;
   expect((await call(api, 'POST', `/v2/webhooks/${ids.webhookId}/test`)).status).toBe(202);
   await waitFor('the signed ping', async () => receiver.requests(ids.path).length > before);
   const got = receiver.requests(ids.path).at(-1)!;
-  const verified = new StandardWebhook(Buffer.from(WEBHOOK_SECRET, 'utf8').toString('base64')).verify(got.body, got.headers) as { type: string };
+  const verified = new StandardWebhook(Buffer.from(WEBHOOK_SECRET, 'utf8').toString('base64')).verify(
+    got.body,
+    got.headers,
+  ) as { type: string };
   expect(verified.type).toBe('ping');
 }
 
 it('rotates SECRETS_KEY from A to B: add B with A previous, re-seal at start, remove A; every secret still works', async () => {
-  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config({ password: PASSWORD }) });
+  const connector = await create(stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: targetDb.config({ password: PASSWORD }),
+  });
   const endpoint = receiver.endpoint();
-  const webhook = await create(stack, '/v2/webhooks', { url: endpoint.url, events: ['job.failed'], secret: WEBHOOK_SECRET });
+  const webhook = await create(stack, '/v2/webhooks', {
+    url: endpoint.url,
+    events: ['job.failed'],
+    secret: WEBHOOK_SECRET,
+  });
   const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: connector.id, sql: 'select 1' } }], edges: [] };
   const { jobId } = await createPipelineAndJob(stack, dag);
   const ids = { connectorId: connector.id, webhookId: webhook.id, jobId, path: endpoint.path };

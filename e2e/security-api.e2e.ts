@@ -39,13 +39,28 @@ async function must<T = { id: string }>(res: Promise<ApiResponse<T>>, status = 2
 
 /** A project, a connector, a valid pipeline, a job with one (queued) run and a webhook, made with `key`. */
 async function resourcesOf(key: string, into: Record<string, string>): Promise<void> {
-  const post = <T = { id: string }>(path: string, body: unknown, status = 201) => must<T>(call<T>(stack, 'POST', path, { key, body }), status);
+  const post = <T = { id: string }>(path: string, body: unknown, status = 201) =>
+    must<T>(call<T>(stack, 'POST', path, { key, body }), status);
   into.project = (await post('/v2/projects', { name: uniqueName('prj') })).id;
-  into.connector = (await post('/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: `sec/${uniqueName('db')}.duckdb` } })).id;
-  into.pipeline = (await post('/v2/pipelines', { name: uniqueName('pln'), project_id: into.project, dag: dag(into.connector) })).id;
+  into.connector = (
+    await post('/v2/connectors', {
+      name: uniqueName('wh'),
+      type: 'duckdb',
+      config: { path: `sec/${uniqueName('db')}.duckdb` },
+    })
+  ).id;
+  into.pipeline = (
+    await post('/v2/pipelines', { name: uniqueName('pln'), project_id: into.project, dag: dag(into.connector) })
+  ).id;
   into.job = (await post('/v2/jobs', { name: uniqueName('job'), pipeline_id: into.pipeline })).id;
   into.run = (await post(`/v2/jobs/${into.job}/run`, {}, 202)).id;
-  into.webhook = (await post('/v2/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['job.failed'], secret: 'a-secret-of-16-chars-or-more' })).id;
+  into.webhook = (
+    await post('/v2/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['job.failed'],
+      secret: 'a-secret-of-16-chars-or-more',
+    })
+  ).id;
 }
 
 beforeAll(async () => {
@@ -62,7 +77,11 @@ beforeAll(async () => {
   const created = tenant as unknown as { tenant: { id: string }; api_key: { key: string } };
   tenantId = created.tenant.id;
   adminKey = created.api_key.key;
-  attackerKey = (await must<{ key: string }>(call(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'ci', scopes: ['read', 'write'] } }))).key;
+  attackerKey = (
+    await must<{ key: string }>(
+      call(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'ci', scopes: ['read', 'write'] } }),
+    )
+  ).key;
   await resourcesOf(attackerKey, mine);
   await resourcesOf(stack.bootstrapKey, victim);
 }, 90_000);
@@ -106,11 +125,16 @@ async function openStream(jobId: string, runId: string, headers: Record<string, 
 
 describe('finding 7: a live log stream ends once its credential no longer holds', () => {
   it('closes within the re-check interval after DELETE of its API key, with an error event', async () => {
-    const key = await must<{ id: string; key: string }>(call(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'tail', scopes: ['read'] } }));
+    const key = await must<{ id: string; key: string }>(
+      call(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'tail', scopes: ['read'] } }),
+    );
     const stream = await openStream(mine.job!, mine.run!, { 'x-api-key': key.key });
     expect(stream.status).toBe(200);
     // Still open well past one interval while the key holds.
-    const early = await Promise.race([stream.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), RECHECK_MS * 3))]);
+    const early = await Promise.race([
+      stream.ended.then(() => 'ended'),
+      new Promise((r) => setTimeout(() => r('open'), RECHECK_MS * 3)),
+    ]);
     expect(early).toBe('open');
 
     expect((await call(stack, 'DELETE', `/v2/api-keys/${key.id}`, { key: adminKey })).status).toBe(204);
@@ -119,7 +143,12 @@ describe('finding 7: a live log stream ends once its credential no longer holds'
     expect(at - revokedAt).toBeLessThan(RECHECK_MS + 1000);
     const last = events.at(-1);
     expect(last?.event).toBe('error');
-    expect(JSON.parse(last!.data)).toMatchObject({ status: 401, code: 'unauthenticated', type: expect.any(String), request_id: expect.any(String) });
+    expect(JSON.parse(last!.data)).toMatchObject({
+      status: 401,
+      code: 'unauthenticated',
+      type: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('closes once its bearer token expires', async () => {
@@ -130,7 +159,11 @@ describe('finding 7: a live log stream ends once its credential no longer holds'
     const { events, at } = await stream.ended;
     expect(at).toBeGreaterThanOrEqual(expiresAt - 1000);
     expect(at - expiresAt).toBeLessThan(RECHECK_MS + 1500);
-    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: 401, code: 'unauthenticated', detail: 'token expired' });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({
+      status: 401,
+      code: 'unauthenticated',
+      detail: 'token expired',
+    });
   });
 });
 
@@ -138,7 +171,9 @@ describe('finding 7: a live log stream ends once its credential no longer holds'
 function rawRequest(head: string, body = ''): Promise<{ status: number; headers: string; body: string }> {
   const { port } = new URL(stack.baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.end(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+    const socket = connect(Number(port), '127.0.0.1', () =>
+      socket.end(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+    );
     let out = '';
     socket.on('data', (chunk) => (out += chunk.toString('utf8')));
     socket.on('error', reject);
@@ -158,7 +193,9 @@ interface Operation {
 
 /** Every operation of the public API, from the OpenAPI document the gateway serves. */
 async function operations(): Promise<Operation[]> {
-  type Spec = { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>> };
+  type Spec = {
+    paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>>;
+  };
   const spec = (await (await fetch(`${stack.baseUrl}/v2/openapi.json`)).json()) as Spec;
   return Object.entries(spec.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
@@ -173,14 +210,21 @@ async function operations(): Promise<Operation[]> {
 /** The path with the attacker's own ids, or `nul` in place of the one named parameter. */
 function concrete(path: string, nulIn?: string): string {
   return path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    const id = name === 'key_id' ? 'key_01J0000000000000000000000Z' : mine[name.replace(/_id$/, '')] ?? 'x';
+    const id = name === 'key_id' ? 'key_01J0000000000000000000000Z' : (mine[name.replace(/_id$/, '')] ?? 'x');
     return name === nulIn ? `${id}%00` : id;
   });
 }
 
 /** What the attacker's tenant holds: the same before and after every refused request. */
 async function snapshot(): Promise<string> {
-  const lists = ['/v2/projects', '/v2/pipelines', '/v2/connectors', '/v2/jobs', `/v2/jobs/${mine.job}/runs`, '/v2/webhooks'];
+  const lists = [
+    '/v2/projects',
+    '/v2/pipelines',
+    '/v2/connectors',
+    '/v2/jobs',
+    `/v2/jobs/${mine.job}/runs`,
+    '/v2/webhooks',
+  ];
   const answers = await Promise.all(lists.map((path) => call(stack, 'GET', `${path}?limit=200`, { key: attackerKey })));
   const keys = await call(stack, 'GET', '/v2/api-keys?limit=200', { key: adminKey });
   return JSON.stringify([...answers, keys].map((a) => a.body));
@@ -199,14 +243,19 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
 
   it('the sweep covers every operation of the API', () => {
     expect(ops.length).toBeGreaterThanOrEqual(35);
-    expect(ops).toContainEqual(expect.objectContaining({ method: 'GET', path: '/v2/jobs/{job_id}/runs/{run_id}/logs' }));
+    expect(ops).toContainEqual(
+      expect.objectContaining({ method: 'GET', path: '/v2/jobs/{job_id}/runs/{run_id}/logs' }),
+    );
   });
 
   it('in each path parameter of each operation: 400', async () => {
     let checked = 0;
     for (const op of ops) {
       for (const [, name] of op.path.matchAll(/\{([a-z_]+)\}/g)) {
-        const res = await call(stack, op.method, concrete(op.path, name), { key: attackerKey, ...(op.hasBody ? { body: {} } : {}) });
+        const res = await call(stack, op.method, concrete(op.path, name), {
+          key: attackerKey,
+          ...(op.hasBody ? { body: {} } : {}),
+        });
         expectProblem(res, 400, 'invalid_parameter');
         expect(res.body.errors).toEqual([expect.objectContaining({ path: name, code: 'invalid_characters' })]);
         checked++;
@@ -220,7 +269,10 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
     for (const op of ops) {
       for (const name of op.query) {
         for (const accept of ['application/json', 'text/event-stream']) {
-          const res = await call(stack, op.method, `${concrete(op.path)}?${name}=a%00b`, { key: attackerKey, headers: { accept } });
+          const res = await call(stack, op.method, `${concrete(op.path)}?${name}=a%00b`, {
+            key: attackerKey,
+            headers: { accept },
+          });
           expectProblem(res, 400, 'invalid_parameter');
           expect(res.body.errors).toEqual([expect.objectContaining({ path: name, code: 'invalid_characters' })]);
           checked++;
@@ -251,9 +303,16 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
       ] as const) {
         const head = `${op.method} ${concrete(op.path)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n${extra}`;
         const res = await rawRequest(head, op.hasBody ? '{}' : '');
-        expect({ op: `${op.method} ${op.path}`, status: res.status }).toEqual({ op: `${op.method} ${op.path}`, status: 400 });
+        expect({ op: `${op.method} ${op.path}`, status: res.status }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status: 400,
+        });
         expect(res.headers).toMatch(/\r\ncontent-type: application\/problem\+json/i);
-        expect(JSON.parse(res.body)).toMatchObject({ status: 400, code: 'invalid_parameter', request_id: expect.any(String) });
+        expect(JSON.parse(res.body)).toMatchObject({
+          status: 400,
+          code: 'invalid_parameter',
+          request_id: expect.any(String),
+        });
       }
     }
   });
@@ -267,7 +326,10 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
 /** An answer without what differs on every request or echoes the id asked for: what an attacker can compare. */
 function comparable(res: ApiResponse): unknown {
   const { request_id: _id, instance: _instance, ...rest } = (res.body ?? {}) as Record<string, unknown>;
-  const body = JSON.stringify(res.body && typeof res.body === 'object' ? rest : res.text).replace(/\b[a-z]{3}_[0-9A-Za-z]{26}\b/g, '<id>');
+  const body = JSON.stringify(res.body && typeof res.body === 'object' ? rest : res.text).replace(
+    /\b[a-z]{3}_[0-9A-Za-z]{26}\b/g,
+    '<id>',
+  );
   return { status: res.status, contentType: res.headers.get('content-type'), body };
 }
 
@@ -291,7 +353,10 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
     ['runs of a job', (id: Record<string, string>) => `/v2/jobs/${id.job}/runs`],
     ['a run of a job', (id: Record<string, string>) => `/v2/jobs/${id.job}/runs/${id.run}`],
     ['logs of a run', (id: Record<string, string>) => `/v2/jobs/${id.job}/runs/${id.run}/logs`],
-    ['logs of another tenant’s run under my job', (id: Record<string, string>) => `/v2/jobs/${mine.job}/runs/${id.run}/logs`],
+    [
+      'logs of another tenant’s run under my job',
+      (id: Record<string, string>) => `/v2/jobs/${mine.job}/runs/${id.run}/logs`,
+    ],
     ['deliveries of a webhook', (id: Record<string, string>) => `/v2/webhooks/${id.webhook}/deliveries`],
   ])('%s', async (_what, path) => {
     const foreign = await get(path(victim));
@@ -301,14 +366,33 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
   });
 
   it.each([
-    ['a job on a pipeline', '/v2/jobs', (id: Record<string, string>) => ({ name: uniqueName('j'), pipeline_id: id.pipeline })],
-    ['a pipeline in a project', '/v2/pipelines', (id: Record<string, string>) => ({ name: uniqueName('p'), project_id: id.project, dag: dag(mine.connector!) })],
-    ['a pipeline reading a connector', '/v2/pipelines', (id: Record<string, string>) => ({ name: uniqueName('p'), dag: dag(id.connector ?? 'con_01J0000000000000000000000Z') })],
+    [
+      'a job on a pipeline',
+      '/v2/jobs',
+      (id: Record<string, string>) => ({ name: uniqueName('j'), pipeline_id: id.pipeline }),
+    ],
+    [
+      'a pipeline in a project',
+      '/v2/pipelines',
+      (id: Record<string, string>) => ({ name: uniqueName('p'), project_id: id.project, dag: dag(mine.connector!) }),
+    ],
+    [
+      'a pipeline reading a connector',
+      '/v2/pipelines',
+      (id: Record<string, string>) => ({
+        name: uniqueName('p'),
+        dag: dag(id.connector ?? 'con_01J0000000000000000000000Z'),
+      }),
+    ],
   ])('a body naming another tenant’s resource: %s', async (_what, path, body) => {
     const foreign = await call(stack, 'POST', path, { key: attackerKey, body: body(victim) });
-    const missing = await call(stack, 'POST', path, { key: attackerKey, body: body({ ...MISSING, connector: 'con_01J0000000000000000000000Z' }) });
+    const missing = await call(stack, 'POST', path, {
+      key: attackerKey,
+      body: body({ ...MISSING, connector: 'con_01J0000000000000000000000Z' }),
+    });
     // What tells the two apart, if anything: the status, the problem, or a saved pipeline's validation.
-    const verdict = (res: ApiResponse) => comparable({ ...res, body: res.status === 201 ? res.body.validation.errors : res.body });
+    const verdict = (res: ApiResponse) =>
+      comparable({ ...res, body: res.status === 201 ? res.body.validation.errors : res.body });
     expect(verdict(foreign)).toEqual(verdict(missing));
     // Refused, or (a pipeline, which may be saved invalid) saved without reaching the victim's connector.
     if (foreign.status === 201) expect(foreign.body).toMatchObject({ status: 'invalid' });
@@ -324,7 +408,11 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
 
 describe('finding 11: Prometheus metrics only on the metrics port', () => {
   it('the API port has no /metrics; /healthz and /readyz stay there', async () => {
-    const credentials: Record<string, string>[] = [{}, { 'x-api-key': attackerKey }, { 'x-api-key': stack.bootstrapKey }];
+    const credentials: Record<string, string>[] = [
+      {},
+      { 'x-api-key': attackerKey },
+      { 'x-api-key': stack.bootstrapKey },
+    ];
     for (const headers of credentials) {
       const res = await fetch(`${stack.baseUrl}/metrics`, { headers });
       expect(res.status).toBe(404);
@@ -342,7 +430,9 @@ describe('finding 11: Prometheus metrics only on the metrics port', () => {
     await waitFor('the API requests to be counted', async () => {
       const res = await fetch(`${base}/metrics`);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-      return parsePrometheusText(await res.text()).some((s) => s.name === 'http_request_duration_seconds_count' && s.labels.route === '/v2/projects');
+      return parsePrometheusText(await res.text()).some(
+        (s) => s.name === 'http_request_duration_seconds_count' && s.labels.route === '/v2/projects',
+      );
     });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ok', checks: { db: 'ok', redis: 'ok' } });

@@ -3,7 +3,15 @@ import { startStack, type Stack } from '@conduit/local-stack';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  nodeOf,
+  triggerRun,
+  uniqueName,
+  waitFor,
+  waitForRunEnd,
+} from './support/helpers.js';
 import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
 import { monitorRedis } from './support/redis-monitor.js';
 import { recordingListener, type RecordingListener } from './support/recording-listener.js';
@@ -13,7 +21,15 @@ import { createTargetDatabase, type TargetDatabase } from './support/target-data
 // addresses unless the operator allows them, and Test Connection does not tell an open refused port from a closed one.
 
 type Check = { name: string; ok: boolean; latency_ms: number; message: string };
-type TestAnswer = { ok: boolean; latency_ms: number; message: string; error_class: string | null; checks: Check[]; details: Record<string, unknown>; tested_at: string };
+type TestAnswer = {
+  ok: boolean;
+  latency_ms: number;
+  message: string;
+  error_class: string | null;
+  checks: Check[];
+  details: Record<string, unknown>;
+  tested_at: string;
+};
 
 const bracket = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
@@ -25,7 +41,13 @@ const CONFIGS: Record<string, (host: string, port: number) => Record<string, unk
   amqp: (host, port) => ({ host, port, username: 'guest', password: 'guest' }),
   nats: (host, port) => ({ host, port }),
   mqtt: (host, port) => ({ host, port }),
-  s3: (host, port) => ({ endpoint: `http://${bracket(host)}:${port}`, bucket: 'tenant-data', access_key_id: 'AKIA', secret_access_key: 'secret-key-1', force_path_style: true }),
+  s3: (host, port) => ({
+    endpoint: `http://${bracket(host)}:${port}`,
+    bucket: 'tenant-data',
+    access_key_id: 'AKIA',
+    secret_access_key: 'secret-key-1',
+    force_path_style: true,
+  }),
   http: (host, port) => ({ base_url: `http://${bracket(host)}:${port}/api` }),
   openai: (host, port) => ({ base_url: `http://${bracket(host)}:${port}/v1`, api_key: 'sk-test-1', model: 'tiny' }),
 };
@@ -38,7 +60,10 @@ function expectRefusedAtCreate(res: ApiResponse, code: string, message: RegExp):
 
 /** Points a stored connector elsewhere behind the API's back, as a DNS change (or a connector older than the policy) does. */
 async function repoint(platform: pg.Client, connectorId: string, config: Record<string, unknown>): Promise<void> {
-  const { rowCount } = await platform.query('update catalog.connectors set config = $1 where id = $2', [config, connectorId]);
+  const { rowCount } = await platform.query('update catalog.connectors set config = $1 where id = $2', [
+    config,
+    connectorId,
+  ]);
   expect(rowCount).toBe(1);
 }
 
@@ -55,7 +80,8 @@ describe('with private networks allowed, the platform itself stays out of reach'
   let platformRedis: { host: string; port: number };
   let targetDb: TargetDatabase;
   let ownRedis: OwnRedis;
-  const apiKeyCount = async () => Number((await platform.query<{ n: string }>('select count(*) as n from gateway.api_keys')).rows[0]?.n);
+  const apiKeyCount = async () =>
+    Number((await platform.query<{ n: string }>('select count(*) as n from gateway.api_keys')).rows[0]?.n);
 
   beforeAll(async () => {
     targetDb = await createTargetDatabase();
@@ -67,7 +93,9 @@ describe('with private networks allowed, the platform itself stays out of reach'
     const redisUrl = new URL(stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     platformRedis = { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) };
     // One more key, so that a connector that could write one would change the count we compare.
-    expect((await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('key'), scopes: ['read'] } })).status).toBe(201);
+    expect(
+      (await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('key'), scopes: ['read'] } })).status,
+    ).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -80,7 +108,11 @@ describe('with private networks allowed, the platform itself stays out of reach'
   it("refuses a postgres connector to the platform's own database at create, by address and by name (422)", async () => {
     for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
       const res = await call(stack, 'POST', '/v2/connectors', {
-        body: { name: uniqueName('pg'), type: 'postgres', config: { host, port: 5432, database: platformDatabase, user: 'postgres' } },
+        body: {
+          name: uniqueName('pg'),
+          type: 'postgres',
+          config: { host, port: 5432, database: platformDatabase, user: 'postgres' },
+        },
       });
       expectRefusedAtCreate(res, 'platform_service', /this is the platform's own database/);
     }
@@ -90,26 +122,48 @@ describe('with private networks allowed, the platform itself stays out of reach'
 
   it("refuses the platform's Redis to a redis connector and to an http connector at its port (422)", async () => {
     expectRefusedAtCreate(
-      await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('redis'), type: 'redis', config: platformRedis } }),
+      await call(stack, 'POST', '/v2/connectors', {
+        body: { name: uniqueName('redis'), type: 'redis', config: platformRedis },
+      }),
       'platform_service',
       /platform's own Redis/,
     );
     expectRefusedAtCreate(
-      await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('http'), type: 'http', config: { base_url: `http://localhost:${platformRedis.port}/` } } }),
+      await call(stack, 'POST', '/v2/connectors', {
+        body: {
+          name: uniqueName('http'),
+          type: 'http',
+          config: { base_url: `http://localhost:${platformRedis.port}/` },
+        },
+      }),
       'platform_service',
       /platform's own Redis/,
     );
     // The same refusal when an existing connector is changed to point there.
-    const own = await create(stack, '/v2/connectors', { name: uniqueName('redis'), type: 'redis', config: { host: ownRedis.host, port: ownRedis.port } });
-    const put = await call(stack, 'PUT', `/v2/connectors/${own.id}`, { body: { name: uniqueName('redis'), config: platformRedis } });
+    const own = await create(stack, '/v2/connectors', {
+      name: uniqueName('redis'),
+      type: 'redis',
+      config: { host: ownRedis.host, port: ownRedis.port },
+    });
+    const put = await call(stack, 'PUT', `/v2/connectors/${own.id}`, {
+      body: { name: uniqueName('redis'), config: platformRedis },
+    });
     expectRefusedAtCreate(put, 'platform_service', /platform's own Redis/);
   });
 
   it("refuses at test and at run a postgres connector repointed at the platform's database, reading and writing nothing", async () => {
-    const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const connector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const { jobId } = await createPipelineAndJob(stack, {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: connector.id, query: 'select * from gateway.api_keys' } },
+        {
+          id: 'extract',
+          type: 'source',
+          config: { connector_id: connector.id, query: 'select * from gateway.api_keys' },
+        },
         { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'gateway.api_keys', mode: 'append' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
@@ -118,7 +172,11 @@ describe('with private networks allowed, the platform itself stays out of reach'
     await repoint(platform, connector.id, targetDb.config({ database: platformDatabase }));
 
     const tested = await testConnection(stack, connector.id);
-    expect(tested).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/this is the platform's own database/) });
+    expect(tested).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: expect.stringMatching(/this is the platform's own database/),
+    });
     expect(tested.checks.at(-1)).toMatchObject({ name: 'network_policy', ok: false });
 
     const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
@@ -128,9 +186,17 @@ describe('with private networks allowed, the platform itself stays out of reach'
   });
 
   it("refuses at test and at run a redis connector repointed at the platform's Redis: MONITOR sees no command of it", async () => {
-    const connector = await create(stack, '/v2/connectors', { name: uniqueName('redis'), type: 'redis', config: { host: ownRedis.host, port: ownRedis.port } });
+    const connector = await create(stack, '/v2/connectors', {
+      name: uniqueName('redis'),
+      type: 'redis',
+      config: { host: ownRedis.host, port: ownRedis.port },
+    });
     const streamKey = `security-${randomUUID()}`;
-    const sink = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const sink = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const { jobId } = await createPipelineAndJob(stack, {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: connector.id, stream: streamKey } },
@@ -151,7 +217,11 @@ describe('with private networks allowed, the platform itself stays out of reach'
       await waitFor('MONITOR to see the marker', async () => seen().some((line) => line.includes(marker)));
 
       const tested = await testConnection(stack, connector.id);
-      expect(tested).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/platform's own Redis/) });
+      expect(tested).toMatchObject({
+        ok: false,
+        error_class: 'config_error',
+        message: expect.stringMatching(/platform's own Redis/),
+      });
       const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
       expect(run.status).toBe('failed');
       expect(JSON.stringify(nodeOf(run, 'extract').error)).toMatch(/platform's own Redis/);
@@ -162,7 +232,10 @@ describe('with private networks allowed, the platform itself stays out of reach'
       // A redis connector names its connection "conduit" and reads the stream with X* commands: none reached the server
       // (the platform's own traffic mentions the key too, inside RPC and queue payloads, so only commands on it count).
       const key = streamKey.toLowerCase();
-      const fromConnector = seen().filter((line) => line.startsWith('client setname conduit') || (/^x[a-z]+ /.test(line) && line.split(' ').includes(key)));
+      const fromConnector = seen().filter(
+        (line) =>
+          line.startsWith('client setname conduit') || (/^x[a-z]+ /.test(line) && line.split(' ').includes(key)),
+      );
       expect(fromConnector).toEqual([]);
     } finally {
       prober.disconnect();
@@ -171,10 +244,17 @@ describe('with private networks allowed, the platform itself stays out of reach'
   });
 
   it('adds a warning check to Test Connection when the postgres session is a superuser', async () => {
-    const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    const connector = await create(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config: targetDb.config(),
+    });
     const tested = await testConnection(stack, connector.id);
     expect(tested.ok).toBe(true);
-    expect(tested.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: expect.stringMatching(/^warning: .*superuser/) });
+    expect(tested.checks.find((c) => c.name === 'privileges')).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/^warning: .*superuser/),
+    });
     expect(tested.details['warnings']).toEqual([expect.stringMatching(/run programs/)]);
   });
 });
@@ -197,25 +277,46 @@ describe('with the default policy, internal addresses are refused for every type
     await listener?.close();
   });
 
-  it.each(['127.0.0.1', '10.1.2.3', '169.254.169.254', '::ffff:127.0.0.1', '64:ff9b::7f00:1'])('refuses %s at create, for every network type (422)', async (host) => {
-    for (const [type, config] of Object.entries(CONFIGS)) {
-      const res = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName(type), type, config: config(host, 8080) } });
-      expectRefusedAtCreate(res, 'network_policy', /refused by the network policy/);
-    }
-  });
+  it.each(['127.0.0.1', '10.1.2.3', '169.254.169.254', '::ffff:127.0.0.1', '64:ff9b::7f00:1'])(
+    'refuses %s at create, for every network type (422)',
+    async (host) => {
+      for (const [type, config] of Object.entries(CONFIGS)) {
+        const res = await call(stack, 'POST', '/v2/connectors', {
+          body: { name: uniqueName(type), type, config: config(host, 8080) },
+        });
+        expectRefusedAtCreate(res, 'network_policy', /refused by the network policy/);
+      }
+    },
+  );
 
-  it.each(['postgres', 'redis', 'http'])('%s: Test Connection answers the same for an open and a closed refused port, connecting to neither', async (type) => {
-    const make = CONFIGS[type] as (host: string, port: number) => Record<string, unknown>;
-    const connector = await create(stack, '/v2/connectors', { name: uniqueName(type), type, config: make('93.184.215.14', 8080) });
-    const closedPort = listener.port === 65535 ? 65534 : listener.port + 1;
-    await repoint(platform, connector.id, make('127.0.0.1', listener.port));
-    const open = await testConnection(stack, connector.id);
-    await repoint(platform, connector.id, make('127.0.0.1', closedPort));
-    const closed = await testConnection(stack, connector.id);
+  it.each(['postgres', 'redis', 'http'])(
+    '%s: Test Connection answers the same for an open and a closed refused port, connecting to neither',
+    async (type) => {
+      const make = CONFIGS[type] as (host: string, port: number) => Record<string, unknown>;
+      const connector = await create(stack, '/v2/connectors', {
+        name: uniqueName(type),
+        type,
+        config: make('93.184.215.14', 8080),
+      });
+      const closedPort = listener.port === 65535 ? 65534 : listener.port + 1;
+      await repoint(platform, connector.id, make('127.0.0.1', listener.port));
+      const open = await testConnection(stack, connector.id);
+      await repoint(platform, connector.id, make('127.0.0.1', closedPort));
+      const closed = await testConnection(stack, connector.id);
 
-    const stable = (r: TestAnswer) => ({ ...r, latency_ms: 0, tested_at: '', checks: r.checks.map((c) => ({ ...c, latency_ms: 0 })) });
-    expect(JSON.stringify(stable(open))).toBe(JSON.stringify(stable(closed)));
-    expect(open).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/127\.0\.0\.1 is a loopback address/) });
-    expect(listener.connections()).toBe(0);
-  });
+      const stable = (r: TestAnswer) => ({
+        ...r,
+        latency_ms: 0,
+        tested_at: '',
+        checks: r.checks.map((c) => ({ ...c, latency_ms: 0 })),
+      });
+      expect(JSON.stringify(stable(open))).toBe(JSON.stringify(stable(closed)));
+      expect(open).toMatchObject({
+        ok: false,
+        error_class: 'config_error',
+        message: expect.stringMatching(/127\.0\.0\.1 is a loopback address/),
+      });
+      expect(listener.connections()).toBe(0);
+    },
+  );
 });

@@ -10,7 +10,15 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startStack, waitFor, type Stack } from '@conduit/local-stack';
 import { call, expectProblem } from './support/client.js';
-import { create, createPipelineAndJob, localPostgresConfig, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  localPostgresConfig,
+  nodeOf,
+  triggerRun,
+  uniqueName,
+  waitForRunEnd,
+} from './support/helpers.js';
 import { Receiver } from './support/webhook-receiver.js';
 import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
 
@@ -59,7 +67,10 @@ const stackCommands = () => monitor.commands.filter((c) => c.includes(stack.redi
 function expectNowhere(secrets: string[]): void {
   const inRedis = stackCommands().filter((c) => secrets.some((s) => c.includes(s)));
   expect(inRedis).toEqual([]);
-  const inLogs = stack.logs().split('\n').filter((line) => secrets.some((s) => line.includes(s)));
+  const inLogs = stack
+    .logs()
+    .split('\n')
+    .filter((line) => secrets.some((s) => line.includes(s)));
   expect(inLogs).toEqual([]);
 }
 
@@ -71,11 +82,17 @@ describe('finding 2: secrets cross processes only sealed', () => {
     const pgConfig = localPostgresConfig({ database: dataDb });
     const data = new pg.Client({ connectionString: ADMIN_URL.replace(/\/[^/]*$/, `/${dataDb}`) });
     await data.connect();
-    await data.query('create table src (id int primary key, label text); create table dst (id int primary key, label text)');
+    await data.query(
+      'create table src (id int primary key, label text); create table dst (id int primary key, label text)',
+    );
     await data.query(`insert into src select g, 'row ' || g from generate_series(1, 20) g`);
 
     const endpoint = receiver.endpoint();
-    const hook = await create<{ id: string }>(stack, '/v2/webhooks', { url: endpoint.url, events: ['job.completed'], secret: hookSecret });
+    const hook = await create<{ id: string }>(stack, '/v2/webhooks', {
+      url: endpoint.url,
+      events: ['job.completed'],
+      secret: hookSecret,
+    });
     const connector = await create<{ id: string; config: Record<string, unknown> }>(stack, '/v2/connectors', {
       name: uniqueName('pg'),
       type: 'postgres',
@@ -120,24 +137,37 @@ describe('finding 2: secrets cross processes only sealed', () => {
 describe('finding 4: a connector that moves must be sent its secrets again', () => {
   it('PUT with a new host and "********" is a 422 naming config.password, and nothing changes', async () => {
     const config = { host: 'db.internal.example', port: 5432, database: 'app', user: 'u', password: secret('stay') };
-    const connector = await create<{ id: string; config: Record<string, unknown> }>(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config });
+    const connector = await create<{ id: string; config: Record<string, unknown> }>(stack, '/v2/connectors', {
+      name: uniqueName('pg'),
+      type: 'postgres',
+      config,
+    });
     const moved = await call(stack, 'PUT', `/v2/connectors/${connector.id}`, {
       body: { name: uniqueName('pg'), config: { ...connector.config, host: 'attacker.example.net' } },
     });
     expectProblem(moved, 422, 'validation_failed');
     expect(moved.body.errors).toEqual([expect.objectContaining({ path: 'config.password', code: 'secret_required' })]);
-    expect((await call(stack, 'GET', `/v2/connectors/${connector.id}`)).body.config).toMatchObject({ host: 'db.internal.example' });
+    expect((await call(stack, 'GET', `/v2/connectors/${connector.id}`)).body.config).toMatchObject({
+      host: 'db.internal.example',
+    });
 
     const api = await create<{ id: string; config: Record<string, unknown> }>(stack, '/v2/connectors', {
       name: uniqueName('api'),
       type: 'http',
       config: { base_url: 'https://api.example.com/v1', auth_type: 'bearer', bearer_token: secret('tok') },
     });
-    const elsewhere = await call(stack, 'PUT', `/v2/connectors/${api.id}`, { body: { name: uniqueName('api'), config: { ...api.config, base_url: 'https://evil.example.net/' } } });
+    const elsewhere = await call(stack, 'PUT', `/v2/connectors/${api.id}`, {
+      body: { name: uniqueName('api'), config: { ...api.config, base_url: 'https://evil.example.net/' } },
+    });
     expectProblem(elsewhere, 422, 'validation_failed');
-    expect(elsewhere.body.errors).toEqual([expect.objectContaining({ path: 'config.bearer_token', code: 'secret_required' })]);
+    expect(elsewhere.body.errors).toEqual([
+      expect.objectContaining({ path: 'config.bearer_token', code: 'secret_required' }),
+    ]);
     const resent = await call(stack, 'PUT', `/v2/connectors/${api.id}`, {
-      body: { name: uniqueName('api'), config: { ...api.config, base_url: 'https://new.example.com/', bearer_token: secret('tok2') } },
+      body: {
+        name: uniqueName('api'),
+        config: { ...api.config, base_url: 'https://new.example.com/', bearer_token: secret('tok2') },
+      },
     });
     expect(resent.status).toBe(200);
   });
@@ -151,12 +181,20 @@ describe('finding 9: no credentials in URLs', () => {
   ])('%s %j is a 422 pointing to the secret settings, and not stored', async (type, config, path) => {
     const res = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName(type), type, config } });
     expectProblem(res, 422, 'validation_failed');
-    expect(res.body.errors).toEqual([expect.objectContaining({ path, code: 'credentials_in_url', message: expect.stringContaining('put the credential in') })]);
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({
+        path,
+        code: 'credentials_in_url',
+        message: expect.stringContaining('put the credential in'),
+      }),
+    ]);
     expect(res.text).not.toContain('Pw-in-url');
   });
 
   it('a webhook url with ?token= is refused as user:password@ is', async () => {
-    const res = await call(stack, 'POST', '/v2/webhooks', { body: { url: `${receiver.endpoint().url}?token=Pw-in-url-4`, events: ['job.failed'], secret: secret('w') } });
+    const res = await call(stack, 'POST', '/v2/webhooks', {
+      body: { url: `${receiver.endpoint().url}?token=Pw-in-url-4`, events: ['job.failed'], secret: secret('w') },
+    });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([expect.objectContaining({ path: 'url', code: 'invalid_url' })]);
     expect(res.text).not.toContain('Pw-in-url');
@@ -165,7 +203,10 @@ describe('finding 9: no credentials in URLs', () => {
 
 describe('finding 5: an idempotent replay of a new API key', () => {
   it('replays to its own credential only, and Redis holds no plaintext key', async () => {
-    const other = await create<{ key: string }>(stack, '/v2/api-keys', { name: uniqueName('admin2'), scopes: ['admin'] });
+    const other = await create<{ key: string }>(stack, '/v2/api-keys', {
+      name: uniqueName('admin2'),
+      scopes: ['admin'],
+    });
     const idem = { 'idempotency-key': `idem-${randomUUID()}` };
     const body = { name: uniqueName('new'), scopes: ['read'] };
     const first = await call(stack, 'POST', '/v2/api-keys', { body, headers: idem });

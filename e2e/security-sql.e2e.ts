@@ -31,7 +31,10 @@ let neighbour: Tenant;
 async function tenantWithWriteKey(): Promise<Tenant> {
   const made = await call(stack, 'POST', '/v2/tenants', { body: { name: uniqueName('tenant') } });
   expect(made.status).toBe(201);
-  const key = await call(stack, 'POST', '/v2/api-keys', { key: made.body.api_key.key, body: { name: uniqueName('w'), scopes: ['read', 'write'] } });
+  const key = await call(stack, 'POST', '/v2/api-keys', {
+    key: made.body.api_key.key,
+    body: { name: uniqueName('w'), scopes: ['read', 'write'] },
+  });
   expect(key.status).toBe(201);
   return { tenantId: made.body.tenant.id as string, key: key.body.key as string };
 }
@@ -79,7 +82,10 @@ async function runPipeline(who: Tenant, pipelineId: string): Promise<Run> {
 }
 
 async function runDag(who: Tenant, dag: Record<string, unknown>): Promise<Run> {
-  const pipeline = await createAs<{ id: string; status: string }>(who, '/v2/pipelines', { name: uniqueName('pln'), dag });
+  const pipeline = await createAs<{ id: string; status: string }>(who, '/v2/pipelines', {
+    name: uniqueName('pln'),
+    dag,
+  });
   expect(pipeline.status).toBe('valid');
   return runPipeline(who, pipeline.id);
 }
@@ -88,13 +94,23 @@ async function runDag(who: Tenant, dag: Record<string, unknown>): Promise<Run> {
  * A pipeline stored with `dag` as an earlier release would have stored it (before SQL was checked at save): created
  * valid through the API, then its DAG replaced in the catalog's table, as the upgrade would find it.
  */
-async function storedBeforeTheCheck(who: Tenant, valid: Record<string, unknown>, dag: Record<string, unknown>): Promise<string> {
-  const pipeline = await createAs<{ id: string; status: string }>(who, '/v2/pipelines', { name: uniqueName('old'), dag: valid });
+async function storedBeforeTheCheck(
+  who: Tenant,
+  valid: Record<string, unknown>,
+  dag: Record<string, unknown>,
+): Promise<string> {
+  const pipeline = await createAs<{ id: string; status: string }>(who, '/v2/pipelines', {
+    name: uniqueName('old'),
+    dag: valid,
+  });
   expect(pipeline.status).toBe('valid');
   const db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
   try {
-    const updated = await db.query('update catalog.pipelines set dag = $1 where id = $2', [JSON.stringify(dag), pipeline.id]);
+    const updated = await db.query('update catalog.pipelines set dag = $1 where id = $2', [
+      JSON.stringify(dag),
+      pipeline.id,
+    ]);
     expect(updated.rowCount).toBe(1);
   } finally {
     await db.end();
@@ -108,19 +124,37 @@ const filesBeside = async (): Promise<string[]> => (await readdir(secrets)).sort
 async function warehouse(who: Tenant, path: string, row: string): Promise<string> {
   const connector = await createAs(who, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path } });
   const made = await runDag(who, {
-    nodes: [{ id: 'make', type: 'sql', config: { connector_id: connector.id, sql: `create or replace table t as select '${row}' as content` } }],
+    nodes: [
+      {
+        id: 'make',
+        type: 'sql',
+        config: { connector_id: connector.id, sql: `create or replace table t as select '${row}' as content` },
+      },
+    ],
     edges: [],
   });
   expect(made.status).toBe('succeeded');
   return connector.id;
 }
 
-function pipelineOf(connectorId: string, sql: { transform?: string; rule?: string; query?: string }): Record<string, unknown> {
+function pipelineOf(
+  connectorId: string,
+  sql: { transform?: string; rule?: string; query?: string },
+): Record<string, unknown> {
   return {
     nodes: [
       { id: 'rows', type: 'source', config: { connector_id: connectorId, query: sql.query ?? 'select * from t' } },
       { id: 'shape', type: 'transform', config: { sql: sql.transform ?? 'select * from rows' } },
-      { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: sql.rule ?? 'select true' }] } },
+      {
+        id: 'route',
+        type: 'decision',
+        config: {
+          strategy: 'rules',
+          choices: ['a', 'b'],
+          default: 'b',
+          rules: [{ choice: 'a', sql: sql.rule ?? 'select true' }],
+        },
+      },
     ],
     edges: [
       { from: 'rows', to: 'shape' },
@@ -133,28 +167,82 @@ describe('SQL that reaches beyond its tables', () => {
   const attacks = () => {
     const out = join(secrets, 'stolen.csv');
     return [
-      { name: 'read_text of the secrets', field: { transform: `select content from read_text('${secretFile}')` }, node: 'shape', path: 'dag.nodes[1].config.sql' },
-      { name: 'COPY to a file', field: { transform: `copy (select * from rows) to '${out}'` }, node: 'shape', path: 'dag.nodes[1].config.sql' },
-      { name: 'ATTACH a file', field: { rule: `attach '${join(secrets, 'other.db')}' as other` }, node: 'route', path: 'dag.nodes[2].config.rules[0].sql' },
-      { name: 'SET a limit', field: { rule: "set memory_limit = '100GB'" }, node: 'route', path: 'dag.nodes[2].config.rules[0].sql' },
-      { name: 'a second statement', field: { transform: 'select 1 as a; select 2 as b' }, node: 'shape', path: 'dag.nodes[1].config.sql' },
-      { name: 'read_text in a duckdb source query', field: { query: `select * from read_text('${secretFile}')` }, node: 'rows', path: 'dag.nodes[0].config.query' },
-      { name: 'a second statement in a duckdb source query', field: { query: 'select * from t; select 2' }, node: 'rows', path: 'dag.nodes[0].config.query' },
+      {
+        name: 'read_text of the secrets',
+        field: { transform: `select content from read_text('${secretFile}')` },
+        node: 'shape',
+        path: 'dag.nodes[1].config.sql',
+      },
+      {
+        name: 'COPY to a file',
+        field: { transform: `copy (select * from rows) to '${out}'` },
+        node: 'shape',
+        path: 'dag.nodes[1].config.sql',
+      },
+      {
+        name: 'ATTACH a file',
+        field: { rule: `attach '${join(secrets, 'other.db')}' as other` },
+        node: 'route',
+        path: 'dag.nodes[2].config.rules[0].sql',
+      },
+      {
+        name: 'SET a limit',
+        field: { rule: "set memory_limit = '100GB'" },
+        node: 'route',
+        path: 'dag.nodes[2].config.rules[0].sql',
+      },
+      {
+        name: 'a second statement',
+        field: { transform: 'select 1 as a; select 2 as b' },
+        node: 'shape',
+        path: 'dag.nodes[1].config.sql',
+      },
+      {
+        name: 'read_text in a duckdb source query',
+        field: { query: `select * from read_text('${secretFile}')` },
+        node: 'rows',
+        path: 'dag.nodes[0].config.query',
+      },
+      {
+        name: 'a second statement in a duckdb source query',
+        field: { query: 'select * from t; select 2' },
+        node: 'rows',
+        path: 'dag.nodes[0].config.query',
+      },
     ];
   };
 
   it('is refused at save with a 422 naming the node, and refused at run time when stored before that check', async () => {
     const wh = await warehouse(attacker, 'wh/attacker.duckdb', 'harmless');
     for (const attack of attacks()) {
-      const saved = await call(stack, 'POST', '/v2/pipelines', { key: attacker.key, body: { name: uniqueName('steal'), dag: pipelineOf(wh, attack.field) } });
+      const saved = await call(stack, 'POST', '/v2/pipelines', {
+        key: attacker.key,
+        body: { name: uniqueName('steal'), dag: pipelineOf(wh, attack.field) },
+      });
       expect([attack.name, saved.status]).toEqual([attack.name, 422]);
-      expect(saved.body.errors).toEqual([{ path: attack.path, code: 'sql_not_allowed', message: expect.stringContaining(`node "${attack.node}": the SQL `) }]);
+      expect(saved.body.errors).toEqual([
+        {
+          path: attack.path,
+          code: 'sql_not_allowed',
+          message: expect.stringContaining(`node "${attack.node}": the SQL `),
+        },
+      ]);
 
       const id = await storedBeforeTheCheck(attacker, pipelineOf(wh, {}), pipelineOf(wh, attack.field));
       const run = await runPipeline(attacker, id);
       expect([attack.name, run.status]).toEqual([attack.name, 'failed']);
-      expect(run.error).toMatchObject({ node_id: attack.node, code: 'config_error', message: expect.stringMatching(new RegExp(`^node "${attack.node}" failed: (rules\\[0\\] \\(a\\): )?the (SQL|query) `)) });
-      expect(nodeOf(run, attack.node)).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'config_error' } });
+      expect(run.error).toMatchObject({
+        node_id: attack.node,
+        code: 'config_error',
+        message: expect.stringMatching(
+          new RegExp(`^node "${attack.node}" failed: (rules\\[0\\] \\(a\\): )?the (SQL|query) `),
+        ),
+      });
+      expect(nodeOf(run, attack.node)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        error: { code: 'config_error' },
+      });
       expect(JSON.stringify(run)).not.toContain(MARKER);
       expect(await filesBeside()).toEqual(['local.env']);
     }
@@ -162,25 +250,47 @@ describe('SQL that reaches beyond its tables', () => {
 
   it("refuses a duckdb sql node's COPY, ATTACH, SET and second statement at save, and a file reader or COPY of a table at run time", async () => {
     const wh = await warehouse(attacker, 'wh/statements.duckdb', 'harmless');
-    const sqlNode = (sql: string) => ({ nodes: [{ id: 'exec', type: 'sql', config: { connector_id: wh, sql } }], edges: [] });
-    for (const sql of [`copy (select 42 as a) to '${join(secrets, 'copied.csv')}'`, `attach '${join(secrets, 'x.db')}' as x`, 'set enable_external_access = true', 'select 1; select 2']) {
-      const saved = await call(stack, 'POST', '/v2/pipelines', { key: attacker.key, body: { name: uniqueName('steal'), dag: sqlNode(sql) } });
-      expect([sql, saved.status, saved.body.errors]).toEqual([sql, 422, [expect.objectContaining({ path: 'dag.nodes[0].config.sql', code: 'sql_not_allowed' })]]);
+    const sqlNode = (sql: string) => ({
+      nodes: [{ id: 'exec', type: 'sql', config: { connector_id: wh, sql } }],
+      edges: [],
+    });
+    for (const sql of [
+      `copy (select 42 as a) to '${join(secrets, 'copied.csv')}'`,
+      `attach '${join(secrets, 'x.db')}' as x`,
+      'set enable_external_access = true',
+      'select 1; select 2',
+    ]) {
+      const saved = await call(stack, 'POST', '/v2/pipelines', {
+        key: attacker.key,
+        body: { name: uniqueName('steal'), dag: sqlNode(sql) },
+      });
+      expect([sql, saved.status, saved.body.errors]).toEqual([
+        sql,
+        422,
+        [expect.objectContaining({ path: 'dag.nodes[0].config.sql', code: 'sql_not_allowed' })],
+      ]);
     }
     // Without the table the save-time check cannot prepare these; the run can, and refuses them.
-    for (const sql of [`insert into t select content from read_text('${secretFile}')`, `copy t to '${join(secrets, 'copied.csv')}'`]) {
+    for (const sql of [
+      `insert into t select content from read_text('${secretFile}')`,
+      `copy t to '${join(secrets, 'copied.csv')}'`,
+    ]) {
       const run = await runDag(attacker, sqlNode(sql));
       expect([sql, run.status]).toEqual([sql, 'failed']);
       expect(run.error).toMatchObject({
         node_id: 'exec',
         code: 'config_error',
-        message: expect.stringMatching(/^node "exec" failed: the statement (may not read or write files|is a copy statement, which is not allowed)/),
+        message: expect.stringMatching(
+          /^node "exec" failed: the statement (may not read or write files|is a copy statement, which is not allowed)/,
+        ),
       });
       expect(JSON.stringify(run)).not.toContain(MARKER);
       expect(await filesBeside()).toEqual(['local.env']);
     }
     // Nothing was read into the table.
-    const instance = await duckdb.DuckDBInstance.create(join(dataRoot, attacker.tenantId, 'wh/statements.duckdb'), { access_mode: 'READ_ONLY' });
+    const instance = await duckdb.DuckDBInstance.create(join(dataRoot, attacker.tenantId, 'wh/statements.duckdb'), {
+      access_mode: 'READ_ONLY',
+    });
     const connection = await instance.connect();
     try {
       expect((await connection.runAndReadAll('select content from t')).getRows()).toEqual([['harmless']]);
@@ -194,12 +304,27 @@ describe('SQL that reaches beyond its tables', () => {
 describe('tenants and the data root', () => {
   it("keeps each tenant's duckdb file in its own folder: the same relative path is another database", async () => {
     await warehouse(attacker, 'shared/warehouse.duckdb', 'attacker data');
-    const theirs = await createAs(neighbour, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: 'shared/warehouse.duckdb' } });
+    const theirs = await createAs(neighbour, '/v2/connectors', {
+      name: uniqueName('wh'),
+      type: 'duckdb',
+      config: { path: 'shared/warehouse.duckdb' },
+    });
     const tested = await call(stack, 'POST', `/v2/connectors/${theirs.id}/test`, { key: neighbour.key });
-    expect(tested.body).toMatchObject({ ok: false, error_class: 'config_error', message: 'folder of "shared/warehouse.duckdb" does not exist' });
-    const run = await runDag(neighbour, { nodes: [{ id: 'peek', type: 'source', config: { connector_id: theirs.id, table: 't' } }], edges: [] });
+    expect(tested.body).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: 'folder of "shared/warehouse.duckdb" does not exist',
+    });
+    const run = await runDag(neighbour, {
+      nodes: [{ id: 'peek', type: 'source', config: { connector_id: theirs.id, table: 't' } }],
+      edges: [],
+    });
     expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ node_id: 'peek', code: 'config_error', message: 'node "peek" failed: database file "shared/warehouse.duckdb" does not exist' });
+    expect(run.error).toMatchObject({
+      node_id: 'peek',
+      code: 'config_error',
+      message: 'node "peek" failed: database file "shared/warehouse.duckdb" does not exist',
+    });
     expect(JSON.stringify(run)).not.toContain('attacker data');
     expect(await readdir(join(dataRoot, attacker.tenantId, 'shared'))).toEqual(['warehouse.duckdb']);
     expect(await readdir(dataRoot)).not.toContain('shared');

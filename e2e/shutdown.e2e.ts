@@ -1,7 +1,15 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from './support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  triggerRun,
+  uniqueName,
+  waitFor,
+  waitForRun,
+  waitForRunEnd,
+} from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Graceful shutdown of the plain processes, as an orchestrator stops them (SIGTERM, then SIGKILL after a grace
@@ -15,7 +23,9 @@ beforeAll(async () => {
   // busy 2-core machine should not turn a slow answer into a 503.
   targetDb = await createTargetDatabase();
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RPC_TIMEOUT_MS: '20000' });
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
 }, 90_000);
 
 afterAll(async () => {
@@ -27,7 +37,11 @@ afterAll(async () => {
 function sleepyDag(seconds: number): Record<string, unknown> {
   return {
     nodes: [
-      { id: 'sleepy', type: 'source', config: { connector_id: connectorId, query: `select 1 as n from (select pg_sleep(${seconds})) as s` } },
+      {
+        id: 'sleepy',
+        type: 'source',
+        config: { connector_id: connectorId, query: `select 1 as n from (select pg_sleep(${seconds})) as s` },
+      },
       { id: 'after', type: 'transform', config: { sql: 'select n from sleepy' } },
     ],
     edges: [{ from: 'sleepy', to: 'after' }],
@@ -46,7 +60,8 @@ function sigterm(proc: ServiceProcess): void {
   process.kill(-proc.child.pid!, 'SIGTERM');
 }
 
-const liveExecutors = () => stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
+const liveExecutors = () =>
+  stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
 
 describe('executor', () => {
   it('SIGTERM mid-run with a drain grace long enough: the run finishes on that executor, then it exits 0', async () => {
@@ -88,7 +103,9 @@ describe('executor', () => {
 });
 
 /** A TCP proxy to the local PostgreSQL that holds each connection `delayMs` before passing bytes: a slow target. */
-async function slowPostgresProxy(delayMs: number): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+async function slowPostgresProxy(
+  delayMs: number,
+): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
   let count = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
@@ -138,7 +155,9 @@ describe('gateway', () => {
         config: targetDb.config({ port: proxy.port }),
       });
       const IN_FLIGHT = 4;
-      const answers = Promise.all(Array.from({ length: IN_FLIGHT }, () => call(stack, 'POST', `/v2/connectors/${slow.id}/test`)));
+      const answers = Promise.all(
+        Array.from({ length: IN_FLIGHT }, () => call(stack, 'POST', `/v2/connectors/${slow.id}/test`)),
+      );
       // Every request has reached the catalog (through the gateway) and is waiting on the slow target.
       await waitFor('the tests to reach the slow target', async () => proxy.connections() >= IN_FLIGHT, 15_000, 20);
 

@@ -59,12 +59,27 @@ const freshKey = () => randomBytes(32).toString('hex');
 describe('a service that cannot start says why in one line and exits 1', () => {
   it('Redis on a closed port: names Redis, its address without the password, and what to check', async () => {
     const port = await closedPort();
-    const line = oneLine(await runUntilExit('catalog', { DATABASE_URL: PG_ADMIN_URL, REDIS_URL: `redis://:hunter2@127.0.0.1:${port}`, CATALOG_PORT: '0', SECRETS_KEY: freshKey() }));
-    expect(line).toBe(`catalog: failed to start: Redis at redis://127.0.0.1:${port} refused the connection: check that Redis is running there and the host and port in REDIS_URL`);
+    const line = oneLine(
+      await runUntilExit('catalog', {
+        DATABASE_URL: PG_ADMIN_URL,
+        REDIS_URL: `redis://:hunter2@127.0.0.1:${port}`,
+        CATALOG_PORT: '0',
+        SECRETS_KEY: freshKey(),
+      }),
+    );
+    expect(line).toBe(
+      `catalog: failed to start: Redis at redis://127.0.0.1:${port} refused the connection: check that Redis is running there and the host and port in REDIS_URL`,
+    );
   });
 
   it('a database host that does not resolve: names PostgreSQL and the host', async () => {
-    const line = oneLine(await runUntilExit('scheduler', { DATABASE_URL: 'postgres://conduit:hunter2@db.conduit-e2e.invalid:5432/conduit', REDIS_URL, SCHEDULER_PORT: '0' }));
+    const line = oneLine(
+      await runUntilExit('scheduler', {
+        DATABASE_URL: 'postgres://conduit:hunter2@db.conduit-e2e.invalid:5432/conduit',
+        REDIS_URL,
+        SCHEDULER_PORT: '0',
+      }),
+    );
     expect(line).toBe(
       'scheduler: failed to start: PostgreSQL host "db.conduit-e2e.invalid" does not resolve (DATABASE_URL is postgres://conduit@db.conduit-e2e.invalid:5432/conduit): check the host name in DATABASE_URL and DNS',
     );
@@ -76,9 +91,18 @@ describe('a service that cannot start says why in one line and exits 1', () => {
     await new Promise<void>((done) => holder.listen(port, '127.0.0.1', done));
     try {
       const line = oneLine(
-        await runUntilExit('gateway', { DATABASE_URL: PG_ADMIN_URL, REDIS_URL, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_METRICS_PORT: '0', SECRETS_KEY: freshKey() }),
+        await runUntilExit('gateway', {
+          DATABASE_URL: PG_ADMIN_URL,
+          REDIS_URL,
+          GATEWAY_HOST: '127.0.0.1',
+          GATEWAY_PORT: String(port),
+          GATEWAY_METRICS_PORT: '0',
+          SECRETS_KEY: freshKey(),
+        }),
       );
-      expect(line).toBe(`gateway: failed to start: port ${port} on 127.0.0.1 (GATEWAY_PORT) is already in use: stop the process that holds it, or set GATEWAY_PORT to a free port`);
+      expect(line).toBe(
+        `gateway: failed to start: port ${port} on 127.0.0.1 (GATEWAY_PORT) is already in use: stop the process that holds it, or set GATEWAY_PORT to a free port`,
+      );
     } finally {
       await new Promise<void>((done) => holder.close(() => done()));
     }
@@ -86,7 +110,9 @@ describe('a service that cannot start says why in one line and exits 1', () => {
 
   it('a missing required variable: names it and how to generate one', async () => {
     const line = oneLine(await runUntilExit('executor', { REDIS_URL, EXECUTOR_PORT: '0' }));
-    expect(line).toBe('executor: invalid configuration: SECRETS_KEY: required (generate one with `openssl rand -hex 32` (compose: `npm run generate-env` writes .env))');
+    expect(line).toBe(
+      'executor: invalid configuration: SECRETS_KEY: required (generate one with `openssl rand -hex 32` (compose: `npm run generate-env` writes .env))',
+    );
   });
 
   it("a well-known secret outside local development (the k8s Secret's placeholders): names each variable, never the value", async () => {
@@ -97,8 +123,12 @@ describe('a service that cannot start says why in one line and exits 1', () => {
         SECRETS_KEY: 'change-me-to-64-hex-characters-change-me-to-64-hex-characters-0000',
       }),
     );
-    expect(line).toMatch(/^webhook-dispatcher: refusing to start outside local development \(CONDUIT_ENV is not development\): /);
-    expect(line).toContain('SECRETS_KEY holds a value published in the Conduit repository: generate one with `openssl rand -hex 32`');
+    expect(line).toMatch(
+      /^webhook-dispatcher: refusing to start outside local development \(CONDUIT_ENV is not development\): /,
+    );
+    expect(line).toContain(
+      'SECRETS_KEY holds a value published in the Conduit repository: generate one with `openssl rand -hex 32`',
+    );
     expect(line).toContain('DATABASE_URL holds a value published in the Conduit repository');
     expect(line).not.toContain('change-me');
   });
@@ -129,9 +159,16 @@ describe('local development (CONDUIT_ENV=development)', () => {
   });
 
   it("starts with the compose file's old fallback key, which production refuses", async () => {
-    const env = { DATABASE_URL: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${database}`), REDIS_URL, REDIS_PREFIX: prefix, SECRETS_KEY: COMPOSE_FALLBACK_KEY };
+    const env = {
+      DATABASE_URL: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${database}`),
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      SECRETS_KEY: COMPOSE_FALLBACK_KEY,
+    };
     const refused = oneLine(await runUntilExit('catalog', { ...env, CATALOG_PORT: '0' }));
-    expect(refused).toMatch(/^catalog: refusing to start outside local development .*SECRETS_KEY holds a value published/);
+    expect(refused).toMatch(
+      /^catalog: refusing to start outside local development .*SECRETS_KEY holds a value published/,
+    );
 
     const port = await freePort();
     const child = spawn(process.execPath, [resolve(ROOT, 'apps/catalog/dist/main.js')], {

@@ -6,7 +6,13 @@ import duckdb from '@duckdb/node-api';
 import pg from 'pg';
 import { create, nodeColumnTypes, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { matrixDag } from './support/money-pipeline.js';
-import { CREATED_TYPES, columnTypes, createMatrix, differencesFromMatrix, exactTexts } from './support/pg-type-matrix.js';
+import {
+  CREATED_TYPES,
+  columnTypes,
+  createMatrix,
+  differencesFromMatrix,
+  exactTexts,
+} from './support/pg-type-matrix.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Issue 15's type matrix through a DuckDB file, end to end: the PostgreSQL every-type table goes through `select *`
@@ -26,10 +32,28 @@ let warehouse: string;
 // The matrix's columns as the PostgreSQL source declares them (docs/type-mapping.md, PostgreSQL source), which the
 // DuckDB file must keep: enum -> VARCHAR, json/jsonb -> JSON, the unbounded numeric's scale is its values' largest (9).
 const DUCKDB_TYPES = {
-  id: 'INTEGER', small: 'SMALLINT', regular: 'INTEGER', big: 'BIGINT', amount: 'DECIMAL(12,2)', unbounded: 'DECIMAL(38,9)',
-  f: 'FLOAT', d: 'DOUBLE', flag: 'BOOLEAN', note: 'VARCHAR', short: 'VARCHAR', day: 'DATE', ts: 'TIMESTAMP',
-  tstz: 'TIMESTAMP WITH TIME ZONE', span: 'INTERVAL', uid: 'UUID', doc: 'JSON', docb: 'JSON', tags: 'VARCHAR[]',
-  nums: 'INTEGER[]', raw: 'BLOB', feeling: 'VARCHAR',
+  id: 'INTEGER',
+  small: 'SMALLINT',
+  regular: 'INTEGER',
+  big: 'BIGINT',
+  amount: 'DECIMAL(12,2)',
+  unbounded: 'DECIMAL(38,9)',
+  f: 'FLOAT',
+  d: 'DOUBLE',
+  flag: 'BOOLEAN',
+  note: 'VARCHAR',
+  short: 'VARCHAR',
+  day: 'DATE',
+  ts: 'TIMESTAMP',
+  tstz: 'TIMESTAMP WITH TIME ZONE',
+  span: 'INTERVAL',
+  uid: 'UUID',
+  doc: 'JSON',
+  docb: 'JSON',
+  tags: 'VARCHAR[]',
+  nums: 'INTEGER[]',
+  raw: 'BLOB',
+  feeling: 'VARCHAR',
 };
 
 beforeAll(async () => {
@@ -42,9 +66,17 @@ beforeAll(async () => {
   await createMatrix(db);
 
   // The bootstrap key's tenant, named here so that the test knows its folder of the data root.
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot, BOOTSTRAP_TENANT_ID: TENANT });
-  postgres = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
-  warehouse = (await create(stack, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: FILE } })).id;
+  stack = await startStack({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    CONNECTOR_DATA_ROOT: dataRoot,
+    BOOTSTRAP_TENANT_ID: TENANT,
+  });
+  postgres = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
+  warehouse = (
+    await create(stack, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: FILE } })
+  ).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -55,16 +87,26 @@ afterAll(async () => {
 });
 
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
-const pgSink = (id: string, table: string) => ({ id, type: 'sink', config: { connector_id: postgres, table, mode: 'append' } });
-const duckdbSource = (id: string, table: string) => ({ id, type: 'source', config: { connector_id: warehouse, table } });
+const pgSink = (id: string, table: string) => ({
+  id,
+  type: 'sink',
+  config: { connector_id: postgres, table, mode: 'append' },
+});
+const duckdbSource = (id: string, table: string) => ({
+  id,
+  type: 'source',
+  config: { connector_id: warehouse, table },
+});
 
 /** `{column: type}` of `table` as the .duckdb file itself holds it, opened read-only by the test. */
 async function fileColumnTypes(table: string): Promise<Record<string, string>> {
   const instance = await duckdb.DuckDBInstance.create(join(dataRoot, TENANT, FILE), { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
-    const rows = (await connection.runAndReadAll(`select column_name, data_type from information_schema.columns
-      where table_name = '${table}' order by ordinal_position`)).getRowObjects();
+    const rows = (
+      await connection.runAndReadAll(`select column_name, data_type from information_schema.columns
+      where table_name = '${table}' order by ordinal_position`)
+    ).getRowObjects();
     return Object.fromEntries(rows.map((r) => [String(r['column_name']), String(r['data_type'])]));
   } finally {
     connection.closeSync();
@@ -80,7 +122,10 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
         transform('everything', 'select * from extract'),
         { id: 'store', type: 'sink', config: { connector_id: warehouse, table: 'matrix', mode: 'overwrite' } },
       ],
-      edges: [{ from: 'extract', to: 'everything' }, { from: 'everything', to: 'store' }],
+      edges: [
+        { from: 'extract', to: 'everything' },
+        { from: 'everything', to: 'store' },
+      ],
     });
     expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'store')).toMatchObject({ status: 'succeeded', rows_out: 4 });
@@ -97,7 +142,10 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // Get Run Status: the duckdb source's columns with the types its file declares, each its own `source_type`.
     expect(nodeColumnTypes(run, 'extract')).toEqual(DUCKDB_TYPES);
-    expect(nodeOf(run, 'extract').columns?.find((c) => c.name === 'span')).toMatchObject({ type: 'INTERVAL', source_type: 'INTERVAL' });
+    expect(nodeOf(run, 'extract').columns?.find((c) => c.name === 'span')).toMatchObject({
+      type: 'INTERVAL',
+      source_type: 'INTERVAL',
+    });
 
     for (const table of ['matrix_existing', 'matrix_created']) {
       expect({ table, ...(await differencesFromMatrix(db, table)) }).toEqual({ table, extra: [], missing: [] });
@@ -110,14 +158,18 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
 
   it('keeps the types Parquet cannot hold (HUGEINT, TIME WITH TIME ZONE) exact through the file, as documented', async () => {
     // Past BIGINT (the matrix's extremes times 4) and a wall-clock time with its own offset.
-    const derived = 'select id, big::HUGEINT * 4 as huge, (ts::TIME::VARCHAR || \'+05:30\')::TIMETZ as clock from extract';
+    const derived =
+      "select id, big::HUGEINT * 4 as huge, (ts::TIME::VARCHAR || '+05:30')::TIMETZ as clock from extract";
     const stored = await runDagToEnd(stack, {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: postgres, table: 'matrix' } },
         transform('derived', derived),
         { id: 'store', type: 'sink', config: { connector_id: warehouse, table: 'wide', mode: 'overwrite' } },
       ],
-      edges: [{ from: 'extract', to: 'derived' }, { from: 'derived', to: 'store' }],
+      edges: [
+        { from: 'extract', to: 'derived' },
+        { from: 'derived', to: 'store' },
+      ],
     });
     expect(runOutcome(stored)).toEqual({ status: 'succeeded', errors: [] });
     expect(await fileColumnTypes('wide')).toEqual({ id: 'INTEGER', huge: 'HUGEINT', clock: 'TIME WITH TIME ZONE' });
@@ -128,7 +180,11 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
     });
     expect(runOutcome(back)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeColumnTypes(back, 'extract')).toEqual({ id: 'INTEGER', huge: 'HUGEINT', clock: 'TIME WITH TIME ZONE' });
-    expect(await columnTypes(db, 'wide_back')).toEqual({ id: 'integer', huge: 'numeric(39,0)', clock: 'time with time zone' });
+    expect(await columnTypes(db, 'wide_back')).toEqual({
+      id: 'integer',
+      huge: 'numeric(39,0)',
+      clock: 'time with time zone',
+    });
     const expected = `select id, big::numeric * 4 as huge, (ts::time::text || '+05:30')::timetz as clock from matrix`;
     const copy = 'select id, huge, clock from wide_back';
     expect((await db.query(`${copy} except ${expected}`)).rows).toEqual([]);

@@ -34,10 +34,29 @@ const MATRIX_ROWS = String.raw`
 
 // What the created table's columns are (docs/type-mapping.md, both directions).
 const CREATED_TYPES: Record<string, string> = {
-  id: 'int(11)', flag: 'tinyint(1)', tiny: 'tinyint(4)', utiny: 'tinyint(3) unsigned', small: 'smallint(6)',
-  medium: 'int(10) unsigned', regular: 'int(11)', big: 'bigint(20)', ubig: 'bigint(20) unsigned', amount: 'decimal(12,2)',
-  wide: 'decimal(30,10)', dbl: 'double', d: 'date', dt: 'datetime(6)', ts: 'datetime(6)', tm: 'time(6)', yr: 'smallint(6)',
-  name: 'longtext', body: 'longtext', bin: 'longblob', blb: 'longblob', doc: 'longtext', mood: 'longtext',
+  id: 'int(11)',
+  flag: 'tinyint(1)',
+  tiny: 'tinyint(4)',
+  utiny: 'tinyint(3) unsigned',
+  small: 'smallint(6)',
+  medium: 'int(10) unsigned',
+  regular: 'int(11)',
+  big: 'bigint(20)',
+  ubig: 'bigint(20) unsigned',
+  amount: 'decimal(12,2)',
+  wide: 'decimal(30,10)',
+  dbl: 'double',
+  d: 'date',
+  dt: 'datetime(6)',
+  ts: 'datetime(6)',
+  tm: 'time(6)',
+  yr: 'smallint(6)',
+  name: 'longtext',
+  body: 'longtext',
+  bin: 'longblob',
+  blb: 'longblob',
+  doc: 'longtext',
+  mood: 'longtext',
 };
 
 beforeAll(async () => {
@@ -67,8 +86,11 @@ afterAll(async () => {
 
 const source = (id: string, table: string) => ({ id, type: 'source', config: { connector_id: connectorId, table } });
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
-const sink = (id: string, table: string, extra: Record<string, unknown> = {}) =>
-  ({ id, type: 'sink', config: { connector_id: connectorId, table, mode: 'append', ...extra } });
+const sink = (id: string, table: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  type: 'sink',
+  config: { connector_id: connectorId, table, mode: 'append', ...extra },
+});
 
 async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
   const { jobId } = await createPipelineAndJob(stack, dag);
@@ -78,7 +100,10 @@ async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
 
 /** The run's status and its nodes' errors, so that a failure shows why. */
 function outcome(run: Run): { status: string; errors: unknown[] } {
-  return { status: run.status, errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })) };
+  return {
+    status: run.status,
+    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
+  };
 }
 
 async function rows(sql: string): Promise<Record<string, unknown>[]> {
@@ -97,19 +122,30 @@ describe('typed data end to end (mysql -> select * -> mysql)', () => {
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // The transform saw the declared types.
-    expect(nodeOf(run, 'everything').columns).toEqual(expect.arrayContaining([
-      { name: 'ubig', type: 'UBIGINT' }, { name: 'amount', type: 'DECIMAL(12,2)' }, { name: 'ts', type: 'TIMESTAMP WITH TIME ZONE' },
-      { name: 'doc', type: 'JSON' }, { name: 'blb', type: 'BLOB' }, { name: 'd', type: 'DATE' },
-    ]));
+    expect(nodeOf(run, 'everything').columns).toEqual(
+      expect.arrayContaining([
+        { name: 'ubig', type: 'UBIGINT' },
+        { name: 'amount', type: 'DECIMAL(12,2)' },
+        { name: 'ts', type: 'TIMESTAMP WITH TIME ZONE' },
+        { name: 'doc', type: 'JSON' },
+        { name: 'blb', type: 'BLOB' },
+        { name: 'd', type: 'DATE' },
+      ]),
+    );
 
     const original = 'select * from matrix';
     for (const table of ['matrix_existing', 'matrix_created']) {
       const copy = `select * from ${table}`;
-      expect({ table, extra: await except(copy, original), missing: await except(original, copy) }).toEqual({ table, extra: [], missing: [] });
+      expect({ table, extra: await except(copy, original), missing: await except(original, copy) }).toEqual({
+        table,
+        extra: [],
+        missing: [],
+      });
       expect(await rows(`select count(*) as n from ${table}`)).toEqual([{ n: 4 }]);
     }
     // Byte for byte where EXCEPT could compare loosely (collations, JSON text, numbers as text).
-    const texts = (table: string) => rows(`select id, hex(name) name, hex(body) body, hex(blb) blb, cast(doc as char) doc,
+    const texts = (table: string) =>
+      rows(`select id, hex(name) name, hex(body) body, hex(blb) blb, cast(doc as char) doc,
       cast(ubig as char) ubig, cast(wide as char) wide, cast(dbl as char) dbl, cast(ts as char) ts from ${table} order by id`);
     expect(await texts('matrix_created')).toEqual(await texts('matrix'));
     expect(await texts('matrix_existing')).toEqual(await texts('matrix'));
@@ -133,7 +169,9 @@ describe('typed data end to end (mysql -> select * -> mysql)', () => {
     const amounts = await rows('select cast(amount * 100 as signed) as cents from payments');
     const cents = amounts.reduce((sum, r) => sum + BigInt(Number(r['cents'])), 0n);
     // As written, not rounded here: a float anywhere on the way would show in the text.
-    const totals = await rows('select cast(total as char) as total, cast(tripled as char) as tripled, n from payments_totals');
+    const totals = await rows(
+      'select cast(total as char) as total, cast(tripled as char) as tripled, n from payments_totals',
+    );
     expect(totals).toEqual([{ total: asMoney(cents), tripled: asMoney(cents * 3n), n: 2002 }]);
   });
 });

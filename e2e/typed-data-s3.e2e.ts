@@ -3,7 +3,13 @@ import { startStack, type Stack } from '@conduit/local-stack';
 import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { matrixDag } from './support/money-pipeline.js';
-import { CREATED_TYPES, columnTypes, createMatrix, differencesFromMatrix, exactTexts } from './support/pg-type-matrix.js';
+import {
+  CREATED_TYPES,
+  columnTypes,
+  createMatrix,
+  differencesFromMatrix,
+  exactTexts,
+} from './support/pg-type-matrix.js';
 import { startS3Bucket, type S3Bucket } from './support/s3-bucket.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
@@ -20,7 +26,8 @@ let postgres: string;
 let objects: string;
 
 const OBJECT = 'matrix/matrix.parquet';
-const REBUILD_SPAN = 'select * replace (to_months(span.months) + to_days(span.days) + to_microseconds(span.micros) as span) from extract';
+const REBUILD_SPAN =
+  'select * replace (to_months(span.months) + to_days(span.days) + to_microseconds(span.micros) as span) from extract';
 
 beforeAll(async () => {
   targetDb = await createTargetDatabase();
@@ -32,7 +39,9 @@ beforeAll(async () => {
   s3 = await startS3Bucket();
 
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  postgres = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  postgres = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
   objects = (await create(stack, '/v2/connectors', { name: uniqueName('s3'), type: 's3', config: s3.config() })).id;
 }, 120_000);
 
@@ -44,7 +53,11 @@ afterAll(async () => {
 });
 
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
-const pgSink = (id: string, table: string) => ({ id, type: 'sink', config: { connector_id: postgres, table, mode: 'append' } });
+const pgSink = (id: string, table: string) => ({
+  id,
+  type: 'sink',
+  config: { connector_id: postgres, table, mode: 'append' },
+});
 const s3Source = (id: string) => ({ id, type: 'source', config: { connector_id: objects, path: OBJECT } });
 
 async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
@@ -55,7 +68,10 @@ async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
 
 /** The run's status and its nodes' errors, so that a failure shows why. */
 function outcome(run: Run): { status: string; errors: unknown[] } {
-  return { status: run.status, errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })) };
+  return {
+    status: run.status,
+    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
+  };
 }
 
 const typeOf = (run: Run, node: string, column: string): string | undefined =>
@@ -69,7 +85,10 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
         transform('everything', 'select * from extract'),
         { id: 'store', type: 'sink', config: { connector_id: objects, path: OBJECT, mode: 'overwrite' } },
       ],
-      edges: [{ from: 'extract', to: 'everything' }, { from: 'everything', to: 'store' }],
+      edges: [
+        { from: 'extract', to: 'everything' },
+        { from: 'everything', to: 'store' },
+      ],
     });
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'store')).toMatchObject({ status: 'succeeded', rows_out: 4 });
@@ -81,9 +100,23 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // The object's own schema, as the S3 source read it: the types the PostgreSQL source declared.
-    expect(Object.fromEntries(['big', 'amount', 'day', 'tstz', 'uid', 'doc', 'nums', 'tags', 'raw'].map((c) => [c, typeOf(run, 'extract', c)]))).toEqual({
-      big: 'BIGINT', amount: 'DECIMAL(12,2)', day: 'DATE', tstz: 'TIMESTAMP WITH TIME ZONE', uid: 'UUID', doc: 'JSON',
-      nums: 'INTEGER[]', tags: 'VARCHAR[]', raw: 'BLOB',
+    expect(
+      Object.fromEntries(
+        ['big', 'amount', 'day', 'tstz', 'uid', 'doc', 'nums', 'tags', 'raw'].map((c) => [
+          c,
+          typeOf(run, 'extract', c),
+        ]),
+      ),
+    ).toEqual({
+      big: 'BIGINT',
+      amount: 'DECIMAL(12,2)',
+      day: 'DATE',
+      tstz: 'TIMESTAMP WITH TIME ZONE',
+      uid: 'UUID',
+      doc: 'JSON',
+      nums: 'INTEGER[]',
+      tags: 'VARCHAR[]',
+      raw: 'BLOB',
     });
     expect(typeOf(run, 'everything', 'span')).toBe('INTERVAL');
 
@@ -99,8 +132,15 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
 
   it('carries an interval in Parquet as its months, days and micros, as documented', async () => {
     const run = await runToEnd({
-      nodes: [s3Source('extract'), transform('everything', 'select id, span from extract'), pgSink('save', 'matrix_as_stored')],
-      edges: [{ from: 'extract', to: 'everything' }, { from: 'everything', to: 'save' }],
+      nodes: [
+        s3Source('extract'),
+        transform('everything', 'select id, span from extract'),
+        pgSink('save', 'matrix_as_stored'),
+      ],
+      edges: [
+        { from: 'extract', to: 'everything' },
+        { from: 'everything', to: 'save' },
+      ],
     });
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(typeOf(run, 'extract', 'span')).toMatch(/^STRUCT\("?months"? BIGINT, "?days"? BIGINT, "?micros"? BIGINT\)$/);

@@ -4,7 +4,13 @@ import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';
-import { CREATED_TYPES, columnTypes, createMatrix, differencesFromMatrix, exactTexts } from './support/pg-type-matrix.js';
+import {
+  CREATED_TYPES,
+  columnTypes,
+  createMatrix,
+  differencesFromMatrix,
+  exactTexts,
+} from './support/pg-type-matrix.js';
 
 // Issue 15's type matrix, end to end: a PostgreSQL table with every common type goes through a `select *` transform
 // (so the source's typed read and the sink's typed write are used, with DuckDB types in between) into an existing
@@ -22,11 +28,15 @@ beforeAll(async () => {
   await db.query(`set timezone to 'UTC'`);
   await createMatrix(db);
   await db.query('create table payments (id int, amount numeric, note text)');
-  await db.query(`insert into payments select i, round(((i * 37) % 10000 - 2000) / 100.0, 2), 'p' || i from generate_series(1, 2000) i`);
+  await db.query(
+    `insert into payments select i, round(((i * 37) % 10000 - 2000) / 100.0, 2), 'p' || i from generate_series(1, 2000) i`,
+  );
   await db.query(`insert into payments values (2001, 0.1, 'a dime'), (2002, 0.2, 'two dimes')`);
 
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -37,7 +47,11 @@ afterAll(async () => {
 
 const source = (id: string, table: string) => ({ id, type: 'source', config: { connector_id: connectorId, table } });
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
-const sink = (id: string, table: string) => ({ id, type: 'sink', config: { connector_id: connectorId, table, mode: 'append' } });
+const sink = (id: string, table: string) => ({
+  id,
+  type: 'sink',
+  config: { connector_id: connectorId, table, mode: 'append' },
+});
 
 async function runToEnd(dag: Record<string, unknown>) {
   const { jobId } = await createPipelineAndJob(stack, dag);
@@ -47,7 +61,10 @@ async function runToEnd(dag: Record<string, unknown>) {
 
 /** The run's status and its nodes' errors, so that a failure shows why. */
 function outcome(run: Run): { status: string; errors: unknown[] } {
-  return { status: run.status, errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })) };
+  return {
+    status: run.status,
+    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
+  };
 }
 
 async function except(a: string, b: string): Promise<unknown[]> {
@@ -61,18 +78,23 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // The transform saw the source's types, not values guessed from JS objects.
-    expect(nodeOf(run, 'everything').columns).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'big', type: 'BIGINT' }),
-      expect.objectContaining({ name: 'amount', type: 'DECIMAL(12,2)' }),
-      expect.objectContaining({ name: 'day', type: 'DATE' }),
-      expect.objectContaining({ name: 'nums', type: 'INTEGER[]' }),
-    ]));
+    expect(nodeOf(run, 'everything').columns).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'big', type: 'BIGINT' }),
+        expect.objectContaining({ name: 'amount', type: 'DECIMAL(12,2)' }),
+        expect.objectContaining({ name: 'day', type: 'DATE' }),
+        expect.objectContaining({ name: 'nums', type: 'INTEGER[]' }),
+      ]),
+    );
 
     for (const table of ['matrix_existing', 'matrix_created']) {
       expect({ table, ...(await differencesFromMatrix(db, table)) }).toEqual({ table, extra: [], missing: [] });
       expect(await exactTexts(db, table)).toEqual(await exactTexts(db, 'matrix'));
     }
-    expect((await exactTexts(db, 'matrix_created'))[0]).toMatchObject({ d: '-0', span: '-1 years -2 mons -3 days -04:05:06.789' });
+    expect((await exactTexts(db, 'matrix_created'))[0]).toMatchObject({
+      d: '-0',
+      span: '-1 years -2 mons -3 days -04:05:06.789',
+    });
 
     const types = await columnTypes(db, 'matrix_created');
     expect(types['unbounded']).toMatch(/^numeric/);
@@ -90,10 +112,14 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
     expect(await except(expected, written)).toEqual([]);
 
     // The exact sum, in cents, computed here from the values as PostgreSQL holds them.
-    const { rows: amounts } = await db.query<{ cents: string }>('select (amount * 100)::bigint::text as cents from payments');
+    const { rows: amounts } = await db.query<{ cents: string }>(
+      'select (amount * 100)::bigint::text as cents from payments',
+    );
     const cents = amounts.reduce((sum, r) => sum + BigInt(r.cents), 0n);
     // As written, not rounded here: a float anywhere on the way would show in the text.
-    const { rows: totals } = await db.query('select total::text as total, tripled::text as tripled, n::int as n from payments_totals');
+    const { rows: totals } = await db.query(
+      'select total::text as total, tripled::text as tripled, n::int as n from payments_totals',
+    );
     expect(totals).toEqual([{ total: asMoney(cents), tripled: asMoney(cents * 3n), n: 2002 }]);
   });
 });

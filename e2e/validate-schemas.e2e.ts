@@ -27,7 +27,9 @@ beforeAll(async () => {
   await target.query(`insert into orders values (1, 10.25, 'first'), (2, 0.10, null)`);
   await target.query('create table doubled (id integer, doubled numeric(18,2) not null)');
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
-  connectorId = (await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })).id;
+  connectorId = (
+    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
+  ).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -108,7 +110,9 @@ describe('Validate Pipeline binds SQL against the columns runs recorded', () => 
     // The table gained the column after the run: validation, going by the run, reports it missing...
     await target.query('alter table orders add column discount numeric(12,2) not null default 1.50');
     try {
-      expect((await update(pipelineId, { name, dag: dag(BAD_SQL, everything) })).validation.errors).toEqual([unknownColumn]);
+      expect((await update(pipelineId, { name, dag: dag(BAD_SQL, everything) })).validation.errors).toEqual([
+        unknownColumn,
+      ]);
       // ...yet Trigger Run takes it, the run reads the column and records it, and validation then agrees.
       const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000);
       expect(run.status).toBe('succeeded');
@@ -133,7 +137,9 @@ describe('Validate Pipeline binds SQL against the columns runs recorded', () => 
     expect(answered).toMatchObject({
       valid: true,
       errors: [],
-      warnings: [expect.objectContaining({ code: 'schemas_unchecked', message: expect.stringContaining('not checked') })],
+      warnings: [
+        expect.objectContaining({ code: 'schemas_unchecked', message: expect.stringContaining('not checked') }),
+      ],
     });
     // The catalog waits about 500 ms for the scheduler, far inside the gateway's 5 s.
     expect(elapsedMs).toBeLessThan(2_500);

@@ -17,7 +17,9 @@ async function valueOf<T>(what: string, probe: () => Promise<T | undefined>, tim
 }
 
 function verify(secret: string, req: Received): any {
-  return new StandardWebhook(secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64')).verify(req.body, req.headers);
+  return new StandardWebhook(
+    secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64'),
+  ).verify(req.body, req.headers);
 }
 
 describe('webhooks, end to end', () => {
@@ -30,8 +32,15 @@ describe('webhooks, end to end', () => {
   beforeAll(async () => {
     receiver = new Receiver();
     await receiver.start();
-    stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms' });
-    const connector = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() } });
+    stack = await startStack({
+      CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms',
+    });
+    const connector = await call(stack, 'POST', '/v2/connectors', {
+      body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
+    });
     expect(connector.status).toBe(201);
     connectorId = connector.body.id;
   }, 120_000);
@@ -73,8 +82,14 @@ describe('webhooks, end to end', () => {
   it('creates, reads, lists, patches and deletes a webhook over HTTP', async () => {
     const hook = await createWebhook(undefined, ['job.completed']);
     expect(hook.body).toEqual({
-      id: expect.stringMatching(/^whk_/), url: hook.url, events: ['job.completed'], description: 'e2e', status: 'active',
-      disabled_reason: null, created_at: expect.stringMatching(RFC3339_MS), updated_at: expect.stringMatching(RFC3339_MS),
+      id: expect.stringMatching(/^whk_/),
+      url: hook.url,
+      events: ['job.completed'],
+      description: 'e2e',
+      status: 'active',
+      disabled_reason: null,
+      created_at: expect.stringMatching(RFC3339_MS),
+      updated_at: expect.stringMatching(RFC3339_MS),
     });
     const got = await api('GET', `/v2/webhooks/${hook.id}`);
     expect(got.status).toBe(200);
@@ -93,14 +108,33 @@ describe('webhooks, end to end', () => {
   it("delivers a real run's job.completed, verifying with both forms of secret", async () => {
     const plain = await createWebhook(undefined, ['job.completed']);
     const whsec = await createWebhook(undefined, ['job.completed', 'job.started'], WHSEC_SECRET);
-    const { jobId, runId } = await runJob({ nodes: [{ id: 'one', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }], edges: [] });
-    const [got] = await waitFor('job.completed', async () => receiver.requests(plain.path).length > 0, 60_000).then(() => receiver.requests(plain.path));
+    const { jobId, runId } = await runJob({
+      nodes: [{ id: 'one', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }],
+      edges: [],
+    });
+    const [got] = await waitFor('job.completed', async () => receiver.requests(plain.path).length > 0, 60_000).then(
+      () => receiver.requests(plain.path),
+    );
     const payload = verify(PLAIN_SECRET, got!);
-    expect(payload).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'job.completed', created_at: expect.stringMatching(RFC3339_MS) });
-    expect(payload.data).toMatchObject({ job_id: jobId, run_id: runId, status: 'succeeded', trigger: 'manual', error: null, duration_ms: expect.any(Number) });
+    expect(payload).toMatchObject({
+      id: expect.stringMatching(/^evt_/),
+      type: 'job.completed',
+      created_at: expect.stringMatching(RFC3339_MS),
+    });
+    expect(payload.data).toMatchObject({
+      job_id: jobId,
+      run_id: runId,
+      status: 'succeeded',
+      trigger: 'manual',
+      error: null,
+      duration_ms: expect.any(Number),
+    });
     expect(got!.headers['webhook-id']).toBe(payload.id);
     await waitFor('both events on the whsec webhook', async () => receiver.requests(whsec.path).length === 2, 30_000);
-    const types = receiver.requests(whsec.path).map((r) => verify(WHSEC_SECRET, r).type).sort();
+    const types = receiver
+      .requests(whsec.path)
+      .map((r) => verify(WHSEC_SECRET, r).type)
+      .sort();
     expect(types).toEqual(['job.completed', 'job.started']);
   });
 
@@ -116,7 +150,10 @@ describe('webhooks, end to end', () => {
     const { runId } = await runJob(dag);
     await waitFor('job.failed', async () => receiver.requests(hook.path).length > 0, 60_000);
     const payload = verify(PLAIN_SECRET, receiver.requests(hook.path)[0]!);
-    expect(payload).toMatchObject({ type: 'job.failed', data: { run_id: runId, status: 'failed', error: { message: expect.any(String) } } });
+    expect(payload).toMatchObject({
+      type: 'job.failed',
+      data: { run_id: runId, status: 'failed', error: { message: expect.any(String) } },
+    });
   });
 
   it('retries a receiver answering 500 three times; the fourth attempt succeeds with the same webhook-id', async () => {
@@ -132,17 +169,33 @@ describe('webhooks, end to end', () => {
       const l = await deliveries(hook.id);
       return l[0]?.status === 'succeeded' ? l : undefined;
     });
-    expect(list.map((d) => [d.attempt, d.status, d.status_code])).toEqual([[4, 'succeeded', 200], [3, 'failed', 500], [2, 'failed', 500], [1, 'failed', 500]]);
-    expect(list[1]).toMatchObject({ error: expect.any(String), latency_ms: expect.any(Number), next_retry_at: expect.stringMatching(RFC3339_MS) });
+    expect(list.map((d) => [d.attempt, d.status, d.status_code])).toEqual([
+      [4, 'succeeded', 200],
+      [3, 'failed', 500],
+      [2, 'failed', 500],
+      [1, 'failed', 500],
+    ]);
+    expect(list[1]).toMatchObject({
+      error: expect.any(String),
+      latency_ms: expect.any(Number),
+      next_retry_at: expect.stringMatching(RFC3339_MS),
+    });
   });
 
   it('delivers every event to a receiver that was down for a while', async () => {
     const port = await freePort();
-    const res = await api('POST', '/v2/webhooks', { url: `http://127.0.0.1:${port}/later`, events: ['job.completed'], secret: PLAIN_SECRET });
+    const res = await api('POST', '/v2/webhooks', {
+      url: `http://127.0.0.1:${port}/later`,
+      events: ['job.completed'],
+      secret: PLAIN_SECRET,
+    });
     expect(res.status).toBe(201);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await api('POST', `/v2/webhooks/${res.body.id}/test`)).body.event_id);
-    await waitFor('refused attempts', async () => (await deliveries(res.body.id)).filter((d) => d.status === 'failed').length >= 3);
+    await waitFor(
+      'refused attempts',
+      async () => (await deliveries(res.body.id)).filter((d) => d.status === 'failed').length >= 3,
+    );
     const seen = new Set<string>();
     const server = createServer((req, reply) => {
       seen.add(String(req.headers['webhook-id']));
@@ -174,10 +227,14 @@ describe('webhooks, end to end', () => {
     const target = receiver.endpoint();
     const hook = await createWebhook(() => ({ status: 301, headers: { location: target.url } }), ['job.completed']);
     await api('POST', `/v2/webhooks/${hook.id}/test`);
-    const list = await valueOf('every attempt failed', async () => {
-      const l = await deliveries(hook.id);
-      return l.length === 4 && l.every((d) => d.status === 'failed') ? l : undefined;
-    }, 20_000);
+    const list = await valueOf(
+      'every attempt failed',
+      async () => {
+        const l = await deliveries(hook.id);
+        return l.length === 4 && l.every((d) => d.status === 'failed') ? l : undefined;
+      },
+      20_000,
+    );
     expect(list.map((d) => d.status_code)).toEqual([301, 301, 301, 301]);
     expect(receiver.requests(target.path)).toHaveLength(0);
   });
@@ -185,11 +242,20 @@ describe('webhooks, end to end', () => {
   it('times out a receiver that hangs, at 10 s', async () => {
     const hook = await createWebhook((n) => (n === 0 ? 'hang' : { status: 200 }), ['job.completed']);
     await api('POST', `/v2/webhooks/${hook.id}/test`);
-    const list = await valueOf('the retry after the timeout', async () => {
-      const l = await deliveries(hook.id);
-      return l[0]?.status === 'succeeded' ? l : undefined;
-    }, 30_000);
-    expect(list[1]).toMatchObject({ attempt: 1, status: 'failed', status_code: null, error: 'timed out after 10000 ms without an answer' });
+    const list = await valueOf(
+      'the retry after the timeout',
+      async () => {
+        const l = await deliveries(hook.id);
+        return l[0]?.status === 'succeeded' ? l : undefined;
+      },
+      30_000,
+    );
+    expect(list[1]).toMatchObject({
+      attempt: 1,
+      status: 'failed',
+      status_code: null,
+      error: 'timed out after 10000 ms without an answer',
+    });
     expect(list[1].latency_ms).toBeGreaterThanOrEqual(10_000);
     expect(list[1].latency_ms).toBeLessThan(11_000);
   }, 60_000);
@@ -232,7 +298,9 @@ describe('webhook network policy by default, end to end', () => {
     ['https://[::ffff:0:a00:1]/hook', 'url_not_allowed'],
     ['https://192.0.0.192/hook', 'url_not_allowed'],
   ])('refuses %s', async (url, code) => {
-    const res = await call(stack, 'POST', '/v2/webhooks', { body: { url, events: ['job.failed'], secret: PLAIN_SECRET } });
+    const res = await call(stack, 'POST', '/v2/webhooks', {
+      body: { url, events: ['job.failed'], secret: PLAIN_SECRET },
+    });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([{ path: 'url', code, message: expect.any(String) }]);
   });

@@ -5,7 +5,10 @@ import { fork } from 'node:child_process';
 export async function startChildServer(scriptPath, timeoutMs = 10_000) {
   const child = fork(scriptPath, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${scriptPath} did not report a port within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`${scriptPath} did not report a port within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     child.once('message', (msg) => {
       clearTimeout(timer);
       ok(Number(msg.port));

@@ -13,7 +13,10 @@ function cpuTimes(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after "(comm)": state is field 3, utime 14, stime 15, cutime 16, cstime 17.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return { own: (f[11] + f[12]) / TICKS_PER_SEC, children: (f[13] + f[14]) / TICKS_PER_SEC };
   } catch {
     return undefined;
@@ -38,7 +41,10 @@ function pidsNamed(names) {
 function snapshot(groups) {
   const all = { ...groups, postgres: pidsNamed(['postgres']), redis: pidsNamed(['redis-server']) };
   return Object.fromEntries(
-    Object.entries(all).map(([label, pids]) => [label, new Map(pids.map((pid) => [pid, cpuTimes(pid)]).filter(([, t]) => t))]),
+    Object.entries(all).map(([label, pids]) => [
+      label,
+      new Map(pids.map((pid) => [pid, cpuTimes(pid)]).filter(([, t]) => t)),
+    ]),
   );
 }
 
@@ -69,7 +75,9 @@ export function startCpuAccount(groups) {
   return () => {
     const after = snapshot(groups);
     const wallSec = Number(process.hrtime.bigint() - started) / 1e9;
-    const seconds = Object.fromEntries(Object.keys(after).map((label) => [label, usedSeconds(before[label], after[label])]));
+    const seconds = Object.fromEntries(
+      Object.keys(after).map((label) => [label, usedSeconds(before[label], after[label])]),
+    );
     return { seconds, wallSec };
   };
 }
@@ -82,6 +90,8 @@ export function startCpuWindow(groups) {
   const end = startCpuAccount(groups);
   return () => {
     const { seconds, wallSec } = end();
-    return Object.fromEntries(Object.entries(seconds).map(([label, used]) => [label, Math.round((used / wallSec) * 100)]));
+    return Object.fromEntries(
+      Object.entries(seconds).map(([label, used]) => [label, Math.round((used / wallSec) * 100)]),
+    );
   };
 }

@@ -34,18 +34,37 @@ function sourceNode(i, rand) {
   const id = `src_${i}`;
   if (rand() < 0.3) return { id, type: 'source', config: { connector_id: 'con_s3', path: `s3://lake/raw/${id}/` } };
   if (rand() < 0.5) return { id, type: 'source', config: { connector_id: 'con_pg', table: `raw_${i}`, retries: 3 } };
-  return { id, type: 'source', config: { connector_id: 'con_pg', query: `select * from events_${i} where ts > now() - interval '1 day'` } };
+  return {
+    id,
+    type: 'source',
+    config: { connector_id: 'con_pg', query: `select * from events_${i} where ts > now() - interval '1 day'` },
+  };
 }
 
 function transformNode(i) {
-  return { id: `tx_${i}`, type: 'transform', config: { sql: `select id, sum(amount) as total from input group by id -- step ${i}`, timeout_seconds: 300 } };
+  return {
+    id: `tx_${i}`,
+    type: 'transform',
+    config: { sql: `select id, sum(amount) as total from input group by id -- step ${i}`, timeout_seconds: 300 },
+  };
 }
 
 function decisionNode(i, rand) {
   const id = `route_${i}`;
   const base = { choices: CHOICES, default: 'low' };
   if (rand() < 0.3) {
-    return { id, type: 'decision', config: { ...base, strategy: 'llm', connector_id: 'con_llm', prompt: 'Classify the batch by risk', min_confidence: 0.7, sample_rows: 50 } };
+    return {
+      id,
+      type: 'decision',
+      config: {
+        ...base,
+        strategy: 'llm',
+        connector_id: 'con_llm',
+        prompt: 'Classify the batch by risk',
+        min_confidence: 0.7,
+        sample_rows: 50,
+      },
+    };
   }
   const rules = CHOICES.map((choice, k) => ({ choice, sql: `select count(*) > ${(k + 1) * 100} from input` }));
   return { id, type: 'decision', config: { ...base, strategy: 'rules', rules } };
@@ -53,7 +72,8 @@ function decisionNode(i, rand) {
 
 function sinkNode(i, rand) {
   const id = `sink_${i}`;
-  if (rand() < 0.4) return { id, type: 'sink', config: { connector_id: 'con_pg', table: `mart_${i}`, mode: 'upsert', key: ['id'] } };
+  if (rand() < 0.4)
+    return { id, type: 'sink', config: { connector_id: 'con_pg', table: `mart_${i}`, mode: 'upsert', key: ['id'] } };
   if (rand() < 0.5) return { id, type: 'sink', config: { connector_id: 'con_s3', path: `s3://lake/out/${id}/` } };
   return { id, type: 'sink', config: { connector_id: 'con_pg', table: `report_${i}`, mode: 'overwrite' } };
 }
@@ -75,7 +95,7 @@ export function realisticDag(seed = 42) {
   };
   const feedFromWindow = (to, count) => {
     const window = feedable.slice(-WINDOW);
-    for (let added = 0; added < count; ) if (addEdge(pick(window), to)) added++;
+    for (let added = 0; added < count;) if (addEdge(pick(window), to)) added++;
   };
 
   for (let i = 0; i < SOURCES; i++) {

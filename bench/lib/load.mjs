@@ -33,7 +33,9 @@ export async function measure(label, url, headers = {}) {
     timeouts: r.timeouts,
   };
   if (r.non2xx > 0 || r.errors > 0 || r.requests.total === 0) {
-    throw new Error(`${label}: the run is not clean: ${JSON.stringify({ ...figures, status_codes: r.statusCodeStats })}`);
+    throw new Error(
+      `${label}: the run is not clean: ${JSON.stringify({ ...figures, status_codes: r.statusCodeStats })}`,
+    );
   }
   return figures;
 }

@@ -37,4 +37,3 @@ export function printResult(bench, figures) {
   const line = { bench, ...figures, load_avg_1m_at_start: LOAD_AVG_AT_START };
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(line)}\n`);
 }
-

@@ -22,14 +22,29 @@ export async function api(stack, method, path, body, expected) {
  */
 export async function stackConnector(stack, database) {
   const config = { host: '127.0.0.1', port: 5432, database, user: 'postgres' };
-  return (await api(stack, 'POST', '/v2/connectors', { name: `bench-pg-${randomUUID().slice(0, 8)}`, type: 'postgres', config }, 201)).id;
+  return (
+    await api(
+      stack,
+      'POST',
+      '/v2/connectors',
+      { name: `bench-pg-${randomUUID().slice(0, 8)}`, type: 'postgres', config },
+      201,
+    )
+  ).id;
 }
 
 /** A valid pipeline of this DAG and a job on it that allows overlapping runs. Answers the job id. */
 export async function jobFor(stack, dag) {
   const pipeline = await api(stack, 'POST', '/v2/pipelines', { name: `bench-${randomUUID().slice(0, 8)}`, dag }, 201);
-  if (pipeline.status !== 'valid') throw new Error(`bench pipeline is invalid: ${JSON.stringify(pipeline.validation.errors)}`);
-  const job = await api(stack, 'POST', '/v2/jobs', { name: `bench-${randomUUID().slice(0, 8)}`, pipeline_id: pipeline.id, concurrency_policy: 'allow' }, 201);
+  if (pipeline.status !== 'valid')
+    throw new Error(`bench pipeline is invalid: ${JSON.stringify(pipeline.validation.errors)}`);
+  const job = await api(
+    stack,
+    'POST',
+    '/v2/jobs',
+    { name: `bench-${randomUUID().slice(0, 8)}`, pipeline_id: pipeline.id, concurrency_policy: 'allow' },
+    201,
+  );
   return job.id;
 }
 
@@ -54,7 +69,13 @@ export const msBetween = (from, to) => Date.parse(to) - Date.parse(from);
 
 /** One page of a job's runs (newest first), optionally of one status. */
 export const listRuns = (stack, jobId, { status, limit = 200, cursor } = {}) =>
-  api(stack, 'GET', `/v2/jobs/${jobId}/runs?${new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })}`, undefined, 200);
+  api(
+    stack,
+    'GET',
+    `/v2/jobs/${jobId}/runs?${new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })}`,
+    undefined,
+    200,
+  );
 
 /** Every run of a job, page by page. */
 export async function allRuns(stack, jobId) {

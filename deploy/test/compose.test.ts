@@ -57,7 +57,9 @@ describe('docker-compose.yml', () => {
 
   it('PostgreSQL keeps a volume and has a healthcheck; Redis persists every second and never evicts', () => {
     const { postgres, redis } = compose.services;
-    expect(postgres?.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^pgdata:\/var\/lib\/postgresql\/data$/)]));
+    expect(postgres?.volumes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^pgdata:\/var\/lib\/postgresql\/data$/)]),
+    );
     expect(postgres?.healthcheck?.test).toEqual(expect.arrayContaining(['pg_isready']));
     const redisArgs = (redis?.command ?? []).join(' ');
     expect(redisArgs).toMatch(/--appendonly yes/);
@@ -74,26 +76,31 @@ describe('docker-compose.yml', () => {
     expect(migrate.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
   });
 
-  it.each(SERVICES.map((s) => [s.name, s] as const))('%s: its SERVICE, port, HOST, and depends_on with conditions', (name, info) => {
-    const service = compose.services[name]!;
-    const env = service.environment ?? {};
-    expect(env.SERVICE).toBe(name);
-    expect(String(env[info.portVar])).toBe(String(info.port));
-    const hostVar = name === 'gateway' ? 'GATEWAY_HOST' : 'HOST';
-    expect(env[hostVar]).toBe('0.0.0.0');
-    // Every dependency waits for a condition, and nothing starts before PostgreSQL, Redis and (for services with
-    // tables) the migrations are ready.
-    const deps = service.depends_on ?? {};
-    expect(Object.values(deps).every((d) => ['service_healthy', 'service_completed_successfully'].includes(d.condition))).toBe(true);
-    expect(deps.redis).toEqual({ condition: 'service_healthy' });
-    if (info.migrates) {
-      expect(deps.postgres).toEqual({ condition: 'service_healthy' });
-      expect(deps.migrate).toEqual({ condition: 'service_completed_successfully' });
-    }
-    // The image's HEALTHCHECK probes /readyz on this port; service_healthy waits on it.
-    expect(service.healthcheck).toBeUndefined();
-    expect(service.image).toMatch(/^conduit:/);
-  });
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    '%s: its SERVICE, port, HOST, and depends_on with conditions',
+    (name, info) => {
+      const service = compose.services[name]!;
+      const env = service.environment ?? {};
+      expect(env.SERVICE).toBe(name);
+      expect(String(env[info.portVar])).toBe(String(info.port));
+      const hostVar = name === 'gateway' ? 'GATEWAY_HOST' : 'HOST';
+      expect(env[hostVar]).toBe('0.0.0.0');
+      // Every dependency waits for a condition, and nothing starts before PostgreSQL, Redis and (for services with
+      // tables) the migrations are ready.
+      const deps = service.depends_on ?? {};
+      expect(
+        Object.values(deps).every((d) => ['service_healthy', 'service_completed_successfully'].includes(d.condition)),
+      ).toBe(true);
+      expect(deps.redis).toEqual({ condition: 'service_healthy' });
+      if (info.migrates) {
+        expect(deps.postgres).toEqual({ condition: 'service_healthy' });
+        expect(deps.migrate).toEqual({ condition: 'service_completed_successfully' });
+      }
+      // The image's HEALTHCHECK probes /readyz on this port; service_healthy waits on it.
+      expect(service.healthcheck).toBeUndefined();
+      expect(service.image).toMatch(/^conduit:/);
+    },
+  );
 
   it('the gateway is the only service with a published port: 3000, on the loopback by default, and not its metrics port', () => {
     const published = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).length > 0);

@@ -42,7 +42,12 @@ it('runs as a non-root user, under tini, with a HEALTHCHECK', () => {
 it('copies only files that exist (COPY sources outside the build stages)', () => {
   const sources = lines
     .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
-    .flatMap((l) => l.replace(/--chown=\S+/, '').split(/\s+/).slice(1, -1))
+    .flatMap((l) =>
+      l
+        .replace(/--chown=\S+/, '')
+        .split(/\s+/)
+        .slice(1, -1),
+    )
     .filter((p) => p !== '.' && p !== '');
   expect(sources.length).toBeGreaterThan(0);
   expect(sources.filter((p) => !existsSync(resolve(ROOT, p)))).toEqual([]);

@@ -19,7 +19,9 @@ function mustSet(info: ServiceInfo): string[] {
 
 /** Required by the migration step: what every migrating service requires, and its database. */
 function migrateMustSet(): string[] {
-  return [...new Set(SERVICES.filter((s) => s.migrates).flatMap((s) => [...serviceEnv(s.name).required, 'DATABASE_URL']))].sort();
+  return [
+    ...new Set(SERVICES.filter((s) => s.migrates).flatMap((s) => [...serviceEnv(s.name).required, 'DATABASE_URL'])),
+  ].sort();
 }
 
 const allKnownKeys = new Set(knownServices().flatMap((s) => serviceEnv(s).keys));
@@ -30,22 +32,32 @@ it('reads every service schema, and finds what the code requires (SECRETS_KEY wh
   expect(serviceEnv('webhook-dispatcher').required).toEqual(['SECRETS_KEY']);
   expect(serviceEnv('executor').required).toEqual(['SECRETS_KEY']);
   expect(serviceEnv('gateway').required).toEqual(expect.arrayContaining(['SECRETS_KEY']));
-  expect(serviceEnv('executor').keys).toEqual(expect.arrayContaining(['EXECUTOR_SHUTDOWN_GRACE_MS', 'REDIS_URL', 'HOST']));
+  expect(serviceEnv('executor').keys).toEqual(
+    expect.arrayContaining(['EXECUTOR_SHUTDOWN_GRACE_MS', 'REDIS_URL', 'HOST']),
+  );
 });
 
 describe('docker-compose.yml', () => {
   const compose = loadCompose();
   const envOf = (name: string): Record<string, string> =>
-    Object.fromEntries(Object.entries(compose.services[name]?.environment ?? {}).map(([k, v]) => [k, interpolateDefaults(String(v ?? ''))]));
+    Object.fromEntries(
+      Object.entries(compose.services[name]?.environment ?? {}).map(([k, v]) => [
+        k,
+        interpolateDefaults(String(v ?? '')),
+      ]),
+    );
 
-  it.each(SERVICES.map((s) => [s.name, s] as const))('%s: every required variable is set (non-empty), and every one set is read', (name, info) => {
-    const env = envOf(name);
-    const missing = mustSet(info).filter((key) => !env[key]);
-    expect(missing).toEqual([]);
-    const unknown = Object.keys(env).filter((key) => !IMAGE_VARS.has(key) && !serviceEnv(name).keys.includes(key));
-    expect(unknown).toEqual([]);
-    expect(env[info.portVar]).toBe(String(info.port));
-  });
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    '%s: every required variable is set (non-empty), and every one set is read',
+    (name, info) => {
+      const env = envOf(name);
+      const missing = mustSet(info).filter((key) => !env[key]);
+      expect(missing).toEqual([]);
+      const unknown = Object.keys(env).filter((key) => !IMAGE_VARS.has(key) && !serviceEnv(name).keys.includes(key));
+      expect(unknown).toEqual([]);
+      expect(env[info.portVar]).toBe(String(info.port));
+    },
+  );
 
   it('the migration step has what every migration needs', () => {
     const env = envOf('migrate');
@@ -64,15 +76,20 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
     ports?: { containerPort: number }[];
   };
-  const containerOf = (o: K8sObject): Container => (o.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
+  const containerOf = (o: K8sObject): Container =>
+    (o.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
 
   /** The variables a container gets (value, or '(secret)' for a Secret's key), as the kubelet would assemble them. */
   function environment(container: Container): Record<string, string> {
     const env: Record<string, string> = {};
     for (const source of container.envFrom ?? []) {
-      if (source.configMapRef) Object.assign(env, find(objects, 'ConfigMap', source.configMapRef.name).data as Record<string, string>);
+      if (source.configMapRef)
+        Object.assign(env, find(objects, 'ConfigMap', source.configMapRef.name).data as Record<string, string>);
       if (source.secretRef) {
-        const secret = find(objects, 'Secret', source.secretRef.name) as K8sObject & { data?: object; stringData?: object };
+        const secret = find(objects, 'Secret', source.secretRef.name) as K8sObject & {
+          data?: object;
+          stringData?: object;
+        };
         for (const key of Object.keys({ ...secret.data, ...secret.stringData })) env[key] = '(secret)';
       }
     }
@@ -80,20 +97,29 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     return env;
   }
 
-  it.each(SERVICES.map((s) => [s.name, s] as const))('%s: every required variable is set, and the port is the container port', (name, info) => {
-    const container = containerOf(find(objects, 'Deployment', name));
-    const env = environment(container);
-    expect(mustSet(info).filter((key) => !env[key])).toEqual([]);
-    expect(Number(env[info.portVar])).toBe(container.ports?.[0]?.containerPort);
-    const unknown = (container.env ?? []).map((e) => e.name).filter((key) => !IMAGE_VARS.has(key) && !serviceEnv(name).keys.includes(key));
-    expect(unknown).toEqual([]);
-  });
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    '%s: every required variable is set, and the port is the container port',
+    (name, info) => {
+      const container = containerOf(find(objects, 'Deployment', name));
+      const env = environment(container);
+      expect(mustSet(info).filter((key) => !env[key])).toEqual([]);
+      expect(Number(env[info.portVar])).toBe(container.ports?.[0]?.containerPort);
+      const unknown = (container.env ?? [])
+        .map((e) => e.name)
+        .filter((key) => !IMAGE_VARS.has(key) && !serviceEnv(name).keys.includes(key));
+      expect(unknown).toEqual([]);
+    },
+  );
 
-  it.each(SERVICES.filter((s) => s.migrates).map((s) => [s.name] as const))("%s: the migrating init container has what the service's migration needs", (name) => {
-    const pod = (find(objects, 'Deployment', name).spec as { template: { spec: { initContainers?: Container[] } } }).template.spec;
-    const env = environment(pod.initContainers![0]!);
-    expect([...serviceEnv(name).required, 'DATABASE_URL'].filter((key) => !env[key])).toEqual([]);
-  });
+  it.each(SERVICES.filter((s) => s.migrates).map((s) => [s.name] as const))(
+    "%s: the migrating init container has what the service's migration needs",
+    (name) => {
+      const pod = (find(objects, 'Deployment', name).spec as { template: { spec: { initContainers?: Container[] } } })
+        .template.spec;
+      const env = environment(pod.initContainers![0]!);
+      expect([...serviceEnv(name).required, 'DATABASE_URL'].filter((key) => !env[key])).toEqual([]);
+    },
+  );
 
   it('the ConfigMap and the Secret hold only variables some service reads (no typos)', () => {
     const config = find(objects, 'ConfigMap', 'conduit-config') as K8sObject & { data: Record<string, string> };

@@ -59,7 +59,10 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     const deployments = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     expect(deployments.sort()).toEqual(SERVICES.map((s) => s.name).sort());
     for (const { name, port } of SERVICES) {
-      const service = find(objects, 'Service', name).spec as { ports: { port: number; targetPort: string }[]; type?: string };
+      const service = find(objects, 'Service', name).spec as {
+        ports: { port: number; targetPort: string }[];
+        type?: string;
+      };
       expect(service.ports).toEqual([expect.objectContaining({ port, targetPort: 'http' })]);
       expect(service.type ?? 'ClusterIP').toBe('ClusterIP');
       const pdb = find(objects, 'PodDisruptionBudget', name).spec as { selector: unknown };
@@ -67,25 +70,42 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it.each(SERVICES.map((s) => [s.name, s] as const))('%s: image, port, probes on /readyz and /healthz, resources, non-root', (name, info) => {
-    const pod = podOf(find(objects, 'Deployment', name));
-    const [container] = pod.containers;
-    expect(container?.image).toMatch(/^ghcr\.io\/conduit\/conduit:/);
-    expect(container?.env).toEqual(expect.arrayContaining([{ name: 'SERVICE', value: name }]));
-    // The gateway's /metrics has a port of its own (GATEWAY_METRICS_PORT); every other service serves it on its one port.
-    const metricsPort = name === 'gateway' ? GATEWAY_METRICS_PORT : info.port;
-    expect(container?.ports).toEqual(
-      name === 'gateway' ? [{ name: 'http', containerPort: info.port }, { name: 'metrics', containerPort: metricsPort }] : [{ name: 'http', containerPort: info.port }],
-    );
-    const annotations = (find(objects, 'Deployment', name).spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations;
-    expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metricsPort), 'prometheus.io/path': '/metrics' });
-    expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
-    expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(container?.resources?.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
-    expect(container?.resources?.limits?.memory).toEqual(expect.any(String));
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-    expect(container?.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
-  });
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    '%s: image, port, probes on /readyz and /healthz, resources, non-root',
+    (name, info) => {
+      const pod = podOf(find(objects, 'Deployment', name));
+      const [container] = pod.containers;
+      expect(container?.image).toMatch(/^ghcr\.io\/conduit\/conduit:/);
+      expect(container?.env).toEqual(expect.arrayContaining([{ name: 'SERVICE', value: name }]));
+      // The gateway's /metrics has a port of its own (GATEWAY_METRICS_PORT); every other service serves it on its one port.
+      const metricsPort = name === 'gateway' ? GATEWAY_METRICS_PORT : info.port;
+      expect(container?.ports).toEqual(
+        name === 'gateway'
+          ? [
+              { name: 'http', containerPort: info.port },
+              { name: 'metrics', containerPort: metricsPort },
+            ]
+          : [{ name: 'http', containerPort: info.port }],
+      );
+      const annotations = (
+        find(objects, 'Deployment', name).spec as { template: { metadata: { annotations?: Record<string, string> } } }
+      ).template.metadata.annotations;
+      expect(annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(metricsPort),
+        'prometheus.io/path': '/metrics',
+      });
+      expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(container?.resources?.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
+      expect(container?.resources?.limits?.memory).toEqual(expect.any(String));
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      expect(container?.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
+    },
+  );
 
   it("the executor's termination grace outlasts its drain (EXECUTOR_SHUTDOWN_GRACE_MS) by at least 10 s", () => {
     const pod = podOf(find(objects, 'Deployment', 'executor'));
@@ -94,24 +114,27 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThanOrEqual(Number(drain) + 10_000);
   });
 
-  it.each(SERVICES.map((s) => [s.name, s] as const))("%s: migrations in an init container (no Job to delete per image), with the service's image and settings", (name, info) => {
-    expect(objects.filter((o) => o.kind === 'Job')).toEqual([]);
-    const pod = podOf(find(objects, 'Deployment', name));
-    const [container] = pod.containers;
-    if (!info.migrates) {
-      expect(pod.initContainers ?? []).toEqual([]);
-      return;
-    }
-    expect(pod.initContainers).toHaveLength(1);
-    const init = pod.initContainers![0]!;
-    // The same image, so a new tag migrates before the pods of that tag start.
-    expect(init.image).toBe(container?.image);
-    expect(init.command).toEqual(['node', `/app/apps/${name}/dist/migrate.js`]);
-    expect(existsSync(resolve(ROOT, `apps/${name}/dist/migrate.js`))).toBe(true);
-    expect(init.envFrom).toEqual(container?.envFrom);
-    expect(init.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
-    expect(init.resources?.limits?.memory).toEqual(expect.any(String));
-  });
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    "%s: migrations in an init container (no Job to delete per image), with the service's image and settings",
+    (name, info) => {
+      expect(objects.filter((o) => o.kind === 'Job')).toEqual([]);
+      const pod = podOf(find(objects, 'Deployment', name));
+      const [container] = pod.containers;
+      if (!info.migrates) {
+        expect(pod.initContainers ?? []).toEqual([]);
+        return;
+      }
+      expect(pod.initContainers).toHaveLength(1);
+      const init = pod.initContainers![0]!;
+      // The same image, so a new tag migrates before the pods of that tag start.
+      expect(init.image).toBe(container?.image);
+      expect(init.command).toEqual(['node', `/app/apps/${name}/dist/migrate.js`]);
+      expect(existsSync(resolve(ROOT, `apps/${name}/dist/migrate.js`))).toBe(true);
+      expect(init.envFrom).toEqual(container?.envFrom);
+      expect(init.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(init.resources?.limits?.memory).toEqual(expect.any(String));
+    },
+  );
 
   it.each(SERVICES.map((s) => [s.name] as const))('%s: its own ServiceAccount, with no token mounted', (name) => {
     const pod = podOf(find(objects, 'Deployment', name));
@@ -121,29 +144,61 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect(account.automountServiceAccountToken).toBe(false);
   });
 
-  it.each(SERVICES.map((s) => [s.name] as const))('%s: replicas spread over zones and nodes, counting only its own pods of the same revision', (name) => {
-    const spread = podOf(find(objects, 'Deployment', name)).topologySpreadConstraints ?? [];
-    expect(spread.map((c) => c.topologyKey).sort()).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
-    for (const constraint of spread) {
-      expect(constraint).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', matchLabelKeys: ['pod-template-hash'] });
-      expect(constraint.labelSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': name } });
-    }
-  });
+  it.each(SERVICES.map((s) => [s.name] as const))(
+    '%s: replicas spread over zones and nodes, counting only its own pods of the same revision',
+    (name) => {
+      const spread = podOf(find(objects, 'Deployment', name)).topologySpreadConstraints ?? [];
+      expect(spread.map((c) => c.topologyKey).sort()).toEqual([
+        'kubernetes.io/hostname',
+        'topology.kubernetes.io/zone',
+      ]);
+      for (const constraint of spread) {
+        expect(constraint).toMatchObject({
+          maxSkew: 1,
+          whenUnsatisfiable: 'ScheduleAnyway',
+          matchLabelKeys: ['pod-template-hash'],
+        });
+        expect(constraint.labelSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': name } });
+      }
+    },
+  );
 
   it('NetworkPolicies: every pod denies by default, only the gateway API port accepts anyone, Prometheus only the ops ports, all reach PostgreSQL and Redis', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     type Ingress = { from?: unknown[]; ports?: { port: number; endPort?: number }[] };
-    type Policy = { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: Ingress[]; egress?: { ports?: { port: number }[] }[] };
+    type Policy = {
+      podSelector: { matchLabels?: Record<string, string> };
+      policyTypes: string[];
+      ingress?: Ingress[];
+      egress?: { ports?: { port: number }[] }[];
+    };
     const spec = (o: K8sObject) => o.spec as Policy;
-    const deny = policies.find((p) => spec(p).podSelector.matchLabels?.['app.kubernetes.io/part-of'] === 'conduit' && !spec(p).ingress && !spec(p).egress);
+    const deny = policies.find(
+      (p) =>
+        spec(p).podSelector.matchLabels?.['app.kubernetes.io/part-of'] === 'conduit' &&
+        !spec(p).ingress &&
+        !spec(p).egress,
+    );
     expect(deny && spec(deny).policyTypes.sort()).toEqual(['Egress', 'Ingress']);
     const withIngress = policies.filter((p) => (spec(p).ingress ?? []).length > 0);
-    const fromAnywhere = withIngress.flatMap((p) => (spec(p).ingress ?? []).filter((rule) => !rule.from).map((rule) => ({ pods: spec(p).podSelector, ports: rule.ports })));
-    expect(fromAnywhere).toEqual([{ pods: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, ports: [{ protocol: 'TCP', port: 3000 }] }]);
+    const fromAnywhere = withIngress.flatMap((p) =>
+      (spec(p).ingress ?? [])
+        .filter((rule) => !rule.from)
+        .map((rule) => ({ pods: spec(p).podSelector, ports: rule.ports })),
+    );
+    expect(fromAnywhere).toEqual([
+      { pods: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } }, ports: [{ protocol: 'TCP', port: 3000 }] },
+    ]);
     // Prometheus: the ops ports (the gateway's metrics port and every other service's port), from its namespace only.
     const scrape = withIngress.flatMap((p) => (spec(p).ingress ?? []).filter((rule) => rule.from));
-    expect(scrape).toEqual([{ from: [{ namespaceSelector: { matchLabels: expect.any(Object) } }], ports: [{ protocol: 'TCP', port: GATEWAY_METRICS_PORT, endPort: 3105 }] }]);
-    for (const { name, port } of SERVICES) if (name !== 'gateway') expect(port).toBeGreaterThanOrEqual(GATEWAY_METRICS_PORT);
+    expect(scrape).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: expect.any(Object) } }],
+        ports: [{ protocol: 'TCP', port: GATEWAY_METRICS_PORT, endPort: 3105 }],
+      },
+    ]);
+    for (const { name, port } of SERVICES)
+      if (name !== 'gateway') expect(port).toBeGreaterThanOrEqual(GATEWAY_METRICS_PORT);
     const dataPorts = policies
       .filter((p) => spec(p).podSelector.matchLabels?.['app.kubernetes.io/part-of'] === 'conduit')
       .flatMap((p) => spec(p).egress ?? [])
@@ -151,7 +206,9 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect(dataPorts).toEqual(expect.arrayContaining([53, 5432, 6379]));
     // The label the policies select on reaches every pod template.
     for (const { name } of SERVICES) {
-      const labels = (find(objects, 'Deployment', name).spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const labels = (
+        find(objects, 'Deployment', name).spec as { template: { metadata: { labels: Record<string, string> } } }
+      ).template.metadata.labels;
       expect(labels['app.kubernetes.io/part-of']).toBe('conduit');
     }
   });
@@ -162,7 +219,12 @@ describe('executor autoscaling', () => {
     const objects = render('k8s/overlays/dev');
     const hpa = find(objects, 'HorizontalPodAutoscaler', 'executor').spec as Record<string, unknown>;
     expect(hpa.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'executor' });
-    expect(hpa.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } }]);
+    expect(hpa.metrics).toEqual([
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } },
+      },
+    ]);
     expect(objects.some((o) => o.kind === 'ScaledObject')).toBe(false);
   });
 
@@ -177,7 +239,12 @@ describe('executor autoscaling', () => {
     const scaled = find(objects, 'ScaledObject', 'executor');
     expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
     type Trigger = { type: string; metadata: Record<string, string> };
-    const spec = scaled.spec as { scaleTargetRef: { name: string }; minReplicaCount: number; maxReplicaCount: number; triggers: Trigger[] };
+    const spec = scaled.spec as {
+      scaleTargetRef: { name: string };
+      minReplicaCount: number;
+      maxReplicaCount: number;
+      triggers: Trigger[];
+    };
     expect(spec.scaleTargetRef.name).toBe('executor');
     expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
     expect(spec.maxReplicaCount).toBeGreaterThan(spec.minReplicaCount);

@@ -10,13 +10,21 @@ import { DEFAULT_GATEWAY_METRICS_PORT as GATEWAY_METRICS_PORT } from '../../apps
 import { OVERLAYS, render, type K8sObject } from './support/kustomize.js';
 import { ROOT, SERVICES } from './support/repo.js';
 
-type Selector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: 'In' | 'NotIn'; values: string[] }[] };
+type Selector = {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn'; values: string[] }[];
+};
 type Monitor = { selector: Selector; podMetricsEndpoints: { port: string; path: string }[] };
-type Pod = { metadata: { labels: Record<string, string> }; spec: { containers: { ports?: { name: string; containerPort: number }[] }[] } };
+type Pod = {
+  metadata: { labels: Record<string, string> };
+  spec: { containers: { ports?: { name: string; containerPort: number }[] }[] };
+};
 
 function matches(selector: Selector, labels: Record<string, string>): boolean {
   const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
-  const byExpressions = (selector.matchExpressions ?? []).every((e) => (e.operator === 'In' ? e.values.includes(labels[e.key] ?? '') : !e.values.includes(labels[e.key] ?? '')));
+  const byExpressions = (selector.matchExpressions ?? []).every((e) =>
+    e.operator === 'In' ? e.values.includes(labels[e.key] ?? '') : !e.values.includes(labels[e.key] ?? ''),
+  );
   return byLabels && byExpressions;
 }
 
@@ -59,7 +67,9 @@ describe.each(OVERLAYS)('k8s/overlays/%s with components/prometheus-operator', (
       const containerPort = pod.spec.containers[0]?.ports?.find((p) => p.name === endpoint?.port)?.containerPort;
       expect([name, containerPort]).toEqual([name, name === 'gateway' ? GATEWAY_METRICS_PORT : port]);
       // The pods' annotations (for annotation-based discovery) name the same port.
-      expect((pod.metadata as { annotations?: Record<string, string> }).annotations?.['prometheus.io/port']).toBe(String(containerPort));
+      expect((pod.metadata as { annotations?: Record<string, string> }).annotations?.['prometheus.io/port']).toBe(
+        String(containerPort),
+      );
     }
   });
 

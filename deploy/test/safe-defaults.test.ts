@@ -16,7 +16,12 @@ const COMPOSE_SECRETS = ['SECRETS_KEY', 'BOOTSTRAP_API_KEY', 'POSTGRES_PASSWORD'
 
 /** A .env file's `NAME=value` lines, as Compose reads these simple ones. */
 function parse(text: string): Record<string, string> {
-  return Object.fromEntries(text.split('\n').filter((l) => /^[A-Z0-9_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((l) => /^[A-Z0-9_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 describe('docker-compose.yml', () => {
@@ -30,18 +35,24 @@ describe('docker-compose.yml', () => {
 
   it('no service gets a well-known secret, and none runs as local development', () => {
     for (const [name, service] of Object.entries(compose.services)) {
-      const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolateDefaults(String(v ?? ''))]));
+      const env = Object.fromEntries(
+        Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolateDefaults(String(v ?? ''))]),
+      );
       expect([name, wellKnownSecrets(env)]).toEqual([name, []]);
       expect([name, env.CONDUIT_ENV ?? 'production']).toEqual([name, 'production']);
     }
-    expect(compose.services.gateway?.environment?.BOOTSTRAP_API_KEY && interpolateDefaults(String(compose.services.gateway.environment.BOOTSTRAP_API_KEY))).toBe(FROM_ENVIRONMENT);
+    expect(
+      compose.services.gateway?.environment?.BOOTSTRAP_API_KEY &&
+        interpolateDefaults(String(compose.services.gateway.environment.BOOTSTRAP_API_KEY)),
+    ).toBe(FROM_ENVIRONMENT);
   });
 });
 
 describe('npm run generate-env', () => {
   const dir = mkdtempSync(join(tmpdir(), 'conduit-env-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const generate = (file: string) => execFileSync(process.execPath, [resolve(ROOT, 'scripts/generate-env.mjs'), file], { encoding: 'utf8' });
+  const generate = (file: string) =>
+    execFileSync(process.execPath, [resolve(ROOT, 'scripts/generate-env.mjs'), file], { encoding: 'utf8' });
 
   it('writes fresh values compose accepts and services start with, readable by the owner only', () => {
     const file = join(dir, 'fresh.env');

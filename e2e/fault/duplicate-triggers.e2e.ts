@@ -36,7 +36,9 @@ beforeAll(async () => {
   // This test counts runs made, not runs executed: without an executor they stay queued and cost nothing.
   for (const p of stack.processes.filter((p) => p.name === 'executor')) await stopProcess(p.child);
   const { pipeline_id } = (await call(stack, 'GET', `/v2/jobs/${fault.jobId}`)).body as { pipeline_id: string };
-  const more = await inPool(JOBS - 1, 8, () => create(stack, '/v2/jobs', { name: uniqueName('r6'), pipeline_id, concurrency_policy: 'allow' }));
+  const more = await inPool(JOBS - 1, 8, () =>
+    create(stack, '/v2/jobs', { name: uniqueName('r6'), pipeline_id, concurrency_policy: 'allow' }),
+  );
   jobIds = [fault.jobId, ...more.map((j) => j.id)];
 }, 120_000);
 
@@ -56,14 +58,16 @@ interface Sent {
 }
 
 function trigger(key: string, jobId: string, kind: Sent['kind']): Promise<Sent> {
-  return call(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {}, headers: { 'idempotency-key': key } }).then((res: ApiResponse) => ({
-    key,
-    kind,
-    status: res.status,
-    code: res.body?.code,
-    retryAfter: res.headers.get('retry-after'),
-    runId: res.status === 202 ? res.body?.id : undefined,
-  }));
+  return call(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {}, headers: { 'idempotency-key': key } }).then(
+    (res: ApiResponse) => ({
+      key,
+      kind,
+      status: res.status,
+      code: res.body?.code,
+      retryAfter: res.headers.get('retry-after'),
+      runId: res.status === 202 ? res.body?.id : undefined,
+    }),
+  );
 }
 
 it('makes exactly one run per Idempotency-Key, answers only 202, 409 or 503, and a retry returns the first run', async () => {
@@ -92,7 +96,9 @@ it('makes exactly one run per Idempotency-Key, answers only 202, 409 or 503, and
   const lateCommits = (await runsFor()).length;
 
   // A client that got no run yet retries after the Retry-After it was given, until one is accepted.
-  const pending = keys.map((key, i) => ({ key, i })).filter(({ key }) => !sent.some((s) => s.key === key && s.status === 202));
+  const pending = keys
+    .map((key, i) => ({ key, i }))
+    .filter(({ key }) => !sent.some((s) => s.key === key && s.status === 202));
   await inPool(pending.length, CLIENTS, async (n) => {
     const { key, i } = pending[n]!;
     await waitFor(
@@ -129,7 +135,10 @@ it('makes exactly one run per Idempotency-Key, answers only 202, 409 or 503, and
     },
     10_000,
   );
-  const { rows: all } = await client.query<{ n: string }>('select count(*) as n from scheduler.runs where job_id = any($1)', [jobIds]);
+  const { rows: all } = await client.query<{ n: string }>(
+    'select count(*) as n from scheduler.runs where job_id = any($1)',
+    [jobIds],
+  );
   expect(Number(all[0]!.n)).toBe(KEYS);
   const runOf = new Map(runs.map((r) => [r.idempotency_key, r.ids]));
   expect(runs.filter((r) => r.ids.length !== 1)).toEqual([]);
@@ -137,7 +146,8 @@ it('makes exactly one run per Idempotency-Key, answers only 202, 409 or 503, and
   expect(mismatched.slice(0, 5)).toEqual([]);
 
   // The fault really happened: first requests answered 503 while their run was committed, and retries found it.
-  const count = (kind: Sent['kind'], status: number) => sent.filter((s) => s.kind === kind && s.status === status).length;
+  const count = (kind: Sent['kind'], status: number) =>
+    sent.filter((s) => s.kind === kind && s.status === status).length;
   console.info(
     `R6: ${KEYS} keys in ${twiceMs} ms (each sent twice; ${lateCommits} runs committed after their 503), then ${pending.length} ` +
       `retried until accepted; total ${Date.now() - started} ms; ` +

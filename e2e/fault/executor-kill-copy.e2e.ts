@@ -4,7 +4,15 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { ServiceProcess, Stack } from '@conduit/local-stack';
-import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from '../support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  triggerRun,
+  uniqueName,
+  waitFor,
+  waitForRun,
+  waitForRunEnd,
+} from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { executorRunning, killHard, liveExecutors } from '../support/run-executions.js';
 
@@ -57,13 +65,21 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
      from generate_series(1, $1) as i`,
     [ROWS],
   );
-  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: fault.target.config() });
+  const connector = await create(stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: fault.target.config(),
+  });
   const dag = {
     nodes: [
       { id: 'extract', type: 'source', config: { connector_id: connector.id, table: 'copy_src' } },
       { id: 'all', type: 'transform', config: { sql: 'select * from extract' } },
       // Upsert on the table's key: a takeover that copies again rewrites the same 1M rows, it adds none.
-      { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'copy_out', mode: 'upsert', key: ['id'] } },
+      {
+        id: 'load',
+        type: 'sink',
+        config: { connector_id: connector.id, table: 'copy_out', mode: 'upsert', key: ['id'] },
+      },
     ],
     edges: [
       { from: 'extract', to: 'all' },
@@ -82,10 +98,20 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
   // parts, or the sink's CSV) in its scratch folder.
   const victimFolder = join(dataDir, folderOf(victim!));
   const runFolderPrefix = `${run.id.replace(/[^\w-]/g, '_')}-`;
-  const runFolders = async () => (await readdir(victimFolder).catch(() => [] as string[])).filter((name) => name.startsWith(runFolderPrefix));
+  const runFolders = async () =>
+    (await readdir(victimFolder).catch(() => [] as string[])).filter((name) => name.startsWith(runFolderPrefix));
   const transferFiles = async (): Promise<string[]> =>
-    (await Promise.all((await runFolders()).map((f) => readdir(join(victimFolder, f, 'scratch')).catch(() => [] as string[])))).flat();
-  await waitFor('a transfer file of the run in the victim\'s spill folder', async () => (await transferFiles()).length > 0, 30_000, 25);
+    (
+      await Promise.all(
+        (await runFolders()).map((f) => readdir(join(victimFolder, f, 'scratch')).catch(() => [] as string[])),
+      )
+    ).flat();
+  await waitFor(
+    "a transfer file of the run in the victim's spill folder",
+    async () => (await transferFiles()).length > 0,
+    30_000,
+    25,
+  );
   await killHard(victim!);
   const killedAt = Date.now();
 
@@ -97,9 +123,22 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
 /** Starts an executor again and checks that it removed the dead one's spill folder at start, and said so. */
 async function restartExecutor(stack: Stack, victimFolder: string): Promise<ServiceProcess> {
   const restarted = await stack.startService('executor');
-  await waitFor('the new executor to remove the dead one\'s spill folder', async () => !existsSync(victimFolder), 15_000, 50);
-  await waitFor('the new executor to log the removal', async () => restarted.output.join('').includes(REMOVED_LOG), 5000, 50);
-  const removal = restarted.output.join('').split('\n').find((l) => l.includes(REMOVED_LOG))!;
+  await waitFor(
+    "the new executor to remove the dead one's spill folder",
+    async () => !existsSync(victimFolder),
+    15_000,
+    50,
+  );
+  await waitFor(
+    'the new executor to log the removal',
+    async () => restarted.output.join('').includes(REMOVED_LOG),
+    5000,
+    50,
+  );
+  const removal = restarted.output
+    .join('')
+    .split('\n')
+    .find((l) => l.includes(REMOVED_LOG))!;
   expect(JSON.parse(removal).removed).toEqual([victimFolder.split('/').pop()]);
   return restarted;
 }
@@ -124,14 +163,20 @@ it('R7: killed -9 mid-copy of 1M rows, then started again: the dead folder goes 
   expect(ended.attempt).toBeGreaterThanOrEqual(2);
   expect(executorRunning(stack, runId)).toBe(restarted);
   // The repeat is harmless and counted: exactly the source's rows, each once, none altered, 1M written by the run.
-  const { rows } = await db!.query<{ n: string; distinct_n: string }>(`select count(*) as n, count(distinct id) as distinct_n from copy_out`);
+  const { rows } = await db!.query<{ n: string; distinct_n: string }>(
+    `select count(*) as n, count(distinct id) as distinct_n from copy_out`,
+  );
   expect(rows[0]).toEqual({ n: String(ROWS), distinct_n: String(ROWS) });
-  const { rows: diff } = await db!.query<{ n: string }>(`select count(*) as n from (select * from copy_src except select * from copy_out) d`);
+  const { rows: diff } = await db!.query<{ n: string }>(
+    `select count(*) as n from (select * from copy_src except select * from copy_out) d`,
+  );
   expect(diff[0]!.n).toBe('0');
   expect(ended.stats.rows_written).toBe(ROWS);
   await expectOnlyOwnEmptyFolder(restarted);
   const attempts = ended.nodes.map((n) => `${n.id} x${n.attempts}`).join(', ');
-  console.log(`R7 takeover: succeeded ${endedAfterKillMs} ms after the kill (run attempt ${ended.attempt}; ${attempts}); test ${Date.now() - startedAt} ms`);
+  console.log(
+    `R7 takeover: succeeded ${endedAfterKillMs} ms after the kill (run attempt ${ended.attempt}; ${attempts}); test ${Date.now() - startedAt} ms`,
+  );
 }, 150_000);
 
 it('R7: killed -9 mid-copy of 1M rows, failed by the reaper before an executor returns: the next one removes the folder and runs nothing', async () => {
@@ -147,7 +192,12 @@ it('R7: killed -9 mid-copy of 1M rows, failed by the reaper before an executor r
 
   const restarted = await restartExecutor(stack, victimFolder);
   // Its stalled check takes the queue job back; the claim is refused and nothing runs, so no run folder is made.
-  await waitFor('the new executor to be refused the claim', async () => restarted.output.join('').includes('run claim refused: nothing runs'), 15_000, 100);
+  await waitFor(
+    'the new executor to be refused the claim',
+    async () => restarted.output.join('').includes('run claim refused: nothing runs'),
+    15_000,
+    100,
+  );
   expect(restarted.output.join('')).not.toContain('"msg":"run started"');
   const { rows } = await db!.query<{ n: string }>(`select count(*) as n from copy_out`);
   expect(rows[0]!.n).toBe('0');

@@ -61,8 +61,14 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   await waitFor(
     '503s naming the database from the gateway (key lookup) and from the catalog',
     async () => {
-      const down = load.answers.filter((a) => a.at > stoppedAt + 1000 && a.status === 503 && a.dependency === 'database');
-      return Date.now() - stoppedAt >= 10_000 && down.some((a) => a.kind === 'create') && down.some((a) => a.kind === 'key-list');
+      const down = load.answers.filter(
+        (a) => a.at > stoppedAt + 1000 && a.status === 503 && a.dependency === 'database',
+      );
+      return (
+        Date.now() - stoppedAt >= 10_000 &&
+        down.some((a) => a.kind === 'create') &&
+        down.some((a) => a.kind === 'key-list')
+      );
     },
     30_000,
   );
@@ -91,7 +97,11 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   expect(Date.now() - restartedAt).toBeLessThan(5_000 + 1_000);
   for (const p of stack.processes) expect(p.child.exitCode).toBeNull();
   const recoveredAt = Date.now();
-  await waitFor('the load to succeed after recovery', async () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8, 20_000);
+  await waitFor(
+    'the load to succeed after recovery',
+    async () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8,
+    20_000,
+  );
   const answers = await load.stop();
 
   expect(unexpectedAnswers(answers, stack)).toEqual([]);
@@ -109,7 +119,10 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   await catalogDb.connect();
   try {
     const names = refused.map((a) => String(a.body?.name));
-    const { rows } = await catalogDb.query<{ n: string }>('select count(*) as n from catalog.projects where name = any($1)', [names]);
+    const { rows } = await catalogDb.query<{ n: string }>(
+      'select count(*) as n from catalog.projects where name = any($1)',
+      [names],
+    );
     expect(Number(rows[0]!.n)).toBe(0);
   } finally {
     await catalogDb.end();

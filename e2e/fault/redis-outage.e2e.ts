@@ -5,7 +5,14 @@ import { call } from '../support/client.js';
 import { uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
 import type { FaultRedis } from '../support/fault-servers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
-import { type Answer, type Load, type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
+import {
+  type Answer,
+  type Load,
+  type Operation,
+  readiness,
+  startLoad,
+  unexpectedAnswers,
+} from '../support/fault-load.js';
 
 // R2 (issue 16): the platform's Redis killed for 20 s under a load of triggers, creates and reads, and started again
 // from its AOF; then hung (SIGSTOP) and resumed. The stack runs on a PostgreSQL and a Redis of this file's own.
@@ -39,7 +46,13 @@ const operations = (n: number): Operation => {
       return { kind: 'trigger', method: 'POST', path: `/v2/jobs/${jobId}/run` };
     default:
       // Idempotency fails closed: without its record the request must not run.
-      return { kind: 'idempotent-create', method: 'POST', path: '/v2/projects', body: { name: uniqueName('r2-idem') }, headers: { 'idempotency-key': randomUUID() } };
+      return {
+        kind: 'idempotent-create',
+        method: 'POST',
+        path: '/v2/projects',
+        body: { name: uniqueName('r2-idem') },
+        headers: { 'idempotency-key': randomUUID() },
+      };
   }
 };
 
@@ -51,7 +64,9 @@ async function everyServiceReady(): Promise<boolean> {
 /** Every service's /readyz names Redis as down (and only Redis). */
 async function everyServiceNamesRedis(): Promise<boolean> {
   const reports = await Promise.all(stack.processes.map((p) => readiness(p.port)));
-  return reports.every((r) => r.status === 503 && /^error/.test(r.checks.redis ?? '') && (r.checks.db ?? 'ok') === 'ok');
+  return reports.every(
+    (r) => r.status === 503 && /^error/.test(r.checks.redis ?? '') && (r.checks.db ?? 'ok') === 'ok',
+  );
 }
 
 /** Recovery alone within 5 s: ready everywhere, then reads, writes and triggers succeed. */
@@ -66,7 +81,9 @@ async function expectRecoveryWithin5s(since: number): Promise<void> {
         call(stack, 'POST', `/v2/jobs/${jobId}/run`),
       ]);
       if (list.status === 200 && created.status === 201 && run.status === 202) return true;
-      throw new Error(`answers ${JSON.stringify([list, created, run].map((r) => ({ status: r.status, code: (r.body as { code?: string })?.code, detail: (r.body as { detail?: string })?.detail })))}`);
+      throw new Error(
+        `answers ${JSON.stringify([list, created, run].map((r) => ({ status: r.status, code: (r.body as { code?: string })?.code, detail: (r.body as { detail?: string })?.detail })))}`,
+      );
     },
     5_000,
   );
@@ -76,15 +93,21 @@ async function expectRecoveryWithin5s(since: number): Promise<void> {
 
 async function expectNothingHalfWritten(answers: Answer[], killedAt: number): Promise<void> {
   const creates = answers.filter((a) => a.kind === 'create' || a.kind === 'idempotent-create');
-  for (const a of creates.filter((x) => x.status === 201)) expect((await call(stack, 'GET', `/v2/projects/${a.id}`)).status).toBe(200);
+  for (const a of creates.filter((x) => x.status === 201))
+    expect((await call(stack, 'GET', `/v2/projects/${a.id}`)).status).toBe(200);
   // Sent once Redis was gone, a create could not reach the catalog: its project must not exist. (One under way at
   // the kill may have been carried out, as after any timeout: issue 16's idempotency covers that.)
-  const notSent = creates.filter((a) => a.at > killedAt && a.status === 503 && a.dependency === 'redis').map((a) => String(a.body?.name));
+  const notSent = creates
+    .filter((a) => a.at > killedAt && a.status === 503 && a.dependency === 'redis')
+    .map((a) => String(a.body?.name));
   expect(notSent.length).toBeGreaterThan(0);
   const catalogDb = new pg.Client({ connectionString: stack.databaseUrl });
   await catalogDb.connect();
   try {
-    const { rows } = await catalogDb.query<{ n: string }>('select count(*) as n from catalog.projects where name = any($1)', [notSent]);
+    const { rows } = await catalogDb.query<{ n: string }>(
+      'select count(*) as n from catalog.projects where name = any($1)',
+      [notSent],
+    );
     expect(Number(rows[0]!.n)).toBe(0);
   } finally {
     await catalogDb.end();
@@ -117,7 +140,10 @@ it('a Redis killed for 20 s answers 503 naming redis quickly; restarted from its
     '20 s of 503s naming Redis',
     () => {
       const down = load.answers.filter((a) => a.at > killedAt + 500 && a.status === 503 && a.dependency === 'redis');
-      return Date.now() - killedAt >= OUTAGE_MS && ['create', 'list', 'trigger', 'idempotent-create'].every((kind) => down.some((a) => a.kind === kind));
+      return (
+        Date.now() - killedAt >= OUTAGE_MS &&
+        ['create', 'list', 'trigger', 'idempotent-create'].every((kind) => down.some((a) => a.kind === kind))
+      );
     },
     OUTAGE_MS + 10_000,
   );
@@ -125,7 +151,11 @@ it('a Redis killed for 20 s answers 503 naming redis quickly; restarted from its
   await redis.start();
   await expectRecoveryWithin5s(Date.now());
   const recoveredAt = Date.now();
-  await loadUntil(load, 'the load to succeed after recovery', () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8);
+  await loadUntil(
+    load,
+    'the load to succeed after recovery',
+    () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8,
+  );
   const answers = await load.stop();
 
   expect(unexpectedAnswers(answers, stack)).toEqual([]);

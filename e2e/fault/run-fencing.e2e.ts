@@ -1,9 +1,25 @@
 import pg from 'pg';
 import type { Stack } from '@conduit/local-stack';
 import { call } from '../support/client.js';
-import { create, createPipelineAndJob, inPool, triggerRun, uniqueName, waitFor, waitForRun, waitForRunEnd } from '../support/helpers.js';
+import {
+  create,
+  createPipelineAndJob,
+  inPool,
+  triggerRun,
+  uniqueName,
+  waitFor,
+  waitForRun,
+  waitForRunEnd,
+} from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
-import { MARKED_ROWS_TABLE, executorRunning, killHard, liveExecutors, markedRowsQuery, rowsByExecution } from '../support/run-executions.js';
+import {
+  MARKED_ROWS_TABLE,
+  executorRunning,
+  killHard,
+  liveExecutors,
+  markedRowsQuery,
+  rowsByExecution,
+} from '../support/run-executions.js';
 
 // R1 and the fencing of issue 16: an executor killed with -9 mid-node, its runs taken over by another executor and
 // resumed; a run the reaper failed never executed when its queue job comes back; a committed sink never written
@@ -27,7 +43,11 @@ async function setUp(env: Record<string, string>, table: string): Promise<{ stac
   db = new pg.Client({ connectionString: fault.target.url });
   await db.connect();
   await db.query(`create table ${table} ${MARKED_ROWS_TABLE}`);
-  const connector = await create(fault.stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: fault.target.config() });
+  const connector = await create(fault.stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: fault.target.config(),
+  });
   return { stack: fault.stack, connectorId: connector.id };
 }
 
@@ -35,7 +55,10 @@ type Run = Awaited<ReturnType<typeof triggerRun>>;
 
 it('R1: 50 runs, an executor killed with -9 mid-node: every run ends within 60 s, every sink row written once', async () => {
   // Silence well past a takeover: the survivor takes the dead executor's runs over, the reaper has nothing to do.
-  const { stack, connectorId } = await setUp({ ...SHORT_LOCKS, SCHEDULER_RUN_SILENCE_MS: '15000', EXECUTOR_CONCURRENCY: '8' }, 'r1_out');
+  const { stack, connectorId } = await setUp(
+    { ...SHORT_LOCKS, SCHEDULER_RUN_SILENCE_MS: '15000', EXECUTOR_CONCURRENCY: '8' },
+    'r1_out',
+  );
   await stack.startService('executor');
   const dag = {
     nodes: [
@@ -50,12 +73,19 @@ it('R1: 50 runs, an executor killed with -9 mid-node: every run ends within 60 s
   // The victim: an executor in the middle of a node of a run still running.
   let victimRuns: string[] = [];
   const [victim] = liveExecutors(stack);
-  await waitFor('the first executor to be in the middle of runs', async () => {
-    const running = await Promise.all(runs.map((r) => call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${r.id}`)));
-    const inSource = (r: Run) => r.status === 'running' && r.nodes.find((n) => n.id === 'rows')?.status === 'running';
-    victimRuns = running.filter((r) => inSource(r.body) && executorRunning(stack, r.body.id) === victim).map((r) => r.body.id);
-    return victimRuns.length >= 2;
-  }, 30_000, 50);
+  await waitFor(
+    'the first executor to be in the middle of runs',
+    async () => {
+      const running = await Promise.all(runs.map((r) => call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${r.id}`)));
+      const inSource = (r: Run) => r.status === 'running' && r.nodes.find((n) => n.id === 'rows')?.status === 'running';
+      victimRuns = running
+        .filter((r) => inSource(r.body) && executorRunning(stack, r.body.id) === victim)
+        .map((r) => r.body.id);
+      return victimRuns.length >= 2;
+    },
+    30_000,
+    50,
+  );
   await killHard(victim!);
   const killedAt = Date.now();
 
@@ -96,13 +126,24 @@ it('a run the reaper failed is never executed when its queue job comes back', as
   const failed = await waitForRunEnd(stack, jobId, run.id, 20_000);
   expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
   const next = await stack.startService('executor');
-  await waitFor('the next executor to take the job back and be refused its claim', async () => next.output.join('').includes('run claim refused: nothing runs'), 15_000, 100);
-  const refusal = next.output.join('').split('\n').find((l) => l.includes('run claim refused: nothing runs'))!;
+  await waitFor(
+    'the next executor to take the job back and be refused its claim',
+    async () => next.output.join('').includes('run claim refused: nothing runs'),
+    15_000,
+    100,
+  );
+  const refusal = next.output
+    .join('')
+    .split('\n')
+    .find((l) => l.includes('run claim refused: nothing runs'))!;
   expect(JSON.parse(refusal)).toMatchObject({ run_id: run.id, reason: 'finished', status: 'failed' });
   // Nothing ran: no node started on the new executor, no row reached the sink, the run is as the reaper left it.
   expect(next.output.join('')).not.toContain('"msg":"run started"');
   expect(await rowsByExecution(db!, 'reaped_out')).toEqual([]);
-  expect(await waitForRunEnd(stack, jobId, run.id)).toMatchObject({ status: 'failed', finished_at: failed.finished_at });
+  expect(await waitForRunEnd(stack, jobId, run.id)).toMatchObject({
+    status: 'failed',
+    finished_at: failed.finished_at,
+  });
 }, 150_000);
 
 it('a takeover does not write a committed sink again, and runs what was left', async () => {
@@ -116,12 +157,24 @@ it('a takeover does not write a committed sink again, and runs what was left', a
       { id: 'slow', type: 'source', config: { connector_id: connectorId, query: markedRowsQuery(100, 5) } },
       { id: 'second', type: 'sink', config: { connector_id: connectorId, table: 'second_out', mode: 'append' } },
     ],
-    edges: [{ from: 'quick', to: 'first' }, { from: 'slow', to: 'second' }],
+    edges: [
+      { from: 'quick', to: 'first' },
+      { from: 'slow', to: 'second' },
+    ],
   };
   const { jobId } = await createPipelineAndJob(stack, dag);
   const run = await triggerRun(stack, jobId);
   // `first` committed while `slow` is still in PostgreSQL: kill its executor then.
-  await waitForRun(stack, jobId, run.id, (r) => r.nodes.find((n) => n.id === 'first')?.status === 'succeeded' && r.nodes.find((n) => n.id === 'slow')?.status === 'running', 10_000, 50);
+  await waitForRun(
+    stack,
+    jobId,
+    run.id,
+    (r) =>
+      r.nodes.find((n) => n.id === 'first')?.status === 'succeeded' &&
+      r.nodes.find((n) => n.id === 'slow')?.status === 'running',
+    10_000,
+    50,
+  );
   const victim = executorRunning(stack, run.id);
   expect(victim).toBeDefined();
   await killHard(victim!);
@@ -131,7 +184,12 @@ it('a takeover does not write a committed sink again, and runs what was left', a
   expect(ended.attempt).toBeGreaterThanOrEqual(2);
   const byId = Object.fromEntries(ended.nodes.map((n) => [n.id, [n.status, n.attempts]]));
   // Kept as recorded: the committed sink and the source only it read. Run again: what the dead execution left.
-  expect(byId).toEqual({ quick: ['succeeded', 1], first: ['succeeded', 1], slow: ['succeeded', 2], second: ['succeeded', 1] });
+  expect(byId).toEqual({
+    quick: ['succeeded', 1],
+    first: ['succeeded', 1],
+    slow: ['succeeded', 2],
+    second: ['succeeded', 1],
+  });
   expect(await rowsByExecution(db!, 'first_out')).toEqual([100]);
   expect(await rowsByExecution(db!, 'second_out')).toEqual([100]);
   expect(ended.stats.rows_written).toBe(200);

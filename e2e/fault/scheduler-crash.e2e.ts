@@ -25,7 +25,11 @@ afterAll(async () => {
 
 it('R4: a scheduler killed between the commit and the enqueue leaves no run queued, and none runs twice', async () => {
   const { stack } = fault;
-  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: fault.target.config() });
+  const connector = await create(stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: fault.target.config(),
+  });
   const dag = {
     nodes: [
       { id: 'rows', type: 'source', config: { connector_id: connector.id, query: markedRowsQuery(10, 0) } },
@@ -38,7 +42,9 @@ it('R4: a scheduler killed between the commit and the enqueue leaves no run queu
   // The only scheduler gives way to one armed with the fault point.
   for (const p of stack.processes.filter((s) => s.name === 'scheduler')) await stopProcess(p.child);
   const armed = await stack.startService('scheduler', { SCHEDULER_FAULT_POINT: 'after_run_commit' });
-  const died = new Promise<NodeJS.Signals | null>((resolve) => armed.child.once('exit', (_code, signal) => resolve(signal)));
+  const died = new Promise<NodeJS.Signals | null>((resolve) =>
+    armed.child.once('exit', (_code, signal) => resolve(signal)),
+  );
   // Three triggers at once: the first commit kills the scheduler; the others die with it, committed or not.
   const answers = await Promise.all([1, 2, 3].map(() => call(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {} })));
   expect(await died).toBe('SIGKILL');
@@ -66,7 +72,9 @@ it('R4: a scheduler killed between the commit and the enqueue leaves no run queu
     // Each run executed once: one source execution per run reached the sink, with all its rows.
     expect(await rowsByExecution(db, 'r4_out')).toEqual(committed.rows.map(() => 10));
     await waitFor('the commands published', async () => {
-      const { rows } = await platform.query(`select count(*)::int as n from scheduler.outbox where kind = 'run_command' and published_at is null`);
+      const { rows } = await platform.query(
+        `select count(*)::int as n from scheduler.outbox where kind = 'run_command' and published_at is null`,
+      );
       return rows[0].n === 0;
     });
   } finally {

@@ -20,14 +20,22 @@ export interface CliOptions {
 
 function collect(command: string, args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((ok, fail) => {
-    const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, {
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const timer = setTimeout(() => {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      fail(new Error(`conduit ${args.join(' ')} did not end in ${options.timeoutMs ?? 60_000} ms; stdout: ${stdout}; stderr: ${stderr}`));
+      fail(
+        new Error(
+          `conduit ${args.join(' ')} did not end in ${options.timeoutMs ?? 60_000} ms; stdout: ${stdout}; stderr: ${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 60_000);
     child.on('error', fail);
     child.on('close', (code) => (clearTimeout(timer), ok({ code, stdout, stderr })));
@@ -45,5 +53,8 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** `conduit <args>` under a pseudo-terminal; `script -e` answers the CLI's exit code. stdout holds what the terminal showed. */
 export function conduitOnTty(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const command = [process.execPath, CLI, ...args].map(shellQuote).join(' ');
-  return collect('script', ['-qefc', command, '/dev/null'], { ...options, env: { TERM: 'xterm-256color', ...options.env } });
+  return collect('script', ['-qefc', command, '/dev/null'], {
+    ...options,
+    env: { TERM: 'xterm-256color', ...options.env },
+  });
 }

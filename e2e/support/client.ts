@@ -17,7 +17,12 @@ export interface CallOptions {
 }
 
 /** One HTTP call as a client makes it: the bootstrap key unless told otherwise, JSON in and out. */
-export async function call<T = any>(stack: Stack, method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+export async function call<T = any>(
+  stack: Stack,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   const key = opts.key === undefined ? stack.bootstrapKey : opts.key;
   if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
@@ -39,6 +44,13 @@ export async function call<T = any>(stack: Stack, method: string, path: string, 
 export function expectProblem(res: ApiResponse, status: number, code: string): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String), request_id: expect.any(String) });
+  expect(res.body).toMatchObject({
+    status,
+    code,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+    request_id: expect.any(String),
+  });
   expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
 }

@@ -68,7 +68,17 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
         });
       } catch (err) {
         // The gateway itself must stay up: a refused connection is recorded as status 0 and fails the test.
-        answers.push({ kind: op.kind, body: op.body, status: 0, retryAfter: null, code: String(err), dependency: undefined, id: undefined, ms: Date.now() - at, at });
+        answers.push({
+          kind: op.kind,
+          body: op.body,
+          status: 0,
+          retryAfter: null,
+          code: String(err),
+          dependency: undefined,
+          id: undefined,
+          ms: Date.now() - at,
+          at,
+        });
       }
     }
   };
@@ -89,7 +99,15 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
  */
 export function unexpectedAnswers(answers: Answer[], stack?: Stack): Array<Answer & { logs?: string[] }> {
   return answers
-    .filter((a) => !(a.status >= 200 && a.status < 300) && !(a.status === 503 && Number(a.retryAfter) > 0 && ['database', 'redis', 'service'].includes(a.dependency ?? '')))
+    .filter(
+      (a) =>
+        !(a.status >= 200 && a.status < 300) &&
+        !(
+          a.status === 503 &&
+          Number(a.retryAfter) > 0 &&
+          ['database', 'redis', 'service'].includes(a.dependency ?? '')
+        ),
+    )
     .map((a) => (stack ? { ...a, logs: logsAbout(stack, a) } : a));
 }
 

@@ -36,9 +36,13 @@ export async function startFaultRedis(): Promise<FaultRedis> {
 
   const start = async () => {
     // AOF on, as docs/reliability asks of an operator, so a restart keeps the streams and queues.
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'], {
-      stdio: 'ignore',
-    });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'],
+      {
+        stdio: 'ignore',
+      },
+    );
     const started = child;
     await waitFor(`redis-server on port ${port}`, async () => {
       if (started.exitCode !== null) throw new Error(`redis-server exited with ${started.exitCode}`);
@@ -112,7 +116,16 @@ export async function startFaultPostgres(): Promise<FaultPostgres> {
   await pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync']);
 
   const start = async () => {
-    await pgTool('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+    await pgTool('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      'start',
+    ]);
     await waitFor(`PostgreSQL on port ${port}`, async () => {
       const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1000 });
       try {

@@ -20,7 +20,11 @@ export interface FaultStack {
 }
 
 export async function startFaultStack(extraEnv: Record<string, string> = {}): Promise<FaultStack> {
-  const [database, redis, target] = await Promise.all([startFaultPostgres(), startFaultRedis(), createTargetDatabase()]);
+  const [database, redis, target] = await Promise.all([
+    startFaultPostgres(),
+    startFaultRedis(),
+    createTargetDatabase(),
+  ]);
   const stack = await startStack(
     { CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000', ...extraEnv },
     { pgAdminUrl: database.adminUrl, redisUrl: redis.url },
@@ -30,7 +34,11 @@ export async function startFaultStack(extraEnv: Record<string, string> = {}): Pr
   await db.query('create table orders (id integer primary key)');
   await db.query('insert into orders select generate_series(1, 10)');
   await db.end();
-  const connector = await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: target.config() });
+  const connector = await create(stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: target.config(),
+  });
   const { jobId } = await createPipelineAndJob(stack, copyDag(connector.id), { concurrency_policy: 'allow' });
   return {
     stack,

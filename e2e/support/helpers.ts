@@ -103,7 +103,11 @@ export function copyDag(connectorId: string): Record<string, unknown> {
 }
 
 /** Creates a resource; fails with the answer's text unless it is a 201. Answers the created resource. */
-export async function create<T = { id: string }>(stack: Stack, path: string, body: Record<string, unknown>): Promise<T> {
+export async function create<T = { id: string }>(
+  stack: Stack,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<T> {
   const res = await call<T>(stack, 'POST', path, { body });
   if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${res.text}`);
   return res.body;
@@ -115,9 +119,17 @@ export async function createPipelineAndJob(
   dag: Record<string, unknown>,
   job: Record<string, unknown> = {},
 ): Promise<{ pipelineId: string; jobId: string }> {
-  const pipeline = await create<{ id: string; status: string; validation: unknown }>(stack, '/v2/pipelines', { name: uniqueName('pln'), dag });
-  if (pipeline.status !== 'valid') throw new Error(`pipeline is ${pipeline.status}: ${JSON.stringify(pipeline.validation)}`);
-  const created = await create<{ id: string }>(stack, '/v2/jobs', { name: uniqueName('job'), pipeline_id: pipeline.id, ...job });
+  const pipeline = await create<{ id: string; status: string; validation: unknown }>(stack, '/v2/pipelines', {
+    name: uniqueName('pln'),
+    dag,
+  });
+  if (pipeline.status !== 'valid')
+    throw new Error(`pipeline is ${pipeline.status}: ${JSON.stringify(pipeline.validation)}`);
+  const created = await create<{ id: string }>(stack, '/v2/jobs', {
+    name: uniqueName('job'),
+    pipeline_id: pipeline.id,
+    ...job,
+  });
   return { pipelineId: pipeline.id, jobId: created.id };
 }
 
@@ -148,7 +160,10 @@ export async function waitForRun(
   for (;;) {
     last = await getRun(stack, jobId, runId);
     if (until(last)) return last;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not reach the expected state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `run ${runId} did not reach the expected state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -176,7 +191,10 @@ export async function runDagToEnd(stack: Stack, dag: Record<string, unknown>, ti
 
 /** The run's status and its nodes' errors, so that a failed assertion shows why. */
 export function runOutcome(run: Run): { status: string; errors: unknown[] } {
-  return { status: run.status, errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })) };
+  return {
+    status: run.status,
+    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
+  };
 }
 
 /** `{column: DuckDB type}` of a node as Get Run Status shows it. */

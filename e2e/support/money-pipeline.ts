@@ -17,7 +17,11 @@ export interface MoneyNodes {
  * matrix -> `select *` (node `everything`, or `select` when a leg must rebuild a type it cannot carry) ->
  * `matrix_existing` and `matrix_created` (created with `createdSink` too).
  */
-export function matrixDag({ source, transform, sink }: MoneyNodes, createdSink: Record<string, unknown> = {}, select = 'select * from extract') {
+export function matrixDag(
+  { source, transform, sink }: MoneyNodes,
+  createdSink: Record<string, unknown> = {},
+  select = 'select * from extract',
+) {
   return {
     nodes: [
       source('extract', 'matrix'),
@@ -34,7 +38,10 @@ export function matrixDag({ source, transform, sink }: MoneyNodes, createdSink: 
 }
 
 /** payments -> doubled (`payments_doubled`) and totals (`payments_totals`). */
-export function moneyDag({ source, transform, sink }: MoneyNodes): { nodes: Node[]; edges: Array<{ from: string; to: string }> } {
+export function moneyDag({ source, transform, sink }: MoneyNodes): {
+  nodes: Node[];
+  edges: Array<{ from: string; to: string }>;
+} {
   return {
     nodes: [
       source('src', 'payments'),

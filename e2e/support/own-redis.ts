@@ -20,9 +20,13 @@ export interface OwnRedis {
 export async function startOwnRedis(): Promise<OwnRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'conduit-e2e-redis-'));
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const clients: Redis[] = [];
   const client = () => {
     const c = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -31,7 +35,13 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   };
   await waitFor(`redis-server on port ${port}`, async () => {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
-    const probe = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis({
+      host: '127.0.0.1',
+      port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     try {
       await probe.connect();
       return (await probe.ping()) === 'PONG';

@@ -35,10 +35,27 @@ export async function createMatrix(db: pg.Client): Promise<void> {
 // What the created table's columns are (docs/type-mapping.md, both directions); the unbounded numeric's scale is the
 // largest its values have, so it is checked apart.
 export const CREATED_TYPES: Record<string, string> = {
-  id: 'integer', small: 'smallint', regular: 'integer', big: 'bigint', amount: 'numeric(12,2)', f: 'real',
-  d: 'double precision', flag: 'boolean', note: 'text', short: 'text', day: 'date', ts: 'timestamp without time zone',
-  tstz: 'timestamp with time zone', span: 'interval', uid: 'uuid', doc: 'jsonb', docb: 'jsonb', tags: 'text[]',
-  nums: 'integer[]', raw: 'bytea', feeling: 'text',
+  id: 'integer',
+  small: 'smallint',
+  regular: 'integer',
+  big: 'bigint',
+  amount: 'numeric(12,2)',
+  f: 'real',
+  d: 'double precision',
+  flag: 'boolean',
+  note: 'text',
+  short: 'text',
+  day: 'date',
+  ts: 'timestamp without time zone',
+  tstz: 'timestamp with time zone',
+  span: 'interval',
+  uid: 'uuid',
+  doc: 'jsonb',
+  docb: 'jsonb',
+  tags: 'text[]',
+  nums: 'integer[]',
+  raw: 'bytea',
+  feeling: 'text',
 };
 
 /** The matrix's columns as the source's types (json as jsonb, which has equality), for `except` across tables. */
@@ -46,7 +63,10 @@ const AS_SOURCE_TYPES = `id, small, regular, big, amount, unbounded::numeric, f,
   tstz, span, uid, doc::jsonb, docb, tags, nums, raw, feeling::text::mood`;
 
 /** Rows of `table` that `matrix` lacks (`extra`) and rows of `matrix` that `table` lacks (`missing`). */
-export async function differencesFromMatrix(db: pg.Client, table: string): Promise<{ extra: unknown[]; missing: unknown[] }> {
+export async function differencesFromMatrix(
+  db: pg.Client,
+  table: string,
+): Promise<{ extra: unknown[]; missing: unknown[] }> {
   const original = `select ${AS_SOURCE_TYPES} from matrix`;
   const copy = `select ${AS_SOURCE_TYPES} from ${table}`;
   return {
@@ -57,7 +77,11 @@ export async function differencesFromMatrix(db: pg.Client, table: string): Promi
 
 /** What `except` cannot see: -0 equals 0, and intervals compare normalised (1 day = 24 hours). */
 export async function exactTexts(db: pg.Client, table: string): Promise<unknown[]> {
-  return (await db.query(`select id, d::text as d, span::text as span, tstz::text as tstz, raw::text as raw from ${table} order by id`)).rows;
+  return (
+    await db.query(
+      `select id, d::text as d, span::text as span, tstz::text as tstz, raw::text as raw from ${table} order by id`,
+    )
+  ).rows;
 }
 
 /** `{column: format_type}` of `table`'s columns. */

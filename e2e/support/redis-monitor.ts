@@ -17,7 +17,11 @@ const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', a: '\x07', 
 export function monitorArguments(line: string): string[] {
   const args: string[] = [];
   for (const [, quoted] of line.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
-    args.push(quoted!.replace(/\\x([0-9a-f]{2})|\\(.)/gi, (_m, hex: string | undefined, c: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : (ESCAPES[c] ?? c))));
+    args.push(
+      quoted!.replace(/\\x([0-9a-f]{2})|\\(.)/gi, (_m, hex: string | undefined, c: string) =>
+        hex ? String.fromCharCode(parseInt(hex, 16)) : (ESCAPES[c] ?? c),
+      ),
+    );
   }
   return args;
 }

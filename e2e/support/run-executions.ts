@@ -8,7 +8,9 @@ import type { ServiceProcess, Stack } from '@conduit/local-stack';
 
 /** The stack's executor processes still alive. */
 export function liveExecutors(stack: Stack): ServiceProcess[] {
-  return stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
+  return stack.processes.filter(
+    (p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null,
+  );
 }
 
 /** The live executor whose log shows it started this run (its last execution, when several did). */

@@ -21,15 +21,32 @@ const KEY = 'S3RVER';
 
 export async function startS3Bucket(bucket = 'conduit-e2e'): Promise<S3Bucket> {
   const directory = await mkdtemp(join(tmpdir(), 'conduit-e2e-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory,
+    silent: true,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const address = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${address.port}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: KEY, secretAccessKey: KEY } });
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: KEY, secretAccessKey: KEY },
+  });
   return {
     endpoint,
     bucket,
     config: (overrides = {}) => ({
-      endpoint, region: 'us-east-1', bucket, access_key_id: KEY, secret_access_key: KEY, force_path_style: true, ...overrides,
+      endpoint,
+      region: 'us-east-1',
+      bucket,
+      access_key_id: KEY,
+      secret_access_key: KEY,
+      force_path_style: true,
+      ...overrides,
     }),
     put: async (key, body) => {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));

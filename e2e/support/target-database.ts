@@ -43,6 +43,7 @@ export async function createTargetDatabase(): Promise<TargetDatabase> {
       user: decodeURIComponent(server.username) || 'postgres',
       ...overrides,
     }),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      admin((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
   };
 }

@@ -16,7 +16,10 @@ export const catalogEnvSchema = z.object({
    */
   ...secretsEnv(),
   /** The PostgreSQL schema of the catalog's tables; tests migrate a fresh one. */
-  CATALOG_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('catalog'),
+  CATALOG_DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('catalog'),
   CATALOG_DB_POOL_SIZE: positiveInt().max(100).default(10),
   /** Most RPC requests one replica handles at once. */
   CATALOG_RPC_CONCURRENCY: positiveInt().max(1000).default(64),

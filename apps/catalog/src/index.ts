@@ -2,7 +2,12 @@
 export { AppModule, type AppModuleOptions } from './app.module.js';
 export type { CatalogDeps } from './catalog-core.module.js';
 export { catalogEnvSchema, loadCatalogConfig, type CatalogConfig } from './config.js';
-export { CATALOG_ENTITIES, CATALOG_MIGRATIONS, createCatalogDataSource, type CatalogDataSourceOptions } from './database/catalog-data-source.js';
+export {
+  CATALOG_ENTITIES,
+  CATALOG_MIGRATIONS,
+  createCatalogDataSource,
+  type CatalogDataSourceOptions,
+} from './database/catalog-data-source.js';
 export { ProjectsService } from './projects/projects.service.js';
 export { PipelinesService, type PipelineInput } from './pipelines/pipelines.service.js';
 export { PIPELINE_USAGE, NoPipelineUsage, type PipelineUsage } from './pipelines/pipeline-usage.js';

@@ -13,7 +13,11 @@ import { SchedulerRecordedSchemas } from './pipelines/scheduler-recorded-schemas
 runService('catalog', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
-  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'CATALOG_PORT', port: config.CATALOG_PORT, host: config.HOST }] });
+  await preflight({
+    databaseUrl: config.DATABASE_URL,
+    redisUrl: config.REDIS_URL,
+    ports: [{ variable: 'CATALOG_PORT', port: config.CATALOG_PORT, host: config.HOST }],
+  });
   const dataSource = createCatalogDataSource({
     url: config.DATABASE_URL,
     schema: config.CATALOG_DB_SCHEMA,

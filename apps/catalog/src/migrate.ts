@@ -13,7 +13,12 @@ import { resealConnectorSecrets } from './connectors/connector-reseal.js';
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
-  const dataSource = createCatalogDataSource({ url: config.DATABASE_URL, schema: config.CATALOG_DB_SCHEMA, poolSize: 1, logger });
+  const dataSource = createCatalogDataSource({
+    url: config.DATABASE_URL,
+    schema: config.CATALOG_DB_SCHEMA,
+    poolSize: 1,
+    logger,
+  });
   try {
     const ran = await migrate(dataSource);
     logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');

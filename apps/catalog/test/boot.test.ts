@@ -30,16 +30,24 @@ interface Started {
 
 /** The built service as a process of its own group, so it is stopped by its id and nothing else. */
 function startCatalog(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [mainJs], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [mainJs], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exit, stderr: () => stderr };
 }
 
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)));
+  const deadline = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)),
+  );
   try {
     return await Promise.race([promise, deadline]);
   } finally {
@@ -50,7 +58,10 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 async function waitForReady(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     if (Date.now() > deadline) throw new Error(`${url} not ready within ${timeoutMs} ms (last status ${status})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -106,11 +117,17 @@ describe('catalog process', () => {
     });
     running.push(started);
     await waitForReady(`http://127.0.0.1:${port}/readyz`, 20_000);
-    expect(await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()).toEqual({ status: 'ok', checks: { db: 'ok', redis: 'ok' } });
+    expect(await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()).toEqual({
+      status: 'ok',
+      checks: { db: 'ok', redis: 'ok' },
+    });
 
     const client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
     try {
-      const reply = await rpcCall<RpcReply<Project>>(client, 'catalog.projects.create', { ctx: rpcCtx(newTenant()), data: { body: { name: 'booted' } } });
+      const reply = await rpcCall<RpcReply<Project>>(client, 'catalog.projects.create', {
+        ctx: rpcCtx(newTenant()),
+        data: { body: { name: 'booted' } },
+      });
       expect(reply).toMatchObject({ ok: true, data: { name: 'booted' } });
     } finally {
       await client.close();

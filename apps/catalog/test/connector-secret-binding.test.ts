@@ -10,7 +10,14 @@ import { keyIdOf, type SecretKeys } from '@conduit/secrets';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
 import { ConnectorsService } from '../src/connectors/connectors.service.js';
 import { resealConnectorSecrets } from '../src/connectors/connector-reseal.js';
-import { freshCatalog, inTransit, localPostgresConfig, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import {
+  freshCatalog,
+  inTransit,
+  localPostgresConfig,
+  newTenant,
+  rejection,
+  type CatalogUnderTest,
+} from './support/catalog-db.js';
 
 let cat: CatalogUnderTest;
 
@@ -23,19 +30,36 @@ afterAll(async () => {
 });
 
 async function rawConfig(id: string): Promise<Record<string, unknown>> {
-  const rows: { config: Record<string, unknown> }[] = await cat.ds.query(`SELECT config FROM "${cat.schema}".connectors WHERE id = $1`, [id]);
+  const rows: { config: Record<string, unknown> }[] = await cat.ds.query(
+    `SELECT config FROM "${cat.schema}".connectors WHERE id = $1`,
+    [id],
+  );
   if (!rows[0]) throw new Error(`connector ${id} is not stored`);
   return rows[0].config;
 }
 
 async function setStoredPassword(id: string, sealed: string): Promise<void> {
-  await cat.ds.query(`UPDATE "${cat.schema}".connectors SET config = jsonb_set(config, '{password}', to_jsonb($1::text)) WHERE id = $2`, [sealed, id]);
+  await cat.ds.query(
+    `UPDATE "${cat.schema}".connectors SET config = jsonb_set(config, '{password}', to_jsonb($1::text)) WHERE id = $2`,
+    [sealed, id],
+  );
 }
 
 /** A connector to the local PostgreSQL (trust auth: any password connects), made by `service`. */
-async function localConnector(service: ConnectorsService, key: Buffer, tenantId: string, password: string): Promise<string> {
+async function localConnector(
+  service: ConnectorsService,
+  key: Buffer,
+  tenantId: string,
+  password: string,
+): Promise<string> {
   const name = `pg-${randomBytes(4).toString('hex')}`;
-  return (await service.create(tenantId, { name, type: 'postgres', config: inTransit(key, tenantId, localPostgresConfig(password)) })).data.id;
+  return (
+    await service.create(tenantId, {
+      name,
+      type: 'postgres',
+      config: inTransit(key, tenantId, localPostgresConfig(password)),
+    })
+  ).data.id;
 }
 
 /** A password as the catalog stored it before key ids: `enc:v1:`, bound to the field name only. */
@@ -55,30 +79,55 @@ describe('a connector secret copied into another row', () => {
   it.each([
     ['of the same tenant', false],
     ['of another tenant', true],
-  ])('does not open in a connector %s: Test Connection fails with a config_error naming no secret, an update asks for it again', async (_, otherTenant) => {
-    const victimTenant = newTenant();
-    const thiefTenant = otherTenant ? newTenant() : victimTenant;
-    const secret = `victim-${randomBytes(8).toString('hex')}`;
-    const victim = await localConnector(cat.connectors, cat.key, victimTenant, secret);
-    const thief = await localConnector(cat.connectors, cat.key, thiefTenant, `thief-${randomBytes(8).toString('hex')}`);
-    await setStoredPassword(thief, (await rawConfig(victim))['password'] as string);
+  ])(
+    'does not open in a connector %s: Test Connection fails with a config_error naming no secret, an update asks for it again',
+    async (_, otherTenant) => {
+      const victimTenant = newTenant();
+      const thiefTenant = otherTenant ? newTenant() : victimTenant;
+      const secret = `victim-${randomBytes(8).toString('hex')}`;
+      const victim = await localConnector(cat.connectors, cat.key, victimTenant, secret);
+      const thief = await localConnector(
+        cat.connectors,
+        cat.key,
+        thiefTenant,
+        `thief-${randomBytes(8).toString('hex')}`,
+      );
+      await setStoredPassword(thief, (await rawConfig(victim))['password'] as string);
 
-    const result = await cat.connectors.test(thiefTenant, thief);
-    expect(result).toMatchObject({ ok: false, error_class: 'config_error', checks: [{ name: 'secrets', ok: false }] });
-    expect(result.message).toMatch(/^the stored secret password cannot be used: sealed for another connector.*send it again/);
-    expect(JSON.stringify(result)).not.toContain(secret);
-    expect((await cat.connectors.get(thiefTenant, thief)).data).toMatchObject({ status: 'failed', config: { password: SECRET_MASK } });
+      const result = await cat.connectors.test(thiefTenant, thief);
+      expect(result).toMatchObject({
+        ok: false,
+        error_class: 'config_error',
+        checks: [{ name: 'secrets', ok: false }],
+      });
+      expect(result.message).toMatch(
+        /^the stored secret password cannot be used: sealed for another connector.*send it again/,
+      );
+      expect(JSON.stringify(result)).not.toContain(secret);
+      expect((await cat.connectors.get(thiefTenant, thief)).data).toMatchObject({
+        status: 'failed',
+        config: { password: SECRET_MASK },
+      });
 
-    const kept = await rejection(cat.connectors.update(thiefTenant, thief, { name: 'thief', config: { ...localPostgresConfig(), password: SECRET_MASK } }));
-    expect(kept.code).toBe('validation_failed');
-    expect(kept.errors).toEqual([expect.objectContaining({ path: 'config.password', code: 'secret_required' })]);
-    expect(kept.message).not.toContain(secret);
+      const kept = await rejection(
+        cat.connectors.update(thiefTenant, thief, {
+          name: 'thief',
+          config: { ...localPostgresConfig(), password: SECRET_MASK },
+        }),
+      );
+      expect(kept.code).toBe('validation_failed');
+      expect(kept.errors).toEqual([expect.objectContaining({ path: 'config.password', code: 'secret_required' })]);
+      expect(kept.message).not.toContain(secret);
 
-    // Sending it again repairs the connector; the victim's own secret still opens where it belongs.
-    await cat.connectors.update(thiefTenant, thief, { name: 'thief', config: inTransit(cat.key, thiefTenant, localPostgresConfig('fresh-password')) });
-    expect((await cat.connectors.test(thiefTenant, thief)).ok).toBe(true);
-    expect((await cat.connectors.test(victimTenant, victim)).ok).toBe(true);
-  });
+      // Sending it again repairs the connector; the victim's own secret still opens where it belongs.
+      await cat.connectors.update(thiefTenant, thief, {
+        name: 'thief',
+        config: inTransit(cat.key, thiefTenant, localPostgresConfig('fresh-password')),
+      });
+      expect((await cat.connectors.test(thiefTenant, thief)).ok).toBe(true);
+      expect((await cat.connectors.test(victimTenant, victim)).ok).toBe(true);
+    },
+  );
 });
 
 describe('re-seal', () => {
@@ -95,7 +144,9 @@ describe('re-seal', () => {
     expect(resealed).toMatch(new RegExp(`^enc:v2:${keyIdOf(cat.key)}:`));
     const stored = await rawConfig(id);
     expect(secrets.open('postgres', stored, { tenantId: t, connectorId: id })['password']).toBe('legacy-password');
-    expect(() => secrets.open('postgres', stored, { tenantId: newTenant(), connectorId: id })).toThrow(/could not be decrypted/);
+    expect(() => secrets.open('postgres', stored, { tenantId: newTenant(), connectorId: id })).toThrow(
+      /could not be decrypted/,
+    );
     expect((await cat.connectors.test(t, id)).ok).toBe(true);
 
     expect(await resealConnectorSecrets(cat.ds, secrets)).toMatchObject({ resealed: 0, unreadable: 0 });
@@ -137,8 +188,12 @@ describe('rotation of SECRETS_KEY', () => {
     for (const c of [id, v1]) expect((await rawConfig(c))['password']).toMatch(new RegExp(`^enc:v2:${keyIdOf(keyB)}:`));
 
     const afterRotation = new ConnectorSecrets(keyB);
-    expect(afterRotation.open('postgres', await rawConfig(id), { tenantId: t, connectorId: id })['password']).toBe('rotated-password');
-    expect(afterRotation.open('postgres', await rawConfig(v1), { tenantId: t, connectorId: v1 })['password']).toBe('v1-under-a');
+    expect(afterRotation.open('postgres', await rawConfig(id), { tenantId: t, connectorId: id })['password']).toBe(
+      'rotated-password',
+    );
+    expect(afterRotation.open('postgres', await rawConfig(v1), { tenantId: t, connectorId: v1 })['password']).toBe(
+      'v1-under-a',
+    );
     expect((await serviceWith(keyB).test(t, id)).ok).toBe(true);
   });
 });

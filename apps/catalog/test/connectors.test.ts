@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import { SECRET_MASK } from '@conduit/connectors';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
-import { freshCatalog, inTransit, localPostgresConfig, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import {
+  freshCatalog,
+  inTransit,
+  localPostgresConfig,
+  newTenant,
+  rejection,
+  type CatalogUnderTest,
+} from './support/catalog-db.js';
 
 let cat: CatalogUnderTest;
 
@@ -25,7 +32,10 @@ async function closedPort(): Promise<number> {
 }
 
 async function rawConfig(id: string): Promise<Record<string, unknown>> {
-  const rows: { config: Record<string, unknown> }[] = await cat.ds.query(`SELECT config FROM "${cat.schema}".connectors WHERE id = $1`, [id]);
+  const rows: { config: Record<string, unknown> }[] = await cat.ds.query(
+    `SELECT config FROM "${cat.schema}".connectors WHERE id = $1`,
+    [id],
+  );
   const [row] = rows;
   if (!row) throw new Error(`connector ${id} is not stored`);
   return row.config;
@@ -35,14 +45,20 @@ describe('connectors', () => {
   it('encrypts secrets at rest and answers them masked everywhere', async () => {
     const t = newTenant();
     const password = 'correct horse battery staple';
-    const created = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password }) });
+    const created = await cat.connectors.create(t, {
+      name: 'db',
+      type: 'postgres',
+      config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password }),
+    });
     expect(created.data).toMatchObject({ type: 'postgres', status: 'untested', last_test: null, project_id: null });
     expect(created.data.config).toEqual({ host: 'db', database: 'd', user: 'u', password: SECRET_MASK });
 
     const raw = await rawConfig(created.data.id);
     expect(JSON.stringify(raw)).not.toContain(password);
     expect(raw['password']).toMatch(/^enc:v2:[0-9a-f]{8}:/);
-    expect(new ConnectorSecrets(cat.key).open('postgres', raw, { tenantId: t, connectorId: created.data.id })['password']).toBe(password);
+    expect(
+      new ConnectorSecrets(cat.key).open('postgres', raw, { tenantId: t, connectorId: created.data.id })['password'],
+    ).toBe(password);
 
     expect((await cat.connectors.get(t, created.data.id)).data.config['password']).toBe(SECRET_MASK);
     const listed = await cat.connectors.list(t, { limit: 50 });
@@ -51,17 +67,37 @@ describe('connectors', () => {
 
   it('keeps the stored secret when an update sends the mask, and replaces it when a new one is sent', async () => {
     const t = newTenant();
-    const { data, etag } = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password: 'first' }) });
-    const kept = await cat.connectors.update(t, data.id, { name: 'db2', type: 'postgres', config: { ...data.config, schema: 'other' } }, etag);
+    const { data, etag } = await cat.connectors.create(t, {
+      name: 'db',
+      type: 'postgres',
+      config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password: 'first' }),
+    });
+    const kept = await cat.connectors.update(
+      t,
+      data.id,
+      { name: 'db2', type: 'postgres', config: { ...data.config, schema: 'other' } },
+      etag,
+    );
     expect(kept.data).toMatchObject({ name: 'db2', config: { schema: 'other', password: SECRET_MASK } });
-    expect(new ConnectorSecrets(cat.key).open('postgres', await rawConfig(data.id), { tenantId: t, connectorId: data.id })['password']).toBe('first');
+    expect(
+      new ConnectorSecrets(cat.key).open('postgres', await rawConfig(data.id), { tenantId: t, connectorId: data.id })[
+        'password'
+      ],
+    ).toBe('first');
 
-    await cat.connectors.update(t, data.id, { name: 'db2', config: inTransit(cat.key, t, { ...kept.data.config, password: 'second' }) });
+    await cat.connectors.update(t, data.id, {
+      name: 'db2',
+      config: inTransit(cat.key, t, { ...kept.data.config, password: 'second' }),
+    });
     const raw = await rawConfig(data.id);
     expect(JSON.stringify(raw)).not.toContain('second');
-    expect(new ConnectorSecrets(cat.key).open('postgres', raw, { tenantId: t, connectorId: data.id })['password']).toBe('second');
+    expect(new ConnectorSecrets(cat.key).open('postgres', raw, { tenantId: t, connectorId: data.id })['password']).toBe(
+      'second',
+    );
 
-    expect((await rejection(cat.connectors.update(t, data.id, { name: 'db2', config: kept.data.config }, etag))).code).toBe('precondition_failed');
+    expect(
+      (await rejection(cat.connectors.update(t, data.id, { name: 'db2', config: kept.data.config }, etag))).code,
+    ).toBe('precondition_failed');
   });
 
   it('refuses an unknown type, an invalid config (every problem) and a change of type', async () => {
@@ -70,27 +106,51 @@ describe('connectors', () => {
     expect(unknown.code).toBe('validation_failed');
     expect(unknown.errors).toEqual([expect.objectContaining({ path: 'type', code: 'unknown_connector_type' })]);
 
-    const invalid = await rejection(cat.connectors.create(t, { name: 'x', type: 'postgres', config: { host: 'h', port: 'five', extra: 1 } }));
+    const invalid = await rejection(
+      cat.connectors.create(t, { name: 'x', type: 'postgres', config: { host: 'h', port: 'five', extra: 1 } }),
+    );
     expect(invalid.code).toBe('validation_failed');
     const paths = invalid.errors?.map((e) => e.path) ?? [];
     expect(paths).toEqual(expect.arrayContaining(['config.port', 'config.extra']));
     expect(paths.some((p) => p.includes('database'))).toBe(true);
     expect(paths.some((p) => p.includes('user'))).toBe(true);
 
-    const { data } = await cat.connectors.create(t, { name: 'db', type: 'postgres', config: { host: 'h', database: 'd', user: 'u' } });
-    const immutable = await rejection(cat.connectors.update(t, data.id, { name: 'db', type: 'mysql', config: data.config }));
+    const { data } = await cat.connectors.create(t, {
+      name: 'db',
+      type: 'postgres',
+      config: { host: 'h', database: 'd', user: 'u' },
+    });
+    const immutable = await rejection(
+      cat.connectors.update(t, data.id, { name: 'db', type: 'mysql', config: data.config }),
+    );
     expect(immutable.errors).toEqual([expect.objectContaining({ path: 'type', code: 'immutable' })]);
-    expect((await rejection(cat.connectors.create(t, { name: 'db', type: 'postgres', config: data.config }))).code).toBe('name_taken');
+    expect(
+      (await rejection(cat.connectors.create(t, { name: 'db', type: 'postgres', config: data.config }))).code,
+    ).toBe('name_taken');
   });
 
-  it('filters by project and type, refusing an unknown type filter, and hides other tenants\' connectors', async () => {
+  it("filters by project and type, refusing an unknown type filter, and hides other tenants' connectors", async () => {
     const a = newTenant();
     const b = newTenant();
     const project = await cat.projects.create(a, { name: 'p' });
-    const inProject = await cat.connectors.create(a, { name: 'in', type: 'postgres', config: { host: 'h', database: 'd', user: 'u' }, project_id: project.data.id });
-    const loose = await cat.connectors.create(a, { name: 'loose', type: 'postgres', config: { host: 'h', database: 'd', user: 'u' } });
-    expect((await cat.connectors.list(a, { limit: 50, project_id: project.data.id })).data.map((c) => c.id)).toEqual([inProject.data.id]);
-    expect((await cat.connectors.list(a, { limit: 50, type: 'postgres' })).data.map((c) => c.id)).toEqual([loose.data.id, inProject.data.id]);
+    const inProject = await cat.connectors.create(a, {
+      name: 'in',
+      type: 'postgres',
+      config: { host: 'h', database: 'd', user: 'u' },
+      project_id: project.data.id,
+    });
+    const loose = await cat.connectors.create(a, {
+      name: 'loose',
+      type: 'postgres',
+      config: { host: 'h', database: 'd', user: 'u' },
+    });
+    expect((await cat.connectors.list(a, { limit: 50, project_id: project.data.id })).data.map((c) => c.id)).toEqual([
+      inProject.data.id,
+    ]);
+    expect((await cat.connectors.list(a, { limit: 50, type: 'postgres' })).data.map((c) => c.id)).toEqual([
+      loose.data.id,
+      inProject.data.id,
+    ]);
     expect((await rejection(cat.connectors.list(a, { limit: 50, type: 'nosuch' }))).code).toBe('invalid_parameter');
 
     expect((await cat.connectors.list(b, { limit: 50 })).data).toEqual([]);
@@ -102,13 +162,24 @@ describe('connectors', () => {
     ]) {
       expect((await rejection(op)).code).toBe('not_found');
     }
-    const wrongProject = await rejection(cat.connectors.create(b, { name: 'x', type: 'postgres', config: { host: 'h', database: 'd', user: 'u' }, project_id: project.data.id }));
+    const wrongProject = await rejection(
+      cat.connectors.create(b, {
+        name: 'x',
+        type: 'postgres',
+        config: { host: 'h', database: 'd', user: 'u' },
+        project_id: project.data.id,
+      }),
+    );
     expect(wrongProject.errors).toEqual([expect.objectContaining({ path: 'project_id', code: 'unknown_project' })]);
   });
 
   it('tests a connection to the local PostgreSQL and stores status ok', async () => {
     const t = newTenant();
-    const { data } = await cat.connectors.create(t, { name: 'local', type: 'postgres', config: inTransit(cat.key, t, localPostgresConfig()) });
+    const { data } = await cat.connectors.create(t, {
+      name: 'local',
+      type: 'postgres',
+      config: inTransit(cat.key, t, localPostgresConfig()),
+    });
     const result = await cat.connectors.test(t, data.id);
     expect(result).toMatchObject({ ok: true, error_class: null });
     expect(result.checks.length).toBeGreaterThan(0);
@@ -120,7 +191,11 @@ describe('connectors', () => {
   it('reports a closed port as a transient failure and stores status failed', async () => {
     const t = newTenant();
     const password = 'never-in-a-message';
-    const { data } = await cat.connectors.create(t, { name: 'closed', type: 'postgres', config: inTransit(cat.key, t, { ...localPostgresConfig(password), host: '127.0.0.1', port: await closedPort() }) });
+    const { data } = await cat.connectors.create(t, {
+      name: 'closed',
+      type: 'postgres',
+      config: inTransit(cat.key, t, { ...localPostgresConfig(password), host: '127.0.0.1', port: await closedPort() }),
+    });
     const started = Date.now();
     const result = await cat.connectors.test(t, data.id);
     expect(Date.now() - started).toBeLessThan(11_000);
@@ -131,7 +206,10 @@ describe('connectors', () => {
     expect(stored.last_test).toEqual(result);
 
     // A changed config makes the last test stale.
-    const updated = await cat.connectors.update(t, data.id, { name: 'closed', config: inTransit(cat.key, t, { ...stored.config, port: 5432, password }) });
+    const updated = await cat.connectors.update(t, data.id, {
+      name: 'closed',
+      config: inTransit(cat.key, t, { ...stored.config, port: 5432, password }),
+    });
     expect(updated.data).toMatchObject({ status: 'untested', last_test: null });
   });
 

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IdempotencyKey } from '@conduit/contracts';
-import { freshCatalog, inTransit, localPostgresConfig, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import {
+  freshCatalog,
+  inTransit,
+  localPostgresConfig,
+  newTenant,
+  rejection,
+  type CatalogUnderTest,
+} from './support/catalog-db.js';
 
 // Issue 16: a create keeps the client's Idempotency-Key on its row, unique per tenant, on the real PostgreSQL.
 let cat: CatalogUnderTest;
@@ -17,13 +24,17 @@ afterAll(async () => {
 const idem = (key = randomUUID()): IdempotencyKey => ({ key, fingerprint: randomBytes(32).toString('hex') });
 
 async function rowsWithKey(table: string, tenantId: string, key: string): Promise<number> {
-  const rows: { n: string }[] = await cat.ds.query(`SELECT count(*) AS n FROM "${cat.schema}".${table} WHERE tenant_id = $1 AND idempotency_key = $2`, [tenantId, key]);
+  const rows: { n: string }[] = await cat.ds.query(
+    `SELECT count(*) AS n FROM "${cat.schema}".${table} WHERE tenant_id = $1 AND idempotency_key = $2`,
+    [tenantId, key],
+  );
   return Number(rows[0]!.n);
 }
 
 /** Each creating operation, as the RPC controller calls it. */
 const creates = {
-  projects: (t: string, name: string, ctx: { idempotency?: IdempotencyKey; deadline?: number }) => cat.projects.create(t, { name }, ctx),
+  projects: (t: string, name: string, ctx: { idempotency?: IdempotencyKey; deadline?: number }) =>
+    cat.projects.create(t, { name }, ctx),
   pipelines: (t: string, name: string, ctx: { idempotency?: IdempotencyKey; deadline?: number }) =>
     cat.pipelines.create(t, { name, dag: { nodes: [], edges: [] } }, ctx),
   connectors: (t: string, name: string, ctx: { idempotency?: IdempotencyKey; deadline?: number }) =>
@@ -39,7 +50,9 @@ describe.each(Object.entries(creates))('%s: create with an Idempotency-Key', (ta
     expect(again.data).toMatchObject({ id: first.data.id, name: 'one' });
     expect(await rowsWithKey(table, t, key.key)).toBe(1);
 
-    const reused = await rejection(create(t, 'one', { idempotency: { key: key.key, fingerprint: idem().fingerprint } }));
+    const reused = await rejection(
+      create(t, 'one', { idempotency: { key: key.key, fingerprint: idem().fingerprint } }),
+    );
     expect(reused.code).toBe('idempotency_key_reused');
     // Keys are per tenant: another tenant's same key is its own resource.
     const other = newTenant();
@@ -50,7 +63,10 @@ describe.each(Object.entries(creates))('%s: create with an Idempotency-Key', (ta
   it('makes one row when two requests with one key race, and both answer it', async () => {
     const t = newTenant();
     const key = idem();
-    const answers = await Promise.all([create(t, 'raced', { idempotency: key }), create(t, 'raced', { idempotency: key })]);
+    const answers = await Promise.all([
+      create(t, 'raced', { idempotency: key }),
+      create(t, 'raced', { idempotency: key }),
+    ]);
     expect(answers[1].data.id).toBe(answers[0].data.id);
     expect(await rowsWithKey(table, t, key.key)).toBe(1);
   });

@@ -11,11 +11,19 @@ describe('internal catalog operations', () => {
     await catalog.drop();
   });
 
-  const pgConfig = { host: '127.0.0.1', port: 5432, database: 'postgres', user: 'postgres', password: 'p4ss-w0rd-snapshot' };
+  const pgConfig = {
+    host: '127.0.0.1',
+    port: 5432,
+    database: 'postgres',
+    user: 'postgres',
+    password: 'p4ss-w0rd-snapshot',
+  };
 
   it('snapshots a pipeline with its version, DAG and current validity', async () => {
     const t = newTenant();
-    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })).data;
+    const con = (
+      await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })
+    ).data;
     const dag = {
       nodes: [
         { id: 'src', type: 'source', config: { connector_id: con.id, table: 'a' } },
@@ -38,12 +46,25 @@ describe('internal catalog operations', () => {
 
   it('resolves connector configs with their secrets sealed as stored, only for their own tenant', async () => {
     const t = newTenant();
-    const con = (await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })).data;
+    const con = (
+      await catalog.connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })
+    ).data;
     expect(con.config['password']).toBe('********');
     const resolved = await catalog.connectors.resolve(t, [con.id, 'con_malformed', con.id]);
-    expect(resolved).toEqual([{ id: con.id, type: 'postgres', config: expect.objectContaining({ password: expect.stringMatching(/^enc:v2:[0-9a-f]{8}:/) }) }]);
+    expect(resolved).toEqual([
+      {
+        id: con.id,
+        type: 'postgres',
+        config: expect.objectContaining({ password: expect.stringMatching(/^enc:v2:[0-9a-f]{8}:/) }),
+      },
+    ]);
     expect(JSON.stringify(resolved)).not.toContain(pgConfig.password);
-    expect(new ConnectorSecrets(catalog.key).open('postgres', resolved[0]?.config ?? {}, { tenantId: t, connectorId: con.id })['password']).toBe(pgConfig.password);
+    expect(
+      new ConnectorSecrets(catalog.key).open('postgres', resolved[0]?.config ?? {}, {
+        tenantId: t,
+        connectorId: con.id,
+      })['password'],
+    ).toBe(pgConfig.password);
     expect(await catalog.connectors.resolve(newTenant(), [con.id])).toEqual([]);
   });
 });

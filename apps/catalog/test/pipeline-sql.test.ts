@@ -13,12 +13,20 @@ afterAll(async () => {
   await cat?.drop();
 });
 
-function dagWith(duck: string, pg: string, sql: { transform: string; rule: string; query: string; statement: string; pgStatement?: string }) {
+function dagWith(
+  duck: string,
+  pg: string,
+  sql: { transform: string; rule: string; query: string; statement: string; pgStatement?: string },
+) {
   return {
     nodes: [
       { id: 'orders', type: 'source', config: { connector_id: duck, query: sql.query } },
       { id: 'clean', type: 'transform', config: { sql: sql.transform } },
-      { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: sql.rule }] } },
+      {
+        id: 'route',
+        type: 'decision',
+        config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: sql.rule }] },
+      },
       { id: 'ddl', type: 'sql', config: { connector_id: duck, sql: sql.statement } },
       { id: 'pg_ddl', type: 'sql', config: { connector_id: pg, sql: sql.pgStatement ?? 'select 1' } },
     ],
@@ -32,8 +40,11 @@ function dagWith(duck: string, pg: string, sql: { transform: string; rule: strin
 describe('pipeline SQL at save time', () => {
   it('refuses file readers, a second statement, COPY and SET with a 422 naming each node, on create and update', async () => {
     const t = newTenant();
-    const duck = (await cat.connectors.create(t, { name: 'duck', type: 'duckdb', config: { path: 'wh.duckdb' } })).data.id;
-    const pg = (await cat.connectors.create(t, { name: 'pg', type: 'postgres', config: { host: 'db', database: 'd', user: 'u' } })).data.id;
+    const duck = (await cat.connectors.create(t, { name: 'duck', type: 'duckdb', config: { path: 'wh.duckdb' } })).data
+      .id;
+    const pg = (
+      await cat.connectors.create(t, { name: 'pg', type: 'postgres', config: { host: 'db', database: 'd', user: 'u' } })
+    ).data.id;
     const hostile = {
       transform: "select * from read_text('/etc/passwd')",
       rule: 'select true; select false',
@@ -45,22 +56,52 @@ describe('pipeline SQL at save time', () => {
     const err = await rejection(cat.pipelines.create(t, { name: 'steal', dag: dagWith(duck, pg, hostile) }));
     expect(err.code).toBe('validation_failed');
     expect(err.errors).toEqual([
-      { path: 'dag.nodes[0].config.query', code: 'sql_not_allowed', message: 'node "orders": the SQL must be one SELECT statement' },
+      {
+        path: 'dag.nodes[0].config.query',
+        code: 'sql_not_allowed',
+        message: 'node "orders": the SQL must be one SELECT statement',
+      },
       {
         path: 'dag.nodes[1].config.sql',
         code: 'sql_not_allowed',
-        message: expect.stringMatching(/^node "clean": the SQL calls the table function read_text\(\), which is not allowed/),
+        message: expect.stringMatching(
+          /^node "clean": the SQL calls the table function read_text\(\), which is not allowed/,
+        ),
       },
-      { path: 'dag.nodes[2].config.rules[0].sql', code: 'sql_not_allowed', message: 'node "route": the SQL holds 2 statements: only one statement is allowed' },
-      { path: 'dag.nodes[3].config.sql', code: 'sql_not_allowed', message: expect.stringMatching(/^node "ddl": the SQL is a set statement, which is not allowed/) },
+      {
+        path: 'dag.nodes[2].config.rules[0].sql',
+        code: 'sql_not_allowed',
+        message: 'node "route": the SQL holds 2 statements: only one statement is allowed',
+      },
+      {
+        path: 'dag.nodes[3].config.sql',
+        code: 'sql_not_allowed',
+        message: expect.stringMatching(/^node "ddl": the SQL is a set statement, which is not allowed/),
+      },
     ]);
     expect((await cat.pipelines.list(t, { limit: 50 })).data).toHaveLength(0);
 
-    const fine = { transform: 'select * from orders where amount > 0 -- positive', rule: 'select count(*) > 0 from clean;', query: 'select * from orders', statement: 'create table if not exists t (a int)' };
+    const fine = {
+      transform: 'select * from orders where amount > 0 -- positive',
+      rule: 'select count(*) > 0 from clean;',
+      query: 'select * from orders',
+      statement: 'create table if not exists t (a int)',
+    };
     const created = await cat.pipelines.create(t, { name: 'ok', dag: dagWith(duck, pg, fine) });
     expect(created.data).toMatchObject({ status: 'valid', version: 1 });
-    const update = await rejection(cat.pipelines.update(t, created.data.id, { name: 'ok', dag: dagWith(duck, pg, { ...fine, statement: "attach '/tmp/x.db' as x" }) }));
-    expect(update.errors).toEqual([expect.objectContaining({ path: 'dag.nodes[3].config.sql', code: 'sql_not_allowed', message: expect.stringContaining('node "ddl"') })]);
+    const update = await rejection(
+      cat.pipelines.update(t, created.data.id, {
+        name: 'ok',
+        dag: dagWith(duck, pg, { ...fine, statement: "attach '/tmp/x.db' as x" }),
+      }),
+    );
+    expect(update.errors).toEqual([
+      expect.objectContaining({
+        path: 'dag.nodes[3].config.sql',
+        code: 'sql_not_allowed',
+        message: expect.stringContaining('node "ddl"'),
+      }),
+    ]);
     expect((await cat.pipelines.get(t, created.data.id)).data.version).toBe(1);
   });
 });

@@ -14,7 +14,11 @@ afterAll(async () => {
 });
 
 async function postgresConnector(tenant: string, name: string): Promise<string> {
-  const { data } = await cat.connectors.create(tenant, { name, type: 'postgres', config: inTransit(cat.key, tenant, { host: 'db', database: 'd', user: 'u', password: 's3cret' }) });
+  const { data } = await cat.connectors.create(tenant, {
+    name,
+    type: 'postgres',
+    config: inTransit(cat.key, tenant, { host: 'db', database: 'd', user: 'u', password: 's3cret' }),
+  });
   return data.id;
 }
 
@@ -36,9 +40,17 @@ describe('pipelines', () => {
   it('stores a valid pipeline at version 1 with its validation', async () => {
     const t = newTenant();
     const con = await postgresConnector(t, 'warehouse');
-    const { data, etag } = await cat.pipelines.create(t, { name: 'copy', description: 'orders', dag: copyDag(con, con) });
+    const { data, etag } = await cat.pipelines.create(t, {
+      name: 'copy',
+      description: 'orders',
+      dag: copyDag(con, con),
+    });
     expect(data).toMatchObject({ name: 'copy', description: 'orders', project_id: null, version: 1, status: 'valid' });
-    expect(data.validation).toMatchObject({ valid: true, errors: [], execution_order: [['orders'], ['clean'], ['to_dw']] });
+    expect(data.validation).toMatchObject({
+      valid: true,
+      errors: [],
+      execution_order: [['orders'], ['clean'], ['to_dw']],
+    });
     expect(data.validation.validated_at).toMatch(/\.\d{3}Z$/);
     expect(etag).toMatch(/^".+"$/);
     expect((await cat.pipelines.get(t, data.id)).data).toEqual(data);
@@ -48,20 +60,34 @@ describe('pipelines', () => {
     const t = newTenant();
     const created = await cat.pipelines.create(t, {
       name: 'draft',
-      dag: { nodes: [{ id: 'a', type: 'source', config: { connector_id: 'con_missing', table: 't' } }, { id: 'b', type: 'nope', config: {} }], edges: [{ from: 'a', to: 'a' }] },
+      dag: {
+        nodes: [
+          { id: 'a', type: 'source', config: { connector_id: 'con_missing', table: 't' } },
+          { id: 'b', type: 'nope', config: {} },
+        ],
+        edges: [{ from: 'a', to: 'a' }],
+      },
     });
     expect(created.data.status).toBe('invalid');
-    expect(created.data.validation.errors.map((e) => e.code)).toEqual(expect.arrayContaining(['unknown_connector', 'unknown_node_type', 'self_loop']));
+    expect(created.data.validation.errors.map((e) => e.code)).toEqual(
+      expect.arrayContaining(['unknown_connector', 'unknown_node_type', 'self_loop']),
+    );
 
     const con = await postgresConnector(t, 'db');
     const v2 = await cat.pipelines.update(t, created.data.id, { name: 'draft', dag: copyDag(con, con) }, created.etag);
     expect(v2.data).toMatchObject({ version: 2, status: 'valid', description: null });
-    const v3 = await cat.pipelines.update(t, created.data.id, { name: 'renamed', description: 'x', dag: copyDag(con, con) });
+    const v3 = await cat.pipelines.update(t, created.data.id, {
+      name: 'renamed',
+      description: 'x',
+      dag: copyDag(con, con),
+    });
     expect(v3.data).toMatchObject({ version: 3, name: 'renamed', description: 'x' });
     expect(v3.data.created_at).toBe(created.data.created_at);
     expect((await cat.pipelines.get(t, created.data.id)).data).toEqual(v3.data);
 
-    const stale = await rejection(cat.pipelines.update(t, created.data.id, { name: 'late', dag: copyDag(con, con) }, v2.etag));
+    const stale = await rejection(
+      cat.pipelines.update(t, created.data.id, { name: 'late', dag: copyDag(con, con) }, v2.etag),
+    );
     expect(stale.code).toBe('precondition_failed');
     expect((await cat.pipelines.get(t, created.data.id)).data.version).toBe(3);
   });
@@ -71,7 +97,14 @@ describe('pipelines', () => {
     const err = await rejection(
       cat.pipelines.create(t, {
         name: 'bad',
-        dag: { nodes: [{ id: 'a', type: 'source', config: {} }, { id: 'b', type: 'transform', config: 'select 1' }, { id: 3, config: {} }], edges: [{ from: 'a' }] },
+        dag: {
+          nodes: [
+            { id: 'a', type: 'source', config: {} },
+            { id: 'b', type: 'transform', config: 'select 1' },
+            { id: 3, config: {} },
+          ],
+          edges: [{ from: 'a' }],
+        },
         project_id: 'prj_01JD3V6Y9ZQ8W1S3X5C7E9G2HK',
       }),
     );
@@ -88,15 +121,17 @@ describe('pipelines', () => {
     expect((await cat.pipelines.list(t, { limit: 50 })).data).toHaveLength(0);
   });
 
-  it('refuses another tenant\'s project as unknown', async () => {
+  it("refuses another tenant's project as unknown", async () => {
     const a = newTenant();
     const b = newTenant();
     const project = await cat.projects.create(a, { name: 'mine' });
-    const err = await rejection(cat.pipelines.create(b, { name: 'p', dag: { nodes: [], edges: [] }, project_id: project.data.id }));
+    const err = await rejection(
+      cat.pipelines.create(b, { name: 'p', dag: { nodes: [], edges: [] }, project_id: project.data.id }),
+    );
     expect(err.errors).toEqual([expect.objectContaining({ path: 'project_id', code: 'unknown_project' })]);
   });
 
-  it('treats another tenant\'s connector as unknown, and hides pipelines across tenants', async () => {
+  it("treats another tenant's connector as unknown, and hides pipelines across tenants", async () => {
     const a = newTenant();
     const b = newTenant();
     const conA = await postgresConnector(a, 'a-db');
@@ -141,10 +176,18 @@ describe('pipelines', () => {
     const a = await cat.pipelines.create(t, { name: 'load', dag: empty, project_id: p1.data.id });
     const b = await cat.pipelines.create(t, { name: 'load', dag: empty, project_id: p2.data.id });
     const c = await cat.pipelines.create(t, { name: 'load', dag: empty });
-    expect((await rejection(cat.pipelines.create(t, { name: 'load', dag: empty, project_id: p1.data.id }))).code).toBe('name_taken');
+    expect((await rejection(cat.pipelines.create(t, { name: 'load', dag: empty, project_id: p1.data.id }))).code).toBe(
+      'name_taken',
+    );
     expect((await rejection(cat.pipelines.create(t, { name: 'load', dag: empty }))).code).toBe('name_taken');
-    expect((await cat.pipelines.list(t, { limit: 50, project_id: p1.data.id })).data.map((p) => p.id)).toEqual([a.data.id]);
-    expect((await cat.pipelines.list(t, { limit: 50 })).data.map((p) => p.id)).toEqual([c.data.id, b.data.id, a.data.id]);
+    expect((await cat.pipelines.list(t, { limit: 50, project_id: p1.data.id })).data.map((p) => p.id)).toEqual([
+      a.data.id,
+    ]);
+    expect((await cat.pipelines.list(t, { limit: 50 })).data.map((p) => p.id)).toEqual([
+      c.data.id,
+      b.data.id,
+      a.data.id,
+    ]);
   });
 
   it('deletes a pipeline', async () => {
@@ -158,7 +201,9 @@ describe('pipelines', () => {
   it('refuses to delete a pipeline that a job uses (the PipelineUsage seam)', async () => {
     const t = newTenant();
     const { data } = await cat.pipelines.create(t, { name: 'used', dag: { nodes: [], edges: [] } });
-    const usedByJob: PipelineUsage = { isInUse: async (tenantId, pipelineId) => tenantId === t && pipelineId === data.id };
+    const usedByJob: PipelineUsage = {
+      isInUse: async (tenantId, pipelineId) => tenantId === t && pipelineId === data.id,
+    };
     const guarded = new PipelinesService(cat.ds, usedByJob);
     expect((await rejection(guarded.delete(t, data.id))).code).toBe('pipeline_in_use');
     expect((await cat.pipelines.get(t, data.id)).data.id).toBe(data.id);

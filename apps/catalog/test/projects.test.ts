@@ -43,7 +43,7 @@ describe('projects', () => {
     await expect(cat.projects.update(t, data.id, { name: 'q' }, `W/"x", ${etag}`)).resolves.toBeDefined();
   });
 
-  it('hides one tenant\'s projects from another', async () => {
+  it("hides one tenant's projects from another", async () => {
     const a = newTenant();
     const b = newTenant();
     const pa = await cat.projects.create(a, { name: 'same name' });
@@ -71,7 +71,9 @@ describe('projects', () => {
 
   it('lets exactly one of 20 concurrent creates of one name win', async () => {
     const t = newTenant();
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => cat.projects.create(t, { name: 'contested' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => cat.projects.create(t, { name: 'contested' })),
+    );
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
@@ -80,7 +82,7 @@ describe('projects', () => {
     expect((await cat.projects.list(t, { limit: 50 })).data).toHaveLength(1);
   });
 
-  it('answers name_taken when an update takes another project\'s name', async () => {
+  it("answers name_taken when an update takes another project's name", async () => {
     const t = newTenant();
     await cat.projects.create(t, { name: 'one' });
     const two = await cat.projects.create(t, { name: 'two' });
@@ -90,7 +92,11 @@ describe('projects', () => {
   it('refuses to delete a project while pipelines or connectors belong to it', async () => {
     const t = newTenant();
     const project = await cat.projects.create(t, { name: 'busy' });
-    const pipeline = await cat.pipelines.create(t, { name: 'p', dag: { nodes: [], edges: [] }, project_id: project.data.id });
+    const pipeline = await cat.pipelines.create(t, {
+      name: 'p',
+      dag: { nodes: [], edges: [] },
+      project_id: project.data.id,
+    });
     expect((await rejection(cat.projects.delete(t, project.data.id))).code).toBe('project_not_empty');
     await cat.pipelines.delete(t, pipeline.data.id);
 
@@ -106,7 +112,7 @@ describe('projects', () => {
     await expect(cat.projects.delete(t, project.data.id)).resolves.toBeNull();
   });
 
-  it('creates the template\'s pipelines in the project, in the same transaction', async () => {
+  it("creates the template's pipelines in the project, in the same transaction", async () => {
     const t = newTenant();
     const project = await cat.projects.create(t, { name: 'support', template: 'support-ticket-routing' });
     expect(project.data.template).toBe('support-ticket-routing');
@@ -123,7 +129,9 @@ describe('projects', () => {
 
     // A taken project name rolls the whole creation back: no orphan pipelines.
     const before = (await cat.pipelines.list(t, { limit: 200 })).data.length;
-    expect((await rejection(cat.projects.create(t, { name: 'support', template: 'postgres-to-postgres-etl' }))).code).toBe('name_taken');
+    expect(
+      (await rejection(cat.projects.create(t, { name: 'support', template: 'postgres-to-postgres-etl' }))).code,
+    ).toBe('name_taken');
     expect((await cat.pipelines.list(t, { limit: 200 })).data).toHaveLength(before);
   });
 

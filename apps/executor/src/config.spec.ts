@@ -18,7 +18,12 @@ describe('executor config', () => {
   });
 
   it('names every wrong setting', () => {
-    const wrong = { EXECUTOR_CONCURRENCY: '0', RUN_MEMORY_LIMIT: 'lots', RUN_SCRATCH_LIMIT: '10 gigs', DUCKDB_MEMORY_LIMIT: '256MB' };
+    const wrong = {
+      EXECUTOR_CONCURRENCY: '0',
+      RUN_MEMORY_LIMIT: 'lots',
+      RUN_SCRATCH_LIMIT: '10 gigs',
+      DUCKDB_MEMORY_LIMIT: '256MB',
+    };
     expect(() => loadExecutorConfig(wrong)).toThrow(ConfigError);
     try {
       loadExecutorConfig(wrong);
@@ -29,17 +34,25 @@ describe('executor config', () => {
       expect(problems).toMatch(/^RUN_SCRATCH_LIMIT: must be a size such as 8GiB/m);
       expect(problems).toMatch(/^DUCKDB_MEMORY_LIMIT: was replaced by RUN_MEMORY_LIMIT/m);
     }
-    expect(() => loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_MEMORY_LIMIT: '64MiB' })).toThrow(/^RUN_MEMORY_LIMIT: must be at least 88MiB/m);
-    expect(loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_MEMORY_LIMIT: '2GiB' }).RUN_MEMORY_LIMIT).toBe(2 * 1024 ** 3);
-    expect(loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_SCRATCH_LIMIT: '500MB' }).RUN_SCRATCH_LIMIT).toBe(500 * 1000 ** 2);
-    expect(() => loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_SCRATCH_LIMIT: '0GiB' })).toThrow(/^RUN_SCRATCH_LIMIT: must be a size/m);
+    expect(() => loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_MEMORY_LIMIT: '64MiB' })).toThrow(
+      /^RUN_MEMORY_LIMIT: must be at least 88MiB/m,
+    );
+    expect(loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_MEMORY_LIMIT: '2GiB' }).RUN_MEMORY_LIMIT).toBe(
+      2 * 1024 ** 3,
+    );
+    expect(loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_SCRATCH_LIMIT: '500MB' }).RUN_SCRATCH_LIMIT).toBe(
+      500 * 1000 ** 2,
+    );
+    expect(() => loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_SCRATCH_LIMIT: '0GiB' })).toThrow(
+      /^RUN_SCRATCH_LIMIT: must be a size/m,
+    );
   });
 
   it('refuses a malformed CONNECTOR_ALLOWED_NETWORKS at start-up, naming the entry', () => {
     const key = { SECRETS_KEY: '00'.repeat(32) };
-    expect(loadExecutorConfig({ ...key, CONNECTOR_ALLOWED_NETWORKS: '10.1.0.0/16, fd00:1::/64' }).CONNECTOR_ALLOWED_NETWORKS).toBe(
-      '10.1.0.0/16, fd00:1::/64',
-    );
+    expect(
+      loadExecutorConfig({ ...key, CONNECTOR_ALLOWED_NETWORKS: '10.1.0.0/16, fd00:1::/64' }).CONNECTOR_ALLOWED_NETWORKS,
+    ).toBe('10.1.0.0/16, fd00:1::/64');
     expect(() => loadExecutorConfig({ ...key, CONNECTOR_ALLOWED_NETWORKS: '10.1.0.0/16,10.2.0.0/99' })).toThrow(
       /^CONNECTOR_ALLOWED_NETWORKS: "10\.2\.0\.0\/99" is not a CIDR range/m,
     );

@@ -30,8 +30,10 @@ export const executorEnvSchema = z
       .default(DEFAULT_RUN_MEMORY_LIMIT)
       .transform((text, ctx) => {
         const bytes = parseSize(text);
-        if (bytes === undefined) ctx.addIssue({ code: 'custom', message: 'must be a size such as 96MiB, 256MB or 2GiB' });
-        else if (bytes < MIN_RUN_MEMORY_BYTES) ctx.addIssue({ code: 'custom', message: `must be at least ${MIN_RUN_MEMORY_BYTES / 1024 / 1024}MiB` });
+        if (bytes === undefined)
+          ctx.addIssue({ code: 'custom', message: 'must be a size such as 96MiB, 256MB or 2GiB' });
+        else if (bytes < MIN_RUN_MEMORY_BYTES)
+          ctx.addIssue({ code: 'custom', message: `must be at least ${MIN_RUN_MEMORY_BYTES / 1024 / 1024}MiB` });
         return bytes ?? 0;
       }),
     /**
@@ -45,12 +47,15 @@ export const executorEnvSchema = z
       .transform((text, ctx) => {
         if (text === undefined) return DEFAULT_SCRATCH_LIMIT_BYTES;
         const bytes = parseSize(text);
-        if (bytes === undefined || bytes < 1) ctx.addIssue({ code: 'custom', message: 'must be a size such as 8GiB, 500MB or 20GiB' });
+        if (bytes === undefined || bytes < 1)
+          ctx.addIssue({ code: 'custom', message: 'must be a size such as 8GiB, 500MB or 20GiB' });
         return bytes ?? 0;
       }),
     /** Replaced by RUN_MEMORY_LIMIT: refused, so a deployment that still sets it learns that it no longer applies. */
     DUCKDB_MEMORY_LIMIT: z
-      .undefined({ error: 'was replaced by RUN_MEMORY_LIMIT (one limit for DuckDB and the buffers of a run); unset it' })
+      .undefined({
+        error: 'was replaced by RUN_MEMORY_LIMIT (one limit for DuckDB and the buffers of a run); unset it',
+      })
       .optional(),
     /** BullMQ lock on a run; an executor that stops renewing it (dead) loses the run to another after this long. */
     RUN_LOCK_MS: positiveInt().min(1000).default(30_000),

@@ -2,7 +2,13 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
-import { NestPinoLogger, createLogger, createMetricsRegistry, preflight, redisReadinessCheck } from '@conduit/service-kit';
+import {
+  NestPinoLogger,
+  createLogger,
+  createMetricsRegistry,
+  preflight,
+  redisReadinessCheck,
+} from '@conduit/service-kit';
 import { secretKeysOf } from '@conduit/secrets';
 import { bootConfig } from './boot-config.js';
 import { ExecutorAppModule } from './ops/executor-app.module.js';
@@ -13,7 +19,10 @@ import { runMemory } from './data/run-memory.js';
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
-  await preflight({ redisUrl: config.REDIS_URL, ports: [{ variable: 'EXECUTOR_PORT', port: config.EXECUTOR_PORT, host: config.HOST }] });
+  await preflight({
+    redisUrl: config.REDIS_URL,
+    ports: [{ variable: 'EXECUTOR_PORT', port: config.EXECUTOR_PORT, host: config.HOST }],
+  });
   const registry = createMetricsRegistry('executor');
   const runtime = new ExecutorRuntime({
     redisUrl: config.REDIS_URL,

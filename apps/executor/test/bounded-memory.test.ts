@@ -43,7 +43,11 @@ afterAll(async () => {
 });
 
 const checksum = async (table: string) =>
-  (await db.query<{ n: string; sum: string }>(`select count(*) as n, sum(('x' || substr(md5(t::text), 1, 15))::bit(60)::bigint)::text as sum from ${table} t`)).rows[0];
+  (
+    await db.query<{ n: string; sum: string }>(
+      `select count(*) as n, sum(('x' || substr(md5(t::text), 1, 15))::bit(60)::bigint)::text as sum from ${table} t`,
+    )
+  ).rows[0];
 
 it('copies a table several times the run memory limit with the peak RSS under idle + limit + margin', async () => {
   const options = {
@@ -63,8 +67,14 @@ it('copies a table several times the run memory limit with the peak RSS under id
     limitBytes: LIMIT_BYTES,
   };
   const runner = join(import.meta.dirname, 'support', 'memory-run.mjs');
-  const { stdout } = await promisify(execFile)(process.execPath, [runner, JSON.stringify(options)], { maxBuffer: 4 * MiB });
-  const { idle_kib, peak_kib, outcome } = JSON.parse(stdout) as { idle_kib: number; peak_kib: number; outcome: { status: string; error: unknown } };
+  const { stdout } = await promisify(execFile)(process.execPath, [runner, JSON.stringify(options)], {
+    maxBuffer: 4 * MiB,
+  });
+  const { idle_kib, peak_kib, outcome } = JSON.parse(stdout) as {
+    idle_kib: number;
+    peak_kib: number;
+    outcome: { status: string; error: unknown };
+  };
 
   expect(outcome).toMatchObject({ status: 'succeeded', error: null });
   expect(await checksum('dst')).toEqual(await checksum('src'));

@@ -15,18 +15,26 @@ const sink = (id: string, table: string, extra: Record<string, unknown> = {}) =>
   type: 'sink',
   config: { connector_id: CONNECTOR_ID, table, mode: 'append', ...extra },
 });
-const transform = (id: string, sql: string, extra: Record<string, unknown> = {}) => ({ id, type: 'transform', config: { sql, ...extra } });
+const transform = (id: string, sql: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  type: 'transform',
+  config: { sql, ...extra },
+});
 
 beforeAll(async () => {
   db = await connectPg();
   await db.query(`create schema ${schema}`);
   await db.query(`set search_path to ${schema}`);
-  await db.query(`create table orders (id integer primary key, name text, amount numeric(12,2), qty integer, created_at timestamptz)`);
+  await db.query(
+    `create table orders (id integer primary key, name text, amount numeric(12,2), qty integer, created_at timestamptz)`,
+  );
   await db.query(
     `insert into orders select g, 'order ' || g, (g % 1000) / 10.0, g % 5, timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second'
      from generate_series(1, ${ROWS}) g`,
   );
-  await db.query(`create table orders_clean (id integer primary key, name text, amount numeric(12,2), qty integer, total numeric(14,2), created_at timestamptz)`);
+  await db.query(
+    `create table orders_clean (id integer primary key, name text, amount numeric(12,2), qty integer, total numeric(14,2), created_at timestamptz)`,
+  );
 });
 
 afterAll(async () => {
@@ -89,7 +97,9 @@ describe('source -> transform -> sink', () => {
     const messages = run.lines.map((l) => `${l.node_id}: ${l.message}`);
     expect(messages).toContain('orders: source started');
     expect(messages).toContain(`orders: read ${ROWS} rows`);
-    expect(messages.some((m) => m.startsWith('to_clean: succeeded in') && m.endsWith(`rows_out=${expected}`))).toBe(true);
+    expect(messages.some((m) => m.startsWith('to_clean: succeeded in') && m.endsWith(`rows_out=${expected}`))).toBe(
+      true,
+    );
     expect(JSON.stringify(run.lines)).not.toContain('password');
     const left = await readdir(DATA_DIR).catch(() => []);
     expect(left.filter((name) => name.startsWith('run_logs'))).toEqual([]);
@@ -149,13 +159,21 @@ describe('decision by rules', () => {
     const dag = {
       nodes: [
         source('one', 'select 1 as x'),
-        { id: 'ask', type: 'decision', config: { strategy: 'llm', connector_id: CONNECTOR_ID, prompt: 'p', choices: ['a'], default: 'a' } },
+        {
+          id: 'ask',
+          type: 'decision',
+          config: { strategy: 'llm', connector_id: CONNECTOR_ID, prompt: 'p', choices: ['a'], default: 'a' },
+        },
       ],
       edges: [{ from: 'one', to: 'ask' }],
     };
     const run = await runDag(dag, config);
     expect(run.outcome.status).toBe('failed');
-    expect(run.outcome.error).toMatchObject({ node_id: 'ask', code: 'connector_unfit', message: expect.stringContaining('cannot act as llm') });
+    expect(run.outcome.error).toMatchObject({
+      node_id: 'ask',
+      code: 'connector_unfit',
+      message: expect.stringContaining('cannot act as llm'),
+    });
   });
 });
 
@@ -182,7 +200,11 @@ describe('failures', () => {
       node_id: 'broken',
       message: expect.stringMatching(/^node "broken" failed: Binder Error: .*no_such_column/s),
     });
-    expect(nodeOf(run, 'broken')).toMatchObject({ status: 'failed', attempts: 1, error: { message: expect.stringContaining('no_such_column') } });
+    expect(nodeOf(run, 'broken')).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: { message: expect.stringContaining('no_such_column') },
+    });
     expect(nodeOf(run, 'below').status).toBe('skipped');
     expect(nodeOf(run, 'side_sink')).toMatchObject({ status: 'succeeded', rows_out: 7 });
     expect(await count(db, 'side_out')).toBe(7);
@@ -190,18 +212,31 @@ describe('failures', () => {
 
   it('names the database message when the source query is wrong', async () => {
     const run = await runDag({ nodes: [source('bad', 'select * from missing_table')], edges: [] }, config);
-    expect(run.outcome.error).toMatchObject({ node_id: 'bad', message: expect.stringContaining('relation "missing_table" does not exist') });
+    expect(run.outcome.error).toMatchObject({
+      node_id: 'bad',
+      message: expect.stringContaining('relation "missing_table" does not exist'),
+    });
   });
 
   it('times out each attempt and retries with backoff until the attempts run out', async () => {
     const dag = {
-      nodes: [{ id: 'slow', type: 'sql', config: { connector_id: CONNECTOR_ID, sql: 'select pg_sleep(5)', timeout_seconds: 0.3, retries: 2 } }],
+      nodes: [
+        {
+          id: 'slow',
+          type: 'sql',
+          config: { connector_id: CONNECTOR_ID, sql: 'select pg_sleep(5)', timeout_seconds: 0.3, retries: 2 },
+        },
+      ],
       edges: [],
     };
     const started = Date.now();
     const run = await runDag(dag, config);
     expect(run.outcome.status).toBe('failed');
-    expect(nodeOf(run, 'slow')).toMatchObject({ status: 'failed', attempts: 3, error: { message: 'timed out after 0.3 s', code: 'timeout' } });
+    expect(nodeOf(run, 'slow')).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      error: { message: 'timed out after 0.3 s', code: 'timeout' },
+    });
     expect(Date.now() - started).toBeLessThan(4000);
     expect(run.lines.filter((l) => l.level === 'warn' && l.message.includes('retrying in'))).toHaveLength(2);
   });
@@ -210,7 +245,9 @@ describe('failures', () => {
     await db.query(`create sequence tries`);
     const sql = `do $$ begin if nextval('tries') < 3 then perform pg_sleep(5); end if; end $$`;
     const dag = {
-      nodes: [{ id: 'flaky', type: 'sql', config: { connector_id: CONNECTOR_ID, sql, timeout_seconds: 0.4, retries: 3 } }],
+      nodes: [
+        { id: 'flaky', type: 'sql', config: { connector_id: CONNECTOR_ID, sql, timeout_seconds: 0.4, retries: 3 } },
+      ],
       edges: [],
     };
     const run = await runDag(dag, config);
@@ -241,7 +278,9 @@ describe('cancel', () => {
     expect(nodeOf(run, 'out').status).toBe('canceled');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await count(db, 'cancel_out')).toBe(0);
-    const { rows } = await db.query(`select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 5000000)%' and pid <> pg_backend_pid()`);
+    const { rows } = await db.query(
+      `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 5000000)%' and pid <> pg_backend_pid()`,
+    );
     expect(rows[0].n).toBe(0);
   });
 });

@@ -21,9 +21,15 @@ beforeAll(async () => {
   db = await connectPg();
   await db.query(`create schema ${schema}`);
   await db.query(`create table ${schema}.tickets (id integer primary key, subject text)`);
-  await db.query(`insert into ${schema}.tickets values (1, 'Checkout is down for everyone'), (2, 'Typo on the pricing page'), (3, 'Invoice PDF missing')`);
+  await db.query(
+    `insert into ${schema}.tickets values (1, 'Checkout is down for everyone'), (2, 'Typo on the pricing page'), (3, 'Invoice PDF missing')`,
+  );
   chat = await startChatServer();
-  llm = { id: LLM_ID, type: 'openai', config: { base_url: chat.baseUrl, api_key: API_KEY, model: 'scripted-model', timeout_ms: 20_000 } };
+  llm = {
+    id: LLM_ID,
+    type: 'openai',
+    config: { base_url: chat.baseUrl, api_key: API_KEY, model: 'scripted-model', timeout_ms: 20_000 },
+  };
 });
 
 afterAll(async () => {
@@ -36,16 +42,29 @@ afterAll(async () => {
   else process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = privateNetworks;
 });
 
-const PROMPT = 'Team {{params.team}}: {{row_count}} new tickets ({{columns}}). The first ones:\n{{rows}}\nHow urgent are they?';
+const PROMPT =
+  'Team {{params.team}}: {{row_count}} new tickets ({{columns}}). The first ones:\n{{rows}}\nHow urgent are they?';
 
 function ticketDag(decision: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     nodes: [
-      { id: 'tickets', type: 'source', config: { connector_id: CONNECTOR_ID, query: 'select id, subject from tickets order by id' } },
+      {
+        id: 'tickets',
+        type: 'source',
+        config: { connector_id: CONNECTOR_ID, query: 'select id, subject from tickets order by id' },
+      },
       {
         id: 'route',
         type: 'decision',
-        config: { strategy: 'llm', connector_id: LLM_ID, prompt: PROMPT, choices: ['urgent', 'routine'], default: 'routine', sample_rows: 2, ...decision },
+        config: {
+          strategy: 'llm',
+          connector_id: LLM_ID,
+          prompt: PROMPT,
+          choices: ['urgent', 'routine'],
+          default: 'routine',
+          sample_rows: 2,
+          ...decision,
+        },
       },
       { id: 'page_oncall', type: 'transform', config: { sql: 'select * from route' } },
       { id: 'queue', type: 'transform', config: { sql: 'select * from route where id > 1' } },
@@ -97,7 +116,10 @@ describe('decision by llm', () => {
     const [call] = chat.calls;
     expect(call?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(call?.body.model).toBe('scripted-model');
-    expect(call?.body.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('"urgent", "routine"') });
+    expect(call?.body.messages[0]).toMatchObject({
+      role: 'system',
+      content: expect.stringContaining('"urgent", "routine"'),
+    });
     expect(call?.body.response_format).toEqual({
       type: 'json_schema',
       json_schema: {
@@ -116,12 +138,18 @@ describe('decision by llm', () => {
     // The prompt: the parameter, the row count, the columns and only the first sample_rows rows as JSON lines.
     const prompt = userMessage(0);
     expect(prompt).toMatch(/^Team payments: 3 new tickets \(id \w+, subject VARCHAR\)\. The first ones:\n/);
-    expect(prompt).toContain('{"id":1,"subject":"Checkout is down for everyone"}\n{"id":2,"subject":"Typo on the pricing page"}\nHow urgent');
+    expect(prompt).toContain(
+      '{"id":1,"subject":"Checkout is down for everyone"}\n{"id":2,"subject":"Typo on the pricing page"}\nHow urgent',
+    );
     expect(prompt).not.toContain('Invoice PDF missing');
 
     const routeLines = result.lines.filter((l) => l.node_id === 'route').map((l) => l.message);
     expect(routeLines.some((m) => m.includes(`prompt sha256 ${sha256(prompt)}`))).toBe(true);
-    expect(routeLines.some((m) => m.startsWith('llm request 1: answered') && m.includes('by scripted-model-1, tokens 30+12=42'))).toBe(true);
+    expect(
+      routeLines.some(
+        (m) => m.startsWith('llm request 1: answered') && m.includes('by scripted-model-1, tokens 30+12=42'),
+      ),
+    ).toBe(true);
     expect(routeLines.some((m) => m.startsWith('chose "urgent" after 1 request(s)'))).toBe(true);
     // The prompt holds data: logs carry its hash, never its rows.
     expect(routeLines.join('\n')).not.toContain('Typo on the pricing page');
@@ -151,8 +179,14 @@ describe('decision by llm', () => {
     expect(nodeOf(result, 'page_oncall').status).toBe('skipped');
     const second = chat.calls[1]!.body.messages;
     expect(second).toHaveLength(4);
-    expect(second[2]).toEqual({ role: 'assistant', content: JSON.stringify({ choice: 'maybe', reason: 'not sure', confidence: 0.5 }) });
-    expect(second[3]).toMatchObject({ role: 'user', content: expect.stringContaining('"choice" "maybe" is not one of ["urgent","routine"]') });
+    expect(second[2]).toEqual({
+      role: 'assistant',
+      content: JSON.stringify({ choice: 'maybe', reason: 'not sure', confidence: 0.5 }),
+    });
+    expect(second[3]).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('"choice" "maybe" is not one of ["urgent","routine"]'),
+    });
     expect(result.lines.some((l) => l.level === 'warn' && l.message.startsWith('llm: unusable answer'))).toBe(true);
     expectNoKey(result);
   });
@@ -181,7 +215,11 @@ describe('decision by llm', () => {
     const route = nodeOf(result, 'route');
     expect(result.outcome.status).toBe('succeeded');
     expect(route).toMatchObject({ status: 'succeeded', attempts: 1 });
-    expect(route.output).toMatchObject({ choice: 'routine', fell_back: true, reason: expect.stringMatching(/^fell back to default: no answer within \d+ ms$/) });
+    expect(route.output).toMatchObject({
+      choice: 'routine',
+      fell_back: true,
+      reason: expect.stringMatching(/^fell back to default: no answer within \d+ ms$/),
+    });
     expect(route.output?.['latency_ms']).toBeLessThan(1500);
     expect(Date.parse(route.finished_at!) - Date.parse(route.started_at!)).toBeLessThan(1500);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -190,7 +228,16 @@ describe('decision by llm', () => {
   });
 
   it('fails the node with a config error naming the connector on a 401, and the key is in no log', async () => {
-    chat.script({ status: 401, body: { error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } });
+    chat.script({
+      status: 401,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${API_KEY}`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
+    });
     const result = await run({ retries: 2 });
     expect(result.outcome.status).toBe('failed');
     expect(result.outcome.error).toEqual({
@@ -226,13 +273,15 @@ describe('decision by llm', () => {
     expect(result.outcome.error).toMatchObject({
       node_id: 'route',
       code: 'config_error',
-      message: expect.stringMatching(/^node "route" failed: connector "con_llm": refused by the network policy: 127\.0\.0\.2 is a loopback address/),
+      message: expect.stringMatching(
+        /^node "route" failed: connector "con_llm": refused by the network policy: 127\.0\.0\.2 is a loopback address/,
+      ),
     });
     expect(chat.calls).toHaveLength(0);
     expectNoKey(result);
   });
 
-  it('takes the default on a server error, with the key scrubbed from the server\'s message', async () => {
+  it("takes the default on a server error, with the key scrubbed from the server's message", async () => {
     chat.script({ status: 503, body: { error: { message: `overloaded (request from key ${API_KEY})` } } });
     const result = await run();
     expect(nodeOf(result, 'route').output).toMatchObject({
@@ -246,7 +295,7 @@ describe('decision by llm', () => {
 
   it('asks for plain JSON when the server rejects response_format', async () => {
     chat.script(
-      { status: 400, body: { error: { message: "Unrecognized request argument supplied: response_format" } } },
+      { status: 400, body: { error: { message: 'Unrecognized request argument supplied: response_format' } } },
       completion('{"choice":"urgent","reason":"outage","confidence":0.7} hope this helps'),
     );
     const result = await run();
@@ -258,14 +307,15 @@ describe('decision by llm', () => {
     expect(nodeOf(result, 'page_oncall').status).toBe('succeeded');
   });
 
-  it('takes the default when the confidence is below min_confidence, keeping the model\'s confidence', async () => {
+  it("takes the default when the confidence is below min_confidence, keeping the model's confidence", async () => {
     chat.script(answer('urgent', 'might be an outage', 0.4));
     const result = await run({ min_confidence: 0.6 });
     expect(nodeOf(result, 'route').output).toMatchObject({
       choice: 'routine',
       confidence: 0.4,
       fell_back: true,
-      reason: 'fell back to default: confidence 0.4 is below min_confidence 0.6 (the model chose "urgent": might be an outage)',
+      reason:
+        'fell back to default: confidence 0.4 is below min_confidence 0.6 (the model chose "urgent": might be an outage)',
     });
     expect(nodeOf(result, 'page_oncall').status).toBe('skipped');
   });

@@ -9,7 +9,11 @@ const config = connectorConfig(schema);
 let db: pg.Client;
 
 const source = (id: string, query: string) => ({ id, type: 'source', config: { connector_id: CONNECTOR_ID, query } });
-const sink = (id: string, table: string) => ({ id, type: 'sink', config: { connector_id: CONNECTOR_ID, table, mode: 'append' } });
+const sink = (id: string, table: string) => ({
+  id,
+  type: 'sink',
+  config: { connector_id: CONNECTOR_ID, table, mode: 'append' },
+});
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
 
 beforeAll(async () => {
@@ -63,17 +67,24 @@ describe('node columns in the run outcome', () => {
 
     // Columns appear with success: a running node has none yet.
     for (const change of run.changes.filter((c) => c.status === 'running')) expect(change.columns).toBeNull();
-    expect(run.changes.filter((c) => c.id === 'calc' && c.status === 'succeeded').map((c) => c.columns)).toEqual([calc]);
+    expect(run.changes.filter((c) => c.id === 'calc' && c.status === 'succeeded').map((c) => c.columns)).toEqual([
+      calc,
+    ]);
   });
 
-  it('reports a decision\'s columns (its input\'s), null for a failed node and for the nodes it skipped', async () => {
+  it("reports a decision's columns (its input's), null for a failed node and for the nodes it skipped", async () => {
     const dag = {
       nodes: [
         source('src', 'select id, note from payments'),
         {
           id: 'route',
           type: 'decision',
-          config: { strategy: 'rules', choices: ['yes', 'no'], default: 'no', rules: [{ choice: 'yes', sql: 'select count(*) > 0 from src' }] },
+          config: {
+            strategy: 'rules',
+            choices: ['yes', 'no'],
+            default: 'no',
+            rules: [{ choice: 'yes', sql: 'select count(*) > 0 from src' }],
+          },
         },
         transform('broken', 'select no_such_column from route'),
         sink('after', 'payments_copy'),
@@ -89,14 +100,20 @@ describe('node columns in the run outcome', () => {
     const src = nodeOf(run, 'src').columns!;
     expect(src.map((c) => c.name)).toEqual(['id', 'note']);
     // A decision's output is its input's rows: the same names and DuckDB types (the source type stays the source's).
-    expect(nodeOf(run, 'route')).toMatchObject({ status: 'succeeded', columns: src.map(({ name, type }) => ({ name, type })) });
+    expect(nodeOf(run, 'route')).toMatchObject({
+      status: 'succeeded',
+      columns: src.map(({ name, type }) => ({ name, type })),
+    });
     expect(nodeOf(run, 'broken')).toMatchObject({ status: 'failed', columns: null });
     expect(nodeOf(run, 'after')).toMatchObject({ status: 'skipped', columns: null });
   });
 
   it('reports the names a CSV hand-off knows, without types, and logs when a wide output is cut to the bound', async () => {
     const handoff = await runDag(
-      { nodes: [source('extract', 'select * from payments'), sink('load', 'payments_copy')], edges: [{ from: 'extract', to: 'load' }] },
+      {
+        nodes: [source('extract', 'select * from payments'), sink('load', 'payments_copy')],
+        edges: [{ from: 'extract', to: 'load' }],
+      },
       config,
     );
     expect(handoff.outcome.status).toBe('succeeded');
@@ -110,11 +127,18 @@ describe('node columns in the run outcome', () => {
 
     const select = Array.from({ length: 1002 }, (_, i) => `id as c${i}`).join(', ');
     const wide = await runDag(
-      { nodes: [source('src', 'select id from payments'), transform('wide', `select ${select} from src`)], edges: [{ from: 'src', to: 'wide' }] },
+      {
+        nodes: [source('src', 'select id from payments'), transform('wide', `select ${select} from src`)],
+        edges: [{ from: 'src', to: 'wide' }],
+      },
       config,
     );
     expect(wide.outcome.status).toBe('succeeded');
     expect(nodeOf(wide, 'wide').columns).toHaveLength(1000);
-    expect(wide.lines).toContainEqual({ level: 'info', node_id: 'wide', message: '1002 output columns; the run status shows the first 1000' });
+    expect(wide.lines).toContainEqual({
+      level: 'info',
+      node_id: 'wide',
+      message: '1002 output columns; the run status shows the first 1000',
+    });
   });
 });

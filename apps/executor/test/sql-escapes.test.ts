@@ -24,9 +24,16 @@ beforeAll(async () => {
   previousRoot = process.env['CONNECTOR_DATA_ROOT'];
   process.env['CONNECTOR_DATA_ROOT'] = dataRoot;
   const driver = getDriver('duckdb') as ConnectorDriver;
-  await driver.write!(duck.config, { table: 'orders', mode: 'overwrite', tenantId: TEST_TENANT }, (async function* () {
-    yield [{ id: 1, amount: 5 }, { id: 2, amount: 50 }];
-  })());
+  await driver.write!(
+    duck.config,
+    { table: 'orders', mode: 'overwrite', tenantId: TEST_TENANT },
+    (async function* () {
+      yield [
+        { id: 1, amount: 5 },
+        { id: 2, amount: 50 },
+      ];
+    })(),
+  );
   // The corpus's `copy main.t from ...` needs its table to get as far as the file.
   await driver.execute!(duck.config, 'create table t (a varchar)', { tenantId: TEST_TENANT });
 });
@@ -43,7 +50,11 @@ function dagOf(sql: string) {
     nodes: [
       { id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } },
       { id: 'tx', type: 'transform', config: { sql } },
-      { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql }] } },
+      {
+        id: 'route',
+        type: 'decision',
+        config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql }] },
+      },
       { id: 'query', type: 'source', config: { connector_id: duck.id, query: sql } },
       { id: 'stmt', type: 'sql', config: { connector_id: duck.id, sql } },
     ],
@@ -69,7 +80,9 @@ describe('the engine refuses the SQL-escape corpus in every node type', () => {
           attempts: 1,
           error: {
             code: 'config_error',
-            message: expect.stringMatching(/(the SQL|the query|the statement) (holds|is|must|may not|calls|reads|uses)/),
+            message: expect.stringMatching(
+              /(the SQL|the query|the statement) (holds|is|must|may not|calls|reads|uses)/,
+            ),
           },
         }),
       ]);
@@ -83,10 +96,33 @@ describe('ordinary SQL still runs in every node type', () => {
   it('transforms, decides, queries and executes', async () => {
     const dag = {
       nodes: [
-        { id: 'orders', type: 'source', config: { connector_id: duck.id, query: 'select * from orders -- all of them' } },
-        { id: 'big', type: 'transform', config: { sql: 'with o as (select * from orders) select id, amount * 2 as doubled from o where amount > 10;' } },
-        { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['some', 'none'], default: 'none', rules: [{ choice: 'some', sql: 'select count(*) > 0 from big;' }] } },
-        { id: 'stmt', type: 'sql', config: { connector_id: duck.id, sql: 'create or replace table seen as select * from orders where id = 2' } },
+        {
+          id: 'orders',
+          type: 'source',
+          config: { connector_id: duck.id, query: 'select * from orders -- all of them' },
+        },
+        {
+          id: 'big',
+          type: 'transform',
+          config: {
+            sql: 'with o as (select * from orders) select id, amount * 2 as doubled from o where amount > 10;',
+          },
+        },
+        {
+          id: 'route',
+          type: 'decision',
+          config: {
+            strategy: 'rules',
+            choices: ['some', 'none'],
+            default: 'none',
+            rules: [{ choice: 'some', sql: 'select count(*) > 0 from big;' }],
+          },
+        },
+        {
+          id: 'stmt',
+          type: 'sql',
+          config: { connector_id: duck.id, sql: 'create or replace table seen as select * from orders where id = 2' },
+        },
       ],
       edges: [
         { from: 'orders', to: 'big' },
@@ -101,16 +137,29 @@ describe('ordinary SQL still runs in every node type', () => {
   });
 
   it("does not let a transform read the platform's settings", async () => {
-    const dag = { nodes: [{ id: 'tx', type: 'transform', config: { sql: "select current_setting('memory_limit') as m" } }], edges: [] };
+    const dag = {
+      nodes: [{ id: 'tx', type: 'transform', config: { sql: "select current_setting('memory_limit') as m" } }],
+      edges: [],
+    };
     const run = await runDag(dag, {}, { connectors: [duck] });
-    expect(nodeOf(run, 'tx').error).toMatchObject({ code: 'config_error', message: expect.stringContaining('current_setting') });
+    expect(nodeOf(run, 'tx').error).toMatchObject({
+      code: 'config_error',
+      message: expect.stringContaining('current_setting'),
+    });
   });
 
   it("runs a tenant's duckdb connector in its own folder: another tenant with the same path sees no table", async () => {
-    const run = await runDag({ nodes: [{ id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } }], edges: [] }, {}, {
-      connectors: [duck],
-      tenantId: 'tnt_someone_else',
+    const run = await runDag(
+      { nodes: [{ id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } }], edges: [] },
+      {},
+      {
+        connectors: [duck],
+        tenantId: 'tnt_someone_else',
+      },
+    );
+    expect(nodeOf(run, 'orders')).toMatchObject({
+      status: 'failed',
+      error: { code: 'config_error', message: 'database file "wh/engine.duckdb" does not exist' },
     });
-    expect(nodeOf(run, 'orders')).toMatchObject({ status: 'failed', error: { code: 'config_error', message: 'database file "wh/engine.duckdb" does not exist' } });
   });
 });

@@ -87,18 +87,29 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     edges: [{ from: 'nap', to: 'mark' }],
   };
   await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-  await waitFor(async () => (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'), 15_000, 'the child executor to start the run');
+  await waitFor(
+    async () =>
+      (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
+    15_000,
+    'the child executor to start the run',
+  );
   child.kill('SIGKILL');
 
   runtime = await startExecutor(prefix, LOCK_MS);
   let end: Awaited<ReturnType<typeof reportsOf>>[number] | undefined;
-  await waitFor(async () => {
-    end = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
-    return end !== undefined;
-  }, 20_000, 'the run to finish on the second executor');
+  await waitFor(
+    async () => {
+      end = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
+      return end !== undefined;
+    },
+    20_000,
+    'the run to finish on the second executor',
+  );
   // Two claims granted: the dead executor's, then the survivor's once the dead one's lease (half the lock) lapsed.
   const granted = fencing.claims.filter((c) => c.answer.granted);
-  expect(granted.map((c) => [c.attempt, c.executor_id === runtime!.executorId, c.answer.granted && c.answer.epoch])).toEqual([
+  expect(
+    granted.map((c) => [c.attempt, c.executor_id === runtime!.executorId, c.answer.granted && c.answer.epoch]),
+  ).toEqual([
     [1, false, 1],
     [2, true, 2],
   ]);

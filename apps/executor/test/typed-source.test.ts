@@ -44,7 +44,9 @@ afterAll(async () => {
 
 async function sums(table: string, target: string): Promise<{ want: string; got: string; rows: number }> {
   const want = await db.query<{ s: string }>(`select (sum(amount) * 2)::text as s from ${table} where amount > 0`);
-  const got = await db.query<{ s: string; n: number }>(`select sum(doubled)::text as s, count(*)::int as n from ${target}`);
+  const got = await db.query<{ s: string; n: number }>(
+    `select sum(doubled)::text as s, count(*)::int as n from ${target}`,
+  );
   return { want: want.rows[0]!.s, got: got.rows[0]!.s, rows: got.rows[0]!.n };
 }
 
@@ -63,7 +65,9 @@ describe('typed postgres source through a transform', () => {
       { name: 'note', type: 'VARCHAR', source_type: 'text' },
     ]);
     const { want, got, rows } = await sums(sourceTable, target);
-    expect(rows).toBe((await db.query<{ n: number }>(`select count(*)::int as n from ${sourceTable} where amount > 0`)).rows[0]!.n);
+    expect(rows).toBe(
+      (await db.query<{ n: number }>(`select count(*)::int as n from ${sourceTable} where amount > 0`)).rows[0]!.n,
+    );
     expect(got).toBe(want);
     // 17 significant digits: through a DOUBLE the cents would differ.
     expect(want).toMatch(/^\d{15,}\.\d\d$/);

@@ -20,7 +20,10 @@ const prefix = testPrefix();
 const schema = uniqueSchema();
 /** A config as the catalog stores it for `connectorId` of TENANT. */
 function sealedFor(connectorId: string, password: string): Record<string, unknown> {
-  return encryptSecrets('postgres', { ...connectorConfig(schema), password }, new SecretBox(TEST_SECRETS_KEY), { tenantId: TENANT, connectorId });
+  return encryptSecrets('postgres', { ...connectorConfig(schema), password }, new SecretBox(TEST_SECRETS_KEY), {
+    tenantId: TENANT,
+    connectorId,
+  });
 }
 const stub: CatalogStubData = {
   tenantId: TENANT,
@@ -43,10 +46,14 @@ let queues: { runs: Queue; reports: Queue; logs: Queue };
 
 const finished = async (runId: string): Promise<Extract<RunReport, { type: 'run.finished' }>> => {
   let found: RunReport | undefined;
-  await waitFor(async () => {
-    found = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
-    return found !== undefined;
-  }, 20_000, `run.finished of ${runId}`);
+  await waitFor(
+    async () => {
+      found = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
+      return found !== undefined;
+    },
+    20_000,
+    `run.finished of ${runId}`,
+  );
   return found as Extract<RunReport, { type: 'run.finished' }>;
 };
 
@@ -90,11 +97,17 @@ const copyDag = {
   ],
 };
 
-it('claims the run, runs it, and reports node changes and finished with the claim\'s epoch, and log batches', async () => {
+it("claims the run, runs it, and reports node changes and finished with the claim's epoch, and log batches", async () => {
   const runId = newId('run');
   await queues.runs.add('run', runCommand(runId, TENANT, copyDag), { jobId: runId });
   const end = await finished(runId);
-  expect(end).toMatchObject({ status: 'succeeded', error: null, attempt: 1, tenant_id: TENANT, stats: { rows_read: 1000, rows_written: 500 } });
+  expect(end).toMatchObject({
+    status: 'succeeded',
+    error: null,
+    attempt: 1,
+    tenant_id: TENANT,
+    stats: { rows_read: 1000, rows_written: 500 },
+  });
   expect(end.nodes.map((n) => [n.id, n.status, n.rows_out])).toEqual([
     ['items', 'succeeded', 1000],
     ['even', 'succeeded', 500],
@@ -103,37 +116,56 @@ it('claims the run, runs it, and reports node changes and finished with the clai
   expect(await count(db, `${schema}.items_copy`)).toBe(500);
 
   const reports = await reportsOf(queues.reports, runId);
-  expect(fencing.claims.filter((c) => c.run_id === runId)).toEqual([{ run_id: runId, attempt: 1, executor_id: runtime.executorId, answer: { granted: true, epoch: 1, nodes: [] } }]);
+  expect(fencing.claims.filter((c) => c.run_id === runId)).toEqual([
+    { run_id: runId, attempt: 1, executor_id: runtime.executorId, answer: { granted: true, epoch: 1, nodes: [] } },
+  ]);
   // The claim started the run: every report carries its epoch.
   expect(reports.every((r) => r.epoch === 1 && r.type !== 'run.started')).toBe(true);
   expect(reports.at(-1)!.type).toBe('run.finished');
   const nodeReports = reports.flatMap((r) => (r.type === 'run.node' ? [`${r.node.id}:${r.node.status}`] : []));
-  expect(nodeReports).toEqual(['items:running', 'items:succeeded', 'even:running', 'even:succeeded', 'out:running', 'out:succeeded']);
+  expect(nodeReports).toEqual([
+    'items:running',
+    'items:succeeded',
+    'even:running',
+    'even:succeeded',
+    'out:running',
+    'out:succeeded',
+  ]);
   expect(new Set(reports.map((r) => r.event_id)).size).toBe(reports.length);
 
   // The catalog was asked with the run's tenant, read scope and the run id as request id.
-  expect(stub.requests).toContainEqual({ ctx: { tenant_id: TENANT, scopes: ['read'], request_id: runId }, data: { ids: ['con_pg'] } });
+  expect(stub.requests).toContainEqual({
+    ctx: { tenant_id: TENANT, scopes: ['read'], request_id: runId },
+    data: { ids: ['con_pg'] },
+  });
 
   let lines: string[] = [];
-  await waitFor(async () => {
-    const batches = await logBatchesOf(queues.logs, runId);
-    const all = batches.flatMap((b) => b.lines);
-    expect(all.map((l) => l.n)).toEqual(all.map((_, i) => i));
-    lines = all.map((l) => `${l.node_id ?? '-'} ${l.level} ${l.message}`);
-    return lines.some((l) => l.startsWith('- info run succeeded'));
-  }, 5000, 'the final log line');
+  await waitFor(
+    async () => {
+      const batches = await logBatchesOf(queues.logs, runId);
+      const all = batches.flatMap((b) => b.lines);
+      expect(all.map((l) => l.n)).toEqual(all.map((_, i) => i));
+      lines = all.map((l) => `${l.node_id ?? '-'} ${l.level} ${l.message}`);
+      return lines.some((l) => l.startsWith('- info run succeeded'));
+    },
+    5000,
+    'the final log line',
+  );
   expect(lines).toContain('items info read 1000 rows');
   expect(lines).toContain('out info wrote 500 of 500 rows to items_copy (upsert)');
   expect(lines.join('\n')).not.toMatch(/password/i);
   expect(await queues.runs.getJobState(runId)).toBe('completed');
 });
 
-it('fails a run whose connector is not the tenant\'s, naming the node', async () => {
+it("fails a run whose connector is not the tenant's, naming the node", async () => {
   const runId = newId('run');
   await queues.runs.add('run', runCommand(runId, 'tnt_other', copyDag), { jobId: runId });
   const end = await finished(runId);
   expect(end.status).toBe('failed');
-  expect(end.error).toMatchObject({ node_id: 'items', message: 'node "items" failed: connector "con_pg" does not exist' });
+  expect(end.error).toMatchObject({
+    node_id: 'items',
+    message: 'node "items" failed: connector "con_pg" does not exist',
+  });
   expect(end.nodes.map((n) => n.status)).toEqual(['failed', 'skipped', 'skipped']);
 });
 
@@ -142,7 +174,10 @@ it('fails a run whose connector secret arrived in clear, naming the connector an
   const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_clear', sql: 'select 1' } }], edges: [] };
   await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
   const end = await finished(runId);
-  expect(end).toMatchObject({ status: 'failed', error: { code: 'internal', message: 'connector con_clear: secret field "password" arrived in clear' } });
+  expect(end).toMatchObject({
+    status: 'failed',
+    error: { code: 'internal', message: 'connector con_clear: secret field "password" arrived in clear' },
+  });
   expect(JSON.stringify(end)).not.toContain('clear-pw-1');
 });
 
@@ -153,29 +188,47 @@ it('fails a run whose connector secret was sealed for another connector with a c
   const end = await finished(runId);
   expect(end).toMatchObject({
     status: 'failed',
-    error: { code: 'config_error', message: expect.stringMatching(/^connector con_copied: secret field "password" could not be decrypted: .*send the secret again/) },
+    error: {
+      code: 'config_error',
+      message: expect.stringMatching(
+        /^connector con_copied: secret field "password" could not be decrypted: .*send the secret again/,
+      ),
+    },
   });
   expect(JSON.stringify(end)).not.toContain('copied-pw-1');
 });
 
 it('cancels a running run within a second of the cancel message', async () => {
   const runId = newId('run');
-  const dag = { nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }], edges: [] };
+  const dag = {
+    nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
+    edges: [],
+  };
   await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-  await waitFor(async () => (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'), 10_000, 'nap running');
+  await waitFor(
+    async () =>
+      (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
+    10_000,
+    'nap running',
+  );
   const sentAt = Date.now();
   await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
   const end = await finished(runId);
   expect(Date.parse(end.at) - sentAt).toBeLessThan(1000);
   expect(end).toMatchObject({ status: 'canceled', error: null });
   expect(end.nodes[0]).toMatchObject({ id: 'nap', status: 'canceled' });
-  const { rows } = await db.query(`select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(30)'`);
+  const { rows } = await db.query(
+    `select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(30)'`,
+  );
   expect(rows[0].n).toBe(0);
 });
 
 it('hands active runs back to the queue when draining outlasts the grace period', async () => {
   const runId = newId('run');
-  const dag = { nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }], edges: [] };
+  const dag = {
+    nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
+    edges: [],
+  };
   await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
   await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be active');
   await runtime.stop(300);
@@ -194,10 +247,21 @@ describe('fencing (issue 16)', () => {
   it('completes the queue job of a run that is over without running anything or reporting', async () => {
     const runId = newId('run');
     stubRun(fencing, runId, { status: 'failed', epoch: 2 });
-    const dag = { nodes: [{ id: 'mark', type: 'sql', config: { connector_id: 'con_pg', sql: 'insert into items_copy values (-1, \'must not run\')' } }], edges: [] };
+    const dag = {
+      nodes: [
+        {
+          id: 'mark',
+          type: 'sql',
+          config: { connector_id: 'con_pg', sql: "insert into items_copy values (-1, 'must not run')" },
+        },
+      ],
+      edges: [],
+    };
     await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
     await waitFor(async () => (await queues.runs.getJobState(runId)) === 'completed', 10_000, 'the job completed');
-    expect(fencing.claims.filter((c) => c.run_id === runId).map((c) => c.answer)).toEqual([{ granted: false, reason: 'finished', status: 'failed', retry_in_ms: null }]);
+    expect(fencing.claims.filter((c) => c.run_id === runId).map((c) => c.answer)).toEqual([
+      { granted: false, reason: 'finished', status: 'failed', retry_in_ms: null },
+    ]);
     expect(await reportsOf(queues.reports, runId)).toEqual([]);
     const { rows } = await db.query(`select count(*)::int as n from ${schema}.items_copy where id = -1`);
     expect(rows[0].n).toBe(0);
@@ -208,7 +272,11 @@ describe('fencing (issue 16)', () => {
     const dag = {
       nodes: [
         { id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } },
-        { id: 'after', type: 'sql', config: { connector_id: 'con_pg', sql: 'insert into items_copy values (-2, \'must not run\')' } },
+        {
+          id: 'after',
+          type: 'sql',
+          config: { connector_id: 'con_pg', sql: "insert into items_copy values (-2, 'must not run')" },
+        },
       ],
       edges: [{ from: 'nap', to: 'after' }],
     };
@@ -221,9 +289,15 @@ describe('fencing (issue 16)', () => {
     await waitFor(async () => !runtime.activeRuns.includes(runId), 5000, 'the run to stop');
     // Renewals come every third of the lease (1 s here): stopped within about one of them.
     expect(Date.now() - movedAt).toBeLessThan(1500);
-    expect(fencing.renewals.filter((r) => r.run_id === runId).at(-1)).toEqual({ run_id: runId, epoch: 1, renewed: false });
+    expect(fencing.renewals.filter((r) => r.run_id === runId).at(-1)).toEqual({
+      run_id: runId,
+      epoch: 1,
+      renewed: false,
+    });
     expect((await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
-    const { rows } = await db.query(`select (select count(*)::int from ${schema}.items_copy where id = -2) as marks, (select count(*)::int from pg_stat_activity where query = 'select pg_sleep(30)') as naps`);
+    const { rows } = await db.query(
+      `select (select count(*)::int from ${schema}.items_copy where id = -2) as marks, (select count(*)::int from pg_stat_activity where query = 'select pg_sleep(30)') as naps`,
+    );
     expect(rows[0]).toEqual({ marks: 0, naps: 0 });
   });
 
@@ -237,27 +311,55 @@ describe('fencing (issue 16)', () => {
         { id: 'out', type: 'sink', config: { connector_id: 'con_pg', table: 'items_copy', mode: 'append' } },
         { id: 'later', type: 'sink', config: { connector_id: 'con_pg', table: 'later_copy', mode: 'append' } },
       ],
-      edges: [{ from: 'items', to: 'out' }, { from: 'items', to: 'later' }],
+      edges: [
+        { from: 'items', to: 'out' },
+        { from: 'items', to: 'later' },
+      ],
     };
     const at = new Date().toISOString();
-    const done = (id: string, type: string) => ({ id, type, status: 'succeeded' as const, started_at: at, finished_at: at, attempts: 1, rows_in: 1000, rows_out: 1000, output: null, error: null, columns: null });
+    const done = (id: string, type: string) => ({
+      id,
+      type,
+      status: 'succeeded' as const,
+      started_at: at,
+      finished_at: at,
+      attempts: 1,
+      rows_in: 1000,
+      rows_out: 1000,
+      output: null,
+      error: null,
+      columns: null,
+    });
     // The dead execution read items and committed `out`, then died while `later` ran.
     stubRun(fencing, runId, {
-      status: 'running', epoch: 1, holder: 'dead#1', leaseUntil: 0,
-      nodes: [done('items', 'source'), done('out', 'sink'), { ...done('later', 'sink'), status: 'running', finished_at: null, rows_out: 0 }],
+      status: 'running',
+      epoch: 1,
+      holder: 'dead#1',
+      leaseUntil: 0,
+      nodes: [
+        done('items', 'source'),
+        done('out', 'sink'),
+        { ...done('later', 'sink'), status: 'running', finished_at: null, rows_out: 0 },
+      ],
     });
     await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
     const end = await finished(runId);
     expect(end).toMatchObject({ status: 'succeeded', epoch: 2, stats: { rows_read: 1000, rows_written: 2000 } });
-    expect(end.nodes.map((n) => [n.id, n.status, n.attempts])).toEqual([['items', 'succeeded', 2], ['out', 'succeeded', 1], ['later', 'succeeded', 2]]);
-    const nodeReports = (await reportsOf(queues.reports, runId)).flatMap((r) => (r.type === 'run.node' ? [`${r.node.id}:${r.node.status}:${r.node.attempts}`] : []));
+    expect(end.nodes.map((n) => [n.id, n.status, n.attempts])).toEqual([
+      ['items', 'succeeded', 2],
+      ['out', 'succeeded', 1],
+      ['later', 'succeeded', 2],
+    ]);
+    const nodeReports = (await reportsOf(queues.reports, runId)).flatMap((r) =>
+      r.type === 'run.node' ? [`${r.node.id}:${r.node.status}:${r.node.attempts}`] : [],
+    );
     expect(nodeReports).toEqual(['items:running:2', 'items:succeeded:2', 'later:running:2', 'later:succeeded:2']);
     // `out` committed in the dead execution (here: not at all, so a repeat would show) and was not written again.
     expect(await count(db, `${schema}.items_copy`)).toBe(0);
     expect(await count(db, `${schema}.later_copy`)).toBe(1000);
   });
 
-  it('rebuilds a decision\'s output for a node still to run, keeping its recorded choice', async () => {
+  it("rebuilds a decision's output for a node still to run, keeping its recorded choice", async () => {
     const runId = newId('run');
     await db.query(`create table ${schema}.small_copy (id integer primary key, label text)`);
     await db.query(`create table ${schema}.big_copy (id integer primary key, label text)`);
@@ -265,22 +367,65 @@ describe('fencing (issue 16)', () => {
       nodes: [
         { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
         // The rule would choose big now: the recorded choice, small, must stand.
-        { id: 'route', type: 'decision', config: { strategy: 'rules', choices: ['big', 'small'], default: 'small', rules: [{ choice: 'big', sql: 'select count(*) > 10 from items' }] } },
+        {
+          id: 'route',
+          type: 'decision',
+          config: {
+            strategy: 'rules',
+            choices: ['big', 'small'],
+            default: 'small',
+            rules: [{ choice: 'big', sql: 'select count(*) > 10 from items' }],
+          },
+        },
         { id: 'to_big', type: 'sink', config: { connector_id: 'con_pg', table: 'big_copy', mode: 'append' } },
         { id: 'to_small', type: 'sink', config: { connector_id: 'con_pg', table: 'small_copy', mode: 'append' } },
       ],
-      edges: [{ from: 'items', to: 'route' }, { from: 'route', to: 'to_big', when: 'big' }, { from: 'route', to: 'to_small', when: 'small' }],
+      edges: [
+        { from: 'items', to: 'route' },
+        { from: 'route', to: 'to_big', when: 'big' },
+        { from: 'route', to: 'to_small', when: 'small' },
+      ],
     };
     const at = new Date().toISOString();
-    const node = (id: string, type: string, status: RunNode['status'], output: Record<string, unknown> | null = null) => ({ id, type, status, started_at: at, finished_at: at, attempts: status === 'pending' ? 0 : 1, rows_in: 0, rows_out: 1000, output, error: null, columns: null });
+    const node = (
+      id: string,
+      type: string,
+      status: RunNode['status'],
+      output: Record<string, unknown> | null = null,
+    ) => ({
+      id,
+      type,
+      status,
+      started_at: at,
+      finished_at: at,
+      attempts: status === 'pending' ? 0 : 1,
+      rows_in: 0,
+      rows_out: 1000,
+      output,
+      error: null,
+      columns: null,
+    });
     stubRun(fencing, runId, {
-      status: 'running', epoch: 3, holder: 'dead#2', leaseUntil: 0,
-      nodes: [node('items', 'source', 'succeeded'), node('route', 'decision', 'succeeded', { choice: 'small', reason: 'recorded' }), node('to_big', 'sink', 'skipped', { reason: 'no input was chosen or ran' }), node('to_small', 'sink', 'running')],
+      status: 'running',
+      epoch: 3,
+      holder: 'dead#2',
+      leaseUntil: 0,
+      nodes: [
+        node('items', 'source', 'succeeded'),
+        node('route', 'decision', 'succeeded', { choice: 'small', reason: 'recorded' }),
+        node('to_big', 'sink', 'skipped', { reason: 'no input was chosen or ran' }),
+        node('to_small', 'sink', 'running'),
+      ],
     });
     await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
     const end = await finished(runId);
     expect(end).toMatchObject({ status: 'succeeded', epoch: 4 });
-    expect(end.nodes.map((n) => [n.id, n.status])).toEqual([['items', 'succeeded'], ['route', 'succeeded'], ['to_big', 'skipped'], ['to_small', 'succeeded']]);
+    expect(end.nodes.map((n) => [n.id, n.status])).toEqual([
+      ['items', 'succeeded'],
+      ['route', 'succeeded'],
+      ['to_big', 'skipped'],
+      ['to_small', 'succeeded'],
+    ]);
     expect(end.nodes.find((n) => n.id === 'route')!.output).toEqual({ choice: 'small', reason: 'recorded' });
     expect(await count(db, `${schema}.small_copy`)).toBe(1000);
     expect(await count(db, `${schema}.big_copy`)).toBe(0);

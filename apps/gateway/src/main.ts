@@ -34,7 +34,14 @@ import { ApiKeysService } from './api-keys/api-keys.service.js';
 async function main(): Promise<void> {
   const config = bootConfig('gateway', loadGatewayConfig);
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
-  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'GATEWAY_PORT', port: config.GATEWAY_PORT, host: config.GATEWAY_HOST }, { variable: 'GATEWAY_METRICS_PORT', port: config.GATEWAY_METRICS_PORT, host: config.GATEWAY_HOST }] });
+  await preflight({
+    databaseUrl: config.DATABASE_URL,
+    redisUrl: config.REDIS_URL,
+    ports: [
+      { variable: 'GATEWAY_PORT', port: config.GATEWAY_PORT, host: config.GATEWAY_HOST },
+      { variable: 'GATEWAY_METRICS_PORT', port: config.GATEWAY_METRICS_PORT, host: config.GATEWAY_HOST },
+    ],
+  });
   const dataSource = createServiceDataSource({
     url: config.DATABASE_URL,
     schema: 'gateway',
@@ -46,7 +53,11 @@ async function main(): Promise<void> {
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
 
   // Auto-pipelining: the rate-limit checks of concurrent requests in one turn of the event loop share one write.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS });
+  const redis = new Redis(config.REDIS_URL, {
+    maxRetriesPerRequest: 2,
+    enableAutoPipelining: true,
+    commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   const rpc = new RedisStreamsClient({
     url: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
@@ -95,7 +106,13 @@ async function main(): Promise<void> {
   }
   setupOpenApi(app);
   app.enableShutdownHooks();
-  const metricsPort = await startMetricsPort({ registry, checks: readiness, port: config.GATEWAY_METRICS_PORT, host: config.GATEWAY_HOST, logger });
+  const metricsPort = await startMetricsPort({
+    registry,
+    checks: readiness,
+    port: config.GATEWAY_METRICS_PORT,
+    host: config.GATEWAY_HOST,
+    logger,
+  });
   // Closes with the API app (SIGTERM): scrapes keep answering while the API drains.
   fastify.addHook('onClose', async () => metricsPort.close());
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);

@@ -8,7 +8,13 @@ import { gatewayMigrations } from './migrations/index.js';
 async function main(): Promise<void> {
   const config = bootConfig('gateway', loadGatewayConfig);
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
-  const ds = createServiceDataSource({ url: config.DATABASE_URL, schema: 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger });
+  const ds = createServiceDataSource({
+    url: config.DATABASE_URL,
+    schema: 'gateway',
+    entities: gatewayEntities,
+    migrations: gatewayMigrations,
+    logger,
+  });
   const ran = await migrate(ds);
   logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'no pending migrations');
   await ds.destroy();

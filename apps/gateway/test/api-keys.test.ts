@@ -5,7 +5,15 @@ import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { DEFAULT_BOOTSTRAP_TENANT_ID } from '../src/auth/auth.config.js';
 import type { Principal } from '../src/auth/principal.js';
 import { ApiKeyCache } from '../src/auth/api-key-cache.js';
-import { eventualRejectionCode, openApiKeyCache, openTestDatabase, openTestRedis, rejectionCode, type TestDatabase, type TestRedis } from './auth-fixtures.js';
+import {
+  eventualRejectionCode,
+  openApiKeyCache,
+  openTestDatabase,
+  openTestRedis,
+  rejectionCode,
+  type TestDatabase,
+  type TestRedis,
+} from './auth-fixtures.js';
 
 let db: TestDatabase;
 let keys: ApiKeysService;
@@ -75,7 +83,9 @@ describe('API keys', () => {
   it('refuses unknown and malformed keys', async () => {
     expect(await rejectionCode(authenticator.authenticate(`cnd_${'x'.repeat(43)}`))).toBe('unauthenticated');
     expect(await rejectionCode(authenticator.authenticate('short'))).toBe('unauthenticated');
-    expect(await rejectionCode(authenticator.authenticate(`cnd_${'y'.repeat(30)} with spaces`))).toBe('unauthenticated');
+    expect(await rejectionCode(authenticator.authenticate(`cnd_${'y'.repeat(30)} with spaces`))).toBe(
+      'unauthenticated',
+    );
   });
 
   it('lists live keys newest first, page by page, per tenant', async () => {
@@ -121,7 +131,8 @@ describe('API keys', () => {
     const authenticator = new ApiKeyAuthenticator(db.dataSource, await openApiKeyCache(redis, 0));
     const tenant = newId('tenant');
     const created = await keys.create(tenant, { name: 'used', scopes: ['read'] });
-    const lastUsed = async () => (await rowsOf('SELECT last_used_at FROM $schema.api_keys WHERE id = $1', [created.id]))[0]?.['last_used_at'];
+    const lastUsed = async () =>
+      (await rowsOf('SELECT last_used_at FROM $schema.api_keys WHERE id = $1', [created.id]))[0]?.['last_used_at'];
     expect(await lastUsed()).toBeNull();
 
     await authenticator.authenticate(created.key);
@@ -130,7 +141,9 @@ describe('API keys', () => {
     await authenticator.authenticate(created.key);
     expect(await lastUsed()).toEqual(firstUse);
 
-    await rowsOf(`UPDATE $schema.api_keys SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [created.id]);
+    await rowsOf(`UPDATE $schema.api_keys SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [
+      created.id,
+    ]);
     const backdated = (await lastUsed()) as Date;
     await authenticator.authenticate(created.key);
     expect(((await lastUsed()) as Date).getTime()).toBeGreaterThan(backdated.getTime() + 60_000);
@@ -173,7 +186,13 @@ describe('bootstrap key and tenants', () => {
   });
 
   it('lets only operators create tenants, each with a working admin key', async () => {
-    const operator: Principal = { tenant_id: operatorTenant, scopes: ['admin'], credential_id: 'k', kind: 'api_key', rate_limit_per_minute: null };
+    const operator: Principal = {
+      tenant_id: operatorTenant,
+      scopes: ['admin'],
+      credential_id: 'k',
+      kind: 'api_key',
+      rate_limit_per_minute: null,
+    };
     const outsider: Principal = { ...operator, tenant_id: newId('tenant') };
     const reader: Principal = { ...operator, scopes: ['read', 'write'] };
     expect(await rejectionCode(keys.createTenant({ name: 'Acme' }, outsider))).toBe('forbidden');
@@ -184,24 +203,45 @@ describe('bootstrap key and tenants', () => {
     expect(tenant.id).toMatch(/^tnt_/);
     expect(tenant.name).toBe('Acme');
     expect(api_key.scopes).toEqual(['read', 'write', 'admin']);
-    await expect(authenticator.authenticate(api_key.key)).resolves.toMatchObject({ tenant_id: tenant.id, credential_id: api_key.id });
+    await expect(authenticator.authenticate(api_key.key)).resolves.toMatchObject({
+      tenant_id: tenant.id,
+      credential_id: api_key.id,
+    });
   });
 
   it('makes at most one API key and one tenant per Idempotency-Key, and refuses to show a key twice', async () => {
-    const operator: Principal = { tenant_id: operatorTenant, scopes: ['admin'], credential_id: 'k', kind: 'api_key', rate_limit_per_minute: null };
+    const operator: Principal = {
+      tenant_id: operatorTenant,
+      scopes: ['admin'],
+      credential_id: 'k',
+      kind: 'api_key',
+      rate_limit_per_minute: null,
+    };
     const tenant = newId('tenant');
     const idem = { key: `idem-${tenant}`, fingerprint: 'c'.repeat(64) };
     // Two requests race (two credentials of the tenant): one key is made, the other request is refused, naming it.
-    const outcomes = await Promise.allSettled([keys.create(tenant, { name: 'once', scopes: ['read'] }, idem), keys.create(tenant, { name: 'once', scopes: ['read'] }, idem)]);
+    const outcomes = await Promise.allSettled([
+      keys.create(tenant, { name: 'once', scopes: ['read'] }, idem),
+      keys.create(tenant, { name: 'once', scopes: ['read'] }, idem),
+    ]);
     const made = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     expect(made).toHaveLength(1);
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-    expect(refused.reason).toMatchObject({ code: 'idempotency_key_reused', message: expect.stringContaining(made[0]!.id) });
-    expect(await rowsOf('select id from $schema.api_keys where tenant_id = $1', [tenant])).toEqual([{ id: made[0]!.id }]);
+    expect(refused.reason).toMatchObject({
+      code: 'idempotency_key_reused',
+      message: expect.stringContaining(made[0]!.id),
+    });
+    expect(await rowsOf('select id from $schema.api_keys where tenant_id = $1', [tenant])).toEqual([
+      { id: made[0]!.id },
+    ]);
 
     const tenantKey = { key: `idem-tenant-${tenant}`, fingerprint: 'd'.repeat(64) };
     const first = await keys.createTenant({ name: 'Once' }, operator, tenantKey);
-    expect(await rejectionCode(keys.createTenant({ name: 'Once' }, operator, tenantKey))).toBe('idempotency_key_reused');
-    expect(await rowsOf('select id from $schema.tenants where idempotency_key = $1', [tenantKey.key])).toEqual([{ id: first.tenant.id }]);
+    expect(await rejectionCode(keys.createTenant({ name: 'Once' }, operator, tenantKey))).toBe(
+      'idempotency_key_reused',
+    );
+    expect(await rowsOf('select id from $schema.tenants where idempotency_key = $1', [tenantKey.key])).toEqual([
+      { id: first.tenant.id },
+    ]);
   });
 });

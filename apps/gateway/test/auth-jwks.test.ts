@@ -45,7 +45,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`;
-  verifier = new JwtVerifier(authConfigSchema.parse({ JWT_JWKS_URL: jwksUrl, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE }));
+  verifier = new JwtVerifier(
+    authConfigSchema.parse({ JWT_JWKS_URL: jwksUrl, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE }),
+  );
 });
 
 afterAll(async () => {
@@ -54,7 +56,11 @@ afterAll(async () => {
 
 describe('bearer tokens verified against a JWKS', () => {
   it('accepts RS256 and ES256 tokens signed by a published key', async () => {
-    await expect(verifier.verify(await sign(rsa))).resolves.toMatchObject({ tenant_id: 'tnt_jwks', scopes: ['read'], kind: 'jwt' });
+    await expect(verifier.verify(await sign(rsa))).resolves.toMatchObject({
+      tenant_id: 'tnt_jwks',
+      scopes: ['read'],
+      kind: 'jwt',
+    });
     await expect(verifier.verify(await sign(ec, { scope: ['admin'] }))).resolves.toMatchObject({ scopes: ['admin'] });
   });
 
@@ -77,7 +83,11 @@ describe('bearer tokens verified against a JWKS', () => {
 
   it('answers service_unavailable when the key set cannot be fetched', async () => {
     const broken = new JwtVerifier(
-      authConfigSchema.parse({ JWT_JWKS_URL: jwksUrl.replace('jwks.json', 'missing.json'), JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE }),
+      authConfigSchema.parse({
+        JWT_JWKS_URL: jwksUrl.replace('jwks.json', 'missing.json'),
+        JWT_ISSUER: ISSUER,
+        JWT_AUDIENCE: AUDIENCE,
+      }),
     );
     expect(await rejectionCode(broken.verify(await sign(rsa)))).toBe('service_unavailable');
   });

@@ -6,7 +6,14 @@ import { authConfigSchema, type AuthConfig } from '../src/auth/auth.config.js';
 import { AuthService } from '../src/auth/auth.service.js';
 import { JwtVerifier } from '../src/auth/jwt-verifier.js';
 import type { ApiKeyCache } from '../src/auth/api-key-cache.js';
-import { openApiKeyCache, openTestDatabase, openTestRedis, rejectionCode, type TestDatabase, type TestRedis } from './auth-fixtures.js';
+import {
+  openApiKeyCache,
+  openTestDatabase,
+  openTestRedis,
+  rejectionCode,
+  type TestDatabase,
+  type TestRedis,
+} from './auth-fixtures.js';
 
 const SECRET = 'a-test-secret-of-at-least-32-bytes!!';
 const ISSUER = 'https://idp.test/';
@@ -59,7 +66,10 @@ describe('AuthService credentials', () => {
   it('accepts an API key', async () => {
     const tenant = newId('tenant');
     const created = await keys.create(tenant, { name: 'svc', scopes: ['admin'] });
-    await expect(auth.authenticate({ apiKey: created.key })).resolves.toMatchObject({ tenant_id: tenant, kind: 'api_key' });
+    await expect(auth.authenticate({ apiKey: created.key })).resolves.toMatchObject({
+      tenant_id: tenant,
+      kind: 'api_key',
+    });
   });
 
   it.each([
@@ -84,8 +94,12 @@ describe('HS256 bearer tokens', () => {
       kind: 'jwt',
       rate_limit_per_minute: null,
     });
-    await expect(auth.authenticate(bearer(await hsToken({ alg: 'HS512' })))).resolves.toMatchObject({ tenant_id: 'tnt_acme' });
-    await expect(auth.authenticate({ authorization: `bearer ${await hsToken()}` })).resolves.toMatchObject({ kind: 'jwt' });
+    await expect(auth.authenticate(bearer(await hsToken({ alg: 'HS512' })))).resolves.toMatchObject({
+      tenant_id: 'tnt_acme',
+    });
+    await expect(auth.authenticate({ authorization: `bearer ${await hsToken()}` })).resolves.toMatchObject({
+      kind: 'jwt',
+    });
   });
 
   it.each([
@@ -104,7 +118,9 @@ describe('HS256 bearer tokens', () => {
 
   it('tolerates small clock skew only', async () => {
     const justExpired = Math.floor(Date.now() / 1000) - 2;
-    await expect(auth.authenticate(bearer(await hsToken({ expiresAt: justExpired })))).resolves.toMatchObject({ kind: 'jwt' });
+    await expect(auth.authenticate(bearer(await hsToken({ expiresAt: justExpired })))).resolves.toMatchObject({
+      kind: 'jwt',
+    });
   });
 
   it.each([
@@ -125,12 +141,17 @@ describe('HS256 bearer tokens', () => {
       JWT_SCOPES_CLAIM: 'permissions',
     });
     const verifier = new JwtVerifier(custom);
-    const token = await hsToken({ claims: { org: 'tnt_org', permissions: ['admin'], tenant_id: 'tnt_ignored', scope: 'read' } });
+    const token = await hsToken({
+      claims: { org: 'tnt_org', permissions: ['admin'], tenant_id: 'tnt_ignored', scope: 'read' },
+    });
     await expect(verifier.verify(token)).resolves.toMatchObject({ tenant_id: 'tnt_org', scopes: ['admin'] });
   });
 
   it('refuses every bearer token when JWT is not configured', async () => {
-    const noJwt = new AuthService(new ApiKeyAuthenticator(db.dataSource, cache), new JwtVerifier(authConfigSchema.parse({})));
+    const noJwt = new AuthService(
+      new ApiKeyAuthenticator(db.dataSource, cache),
+      new JwtVerifier(authConfigSchema.parse({})),
+    );
     const error = await noJwt.authenticate(bearer(await hsToken())).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unauthenticated', message: expect.stringMatching(/not accepted/) });
   });

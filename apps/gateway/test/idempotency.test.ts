@@ -37,7 +37,11 @@ describe('IdempotencyInterceptor', () => {
     // Its own connection (closed by the test itself), so that it can fail between the claim and the stored answer.
     const redis = t.redis.duplicate();
     await redis.connect();
-    const interceptor = new IdempotencyInterceptor(redis, config, createLogger({ service: 'gateway', level: 'debug', destination: sink }));
+    const interceptor = new IdempotencyInterceptor(
+      redis,
+      config,
+      createLogger({ service: 'gateway', level: 'debug', destination: sink }),
+    );
     const request = {
       method: 'POST',
       url: '/v1/api-keys',
@@ -46,7 +50,9 @@ describe('IdempotencyInterceptor', () => {
       principal: { credential_id: 'key_caller', tenant_id: 'ten_idem' },
     };
     const reply = { getHeader: () => undefined, headers: () => reply };
-    const context = { switchToHttp: () => ({ getRequest: () => request, getResponse: () => reply }) } as unknown as ExecutionContext;
+    const context = {
+      switchToHttp: () => ({ getRequest: () => request, getResponse: () => reply }),
+    } as unknown as ExecutionContext;
     const created = { id: 'key_new', secret: 'ck_live_shown_once_0123456789' };
     const next: CallHandler = {
       // The service commits, then Redis goes away before the answer is stored.

@@ -64,7 +64,9 @@ describe('RateLimiter (GCRA in Redis)', () => {
     // With 10 a minute, a request is earned back only after 6 s: exactly 10 may pass if the race is shorter.
     expect(performance.now() - started).toBeLessThan(6000);
     expect(results.filter((r) => r.allowed)).toHaveLength(10);
-    expect(new Set(results.filter((r) => r.allowed).map((r) => r.remaining))).toEqual(new Set([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
+    expect(new Set(results.filter((r) => r.allowed).map((r) => r.remaining))).toEqual(
+      new Set([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]),
+    );
   });
 
   it('stores one key per credential that expires within the window', async () => {

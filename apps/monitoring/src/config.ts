@@ -9,7 +9,10 @@ export const monitoringEnvSchema = z.object({
   MONITORING_PORT: envPort().default(3104),
   HOST: z.string().min(1).default('127.0.0.1'),
   /** The PostgreSQL schema of the monitoring tables; tests migrate a fresh one. */
-  MONITORING_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('monitoring'),
+  MONITORING_DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('monitoring'),
   MONITORING_DB_POOL_SIZE: positiveInt().max(100).default(10),
   /** Most RPC requests one replica handles at once. */
   MONITORING_RPC_CONCURRENCY: positiveInt().max(1000).default(64),

@@ -3,7 +3,12 @@ export { AppModule, type AppModuleOptions } from './app.module.js';
 export type { MonitoringDeps } from './monitoring-core.module.js';
 export { monitoringSettings, type MonitoringSettings } from './monitoring-settings.js';
 export { monitoringEnvSchema, loadMonitoringConfig, type MonitoringConfig } from './config.js';
-export { MONITORING_ENTITIES, MONITORING_MIGRATIONS, createMonitoringDataSource, type MonitoringDataSourceOptions } from './database/monitoring-data-source.js';
+export {
+  MONITORING_ENTITIES,
+  MONITORING_MIGRATIONS,
+  createMonitoringDataSource,
+  type MonitoringDataSourceOptions,
+} from './database/monitoring-data-source.js';
 export { bullPrefix } from './queues/bull-prefix.js';
 export { MonitoringQueues } from './queues/monitoring-queues.js';
 export { MonitoringMetrics } from './telemetry/monitoring-metrics.js';

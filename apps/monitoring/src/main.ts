@@ -8,7 +8,11 @@ import { monitoringSettings } from './monitoring-settings.js';
 runService('monitoring', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'monitoring', level: config.LOG_LEVEL });
-  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'MONITORING_PORT', port: config.MONITORING_PORT, host: config.HOST }] });
+  await preflight({
+    databaseUrl: config.DATABASE_URL,
+    redisUrl: config.REDIS_URL,
+    ports: [{ variable: 'MONITORING_PORT', port: config.MONITORING_PORT, host: config.HOST }],
+  });
   const dataSource = createMonitoringDataSource({
     url: config.DATABASE_URL,
     schema: config.MONITORING_DB_SCHEMA,

@@ -7,7 +7,12 @@ import { createMonitoringDataSource } from './database/monitoring-data-source.js
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'monitoring', level: config.LOG_LEVEL });
-  const dataSource = createMonitoringDataSource({ url: config.DATABASE_URL, schema: config.MONITORING_DB_SCHEMA, poolSize: 1, logger });
+  const dataSource = createMonitoringDataSource({
+    url: config.DATABASE_URL,
+    schema: config.MONITORING_DB_SCHEMA,
+    poolSize: 1,
+    logger,
+  });
   try {
     const ran = await migrate(dataSource);
     logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');

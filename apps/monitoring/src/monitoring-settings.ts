@@ -14,7 +14,8 @@ export interface MonitoringSettings {
 }
 
 export function monitoringSettings(
-  partial: Pick<MonitoringSettings, 'redisUrl' | 'redisPrefix'> & Partial<Omit<MonitoringSettings, 'background'>> & { background?: Partial<MonitoringSettings['background']> },
+  partial: Pick<MonitoringSettings, 'redisUrl' | 'redisPrefix'> &
+    Partial<Omit<MonitoringSettings, 'background'>> & { background?: Partial<MonitoringSettings['background']> },
 ): MonitoringSettings {
   return {
     logRetentionDays: 30,

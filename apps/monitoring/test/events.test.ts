@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUES, alertEventSchema, newId, type Alert, type AlertEvent, type Page, type RunEvent } from '@conduit/contracts';
+import {
+  QUEUES,
+  alertEventSchema,
+  newId,
+  type Alert,
+  type AlertEvent,
+  type Page,
+  type RunEvent,
+} from '@conduit/contracts';
 import { bullPrefix } from '../src/queues/bull-prefix.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
@@ -49,7 +57,10 @@ async function publish(...events: { event_id: string; type: string }[]): Promise
 }
 
 async function factOf(runId: string): Promise<Record<string, unknown> | undefined> {
-  const rows = (await ds.query(`SELECT status, attempt, duration_ms::int, rows_read::int, rows_written::int FROM run_facts WHERE run_id = $1`, [runId])) as Record<string, unknown>[];
+  const rows = (await ds.query(
+    `SELECT status, attempt, duration_ms::int, rows_read::int, rows_written::int FROM run_facts WHERE run_id = $1`,
+    [runId],
+  )) as Record<string, unknown>[];
   return rows[0];
 }
 
@@ -70,7 +81,10 @@ async function alertEventsFor(alertId: string): Promise<AlertEvent[]> {
 }
 
 function runsCounted(status: string): Promise<number> {
-  return monitoring.registry.getSingleMetric('conduit_runs_total')!.get().then((m) => m.values.find((v) => v.labels['status'] === status)?.value ?? 0);
+  return monitoring.registry
+    .getSingleMetric('conduit_runs_total')!
+    .get()
+    .then((m) => m.values.find((v) => v.labels['status'] === status)?.value ?? 0);
 }
 
 describe('run facts', () => {
@@ -82,14 +96,22 @@ describe('run facts', () => {
     const running = runEvent(t, run, 'running');
     const succeeded = runEvent(t, run, 'succeeded', { durationMs: 1234, rows: { rows_read: 10, rows_written: 9 } });
     await publish(queued, running, succeeded);
-    expect(await factOf(run.id)).toEqual({ status: 'succeeded', attempt: 1, duration_ms: 1234, rows_read: 10, rows_written: 9 });
+    expect(await factOf(run.id)).toEqual({
+      status: 'succeeded',
+      attempt: 1,
+      duration_ms: 1234,
+      rows_read: 10,
+      rows_written: 9,
+    });
     expect(await runsCounted('succeeded')).toBe(succeededBefore + 1);
 
     // A late running event (another event id) and a redelivery of the final one change nothing.
     await publish(runEvent(t, run, 'running', { attempt: 2 }));
     const redelivered = { ...succeeded };
     await eventsQueue.add(redelivered.type, redelivered, { jobId: `${redelivered.event_id}-again` });
-    await waitFor('redelivery processed', async () => (await eventsQueue.getJob(`${redelivered.event_id}-again`))?.isCompleted());
+    await waitFor('redelivery processed', async () =>
+      (await eventsQueue.getJob(`${redelivered.event_id}-again`))?.isCompleted(),
+    );
     expect(await factOf(run.id)).toMatchObject({ status: 'succeeded', attempt: 1 });
     expect(await runsCounted('succeeded')).toBe(succeededBefore + 1);
   });
@@ -112,7 +134,15 @@ describe('alerts', () => {
     const first = newRun(jobId);
     await publish(runEvent(t, first, 'failed', { error: 'bad SQL' }));
     let [alert] = (await alertsOf(t)).data;
-    expect(alert).toMatchObject({ job_id: jobId, run_id: first.id, rule: 'run_failed', severity: 'warning', status: 'open', occurrences: 1, resolved_at: null });
+    expect(alert).toMatchObject({
+      job_id: jobId,
+      run_id: first.id,
+      rule: 'run_failed',
+      severity: 'warning',
+      status: 'open',
+      occurrences: 1,
+      resolved_at: null,
+    });
     expect(alert!.message).toContain('bad SQL');
 
     const second = newRun(jobId);
@@ -123,7 +153,12 @@ describe('alerts', () => {
     await publish(runEvent(t, newRun(jobId), 'failed'));
     const open = await alertsOf(t, { status: 'open' });
     expect(open.data).toHaveLength(1);
-    expect(open.data[0]).toMatchObject({ id: alert!.id, rule: 'consecutive_failures', severity: 'critical', occurrences: 3 });
+    expect(open.data[0]).toMatchObject({
+      id: alert!.id,
+      rule: 'consecutive_failures',
+      severity: 'critical',
+      occurrences: 3,
+    });
 
     await publish(runEvent(t, newRun(jobId), 'succeeded'));
     const resolved = (await alertsOf(t)).data[0]!;
@@ -137,7 +172,10 @@ describe('alerts', () => {
     });
     expect(events.map((e) => e.type)).toEqual(['alert.opened', 'alert.resolved']);
     expect(events[0]).toMatchObject({ tenant_id: t, alert: { status: 'open', occurrences: 1 } });
-    expect(events[1]).toMatchObject({ tenant_id: t, alert: { status: 'resolved', severity: 'critical', occurrences: 3 } });
+    expect(events[1]).toMatchObject({
+      tenant_id: t,
+      alert: { status: 'resolved', severity: 'critical', occurrences: 3 },
+    });
 
     // A new failure after the resolution opens a new alert.
     await publish(runEvent(t, newRun(jobId), 'failed'));
@@ -152,7 +190,9 @@ describe('alerts', () => {
     const failed = runEvent(t, newRun(newId('job')), 'failed');
     await publish(failed);
     await eventsQueue.add(failed.type, failed, { jobId: `${failed.event_id}-redelivered` });
-    await waitFor('redelivery processed', async () => (await eventsQueue.getJob(`${failed.event_id}-redelivered`))?.isCompleted());
+    await waitFor('redelivery processed', async () =>
+      (await eventsQueue.getJob(`${failed.event_id}-redelivered`))?.isCompleted(),
+    );
     expect((await alertsOf(t)).data.map((a) => a.occurrences)).toEqual([1]);
   });
 
@@ -169,17 +209,31 @@ describe('alerts', () => {
     });
     await publish(disabled('410 Gone'), disabled('failing for 5 days'));
     const [alert] = (await alertsOf(t)).data;
-    expect(alert).toMatchObject({ rule: 'webhook_disabled', webhook_id: webhookId, job_id: null, status: 'open', occurrences: 2 });
+    expect(alert).toMatchObject({
+      rule: 'webhook_disabled',
+      webhook_id: webhookId,
+      job_id: null,
+      status: 'open',
+      occurrences: 2,
+    });
     await waitFor('alert.opened published', async () => (await alertEventsFor(alert!.id)).length === 1);
 
     // The webhook set back to active: the alert is resolved and announced; a second copy changes nothing.
-    const enabled = { event_id: newId('event'), type: 'webhook.enabled', created_at: new Date().toISOString(), tenant_id: t, webhook: { id: webhookId, url: 'https://example.com/hook' } };
+    const enabled = {
+      event_id: newId('event'),
+      type: 'webhook.enabled',
+      created_at: new Date().toISOString(),
+      tenant_id: t,
+      webhook: { id: webhookId, url: 'https://example.com/hook' },
+    };
     await publish(enabled);
     const [resolved] = (await alertsOf(t)).data;
     expect(resolved).toMatchObject({ id: alert!.id, status: 'resolved', resolved_at: enabled.created_at });
     await waitFor('alert.resolved published', async () => (await alertEventsFor(alert!.id)).length === 2);
     await eventsQueue.add(enabled.type, enabled, { jobId: `${enabled.event_id}-again` });
-    await waitFor('the copy processed', async () => (await eventsQueue.getJob(`${enabled.event_id}-again`))?.isCompleted());
+    await waitFor('the copy processed', async () =>
+      (await eventsQueue.getJob(`${enabled.event_id}-again`))?.isCompleted(),
+    );
     expect((await alertsOf(t)).data).toEqual([resolved]);
     expect(await alertEventsFor(alert!.id)).toHaveLength(2);
   });

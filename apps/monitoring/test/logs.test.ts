@@ -50,7 +50,11 @@ async function ship(...batches: RunLogBatch[]): Promise<void> {
     ids.push(id);
     await logsQueue.add('run.logs', b, { jobId: id });
   }
-  await waitFor('log batches stored', async () => (await Promise.all(ids.map(async (id) => (await logsQueue.getJob(id))?.getState()))).every((s) => s === 'completed'));
+  await waitFor('log batches stored', async () =>
+    (await Promise.all(ids.map(async (id) => (await logsQueue.getJob(id))?.getState()))).every(
+      (s) => s === 'completed',
+    ),
+  );
 }
 
 async function publish(event: { event_id: string; type: string }): Promise<void> {
@@ -59,7 +63,11 @@ async function publish(event: { event_id: string; type: string }): Promise<void>
 }
 
 function list(tenant: string, run: RunShape, query: Record<string, unknown> = {}) {
-  return caller.call<Page<RunLogLine>>(tenant, 'monitoring.logs.list', { job_id: run.job_id, run_id: run.id, query: { limit: 50, ...query } });
+  return caller.call<Page<RunLogLine>>(tenant, 'monitoring.logs.list', {
+    job_id: run.job_id,
+    run_id: run.id,
+    query: { limit: 50, ...query },
+  });
 }
 
 async function listOk(tenant: string, run: RunShape, query: Record<string, unknown> = {}): Promise<Page<RunLogLine>> {
@@ -68,8 +76,18 @@ async function listOk(tenant: string, run: RunShape, query: Record<string, unkno
   return reply.data;
 }
 
-function tail(tenant: string, run: RunShape, afterSeq: number, filter: Record<string, unknown> = {}): Promise<RunLogTail> {
-  return caller.ok<RunLogTail>(tenant, 'monitoring.logs.tail', { job_id: run.job_id, run_id: run.id, after_seq: afterSeq, ...filter });
+function tail(
+  tenant: string,
+  run: RunShape,
+  afterSeq: number,
+  filter: Record<string, unknown> = {},
+): Promise<RunLogTail> {
+  return caller.ok<RunLogTail>(tenant, 'monitoring.logs.tail', {
+    job_id: run.job_id,
+    run_id: run.id,
+    after_seq: afterSeq,
+    ...filter,
+  });
 }
 
 describe('run logs', () => {
@@ -96,12 +114,23 @@ describe('run logs', () => {
       ...Array.from({ length: 3 }, (_, n) => `attempt 2 line ${n}`),
     ]);
     expect(seen.map((l) => l.seq)).toEqual([...seen.map((l) => l.seq)].sort((a, b) => a - b));
-    expect(seen[0]).toEqual({ seq: 1, ts: expect.stringMatching(/Z$/), level: 'info', node_id: 'a', message: 'attempt 1 line 0' });
+    expect(seen[0]).toEqual({
+      seq: 1,
+      ts: expect.stringMatching(/Z$/),
+      level: 'info',
+      node_id: 'a',
+      message: 'attempt 1 line 0',
+    });
   });
 
   it('filter by level and node', async () => {
     const errors = await listOk(t, run, { level: 'error' });
-    expect(errors.data.map((l) => l.message)).toEqual(['attempt 1 line 2', 'attempt 1 line 5', 'attempt 1 line 8', 'attempt 2 line 2']);
+    expect(errors.data.map((l) => l.message)).toEqual([
+      'attempt 1 line 2',
+      'attempt 1 line 5',
+      'attempt 1 line 8',
+      'attempt 2 line 2',
+    ]);
     const b = await listOk(t, run, { node_id: 'b', level: 'info' });
     expect(b.data.map((l) => l.message)).toEqual(['attempt 1 line 3', 'attempt 1 line 9']);
   });
@@ -113,7 +142,9 @@ describe('run logs', () => {
       [newTenant(), run],
     ] as const) {
       expect(await list(tenant, r)).toMatchObject({ ok: false, error: { code: 'not_found' } });
-      expect(await caller.call(tenant, 'monitoring.logs.tail', { job_id: r.job_id, run_id: r.id, after_seq: 0 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(
+        await caller.call(tenant, 'monitoring.logs.tail', { job_id: r.job_id, run_id: r.id, after_seq: 0 }),
+      ).toMatchObject({ ok: false, error: { code: 'not_found' } });
     }
     expect(await list(t, run, { cursor: 'bogus' })).toMatchObject({ ok: false, error: { code: 'invalid_parameter' } });
   });
@@ -142,7 +173,13 @@ describe('run logs', () => {
   it('remove lines older than the retention, and nothing newer', async () => {
     const old = newRun(run.job_id);
     const batch = logBatch(t, old, 0, 4);
-    const aged = { ...batch, lines: batch.lines.map((l, i) => ({ ...l, ts: new Date(Date.now() - (i < 3 ? 31 : 29) * 86_400_000).toISOString() })) };
+    const aged = {
+      ...batch,
+      lines: batch.lines.map((l, i) => ({
+        ...l,
+        ts: new Date(Date.now() - (i < 3 ? 31 : 29) * 86_400_000).toISOString(),
+      })),
+    };
     await ship(aged);
     const result = await monitoring.app.get(LogRetention).cleanup();
     expect(result?.logLines).toBe(3);

@@ -18,7 +18,15 @@ export class AppModule {
     const { ops, ...deps } = opts;
     return {
       module: AppModule,
-      imports: [SchedulerCoreModule.forRoot({ ...deps, ...(ops?.registry ? { registry: ops.registry } : {}) }), JobsModule, RunsModule, SchedulesModule, ReaperModule, RunSchemasModule, ...(ops ? [OpsModule.forRoot(ops)] : [])],
+      imports: [
+        SchedulerCoreModule.forRoot({ ...deps, ...(ops?.registry ? { registry: ops.registry } : {}) }),
+        JobsModule,
+        RunsModule,
+        SchedulesModule,
+        ReaperModule,
+        RunSchemasModule,
+        ...(ops ? [OpsModule.forRoot(ops)] : []),
+      ],
     };
   }
 }

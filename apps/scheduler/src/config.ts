@@ -4,40 +4,53 @@ import { FAULT_POINTS } from './faults/fault-point.js';
 
 const positiveInt = () => z.coerce.number().int().min(1);
 
-export const schedulerEnvSchema = z.object({
-  ...baseEnv,
-  /** HTTP port of /healthz, /readyz and /metrics; requests arrive over Redis, not here. */
-  SCHEDULER_PORT: envPort().default(3102),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  /** The PostgreSQL schema of the scheduler's tables; tests migrate a fresh one. */
-  SCHEDULER_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('scheduler'),
-  SCHEDULER_DB_POOL_SIZE: positiveInt().max(100).default(10),
-  /** Most RPC requests one replica handles at once. */
-  SCHEDULER_RPC_CONCURRENCY: positiveInt().max(1000).default(64),
-  /** How long a call to the catalog waits for its answer. */
-  SCHEDULER_CATALOG_TIMEOUT_MS: positiveInt().max(60_000).default(5000),
-  /** Period of the outbox sweep (the relay is also woken right after each commit). */
-  SCHEDULER_OUTBOX_SWEEP_MS: positiveInt().max(60_000).default(500),
-  /** Period of the reaper that fails lost or abandoned runs. */
-  SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
-  /** A run whose executor has been silent this long, with no live queue job, is failed. */
-  SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
-  /** Test only (fault suite R4), refused in production: where the scheduler kills itself with SIGKILL. */
-  SCHEDULER_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
-  /**
-   * Test only (the fault suite's R6), refused in production: Trigger Run waits this long inside its transaction,
-   * after the deadline check and before the commit, so its commit lands after the gateway has answered 503.
-   */
-  SCHEDULER_FAULT_COMMIT_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
-}).superRefine((env, ctx) => {
-  if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_COMMIT_DELAY_MS > 0) {
-    ctx.addIssue({ code: 'custom', path: ['SCHEDULER_FAULT_COMMIT_DELAY_MS'], message: 'is a test-only fault point, refused in production' });
-  }
-  // A crash point left set by mistake must stop the start, not be silently ignored (as the delay above is refused).
-  if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_POINT !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['SCHEDULER_FAULT_POINT'], message: 'is a test-only fault point, refused in production' });
-  }
-});
+export const schedulerEnvSchema = z
+  .object({
+    ...baseEnv,
+    /** HTTP port of /healthz, /readyz and /metrics; requests arrive over Redis, not here. */
+    SCHEDULER_PORT: envPort().default(3102),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** The PostgreSQL schema of the scheduler's tables; tests migrate a fresh one. */
+    SCHEDULER_DB_SCHEMA: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+      .default('scheduler'),
+    SCHEDULER_DB_POOL_SIZE: positiveInt().max(100).default(10),
+    /** Most RPC requests one replica handles at once. */
+    SCHEDULER_RPC_CONCURRENCY: positiveInt().max(1000).default(64),
+    /** How long a call to the catalog waits for its answer. */
+    SCHEDULER_CATALOG_TIMEOUT_MS: positiveInt().max(60_000).default(5000),
+    /** Period of the outbox sweep (the relay is also woken right after each commit). */
+    SCHEDULER_OUTBOX_SWEEP_MS: positiveInt().max(60_000).default(500),
+    /** Period of the reaper that fails lost or abandoned runs. */
+    SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
+    /** A run whose executor has been silent this long, with no live queue job, is failed. */
+    SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
+    /** Test only (fault suite R4), refused in production: where the scheduler kills itself with SIGKILL. */
+    SCHEDULER_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
+    /**
+     * Test only (the fault suite's R6), refused in production: Trigger Run waits this long inside its transaction,
+     * after the deadline check and before the commit, so its commit lands after the gateway has answered 503.
+     */
+    SCHEDULER_FAULT_COMMIT_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_COMMIT_DELAY_MS > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SCHEDULER_FAULT_COMMIT_DELAY_MS'],
+        message: 'is a test-only fault point, refused in production',
+      });
+    }
+    // A crash point left set by mistake must stop the start, not be silently ignored (as the delay above is refused).
+    if (env.NODE_ENV === 'production' && env.SCHEDULER_FAULT_POINT !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SCHEDULER_FAULT_POINT'],
+        message: 'is a test-only fault point, refused in production',
+      });
+    }
+  });
 
 export type SchedulerConfig = z.output<typeof schedulerEnvSchema>;
 

@@ -3,7 +3,12 @@ export { AppModule, type AppModuleOptions } from './app.module.js';
 export type { SchedulerDeps } from './scheduler-core.module.js';
 export { schedulerSettings, type SchedulerSettings } from './scheduler-settings.js';
 export { schedulerEnvSchema, loadSchedulerConfig, type SchedulerConfig } from './config.js';
-export { SCHEDULER_ENTITIES, SCHEDULER_MIGRATIONS, createSchedulerDataSource, type SchedulerDataSourceOptions } from './database/scheduler-data-source.js';
+export {
+  SCHEDULER_ENTITIES,
+  SCHEDULER_MIGRATIONS,
+  createSchedulerDataSource,
+  type SchedulerDataSourceOptions,
+} from './database/scheduler-data-source.js';
 export { bullPrefix } from './queues/bull-prefix.js';
 export { runCommandJobOptions, runEventJobOptions } from './queues/job-options.js';
 export { SchedulerQueues } from './queues/scheduler-queues.js';

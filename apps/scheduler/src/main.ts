@@ -9,9 +9,14 @@ import { armFaultPoint } from './faults/fault-point.js';
 runService('scheduler', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'scheduler', level: config.LOG_LEVEL });
-  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'SCHEDULER_PORT', port: config.SCHEDULER_PORT, host: config.HOST }] });
+  await preflight({
+    databaseUrl: config.DATABASE_URL,
+    redisUrl: config.REDIS_URL,
+    ports: [{ variable: 'SCHEDULER_PORT', port: config.SCHEDULER_PORT, host: config.HOST }],
+  });
   armFaultPoint(config.SCHEDULER_FAULT_POINT);
-  if (config.SCHEDULER_FAULT_POINT && config.NODE_ENV !== 'production') logger.warn({ fault_point: config.SCHEDULER_FAULT_POINT }, 'test fault point armed');
+  if (config.SCHEDULER_FAULT_POINT && config.NODE_ENV !== 'production')
+    logger.warn({ fault_point: config.SCHEDULER_FAULT_POINT }, 'test fault point armed');
   const dataSource = createSchedulerDataSource({
     url: config.DATABASE_URL,
     schema: config.SCHEDULER_DB_SCHEMA,

@@ -7,7 +7,12 @@ import { createSchedulerDataSource } from './database/scheduler-data-source.js';
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'scheduler', level: config.LOG_LEVEL });
-  const dataSource = createSchedulerDataSource({ url: config.DATABASE_URL, schema: config.SCHEDULER_DB_SCHEMA, poolSize: 1, logger });
+  const dataSource = createSchedulerDataSource({
+    url: config.DATABASE_URL,
+    schema: config.SCHEDULER_DB_SCHEMA,
+    poolSize: 1,
+    logger,
+  });
   try {
     const ran = await migrate(dataSource);
     logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');

@@ -43,7 +43,11 @@ class ConnectionCloser implements OnApplicationShutdown {
 export class SchedulerCoreModule {
   static forRoot(deps: SchedulerDeps): DynamicModule {
     const queues = new SchedulerQueues(deps.settings);
-    const catalog = new RedisStreamsClient({ url: deps.settings.redisUrl, prefix: deps.settings.redisPrefix, timeoutMs: deps.settings.catalogTimeoutMs });
+    const catalog = new RedisStreamsClient({
+      url: deps.settings.redisUrl,
+      prefix: deps.settings.redisPrefix,
+      timeoutMs: deps.settings.catalogTimeoutMs,
+    });
     return {
       module: SchedulerCoreModule,
       providers: [
@@ -56,7 +60,15 @@ export class SchedulerCoreModule {
         OutboxRelay,
         { provide: FencedReportsCounter, useValue: new FencedReportsCounter(deps.registry) },
       ],
-      exports: [DataSource, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerQueues, PipelineSnapshots, OutboxRelay, FencedReportsCounter],
+      exports: [
+        DataSource,
+        SCHEDULER_LOGGER,
+        SCHEDULER_SETTINGS,
+        SchedulerQueues,
+        PipelineSnapshots,
+        OutboxRelay,
+        FencedReportsCounter,
+      ],
     };
   }
 }

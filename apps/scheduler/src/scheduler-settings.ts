@@ -17,7 +17,9 @@ export interface SchedulerSettings {
   background: { relay: boolean; reaper: boolean; ticks: boolean; reports: boolean };
 }
 
-export function schedulerSettings(partial: Pick<SchedulerSettings, 'redisUrl' | 'redisPrefix'> & Partial<SchedulerSettings>): SchedulerSettings {
+export function schedulerSettings(
+  partial: Pick<SchedulerSettings, 'redisUrl' | 'redisPrefix'> & Partial<SchedulerSettings>,
+): SchedulerSettings {
   return {
     catalogTimeoutMs: 5000,
     outboxSweepMs: 500,

@@ -30,7 +30,11 @@ beforeAll(async () => {
   redis = await requireRedis();
   ds = await openSchema(schema);
   catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  scheduler = await startScheduler(ds, prefix, { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } });
+  scheduler = await startScheduler(ds, prefix, {
+    runSilenceMs: SILENCE_MS,
+    reaperIntervalMs: 600_000,
+    background: { ticks: false },
+  });
   reaper = scheduler.app.get(RunReaper);
   caller = new SchedulerCaller(prefix);
   runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
@@ -50,7 +54,9 @@ afterAll(async () => {
 });
 
 async function triggered(t: string): Promise<Run> {
-  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow' } });
+  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+    body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow' },
+  });
   const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
   await waitFor('the command enqueued', () => runsQueue.getJob(run.id));
   return run;
@@ -58,16 +64,45 @@ async function triggered(t: string): Promise<Run> {
 
 const claim = (t: string, run: Run, executor: string, attempt: number, leaseMs: number) =>
   caller.ok<RunClaim>(t, 'scheduler.runs.claim', { run_id: run.id, attempt, executor_id: executor, lease_ms: leaseMs });
-const renew = (t: string, run: Run, epoch: number, leaseMs = 60_000) => caller.ok<RunRenewal>(t, 'scheduler.runs.renew', { run_id: run.id, epoch, lease_ms: leaseMs });
+const renew = (t: string, run: Run, epoch: number, leaseMs = 60_000) =>
+  caller.ok<RunRenewal>(t, 'scheduler.runs.renew', { run_id: run.id, epoch, lease_ms: leaseMs });
 const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
 const eventTypes = async (runId: string) =>
-  ((await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`, [runId])) as { type: string }[]).map((r) => r.type);
+  (
+    (await ds.query(
+      `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`,
+      [runId],
+    )) as { type: string }[]
+  ).map((r) => r.type);
 const node = (id: string, status: 'running' | 'succeeded', attempts = 1) => ({
-  id, type: 'source', status, started_at: new Date().toISOString(), finished_at: status === 'running' ? null : new Date().toISOString(), attempts, rows_in: 0, rows_out: 3, output: null, error: null, columns: status === 'succeeded' ? [{ name: 'id', type: 'INTEGER' }] : null,
+  id,
+  type: 'source',
+  status,
+  started_at: new Date().toISOString(),
+  finished_at: status === 'running' ? null : new Date().toISOString(),
+  attempts,
+  rows_in: 0,
+  rows_out: 3,
+  output: null,
+  error: null,
+  columns: status === 'succeeded' ? [{ name: 'id', type: 'INTEGER' }] : null,
 });
 async function sendNode(t: string, run: Run, epoch: number, n: ReturnType<typeof node>, attempt = 1): Promise<void> {
   const eventId = newId('event');
-  await reportsQueue.add('run.node', { type: 'run.node', event_id: eventId, run_id: run.id, tenant_id: t, attempt, epoch, at: new Date().toISOString(), node: n }, { jobId: eventId });
+  await reportsQueue.add(
+    'run.node',
+    {
+      type: 'run.node',
+      event_id: eventId,
+      run_id: run.id,
+      tenant_id: t,
+      attempt,
+      epoch,
+      at: new Date().toISOString(),
+      node: n,
+    },
+    { jobId: eventId },
+  );
 }
 
 describe('claiming a run', () => {
@@ -90,21 +125,33 @@ describe('claiming a run', () => {
     const again = await claim(t, run, 'exec-a', 1, 500);
     expect(again).toMatchObject({ granted: true, epoch: 2 });
     await sendNode(t, run, 2, node('orders', 'succeeded'));
-    await waitFor('the node recorded', async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded');
+    await waitFor(
+      'the node recorded',
+      async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded',
+    );
 
-    await waitFor('the lease to lapse and the takeover to be granted', async () => {
-      const c = await claim(t, run, 'exec-b', 2, 60_000);
-      return c.granted ? c : undefined;
-    }, 5000, 100).then((c) => {
+    await waitFor(
+      'the lease to lapse and the takeover to be granted',
+      async () => {
+        const c = await claim(t, run, 'exec-b', 2, 60_000);
+        return c.granted ? c : undefined;
+      },
+      5000,
+      100,
+    ).then((c) => {
       expect(c).toMatchObject({ granted: true, epoch: 3 });
-      expect(c.granted && c.nodes.find((n) => n.id === 'orders')).toMatchObject({ status: 'succeeded', rows_out: 3, columns: [{ name: 'id', type: 'INTEGER' }] });
+      expect(c.granted && c.nodes.find((n) => n.id === 'orders')).toMatchObject({
+        status: 'succeeded',
+        rows_out: 3,
+        columns: [{ name: 'id', type: 'INTEGER' }],
+      });
     });
     expect(await getRun(t, run)).toMatchObject({ status: 'running', attempt: 2 });
     // A takeover is no new start.
     expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
   });
 
-  it('grants the holder\'s own executor again at once with the next attempt (its answer lost), fencing the earlier epoch', async () => {
+  it("grants the holder's own executor again at once with the next attempt (its answer lost), fencing the earlier epoch", async () => {
     const t = newTenant();
     const run = await triggered(t);
     expect(await claim(t, run, 'exec-a', 1, 60_000)).toMatchObject({ granted: true, epoch: 1 });
@@ -114,7 +161,11 @@ describe('claiming a run', () => {
     expect(await renew(t, run, 1)).toEqual({ renewed: false });
     expect(await renew(t, run, 2)).toEqual({ renewed: true });
     // Another executor still waits for the lease.
-    expect(await claim(t, run, 'exec-b', 3, 60_000)).toMatchObject({ granted: false, reason: 'held', status: 'running' });
+    expect(await claim(t, run, 'exec-b', 3, 60_000)).toMatchObject({
+      granted: false,
+      reason: 'held',
+      status: 'running',
+    });
     expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
   });
 
@@ -129,9 +180,16 @@ describe('claiming a run', () => {
     // Same attempt number on both sides: only the epoch tells them apart.
     await sendNode(t, run, 1, node('orders', 'succeeded'), 2);
     await sendNode(t, run, 2, node('orders', 'running', 2), 2);
-    await waitFor('the current epoch\'s node report applied', async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running');
+    await waitFor(
+      "the current epoch's node report applied",
+      async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running',
+    );
     // The old epoch's report was taken first (queue order) and refused: the node never showed as succeeded.
-    const { rows } = { rows: (await ds.query(`SELECT nodes FROM runs WHERE id = $1`, [run.id])) as { nodes: { id: string; attempts: number }[] }[] };
+    const { rows } = {
+      rows: (await ds.query(`SELECT nodes FROM runs WHERE id = $1`, [run.id])) as {
+        nodes: { id: string; attempts: number }[];
+      }[],
+    };
     expect(rows[0]!.nodes.find((n) => n.id === 'orders')).toMatchObject({ attempts: 2 });
   });
 
@@ -141,7 +199,12 @@ describe('claiming a run', () => {
     await claim(t, run, 'exec-a', 1, 60_000);
     await caller.ok<Run>(t, 'scheduler.runs.cancel', { job_id: run.job_id, run_id: run.id });
     expect(await renew(t, run, 1)).toEqual({ renewed: false });
-    expect(await claim(t, run, 'exec-b', 2, 60_000)).toEqual({ granted: false, reason: 'finished', status: 'canceled', retry_in_ms: null });
+    expect(await claim(t, run, 'exec-b', 2, 60_000)).toEqual({
+      granted: false,
+      reason: 'finished',
+      status: 'canceled',
+      retry_in_ms: null,
+    });
     const [row] = (await ds.query(`SELECT epoch FROM runs WHERE id = $1`, [run.id])) as { epoch: number }[];
     expect(row!.epoch).toBe(2);
     // A queued run canceled before any claim is refused too: it never runs.
@@ -159,7 +222,7 @@ describe('claiming a run', () => {
     expect(await claim(t, run, 'exec-b', 2, 60_000)).toMatchObject({ granted: true, epoch: 2 });
   });
 
-  it('answers unknown_run for another tenant\'s run', async () => {
+  it("answers unknown_run for another tenant's run", async () => {
     const run = await triggered(newTenant());
     expect(await claim(newTenant(), run, 'exec-a', 1, 60_000)).toMatchObject({ granted: false, reason: 'unknown_run' });
   });
@@ -174,12 +237,21 @@ describe('the reaper and the lease', () => {
     await runsQueue.remove(run.id);
     await new Promise((r) => setTimeout(r, SILENCE_MS + 100));
     expect((await reaper.sweep())?.failed).not.toContain(run.id);
-    await waitFor('the lease to lapse and the reaper to fail the run', async () => (await reaper.sweep())?.failed.includes(run.id), 5000, 200);
+    await waitFor(
+      'the lease to lapse and the reaper to fail the run',
+      async () => (await reaper.sweep())?.failed.includes(run.id),
+      5000,
+      200,
+    );
     expect(await getRun(t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
     const [row] = (await ds.query(`SELECT epoch FROM runs WHERE id = $1`, [run.id])) as { epoch: number }[];
     expect(row!.epoch).toBe(2);
     // The executor that comes back can neither renew, nor report, nor claim again.
     expect(await renew(t, run, 1)).toEqual({ renewed: false });
-    expect(await claim(t, run, 'exec-a', 1, 1500)).toMatchObject({ granted: false, reason: 'finished', status: 'failed' });
+    expect(await claim(t, run, 'exec-a', 1, 1500)).toMatchObject({
+      granted: false,
+      reason: 'finished',
+      status: 'failed',
+    });
   });
 });

@@ -52,7 +52,9 @@ afterAll(async () => {
 });
 
 async function newJob(t: string, body: Record<string, unknown> = {}): Promise<Job> {
-  return caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `cron-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow', ...body } });
+  return caller.ok<Job>(t, 'scheduler.jobs.create', {
+    body: { name: `cron-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow', ...body },
+  });
 }
 
 async function runsOf(t: string, job: Job): Promise<Run[]> {
@@ -60,7 +62,9 @@ async function runsOf(t: string, job: Job): Promise<Run[]> {
 }
 
 async function tickIds(jobId: string): Promise<string[]> {
-  const rows = (await ds.query(`SELECT tick_id FROM runs WHERE job_id = $1 ORDER BY tick_id`, [jobId])) as { tick_id: string }[];
+  const rows = (await ds.query(`SELECT tick_id FROM runs WHERE job_id = $1 ORDER BY tick_id`, [jobId])) as {
+    tick_id: string;
+  }[];
   return rows.map((r) => r.tick_id);
 }
 
@@ -68,7 +72,11 @@ const tickMillis = (tickId: string) => Number(tickId.slice(tickId.lastIndexOf(':
 
 /** Gives the job a schedule the API would refuse (a seconds field, to fire quickly), due from `from` on. */
 async function fastSchedule(job: Job, pattern: string, from = new Date()): Promise<void> {
-  await ds.query(`UPDATE jobs SET schedule = $2, next_fire_at = $3 WHERE id = $1`, [job.id, pattern, nextFireTime(pattern, 'UTC', from)]);
+  await ds.query(`UPDATE jobs SET schedule = $2, next_fire_at = $3 WHERE id = $1`, [
+    job.id,
+    pattern,
+    nextFireTime(pattern, 'UTC', from),
+  ]);
 }
 
 async function unschedule(job: Job): Promise<void> {
@@ -76,7 +84,7 @@ async function unschedule(job: Job): Promise<void> {
 }
 
 describe('cron schedules fired by the schedule clock', () => {
-  it('keeps each scheduled job\'s next fire, the one cron-parser gives in the job time zone', async () => {
+  it("keeps each scheduled job's next fire, the one cron-parser gives in the job time zone", async () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '*/5 * * * *', timezone: 'Asia/Kolkata' });
     const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id])) as { next_fire_at: Date }[];
@@ -95,7 +103,10 @@ describe('cron schedules fired by the schedule clock', () => {
     await ticks.upsertJobScheduler('job_stale', { pattern: '0 6 * * *' }, { name: 'tick', data: {} });
 
     await one.app.get(JobSchedules).reconcile();
-    const rows = (await ds.query(`SELECT id, next_fire_at FROM jobs WHERE id = ANY($1)`, [[missing.id, due.id]])) as { id: string; next_fire_at: Date }[];
+    const rows = (await ds.query(`SELECT id, next_fire_at FROM jobs WHERE id = ANY($1)`, [[missing.id, due.id]])) as {
+      id: string;
+      next_fire_at: Date;
+    }[];
     const next = new Map(rows.map((r) => [r.id, r.next_fire_at.toISOString()]));
     expect(next.get(missing.id)).toBe(nextFireTime('0 5 * * *', 'UTC', new Date())!.toISOString());
     expect(next.get(due.id)).toBe(dueAt.toISOString());
@@ -170,7 +181,7 @@ describe('cron schedules fired by the schedule clock', () => {
     expect((await runsOf(t, job)).every((r) => r.trigger === 'schedule')).toBe(true);
   }, 30_000);
 
-  it('fires more due jobs than a batch holds, each once, and applies each job\'s concurrency policy', async () => {
+  it("fires more due jobs than a batch holds, each once, and applies each job's concurrency policy", async () => {
     const t = newTenant();
     const pipeline = store.add(t);
     const template = await newJob(t, { pipeline_id: pipeline.id });
@@ -192,17 +203,27 @@ describe('cron schedules fired by the schedule clock', () => {
       await ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
       policies[policy] = job;
     }
-    await waitFor('every copy fired', async () => {
-      const [row] = (await ds.query(`SELECT count(*)::int AS n FROM runs WHERE job_id LIKE $1 AND trigger = 'schedule'`, [`${template.id}\\_%`])) as { n: number }[];
-      return row!.n >= count;
-    }, 20_000);
+    await waitFor(
+      'every copy fired',
+      async () => {
+        const [row] = (await ds.query(
+          `SELECT count(*)::int AS n FROM runs WHERE job_id LIKE $1 AND trigger = 'schedule'`,
+          [`${template.id}\\_%`],
+        )) as { n: number }[];
+        return row!.n >= count;
+      },
+      20_000,
+    );
     const [copies] = (await ds.query(
       `SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS jobs, count(*) FILTER (WHERE tick_id = 'repeat:' || job_id || ':' || $2)::int AS at_due
          FROM runs WHERE job_id LIKE $1`,
       [`${template.id}\\_%`, String(dueAt.getTime())],
     )) as { runs: number; jobs: number; at_due: number }[];
     expect(copies).toEqual({ runs: count, jobs: count, at_due: count });
-    const [left] = (await ds.query(`SELECT count(*)::int AS n FROM jobs WHERE id LIKE $1 AND next_fire_at <= $2`, [`${template.id}\\_%`, dueAt])) as { n: number }[];
+    const [left] = (await ds.query(`SELECT count(*)::int AS n FROM jobs WHERE id LIKE $1 AND next_fire_at <= $2`, [
+      `${template.id}\\_%`,
+      dueAt,
+    ])) as { n: number }[];
     expect(left!.n).toBe(0);
     await waitFor('the policies applied', async () => (await runsOf(t, policies['replace']!)).length === 2);
     const statuses = async (job: Job) => (await runsOf(t, job)).map((r) => `${r.trigger}:${r.status}`).sort();
@@ -224,10 +245,15 @@ describe('cron schedules fired by the schedule clock', () => {
   it('produces a run by itself from a five-field `* * * * *` schedule', async () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '* * * * *' });
-    const [run] = await waitFor('a scheduled run', async () => {
-      const runs = await runsOf(t, job);
-      return runs.length > 0 ? runs : undefined;
-    }, 70_000, 500);
+    const [run] = await waitFor(
+      'a scheduled run',
+      async () => {
+        const runs = await runsOf(t, job);
+        return runs.length > 0 ? runs : undefined;
+      },
+      70_000,
+      500,
+    );
     expect(run).toMatchObject({ trigger: 'schedule', job_id: job.id });
     const job2 = await caller.ok<Job>(t, 'scheduler.jobs.get', { id: job.id });
     expect(job2.last_run?.id).toBe(run!.id);

@@ -44,14 +44,22 @@ afterAll(async () => {
 
 const idem = (key = randomUUID()): IdempotencyKey => ({ key, fingerprint: randomBytes(32).toString('hex') });
 
-function callWith<T>(tenant: string, pattern: string, data: unknown, idempotency: IdempotencyKey | undefined, timeoutMs = 10_000): Promise<RpcReply<T>> {
+function callWith<T>(
+  tenant: string,
+  pattern: string,
+  data: unknown,
+  idempotency: IdempotencyKey | undefined,
+  timeoutMs = 10_000,
+): Promise<RpcReply<T>> {
   const ctx = idempotency ? { ...rpcCtx(tenant), idempotency } : rpcCtx(tenant);
   return rpcCall<RpcReply<T>>(caller.client, pattern, { ctx, data }, { timeoutMs });
 }
 
 async function newJob(tenant: string): Promise<Job> {
   const pipeline = store.add(tenant);
-  return caller.ok<Job>(tenant, 'scheduler.jobs.create', { body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, concurrency_policy: 'allow' } });
+  return caller.ok<Job>(tenant, 'scheduler.jobs.create', {
+    body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, concurrency_policy: 'allow' },
+  });
 }
 
 async function runsOf(jobId: string): Promise<{ id: string; idempotency_key: string | null }[]> {
@@ -61,7 +69,10 @@ async function runsOf(jobId: string): Promise<{ id: string; idempotency_key: str
 /** Until the scheduler has finished every request it took (acked its stream entries): a handler's work is over. */
 async function schedulerIdle(): Promise<void> {
   await waitFor('the scheduler to finish its requests', async () => {
-    const [pending] = (await redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [number, ...unknown[]];
+    const [pending] = (await redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [
+      number,
+      ...unknown[],
+    ];
     return pending === 0;
   });
 }
@@ -77,7 +88,12 @@ describe('Idempotency-Key on the scheduler', () => {
     expect(again.data.id).toBe(first.data.id);
     expect((await runsOf(job.id)).map((r) => r.id)).toEqual([first.data.id]);
 
-    const reused = await callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, { key: key.key, fingerprint: idem().fingerprint });
+    const reused = await callWith<Run>(
+      t,
+      'scheduler.runs.trigger',
+      { job_id: job.id, body: {} },
+      { key: key.key, fingerprint: idem().fingerprint },
+    );
     expect(reused).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused' } });
   });
 
@@ -86,7 +102,10 @@ describe('Idempotency-Key on the scheduler', () => {
     const pipeline = store.add(t);
     const key = idem();
     const body = { body: { name: 'keyed', pipeline_id: pipeline.id } };
-    const [a, b] = await Promise.all([callWith<Job>(t, 'scheduler.jobs.create', body, key), callWith<Job>(t, 'scheduler.jobs.create', body, key)]);
+    const [a, b] = await Promise.all([
+      callWith<Job>(t, 'scheduler.jobs.create', body, key),
+      callWith<Job>(t, 'scheduler.jobs.create', body, key),
+    ]);
     if (!a.ok || !b.ok) throw new Error(JSON.stringify([a, b]));
     expect(b.data.id).toBe(a.data.id);
     const rows: unknown[] = await ds.query(`SELECT id FROM "${schema}".jobs WHERE tenant_id = $1`, [t]);
@@ -99,7 +118,9 @@ describe('Idempotency-Key on the scheduler', () => {
     store.snapshotDelayMs = 400;
     try {
       // The caller waits 300 ms; the catalog alone takes 400: the deadline has passed when the transaction would commit.
-      await expect(callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, undefined, 300)).rejects.toMatchObject({ name: 'RpcTimeoutError' });
+      await expect(
+        callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, undefined, 300),
+      ).rejects.toMatchObject({ name: 'RpcTimeoutError' });
       await schedulerIdle();
       expect(await runsOf(job.id)).toEqual([]);
     } finally {
@@ -112,7 +133,9 @@ describe('Idempotency-Key on the scheduler', () => {
     const job = await newJob(t);
     const key = idem();
     // Passes the deadline check, then commits COMMIT_DELAY_MS later, after its caller gave up.
-    await expect(callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key, 300)).rejects.toMatchObject({ name: 'RpcTimeoutError' });
+    await expect(
+      callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key, 300),
+    ).rejects.toMatchObject({ name: 'RpcTimeoutError' });
     const retried = await callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, key);
     if (!retried.ok) throw new Error(JSON.stringify(retried));
     await schedulerIdle();

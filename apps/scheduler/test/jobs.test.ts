@@ -33,7 +33,9 @@ beforeAll(async () => {
 
 /** The job's stored next fire (ISO), null when it has none, undefined when the job is gone. */
 async function nextFireAt(jobId: string): Promise<string | null | undefined> {
-  const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [jobId])) as { next_fire_at: Date | null }[];
+  const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [jobId])) as {
+    next_fire_at: Date | null;
+  }[];
   return row ? (row.next_fire_at?.toISOString() ?? null) : undefined;
 }
 
@@ -54,11 +56,25 @@ describe('jobs over RPC', () => {
     const t = newTenant();
     const pipeline = store.add(t);
     const created = await caller.call<Job>(t, 'scheduler.jobs.create', {
-      body: { name: 'nightly', pipeline_id: pipeline.id, schedule: '30 2 * * *', timezone: 'Europe/Paris', parameters: { full: true } },
+      body: {
+        name: 'nightly',
+        pipeline_id: pipeline.id,
+        schedule: '30 2 * * *',
+        timezone: 'Europe/Paris',
+        parameters: { full: true },
+      },
     });
     if (!created.ok) throw new Error(JSON.stringify(created.error));
     const job = created.data;
-    expect(job).toMatchObject({ name: 'nightly', description: null, status: 'active', concurrency_policy: 'forbid', timezone: 'Europe/Paris', last_run: null, parameters: { full: true } });
+    expect(job).toMatchObject({
+      name: 'nightly',
+      description: null,
+      status: 'active',
+      concurrency_policy: 'forbid',
+      timezone: 'Europe/Paris',
+      last_run: null,
+      parameters: { full: true },
+    });
     expect(job.id).toMatch(/^job_/);
     expect(job.next_run_at).toBe(nextFireTime('30 2 * * *', 'Europe/Paris', new Date())!.toISOString());
     expect(created.etag).toMatch(/^".+"$/);
@@ -66,20 +82,43 @@ describe('jobs over RPC', () => {
     const got = await caller.call<Job>(t, 'scheduler.jobs.get', { id: job.id });
     expect(got).toMatchObject({ ok: true, data: { id: job.id, name: 'nightly' }, etag: created.etag });
 
-    const stale = await caller.call(t, 'scheduler.jobs.update', { id: job.id, if_match: '"nope"', body: { name: 'x', pipeline_id: pipeline.id } });
+    const stale = await caller.call(t, 'scheduler.jobs.update', {
+      id: job.id,
+      if_match: '"nope"',
+      body: { name: 'x', pipeline_id: pipeline.id },
+    });
     expect(stale).toMatchObject({ ok: false, error: { code: 'precondition_failed' } });
-    const updated = await caller.call<Job>(t, 'scheduler.jobs.update', { id: job.id, if_match: created.etag, body: { name: 'hourly', pipeline_id: pipeline.id, schedule: '0 * * * *' } });
+    const updated = await caller.call<Job>(t, 'scheduler.jobs.update', {
+      id: job.id,
+      if_match: created.etag,
+      body: { name: 'hourly', pipeline_id: pipeline.id, schedule: '0 * * * *' },
+    });
     if (!updated.ok) throw new Error(JSON.stringify(updated.error));
     // A full replacement: what was not sent takes its default.
-    expect(updated.data).toMatchObject({ name: 'hourly', schedule: '0 * * * *', timezone: 'UTC', parameters: {}, status: 'active' });
+    expect(updated.data).toMatchObject({
+      name: 'hourly',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      parameters: {},
+      status: 'active',
+    });
     expect(updated.etag).not.toBe(created.etag);
     expect(await nextFireAt(job.id)).toBe(nextFireTime('0 * * * *', 'UTC', new Date())!.toISOString());
 
-    expect(await caller.call(newTenant(), 'scheduler.jobs.get', { id: job.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await caller.call(t, 'scheduler.jobs.get', { id: 'job_123' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(newTenant(), 'scheduler.jobs.get', { id: job.id })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(await caller.call(t, 'scheduler.jobs.get', { id: 'job_123' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
 
     expect(await caller.ok(t, 'scheduler.jobs.delete', { id: job.id })).toBeNull();
-    expect(await caller.call(t, 'scheduler.jobs.get', { id: job.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(t, 'scheduler.jobs.get', { id: job.id })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
     expect(await nextFireAt(job.id)).toBeUndefined();
   });
 
@@ -88,11 +127,16 @@ describe('jobs over RPC', () => {
     const foreign = store.add(newTenant());
     for (const pipeline_id of [foreign.id, 'pln_01JD3V6Y9ZQ8W1S3X5C7E9G2HK', 'not-an-id']) {
       const reply = await caller.call(t, 'scheduler.jobs.create', { body: { name: 'a', pipeline_id } });
-      expect(reply).toMatchObject({ ok: false, error: { code: 'unknown_pipeline', errors: [{ path: 'pipeline_id', code: 'unknown_pipeline' }] } });
+      expect(reply).toMatchObject({
+        ok: false,
+        error: { code: 'unknown_pipeline', errors: [{ path: 'pipeline_id', code: 'unknown_pipeline' }] },
+      });
     }
     const pipeline = store.add(t);
     await caller.ok(t, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: pipeline.id } });
-    expect(await caller.call(t, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: pipeline.id } })).toMatchObject({ ok: false, error: { code: 'name_taken' } });
+    expect(
+      await caller.call(t, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: pipeline.id } }),
+    ).toMatchObject({ ok: false, error: { code: 'name_taken' } });
     // Names are per tenant.
     const other = newTenant();
     await caller.ok(other, 'scheduler.jobs.create', { body: { name: 'same', pipeline_id: store.add(other).id } });
@@ -100,8 +144,13 @@ describe('jobs over RPC', () => {
 
   it('refuses schema-level mistakes over RPC too (422 validation_failed)', async () => {
     const t = newTenant();
-    const reply = await caller.call(t, 'scheduler.jobs.create', { body: { name: 'a', pipeline_id: store.add(t).id, schedule: '0 0 * * * *' } });
-    expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'body.schedule', code: 'invalid_cron' }] } });
+    const reply = await caller.call(t, 'scheduler.jobs.create', {
+      body: { name: 'a', pipeline_id: store.add(t).id, schedule: '0 0 * * * *' },
+    });
+    expect(reply).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed', errors: [{ path: 'body.schedule', code: 'invalid_cron' }] },
+    });
   });
 
   it('lists newest first with filters and keyset pages, and counts usage per pipeline', async () => {
@@ -109,18 +158,32 @@ describe('jobs over RPC', () => {
     const p1 = store.add(t);
     const p2 = store.add(t);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `j${i}`, pipeline_id: i < 3 ? p1.id : p2.id } })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await caller.ok<Job>(t, 'scheduler.jobs.create', {
+            body: { name: `j${i}`, pipeline_id: i < 3 ? p1.id : p2.id },
+          })
+        ).id,
+      );
     await caller.ok(t, 'scheduler.jobs.pause', { id: ids[0] });
 
     const first = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 2 } });
     expect(first.data.map((j) => j.id)).toEqual([ids[4], ids[3]]);
-    const second = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 2, cursor: first.next_cursor } });
+    const second = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', {
+      query: { limit: 2, cursor: first.next_cursor },
+    });
     expect(second.data.map((j) => j.id)).toEqual([ids[2], ids[1]]);
-    const byPipeline = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 50, pipeline_id: p1.id } });
+    const byPipeline = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', {
+      query: { limit: 50, pipeline_id: p1.id },
+    });
     expect(byPipeline.data.map((j) => j.id)).toEqual([ids[2], ids[1], ids[0]]);
     const paused = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 50, status: 'paused' } });
     expect(paused.data.map((j) => j.id)).toEqual([ids[0]]);
-    expect(await caller.call(t, 'scheduler.jobs.list', { query: { limit: 5, cursor: 'garbage!' } })).toMatchObject({ ok: false, error: { code: 'invalid_parameter' } });
+    expect(await caller.call(t, 'scheduler.jobs.list', { query: { limit: 5, cursor: 'garbage!' } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_parameter' },
+    });
 
     expect(await caller.ok(t, 'scheduler.jobs.usage', { pipeline_id: p1.id })).toEqual({ jobs: 3 });
     expect(await caller.ok(newTenant(), 'scheduler.jobs.usage', { pipeline_id: p1.id })).toEqual({ jobs: 0 });
@@ -128,7 +191,9 @@ describe('jobs over RPC', () => {
 
   it('pause clears the next fire, resume sets it from now; next_run_at follows', async () => {
     const t = newTenant();
-    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'every5', pipeline_id: store.add(t).id, schedule: '*/5 * * * *', timezone: 'America/New_York' } });
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'every5', pipeline_id: store.add(t).id, schedule: '*/5 * * * *', timezone: 'America/New_York' },
+    });
     expect(await nextFireAt(job.id)).toBe(job.next_run_at);
     const paused = await caller.ok<Job>(t, 'scheduler.jobs.pause', { id: job.id });
     expect(paused).toMatchObject({ status: 'paused', next_run_at: null });
@@ -138,7 +203,9 @@ describe('jobs over RPC', () => {
     expect(resumed.next_run_at).not.toBeNull();
     expect(await nextFireAt(job.id)).toBe(resumed.next_run_at);
     // A job without a schedule never fires by itself.
-    const manual = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'manual', pipeline_id: store.add(t).id } });
+    const manual = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'manual', pipeline_id: store.add(t).id },
+    });
     expect(manual.next_run_at).toBeNull();
     expect(await nextFireAt(manual.id)).toBeNull();
   });
@@ -146,27 +213,44 @@ describe('jobs over RPC', () => {
   it('an update that keeps the schedule keeps the next fire, one that changes it fires from now', async () => {
     const t = newTenant();
     const pipeline = store.add(t);
-    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'kept', pipeline_id: pipeline.id, schedule: '*/5 * * * *' } });
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'kept', pipeline_id: pipeline.id, schedule: '*/5 * * * *' },
+    });
     // A fire that is due this very moment (not yet made by the clock, which is off here) must survive an unrelated edit.
     const due = new Date(Date.now() - 1000);
     await ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, due]);
-    await caller.ok(t, 'scheduler.jobs.update', { id: job.id, body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '*/5 * * * *' } });
+    await caller.ok(t, 'scheduler.jobs.update', {
+      id: job.id,
+      body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '*/5 * * * *' },
+    });
     expect(await nextFireAt(job.id)).toBe(due.toISOString());
-    await caller.ok(t, 'scheduler.jobs.update', { id: job.id, body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '0 3 * * *' } });
+    await caller.ok(t, 'scheduler.jobs.update', {
+      id: job.id,
+      body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '0 3 * * *' },
+    });
     expect(await nextFireAt(job.id)).toBe(nextFireTime('0 3 * * *', 'UTC', new Date())!.toISOString());
   });
 
   it('delete cancels the active runs first', async () => {
     const t = newTenant();
-    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'doomed', pipeline_id: store.add(t).id, concurrency_policy: 'allow' } });
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'doomed', pipeline_id: store.add(t).id, concurrency_policy: 'allow' },
+    });
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     await waitFor('the run command enqueued', () => runsQueue.getJob(run.id));
     await caller.ok(t, 'scheduler.jobs.delete', { id: job.id });
     // The canceled run's queue job is gone before any executor took it.
     await waitFor('the queue job removed', async () => (await runsQueue.getJob(run.id)) === undefined);
-    const [row] = (await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 ORDER BY id`, [run.id])) as { type: string | null }[];
+    const [row] = (await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 ORDER BY id`, [
+      run.id,
+    ])) as { type: string | null }[];
     expect(row).toBeDefined();
-    const types = ((await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`, [run.id])) as { type: string }[]).map((r) => r.type);
+    const types = (
+      (await ds.query(
+        `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`,
+        [run.id],
+      )) as { type: string }[]
+    ).map((r) => r.type);
     expect(types).toEqual(['run.queued', 'run.canceled']);
   });
 

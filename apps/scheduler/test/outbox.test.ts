@@ -47,23 +47,37 @@ afterAll(async () => {
 describe('the transactional outbox', () => {
   it('loses nothing when the process dies between the commit and the enqueue', async () => {
     // A scheduler whose relay never runs: the trigger commits, then the process "dies" before publishing.
-    const crashed: SchedulerUnderTest = await startScheduler(ds, prefix, { background: { relay: false, ticks: false, reaper: false } });
+    const crashed: SchedulerUnderTest = await startScheduler(ds, prefix, {
+      background: { relay: false, ticks: false, reaper: false },
+    });
     const t = newTenant();
     let run: Run;
     try {
-      const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'survivor', pipeline_id: store.add(t).id } });
+      const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+        body: { name: 'survivor', pipeline_id: store.add(t).id },
+      });
       run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     } finally {
       await crashed.close();
     }
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
-    const pending = (await ds.query(`SELECT kind FROM outbox WHERE run_id = $1 AND published_at IS NULL ORDER BY id`, [run.id])) as { kind: string }[];
+    const pending = (await ds.query(`SELECT kind FROM outbox WHERE run_id = $1 AND published_at IS NULL ORDER BY id`, [
+      run.id,
+    ])) as { kind: string }[];
     expect(pending.map((p) => p.kind)).toEqual(['run_command', 'run_event']);
 
     // A relay that throws on its first enqueue publishes nothing and marks nothing.
     const queues = new SchedulerQueues({ redisUrl: REDIS_URL, redisPrefix: prefix });
     const settings = schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix });
-    const failing = new OutboxRelay(ds, { ...queues, runs: { add: () => Promise.reject(new Error('crash before enqueue')) } } as unknown as SchedulerQueues, createLogger({ service: 't', level: 'silent' }), settings);
+    const failing = new OutboxRelay(
+      ds,
+      {
+        ...queues,
+        runs: { add: () => Promise.reject(new Error('crash before enqueue')) },
+      } as unknown as SchedulerQueues,
+      createLogger({ service: 't', level: 'silent' }),
+      settings,
+    );
     await expect(failing.drain()).rejects.toThrow('crash before enqueue');
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
 
@@ -74,8 +88,12 @@ describe('the transactional outbox', () => {
       const job = await runsQueue.getJob(run.id);
       expect(job?.data).toMatchObject({ run_id: run.id, tenant_id: t });
       const events = await monitoringQueue.getJobs(['waiting']);
-      expect(events.some((e) => (e.data as { run: { id: string } }).run.id === run.id && e.name === 'run.queued')).toBe(true);
-      const left = (await ds.query(`SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`, [run.id])) as { n: number }[];
+      expect(events.some((e) => (e.data as { run: { id: string } }).run.id === run.id && e.name === 'run.queued')).toBe(
+        true,
+      );
+      const left = (await ds.query(`SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`, [
+        run.id,
+      ])) as { n: number }[];
       expect(left[0]?.n).toBe(0);
       // Publishing the same messages again is harmless: BullMQ dedupes on the job id.
       await ds.query(`UPDATE outbox SET published_at = NULL WHERE run_id = $1`, [run.id]);
@@ -91,7 +109,9 @@ describe('the transactional outbox', () => {
     const t = newTenant();
     let run: Run;
     try {
-      const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'short-lived', pipeline_id: store.add(t).id } });
+      const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+        body: { name: 'short-lived', pipeline_id: store.add(t).id },
+      });
       run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
       await caller.ok<Run>(t, 'scheduler.runs.cancel', { job_id: job.id, run_id: run.id });
     } finally {
@@ -99,12 +119,22 @@ describe('the transactional outbox', () => {
     }
     const queues = new SchedulerQueues({ redisUrl: REDIS_URL, redisPrefix: prefix });
     try {
-      await new OutboxRelay(ds, queues, createLogger({ service: 't', level: 'silent' }), schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix })).drain();
+      await new OutboxRelay(
+        ds,
+        queues,
+        createLogger({ service: 't', level: 'silent' }),
+        schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix }),
+      ).drain();
     } finally {
       await queues.close();
     }
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
     const events = await monitoringQueue.getJobs(['waiting']);
-    expect(events.filter((e) => (e.data as { run: { id: string } }).run.id === run.id).map((e) => e.name).sort()).toEqual(['run.canceled', 'run.queued']);
+    expect(
+      events
+        .filter((e) => (e.data as { run: { id: string } }).run.id === run.id)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['run.canceled', 'run.queued']);
   });
 });

@@ -29,7 +29,11 @@ beforeAll(async () => {
   ds = await openSchema(schema);
   catalog = await startStubCatalog(REDIS_URL, prefix, store);
   // The reaper's timer is too slow to fire during the suite: each test sweeps by hand, when it is ready.
-  scheduler = await startScheduler(ds, prefix, { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } });
+  scheduler = await startScheduler(ds, prefix, {
+    runSilenceMs: SILENCE_MS,
+    reaperIntervalMs: 600_000,
+    background: { ticks: false },
+  });
   reaper = scheduler.app.get(RunReaper);
   caller = new SchedulerCaller(prefix);
   runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
@@ -49,7 +53,9 @@ afterAll(async () => {
 });
 
 async function triggered(t: string): Promise<Run> {
-  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id } });
+  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+    body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id },
+  });
   const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
   await waitFor('the command enqueued', () => runsQueue.getJob(run.id));
   return run;
@@ -91,7 +97,16 @@ describe('the reaper', () => {
   it('fails a running run whose executor went silent and whose queue job is gone', async () => {
     const t = newTenant();
     const run = await triggered(t);
-    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, epoch: 0, at: new Date().toISOString(), executor_id: 'gone' });
+    await reportsQueue.add('run.started', {
+      type: 'run.started',
+      event_id: newId('event'),
+      run_id: run.id,
+      tenant_id: t,
+      attempt: 1,
+      epoch: 0,
+      at: new Date().toISOString(),
+      executor_id: 'gone',
+    });
     await waitFor('running', async () => (await getRun(t, run)).status === 'running');
     await runsQueue.remove(run.id);
     // Not yet silent long enough: nothing happens.
@@ -111,16 +126,31 @@ describe('the reaper', () => {
     // worker runs BullMQ's stalled check.
     let release = () => undefined as void;
     // Jobs of earlier tests may still wait in the queue: take them too, and hold only this run's.
-    const executor = new Worker(QUEUES.runs, (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()), {
-      connection: { url: REDIS_URL, maxRetriesPerRequest: null },
-      prefix: bullPrefix(prefix),
-      concurrency: 10,
-      lockDuration: 300,
-      lockRenewTime: 600_000,
-      stalledInterval: 600_000,
+    const executor = new Worker(
+      QUEUES.runs,
+      (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()),
+      {
+        connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+        prefix: bullPrefix(prefix),
+        concurrency: 10,
+        lockDuration: 300,
+        lockRenewTime: 600_000,
+        stalledInterval: 600_000,
+      },
+    );
+    await waitFor('the executor took the job', async () =>
+      (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'),
+    );
+    await reportsQueue.add('run.started', {
+      type: 'run.started',
+      event_id: newId('event'),
+      run_id: run.id,
+      tenant_id: t,
+      attempt: 1,
+      epoch: 0,
+      at: new Date().toISOString(),
+      executor_id: 'dying',
     });
-    await waitFor('the executor took the job', async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'));
-    await reportsQueue.add('run.started', { type: 'run.started', event_id: newId('event'), run_id: run.id, tenant_id: t, attempt: 1, epoch: 0, at: new Date().toISOString(), executor_id: 'dying' });
     await waitFor('running', async () => (await getRun(t, run)).status === 'running');
     try {
       await silence();

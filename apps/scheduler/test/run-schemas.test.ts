@@ -61,13 +61,20 @@ describe('scheduler.runs.schemas', () => {
   it("answers each source's columns from the newest run that recorded them, for the calling tenant only", async () => {
     const t = newTenant();
     const pipeline = store.add(t, { dag: DAG });
-    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'schemas', pipeline_id: pipeline.id, concurrency_policy: 'allow' } });
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'schemas', pipeline_id: pipeline.id, concurrency_policy: 'allow' },
+    });
     const trigger = () => caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
 
-    expect(await caller.ok<RecordedSchemasReply>(t, 'scheduler.runs.schemas', { pipeline_id: pipeline.id })).toEqual({ sources: [] });
+    expect(await caller.ok<RecordedSchemasReply>(t, 'scheduler.runs.schemas', { pipeline_id: pipeline.id })).toEqual({
+      sources: [],
+    });
 
     const first = await trigger();
-    await recordColumns(first.id, { src: cols(['id', 'INTEGER'], ['amount', 'DECIMAL(12,2)']), calc: cols(['id', 'INTEGER']) });
+    await recordColumns(first.id, {
+      src: cols(['id', 'INTEGER'], ['amount', 'DECIMAL(12,2)']),
+      calc: cols(['id', 'INTEGER']),
+    });
     const second = await trigger();
     await recordColumns(second.id, { src: cols(['id', 'BIGINT'], ['amount', 'DECIMAL(12,2)'], ['note', 'VARCHAR']) });
     // The newest run has recorded nothing yet (still queued): the one before it answers.
@@ -84,6 +91,8 @@ describe('scheduler.runs.schemas', () => {
       ],
     });
     // Another tenant asking for the same pipeline id learns nothing.
-    expect(await caller.ok<RecordedSchemasReply>(newTenant(), 'scheduler.runs.schemas', { pipeline_id: pipeline.id })).toEqual({ sources: [] });
+    expect(
+      await caller.ok<RecordedSchemasReply>(newTenant(), 'scheduler.runs.schemas', { pipeline_id: pipeline.id }),
+    ).toEqual({ sources: [] });
   });
 });

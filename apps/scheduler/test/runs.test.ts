@@ -3,7 +3,17 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { Queue, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
-import { QUEUES, RUN_CANCEL_CHANNEL, newId, runCommandSchema, runEventSchema, type Job, type Page, type Run, type RunReport } from '@conduit/contracts';
+import {
+  QUEUES,
+  RUN_CANCEL_CHANNEL,
+  newId,
+  runCommandSchema,
+  runEventSchema,
+  type Job,
+  type Page,
+  type Run,
+  type RunReport,
+} from '@conduit/contracts';
 import { bullPrefix } from '../src/queues/bull-prefix.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
@@ -37,7 +47,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.allSettled([runsQueue?.close(), reportsQueue?.close(), monitoringQueue?.close(), webhooksQueue?.close()]);
+  await Promise.allSettled([
+    runsQueue?.close(),
+    reportsQueue?.close(),
+    monitoringQueue?.close(),
+    webhooksQueue?.close(),
+  ]);
   await caller?.close();
   await scheduler?.close();
   await catalog?.close();
@@ -50,7 +65,9 @@ afterAll(async () => {
 
 async function newJob(tenant: string, extra: Record<string, unknown> = {}): Promise<Job> {
   const pipeline = store.add(tenant);
-  return caller.ok<Job>(tenant, 'scheduler.jobs.create', { body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, parameters: { region: 'eu', limit: 10 }, ...extra } });
+  return caller.ok<Job>(tenant, 'scheduler.jobs.create', {
+    body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, parameters: { region: 'eu', limit: 10 }, ...extra },
+  });
 }
 
 function getRun(tenant: string, run: Run): Promise<Run> {
@@ -58,10 +75,16 @@ function getRun(tenant: string, run: Run): Promise<Run> {
 }
 
 let reportSeq = 0;
-async function report(r: Omit<RunReport, 'event_id' | 'at' | 'epoch'> & { event_id?: string; epoch?: number }): Promise<string> {
+async function report(
+  r: Omit<RunReport, 'event_id' | 'at' | 'epoch'> & { event_id?: string; epoch?: number },
+): Promise<string> {
   const event_id = r.event_id ?? newId('event');
   // Epoch 0: these runs were never claimed (the claim is tested in claims.test.ts).
-  await reportsQueue.add(r.type, { epoch: 0, ...r, event_id, at: new Date(Date.now() + reportSeq++).toISOString() }, { jobId: `${event_id}-${reportSeq}` });
+  await reportsQueue.add(
+    r.type,
+    { epoch: 0, ...r, event_id, at: new Date(Date.now() + reportSeq++).toISOString() },
+    { jobId: `${event_id}-${reportSeq}` },
+  );
   return event_id;
 }
 
@@ -77,18 +100,42 @@ describe('Trigger Run', () => {
   it('queues a run with the pipeline snapshot, enqueues its command (job id = run id) and announces run.queued', async () => {
     const t = newTenant();
     const job = await newJob(t);
-    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: { parameters: { limit: 99 } } });
-    expect(run).toMatchObject({ job_id: job.id, pipeline_id: job.pipeline_id, pipeline_version: 1, status: 'queued', trigger: 'manual', attempt: 1, started_at: null, duration_ms: null });
+    const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', {
+      job_id: job.id,
+      body: { parameters: { limit: 99 } },
+    });
+    expect(run).toMatchObject({
+      job_id: job.id,
+      pipeline_id: job.pipeline_id,
+      pipeline_version: 1,
+      status: 'queued',
+      trigger: 'manual',
+      attempt: 1,
+      started_at: null,
+      duration_ms: null,
+    });
     expect(run.parameters).toEqual({ region: 'eu', limit: 99 });
-    expect(run.nodes.map((n) => [n.id, n.status])).toEqual([['orders', 'pending'], ['to_dw', 'pending']]);
+    expect(run.nodes.map((n) => [n.id, n.status])).toEqual([
+      ['orders', 'pending'],
+      ['to_dw', 'pending'],
+    ]);
 
     const queued = await waitFor('the run command on the runs queue', () => runsQueue.getJob(run.id));
     const command = runCommandSchema.parse(queued.data);
-    expect(command).toMatchObject({ run_id: run.id, tenant_id: t, job_id: job.id, trigger: 'manual', parameters: { region: 'eu', limit: 99 } });
+    expect(command).toMatchObject({
+      run_id: run.id,
+      tenant_id: t,
+      job_id: job.id,
+      trigger: 'manual',
+      parameters: { region: 'eu', limit: 99 },
+    });
     expect((command.dag as { nodes: unknown[] }).nodes).toHaveLength(2);
     expect(queued.opts.removeOnComplete).toBeDefined();
-    await waitFor('run.queued on both event queues', async () =>
-      (await eventsOf(monitoringQueue, run.id)).includes('run.queued') && (await eventsOf(webhooksQueue, run.id)).includes('run.queued'),
+    await waitFor(
+      'run.queued on both event queues',
+      async () =>
+        (await eventsOf(monitoringQueue, run.id)).includes('run.queued') &&
+        (await eventsOf(webhooksQueue, run.id)).includes('run.queued'),
     );
 
     const page = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: job.id, query: { limit: 10 } });
@@ -107,7 +154,10 @@ describe('Trigger Run', () => {
     const allowed = await newJob(t, { concurrency_policy: 'allow' });
     await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: allowed.id, body: {} });
     await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: allowed.id, body: {} });
-    const page = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: allowed.id, query: { limit: 10, status: 'queued' } });
+    const page = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', {
+      job_id: allowed.id,
+      query: { limit: 10, status: 'queued' },
+    });
     expect(page.data).toHaveLength(2);
   });
 
@@ -123,13 +173,18 @@ describe('Trigger Run', () => {
     expect(old.finished_at).not.toBeNull();
     expect(old.nodes.every((n) => n.status === 'canceled')).toBe(true);
     // The waiting queue job of the replaced run is gone: no executor will take it.
-    await waitFor('the replaced run removed from the queue', async () => (await runsQueue.getJob(first.id)) === undefined);
+    await waitFor(
+      'the replaced run removed from the queue',
+      async () => (await runsQueue.getJob(first.id)) === undefined,
+    );
   });
 
   it('answers pipeline_invalid for a pipeline that does not validate, naming its errors', async () => {
     const t = newTenant();
     const pipeline = store.add(t, { valid: false, errors: [{ code: 'cycle', message: 'a -> b -> a' }] });
-    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', { body: { name: 'broken', pipeline_id: pipeline.id } });
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'broken', pipeline_id: pipeline.id },
+    });
     const reply = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     expect(reply.ok).toBe(false);
     if (!reply.ok) {
@@ -149,10 +204,19 @@ describe('Trigger Run', () => {
       [t, { job_id: job.id, run_id: 'run_nope' }],
       [t, { job_id: job.id, run_id: newId('run') }],
     ] as const) {
-      expect(await caller.call(tenant, 'scheduler.runs.get', data)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await caller.call(tenant, 'scheduler.runs.get', data)).toMatchObject({
+        ok: false,
+        error: { code: 'not_found' },
+      });
     }
-    expect(await caller.call(newTenant(), 'scheduler.runs.trigger', { job_id: job.id, body: {} })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await caller.call(t, 'scheduler.runs.trigger', { job_id: 'job_bad', body: {} })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await caller.call(newTenant(), 'scheduler.runs.trigger', { job_id: job.id, body: {} })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(await caller.call(t, 'scheduler.runs.trigger', { job_id: 'job_bad', body: {} })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
   });
 });
 
@@ -168,12 +232,44 @@ describe('the run state machine, fed by executor reports', () => {
     // The same report again (same event id) changes nothing.
     await report({ ...base, type: 'run.started', executor_id: 'exec-1', event_id: started });
 
-    const node = { id: 'orders', type: 'source', status: 'running' as const, started_at: new Date().toISOString(), finished_at: null, attempts: 1, rows_in: 0, rows_out: 5, output: null, error: null };
+    const node = {
+      id: 'orders',
+      type: 'source',
+      status: 'running' as const,
+      started_at: new Date().toISOString(),
+      finished_at: null,
+      attempts: 1,
+      rows_in: 0,
+      rows_out: 5,
+      output: null,
+      error: null,
+    };
     await report({ ...base, type: 'run.node', node });
-    await waitFor('the node running', async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running');
+    await waitFor(
+      'the node running',
+      async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running',
+    );
 
-    const done = (id: string) => ({ id, type: id === 'orders' ? 'source' : 'sink', status: 'succeeded' as const, started_at: node.started_at, finished_at: new Date().toISOString(), attempts: 1, rows_in: 10, rows_out: 10, output: null, error: null });
-    await report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 10, rows_written: 10 }, nodes: [done('orders'), done('to_dw')] });
+    const done = (id: string) => ({
+      id,
+      type: id === 'orders' ? 'source' : 'sink',
+      status: 'succeeded' as const,
+      started_at: node.started_at,
+      finished_at: new Date().toISOString(),
+      attempts: 1,
+      rows_in: 10,
+      rows_out: 10,
+      output: null,
+      error: null,
+    });
+    await report({
+      ...base,
+      type: 'run.finished',
+      status: 'succeeded',
+      error: null,
+      stats: { rows_read: 10, rows_written: 10 },
+      nodes: [done('orders'), done('to_dw')],
+    });
     const finished = await waitFor('succeeded', async () => {
       const r = await getRun(t, run);
       return r.status === 'succeeded' ? r : undefined;
@@ -183,28 +279,48 @@ describe('the run state machine, fed by executor reports', () => {
     expect(finished.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded']);
 
     // Stale: a report for a final run is ignored.
-    await report({ ...base, type: 'run.finished', status: 'failed', error: { message: 'late' }, stats: { rows_read: 0, rows_written: 0 }, nodes: [] });
+    await report({
+      ...base,
+      type: 'run.finished',
+      status: 'failed',
+      error: { message: 'late' },
+      stats: { rows_read: 0, rows_written: 0 },
+      nodes: [],
+    });
     await waitFor('events published', async () => (await eventsOf(monitoringQueue, run.id)).length >= 3);
     // Give the stale report its chance to be (wrongly) applied before checking it was not.
-    await waitFor('the stale report consumed', async () => (await reportsQueue.getJobCounts('waiting', 'active')).waiting === 0);
+    await waitFor(
+      'the stale report consumed',
+      async () => (await reportsQueue.getJobCounts('waiting', 'active')).waiting === 0,
+    );
     await waitFor('the stale report finished', async () => (await reportsQueue.getJobCounts('active')).active === 0);
     expect((await getRun(t, run)).status).toBe('succeeded');
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
     expect(await eventsOf(webhooksQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
 
-  it('applies a burst of one run\'s reports in order: the latest state of every node, each event once', async () => {
+  it("applies a burst of one run's reports in order: the latest state of every node, each event once", async () => {
     const t = newTenant();
     const job = await newJob(t);
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     const base = { run_id: run.id, tenant_id: t, attempt: 1, epoch: 0 };
     const at = new Date().toISOString();
     const node = (i: number, status: 'running' | 'succeeded') => ({
-      id: `n${i}`, type: 'transform', status, started_at: at, finished_at: status === 'running' ? null : at, attempts: 1, rows_in: i, rows_out: i, output: null, error: null,
+      id: `n${i}`,
+      type: 'transform',
+      status,
+      started_at: at,
+      finished_at: status === 'running' ? null : at,
+      attempts: 1,
+      rows_in: i,
+      rows_out: i,
+      output: null,
+      error: null,
     });
     const burst: RunReport[] = [{ ...base, type: 'run.started', executor_id: 'exec-1', event_id: newId('event'), at }];
     for (let i = 0; i < 40; i++) {
-      for (const status of ['running', 'succeeded'] as const) burst.push({ ...base, type: 'run.node', node: node(i, status), event_id: newId('event'), at });
+      for (const status of ['running', 'succeeded'] as const)
+        burst.push({ ...base, type: 'run.node', node: node(i, status), event_id: newId('event'), at });
     }
     burst.push({ ...burst[3]! }); // a duplicate: n1 running again, with the same event id
     // Added at once, so the worker takes many together and applies them in batches.
@@ -223,13 +339,20 @@ describe('the run state machine, fed by executor reports', () => {
       Array.from({ length: 40 }, (_, i) => [`n${i}`, 'succeeded', i]),
     );
 
-    await report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 1, rows_written: 0 }, nodes: settled.nodes });
+    await report({
+      ...base,
+      type: 'run.finished',
+      status: 'succeeded',
+      error: null,
+      stats: { rows_read: 1, rows_written: 0 },
+      nodes: settled.nodes,
+    });
     await waitFor('succeeded', async () => (await getRun(t, run)).status === 'succeeded');
     await waitFor('events published', async () => (await eventsOf(monitoringQueue, run.id)).length >= 3);
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
 
-  it('stores each node\'s columns and answers them in Get Run Status and List Runs (null until a node has output)', async () => {
+  it("stores each node's columns and answers them in Get Run Status and List Runs (null until a node has output)", async () => {
     const t = newTenant();
     const job = await newJob(t);
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
@@ -242,27 +365,67 @@ describe('the run state machine, fed by executor reports', () => {
       { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' },
     ];
     const node = (id: string, status: 'running' | 'succeeded', extra: Record<string, unknown>) => ({
-      id, type: id === 'orders' ? 'source' : 'sink', status, started_at: at, finished_at: status === 'running' ? null : at, attempts: 1, rows_in: 0, rows_out: 2, output: null, error: null, ...extra,
+      id,
+      type: id === 'orders' ? 'source' : 'sink',
+      status,
+      started_at: at,
+      finished_at: status === 'running' ? null : at,
+      attempts: 1,
+      rows_in: 0,
+      rows_out: 2,
+      output: null,
+      error: null,
+      ...extra,
     });
     await report({ ...base, type: 'run.node', node: node('orders', 'succeeded', { columns }) });
     // An executor older than the field sends no columns: the node is answered with null.
     await report({ ...base, type: 'run.node', node: node('to_dw', 'running', {}) });
     const reported = await waitFor('the nodes reported', async () => {
       const r = await getRun(t, run);
-      return r.nodes.find((n) => n.id === 'to_dw')?.status === 'running' && r.nodes[0]?.status === 'succeeded' ? r : undefined;
+      return r.nodes.find((n) => n.id === 'to_dw')?.status === 'running' && r.nodes[0]?.status === 'succeeded'
+        ? r
+        : undefined;
     });
-    expect(reported.nodes.map((n) => [n.id, n.columns])).toEqual([['orders', columns], ['to_dw', null]]);
+    expect(reported.nodes.map((n) => [n.id, n.columns])).toEqual([
+      ['orders', columns],
+      ['to_dw', null],
+    ]);
     // The answer keeps the documented field order, columns last.
-    expect(Object.keys(reported.nodes[0]!)).toEqual(['id', 'type', 'status', 'started_at', 'finished_at', 'attempts', 'rows_in', 'rows_out', 'output', 'error', 'columns']);
+    expect(Object.keys(reported.nodes[0]!)).toEqual([
+      'id',
+      'type',
+      'status',
+      'started_at',
+      'finished_at',
+      'attempts',
+      'rows_in',
+      'rows_out',
+      'output',
+      'error',
+      'columns',
+    ]);
     expect(Object.keys(reported.nodes[0]!.columns![0]!)).toEqual(['name', 'type', 'source_type']);
 
-    const wrote = [{ name: 'id', type: 'INTEGER' }, { name: 'amount', type: 'DECIMAL(12,2)' }];
-    await report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 2, rows_written: 2 }, nodes: [node('orders', 'succeeded', {}), node('to_dw', 'succeeded', { columns: wrote })] });
+    const wrote = [
+      { name: 'id', type: 'INTEGER' },
+      { name: 'amount', type: 'DECIMAL(12,2)' },
+    ];
+    await report({
+      ...base,
+      type: 'run.finished',
+      status: 'succeeded',
+      error: null,
+      stats: { rows_read: 2, rows_written: 2 },
+      nodes: [node('orders', 'succeeded', {}), node('to_dw', 'succeeded', { columns: wrote })],
+    });
     const finished = await waitFor('succeeded', async () => {
       const r = await getRun(t, run);
       return r.status === 'succeeded' ? r : undefined;
     });
-    expect(finished.nodes.map((n) => [n.id, n.columns])).toEqual([['orders', columns], ['to_dw', wrote]]);
+    expect(finished.nodes.map((n) => [n.id, n.columns])).toEqual([
+      ['orders', columns],
+      ['to_dw', wrote],
+    ]);
     const listed = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: job.id, query: {} });
     expect(listed.data.find((r) => r.id === run.id)?.nodes.map((n) => n.columns)).toEqual([columns, wrote]);
   });
@@ -276,8 +439,26 @@ describe('the run state machine, fed by executor reports', () => {
       const r = await getRun(t, run);
       return r.status === 'running' && r.attempt === 2;
     });
-    await report({ run_id: run.id, tenant_id: t, attempt: 1, type: 'run.finished', status: 'failed', error: { message: 'old executor' }, stats: { rows_read: 0, rows_written: 0 }, nodes: [] });
-    await report({ run_id: run.id, tenant_id: t, attempt: 2, type: 'run.finished', status: 'failed', error: { message: 'boom', node_id: 'to_dw' }, stats: { rows_read: 1, rows_written: 0 }, nodes: [] });
+    await report({
+      run_id: run.id,
+      tenant_id: t,
+      attempt: 1,
+      type: 'run.finished',
+      status: 'failed',
+      error: { message: 'old executor' },
+      stats: { rows_read: 0, rows_written: 0 },
+      nodes: [],
+    });
+    await report({
+      run_id: run.id,
+      tenant_id: t,
+      attempt: 2,
+      type: 'run.finished',
+      status: 'failed',
+      error: { message: 'boom', node_id: 'to_dw' },
+      stats: { rows_read: 1, rows_written: 0 },
+      nodes: [],
+    });
     const failed = await waitFor('failed', async () => {
       const r = await getRun(t, run);
       return r.status === 'failed' ? r : undefined;
@@ -307,9 +488,14 @@ describe('Cancel', () => {
     } finally {
       sub.disconnect();
     }
-    expect(await caller.call(t, 'scheduler.runs.cancel', { job_id: job.id, run_id: run.id })).toMatchObject({ ok: false, error: { code: 'run_finished' } });
+    expect(await caller.call(t, 'scheduler.runs.cancel', { job_id: job.id, run_id: run.id })).toMatchObject({
+      ok: false,
+      error: { code: 'run_finished' },
+    });
     // The slot is free: forbid lets a new run in.
     await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    await waitFor('run.canceled announced', async () => (await eventsOf(monitoringQueue, run.id)).includes('run.canceled'));
+    await waitFor('run.canceled announced', async () =>
+      (await eventsOf(monitoringQueue, run.id)).includes('run.canceled'),
+    );
   });
 });

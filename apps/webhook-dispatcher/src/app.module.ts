@@ -15,7 +15,12 @@ export class AppModule {
     const { ops, ...deps } = opts;
     return {
       module: AppModule,
-      imports: [DispatcherCoreModule.forRoot(deps), WebhooksModule, DeliveriesModule, ...(ops ? [OpsModule.forRoot(ops)] : [])],
+      imports: [
+        DispatcherCoreModule.forRoot(deps),
+        WebhooksModule,
+        DeliveriesModule,
+        ...(ops ? [OpsModule.forRoot(ops)] : []),
+      ],
     };
   }
 }

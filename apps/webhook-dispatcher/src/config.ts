@@ -21,7 +21,10 @@ export const dispatcherEnvSchema = z.object({
    */
   ...secretsEnv(),
   /** The PostgreSQL schema of the dispatcher's tables; tests migrate a fresh one. */
-  WEBHOOK_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('webhooks'),
+  WEBHOOK_DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('webhooks'),
   WEBHOOK_DB_POOL_SIZE: positiveInt().max(100).default(10),
   /** Most RPC requests one replica handles at once. */
   WEBHOOK_RPC_CONCURRENCY: positiveInt().max(1000).default(64),

@@ -3,7 +3,12 @@ export { AppModule, type AppModuleOptions } from './app.module.js';
 export type { DispatcherDeps } from './dispatcher-core.module.js';
 export { dispatcherSettings, DEFAULT_RETRY_SCHEDULE_MS, type DispatcherSettings } from './dispatcher-settings.js';
 export { dispatcherEnvSchema, loadDispatcherConfig, type DispatcherConfig } from './config.js';
-export { DISPATCHER_ENTITIES, DISPATCHER_MIGRATIONS, createDispatcherDataSource, type DispatcherDataSourceOptions } from './database/dispatcher-data-source.js';
+export {
+  DISPATCHER_ENTITIES,
+  DISPATCHER_MIGRATIONS,
+  createDispatcherDataSource,
+  type DispatcherDataSourceOptions,
+} from './database/dispatcher-data-source.js';
 export { bullPrefix } from './queues/bull-prefix.js';
 export { DispatcherQueues } from './queues/dispatcher-queues.js';
 export { deliveryJobOptions, type DeliveryJobData } from './queues/job-options.js';
@@ -16,5 +21,11 @@ export { webhookPayloadOf, webhookKindOf } from './deliveries/event-payload.js';
 export { OutboxRelay } from './outbox/outbox-relay.js';
 export { SecretBox, parseSecretsKey } from './security/secret-box.js';
 export { webhookAddressRefusal } from './security/address-policy.js';
-export { resolveWebhookTarget, parseWebhookUrl, UrlRefusedError, type ResolvedTarget, type UrlPolicyOptions } from './security/url-policy.js';
+export {
+  resolveWebhookTarget,
+  parseWebhookUrl,
+  UrlRefusedError,
+  type ResolvedTarget,
+  type UrlPolicyOptions,
+} from './security/url-policy.js';
 export { signerFor, signedHeaders } from './security/webhook-signer.js';

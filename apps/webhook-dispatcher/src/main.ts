@@ -10,7 +10,11 @@ import { resealWebhookSecrets } from './webhooks/webhook-reseal.js';
 runService('webhook-dispatcher', async () => {
   const config = bootConfig();
   const logger = createLogger({ service: 'webhook-dispatcher', level: config.LOG_LEVEL });
-  await preflight({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL, ports: [{ variable: 'WEBHOOK_DISPATCHER_PORT', port: config.WEBHOOK_DISPATCHER_PORT, host: config.HOST }] });
+  await preflight({
+    databaseUrl: config.DATABASE_URL,
+    redisUrl: config.REDIS_URL,
+    ports: [{ variable: 'WEBHOOK_DISPATCHER_PORT', port: config.WEBHOOK_DISPATCHER_PORT, host: config.HOST }],
+  });
   const dataSource = createDispatcherDataSource({
     url: config.DATABASE_URL,
     schema: config.WEBHOOK_DB_SCHEMA,
@@ -23,7 +27,10 @@ runService('webhook-dispatcher', async () => {
   // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
   logReseal(logger, await resealWebhookSecrets(dataSource, new SecretBox(secretKeys)));
   if (config.WEBHOOK_ALLOW_HTTP || config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
-    logger.warn({ allow_http: config.WEBHOOK_ALLOW_HTTP, allow_private_networks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }, 'webhook network policy relaxed: for development only');
+    logger.warn(
+      { allow_http: config.WEBHOOK_ALLOW_HTTP, allow_private_networks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+      'webhook network policy relaxed: for development only',
+    );
   }
 
   await startRpcService({

@@ -12,7 +12,12 @@ import { resealWebhookSecrets } from './webhooks/webhook-reseal.js';
 async function main(): Promise<void> {
   const config = bootConfig();
   const logger = createLogger({ service: 'webhook-dispatcher', level: config.LOG_LEVEL });
-  const dataSource = createDispatcherDataSource({ url: config.DATABASE_URL, schema: config.WEBHOOK_DB_SCHEMA, poolSize: 1, logger });
+  const dataSource = createDispatcherDataSource({
+    url: config.DATABASE_URL,
+    schema: config.WEBHOOK_DB_SCHEMA,
+    poolSize: 1,
+    logger,
+  });
   try {
     const ran = await migrate(dataSource);
     logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');

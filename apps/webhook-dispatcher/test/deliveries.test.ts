@@ -32,7 +32,13 @@ beforeAll(async () => {
   ds = await openSchema(schema);
   receiver = new Receiver();
   await receiver.start();
-  dispatcher = await startDispatcher(ds, prefix, { allowHttp: true, allowPrivateNetworks: true, retryScheduleMs: SCHEDULE, timeoutMs: 1000, disableAfterMs: DISABLE_AFTER_MS });
+  dispatcher = await startDispatcher(ds, prefix, {
+    allowHttp: true,
+    allowPrivateNetworks: true,
+    retryScheduleMs: SCHEDULE,
+    timeoutMs: 1000,
+    disableAfterMs: DISABLE_AFTER_MS,
+  });
   caller = new DispatcherCaller(prefix);
   events = new EventPublisher(prefix);
   monitoring = new Queue(QUEUES.eventsMonitoring, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
@@ -50,12 +56,23 @@ afterAll(async () => {
   }
 });
 
-async function createWebhook(tenant: string, url: string, opts: { events?: string[]; secret?: string } = {}): Promise<Webhook> {
-  return caller.ok<Webhook>(tenant, 'webhooks.webhooks.create', { body: { url, events: opts.events ?? ['job.completed', 'job.failed'], secret: opts.secret ?? PLAIN_SECRET } });
+async function createWebhook(
+  tenant: string,
+  url: string,
+  opts: { events?: string[]; secret?: string } = {},
+): Promise<Webhook> {
+  return caller.ok<Webhook>(tenant, 'webhooks.webhooks.create', {
+    body: { url, events: opts.events ?? ['job.completed', 'job.failed'], secret: opts.secret ?? PLAIN_SECRET },
+  });
 }
 
 async function deliveries(tenant: string, webhookId: string): Promise<Delivery[]> {
-  return (await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', { webhook_id: webhookId, query: { limit: 200 } })).data;
+  return (
+    await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
+      webhook_id: webhookId,
+      query: { limit: 200 },
+    })
+  ).data;
 }
 
 function endpoint(responder?: Responder) {
@@ -63,7 +80,9 @@ function endpoint(responder?: Responder) {
 }
 
 function verify(secret: string, req: Received): unknown {
-  return new StandardWebhook(secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64')).verify(req.body, req.headers);
+  return new StandardWebhook(
+    secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64'),
+  ).verify(req.body, req.headers);
 }
 
 describe('fan-out and signed delivery', () => {
@@ -80,8 +99,14 @@ describe('fan-out and signed delivery', () => {
 
     const event = runEvent(t, 'run.succeeded');
     await events.publish(event);
-    const [got] = await waitFor('the plain-secret delivery', () => receiver.requests(plain.path).length === 1 && receiver.requests(plain.path));
-    const [gotWhsec] = await waitFor('the whsec delivery', () => receiver.requests(whsec.path).length === 1 && receiver.requests(whsec.path));
+    const [got] = await waitFor(
+      'the plain-secret delivery',
+      () => receiver.requests(plain.path).length === 1 && receiver.requests(plain.path),
+    );
+    const [gotWhsec] = await waitFor(
+      'the whsec delivery',
+      () => receiver.requests(whsec.path).length === 1 && receiver.requests(whsec.path),
+    );
 
     expect(verify(PLAIN_SECRET, got!)).toEqual({
       id: event.event_id,
@@ -123,9 +148,14 @@ describe('fan-out and signed delivery', () => {
     await events.publish(alert);
     await waitFor('the alert', () => receiver.requests(hook.path).length === 2);
     await new Promise((r) => setTimeout(r, 300));
-    const bodies = receiver.requests(hook.path).map((r) => verify(PLAIN_SECRET, r) as { type: string; data: Record<string, unknown> });
+    const bodies = receiver
+      .requests(hook.path)
+      .map((r) => verify(PLAIN_SECRET, r) as { type: string; data: Record<string, unknown> });
     expect(bodies.map((b) => b.type)).toEqual(['job.failed', 'alert.opened']);
-    expect(bodies[0]!.data).toMatchObject({ status: 'failed', error: { message: 'Binder Error: no such table', node_id: 'clean' } });
+    expect(bodies[0]!.data).toMatchObject({
+      status: 'failed',
+      error: { message: 'Binder Error: no such table', node_id: 'clean' },
+    });
     expect(bodies[1]!.data).toEqual(alert.alert);
     const list = await deliveries(t, webhook.id);
     expect(list.map((d) => [d.event_type, d.attempt, d.status, d.status_code])).toEqual([
@@ -141,8 +171,15 @@ describe('fan-out and signed delivery', () => {
     const webhook = await createWebhook(t, hook.url);
     const first = await caller.ok<Delivery>(t, 'webhooks.webhooks.test', { id: webhook.id });
     expect(first).toMatchObject({ webhook_id: webhook.id, event_type: 'ping', attempt: 1, status: 'pending' });
-    const [got] = await waitFor('the ping', () => receiver.requests(hook.path).length === 1 && receiver.requests(hook.path));
-    expect(verify(PLAIN_SECRET, got!)).toMatchObject({ id: first.event_id, type: 'ping', data: { webhook_id: webhook.id } });
+    const [got] = await waitFor(
+      'the ping',
+      () => receiver.requests(hook.path).length === 1 && receiver.requests(hook.path),
+    );
+    expect(verify(PLAIN_SECRET, got!)).toMatchObject({
+      id: first.event_id,
+      type: 'ping',
+      data: { webhook_id: webhook.id },
+    });
   });
 });
 
@@ -167,8 +204,15 @@ describe('planning in batches', () => {
     ]);
     const planned = results.map((r) => (r.status === 'fulfilled' ? r.value.map((p) => p.webhook_id) : 'failed'));
     expect(planned).toEqual([[webhookA.id], [webhookA.id], [], [webhookB.id], 'failed']);
-    await waitFor('the three deliveries', () => receiver.requests(hookA.path).length === 2 && receiver.requests(hookB.path).length === 1);
-    const ids = (path: string) => receiver.requests(path).map((r) => r.headers['webhook-id']).sort();
+    await waitFor(
+      'the three deliveries',
+      () => receiver.requests(hookA.path).length === 2 && receiver.requests(hookB.path).length === 1,
+    );
+    const ids = (path: string) =>
+      receiver
+        .requests(path)
+        .map((r) => r.headers['webhook-id'])
+        .sort();
     expect(ids(hookA.path)).toEqual([first.id, second.id].sort());
     expect(ids(hookB.path)).toEqual([ofB.id]);
   });
@@ -198,7 +242,11 @@ describe('retries', () => {
     const webhook = await createWebhook(t, hook.url);
     const event = runEvent(t, 'run.succeeded');
     await events.publish(event);
-    const got = await waitFor('the fourth attempt', () => receiver.requests(hook.path).length === 4 && receiver.requests(hook.path), 15_000);
+    const got = await waitFor(
+      'the fourth attempt',
+      () => receiver.requests(hook.path).length === 4 && receiver.requests(hook.path),
+      15_000,
+    );
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([event.event_id]));
     for (const r of got) expect(verify(PLAIN_SECRET, r)).toMatchObject({ id: event.event_id });
     // The gaps follow the schedule (200, 400, 800 ms), never shorter.
@@ -226,7 +274,11 @@ describe('retries', () => {
     const hook = endpoint((n) => (n === 0 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }));
     await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const got = await waitFor('the retry', () => receiver.requests(hook.path).length === 2 && receiver.requests(hook.path), 10_000);
+    const got = await waitFor(
+      'the retry',
+      () => receiver.requests(hook.path).length === 2 && receiver.requests(hook.path),
+      10_000,
+    );
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(1950);
   });
 
@@ -236,11 +288,20 @@ describe('retries', () => {
     const hook = endpoint(() => ({ status: 301, headers: { location: target.url } }));
     const webhook = await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.failed'));
-    const list = await waitFor('the last attempt', async () => {
-      const l = await deliveries(t, webhook.id);
-      return l.length === 4 && l[0]!.status === 'failed' && l;
-    }, 15_000);
-    expect(list.map((d) => [d.attempt, d.status_code])).toEqual([[4, 301], [3, 301], [2, 301], [1, 301]]);
+    const list = await waitFor(
+      'the last attempt',
+      async () => {
+        const l = await deliveries(t, webhook.id);
+        return l.length === 4 && l[0]!.status === 'failed' && l;
+      },
+      15_000,
+    );
+    expect(list.map((d) => [d.attempt, d.status_code])).toEqual([
+      [4, 301],
+      [3, 301],
+      [2, 301],
+      [1, 301],
+    ]);
     expect(list[0]!.error).toMatch(/redirects are not followed/);
     expect(list[0]!.next_retry_at).toBeNull();
     expect(receiver.requests(target.path)).toHaveLength(0);
@@ -251,11 +312,18 @@ describe('retries', () => {
     const hook = endpoint((n) => (n === 0 ? 'hang' : { status: 200 }));
     const webhook = await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const list = await waitFor('the retry after the timeout', async () => {
-      const l = await deliveries(t, webhook.id);
-      return l[0]?.status === 'succeeded' && l;
-    }, 10_000);
-    expect(list.map((d) => [d.attempt, d.status])).toEqual([[2, 'succeeded'], [1, 'failed']]);
+    const list = await waitFor(
+      'the retry after the timeout',
+      async () => {
+        const l = await deliveries(t, webhook.id);
+        return l[0]?.status === 'succeeded' && l;
+      },
+      10_000,
+    );
+    expect(list.map((d) => [d.attempt, d.status])).toEqual([
+      [2, 'succeeded'],
+      [1, 'failed'],
+    ]);
     expect(list[1]!.error).toBe('timed out after 1000 ms without an answer');
     expect(list[1]!.latency_ms).toBeGreaterThanOrEqual(1000);
     expect(list[1]!.latency_ms).toBeLessThan(2000);
@@ -271,7 +339,10 @@ describe('retries', () => {
     const webhook = await createWebhook(t, url);
     const sent = [runEvent(t, 'run.succeeded'), runEvent(t, 'run.failed'), runEvent(t, 'run.succeeded')];
     for (const e of sent) await events.publish(e);
-    await waitFor('first refusals', async () => (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').length >= 3);
+    await waitFor(
+      'first refusals',
+      async () => (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').length >= 3,
+    );
     const { createServer } = await import('node:http');
     const seen: string[] = [];
     const server = createServer((req, res) => {
@@ -309,19 +380,30 @@ describe('disabling', () => {
     });
     expect(announced.name).toBe('webhook.disabled');
     expect(announced.id).toBe((announced.data as { event_id: string }).event_id);
-    expect(announced.data).toMatchObject({ tenant_id: t, webhook: { id: webhook.id, url: hook.url }, reason: expect.stringMatching(/^gone/) });
+    expect(announced.data).toMatchObject({
+      tenant_id: t,
+      webhook: { id: webhook.id, url: hook.url },
+      reason: expect.stringMatching(/^gone/),
+    });
     // No retry after a 410, and no later event reaches a disabled webhook.
     await events.publish(runEvent(t, 'run.succeeded'));
     await new Promise((r) => setTimeout(r, 600));
     expect(receiver.requests(hook.path)).toHaveLength(1);
-    expect((await deliveries(t, webhook.id)).map((d) => [d.status, d.status_code, d.next_retry_at])).toEqual([['failed', 410, null]]);
+    expect((await deliveries(t, webhook.id)).map((d) => [d.status, d.status_code, d.next_retry_at])).toEqual([
+      ['failed', 410, null],
+    ]);
 
     // Set back to active by its owner: monitoring hears it and resolves the alert.
-    const reenabled = await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'active' } });
+    const reenabled = await caller.ok<Webhook>(t, 'webhooks.webhooks.update', {
+      id: webhook.id,
+      body: { status: 'active' },
+    });
     expect(reenabled.status).toBe('active');
     const enabled = await waitFor('webhook.enabled on events.monitoring', async () => {
       const jobs = await monitoring.getJobs(['waiting']);
-      return jobs.find((j) => j.name === 'webhook.enabled' && (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id);
+      return jobs.find(
+        (j) => j.name === 'webhook.enabled' && (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id,
+      );
     });
     expect(enabled.data).toMatchObject({ tenant_id: t, webhook: { id: webhook.id, url: hook.url } });
   });
@@ -341,7 +423,10 @@ describe('disabling', () => {
     const hook = endpoint(() => ({ status: 500 }));
     const webhook = await createWebhook(t, hook.url);
     // The webhook has been failing since long before this event (as after days of failures).
-    await ds.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1`, [webhook.id, new Date(Date.now() - DISABLE_AFTER_MS - 1000)]);
+    await ds.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1`, [
+      webhook.id,
+      new Date(Date.now() - DISABLE_AFTER_MS - 1000),
+    ]);
     await events.publish(runEvent(t, 'run.succeeded'));
     const disabled = await waitFor('the webhook disabled', async () => {
       const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
@@ -350,7 +435,11 @@ describe('disabling', () => {
     expect(disabled.disabled_reason).toBe('failing');
     await waitFor('webhook.disabled on events.monitoring', async () => {
       const jobs = await monitoring.getJobs(['waiting']);
-      return jobs.some((j) => (j.data as { webhook?: { id: string }; reason: string }).webhook?.id === webhook.id && /^failing/.test((j.data as { reason: string }).reason));
+      return jobs.some(
+        (j) =>
+          (j.data as { webhook?: { id: string }; reason: string }).webhook?.id === webhook.id &&
+          /^failing/.test((j.data as { reason: string }).reason),
+      );
     });
     expect(receiver.requests(hook.path)).toHaveLength(1);
   });
@@ -362,7 +451,9 @@ describe('disabling', () => {
     await ds.query(`UPDATE webhooks SET failing_since = now() - interval '1 hour' WHERE id = $1`, [webhook.id]);
     await events.publish(runEvent(t, 'run.succeeded'));
     await waitFor('the failures forgotten', async () => {
-      const [row] = (await ds.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id])) as { failing_since: Date | null }[];
+      const [row] = (await ds.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id])) as {
+        failing_since: Date | null;
+      }[];
       return row?.failing_since === null;
     });
   });

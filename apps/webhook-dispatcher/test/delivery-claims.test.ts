@@ -24,7 +24,12 @@ beforeAll(async () => {
   ds = await openSchema(schema);
   receiver = new Receiver();
   await receiver.start();
-  dispatcher = await startDispatcher(ds, prefix, { allowHttp: true, allowPrivateNetworks: true, retryScheduleMs: [200], timeoutMs: 1000 });
+  dispatcher = await startDispatcher(ds, prefix, {
+    allowHttp: true,
+    allowPrivateNetworks: true,
+    retryScheduleMs: [200],
+    timeoutMs: 1000,
+  });
   caller = new DispatcherCaller(prefix);
   events = new EventPublisher(prefix);
 });
@@ -55,8 +60,19 @@ describe('claims', () => {
     // What the sweep's re-claim writes while the first send is still hanging.
     await ds.query(`UPDATE deliveries SET claimed_at = claimed_at + interval '1 millisecond' WHERE id = $1`, [row!.id]);
 
-    await waitFor('the dropped outcome', () => dispatcher.logs().split('\n').some((l) => l.includes('its claim was taken over') && l.includes(row!.id)), 5000);
-    const rows = (await ds.query(`SELECT attempt, status, status_code, error FROM deliveries WHERE webhook_id = $1 ORDER BY attempt`, [webhook.id])) as object[];
+    await waitFor(
+      'the dropped outcome',
+      () =>
+        dispatcher
+          .logs()
+          .split('\n')
+          .some((l) => l.includes('its claim was taken over') && l.includes(row!.id)),
+      5000,
+    );
+    const rows = (await ds.query(
+      `SELECT attempt, status, status_code, error FROM deliveries WHERE webhook_id = $1 ORDER BY attempt`,
+      [webhook.id],
+    )) as object[];
     expect(rows).toEqual([{ attempt: 1, status: 'pending', status_code: null, error: null }]);
   });
 });

@@ -45,17 +45,28 @@ describe('the network policy at delivery time', () => {
     const tenant = newTenant();
     const hook = receiver.endpoint();
     // Saved while the policy let the host through (as a public address would pass)...
-    dispatcher = await startDispatcher(ds, prefix, { allowHttp: true, allowPrivateNetworks: true, retryScheduleMs: [60_000] });
+    dispatcher = await startDispatcher(ds, prefix, {
+      allowHttp: true,
+      allowPrivateNetworks: true,
+      retryScheduleMs: [60_000],
+    });
     const webhook = await caller.ok<Webhook>(tenant, 'webhooks.webhooks.create', {
       body: { url: hook.url, events: ['job.completed'], secret: 'policy-secret-0123456789' },
     });
     await dispatcher.close();
     // ...and delivered by a replica under the default policy: the address is checked again before connecting.
-    dispatcher = await startDispatcher(ds, prefix, { allowHttp: true, allowPrivateNetworks: false, retryScheduleMs: [60_000] });
+    dispatcher = await startDispatcher(ds, prefix, {
+      allowHttp: true,
+      allowPrivateNetworks: false,
+      retryScheduleMs: [60_000],
+    });
     await events.publish(runEvent(tenant, 'run.succeeded'));
 
     const first = await waitFor('the refused attempt', async () => {
-      const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', { webhook_id: webhook.id, query: { limit: 10 } });
+      const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
+        webhook_id: webhook.id,
+        query: { limit: 10 },
+      });
       return page.data.find((d) => d.attempt === 1 && d.status !== 'pending');
     });
     expect(first).toMatchObject({ status: 'failed', status_code: null, latency_ms: 0 });

@@ -14,7 +14,13 @@ import { openWebhookSecret } from '../src/security/secret-box.js';
 import { resealWebhookSecrets } from '../src/webhooks/webhook-reseal.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, TEST_SECRETS_KEY, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import {
+  DispatcherCaller,
+  startDispatcher,
+  TEST_SECRETS_KEY,
+  waitFor,
+  type DispatcherUnderTest,
+} from './support/dispatcher-app.js';
 import { Receiver } from './support/receiver.js';
 
 const prefix = testPrefix();
@@ -30,7 +36,12 @@ beforeAll(async () => {
   ds = await openSchema(schema);
   receiver = new Receiver();
   await receiver.start();
-  dispatcher = await startDispatcher(ds, prefix, { allowHttp: true, allowPrivateNetworks: true, retryScheduleMs: [], timeoutMs: 1000 });
+  dispatcher = await startDispatcher(ds, prefix, {
+    allowHttp: true,
+    allowPrivateNetworks: true,
+    retryScheduleMs: [],
+    timeoutMs: 1000,
+  });
   caller = new DispatcherCaller(prefix);
 });
 
@@ -52,7 +63,9 @@ async function createWebhook(tenant: string, url: string, secret: string): Promi
 }
 
 async function storedSecret(id: string): Promise<string> {
-  const [row] = (await ds.query(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [id])) as { secret_sealed: string }[];
+  const [row] = (await ds.query(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [id])) as {
+    secret_sealed: string;
+  }[];
   if (!row) throw new Error(`webhook ${id} is not stored`);
   return row.secret_sealed;
 }
@@ -74,7 +87,10 @@ function v1Sealed(key: Buffer, plain: string, webhookId: string): string {
 async function ping(tenant: string, webhookId: string): Promise<Delivery> {
   const first = await caller.ok<Delivery>(tenant, 'webhooks.webhooks.test', { id: webhookId });
   return waitFor('the ping attempt to finish', async () => {
-    const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', { webhook_id: webhookId, query: { limit: 10 } });
+    const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
+      webhook_id: webhookId,
+      query: { limit: 10 },
+    });
     return page.data.find((d) => d.event_id === first.event_id && d.status !== 'pending');
   });
 }
@@ -93,10 +109,14 @@ describe('a webhook secret copied onto another webhook', () => {
     await setStoredSecret(thief.id, await storedSecret(victim.id));
 
     const copied = await storedSecret(thief.id);
-    expect(() => openWebhookSecret(new SecretBox(TEST_SECRETS_KEY), thiefTenant, thief.id, copied)).toThrow(/could not be decrypted/);
+    expect(() => openWebhookSecret(new SecretBox(TEST_SECRETS_KEY), thiefTenant, thief.id, copied)).toThrow(
+      /could not be decrypted/,
+    );
     const attempt = await ping(thiefTenant, thief.id);
     expect(attempt).toMatchObject({ status: 'failed', status_code: null });
-    expect(attempt.error).toMatch(/^not sent: the webhook secret could not be decrypted: .*set the webhook's secret again$/);
+    expect(attempt.error).toMatch(
+      /^not sent: the webhook secret could not be decrypted: .*set the webhook's secret again$/,
+    );
     expect(receiver.requests(hook.path)).toHaveLength(0);
     expect(JSON.stringify(attempt) + dispatcher.logs()).not.toContain(secret);
   });
@@ -121,7 +141,9 @@ describe('re-seal and rotation', () => {
 
     expect((await ping(t, webhook.id)).status).toBe('succeeded');
     const signed = receiver.requests(hook.path).at(-1);
-    expect(new StandardWebhook(Buffer.from(secret, 'utf8').toString('base64')).verify(signed!.body, signed!.headers)).toMatchObject({ type: 'ping' });
+    expect(
+      new StandardWebhook(Buffer.from(secret, 'utf8').toString('base64')).verify(signed!.body, signed!.headers),
+    ).toMatchObject({ type: 'ping' });
   });
 
   it('seal with A, rotate to B with A previous, re-seal, remove A: the secret still opens', async () => {
@@ -133,7 +155,9 @@ describe('re-seal and rotation', () => {
     expect(underA).toMatch(new RegExp(`^enc:v2:${keyIdOf(TEST_SECRETS_KEY)}:`));
 
     // B alone does not open A's value: a rotation must list A in SECRETS_KEYS_PREVIOUS until the re-seal ran.
-    expect(() => openWebhookSecret(new SecretBox(keyB), t, webhook.id, underA)).toThrow(/sealed under a key that is not configured/);
+    expect(() => openWebhookSecret(new SecretBox(keyB), t, webhook.id, underA)).toThrow(
+      /sealed under a key that is not configured/,
+    );
     const rotating = new SecretBox({ current: keyB, previous: [TEST_SECRETS_KEY] });
     const outcome = await resealWebhookSecrets(ds, rotating);
     expect(outcome.resealed).toBeGreaterThanOrEqual(1);

@@ -36,8 +36,9 @@ export const FROM_ENVIRONMENT = '(required from the environment)';
  * with the message when VAR is unset) becomes {@link FROM_ENVIRONMENT}.
  */
 export function interpolateDefaults(value: string): string {
-  return value.replace(/\$\{([A-Z0-9_]+)(?:(:?\?)[^}]*|:?-([^}]*))?\}/g, (_m, _name: string, required?: string, fallback?: string) =>
-    required ? FROM_ENVIRONMENT : (fallback ?? ''),
+  return value.replace(
+    /\$\{([A-Z0-9_]+)(?:(:?\?)[^}]*|:?-([^}]*))?\}/g,
+    (_m, _name: string, required?: string, fallback?: string) => (required ? FROM_ENVIRONMENT : (fallback ?? '')),
   );
 }
 

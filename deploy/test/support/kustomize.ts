@@ -23,15 +23,20 @@ export function kubectlVersion(): string {
 
 /** `kubectl kustomize <dir>`, parsed into its objects. */
 export function render(dir: string): K8sObject[] {
-  const out = execFileSync('kubectl', ['kustomize', resolve(ROOT, dir)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const out = execFileSync('kubectl', ['kustomize', resolve(ROOT, dir)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return parseAllDocuments(out).map((doc) => {
-    if (doc.errors.length > 0) throw new Error(`kubectl kustomize ${dir} printed invalid YAML: ${doc.errors[0]?.message}`);
+    if (doc.errors.length > 0)
+      throw new Error(`kubectl kustomize ${dir} printed invalid YAML: ${doc.errors[0]?.message}`);
     return doc.toJS() as K8sObject;
   });
 }
 
 export function find(objects: K8sObject[], kind: string, name: string): K8sObject {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  if (!found)
+    throw new Error(`no ${kind} ${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
   return found;
 }

@@ -52,7 +52,13 @@ export function clientOf(connection: Connection, output: Output): ConduitClient 
     baseUrl: connection.url,
     ...(connection.apiKey ? { apiKey: connection.apiKey } : { token: connection.token ?? '' }),
     userAgent: 'conduit-cli',
-    onRetry: (info) => output.note(output.paint('gray', `retrying ${info.method} ${new URL(info.url).pathname} in ${info.delayMs} ms (answer ${info.status ?? 'none'})`)),
+    onRetry: (info) =>
+      output.note(
+        output.paint(
+          'gray',
+          `retrying ${info.method} ${new URL(info.url).pathname} in ${info.delayMs} ms (answer ${info.status ?? 'none'})`,
+        ),
+      ),
   });
 }
 

@@ -47,7 +47,8 @@ export class Output {
   /** Columns padded to their widest cell. */
   table(header: string[], rows: string[][]): void {
     const widths = header.map((h, i) => Math.max(visibleLength(h), ...rows.map((r) => visibleLength(r[i] ?? ''))));
-    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - visibleLength(c)))).join('  ');
+    const format = (cells: string[]) =>
+      cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - visibleLength(c)))).join('  ');
     this.line(this.paint('bold', format(header)));
     rows.forEach((r) => this.line(format(r)));
   }
@@ -69,7 +70,8 @@ export function visibleLength(text: string): number {
 export function errorDocument(err: unknown): Record<string, unknown> {
   if (err instanceof ConduitApiError) return { ...err.problem };
   if (err instanceof ConduitTimeoutError) return { code: 'timeout', detail: err.message };
-  if (err instanceof UsageError) return { code: 'usage', detail: err.message, ...(err.details.length ? { errors: err.details } : {}) };
+  if (err instanceof UsageError)
+    return { code: 'usage', detail: err.message, ...(err.details.length ? { errors: err.details } : {}) };
   return { code: 'error', detail: err instanceof Error ? err.message : String(err) };
 }
 
@@ -81,7 +83,8 @@ export function describeError(err: unknown): string {
     return lines.join('\n');
   }
   if (err instanceof UsageError) return [err.message, ...err.details.map((d) => `  - ${d}`)].join('\n');
-  if (err instanceof Error && 'cause' in err && err.cause instanceof Error) return `${err.message}: ${err.cause.message}`;
+  if (err instanceof Error && 'cause' in err && err.cause instanceof Error)
+    return `${err.message}: ${err.cause.message}`;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -21,14 +21,23 @@ describe('validateConnectorConfig', () => {
     expect(validateConnectorConfig('postgres', valid)).toEqual([]);
     expect(
       validateConnectorConfig('postgres', {
-        ...valid, port: 6543, password: 'x', ssl: 'verify-full', schema: 'raw', connect_timeout_ms: 5000,
+        ...valid,
+        port: 6543,
+        password: 'x',
+        ssl: 'verify-full',
+        schema: 'raw',
+        connect_timeout_ms: 5000,
       }),
     ).toEqual([]);
   });
 
   it('reports every problem with its body path and code', () => {
     const problems = validateConnectorConfig('postgres', {
-      host: 42, port: 70000, ssl: 'sometimes', schema: '', colour: 'blue',
+      host: 42,
+      port: 70000,
+      ssl: 'sometimes',
+      schema: '',
+      colour: 'blue',
     });
     const byPath = Object.fromEntries(problems.map((p) => [p.path, p.code]));
     expect(byPath).toEqual({

@@ -16,7 +16,10 @@ describe('runChecks', () => {
   it('runs every step in order and succeeds', async () => {
     const result = await runChecks(plan([ok('a'), ok('b')]));
     expect(result).toMatchObject({ ok: true, message: 'all good', error_class: null });
-    expect(result.checks.map((c) => [c.name, c.ok, c.message])).toEqual([['a', true, 'a ok'], ['b', true, 'b ok']]);
+    expect(result.checks.map((c) => [c.name, c.ok, c.message])).toEqual([
+      ['a', true, 'a ok'],
+      ['b', true, 'b ok'],
+    ]);
     expect(result.tested_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -24,7 +27,10 @@ describe('runChecks', () => {
     const failing: CheckStep = { name: 'b', run: async () => Promise.reject(new Error('bad pw s3cr3t-pw!')) };
     const result = await runChecks(plan([ok('a'), failing, ok('c')], ['s3cr3t-pw!']));
     expect(result).toMatchObject({ ok: false, error_class: 'config_error', message: 'bad pw ********' });
-    expect(result.checks.map((c) => [c.name, c.ok])).toEqual([['a', true], ['b', false]]);
+    expect(result.checks.map((c) => [c.name, c.ok])).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
   });
 
   it('ends at the deadline even when a step ignores its signal', async () => {
@@ -39,7 +45,11 @@ describe('runChecks', () => {
     const started = Date.now();
     const result = await runChecks(plan([hanging]), { timeoutMs: 300 });
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(result).toMatchObject({ ok: false, error_class: 'transient_error', message: 'timed out: no answer within 300 ms' });
+    expect(result).toMatchObject({
+      ok: false,
+      error_class: 'transient_error',
+      message: 'timed out: no answer within 300 ms',
+    });
     expect(sawAbort).toBe(true);
   });
 

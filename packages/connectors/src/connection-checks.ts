@@ -60,7 +60,9 @@ export async function runChecks(plan: CheckPlan, opts: RunChecksOptions = {}): P
     }
   }
   // Cleanup is best effort and may not stretch the test past its deadline: the result is already decided.
-  const cleanup = Promise.resolve().then(plan.cleanup).catch(() => undefined);
+  const cleanup = Promise.resolve()
+    .then(plan.cleanup)
+    .catch(() => undefined);
   const remainingMs = Math.min(CLEANUP_WAIT_MS, timeoutMs - elapsed(started));
   if (remainingMs > 0) await raceAbort(cleanup, AbortSignal.timeout(remainingMs)).catch(() => undefined);
 

@@ -18,32 +18,40 @@ afterAll(async () => {
 
 /** Records with quoted newlines, doubled quotes and commas, as PostgreSQL's COPY CSV prints them. */
 const RECORDS = Array.from({ length: 500 }, (_, i) =>
-  i % 3 === 0 ? `${i},"line one\nline ""two"", with comma\n",x\n` : i % 3 === 1 ? `${i},,"""\n"""\n` : `${i},plain,${'y'.repeat(i % 40)}\n`,
+  i % 3 === 0
+    ? `${i},"line one\nline ""two"", with comma\n",x\n`
+    : i % 3 === 1
+      ? `${i},,"""\n"""\n`
+      : `${i},plain,${'y'.repeat(i % 40)}\n`,
 );
 const TEXT = RECORDS.join('');
 
 /** The bytes in chunks of `size` (cutting anywhere: inside quotes, between a doubled quote's two halves). */
-const chunksOf = (size: number) => Array.from({ length: Math.ceil(TEXT.length / size) }, (_, i) => Buffer.from(TEXT.slice(i * size, (i + 1) * size)));
+const chunksOf = (size: number) =>
+  Array.from({ length: Math.ceil(TEXT.length / size) }, (_, i) => Buffer.from(TEXT.slice(i * size, (i + 1) * size)));
 
-it.each([1, 7, 64, 4096])('cuts only between records and keeps every byte in order (chunks of %i bytes)', async (chunkSize) => {
-  const parts = new CsvPartFiles(join(dir, `p${chunkSize}`), 300, 1024);
-  const read = (async () => {
-    const texts: string[] = [];
-    for await (const file of parts.parts()) texts.push(await readFile(file, 'utf8'));
-    return texts;
-  })();
-  await pipeline(Readable.from(chunksOf(chunkSize)), parts);
-  const texts = await read;
-  expect(texts.length).toBeGreaterThan(10);
-  expect(texts.join('')).toBe(TEXT);
-  // Each part is whole records: it is the concatenation of a run of them.
-  let next = 0;
-  for (const text of texts) {
-    let taken = '';
-    while (taken.length < text.length) taken += RECORDS[next++];
-    expect(taken).toBe(text);
-  }
-});
+it.each([1, 7, 64, 4096])(
+  'cuts only between records and keeps every byte in order (chunks of %i bytes)',
+  async (chunkSize) => {
+    const parts = new CsvPartFiles(join(dir, `p${chunkSize}`), 300, 1024);
+    const read = (async () => {
+      const texts: string[] = [];
+      for await (const file of parts.parts()) texts.push(await readFile(file, 'utf8'));
+      return texts;
+    })();
+    await pipeline(Readable.from(chunksOf(chunkSize)), parts);
+    const texts = await read;
+    expect(texts.length).toBeGreaterThan(10);
+    expect(texts.join('')).toBe(TEXT);
+    // Each part is whole records: it is the concatenation of a run of them.
+    let next = 0;
+    for (const text of texts) {
+      let taken = '';
+      while (taken.length < text.length) taken += RECORDS[next++];
+      expect(taken).toBe(text);
+    }
+  },
+);
 
 it('makes the reader fail when the stream is destroyed before it ends', async () => {
   const parts = new CsvPartFiles(join(dir, 'cut'), 100, 1024);

@@ -58,7 +58,10 @@ export class CsvPartFiles extends Writable {
         this.handle = undefined;
         await handle?.close();
       })
-      .then(() => callback(error), () => callback(error));
+      .then(
+        () => callback(error),
+        () => callback(error),
+      );
   }
 
   /** Destroys the stream (if still open) and removes every part file it made. */
@@ -113,7 +116,8 @@ export class CsvPartFiles extends Writable {
 
   /** A doubled quote inside a value flips twice: only the parity of the quotes seen matters. */
   private scanQuotes(chunk: Buffer, from: number, to: number): void {
-    for (let at = chunk.indexOf(QUOTE, from); at !== -1 && at < to; at = chunk.indexOf(QUOTE, at + 1)) this.inQuotes = !this.inQuotes;
+    for (let at = chunk.indexOf(QUOTE, from); at !== -1 && at < to; at = chunk.indexOf(QUOTE, at + 1))
+      this.inQuotes = !this.inQuotes;
   }
 
   private async openPart(): Promise<FileHandle> {
@@ -137,7 +141,7 @@ export class CsvPartFiles extends Writable {
 
 /** FileHandle.write may write fewer bytes than asked (a nearly full disk): write the rest, or fail, never cut a part. */
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, at, bytes.length - at);
     if (bytesWritten <= 0) throw new Error('writing a CSV part wrote no bytes (is the scratch volume full?)');
     at += bytesWritten;

@@ -50,7 +50,8 @@ export function tenantDataRoot(tenantId: string | undefined): string {
   if (tenantId === undefined || tenantId === '') {
     throw new ConnectorError('file-based connectors need the calling tenant; the call carried none', 'config_error');
   }
-  if (!TENANT_FOLDER.test(tenantId)) throw new ConnectorError('the calling tenant id is not a valid folder name', 'config_error');
+  if (!TENANT_FOLDER.test(tenantId))
+    throw new ConnectorError('the calling tenant id is not a valid folder name', 'config_error');
   return join(connectorEnvironment().dataRoot, tenantId);
 }
 
@@ -60,7 +61,8 @@ export function tenantDataRoot(tenantId: string | undefined): string {
  */
 export async function resolveUnderDataRoot(root: string, what: string, ...parts: string[]): Promise<string> {
   for (const part of parts) {
-    if (isAbsolute(part)) throw new ConnectorError(`${what} must be relative to the data root, not absolute`, 'config_error');
+    if (isAbsolute(part))
+      throw new ConnectorError(`${what} must be relative to the data root, not absolute`, 'config_error');
   }
   const target = resolve(root, ...parts);
   if (!inside(root, target)) throw new ConnectorError(`${what} leaves the data root`, 'config_error');

@@ -25,6 +25,9 @@ export function connectorEnvironment(env: NodeJS.ProcessEnv = process.env): Conn
   return {
     dataRoot: resolve(root !== undefined && root.trim() !== '' ? root : join(tmpdir(), 'conduit-data')),
     allowPrivateNetworks: isTrue(env['CONNECTOR_ALLOW_PRIVATE_NETWORKS']),
-    allowedNetworks: (env['CONNECTOR_ALLOWED_NETWORKS'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    allowedNetworks: (env['CONNECTOR_ALLOWED_NETWORKS'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
   };
 }

@@ -11,7 +11,11 @@ import { open, type FileHandle } from 'node:fs/promises';
 /** When no change event arrives (a watch can miss one), look again after this long. */
 const RECHECK_MS = 50;
 
-export async function* readGrowingFile(path: string, writing: Promise<unknown>, chunkBytes: number): AsyncGenerator<Buffer> {
+export async function* readGrowingFile(
+  path: string,
+  writing: Promise<unknown>,
+  chunkBytes: number,
+): AsyncGenerator<Buffer> {
   let finished = false;
   let failure: { error: unknown } | undefined;
   const settled = writing.then(
@@ -40,7 +44,10 @@ export async function* readGrowingFile(path: string, writing: Promise<unknown>, 
         return;
       } else {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([settled, new Promise<void>((resolve) => ((wake = resolve), (timer = setTimeout(resolve, RECHECK_MS))))]);
+        await Promise.race([
+          settled,
+          new Promise<void>((resolve) => ((wake = resolve), (timer = setTimeout(resolve, RECHECK_MS)))),
+        ]);
         clearTimeout(timer);
         wake = undefined;
       }

@@ -22,11 +22,23 @@ export { ConnectorError } from './connector-error.js';
 export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
 export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
-export { bindUserSql, isDeclarableType, withSqlBinder, type BindColumn, type BindInput, type BindOutcome, type SqlBinder } from './duckdb/sql-binder.js';
+export {
+  bindUserSql,
+  isDeclarableType,
+  withSqlBinder,
+  type BindColumn,
+  type BindInput,
+  type BindOutcome,
+  type SqlBinder,
+} from './duckdb/sql-binder.js';
 export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
-export { networkPolicyProblems, isNetworkConnectorType, type NetworkPolicyProblem } from './network/connector-targets.js';
+export {
+  networkPolicyProblems,
+  isNetworkConnectorType,
+  type NetworkPolicyProblem,
+} from './network/connector-targets.js';
 export { refineAllowedNetworks, refusalReason, type NetworkPolicy } from './network/network-policy.js';
 export { assertNotPlatform } from './network/platform-services.js';
 export {

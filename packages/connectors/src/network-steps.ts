@@ -30,9 +30,20 @@ export function openTcp(host: string, port: number, signal: AbortSignal): Promis
 
 const UNKNOWN_HOST_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
 const TRANSIENT_NET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
-  'EPIPE', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'PROTOCOL_CONNECTION_LOST',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'PROTOCOL_CONNECTION_LOST',
 ]);
 
-export const isUnknownHostCode = (code: string | undefined): boolean => code !== undefined && UNKNOWN_HOST_CODES.has(code);
-export const isTransientNetCode = (code: string | undefined): boolean => code !== undefined && TRANSIENT_NET_CODES.has(code);
+export const isUnknownHostCode = (code: string | undefined): boolean =>
+  code !== undefined && UNKNOWN_HOST_CODES.has(code);
+export const isTransientNetCode = (code: string | undefined): boolean =>
+  code !== undefined && TRANSIENT_NET_CODES.has(code);

@@ -66,7 +66,8 @@ export async function fileSystemError(err: unknown, root: string, target: string
   if (code === undefined) return err;
   const named = `${doing === undefined ? '' : `${doing} `}"${displayPath(root, target)}"`;
   const blocking = code === 'ENOTDIR' || code === 'EEXIST' ? await fileInTheWay(root, target) : undefined;
-  if (blocking !== undefined) return new ConnectorError(`${named}: "${displayPath(root, blocking)}" is a file, not a folder`, 'config_error');
+  if (blocking !== undefined)
+    return new ConnectorError(`${named}: "${displayPath(root, blocking)}" is a file, not a folder`, 'config_error');
   const { reason, errorClass } = fileSystemReason(code);
   if (errorClass === 'transient_error') return new ConnectorError(`${named}: ${reason}`, errorClass);
   return new ConnectorError(doing === undefined ? `${named} ${reason}` : `${named}: it ${reason}`, errorClass);

@@ -13,7 +13,19 @@ import { postgresDriver } from './postgres/postgres.driver.js';
 import type { ConnectorDriver, ConnectorTypeInfo } from './types.js';
 
 const drivers: ReadonlyMap<string, ConnectorDriver> = new Map(
-  [postgresDriver, mysqlDriver, fileDriver, s3Driver, duckdbDriver, httpDriver, amqpDriver, natsDriver, redisDriver, mqttDriver, openAiDriver].map((driver) => [driver.info.type, driver] as const),
+  [
+    postgresDriver,
+    mysqlDriver,
+    fileDriver,
+    s3Driver,
+    duckdbDriver,
+    httpDriver,
+    amqpDriver,
+    natsDriver,
+    redisDriver,
+    mqttDriver,
+    openAiDriver,
+  ].map((driver) => [driver.info.type, driver] as const),
 );
 
 /** Every type's metadata, sorted by type. */

@@ -44,22 +44,43 @@ describe('secretsToResend', () => {
   const stored = { host: 'db', database: 'app', user: 'u', password: 'enc:v1:stored' };
 
   it('names each masked secret when a location field changes', () => {
-    expect(secretsToResend('postgres', { ...stored, host: 'elsewhere', password: SECRET_MASK }, stored)).toEqual(['password']);
-    expect(secretsToResend('postgres', { ...stored, port: 6543, password: SECRET_MASK }, stored)).toEqual(['password']);
-    const http = { base_url: 'https://api.example.com', auth_type: 'bearer', bearer_token: 'enc:v1:x', password: 'enc:v1:y' };
-    expect(
-      secretsToResend('http', { ...http, base_url: 'https://evil.example', bearer_token: SECRET_MASK, password: SECRET_MASK }, http),
-    ).toEqual(['bearer_token', 'password']);
-    expect(secretsToResend('s3', { bucket: 'other', secret_access_key: SECRET_MASK }, { bucket: 'b1', secret_access_key: 'enc:v1:z' })).toEqual([
-      'secret_access_key',
+    expect(secretsToResend('postgres', { ...stored, host: 'elsewhere', password: SECRET_MASK }, stored)).toEqual([
+      'password',
     ]);
+    expect(secretsToResend('postgres', { ...stored, port: 6543, password: SECRET_MASK }, stored)).toEqual(['password']);
+    const http = {
+      base_url: 'https://api.example.com',
+      auth_type: 'bearer',
+      bearer_token: 'enc:v1:x',
+      password: 'enc:v1:y',
+    };
+    expect(
+      secretsToResend(
+        'http',
+        { ...http, base_url: 'https://evil.example', bearer_token: SECRET_MASK, password: SECRET_MASK },
+        http,
+      ),
+    ).toEqual(['bearer_token', 'password']);
+    expect(
+      secretsToResend(
+        's3',
+        { bucket: 'other', secret_access_key: SECRET_MASK },
+        { bucket: 'b1', secret_access_key: 'enc:v1:z' },
+      ),
+    ).toEqual(['secret_access_key']);
   });
 
   it('asks nothing when the place is the same (defaults count), or the secrets are sent anew', () => {
     expect(secretsToResend('postgres', { ...stored, user: 'other', password: SECRET_MASK }, stored)).toEqual([]);
     expect(secretsToResend('postgres', { ...stored, port: 5432, password: SECRET_MASK }, stored)).toEqual([]);
     expect(secretsToResend('postgres', { ...stored, host: 'elsewhere', password: 'new-one' }, stored)).toEqual([]);
-    expect(secretsToResend('postgres', { host: 'elsewhere', database: 'app', user: 'u' }, { host: 'db', database: 'app', user: 'u' })).toEqual([]);
+    expect(
+      secretsToResend(
+        'postgres',
+        { host: 'elsewhere', database: 'app', user: 'u' },
+        { host: 'db', database: 'app', user: 'u' },
+      ),
+    ).toEqual([]);
   });
 
   it('every type declares where it connects and its secrets from its own schema, secrets as in @conduit/contracts', () => {
@@ -68,9 +89,13 @@ describe('secretsToResend', () => {
     for (const info of types) {
       const properties = info.config_schema['properties'] as Record<string, Record<string, unknown>>;
       const marked = Object.keys(properties).filter((name) => properties[name]?.['x-secret'] === true);
-      expect({ type: info.type, secrets: [...info.secret_fields].sort() }).toEqual({ type: info.type, secrets: marked.sort() });
+      expect({ type: info.type, secrets: [...info.secret_fields].sort() }).toEqual({
+        type: info.type,
+        secrets: marked.sort(),
+      });
       expect(info.location_fields.length).toBeGreaterThan(0);
-      for (const field of info.location_fields) expect({ type: info.type, field, known: field in properties }).toEqual({ type: info.type, field, known: true });
+      for (const field of info.location_fields)
+        expect({ type: info.type, field, known: field in properties }).toEqual({ type: info.type, field, known: true });
     }
   });
 });
@@ -100,9 +125,15 @@ describe('encryptSecrets / decryptSecrets', () => {
 
   it('binds a secret to its tenant, connector and field: copied anywhere else it does not open', () => {
     const sealed = encryptSecrets('postgres', config, box, owner);
-    expect(() => decryptSecrets('postgres', sealed, box, { tenantId: 't1', connectorId: 'con_2' })).toThrow(SecretOpenError);
-    expect(() => decryptSecrets('postgres', sealed, box, { tenantId: 't2', connectorId: 'con_1' })).toThrow(SecretOpenError);
-    expect(() => decryptSecrets('http', { bearer_token: sealed.password }, box, owner)).toThrow(/secret field "bearer_token" could not be decrypted/);
+    expect(() => decryptSecrets('postgres', sealed, box, { tenantId: 't1', connectorId: 'con_2' })).toThrow(
+      SecretOpenError,
+    );
+    expect(() => decryptSecrets('postgres', sealed, box, { tenantId: 't2', connectorId: 'con_1' })).toThrow(
+      SecretOpenError,
+    );
+    expect(() => decryptSecrets('http', { bearer_token: sealed.password }, box, owner)).toThrow(
+      /secret field "bearer_token" could not be decrypted/,
+    );
     const readable = decryptReadableSecrets('postgres', sealed, box, { tenantId: 't1', connectorId: 'con_2' });
     expect(readable).toEqual({ config: { host: 'db', database: 'app', user: 'u' }, unreadable: ['password'] });
   });
@@ -110,11 +141,17 @@ describe('encryptSecrets / decryptSecrets', () => {
   it('opens a v1 value bound to its field only, and re-seals it bound to its connector', () => {
     const v1 = legacyV1(key, 'old-pw', 'password');
     expect(decryptSecrets('postgres', { password: v1 }, box, owner).password).toBe('old-pw');
-    const { config: resealed, resealed: fields, unreadable } = resealSecrets('postgres', { host: 'db', password: v1 }, box, owner);
+    const {
+      config: resealed,
+      resealed: fields,
+      unreadable,
+    } = resealSecrets('postgres', { host: 'db', password: v1 }, box, owner);
     expect({ fields, unreadable }).toEqual({ fields: ['password'], unreadable: [] });
     expect(box.isCurrent(resealed.password as string)).toBe(true);
     expect(decryptSecrets('postgres', resealed, box, owner).password).toBe('old-pw');
-    expect(() => decryptSecrets('postgres', resealed, box, { tenantId: 't1', connectorId: 'con_2' })).toThrow(SecretOpenError);
+    expect(() => decryptSecrets('postgres', resealed, box, { tenantId: 't1', connectorId: 'con_2' })).toThrow(
+      SecretOpenError,
+    );
     expect(resealSecrets('postgres', resealed, box, owner)).toEqual({ config: resealed, resealed: [], unreadable: [] });
     expect(resealSecrets('postgres', { password: 'enc:v1:AAAA' }, box, owner).unreadable).toEqual(['password']);
   });
@@ -126,7 +163,9 @@ describe('encryptSecrets / decryptSecrets', () => {
     raw[raw.length - 1] = (raw[raw.length - 1] ?? 0) ^ 1;
     const tampered = { ...config, password: header + raw.toString('base64') };
     expect(() => decryptSecrets('postgres', tampered, box, owner)).toThrow(/could not be decrypted/);
-    expect(() => decryptSecrets('postgres', { password: enc }, new SecretBox(randomBytes(32)), owner)).toThrow(/not configured/);
+    expect(() => decryptSecrets('postgres', { password: enc }, new SecretBox(randomBytes(32)), owner)).toThrow(
+      /not configured/,
+    );
     expect(() => decryptSecrets('postgres', { password: 'enc:v1:AAAA' }, box, owner)).toThrow(/is not a sealed value/);
   });
 });
@@ -151,7 +190,13 @@ describe('parseSecretsKey', () => {
   });
 
   it('throws a clear error that does not echo the value', () => {
-    for (const bad of ['', 'short', randomBytes(16).toString('hex'), randomBytes(31).toString('base64'), 'z'.repeat(64)]) {
+    for (const bad of [
+      '',
+      'short',
+      randomBytes(16).toString('hex'),
+      randomBytes(31).toString('base64'),
+      'z'.repeat(64),
+    ]) {
       let message = '';
       try {
         parseSecretsKey(bad);

@@ -3,7 +3,14 @@
  * moves), and sealed at rest with @conduit/secrets, bound to tenant, connector and field, so a ciphertext moved to
  * another field, connector or tenant does not open. Messages here never include a secret or the key.
  */
-import { SecretOpenError, V1_BINDING, connectorSecretAad, isSealed, parseSecretsKey, type SecretBox } from '@conduit/secrets';
+import {
+  SecretOpenError,
+  V1_BINDING,
+  connectorSecretAad,
+  isSealed,
+  parseSecretsKey,
+  type SecretBox,
+} from '@conduit/secrets';
 import { getDriver } from './registry.js';
 import { SECRET_MASK } from './secret-mask.js';
 import type { ConnectorTypeInfo } from './types.js';
@@ -61,7 +68,9 @@ export function secretsToResend(
   stored: Record<string, unknown>,
 ): string[] {
   const info = infoOf(type);
-  const moved = info.location_fields.some((field) => !sameValue(effective(info, incoming, field), effective(info, stored, field)));
+  const moved = info.location_fields.some(
+    (field) => !sameValue(effective(info, incoming, field), effective(info, stored, field)),
+  );
   if (!moved) return [];
   return info.secret_fields.filter((field) => incoming[field] === SECRET_MASK && hasValue(stored, field));
 }
@@ -89,7 +98,12 @@ function openField(box: SecretBox, owner: SecretOwner, field: string, sealed: st
  * A copy with every present secret sealed for its connector. The input is plaintext: a value that merely looks
  * sealed is sealed too, so a ciphertext pasted in by a client can never be opened on its behalf.
  */
-export function encryptSecrets(type: string, config: Record<string, unknown>, box: SecretBox, owner: SecretOwner): Record<string, unknown> {
+export function encryptSecrets(
+  type: string,
+  config: Record<string, unknown>,
+  box: SecretBox,
+  owner: SecretOwner,
+): Record<string, unknown> {
   const out = { ...config };
   for (const field of infoOf(type).secret_fields) {
     if (!hasValue(out, field)) continue;
@@ -104,7 +118,12 @@ export function encryptSecrets(type: string, config: Record<string, unknown>, bo
  * A copy with every sealed secret opened; throws SecretOpenError (naming the field, never the value) when one was
  * sealed for another connector or tenant, under a key no longer configured, or tampered with.
  */
-export function decryptSecrets(type: string, config: Record<string, unknown>, box: SecretBox, owner: SecretOwner): Record<string, unknown> {
+export function decryptSecrets(
+  type: string,
+  config: Record<string, unknown>,
+  box: SecretBox,
+  owner: SecretOwner,
+): Record<string, unknown> {
   const out = { ...config };
   for (const field of infoOf(type).secret_fields) {
     const value = out[field];

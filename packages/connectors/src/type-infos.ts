@@ -18,7 +18,19 @@ import type { ConnectorTypeInfo } from './types.js';
 
 export type { ConnectorTypeInfo } from './types.js';
 
-const INFOS: readonly ConnectorTypeInfo[] = [amqpInfo, duckdbInfo, fileInfo, httpInfo, mqttInfo, mysqlInfo, natsInfo, openAiInfo, postgresInfo, redisInfo, s3Info];
+const INFOS: readonly ConnectorTypeInfo[] = [
+  amqpInfo,
+  duckdbInfo,
+  fileInfo,
+  httpInfo,
+  mqttInfo,
+  mysqlInfo,
+  natsInfo,
+  openAiInfo,
+  postgresInfo,
+  redisInfo,
+  s3Info,
+];
 
 /** Every type's metadata, sorted by type (as the registry's connectorTypes()). */
 export function connectorTypeInfos(): ConnectorTypeInfo[] {

@@ -3,14 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TransferBuffers } from './transfer-buffers.js';
 
 export type ConnectorCategory =
-  | 'database'
-  | 'warehouse'
-  | 'object_store'
-  | 'file'
-  | 'rest_api'
-  | 'message_queue'
-  | 'stream'
-  | 'llm';
+  'database' | 'warehouse' | 'object_store' | 'file' | 'rest_api' | 'message_queue' | 'stream' | 'llm';
 
 /** What a DAG node may use a connector for: `source` reads, `sink` writes, `sql` executes, `llm` decides. */
 export type ConnectorRole = 'source' | 'sink' | 'sql' | 'llm';
@@ -155,7 +148,11 @@ export interface ConnectorDriver {
   /** Streams rows as COPY CSV (bounded memory); the generator's return value counts the rows. */
   readCsv?(config: Record<string, unknown>, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }>;
   /** Writes COPY CSV chunks (as `write` writes batches); returns rows written. */
-  writeCsv?(config: Record<string, unknown>, req: WriteRequest, chunks: AsyncIterable<CsvChunk>): Promise<{ rows_written: number }>;
+  writeCsv?(
+    config: Record<string, unknown>,
+    req: WriteRequest,
+    chunks: AsyncIterable<CsvChunk>,
+  ): Promise<{ rows_written: number }>;
   /**
    * Reads into a new table of the run's DuckDB, its columns of the types the source's own catalog declares (numeric
    * stays DECIMAL, bigint BIGINT, dates DATE...), in bulk. Preferred over `read` where a driver has it.
@@ -165,11 +162,11 @@ export interface ConnectorDriver {
    * Writes a DuckDB table's rows with their types (mapped to the target's: DECIMAL -> numeric(p,s)...), creating a
    * missing target table unless `req.create === false`. Preferred over `write` where a driver has it.
    */
-  writeFromTable?(config: Record<string, unknown>, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }>;
-  /** Runs one statement (DDL, refresh, procedure). */
-  execute?(
+  writeFromTable?(
     config: Record<string, unknown>,
-    sql: string,
-    opts?: ExecuteOptions,
-  ): Promise<{ rows_affected: number }>;
+    req: WriteRequest,
+    source: DuckDBTable,
+  ): Promise<{ rows_written: number }>;
+  /** Runs one statement (DDL, refresh, procedure). */
+  execute?(config: Record<string, unknown>, sql: string, opts?: ExecuteOptions): Promise<{ rows_affected: number }>;
 }

@@ -43,7 +43,9 @@ afterAll(async () => {
 describe('amqp write and read', () => {
   it('publishes rows with confirms and consumes them back in bounded, acknowledged batches', async () => {
     const rows = Array.from({ length: 2500 }, (_, i) => ({ id: i, label: `m${i}`, nested: { ok: true } }));
-    await expect(driver.write(AMQP_CONFIG, { table: '', mode: 'append', queue }, batchesOf(rows, 700))).resolves.toEqual({ rows_written: 2500 });
+    await expect(
+      driver.write(AMQP_CONFIG, { table: '', mode: 'append', queue }, batchesOf(rows, 700)),
+    ).resolves.toEqual({ rows_written: 2500 });
     expect((await admin.channel.checkQueue(queue)).messageCount).toBe(2500);
 
     const first = await readAll({ queue, max_messages: 2000, wait_ms: 500, batchSize: 1000 });
@@ -61,7 +63,11 @@ describe('amqp write and read', () => {
   });
 
   it('puts back the messages of a batch that was not handed over', async () => {
-    await driver.write(AMQP_CONFIG, { table: '', mode: 'append', exchange, routing_key: 'orders' }, batchesOf([{ a: 1 }, { a: 2 }, { a: 3 }], 3));
+    await driver.write(
+      AMQP_CONFIG,
+      { table: '', mode: 'append', exchange, routing_key: 'orders' },
+      batchesOf([{ a: 1 }, { a: 2 }, { a: 3 }], 3),
+    );
     for await (const batch of driver.read(AMQP_CONFIG, { queue, wait_ms: 300, batchSize: 2 })) {
       expect(batch).toEqual([{ a: 1 }, { a: 2 }]);
       break;
@@ -78,10 +84,15 @@ describe('amqp write and read', () => {
 
   it('refuses an unroutable message and a missing queue as config errors', async () => {
     await expect(
-      driver.write(AMQP_CONFIG, { table: '', mode: 'append', exchange, routing_key: 'nowhere' }, batchesOf([{ a: 1 }], 1)),
+      driver.write(
+        AMQP_CONFIG,
+        { table: '', mode: 'append', exchange, routing_key: 'nowhere' },
+        batchesOf([{ a: 1 }], 1),
+      ),
     ).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/could not be routed/) });
     await expect(readAll({ queue: `missing-${suffix}` })).rejects.toMatchObject({
-      errorClass: 'config_error', message: expect.stringMatching(/NOT_FOUND/),
+      errorClass: 'config_error',
+      message: expect.stringMatching(/NOT_FOUND/),
     });
     await expect(driver.write(AMQP_CONFIG, { table: '', mode: 'append' }, batchesOf([], 1))).rejects.toMatchObject({
       errorClass: 'config_error',
@@ -93,7 +104,13 @@ describe('amqp Test Connection', () => {
   it('passes every check against the local RabbitMQ', async () => {
     const result = await driver.test(AMQP_CONFIG);
     expect(result).toMatchObject({ ok: true, error_class: null, details: { server_product: 'RabbitMQ' } });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'open_channel:ok']);
+    expect(names(result)).toEqual([
+      'resolve:ok',
+      'network_policy:ok',
+      'connect:ok',
+      'authenticate:ok',
+      'open_channel:ok',
+    ]);
   });
 
   it('calls a wrong password a config_error at authenticate and never shows it', async () => {
@@ -103,11 +120,17 @@ describe('amqp Test Connection', () => {
     expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/ACCESS.REFUSED/);
     expect(JSON.stringify(result)).not.toContain(password);
-    const readError = await readAll({ queue }).then(() => null, (err: unknown) => err as Error);
+    const readError = await readAll({ queue }).then(
+      () => null,
+      (err: unknown) => err as Error,
+    );
     expect(readError).toBeNull(); // the right password still reads
     const failed = await (async () => {
       for await (const _ of driver.read({ ...AMQP_CONFIG, password }, { queue })) void _;
-    })().then(() => null, (err: unknown) => err as Error & { errorClass: string });
+    })().then(
+      () => null,
+      (err: unknown) => err as Error & { errorClass: string },
+    );
     expect(failed?.errorClass).toBe('config_error');
     expect(failed?.message).not.toContain(password);
   });
@@ -125,7 +148,11 @@ describe('amqp Test Connection', () => {
     const started = Date.now();
     const closed = await driver.test({ ...AMQP_CONFIG, port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(closed).toMatchObject({
+      ok: false,
+      error_class: 'transient_error',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
     expect(names(closed)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
   });
 });

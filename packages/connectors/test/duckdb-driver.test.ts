@@ -33,9 +33,21 @@ describe('duckdb driver', () => {
   });
 
   it('creates a missing table from the rows, appends, and reads back in batches', async () => {
-    const rows = Array.from({ length: 12_000 }, (_, i) => ({ id: i, name: `n${i}`, score: i / 2, at: '2024-01-02T03:04:05.006Z', ok: i % 2 === 0 }));
-    expect(await driver.write!(cfg, { table: 'people', mode: 'append' }, batchesOf(rows.slice(0, 5000), rows.slice(5000)))).toEqual({ rows_written: 12_000 });
-    await driver.write!(cfg, { table: 'people', mode: 'append' }, batchesOf([{ id: 12_000, name: null, score: 1, at: null, ok: null }]));
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      id: i,
+      name: `n${i}`,
+      score: i / 2,
+      at: '2024-01-02T03:04:05.006Z',
+      ok: i % 2 === 0,
+    }));
+    expect(
+      await driver.write!(cfg, { table: 'people', mode: 'append' }, batchesOf(rows.slice(0, 5000), rows.slice(5000))),
+    ).toEqual({ rows_written: 12_000 });
+    await driver.write!(
+      cfg,
+      { table: 'people', mode: 'append' },
+      batchesOf([{ id: 12_000, name: null, score: 1, at: null, ok: null }]),
+    );
     const read = await collect(driver.read!(cfg, { table: 'people', batchSize: 5000 }));
     expect(read.map((b) => b.length)).toEqual([5000, 5000, 2001]);
     expect(read[0]![1]).toEqual({ id: 1, name: 'n1', score: 0.5, at: new Date('2024-01-02T03:04:05.006Z'), ok: false });
@@ -44,11 +56,31 @@ describe('duckdb driver', () => {
   });
 
   it('overwrites and upserts (last row of a key wins)', async () => {
-    await driver.write!(cfg, { table: 'kv', mode: 'overwrite' }, batchesOf([{ k: 'a', v: 1 }, { k: 'b', v: 2 }]));
+    await driver.write!(
+      cfg,
+      { table: 'kv', mode: 'overwrite' },
+      batchesOf([
+        { k: 'a', v: 1 },
+        { k: 'b', v: 2 },
+      ]),
+    );
     await driver.write!(cfg, { table: 'kv', mode: 'overwrite' }, batchesOf([{ k: 'c', v: 3 }]));
     expect(await query('select * from kv order by k')).toEqual([{ k: 'c', v: 3 }]);
-    await driver.write!(cfg, { table: 'kv', mode: 'upsert', key: ['k'] }, batchesOf([{ k: 'c', v: 30 }, { k: 'd', v: 4 }], [{ k: 'c', v: 31 }]));
-    expect(await query('select * from kv order by k')).toEqual([{ k: 'c', v: 31 }, { k: 'd', v: 4 }]);
+    await driver.write!(
+      cfg,
+      { table: 'kv', mode: 'upsert', key: ['k'] },
+      batchesOf(
+        [
+          { k: 'c', v: 30 },
+          { k: 'd', v: 4 },
+        ],
+        [{ k: 'c', v: 31 }],
+      ),
+    );
+    expect(await query('select * from kv order by k')).toEqual([
+      { k: 'c', v: 31 },
+      { k: 'd', v: 4 },
+    ]);
   });
 
   it('executes statements and answers the rows changed', async () => {
@@ -60,10 +92,21 @@ describe('duckdb driver', () => {
   });
 
   it('says clearly what is wrong: a missing table, a missing file, a path outside the root', async () => {
-    await expect(collect(driver.read!(cfg, { table: 'nope' }))).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/nope does not exist/i) });
-    await expect(collect(driver.read!({ path: 'none.duckdb' }, { table: 't' }))).rejects.toMatchObject({ errorClass: 'config_error', message: 'database file "none.duckdb" does not exist' });
-    await expect(driver.execute!({ path: '../x.duckdb' }, 'select 1')).rejects.toMatchObject({ errorClass: 'config_error', message: 'path leaves the data root' });
-    await expect(driver.write!(cfg, { table: 'kv', mode: 'upsert' }, batchesOf([{ k: 'x' }]))).rejects.toThrow(/upsert needs a key/);
+    await expect(collect(driver.read!(cfg, { table: 'nope' }))).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/nope does not exist/i),
+    });
+    await expect(collect(driver.read!({ path: 'none.duckdb' }, { table: 't' }))).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: 'database file "none.duckdb" does not exist',
+    });
+    await expect(driver.execute!({ path: '../x.duckdb' }, 'select 1')).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: 'path leaves the data root',
+    });
+    await expect(driver.write!(cfg, { table: 'kv', mode: 'upsert' }, batchesOf([{ k: 'x' }]))).rejects.toThrow(
+      /upsert needs a key/,
+    );
   });
 });
 
@@ -74,8 +117,16 @@ describe('duckdb Test Connection', () => {
     expect(ok.checks.map((c) => c.name)).toEqual(['resolve', 'file', 'open']);
     await mkdir(join(sandbox.home, 'fresh'));
     expect(await driver.test({ path: 'fresh/new.duckdb' })).toMatchObject({ ok: true, details: { exists: false } });
-    expect(await driver.test({ path: 'nowhere/new.duckdb' })).toMatchObject({ ok: false, error_class: 'config_error', message: 'folder of "nowhere/new.duckdb" does not exist' });
-    expect(await driver.test({ ...cfg, schema: 'missing' })).toMatchObject({ ok: false, error_class: 'config_error', message: 'schema "missing" does not exist' });
+    expect(await driver.test({ path: 'nowhere/new.duckdb' })).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: 'folder of "nowhere/new.duckdb" does not exist',
+    });
+    expect(await driver.test({ ...cfg, schema: 'missing' })).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: 'schema "missing" does not exist',
+    });
   });
 });
 
@@ -91,9 +142,15 @@ describe('duckdb tenants', () => {
   it('refuses a call that carries no tenant, or one that is not a folder name, instead of using the shared root', async () => {
     const noTenant = { errorClass: 'config_error', message: expect.stringMatching(/need the calling tenant/) };
     await expect(collect(raw.read!(cfg, { table: 'people' }))).rejects.toMatchObject(noTenant);
-    await expect(raw.write!(cfg, { table: 'x', mode: 'append' }, batchesOf([{ a: 1 }]))).rejects.toMatchObject(noTenant);
+    await expect(raw.write!(cfg, { table: 'x', mode: 'append' }, batchesOf([{ a: 1 }]))).rejects.toMatchObject(
+      noTenant,
+    );
     await expect(raw.execute!(cfg, 'select 1')).rejects.toMatchObject(noTenant);
-    expect(await raw.test(cfg)).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/need the calling tenant/) });
+    expect(await raw.test(cfg)).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: expect.stringMatching(/need the calling tenant/),
+    });
     await expect(raw.execute!(cfg, 'select 1', { tenantId: '..' })).rejects.toThrow(/not a valid folder name/);
     expect(await readdir(sandbox.root)).toEqual(expect.not.arrayContaining(['wh', 'x']));
   });

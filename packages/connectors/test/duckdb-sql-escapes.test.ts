@@ -21,9 +21,13 @@ beforeAll(async () => {
   await mkdir(outside);
   await writeFile(join(outside, 'secret.env'), `SECRETS_KEY=${MARKER}\n`);
   await writeFile(join(outside, 'data.csv'), `a\n${MARKER}\n`);
-  await driver.write!(cfg, { table: 't', mode: 'overwrite' }, (async function* () {
-    yield [{ a: 1 }];
-  })());
+  await driver.write!(
+    cfg,
+    { table: 't', mode: 'overwrite' },
+    (async function* () {
+      yield [{ a: 1 }];
+    })(),
+  );
 });
 afterAll(async () => {
   await sandbox.remove();
@@ -43,20 +47,29 @@ describe('duckdb connector refuses every statement of the SQL-escape corpus', ()
     expect(escapes().length).toBeGreaterThanOrEqual(40);
   });
 
-  it.each(escapes().map((e) => [e.name, e.sql]))('%s: refused as a source query and as a sql node statement', async (_name, sql) => {
-    const asQuery = await drain(driver.read!(cfg, { query: sql })).then(
-      (rows) => ({ refused: false, text: JSON.stringify(rows) }),
-      (err: { errorClass?: string; message: string }) => ({ refused: err.errorClass === 'config_error', text: err.message }),
-    );
-    expect(asQuery).toMatchObject({ refused: true, text: expect.stringMatching(/^the query /) });
-    const asStatement = await driver.execute!(cfg, sql).then(
-      (result) => ({ refused: false, text: JSON.stringify(result) }),
-      (err: { errorClass?: string; message: string }) => ({ refused: err.errorClass === 'config_error', text: err.message }),
-    );
-    expect(asStatement).toMatchObject({ refused: true, text: expect.stringMatching(/^the statement /) });
-    expect(`${asQuery.text} ${asStatement.text}`).not.toContain(MARKER);
-    expect((await readdir(outside)).sort()).toEqual(['data.csv', 'secret.env']);
-  });
+  it.each(escapes().map((e) => [e.name, e.sql]))(
+    '%s: refused as a source query and as a sql node statement',
+    async (_name, sql) => {
+      const asQuery = await drain(driver.read!(cfg, { query: sql })).then(
+        (rows) => ({ refused: false, text: JSON.stringify(rows) }),
+        (err: { errorClass?: string; message: string }) => ({
+          refused: err.errorClass === 'config_error',
+          text: err.message,
+        }),
+      );
+      expect(asQuery).toMatchObject({ refused: true, text: expect.stringMatching(/^the query /) });
+      const asStatement = await driver.execute!(cfg, sql).then(
+        (result) => ({ refused: false, text: JSON.stringify(result) }),
+        (err: { errorClass?: string; message: string }) => ({
+          refused: err.errorClass === 'config_error',
+          text: err.message,
+        }),
+      );
+      expect(asStatement).toMatchObject({ refused: true, text: expect.stringMatching(/^the statement /) });
+      expect(`${asQuery.text} ${asStatement.text}`).not.toContain(MARKER);
+      expect((await readdir(outside)).sort()).toEqual(['data.csv', 'secret.env']);
+    },
+  );
 
   it('the catalog-side check refuses them too, without any table', async () => {
     for (const { name, sql, needsTable } of escapes()) {
@@ -70,7 +83,13 @@ describe('duckdb connector refuses every statement of the SQL-escape corpus', ()
 
 describe('duckdb connector still runs ordinary SQL', () => {
   it('reads its own tables with queries of every shape, and runs DDL and DML', async () => {
-    expect(await drain(driver.read!(cfg, { query: 'with x as (select a from t) select a, (select count(*) from range(3)) as n from x;' }))).toEqual([{ a: 1, n: 3 }]);
+    expect(
+      await drain(
+        driver.read!(cfg, {
+          query: 'with x as (select a from t) select a, (select count(*) from range(3)) as n from x;',
+        }),
+      ),
+    ).toEqual([{ a: 1, n: 3 }]);
     expect(await drain(driver.read!(cfg, { query: 'from t select a * 2 as b -- doubled' }))).toEqual([{ b: 2 }]);
     await driver.execute!(cfg, 'create table if not exists u as select * from t');
     expect(await driver.execute!(cfg, 'insert into u select a + 1 from t;')).toEqual({ rows_affected: 1 });
@@ -80,19 +99,31 @@ describe('duckdb connector still runs ordinary SQL', () => {
   });
 
   it('does not let a view made by a sql node hide a table function from a later query', async () => {
-    expect(await driver.execute!(cfg, 'create or replace view leak as select name, value from duckdb_settings()')).toEqual({ rows_affected: 0 });
+    expect(
+      await driver.execute!(cfg, 'create or replace view leak as select name, value from duckdb_settings()'),
+    ).toEqual({ rows_affected: 0 });
     await expect(drain(driver.read!(cfg, { query: 'select * from leak' }))).rejects.toThrow(
       'the query uses the table function duckdb_settings(), which is not allowed',
     );
-    await expect(driver.execute!(cfg, 'create table copied as select * from leak')).rejects.toThrow('the statement uses the table function duckdb_settings()');
+    await expect(driver.execute!(cfg, 'create table copied as select * from leak')).rejects.toThrow(
+      'the statement uses the table function duckdb_settings()',
+    );
     await driver.execute!(cfg, 'drop view leak');
   });
 
   it('names what is wrong: a second statement, a statement kind, a function', async () => {
-    await expect(drain(driver.read!(cfg, { query: 'select 1; select 2' }))).rejects.toThrow('the query holds 2 statements: only one statement is allowed');
-    await expect(drain(driver.read!(cfg, { query: 'delete from t' }))).rejects.toThrow('the query must be one SELECT statement');
+    await expect(drain(driver.read!(cfg, { query: 'select 1; select 2' }))).rejects.toThrow(
+      'the query holds 2 statements: only one statement is allowed',
+    );
+    await expect(drain(driver.read!(cfg, { query: 'delete from t' }))).rejects.toThrow(
+      'the query must be one SELECT statement',
+    );
     await expect(driver.execute!(cfg, "copy t to 'x.csv'")).rejects.toThrow(/not allowed|may not read or write files/);
-    await expect(driver.execute!(cfg, 'set threads = 1')).rejects.toThrow('the statement is a set statement, which is not allowed');
-    await expect(drain(driver.read!(cfg, { query: "select * from read_text('x')" }))).rejects.toThrow('the query calls the table function read_text(), which is not allowed');
+    await expect(driver.execute!(cfg, 'set threads = 1')).rejects.toThrow(
+      'the statement is a set statement, which is not allowed',
+    );
+    await expect(drain(driver.read!(cfg, { query: "select * from read_text('x')" }))).rejects.toThrow(
+      'the query calls the table function read_text(), which is not allowed',
+    );
   });
 });

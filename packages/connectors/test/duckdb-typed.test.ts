@@ -2,7 +2,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable, type ReadRequest, type WriteRequest } from '../src/index.js';
+import {
+  getDriver,
+  lockDown,
+  preparableConfig,
+  type ConnectorDriver,
+  type DuckDBTable,
+  type ReadRequest,
+  type WriteRequest,
+} from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { TEST_TENANT } from './support/tenant-driver.js';
 
@@ -17,13 +25,40 @@ let ws: DuckDBConnection;
 
 /** Every common DuckDB type, with the types Parquet cannot hold as they are (HUGEINT, INTERVAL, TIMETZ, BIT, ENUM...). */
 const COLUMNS: [string, string][] = [
-  ['id', 'INTEGER'], ['i1', 'TINYINT'], ['i2', 'SMALLINT'], ['i4', 'INTEGER'], ['i8', 'BIGINT'], ['i16', 'HUGEINT'],
-  ['u1', 'UTINYINT'], ['u8', 'UBIGINT'], ['u16', 'UHUGEINT'], ['d18', 'DECIMAL(18,2)'], ['d38', 'DECIMAL(38,10)'],
-  ['f', 'FLOAT'], ['d', 'DOUBLE'], ['b', 'BOOLEAN'], ['t', 'VARCHAR'], ['dt', 'DATE'], ['ts', 'TIMESTAMP'],
-  ['tsns', 'TIMESTAMP_NS'], ['tstz', 'TIMESTAMP WITH TIME ZONE'], ['tm', 'TIME'], ['tmtz', 'TIME WITH TIME ZONE'],
-  ['iv', 'INTERVAL'], ['u', 'UUID'], ['j', 'JSON'], ['ia', 'INTEGER[]'], ['ta', 'VARCHAR[]'], ['ha', 'HUGEINT[]'],
-  ['iva', 'INTERVAL[]'], ['fa', 'INTEGER[3]'], ['st', 'STRUCT(n INTEGER, "s q" VARCHAR, iv INTERVAL)'],
-  ['mp', 'MAP(VARCHAR, INTEGER)'], ['bl', 'BLOB'], ['bt', 'BIT'], ['e', "ENUM('sad', 'ok', 'happy')"],
+  ['id', 'INTEGER'],
+  ['i1', 'TINYINT'],
+  ['i2', 'SMALLINT'],
+  ['i4', 'INTEGER'],
+  ['i8', 'BIGINT'],
+  ['i16', 'HUGEINT'],
+  ['u1', 'UTINYINT'],
+  ['u8', 'UBIGINT'],
+  ['u16', 'UHUGEINT'],
+  ['d18', 'DECIMAL(18,2)'],
+  ['d38', 'DECIMAL(38,10)'],
+  ['f', 'FLOAT'],
+  ['d', 'DOUBLE'],
+  ['b', 'BOOLEAN'],
+  ['t', 'VARCHAR'],
+  ['dt', 'DATE'],
+  ['ts', 'TIMESTAMP'],
+  ['tsns', 'TIMESTAMP_NS'],
+  ['tstz', 'TIMESTAMP WITH TIME ZONE'],
+  ['tm', 'TIME'],
+  ['tmtz', 'TIME WITH TIME ZONE'],
+  ['iv', 'INTERVAL'],
+  ['u', 'UUID'],
+  ['j', 'JSON'],
+  ['ia', 'INTEGER[]'],
+  ['ta', 'VARCHAR[]'],
+  ['ha', 'HUGEINT[]'],
+  ['iva', 'INTERVAL[]'],
+  ['fa', 'INTEGER[3]'],
+  ['st', 'STRUCT(n INTEGER, "s q" VARCHAR, iv INTERVAL)'],
+  ['mp', 'MAP(VARCHAR, INTEGER)'],
+  ['bl', 'BLOB'],
+  ['bt', 'BIT'],
+  ['e', "ENUM('sad', 'ok', 'happy')"],
 ];
 
 const ROWS = `
@@ -53,7 +88,8 @@ const tableDdl = (name: string) => `create table ${name} (${COLUMNS.map(([c, t])
 const workspaceTable = (table: string): DuckDBTable => ({ connection: ws, table, scratchDir });
 const read = (config: Record<string, unknown>, req: ReadRequest, table: string) =>
   driver.readIntoTable(config, { ...req, tenantId: TEST_TENANT }, workspaceTable(table));
-const write = (req: WriteRequest, table: string) => driver.writeFromTable(sink, { ...req, tenantId: TEST_TENANT }, workspaceTable(table));
+const write = (req: WriteRequest, table: string) =>
+  driver.writeFromTable(sink, { ...req, tenantId: TEST_TENANT }, workspaceTable(table));
 
 /** Runs `work` on a plain (not sandboxed) DuckDB that attaches the files read-only: the test's own view of them. */
 async function inspect<T>(files: Record<string, string>, work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
@@ -68,7 +104,8 @@ async function inspect<T>(files: Record<string, string>, work: (c: DuckDBConnect
   }
 }
 const rowsOf = async (c: DuckDBConnection, sql: string) => (await c.runAndReadAll(sql)).getRowsJson();
-const typesOf = (c: DuckDBConnection, table: string) => rowsOf(c, `select column_name, column_type from (describe ${table})`);
+const typesOf = (c: DuckDBConnection, table: string) =>
+  rowsOf(c, `select column_name, column_type from (describe ${table})`);
 
 /** `a except b` and `b except a`, on the values and on their text (which tells -0 from 0); all four must be empty. */
 async function differences(c: DuckDBConnection, a: string, b: string): Promise<unknown[]> {
@@ -111,27 +148,35 @@ describe('duckdb typed read and write (through Parquet in the scratch folder)', 
   it('reads every type exactly, writes it back into an existing and a created table, equal both ways', async () => {
     const result = await read(source, { table: 'matrix' }, 'src');
     expect(result.rows).toBe(6);
-    expect(result.columns.map((c) => [c.name, c.type])).toEqual(COLUMNS.map(([name, type]) => [name, expect.stringMatching(new RegExp(`^${type.replace(/[()[\]]/g, '\\$&').replace(/ /g, ' ?')}$`, 'i'))]));
+    expect(result.columns.map((c) => [c.name, c.type])).toEqual(
+      COLUMNS.map(([name, type]) => [
+        name,
+        expect.stringMatching(new RegExp(`^${type.replace(/[()[\]]/g, '\\$&').replace(/ /g, ' ?')}$`, 'i')),
+      ]),
+    );
     expect(await write({ table: 'existing', mode: 'append' }, 'src')).toEqual({ rows_written: 6 });
     expect(await write({ table: 'created', mode: 'append' }, 'src')).toEqual({ rows_written: 6 });
     expect(await readdir(scratchDir)).toEqual([]);
     // The workspace file is closed while the test's own DuckDB attaches it (one process may hold a file).
     ws.closeSync();
     instance.closeSync();
-    await inspect({ s: join(sandbox.home, source.path), k: join(sandbox.home, sink.path), w: workspaceFile }, async (c) => {
-      const types = await typesOf(c, 's.matrix');
-      expect(await typesOf(c, 'w.src')).toEqual(types);
-      expect(await typesOf(c, 'k.existing')).toEqual(types);
-      expect(await typesOf(c, 'k.created')).toEqual(types);
-      expect(await differences(c, 's.matrix', 'w.src')).toEqual([]);
-      expect(await differences(c, 's.matrix', 'k.existing')).toEqual([]);
-      expect(await differences(c, 's.matrix', 'k.created')).toEqual([]);
-    });
+    await inspect(
+      { s: join(sandbox.home, source.path), k: join(sandbox.home, sink.path), w: workspaceFile },
+      async (c) => {
+        const types = await typesOf(c, 's.matrix');
+        expect(await typesOf(c, 'w.src')).toEqual(types);
+        expect(await typesOf(c, 'k.existing')).toEqual(types);
+        expect(await typesOf(c, 'k.created')).toEqual(types);
+        expect(await differences(c, 's.matrix', 'w.src')).toEqual([]);
+        expect(await differences(c, 's.matrix', 'k.existing')).toEqual([]);
+        expect(await differences(c, 's.matrix', 'k.created')).toEqual([]);
+      },
+    );
     await openWorkspace();
   });
 });
 
-describe('duckdb typed write: the row sink\'s modes and the target table\'s rules', () => {
+describe("duckdb typed write: the row sink's modes and the target table's rules", () => {
   const sinkRows = (sql: string) =>
     inspect({ k: join(sandbox.home, sink.path) }, async (c) => {
       await c.run('use k');
@@ -140,17 +185,25 @@ describe('duckdb typed write: the row sink\'s modes and the target table\'s rule
 
   it('overwrites, and upserts with the last row of a key winning, keeping DECIMAL exact', async () => {
     await ws.run(`create table kv1 as select * from (values ('a', 1.10::DECIMAL(18,2)), ('b', 2.20)) t(k, v)`);
-    await ws.run(`create table kv2 as select * from (values ('b', 20.01::DECIMAL(18,2)), ('c', 3.00), ('b', 21.99)) t(k, v)`);
+    await ws.run(
+      `create table kv2 as select * from (values ('b', 20.01::DECIMAL(18,2)), ('c', 3.00), ('b', 21.99)) t(k, v)`,
+    );
     expect(await write({ table: 'kv', mode: 'overwrite' }, 'kv1')).toEqual({ rows_written: 2 });
     expect(await write({ table: 'kv', mode: 'overwrite' }, 'kv1')).toEqual({ rows_written: 2 });
     expect(await write({ table: 'kv', mode: 'upsert', key: ['k'] }, 'kv2')).toEqual({ rows_written: 3 });
     // A table an upsert creates has the key as its primary key; upserting into it again replaces rows.
     expect(await write({ table: 'kv_pk', mode: 'upsert', key: ['k'] }, 'kv2')).toEqual({ rows_written: 3 });
     expect(await write({ table: 'kv_pk', mode: 'upsert', key: ['k'] }, 'kv1')).toEqual({ rows_written: 2 });
-    expect(await sinkRows(`select k, v::VARCHAR from kv_pk order by k`)).toEqual([['a', '1.10'], ['b', '2.20'], ['c', '3.00']]);
-    expect(await sinkRows(`select constraint_type, constraint_column_names from duckdb_constraints() where table_name = 'kv_pk' and constraint_type = 'PRIMARY KEY'`)).toEqual([
-      ['PRIMARY KEY', ['k']],
+    expect(await sinkRows(`select k, v::VARCHAR from kv_pk order by k`)).toEqual([
+      ['a', '1.10'],
+      ['b', '2.20'],
+      ['c', '3.00'],
     ]);
+    expect(
+      await sinkRows(
+        `select constraint_type, constraint_column_names from duckdb_constraints() where table_name = 'kv_pk' and constraint_type = 'PRIMARY KEY'`,
+      ),
+    ).toEqual([['PRIMARY KEY', ['k']]]);
     expect(await sinkRows(`select k, v::VARCHAR, typeof(v) from kv order by k`)).toEqual([
       ['a', '1.10', 'DECIMAL(18,2)'],
       ['b', '21.99', 'DECIMAL(18,2)'],
@@ -170,8 +223,12 @@ describe('duckdb typed write: the row sink\'s modes and the target table\'s rule
       message: 'table narrow has no column "extra" (DECIMAL(4,1)); set schema_evolution: "add_columns" to add it',
     });
     expect(await sinkRows('select count(*)::INTEGER from narrow')).toEqual([[0]]);
-    expect(await write({ table: 'narrow', mode: 'append', schema_evolution: 'add_columns' }, 'wide')).toEqual({ rows_written: 1 });
-    expect(await sinkRows('select id, note, extra::VARCHAR, typeof(extra) from narrow')).toEqual([[1, 'x', '2.5', 'DECIMAL(4,1)']]);
+    expect(await write({ table: 'narrow', mode: 'append', schema_evolution: 'add_columns' }, 'wide')).toEqual({
+      rows_written: 1,
+    });
+    expect(await sinkRows('select id, note, extra::VARCHAR, typeof(extra) from narrow')).toEqual([
+      [1, 'x', '2.5', 'DECIMAL(4,1)'],
+    ]);
     expect(await sinkRows("select count(*)::INTEGER from duckdb_tables() where table_name = 'absent'")).toEqual([[0]]);
     expect(await readdir(scratchDir)).toEqual([]);
   });
@@ -183,13 +240,23 @@ describe('duckdb typed read: a source query', () => {
       errorClass: 'config_error',
       message: expect.stringMatching(/^the query calls the table function read_csv\(\), which is not allowed/),
     });
-    await expect(read(source, { query: 'select 1; select 2' }, 'bad')).rejects.toMatchObject({ message: expect.stringMatching(/^the query holds 2 statements/) });
-    expect(await (await ws.runAndReadAll("select count(*)::INTEGER from duckdb_tables() where table_name = 'bad'")).getRows()).toEqual([[0]]);
+    await expect(read(source, { query: 'select 1; select 2' }, 'bad')).rejects.toMatchObject({
+      message: expect.stringMatching(/^the query holds 2 statements/),
+    });
+    expect(
+      await (
+        await ws.runAndReadAll("select count(*)::INTEGER from duckdb_tables() where table_name = 'bad'")
+      ).getRows(),
+    ).toEqual([[0]]);
     expect(await readdir(scratchDir)).toEqual([]);
   });
 
-  it('keeps the query\'s own types and names (repeated names numbered as the row read does)', async () => {
-    const result = await read(source, { query: 'select id, -d18 as negated, id as id, iv -- a trailing comment\nfrom matrix where id < 3' }, 'q');
+  it("keeps the query's own types and names (repeated names numbered as the row read does)", async () => {
+    const result = await read(
+      source,
+      { query: 'select id, -d18 as negated, id as id, iv -- a trailing comment\nfrom matrix where id < 3' },
+      'q',
+    );
     expect(result).toEqual({
       rows: 2,
       columns: [

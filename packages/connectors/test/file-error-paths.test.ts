@@ -31,11 +31,13 @@ afterAll(async () => {
 
 const writeTable = (path: string, mode: 'append' | 'overwrite') =>
   driver.writeFromTable(config, { table: '', path, mode, tenantId: TEST_TENANT }, ws.target('one'));
-const readTable = (path: string) => driver.readIntoTable(config, { path, tenantId: TEST_TENANT }, ws.target(`t${table++}`));
+const readTable = (path: string) =>
+  driver.readIntoTable(config, { path, tenantId: TEST_TENANT }, ws.target(`t${table++}`));
 async function* rows(): AsyncGenerator<Row[]> {
   yield [{ a: 1 }];
 }
-const writeRows = (path: string, mode: 'append' | 'overwrite') => driver.write(config, { table: '', path, mode, tenantId: TEST_TENANT }, rows());
+const writeRows = (path: string, mode: 'append' | 'overwrite') =>
+  driver.write(config, { table: '', path, mode, tenantId: TEST_TENANT }, rows());
 async function readRows(path: string): Promise<Row[]> {
   const out: Row[] = [];
   for await (const batch of driver.read(config, { path, tenantId: TEST_TENANT })) out.push(...batch);
@@ -57,8 +59,14 @@ async function expectTenantWorded(work: Promise<unknown>, message: string): Prom
 describe('file errors name the tenant path, not the server layout', () => {
   it('a sink over a folder of the same name (EISDIR on the rename into place)', async () => {
     expect(await writeTable('out.csv/', 'append')).toEqual({ rows_written: 1 });
-    await expectTenantWorded(writeTable('out.csv', 'overwrite'), 'cannot write "errors/out.csv": it is a folder, not a file');
-    await expectTenantWorded(writeRows('out.csv', 'overwrite'), 'cannot write "errors/out.csv": it is a folder, not a file');
+    await expectTenantWorded(
+      writeTable('out.csv', 'overwrite'),
+      'cannot write "errors/out.csv": it is a folder, not a file',
+    );
+    await expectTenantWorded(
+      writeRows('out.csv', 'overwrite'),
+      'cannot write "errors/out.csv": it is a folder, not a file',
+    );
   });
 
   it('a path through a file (ENOTDIR) for sinks and sources', async () => {

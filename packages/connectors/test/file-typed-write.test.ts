@@ -40,7 +40,10 @@ describe('file typed write: every format keeps the table', () => {
     const checker = await openChecker();
     try {
       // JSON lines cannot tell a JSON null from a missing value, and a JSON column is re-serialised (2.50 -> 2.5).
-      const original = format === 'jsonl' ? `select * replace (nullif(json(doc), 'null') as doc) from original` : 'select * from original';
+      const original =
+        format === 'jsonl'
+          ? `select * replace (nullif(json(doc), 'null') as doc) from original`
+          : 'select * from original';
       expect(await differences(checker.connection, readBack(format, file), original)).toEqual([]);
     } finally {
       checker.close();
@@ -54,12 +57,31 @@ describe('file typed write: every format keeps the table', () => {
     try {
       const file = join(sandbox.home, 'typed', 'out', 'types.parquet');
       expect(await typesOf(checker.connection, `select * from read_parquet('${file}')`)).toEqual([
-        ['id', 'INTEGER'], ['amount', 'DECIMAL(38,10)'], ['price', 'DECIMAL(12,2)'], ['big', 'BIGINT'], ['huge', 'VARCHAR'],
-        ['ratio', 'DOUBLE'], ['flag', 'BOOLEAN'], ['note', 'VARCHAR'], ['day', 'DATE'], ['at', 'TIMESTAMP'],
-        ['instant', 'TIMESTAMP WITH TIME ZONE'], ['span', 'STRUCT("months" BIGINT, "days" BIGINT, micros BIGINT)'], ['uid', 'UUID'],
-        ['nums', 'INTEGER[]'], ['tags', 'VARCHAR[]'], ['pair', 'STRUCT(n INTEGER, s VARCHAR)'], ['raw', 'BLOB'], ['doc', 'JSON'],
+        ['id', 'INTEGER'],
+        ['amount', 'DECIMAL(38,10)'],
+        ['price', 'DECIMAL(12,2)'],
+        ['big', 'BIGINT'],
+        ['huge', 'VARCHAR'],
+        ['ratio', 'DOUBLE'],
+        ['flag', 'BOOLEAN'],
+        ['note', 'VARCHAR'],
+        ['day', 'DATE'],
+        ['at', 'TIMESTAMP'],
+        ['instant', 'TIMESTAMP WITH TIME ZONE'],
+        ['span', 'STRUCT("months" BIGINT, "days" BIGINT, micros BIGINT)'],
+        ['uid', 'UUID'],
+        ['nums', 'INTEGER[]'],
+        ['tags', 'VARCHAR[]'],
+        ['pair', 'STRUCT(n INTEGER, s VARCHAR)'],
+        ['raw', 'BLOB'],
+        ['doc', 'JSON'],
       ]);
-      expect(await rowsOf(checker.connection, `select id, huge, span from read_parquet('${file}') where id in (1, 3) order by id`)).toEqual([
+      expect(
+        await rowsOf(
+          checker.connection,
+          `select id, huge, span from read_parquet('${file}') where id in (1, 3) order by id`,
+        ),
+      ).toEqual([
         [1, '170141183460469231731687303715884105727', { months: '-14', days: '3', micros: '-14706789001' }],
         [3, null, null],
       ]);
@@ -75,7 +97,9 @@ describe('file typed write: every format keeps the table', () => {
     expect(lines.find((l) => l.startsWith('4,'))).toBe(
       '4,0.1000000000,0.10,0,0,0.1,,NULL,1969-07-20,2000-02-29 00:00:00,infinity,-00:00:00.000001,,[NULL],[NULL],,\\x5C.,null',
     );
-    expect(lines.find((l) => l.startsWith('2,'))).toMatch(/^2,-0\.0000000001,-9999999999\.99,-9223372036854775808,.*,2024-02-29,2024-02-29 12:34:56,1969-12-31 23:59:59\.999999\+00,/);
+    expect(lines.find((l) => l.startsWith('2,'))).toMatch(
+      /^2,-0\.0000000001,-9999999999\.99,-9223372036854775808,.*,2024-02-29,2024-02-29 12:34:56,1969-12-31 23:59:59\.999999\+00,/,
+    );
     expect(lines.find((l) => l.startsWith('3,'))).toBe('3,,,,,,,,,,,,,,,,,');
   });
 
@@ -83,10 +107,15 @@ describe('file typed write: every format keeps the table', () => {
     await write({ table: 'out/values.jsonl' });
     const lines = (await readFile(join(sandbox.home, 'typed', 'out', 'values.jsonl'), 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toContain('"amount":"9999999999999999999999999999.9999999999","price":"9999999999.99","big":9223372036854775807,');
+    expect(lines[0]).toContain(
+      '"amount":"9999999999999999999999999999.9999999999","price":"9999999999.99","big":9223372036854775807,',
+    );
     expect(lines[0]).toContain('"huge":"170141183460469231731687303715884105727","ratio":1e300,');
     expect(lines[0]).toContain('"instant":"2024-02-29 18:29:59.999999+00"');
-    expect(lines[2]).toBe('{"id":3' + ',"amount":null,"price":null,"big":null,"huge":null,"ratio":null,"flag":null,"note":null,"day":null,"at":null,"instant":null,"span":null,"uid":null,"nums":null,"tags":null,"pair":null,"raw":null,"doc":null}');
+    expect(lines[2]).toBe(
+      '{"id":3' +
+        ',"amount":null,"price":null,"big":null,"huge":null,"ratio":null,"flag":null,"note":null,"day":null,"at":null,"instant":null,"span":null,"uid":null,"nums":null,"tags":null,"pair":null,"raw":null,"doc":null}',
+    );
   });
 });
 
@@ -96,19 +125,33 @@ describe("file typed write: the row sink's modes and names", () => {
     await write({ table: 'named/data.parquet' });
     expect(await filesIn('named')).toEqual(['data.parquet']);
     expect(await write({ table: 'named/data.parquet', mode: 'append' })).toEqual({ rows_written: 4 });
-    expect(await filesIn('named')).toEqual([expect.stringMatching(/^data-part-\d{8}T\d{9}Z-[0-9a-f]{8}\.parquet$/), 'data.parquet']);
+    expect(await filesIn('named')).toEqual([
+      expect.stringMatching(/^data-part-\d{8}T\d{9}Z-[0-9a-f]{8}\.parquet$/),
+      'data.parquet',
+    ]);
   });
 
   it('adds part files to a folder and an overwrite leaves only its own, also from another file system', async () => {
     await write({ table: 'folder', mode: 'append', format: 'csv' });
     await write({ table: 'folder', mode: 'append', format: 'csv' }, 'matrix', otherFsScratch);
-    expect(await filesIn('folder')).toEqual([expect.stringMatching(/^part-.*\.csv$/), expect.stringMatching(/^part-.*\.csv$/)]);
-    expect(await write({ table: 'folder', mode: 'overwrite', format: 'csv' }, 'matrix', otherFsScratch)).toEqual({ rows_written: 4 });
+    expect(await filesIn('folder')).toEqual([
+      expect.stringMatching(/^part-.*\.csv$/),
+      expect.stringMatching(/^part-.*\.csv$/),
+    ]);
+    expect(await write({ table: 'folder', mode: 'overwrite', format: 'csv' }, 'matrix', otherFsScratch)).toEqual({
+      rows_written: 4,
+    });
     const files = await filesIn('folder');
     expect(files).toEqual([expect.stringMatching(/^part-.*\.csv$/)]);
     const checker = await openChecker();
     try {
-      expect(await differences(checker.connection, readBack('csv', join(sandbox.home, 'typed', 'folder', files[0]!)), 'select * from original')).toEqual([]);
+      expect(
+        await differences(
+          checker.connection,
+          readBack('csv', join(sandbox.home, 'typed', 'folder', files[0]!)),
+          'select * from original',
+        ),
+      ).toEqual([]);
     } finally {
       checker.close();
     }
@@ -123,7 +166,10 @@ describe("file typed write: the row sink's modes and names", () => {
     try {
       const file = join(sandbox.home, 'typed', 'empty', 'none.parquet');
       expect(await rowsOf(checker.connection, `select count(*)::INTEGER from read_parquet('${file}')`)).toEqual([[0]]);
-      expect(await typesOf(checker.connection, `select amount, day from read_parquet('${file}')`)).toEqual([['amount', 'DECIMAL(38,10)'], ['day', 'DATE']]);
+      expect(await typesOf(checker.connection, `select amount, day from read_parquet('${file}')`)).toEqual([
+        ['amount', 'DECIMAL(38,10)'],
+        ['day', 'DATE'],
+      ]);
     } finally {
       checker.close();
     }
@@ -132,10 +178,16 @@ describe("file typed write: the row sink's modes and names", () => {
 
   it('refuses upsert and a path that leaves the data root, and leaves nothing behind', async () => {
     await expect(write({ table: 'x.csv', mode: 'upsert', key: ['id'] })).rejects.toMatchObject({
-      errorClass: 'config_error', message: 'the file connector cannot upsert: use append or overwrite',
+      errorClass: 'config_error',
+      message: 'the file connector cannot upsert: use append or overwrite',
     });
-    await expect(write({ table: '../../escape.csv' })).rejects.toMatchObject({ errorClass: 'config_error', message: 'path leaves the data root' });
-    await expect(driver.writeFromTable(config, { table: 'x.csv', mode: 'overwrite' }, ws.target('matrix'))).rejects.toMatchObject({ errorClass: 'config_error' });
+    await expect(write({ table: '../../escape.csv' })).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: 'path leaves the data root',
+    });
+    await expect(
+      driver.writeFromTable(config, { table: 'x.csv', mode: 'overwrite' }, ws.target('matrix')),
+    ).rejects.toMatchObject({ errorClass: 'config_error' });
     expect(await ws.scratchEntries()).toEqual([]);
   });
 });

@@ -9,7 +9,10 @@ const savedPolicy = process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 const ITEMS = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` }));
 
-async function readAll(config: Record<string, unknown>, req: Record<string, unknown>): Promise<{ batches: number; rows: Row[] }> {
+async function readAll(
+  config: Record<string, unknown>,
+  req: Record<string, unknown>,
+): Promise<{ batches: number; rows: Row[] }> {
   const rows: Row[] = [];
   let batches = 0;
   for await (const batch of driver.read(config, req)) {
@@ -44,12 +47,17 @@ beforeAll(async () => {
   });
   api.route('/linked', (req, res) => {
     const offset = Number(req.url.searchParams.get('offset') ?? 0);
-    const headers: Record<string, string> = offset + 10 < ITEMS.length
-      ? { link: `<${api.baseUrl}/linked?offset=${offset + 10}>; rel="next", <${api.baseUrl}/linked?offset=0>; rel="first"` }
-      : {};
+    const headers: Record<string, string> =
+      offset + 10 < ITEMS.length
+        ? {
+            link: `<${api.baseUrl}/linked?offset=${offset + 10}>; rel="next", <${api.baseUrl}/linked?offset=0>; rel="first"`,
+          }
+        : {};
     sendJson(res, 200, ITEMS.slice(offset, offset + 10), headers);
   });
-  api.route('/escape', (_req, res) => sendJson(res, 200, [{ id: 1 }], { link: '<http://example.com/steal>; rel="next"' }));
+  api.route('/escape', (_req, res) =>
+    sendJson(res, 200, [{ id: 1 }], { link: '<http://example.com/steal>; rel="next"' }),
+  );
 });
 afterAll(async () => {
   if (savedPolicy === undefined) delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
@@ -59,17 +67,30 @@ afterAll(async () => {
 
 describe('http read', () => {
   it('follows page numbers to a short page, taking records at a JSON path', async () => {
-    const { batches, rows } = await readAll({ base_url: api.baseUrl }, {
-      path: '/paged', pagination: 'page', per_page: 10, records_path: 'data.items',
-    });
+    const { batches, rows } = await readAll(
+      { base_url: api.baseUrl },
+      {
+        path: '/paged',
+        pagination: 'page',
+        per_page: 10,
+        records_path: 'data.items',
+      },
+    );
     expect(batches).toBe(3);
     expect(rows).toEqual(ITEMS);
   });
 
   it('follows a cursor taken from each answer', async () => {
-    const { batches, rows } = await readAll({ base_url: api.baseUrl }, {
-      path: '/cursor', pagination: 'cursor', cursor_path: 'meta.next', cursor_param: 'after', records_path: 'results',
-    });
+    const { batches, rows } = await readAll(
+      { base_url: api.baseUrl },
+      {
+        path: '/cursor',
+        pagination: 'cursor',
+        cursor_path: 'meta.next',
+        cursor_param: 'after',
+        records_path: 'results',
+      },
+    );
     expect(batches).toBe(3);
     expect(rows.map((r) => r['id'])).toEqual(ITEMS.map((i) => i.id));
   });
@@ -79,7 +100,8 @@ describe('http read', () => {
     expect(batches).toBe(3);
     expect(rows).toEqual(ITEMS);
     await expect(readAll({ base_url: api.baseUrl }, { path: '/escape', pagination: 'link' })).rejects.toMatchObject({
-      errorClass: 'config_error', message: expect.stringMatching(/leaves http:\/\/127\.0\.0\.1/),
+      errorClass: 'config_error',
+      message: expect.stringMatching(/leaves http:\/\/127\.0\.0\.1/),
     });
   });
 
@@ -89,11 +111,18 @@ describe('http read', () => {
     try {
       const config = { base_url: api.baseUrl, auth_type: 'bearer', bearer_token: 'tok-secret' };
       await expect(readAll(config, { path: `${other.baseUrl}/steal` })).rejects.toMatchObject({
-        errorClass: 'config_error', message: expect.stringMatching(/leaves the connector's base_url/),
+        errorClass: 'config_error',
+        message: expect.stringMatching(/leaves the connector's base_url/),
       });
-      await expect(driver.write(config, { table: '', mode: 'append', path: `${other.baseUrl}/steal` }, (async function* () {
-        yield [{ id: 1 }];
-      })())).rejects.toMatchObject({ errorClass: 'config_error' });
+      await expect(
+        driver.write(
+          config,
+          { table: '', mode: 'append', path: `${other.baseUrl}/steal` },
+          (async function* () {
+            yield [{ id: 1 }];
+          })(),
+        ),
+      ).rejects.toMatchObject({ errorClass: 'config_error' });
       expect(other.requests).toEqual([]);
       // A full URL on the connector's own origin is still fine.
       const { rows } = await readAll(config, { path: `${api.baseUrl}/linked?offset=20` });
@@ -124,31 +153,52 @@ describe('http read', () => {
       calls += 1;
       sendJson(res, 500, { error: 'down' });
     });
-    await expect(readAll({ base_url: api.baseUrl, max_retries: 2, max_retry_wait_ms: 10 }, { path: '/down' })).rejects.toMatchObject({
-      errorClass: 'transient_error', code: 'HTTP_500',
+    await expect(
+      readAll({ base_url: api.baseUrl, max_retries: 2, max_retry_wait_ms: 10 }, { path: '/down' }),
+    ).rejects.toMatchObject({
+      errorClass: 'transient_error',
+      code: 'HTTP_500',
     });
     expect(calls).toBe(3);
     await expect(readAll({ base_url: api.baseUrl }, { path: '/nothing-here' })).rejects.toMatchObject({
-      errorClass: 'config_error', code: 'HTTP_404',
+      errorClass: 'config_error',
+      code: 'HTTP_404',
     });
   });
 
   it.each([
-    ['bearer', { auth_type: 'bearer', bearer_token: 'tok-1' }, (h: Record<string, unknown>) => h['authorization'] === 'Bearer tok-1'],
-    ['header', { auth_type: 'header', auth_header_name: 'X-Api-Key', auth_header_value: 'k-2' }, (h: Record<string, unknown>) => h['x-api-key'] === 'k-2'],
-    ['basic', { auth_type: 'basic', username: 'ann', password: 'p:3' }, (h: Record<string, unknown>) =>
-      h['authorization'] === `Basic ${Buffer.from('ann:p:3').toString('base64')}`],
+    [
+      'bearer',
+      { auth_type: 'bearer', bearer_token: 'tok-1' },
+      (h: Record<string, unknown>) => h['authorization'] === 'Bearer tok-1',
+    ],
+    [
+      'header',
+      { auth_type: 'header', auth_header_name: 'X-Api-Key', auth_header_value: 'k-2' },
+      (h: Record<string, unknown>) => h['x-api-key'] === 'k-2',
+    ],
+    [
+      'basic',
+      { auth_type: 'basic', username: 'ann', password: 'p:3' },
+      (h: Record<string, unknown>) => h['authorization'] === `Basic ${Buffer.from('ann:p:3').toString('base64')}`,
+    ],
   ])('sends %s auth', async (kind, auth, accepts) => {
-    api.route(`/auth-${kind}`, (req, res) => (accepts(req.headers) ? sendJson(res, 200, [{ who: kind }]) : sendJson(res, 401, {})));
-    await expect(readAll({ base_url: api.baseUrl, ...auth }, { path: `/auth-${kind}` })).resolves.toMatchObject({ rows: [{ who: kind }] });
+    api.route(`/auth-${kind}`, (req, res) =>
+      accepts(req.headers) ? sendJson(res, 200, [{ who: kind }]) : sendJson(res, 401, {}),
+    );
+    await expect(readAll({ base_url: api.baseUrl, ...auth }, { path: `/auth-${kind}` })).resolves.toMatchObject({
+      rows: [{ who: kind }],
+    });
     await expect(readAll({ base_url: api.baseUrl }, { path: `/auth-${kind}` })).rejects.toMatchObject({
-      errorClass: 'config_error', message: expect.stringMatching(/HTTP 401 \(check the credentials\)/),
+      errorClass: 'config_error',
+      message: expect.stringMatching(/HTTP 401 \(check the credentials\)/),
     });
   });
 
   it('refuses a cursor read without cursor_path', async () => {
     await expect(readAll({ base_url: api.baseUrl }, { path: '/cursor', pagination: 'cursor' })).rejects.toMatchObject({
-      errorClass: 'config_error', message: 'cursor pagination needs cursor_path',
+      errorClass: 'config_error',
+      message: 'cursor pagination needs cursor_path',
     });
   });
 });
@@ -164,7 +214,11 @@ describe('http write', () => {
       yield ITEMS.slice(0, 7);
       yield ITEMS.slice(7, 25).map((item) => ({ ...item, big: 2n ** 70n }));
     }
-    const result = await driver.write({ base_url: api.baseUrl }, { table: '', path: '/sink', mode: 'append', batch_size: 10 }, batches());
+    const result = await driver.write(
+      { base_url: api.baseUrl },
+      { table: '', path: '/sink', mode: 'append', batch_size: 10 },
+      batches(),
+    );
     expect(result).toEqual({ rows_written: 25 });
     expect(received.map((b) => b.length)).toEqual([10, 10, 5]);
     expect(received[2]?.[4]).toEqual({ id: 25, name: 'item 25', big: (2n ** 70n).toString() });
@@ -176,13 +230,18 @@ describe('http network policy', () => {
     delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
     try {
       await expect(readAll({ base_url: api.baseUrl }, { path: '/health' })).rejects.toMatchObject({
-        errorClass: 'config_error', code: 'network_policy', message: expect.stringMatching(/127\.0\.0\.1 is a loopback address/),
+        errorClass: 'config_error',
+        code: 'network_policy',
+        message: expect.stringMatching(/127\.0\.0\.1 is a loopback address/),
       });
       await expect(readAll({ base_url: `http://localhost:${api.port}` }, { path: '/health' })).rejects.toMatchObject({
         code: 'network_policy',
       });
-      await expect(readAll({ base_url: 'http://169.254.169.254' }, { path: '/latest/meta-data' })).rejects.toMatchObject({
-        code: 'network_policy', message: expect.stringMatching(/metadata/),
+      await expect(
+        readAll({ base_url: 'http://169.254.169.254' }, { path: '/latest/meta-data' }),
+      ).rejects.toMatchObject({
+        code: 'network_policy',
+        message: expect.stringMatching(/metadata/),
       });
       const result = await driver.test({ base_url: `http://localhost:${api.port}`, health_path: '/health' });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
@@ -218,8 +277,15 @@ describe('http Test Connection', () => {
 
   it('calls a wrong token a config_error at request and never shows it, even when the server echoes it', async () => {
     const token = `tok-${randomUUID()}`;
-    api.route('/secure', (req, res) => sendJson(res, 401, { error: `bad token ${String(req.headers['authorization'])}` }));
-    const result = await driver.test({ base_url: api.baseUrl, health_path: '/secure', auth_type: 'bearer', bearer_token: token });
+    api.route('/secure', (req, res) =>
+      sendJson(res, 401, { error: `bad token ${String(req.headers['authorization'])}` }),
+    );
+    const result = await driver.test({
+      base_url: api.baseUrl,
+      health_path: '/secure',
+      auth_type: 'bearer',
+      bearer_token: token,
+    });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
     expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'request:failed']);
     expect(result.message).toMatch(/HTTP 401 \(check the credentials\).*bad token Bearer \*{8}/);
@@ -228,13 +294,18 @@ describe('http Test Connection', () => {
 
   it('keeps basic and header secrets out of read errors too', async () => {
     const password = `pw-${randomUUID()}`;
-    api.route('/echo', (req, res) => sendJson(res, 403, { saw: req.headers['authorization'], key: req.headers['x-key'] }));
+    api.route('/echo', (req, res) =>
+      sendJson(res, 403, { saw: req.headers['authorization'], key: req.headers['x-key'] }),
+    );
     const basic = readAll({ base_url: api.baseUrl, auth_type: 'basic', username: 'u', password }, { path: '/echo' });
     const err = await failureOf(basic);
     expect(err).toMatchObject({ errorClass: 'config_error' });
     expect(err.message).not.toContain(Buffer.from(`u:${password}`).toString('base64'));
     const header = await failureOf(
-      readAll({ base_url: api.baseUrl, auth_type: 'header', auth_header_name: 'x-key', auth_header_value: password }, { path: '/echo' }),
+      readAll(
+        { base_url: api.baseUrl, auth_type: 'header', auth_header_name: 'x-key', auth_header_value: password },
+        { path: '/echo' },
+      ),
     );
     expect(header.message).toMatch(/HTTP 403/);
     expect(header.message).not.toContain(password);

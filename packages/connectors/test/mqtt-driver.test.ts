@@ -18,7 +18,10 @@ async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
   for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
 }
 
-async function readAll(req: Record<string, unknown>, config: Record<string, unknown> = CONFIG): Promise<{ sizes: number[]; rows: Row[] }> {
+async function readAll(
+  req: Record<string, unknown>,
+  config: Record<string, unknown> = CONFIG,
+): Promise<{ sizes: number[]; rows: Row[] }> {
   const sizes: number[] = [];
   const rows: Row[] = [];
   for await (const batch of driver.read(config, req)) {
@@ -43,7 +46,9 @@ describe('mqtt write and read', () => {
     const topic = `conduit/test/${id}/stored`;
     await expect(readAll({ topic, client_id: clientId, wait_ms: 200 })).resolves.toEqual({ sizes: [], rows: [] });
     const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, ok: true }));
-    await expect(driver.write(CONFIG, { table: '', mode: 'append', topic }, batchesOf(rows, 120))).resolves.toEqual({ rows_written: 300 });
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', topic }, batchesOf(rows, 120))).resolves.toEqual({
+      rows_written: 300,
+    });
     const read = await readAll({ topic, client_id: clientId, wait_ms: 5000, max_messages: 300, batchSize: 100 });
     expect(read.sizes).toEqual([100, 100, 100]);
     expect(read.rows.map((r) => r['id']).sort((a, b) => Number(a) - Number(b))).toEqual(rows.map((r) => r.id));
@@ -71,7 +76,10 @@ describe('mqtt write and read', () => {
   });
 
   it('needs a topic', async () => {
-    await expect(readAll({})).rejects.toMatchObject({ errorClass: 'config_error', message: 'this connector needs topic' });
+    await expect(readAll({})).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: 'this connector needs topic',
+    });
   });
 });
 
@@ -89,7 +97,11 @@ describe('mqtt Test Connection', () => {
     const started = Date.now();
     const closed = await driver.test({ host: '127.0.0.1', port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(closed).toMatchObject({
+      ok: false,
+      error_class: 'transient_error',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   describe('against a broker that requires a password', () => {
@@ -110,8 +122,13 @@ describe('mqtt Test Connection', () => {
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
       expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(JSON.stringify(result)).not.toContain(wrong);
-      const failure = await readAll({ topic: 'x' }, { host: '127.0.0.1', port: broker.port, username: 'conduit', password: wrong })
-        .then(() => null, (err: unknown) => err as Error & { errorClass: string });
+      const failure = await readAll(
+        { topic: 'x' },
+        { host: '127.0.0.1', port: broker.port, username: 'conduit', password: wrong },
+      ).then(
+        () => null,
+        (err: unknown) => err as Error & { errorClass: string },
+      );
       expect(failure?.errorClass).toBe('config_error');
       expect(failure?.message).not.toContain(wrong);
     });

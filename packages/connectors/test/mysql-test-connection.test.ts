@@ -31,7 +31,14 @@ describe('mysql Test Connection', () => {
   it('passes every check against the local server and reports the version', async () => {
     const result = await driver.test(sandbox.config);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'read_access:ok', 'privileges:ok']);
+    expect(names(result)).toEqual([
+      'resolve:ok',
+      'network_policy:ok',
+      'connect:ok',
+      'authenticate:ok',
+      'read_access:ok',
+      'privileges:ok',
+    ]);
     expect(String(result.details['server_version'])).toMatch(/^\d+\.\d+/);
     expect(result.details['current_user']).toMatch(/^root@/);
     expect(Date.parse(result.tested_at)).not.toBeNaN();
@@ -61,7 +68,10 @@ describe('mysql Test Connection', () => {
   it('warns (still ok) when the session has SUPER or FILE, and not otherwise', async () => {
     const root = await driver.test(sandbox.config);
     expect(root).toMatchObject({ ok: true });
-    expect(root.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: expect.stringMatching(/^warning: .*(SUPER|FILE)/) });
+    expect(root.checks.find((c) => c.name === 'privileges')).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/^warning: .*(SUPER|FILE)/),
+    });
     expect(root.details['warnings']).toHaveLength(1);
 
     const user = `conduit_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -70,10 +80,15 @@ describe('mysql Test Connection', () => {
     await sandbox.admin.query(`grant select on ${sandbox.database}.* to ?@?`, [user, '%']);
     try {
       const plain = await driver.test({ ...sandbox.config, user, password });
-      expect(plain.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: 'the session has no superuser or server file rights' });
+      expect(plain.checks.find((c) => c.name === 'privileges')).toMatchObject({
+        ok: true,
+        message: 'the session has no superuser or server file rights',
+      });
       await sandbox.admin.query('grant file on *.* to ?@?', [user, '%']);
       const file = await driver.test({ ...sandbox.config, user, password });
-      expect(file.checks.find((c) => c.name === 'privileges')?.message).toMatch(/^warning: the session has the FILE privilege/);
+      expect(file.checks.find((c) => c.name === 'privileges')?.message).toMatch(
+        /^warning: the session has the FILE privilege/,
+      );
     } finally {
       await sandbox.admin.query('drop user ?@?', [user, '%']);
     }
@@ -132,7 +147,11 @@ describe('mysql Test Connection', () => {
       const started = Date.now();
       const result = await driver.test({ ...sandbox.config, host: '127.0.0.1', port }, { timeoutMs: 1500 });
       expect(Date.now() - started).toBeLessThan(3000);
-      expect(result).toMatchObject({ ok: false, error_class: 'transient_error', message: 'timed out: no answer within 1500 ms' });
+      expect(result).toMatchObject({
+        ok: false,
+        error_class: 'transient_error',
+        message: 'timed out: no answer within 1500 ms',
+      });
       expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       const deadline = Date.now() + 2000;
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

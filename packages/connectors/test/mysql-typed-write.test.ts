@@ -2,7 +2,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { ConnectorError, getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable, type WriteRequest } from '../src/index.js';
+import {
+  ConnectorError,
+  getDriver,
+  lockDown,
+  preparableConfig,
+  type ConnectorDriver,
+  type DuckDBTable,
+  type WriteRequest,
+} from '../src/index.js';
 import { parseMysqlConfig } from '../src/mysql/mysql.config.js';
 import { writeFromTable } from '../src/mysql/write-from-table.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
@@ -93,15 +101,31 @@ describe('mysql writeFromTable', () => {
     const types = await mysqlRows(`select column_name c, column_type t, column_key k from information_schema.columns
       where table_schema = database() and table_name = 'matrix_new' order by ordinal_position`);
     expect(Object.fromEntries(types.map((r) => [r['c'], r['t']]))).toMatchObject({
-      id: 'int(11)', flag: 'tinyint(1)', utiny: 'tinyint(3) unsigned', ubig: 'bigint(20) unsigned', amount: 'decimal(12,2)',
-      dbl: 'double', flt: 'float', d: 'date', dt: 'datetime(6)', ts: 'datetime(6)', tm: 'time(6)', yr: 'smallint(6)',
-      name: 'longtext', bin: 'longblob', doc: 'longtext', bits: 'bigint(20) unsigned',
+      id: 'int(11)',
+      flag: 'tinyint(1)',
+      utiny: 'tinyint(3) unsigned',
+      ubig: 'bigint(20) unsigned',
+      amount: 'decimal(12,2)',
+      dbl: 'double',
+      flt: 'float',
+      d: 'date',
+      dt: 'datetime(6)',
+      ts: 'datetime(6)',
+      tm: 'time(6)',
+      yr: 'smallint(6)',
+      name: 'longtext',
+      bin: 'longblob',
+      doc: 'longtext',
+      bits: 'bigint(20) unsigned',
     });
     expect(types.find((r) => r['c'] === 'id')?.['k']).toBe('PRI');
     // Read back into DuckDB: the same rows, TIMESTAMPTZ now a UTC DATETIME.
     await driver.readIntoTable!(sandbox.config, { table: 'matrix_new' }, source('back'));
-    const columns = (await duckRows(`select column_name from information_schema.columns where table_name = 'm' order by ordinal_position`))
-      .map((r) => `"${String(r['column_name'])}"`);
+    const columns = (
+      await duckRows(
+        `select column_name from information_schema.columns where table_name = 'm' order by ordinal_position`,
+      )
+    ).map((r) => `"${String(r['column_name'])}"`);
     const original = columns.map((c) => (c === '"ts"' ? 'make_timestamp(epoch_us(ts)) ts' : c)).join(', ');
     const [diff] = await duckRows(`select
       (select count(*) from (select ${original} from m except select ${columns.join(', ')} from back))::INTEGER +
@@ -119,12 +143,37 @@ describe('mysql writeFromTable', () => {
     await write({ table: 'extra_new', key: ['k'] }, 'extra');
     const types = await mysqlRows(`select column_name c, column_type t from information_schema.columns
       where table_schema = database() and table_name = 'extra_new' order by ordinal_position`);
-    expect(types.map((r) => r['t'])).toEqual(['char(36)', 'longtext', 'longtext', 'decimal(39,0)', "enum('meh','great')", 'datetime(6)', 'longtext', 'varchar(255)', 'float']);
+    expect(types.map((r) => r['t'])).toEqual([
+      'char(36)',
+      'longtext',
+      'longtext',
+      'decimal(39,0)',
+      "enum('meh','great')",
+      'datetime(6)',
+      'longtext',
+      'varchar(255)',
+      'float',
+    ]);
     // FLOAT values land exactly, the largest one included.
-    expect(await mysqlRows('select f * 1e0 f from extra_new order by k')).toEqual([{ f: 3.4028234663852886e38 }, { f: 1.0000001192092896 }]);
-    expect(await mysqlRows('select u, cast(l as char) l, cast(s as char) s, cast(h as char) h, e, cast(tz as char) tz, iv, k from extra_new order by k')).toEqual([
-      { u: '123e4567-e89b-12d3-a456-426614174000', l: '[1,2,null]', s: '{"a":1,"b":"x"}', h: '170141183460469231731687303715884105727',
-        e: 'great', tz: '2024-02-29 23:59:59.123456', iv: '1 day -02:00:00', k: 'k1' },
+    expect(await mysqlRows('select f * 1e0 f from extra_new order by k')).toEqual([
+      { f: 3.4028234663852886e38 },
+      { f: 1.0000001192092896 },
+    ]);
+    expect(
+      await mysqlRows(
+        'select u, cast(l as char) l, cast(s as char) s, cast(h as char) h, e, cast(tz as char) tz, iv, k from extra_new order by k',
+      ),
+    ).toEqual([
+      {
+        u: '123e4567-e89b-12d3-a456-426614174000',
+        l: '[1,2,null]',
+        s: '{"a":1,"b":"x"}',
+        h: '170141183460469231731687303715884105727',
+        e: 'great',
+        tz: '2024-02-29 23:59:59.123456',
+        iv: '1 day -02:00:00',
+        k: 'k1',
+      },
       { u: null, l: null, s: null, h: null, e: null, tz: null, iv: null, k: 'k2' },
     ]);
   });
@@ -132,25 +181,34 @@ describe('mysql writeFromTable', () => {
   it('overwrites and upserts in one transaction; a failed write leaves the table as it was', async () => {
     await duck.run(`create table batch as select * from (values (1, 'one', 1.10::DECIMAL(6,2)), (2, 'two', 2.20), (2, 'two again', 2.25))
       t(id, label, price)`);
-    await sandbox.admin.query('create table prices (id int primary key, label varchar(20), price decimal(6,2), kept varchar(5))');
+    await sandbox.admin.query(
+      'create table prices (id int primary key, label varchar(20), price decimal(6,2), kept varchar(5))',
+    );
     await sandbox.admin.query("insert into prices values (1, 'old', 0, 'k1'), (9, 'nine', 9, 'k9')");
     await write({ table: 'prices', mode: 'upsert', key: ['id'] }, 'batch');
     expect(await mysqlRows('select id, label, cast(price as char) price, kept from prices order by id')).toEqual([
-      { id: 1, label: 'one', price: '1.10', kept: 'k1' }, { id: 2, label: 'two again', price: '2.25', kept: null },
+      { id: 1, label: 'one', price: '1.10', kept: 'k1' },
+      { id: 2, label: 'two again', price: '2.25', kept: null },
       { id: 9, label: 'nine', price: '9.00', kept: 'k9' },
     ]);
     // A repeated key fails an append (no silent skip) and the transaction leaves the table untouched.
     const dup = await write({ table: 'prices', mode: 'overwrite' }, 'batch').catch((e: unknown) => e);
     expect(dup).toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/Duplicate entry '2'/) });
     expect(await countOf('prices')).toBe(3);
-    await duck.run('create table batch2 as select * from batch where label <> \'two again\'');
+    await duck.run("create table batch2 as select * from batch where label <> 'two again'");
     await write({ table: 'prices', mode: 'overwrite' }, 'batch2');
-    expect(await mysqlRows('select id, label from prices order by id')).toEqual([{ id: 1, label: 'one' }, { id: 2, label: 'two' }]);
+    expect(await mysqlRows('select id, label from prices order by id')).toEqual([
+      { id: 1, label: 'one' },
+      { id: 2, label: 'two' },
+    ]);
     // A value the column cannot hold exactly (scale 1) fails instead of being rounded.
     await duck.run('create table rounding as select 3 id, 1.25::DECIMAL(6,2) price');
     await sandbox.admin.query('create table narrow (id int primary key, price decimal(6,1))');
     const rounded = await write({ table: 'narrow' }, 'rounding').catch((e: unknown) => e);
-    expect(rounded).toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/Data truncated for column 'price'/) });
+    expect(rounded).toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/Data truncated for column 'price'/),
+    });
     expect(await countOf('narrow')).toBe(0);
   });
 
@@ -158,19 +216,31 @@ describe('mysql writeFromTable', () => {
     await sandbox.admin.query('create table slim (id int primary key)');
     const missing = await write({ table: 'slim' }, 'batch').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ConnectorError);
-    expect((missing as Error).message).toMatch(/has no column "label" \(VARCHAR\), "price" \(DECIMAL\(6,2\)\); set schema_evolution/);
+    expect((missing as Error).message).toMatch(
+      /has no column "label" \(VARCHAR\), "price" \(DECIMAL\(6,2\)\); set schema_evolution/,
+    );
     await write({ table: 'slim', mode: 'upsert', key: ['id'], schema_evolution: 'add_columns' }, 'batch2');
     expect(await mysqlRows('select id, label, cast(price as char) price from slim order by id')).toEqual([
-      { id: 1, label: 'one', price: '1.10' }, { id: 2, label: 'two', price: '2.20' },
+      { id: 1, label: 'one', price: '1.10' },
+      { id: 2, label: 'two', price: '2.20' },
     ]);
-    await expect(write({ table: 'absent', create: false }, 'batch')).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/absent does not exist/) });
+    await expect(write({ table: 'absent', create: false }, 'batch')).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/absent does not exist/),
+    });
     await sandbox.admin.query('create table nokey (id int, label text, price decimal(6,2))');
-    await expect(write({ table: 'nokey', mode: 'upsert', key: ['id'] }, 'batch')).rejects.toThrow(/upsert key \(id\) is not a primary or unique key/);
-    await expect(write({ table: 'nokey', mode: 'upsert', key: ['nope'] }, 'batch')).rejects.toThrow(/key column\(s\) nope not among/);
+    await expect(write({ table: 'nokey', mode: 'upsert', key: ['id'] }, 'batch')).rejects.toThrow(
+      /upsert key \(id\) is not a primary or unique key/,
+    );
+    await expect(write({ table: 'nokey', mode: 'upsert', key: ['nope'] }, 'batch')).rejects.toThrow(
+      /key column\(s\) nope not among/,
+    );
     // A created table whose load fails is dropped again.
     await duck.run("create table bad as select 1 id, 'nan'::DOUBLE x");
     await expect(write({ table: 'made_then_failed' }, 'bad')).rejects.toThrow(/Incorrect double value/);
-    expect(await countOf("information_schema.tables where table_schema = database() and table_name = 'made_then_failed'")).toBe(0);
+    expect(
+      await countOf("information_schema.tables where table_schema = database() and table_name = 'made_then_failed'"),
+    ).toBe(0);
   });
 
   it('stops with the abort reason while the server holds the load back, and writes nothing', async () => {
@@ -178,10 +248,15 @@ describe('mysql writeFromTable', () => {
     await sandbox.admin.query('lock tables held write');
     const controller = new AbortController();
     const reason = new Error('canceled by the test');
-    const writing = driver.writeFromTable!(sandbox.config, { table: 'held', mode: 'append', signal: controller.signal }, source('m'));
-    const waiting = async () => countOf("information_schema.processlist where info like 'load data local infile%held%'");
+    const writing = driver.writeFromTable!(
+      sandbox.config,
+      { table: 'held', mode: 'append', signal: controller.signal },
+      source('m'),
+    );
+    const waiting = async () =>
+      countOf("information_schema.processlist where info like 'load data local infile%held%'");
     try {
-      for (const deadline = Date.now() + 5_000; (await waiting()) === 0; ) {
+      for (const deadline = Date.now() + 5_000; (await waiting()) === 0;) {
         if (Date.now() > deadline) throw new Error('the load never showed in the processlist');
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -197,11 +272,17 @@ describe('mysql writeFromTable', () => {
   it('writes with multi-row INSERTs where LOAD DATA LOCAL is not used, just as exactly', async () => {
     const cfg = parseMysqlConfig(sandbox.config);
     await sandbox.admin.query('create table matrix_ins like matrix');
-    expect(await writeFromTable(cfg, { table: 'matrix_ins', mode: 'append' }, source('m'), { transfer: 'insert' })).toEqual({ rows_written: 3 });
+    expect(
+      await writeFromTable(cfg, { table: 'matrix_ins', mode: 'append' }, source('m'), { transfer: 'insert' }),
+    ).toEqual({ rows_written: 3 });
     expect(await exceptBothWays('matrix', 'matrix_ins')).toBe(0);
-    await writeFromTable(cfg, { table: 'matrix_ins', mode: 'upsert', key: ['id'] }, source('m'), { transfer: 'insert' });
+    await writeFromTable(cfg, { table: 'matrix_ins', mode: 'upsert', key: ['id'] }, source('m'), {
+      transfer: 'insert',
+    });
     expect(await exceptBothWays('matrix', 'matrix_ins')).toBe(0);
-    await writeFromTable(cfg, { table: 'matrix_ins2', mode: 'append', key: ['id'] }, source('m'), { transfer: 'insert' });
+    await writeFromTable(cfg, { table: 'matrix_ins2', mode: 'append', key: ['id'] }, source('m'), {
+      transfer: 'insert',
+    });
     expect(await exceptBothWays('matrix_new', 'matrix_ins2')).toBe(0);
   });
 });

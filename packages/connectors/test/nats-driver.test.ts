@@ -21,7 +21,10 @@ async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
   for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
 }
 
-async function readAll(req: Record<string, unknown>, config: Record<string, unknown> = NATS_CONFIG): Promise<{ sizes: number[]; rows: Row[] }> {
+async function readAll(
+  req: Record<string, unknown>,
+  config: Record<string, unknown> = NATS_CONFIG,
+): Promise<{ sizes: number[]; rows: Row[] }> {
   const sizes: number[] = [];
   const rows: Row[] = [];
   for await (const batch of driver.read(config, req)) {
@@ -44,8 +47,9 @@ afterAll(async () => {
 describe('nats write and read', () => {
   it('publishes with JetStream acks and fetches bounded batches through a durable consumer', async () => {
     const rows = Array.from({ length: 1200 }, (_, i) => ({ id: i, kind: i % 2 === 0 ? 'even' : 'odd' }));
-    await expect(driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.orders` }, batchesOf(rows, 500)))
-      .resolves.toEqual({ rows_written: 1200 });
+    await expect(
+      driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.orders` }, batchesOf(rows, 500)),
+    ).resolves.toEqual({ rows_written: 1200 });
     expect((await jsm.streams.info(stream)).state.messages).toBe(1200);
 
     const first = await readAll({ stream, consumer: 'etl', max_messages: 1000, batchSize: 400, wait_ms: 1000 });
@@ -59,17 +63,25 @@ describe('nats write and read', () => {
   });
 
   it('reads the stream from its start without a consumer, filtered by subject', async () => {
-    await driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.other` }, batchesOf([{ x: 'a' }, { x: 'b' }], 2));
+    await driver.write(
+      NATS_CONFIG,
+      { table: '', mode: 'append', subject: `${subjectBase}.other` },
+      batchesOf([{ x: 'a' }, { x: 'b' }], 2),
+    );
     const { rows } = await readAll({ stream, subject: `${subjectBase}.other`, wait_ms: 1000 });
     expect(rows).toEqual([{ x: 'a' }, { x: 'b' }]);
   });
 
   it('fails with a config_error for a missing stream and a missing subject', async () => {
     await expect(readAll({ stream: `missing_${id}`, consumer: 'c' })).rejects.toMatchObject({
-      errorClass: 'config_error', message: expect.stringMatching(/stream not found/),
+      errorClass: 'config_error',
+      message: expect.stringMatching(/stream not found/),
     });
-    await expect(driver.write(NATS_CONFIG, { table: '', mode: 'append' }, batchesOf([{ a: 1 }], 1))).rejects.toMatchObject({
-      errorClass: 'config_error', message: 'this connector needs subject',
+    await expect(
+      driver.write(NATS_CONFIG, { table: '', mode: 'append' }, batchesOf([{ a: 1 }], 1)),
+    ).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: 'this connector needs subject',
     });
   });
 });
@@ -114,8 +126,13 @@ describe('nats Test Connection', () => {
       expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(result.message).toMatch(/authorization violation/i);
       expect(JSON.stringify(result)).not.toContain(wrong);
-      const readFailure = await readAll({ stream }, { host: '127.0.0.1', port: server.port, user: 'conduit', password: wrong })
-        .then(() => null, (err: unknown) => err as Error & { errorClass: string });
+      const readFailure = await readAll(
+        { stream },
+        { host: '127.0.0.1', port: server.port, user: 'conduit', password: wrong },
+      ).then(
+        () => null,
+        (err: unknown) => err as Error & { errorClass: string },
+      );
       expect(readFailure?.errorClass).toBe('config_error');
       expect(readFailure?.message).not.toContain(wrong);
     });

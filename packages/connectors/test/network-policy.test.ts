@@ -31,7 +31,13 @@ const CONFIGS: Record<string, (host: string, port: number) => Record<string, unk
   amqp: (host, port) => ({ host, port, username: 'u', password: 'secret-pw-1' }),
   nats: (host, port) => ({ host, port }),
   mqtt: (host, port) => ({ host, port }),
-  s3: (host, port) => ({ endpoint: `http://${url(host)}:${port}`, bucket: 'bucket', access_key_id: 'k', secret_access_key: 'secret-pw-1', force_path_style: true }),
+  s3: (host, port) => ({
+    endpoint: `http://${url(host)}:${port}`,
+    bucket: 'bucket',
+    access_key_id: 'k',
+    secret_access_key: 'secret-pw-1',
+    force_path_style: true,
+  }),
   http: (host, port) => ({ base_url: `http://${url(host)}:${port}/api` }),
   openai: (host, port) => ({ base_url: `http://${url(host)}:${port}/v1`, api_key: 'secret-pw-1', model: 'm' }),
 };
@@ -55,13 +61,20 @@ const driver = (type: string) => getDriver(type) as ConnectorDriver;
 const lastCheck = (r: TestResult) => r.checks[r.checks.length - 1];
 /** A result without what varies from one call to the next (timings, the time of the test, s3's echo of its endpoint). */
 const stable = (r: TestResult, port: number) =>
-  JSON.stringify({ ...r, latency_ms: 0, tested_at: '', checks: r.checks.map((c) => ({ ...c, latency_ms: 0 })) }).split(`:${port}`).join(':<port>');
+  JSON.stringify({ ...r, latency_ms: 0, tested_at: '', checks: r.checks.map((c) => ({ ...c, latency_ms: 0 })) })
+    .split(`:${port}`)
+    .join(':<port>');
 
 let listener: RecordingListener;
 let restore: () => void;
 beforeAll(async () => {
   listener = await recordingListener();
-  restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined, CONNECTOR_ALLOWED_NETWORKS: undefined, DATABASE_URL: undefined, REDIS_URL: undefined });
+  restore = setEnv({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined,
+    CONNECTOR_ALLOWED_NETWORKS: undefined,
+    DATABASE_URL: undefined,
+    REDIS_URL: undefined,
+  });
 });
 afterAll(async () => {
   restore();
@@ -69,15 +82,18 @@ afterAll(async () => {
 });
 
 describe('the default policy refuses internal addresses for every network type, before connecting', () => {
-  it.each(TYPES)('%s: Test Connection stops at network_policy for loopback, a name that resolves to it, and mapped forms', async (type) => {
-    for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1', '::ffff:7f00:1']) {
-      const result = await driver(type).test(CONFIGS[type]?.(host, listener.port) ?? {});
-      expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(lastCheck(result)).toMatchObject({ name: 'network_policy', ok: false });
-      expect(result.message).toMatch(/refused by the network policy: .*(loopback|IPv4-mapped)/);
-    }
-    expect(listener.connections()).toBe(0);
-  });
+  it.each(TYPES)(
+    '%s: Test Connection stops at network_policy for loopback, a name that resolves to it, and mapped forms',
+    async (type) => {
+      for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1', '::ffff:7f00:1']) {
+        const result = await driver(type).test(CONFIGS[type]?.(host, listener.port) ?? {});
+        expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+        expect(lastCheck(result)).toMatchObject({ name: 'network_policy', ok: false });
+        expect(result.message).toMatch(/refused by the network policy: .*(loopback|IPv4-mapped)/);
+      }
+      expect(listener.connections()).toBe(0);
+    },
+  );
 
   it.each(TYPES)('%s: a read or write connection is refused with a config_error', async (type) => {
     for (const host of ['127.0.0.1', 'localhost']) {
@@ -91,13 +107,16 @@ describe('the default policy refuses internal addresses for every network type, 
     expect(listener.connections()).toBe(0);
   });
 
-  it.each(TYPES)('%s: Test Connection answers byte for byte the same for an open and a closed refused port', async (type) => {
-    const closedPort = listener.port === 65535 ? 65534 : listener.port + 1;
-    const open = await driver(type).test(CONFIGS[type]?.('127.0.0.1', listener.port) ?? {});
-    const closed = await driver(type).test(CONFIGS[type]?.('127.0.0.1', closedPort) ?? {});
-    expect(stable(open, listener.port)).toBe(stable(closed, closedPort));
-    expect(listener.connections()).toBe(0);
-  });
+  it.each(TYPES)(
+    '%s: Test Connection answers byte for byte the same for an open and a closed refused port',
+    async (type) => {
+      const closedPort = listener.port === 65535 ? 65534 : listener.port + 1;
+      const open = await driver(type).test(CONFIGS[type]?.('127.0.0.1', listener.port) ?? {});
+      const closed = await driver(type).test(CONFIGS[type]?.('127.0.0.1', closedPort) ?? {});
+      expect(stable(open, listener.port)).toBe(stable(closed, closedPort));
+      expect(listener.connections()).toBe(0);
+    },
+  );
 
   it.each(['10.1.2.3', '169.254.169.254', '64:ff9b::7f00:1', '2002:7f00:1::', '100.64.0.1', '198.18.0.1'])(
     '%s is refused for every type at Test Connection and by the catalog-side check',
@@ -107,7 +126,9 @@ describe('the default policy refuses internal addresses for every network type, 
         const result = await driver(type).test(config);
         expect(lastCheck(result)).toMatchObject({ name: 'network_policy', ok: false });
         const problems = await networkPolicyProblems(type, config);
-        expect(problems).toEqual([expect.objectContaining({ code: 'network_policy', message: expect.stringContaining(host) })]);
+        expect(problems).toEqual([
+          expect.objectContaining({ code: 'network_policy', message: expect.stringContaining(host) }),
+        ]);
       }
     },
   );
@@ -142,18 +163,24 @@ describe("the platform's own services are refused whatever the settings", () => 
     await platform.close();
   });
 
-  it.each(TYPES)("%s: the platform's Redis endpoint, by address or by name, is refused before connecting", async (type) => {
-    for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
-      const config = CONFIGS[type]?.(host, platform.port) ?? {};
-      const result = await driver(type).test(config);
-      expect(lastCheck(result)).toMatchObject({ name: 'network_policy', ok: false });
-      expect(result).toMatchObject({ error_class: 'config_error' });
-      expect(result.message).toMatch(/platform's own (Redis|database)/);
-      const err = await (CONNECT[type]?.(config) ?? Promise.resolve()).then(() => null, (e: unknown) => e as Error);
-      expect(err?.message).toMatch(/platform's own/);
-    }
-    expect(platform.connections()).toBe(0);
-  });
+  it.each(TYPES)(
+    "%s: the platform's Redis endpoint, by address or by name, is refused before connecting",
+    async (type) => {
+      for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
+        const config = CONFIGS[type]?.(host, platform.port) ?? {};
+        const result = await driver(type).test(config);
+        expect(lastCheck(result)).toMatchObject({ name: 'network_policy', ok: false });
+        expect(result).toMatchObject({ error_class: 'config_error' });
+        expect(result.message).toMatch(/platform's own (Redis|database)/);
+        const err = await (CONNECT[type]?.(config) ?? Promise.resolve()).then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        expect(err?.message).toMatch(/platform's own/);
+      }
+      expect(platform.connections()).toBe(0);
+    },
+  );
 
   it("a postgres connector to the platform's database says so at create (catalog check), test and connect", async () => {
     // Without REDIS_URL on that port, only the database rule applies.
@@ -162,7 +189,11 @@ describe("the platform's own services are refused whatever the settings", () => 
       const config = CONFIGS['postgres']?.('127.0.0.1', platform.port) ?? {};
       const own = { ...config, database: 'conduit_platform' };
       expect(await networkPolicyProblems('postgres', own)).toEqual([
-        expect.objectContaining({ path: 'config.host', code: 'platform_service', message: expect.stringContaining("this is the platform's own database") }),
+        expect.objectContaining({
+          path: 'config.host',
+          code: 'platform_service',
+          message: expect.stringContaining("this is the platform's own database"),
+        }),
       ]);
       const result = await driver('postgres').test(own);
       expect(result.message).toMatch(/this is the platform's own database/);

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ChatCompletionHttpError, chatCompletion, getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
+import {
+  ChatCompletionHttpError,
+  chatCompletion,
+  getDriver,
+  type ConnectorDriver,
+  type TestResult,
+} from '../src/index.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { freePort } from './support/pg-sandbox.js';
 
@@ -16,20 +22,46 @@ beforeAll(async () => {
   const authorized = (headers: Record<string, unknown>) => headers['authorization'] === `Bearer ${apiKey}`;
   api.route('/v1/models', (req, res) =>
     authorized(req.headers)
-      ? sendJson(res, 200, { object: 'list', data: [{ id: 'tiny-1', object: 'model' }, { id: 'tiny-2', object: 'model' }] })
-      : sendJson(res, 401, { error: { message: `Incorrect API key provided: ${String(req.headers['authorization'])}` } }));
+      ? sendJson(res, 200, {
+          object: 'list',
+          data: [
+            { id: 'tiny-1', object: 'model' },
+            { id: 'tiny-2', object: 'model' },
+          ],
+        })
+      : sendJson(res, 401, {
+          error: { message: `Incorrect API key provided: ${String(req.headers['authorization'])}` },
+        }),
+  );
   api.route('/v1/chat/completions', (req, res) => {
     if (!authorized(req.headers)) return sendJson(res, 401, { error: { message: 'bad key' } });
     const body = JSON.parse(req.body) as { model: string; messages: { content: string }[]; response_format?: unknown };
     sendJson(res, 200, {
-      id: 'c1', model: body.model, object: 'chat.completion',
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({ echo: body.messages.at(-1)?.content, format: body.response_format ?? null }) } }],
+      id: 'c1',
+      model: body.model,
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: JSON.stringify({ echo: body.messages.at(-1)?.content, format: body.response_format ?? null }),
+          },
+        },
+      ],
       usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
     });
   });
   // An overloaded server that echoes the key in its error text.
   api.route('/busy/chat/completions', (req, res) =>
-    sendJson(res, 503, { error: { message: `overloaded (key ${String(req.headers['authorization'])})` } }, { 'retry-after': '0' }));
+    sendJson(
+      res,
+      503,
+      { error: { message: `overloaded (key ${String(req.headers['authorization'])})` } },
+      { 'retry-after': '0' },
+    ),
+  );
   config = { base_url: `${api.baseUrl}/v1`, api_key: apiKey, model: 'tiny-2', timeout_ms: 5000 };
 });
 afterAll(async () => {
@@ -63,18 +95,30 @@ describe('openai Test Connection', () => {
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
     const unknown = await driver.test({ ...config, base_url: 'http://no-such-host.invalid/v1' });
-    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/unknown host/) });
+    expect(unknown).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: expect.stringMatching(/unknown host/),
+    });
     const started = Date.now();
     const closed = await driver.test({ ...config, base_url: `http://127.0.0.1:${await freePort()}/v1` });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(closed).toMatchObject({
+      ok: false,
+      error_class: 'transient_error',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   it('refuses loopback without the operator setting', async () => {
     delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
     try {
       const result = await driver.test(config);
-      expect(result).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/network policy/) });
+      expect(result).toMatchObject({
+        ok: false,
+        error_class: 'config_error',
+        message: expect.stringMatching(/network policy/),
+      });
     } finally {
       process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
     }
@@ -84,29 +128,41 @@ describe('openai Test Connection', () => {
 describe('chatCompletion', () => {
   it('posts the messages with the model and response_format and answers the content', async () => {
     const result = await chatCompletion(config, {
-      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'route this' }],
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'route this' },
+      ],
       response_format: { type: 'json_object' },
       temperature: 0,
     });
     expect(result).toEqual({
       content: JSON.stringify({ echo: 'route this', format: { type: 'json_object' } }),
-      model: 'tiny-2', finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+      model: 'tiny-2',
+      finish_reason: 'stop',
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
     });
   });
 
   it('fails with a config_error without the key in the message', async () => {
     const wrong = `sk-${randomUUID()}`;
-    const err = await chatCompletion({ ...config, api_key: wrong }, { messages: [{ role: 'user', content: 'x' }] }).then(
+    const err = await chatCompletion(
+      { ...config, api_key: wrong },
+      { messages: [{ role: 'user', content: 'x' }] },
+    ).then(
       () => null,
       (e: unknown) => e as Error & { errorClass: string },
     );
     expect(err?.errorClass).toBe('config_error');
     expect(err?.message).not.toContain(wrong);
     expect(err).toBeInstanceOf(ChatCompletionHttpError);
-    expect(err).toMatchObject({ status: 401, serverMessage: 'bad key', message: 'the chat completions endpoint answered HTTP 401 (check the api_key): bad key' });
+    expect(err).toMatchObject({
+      status: 401,
+      serverMessage: 'bad key',
+      message: 'the chat completions endpoint answered HTTP 401 (check the api_key): bad key',
+    });
   });
 
-  it('gives the status and the server\'s scrubbed error text; retries 5xx unless told not to', async () => {
+  it("gives the status and the server's scrubbed error text; retries 5xx unless told not to", async () => {
     const busy = { ...config, base_url: `${api.baseUrl}/busy` };
     const attempt = async (options?: { maxRetries: number }) => {
       const before = api.requests.length;
@@ -119,7 +175,11 @@ describe('chatCompletion', () => {
     const once = await attempt({ maxRetries: 0 });
     expect(once.requests).toBe(1);
     expect(once.err).toBeInstanceOf(ChatCompletionHttpError);
-    expect(once.err).toMatchObject({ status: 503, errorClass: 'transient_error', serverMessage: 'overloaded (key Bearer ********)' });
+    expect(once.err).toMatchObject({
+      status: 503,
+      errorClass: 'transient_error',
+      serverMessage: 'overloaded (key Bearer ********)',
+    });
     expect(JSON.stringify({ ...(once.err as object), message: (once.err as Error).message })).not.toContain(apiKey);
     const retried = await attempt();
     expect(retried.requests).toBe(3);

@@ -24,7 +24,9 @@ afterAll(async () => {
 });
 
 /** Every chunk a read yields, and the rows it counted. */
-async function drain(read: AsyncGenerator<CsvChunk, { rows_read: number }>): Promise<{ chunks: CsvChunk[]; rows_read: number }> {
+async function drain(
+  read: AsyncGenerator<CsvChunk, { rows_read: number }>,
+): Promise<{ chunks: CsvChunk[]; rows_read: number }> {
   const chunks: CsvChunk[] = [];
   for (;;) {
     const next = await read.next();
@@ -44,46 +46,67 @@ describe('postgres COPY CSV read and write', () => {
     expect(chunks[0]!.columns).toEqual(['id', 'amount', 'name', 'at', 'flag', 'tags', 'span', 'doc']);
 
     await sandbox.admin.query('create table csv_dst (like csv_src)');
-    expect(await driver.writeCsv(sandbox.config, { table: 'csv_dst', mode: 'append' }, replay(chunks))).toEqual({ rows_written: 3 });
+    expect(await driver.writeCsv(sandbox.config, { table: 'csv_dst', mode: 'append' }, replay(chunks))).toEqual({
+      rows_written: 3,
+    });
     const diff = await sandbox.admin.query(
       `select count(*)::int as n from ((table csv_src except all table csv_dst) union all (table csv_dst except all table csv_src)) d`,
     );
     expect(diff.rows[0].n).toBe(0);
-    const { rows } = await sandbox.admin.query(`select id::text, amount::text, to_char(at, 'US') as us from csv_dst where id > 1000`);
+    const { rows } = await sandbox.admin.query(
+      `select id::text, amount::text, to_char(at, 'US') as us from csv_dst where id > 1000`,
+    );
     expect(rows[0]).toEqual({ id: '9007199254740993', amount: '12345678901234567890.0123456789', us: '789123' });
   });
 
   it('reads a query with params through the cursor, and names a bad query like the row read does', async () => {
-    const { chunks, rows_read } = await drain(driver.readCsv(sandbox.config, { query: 'select id::int as id, name from csv_src where id < $1 order by id', params: [10] }));
+    const { chunks, rows_read } = await drain(
+      driver.readCsv(sandbox.config, {
+        query: 'select id::int as id, name from csv_src where id < $1 order by id',
+        params: [10],
+      }),
+    );
     expect(rows_read).toBe(2);
     expect(chunks.map((c) => c.csv.toString()).join('')).toBe('2,""\n3,"\\."\n');
 
-    await expect(drain(driver.readCsv(sandbox.config, { query: 'select * from no_such_table -- trailing comment' }))).rejects.toThrow(
-      'relation "no_such_table" does not exist',
-    );
+    await expect(
+      drain(driver.readCsv(sandbox.config, { query: 'select * from no_such_table -- trailing comment' })),
+    ).rejects.toThrow('relation "no_such_table" does not exist');
   });
 
   it('overwrites in one transaction, and an empty read leaves an appended table as it was', async () => {
     await sandbox.admin.query('create table csv_over (id bigint, name text)');
     await sandbox.admin.query(`insert into csv_over values (100, 'old')`);
-    const read = () => driver.readCsv(sandbox.config, { query: 'select id, name from csv_src where id < 10 order by id' });
-    expect(await driver.writeCsv(sandbox.config, { table: 'csv_over', mode: 'overwrite' }, read())).toEqual({ rows_written: 2 });
-    expect((await sandbox.admin.query('select id::int from csv_over order by id')).rows).toEqual([{ id: 2 }, { id: 3 }]);
+    const read = () =>
+      driver.readCsv(sandbox.config, { query: 'select id, name from csv_src where id < 10 order by id' });
+    expect(await driver.writeCsv(sandbox.config, { table: 'csv_over', mode: 'overwrite' }, read())).toEqual({
+      rows_written: 2,
+    });
+    expect((await sandbox.admin.query('select id::int from csv_over order by id')).rows).toEqual([
+      { id: 2 },
+      { id: 3 },
+    ]);
 
     const none = driver.readCsv(sandbox.config, { query: 'select id, name from csv_src where false' });
-    expect(await driver.writeCsv(sandbox.config, { table: 'csv_over', mode: 'append' }, none)).toEqual({ rows_written: 0 });
+    expect(await driver.writeCsv(sandbox.config, { table: 'csv_over', mode: 'append' }, none)).toEqual({
+      rows_written: 0,
+    });
     expect((await sandbox.admin.query('select count(*)::int as n from csv_over')).rows[0].n).toBe(2);
   });
 
   it('stops the read and frees its connection when the consumer stops early', async () => {
-    const read = driver.readCsv(sandbox.config, { query: 'select g, repeat(\'x\', 100) from generate_series(1, 2000000) g' });
+    const read = driver.readCsv(sandbox.config, {
+      query: "select g, repeat('x', 100) from generate_series(1, 2000000) g",
+    });
     const first = await read.next();
     expect(first.done).toBe(false);
     await read.return({ rows_read: 0 });
     const deadline = Date.now() + 5000;
     let left = 1;
     while (left > 0 && Date.now() < deadline) {
-      const { rows } = await sandbox.admin.query(`select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 2000000)%' and pid <> pg_backend_pid()`);
+      const { rows } = await sandbox.admin.query(
+        `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 2000000)%' and pid <> pg_backend_pid()`,
+      );
       left = rows[0].n;
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -12,7 +12,9 @@ let sandbox: PgSandbox;
 beforeAll(async () => {
   sandbox = await createPgSandbox();
   await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
-  await sandbox.admin.query(`create table numbers as select g as id, 'n' || g as label from generate_series(1, 20000) g`);
+  await sandbox.admin.query(
+    `create table numbers as select g as id, 'n' || g as label from generate_series(1, 20000) g`,
+  );
 });
 afterAll(async () => {
   await sandbox.drop();
@@ -31,7 +33,10 @@ describe('postgres read', () => {
   it('streams 20,000 rows of a query in batches, in order', async () => {
     const sizes: number[] = [];
     const ids: number[] = [];
-    for await (const batch of driver.read(sandbox.config, { query: 'select id, label from numbers order by id;', batchSize: 3000 })) {
+    for await (const batch of driver.read(sandbox.config, {
+      query: 'select id, label from numbers order by id;',
+      batchSize: 3000,
+    })) {
       sizes.push(batch.length);
       for (const row of batch) ids.push(row['id'] as number);
     }
@@ -52,12 +57,18 @@ describe('postgres read', () => {
 
   it('reads schema.table names and takes query parameters', async () => {
     const rows: Row[] = [];
-    for await (const batch of driver.read({ ...sandbox.config, schema: 'public' }, { table: `${sandbox.schema}.numbers`, batchSize: 7000 })) {
+    for await (const batch of driver.read(
+      { ...sandbox.config, schema: 'public' },
+      { table: `${sandbox.schema}.numbers`, batchSize: 7000 },
+    )) {
       rows.push(...batch);
     }
     expect(rows).toHaveLength(20000);
     const picked: Row[] = [];
-    for await (const batch of driver.read(sandbox.config, { query: 'select label from numbers where id = $1', params: [42] })) {
+    for await (const batch of driver.read(sandbox.config, {
+      query: 'select label from numbers where id = $1',
+      params: [42],
+    })) {
       picked.push(...batch);
     }
     expect(picked).toEqual([{ label: 'n42' }]);
@@ -67,7 +78,11 @@ describe('postgres read', () => {
     const iterate = async () => {
       for await (const _ of driver.read(sandbox.config, { table: 'no_such_table' })) void _;
     };
-    await expect(iterate()).rejects.toMatchObject({ name: 'ConnectorError', errorClass: 'config_error', code: '42P01' });
+    await expect(iterate()).rejects.toMatchObject({
+      name: 'ConnectorError',
+      errorClass: 'config_error',
+      code: '42P01',
+    });
     await expect(iterate()).rejects.toBeInstanceOf(ConnectorError);
   });
 
@@ -75,7 +90,11 @@ describe('postgres read', () => {
     const controller = new AbortController();
     let batches = 0;
     const iterate = async () => {
-      for await (const _ of driver.read(sandbox.config, { table: 'numbers', batchSize: 1000, signal: controller.signal })) {
+      for await (const _ of driver.read(sandbox.config, {
+        table: 'numbers',
+        batchSize: 1000,
+        signal: controller.signal,
+      })) {
         batches += 1;
         controller.abort();
       }
@@ -93,7 +112,8 @@ describe('postgres read', () => {
     }
     const connected = async () => {
       const { rows } = await sandbox.admin.query(
-        'select count(*)::int as n from pg_stat_activity where query like $1 and pid <> pg_backend_pid()', [`%${marker}%`],
+        'select count(*)::int as n from pg_stat_activity where query like $1 and pid <> pg_backend_pid()',
+        [`%${marker}%`],
       );
       return (rows[0] as { n: number }).n > 0;
     };
@@ -106,7 +126,12 @@ describe('postgres read', () => {
     const marker = `fetch forward ${batchSize} from`;
     const controller = new AbortController();
     const iterate = async () => {
-      for await (const _ of driver.read(sandbox.config, { query: 'select pg_sleep(60)', batchSize, signal: controller.signal })) void _;
+      for await (const _ of driver.read(sandbox.config, {
+        query: 'select pg_sleep(60)',
+        batchSize,
+        signal: controller.signal,
+      }))
+        void _;
     };
     const started = Date.now();
     const done = expect(iterate()).rejects.toMatchObject({ name: 'AbortError' });
@@ -121,24 +146,37 @@ describe('postgres read', () => {
     const iterate = async () => {
       for await (const _ of driver.read(sandbox.config, {})) void _;
     };
-    await expect(iterate()).rejects.toMatchObject({ errorClass: 'config_error', message: 'a read needs a query or a table' });
+    await expect(iterate()).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: 'a read needs a query or a table',
+    });
   });
 });
 
 describe('postgres execute', () => {
   it('runs DDL and DML and answers the rows affected', async () => {
-    await expect(driver.execute(sandbox.config, `create table "${sandbox.schema}".exec_t (id int)`)).resolves.toEqual({ rows_affected: 0 });
+    await expect(driver.execute(sandbox.config, `create table "${sandbox.schema}".exec_t (id int)`)).resolves.toEqual({
+      rows_affected: 0,
+    });
     await expect(
       driver.execute(sandbox.config, `insert into "${sandbox.schema}".exec_t select generate_series(1, 7)`),
     ).resolves.toEqual({ rows_affected: 7 });
     await expect(
-      driver.execute(sandbox.config, `update "${sandbox.schema}".exec_t set id = id + 1 where id <= 3; delete from "${sandbox.schema}".exec_t where id = 7`),
+      driver.execute(
+        sandbox.config,
+        `update "${sandbox.schema}".exec_t set id = id + 1 where id <= 3; delete from "${sandbox.schema}".exec_t where id = 7`,
+      ),
     ).resolves.toEqual({ rows_affected: 4 });
   });
 
   it('fails with a classified error', async () => {
-    await expect(driver.execute(sandbox.config, 'selec 1')).rejects.toMatchObject({ errorClass: 'config_error', code: '42601' });
-    await expect(driver.execute({ ...sandbox.config, port: 'x' }, 'select 1')).rejects.toMatchObject({ errorClass: 'config_error' });
+    await expect(driver.execute(sandbox.config, 'selec 1')).rejects.toMatchObject({
+      errorClass: 'config_error',
+      code: '42601',
+    });
+    await expect(driver.execute({ ...sandbox.config, port: 'x' }, 'select 1')).rejects.toMatchObject({
+      errorClass: 'config_error',
+    });
   });
 
   it('cancels a running statement when the signal aborts', async () => {

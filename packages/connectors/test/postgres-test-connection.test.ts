@@ -25,7 +25,14 @@ describe('postgres Test Connection', () => {
     const password = `pw-${randomUUID()}`;
     const result = await driver.test({ ...sandbox.config, password });
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'read_access:ok', 'privileges:ok']);
+    expect(names(result)).toEqual([
+      'resolve:ok',
+      'network_policy:ok',
+      'connect:ok',
+      'authenticate:ok',
+      'read_access:ok',
+      'privileges:ok',
+    ]);
     expect(result.details['server_version']).toMatch(/^\d+(\.\d+)?/);
     expect(result.details['current_user']).toBe('postgres');
     expect(result.latency_ms).toBeGreaterThanOrEqual(0);
@@ -78,7 +85,13 @@ describe('postgres Test Connection', () => {
     try {
       const result = await driver.test({ ...sandbox.config, user: role });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'read_access:failed']);
+      expect(names(result)).toEqual([
+        'resolve:ok',
+        'network_policy:ok',
+        'connect:ok',
+        'authenticate:ok',
+        'read_access:failed',
+      ]);
       expect(result.message).toBe(`user "${role}" has no USAGE privilege on schema "${sandbox.schema}"`);
     } finally {
       await sandbox.admin.query(`drop role ${pg.escapeIdentifier(role)}`);
@@ -88,7 +101,10 @@ describe('postgres Test Connection', () => {
   it('warns (still ok) when the session is a superuser or may touch server files or programs, and not otherwise', async () => {
     const superuser = await driver.test(sandbox.config);
     expect(superuser).toMatchObject({ ok: true, error_class: null });
-    expect(superuser.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: expect.stringMatching(/^warning: .*superuser/) });
+    expect(superuser.checks.find((c) => c.name === 'privileges')).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/^warning: .*superuser/),
+    });
     expect(superuser.details['warnings']).toEqual([expect.stringContaining('run programs')]);
     expect(superuser.message).toMatch(/\(warning: /);
 
@@ -99,12 +115,17 @@ describe('postgres Test Connection', () => {
     try {
       const plain = await driver.test({ ...sandbox.config, user: role });
       expect(plain).toMatchObject({ ok: true });
-      expect(plain.checks.find((c) => c.name === 'privileges')).toMatchObject({ ok: true, message: 'the session has no superuser or server file rights' });
+      expect(plain.checks.find((c) => c.name === 'privileges')).toMatchObject({
+        ok: true,
+        message: 'the session has no superuser or server file rights',
+      });
       expect(plain.details['warnings']).toBeUndefined();
 
       await sandbox.admin.query(`grant pg_execute_server_program to ${quoted}`);
       const programs = await driver.test({ ...sandbox.config, user: role });
-      expect(programs.checks.find((c) => c.name === 'privileges')?.message).toMatch(/^warning: .*pg_execute_server_program/);
+      expect(programs.checks.find((c) => c.name === 'privileges')?.message).toMatch(
+        /^warning: .*pg_execute_server_program/,
+      );
     } finally {
       await sandbox.admin.query(`revoke all on schema ${pg.escapeIdentifier(sandbox.schema)} from ${quoted}`);
       await sandbox.admin.query(`drop role ${quoted}`);

@@ -29,8 +29,10 @@ interface MatrixColumn {
   compare?: (pgValue: string, duckValue: string) => boolean;
 }
 
-const sameFloat = (a: string, b: string) => Object.is(Number(a), Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN')));
-const sameFloat32 = (a: string, b: string) => Object.is(Math.fround(Number(a)), Math.fround(Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN'))));
+const sameFloat = (a: string, b: string) =>
+  Object.is(Number(a), Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN')));
+const sameFloat32 = (a: string, b: string) =>
+  Object.is(Math.fround(Number(a)), Math.fround(Number(b.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN'))));
 const sameJson = (a: string, b: string) => JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
 const pgElements = (ref: string) =>
   `case when ${ref} is null then null else coalesce((select json_agg(e::text order by i) from unnest(${ref}) with ordinality u(e, i))::text, '[]') end`;
@@ -53,36 +55,75 @@ const MATRIX: MatrixColumn[] = [
   // char(n) keeps the padding PostgreSQL prints (its ::text cast would trim it).
   { name: 'ch', pgType: 'char(3)', duckType: 'VARCHAR', pgText: (r) => r },
   {
-    name: 'dt', pgType: 'date', duckType: 'DATE',
+    name: 'dt',
+    pgType: 'date',
+    duckType: 'DATE',
     pgText: (r) => `case when isfinite(${r}) then (${r} - date '1970-01-01')::text else ${r}::text end`,
     duckText: (r) => `case when isfinite(${r}) then (${r} - DATE '1970-01-01')::VARCHAR else ${r}::VARCHAR end`,
   },
   {
-    name: 'ts', pgType: 'timestamp', duckType: 'TIMESTAMP',
-    pgText: (r) => `case when isfinite(${r}) then (extract(epoch from ${r}) * 1000000)::bigint::text else ${r}::text end`,
+    name: 'ts',
+    pgType: 'timestamp',
+    duckType: 'TIMESTAMP',
+    pgText: (r) =>
+      `case when isfinite(${r}) then (extract(epoch from ${r}) * 1000000)::bigint::text else ${r}::text end`,
     duckText: (r) => `case when isfinite(${r}) then epoch_us(${r})::VARCHAR else ${r}::VARCHAR end`,
   },
   {
-    name: 'tstz', pgType: 'timestamptz', duckType: 'TIMESTAMP WITH TIME ZONE',
-    pgText: (r) => `case when isfinite(${r}) then (extract(epoch from ${r}) * 1000000)::bigint::text else ${r}::text end`,
+    name: 'tstz',
+    pgType: 'timestamptz',
+    duckType: 'TIMESTAMP WITH TIME ZONE',
+    pgText: (r) =>
+      `case when isfinite(${r}) then (extract(epoch from ${r}) * 1000000)::bigint::text else ${r}::text end`,
     duckText: (r) => `case when isfinite(${r}) then epoch_us(${r})::VARCHAR else ${r}::VARCHAR end`,
   },
   { name: 'tm', pgType: 'time', duckType: 'TIME' },
   { name: 'tmtz', pgType: 'timetz', duckType: 'TIME WITH TIME ZONE' },
   {
-    name: 'iv', pgType: 'interval', duckType: 'INTERVAL',
+    name: 'iv',
+    pgType: 'interval',
+    duckType: 'INTERVAL',
     // The time part by another road than the reader's (hours, minutes, microseconds): what is left after the days.
-    pgText: (r) => `extract(year from ${r}) * 12 + extract(month from ${r}) || ' ' || extract(day from ${r}) || ' ' || (extract(epoch from ${r} - date_trunc('day', ${r})) * 1000000)::bigint`,
-    duckText: (r) => `(datepart('year', ${r}) * 12 + datepart('month', ${r}))::VARCHAR || ' ' || datepart('day', ${r})::VARCHAR || ' ' || (datepart('hour', ${r})::BIGINT * 3600000000 + datepart('minute', ${r})::BIGINT * 60000000 + datepart('microseconds', ${r}))::VARCHAR`,
+    pgText: (r) =>
+      `extract(year from ${r}) * 12 + extract(month from ${r}) || ' ' || extract(day from ${r}) || ' ' || (extract(epoch from ${r} - date_trunc('day', ${r})) * 1000000)::bigint`,
+    duckText: (r) =>
+      `(datepart('year', ${r}) * 12 + datepart('month', ${r}))::VARCHAR || ' ' || datepart('day', ${r})::VARCHAR || ' ' || (datepart('hour', ${r})::BIGINT * 3600000000 + datepart('minute', ${r})::BIGINT * 60000000 + datepart('microseconds', ${r}))::VARCHAR`,
   },
   { name: 'u', pgType: 'uuid', duckType: 'UUID' },
   { name: 'j', pgType: 'json', duckType: 'JSON' },
   { name: 'jb', pgType: 'jsonb', duckType: 'JSON' },
-  { name: 'ta', pgType: 'text[]', duckType: 'VARCHAR[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
-  { name: 'ia', pgType: 'integer[]', duckType: 'INTEGER[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
-  { name: 'na', pgType: 'numeric(6,2)[]', duckType: 'DECIMAL(6,2)[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
+  {
+    name: 'ta',
+    pgType: 'text[]',
+    duckType: 'VARCHAR[]',
+    pgText: pgElements,
+    duckText: duckElements,
+    compare: sameJson,
+  },
+  {
+    name: 'ia',
+    pgType: 'integer[]',
+    duckType: 'INTEGER[]',
+    pgText: pgElements,
+    duckText: duckElements,
+    compare: sameJson,
+  },
+  {
+    name: 'na',
+    pgType: 'numeric(6,2)[]',
+    duckType: 'DECIMAL(6,2)[]',
+    pgText: pgElements,
+    duckText: duckElements,
+    compare: sameJson,
+  },
   { name: 'da', pgType: 'date[]', duckType: 'DATE[]', pgText: pgElements, duckText: duckElements, compare: sameJson },
-  { name: 'bin', pgType: 'bytea', duckType: 'BLOB', pgText: (r) => `encode(${r}, 'hex')`, duckText: (r) => `lower(hex(${r}))` },
+  {
+    name: 'bin',
+    pgType: 'bytea',
+    duckType: 'BLOB',
+    pgText: (r) => `encode(${r}, 'hex')`,
+    duckText: (r) => `lower(hex(${r}))`,
+  },
   { name: 'e', pgType: 'mood', duckType: 'VARCHAR' },
 ];
 
@@ -110,7 +151,9 @@ beforeAll(async () => {
   await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
   await sandbox.admin.query(`create type mood as enum ('sad', 'ok', 'happy')`);
   await sandbox.admin.query(`create domain money2 as numeric(12,2)`);
-  await sandbox.admin.query(`create table matrix (id int primary key, ${MATRIX.map((c) => `${c.name} ${c.pgType}`).join(', ')})`);
+  await sandbox.admin.query(
+    `create table matrix (id int primary key, ${MATRIX.map((c) => `${c.name} ${c.pgType}`).join(', ')})`,
+  );
   await sandbox.admin.query(`insert into matrix values ${ROWS}`);
   scratchDir = await mkdtemp(join(tmpdir(), 'pg-typed-read-'));
   // Sandboxed like a run's workspace: DuckDB may touch files in the scratch folder only.
@@ -131,7 +174,9 @@ const duckRows = async (sql: string) => (await duck.runAndReadAll(sql)).getRows(
 const asText: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
 async function duckTypes(table: string): Promise<Record<string, string>> {
-  const rows = await duckRows(`select column_name, data_type from information_schema.columns where table_name = '${table}' order by ordinal_position`);
+  const rows = await duckRows(
+    `select column_name, data_type from information_schema.columns where table_name = '${table}' order by ordinal_position`,
+  );
   return Object.fromEntries(rows.map(([name, type]) => [String(name), String(type)]));
 }
 
@@ -139,8 +184,15 @@ describe('postgres typed read (readIntoTable)', () => {
   it('declares every common type from the catalog and loads every value exactly, NULL apart from the empty string', async () => {
     const result = await driver.readIntoTable(sandbox.config, { table: 'matrix' }, target('matrix'));
     expect(result.rows).toBe(6);
-    expect(await duckTypes('matrix')).toEqual({ id: 'INTEGER', ...Object.fromEntries(MATRIX.map((c) => [c.name, c.duckType])) });
-    expect(result.columns.find((c) => c.name === 'n')).toEqual({ name: 'n', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' });
+    expect(await duckTypes('matrix')).toEqual({
+      id: 'INTEGER',
+      ...Object.fromEntries(MATRIX.map((c) => [c.name, c.duckType])),
+    });
+    expect(result.columns.find((c) => c.name === 'n')).toEqual({
+      name: 'n',
+      type: 'DECIMAL(12,2)',
+      source_type: 'numeric(12,2)',
+    });
     expect(result.columns.find((c) => c.name === 'e')).toEqual({ name: 'e', type: 'VARCHAR', source_type: 'mood' });
 
     const pgSide = await sandbox.admin.query<Record<string, string | null>>({
@@ -155,37 +207,61 @@ describe('postgres typed read (readIntoTable)', () => {
       MATRIX.forEach((c, i) => {
         const want = row[c.name] ?? null;
         const got = duckSide[r]![i] === null ? null : String(duckSide[r]![i]);
-        const equal = want === null || got === null ? want === got : (c.compare ?? ((a: string, b: string) => a === b))(want, got);
-        if (!equal) mismatches.push(`row ${r + 1} ${c.name} (${c.pgType}): postgres ${JSON.stringify(want)}, duckdb ${JSON.stringify(got)}`);
+        const equal =
+          want === null || got === null ? want === got : (c.compare ?? ((a: string, b: string) => a === b))(want, got);
+        if (!equal)
+          mismatches.push(
+            `row ${r + 1} ${c.name} (${c.pgType}): postgres ${JSON.stringify(want)}, duckdb ${JSON.stringify(got)}`,
+          );
       });
     });
     expect(mismatches).toEqual([]);
     // Row 3 is NULL in every column (COLUMNS(...) in WHERE is the conjunction over them).
-    expect(await duckRows(`select count(*) from matrix where id = 3 and COLUMNS(* EXCLUDE (id)) is null`)).toEqual([[1n]]);
+    expect(await duckRows(`select count(*) from matrix where id = 3 and COLUMNS(* EXCLUDE (id)) is null`)).toEqual([
+      [1n],
+    ]);
     // The empty string and NULL stay apart; the file in the scratch folder is gone.
-    expect(await duckRows(`select id, t is null, t = '' from matrix where id in (2, 3) order by id`)).toEqual([[2, false, true], [3, true, null]]);
+    expect(await duckRows(`select id, t is null, t = '' from matrix where id in (2, 3) order by id`)).toEqual([
+      [2, false, true],
+      [3, true, null],
+    ]);
     expect(await readdir(scratchDir)).toEqual([]);
   });
 
   it('keeps an unbounded numeric exact: DECIMAL(38,s) when every value fits, else its text (NaN, over 38 digits)', async () => {
-    await driver.readIntoTable(sandbox.config, { query: `select x::numeric as amount from (values ('1.5'), ('-20.125'), (null)) v(x)` }, target('fits'));
+    await driver.readIntoTable(
+      sandbox.config,
+      { query: `select x::numeric as amount from (values ('1.5'), ('-20.125'), (null)) v(x)` },
+      target('fits'),
+    );
     expect(await duckTypes('fits')).toEqual({ amount: 'DECIMAL(38,3)' });
     expect(await duckRows(`select sum(amount)::VARCHAR from fits`)).toEqual([['-18.625']]);
 
     const wide = '123456789012345678901234567890.123456789012';
     const { columns } = await driver.readIntoTable(
       sandbox.config,
-      { query: `select $1::numeric as wide, x::numeric as special, 1e-40::numeric(50,45) as tiny from (values ('NaN'), ('2')) v(x)`, params: [wide] },
+      {
+        query: `select $1::numeric as wide, x::numeric as special, 1e-40::numeric(50,45) as tiny from (values ('NaN'), ('2')) v(x)`,
+        params: [wide],
+      },
       target('exact_text'),
     );
-    expect(columns.map((c) => [c.type, c.source_type])).toEqual([['VARCHAR', 'numeric'], ['VARCHAR', 'numeric'], ['VARCHAR', 'numeric(50,45)']]);
+    expect(columns.map((c) => [c.type, c.source_type])).toEqual([
+      ['VARCHAR', 'numeric'],
+      ['VARCHAR', 'numeric'],
+      ['VARCHAR', 'numeric(50,45)'],
+    ]);
     const declared = await driver.readIntoTable(
       sandbox.config,
-      { query: `select 12345::numeric(5,-2) as hundreds, 0.00123::numeric(3,5) as small, 12.34::money as cash, '10.0.0.1/8'::inet as net` },
+      {
+        query: `select 12345::numeric(5,-2) as hundreds, 0.00123::numeric(3,5) as small, 12.34::money as cash, '10.0.0.1/8'::inet as net`,
+      },
       target('declared'),
     );
     expect(declared.columns.map((c) => c.type)).toEqual(['DECIMAL(7,0)', 'DECIMAL(5,5)', 'VARCHAR', 'VARCHAR']);
-    expect(await duckRows(`select hundreds::VARCHAR, small = 0.00123, cash, net from declared`)).toEqual([['12300', true, '$12.34', '10.0.0.1/8']]);
+    expect(await duckRows(`select hundreds::VARCHAR, small = 0.00123, cash, net from declared`)).toEqual([
+      ['12300', true, '$12.34', '10.0.0.1/8'],
+    ]);
     expect(await duckRows(`select wide, special, tiny from exact_text order by special`)).toEqual([
       [wide, '2', '0.000000000000000000000000000000000000000100000'],
       [wide, 'NaN', '0.000000000000000000000000000000000000000100000'],
@@ -193,18 +269,30 @@ describe('postgres typed read (readIntoTable)', () => {
   });
 
   it('reads a query with params through the cursor with the same types and values as COPY', async () => {
-    const { rows } = await driver.readIntoTable(sandbox.config, { query: 'select * from matrix where id <= $1', params: [6] }, target('by_cursor'));
+    const { rows } = await driver.readIntoTable(
+      sandbox.config,
+      { query: 'select * from matrix where id <= $1', params: [6] },
+      target('by_cursor'),
+    );
     expect(rows).toBe(6);
     expect(await duckTypes('by_cursor')).toEqual(await duckTypes('matrix'));
     const diff = await duckRows(
       `select count(*) from ((select * exclude (j) from matrix except all select * exclude (j) from by_cursor) union all (select * exclude (j) from by_cursor except all select * exclude (j) from matrix))`,
     );
     expect(diff).toEqual([[0n]]);
-    expect(await duckRows(`select count(*) from matrix m join by_cursor c on m.id = c.id and m.j::VARCHAR is not distinct from c.j::VARCHAR`)).toEqual([[6n]]);
+    expect(
+      await duckRows(
+        `select count(*) from matrix m join by_cursor c on m.id = c.id and m.j::VARCHAR is not distinct from c.j::VARCHAR`,
+      ),
+    ).toEqual([[6n]]);
   });
 
   it('creates the typed table for an empty result', async () => {
-    const result = await driver.readIntoTable(sandbox.config, { query: 'select id, n, ta, nu from matrix where false' }, target('empty'));
+    const result = await driver.readIntoTable(
+      sandbox.config,
+      { query: 'select id, n, ta, nu from matrix where false' },
+      target('empty'),
+    );
     expect(result).toEqual({
       rows: 0,
       columns: [
@@ -218,33 +306,55 @@ describe('postgres typed read (readIntoTable)', () => {
   });
 
   it('fails loudly, naming the column, where a value has no exact DuckDB form', async () => {
-    await expect(driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(12,2) as price` }, target('nan_price'))).rejects.toThrow(
-      /column "price" \(numeric\(12,2\)\)/,
-    );
-    await expect(driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(30,10) as wide_price` }, target('nan_wide'))).rejects.toThrow(
+    await expect(
+      driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(12,2) as price` }, target('nan_price')),
+    ).rejects.toThrow(/column "price" \(numeric\(12,2\)\)/);
+    await expect(
+      driver.readIntoTable(sandbox.config, { query: `select 'NaN'::numeric(30,10) as wide_price` }, target('nan_wide')),
+    ).rejects.toThrow(
       'column "wide_price" (numeric(30,10)) holds a value that DECIMAL(30,10) cannot hold exactly: NaN',
     );
-    await expect(driver.readIntoTable(sandbox.config, { query: `select '{{1,2},{3,4}}'::int[] as grid` }, target('grid'))).rejects.toThrow(
-      'column "grid" holds a multi-dimensional array',
+    await expect(
+      driver.readIntoTable(sandbox.config, { query: `select '{{1,2},{3,4}}'::int[] as grid` }, target('grid')),
+    ).rejects.toThrow('column "grid" holds a multi-dimensional array');
+    await expect(
+      driver.readIntoTable(
+        sandbox.config,
+        { query: `select '294276-12-31 00:00:00'::timestamp as far` },
+        target('far'),
+      ),
+    ).rejects.toThrow(/column "far" \(timestamp without time zone\)/);
+    await expect(
+      driver.readIntoTable(sandbox.config, { query: 'select 1 as a, 2 as a' }, target('twice')),
+    ).rejects.toThrow('the query returns the column "a" twice');
+    await expect(driver.readIntoTable(sandbox.config, { table: 'no_such_table' }, target('missing'))).rejects.toThrow(
+      'relation',
     );
-    await expect(driver.readIntoTable(sandbox.config, { query: `select '294276-12-31 00:00:00'::timestamp as far` }, target('far'))).rejects.toThrow(
-      /column "far" \(timestamp without time zone\)/,
-    );
-    await expect(driver.readIntoTable(sandbox.config, { query: 'select 1 as a, 2 as a' }, target('twice'))).rejects.toThrow('the query returns the column "a" twice');
-    await expect(driver.readIntoTable(sandbox.config, { table: 'no_such_table' }, target('missing'))).rejects.toThrow('relation');
     // A failed load leaves no table behind, and no file.
-    expect(await duckRows(`select count(*) from information_schema.tables where table_name in ('nan_price', 'nan_wide', 'grid', 'far', 'twice', 'missing')`)).toEqual([[0n]]);
+    expect(
+      await duckRows(
+        `select count(*) from information_schema.tables where table_name in ('nan_price', 'nan_wide', 'grid', 'far', 'twice', 'missing')`,
+      ),
+    ).toEqual([[0n]]);
     expect(await readdir(scratchDir)).toEqual([]);
   });
   it("refuses a row longer than the run's buffers allow with a message naming the limit, not the row's data", async () => {
     const MiB = 1024 * 1024;
     const buffers = { csvMaxLineBytes: MiB, csvBufferBytes: 2 * MiB, streamChunkBytes: 64 * 1024 };
     const small = { ...target('long_ok'), buffers };
-    expect(await driver.readIntoTable(sandbox.config, { query: `select 1 as id, repeat('y', 900000) as note` }, small)).toMatchObject({ rows: 1 });
+    expect(
+      await driver.readIntoTable(sandbox.config, { query: `select 1 as id, repeat('y', 900000) as note` }, small),
+    ).toMatchObject({ rows: 1 });
     // Rows past the line size and the buffer (DuckDB words this differently by where the rows fall across buffers).
     for (const size of [5 * MiB, 12 * MiB]) {
-      const read = driver.readIntoTable(sandbox.config, { query: `select g as id, repeat('z', ${size}) as note from generate_series(1, 3) g` }, { ...target('long'), buffers });
-      await expect(read).rejects.toThrow("a row is longer than the 1 MiB a row may have as CSV within the run's memory limit (the executor's RUN_MEMORY_LIMIT)");
+      const read = driver.readIntoTable(
+        sandbox.config,
+        { query: `select g as id, repeat('z', ${size}) as note from generate_series(1, 3) g` },
+        { ...target('long'), buffers },
+      );
+      await expect(read).rejects.toThrow(
+        "a row is longer than the 1 MiB a row may have as CSV within the run's memory limit (the executor's RUN_MEMORY_LIMIT)",
+      );
       await expect(read).rejects.not.toThrow(/zzz/);
     }
   });
@@ -258,12 +368,22 @@ describe('postgres typed read (readIntoTable)', () => {
       target('aborted'),
     );
     const running = async () =>
-      (await sandbox.admin.query(`select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`)).rows[0].n as number;
-    await waitFor(async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0, 10_000, 'the COPY to start');
+      (
+        await sandbox.admin.query(
+          `select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`,
+        )
+      ).rows[0].n as number;
+    await waitFor(
+      async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0,
+      10_000,
+      'the COPY to start',
+    );
     controller.abort(new Error('stopped by the test'));
     await expect(read).rejects.toThrow('stopped by the test');
     await waitFor(async () => (await running()) === 0, 5_000, 'the server to stop the COPY');
     expect(await readdir(scratchDir)).toEqual([]);
-    expect(await duckRows(`select count(*) from information_schema.tables where table_name = 'aborted'`)).toEqual([[0n]]);
+    expect(await duckRows(`select count(*) from information_schema.tables where table_name = 'aborted'`)).toEqual([
+      [0n],
+    ]);
   });
 });

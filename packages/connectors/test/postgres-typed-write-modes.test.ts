@@ -50,11 +50,16 @@ afterEach(async () => {
 const source = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
 const rowsOf = async (table: string) =>
   (await sandbox.admin.query(`select id, amount::text as amount, note, tags from ${table} order by id`)).rows;
-const exists = async (table: string) => (await sandbox.admin.query('select to_regclass($1) as t', [table])).rows[0].t !== null;
+const exists = async (table: string) =>
+  (await sandbox.admin.query('select to_regclass($1) as t', [table])).rows[0].t !== null;
 
 describe('postgres typed write: tables, columns and modes', () => {
   it('refuses a missing table when create is false, naming it, and creates nothing', async () => {
-    const write = driver.writeFromTable(sandbox.config, { table: 'nowhere', mode: 'append', create: false }, source('orders'));
+    const write = driver.writeFromTable(
+      sandbox.config,
+      { table: 'nowhere', mode: 'append', create: false },
+      source('orders'),
+    );
     await expect(write).rejects.toMatchObject({ name: 'ConnectorError', errorClass: 'config_error' });
     await expect(write).rejects.toThrow(`table "${sandbox.schema}"."nowhere" does not exist`);
     expect(await exists('nowhere')).toBe(false);
@@ -68,14 +73,20 @@ describe('postgres typed write: tables, columns and modes', () => {
     await expect(refused).rejects.toThrow(`table "${sandbox.schema}"."narrow" has no column(s) "amount", "tags"`);
     expect((await sandbox.admin.query('select count(*)::int as n from narrow')).rows[0].n).toBe(1);
 
-    const added = await driver.writeFromTable(sandbox.config, { table: 'narrow', mode: 'append', schema_evolution: 'add_columns' }, source('orders'));
+    const added = await driver.writeFromTable(
+      sandbox.config,
+      { table: 'narrow', mode: 'append', schema_evolution: 'add_columns' },
+      source('orders'),
+    );
     expect(added).toEqual({ rows_written: 3 });
     const { rows: types } = await sandbox.admin.query(
       `select attname, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = 'narrow'::regclass and attnum > 0 order by attnum`,
     );
     expect(types).toEqual([
-      { attname: 'id', type: 'integer' }, { attname: 'note', type: 'text' },
-      { attname: 'amount', type: 'numeric(10,2)' }, { attname: 'tags', type: 'text[]' },
+      { attname: 'id', type: 'integer' },
+      { attname: 'note', type: 'text' },
+      { attname: 'amount', type: 'numeric(10,2)' },
+      { attname: 'tags', type: 'text[]' },
     ]);
     expect(await rowsOf('narrow')).toEqual([
       { id: 0, amount: null, note: 'kept', tags: null },
@@ -86,14 +97,18 @@ describe('postgres typed write: tables, columns and modes', () => {
   });
 
   it('creates an upsert target with the key as its primary key, then updates and inserts (last row of a key wins)', async () => {
-    await expect(driver.writeFromTable(sandbox.config, { table: 'by_id', mode: 'upsert', key: ['id'] }, source('orders'))).resolves.toEqual({ rows_written: 3 });
+    await expect(
+      driver.writeFromTable(sandbox.config, { table: 'by_id', mode: 'upsert', key: ['id'] }, source('orders')),
+    ).resolves.toEqual({ rows_written: 3 });
     const { rows: pk } = await sandbox.admin.query(
       `select a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
         where i.indrelid = 'by_id'::regclass and i.indisprimary`,
     );
     expect(pk).toEqual([{ attname: 'id' }]);
 
-    await expect(driver.writeFromTable(sandbox.config, { table: 'by_id', mode: 'upsert', key: ['id'] }, source('changes'))).resolves.toEqual({ rows_written: 2 });
+    await expect(
+      driver.writeFromTable(sandbox.config, { table: 'by_id', mode: 'upsert', key: ['id'] }, source('changes')),
+    ).resolves.toEqual({ rows_written: 2 });
     expect(await rowsOf('by_id')).toEqual([
       { id: 1, amount: '10.50', note: 'first', tags: ['a'] },
       { id: 2, amount: '99.99', note: 'second, changed', tags: ['x'] },
@@ -104,16 +119,28 @@ describe('postgres typed write: tables, columns and modes', () => {
 
   it('says so when the upsert key is not unique on an existing table, and when it is not among the columns', async () => {
     await sandbox.admin.query('create table loose (id int, amount numeric(10,2), note text, tags text[])');
-    const notUnique = driver.writeFromTable(sandbox.config, { table: 'loose', mode: 'upsert', key: ['id'] }, source('orders'));
+    const notUnique = driver.writeFromTable(
+      sandbox.config,
+      { table: 'loose', mode: 'upsert', key: ['id'] },
+      source('orders'),
+    );
     await expect(notUnique).rejects.toMatchObject({ errorClass: 'config_error' });
-    await expect(notUnique).rejects.toThrow(`upsert key ("id") is not the primary key or a unique constraint of table "${sandbox.schema}"."loose"`);
+    await expect(notUnique).rejects.toThrow(
+      `upsert key ("id") is not the primary key or a unique constraint of table "${sandbox.schema}"."loose"`,
+    );
 
-    const unknownKey = driver.writeFromTable(sandbox.config, { table: 'loose', mode: 'upsert', key: ['nope'] }, source('orders'));
+    const unknownKey = driver.writeFromTable(
+      sandbox.config,
+      { table: 'loose', mode: 'upsert', key: ['nope'] },
+      source('orders'),
+    );
     await expect(unknownKey).rejects.toThrow('key column(s) "nope"');
   });
 
   it('overwrites in one transaction, and a failed write leaves the target (or its absence) as it was', async () => {
-    await sandbox.admin.query('create table strict (id int primary key, amount numeric(10,2), note text not null, tags jsonb)');
+    await sandbox.admin.query(
+      'create table strict (id int primary key, amount numeric(10,2), note text not null, tags jsonb)',
+    );
     await sandbox.admin.query(`insert into strict values (9, 9.99, 'old', '[]')`);
     // Row 3's note is NULL: the NOT NULL check fails after the truncate, which must roll back with the copy.
     const failed = driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('orders'));
@@ -121,7 +148,9 @@ describe('postgres typed write: tables, columns and modes', () => {
     await expect(failed).rejects.toThrow(/; at COPY strict, line 3$/);
 
     // A value the column cannot hold: the message names the line and column, not the row's other data.
-    await duck.run(`create table wrong as select 1 as id, 2.5::decimal(10,2) as amount, 'secret-ish' as note, 'not json' as tags`);
+    await duck.run(
+      `create table wrong as select 1 as id, 2.5::decimal(10,2) as amount, 'secret-ish' as note, 'not json' as tags`,
+    );
     const badValue = driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'append' }, source('wrong'));
     await expect(badValue).rejects.toMatchObject({ errorClass: 'config_error', code: '22P02' });
     await expect(badValue).rejects.toThrow(/; at COPY strict, line 1, column tags$/);
@@ -129,30 +158,43 @@ describe('postgres typed write: tables, columns and modes', () => {
     expect(await rowsOf('strict')).toEqual([{ id: 9, amount: '9.99', note: 'old', tags: [] }]);
 
     // Key 4 comes twice: the primary key fails the copy, and the old row stays.
-    await expect(driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('changes')))
-      .rejects.toMatchObject({ code: '23505' });
+    await expect(
+      driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('changes')),
+    ).rejects.toMatchObject({ code: '23505' });
     expect(await rowsOf('strict')).toEqual([{ id: 9, amount: '9.99', note: 'old', tags: [] }]);
 
     // Overwritten at last; a list going into an existing jsonb column is written as JSON.
     await duck.run(`create table fresh as select * from changes where note <> 'fourth'`);
-    await expect(driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('fresh'))).resolves.toEqual({ rows_written: 2 });
+    await expect(
+      driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('fresh')),
+    ).resolves.toEqual({ rows_written: 2 });
     expect(await rowsOf('strict')).toEqual([
       { id: 2, amount: '99.99', note: 'second, changed', tags: ['x'] },
       { id: 4, amount: '4.00', note: 'fourth, last wins', tags: ['z'] },
     ]);
 
     // A table the failed write would have created is not there either (key 4 comes twice in an append).
-    const created = driver.writeFromTable(sandbox.config, { table: 'never', mode: 'append', key: ['id'] }, source('changes'));
+    const created = driver.writeFromTable(
+      sandbox.config,
+      { table: 'never', mode: 'append', key: ['id'] },
+      source('changes'),
+    );
     await expect(created).rejects.toMatchObject({ code: '23505' });
     expect(await exists('never')).toBe(false);
   });
 
   it('stops when aborted mid-write: the abort reason, nothing written, no file left', async () => {
-    await duck.run(`create table big as select i as id, (i / 100)::decimal(12,2) as amount, 'row ' || i as note, [i] as tags from range(3000000) r(i)`);
+    await duck.run(
+      `create table big as select i as id, (i / 100)::decimal(12,2) as amount, 'row ' || i as note, [i] as tags from range(3000000) r(i)`,
+    );
     await sandbox.admin.query('create table aborted (id bigint, amount numeric(12,2), note text, tags bigint[])');
     await sandbox.admin.query(`insert into aborted values (0, 0, 'before', '{}')`);
     const controller = new AbortController();
-    const write = driver.writeFromTable(sandbox.config, { table: 'aborted', mode: 'overwrite', signal: controller.signal }, source('big'));
+    const write = driver.writeFromTable(
+      sandbox.config,
+      { table: 'aborted', mode: 'overwrite', signal: controller.signal },
+      source('big'),
+    );
     // Abort once the data is on its way (DuckDB is writing the file).
     await waitFor(async () => (await readdir(scratchDir)).length > 0, 20_000, 'the CSV file');
     controller.abort(new Error('run canceled'));

@@ -112,24 +112,33 @@ async function columnTypes(table: string): Promise<Array<[string, string]>> {
 
 /** What EXCEPT cannot see: -0 equals 0, and intervals compare after normalising (1 day = 24 hours). */
 async function exactTexts(table: string): Promise<unknown[]> {
-  const { rows } = await sandbox.admin.query(`select id, d::text as d, f::text as f, span::text as span, tstz::text as tstz from ${table} order by id`);
+  const { rows } = await sandbox.admin.query(
+    `select id, d::text as d, f::text as f, span::text as span, tstz::text as tstz from ${table} order by id`,
+  );
   return rows;
 }
 
 describe('postgres typed write (writeFromTable)', () => {
   it('writes every common type into an existing table of the same types, exactly', async () => {
     await sandbox.admin.query('create table existing (like expected)');
-    await expect(driver.writeFromTable(sandbox.config, { table: 'existing', mode: 'append' }, source())).resolves.toEqual({ rows_written: 5 });
+    await expect(
+      driver.writeFromTable(sandbox.config, { table: 'existing', mode: 'append' }, source()),
+    ).resolves.toEqual({ rows_written: 5 });
 
     expect(await difference('existing', 'expected')).toEqual({ extra: [], missing: [] });
     expect(await exactTexts('existing')).toEqual(await exactTexts('expected'));
-    expect((await exactTexts('existing'))[0]).toMatchObject({ d: '-0', span: '-1 years -2 mons -3 days -04:05:06.789' });
+    expect((await exactTexts('existing'))[0]).toMatchObject({
+      d: '-0',
+      span: '-1 years -2 mons -3 days -04:05:06.789',
+    });
     // The CSV file lived in the scratch folder only while the write ran.
     expect(await readdir(scratchDir)).toEqual([]);
   });
 
   it('creates a missing table with the documented types and the same rows', async () => {
-    await expect(driver.writeFromTable(sandbox.config, { table: 'created', mode: 'append' }, source())).resolves.toEqual({ rows_written: 5 });
+    await expect(
+      driver.writeFromTable(sandbox.config, { table: 'created', mode: 'append' }, source()),
+    ).resolves.toEqual({ rows_written: 5 });
 
     expect(await columnTypes('created')).toEqual(COLUMNS.map(([name, , pgType]) => [name, pgType]));
     expect(await difference('created', 'expected')).toEqual({ extra: [], missing: [] });
@@ -148,18 +157,53 @@ describe('postgres typed write (writeFromTable)', () => {
     await driver.writeFromTable(sandbox.config, { table: 'others', mode: 'append' }, source('others'));
 
     expect(Object.fromEntries(await columnTypes('others'))).toEqual({
-      huge: 'numeric(39,0)', ubig: 'numeric(20,0)', tiny: 'smallint', utiny: 'smallint', usmall: 'integer', uint: 'bigint',
-      mood: 'text', rec: 'jsonb', grid: 'jsonb', dict: 'jsonb', clock: 'time without time zone', clock_tz: 'time with time zone',
-      ns: 'timestamp without time zone', ms: 'timestamp(3) without time zone', s: 'timestamp(0) without time zone',
-      prices: 'numeric(4,1)[]', stamps: 'timestamp with time zone[]', blobs: 'bytea[]', bits: 'bit varying', fixed: 'integer[]',
+      huge: 'numeric(39,0)',
+      ubig: 'numeric(20,0)',
+      tiny: 'smallint',
+      utiny: 'smallint',
+      usmall: 'integer',
+      uint: 'bigint',
+      mood: 'text',
+      rec: 'jsonb',
+      grid: 'jsonb',
+      dict: 'jsonb',
+      clock: 'time without time zone',
+      clock_tz: 'time with time zone',
+      ns: 'timestamp without time zone',
+      ms: 'timestamp(3) without time zone',
+      s: 'timestamp(0) without time zone',
+      prices: 'numeric(4,1)[]',
+      stamps: 'timestamp with time zone[]',
+      blobs: 'bytea[]',
+      bits: 'bit varying',
+      fixed: 'integer[]',
     });
-    const { rows } = await sandbox.admin.query(`select huge::text, ubig::text, tiny, utiny, usmall, uint::text, mood, rec, grid,
+    const { rows } = await sandbox.admin
+      .query(`select huge::text, ubig::text, tiny, utiny, usmall, uint::text, mood, rec, grid,
       dict, clock::text, clock_tz::text, ns::text, ms::text, s::text, prices::text, stamps::text, blobs::text, bits::text, fixed from others`);
-    expect(rows).toEqual([{
-      huge: '170141183460469231731687303715884105727', ubig: '18446744073709551615', tiny: -128, utiny: 255, usmall: 65535,
-      uint: '4294967295', mood: 'b', rec: { k: 'v', n: [1, 2] }, grid: [[1, 2], [3]], dict: { x: 1 }, clock: '23:59:59.999999',
-      clock_tz: '12:34:56+02:30', ns: '2024-02-29 12:00:00.123457', ms: '2024-02-29 12:00:00.123', s: '2024-02-29 12:00:00',
-      prices: '{1.5,NULL}', stamps: '{"2024-02-29 01:02:03+00"}', blobs: '{"\\\\x01"}', bits: '101', fixed: [1, 2, 3],
-    }]);
+    expect(rows).toEqual([
+      {
+        huge: '170141183460469231731687303715884105727',
+        ubig: '18446744073709551615',
+        tiny: -128,
+        utiny: 255,
+        usmall: 65535,
+        uint: '4294967295',
+        mood: 'b',
+        rec: { k: 'v', n: [1, 2] },
+        grid: [[1, 2], [3]],
+        dict: { x: 1 },
+        clock: '23:59:59.999999',
+        clock_tz: '12:34:56+02:30',
+        ns: '2024-02-29 12:00:00.123457',
+        ms: '2024-02-29 12:00:00.123',
+        s: '2024-02-29 12:00:00',
+        prices: '{1.5,NULL}',
+        stamps: '{"2024-02-29 01:02:03+00"}',
+        blobs: '{"\\\\x01"}',
+        bits: '101',
+        fixed: [1, 2, 3],
+      },
+    ]);
   });
 });

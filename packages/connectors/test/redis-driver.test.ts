@@ -20,7 +20,10 @@ async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
   for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
 }
 
-async function readAll(req: Record<string, unknown>, config: Record<string, unknown> = CONFIG): Promise<{ sizes: number[]; rows: Row[] }> {
+async function readAll(
+  req: Record<string, unknown>,
+  config: Record<string, unknown> = CONFIG,
+): Promise<{ sizes: number[]; rows: Row[] }> {
   const sizes: number[] = [];
   const rows: Row[] = [];
   for await (const batch of driver.read(config, req)) {
@@ -31,7 +34,13 @@ async function readAll(req: Record<string, unknown>, config: Record<string, unkn
 }
 
 beforeAll(async () => {
-  admin = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  admin = new Redis({
+    host: '127.0.0.1',
+    port: 6379,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   await admin.connect().catch((err: Error) => {
     throw new Error(`these tests need Redis at 127.0.0.1:6379: ${err.message}`);
   });
@@ -47,7 +56,9 @@ afterAll(async () => {
 describe('redis write and read', () => {
   it('appends rows with XADD and reads them through a consumer group, acknowledging each batch', async () => {
     const rows = Array.from({ length: 1500 }, (_, i) => ({ id: i, tags: ['a', 'b'], at: '2024-01-01T00:00:00.000Z' }));
-    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream }, batchesOf(rows, 600))).resolves.toEqual({ rows_written: 1500 });
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream }, batchesOf(rows, 600))).resolves.toEqual({
+      rows_written: 1500,
+    });
     expect(await admin.xlen(stream)).toBe(1500);
 
     const first = await readAll({ stream, group: 'etl', max_messages: 1000, batchSize: 400, wait_ms: 200 });
@@ -64,7 +75,11 @@ describe('redis write and read', () => {
     await admin.xadd(plain, '*', 'name', 'ann', 'age', '7');
     await admin.xadd(plain, '*', 'name', 'bob', 'age', '9');
     await expect(readAll({ stream: plain, batchSize: 1 })).resolves.toEqual({
-      sizes: [1, 1], rows: [{ name: 'ann', age: '7' }, { name: 'bob', age: '9' }],
+      sizes: [1, 1],
+      rows: [
+        { name: 'ann', age: '7' },
+        { name: 'bob', age: '9' },
+      ],
     });
     await expect(readAll({ stream: plain, max_messages: 1 })).resolves.toMatchObject({ rows: [{ name: 'ann' }] });
   });
@@ -72,8 +87,13 @@ describe('redis write and read', () => {
   it('fails with a config_error for a key of another type', async () => {
     const notStream = `${prefix}:string`;
     await admin.set(notStream, 'x');
-    await expect(readAll({ stream: notStream })).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/WRONGTYPE/) });
-    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream: notStream }, batchesOf([{ a: 1 }], 1))).rejects.toMatchObject({
+    await expect(readAll({ stream: notStream })).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/WRONGTYPE/),
+    });
+    await expect(
+      driver.write(CONFIG, { table: '', mode: 'append', stream: notStream }, batchesOf([{ a: 1 }], 1)),
+    ).rejects.toMatchObject({
       errorClass: 'config_error',
     });
   });
@@ -112,6 +132,10 @@ describe('redis Test Connection', () => {
     const started = Date.now();
     const closed = await driver.test({ host: '127.0.0.1', port: await freePort() });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(closed).toMatchObject({
+      ok: false,
+      error_class: 'transient_error',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 });

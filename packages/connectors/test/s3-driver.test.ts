@@ -15,7 +15,9 @@ let client: S3Client;
 beforeAll(async () => {
   s3 = await startS3Server();
   client = new S3Client({
-    endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
 });
@@ -32,8 +34,10 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
 async function* batchesOf(...batches: Row[][]): AsyncGenerator<Row[]> {
   for (const batch of batches) yield batch;
 }
-const put = (key: string, body: string) => client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
-const text = async (key: string) => (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToString();
+const put = (key: string, body: string) =>
+  client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
+const text = async (key: string) =>
+  (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToString();
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 
 describe('s3 read and write', () => {
@@ -41,25 +45,48 @@ describe('s3 read and write', () => {
     await put('in/a.csv', 'id,name\n1,ann\n2,\n');
     await put('in/b.jsonl', '{"id":3,"name":"cy"}\n');
     await put('in/notes.txt', 'not data');
-    expect((await collect(driver.read!(s3.config, { path: 'in/a.csv' }))).flat()).toEqual([{ id: '1', name: 'ann' }, { id: '2', name: null }]);
-    expect((await collect(driver.read!(s3.config, { path: 'in' }))).flat()).toEqual([
-      { id: '1', name: 'ann' }, { id: '2', name: null }, { id: 3, name: 'cy' },
+    expect((await collect(driver.read!(s3.config, { path: 'in/a.csv' }))).flat()).toEqual([
+      { id: '1', name: 'ann' },
+      { id: '2', name: null },
     ]);
-    expect((await collect(driver.read!({ ...s3.config, prefix: 'in' }, { path: '*.jsonl' }))).flat()).toEqual([{ id: 3, name: 'cy' }]);
+    expect((await collect(driver.read!(s3.config, { path: 'in' }))).flat()).toEqual([
+      { id: '1', name: 'ann' },
+      { id: '2', name: null },
+      { id: 3, name: 'cy' },
+    ]);
+    expect((await collect(driver.read!({ ...s3.config, prefix: 'in' }, { path: '*.jsonl' }))).flat()).toEqual([
+      { id: 3, name: 'cy' },
+    ]);
   });
 
   it('writes JSON lines and CSV objects and reads them back', async () => {
-    const rows: Row[] = [{ id: 1, tag: 'x,"y"' }, { id: 2, tag: null }];
-    expect(await driver.write!(s3.config, { table: 'out/rows.jsonl', mode: 'overwrite' }, batchesOf(rows))).toEqual({ rows_written: 2 });
+    const rows: Row[] = [
+      { id: 1, tag: 'x,"y"' },
+      { id: 2, tag: null },
+    ];
+    expect(await driver.write!(s3.config, { table: 'out/rows.jsonl', mode: 'overwrite' }, batchesOf(rows))).toEqual({
+      rows_written: 2,
+    });
     expect(await text('out/rows.jsonl')).toBe('{"id":1,"tag":"x,\\"y\\""}\n{"id":2,"tag":null}\n');
     await driver.write!(s3.config, { table: 'out/rows.csv', mode: 'overwrite' }, batchesOf(rows));
     expect(await text('out/rows.csv')).toBe('id,tag\n1,"x,""y"""\n2,\n');
-    expect((await collect(driver.read!(s3.config, { path: 'out/rows.csv' }))).flat()).toEqual([{ id: '1', tag: 'x,"y"' }, { id: '2', tag: null }]);
+    expect((await collect(driver.read!(s3.config, { path: 'out/rows.csv' }))).flat()).toEqual([
+      { id: '1', tag: 'x,"y"' },
+      { id: '2', tag: null },
+    ]);
   });
 
   it('writes and reads Parquet through ranged reads', async () => {
-    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, name: `n${i}`, at: new Date(Date.UTC(2024, 5, 1, 0, 0, i)) }));
-    await driver.write!(s3.config, { table: '', path: 'pq/data.parquet', mode: 'overwrite' }, batchesOf(rows.slice(0, 1000), rows.slice(1000)));
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      id: i,
+      name: `n${i}`,
+      at: new Date(Date.UTC(2024, 5, 1, 0, 0, i)),
+    }));
+    await driver.write!(
+      s3.config,
+      { table: '', path: 'pq/data.parquet', mode: 'overwrite' },
+      batchesOf(rows.slice(0, 1000), rows.slice(1000)),
+    );
     const read = await collect(driver.read!(s3.config, { path: 'pq/', batchSize: 1000 }));
     expect(read.map((b) => b.length)).toEqual([1000, 1000, 1000]);
     expect(read.flat()).toEqual(rows);
@@ -81,10 +108,14 @@ describe('s3 read and write', () => {
         yield Array.from({ length: 1000 }, (_, i) => ({ id: b * 1000 + i, pad: 'p'.repeat(1000) }));
       }
     })();
-    expect(await driver.write!(cfg, { table: 'big/large.csv', mode: 'overwrite' }, batches)).toEqual({ rows_written: 12_000 });
+    expect(await driver.write!(cfg, { table: 'big/large.csv', mode: 'overwrite' }, batches)).toEqual({
+      rows_written: 12_000,
+    });
     const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'big/large.csv' }));
     expect(head.ContentLength).toBeGreaterThan(10 * 1024 * 1024);
-    const uploads = s3.requests.filter((r) => r.startsWith('PUT /conduit-test/big/large.csv?') && /[?&]uploadId=/.test(r));
+    const uploads = s3.requests.filter(
+      (r) => r.startsWith('PUT /conduit-test/big/large.csv?') && /[?&]uploadId=/.test(r),
+    );
     expect(uploads.length).toBe(3); // 5 + 5 + ~1.5 MB parts of one multipart upload
     expect(s3.requests.some((r) => r.startsWith('POST /conduit-test/big/large.csv?uploads'))).toBe(true);
     const read = (await collect(driver.read!(cfg, { path: 'big/large.csv' }))).flat();
@@ -94,13 +125,24 @@ describe('s3 read and write', () => {
 
   it('says clearly what is missing: an object, a bucket', async () => {
     await expect(collect(driver.read!(s3.config, { path: 'nothing/here.csv' }))).rejects.toMatchObject({
-      errorClass: 'config_error', message: expect.stringMatching(/no object "nothing\/here.csv"/),
+      errorClass: 'config_error',
+      message: expect.stringMatching(/no object "nothing\/here.csv"/),
     });
-    await expect(collect(driver.read!({ ...s3.config, bucket: 'no-such-bucket' }, { path: 'x.csv' }))).rejects.toMatchObject({
+    await expect(
+      collect(driver.read!({ ...s3.config, bucket: 'no-such-bucket' }, { path: 'x.csv' })),
+    ).rejects.toMatchObject({
       errorClass: 'config_error',
     });
-    await expect(driver.write!({ ...s3.config, bucket: 'no-such-bucket' }, { table: 'x.csv', mode: 'append' }, batchesOf([{ a: 1 }])))
-      .rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/bucket "no-such-bucket" does not exist|NoSuchBucket/) });
+    await expect(
+      driver.write!(
+        { ...s3.config, bucket: 'no-such-bucket' },
+        { table: 'x.csv', mode: 'append' },
+        batchesOf([{ a: 1 }]),
+      ),
+    ).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/bucket "no-such-bucket" does not exist|NoSuchBucket/),
+    });
   });
 });
 
@@ -112,30 +154,59 @@ describe('s3 Test Connection', () => {
   it('passes every check against the server', async () => {
     const result = await driver.test(s3.config);
     expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'bucket:ok', 'permission:ok']);
+    expect(names(result)).toEqual([
+      'resolve:ok',
+      'network_policy:ok',
+      'connect:ok',
+      'authenticate:ok',
+      'bucket:ok',
+      'permission:ok',
+    ]);
   });
 
   it('calls a missing bucket a config_error at bucket', async () => {
     const result = await driver.test({ ...s3.config, bucket: 'missing-bucket' });
-    expect(result).toMatchObject({ ok: false, error_class: 'config_error', message: 'bucket "missing-bucket" does not exist' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:ok', 'bucket:failed']);
+    expect(result).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: 'bucket "missing-bucket" does not exist',
+    });
+    expect(names(result)).toEqual([
+      'resolve:ok',
+      'network_policy:ok',
+      'connect:ok',
+      'authenticate:ok',
+      'bucket:failed',
+    ]);
   });
 
   // s3rver does not verify SigV4 signatures, so a wrong secret is covered by the classifier's unit spec.
   it('calls unknown credentials a config_error at authenticate without showing the secret', async () => {
     const secret = `wrong-${randomUUID()}`;
     const unknownKey = await driver.test({ ...s3.config, access_key_id: 'NOBODY', secret_access_key: secret });
-    expect(unknownKey).toMatchObject({ ok: false, error_class: 'config_error', message: 'the access key id is not known to the server' });
+    expect(unknownKey).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: 'the access key id is not known to the server',
+    });
     expect(names(unknownKey)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(JSON.stringify(unknownKey)).not.toContain(secret);
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error', async () => {
     const unknown = await driver.test({ ...s3.config, endpoint: 'http://no-such-host.invalid:9000' });
-    expect(unknown).toMatchObject({ ok: false, error_class: 'config_error', message: expect.stringMatching(/unknown host/) });
+    expect(unknown).toMatchObject({
+      ok: false,
+      error_class: 'config_error',
+      message: expect.stringMatching(/unknown host/),
+    });
     expect(names(unknown)).toEqual(['resolve:failed']);
     const closed = await driver.test({ ...s3.config, endpoint: `http://127.0.0.1:${await freePort()}` });
-    expect(closed).toMatchObject({ ok: false, error_class: 'transient_error', message: expect.stringMatching(/ECONNREFUSED/) });
+    expect(closed).toMatchObject({
+      ok: false,
+      error_class: 'transient_error',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
     expect(names(closed)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
   });
 });

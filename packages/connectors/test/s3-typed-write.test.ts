@@ -21,11 +21,15 @@ let downloads: string;
 const write = (req: Partial<WriteRequest> & { table: string }, table = 'matrix', config = s3.config) =>
   driver.writeFromTable(config, { mode: 'overwrite', ...req }, ws.target(table));
 const keysUnder = async (prefix: string) =>
-  ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).sort();
+  ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? [])
+    .map((o) => o.Key!)
+    .sort();
 
 /** The object saved as a local file, for the test's own DuckDB to read. */
 async function download(key: string): Promise<string> {
-  const body = await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToByteArray();
+  const body = await (
+    await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))
+  ).Body!.transformToByteArray();
   const file = join(downloads, key.replace(/\//g, '_'));
   await writeFile(file, body);
   return file;
@@ -34,7 +38,9 @@ async function download(key: string): Promise<string> {
 beforeAll(async () => {
   s3 = await startS3Server();
   client = new S3Client({
-    endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   downloads = await mkdtemp(join(tmpdir(), 's3-typed-downloads-'));
@@ -51,33 +57,46 @@ afterAll(async () => {
 });
 
 describe('s3 typed write', () => {
-  it.each(['parquet', 'csv', 'jsonl'] as const)('writes a %s object that reads back as the same rows', async (format) => {
-    expect(await write({ table: `typed/matrix.${format}` })).toEqual({ rows_written: 4 });
-    const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `typed/matrix.${format}` }));
-    expect(head.ContentType).toBe({ parquet: 'application/vnd.apache.parquet', csv: 'text/csv', jsonl: 'application/x-ndjson' }[format]);
-    const file = await download(`typed/matrix.${format}`);
-    const checker = await openChecker();
-    try {
-      const original = format === 'jsonl' ? `select * replace (nullif(json(doc), 'null') as doc) from original` : 'select * from original';
-      expect(await differences(checker.connection, readBack(format, file), original)).toEqual([]);
-    } finally {
-      checker.close();
-    }
-    expect(await ws.scratchEntries()).toEqual([]);
-  });
+  it.each(['parquet', 'csv', 'jsonl'] as const)(
+    'writes a %s object that reads back as the same rows',
+    async (format) => {
+      expect(await write({ table: `typed/matrix.${format}` })).toEqual({ rows_written: 4 });
+      const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `typed/matrix.${format}` }));
+      expect(head.ContentType).toBe(
+        { parquet: 'application/vnd.apache.parquet', csv: 'text/csv', jsonl: 'application/x-ndjson' }[format],
+      );
+      const file = await download(`typed/matrix.${format}`);
+      const checker = await openChecker();
+      try {
+        const original =
+          format === 'jsonl'
+            ? `select * replace (nullif(json(doc), 'null') as doc) from original`
+            : 'select * from original';
+        expect(await differences(checker.connection, readBack(format, file), original)).toEqual([]);
+      } finally {
+        checker.close();
+      }
+      expect(await ws.scratchEntries()).toEqual([]);
+    },
+  );
 
   it('appends part objects under a prefix, an overwrite leaves only its own, and no rows write no object', async () => {
     const cfg = { ...s3.config, prefix: 'parts/', format: 'parquet' };
     expect(await write({ table: 'daily', mode: 'append' }, 'matrix', cfg)).toEqual({ rows_written: 4 });
     expect(await write({ table: 'daily', mode: 'append' }, 'matrix', cfg)).toEqual({ rows_written: 4 });
     expect(await write({ table: 'daily', mode: 'append' }, 'nothing', cfg)).toEqual({ rows_written: 0 });
-    expect(await keysUnder('parts/daily/')).toEqual([expect.stringMatching(/^parts\/daily\/part-.*\.parquet$/), expect.stringMatching(/^parts\/daily\/part-.*\.parquet$/)]);
+    expect(await keysUnder('parts/daily/')).toEqual([
+      expect.stringMatching(/^parts\/daily\/part-.*\.parquet$/),
+      expect.stringMatching(/^parts\/daily\/part-.*\.parquet$/),
+    ]);
     expect(await write({ table: 'daily', mode: 'overwrite' }, 'matrix', cfg)).toEqual({ rows_written: 4 });
     const keys = await keysUnder('parts/daily/');
     expect(keys).toHaveLength(1);
     const checker = await openChecker();
     try {
-      expect(await differences(checker.connection, readBack('parquet', await download(keys[0]!)), 'select * from original')).toEqual([]);
+      expect(
+        await differences(checker.connection, readBack('parquet', await download(keys[0]!)), 'select * from original'),
+      ).toEqual([]);
     } finally {
       checker.close();
     }
@@ -91,14 +110,18 @@ describe('s3 typed write', () => {
     expect(await write({ table: 'big/large.csv' }, 'large', cfg)).toEqual({ rows_written: 120_000 });
     const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'big/large.csv' }));
     expect(head.ContentLength).toBeGreaterThan(10 * 1024 * 1024);
-    const parts = s3.requests.filter((r) => r.startsWith('PUT /conduit-test/big/large.csv?') && /[?&]uploadId=/.test(r));
+    const parts = s3.requests.filter(
+      (r) => r.startsWith('PUT /conduit-test/big/large.csv?') && /[?&]uploadId=/.test(r),
+    );
     expect(parts.length).toBe(3);
     const checker = await openChecker();
     try {
       const file = await download('big/large.csv');
       const read = `select * from read_csv('${file}', header = true, auto_detect = false, columns = {'id': 'BIGINT', 'amount': 'DECIMAL(12,2)', 'pad': 'VARCHAR'})`;
       const totals = 'select count(*)::INTEGER, sum(amount)::VARCHAR, max(pad)';
-      expect(await rowsOf(checker.connection, `${totals} from (${read})`)).toEqual(await rowsOf(ws.connection, `${totals} from large`));
+      expect(await rowsOf(checker.connection, `${totals} from (${read})`)).toEqual(
+        await rowsOf(ws.connection, `${totals} from large`),
+      );
     } finally {
       checker.close();
     }
@@ -107,9 +130,12 @@ describe('s3 typed write', () => {
 
   it('says what is wrong (upsert, a missing bucket) and leaves no scratch file', async () => {
     await expect(write({ table: 'x.csv', mode: 'upsert', key: ['id'] })).rejects.toMatchObject({
-      errorClass: 'config_error', message: 'the s3 connector cannot upsert: use append or overwrite',
+      errorClass: 'config_error',
+      message: 'the s3 connector cannot upsert: use append or overwrite',
     });
-    await expect(write({ table: 'x.parquet' }, 'matrix', { ...s3.config, bucket: 'no-such-bucket' })).rejects.toMatchObject({ errorClass: 'config_error' });
+    await expect(
+      write({ table: 'x.parquet' }, 'matrix', { ...s3.config, bucket: 'no-such-bucket' }),
+    ).rejects.toMatchObject({ errorClass: 'config_error' });
     expect(await ws.scratchEntries()).toEqual([]);
   });
 });

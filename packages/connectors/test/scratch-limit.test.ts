@@ -26,9 +26,16 @@ afterAll(async () => {
 });
 
 /** The run's table with a 1 MiB scratch limit. */
-const limited = (table: string): DuckDBTable => ({ ...ws.target(table), buffers: { csvMaxLineBytes: MiB, csvBufferBytes: 2 * MiB, streamChunkBytes: 64 * KiB, scratchLimitBytes: MiB } });
+const limited = (table: string): DuckDBTable => ({
+  ...ws.target(table),
+  buffers: { csvMaxLineBytes: MiB, csvBufferBytes: 2 * MiB, streamChunkBytes: 64 * KiB, scratchLimitBytes: MiB },
+});
 
-const failureOf = async (read: Promise<unknown>) => (await read.then(() => undefined, (err: unknown) => err)) as Error & { errorClass: string };
+const failureOf = async (read: Promise<unknown>) =>
+  (await read.then(
+    () => undefined,
+    (err: unknown) => err,
+  )) as Error & { errorClass: string };
 
 function expectLimitError(err: Error & { errorClass: string }): void {
   expect(err).toBeInstanceOf(Error);
@@ -42,7 +49,12 @@ describe('s3 typed read past the scratch limit', () => {
   let client: S3Client;
   beforeAll(async () => {
     s3 = await startS3Server();
-    client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
   });
   afterAll(async () => {
     client.destroy();
@@ -50,7 +62,9 @@ describe('s3 typed read past the scratch limit', () => {
   });
 
   it('refuses an object whose length is past the limit, and a prefix whose objects together pass it', async () => {
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'big/one.csv', Body: Buffer.from(`a\n${'1\n'.repeat(MiB)}`) }));
+    await client.send(
+      new PutObjectCommand({ Bucket: s3.bucket, Key: 'big/one.csv', Body: Buffer.from(`a\n${'1\n'.repeat(MiB)}`) }),
+    );
     expectLimitError(await failureOf(s3Driver.readIntoTable(s3.config, { path: 'big/one.csv' }, limited('s3_big'))));
     expect(await ws.scratchEntries()).toEqual([]);
 
@@ -58,7 +72,11 @@ describe('s3 typed read past the scratch limit', () => {
     const part = Buffer.from(`a\n${'1\n'.repeat(300 * KiB)}`);
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'parts/1.csv', Body: part }));
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'parts/2.csv', Body: part }));
-    expectLimitError(await failureOf(s3Driver.readIntoTable({ ...s3.config, prefix: 'parts' }, { path: '*.csv' }, limited('s3_parts'))));
+    expectLimitError(
+      await failureOf(
+        s3Driver.readIntoTable({ ...s3.config, prefix: 'parts' }, { path: '*.csv' }, limited('s3_parts')),
+      ),
+    );
     expect(await ws.scratchEntries()).toEqual([]);
     // Within the limit the same read works, and what the failed reads took was given back.
     const one = await s3Driver.readIntoTable({ ...s3.config, prefix: 'parts' }, { path: '1.csv' }, limited('s3_one'));
@@ -88,7 +106,14 @@ describe('s3 typed read past the scratch limit', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-      const cfg = { endpoint, region: 'us-east-1', bucket: 'tenant-bucket', access_key_id: 'a', secret_access_key: 's', force_path_style: true };
+      const cfg = {
+        endpoint,
+        region: 'us-east-1',
+        bucket: 'tenant-bucket',
+        access_key_id: 'a',
+        secret_access_key: 's',
+        force_path_style: true,
+      };
       expectLimitError(await failureOf(s3Driver.readIntoTable(cfg, { path: 'endless.csv' }, limited('s3_endless'))));
       // Failed at the limit, not at the end of the stream (what the sockets held in flight aside).
       expect(sent).toBeLessThan(32 * MiB);
@@ -113,13 +138,23 @@ describe('http typed read past the scratch limit', () => {
     let pages = 0;
     api.route('/endless', (_req, res) => {
       pages += 1;
-      sendJson(res, 200, Array.from({ length: 100 }, (_, k) => ({ id: k, note: 'x'.repeat(1000) })));
+      sendJson(
+        res,
+        200,
+        Array.from({ length: 100 }, (_, k) => ({ id: k, note: 'x'.repeat(1000) })),
+      );
     });
-    const read = httpDriver.readIntoTable({ base_url: api.baseUrl }, { path: '/endless', pagination: 'page', per_page: 100 }, limited('http_endless'));
+    const read = httpDriver.readIntoTable(
+      { base_url: api.baseUrl },
+      { path: '/endless', pagination: 'page', per_page: 100 },
+      limited('http_endless'),
+    );
     expectLimitError(await failureOf(read));
     // About 100 KiB a page: the 11th passes 1 MiB.
     expect(pages).toBe(11);
     expect(await ws.scratchEntries()).toEqual([]);
-    expect(await ws.rows(`select count(*)::INTEGER from duckdb_tables() where table_name = 'http_endless'`)).toEqual([[0]]);
+    expect(await ws.rows(`select count(*)::INTEGER from duckdb_tables() where table_name = 'http_endless'`)).toEqual([
+      [0],
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe('bindUserSql', () => {
   });
 
   it('keeps decimal arithmetic exact: DECIMAL(12,2) * 2 is a DECIMAL', async () => {
-    expect(await bindUserSql('select amount * 2 as doubled, sum(amount) over () as total from orders', [orders])).toEqual({
+    expect(
+      await bindUserSql('select amount * 2 as doubled, sum(amount) over () as total from orders', [orders]),
+    ).toEqual({
       kind: 'bound',
       columns: [
         { name: 'doubled', type: 'DECIMAL(18,2)' },
@@ -57,9 +59,13 @@ describe('bindUserSql', () => {
     });
   });
 
-  it('names a table that is none of the inputs, without suggesting DuckDB\'s own views', async () => {
+  it("names a table that is none of the inputs, without suggesting DuckDB's own views", async () => {
     const outcome = await bindUserSql('select * from order_lines', [orders]);
-    expect(outcome).toEqual({ kind: 'unknown_table', table: 'order_lines', message: expect.stringContaining('order_lines') });
+    expect(outcome).toEqual({
+      kind: 'unknown_table',
+      table: 'order_lines',
+      message: expect.stringContaining('order_lines'),
+    });
     expect(outcome.kind === 'unknown_table' && outcome.message).not.toMatch(/Did you mean|pg_|duckdb_/);
   });
 
@@ -85,9 +91,29 @@ describe('bindUserSql', () => {
 
   it('declares every common DuckDB type as it is written, and answers it back the same', async () => {
     const types = [
-      'TINYINT', 'HUGEINT', 'UBIGINT', 'DECIMAL(38,10)', 'DOUBLE', 'BOOLEAN', 'DATE', 'TIMESTAMP', 'TIMESTAMP_NS',
-      'TIME WITH TIME ZONE', 'INTERVAL', 'UUID', 'JSON', 'JSON[]', 'STRUCT(j JSON)', 'INTEGER[]', 'INTEGER[3]', 'STRUCT(n INTEGER, "s q" VARCHAR)',
-      'STRUCT("a b" INTEGER, "c" VARCHAR)[]', 'MAP(VARCHAR, INTEGER)', 'BLOB', 'BIT', "ENUM('sad', 'o''k')",
+      'TINYINT',
+      'HUGEINT',
+      'UBIGINT',
+      'DECIMAL(38,10)',
+      'DOUBLE',
+      'BOOLEAN',
+      'DATE',
+      'TIMESTAMP',
+      'TIMESTAMP_NS',
+      'TIME WITH TIME ZONE',
+      'INTERVAL',
+      'UUID',
+      'JSON',
+      'JSON[]',
+      'STRUCT(j JSON)',
+      'INTEGER[]',
+      'INTEGER[3]',
+      'STRUCT(n INTEGER, "s q" VARCHAR)',
+      'STRUCT("a b" INTEGER, "c" VARCHAR)[]',
+      'MAP(VARCHAR, INTEGER)',
+      'BLOB',
+      'BIT',
+      "ENUM('sad', 'o''k')",
     ];
     const input = { name: 'wide', columns: types.map((type, i) => ({ name: `c${i}`, type })) };
     const outcome = await bindUserSql('select * from wide', [input]);
@@ -120,7 +146,13 @@ describe('the binder is locked like every DuckDB running tenant SQL', () => {
   });
 
   it('declares only types: clauses, extra columns or statements hidden in a type are refused', async () => {
-    for (const type of ["VARCHAR DEFAULT current_setting('x')", 'INTEGER, extra INTEGER', 'INTEGER); drop table x; --', 'INTEGER GENERATED ALWAYS AS (1)', 'INTEGER NOT NULL']) {
+    for (const type of [
+      "VARCHAR DEFAULT current_setting('x')",
+      'INTEGER, extra INTEGER',
+      'INTEGER); drop table x; --',
+      'INTEGER GENERATED ALWAYS AS (1)',
+      'INTEGER NOT NULL',
+    ]) {
       expect([type, isDeclarableType(type)]).toEqual([type, false]);
       expect([type, await withSqlBinder((b) => b.declare('t', [{ name: 'a', type }]))]).toEqual([type, false]);
     }

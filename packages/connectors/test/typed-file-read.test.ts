@@ -38,29 +38,63 @@ describe('file typed read: Parquet keeps its schema', () => {
       { name: 'day', type: 'DATE', source_type: 'parquet DATE' },
       { name: 'ts', type: 'TIMESTAMP WITH TIME ZONE', source_type: 'parquet TIMESTAMP WITH TIME ZONE' },
       { name: 'tags', type: 'INTEGER[]', source_type: 'parquet INTEGER[]' },
-      { name: 'place', type: 'STRUCT(city VARCHAR, zip INTEGER)', source_type: 'parquet STRUCT(city VARCHAR, zip INTEGER)' },
+      {
+        name: 'place',
+        type: 'STRUCT(city VARCHAR, zip INTEGER)',
+        source_type: 'parquet STRUCT(city VARCHAR, zip INTEGER)',
+      },
     ]);
-    expect(await ws.rows(`select id, amount::VARCHAR, big::VARCHAR, day::VARCHAR, ts::VARCHAR, tags::VARCHAR, place::VARCHAR from matrix order by id`)).toEqual([
-      [1, '12345678901234.5678', '9223372036854775807', '1969-07-20', '1965-03-01 12:30:00.123456+00', '[1, NULL, 3]', "{'city': Kraków, 'zip': 30001}"],
-      [2, '-0.0001', '-9223372036854775808', '1900-02-28', '2024-02-29 23:59:59.999999+00', '[]', "{'city': NULL, 'zip': NULL}"],
+    expect(
+      await ws.rows(
+        `select id, amount::VARCHAR, big::VARCHAR, day::VARCHAR, ts::VARCHAR, tags::VARCHAR, place::VARCHAR from matrix order by id`,
+      ),
+    ).toEqual([
+      [
+        1,
+        '12345678901234.5678',
+        '9223372036854775807',
+        '1969-07-20',
+        '1965-03-01 12:30:00.123456+00',
+        '[1, NULL, 3]',
+        "{'city': Kraków, 'zip': 30001}",
+      ],
+      [
+        2,
+        '-0.0001',
+        '-9223372036854775808',
+        '1900-02-28',
+        '2024-02-29 23:59:59.999999+00',
+        '[]',
+        "{'city': NULL, 'zip': NULL}",
+      ],
       [3, null, '9223372036854775806', '0001-01-01', null, null, null],
     ]);
     expect(await ws.scratchEntries()).toEqual([]);
   });
 
   it('casts a Parquet column to the type `columns` gives it', async () => {
-    const result = await read({ path: 'pq/matrix.parquet', columns: { amount: 'decimal(20, 2)', id: 'VARCHAR' } }, 'matrix_cast');
+    const result = await read(
+      { path: 'pq/matrix.parquet', columns: { amount: 'decimal(20, 2)', id: 'VARCHAR' } },
+      'matrix_cast',
+    );
     expect(result.columns.slice(0, 2)).toEqual([
       { name: 'id', type: 'VARCHAR', source_type: 'parquet INTEGER' },
       { name: 'amount', type: 'DECIMAL(20,2)', source_type: 'parquet DECIMAL(18,4)' },
     ]);
-    expect(await ws.rows(`select id, amount::VARCHAR from matrix_cast order by id`)).toEqual([['1', '12345678901234.57'], ['2', '0.00'], ['3', null]]);
+    expect(await ws.rows(`select id, amount::VARCHAR from matrix_cast order by id`)).toEqual([
+      ['1', '12345678901234.57'],
+      ['2', '0.00'],
+      ['3', null],
+    ]);
   });
 });
 
-describe('file typed read: CSV and JSON lines through DuckDB\'s sniffer', () => {
+describe("file typed read: CSV and JSON lines through DuckDB's sniffer", () => {
   // 0.10 + 0.20 + ... in cents: a DOUBLE sum misses the exact total, DECIMAL(12,2) hits it.
-  const amounts = Array.from({ length: 2000 }, (_, i) => `${Math.floor(i / 7)}.${String((i * 37) % 100).padStart(2, '0')}`);
+  const amounts = Array.from(
+    { length: 2000 },
+    (_, i) => `${Math.floor(i / 7)}.${String((i * 37) % 100).padStart(2, '0')}`,
+  );
   const exactTotal = (() => {
     const cents = amounts.reduce((sum, a) => sum + BigInt(a.replace('.', '')), 0n);
     return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
@@ -82,20 +116,25 @@ describe('file typed read: CSV and JSON lines through DuckDB\'s sniffer', () => 
     const [[doubleSum]] = (await ws.rows('select sum(amount)::VARCHAR from payments_sniffed')) as [[string]];
     expect(doubleSum).not.toBe(exactTotal);
 
-    const typed = await read({ path: 'csv/payments.csv', columns: { amount: 'DECIMAL(12,2)', id: 'INTEGER' } }, 'payments');
+    const typed = await read(
+      { path: 'csv/payments.csv', columns: { amount: 'DECIMAL(12,2)', id: 'INTEGER' } },
+      'payments',
+    );
     expect(typed.rows).toBe(2001);
     expect(typed.columns).toEqual([
       { name: 'id', type: 'INTEGER', source_type: 'csv (columns)' },
       { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'csv (columns)' },
       { name: 'note', type: 'VARCHAR', source_type: 'csv (sniffed)' },
     ]);
-    expect(await ws.rows('select sum(amount)::VARCHAR, count(amount)::INTEGER from payments')).toEqual([[exactTotal, 2000]]);
+    expect(await ws.rows('select sum(amount)::VARCHAR, count(amount)::INTEGER from payments')).toEqual([
+      [exactTotal, 2000],
+    ]);
     // An unquoted empty field is NULL, a quoted one the empty string (as the row read had it).
     expect(await ws.rows('select amount, note from payments where id = 3000')).toEqual([[null, '']]);
     expect(await ws.scratchEntries()).toEqual([]);
   });
 
-  it('sniffs every row: a value past DuckDB\'s default sample makes the column DOUBLE instead of rounding into BIGINT', async () => {
+  it("sniffs every row: a value past DuckDB's default sample makes the column DOUBLE instead of rounding into BIGINT", async () => {
     const rows = Array.from({ length: 30_000 }, (_, i) => `${i},1`);
     await writeFile(join(sandbox.home, 'csv/late.csv'), `id,qty\n${rows.join('\n')}\n30000,2.5\n`);
     const result = await read({ path: 'csv/late.csv' }, 'late');
@@ -103,10 +142,21 @@ describe('file typed read: CSV and JSON lines through DuckDB\'s sniffer', () => 
     expect(await ws.rows('select sum(qty) from late')).toEqual([[30002.5]]);
   });
 
-  it('reads JSON lines with the sniffer\'s types, keys seen only late included, and columns overrides', async () => {
+  it("reads JSON lines with the sniffer's types, keys seen only late included, and columns overrides", async () => {
     await mkdir(join(sandbox.home, 'json'), { recursive: true });
-    const lines = Array.from({ length: 25_000 }, (_, i) => JSON.stringify({ id: i, day: '2024-02-29', price: '19.99', tags: ['a', 'b'], meta: { ok: true } }));
-    lines.push(JSON.stringify({ id: 9223372036854775807n.toString(), day: '1969-12-31', price: '0.01', tags: [], meta: { ok: false }, late: 'seen' }).replace(/"id":"(\d+)"/, '"id":$1'));
+    const lines = Array.from({ length: 25_000 }, (_, i) =>
+      JSON.stringify({ id: i, day: '2024-02-29', price: '19.99', tags: ['a', 'b'], meta: { ok: true } }),
+    );
+    lines.push(
+      JSON.stringify({
+        id: 9223372036854775807n.toString(),
+        day: '1969-12-31',
+        price: '0.01',
+        tags: [],
+        meta: { ok: false },
+        late: 'seen',
+      }).replace(/"id":"(\d+)"/, '"id":$1'),
+    );
     await writeFile(join(sandbox.home, 'json/events.ndjson'), `${lines.join('\n')}\n`);
     const result = await read({ path: 'json/events.ndjson', columns: { price: 'DECIMAL(10,2)' } }, 'events');
     expect(result.rows).toBe(25_001);
@@ -118,9 +168,9 @@ describe('file typed read: CSV and JSON lines through DuckDB\'s sniffer', () => 
       { name: 'meta', type: 'STRUCT(ok BOOLEAN)', source_type: 'json (sniffed)' },
       { name: 'late', type: 'VARCHAR', source_type: 'json (sniffed)' },
     ]);
-    expect(await ws.rows(`select id::VARCHAR, day::VARCHAR, price::VARCHAR, late from events where late is not null`)).toEqual([
-      ['9223372036854775807', '1969-12-31', '0.01', 'seen'],
-    ]);
+    expect(
+      await ws.rows(`select id::VARCHAR, day::VARCHAR, price::VARCHAR, late from events where late is not null`),
+    ).toEqual([['9223372036854775807', '1969-12-31', '0.01', 'seen']]);
     expect(await ws.rows('select sum(price)::VARCHAR from events')).toEqual([['499750.01']]);
   });
 
@@ -130,8 +180,16 @@ describe('file typed read: CSV and JSON lines through DuckDB\'s sniffer', () => 
     await writeFile(join(sandbox.home, 'in/2024-01-01.csv'), 'id,amount\n1,0.10\n2,0.20\n');
     await writeFile(join(sandbox.home, 'in/notes.txt'), 'not data');
     const result = await read({ path: 'in/*.csv', columns: { amount: 'DECIMAL(12,2)' } }, 'daily');
-    expect(result.columns.map((c) => [c.name, c.type])).toEqual([['id', 'BIGINT'], ['amount', 'DECIMAL(12,2)'], ['region', 'VARCHAR']]);
-    expect(await ws.rows('select id::INTEGER, amount::VARCHAR, region from daily')).toEqual([[1, '0.10', null], [2, '0.20', null], [3, '0.30', 'eu']]);
+    expect(result.columns.map((c) => [c.name, c.type])).toEqual([
+      ['id', 'BIGINT'],
+      ['amount', 'DECIMAL(12,2)'],
+      ['region', 'VARCHAR'],
+    ]);
+    expect(await ws.rows('select id::INTEGER, amount::VARCHAR, region from daily')).toEqual([
+      [1, '0.10', null],
+      [2, '0.20', null],
+      [3, '0.30', 'eu'],
+    ]);
     expect(await ws.rows('select sum(amount)::VARCHAR from daily')).toEqual([['0.60']]);
   });
 
@@ -143,9 +201,12 @@ describe('file typed read: CSV and JSON lines through DuckDB\'s sniffer', () => 
 
 describe('file typed read: what stays refused', () => {
   const refused = (req: ReadRequest, table: string, pattern: RegExp, config: Record<string, unknown> = {}) =>
-    expect(read(req, table, config)).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(pattern) });
+    expect(read(req, table, config)).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(pattern),
+    });
 
-  it('a path out of the tenant\'s folder, by .. or through a symbolic link', async () => {
+  it("a path out of the tenant's folder, by .. or through a symbolic link", async () => {
     const outside = await mkdtemp(join(tmpdir(), 'typed-outside-'));
     try {
       await writeFile(join(outside, 'secret.csv'), 'a\n1\n');
@@ -155,24 +216,48 @@ describe('file typed read: what stays refused', () => {
       await symlink(join(outside, 'secret.csv'), join(sandbox.home, 'links/secret.csv'));
       await refused({ path: 'links/secret.csv' }, 't3', /leaves the data root through a symbolic link/);
       await refused({ path: 'links/*.csv' }, 't4', /leaves the data root through a symbolic link/);
-      expect(await ws.rows(`select count(*)::INTEGER from duckdb_tables() where table_name in ('t1', 't2', 't3', 't4')`)).toEqual([[0]]);
+      expect(
+        await ws.rows(`select count(*)::INTEGER from duckdb_tables() where table_name in ('t1', 't2', 't3', 't4')`),
+      ).toEqual([[0]]);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
   });
 
   it('a columns type that could be SQL is refused before DuckDB sees it; a type DuckDB does not know names its column', async () => {
-    await refused({ path: 'csv/payments.csv', columns: { x: 'INTEGER); select 1; --' } }, 'inj1', /^columns\.x must be a DuckDB type: only letters/);
-    await refused({ path: 'csv/payments.csv', columns: { amount: "DECIMAL(12,2)'), (select 1" } }, 'inj2', /^columns\.amount must be a DuckDB type/);
-    await refused({ path: 'csv/payments.csv', columns: { amount: 'MONEY' } }, 'bad1', /^columns\.amount: "MONEY" is not a DuckDB type/);
-    await refused({ path: 'pq/matrix.parquet', columns: { amount: 'DECIMAL(12,2) x' } }, 'bad2', /^columns\.amount: "DECIMAL\(12,2\) x" is not a DuckDB type/);
-    await refused({ path: 'csv/payments.csv', columns: { amout: 'DECIMAL(12,2)' } }, 'typo', /columns names "amout", which the data does not have \(its columns: id, amount, note\)/);
+    await refused(
+      { path: 'csv/payments.csv', columns: { x: 'INTEGER); select 1; --' } },
+      'inj1',
+      /^columns\.x must be a DuckDB type: only letters/,
+    );
+    await refused(
+      { path: 'csv/payments.csv', columns: { amount: "DECIMAL(12,2)'), (select 1" } },
+      'inj2',
+      /^columns\.amount must be a DuckDB type/,
+    );
+    await refused(
+      { path: 'csv/payments.csv', columns: { amount: 'MONEY' } },
+      'bad1',
+      /^columns\.amount: "MONEY" is not a DuckDB type/,
+    );
+    await refused(
+      { path: 'pq/matrix.parquet', columns: { amount: 'DECIMAL(12,2) x' } },
+      'bad2',
+      /^columns\.amount: "DECIMAL\(12,2\) x" is not a DuckDB type/,
+    );
+    await refused(
+      { path: 'csv/payments.csv', columns: { amout: 'DECIMAL(12,2)' } },
+      'typo',
+      /columns names "amout", which the data does not have \(its columns: id, amount, note\)/,
+    );
     await refused({ path: 'csv/payments.csv', columns: ['amount'] }, 'shape', /^columns must be an object/);
     expect(await ws.scratchEntries()).toEqual([]);
   });
 
-  it('a value the declared type cannot hold fails the read with the file\'s own name, leaving no table and no scratch file', async () => {
-    const err = await read({ path: 'csv/payments.csv', columns: { note: 'INTEGER' } }, 'wrong').catch((e: unknown) => e);
+  it("a value the declared type cannot hold fails the read with the file's own name, leaving no table and no scratch file", async () => {
+    const err = await read({ path: 'csv/payments.csv', columns: { note: 'INTEGER' } }, 'wrong').catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConnectorError);
     expect(err).toMatchObject({ errorClass: 'config_error' });
     const message = (err as Error).message;
@@ -193,7 +278,9 @@ describe('bringing a file into the scratch folder', () => {
       await bringLocalFile(join(folder, 'data.csv'), join(folder, 'linked.csv'), new ScratchAllowance(folder, 1)); // a link takes no room: nothing counted
       expect((await stat(join(folder, 'data.csv'))).nlink).toBe(2);
       expect((await stat(join(folder, 'linked.csv'))).ino).toBe((await stat(join(folder, 'data.csv'))).ino);
-      await expect(link(join(folder, 'data.csv'), join(folder, 'linked.csv'))).rejects.toMatchObject({ code: 'EEXIST' });
+      await expect(link(join(folder, 'data.csv'), join(folder, 'linked.csv'))).rejects.toMatchObject({
+        code: 'EEXIST',
+      });
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

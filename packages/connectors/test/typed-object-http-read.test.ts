@@ -22,7 +22,10 @@ let ws: TestWorkspace;
 beforeAll(async () => {
   s3 = await startS3Server();
   client = new S3Client({
-    endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   api = await startHttpFixture();
   ws = await openTestWorkspace();
@@ -34,7 +37,8 @@ afterAll(async () => {
   await ws.close();
 });
 
-const put = (key: string, body: string | Buffer) => client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
+const put = (key: string, body: string | Buffer) =>
+  client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
 const readS3 = (req: ReadRequest, table: string, config: Record<string, unknown> = {}) =>
   s3Driver.readIntoTable({ ...s3.config, ...config }, req, ws.target(table));
 
@@ -50,9 +54,17 @@ describe('s3 typed read', () => {
     const result = await readS3({ path: 'typed/matrix.parquet' }, 's3_matrix');
     expect(result.rows).toBe(3);
     expect(result.columns.map((c) => c.type)).toEqual([
-      'INTEGER', 'DECIMAL(18,4)', 'BIGINT', 'DATE', 'TIMESTAMP WITH TIME ZONE', 'INTEGER[]', 'STRUCT(city VARCHAR, zip INTEGER)',
+      'INTEGER',
+      'DECIMAL(18,4)',
+      'BIGINT',
+      'DATE',
+      'TIMESTAMP WITH TIME ZONE',
+      'INTEGER[]',
+      'STRUCT(city VARCHAR, zip INTEGER)',
     ]);
-    expect(await ws.rows('select amount::VARCHAR, big::VARCHAR, day::VARCHAR, tags::VARCHAR from s3_matrix order by id')).toEqual([
+    expect(
+      await ws.rows('select amount::VARCHAR, big::VARCHAR, day::VARCHAR, tags::VARCHAR from s3_matrix order by id'),
+    ).toEqual([
       ['12345678901234.5678', '9223372036854775807', '1969-07-20', '[1, NULL, 3]'],
       ['-0.0001', '-9223372036854775808', '1900-02-28', '[]'],
       [null, '9223372036854775806', '0001-01-01', null],
@@ -64,24 +76,35 @@ describe('s3 typed read', () => {
     await put('sales/2024-01-02.csv', 'id,amount,region\n3,0.30,eu\n');
     await put('sales/2024-01-01.csv', 'id,amount\n1,0.10\n2,0.20\n');
     await put('sales/readme.txt', 'not data');
-    const result = await readS3({ path: '*.csv', columns: { amount: 'DECIMAL(12,2)' } }, 's3_sales', { prefix: 'sales' });
+    const result = await readS3({ path: '*.csv', columns: { amount: 'DECIMAL(12,2)' } }, 's3_sales', {
+      prefix: 'sales',
+    });
     expect(result.columns).toEqual([
       { name: 'id', type: 'BIGINT', source_type: 'csv (sniffed)' },
       { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'csv (columns)' },
       { name: 'region', type: 'VARCHAR', source_type: 'csv (sniffed)' },
     ]);
-    expect(await ws.rows('select id::INTEGER, amount::VARCHAR, region from s3_sales')).toEqual([[1, '0.10', null], [2, '0.20', null], [3, '0.30', 'eu']]);
+    expect(await ws.rows('select id::INTEGER, amount::VARCHAR, region from s3_sales')).toEqual([
+      [1, '0.10', null],
+      [2, '0.20', null],
+      [3, '0.30', 'eu'],
+    ]);
     expect(await ws.rows('select sum(amount)::VARCHAR from s3_sales')).toEqual([['0.60']]);
   });
 
   it('names the object key (never the scratch file) when a value does not fit, and refuses an injected type', async () => {
     await put('bad/one.jsonl', '{"id": 1, "n": "x"}\n');
-    const err = (await readS3({ path: 'bad/one.jsonl', columns: { n: 'INTEGER' } }, 's3_bad').catch((e: unknown) => e)) as Error & { errorClass: string };
+    const err = (await readS3({ path: 'bad/one.jsonl', columns: { n: 'INTEGER' } }, 's3_bad').catch(
+      (e: unknown) => e,
+    )) as Error & { errorClass: string };
     expect(err.errorClass).toBe('config_error');
     expect(err.message).toContain('bad/one.jsonl');
     expect(err.message).not.toContain(ws.scratchDir);
-    await expect(readS3({ path: 'bad/one.jsonl', columns: { n: 'INTEGER); select 1; --' } }, 's3_inj')).rejects.toMatchObject({
-      errorClass: 'config_error', message: expect.stringMatching(/^columns\.n must be a DuckDB type/),
+    await expect(
+      readS3({ path: 'bad/one.jsonl', columns: { n: 'INTEGER); select 1; --' } }, 's3_inj'),
+    ).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/^columns\.n must be a DuckDB type/),
     });
     expect(await ws.scratchEntries()).toEqual([]);
   });
@@ -89,7 +112,10 @@ describe('s3 typed read', () => {
   it('keeps the network policy: a loopback endpoint is refused without the operator setting', async () => {
     const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
     try {
-      await expect(readS3({ path: 'sales/2024-01-01.csv' }, 's3_refused')).rejects.toMatchObject({ errorClass: 'config_error', code: 'network_policy' });
+      await expect(readS3({ path: 'sales/2024-01-01.csv' }, 's3_refused')).rejects.toMatchObject({
+        errorClass: 'config_error',
+        code: 'network_policy',
+      });
     } finally {
       restore();
     }
@@ -98,19 +124,38 @@ describe('s3 typed read', () => {
 });
 
 describe('http typed read', () => {
-  const readHttp = (req: ReadRequest, table: string) => httpDriver.readIntoTable({ base_url: api.baseUrl }, req, ws.target(table));
+  const readHttp = (req: ReadRequest, table: string) =>
+    httpDriver.readIntoTable({ base_url: api.baseUrl }, req, ws.target(table));
 
-  it('types the records of every page with DuckDB\'s JSON reader and the columns overrides', async () => {
+  it("types the records of every page with DuckDB's JSON reader and the columns overrides", async () => {
     // Three pages of two: amounts as strings (exact), ids past 2^31, dates, nested objects and lists.
     api.route('/orders', (req, res) => {
       const page = Number(req.url.searchParams.get('page'));
-      const items = page > 3 ? [] : [0, 1].map((k) => {
-        const n = (page - 1) * 2 + k;
-        return { id: 3_000_000_000 + n, amount: `${n}.${n % 10}1`, placed: `2024-02-2${n}`, customer: { name: `c${n}`, vip: n % 2 === 0 }, tags: [`t${n}`] };
-      });
+      const items =
+        page > 3
+          ? []
+          : [0, 1].map((k) => {
+              const n = (page - 1) * 2 + k;
+              return {
+                id: 3_000_000_000 + n,
+                amount: `${n}.${n % 10}1`,
+                placed: `2024-02-2${n}`,
+                customer: { name: `c${n}`, vip: n % 2 === 0 },
+                tags: [`t${n}`],
+              };
+            });
       sendJson(res, 200, { data: { items } });
     });
-    const result = await readHttp({ path: '/orders', records_path: 'data.items', pagination: 'page', per_page: 2, columns: { amount: 'DECIMAL(12,2)' } }, 'orders');
+    const result = await readHttp(
+      {
+        path: '/orders',
+        records_path: 'data.items',
+        pagination: 'page',
+        per_page: 2,
+        columns: { amount: 'DECIMAL(12,2)' },
+      },
+      'orders',
+    );
     expect(result.rows).toBe(6);
     expect(result.columns).toEqual([
       { name: 'id', type: 'BIGINT', source_type: 'json (sniffed)' },
@@ -119,7 +164,9 @@ describe('http typed read', () => {
       { name: 'customer', type: 'STRUCT("name" VARCHAR, vip BOOLEAN)', source_type: 'json (sniffed)' },
       { name: 'tags', type: 'VARCHAR[]', source_type: 'json (sniffed)' },
     ]);
-    expect(await ws.rows('select sum(amount)::VARCHAR, max(id)::VARCHAR, min(placed)::VARCHAR from orders')).toEqual([['16.56', '3000000005', '2024-02-20']]);
+    expect(await ws.rows('select sum(amount)::VARCHAR, max(id)::VARCHAR, min(placed)::VARCHAR from orders')).toEqual([
+      ['16.56', '3000000005', '2024-02-20'],
+    ]);
     expect(api.requests.filter((r) => r.url.pathname === '/orders')).toHaveLength(4);
     expect(await ws.scratchEntries()).toEqual([]);
   });
@@ -127,15 +174,22 @@ describe('http typed read', () => {
   it('gives an empty table when the API has no records, and a non-object record becomes { value }', async () => {
     api.route('/none', (_req, res) => sendJson(res, 200, { data: [] }));
     api.route('/scalars', (_req, res) => sendJson(res, 200, [1.5, 2.25]));
-    expect(await readHttp({ path: '/none', records_path: 'data' }, 'none')).toEqual({ rows: 0, columns: [{ name: '_empty', type: 'INTEGER' }] });
+    expect(await readHttp({ path: '/none', records_path: 'data' }, 'none')).toEqual({
+      rows: 0,
+      columns: [{ name: '_empty', type: 'INTEGER' }],
+    });
     const scalars = await readHttp({ path: '/scalars' }, 'scalars');
     expect(scalars.columns).toEqual([{ name: 'value', type: 'DOUBLE', source_type: 'json (sniffed)' }]);
     expect(await ws.rows('select sum(value) from scalars')).toEqual([[3.75]]);
   });
 
   it('fails as before when a page fails, and leaves nothing in the scratch folder', async () => {
-    api.route('/broken', (req, res) => (req.url.searchParams.get('page') === '2' ? sendJson(res, 404, { error: 'gone' }) : sendJson(res, 200, [{ a: 1 }])));
-    await expect(readHttp({ path: '/broken', pagination: 'page', per_page: 1 }, 'broken')).rejects.toMatchObject({ errorClass: 'config_error' });
+    api.route('/broken', (req, res) =>
+      req.url.searchParams.get('page') === '2' ? sendJson(res, 404, { error: 'gone' }) : sendJson(res, 200, [{ a: 1 }]),
+    );
+    await expect(readHttp({ path: '/broken', pagination: 'page', per_page: 1 }, 'broken')).rejects.toMatchObject({
+      errorClass: 'config_error',
+    });
     expect(await ws.rows(`select count(*)::INTEGER from duckdb_tables() where table_name = 'broken'`)).toEqual([[0]]);
     expect(await ws.scratchEntries()).toEqual([]);
   });

@@ -81,7 +81,8 @@ describe('field errors', () => {
     const schema = z.strictObject({ a: z.object({ b: z.array(z.object({ c: z.string() })) }) });
     const res = schema.safeParse({ a: { b: [{ c: 'x' }, {}] } }, { reportInput: true });
     expect(res.success).toBe(false);
-    if (!res.success) expect(fieldErrorsOf(res.error)).toEqual([{ path: 'a.b[1].c', code: 'required', message: 'is required' }]);
+    if (!res.success)
+      expect(fieldErrorsOf(res.error)).toEqual([{ path: 'a.b[1].c', code: 'required', message: 'is required' }]);
   });
 });
 
@@ -106,25 +107,45 @@ describe('handleRpc', () => {
   const noop = () => undefined;
 
   it('answers data, with an etag when tagged', async () => {
-    const reply = await handleRpc('catalog.projects.get', { ctx, data: { id: 'prj_x' } }, async (d) => new Tagged({ id: d.id }, '"e"'), noop);
+    const reply = await handleRpc(
+      'catalog.projects.get',
+      { ctx, data: { id: 'prj_x' } },
+      async (d) => new Tagged({ id: d.id }, '"e"'),
+      noop,
+    );
     expect(reply).toEqual({ ok: true, data: { id: 'prj_x' }, etag: '"e"' });
   });
 
   it('answers domain errors as data and hides unexpected ones', async () => {
     const seen: unknown[] = [];
-    const domain = await handleRpc('catalog.projects.get', { ctx, data: { id: 'x' } }, async () => {
-      throw new AppError('not_found', 'project not found');
-    }, noop);
+    const domain = await handleRpc(
+      'catalog.projects.get',
+      { ctx, data: { id: 'x' } },
+      async () => {
+        throw new AppError('not_found', 'project not found');
+      },
+      noop,
+    );
     expect(domain).toEqual({ ok: false, error: { code: 'not_found', detail: 'project not found' } });
-    const unexpected = await handleRpc('catalog.projects.get', { ctx, data: { id: 'x' } }, async () => {
-      throw new Error('select * from secret_table');
-    }, (e) => seen.push(e));
+    const unexpected = await handleRpc(
+      'catalog.projects.get',
+      { ctx, data: { id: 'x' } },
+      async () => {
+        throw new Error('select * from secret_table');
+      },
+      (e) => seen.push(e),
+    );
     expect(unexpected).toEqual({ ok: false, error: { code: 'internal', detail: 'internal error' } });
     expect(seen).toHaveLength(1);
   });
 
   it('rejects a request that breaks the pattern schema', async () => {
-    const reply = await handleRpc('catalog.projects.create', { ctx, data: { body: { name: 7 } } }, async () => 'never', noop);
+    const reply = await handleRpc(
+      'catalog.projects.create',
+      { ctx, data: { body: { name: 7 } } },
+      async () => 'never',
+      noop,
+    );
     expect(reply.ok).toBe(false);
     if (!reply.ok) expect(reply.error.code).toBe('validation_failed');
   });

@@ -1,10 +1,13 @@
 import { checkCron, isTimeZone, jobCreateSchema, parseOrThrow, AppError } from './index.js';
 
 describe('checkCron', () => {
-  it.each(['* * * * *', '*/5 0-6,22-23 1,15 JAN-MAR mon-fri', '0 12 * * 7', '30 2 L * *'.replace('L', '1'), '0 0 1 */3 SUN'])(
-    'accepts %s',
-    (expr) => expect(checkCron(expr)).toBeUndefined(),
-  );
+  it.each([
+    '* * * * *',
+    '*/5 0-6,22-23 1,15 JAN-MAR mon-fri',
+    '0 12 * * 7',
+    '30 2 L * *'.replace('L', '1'),
+    '0 0 1 */3 SUN',
+  ])('accepts %s', (expr) => expect(checkCron(expr)).toBeUndefined());
 
   it.each([
     ['* * * * * *', 'expected 5 fields (minute hour day-of-month month day-of-week), got 6'],
@@ -23,7 +26,13 @@ describe('checkCron', () => {
 describe('job create schema', () => {
   it('names the field at fault with its code', () => {
     try {
-      parseOrThrow(jobCreateSchema, { name: 'j', pipeline_id: 'pln_x', schedule: '* * * * * *', timezone: 'Mars/Olympus', parameters: [] });
+      parseOrThrow(jobCreateSchema, {
+        name: 'j',
+        pipeline_id: 'pln_x',
+        schedule: '* * * * * *',
+        timezone: 'Mars/Olympus',
+        parameters: [],
+      });
       throw new Error('expected a validation error');
     } catch (err) {
       const errors = (err as AppError).errors ?? [];

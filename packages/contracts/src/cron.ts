@@ -8,7 +8,12 @@ const FIELDS = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day of month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+  },
   // 7 is Sunday too, as in Vixie cron.
   { name: 'day of week', min: 0, max: 7, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] },
 ] as const;
@@ -48,7 +53,10 @@ function checkItem(field: Field, item: string): string | undefined {
 
 /** undefined when the expression is valid, else a message naming the field at fault. */
 export function checkCron(expression: string): string | undefined {
-  const parts = expression.trim().split(/\s+/).filter((p) => p !== '');
+  const parts = expression
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== '');
   if (parts.length !== 5) {
     return `expected 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
   }

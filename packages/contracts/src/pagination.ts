@@ -4,12 +4,7 @@ export const PAGE_LIMIT = { min: 1, max: 200, default: 50 } as const;
 
 /** `limit` and `cursor` of every list operation (query strings arrive as text). */
 export const pageQueryShape = {
-  limit: z.coerce
-    .number()
-    .int()
-    .min(PAGE_LIMIT.min)
-    .max(PAGE_LIMIT.max)
-    .default(PAGE_LIMIT.default),
+  limit: z.coerce.number().int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
   cursor: z.string().min(1).max(512).optional(),
 };
 

@@ -7,9 +7,17 @@ export function unknownProjectError(projectId: string): FieldError {
 }
 
 export function unknownPipelineError(pipelineId: string): FieldError {
-  return { path: 'pipeline_id', code: 'unknown_pipeline', message: `pipeline ${pipelineId.slice(0, 64)} does not exist` };
+  return {
+    path: 'pipeline_id',
+    code: 'unknown_pipeline',
+    message: `pipeline ${pipelineId.slice(0, 64)} does not exist`,
+  };
 }
 
 export function unknownTemplateError(template: string): FieldError {
-  return { path: 'template', code: 'unknown_template', message: `template "${template.slice(0, 200)}" does not exist (see GET /v2/templates)` };
+  return {
+    path: 'template',
+    code: 'unknown_template',
+    message: `template "${template.slice(0, 200)}" does not exist (see GET /v2/templates)`,
+  };
 }

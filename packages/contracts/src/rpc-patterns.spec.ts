@@ -14,7 +14,8 @@ function handlersInApps(): { pattern: string; file: string }[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
-        for (const m of readFileSync(path, 'utf8').matchAll(/@RpcRoute\(\s*'([^']+)'\s*\)/g)) found.push({ pattern: m[1] as string, file: path });
+        for (const m of readFileSync(path, 'utf8').matchAll(/@RpcRoute\(\s*'([^']+)'\s*\)/g))
+          found.push({ pattern: m[1] as string, file: path });
       }
     }
   };
@@ -41,13 +42,22 @@ describe('the RPC table', () => {
     expect(unknown).toEqual([]);
     const handled = handlers.map((h) => h.pattern).sort();
     expect(handled).toEqual([...rpcPatterns].sort());
-    for (const h of handlers) expect(h.file).toContain(`/apps/${serviceOf(h.pattern) === 'webhooks' ? 'webhook-dispatcher' : serviceOf(h.pattern)}/`);
+    for (const h of handlers)
+      expect(h.file).toContain(
+        `/apps/${serviceOf(h.pattern) === 'webhooks' ? 'webhook-dispatcher' : serviceOf(h.pattern)}/`,
+      );
   });
 });
 
 describe('response schemas', () => {
   const at = '2026-11-25T10:00:00.000Z';
-  const validation = { valid: false, errors: [{ code: 'cycle', message: 'a cycle' }], warnings: [], execution_order: [], validated_at: at };
+  const validation = {
+    valid: false,
+    errors: [{ code: 'cycle', message: 'a cycle' }],
+    warnings: [],
+    execution_order: [],
+    validated_at: at,
+  };
   const pipeline = {
     id: 'pln_1',
     project_id: null,
@@ -79,10 +89,21 @@ describe('response schemas', () => {
     expect(RPC['catalog.projects.delete'].response.parse(null)).toBeNull();
     expect(RPC['catalog.projects.delete'].response.safeParse({}).success).toBe(false);
     expect(RPC['scheduler.jobs.usage'].response.parse({ jobs: 2 })).toEqual({ jobs: 2 });
-    expect(RPC['scheduler.runs.claim'].response.parse({ granted: false, reason: 'held', status: 'running', retry_in_ms: 10 })).toMatchObject({
+    expect(
+      RPC['scheduler.runs.claim'].response.parse({
+        granted: false,
+        reason: 'held',
+        status: 'running',
+        retry_in_ms: 10,
+      }),
+    ).toMatchObject({
       granted: false,
     });
-    expect(RPC['catalog.connectors.resolve'].response.parse([{ id: 'con_1', type: 'postgres', config: { password: 'enc:v1:x' } }])).toHaveLength(1);
+    expect(
+      RPC['catalog.connectors.resolve'].response.parse([
+        { id: 'con_1', type: 'postgres', config: { password: 'enc:v1:x' } },
+      ]),
+    ).toHaveLength(1);
     expect(RPC['catalog.pipelines.snapshot'].response.safeParse({ ...pipeline }).success).toBe(false);
   });
 });

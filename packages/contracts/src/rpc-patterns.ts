@@ -7,8 +7,19 @@ import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from
 import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from './schemas/pipelines.js';
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
 import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './schemas/monitoring.js';
-import { deliveryListQuerySchema, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from './schemas/webhooks.js';
-import { jobCreateSchema, jobListQuerySchema, jobUpdateSchema, runListQuerySchema, runTriggerSchema } from './schemas/jobs.js';
+import {
+  deliveryListQuerySchema,
+  webhookCreateSchema,
+  webhookListQuerySchema,
+  webhookUpdateSchema,
+} from './schemas/webhooks.js';
+import {
+  jobCreateSchema,
+  jobListQuerySchema,
+  jobUpdateSchema,
+  runListQuerySchema,
+  runTriggerSchema,
+} from './schemas/jobs.js';
 import {
   runClaimRequestSchema,
   runClaimSchema,
@@ -28,12 +39,24 @@ import {
   projectSchema,
   templateListSchema,
 } from './api/catalog.js';
-import { alertPageSchema, jobPageSchema, jobSchema, metricsSchema, runLogLineSchema, runLogPageSchema, runPageSchema, runSchema } from './api/runs.js';
+import {
+  alertPageSchema,
+  jobPageSchema,
+  jobSchema,
+  metricsSchema,
+  runLogLineSchema,
+  runLogPageSchema,
+  runPageSchema,
+  runSchema,
+} from './api/runs.js';
 import { deliveryPageSchema, deliverySchema, webhookPageSchema, webhookSchema } from './api/access.js';
 
 const pathId = z.string().min(1).max(5000);
 /** A secret crossing services: sealed by the gateway with @conduit/secrets (`enc:v2:`; `enc:v1:` from an older gateway), never in clear. */
-const sealedSecret = z.string().regex(/^enc:v[12]:/, { message: 'must be sealed' }).max(4096);
+const sealedSecret = z
+  .string()
+  .regex(/^enc:v[12]:/, { message: 'must be sealed' })
+  .max(4096);
 const byId = z.strictObject({ id: pathId });
 const update = <S extends z.ZodType>(body: S) =>
   z.strictObject({ id: pathId, body, if_match: z.string().max(200).optional() });
@@ -46,7 +69,10 @@ const nothing = z.null();
  */
 const storedPipelineSchema = pipelineSchema.extend({ dag: jsonObjectSchema });
 // Built without pageOfSchema: its OpenAPI id belongs to the documented page.
-const storedPipelinePageSchema = z.strictObject({ data: z.array(storedPipelineSchema), next_cursor: z.string().nullable() });
+const storedPipelinePageSchema = z.strictObject({
+  data: z.array(storedPipelineSchema),
+  next_cursor: z.string().nullable(),
+});
 
 /** What `catalog.pipelines.snapshot` answers: the pipeline as a run takes it (DAG, version, whether it validates now). */
 export const pipelineSnapshotSchema = z.strictObject({
@@ -80,14 +106,23 @@ export const RPC = {
   'catalog.projects.update': { request: update(projectUpdateSchema), response: projectSchema },
   'catalog.projects.delete': { request: byId, response: nothing },
   'catalog.templates.list': { request: z.strictObject({}), response: templateListSchema },
-  'catalog.pipelines.create': { request: z.strictObject({ body: pipelineCreateSchema }), response: storedPipelineSchema },
-  'catalog.pipelines.list': { request: z.strictObject({ query: pipelineListQuerySchema }), response: storedPipelinePageSchema },
+  'catalog.pipelines.create': {
+    request: z.strictObject({ body: pipelineCreateSchema }),
+    response: storedPipelineSchema,
+  },
+  'catalog.pipelines.list': {
+    request: z.strictObject({ query: pipelineListQuerySchema }),
+    response: storedPipelinePageSchema,
+  },
   'catalog.pipelines.get': { request: byId, response: storedPipelineSchema },
   'catalog.pipelines.update': { request: update(pipelineUpdateSchema), response: storedPipelineSchema },
   'catalog.pipelines.delete': { request: byId, response: nothing },
   'catalog.pipelines.validate': { request: byId, response: pipelineValidationSchema },
   'catalog.connectors.create': { request: z.strictObject({ body: connectorCreateSchema }), response: connectorSchema },
-  'catalog.connectors.list': { request: z.strictObject({ query: connectorListQuerySchema }), response: connectorPageSchema },
+  'catalog.connectors.list': {
+    request: z.strictObject({ query: connectorListQuerySchema }),
+    response: connectorPageSchema,
+  },
   'catalog.connectors.get': { request: byId, response: connectorSchema },
   'catalog.connectors.update': { request: update(connectorUpdateSchema), response: connectorSchema },
   'catalog.connectors.delete': { request: byId, response: nothing },
@@ -108,8 +143,14 @@ export const RPC = {
   'scheduler.jobs.delete': { request: byId, response: nothing },
   'scheduler.jobs.pause': { request: byId, response: jobSchema },
   'scheduler.jobs.resume': { request: byId, response: jobSchema },
-  'scheduler.runs.trigger': { request: z.strictObject({ job_id: pathId, body: runTriggerSchema }), response: runSchema },
-  'scheduler.runs.list': { request: z.strictObject({ job_id: pathId, query: runListQuerySchema }), response: runPageSchema },
+  'scheduler.runs.trigger': {
+    request: z.strictObject({ job_id: pathId, body: runTriggerSchema }),
+    response: runSchema,
+  },
+  'scheduler.runs.list': {
+    request: z.strictObject({ job_id: pathId, query: runListQuerySchema }),
+    response: runPageSchema,
+  },
   'scheduler.runs.get': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
   'scheduler.runs.cancel': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
   // Internal, executor -> scheduler: fencing of run executions (run-claims.ts).

@@ -23,7 +23,7 @@ const report = (n: Record<string, unknown>) => ({
   node: n,
 });
 
-describe('run.node reports carry the node\'s columns', () => {
+describe("run.node reports carry the node's columns", () => {
   it('takes columns with DuckDB types, a source type, or no type (CSV hand-off)', () => {
     const columns = [
       { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' },
@@ -43,9 +43,17 @@ describe('run.node reports carry the node\'s columns', () => {
   it('refuses more columns than the bound, overlong names and types, and unknown fields', () => {
     const many = Array.from({ length: RUN_NODE_COLUMNS_MAX + 1 }, (_, i) => ({ name: `c${i}`, type: 'INTEGER' }));
     expect(runReportSchema.safeParse(report({ ...node, columns: many })).success).toBe(false);
-    expect(runReportSchema.safeParse(report({ ...node, columns: many.slice(0, RUN_NODE_COLUMNS_MAX) })).success).toBe(true);
-    expect(runReportSchema.safeParse(report({ ...node, columns: [{ name: 'x'.repeat(257), type: 'INTEGER' }] })).success).toBe(false);
-    expect(runReportSchema.safeParse(report({ ...node, columns: [{ name: 'x', type: 'T'.repeat(257) }] })).success).toBe(false);
-    expect(runReportSchema.safeParse(report({ ...node, columns: [{ name: 'x', type: 'INTEGER', value: 1 }] })).success).toBe(false);
+    expect(runReportSchema.safeParse(report({ ...node, columns: many.slice(0, RUN_NODE_COLUMNS_MAX) })).success).toBe(
+      true,
+    );
+    expect(
+      runReportSchema.safeParse(report({ ...node, columns: [{ name: 'x'.repeat(257), type: 'INTEGER' }] })).success,
+    ).toBe(false);
+    expect(
+      runReportSchema.safeParse(report({ ...node, columns: [{ name: 'x', type: 'T'.repeat(257) }] })).success,
+    ).toBe(false);
+    expect(
+      runReportSchema.safeParse(report({ ...node, columns: [{ name: 'x', type: 'INTEGER', value: 1 }] })).success,
+    ).toBe(false);
   });
 });

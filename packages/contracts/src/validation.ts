@@ -44,7 +44,11 @@ export function fieldErrorsOf(error: z.ZodError, root = ''): FieldError[] {
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        out.push({ path: formatPath([...issue.path, key], root), code: 'unknown_field', message: 'is not a known field' });
+        out.push({
+          path: formatPath([...issue.path, key], root),
+          code: 'unknown_field',
+          message: 'is not a known field',
+        });
       }
       continue;
     }

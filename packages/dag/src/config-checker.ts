@@ -26,7 +26,8 @@ export class ConfigChecker {
 
   /** `sub` is relative to the config: `mode`, `rules[1].sql`; empty for the config itself. */
   fail(sub: string, message: string): void {
-    const path = sub === '' ? this.basePath : sub.startsWith('[') ? `${this.basePath}${sub}` : `${this.basePath}.${sub}`;
+    const path =
+      sub === '' ? this.basePath : sub.startsWith('[') ? `${this.basePath}${sub}` : `${this.basePath}.${sub}`;
     const field = sub === '' ? 'config' : `config.${sub}`;
     this.issues.push({
       code: 'invalid_node_config',
@@ -59,7 +60,8 @@ export class ConfigChecker {
   /** An optional boolean: absent is fine, anything else must be true or false. */
   optionalBoolean(key: string): void {
     const value = this.config[key];
-    if (value !== undefined && typeof value !== 'boolean') this.fail(key, `must be true or false (got ${describeValue(value)})`);
+    if (value !== undefined && typeof value !== 'boolean')
+      this.fail(key, `must be true or false (got ${describeValue(value)})`);
   }
 
   /** A required string among `allowed`; returns it when valid. */
@@ -67,7 +69,12 @@ export class ConfigChecker {
     const value = this.config[key];
     if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
     const expected = allowed.map((a) => `"${a}"`).join(', ');
-    this.fail(key, value === undefined ? `is required (one of ${expected})` : `must be one of ${expected} (got ${describeValue(value)})`);
+    this.fail(
+      key,
+      value === undefined
+        ? `is required (one of ${expected})`
+        : `must be one of ${expected} (got ${describeValue(value)})`,
+    );
     return undefined;
   }
 
@@ -97,7 +104,10 @@ export class ConfigChecker {
       return undefined;
     }
     if (!Array.isArray(value) || value.length === 0) {
-      this.fail(key, `must be a non-empty list of strings (got ${Array.isArray(value) ? 'an empty list' : describeValue(value)})`);
+      this.fail(
+        key,
+        `must be a non-empty list of strings (got ${Array.isArray(value) ? 'an empty list' : describeValue(value)})`,
+      );
       return undefined;
     }
     const seen = new Set<string>();

@@ -33,14 +33,24 @@ export function referencedConnectorIds(dag: Dag): string[] {
 }
 
 /** `unknown_connector` / `connector_unfit` for node `index`; a missing connector_id is a config issue. */
-export function checkNodeConnector(node: DagNode, index: number, ctx: ValidationContext, issues: ValidationIssue[]): void {
+export function checkNodeConnector(
+  node: DagNode,
+  index: number,
+  ctx: ValidationContext,
+  issues: ValidationIssue[],
+): void {
   const role = connectorRoleOf(node);
   const id = connectorIdOf(node);
   if (role === undefined || id === undefined) return;
   const path = `nodes[${index}].config.connector_id`;
   const connector = ctx.connector(id);
   if (connector === undefined) {
-    issues.push({ code: 'unknown_connector', message: `node "${node.id}": connector "${id}" does not exist`, node_id: node.id, path });
+    issues.push({
+      code: 'unknown_connector',
+      message: `node "${node.id}": connector "${id}" does not exist`,
+      node_id: node.id,
+      path,
+    });
   } else if (!connector.roles.includes(role)) {
     const roles = connector.roles.length > 0 ? connector.roles.join(', ') : 'none';
     issues.push({

@@ -5,7 +5,9 @@ describe('checkDagShape', () => {
   it('accepts a well-formed DAG, even one that will not validate', () => {
     expect(checkDagShape(apiExampleDag())).toEqual([]);
     expect(checkDagShape({ nodes: [], edges: [] })).toEqual([]);
-    expect(checkDagShape({ nodes: [{ id: 'a', type: 'nonsense', config: {} }], edges: [{ from: 'a', to: 'zz' }] })).toEqual([]);
+    expect(
+      checkDagShape({ nodes: [{ id: 'a', type: 'nonsense', config: {} }], edges: [{ from: 'a', to: 'zz' }] }),
+    ).toEqual([]);
   });
 
   it('refuses what is not an object with arrays nodes and edges', () => {
@@ -52,7 +54,9 @@ describe('checkDagShape', () => {
     expect(checkDagShape(big)).toEqual([expect.objectContaining({ path: 'dag.nodes', code: 'too_long' })]);
     expect(checkDagShape(chainDag(10_000))).toEqual([]);
     const edges = Array.from({ length: 20_001 }, () => ({ from: 'a', to: 'b' }));
-    expect(checkDagShape({ nodes: [], edges })).toEqual([expect.objectContaining({ path: 'dag.edges', code: 'too_long' })]);
+    expect(checkDagShape({ nodes: [], edges })).toEqual([
+      expect.objectContaining({ path: 'dag.edges', code: 'too_long' }),
+    ]);
   });
 
   it('stops at MAX_SHAPE_PROBLEMS', () => {

@@ -1,7 +1,13 @@
 // The DAG of a pipeline as stored (api.md "Pipeline"), and the shapes of its validation result.
 
 export type NodeType = 'source' | 'transform' | 'sink' | 'sql' | 'decision';
-export const NODE_TYPES: readonly NodeType[] = Object.freeze(['source', 'transform', 'sink', 'sql', 'decision'] as const);
+export const NODE_TYPES: readonly NodeType[] = Object.freeze([
+  'source',
+  'transform',
+  'sink',
+  'sql',
+  'decision',
+] as const);
 
 export function isNodeType(type: string): type is NodeType {
   return (NODE_TYPES as readonly string[]).includes(type);

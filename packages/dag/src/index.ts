@@ -24,4 +24,9 @@ export {
   type PromptToken,
   type ParsedPrompt,
 } from './prompt-template.js';
-export { COLUMN_TYPE_PATTERN, COLUMN_TYPE_MAX_LENGTH, columnOverrideProblems, type ColumnOverrideProblem } from './column-overrides.js';
+export {
+  COLUMN_TYPE_PATTERN,
+  COLUMN_TYPE_MAX_LENGTH,
+  columnOverrideProblems,
+  type ColumnOverrideProblem,
+} from './column-overrides.js';

@@ -5,7 +5,10 @@ import { apiExampleDag, ctx, sink, source } from './testing/dag-fixtures.js';
 
 /** Validates `node` fed by a valid source (so it never misses input) and returns its errors. */
 function errorsOf(node: DagNode): ValidationIssue[] {
-  const dag: Dag = { nodes: [source('feed'), node], edges: node.type === 'source' ? [] : [{ from: 'feed', to: node.id }] };
+  const dag: Dag = {
+    nodes: [source('feed'), node],
+    edges: node.type === 'source' ? [] : [{ from: 'feed', to: node.id }],
+  };
   return validateDag(dag, ctx).errors;
 }
 
@@ -20,12 +23,25 @@ function configPaths(node: DagNode): string[] {
 
 const node = (type: string, config: Record<string, unknown>): DagNode => ({ id: 'n', type, config });
 const llmDecision = (extra: Record<string, unknown> = {}): DagNode =>
-  node('decision', { strategy: 'llm', connector_id: 'con_llm', prompt: 'pick', choices: ['a', 'b'], default: 'a', ...extra });
+  node('decision', {
+    strategy: 'llm',
+    connector_id: 'con_llm',
+    prompt: 'pick',
+    choices: ['a', 'b'],
+    default: 'a',
+    ...extra,
+  });
 const rulesDecision = (extra: Record<string, unknown> = {}): DagNode =>
-  node('decision', { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: 'select true' }], ...extra });
+  node('decision', {
+    strategy: 'rules',
+    choices: ['a', 'b'],
+    default: 'b',
+    rules: [{ choice: 'a', sql: 'select true' }],
+    ...extra,
+  });
 
 describe('invalid_node_config: source', () => {
-  it('accepts query, table, or a connector\'s own fields', () => {
+  it("accepts query, table, or a connector's own fields", () => {
     expect(configPaths(node('source', { connector_id: 'con_pg', query: 'select 1' }))).toEqual([]);
     expect(configPaths(node('source', { connector_id: 'con_pg', table: 't' }))).toEqual([]);
     expect(configPaths(node('source', { connector_id: 'con_s3', path: 'in/*.csv', format: 'csv' }))).toEqual([]);
@@ -40,28 +56,52 @@ describe('invalid_node_config: source', () => {
 
 describe('invalid_node_config: source columns (type overrides)', () => {
   it('accepts a map of column names to DuckDB types', () => {
-    const columns = { amount: 'DECIMAL(12,2)', id: 'BIGINT', tags: 'VARCHAR[]', point: 'STRUCT(x DOUBLE, y DOUBLE)', 'a b': 'INTEGER[3]' };
+    const columns = {
+      amount: 'DECIMAL(12,2)',
+      id: 'BIGINT',
+      tags: 'VARCHAR[]',
+      point: 'STRUCT(x DOUBLE, y DOUBLE)',
+      'a b': 'INTEGER[3]',
+    };
     expect(configPaths(node('source', { connector_id: 'con_s3', path: 'in/*.csv', columns }))).toEqual([]);
   });
 
   it('refuses a type that is no type name, naming the node and the column', () => {
-    const errors = errorsOf(node('source', { connector_id: 'con_s3', path: 'in.csv', columns: { x: 'INTEGER); select 1; --', ok: 'INTEGER' } }));
+    const errors = errorsOf(
+      node('source', {
+        connector_id: 'con_s3',
+        path: 'in.csv',
+        columns: { x: 'INTEGER); select 1; --', ok: 'INTEGER' },
+      }),
+    );
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ code: 'invalid_node_config', node_id: 'n', path: 'nodes[1].config.columns["x"]' });
+    expect(errors[0]).toMatchObject({
+      code: 'invalid_node_config',
+      node_id: 'n',
+      path: 'nodes[1].config.columns["x"]',
+    });
     expect(errors[0]!.message).toMatch(/^node "n": config\.columns\["x"\] must be a DuckDB type: only letters, digits/);
-    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { x: "VARCHAR'" } }))).toEqual(['.columns["x"]']);
-    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { x: 'T'.repeat(201) } }))).toEqual(['.columns["x"]']);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { x: "VARCHAR'" } }))).toEqual([
+      '.columns["x"]',
+    ]);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { x: 'T'.repeat(201) } }))).toEqual(
+      ['.columns["x"]'],
+    );
   });
 
   it('refuses a non-object, an empty name and a non-string type', () => {
-    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: ['amount'] }))).toEqual(['.columns']);
-    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: 'amount DECIMAL' }))).toEqual(['.columns']);
-    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { '': 'INTEGER', n: 3, e: ' ' } }))).toEqual([
-      '.columns[""]', '.columns["n"]', '.columns["e"]',
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: ['amount'] }))).toEqual([
+      '.columns',
     ]);
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: 'amount DECIMAL' }))).toEqual([
+      '.columns',
+    ]);
+    expect(
+      configPaths(node('source', { connector_id: 'con_s3', path: 'p', columns: { '': 'INTEGER', n: 3, e: ' ' } })),
+    ).toEqual(['.columns[""]', '.columns["n"]', '.columns["e"]']);
   });
 
-  it('columns alone is not the connector\'s own field: a source still needs query, table or e.g. path', () => {
+  it("columns alone is not the connector's own field: a source still needs query, table or e.g. path", () => {
     expect(configPaths(node('source', { connector_id: 'con_s3', columns: { a: 'INTEGER' } }))).toEqual(['']);
   });
 });
@@ -82,13 +122,19 @@ describe('invalid_node_config: transform, sql', () => {
 describe('invalid_node_config: sink', () => {
   it('mode defaults to append; upsert needs a key', () => {
     expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't' }))).toEqual([]);
-    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: ['id', 'day'] }))).toEqual([]);
+    expect(
+      configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: ['id', 'day'] })),
+    ).toEqual([]);
     expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert' }))).toEqual(['.key']);
-    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: [] }))).toEqual(['.key']);
-    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: ['id', ''] }))).toEqual(['.key[1]']);
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: [] }))).toEqual([
+      '.key',
+    ]);
+    expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'upsert', key: ['id', ''] }))).toEqual([
+      '.key[1]',
+    ]);
   });
 
-  it('mode must be known; a table or the connector\'s own target is required', () => {
+  it("mode must be known; a table or the connector's own target is required", () => {
     expect(configPaths(node('sink', { connector_id: 'con_pg', table: 't', mode: 'merge' }))).toEqual(['.mode']);
     expect(configPaths(node('sink', { connector_id: 'con_pg' }))).toEqual(['.table']);
     expect(configPaths(node('sink', { connector_id: 'con_s3', path: 'out/', format: 'parquet' }))).toEqual([]);
@@ -121,7 +167,10 @@ describe('invalid_node_config: decision', () => {
 
   it('llm: connector_id, prompt, min_confidence in [0, 1], sample_rows 1..1000', () => {
     expect(configPaths(llmDecision({ connector_id: undefined, prompt: '' }))).toEqual(['.connector_id', '.prompt']);
-    expect(configPaths(llmDecision({ min_confidence: 1.5, sample_rows: 0 }))).toEqual(['.min_confidence', '.sample_rows']);
+    expect(configPaths(llmDecision({ min_confidence: 1.5, sample_rows: 0 }))).toEqual([
+      '.min_confidence',
+      '.sample_rows',
+    ]);
     expect(configPaths(llmDecision({ sample_rows: 2.5 }))).toEqual(['.sample_rows']);
     expect(configPaths(llmDecision({ sample_rows: 1001 }))).toEqual(['.sample_rows']);
   });
@@ -130,12 +179,18 @@ describe('invalid_node_config: decision', () => {
     const known = 'Rows {{rows}} ({{ row_count }} of them, columns {{columns}}), region {{params.region}}';
     expect(configPaths(llmDecision({ prompt: known }))).toEqual([]);
     const errors = errorsOf(llmDecision({ prompt: 'Look at {{rowz}} for {{params}} and {{ input.x }}' }));
-    expect(errors.map((e) => e.path)).toEqual(['nodes[1].config.prompt', 'nodes[1].config.prompt', 'nodes[1].config.prompt']);
+    expect(errors.map((e) => e.path)).toEqual([
+      'nodes[1].config.prompt',
+      'nodes[1].config.prompt',
+      'nodes[1].config.prompt',
+    ]);
     expect(errors[0]?.message).toBe(
       'node "n": config.prompt has an unknown placeholder {{rowz}} (known: {{rows}}, {{row_count}}, {{columns}}, {{params.<name>}})',
     );
     expect(errors[2]?.message).toContain('{{ input.x }}');
-    expect(errorsOf(llmDecision({ prompt: 'Rows: {{rows}' }))[0]?.message).toBe('node "n": config.prompt has unbalanced braces near "Rows: {{rows}"');
+    expect(errorsOf(llmDecision({ prompt: 'Rows: {{rows}' }))[0]?.message).toBe(
+      'node "n": config.prompt has unbalanced braces near "Rows: {{rows}"',
+    );
   });
 
   it('llm: rules belong to the rules strategy', () => {
@@ -144,7 +199,13 @@ describe('invalid_node_config: decision', () => {
 
   it('llm: a connector that cannot act as llm is connector_unfit; a missing one unknown_connector', () => {
     const unfit = errorsOf(llmDecision({ connector_id: 'con_pg' }));
-    expect(unfit).toEqual([expect.objectContaining({ code: 'connector_unfit', path: 'nodes[1].config.connector_id', message: expect.stringContaining('cannot act as llm') })]);
+    expect(unfit).toEqual([
+      expect.objectContaining({
+        code: 'connector_unfit',
+        path: 'nodes[1].config.connector_id',
+        message: expect.stringContaining('cannot act as llm'),
+      }),
+    ]);
     expect(errorsOf(llmDecision({ connector_id: 'con_nope' })).map((e) => e.code)).toEqual(['unknown_connector']);
   });
 });
@@ -174,7 +235,7 @@ describe('connectors', () => {
     ]);
   });
 
-  it('connector_unfit when the connector cannot play the node\'s role', () => {
+  it("connector_unfit when the connector cannot play the node's role", () => {
     const unfit = [
       node('sql', { connector_id: 'con_s3', sql: 'vacuum' }),
       llmDecision({ connector_id: 'con_pg' }),

@@ -33,7 +33,7 @@ function checkSource(c: ConfigChecker): void {
   c.optionalString('table');
   if (c.has('query') && c.has('table')) c.fail('', 'must set query or table, not both');
   else if (!c.has('query') && !c.has('table') && !hasConnectorOwnField(c.config, SOURCE_FIELDS)) {
-    c.fail('', 'needs query or table (or the connector\'s own fields, e.g. path or topic)');
+    c.fail('', "needs query or table (or the connector's own fields, e.g. path or topic)");
   }
   for (const problem of columnOverrideProblems(c.config['columns'])) {
     c.fail(problem.column === undefined ? 'columns' : `columns[${JSON.stringify(problem.column)}]`, problem.message);
@@ -48,7 +48,7 @@ function checkSink(c: ConfigChecker): void {
   c.requireString('connector_id');
   if (c.has('table')) c.optionalString('table');
   else if (!hasConnectorOwnField(c.config, SINK_FIELDS)) {
-    c.fail('table', 'is required (or the connector\'s own target fields, e.g. path or topic)');
+    c.fail('table', "is required (or the connector's own target fields, e.g. path or topic)");
   }
   // An absent mode means append.
   const mode: SinkMode | undefined = c.has('mode') ? c.requireOneOf('mode', SINK_MODES) : 'append';
@@ -65,22 +65,31 @@ function checkSql(c: ConfigChecker): void {
 function checkDecisionRules(c: ConfigChecker, choices: readonly string[] | undefined): void {
   const rules = c.config['rules'];
   if (!Array.isArray(rules) || rules.length === 0) {
-    c.fail('rules', rules === undefined ? 'is required for strategy "rules"' : `must be a non-empty list of { choice, sql } (got ${Array.isArray(rules) ? 'an empty list' : describeValue(rules)})`);
+    c.fail(
+      'rules',
+      rules === undefined
+        ? 'is required for strategy "rules"'
+        : `must be a non-empty list of { choice, sql } (got ${Array.isArray(rules) ? 'an empty list' : describeValue(rules)})`,
+    );
     return;
   }
   rules.forEach((rule: unknown, i) => {
-    if (!isPlainObject(rule)) return c.fail(`rules[${i}]`, `must be an object { choice, sql } (got ${describeValue(rule)})`);
+    if (!isPlainObject(rule))
+      return c.fail(`rules[${i}]`, `must be an object { choice, sql } (got ${describeValue(rule)})`);
     const choice = rule['choice'];
-    if (!isNonEmptyString(choice)) c.fail(`rules[${i}].choice`, `must be a non-empty string (got ${describeValue(choice)})`);
+    if (!isNonEmptyString(choice))
+      c.fail(`rules[${i}].choice`, `must be a non-empty string (got ${describeValue(choice)})`);
     else if (choices && !choices.includes(choice)) c.fail(`rules[${i}].choice`, `"${choice}" is not one of choices`);
-    if (!isNonEmptyString(rule['sql'])) c.fail(`rules[${i}].sql`, `must be a non-empty string (got ${describeValue(rule['sql'])})`);
+    if (!isNonEmptyString(rule['sql']))
+      c.fail(`rules[${i}].sql`, `must be a non-empty string (got ${describeValue(rule['sql'])})`);
   });
 }
 
 function checkDecisionLlm(c: ConfigChecker): void {
   c.requireString('connector_id');
   const prompt = c.requireString('prompt');
-  if (prompt !== undefined) for (const problem of parsePromptTemplate(prompt).problems) c.fail('prompt', `has ${problem}`);
+  if (prompt !== undefined)
+    for (const problem of parsePromptTemplate(prompt).problems) c.fail('prompt', `has ${problem}`);
   c.optionalNumber('min_confidence', { min: 0, max: 1 });
   c.optionalNumber('sample_rows', { min: 1, max: 1000, integer: true });
   // Rules belong to the other strategy; silently ignoring them would hide a half-edited node.
@@ -92,7 +101,8 @@ function checkDecision(c: ConfigChecker): void {
   const choices = c.stringList('choices', true);
   const fallback = c.config['default'];
   if (fallback === undefined) c.fail('default', 'is required (one of choices)');
-  else if (!isNonEmptyString(fallback)) c.fail('default', `must be a non-empty string (got ${describeValue(fallback)})`);
+  else if (!isNonEmptyString(fallback))
+    c.fail('default', `must be a non-empty string (got ${describeValue(fallback)})`);
   else if (choices && !choices.includes(fallback)) c.fail('default', `"${fallback}" is not one of choices`);
   if (strategy === 'rules') checkDecisionRules(c, choices);
   if (strategy === 'llm') checkDecisionLlm(c);

@@ -6,9 +6,7 @@ export const PROMPT_PLACEHOLDERS = ['rows', 'row_count', 'columns'] as const;
 export type PromptInputPlaceholder = (typeof PROMPT_PLACEHOLDERS)[number];
 
 export type PromptToken =
-  | { kind: 'text'; text: string }
-  | { kind: 'input'; name: PromptInputPlaceholder }
-  | { kind: 'param'; name: string };
+  { kind: 'text'; text: string } | { kind: 'input'; name: PromptInputPlaceholder } | { kind: 'param'; name: string };
 
 export interface ParsedPrompt {
   tokens: PromptToken[];

@@ -39,11 +39,19 @@ describe('validateDag: graph rules', () => {
 
   it('invalid_node_id for an empty id', () => {
     const dag: Dag = { nodes: [source(' ', { table: 'orders' })], edges: [] };
-    expect(validateDag(dag, ctx).errors).toEqual([expect.objectContaining({ code: 'invalid_node_id', path: 'nodes[0].id' })]);
+    expect(validateDag(dag, ctx).errors).toEqual([
+      expect.objectContaining({ code: 'invalid_node_id', path: 'nodes[0].id' }),
+    ]);
   });
 
   it('unknown_node for each end of an edge that names no node', () => {
-    const dag: Dag = { nodes: [source('a')], edges: [{ from: 'a', to: 'ghost' }, { from: 'nope', to: 'a' }] };
+    const dag: Dag = {
+      nodes: [source('a')],
+      edges: [
+        { from: 'a', to: 'ghost' },
+        { from: 'nope', to: 'a' },
+      ],
+    };
     expect(validateDag(dag, ctx).errors).toEqual([
       expect.objectContaining({ code: 'unknown_node', edge: { from: 'a', to: 'ghost' }, path: 'edges[0].to' }),
       expect.objectContaining({ code: 'unknown_node', edge: { from: 'nope', to: 'a' }, path: 'edges[1].from' }),
@@ -51,7 +59,13 @@ describe('validateDag: graph rules', () => {
   });
 
   it('self_loop, and the node is left out of execution_order', () => {
-    const dag: Dag = { nodes: [source('a'), transform('b')], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'b' }] };
+    const dag: Dag = {
+      nodes: [source('a'), transform('b')],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'b' },
+      ],
+    };
     const result = validateDag(dag, ctx);
     expect(result.errors).toEqual([
       expect.objectContaining({ code: 'self_loop', node_id: 'b', edge: { from: 'b', to: 'b' }, path: 'edges[1]' }),
@@ -89,7 +103,9 @@ describe('validateDag: graph rules', () => {
         { from: 'c', to: 'd' },
       ],
     };
-    const cycles = validateDag(dag, ctx).errors.filter((e) => e.code === 'cycle').map((e) => e.cycle);
+    const cycles = validateDag(dag, ctx)
+      .errors.filter((e) => e.code === 'cycle')
+      .map((e) => e.cycle);
     expect(cycles).toEqual(
       expect.arrayContaining([
         ['a', 'b', 'a'],
@@ -119,7 +135,11 @@ describe('validateDag: graph rules', () => {
     dag.nodes.push(sink('small_sink'));
     const errors = validateDag(dag, ctx).errors;
     expect(errors).toEqual([
-      expect.objectContaining({ code: 'unknown_choice', edge: { from: 'route', to: 'small_sink' }, path: 'edges[3].when' }),
+      expect.objectContaining({
+        code: 'unknown_choice',
+        edge: { from: 'route', to: 'small_sink' },
+        path: 'edges[3].when',
+      }),
     ]);
     expect(errors[0]!.message).toContain('"medium"');
   });
@@ -130,7 +150,11 @@ describe('validateDag: graph rules', () => {
         source('s'),
         transform('t'),
         sink('k'),
-        { id: 'd', type: 'decision', config: { strategy: 'rules', choices: ['x'], default: 'x', rules: [{ choice: 'x', sql: 'select true' }] } },
+        {
+          id: 'd',
+          type: 'decision',
+          config: { strategy: 'rules', choices: ['x'], default: 'x', rules: [{ choice: 'x', sql: 'select true' }] },
+        },
       ],
       edges: [{ from: 'd', to: 'k', when: 'x' }],
     };
@@ -148,7 +172,9 @@ describe('validateDag: graph rules', () => {
     const result = validateDag(dag, ctx);
     expect(result.valid).toBe(true);
     expect(result.warnings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ code: 'edge_without_when', edge: { from: 'route', to: 'audit' }, path: 'edges[3]' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'edge_without_when', edge: { from: 'route', to: 'audit' }, path: 'edges[3]' }),
+      ]),
     );
   });
 });
@@ -192,7 +218,12 @@ describe('validateDag: all problems in one pass', () => {
 describe('validateDag: execution_order', () => {
   it('a diamond runs its two middle nodes together', () => {
     const dag: Dag = {
-      nodes: [source('top'), transform('right'), transform('left'), { id: 'bottom', type: 'transform', config: { sql: 'select 1' } }],
+      nodes: [
+        source('top'),
+        transform('right'),
+        transform('left'),
+        { id: 'bottom', type: 'transform', config: { sql: 'select 1' } },
+      ],
       edges: [
         { from: 'top', to: 'left' },
         { from: 'top', to: 'right' },
@@ -233,5 +264,4 @@ describe('validateDag: scale', () => {
     expect(acyclic.execution_order).toHaveLength(10_000);
     expect(acyclic.execution_order[9_999]).toEqual(['n9999']);
   });
-
 });

@@ -1,7 +1,14 @@
 // validateDag: every rule of api.md "Pipeline" in one pass, reporting every problem at once.
 import { checkNodeConnector } from './connector-refs.js';
 import { buildDagGraph, type DagGraph } from './dag-graph.js';
-import { DAG_LIMITS, isNodeType, type Dag, type ValidationContext, type ValidationIssue, type ValidationResult } from './dag.model.js';
+import {
+  DAG_LIMITS,
+  isNodeType,
+  type Dag,
+  type ValidationContext,
+  type ValidationIssue,
+  type ValidationResult,
+} from './dag.model.js';
 import { executionLevels, findCycles } from './graph-order.js';
 import { checkNodeConfig, decisionChoices } from './node-config.rules.js';
 
@@ -11,19 +18,36 @@ const NEEDS_INPUT: ReadonlySet<string> = new Set(['transform', 'sink', 'decision
 function checkLimits(dag: Dag, errors: ValidationIssue[]): void {
   if (dag.nodes.length === 0) errors.push({ code: 'empty_dag', message: 'the DAG has no nodes', path: 'nodes' });
   if (dag.nodes.length > DAG_LIMITS.maxNodes) {
-    errors.push({ code: 'too_many_nodes', message: `at most ${DAG_LIMITS.maxNodes} nodes (got ${dag.nodes.length})`, path: 'nodes' });
+    errors.push({
+      code: 'too_many_nodes',
+      message: `at most ${DAG_LIMITS.maxNodes} nodes (got ${dag.nodes.length})`,
+      path: 'nodes',
+    });
   }
   if (dag.edges.length > DAG_LIMITS.maxEdges) {
-    errors.push({ code: 'too_many_edges', message: `at most ${DAG_LIMITS.maxEdges} edges (got ${dag.edges.length})`, path: 'edges' });
+    errors.push({
+      code: 'too_many_edges',
+      message: `at most ${DAG_LIMITS.maxEdges} edges (got ${dag.edges.length})`,
+      path: 'edges',
+    });
   }
 }
 
 function checkNodes(dag: Dag, graph: DagGraph, ctx: ValidationContext, errors: ValidationIssue[]): void {
   dag.nodes.forEach((node, i) => {
     if (node.id.trim() === '') {
-      errors.push({ code: 'invalid_node_id', message: `node ${i}: id must be a non-empty string`, path: `nodes[${i}].id` });
+      errors.push({
+        code: 'invalid_node_id',
+        message: `node ${i}: id must be a non-empty string`,
+        path: `nodes[${i}].id`,
+      });
     } else if (graph.nodeIndex[graph.vertexOf.get(node.id)!] !== i) {
-      errors.push({ code: 'duplicate_node_id', message: `node id "${node.id}" is used more than once`, node_id: node.id, path: `nodes[${i}].id` });
+      errors.push({
+        code: 'duplicate_node_id',
+        message: `node id "${node.id}" is used more than once`,
+        node_id: node.id,
+        path: `nodes[${i}].id`,
+      });
     }
     if (!isNodeType(node.type)) {
       errors.push({
@@ -61,7 +85,13 @@ function checkEdges(dag: Dag, graph: DagGraph, errors: ValidationIssue[], warnin
       errors.push({ code: 'unknown_node', message: `${label}: to names no node`, edge, path: `edges[${i}].to` });
     }
     if (e.from === e.to && fromType !== undefined) {
-      errors.push({ code: 'self_loop', message: `${label}: a node cannot feed itself`, node_id: e.from, edge, path: `edges[${i}]` });
+      errors.push({
+        code: 'self_loop',
+        message: `${label}: a node cannot feed itself`,
+        node_id: e.from,
+        edge,
+        path: `edges[${i}]`,
+      });
     }
     if (fromType === undefined) return;
     if (fromType !== 'decision') {
@@ -128,7 +158,12 @@ function checkInputs(dag: Dag, graph: DagGraph, errors: ValidationIssue[]): void
   graph.nodeIndex.forEach((i, v) => {
     const node = dag.nodes[i]!;
     if (fed[v] === 1 || !NEEDS_INPUT.has(node.type)) return;
-    errors.push({ code: 'missing_input', message: `node "${node.id}": a ${node.type} needs at least one incoming edge`, node_id: node.id, path: `nodes[${i}]` });
+    errors.push({
+      code: 'missing_input',
+      message: `node "${node.id}": a ${node.type} needs at least one incoming edge`,
+      node_id: node.id,
+      path: `nodes[${i}]`,
+    });
   });
 }
 

@@ -64,7 +64,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls `probe` until it returns true, or fails after `timeoutMs` with `what` in the message. */
-export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000, everyMs = 100): Promise<void> {
+export async function waitFor(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

@@ -12,13 +12,20 @@ import { buildOpenApiDocument } from '@conduit/gateway/openapi';
 const run = promisify(execFile);
 const flowDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'flow');
 // The repository's compiler (the root's typescript), not the one openapi-typescript brings for itself.
-const tsc = join(dirname(createRequire(join(flowDir, '..', '..', '..', 'package.json')).resolve('typescript/package.json')), 'bin', 'tsc');
+const tsc = join(
+  dirname(createRequire(join(flowDir, '..', '..', '..', 'package.json')).resolve('typescript/package.json')),
+  'bin',
+  'tsc',
+);
 
 describe('a client typed from the OpenAPI document', () => {
   beforeAll(async () => {
     // defaultNonNullable off: a field with a default is optional in a request (openapi-typescript's default makes
     // it required everywhere); the document's answers carry no defaults, so nothing is lost (docs/api-decisions.md).
-    const ast = await openapiTS(JSON.parse(JSON.stringify(buildOpenApiDocument())), { alphabetize: true, defaultNonNullable: false });
+    const ast = await openapiTS(JSON.parse(JSON.stringify(buildOpenApiDocument())), {
+      alphabetize: true,
+      defaultNonNullable: false,
+    });
     mkdirSync(join(flowDir, 'generated'), { recursive: true });
     writeFileSync(join(flowDir, 'generated', 'api.d.ts'), astToString(ast));
   }, 60_000);
@@ -26,7 +33,10 @@ describe('a client typed from the OpenAPI document', () => {
   it('compiles the flow create project -> connector -> pipeline -> job -> trigger run -> get run under --strict', async () => {
     const result = await run(process.execPath, [tsc, '-p', join(flowDir, 'tsconfig.json')]).then(
       () => ({ code: 0, out: '' }),
-      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: `${err.stdout}${err.stderr}` }),
+      (err: { code: number; stdout: string; stderr: string }) => ({
+        code: err.code,
+        out: `${err.stdout}${err.stderr}`,
+      }),
     );
     expect(result).toEqual({ code: 0, out: '' });
   }, 120_000);
@@ -37,7 +47,7 @@ describe('a client typed from the OpenAPI document', () => {
     expect(source).not.toMatch(/\bany\b/);
   });
 
-  it('types the answers and the DAG\'s node union', () => {
+  it("types the answers and the DAG's node union", () => {
     const types = readFileSync(join(flowDir, 'generated', 'api.d.ts'), 'utf8');
     expect(types).toMatch(/DagNode: components\["schemas"\]\["SourceNode"\] \| /);
     expect(types).toMatch(/createPipeline: \{/);

@@ -85,7 +85,9 @@ export class OutboxRelay {
       if (n < this.batch || this.stopped) break;
     }
     if (total === 0) {
-      await this.opts.dataSource.query(`DELETE FROM outbox WHERE published_at < $1`, [new Date(Date.now() - this.keepPublishedMs)]);
+      await this.opts.dataSource.query(`DELETE FROM outbox WHERE published_at < $1`, [
+        new Date(Date.now() - this.keepPublishedMs),
+      ]);
     }
     return total;
   }
@@ -96,7 +98,8 @@ export class OutboxRelay {
         `SELECT ${this.selectColumns} FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${this.batch} FOR UPDATE SKIP LOCKED`,
       )) as OutboxRow[];
       for (const row of rows) await this.opts.publish(m, row);
-      if (rows.length > 0) await m.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      if (rows.length > 0)
+        await m.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
       return rows.length;
     });
   }

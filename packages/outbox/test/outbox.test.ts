@@ -31,10 +31,21 @@ beforeEach(async () => {
 });
 
 function relay(publish: (row: OutboxRow) => Promise<void>): OutboxRelay {
-  return new OutboxRelay({ dataSource: ds, logger, sweepMs: 60_000, columns: ['kind'], publish: (_m, row) => publish(row) });
+  return new OutboxRelay({
+    dataSource: ds,
+    logger,
+    sweepMs: 60_000,
+    columns: ['kind'],
+    publish: (_m, row) => publish(row),
+  });
 }
 
-const message = (id: string) => ({ message_id: id, kind: 'event', payload: { type: 'thing.happened', id }, created_at: new Date() });
+const message = (id: string) => ({
+  message_id: id,
+  kind: 'event',
+  payload: { type: 'thing.happened', id },
+  created_at: new Date(),
+});
 
 describe('transactional outbox', () => {
   it('publishes what a committed transaction wrote, in order, with its extra columns, once', async () => {
@@ -89,8 +100,8 @@ describe('transactional outbox', () => {
   });
 
   it('refuses a column name that is not one', async () => {
-    await expect(ds.transaction((m) => writeOutbox(m, { ...message('x'), 'kind; drop table outbox': 1 }))).rejects.toThrow(
-      'is not a column name',
-    );
+    await expect(
+      ds.transaction((m) => writeOutbox(m, { ...message('x'), 'kind; drop table outbox': 1 })),
+    ).rejects.toThrow('is not a column name');
   });
 });

@@ -17,13 +17,13 @@ function startReplica(name) {
   const child = fork(fixture, [], { env: { ...process.env, REDIS_URL: url, PREFIX: prefix, REPLICA: name } });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
-    child.once('exit', code => reject(new Error(`replica exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));
   });
 }
 
 function summary(label, latencies, elapsedMs) {
   const sorted = [...latencies].sort((a, b) => a - b);
-  const at = q => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2);
   const rate = Math.round((latencies.length / elapsedMs) * 1000);
   console.log(`${label.padEnd(28)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms  max ${at(1)} ms  ${rate} req/s`);
 }
@@ -62,10 +62,15 @@ try {
   summary(`all ${requests} at once`, latencies, performance.now() - started);
 } finally {
   await client.close();
-  await Promise.all(replicas.map(replica => new Promise(resolve => {
-    replica.once('exit', resolve);
-    replica.kill('SIGTERM');
-  })));
+  await Promise.all(
+    replicas.map(
+      (replica) =>
+        new Promise((resolve) => {
+          replica.once('exit', resolve);
+          replica.kill('SIGTERM');
+        }),
+    ),
+  );
   const redis = new Redis(url);
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);

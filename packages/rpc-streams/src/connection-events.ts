@@ -33,7 +33,7 @@ export function trackStatus(
 ): void {
   for (const connection of connections) {
     connection.on('ready', () => {
-      if (connections.every(c => c.status === 'ready')) emit('connected');
+      if (connections.every((c) => c.status === 'ready')) emit('connected');
     });
     connection.on('reconnecting', () => {
       if (!isClosing()) emit('reconnecting');

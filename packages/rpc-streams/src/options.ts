@@ -35,7 +35,9 @@ export function resolveOptions(opts: RedisStreamsOptions): ResolvedOptions {
     commandTimeoutMs: opts.commandTimeoutMs ?? 0,
   };
   if (!Number.isInteger(resolved.commandTimeoutMs) || resolved.commandTimeoutMs < 0) {
-    throw new Error(`RedisStreams option commandTimeoutMs must be a non-negative integer, got ${String(resolved.commandTimeoutMs)}`);
+    throw new Error(
+      `RedisStreams option commandTimeoutMs must be a non-negative integer, got ${String(resolved.commandTimeoutMs)}`,
+    );
   }
   for (const key of ['timeoutMs', 'claimIdleMs', 'concurrency', 'blockMs', 'maxStreamLength'] as const) {
     const value = resolved[key];

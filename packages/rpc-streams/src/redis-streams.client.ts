@@ -3,12 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { Redis } from 'ioredis';
 import { EmptyError } from 'rxjs';
-import {
-  attachListener,
-  type ConnectionListener,
-  type RedisStreamsEvents,
-  trackStatus,
-} from './connection-events.js';
+import { attachListener, type ConnectionListener, type RedisStreamsEvents, trackStatus } from './connection-events.js';
 import {
   type RedisStreamsOptions,
   replyChannel,
@@ -86,7 +81,10 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     this.closing = false;
   }
 
-  override on<EventKey extends keyof RedisStreamsEvents>(event: EventKey, callback: RedisStreamsEvents[EventKey]): void {
+  override on<EventKey extends keyof RedisStreamsEvents>(
+    event: EventKey,
+    callback: RedisStreamsEvents[EventKey],
+  ): void {
     const listener = { event, callback } as ConnectionListener;
     this.listeners.push(listener);
     if (this.connections) attachListener({ ...this.connections }, listener);
@@ -108,23 +106,27 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      const teardown = this.publishWithin(this.createPacket(pattern, data), timeoutMs, ({ err, response, isDisposed }) => {
-        if (settled) return;
-        if (err) {
-          settled = true;
-          reject(err);
-        } else if (response !== undefined) {
-          settled = true;
-          resolve(response as T);
-        } else if (isDisposed) {
-          settled = true;
-          reject(new EmptyError());
-        } else {
-          return;
-        }
-        // Settled: stop waiting (the timer, the routing entry), as unsubscribing from send() would.
-        queueMicrotask(() => teardown());
-      });
+      const teardown = this.publishWithin(
+        this.createPacket(pattern, data),
+        timeoutMs,
+        ({ err, response, isDisposed }) => {
+          if (settled) return;
+          if (err) {
+            settled = true;
+            reject(err);
+          } else if (response !== undefined) {
+            settled = true;
+            resolve(response as T);
+          } else if (isDisposed) {
+            settled = true;
+            reject(new EmptyError());
+          } else {
+            return;
+          }
+          // Settled: stop waiting (the timer, the routing entry), as unsubscribing from send() would.
+          queueMicrotask(() => teardown());
+        },
+      );
     });
   }
 
@@ -195,7 +197,11 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     for (const connection of Object.values(connections)) {
       connection.on('error', (err: Error) => this.logger.error(`Redis: ${err.message}`));
     }
-    trackStatus(Object.values(connections), status => this._status$.next(status), () => this.closing);
+    trackStatus(
+      Object.values(connections),
+      (status) => this._status$.next(status),
+      () => this.closing,
+    );
     for (const listener of this.listeners) attachListener({ ...connections }, listener);
     connections.subscriber.on('message', (_channel: string, body: string) => this.onReply(body));
     // Replies published while the subscriber is away are lost: the calls waiting for them fail now, not at the timeout.

@@ -1,6 +1,11 @@
 import { BaseRpcContext, type PacketMetadata } from '@nestjs/microservices';
 
-type RedisStreamsContextArgs = [pattern: string, entryId: string, metadata: PacketMetadata | undefined, deadline?: number];
+type RedisStreamsContextArgs = [
+  pattern: string,
+  entryId: string,
+  metadata: PacketMetadata | undefined,
+  deadline?: number,
+];
 
 /** What a handler can inject with `@Ctx()` when served by {@link RedisStreamsServer}. */
 export class RedisStreamsContext extends BaseRpcContext<RedisStreamsContextArgs> {

@@ -1,18 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { isObservable, type Observable } from 'rxjs';
+import { type CustomTransportStrategy, type MessageHandler, Server, type WritePacket } from '@nestjs/microservices';
+import { attachListener, type ConnectionListener, type RedisStreamsEvents, trackStatus } from './connection-events.js';
 import {
-  type CustomTransportStrategy,
-  type MessageHandler,
-  Server,
-  type WritePacket,
-} from '@nestjs/microservices';
-import {
-  attachListener,
-  type ConnectionListener,
-  type RedisStreamsEvents,
-  trackStatus,
-} from './connection-events.js';
-import { consumerName, type RedisStreamsOptions, requestStreamKey, resolveOptions, type ResolvedOptions } from './options.js';
+  consumerName,
+  type RedisStreamsOptions,
+  requestStreamKey,
+  resolveOptions,
+  type ResolvedOptions,
+} from './options.js';
 import { RedisStreamsContext } from './redis-streams.context.js';
 import { type StreamEntry, StreamConsumer } from './stream-consumer.js';
 import { decodeRequest, type ReplyBody, type RequestMessage, toTransportableError } from './wire.js';
@@ -28,10 +24,7 @@ export type RedisStreamsServerOptions = RedisStreamsOptions & {
  * Serves `@MessagePattern` handlers from the Redis stream of one service, as one consumer of the
  * service's consumer group, so that each request runs on exactly one replica.
  */
-export class RedisStreamsServer
-  extends Server<RedisStreamsEvents>
-  implements CustomTransportStrategy
-{
+export class RedisStreamsServer extends Server<RedisStreamsEvents> implements CustomTransportStrategy {
   protected override readonly logger = new Logger(RedisStreamsServer.name);
   private readonly options: ResolvedOptions;
   private readonly service: string;
@@ -88,14 +81,18 @@ export class RedisStreamsServer
       blockMs: this.options.blockMs,
       claimIdleMs: this.options.claimIdleMs,
       logger: this.logger,
-      process: entry => this.processEntry(consumer, entry),
+      process: (entry) => this.processEntry(consumer, entry),
     });
     const connections = this.connections(consumer);
     // Without an error listener ioredis reports every connection error as unhandled.
     for (const connection of Object.values(connections)) {
       connection.on('error', (err: Error) => this.logger.error(`Redis: ${err.message}`));
     }
-    trackStatus(Object.values(connections), status => this._status$.next(status), () => this.closing);
+    trackStatus(
+      Object.values(connections),
+      (status) => this._status$.next(status),
+      () => this.closing,
+    );
     for (const listener of this.listeners) attachListener(connections, listener);
     this.consumer = consumer;
     try {
@@ -191,7 +188,7 @@ export class RedisStreamsServer
     id: string,
     reply: string,
   ): Promise<void> {
-    return new Promise<void>(resolve => {
+    return new Promise<void>((resolve) => {
       let finished = false;
       const respond = (packet: WritePacket): Promise<unknown> | undefined => {
         if (finished) return undefined;
@@ -209,7 +206,13 @@ export class RedisStreamsServer
   }
 
   /** The final reply and the ack travel together; a failure is logged (the entry will be claimed again). */
-  private finishWithReply(consumer: StreamConsumer, entryId: string, pattern: string, reply: string, body: string): Promise<void> {
+  private finishWithReply(
+    consumer: StreamConsumer,
+    entryId: string,
+    pattern: string,
+    reply: string,
+    body: string,
+  ): Promise<void> {
     return consumer
       .finish(entryId, { channel: reply, body })
       .catch((err: unknown) => this.logger.error(`Replying to ${pattern} failed: ${String(err)}`));

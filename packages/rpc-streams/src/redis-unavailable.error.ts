@@ -11,6 +11,10 @@ export class RedisUnavailableError extends Error {
     readonly pattern: string,
     readonly sent = false,
   ) {
-    super(sent ? `Redis connection lost while waiting for the reply to "${pattern}"` : `Redis is unavailable: "${pattern}" was not sent`);
+    super(
+      sent
+        ? `Redis connection lost while waiting for the reply to "${pattern}"`
+        : `Redis is unavailable: "${pattern}" was not sent`,
+    );
   }
 }

@@ -37,12 +37,20 @@ export class RpcClient {
     this.parseReplies = options.parseReplies ?? true;
   }
 
-  async call<P extends RpcPattern>(pattern: P, message: RpcRequest<RpcData<P>>, opts?: CallOptions): Promise<RpcResponse<P>> {
+  async call<P extends RpcPattern>(
+    pattern: P,
+    message: RpcRequest<RpcData<P>>,
+    opts?: CallOptions,
+  ): Promise<RpcResponse<P>> {
     return (await this.answer(pattern, message, opts)).data;
   }
 
   /** As `call`, with the ETag the service put on its answer. */
-  async answer<P extends RpcPattern>(pattern: P, message: RpcRequest<RpcData<P>>, opts?: CallOptions): Promise<RpcAnswer<P>> {
+  async answer<P extends RpcPattern>(
+    pattern: P,
+    message: RpcRequest<RpcData<P>>,
+    opts?: CallOptions,
+  ): Promise<RpcAnswer<P>> {
     let reply: unknown;
     try {
       reply = await rpcCall<unknown>(this.transport, pattern, message, opts);
@@ -59,7 +67,13 @@ export class RpcClient {
       const parsed = RPC[pattern].response.safeParse(reply.data);
       if (!parsed.success) {
         // Paths and codes only: a value may be a tenant's data.
-        throw this.malformed(pattern, parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.code}`).join(', '));
+        throw this.malformed(
+          pattern,
+          parsed.error.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join('.') || '(root)'}: ${i.code}`)
+            .join(', '),
+        );
       }
       data = parsed.data as RpcResponse<P>;
     }

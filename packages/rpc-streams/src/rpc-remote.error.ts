@@ -30,6 +30,10 @@ export class RpcRemoteError extends AppError {
   }
 
   static malformedReply(pattern: string): RpcRemoteError {
-    return new RpcRemoteError(pattern, { code: 'internal', detail: `the ${serviceOf(pattern)} service answered ${pattern} with a malformed reply` }, true);
+    return new RpcRemoteError(
+      pattern,
+      { code: 'internal', detail: `the ${serviceOf(pattern)} service answered ${pattern} with a malformed reply` },
+      true,
+    );
   }
 }

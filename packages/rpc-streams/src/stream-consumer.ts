@@ -101,7 +101,7 @@ export class StreamConsumer {
     const drainDeadline = Date.now() + drainMs;
     while (this.inFlight.size > 0 && Date.now() < drainDeadline) await sleep(10);
     while (this.claiming) await sleep(10);
-    await this.leaveGroupIfIdle().catch(err => {
+    await this.leaveGroupIfIdle().catch((err) => {
       // A stream deleted meanwhile (tests clean up) leaves no group to leave.
       if (!/NOGROUP|requires the key to exist/.test(String(err))) {
         this.config.logger.warn?.(`leaving group failed: ${String(err)}`);
@@ -119,7 +119,11 @@ export class StreamConsumer {
   finish(entryId: string, reply?: FinalReply): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.finished.length === 0) setImmediate(() => void this.flushFinished());
-      this.finished.push({ entryId, ...(reply && { reply }), settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.finished.push({
+        entryId,
+        ...(reply && { reply }),
+        settle: (err) => (err === undefined ? resolve() : reject(err)),
+      });
     });
   }
 
@@ -139,7 +143,10 @@ export class StreamConsumer {
     for (const [channel, bodies] of repliesByChannel) tx.publish(channel, encodeReplies(bodies));
     let failure: unknown;
     try {
-      const results = await tx.xack(stream, group, ...ids).xdel(stream, ...ids).exec();
+      const results = await tx
+        .xack(stream, group, ...ids)
+        .xdel(stream, ...ids)
+        .exec();
       failure = results?.find(([err]) => err !== null)?.[0] ?? undefined;
     } catch (err) {
       failure = err ?? new Error('MULTI failed');
@@ -166,13 +173,22 @@ export class StreamConsumer {
       try {
         const count = concurrency - this.inFlight.size;
         reply = (await this.reader.xreadgroup(
-          'GROUP', group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', stream, '>',
+          'GROUP',
+          group,
+          consumer,
+          'COUNT',
+          count,
+          'BLOCK',
+          blockMs,
+          'STREAMS',
+          stream,
+          '>',
         )) as XReadGroupReply;
       } catch (err) {
         if (!this.running) break;
         if (String(err).includes('NOGROUP')) {
           // The stream was deleted under us: recreate it and carry on.
-          await this.ensureGroup().catch(e => logger.error(`recreating group failed: ${String(e)}`));
+          await this.ensureGroup().catch((e) => logger.error(`recreating group failed: ${String(e)}`));
         } else {
           logger.error(`XREADGROUP on ${stream} failed: ${String(err)}`);
           await sleep(READ_ERROR_BACKOFF_MS);
@@ -191,7 +207,7 @@ export class StreamConsumer {
     this.inFlight.add(entry.entryId);
     this.config
       .process(entry)
-      .catch(err => this.config.logger.error(`entry ${entry.entryId} failed: ${String(err)}`))
+      .catch((err) => this.config.logger.error(`entry ${entry.entryId} failed: ${String(err)}`))
       .finally(() => {
         this.inFlight.delete(entry.entryId);
         const wake = this.slotFreed;
@@ -202,7 +218,7 @@ export class StreamConsumer {
 
   private waitForFreeSlot(): Promise<void> {
     if (this.inFlight.size < this.config.concurrency) return Promise.resolve();
-    return new Promise(resolve => (this.slotFreed = resolve));
+    return new Promise((resolve) => (this.slotFreed = resolve));
   }
 
   /**
@@ -254,7 +270,13 @@ export class StreamConsumer {
     const free = concurrency - this.inFlight.size;
     if (free <= 0) return;
     const [cursor, entries] = (await this.commands.xautoclaim(
-      stream, group, consumer, claimIdleMs, this.claimCursor, 'COUNT', free,
+      stream,
+      group,
+      consumer,
+      claimIdleMs,
+      this.claimCursor,
+      'COUNT',
+      free,
     )) as XAutoClaimReply;
     this.claimCursor = cursor;
     for (const [entryId, fields] of entries) {

@@ -14,7 +14,10 @@ const COMMAND = 'conduitRpcAppend';
 /** Entries per script call: a burst of thousands is split so that no one call holds Redis for long. */
 const MAX_PER_CALL = 256;
 
-type AppendCommand = Record<typeof COMMAND, (stream: string, maxLength: number, ...messages: string[]) => Promise<number>>;
+type AppendCommand = Record<
+  typeof COMMAND,
+  (stream: string, maxLength: number, ...messages: string[]) => Promise<number>
+>;
 
 interface PendingAppend {
   message: string;

@@ -1,4 +1,11 @@
-import { MESSAGE_FIELD, decodeReplies, decodeRequest, encodeReplies, encodeRequest, toTransportableError } from './wire.js';
+import {
+  MESSAGE_FIELD,
+  decodeReplies,
+  decodeRequest,
+  encodeReplies,
+  encodeRequest,
+  toTransportableError,
+} from './wire.js';
 
 /** The field list XREADGROUP returns for an entry of one message. */
 const entryOf = (message: string) => [MESSAGE_FIELD, message];
@@ -17,7 +24,20 @@ describe('wire format', () => {
   });
 
   it('reads the older entry of one field per property, as a replica not yet upgraded writes it', () => {
-    const old = ['pattern', 'catalog.projects.get', 'data', '{"id":"prj_1"}', 'id', 'r-2', 'reply', 'conduit:rpc:reply:c-2', 'deadline', '1700000000123', 'metadata', '{"a":1}'];
+    const old = [
+      'pattern',
+      'catalog.projects.get',
+      'data',
+      '{"id":"prj_1"}',
+      'id',
+      'r-2',
+      'reply',
+      'conduit:rpc:reply:c-2',
+      'deadline',
+      '1700000000123',
+      'metadata',
+      '{"a":1}',
+    ];
     expect(decodeRequest(old)).toEqual({
       pattern: 'catalog.projects.get',
       data: { id: 'prj_1' },
@@ -32,7 +52,10 @@ describe('wire format', () => {
     const message = encodeRequest({ pattern: 'svc.x.y', data: 1 });
     expect(JSON.parse(message)).toEqual({ pattern: 'svc.x.y', data: 1 });
     expect(decodeRequest(entryOf(message))).toEqual({ pattern: 'svc.x.y', data: 1 });
-    expect(decodeRequest(entryOf(encodeRequest({ pattern: 'svc.x.y', data: undefined })))).toEqual({ pattern: 'svc.x.y', data: null });
+    expect(decodeRequest(entryOf(encodeRequest({ pattern: 'svc.x.y', data: undefined })))).toEqual({
+      pattern: 'svc.x.y',
+      data: null,
+    });
   });
 
   it('rejects an entry without pattern or data', () => {

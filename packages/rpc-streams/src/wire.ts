@@ -40,7 +40,8 @@ export function encodeRequest(message: RequestMessage): string {
  * by a replica not yet upgraded are still served during a rolling deployment.
  */
 export function decodeRequest(flat: string[]): RequestMessage {
-  if (flat.length === 2 && flat[0] === MESSAGE_FIELD) return checked(JSON.parse(flat[1] as string) as Partial<RequestMessage>);
+  if (flat.length === 2 && flat[0] === MESSAGE_FIELD)
+    return checked(JSON.parse(flat[1] as string) as Partial<RequestMessage>);
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i] as string, flat[i + 1] as string);
   const data = fields.get('data');
@@ -57,7 +58,8 @@ export function decodeRequest(flat: string[]): RequestMessage {
 }
 
 function checked(message: Partial<RequestMessage>): RequestMessage {
-  if (typeof message.pattern !== 'string' || !('data' in message)) throw new Error('stream entry has no pattern or data field');
+  if (typeof message.pattern !== 'string' || !('data' in message))
+    throw new Error('stream entry has no pattern or data field');
   return message as RequestMessage;
 }
 

@@ -57,8 +57,8 @@ describe('recovery of requests a dead replica read but never acked', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map(client => client.close()));
-    await Promise.all([...replicas.values()].map(replica => killReplica(replica, 'SIGKILL')));
+    await Promise.all(clients.map((client) => client.close()));
+    await Promise.all([...replicas.values()].map((replica) => killReplica(replica, 'SIGKILL')));
     if (redis) {
       await deleteKeys(redis, prefix);
       await redis.quit();
@@ -92,7 +92,11 @@ describe('recovery of requests a dead replica read but never acked', () => {
     await expect(call).rejects.toBeInstanceOf(RpcTimeoutError);
     await kill(holder);
 
-    await waitFor(async () => (await pendingCount(redis, stream, 'svc')) === 0, 5000, 'the expired entry to be dropped');
+    await waitFor(
+      async () => (await pendingCount(redis, stream, 'svc')) === 0,
+      5000,
+      'the expired entry to be dropped',
+    );
     expect(await redis.get(`${prefix}started:r2`)).toBe('1');
     expect(await redis.get(`${prefix}count:r2`)).toBeNull();
     expect(await redis.xlen(stream)).toBe(0);

@@ -33,7 +33,7 @@ describe('two replicas of one service (separate processes)', () => {
 
   afterAll(async () => {
     await client?.close();
-    await Promise.all(replicas.map(replica => killReplica(replica, 'SIGTERM')));
+    await Promise.all(replicas.map((replica) => killReplica(replica, 'SIGTERM')));
     if (redis) {
       await deleteKeys(redis, prefix);
       await redis.quit();
@@ -44,13 +44,13 @@ describe('two replicas of one service (separate processes)', () => {
     const keys = Array.from({ length: 1000 }, (_, i) => `once-${i}`);
     // A short delay per request keeps handlers in flight, so neither replica can drain the stream alone.
     const replies = await Promise.all(
-      keys.map(key => rpcCall<CreateReply>(client, 'svc.items.create', { key, delayMs: 5 })),
+      keys.map((key) => rpcCall<CreateReply>(client, 'svc.items.create', { key, delayMs: 5 })),
     );
 
-    expect(replies.map(reply => reply.key)).toEqual(keys);
-    expect(replies.every(reply => reply.count === 1)).toBe(true);
-    const counters = await redis.mget(keys.map(key => `${prefix}count:${key}`));
-    expect(counters.every(value => value === '1')).toBe(true);
+    expect(replies.map((reply) => reply.key)).toEqual(keys);
+    expect(replies.every((reply) => reply.count === 1)).toBe(true);
+    const counters = await redis.mget(keys.map((key) => `${prefix}count:${key}`));
+    expect(counters.every((value) => value === '1')).toBe(true);
 
     const served = { a: 0, b: 0 } as Record<string, number>;
     for (const reply of replies) served[reply.replica] = (served[reply.replica] ?? 0) + 1;
@@ -68,7 +68,7 @@ describe('two replicas of one service (separate processes)', () => {
     const send = () => rpcCall<CreateReply>(client, 'svc.items.create', { key: `kill-${sent++}`, delayMs: 2 });
 
     const before = await Promise.all(Array.from({ length: 100 }, send));
-    expect(new Set(before.map(reply => reply.replica))).toEqual(new Set(['a', 'b']));
+    expect(new Set(before.map((reply) => reply.replica))).toEqual(new Set(['a', 'b']));
 
     // Killed while requests are in flight: those it read but never acked are claimed by the survivor.
     const during = Array.from({ length: 200 }, send);
@@ -78,6 +78,6 @@ describe('two replicas of one service (separate processes)', () => {
     const duringReplies = await Promise.all(during);
     expect(duringReplies).toHaveLength(200);
     expect(after).toHaveLength(200);
-    expect(after.every(reply => reply.replica === survivor.name)).toBe(true);
+    expect(after.every((reply) => reply.replica === survivor.name)).toBe(true);
   });
 });

@@ -1,16 +1,17 @@
 import 'reflect-metadata';
 import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import {
-  Ctx,
-  EventPattern,
-  MessagePattern,
-  Payload,
-  RpcException,
-} from '@nestjs/microservices';
+import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from '@nestjs/microservices';
 import type { Redis } from 'ioredis';
 import { EmptyError, firstValueFrom, type Observable, of, toArray } from 'rxjs';
-import { RedisStreamsClient, RedisStreamsContext, RedisStreamsServer, replyChannel, requestStreamKey, rpcCall } from '../src/index.js';
+import {
+  RedisStreamsClient,
+  RedisStreamsContext,
+  RedisStreamsServer,
+  replyChannel,
+  requestStreamKey,
+  rpcCall,
+} from '../src/index.js';
 import { connectRedis, deleteKeys, pendingCount, REDIS_URL, testPrefix, waitFor } from './support.js';
 
 const received: { events: unknown[]; metadata: unknown[] } = { events: [], metadata: [] };
@@ -40,7 +41,7 @@ class CatalogController {
 
   @MessagePattern('catalog.items.async')
   async later(@Payload() data: { n: number }): Promise<number> {
-    await new Promise(resolve => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 20));
     return data.n * 2;
   }
 
@@ -115,7 +116,11 @@ describe('RedisStreams transport through a Nest microservice', () => {
     );
     const answers = await Promise.all(calls);
     for (const answer of answers) {
-      expect(answer).toEqual(answer.i % 10 === 9 ? { i: answer.i, err: { code: 'not_found', detail: 'no such item' } } : { i: answer.i, value: { i: answer.i } });
+      expect(answer).toEqual(
+        answer.i % 10 === 9
+          ? { i: answer.i, err: { code: 'not_found', detail: 'no such item' } }
+          : { i: answer.i, value: { i: answer.i } },
+      );
     }
     // Replies finished in the same turn travel together.
     await waitFor(() => messages > 0, 2000, 'the listener to hear the replies');
@@ -156,7 +161,7 @@ describe('RedisStreams transport through a Nest microservice', () => {
   });
 
   it('passes dispatch-hook metadata to the handler context', async () => {
-    client.setOnDispatchHook(packet => {
+    client.setOnDispatchHook((packet) => {
       packet.metadata = { request_id: 'req-1', tenant: 't-1' };
     });
     try {

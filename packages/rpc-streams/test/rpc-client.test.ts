@@ -16,8 +16,18 @@ const project = { id: 'prj_1', name: 'p', description: null, template: null, cre
 const REPLIES: Record<string, unknown> = {
   good: { ok: true, data: project, etag: '"e1"' },
   missing: { ok: false, error: { code: 'not_found', detail: 'no project with that id' } },
-  down: { ok: false, error: { code: 'service_unavailable', detail: 'the database is unavailable', dependency: 'database' } },
-  invalid: { ok: false, error: { code: 'validation_failed', detail: '1 field is invalid', errors: [{ path: 'id', code: 'too_big', message: 'too long' }] } },
+  down: {
+    ok: false,
+    error: { code: 'service_unavailable', detail: 'the database is unavailable', dependency: 'database' },
+  },
+  invalid: {
+    ok: false,
+    error: {
+      code: 'validation_failed',
+      detail: '1 field is invalid',
+      errors: [{ path: 'id', code: 'too_big', message: 'too long' }],
+    },
+  },
   // A field the contract does not know (another version of the service): refused, never passed on.
   extra: { ok: true, data: { ...project, tenant_id: 'tnt_secret' } },
   wrong: { ok: true, data: { ...project, created_at: 42 } },
@@ -88,7 +98,10 @@ describe('RpcClient', () => {
   it("resolves with the reply's data parsed with the response schema, and its ETag", async () => {
     const data = await rpc.call('catalog.projects.get', { ctx, data: { id: 'good' } });
     expect(data).toEqual(project);
-    expect(await rpc.answer('catalog.projects.get', { ctx, data: { id: 'good' } })).toEqual({ data: project, etag: '"e1"' });
+    expect(await rpc.answer('catalog.projects.get', { ctx, data: { id: 'good' } })).toEqual({
+      data: project,
+      etag: '"e1"',
+    });
     expect(await rpc.call('catalog.projects.delete', { ctx, data: { id: 'x' } })).toBeNull();
   });
 
@@ -97,10 +110,20 @@ describe('RpcClient', () => {
     expect(missing).toBeInstanceOf(RpcRemoteError);
     expect(missing).toBeInstanceOf(AppError);
     const err = missing as RpcRemoteError;
-    expect([err.pattern, err.code, err.status, err.message, err.malformed]).toEqual(['catalog.projects.get', 'not_found', 404, 'no project with that id', false]);
+    expect([err.pattern, err.code, err.status, err.message, err.malformed]).toEqual([
+      'catalog.projects.get',
+      'not_found',
+      404,
+      'no project with that id',
+      false,
+    ]);
 
     const down = (await failure('down')) as RpcRemoteError;
-    expect(down.problem).toEqual({ code: 'service_unavailable', detail: 'the database is unavailable', dependency: 'database' });
+    expect(down.problem).toEqual({
+      code: 'service_unavailable',
+      detail: 'the database is unavailable',
+      dependency: 'database',
+    });
     expect(down.status).toBe(503);
     const invalid = (await failure('invalid')) as RpcRemoteError;
     expect(invalid.errors).toEqual([{ path: 'id', code: 'too_big', message: 'too long' }]);
@@ -124,12 +147,17 @@ describe('RpcClient', () => {
 
   it('passes the data on unchecked when told not to parse, but still refuses a foreign envelope', async () => {
     const trusting = new RpcClient(transport, { parseReplies: false });
-    expect(await trusting.call('catalog.projects.get', { ctx, data: { id: 'extra' } })).toEqual({ ...project, tenant_id: 'tnt_secret' });
+    expect(await trusting.call('catalog.projects.get', { ctx, data: { id: 'extra' } })).toEqual({
+      ...project,
+      tenant_id: 'tnt_secret',
+    });
     expect(await failure('foreign', trusting)).toMatchObject({ malformed: true });
   });
 
   it('rejects with an RpcTimeoutError when no reply comes in time', async () => {
-    const err = await rpc.call('catalog.templates.list', { ctx, data: {} }, { timeoutMs: 200 }).catch((e: unknown) => e);
+    const err = await rpc
+      .call('catalog.templates.list', { ctx, data: {} }, { timeoutMs: 200 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcTimeoutError);
     expect(err).not.toBeInstanceOf(RpcRemoteError);
     expect(err).toMatchObject({ pattern: 'catalog.templates.list', timeoutMs: 200 });

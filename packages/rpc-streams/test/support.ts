@@ -33,11 +33,15 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
-export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise(resolve => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
@@ -57,14 +61,14 @@ export async function startReplica(name: string, prefix: string, claimIdleMs: nu
     env: { ...process.env, REDIS_URL, PREFIX: prefix, REPLICA: name, CLAIM_IDLE_MS: String(claimIdleMs) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`replica ${name} did not start within 15 s`)), 15_000);
     child.once('message', () => {
       clearTimeout(timer);
       resolve();
     });
-    child.once('exit', code => {
+    child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`replica ${name} exited with code ${String(code)} before it was ready`));
     });

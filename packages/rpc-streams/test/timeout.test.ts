@@ -35,7 +35,9 @@ describe('a service with no replica running', () => {
 
   it("waits as long as a call asks instead of the client's timeout, and gives the server that deadline", async () => {
     const started = Date.now();
-    const error: unknown = await rpcCall(client, 'later.items.test', {}, { timeoutMs: 1200 }).catch((err: unknown) => err);
+    const error: unknown = await rpcCall(client, 'later.items.test', {}, { timeoutMs: 1200 }).catch(
+      (err: unknown) => err,
+    );
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(RpcTimeoutError);
     expect(elapsed).toBeGreaterThanOrEqual(1195);

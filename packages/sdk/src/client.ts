@@ -31,7 +31,8 @@ export interface ConduitClientOptions {
 }
 
 function credentialsOf(options: ConduitClientOptions): Credentials | undefined {
-  if (options.apiKey !== undefined && options.token !== undefined) throw new TypeError('give apiKey or token, not both');
+  if (options.apiKey !== undefined && options.token !== undefined)
+    throw new TypeError('give apiKey or token, not both');
   if (options.apiKey !== undefined) return { apiKey: options.apiKey };
   if (options.token !== undefined) return { token: options.token };
   return undefined;

@@ -22,7 +22,8 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
     maxDelayMs: options.maxDelayMs ?? 30_000,
     statuses: options.statuses ?? [429, 503],
   };
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be an integer >= 1');
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
+    throw new RangeError('retry.maxAttempts must be an integer >= 1');
   if (policy.baseDelayMs < 0 || policy.maxDelayMs < 0) throw new RangeError('retry delays must be >= 0');
   return policy;
 }
@@ -41,7 +42,12 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * honoured with up to 10% jitter on top (many clients told "1 s" must not return in the same millisecond); without
  * one, "full jitter" exponential backoff.
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random = Math.random): number | undefined {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random = Math.random,
+): number | undefined {
   if (attempt >= policy.maxAttempts) return undefined;
   if (retryAfterMs !== undefined) {
     if (retryAfterMs > policy.maxDelayMs) return undefined;

@@ -9,7 +9,9 @@ export interface ServerSentEvent {
   lastEventId: string | undefined;
 }
 
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent, void, undefined> {
+export async function* readServerSentEvents(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<ServerSentEvent, void, undefined> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';

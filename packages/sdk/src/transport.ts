@@ -37,7 +37,9 @@ async function problemCodeOf(response: Response): Promise<string | undefined> {
   if (!/json/.test(response.headers.get('content-type') ?? '')) return undefined;
   try {
     const body: unknown = await response.clone().json();
-    return typeof body === 'object' && body !== null && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
+    return typeof body === 'object' && body !== null && typeof (body as { code?: unknown }).code === 'string'
+      ? (body as { code: string }).code
+      : undefined;
   } catch {
     return undefined;
   }
@@ -52,12 +54,20 @@ export function createTransport(options: TransportOptions): (input: Request) => 
   return async (input: Request): Promise<Response> => {
     const headers = new Headers(input.headers);
     if (options.credentials?.apiKey !== undefined) headers.set('x-api-key', options.credentials.apiKey);
-    else if (options.credentials?.token !== undefined) headers.set('authorization', `Bearer ${options.credentials.token}`);
-    if (options.idempotencyKeys && input.method === 'POST' && !headers.has('idempotency-key')) headers.set('idempotency-key', randomUUID());
+    else if (options.credentials?.token !== undefined)
+      headers.set('authorization', `Bearer ${options.credentials.token}`);
+    if (options.idempotencyKeys && input.method === 'POST' && !headers.has('idempotency-key'))
+      headers.set('idempotency-key', randomUUID());
     if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent);
     // The body is read once into memory so every attempt can send it again (bodies are at most 1 MiB).
     const body = input.body === null ? undefined : await input.arrayBuffer();
-    const request = new Request(input.url, { method: input.method, headers, body, signal: input.signal, redirect: input.redirect });
+    const request = new Request(input.url, {
+      method: input.method,
+      headers,
+      body,
+      signal: input.signal,
+      redirect: input.redirect,
+    });
 
     for (let attempt = 1; ; attempt++) {
       let response: Response | undefined;
@@ -70,14 +80,27 @@ export function createTransport(options: TransportOptions): (input: Request) => 
       }
       let delay: number | undefined;
       if (response) {
-        if (!isRetriedStatus(options.retry, response.status, response.status === 409 ? await problemCodeOf(response) : undefined)) return response;
+        if (
+          !isRetriedStatus(
+            options.retry,
+            response.status,
+            response.status === 409 ? await problemCodeOf(response) : undefined,
+          )
+        )
+          return response;
         delay = retryDelay(options.retry, attempt, parseRetryAfter(response.headers.get('retry-after')));
         if (delay === undefined) return response;
       } else {
         delay = retryDelay(options.retry, attempt, undefined);
         if (delay === undefined) throw failure;
       }
-      options.onRetry?.({ method: request.method, url: request.url, attempt, delayMs: delay, status: response?.status });
+      options.onRetry?.({
+        method: request.method,
+        url: request.url,
+        attempt,
+        delayMs: delay,
+        status: response?.status,
+      });
       // Free the connection of the answer we drop.
       await response?.body?.cancel().catch(() => undefined);
       await sleep(delay, request.signal);

@@ -25,11 +25,15 @@ export type Template = Schemas['Template'];
 export type Metrics = Schemas['Metrics'];
 
 /** The JSON body an operation takes. */
-export type RequestBody<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } }
+export type RequestBody<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
   ? B
   : never;
 /** The query parameters an operation takes. */
-export type QueryOf<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
+export type QueryOf<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
 
 export type RunStatus = Run['status'];
 /** A run in one of these states will not change again. */

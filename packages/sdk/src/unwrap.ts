@@ -23,5 +23,7 @@ export async function expectNoContent(pending: Promise<FetchResult<unknown>>): P
 
 /** `undefined` fields dropped, so that `exactOptionalPropertyTypes` callers and the API's unknown-parameter check agree. */
 export function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
 }

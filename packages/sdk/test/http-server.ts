@@ -24,7 +24,13 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       requests.push(seen);
       handler(seen, res);
     });
@@ -39,14 +45,33 @@ export async function startServer(handler: Handler): Promise<TestServer> {
 }
 
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers });
+  res.writeHead(status, {
+    'content-type': status >= 400 ? 'application/problem+json' : 'application/json',
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 }
 
 export function problem(status: number, code: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: `/problems/${code}`, title: code.replace(/_/g, ' '), status, code, detail: `${code} happened`, instance: '/v2/x', request_id: 'req_test', ...extra };
+  return {
+    type: `/problems/${code}`,
+    title: code.replace(/_/g, ' '),
+    status,
+    code,
+    detail: `${code} happened`,
+    instance: '/v2/x',
+    request_id: 'req_test',
+    ...extra,
+  };
 }
 
 export function project(id: string): Record<string, unknown> {
-  return { id, name: id, description: null, template: null, created_at: '2026-11-22T10:15:00.000Z', updated_at: '2026-11-22T10:15:00.000Z' };
+  return {
+    id,
+    name: id,
+    description: null,
+    template: null,
+    created_at: '2026-11-22T10:15:00.000Z',
+    updated_at: '2026-11-22T10:15:00.000Z',
+  };
 }

@@ -13,7 +13,11 @@ const fast = { baseDelayMs: 5, maxDelayMs: 2000 };
 describe('retries', () => {
   it('retries a 503 after its Retry-After and answers the success', async () => {
     let calls = 0;
-    server = await startServer((_req, res) => (++calls === 1 ? json(res, 503, problem(503, 'service_unavailable'), { 'retry-after': '1' }) : json(res, 200, project('prj_1'))));
+    server = await startServer((_req, res) =>
+      ++calls === 1
+        ? json(res, 503, problem(503, 'service_unavailable'), { 'retry-after': '1' })
+        : json(res, 200, project('prj_1')),
+    );
     const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
     await expect(client.projects.get('prj_1')).resolves.toMatchObject({ id: 'prj_1' });
     expect(server.requests).toHaveLength(2);
@@ -25,7 +29,9 @@ describe('retries', () => {
   it('sends the same Idempotency-Key on the retries of one POST, and a new one on the next POST', async () => {
     let calls = 0;
     server = await startServer((req, res) =>
-      ++calls % 3 !== 0 ? json(res, 429, problem(429, 'rate_limited'), { 'retry-after': '0' }) : json(res, 201, project(`prj_${calls}`)),
+      ++calls % 3 !== 0
+        ? json(res, 429, problem(429, 'rate_limited'), { 'retry-after': '0' })
+        : json(res, 201, project(`prj_${calls}`)),
     );
     const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
     await client.projects.create({ name: 'a' });
@@ -40,8 +46,14 @@ describe('retries', () => {
   });
 
   it('gives up after maxAttempts and throws the last problem', async () => {
-    server = await startServer((_req, res) => json(res, 503, problem(503, 'service_unavailable', { dependency: 'database' }), { 'retry-after': '0' }));
-    const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: { ...fast, maxAttempts: 3 } });
+    server = await startServer((_req, res) =>
+      json(res, 503, problem(503, 'service_unavailable', { dependency: 'database' }), { 'retry-after': '0' }),
+    );
+    const client = createConduitClient({
+      baseUrl: server.baseUrl,
+      apiKey: 'cnd_k',
+      retry: { ...fast, maxAttempts: 3 },
+    });
     const err: unknown = await client.projects.get('prj_1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConduitApiError);
     expect(err).toMatchObject({ status: 503, code: 'service_unavailable', problem: { dependency: 'database' } });
@@ -67,18 +79,30 @@ describe('retries', () => {
     const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
     const err = await client.projects.create({ name: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConduitApiError);
-    expect(err).toMatchObject({ code: 'name_taken', title: 'name taken', detail: 'name_taken happened', errors: [{ path: 'name', code: 'name_taken' }] });
+    expect(err).toMatchObject({
+      code: 'name_taken',
+      title: 'name taken',
+      detail: 'name_taken happened',
+      errors: [{ path: 'name', code: 'name_taken' }],
+    });
     expect(server.requests).toHaveLength(2);
   });
 
   it('resends a GET whose connection dropped, but not a POST without an Idempotency-Key', async () => {
     let calls = 0;
-    server = await startServer((_req, res) => (++calls === 1 ? res.socket?.destroy() : json(res, 200, project('prj_1'))));
+    server = await startServer((_req, res) =>
+      ++calls === 1 ? res.socket?.destroy() : json(res, 200, project('prj_1')),
+    );
     const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
     await expect(client.projects.get('prj_1')).resolves.toMatchObject({ id: 'prj_1' });
 
     calls = 0;
-    const unkeyed = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast, idempotencyKeys: false });
+    const unkeyed = createConduitClient({
+      baseUrl: server.baseUrl,
+      apiKey: 'cnd_k',
+      retry: fast,
+      idempotencyKeys: false,
+    });
     await expect(unkeyed.projects.create({ name: 'x' })).rejects.toThrow();
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
@@ -98,8 +122,12 @@ describe('credentials and errors', () => {
   });
 
   it('turns an answer without a problem document into a ConduitApiError with the status', async () => {
-    server = await startServer((_req, res) => (res.writeHead(502, { 'content-type': 'text/html' }), res.end('<h1>bad gateway</h1>')));
-    const err = await createConduitClient({ baseUrl: server.baseUrl, apiKey: 'k' }).projects.get('prj_1').catch((e: unknown) => e);
+    server = await startServer(
+      (_req, res) => (res.writeHead(502, { 'content-type': 'text/html' }), res.end('<h1>bad gateway</h1>')),
+    );
+    const err = await createConduitClient({ baseUrl: server.baseUrl, apiKey: 'k' })
+      .projects.get('prj_1')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConduitApiError);
     expect(err).toMatchObject({ status: 502, code: 'http_502', errors: [] });
   });

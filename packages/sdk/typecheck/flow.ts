@@ -10,10 +10,19 @@ export async function nightlyOrders(baseUrl: string, apiKey: string): Promise<{ 
     name: 'shop-db',
     type: 'postgres',
     project_id: project.id,
-    config: { host: 'shop-db.internal', database: 'shop', user: 'conduit_reader', password: 'correct-horse', ssl: 'require' },
+    config: {
+      host: 'shop-db.internal',
+      database: 'shop',
+      user: 'conduit_reader',
+      password: 'correct-horse',
+      ssl: 'require',
+    },
   });
   const tested = await client.connectors.test(connector.id);
-  if (!tested.ok) throw new Error(`${tested.error_class ?? 'error'}: ${tested.checks.map((c) => `${c.name} ${c.ok ? 'ok' : c.message}`).join(', ')}`);
+  if (!tested.ok)
+    throw new Error(
+      `${tested.error_class ?? 'error'}: ${tested.checks.map((c) => `${c.name} ${c.ok ? 'ok' : c.message}`).join(', ')}`,
+    );
 
   const pipeline = await client.pipelines.create({
     name: 'orders-to-warehouse',
@@ -22,7 +31,11 @@ export async function nightlyOrders(baseUrl: string, apiKey: string): Promise<{ 
       nodes: [
         { id: 'orders', type: 'source', config: { connector_id: connector.id, table: 'orders' } },
         { id: 'clean', type: 'transform', config: { sql: 'select * from orders where amount > 0' } },
-        { id: 'to_dw', type: 'sink', config: { connector_id: connector.id, table: 'orders_clean', mode: 'upsert', key: ['id'] } },
+        {
+          id: 'to_dw',
+          type: 'sink',
+          config: { connector_id: connector.id, table: 'orders_clean', mode: 'upsert', key: ['id'] },
+        },
       ],
       edges: [
         { from: 'orders', to: 'clean' },
@@ -32,25 +45,36 @@ export async function nightlyOrders(baseUrl: string, apiKey: string): Promise<{ 
   });
   if (pipeline.status === 'invalid') throw new Error(pipeline.validation.errors.map((e) => e.message).join('; '));
 
-  const job = await client.jobs.create({ name: 'nightly-orders', pipeline_id: pipeline.id, schedule: '0 2 * * *', timezone: 'Europe/Paris' });
+  const job = await client.jobs.create({
+    name: 'nightly-orders',
+    pipeline_id: pipeline.id,
+    schedule: '0 2 * * *',
+    timezone: 'Europe/Paris',
+  });
 
   let triggered: Run;
   try {
     triggered = await client.jobs.trigger(job.id, { parameters: { since_days: 7 } });
   } catch (err) {
     if (err instanceof ConduitApiError && err.code === 'run_in_progress') throw new Error('already running');
-    if (err instanceof ConduitApiError) throw new Error(err.errors.map((e) => `${e.path}: ${e.message}`).join('\n') || err.detail);
+    if (err instanceof ConduitApiError)
+      throw new Error(err.errors.map((e) => `${e.path}: ${e.message}`).join('\n') || err.detail);
     throw err;
   }
 
   const logs: RunLogLine[] = [];
   for await (const line of client.runs.streamLogs(triggered.id, { jobId: job.id, level: 'info' })) logs.push(line);
-  const run = await client.waitForRun(triggered.id, { jobId: job.id, timeoutMs: 60_000, onUpdate: (r) => r.nodes.forEach((n) => n.rows_out) });
+  const run = await client.waitForRun(triggered.id, {
+    jobId: job.id,
+    timeoutMs: 60_000,
+    onUpdate: (r) => r.nodes.forEach((n) => n.rows_out),
+  });
   const written: number = run.stats.rows_written;
 
   for await (const earlier of client.runs.list({ jobId: job.id, status: 'failed' })) {
     const failedNode: string | undefined = earlier.nodes.find((n) => n.status === 'failed')?.id;
-    if (failedNode !== undefined && written >= 0) logs.push(...(await client.runs.logs(earlier.id, { jobId: job.id, nodeId: failedNode }).toArray(10)));
+    if (failedNode !== undefined && written >= 0)
+      logs.push(...(await client.runs.logs(earlier.id, { jobId: job.id, nodeId: failedNode }).toArray(10)));
   }
   const metrics = await client.raw.GET('/v2/metrics', { params: { query: { job_id: job.id, since: '7d' } } });
   if (metrics.data && metrics.data.success_rate !== null && metrics.data.success_rate < 0.9) logs.length = 0;

@@ -13,13 +13,18 @@ const V1_PREFIXES = ['enc:v1:', 'v1:'] as const;
 const V2_FORMAT = /^enc:v2:([0-9a-f]{8}):(.*)$/s;
 
 export type SealedValue =
-  | { version: 2; kid: string; header: string; payload: string }
-  | { version: 1; payload: string };
+  { version: 2; kid: string; header: string; payload: string } | { version: 1; payload: string };
 
 /** The parts of a sealed value, or undefined when it is not written as one. */
 export function parseSealed(sealed: string): SealedValue | undefined {
   const v2 = V2_FORMAT.exec(sealed);
-  if (v2) return { version: 2, kid: v2[1] as string, header: `${SEALED_PREFIX}${v2[1] as string}:`, payload: v2[2] as string };
+  if (v2)
+    return {
+      version: 2,
+      kid: v2[1] as string,
+      header: `${SEALED_PREFIX}${v2[1] as string}:`,
+      payload: v2[2] as string,
+    };
   if (sealed.startsWith(SEALED_PREFIX)) return undefined;
   const v1 = V1_PREFIXES.find((p) => sealed.startsWith(p));
   return v1 === undefined ? undefined : { version: 1, payload: sealed.slice(v1.length) };

@@ -36,12 +36,18 @@ describe('SecretBox', () => {
   it('refuses other additional data, another key, a tampered value and a plain string, naming no secret', () => {
     const sealed = box.seal('s3cr3t-value', 'password');
     expect(() => box.open(sealed, 'token')).toThrow(SecretOpenError);
-    expect(() => new SecretBox(randomBytes(32)).open(sealed, 'password')).toThrow(/sealed under a key that is not configured/);
+    expect(() => new SecretBox(randomBytes(32)).open(sealed, 'password')).toThrow(
+      /sealed under a key that is not configured/,
+    );
     const header = `enc:v2:${box.currentKeyId}:`;
     const raw = Buffer.from(sealed.slice(header.length), 'base64');
     raw[raw.length - 1] = (raw[raw.length - 1] ?? 0) ^ 1;
-    expect(() => box.open(`${header}${raw.toString('base64')}`, 'password')).toThrow(/belongs elsewhere or was tampered with/);
-    expect(() => box.open('s3cr3t-value', 'password', 'config.password')).toThrow('config.password is not a sealed value');
+    expect(() => box.open(`${header}${raw.toString('base64')}`, 'password')).toThrow(
+      /belongs elsewhere or was tampered with/,
+    );
+    expect(() => box.open('s3cr3t-value', 'password', 'config.password')).toThrow(
+      'config.password is not a sealed value',
+    );
     expect(isSealed('s3cr3t-value')).toBe(false);
   });
 
@@ -70,7 +76,14 @@ describe('fields in transit', () => {
   const fields = ['password', 'token'];
 
   it('seals listed string fields bound to tenant and scope, keeps the mask and other fields as they are', () => {
-    const sent = sealFieldsForTransit(box, { host: 'db', password: 'pw-123456', token: '********', port: 5432 }, fields, 't1', 'connector.config', '********');
+    const sent = sealFieldsForTransit(
+      box,
+      { host: 'db', password: 'pw-123456', token: '********', port: 5432 },
+      fields,
+      't1',
+      'connector.config',
+      '********',
+    );
     expect(sent['host']).toBe('db');
     expect(sent['token']).toBe('********');
     expect(isSealed(sent['password'])).toBe(true);
@@ -136,7 +149,9 @@ describe('key rotation', () => {
     expect(bWithA.open(legacySeal('enc:v1:', 'old-a', 'password', keyA), 'password')).toBe('old-a');
     expect(bWithA.open(legacySeal('v1:', 'old-b', 'wh_1', keyB), 'wh_1')).toBe('old-b');
     const v1 = legacySeal('enc:v1:', 'old-field-bound', 'password', keyA);
-    expect(bWithA.open(v1, '["connector-secret","t1","con_1","password"]', 'x', { v1Aad: 'password' })).toBe('old-field-bound');
+    expect(bWithA.open(v1, '["connector-secret","t1","con_1","password"]', 'x', { v1Aad: 'password' })).toBe(
+      'old-field-bound',
+    );
     expect(() => onlyB.open(v1, 'password')).toThrow(/wrong key or tampered value/);
     const resealed = bWithA.reseal(v1, 'bound', 'x', { v1Aad: 'password' }) as string;
     expect(onlyB.open(resealed, 'bound')).toBe('old-field-bound');
@@ -153,7 +168,9 @@ describe('key rotation', () => {
 
   it('takes the same key twice as one, and refuses a previous key of the wrong length', () => {
     expect(new SecretBox({ current: keyA, previous: [keyA] }).open(onlyA.seal('x', 'f'), 'f')).toBe('x');
-    expect(() => new SecretBox({ current: keyA, previous: [randomBytes(8)] })).toThrow('secrets key must be 32 bytes, got 8');
+    expect(() => new SecretBox({ current: keyA, previous: [randomBytes(8)] })).toThrow(
+      'secrets key must be 32 bytes, got 8',
+    );
   });
 });
 
@@ -163,13 +180,19 @@ describe('secretsEnv', () => {
   it('reads the current key and optional previous keys into a key ring', () => {
     const a = randomBytes(32);
     const b = randomBytes(32);
-    const parsed = schema.parse({ SECRETS_KEY: b.toString('hex'), SECRETS_KEYS_PREVIOUS: ` ${a.toString('base64')} ,` });
+    const parsed = schema.parse({
+      SECRETS_KEY: b.toString('hex'),
+      SECRETS_KEYS_PREVIOUS: ` ${a.toString('base64')} ,`,
+    });
     expect(secretKeysOf(parsed)).toEqual({ current: b, previous: [a] });
     expect(schema.parse({ SECRETS_KEY: b.toString('hex') }).SECRETS_KEYS_PREVIOUS).toEqual([]);
   });
 
   it('names a malformed previous key by its position, never by its value', () => {
-    const result = schema.safeParse({ SECRETS_KEY: randomBytes(32).toString('hex'), SECRETS_KEYS_PREVIOUS: `${randomBytes(32).toString('hex')},oops-key` });
+    const result = schema.safeParse({
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      SECRETS_KEYS_PREVIOUS: `${randomBytes(32).toString('hex')},oops-key`,
+    });
     expect(result.success).toBe(false);
     const message = result.error?.issues[0]?.message ?? '';
     expect(message).toMatch(/^SECRETS_KEYS_PREVIOUS entry 2 must be 32 bytes/);

@@ -78,10 +78,12 @@ export class SecretBox {
   open(sealed: string, aad: string, what = 'the secret', options: OpenOptions = {}): string {
     const parsed = parseSealed(sealed);
     const raw = parsed === undefined ? Buffer.alloc(0) : Buffer.from(parsed.payload, 'base64');
-    if (parsed === undefined || raw.length < IV_BYTES + TAG_BYTES) throw new SecretOpenError(`${what} is not a sealed value`);
+    if (parsed === undefined || raw.length < IV_BYTES + TAG_BYTES)
+      throw new SecretOpenError(`${what} is not a sealed value`);
     if (parsed.version === 2) {
       const key = this.byId.get(parsed.kid);
-      if (!key) throw new SecretOpenError(`${what} was sealed under a key that is not configured (key id ${parsed.kid})`);
+      if (!key)
+        throw new SecretOpenError(`${what} was sealed under a key that is not configured (key id ${parsed.kid})`);
       try {
         return decrypt(key, raw, Buffer.from(parsed.header + aad, 'utf8'));
       } catch {

@@ -29,7 +29,10 @@ export function parseSecretsKey(s: string, name = 'SECRETS_KEY'): Buffer {
 
 /** Parses SECRETS_KEYS_PREVIOUS: comma-separated keys, empty entries ignored; an error names the entry by position. */
 export function parsePreviousSecretsKeys(s: string | undefined): Buffer[] {
-  const entries = (s ?? '').split(',').map((e) => e.trim()).filter((e) => e.length > 0);
+  const entries = (s ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e.length > 0);
   return entries.map((entry, i) => parseSecretsKey(entry, `SECRETS_KEYS_PREVIOUS entry ${i + 1}`));
 }
 

@@ -5,25 +5,41 @@ describe('urlCredentialProblem', () => {
     ['https://user:pass@api.example.com/v1', 'must not carry credentials (user:password@)'],
     ['https://user@api.example.com/v1', 'must not carry credentials (user:password@)'],
     ['https://api.example.com/v1?api_key=abc', 'must not carry credentials in its query (api_key)'],
-    ['https://api.example.com/v1?format=json&Access-Token=abc', 'must not carry credentials in its query (Access-Token)'],
+    [
+      'https://api.example.com/v1?format=json&Access-Token=abc',
+      'must not carry credentials in its query (Access-Token)',
+    ],
     ['https://api.example.com/?client_secret=x&sig=y', 'must not carry credentials in its query (client_secret, sig)'],
-    ['https://s3.example.com/?X-Amz-Credential=a&X-Amz-Signature=b', 'must not carry credentials in its query (X-Amz-Credential, X-Amz-Signature)'],
+    [
+      'https://s3.example.com/?X-Amz-Credential=a&X-Amz-Signature=b',
+      'must not carry credentials in its query (X-Amz-Credential, X-Amz-Signature)',
+    ],
     ['https://api.example.com/?password=p', 'must not carry credentials in its query (password)'],
   ])('refuses %s, naming the part and not its value', (text, problem) => {
     expect(urlCredentialProblem(new URL(text))).toBe(problem);
   });
 
-  it.each(['https://api.example.com/v1', 'https://api.example.com/v1?page=2&limit=10', 'http://127.0.0.1:8080/x?monkey=1'])(
-    'accepts %s',
-    (text) => {
-      expect(urlCredentialProblem(new URL(text))).toBeUndefined();
-    },
-  );
+  it.each([
+    'https://api.example.com/v1',
+    'https://api.example.com/v1?page=2&limit=10',
+    'http://127.0.0.1:8080/x?monkey=1',
+  ])('accepts %s', (text) => {
+    expect(urlCredentialProblem(new URL(text))).toBeUndefined();
+  });
 });
 
 describe('isCredentialName', () => {
   it('knows header and parameter names that carry credentials', () => {
-    for (const name of ['Authorization', 'Proxy-Authorization', 'Cookie', 'X-API-Key', 'X-Auth-Token', 'api_key', 'client_secret', 'X-Amz-Signature']) {
+    for (const name of [
+      'Authorization',
+      'Proxy-Authorization',
+      'Cookie',
+      'X-API-Key',
+      'X-Auth-Token',
+      'api_key',
+      'client_secret',
+      'X-Amz-Signature',
+    ]) {
       expect({ name, credential: isCredentialName(name) }).toEqual({ name, credential: true });
     }
     for (const name of ['Accept', 'Content-Type', 'X-Request-Id', 'User-Agent', 'page', 'monkey']) {

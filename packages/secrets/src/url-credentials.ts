@@ -4,8 +4,29 @@
  */
 
 // Query parameter names that carry a credential, compared without case, `-` or `_`.
-const CREDENTIAL_PARAMS = new Set(['key', 'apikey', 'sig', 'pwd', 'pass', 'auth', 'code', 'jwt', 'session', 'sessionid']);
-const CREDENTIAL_PARTS = ['token', 'secret', 'password', 'passwd', 'apikey', 'signature', 'credential', 'accesskey', 'authorization'];
+const CREDENTIAL_PARAMS = new Set([
+  'key',
+  'apikey',
+  'sig',
+  'pwd',
+  'pass',
+  'auth',
+  'code',
+  'jwt',
+  'session',
+  'sessionid',
+]);
+const CREDENTIAL_PARTS = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'apikey',
+  'signature',
+  'credential',
+  'accesskey',
+  'authorization',
+];
 
 /** Whether a query parameter or header name says it carries a credential (`api_key`, `X-Auth-Token`, `Cookie`...). */
 export function isCredentialName(name: string): boolean {
@@ -17,6 +38,7 @@ export function isCredentialName(name: string): boolean {
 export function urlCredentialProblem(url: URL): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@)';
   const names = [...new Set([...url.searchParams.keys()].filter(isCredentialName))];
-  if (names.length > 0) return `must not carry credentials in its query (${names.map((n) => n.slice(0, 40)).join(', ')})`;
+  if (names.length > 0)
+    return `must not carry credentials in its query (${names.map((n) => n.slice(0, 40)).join(', ')})`;
   return undefined;
 }

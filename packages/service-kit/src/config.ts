@@ -59,6 +59,7 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 
 function describeIssue(issue: z.core.$ZodIssue, input: Record<string, string>): string {
   const name = issue.path.length > 0 ? issue.path.map(String).join('.') : '(environment)';
-  const missing = issue.code === 'invalid_type' && issue.path.length === 1 && input[String(issue.path[0])] === undefined;
+  const missing =
+    issue.code === 'invalid_type' && issue.path.length === 1 && input[String(issue.path[0])] === undefined;
   return `${name}: ${missing ? 'required' : issue.message}`;
 }

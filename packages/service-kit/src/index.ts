@@ -18,7 +18,13 @@ export { dataSourceReadinessCheck, redisReadinessCheck } from './readiness-check
 export { RpcRoute, type RpcController } from './rpc/rpc-route.decorator.js';
 export { reportUnexpected } from './rpc/unexpected-error.js';
 export { COMMIT_MARGIN_MS, DeadlinePassedError, assertBeforeDeadline } from './rpc/deadline.js';
-export { createOnce, idempotencyColumns, type CreateContext, type CreateOnceOptions, type IdempotentRow } from './idempotency/create-once.js';
+export {
+  createOnce,
+  idempotencyColumns,
+  type CreateContext,
+  type CreateOnceOptions,
+  type IdempotentRow,
+} from './idempotency/create-once.js';
 export { isForeignKeyViolation, isUniqueViolation } from './persistence/pg-errors.js';
 export { entityValues } from './persistence/entity-values.js';
 export { assertIfMatch } from './resources/if-match.js';

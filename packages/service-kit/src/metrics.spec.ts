@@ -3,7 +3,8 @@ import { createMetricsRegistry } from './metrics.js';
 
 // One sample line of the Prometheus text format: name, optional labels, value. Prometheus parses
 // values with Go's ParseFloat, which accepts NaN/Inf in any case (prom-client writes "Nan").
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (-?[0-9.e+-]+|nan|[+-]inf)$/i;
+const SAMPLE =
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (-?[0-9.e+-]+|nan|[+-]inf)$/i;
 
 describe('createMetricsRegistry', () => {
   it('exposes default metrics in valid text format, each labelled with the service', async () => {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { Column, Entity, PrimaryGeneratedColumn, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import {
+  Column,
+  Entity,
+  PrimaryGeneratedColumn,
+  type DataSource,
+  type MigrationInterface,
+  type QueryRunner,
+} from 'typeorm';
 import type { Logger } from 'pino';
 import { createLogger, createServiceDataSource, migrate } from '../src/index.js';
 import { DATABASE_URL, connectPostgres } from './servers.js';
@@ -101,7 +108,11 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
   it('creates the schema, runs pending migrations in order once, and scopes entities to the schema', async () => {
     const schema = freshSchema();
     const logged: string[] = [];
-    const logger = createLogger({ service: 'kit-test', level: 'trace', destination: { write: (line: string) => void logged.push(line) } });
+    const logger = createLogger({
+      service: 'kit-test',
+      level: 'trace',
+      destination: { write: (line: string) => void logged.push(line) },
+    });
     const ds = dataSource(schema, { logger });
 
     expect(await migrate(ds)).toEqual(MIGRATION_NAMES);
@@ -111,7 +122,9 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
     expect(rows.map((row) => row.name)).toEqual(MIGRATION_NAMES);
 
     const saved = await ds.getRepository(Widget).save({ name: 'sprocket', colour: 'red' });
-    const { rows: stored } = await admin.query(`SELECT name, colour FROM "${schema}"."widgets" WHERE id = $1`, [saved.id]);
+    const { rows: stored } = await admin.query(`SELECT name, colour FROM "${schema}"."widgets" WHERE id = $1`, [
+      saved.id,
+    ]);
     expect(stored).toEqual([{ name: 'sprocket', colour: 'red' }]);
     // Unqualified SQL lands in the service's schema too (search_path).
     expect(await ds.query('SELECT count(*)::int AS n FROM widgets')).toEqual([{ n: 1 }]);
@@ -119,9 +132,15 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
     // TypeORM logs through pino: migrations at info, queries at trace, never their parameters.
     const lines = logged.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'info', component: 'typeorm', msg: 'Migration CreateWidgets1700000000001 has been executed successfully.' }),
+      expect.objectContaining({
+        level: 'info',
+        component: 'typeorm',
+        msg: 'Migration CreateWidgets1700000000001 has been executed successfully.',
+      }),
     );
-    expect(lines.some((line) => line['level'] === 'trace' && String(line['query']).startsWith('INSERT INTO'))).toBe(true);
+    expect(lines.some((line) => line['level'] === 'trace' && String(line['query']).startsWith('INSERT INTO'))).toBe(
+      true,
+    );
     expect(logged.join('')).not.toContain('sprocket');
   });
 
@@ -168,7 +187,12 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
 
   it('refuses a schema name that is not a plain identifier', () => {
     expect(() =>
-      createServiceDataSource({ url: DATABASE_URL, schema: 'x"; DROP SCHEMA public; --', entities: [], migrations: [] }),
+      createServiceDataSource({
+        url: DATABASE_URL,
+        schema: 'x"; DROP SCHEMA public; --',
+        entities: [],
+        migrations: [],
+      }),
     ).toThrow('must be a lower-case SQL identifier');
   });
 });

@@ -16,7 +16,10 @@ import {
 } from '../src/index.js';
 import { DATABASE_URL, connectPostgres, connectRedis } from './servers.js';
 
-async function startApp(options: OpsModuleOptions, globalPrefix?: string): Promise<{ app: INestApplication; url: string }> {
+async function startApp(
+  options: OpsModuleOptions,
+  globalPrefix?: string,
+): Promise<{ app: INestApplication; url: string }> {
   @Module({ imports: [OpsModule.forRoot(options)] })
   class AppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger: false });
@@ -100,11 +103,20 @@ describe('OpsModule readiness failures', () => {
 
   it('answers 503 naming each failing check', async () => {
     // Without the offline queue, a PING to an unreachable Redis fails at once instead of waiting.
-    deadRedis = new Redis({ host: '127.0.0.1', port: await closedPort(), lazyConnect: true, enableOfflineQueue: false });
+    deadRedis = new Redis({
+      host: '127.0.0.1',
+      port: await closedPort(),
+      lazyConnect: true,
+      enableOfflineQueue: false,
+    });
     const idle = createServiceDataSource({ url: DATABASE_URL, schema: 'public', entities: [], migrations: [] });
     ({ app } = await startApp({
       registry: createMetricsRegistry('ops-test'),
-      checks: [dataSourceReadinessCheck(idle), redisReadinessCheck(deadRedis), { name: 'queue', check: async () => undefined }],
+      checks: [
+        dataSourceReadinessCheck(idle),
+        redisReadinessCheck(deadRedis),
+        { name: 'queue', check: async () => undefined },
+      ],
     }));
     const response = await fetch(`${await app.getUrl()}/readyz`);
     expect(response.status).toBe(503);
@@ -124,7 +136,10 @@ describe('OpsModule readiness failures', () => {
     const response = await fetch(`${await app.getUrl()}/readyz`);
     const elapsed = Date.now() - started;
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: 'unavailable', checks: { stuck: 'error: timed out after 2000 ms' } });
+    expect(await response.json()).toEqual({
+      status: 'unavailable',
+      checks: { stuck: 'error: timed out after 2000 ms' },
+    });
     expect(elapsed).toBeGreaterThanOrEqual(1900);
     expect(elapsed).toBeLessThan(5000);
   });

@@ -41,33 +41,61 @@ afterAll(async () => {
 
 describe('preflight', () => {
   it('passes when the ports are free and PostgreSQL and Redis answer', async () => {
-    await expect(preflight({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, ports: [{ variable: 'CATALOG_PORT', port: await closedPort(), host: '127.0.0.1' }] })).resolves.toBeUndefined();
+    await expect(
+      preflight({
+        databaseUrl: DATABASE_URL,
+        redisUrl: REDIS_URL,
+        ports: [{ variable: 'CATALOG_PORT', port: await closedPort(), host: '127.0.0.1' }],
+      }),
+    ).resolves.toBeUndefined();
   });
 
   it('names a busy port, its host and the variable that moves it', async () => {
-    const err = await failureOf(preflight({ databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, ports: [{ variable: 'CATALOG_PORT', port: busyPort, host: '127.0.0.1' }] }));
+    const err = await failureOf(
+      preflight({
+        databaseUrl: DATABASE_URL,
+        redisUrl: REDIS_URL,
+        ports: [{ variable: 'CATALOG_PORT', port: busyPort, host: '127.0.0.1' }],
+      }),
+    );
     expect(err.dependency).toBe('port');
-    expect(err.message).toBe(`port ${busyPort} on 127.0.0.1 (CATALOG_PORT) is already in use: stop the process that holds it, or set CATALOG_PORT to a free port`);
+    expect(err.message).toBe(
+      `port ${busyPort} on 127.0.0.1 (CATALOG_PORT) is already in use: stop the process that holds it, or set CATALOG_PORT to a free port`,
+    );
   });
 
   it('names Redis on a closed port, its address without the password, and what to check', async () => {
     const port = await closedPort();
     const started = Date.now();
-    const err = await failureOf(preflight({ databaseUrl: DATABASE_URL, redisUrl: `redis://:s3cret@127.0.0.1:${port}`, ports: [] }));
+    const err = await failureOf(
+      preflight({ databaseUrl: DATABASE_URL, redisUrl: `redis://:s3cret@127.0.0.1:${port}`, ports: [] }),
+    );
     expect(err.dependency).toBe('redis');
-    expect(err.message).toBe(`Redis at redis://127.0.0.1:${port} refused the connection: check that Redis is running there and the host and port in REDIS_URL`);
+    expect(err.message).toBe(
+      `Redis at redis://127.0.0.1:${port} refused the connection: check that Redis is running there and the host and port in REDIS_URL`,
+    );
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('names a database host that does not resolve', async () => {
-    const err = await failureOf(preflight({ databaseUrl: 'postgres://app:s3cret@db.conduit-test.invalid:5432/conduit', redisUrl: REDIS_URL, ports: [] }));
+    const err = await failureOf(
+      preflight({
+        databaseUrl: 'postgres://app:s3cret@db.conduit-test.invalid:5432/conduit',
+        redisUrl: REDIS_URL,
+        ports: [],
+      }),
+    );
     expect(err.dependency).toBe('database');
-    expect(err.message).toBe('PostgreSQL host "db.conduit-test.invalid" does not resolve (DATABASE_URL is postgres://app@db.conduit-test.invalid:5432/conduit): check the host name in DATABASE_URL and DNS');
+    expect(err.message).toBe(
+      'PostgreSQL host "db.conduit-test.invalid" does not resolve (DATABASE_URL is postgres://app@db.conduit-test.invalid:5432/conduit): check the host name in DATABASE_URL and DNS',
+    );
   });
 
   it('names a database that does not exist', async () => {
     const url = DATABASE_URL.replace(/\/[^/]*$/, '/conduit_preflight_missing');
     const err = await failureOf(preflight({ databaseUrl: url, redisUrl: REDIS_URL, ports: [] }));
-    expect(err.message).toMatch(/^PostgreSQL at postgres:\/\/.*\/conduit_preflight_missing: the database does not exist: create it, or fix its name in DATABASE_URL$/);
+    expect(err.message).toMatch(
+      /^PostgreSQL at postgres:\/\/.*\/conduit_preflight_missing: the database does not exist: create it, or fix its name in DATABASE_URL$/,
+    );
   });
 });

@@ -21,8 +21,11 @@ function byIdsReader<E>(ds: DataSource, entity: EntityTarget<E>): (ids: string[]
   const metadata = ds.getMetadata(entity);
   const { driver } = ds;
   const [primary] = metadata.primaryColumns;
-  if (!primary || metadata.primaryColumns.length !== 1) throw new Error(`${metadata.name} needs a single primary column`);
-  const table = metadata.schema ? `${driver.escape(metadata.schema)}.${driver.escape(metadata.tableName)}` : driver.escape(metadata.tableName);
+  if (!primary || metadata.primaryColumns.length !== 1)
+    throw new Error(`${metadata.name} needs a single primary column`);
+  const table = metadata.schema
+    ? `${driver.escape(metadata.schema)}.${driver.escape(metadata.tableName)}`
+    : driver.escape(metadata.tableName);
   const columns = metadata.columns;
   const text = `SELECT ${columns.map((c) => driver.escape(c.databaseName)).join(', ')} FROM ${table} WHERE ${driver.escape(primary.databaseName)} = ANY($1::text[])`;
   const name = `catalog-by-ids-${metadata.tableName}`;
@@ -32,7 +35,8 @@ function byIdsReader<E>(ds: DataSource, entity: EntityTarget<E>): (ids: string[]
     const { rows } = await pool.query<Record<string, unknown>>({ name, text, values: [ids] });
     return rows.map((raw) => {
       const row = metadata.create() as E & object;
-      for (const column of columns) column.setEntityValue(row, driver.prepareHydratedValue(raw[column.databaseName], column));
+      for (const column of columns)
+        column.setEntityValue(row, driver.prepareHydratedValue(raw[column.databaseName], column));
       return row;
     });
   };

@@ -13,7 +13,10 @@ export class RpcLogInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() === 'rpc' && this.logger.isLevelEnabled('debug')) {
-      this.logger.debug({ pid: process.pid, handler: `${context.getClass().name}.${context.getHandler().name}` }, 'rpc received');
+      this.logger.debug(
+        { pid: process.pid, handler: `${context.getClass().name}.${context.getHandler().name}` },
+        'rpc received',
+      );
     }
     return next.handle();
   }

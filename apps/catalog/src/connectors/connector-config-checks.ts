@@ -10,12 +10,18 @@ import { isCredentialName, urlCredentialProblem } from '@conduit/secrets';
 /** Every top-level string that is an absolute URL (base_url, endpoint...) and carries a credential. */
 export function urlCredentialErrors(type: string, config: Record<string, unknown>): FieldError[] {
   const secretFields = getDriver(type)?.info.secret_fields ?? [];
-  const where = secretFields.length > 0 ? `the connector's secret settings (${secretFields.join(', ')})` : 'a secret setting';
+  const where =
+    secretFields.length > 0 ? `the connector's secret settings (${secretFields.join(', ')})` : 'a secret setting';
   const errors: FieldError[] = [];
   for (const [field, value] of Object.entries(config)) {
     if (typeof value !== 'string' || !value.includes('://') || !URL.canParse(value)) continue;
     const problem = urlCredentialProblem(new URL(value));
-    if (problem) errors.push({ path: `config.${field}`, code: 'credentials_in_url', message: `${problem}: put the credential in ${where} instead` });
+    if (problem)
+      errors.push({
+        path: `config.${field}`,
+        code: 'credentials_in_url',
+        message: `${problem}: put the credential in ${where} instead`,
+      });
   }
   return errors;
 }
@@ -41,10 +47,16 @@ export function headerCredentialErrors(type: string, config: Record<string, unkn
  * An update that changes where the connector points (a location field) while keeping a secret as "********"
  * would send the stored secret to the new place: each such secret must be sent again, as GitHub and Grafana ask.
  */
-export function resendErrors(type: string, incoming: Record<string, unknown>, storedPlain: Record<string, unknown>): FieldError[] {
+export function resendErrors(
+  type: string,
+  incoming: Record<string, unknown>,
+  storedPlain: Record<string, unknown>,
+): FieldError[] {
   const fields = secretsToResend(type, incoming, storedPlain);
   if (fields.length === 0) return [];
-  const moved = (getDriver(type)?.info.location_fields ?? []).filter((f) => JSON.stringify(incoming[f]) !== JSON.stringify(storedPlain[f]));
+  const moved = (getDriver(type)?.info.location_fields ?? []).filter(
+    (f) => JSON.stringify(incoming[f]) !== JSON.stringify(storedPlain[f]),
+  );
   return fields.map((field) => ({
     path: `config.${field}`,
     code: 'secret_required',

@@ -32,15 +32,21 @@ export function resealConnectorSecrets(ds: DataSource, secrets: ConnectorSecrets
     reseal: (row) => {
       // A type without a driver any more has no known secret fields: left as it is.
       if (!getDriver(row.type)) return { resealed: 0, unreadable: 0 };
-      const { config, resealed, unreadable } = secrets.reseal(row.type, row.config, { tenantId: row.tenant_id, connectorId: row.id });
-      return { ...(resealed.length > 0 ? { next: { ...row, config } } : {}), resealed: resealed.length, unreadable: unreadable.length };
+      const { config, resealed, unreadable } = secrets.reseal(row.type, row.config, {
+        tenantId: row.tenant_id,
+        connectorId: row.id,
+      });
+      return {
+        ...(resealed.length > 0 ? { next: { ...row, config } } : {}),
+        resealed: resealed.length,
+        unreadable: unreadable.length,
+      };
     },
     write: async (runner, row, next) => {
-      const [, affected] = (await runner.query(`UPDATE connectors SET config = $1::jsonb WHERE id = $2 AND config = $3::jsonb`, [
-        JSON.stringify(next.config),
-        row.id,
-        JSON.stringify(row.config),
-      ])) as [unknown, number];
+      const [, affected] = (await runner.query(
+        `UPDATE connectors SET config = $1::jsonb WHERE id = $2 AND config = $3::jsonb`,
+        [JSON.stringify(next.config), row.id, JSON.stringify(row.config)],
+      )) as [unknown, number];
       return affected === 1;
     },
   });

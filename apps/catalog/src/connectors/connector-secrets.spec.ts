@@ -15,18 +15,26 @@ describe('ConnectorSecrets', () => {
     expect(sealed['password']).toMatch(new RegExp(`^enc:v2:${secrets.currentKeyId}:`));
     expect(JSON.stringify(sealed)).not.toContain('hunter2');
     expect(secrets.open('postgres', sealed, owner)).toEqual(plain);
-    expect(() => secrets.open('postgres', sealed, { ...owner, connectorId: 'con_2' })).toThrow(/could not be decrypted/);
+    expect(() => secrets.open('postgres', sealed, { ...owner, connectorId: 'con_2' })).toThrow(
+      /could not be decrypted/,
+    );
   });
 
   it('masks a stored secret and leaves an absent one absent', () => {
-    expect(secrets.mask('postgres', secrets.seal('postgres', plain, owner))).toEqual({ ...plain, password: SECRET_MASK });
+    expect(secrets.mask('postgres', secrets.seal('postgres', plain, owner))).toEqual({
+      ...plain,
+      password: SECRET_MASK,
+    });
     const { password: _omitted, ...noPassword } = plain;
     expect(secrets.mask('postgres', noPassword)).toEqual(noPassword);
   });
 
   it('merges an update: the mask keeps the stored secret, a new value replaces it', () => {
     const stored = secrets.open('postgres', secrets.seal('postgres', plain, owner), owner);
-    expect(secrets.merge('postgres', { ...plain, password: SECRET_MASK, port: 5433 }, stored)).toEqual({ ...plain, port: 5433 });
+    expect(secrets.merge('postgres', { ...plain, password: SECRET_MASK, port: 5433 }, stored)).toEqual({
+      ...plain,
+      port: 5433,
+    });
     expect(secrets.merge('postgres', { ...plain, password: 'new' }, stored)['password']).toBe('new');
   });
 

@@ -32,7 +32,14 @@ export class ConnectorSecrets {
 
   /** A create or update body's config, its secrets sealed by the gateway for this tenant, as plain values. */
   fromTransit(tenantId: string, config: Record<string, unknown>): Record<string, unknown> {
-    return openFieldsFromTransit(this.box, config, ANY_CONNECTOR_SECRET_FIELD, tenantId, 'connector.config', SECRET_MASK);
+    return openFieldsFromTransit(
+      this.box,
+      config,
+      ANY_CONNECTOR_SECRET_FIELD,
+      tenantId,
+      'connector.config',
+      SECRET_MASK,
+    );
   }
 
   /** The config as stored: secret fields encrypted for this connector. */
@@ -46,7 +53,11 @@ export class ConnectorSecrets {
   }
 
   /** Like open(), with the secrets that do not open left out and named. */
-  openReadable(type: string, stored: Record<string, unknown>, owner: SecretOwner): { config: Record<string, unknown>; unreadable: string[] } {
+  openReadable(
+    type: string,
+    stored: Record<string, unknown>,
+    owner: SecretOwner,
+  ): { config: Record<string, unknown>; unreadable: string[] } {
     return decryptReadableSecrets(type, stored, this.box, owner);
   }
 
@@ -61,7 +72,11 @@ export class ConnectorSecrets {
   }
 
   /** The plain config an update asks for: a secret sent as "********" keeps the stored (opened) value. */
-  merge(type: string, incoming: Record<string, unknown>, storedPlain: Record<string, unknown>): Record<string, unknown> {
+  merge(
+    type: string,
+    incoming: Record<string, unknown>,
+    storedPlain: Record<string, unknown>,
+  ): Record<string, unknown> {
     return mergeSecrets(type, incoming, storedPlain);
   }
 }

@@ -7,6 +7,13 @@ import { SECRETS_KEY } from '../common/tokens.js';
 
 @Module({
   controllers: [ConnectorsController],
-  providers: [ConnectorsService, { provide: ConnectorSecrets, useFactory: (keys: Buffer | SecretKeys) => new ConnectorSecrets(keys), inject: [SECRETS_KEY] }],
+  providers: [
+    ConnectorsService,
+    {
+      provide: ConnectorSecrets,
+      useFactory: (keys: Buffer | SecretKeys) => new ConnectorSecrets(keys),
+      inject: [SECRETS_KEY],
+    },
+  ],
 })
 export class ConnectorsModule {}

@@ -28,7 +28,18 @@ import { taggedConnector, toConnector } from './connector.mapper.js';
 import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
 import { unreadableSecretErrors, unreadableSecretsResult } from './unreadable-secrets.js';
 import { projectRefErrors } from '../projects/project-refs.js';
-import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
+import {
+  type CreateContext,
+  assertBeforeDeadline,
+  assertIfMatch,
+  createOnce,
+  cursorAfter,
+  entityValues,
+  idempotencyColumns,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  notFound,
+} from '@conduit/service-kit';
 
 const NAME_KEY = 'connectors_tenant_name_key';
 const PROJECT_FKEY = 'connectors_project_fkey';
@@ -80,8 +91,18 @@ export class ConnectorsService {
   private async insertNew(tenantId: string, body: ConnectorCreate, ctx: CreateContext): Promise<ConnectorEntity> {
     const plain = this.secrets.fromTransit(tenantId, body.config);
     const errors: FieldError[] = isKnownType(body.type)
-      ? [...validateConnectorConfig(body.type, plain), ...urlCredentialErrors(body.type, plain), ...headerCredentialErrors(body.type, plain)]
-      : [{ path: 'type', code: 'unknown_connector_type', message: `connector type "${body.type}" does not exist (see GET /v2/connector-types)` }];
+      ? [
+          ...validateConnectorConfig(body.type, plain),
+          ...urlCredentialErrors(body.type, plain),
+          ...headerCredentialErrors(body.type, plain),
+        ]
+      : [
+          {
+            path: 'type',
+            code: 'unknown_connector_type',
+            message: `connector type "${body.type}" does not exist (see GET /v2/connector-types)`,
+          },
+        ];
     errors.push(...(await projectRefErrors(this.ds.manager, tenantId, body.project_id)));
     // An internal address or the platform's own database/Redis (issue 14, finding 2): 422 before anything is stored.
     if (errors.length === 0) errors.push(...(await networkPolicyProblems(body.type, body.config)));
@@ -115,7 +136,10 @@ export class ConnectorsService {
   async list(tenantId: string, query: ConnectorListQuery): Promise<Page<Connector>> {
     const after = cursorAfter(query.cursor);
     if (query.type !== undefined && !isKnownType(query.type)) {
-      throw new AppError('invalid_parameter', `query parameter type: unknown connector type "${query.type.slice(0, 64)}"`);
+      throw new AppError(
+        'invalid_parameter',
+        `query parameter type: unknown connector type "${query.type.slice(0, 64)}"`,
+      );
     }
     const where: FindOptionsWhere<ConnectorEntity> = { tenantId };
     if (after !== undefined) where.id = LessThan(after);
@@ -144,7 +168,11 @@ export class ConnectorsService {
         assertIfMatch(ifMatch, taggedConnector(current, this.secrets).etag);
         const errors: FieldError[] = [];
         if (body.type !== undefined && body.type !== current.type) {
-          errors.push({ path: 'type', code: 'immutable', message: `type cannot change (it is "${current.type}"); create a new connector instead` });
+          errors.push({
+            path: 'type',
+            code: 'immutable',
+            message: `type cannot change (it is "${current.type}"); create a new connector instead`,
+          });
         }
         const incoming = this.secrets.fromTransit(tenantId, body.config);
         const owner = { tenantId, connectorId: id };
@@ -191,7 +219,10 @@ export class ConnectorsService {
     const current = await this.rows.get(tenantId, id);
     const driver = getDriver(current.type);
     if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);
-    const { config, unreadable } = this.secrets.openReadable(current.type, current.config, { tenantId, connectorId: id });
+    const { config, unreadable } = this.secrets.openReadable(current.type, current.config, {
+      tenantId,
+      connectorId: id,
+    });
     // The tenant picks its own folder of the data root for file-based connectors.
     const result =
       unreadable.length > 0
@@ -201,7 +232,10 @@ export class ConnectorsService {
     await this.ds.manager
       .createQueryBuilder()
       .update(ConnectorEntity)
-      .set({ ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }), revision: () => 'revision + 1' })
+      .set({
+        ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }),
+        revision: () => 'revision + 1',
+      })
       .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
       .execute();
     return result;
@@ -219,7 +253,12 @@ export class ConnectorsService {
     return rows.map((row) => ({ id: row.id, type: row.type, config: row.config }));
   }
 
-  private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ConnectorEntity> {
+  private async load(
+    manager: EntityManager,
+    tenantId: string,
+    id: string,
+    forUpdate = false,
+  ): Promise<ConnectorEntity> {
     if (!isId('connector', id)) throw notFound('connector', id);
     const row = await manager.findOne(ConnectorEntity, {
       where: { tenantId, id },
@@ -229,12 +268,17 @@ export class ConnectorsService {
     return row;
   }
 
-  private async writing<T>(body: { name: string; project_id?: string | null | undefined }, write: () => Promise<T>): Promise<T> {
+  private async writing<T>(
+    body: { name: string; project_id?: string | null | undefined },
+    write: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await write();
     } catch (err) {
-      if (isUniqueViolation(err, NAME_KEY)) throw new AppError('name_taken', `a connector named "${body.name}" already exists`);
-      if (isForeignKeyViolation(err, PROJECT_FKEY) && body.project_id) throw validationFailed([unknownProjectError(body.project_id)]);
+      if (isUniqueViolation(err, NAME_KEY))
+        throw new AppError('name_taken', `a connector named "${body.name}" already exists`);
+      if (isForeignKeyViolation(err, PROJECT_FKEY) && body.project_id)
+        throw validationFailed([unknownProjectError(body.project_id)]);
       throw err;
     }
   }

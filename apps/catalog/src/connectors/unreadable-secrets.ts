@@ -34,5 +34,9 @@ export function unreadableSecretsResult(fields: readonly string[]): Promise<Conn
 export function unreadableSecretErrors(fields: readonly string[], incoming: Record<string, unknown>): FieldError[] {
   return fields
     .filter((field) => incoming[field] === SECRET_MASK)
-    .map((field) => ({ path: `config.${field}`, code: 'secret_required', message: `must be sent again (not "********"): ${why([field])}` }));
+    .map((field) => ({
+      path: `config.${field}`,
+      code: 'secret_required',
+      message: `must be sent again (not "********"): ${why([field])}`,
+    }));
 }

@@ -46,7 +46,9 @@ export class Init1732240000000 implements MigrationInterface {
           REFERENCES ${s}.projects (tenant_id, id) ON DELETE RESTRICT
       )`);
     // Listing filtered by project; the (tenant_id, id) unique index serves the unfiltered newest-first list.
-    await queryRunner.query(`CREATE INDEX pipelines_tenant_project_id_idx ON ${s}.pipelines (tenant_id, project_id, id DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX pipelines_tenant_project_id_idx ON ${s}.pipelines (tenant_id, project_id, id DESC)`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.connectors (
         id          text PRIMARY KEY,
@@ -65,7 +67,9 @@ export class Init1732240000000 implements MigrationInterface {
         CONSTRAINT connectors_project_fkey FOREIGN KEY (tenant_id, project_id)
           REFERENCES ${s}.projects (tenant_id, id) ON DELETE RESTRICT
       )`);
-    await queryRunner.query(`CREATE INDEX connectors_tenant_project_id_idx ON ${s}.connectors (tenant_id, project_id, id DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX connectors_tenant_project_id_idx ON ${s}.connectors (tenant_id, project_id, id DESC)`,
+    );
     await queryRunner.query(`CREATE INDEX connectors_tenant_type_id_idx ON ${s}.connectors (tenant_id, type, id DESC)`);
   }
 

@@ -14,7 +14,9 @@ export class IdempotencyKeys1764110000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = quotedSchemaOf(queryRunner.connection);
     for (const table of TABLES) {
-      await queryRunner.query(`ALTER TABLE ${s}.${table} ADD COLUMN idempotency_key text, ADD COLUMN idempotency_fingerprint text`);
+      await queryRunner.query(
+        `ALTER TABLE ${s}.${table} ADD COLUMN idempotency_key text, ADD COLUMN idempotency_fingerprint text`,
+      );
       await queryRunner.query(
         `CREATE UNIQUE INDEX ${table}_tenant_idempotency_key ON ${s}.${table} (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
       );
@@ -25,7 +27,9 @@ export class IdempotencyKeys1764110000000 implements MigrationInterface {
     const s = quotedSchemaOf(queryRunner.connection);
     for (const table of TABLES) {
       await queryRunner.query(`DROP INDEX ${s}.${table}_tenant_idempotency_key`);
-      await queryRunner.query(`ALTER TABLE ${s}.${table} DROP COLUMN idempotency_key, DROP COLUMN idempotency_fingerprint`);
+      await queryRunner.query(
+        `ALTER TABLE ${s}.${table} DROP COLUMN idempotency_key, DROP COLUMN idempotency_fingerprint`,
+      );
     }
   }
 }

@@ -9,7 +9,11 @@ const ORDERS: RunNodeColumn[] = [
   { name: 'note', type: 'VARCHAR', source_type: 'text' },
 ];
 
-const recorded = (node_id: string, config: Record<string, unknown>, columns: RunNodeColumn[] = ORDERS): RecordedSourceSchema => ({
+const recorded = (
+  node_id: string,
+  config: Record<string, unknown>,
+  columns: RunNodeColumn[] = ORDERS,
+): RecordedSourceSchema => ({
   node_id,
   run_id: 'run_1',
   node: { type: 'source', config },
@@ -34,33 +38,56 @@ function chain(sql: string, source: Record<string, unknown> = PG): Dag {
 
 // The connector checks are not what is tested here: every connector is a PostgreSQL one.
 const check = (dag: Dag, seen: SchemaEvidence) =>
-  schemaIssues(dag, validateDag(dag, { connector: () => ({ type: 'postgres', roles: ['source', 'sink', 'sql'] }) }).execution_order, seen);
+  schemaIssues(
+    dag,
+    validateDag(dag, { connector: () => ({ type: 'postgres', roles: ['source', 'sink', 'sql'] }) }).execution_order,
+    seen,
+  );
 
 describe('schemaIssues', () => {
   it('accepts SQL that binds to the recorded columns', async () => {
-    expect(await check(chain('select id, amount * 2 as doubled from src where amount > 0'), evidence(recorded('src', PG)))).toEqual({ errors: [], warnings: [] });
+    expect(
+      await check(chain('select id, amount * 2 as doubled from src where amount > 0'), evidence(recorded('src', PG))),
+    ).toEqual({ errors: [], warnings: [] });
   });
 
   it('reports a column the source does not have on the transform, with its path in the DAG', async () => {
     const { errors } = await check(chain('select id, discount from src'), evidence(recorded('src', PG)));
-    expect(errors).toEqual([{ code: 'unknown_column', node_id: 'shape', path: 'nodes[1].config.sql', message: expect.stringMatching(/^node "shape": the SQL .*"discount"/) }]);
+    expect(errors).toEqual([
+      {
+        code: 'unknown_column',
+        node_id: 'shape',
+        path: 'nodes[1].config.sql',
+        message: expect.stringMatching(/^node "shape": the SQL .*"discount"/),
+      },
+    ]);
   });
 
   it('reports a table that is no node of the DAG', async () => {
     const { errors } = await check(chain('select * from order_lines'), evidence(recorded('src', PG)));
     expect(errors).toEqual([
-      { code: 'unknown_table', node_id: 'shape', path: 'nodes[1].config.sql', message: 'node "shape": the SQL reads the table "order_lines", which is none of its inputs ("src")' },
+      {
+        code: 'unknown_table',
+        node_id: 'shape',
+        path: 'nodes[1].config.sql',
+        message: 'node "shape": the SQL reads the table "order_lines", which is none of its inputs ("src")',
+      },
     ]);
   });
 
   it('reports another binder error (a type mismatch the run would fail on) as sql_binding', async () => {
     const { errors } = await check(chain('select id from src where note > 1'), evidence(recorded('src', PG)));
-    expect(errors).toEqual([expect.objectContaining({ code: 'sql_binding', node_id: 'shape', path: 'nodes[1].config.sql' })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ code: 'sql_binding', node_id: 'shape', path: 'nodes[1].config.sql' }),
+    ]);
   });
 
   it('says nothing once the source node changed since the run (its columns may have too)', async () => {
     const changed = { ...PG, query: 'select id from orders' };
-    expect(await check(chain('select id, discount from src', changed), evidence(recorded('src', PG)))).toEqual({ errors: [], warnings: [] });
+    expect(await check(chain('select id, discount from src', changed), evidence(recorded('src', PG)))).toEqual({
+      errors: [],
+      warnings: [],
+    });
   });
 
   it('says nothing where the run knew no types (a CSV hand-off) or cut the columns', async () => {
@@ -78,7 +105,12 @@ describe('schemaIssues', () => {
         {
           id: 'route',
           type: 'decision',
-          config: { strategy: 'rules', choices: ['big', 'small'], default: 'small', rules: [{ choice: 'big', sql: 'select max(amount) > 100 from doubled' }] },
+          config: {
+            strategy: 'rules',
+            choices: ['big', 'small'],
+            default: 'small',
+            rules: [{ choice: 'big', sql: 'select max(amount) > 100 from doubled' }],
+          },
         },
         { id: 'report', type: 'transform', config: { sql: 'select id, twice, amount from route' } },
         { id: 'load', type: 'sink', config: { connector_id: 'con_pg', table: 'out' } },
@@ -107,10 +139,18 @@ describe('schemaIssues', () => {
 
   it('stops at its time budget with a warning naming the first node left unchecked', async () => {
     const dag = chain('select id, discount from src');
-    const order = validateDag(dag, { connector: () => ({ type: 'postgres', roles: ['source', 'sink', 'sql'] }) }).execution_order;
+    const order = validateDag(dag, {
+      connector: () => ({ type: 'postgres', roles: ['source', 'sink', 'sql'] }),
+    }).execution_order;
     expect(await schemaIssues(dag, order, evidence(recorded('src', PG)), -1)).toEqual({
       errors: [],
-      warnings: [{ code: 'schemas_unchecked', node_id: 'shape', message: expect.stringContaining('node "shape" and those after it') }],
+      warnings: [
+        {
+          code: 'schemas_unchecked',
+          node_id: 'shape',
+          message: expect.stringContaining('node "shape" and those after it'),
+        },
+      ],
     });
   });
 

@@ -19,7 +19,8 @@ import {
 } from '@conduit/contracts';
 
 /** What validation knows of earlier runs: their recorded columns, none to look for, or none to be had in time. */
-export type SchemaEvidence = { kind: 'recorded'; reply: RecordedSchemasReply } | { kind: 'none' } | { kind: 'unavailable' };
+export type SchemaEvidence =
+  { kind: 'recorded'; reply: RecordedSchemasReply } | { kind: 'none' } | { kind: 'unavailable' };
 
 /**
  * How long binding may take for one validation: a few milliseconds a statement, so a big DAG would otherwise keep a
@@ -55,7 +56,8 @@ function wholeColumns(columns: readonly RunNodeColumn[]): BindColumn[] | undefin
   const cut = (value: string, max: number) => value.length >= max && value.endsWith('…');
   const whole: BindColumn[] = [];
   for (const c of columns) {
-    if (c.type === null || cut(c.name, RUN_NODE_COLUMN_NAME_MAX) || cut(c.type, RUN_NODE_COLUMN_TYPE_MAX)) return undefined;
+    if (c.type === null || cut(c.name, RUN_NODE_COLUMN_NAME_MAX) || cut(c.type, RUN_NODE_COLUMN_TYPE_MAX))
+      return undefined;
     whole.push({ name: c.name, type: c.type });
   }
   return whole;
@@ -63,14 +65,21 @@ function wholeColumns(columns: readonly RunNodeColumn[]): BindColumn[] | undefin
 
 /** The recorded columns of a source node, when the run that recorded them ran this very node. */
 function sourceColumns(node: DagNode, recorded: RecordedSourceSchema | undefined): BindColumn[] | undefined {
-  if (!recorded || recorded.node.type !== node.type || !isDeepStrictEqual(recorded.node.config, node.config)) return undefined;
+  if (!recorded || recorded.node.type !== node.type || !isDeepStrictEqual(recorded.node.config, node.config))
+    return undefined;
   return wholeColumns(recorded.columns);
 }
 
 const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');
 
 /** The error for SQL that does not bind, or undefined where binding tells nothing sure. */
-function issueOf(outcome: BindOutcome, node: DagNode, path: string, inputs: readonly string[], nodeIds: ReadonlySet<string>): ValidationIssue | undefined {
+function issueOf(
+  outcome: BindOutcome,
+  node: DagNode,
+  path: string,
+  inputs: readonly string[],
+  nodeIds: ReadonlySet<string>,
+): ValidationIssue | undefined {
   const subject = `node "${node.id}": the SQL`;
   switch (outcome.kind) {
     case 'unknown_table':
@@ -83,9 +92,19 @@ function issueOf(outcome: BindOutcome, node: DagNode, path: string, inputs: read
         path,
       };
     case 'unknown_column':
-      return { code: 'unknown_column', message: `${subject} names a column its inputs do not have: ${outcome.message}`, node_id: node.id, path };
+      return {
+        code: 'unknown_column',
+        message: `${subject} names a column its inputs do not have: ${outcome.message}`,
+        node_id: node.id,
+        path,
+      };
     case 'unbindable':
-      return { code: 'sql_binding', message: `${subject} does not bind to its inputs' columns: ${outcome.message}`, node_id: node.id, path };
+      return {
+        code: 'sql_binding',
+        message: `${subject} does not bind to its inputs' columns: ${outcome.message}`,
+        node_id: node.id,
+        path,
+      };
     default:
       // bound; or not_allowed, which the save already refused (sql_not_allowed).
       return undefined;
@@ -156,9 +175,11 @@ export async function schemaIssues(
   budgetMs = SCHEMA_CHECK_BUDGET_MS,
 ): Promise<{ errors: ValidationIssue[]; warnings: ValidationIssue[] }> {
   const deadline = performance.now() + budgetMs;
-  if (evidence.kind === 'none' || dag.nodes.length > DAG_LIMITS.maxNodes || !hasBindableSql(dag)) return { errors: [], warnings: [] };
+  if (evidence.kind === 'none' || dag.nodes.length > DAG_LIMITS.maxNodes || !hasBindableSql(dag))
+    return { errors: [], warnings: [] };
   if (evidence.kind === 'unavailable') {
-    const message = 'the columns earlier runs recorded could not be read in time (the scheduler did not answer): SQL was not checked against its inputs\' columns';
+    const message =
+      "the columns earlier runs recorded could not be read in time (the scheduler did not answer): SQL was not checked against its inputs' columns";
     return { errors: [], warnings: [{ code: UNCHECKED, message }] };
   }
   // Ids used twice are already an error; which node a run's columns belong to would be a guess.

@@ -23,7 +23,8 @@ interface SqlField {
 function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: string | undefined): SqlField[] {
   const { config } = node;
   const text = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
-  if (node.type === 'transform' && text(config['sql'])) return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'select' }];
+  if (node.type === 'transform' && text(config['sql']))
+    return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'select' }];
   if (node.type === 'decision' && config['strategy'] === 'rules' && Array.isArray(config['rules'])) {
     return config['rules'].flatMap((rule: unknown, i) => {
       const sql = (rule as { sql?: unknown } | null)?.sql;
@@ -31,8 +32,10 @@ function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: stri
     });
   }
   if (connectorType !== DUCKDB) return [];
-  if (node.type === 'source' && text(config['query'])) return [{ path: `${at}.config.query`, sql: config['query'], kind: 'select' }];
-  if (node.type === 'sql' && text(config['sql'])) return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'statement' }];
+  if (node.type === 'source' && text(config['query']))
+    return [{ path: `${at}.config.query`, sql: config['query'], kind: 'select' }];
+  if (node.type === 'sql' && text(config['sql']))
+    return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'statement' }];
   return [];
 }
 
@@ -43,7 +46,9 @@ export async function dagSqlErrors(manager: EntityManager, tenantId: string, dag
   if (dag.nodes.length > DAG_LIMITS.maxNodes) return [];
   const ids = referencedConnectorIds(dag);
   const rows =
-    ids.length === 0 ? [] : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
+    ids.length === 0
+      ? []
+      : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
   const typeOf = new Map(rows.map((r) => [r.id, r.type]));
   const errors: FieldError[] = [];
   // The same statement in many nodes is parsed once.
@@ -59,7 +64,8 @@ export async function dagSqlErrors(manager: EntityManager, tenantId: string, dag
     const type = typeof connectorId === 'string' ? typeOf.get(connectorId) : undefined;
     for (const field of sqlFieldsOf(node, `dag.nodes[${index}]`, type)) {
       const problem = await problemOf(field);
-      if (problem !== null) errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
+      if (problem !== null)
+        errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
     }
   }
   return errors;

@@ -27,7 +27,9 @@ export async function validatePipelineDag(
       ? []
       : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
   const rolesByType = new Map(connectorTypes().map((t) => [t.type, t.roles]));
-  const connectors = new Map<string, ConnectorInfo>(rows.map((r) => [r.id, { type: r.type, roles: rolesByType.get(r.type) ?? [] }]));
+  const connectors = new Map<string, ConnectorInfo>(
+    rows.map((r) => [r.id, { type: r.type, roles: rolesByType.get(r.type) ?? [] }]),
+  );
   const result = validateDag(dag, { connector: (id) => connectors.get(id) });
   const bound = await schemaIssues(dag, result.execution_order, schemas);
   const errors = [...result.errors, ...bound.errors];

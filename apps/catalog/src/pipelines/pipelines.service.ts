@@ -27,7 +27,18 @@ import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './recorded-schemas.js';
 import { hasBindableSql, type SchemaEvidence } from './pipeline-schemas.js';
 import { projectRefErrors } from '../projects/project-refs.js';
-import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
+import {
+  type CreateContext,
+  assertBeforeDeadline,
+  assertIfMatch,
+  createOnce,
+  cursorAfter,
+  entityValues,
+  idempotencyColumns,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  notFound,
+} from '@conduit/service-kit';
 
 const NAME_KEY = 'pipelines_project_name_key';
 const PROJECT_FKEY = 'pipelines_project_fkey';
@@ -73,7 +84,12 @@ export class PipelinesService {
    * Creates a pipeline inside the caller's transaction (project templates use it). Refuses a DAG of the wrong
    * shape or an unknown project (422); every other rule is stored as the pipeline's validation.
    */
-  async createWithin(manager: EntityManager, tenantId: string, input: PipelineInput, idempotency?: IdempotencyKey): Promise<PipelineEntity> {
+  async createWithin(
+    manager: EntityManager,
+    tenantId: string,
+    input: PipelineInput,
+    idempotency?: IdempotencyKey,
+  ): Promise<PipelineEntity> {
     await this.refuseMalformed(manager, tenantId, input);
     const validation = await validatePipelineDag(manager, tenantId, input.dag as unknown as Dag);
     const now = new Date();
@@ -151,7 +167,9 @@ export class PipelinesService {
    */
   async validate(tenantId: string, id: string, schemas: 'consult' | 'skip' = 'consult'): Promise<PipelineValidation> {
     const evidence: SchemaEvidence =
-      schemas === 'consult' ? await this.schemaEvidence(tenantId, id, (await this.rows.get(tenantId, id)).dag as unknown as Dag) : { kind: 'none' };
+      schemas === 'consult'
+        ? await this.schemaEvidence(tenantId, id, (await this.rows.get(tenantId, id)).dag as unknown as Dag)
+        : { kind: 'none' };
     return this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
       const validation = await validatePipelineDag(m, tenantId, current.dag as unknown as Dag, evidence);
@@ -210,9 +228,13 @@ export class PipelinesService {
       return await write();
     } catch (err) {
       if (isUniqueViolation(err, NAME_KEY)) {
-        throw new AppError('name_taken', `a pipeline named "${input.name}" already exists${input.project_id ? ' in this project' : ' outside any project'}`);
+        throw new AppError(
+          'name_taken',
+          `a pipeline named "${input.name}" already exists${input.project_id ? ' in this project' : ' outside any project'}`,
+        );
       }
-      if (isForeignKeyViolation(err, PROJECT_FKEY) && input.project_id) throw validationFailed([unknownProjectError(input.project_id)]);
+      if (isForeignKeyViolation(err, PROJECT_FKEY) && input.project_id)
+        throw validationFailed([unknownProjectError(input.project_id)]);
       throw err;
     }
   }

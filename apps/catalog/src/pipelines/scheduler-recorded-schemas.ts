@@ -24,7 +24,11 @@ export class SchedulerRecordedSchemas implements RecordedSchemas {
   async latest(tenantId: string, pipelineId: string): Promise<RecordedSchemasReply | null> {
     const ctx = { tenant_id: tenantId, scopes: ['read' as const], request_id: newId('request') };
     try {
-      return await this.rpc.call('scheduler.runs.schemas', { ctx, data: { pipeline_id: pipelineId } }, { timeoutMs: this.deadlineMs });
+      return await this.rpc.call(
+        'scheduler.runs.schemas',
+        { ctx, data: { pipeline_id: pipelineId } },
+        { timeoutMs: this.deadlineMs },
+      );
     } catch {
       return null;
     }

@@ -19,7 +19,17 @@ import { ProjectEntity } from './project.entity.js';
 import { taggedProject, toProject } from './project.mapper.js';
 import { PipelinesService } from '../pipelines/pipelines.service.js';
 import { findTemplate } from '../templates/template-catalogue.js';
-import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, idempotencyColumns, isForeignKeyViolation, isUniqueViolation, notFound } from '@conduit/service-kit';
+import {
+  type CreateContext,
+  assertBeforeDeadline,
+  assertIfMatch,
+  createOnce,
+  cursorAfter,
+  idempotencyColumns,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  notFound,
+} from '@conduit/service-kit';
 
 const NAME_KEY = 'projects_tenant_name_key';
 /** The foreign keys that keep a project with pipelines or connectors from being deleted. */
@@ -64,7 +74,12 @@ export class ProjectsService {
             });
             await m.insert(ProjectEntity, project);
             for (const p of template?.pipelines ?? []) {
-              await this.pipelines.createWithin(m, tenantId, { name: p.name, description: p.description, dag: p.dag, project_id: project.id });
+              await this.pipelines.createWithin(m, tenantId, {
+                name: p.name,
+                description: p.description,
+                dag: p.dag,
+                project_id: project.id,
+              });
             }
             assertBeforeDeadline(ctx);
             return project;
@@ -92,7 +107,12 @@ export class ProjectsService {
       this.ds.transaction(async (m) => {
         const current = await this.load(m, tenantId, id, true);
         assertIfMatch(ifMatch, taggedProject(current).etag);
-        const changes = { name: body.name, description: body.description ?? null, revision: current.revision + 1, updatedAt: new Date() };
+        const changes = {
+          name: body.name,
+          description: body.description ?? null,
+          revision: current.revision + 1,
+          updatedAt: new Date(),
+        };
         await m.update(ProjectEntity, { tenantId, id }, changes);
         return { ...current, ...changes };
       }),
@@ -109,7 +129,10 @@ export class ProjectsService {
       return null;
     } catch (err) {
       if (CONTENT_FKEYS.some((key) => isForeignKeyViolation(err, key))) {
-        throw new AppError('project_not_empty', `project ${id} still has pipelines or connectors; delete or move them first`);
+        throw new AppError(
+          'project_not_empty',
+          `project ${id} still has pipelines or connectors; delete or move them first`,
+        );
       }
       throw err;
     }
@@ -130,7 +153,8 @@ export class ProjectsService {
     try {
       return await write();
     } catch (err) {
-      if (isUniqueViolation(err, NAME_KEY)) throw new AppError('name_taken', `a project named "${name}" already exists`);
+      if (isUniqueViolation(err, NAME_KEY))
+        throw new AppError('name_taken', `a project named "${name}" already exists`);
       throw err;
     }
   }

@@ -19,16 +19,19 @@ describe('template catalogue', () => {
     expect(templates.find((t) => t.name === 'blank')?.pipelines).toEqual([]);
   });
 
-  it.each(listTemplates().map((t) => t.name))('%s: every DAG has the right shape and validates once its connectors exist', (name) => {
-    const template = findTemplate(name);
-    expect(template).toBeDefined();
-    for (const pipeline of template?.pipelines ?? []) {
-      expect(checkDagShape(pipeline.dag)).toEqual([]);
-      const result = validateDag(pipeline.dag as Dag, { connector: (id) => fitting[id] });
-      expect(result.errors).toEqual([]);
-      expect(result.valid).toBe(true);
-    }
-  });
+  it.each(listTemplates().map((t) => t.name))(
+    '%s: every DAG has the right shape and validates once its connectors exist',
+    (name) => {
+      const template = findTemplate(name);
+      expect(template).toBeDefined();
+      for (const pipeline of template?.pipelines ?? []) {
+        expect(checkDagShape(pipeline.dag)).toEqual([]);
+        const result = validateDag(pipeline.dag as Dag, { connector: (id) => fitting[id] });
+        expect(result.errors).toEqual([]);
+        expect(result.valid).toBe(true);
+      }
+    },
+  );
 
   it('routes support tickets by urgency with an LLM decision node that falls back to a person', () => {
     const dag = findTemplate('support-ticket-routing')?.pipelines[0]?.dag;

@@ -4,7 +4,10 @@ import type { Template } from '@conduit/contracts';
 export interface TemplatePipelineDefinition {
   name: string;
   description: string;
-  dag: { nodes: { id: string; type: string; config: Record<string, unknown> }[]; edges: { from: string; to: string; when?: string }[] };
+  dag: {
+    nodes: { id: string; type: string; config: Record<string, unknown> }[];
+    edges: { from: string; to: string; when?: string }[];
+  };
 }
 
 export interface TemplateDefinition {
@@ -68,7 +71,10 @@ const TEMPLATES: readonly TemplateDefinition[] = [
             {
               id: 'tickets',
               type: 'source',
-              config: { connector_id: PLACEHOLDER_CONNECTOR.source, query: "select id, subject, body, customer_tier from tickets where status = 'new'" },
+              config: {
+                connector_id: PLACEHOLDER_CONNECTOR.source,
+                query: "select id, subject, body, customer_tier from tickets where status = 'new'",
+              },
             },
             {
               id: 'urgency',
@@ -91,12 +97,22 @@ const TEMPLATES: readonly TemplateDefinition[] = [
             {
               id: 'to_oncall',
               type: 'sink',
-              config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'oncall_tickets', mode: 'upsert', key: ['id'] },
+              config: {
+                connector_id: PLACEHOLDER_CONNECTOR.sink,
+                table: 'oncall_tickets',
+                mode: 'upsert',
+                key: ['id'],
+              },
             },
             {
               id: 'to_queue',
               type: 'sink',
-              config: { connector_id: PLACEHOLDER_CONNECTOR.sink, table: 'queued_tickets', mode: 'upsert', key: ['id'] },
+              config: {
+                connector_id: PLACEHOLDER_CONNECTOR.sink,
+                table: 'queued_tickets',
+                mode: 'upsert',
+                key: ['id'],
+              },
             },
           ],
           edges: [

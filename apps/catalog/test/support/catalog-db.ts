@@ -20,7 +20,9 @@ export async function requirePostgres(): Promise<void> {
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    throw new Error(`PostgreSQL is required at ${DATABASE_URL} for the catalog integration tests: ${(err as Error).message}`);
+    throw new Error(
+      `PostgreSQL is required at ${DATABASE_URL} for the catalog integration tests: ${(err as Error).message}`,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -73,7 +75,9 @@ export function rpcCtx(tenantId: string): RpcContext {
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<{ code?: string; errors?: { path: string; code: string }[]; message: string }> {
+export async function rejection(
+  promise: Promise<unknown>,
+): Promise<{ code?: string; errors?: { path: string; code: string }[]; message: string }> {
   try {
     await promise;
   } catch (err) {
@@ -96,5 +100,12 @@ export function localPostgresConfig(password = `pw-${randomUUID()}`): Record<str
 
 /** A config as the gateway sends it: its secrets sealed for this tenant (the catalog refuses them in clear). */
 export function inTransit(key: Buffer, tenantId: string, config: Record<string, unknown>): Record<string, unknown> {
-  return sealFieldsForTransit(new SecretBox(key), config, ANY_CONNECTOR_SECRET_FIELD, tenantId, 'connector.config', SECRET_MASK);
+  return sealFieldsForTransit(
+    new SecretBox(key),
+    config,
+    ANY_CONNECTOR_SECRET_FIELD,
+    tenantId,
+    'connector.config',
+    SECRET_MASK,
+  );
 }

@@ -30,11 +30,16 @@ export async function resolveConnectors(
     list = await client.call('catalog.connectors.resolve', { ctx, data: { ids: [...ids] } });
   } catch (err) {
     if (err instanceof RpcRemoteError) {
-      throw new ConnectorResolveError(err.malformed ? err.message : `resolving connectors failed: ${err.message}`, err.code);
+      throw new ConnectorResolveError(
+        err.malformed ? err.message : `resolving connectors failed: ${err.message}`,
+        err.code,
+      );
     }
     const timeout = err instanceof RpcTimeoutError;
     throw new ConnectorResolveError(
-      timeout ? 'the catalog did not answer in time while resolving connectors' : 'the catalog failed to resolve connectors',
+      timeout
+        ? 'the catalog did not answer in time while resolving connectors'
+        : 'the catalog failed to resolve connectors',
       timeout ? 'service_unavailable' : 'internal',
     );
   }
@@ -50,14 +55,18 @@ function opened(c: ResolvedConnector, box: SecretBox, tenantId: string): Resolve
   const driver = getDriver(c.type);
   if (!driver) return c;
   const clear = driver.info.secret_fields.find((f) => typeof c.config[f] === 'string' && !isSealed(c.config[f]));
-  if (clear !== undefined) throw new ConnectorResolveError(`connector ${c.id}: secret field "${clear}" arrived in clear`, 'internal');
+  if (clear !== undefined)
+    throw new ConnectorResolveError(`connector ${c.id}: secret field "${clear}" arrived in clear`, 'internal');
   try {
     return { ...c, config: decryptSecrets(c.type, c.config, box, { tenantId, connectorId: c.id }) };
   } catch (err) {
     // The message names the field, never the value. A secret that does not open here (copied from another connector,
     // or under a key no longer configured) is the connector's settings to fix, as Test Connection tells.
     if (err instanceof SecretOpenError) {
-      throw new ConnectorResolveError(`connector ${c.id}: ${err.message}; send the secret again with an update of the connector`, 'config_error');
+      throw new ConnectorResolveError(
+        `connector ${c.id}: ${err.message}; send the secret again with an update of the connector`,
+        'config_error',
+      );
     }
     throw new ConnectorResolveError(`connector ${c.id}: ${(err as Error).message}`, 'internal');
   }

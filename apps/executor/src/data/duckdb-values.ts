@@ -12,7 +12,9 @@ export type PlainValue = Json;
 
 function integerOf(value: DuckDBValue): number | string {
   const big = value as bigint;
-  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(big)
+    : big.toString();
 }
 
 function isoOf(date: Date, fallback: DuckDBValue): string {

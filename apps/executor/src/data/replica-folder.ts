@@ -34,7 +34,11 @@ export interface ReplicaFolder {
 }
 
 /** Creates this process's (empty) folder under `dataDir` and removes those of this host's dead executors. */
-export async function claimReplicaFolder(dataDir: string, host = hostname(), pid = process.pid): Promise<ReplicaFolder> {
+export async function claimReplicaFolder(
+  dataDir: string,
+  host = hostname(),
+  pid = process.pid,
+): Promise<ReplicaFolder> {
   await mkdir(dataDir, { recursive: true });
   const own = replicaFolderName(host, pid);
   const ofThisHost = `${PREFIX}${host.replace(/[^\w.-]/g, '_')}-`;

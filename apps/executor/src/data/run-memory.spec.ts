@@ -8,10 +8,23 @@ describe('runMemory', () => {
   it('derives the default, 88 MiB, into a 40 MiB DuckDB pool, 1 thread, 5 MiB rows in 10 MiB CSV buffers', () => {
     expect(runMemory(parseSize(DEFAULT_RUN_MEMORY_LIMIT)!, 8)).toEqual({
       limitBytes: 88 * MiB,
-      duckdb: { memory_limit: '40MiB', threads: '1', allocator_flush_threshold: '5MiB', allocator_bulk_deallocation_flush_threshold: '10MiB' },
-      buffers: { csvMaxLineBytes: 5 * MiB, csvBufferBytes: 10 * MiB, streamChunkBytes: 320 * 1024, scratchLimitBytes: 8 * 1024 * MiB },
+      duckdb: {
+        memory_limit: '40MiB',
+        threads: '1',
+        allocator_flush_threshold: '5MiB',
+        allocator_bulk_deallocation_flush_threshold: '10MiB',
+      },
+      buffers: {
+        csvMaxLineBytes: 5 * MiB,
+        csvBufferBytes: 10 * MiB,
+        streamChunkBytes: 320 * 1024,
+        scratchLimitBytes: 8 * 1024 * MiB,
+      },
     });
-    expect(runMemory(256 * MiB, 8)).toMatchObject({ duckdb: { memory_limit: '176MiB', threads: '3' }, buffers: { csvMaxLineBytes: 7 * MiB } });
+    expect(runMemory(256 * MiB, 8)).toMatchObject({
+      duckdb: { memory_limit: '176MiB', threads: '3' },
+      buffers: { csvMaxLineBytes: 7 * MiB },
+    });
     // The run's scratch limit (RUN_SCRATCH_LIMIT) travels to the drivers with the buffers.
     expect(runMemory(256 * MiB, 8, 512 * MiB).buffers.scratchLimitBytes).toBe(512 * MiB);
   });

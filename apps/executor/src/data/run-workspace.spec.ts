@@ -22,8 +22,12 @@ describe('RunWorkspace', () => {
       );
       expect(settings.getRows()[0]).toEqual(['80.0 MiB', 1n, workspace.spillDir, false, true, false]);
       await expect(connection.run("set memory_limit = '10GB'")).rejects.toThrow(/configuration has been locked/);
-      await expect(connection.run('set enable_external_access = true')).rejects.toThrow(/configuration has been locked/);
-      await expect(connection.run(`copy (select 1) to '${join(dataDir, 'out.csv')}'`)).rejects.toThrow(/disabled by configuration/);
+      await expect(connection.run('set enable_external_access = true')).rejects.toThrow(
+        /configuration has been locked/,
+      );
+      await expect(connection.run(`copy (select 1) to '${join(dataDir, 'out.csv')}'`)).rejects.toThrow(
+        /disabled by configuration/,
+      );
       // A sort larger than the memory limit still finishes: it spills into the run's own directory.
       const sorted = await connection.runAndReadAll(
         'select count(*) from (select md5(i::varchar) || md5((i + 1)::varchar) as s from range(1500000) r(i) order by s desc)',

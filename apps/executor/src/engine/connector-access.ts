@@ -42,6 +42,7 @@ export function llmConnectorFor(
   if (!connector) throw new NodeFailure(`connector "${id}" does not exist`, false, 'unknown_connector');
   const driver = drivers(connector.type);
   const fit = driver ? driver.info.roles.includes('llm') : connector.type === LLM_CONNECTOR_TYPE;
-  if (!fit) throw new NodeFailure(`connector "${id}" of type ${connector.type} cannot act as llm`, false, 'connector_unfit');
+  if (!fit)
+    throw new NodeFailure(`connector "${id}" of type ${connector.type} cannot act as llm`, false, 'connector_unfit');
   return connector;
 }

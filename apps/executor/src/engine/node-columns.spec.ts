@@ -1,5 +1,10 @@
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { RUN_NODE_COLUMN_NAME_MAX, RUN_NODE_COLUMN_TYPE_MAX, RUN_NODE_COLUMNS_MAX, runReportSchema } from '@conduit/contracts';
+import {
+  RUN_NODE_COLUMN_NAME_MAX,
+  RUN_NODE_COLUMN_TYPE_MAX,
+  RUN_NODE_COLUMNS_MAX,
+  runReportSchema,
+} from '@conduit/contracts';
 import { describeColumns, namedColumns } from './node-columns.js';
 
 let instance: DuckDBInstance;
@@ -50,7 +55,7 @@ describe('describeColumns', () => {
     expect(columns[1]).toEqual({ name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' });
   });
 
-  it('answers nothing for a table that does not exist, never another schema\'s or a prefix match', async () => {
+  it("answers nothing for a table that does not exist, never another schema's or a prefix match", async () => {
     await connection.run(`create schema other; create table other.ghost as select 1 as x`);
     expect(await describeColumns(connection, 'ghost')).toEqual({ columns: [], total: 0 });
     expect(await describeColumns(connection, 'order')).toEqual({ columns: [], total: 0 });
@@ -78,8 +83,30 @@ describe('describeColumns', () => {
     expect(struct!.type!.endsWith('…')).toBe(true);
     expect(namedColumns(['a\u0000b']).columns).toEqual([{ name: 'a\uFFFDb', type: null }]);
     // What it answers always fits the report's schema.
-    const node = { id: 'n', type: 'transform', status: 'succeeded', started_at: null, finished_at: null, attempts: 1, rows_in: 0, rows_out: 1, output: null, error: null };
-    expect(runReportSchema.safeParse({ event_id: 'e', run_id: 'r', tenant_id: 't', attempt: 1, epoch: 1, at: 'now', type: 'run.node', node: { ...node, columns } }).success).toBe(true);
+    const node = {
+      id: 'n',
+      type: 'transform',
+      status: 'succeeded',
+      started_at: null,
+      finished_at: null,
+      attempts: 1,
+      rows_in: 0,
+      rows_out: 1,
+      output: null,
+      error: null,
+    };
+    expect(
+      runReportSchema.safeParse({
+        event_id: 'e',
+        run_id: 'r',
+        tenant_id: 't',
+        attempt: 1,
+        epoch: 1,
+        at: 'now',
+        type: 'run.node',
+        node: { ...node, columns },
+      }).success,
+    ).toBe(true);
   });
 });
 

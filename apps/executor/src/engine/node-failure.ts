@@ -14,7 +14,8 @@ export class NodeFailure extends Error {
 }
 
 // DuckDB errors that another attempt cannot fix: the SQL or the data is wrong.
-const PERMANENT_DUCKDB_ERROR = /^(Parser|Binder|Catalog|Conversion|Constraint|Invalid Input|Not implemented|Invalid) Error/;
+const PERMANENT_DUCKDB_ERROR =
+  /^(Parser|Binder|Catalog|Conversion|Constraint|Invalid Input|Not implemented|Invalid) Error/;
 
 /** The message of any thrown value (duck-typed: errors from the native DuckDB binding come from another realm). */
 export function messageOf(err: unknown): string {

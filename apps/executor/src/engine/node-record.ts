@@ -52,7 +52,12 @@ export class NodeRecord {
     this.attempts++;
   }
 
-  succeeded(result: { rows_in: number; rows_out: number; output: Record<string, unknown> | null; columns?: { columns: RunNodeColumn[] } }): void {
+  succeeded(result: {
+    rows_in: number;
+    rows_out: number;
+    output: Record<string, unknown> | null;
+    columns?: { columns: RunNodeColumn[] };
+  }): void {
     this.rowsIn = result.rows_in;
     this.rowsOut = result.rows_out;
     this.output = result.output;

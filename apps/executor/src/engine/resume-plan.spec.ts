@@ -4,12 +4,30 @@ import { planResume } from './resume-plan.js';
 
 const n = (id: string, type: string) => ({ id, type, config: {} });
 const recorded = (id: string, type: string, status: RunNode['status'], extra: Partial<RunNode> = {}): RunNode => ({
-  id, type, status, started_at: null, finished_at: null, attempts: status === 'pending' ? 0 : 1, rows_in: 0, rows_out: 0, output: null, error: null, columns: null, ...extra,
+  id,
+  type,
+  status,
+  started_at: null,
+  finished_at: null,
+  attempts: status === 'pending' ? 0 : 1,
+  rows_in: 0,
+  rows_out: 0,
+  output: null,
+  error: null,
+  columns: null,
+  ...extra,
 });
 
 // src -> clean -> route (decision: big | small) -> big_sink (when big), small_sink (when small); src -> audit (sql)
 const dag = {
-  nodes: [n('src', 'source'), n('clean', 'transform'), n('route', 'decision'), n('big_sink', 'sink'), n('small_sink', 'sink'), n('audit', 'sql')],
+  nodes: [
+    n('src', 'source'),
+    n('clean', 'transform'),
+    n('route', 'decision'),
+    n('big_sink', 'sink'),
+    n('small_sink', 'sink'),
+    n('audit', 'sql'),
+  ],
   edges: [
     { from: 'src', to: 'clean' },
     { from: 'clean', to: 'route' },
@@ -73,8 +91,18 @@ describe('planResume', () => {
   });
 
   it('never re-runs a succeeded sink or sql node for its output, and runs failed or canceled nodes again', () => {
-    const chain = planRun({ nodes: [n('a', 'source'), n('ddl', 'sql'), n('b', 'transform')], edges: [{ from: 'ddl', to: 'b' }, { from: 'a', to: 'b' }] });
-    const resume = planResume(chain, [recorded('a', 'source', 'failed'), recorded('ddl', 'sql', 'succeeded'), recorded('b', 'transform', 'canceled')]);
+    const chain = planRun({
+      nodes: [n('a', 'source'), n('ddl', 'sql'), n('b', 'transform')],
+      edges: [
+        { from: 'ddl', to: 'b' },
+        { from: 'a', to: 'b' },
+      ],
+    });
+    const resume = planResume(chain, [
+      recorded('a', 'source', 'failed'),
+      recorded('ddl', 'sql', 'succeeded'),
+      recorded('b', 'transform', 'canceled'),
+    ]);
     expect(keys(resume.kept)).toEqual(['ddl']);
     expect(resume.rebuilt.size).toBe(0);
   });

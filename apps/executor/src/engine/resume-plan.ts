@@ -24,7 +24,9 @@ export interface ResumePlan {
 }
 
 export function planResume(plan: RunPlan, recorded: readonly RunNode[]): ResumePlan {
-  const succeeded = new Map(recorded.filter((n) => n.status === 'succeeded' && plan.byId.has(n.id)).map((n) => [n.id, n]));
+  const succeeded = new Map(
+    recorded.filter((n) => n.status === 'succeeded' && plan.byId.has(n.id)).map((n) => [n.id, n]),
+  );
   const choices = new Map<string, string>();
   for (const [id, node] of succeeded) {
     const choice = node.output?.['choice'];

@@ -69,7 +69,12 @@ export async function executeRun(opts: RunEngineOptions): Promise<RunOutcome> {
   } catch (err) {
     const message = messageOf(err);
     opts.log.write('error', null, message);
-    return { status: 'failed', error: { message, code: 'invalid_dag' }, nodes: [], stats: { rows_read: 0, rows_written: 0 } };
+    return {
+      status: 'failed',
+      error: { message, code: 'invalid_dag' },
+      nodes: [],
+      stats: { rows_read: 0, rows_written: 0 },
+    };
   }
   const workspace = await RunWorkspace.open(opts.runId, opts.workspace);
   try {
@@ -96,7 +101,10 @@ class RunExecution {
     this.resume = planResume(plan, opts.recorded ?? []);
     for (const { node } of plan.nodes) {
       const kept = this.resume.kept.get(node.id);
-      this.records.set(node.id, kept ? NodeRecord.restored(kept) : new NodeRecord(node.id, node.type, this.resume.attempts.get(node.id) ?? 0));
+      this.records.set(
+        node.id,
+        kept ? NodeRecord.restored(kept) : new NodeRecord(node.id, node.type, this.resume.attempts.get(node.id) ?? 0),
+      );
     }
     for (const [id, choice] of this.resume.choices) this.choices.set(id, choice);
     this.maxParallel = Math.max(1, opts.maxParallelNodes ?? 4);
@@ -109,7 +117,11 @@ class RunExecution {
     const { kept, rebuilt } = this.resume;
     if (kept.size > 0 || rebuilt.size > 0) {
       const ids = (m: ReadonlyMap<string, unknown>) => [...m.keys()].map((id) => `"${id}"`).join(', ') || 'none';
-      this.opts.log.write('info', null, `resuming a run taken over: succeeded before and not run again: ${ids(kept)}; run again to rebuild their output: ${ids(rebuilt)}`);
+      this.opts.log.write(
+        'info',
+        null,
+        `resuming a run taken over: succeeded before and not run again: ${ids(kept)}; run again to rebuild their output: ${ids(rebuilt)}`,
+      );
     }
     for (;;) {
       if (!signal.aborted) this.startReadyNodes();
@@ -145,7 +157,9 @@ class RunExecution {
     }
   }
 
-  private readiness(planNode: PlanNode): { kind: 'wait' } | { kind: 'skip'; reason: string } | { kind: 'run'; inputs: string[] } {
+  private readiness(
+    planNode: PlanNode,
+  ): { kind: 'wait' } | { kind: 'skip'; reason: string } | { kind: 'run'; inputs: string[] } {
     const live: string[] = [];
     for (const edge of planNode.inputs) {
       const from = this.records.get(edge.from)!;
@@ -153,7 +167,8 @@ class RunExecution {
     }
     for (const edge of planNode.inputs) {
       const from = this.records.get(edge.from)!;
-      if (from.state === 'failed' || from.state === 'canceled') return { kind: 'skip', reason: `input "${from.id}" ${from.state}` };
+      if (from.state === 'failed' || from.state === 'canceled')
+        return { kind: 'skip', reason: `input "${from.id}" ${from.state}` };
       if (from.state !== 'succeeded') continue;
       const choice = this.choices.get(edge.from);
       if (edge.when !== undefined && choice !== undefined && choice !== edge.when) continue;
@@ -174,7 +189,10 @@ class RunExecution {
     const startedMs = Date.now();
     const rebuilt = this.resume.rebuilt.get(node.id);
     const choice = this.resume.choices.get(node.id);
-    const runner = rebuilt && choice !== undefined ? (ctx: NodeContext) => rebuildDecision(ctx, rebuilt, choice) : NODE_RUNNERS[node.type];
+    const runner =
+      rebuilt && choice !== undefined
+        ? (ctx: NodeContext) => rebuildDecision(ctx, rebuilt, choice)
+        : NODE_RUNNERS[node.type];
     try {
       if (!runner) throw new NodeFailure(`unknown node type "${node.type}"`, false);
       const policy = policyOf(node.config, this.opts.retryBackoffMs ?? 200);
@@ -187,15 +205,24 @@ class RunExecution {
             log.write('info', node.id, `${node.type} started${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
           },
           onRetry: (attempt, failure, delayMs) =>
-            log.write('warn', node.id, `attempt ${attempt} failed: ${toNodeFailure(failure, this.hidden).message}; retrying in ${delayMs} ms`),
+            log.write(
+              'warn',
+              node.id,
+              `attempt ${attempt} failed: ${toNodeFailure(failure, this.hidden).message}; retrying in ${delayMs} ms`,
+            ),
         },
         (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
       );
       if (result.choice !== undefined) this.choices.set(node.id, result.choice);
       this.change(record, () => record.succeeded(result));
-      log.write('info', node.id, `succeeded in ${Date.now() - startedMs} ms: rows_in=${result.rows_in} rows_out=${result.rows_out}`);
+      log.write(
+        'info',
+        node.id,
+        `succeeded in ${Date.now() - startedMs} ms: rows_in=${result.rows_in} rows_out=${result.rows_out}`,
+      );
       const shown = result.columns?.columns.length ?? 0;
-      if (result.columns && result.columns.total > shown) log.write('info', node.id, `${result.columns.total} output columns; the run status shows the first ${shown}`);
+      if (result.columns && result.columns.total > shown)
+        log.write('info', node.id, `${result.columns.total} output columns; the run status shows the first ${shown}`);
     } catch (err) {
       if (err instanceof RunAborted) {
         this.change(record, () => record.canceled());
@@ -226,7 +253,10 @@ class RunExecution {
       parameters: this.opts.parameters ?? {},
       log: (level, message) => this.opts.log.write(level, node.id, message),
       sinkBatchRows: this.opts.sinkBatchRows ?? DEFAULT_SINK_BATCH_ROWS,
-      csvHandoff: csvHandoffSink(this.plan, planNode, (p, role) => connectorFor(p.node, role, this.opts.connectors, this.opts.drivers ?? getDriver)) !== undefined,
+      csvHandoff:
+        csvHandoffSink(this.plan, planNode, (p, role) =>
+          connectorFor(p.node, role, this.opts.connectors, this.opts.drivers ?? getDriver),
+        ) !== undefined,
     };
   }
 

@@ -13,6 +13,14 @@ describe('planRun', () => {
     expect(() => planRun({ nodes: 'x' })).toThrow(/malformed/);
     expect(() => planRun({ nodes: [node('a')], edges: [{ from: 'a', to: 'z' }] })).toThrow(/unknown node/);
     expect(() => planRun({ nodes: [node('a'), node('a')], edges: [] })).toThrow(/two nodes/);
-    expect(() => planRun({ nodes: [node('a'), node('b')], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] })).toThrow(/cycle/);
+    expect(() =>
+      planRun({
+        nodes: [node('a'), node('b')],
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'a' },
+        ],
+      }),
+    ).toThrow(/cycle/);
   });
 });

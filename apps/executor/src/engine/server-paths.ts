@@ -26,7 +26,10 @@ export function hideServerPaths(message: string, paths: ServerPaths): string {
   const dataDir = trimmed(paths.dataDir);
   const replacements: [string, (text: string) => string][] = [
     // The root, then (optionally) the tenant's folder, then the tenant's own path, kept.
-    [dataRoot, (text) => text.replace(new RegExp(`${escape(dataRoot)}(?:/[^/${END}]+)?(?=/|[${END}]|$)`, 'g'), '<data>')],
+    [
+      dataRoot,
+      (text) => text.replace(new RegExp(`${escape(dataRoot)}(?:/[^/${END}]+)?(?=/|[${END}]|$)`, 'g'), '<data>'),
+    ],
     [dataDir, (text) => text.replace(new RegExp(`${escape(dataDir)}(?:/[^${END}]*)?${AFTER_PATH}`, 'g'), '<scratch>')],
   ];
   // The deeper folder first, should one hold the other.

@@ -20,7 +20,10 @@ function node(overrides: Partial<RunNode>): RunNode {
   };
 }
 
-async function valuesOf(registry: Registry, name: string): Promise<Array<{ labels: Record<string, unknown>; value: number; metricName?: string }>> {
+async function valuesOf(
+  registry: Registry,
+  name: string,
+): Promise<Array<{ labels: Record<string, unknown>; value: number; metricName?: string }>> {
   const metric = registry.getSingleMetric(name);
   if (!metric) throw new Error(`no metric ${name}`);
   return (await metric.get()).values as Array<{ labels: Record<string, unknown>; value: number; metricName?: string }>;
@@ -48,7 +51,11 @@ describe('RunMetrics', () => {
     expect((await valuesOf(registry, 'conduit_executor_rows_read_total'))[0]?.value).toBe(13);
     expect((await valuesOf(registry, 'conduit_executor_rows_written_total'))[0]?.value).toBe(7);
     const durations = await valuesOf(registry, 'conduit_executor_run_duration_seconds');
-    expect(durations.find((v) => v.metricName === 'conduit_executor_run_duration_seconds_sum' && v.labels.status === 'failed')?.value).toBe(2);
+    expect(
+      durations.find(
+        (v) => v.metricName === 'conduit_executor_run_duration_seconds_sum' && v.labels.status === 'failed',
+      )?.value,
+    ).toBe(2);
   });
 
   it('times finished nodes by type and status, counts node failures, and ignores running ones', async () => {
@@ -57,12 +64,16 @@ describe('RunMetrics', () => {
     metrics.nodeChanged(node({ status: 'running', finished_at: null }));
     metrics.nodeChanged(node({ type: 'source', status: 'succeeded' }));
     metrics.nodeChanged(node({ type: 'sink', status: 'failed', error: { message: 'x', code: 'Not A Code!' } }));
-    const counts = (await valuesOf(registry, 'conduit_executor_node_duration_seconds')).filter((v) => v.metricName === 'conduit_executor_node_duration_seconds_count');
+    const counts = (await valuesOf(registry, 'conduit_executor_node_duration_seconds')).filter(
+      (v) => v.metricName === 'conduit_executor_node_duration_seconds_count',
+    );
     expect(counts.map((v) => [v.labels.type, v.labels.status, v.value])).toEqual([
       ['source', 'succeeded', 1],
       ['sink', 'failed', 1],
     ]);
-    expect(await valuesOf(registry, 'conduit_executor_node_failures_total')).toEqual([expect.objectContaining({ labels: { type: 'sink', error_class: 'other' }, value: 1 })]);
+    expect(await valuesOf(registry, 'conduit_executor_node_failures_total')).toEqual([
+      expect.objectContaining({ labels: { type: 'sink', error_class: 'other' }, value: 1 }),
+    ]);
   });
 
   it('observes queue wait for first executions only, and reads active runs and concurrency at scrape time', async () => {

@@ -46,17 +46,68 @@ export class RunMetrics {
 
   constructor(registry: Registry, concurrency: number) {
     const registers = [registry];
-    this.runs = new Counter({ name: 'conduit_executor_runs_total', help: 'Run executions that ended on this executor, by how they ended', labelNames: ['status'], registers });
-    this.runDuration = new Histogram({ name: 'conduit_executor_run_duration_seconds', help: 'Duration of run executions, from claim to end', labelNames: ['status'], buckets: DURATION_BUCKETS, registers });
-    this.runFailures = new Counter({ name: 'conduit_executor_run_failures_total', help: 'Failed runs by error class (the run error code)', labelNames: ['error_class'], registers });
-    this.nodeDuration = new Histogram({ name: 'conduit_executor_node_duration_seconds', help: 'Duration of finished nodes by node type and status', labelNames: ['type', 'status'], buckets: DURATION_BUCKETS, registers });
-    this.nodeFailures = new Counter({ name: 'conduit_executor_node_failures_total', help: 'Failed nodes by node type and error class', labelNames: ['type', 'error_class'], registers });
-    this.rowsRead = new Counter({ name: 'conduit_executor_rows_read_total', help: 'Rows the runs read from sources', registers });
-    this.rowsWritten = new Counter({ name: 'conduit_executor_rows_written_total', help: 'Rows the runs wrote to sinks', registers });
-    this.queueWait = new Histogram({ name: 'conduit_executor_queue_wait_seconds', help: 'Time from a run being queued to an executor claiming it (first executions)', buckets: WAIT_BUCKETS, registers });
+    this.runs = new Counter({
+      name: 'conduit_executor_runs_total',
+      help: 'Run executions that ended on this executor, by how they ended',
+      labelNames: ['status'],
+      registers,
+    });
+    this.runDuration = new Histogram({
+      name: 'conduit_executor_run_duration_seconds',
+      help: 'Duration of run executions, from claim to end',
+      labelNames: ['status'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.runFailures = new Counter({
+      name: 'conduit_executor_run_failures_total',
+      help: 'Failed runs by error class (the run error code)',
+      labelNames: ['error_class'],
+      registers,
+    });
+    this.nodeDuration = new Histogram({
+      name: 'conduit_executor_node_duration_seconds',
+      help: 'Duration of finished nodes by node type and status',
+      labelNames: ['type', 'status'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.nodeFailures = new Counter({
+      name: 'conduit_executor_node_failures_total',
+      help: 'Failed nodes by node type and error class',
+      labelNames: ['type', 'error_class'],
+      registers,
+    });
+    this.rowsRead = new Counter({
+      name: 'conduit_executor_rows_read_total',
+      help: 'Rows the runs read from sources',
+      registers,
+    });
+    this.rowsWritten = new Counter({
+      name: 'conduit_executor_rows_written_total',
+      help: 'Rows the runs wrote to sinks',
+      registers,
+    });
+    this.queueWait = new Histogram({
+      name: 'conduit_executor_queue_wait_seconds',
+      help: 'Time from a run being queued to an executor claiming it (first executions)',
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
     const metrics = this;
-    new Gauge({ name: 'conduit_executor_active_runs', help: 'Runs executing on this executor now', registers, collect() { this.set(metrics.activeRuns()); } });
-    new Gauge({ name: 'conduit_executor_concurrency', help: 'Runs this executor takes at once (EXECUTOR_CONCURRENCY)', registers }).set(concurrency);
+    new Gauge({
+      name: 'conduit_executor_active_runs',
+      help: 'Runs executing on this executor now',
+      registers,
+      collect() {
+        this.set(metrics.activeRuns());
+      },
+    });
+    new Gauge({
+      name: 'conduit_executor_concurrency',
+      help: 'Runs this executor takes at once (EXECUTOR_CONCURRENCY)',
+      registers,
+    }).set(concurrency);
   }
 
   /** Where the active runs are counted (the run processor's own map), read at each scrape. */
@@ -74,10 +125,16 @@ export class RunMetrics {
     if (!FINISHED_NODE.has(node.status)) return;
     const seconds = secondsBetween(node.started_at, node.finished_at);
     if (seconds !== undefined) this.nodeDuration.observe({ type: node.type, status: node.status }, seconds);
-    if (node.status === 'failed') this.nodeFailures.inc({ type: node.type, error_class: errorClassOf(node.error?.code) });
+    if (node.status === 'failed')
+      this.nodeFailures.inc({ type: node.type, error_class: errorClassOf(node.error?.code) });
   }
 
-  ended(end: ExecutionEnd, seconds: number, errorCode: string | undefined, stats: { rows_read: number; rows_written: number }): void {
+  ended(
+    end: ExecutionEnd,
+    seconds: number,
+    errorCode: string | undefined,
+    stats: { rows_read: number; rows_written: number },
+  ): void {
     this.runs.inc({ status: end });
     this.runDuration.observe({ status: end }, seconds);
     if (end === 'failed') this.runFailures.inc({ error_class: errorClassOf(errorCode) });

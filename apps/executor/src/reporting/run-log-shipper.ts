@@ -18,7 +18,9 @@ type Line = RunLogBatch['lines'][number];
 /** At most LOG_MESSAGE_MAX_BYTES of UTF-8, cut on a character boundary. */
 export function clampMessage(message: string): string {
   if (Buffer.byteLength(message) <= LOG_MESSAGE_MAX_BYTES) return message;
-  let cut = Buffer.from(message).subarray(0, LOG_MESSAGE_MAX_BYTES - 3).toString();
+  let cut = Buffer.from(message)
+    .subarray(0, LOG_MESSAGE_MAX_BYTES - 3)
+    .toString();
   if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
   return `${cut}...`;
 }
@@ -42,7 +44,13 @@ export class RunLogShipper implements RunLogSink {
   }
 
   write(level: RunLogLevel, nodeId: string | null, message: string): void {
-    this.buffer.push({ n: this.next++, ts: new Date().toISOString(), level, node_id: nodeId, message: clampMessage(message) });
+    this.buffer.push({
+      n: this.next++,
+      ts: new Date().toISOString(),
+      level,
+      node_id: nodeId,
+      message: clampMessage(message),
+    });
     if (this.buffer.length >= this.maxBatchLines) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.flushIntervalMs);
   }

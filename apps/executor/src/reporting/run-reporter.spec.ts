@@ -24,7 +24,13 @@ describe('RunReporter', () => {
     const { queue, added } = flakyQueue(() => failures-- > 0);
     const reporter = new RunReporter(queue, identity, silent);
     void reporter.send({ type: 'run.node', node: { id: 'n' } as never });
-    void reporter.send({ type: 'run.finished', status: 'succeeded', error: null, stats: { rows_read: 0, rows_written: 0 }, nodes: [] });
+    void reporter.send({
+      type: 'run.finished',
+      status: 'succeeded',
+      error: null,
+      stats: { rows_read: 0, rows_written: 0 },
+      nodes: [],
+    });
     await reporter.flushed();
     expect(added).toEqual(['run.node', 'run.finished']);
   });
@@ -32,7 +38,15 @@ describe('RunReporter', () => {
   it('gives up after its retry time, logging, without throwing', async () => {
     const { queue, added } = flakyQueue(() => true);
     const reporter = new RunReporter(queue, identity, silent, 50);
-    await expect(reporter.send({ type: 'run.finished', status: 'failed', error: null, stats: { rows_read: 0, rows_written: 0 }, nodes: [] })).resolves.toBeUndefined();
+    await expect(
+      reporter.send({
+        type: 'run.finished',
+        status: 'failed',
+        error: null,
+        stats: { rows_read: 0, rows_written: 0 },
+        nodes: [],
+      }),
+    ).resolves.toBeUndefined();
     expect(added).toEqual([]);
   });
 });

@@ -61,7 +61,11 @@ export class RunReporter {
             this.logger.error({ err, run_id: this.run.run_id, type: report.type }, 'could not send run report');
             return;
           }
-          if (attempt === 0) this.logger.warn({ err, run_id: this.run.run_id, type: report.type }, 'run report not sent yet; trying again');
+          if (attempt === 0)
+            this.logger.warn(
+              { err, run_id: this.run.run_id, type: report.type },
+              'run report not sent yet; trying again',
+            );
           await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
         }
       }

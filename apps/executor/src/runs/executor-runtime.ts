@@ -69,7 +69,11 @@ export class ExecutorRuntime {
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
     this.reports = new Queue(QUEUES.eventsScheduler, { connection, prefix });
     this.logs = new Queue(QUEUES.logs, { connection, prefix });
-    this.catalog = new RedisStreamsClient({ url: opts.redisUrl, prefix: opts.redisPrefix, timeoutMs: opts.catalogTimeoutMs });
+    this.catalog = new RedisStreamsClient({
+      url: opts.redisUrl,
+      prefix: opts.redisPrefix,
+      timeoutMs: opts.catalogTimeoutMs,
+    });
     this.cancels = new CancelListener(opts.redisUrl, opts.redisPrefix, opts.logger);
     const rpc = new RpcClient(this.catalog);
     this.processor = new RunProcessor({
@@ -95,8 +99,14 @@ export class ExecutorRuntime {
 
   async start(): Promise<void> {
     const folder = await claimReplicaFolder(this.opts.dataDir);
-    if (folder.removed.length > 0) this.opts.logger.info({ removed: folder.removed }, 'removed the spill folders of dead executors');
-    await Promise.all([this.cancels.start(), this.catalog.connect(), this.reports.waitUntilReady(), this.logs.waitUntilReady()]);
+    if (folder.removed.length > 0)
+      this.opts.logger.info({ removed: folder.removed }, 'removed the spill folders of dead executors');
+    await Promise.all([
+      this.cancels.start(),
+      this.catalog.connect(),
+      this.reports.waitUntilReady(),
+      this.logs.waitUntilReady(),
+    ]);
     const { logger } = this.opts;
     const worker = new Worker(QUEUES.runs, this.processor.process, {
       connection: queueConnectionOptions(this.opts.redisUrl),
@@ -111,7 +121,8 @@ export class ExecutorRuntime {
     });
     // A lock we could not renew belongs to someone else soon: stop the run without reporting its end.
     worker.on('lockRenewalFailed', (jobIds: string[]) => {
-      for (const id of jobIds) if (this.processor.stop(id, 'lock_lost')) logger.warn({ run_id: id }, 'lost the run lock');
+      for (const id of jobIds)
+        if (this.processor.stop(id, 'lock_lost')) logger.warn({ run_id: id }, 'lost the run lock');
     });
     worker.on('error', (err) => logger.warn({ err }, 'runs worker error'));
     worker.on('failed', (job, err) => logger.warn({ run_id: job?.id, err: err.message }, 'run job failed'));

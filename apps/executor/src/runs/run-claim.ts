@@ -22,7 +22,11 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
-const ctxOf = (tenantId: string, runId: string): RpcContext => ({ tenant_id: tenantId, scopes: ['write'], request_id: runId });
+const ctxOf = (tenantId: string, runId: string): RpcContext => ({
+  tenant_id: tenantId,
+  scopes: ['write'],
+  request_id: runId,
+});
 
 /** One round trip; throws ClaimUnavailableError when the scheduler cannot answer (the run is then not started). */
 export async function claimRun(client: RpcClient, req: ClaimRequest): Promise<RunClaim> {
@@ -33,7 +37,9 @@ export async function claimRun(client: RpcClient, req: ClaimRequest): Promise<Ru
     });
   } catch (err) {
     if (err instanceof RpcRemoteError) {
-      throw new ClaimUnavailableError(err.malformed ? 'the scheduler answered the claim with a malformed reply' : `the claim failed: ${err.code}`);
+      throw new ClaimUnavailableError(
+        err.malformed ? 'the scheduler answered the claim with a malformed reply' : `the claim failed: ${err.code}`,
+      );
     }
     throw new ClaimUnavailableError(`the scheduler did not answer the claim: ${(err as Error).message}`);
   }
@@ -70,9 +76,16 @@ export class RunLease {
     this.stop();
     const { runId, tenantId, epoch, leaseMs } = this.claim;
     try {
-      await this.client.call('scheduler.runs.release', { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch } }, { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) });
+      await this.client.call(
+        'scheduler.runs.release',
+        { ctx: ctxOf(tenantId, runId), data: { run_id: runId, epoch } },
+        { timeoutMs: Math.max(100, Math.floor(leaseMs / 3)) },
+      );
     } catch (err) {
-      this.logger.warn({ run_id: runId, epoch, err: (err as Error).message }, 'could not release the lease; it lapses by itself');
+      this.logger.warn(
+        { run_id: runId, epoch, err: (err as Error).message },
+        'could not release the lease; it lapses by itself',
+      );
     }
   }
 
@@ -88,7 +101,10 @@ export class RunLease {
       );
       if (!renewal.renewed && this.timer) {
         this.stop();
-        this.logger.warn({ run_id: runId, epoch }, 'lease renewal refused: another execution holds the run; stopping it');
+        this.logger.warn(
+          { run_id: runId, epoch },
+          'lease renewal refused: another execution holds the run; stopping it',
+        );
         this.onLost();
       }
     } catch (err) {

@@ -94,7 +94,13 @@ export class RunProcessor {
     }
   };
 
-  private async claimAndExecute(job: Job, token: string | undefined, jobSignal: AbortSignal | undefined, command: RunCommand, takenAt: Date): Promise<RunJobResult> {
+  private async claimAndExecute(
+    job: Job,
+    token: string | undefined,
+    jobSignal: AbortSignal | undefined,
+    command: RunCommand,
+    takenAt: Date,
+  ): Promise<RunJobResult> {
     const attempt = Math.max(1, job.attemptsStarted);
     const claim = await this.claim(job, token, command, attempt);
     if (!claim) return { status: 'refused' };
@@ -112,7 +118,12 @@ export class RunProcessor {
     );
     lease.start();
     try {
-      const outcome = await this.execute(command, { attempt, epoch: claim.epoch, recorded: claim.nodes }, controller.signal, takenAt);
+      const outcome = await this.execute(
+        command,
+        { attempt, epoch: claim.epoch, recorded: claim.nodes },
+        controller.signal,
+        takenAt,
+      );
       const stop = stopKindOf(controller.signal);
       if (stop === 'shutdown' && token) {
         // Back to waiting at once, instead of waiting for the lock and the lease to expire.
@@ -133,7 +144,10 @@ export class RunProcessor {
 
   /** Sends the job back to wait a moment, claimed again once the earlier execution here has ended. */
   private async waitForEarlier(job: Job, token: string | undefined, command: RunCommand): Promise<never> {
-    this.deps.logger.info({ run_id: command.run_id, executor_id: this.deps.executorId }, 'run still executing here; claiming again once it has stopped');
+    this.deps.logger.info(
+      { run_id: command.run_id, executor_id: this.deps.executorId },
+      'run still executing here; claiming again once it has stopped',
+    );
     if (!token) throw new Error('the run is still executing here, and the job has no lock token to wait with');
     await job.moveToDelayed(Date.now() + HELD_MARGIN_MS, token);
     throw new DelayedError();
@@ -143,18 +157,36 @@ export class RunProcessor {
    * Claims the run; answers the claim, or null when refused because the run is over (the job completes, nothing ran).
    * A run held by another live execution, or a scheduler that cannot answer, sends the job back to wait in the queue.
    */
-  private async claim(job: Job, token: string | undefined, command: RunCommand, attempt: number): Promise<{ epoch: number; nodes: RunNode[] } | null> {
+  private async claim(
+    job: Job,
+    token: string | undefined,
+    command: RunCommand,
+    attempt: number,
+  ): Promise<{ epoch: number; nodes: RunNode[] } | null> {
     const { logger } = this.deps;
     const ids = { run_id: command.run_id, attempt, executor_id: this.deps.executorId };
     let retryInMs: number;
     try {
-      const claim = await claimRun(this.deps.scheduler, { runId: command.run_id, tenantId: command.tenant_id, attempt, executorId: this.deps.executorId, leaseMs: this.deps.leaseMs });
-      if (claim.granted) return { epoch: claim.epoch, nodes: claim.nodes.map((n) => ({ ...n, columns: n.columns ?? null })) };
+      const claim = await claimRun(this.deps.scheduler, {
+        runId: command.run_id,
+        tenantId: command.tenant_id,
+        attempt,
+        executorId: this.deps.executorId,
+        leaseMs: this.deps.leaseMs,
+      });
+      if (claim.granted)
+        return { epoch: claim.epoch, nodes: claim.nodes.map((n) => ({ ...n, columns: n.columns ?? null })) };
       if (claim.reason !== 'held') {
-        logger.warn({ ...ids, reason: claim.reason, status: claim.status }, 'run claim refused: nothing runs, the queue job completes');
+        logger.warn(
+          { ...ids, reason: claim.reason, status: claim.status },
+          'run claim refused: nothing runs, the queue job completes',
+        );
         return null;
       }
-      logger.info({ ...ids, retry_in_ms: claim.retry_in_ms }, 'run claim refused: another execution holds a live lease; claiming again after it');
+      logger.info(
+        { ...ids, retry_in_ms: claim.retry_in_ms },
+        'run claim refused: another execution holds a live lease; claiming again after it',
+      );
       retryInMs = (claim.retry_in_ms ?? 0) + HELD_MARGIN_MS;
     } catch (err) {
       if (!(err instanceof ClaimUnavailableError)) throw err;
@@ -166,7 +198,12 @@ export class RunProcessor {
     throw new DelayedError();
   }
 
-  private async execute(command: RunCommand, claim: { attempt: number; epoch: number; recorded: RunNode[] }, signal: AbortSignal, takenAt: Date): Promise<RunOutcome> {
+  private async execute(
+    command: RunCommand,
+    claim: { attempt: number; epoch: number; recorded: RunNode[] },
+    signal: AbortSignal,
+    takenAt: Date,
+  ): Promise<RunOutcome> {
     const { logger } = this.deps;
     const { attempt, epoch } = claim;
     const identity = { run_id: command.run_id, tenant_id: command.tenant_id, attempt };
@@ -174,7 +211,11 @@ export class RunProcessor {
     const log = new RunLogShipper(this.deps.logs, { ...identity, job_id: command.job_id }, logger);
     const startedMs = takenAt.getTime();
     // The claim started the run on the scheduler's side: no run.started report.
-    log.write('info', null, `run started on ${this.deps.executorId} (attempt ${attempt}, epoch ${epoch}, pipeline version ${command.pipeline_version})`);
+    log.write(
+      'info',
+      null,
+      `run started on ${this.deps.executorId} (attempt ${attempt}, epoch ${epoch}, pipeline version ${command.pipeline_version})`,
+    );
     logger.info({ run_id: command.run_id, attempt, epoch }, 'run started');
     let outcome: RunOutcome;
     try {
@@ -205,21 +246,37 @@ export class RunProcessor {
       const known = err instanceof ConnectorResolveError;
       if (!known) logger.error({ err, run_id: command.run_id }, 'run failed unexpectedly');
       const message = known ? err.message : 'the executor failed unexpectedly';
-      outcome = { status: signal.aborted ? 'canceled' : 'failed', error: { message, code: known ? err.code : 'internal' }, nodes: [], stats: { rows_read: 0, rows_written: 0 } };
+      outcome = {
+        status: signal.aborted ? 'canceled' : 'failed',
+        error: { message, code: known ? err.code : 'internal' },
+        nodes: [],
+        stats: { rows_read: 0, rows_written: 0 },
+      };
     }
     const stop = stopKindOf(signal);
     if (stop === undefined || stop === 'canceled') {
       const status = stop === 'canceled' ? 'canceled' : outcome.status;
-      log.write(status === 'failed' ? 'error' : 'info', null, `run ${status} in ${Date.now() - startedMs} ms${outcome.error ? `: ${outcome.error.message}` : ''}`);
-      void reporter.send({ type: 'run.finished', status, error: status === 'canceled' ? null : outcome.error, stats: outcome.stats, nodes: outcome.nodes });
+      log.write(
+        status === 'failed' ? 'error' : 'info',
+        null,
+        `run ${status} in ${Date.now() - startedMs} ms${outcome.error ? `: ${outcome.error.message}` : ''}`,
+      );
+      void reporter.send({
+        type: 'run.finished',
+        status,
+        error: status === 'canceled' ? null : outcome.error,
+        stats: outcome.stats,
+        nodes: outcome.nodes,
+      });
       outcome = { ...outcome, status };
     } else if (stop === 'fenced') {
-      log.write('warn', null, 'run stopped: the scheduler refused this execution\'s lease (taken over, or ended)');
+      log.write('warn', null, "run stopped: the scheduler refused this execution's lease (taken over, or ended)");
     } else {
       log.write('warn', null, `run handed back (${stop}); another executor takes it`);
     }
     await Promise.all([reporter.flushed(), log.flush()]);
-    const end = stop === 'fenced' ? 'fenced' : stop === undefined || stop === 'canceled' ? outcome.status : 'handed_back';
+    const end =
+      stop === 'fenced' ? 'fenced' : stop === undefined || stop === 'canceled' ? outcome.status : 'handed_back';
     this.deps.metrics?.ended(end, (Date.now() - startedMs) / 1000, outcome.error?.code, outcome.stats);
     logger.info({ run_id: command.run_id, status: outcome.status, stop }, 'run ended');
     return outcome;

@@ -36,7 +36,11 @@ class ResolveController {
 @Module({})
 class CatalogStubModule {
   static forRoot(): DynamicModule {
-    return { module: CatalogStubModule, controllers: [ResolveController], providers: [{ provide: CONNECTORS, useValue: null }] };
+    return {
+      module: CatalogStubModule,
+      controllers: [ResolveController],
+      providers: [{ provide: CONNECTORS, useValue: null }],
+    };
   }
 }
 

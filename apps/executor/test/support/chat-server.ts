@@ -7,7 +7,10 @@ export interface ChatCall {
   body: {
     model?: string;
     messages: { role: string; content: string }[];
-    response_format?: { type: string; json_schema?: { name: string; strict: boolean; schema: Record<string, unknown> } };
+    response_format?: {
+      type: string;
+      json_schema?: { name: string; strict: boolean; schema: Record<string, unknown> };
+    };
     [k: string]: unknown;
   };
 }
@@ -26,7 +29,11 @@ export interface ScriptedChatServer {
 }
 
 /** A 200 chat completion whose message content is `content`. */
-export function completion(content: string, usage = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 }, model = 'scripted-model-1'): ChatReply {
+export function completion(
+  content: string,
+  usage = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 },
+  model = 'scripted-model-1',
+): ChatReply {
   return {
     status: 200,
     body: {
@@ -51,11 +58,19 @@ export async function startChatServer(): Promise<ScriptedChatServer> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
-      calls.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCall['body'] });
-      const reply = replies.shift() ?? { status: 500, body: { error: { message: 'the test script has no reply for this request' } } };
+      calls.push({
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCall['body'],
+      });
+      const reply = replies.shift() ?? {
+        status: 500,
+        body: { error: { message: 'the test script has no reply for this request' } },
+      };
       if (reply === 'hang') return;
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
     });

@@ -27,11 +27,19 @@ export interface EngineRun {
 export async function runDag(
   dag: Record<string, unknown>,
   config: Record<string, unknown>,
-  opts: { signal?: AbortSignal; runId?: string; connectors?: ResolvedConnector[]; parameters?: Record<string, unknown>; tenantId?: string } = {},
+  opts: {
+    signal?: AbortSignal;
+    runId?: string;
+    connectors?: ResolvedConnector[];
+    parameters?: Record<string, unknown>;
+    tenantId?: string;
+  } = {},
 ): Promise<EngineRun> {
   const lines: LoggedLine[] = [];
   const changes: RunNode[] = [];
-  const connectors = new Map<string, ResolvedConnector>([[CONNECTOR_ID, { id: CONNECTOR_ID, type: 'postgres', config }]]);
+  const connectors = new Map<string, ResolvedConnector>([
+    [CONNECTOR_ID, { id: CONNECTOR_ID, type: 'postgres', config }],
+  ]);
   for (const extra of opts.connectors ?? []) connectors.set(extra.id, extra);
   const outcome = await executeRun({
     runId: opts.runId ?? 'run_test',

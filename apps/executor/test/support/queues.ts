@@ -6,17 +6,23 @@ import { REDIS_URL } from './redis.js';
 
 export function openQueues(prefix: string): { runs: Queue; reports: Queue; logs: Queue } {
   const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
-  return { runs: new Queue(QUEUES.runs, opts), reports: new Queue(QUEUES.eventsScheduler, opts), logs: new Queue(QUEUES.logs, opts) };
+  return {
+    runs: new Queue(QUEUES.runs, opts),
+    reports: new Queue(QUEUES.eventsScheduler, opts),
+    logs: new Queue(QUEUES.logs, opts),
+  };
 }
 
 /** A run's reports in the order they were added, each validated by the schema the scheduler uses. */
 export async function reportsOf(queue: Queue, runId: string): Promise<RunReport[]> {
   const jobs = await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true);
-  return jobs
-    .filter((job) => (job.data as { run_id?: string }).run_id === runId)
-    .map((job) => runReportSchema.parse(job.data))
-    // Event ids are time-ordered and monotonic within the executor: their order is the order sent.
-    .sort((a, b) => (a.event_id < b.event_id ? -1 : 1));
+  return (
+    jobs
+      .filter((job) => (job.data as { run_id?: string }).run_id === runId)
+      .map((job) => runReportSchema.parse(job.data))
+      // Event ids are time-ordered and monotonic within the executor: their order is the order sent.
+      .sort((a, b) => (a.event_id < b.event_id ? -1 : 1))
+  );
 }
 
 export async function logBatchesOf(queue: Queue, runId: string): Promise<RunLogBatch[]> {

@@ -67,7 +67,8 @@ export class ApiKeysService {
       .limit(limit + 1);
     if (query.cursor !== undefined) {
       const position = decodeCursor(query.cursor);
-      if (!position) throw new AppError('invalid_parameter', 'query parameter cursor: is not a cursor from a previous page');
+      if (!position)
+        throw new AppError('invalid_parameter', 'query parameter cursor: is not a cursor from a previous page');
       qb.andWhere('k.id < :after', { after: position.after });
     }
     const rows = await qb.getMany();
@@ -112,7 +113,12 @@ export class ApiKeysService {
       revokedIds.push(...(replaced.raw as { id: string }[]).map((r) => r.id));
       const existing = await manager.getRepository(ApiKeyEntity).findOneBy({ key_hash: keyHash });
       if (existing) return existing.revoked_at ? 'revoked' : 'unchanged';
-      await this.insertKey(manager, tenantId, { name: 'bootstrap', scopes: ALL_SCOPES, rate_limit_per_minute: null }, key);
+      await this.insertKey(
+        manager,
+        tenantId,
+        { name: 'bootstrap', scopes: ALL_SCOPES, rate_limit_per_minute: null },
+        key,
+      );
       return 'created';
     });
     for (const id of revokedIds) await this.cache.revoked(id);
@@ -123,7 +129,11 @@ export class ApiKeysService {
   }
 
   /** Operators only (admins of the bootstrap tenant): a new tenant with a first admin key. */
-  async createTenant(body: unknown, caller: Principal, idempotency?: IdempotencyKey): Promise<{ tenant: Tenant; api_key: CreatedApiKey }> {
+  async createTenant(
+    body: unknown,
+    caller: Principal,
+    idempotency?: IdempotencyKey,
+  ): Promise<{ tenant: Tenant; api_key: CreatedApiKey }> {
     assertOperator(caller, this.config.BOOTSTRAP_TENANT_ID);
     const input = parseOrThrow(tenantCreateSchema, body);
     return createdOnce(
@@ -140,7 +150,11 @@ export class ApiKeysService {
             idempotency_fingerprint: idempotency?.fingerprint ?? null,
           });
           await manager.getRepository(TenantEntity).insert(tenant);
-          const apiKey = await this.insertKey(manager, tenant.id, { name: 'admin', scopes: ALL_SCOPES, rate_limit_per_minute: null });
+          const apiKey = await this.insertKey(manager, tenant.id, {
+            name: 'admin',
+            scopes: ALL_SCOPES,
+            rate_limit_per_minute: null,
+          });
           return { tenant: toTenant(tenant), api_key: apiKey };
         }),
     );

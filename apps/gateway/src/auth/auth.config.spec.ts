@@ -16,7 +16,9 @@ describe('auth config', () => {
     const result = authConfigSchema.safeParse({ JWT_JWKS_URL: 'https://idp.test/jwks.json' });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((i) => i.path.join('.')).sort()).toEqual(['JWT_AUDIENCE', 'JWT_ISSUER']);
-    expect(authConfigSchema.safeParse({ JWT_SECRET: 's'.repeat(32), JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }).success).toBe(true);
+    expect(authConfigSchema.safeParse({ JWT_SECRET: 's'.repeat(32), JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }).success).toBe(
+      true,
+    );
   });
 
   it('rejects weak or malformed settings', () => {

@@ -13,12 +13,30 @@ import type { AuthConfig } from './auth.config.js';
 import type { Principal } from './principal.js';
 
 const HMAC_ALGS = ['HS256', 'HS384', 'HS512'];
-const ASYMMETRIC_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ASYMMETRIC_ALGS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 const TENANT_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 export type JwtConfig = Pick<
   AuthConfig,
-  'JWT_SECRET' | 'JWT_JWKS_URL' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_TENANT_CLAIM' | 'JWT_SCOPES_CLAIM' | 'JWT_CLOCK_TOLERANCE_S'
+  | 'JWT_SECRET'
+  | 'JWT_JWKS_URL'
+  | 'JWT_ISSUER'
+  | 'JWT_AUDIENCE'
+  | 'JWT_TENANT_CLAIM'
+  | 'JWT_SCOPES_CLAIM'
+  | 'JWT_CLOCK_TOLERANCE_S'
 >;
 
 /** Verifies Bearer JWTs: HS* against JWT_SECRET, anything asymmetric against the JWKS (fetched and cached by jose). */
@@ -52,7 +70,9 @@ export class JwtVerifier {
     };
     let payload: JWTPayload;
     try {
-      payload = (key instanceof Uint8Array ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options)).payload;
+      payload = (
+        key instanceof Uint8Array ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options)
+      ).payload;
     } catch (error) {
       throw toAppError(error);
     }
@@ -106,7 +126,11 @@ function toAppError(error: unknown): AppError {
     return unauthenticated('token is not signed by a known key');
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return unauthenticated('token algorithm is not accepted');
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) {
+  if (
+    error instanceof errors.JWSInvalid ||
+    error instanceof errors.JWTInvalid ||
+    error instanceof errors.JOSENotSupported
+  ) {
     return unauthenticated('malformed bearer token');
   }
   // Anything else (JWKS unreachable, not 200, not JSON, holding a bad key) is our side failing, not the caller.

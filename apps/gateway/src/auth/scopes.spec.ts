@@ -31,7 +31,11 @@ describe('scopes', () => {
 
   it('treats only admins of the bootstrap tenant as operators', () => {
     expect(() => assertOperator(principal(['admin'], 'tnt_boot'), 'tnt_boot')).not.toThrow();
-    expect(() => assertOperator(principal(['write'], 'tnt_boot'), 'tnt_boot')).toThrow(expect.objectContaining({ code: 'forbidden' }));
-    expect(() => assertOperator(principal(['admin'], 'tnt_other'), 'tnt_boot')).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(() => assertOperator(principal(['write'], 'tnt_boot'), 'tnt_boot')).toThrow(
+      expect.objectContaining({ code: 'forbidden' }),
+    );
+    expect(() => assertOperator(principal(['admin'], 'tnt_other'), 'tnt_boot')).toThrow(
+      expect.objectContaining({ code: 'forbidden' }),
+    );
   });
 });

@@ -55,7 +55,11 @@ export class ConnectorsController {
 
   @Put(':connector_id')
   @Operation('updateConnector')
-  update(@Param('connector_id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  update(
+    @Param('connector_id') id: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.connectors.update(id, req, reply);
   }
 

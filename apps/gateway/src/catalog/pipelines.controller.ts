@@ -44,7 +44,11 @@ export class PipelinesController {
 
   @Put(':pipeline_id')
   @Operation('updatePipeline')
-  update(@Param('pipeline_id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  update(
+    @Param('pipeline_id') id: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.pipelines.update(id, req, reply);
   }
 

@@ -45,14 +45,28 @@ export class BackendClient {
   }
 
   /** `opts.timeoutMs`: for an operation allowed longer than RPC_TIMEOUT_MS (Test Connection's own 10 s budget). */
-  async call<P extends RpcPattern>(pattern: P, data: RpcData<P>, request: FastifyRequest, opts: BackendCallOptions = {}): Promise<BackendAnswer<P>> {
+  async call<P extends RpcPattern>(
+    pattern: P,
+    data: RpcData<P>,
+    request: FastifyRequest,
+    opts: BackendCallOptions = {},
+  ): Promise<BackendAnswer<P>> {
     const principal = principalOf(request);
     const idempotency = opts.createsResource ? idempotencyOf(request) : undefined;
-    const ctx: RpcContext = { tenant_id: principal.tenant_id, scopes: principal.scopes, request_id: String(request.id), ...(idempotency && { idempotency }) };
+    const ctx: RpcContext = {
+      tenant_id: principal.tenant_id,
+      scopes: principal.scopes,
+      request_id: String(request.id),
+      ...(idempotency && { idempotency }),
+    };
     const started = performance.now();
     let outcome: RpcOutcome = 'failure';
     try {
-      const answer = await this.rpc.answer(pattern, { ctx, data }, opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs });
+      const answer = await this.rpc.answer(
+        pattern,
+        { ctx, data },
+        opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs },
+      );
       outcome = 'ok';
       return answer;
     } catch (err) {
@@ -61,7 +75,11 @@ export class BackendClient {
       if (err instanceof RpcTimeoutError) {
         outcome = 'timeout';
         throw new HeaderedError(
-          { code: 'service_unavailable', detail: `the ${pattern.split('.')[0]} service did not answer in time`, dependency: 'service' },
+          {
+            code: 'service_unavailable',
+            detail: `the ${pattern.split('.')[0]} service did not answer in time`,
+            dependency: 'service',
+          },
           { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
         );
       }

@@ -84,7 +84,12 @@ export class ResourceForwarder {
   }
 
   /** An action on one resource (validate, test): the id is checked; it takes no body (see RouteInputGuard). */
-  async action(verb: 'validate' | 'test' | 'pause' | 'resume', id: string, request: FastifyRequest, opts: CallOptions = {}): Promise<unknown> {
+  async action(
+    verb: 'validate' | 'test' | 'pause' | 'resume',
+    id: string,
+    request: FastifyRequest,
+    opts: CallOptions = {},
+  ): Promise<unknown> {
     return (await this.send(pattern(this.routes, verb), { id: this.checkId(id) }, request, opts)).data;
   }
 
@@ -111,7 +116,12 @@ export class ResourceForwarder {
     return this.routes.seal ? this.routes.seal(body, principalOf(request).tenant_id) : body;
   }
 
-  private send<P extends RpcPattern>(rpcPattern: P, data: unknown, request: FastifyRequest, opts: BackendCallOptions = {}): Promise<BackendAnswer<P>> {
+  private send<P extends RpcPattern>(
+    rpcPattern: P,
+    data: unknown,
+    request: FastifyRequest,
+    opts: BackendCallOptions = {},
+  ): Promise<BackendAnswer<P>> {
     // The data was parsed with the pattern's own body and query schemas above.
     return this.backend.call(rpcPattern, data as never, request, opts);
   }

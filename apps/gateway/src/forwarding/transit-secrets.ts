@@ -17,15 +17,26 @@ export type BodySealer = (body: unknown, tenantId: string) => unknown;
 export function connectorConfigSealer(box: SecretBox): BodySealer {
   return (body, tenantId) => {
     const b = body as { config: Record<string, unknown> };
-    const errors: FieldError[] = ANY_CONNECTOR_SECRET_FIELD.filter((f) => b.config[f] != null && typeof b.config[f] !== 'string').map(
-      (f) => ({ path: `config.${f}`, code: 'invalid_type', message: 'a secret must be a string' }),
-    );
+    const errors: FieldError[] = ANY_CONNECTOR_SECRET_FIELD.filter(
+      (f) => b.config[f] != null && typeof b.config[f] !== 'string',
+    ).map((f) => ({ path: `config.${f}`, code: 'invalid_type', message: 'a secret must be a string' }));
     if (errors.length > 0) throw validationFailed(errors);
-    return { ...b, config: sealFieldsForTransit(box, b.config, ANY_CONNECTOR_SECRET_FIELD, tenantId, 'connector.config', SECRET_MASK) };
+    return {
+      ...b,
+      config: sealFieldsForTransit(
+        box,
+        b.config,
+        ANY_CONNECTOR_SECRET_FIELD,
+        tenantId,
+        'connector.config',
+        SECRET_MASK,
+      ),
+    };
   };
 }
 
 /** A webhook body: its signing secret, when sent. */
 export function webhookSecretSealer(box: SecretBox): BodySealer {
-  return (body, tenantId) => sealFieldsForTransit(box, body as Record<string, unknown>, ['secret'], tenantId, 'webhook');
+  return (body, tenantId) =>
+    sealFieldsForTransit(box, body as Record<string, unknown>, ['secret'], tenantId, 'webhook');
 }

@@ -27,10 +27,20 @@ export function onClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // Fastify's own answers for these two, unchanged.
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return write(socket, 431, 'application/json', '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}');
+    return write(
+      socket,
+      431,
+      'application/json',
+      '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}',
+    );
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return write(socket, 408, 'application/json', '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}');
+    return write(
+      socket,
+      408,
+      'application/json',
+      '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}',
+    );
   }
   // The request line may not have been read: the instance is the root, the id a new one.
   const requestId = newId('request');

@@ -22,21 +22,28 @@ export function jsonDepth(value: unknown, stopAt: number): number {
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LIMITS.bodyBytes }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      // Only the position: the parser's message quotes the body, which may hold a secret.
-      const position = /position (\d+)/.exec((err as Error).message)?.[1];
-      const where = position === undefined ? '' : ` (at character ${position})`;
-      return done(new AppError('malformed_json', `the body is not valid JSON${where}`), undefined);
-    }
-    if (jsonDepth(parsed, LIMITS.jsonDepth) > LIMITS.jsonDepth) {
-      return done(new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`), undefined);
-    }
-    done(null, parsed);
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: LIMITS.bodyBytes },
+    (_req, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        // Only the position: the parser's message quotes the body, which may hold a secret.
+        const position = /position (\d+)/.exec((err as Error).message)?.[1];
+        const where = position === undefined ? '' : ` (at character ${position})`;
+        return done(new AppError('malformed_json', `the body is not valid JSON${where}`), undefined);
+      }
+      if (jsonDepth(parsed, LIMITS.jsonDepth) > LIMITS.jsonDepth) {
+        return done(
+          new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`),
+          undefined,
+        );
+      }
+      done(null, parsed);
+    },
+  );
 }

@@ -8,7 +8,9 @@ const MAX_CHILDREN = 1000;
  * child once (`histogram.labels(...)`), so a request costs a Map lookup instead of prom-client hashing and checking
  * a label object every time. Label values go in the order of the histogram's `labelNames`.
  */
-export function labelledObserver<L extends string>(histogram: Histogram<L>): (values: string[], seconds: number) => void {
+export function labelledObserver<L extends string>(
+  histogram: Histogram<L>,
+): (values: string[], seconds: number) => void {
   const children = new Map<string, { observe(value: number): void }>();
   return (values, seconds) => {
     const key = values.join('\u0000');

@@ -18,7 +18,9 @@ export interface MetricsPortOptions extends OpsModuleOptions {
  */
 export async function startMetricsPort(options: MetricsPortOptions): Promise<INestApplication> {
   const { port, host, logger, ...ops } = options;
-  const app = await NestFactory.create(OpsModule.forRoot(ops), new FastifyAdapter(), { logger: new NestPinoLogger(logger) });
+  const app = await NestFactory.create(OpsModule.forRoot(ops), new FastifyAdapter(), {
+    logger: new NestPinoLogger(logger),
+  });
   await app.listen(port, host);
   return app;
 }

@@ -8,7 +8,11 @@ function request(parts: { params?: object; query?: object; headers?: object; bod
 
 describe('nulCharacterErrors', () => {
   it('finds NUL in nested values and keys, and nothing in clean input', () => {
-    expect(nulCharacterErrors({ a: [{ b: 'x\u0000' }], ['k\u0000']: 1 }).map((e) => e.path).sort()).toEqual(['', 'a[0].b']);
+    expect(
+      nulCharacterErrors({ a: [{ b: 'x\u0000' }], ['k\u0000']: 1 })
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['', 'a[0].b']);
     expect(nulCharacterErrors({ a: ['x', 1, null, { b: 'y' }] })).toEqual([]);
   });
 });
@@ -32,7 +36,11 @@ describe('nulCharacterProblem', () => {
   });
 
   it('a clean request, or one without a body, passes', () => {
-    expect(nulCharacterProblem(request({ params: { id: 'prj_1' }, query: { limit: '5' }, headers: { accept: '*/*' }, body: { name: 'ok' } }))).toBeNull();
+    expect(
+      nulCharacterProblem(
+        request({ params: { id: 'prj_1' }, query: { limit: '5' }, headers: { accept: '*/*' }, body: { name: 'ok' } }),
+      ),
+    ).toBeNull();
     expect(nulCharacterProblem(request({ body: undefined }))).toBeNull();
   });
 });

@@ -13,13 +13,21 @@ export function nulCharacterErrors(value: unknown, limit = 20): FieldError[] {
   while (stack.length > 0 && errors.length < limit) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string' && v.includes(NUL)) {
-      errors.push({ path: formatPath(path), code: 'invalid_characters', message: 'must not contain NUL (U+0000) characters' });
+      errors.push({
+        path: formatPath(path),
+        code: 'invalid_characters',
+        message: 'must not contain NUL (U+0000) characters',
+      });
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => stack.push([item, [...path, i]]));
     } else if (v !== null && typeof v === 'object') {
       for (const [key, item] of Object.entries(v)) {
         if (key.includes(NUL)) {
-          errors.push({ path: formatPath(path), code: 'invalid_characters', message: 'a key must not contain NUL (U+0000) characters' });
+          errors.push({
+            path: formatPath(path),
+            code: 'invalid_characters',
+            message: 'a key must not contain NUL (U+0000) characters',
+          });
         }
         stack.push([item, [...path, key]]);
       }

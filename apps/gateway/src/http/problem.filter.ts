@@ -1,4 +1,11 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, NotFoundException } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Inject,
+  NotFoundException,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type ErrorCode, AppError } from '@conduit/contracts';
@@ -42,14 +49,23 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof AppError) return exception;
     // Nest's own not-found handler: no route matched this method and path.
     if (exception instanceof NotFoundException) return this.routes.unmatched(request.method, request.url);
-    const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: unknown })?.statusCode;
+    const status =
+      exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: unknown })?.statusCode;
     if (typeof status === 'number' && status < 500 && CODE_BY_STATUS[status]) {
       return new AppError(CODE_BY_STATUS[status], this.detailFor(status, exception));
     }
     // The database or Redis unreachable (the key lookup, the idempotency record...): a 503 naming it, not a 500.
     const unavailable = asDependencyUnavailable(exception);
     if (unavailable) {
-      this.logger.warn({ request_id: request.id, url: request.url, dependency: unavailable.dependency, reason: (exception as Error).message }, 'dependency unavailable');
+      this.logger.warn(
+        {
+          request_id: request.id,
+          url: request.url,
+          dependency: unavailable.dependency,
+          reason: (exception as Error).message,
+        },
+        'dependency unavailable',
+      );
       return unavailable;
     }
     this.logger.error({ err: exception, request_id: request.id, url: request.url }, 'unhandled error');

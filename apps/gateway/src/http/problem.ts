@@ -24,6 +24,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   // Fastify closes the connection on a body over the limit while the client is still sending it, so the client
   // meets EPIPE/ECONNRESET instead of the 413. Keeping it open lets Node discard the rest and the 413 arrive.
   if (error.code === 'payload_too_large') reply.removeHeader('connection');
-  if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer realm="conduit", ApiKey header="X-API-Key"');
+  if (error.code === 'unauthenticated')
+    reply.header('www-authenticate', 'Bearer realm="conduit", ApiKey header="X-API-Key"');
   reply.code(statusOf(error.code)).type('application/problem+json').send(doc);
 }

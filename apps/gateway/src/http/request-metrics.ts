@@ -16,7 +16,10 @@ export function registerRequestMetrics(app: FastifyInstance, registry: Registry)
   });
   const observe = labelledObserver(durations);
   app.addHook('onResponse', (request, reply, done) => {
-    observe([request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode)], reply.elapsedTime / 1000);
+    observe(
+      [request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode)],
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 }

@@ -57,7 +57,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
   ) {
     this.box = new SecretBox(secretKeysOf(config));
-    this.fingerprintKey = Buffer.from(hkdfSync('sha256', config.SECRETS_KEY, Buffer.alloc(0), 'conduit idempotency fingerprint', 32));
+    this.fingerprintKey = Buffer.from(
+      hkdfSync('sha256', config.SECRETS_KEY, Buffer.alloc(0), 'conduit idempotency fingerprint', 32),
+    );
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -82,7 +84,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         request.idempotency = { key: header, fingerprint };
         return next.handle().pipe(
           // Only the service's own failure releases the key: once it has answered, its work is done.
-          catchError((err: unknown) => from(this.release(key, fingerprint, err)).pipe(mergeMap(() => throwError(() => err)))),
+          catchError((err: unknown) =>
+            from(this.release(key, fingerprint, err)).pipe(mergeMap(() => throwError(() => err))),
+          ),
           // Stored before the answer leaves, so a retry right after it replays instead of meeting the in-flight mark.
           mergeMap((body) => from(this.complete(key, fingerprint, reply, body, aad)).pipe(map(() => body))),
         );
@@ -100,14 +104,25 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return JSON.parse(existing) as IdempotencyRecord;
   }
 
-  private async replay(key: string, record: IdempotencyRecord, fingerprint: string, reply: FastifyReply, aad: string): Promise<unknown> {
+  private async replay(
+    key: string,
+    record: IdempotencyRecord,
+    fingerprint: string,
+    reply: FastifyReply,
+    aad: string,
+  ): Promise<unknown> {
     if (record.fingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with another request body');
     }
     if (record.state === 'in_flight') {
-      const retryAfter = record.held ? Math.max(1, Math.ceil((await this.redis.pttl(key)) / 1000)) : IN_PROGRESS_RETRY_AFTER_S;
+      const retryAfter = record.held
+        ? Math.max(1, Math.ceil((await this.redis.pttl(key)) / 1000))
+        : IN_PROGRESS_RETRY_AFTER_S;
       throw new HeaderedError(
-        { code: 'idempotency_in_progress', detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After' },
+        {
+          code: 'idempotency_in_progress',
+          detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After',
+        },
         { 'retry-after': String(retryAfter) },
       );
     }
@@ -139,16 +154,31 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * answer may hold a secret shown only once (a new API key). The in-flight mark lapses with its TTL; a retry then
    * reaches the service, which finds the resource by the key kept on its row (createOnce).
    */
-  private async complete(key: string, fingerprint: string, reply: FastifyReply, body: unknown, aad: string): Promise<void> {
+  private async complete(
+    key: string,
+    fingerprint: string,
+    reply: FastifyReply,
+    body: unknown,
+    aad: string,
+  ): Promise<void> {
     try {
       await this.store(key, fingerprint, reply, body, aad);
     } catch (err) {
       // The message only: a Redis reply error carries the command's arguments, the sealed answer among them.
-      this.logger.warn({ idempotency_record: key, reason: (err as Error).message }, 'could not store the idempotent answer; it is returned anyway');
+      this.logger.warn(
+        { idempotency_record: key, reason: (err as Error).message },
+        'could not store the idempotent answer; it is returned anyway',
+      );
     }
   }
 
-  private async store(key: string, fingerprint: string, reply: FastifyReply, body: unknown, aad: string): Promise<void> {
+  private async store(
+    key: string,
+    fingerprint: string,
+    reply: FastifyReply,
+    body: unknown,
+    aad: string,
+  ): Promise<void> {
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = reply.getHeader(name);

@@ -25,7 +25,9 @@ describe('@IdempotentPost', () => {
     const posts = all.filter(([, , method]) => method === RequestMethod.POST);
     expect(posts.length).toBeGreaterThanOrEqual(14);
     for (const [controller, name, method] of all) {
-      const handler = (GATEWAY_CONTROLLERS.find((c) => c.name === controller)!.prototype as Record<string, unknown>)[name] as object;
+      const handler = (GATEWAY_CONTROLLERS.find((c) => c.name === controller)!.prototype as Record<string, unknown>)[
+        name
+      ] as object;
       const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[];
       expect({ route: `${controller}.${name}`, idempotent: interceptors.includes(IdempotencyInterceptor) }).toEqual({
         route: `${controller}.${name}`,

@@ -1,6 +1,14 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Run, AppError, isId, parseOrThrow, parseQueryOrThrow, runListQuerySchema, runTriggerSchema } from '@conduit/contracts';
+import {
+  type Run,
+  AppError,
+  isId,
+  parseOrThrow,
+  parseQueryOrThrow,
+  runListQuerySchema,
+  runTriggerSchema,
+} from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { Operation } from '../openapi/operation.decorator.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
@@ -16,7 +24,11 @@ export class RunsController {
 
   @IdempotentPost('run')
   @Operation('triggerRun')
-  async trigger(@Param('job_id') jobId: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async trigger(
+    @Param('job_id') jobId: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     checkIds(jobId);
     const body = parseOrThrow(runTriggerSchema, req.body ?? {});
     const trigger = { job_id: jobId, body };

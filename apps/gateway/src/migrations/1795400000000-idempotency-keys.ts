@@ -11,12 +11,16 @@ export class IdempotencyKeys1795400000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);
     for (const table of ['api_keys', 'tenants']) {
-      await queryRunner.query(`ALTER TABLE ${s}."${table}" ADD COLUMN "idempotency_key" text, ADD COLUMN "idempotency_fingerprint" text`);
+      await queryRunner.query(
+        `ALTER TABLE ${s}."${table}" ADD COLUMN "idempotency_key" text, ADD COLUMN "idempotency_fingerprint" text`,
+      );
     }
     await queryRunner.query(
       `CREATE UNIQUE INDEX "api_keys_tenant_idempotency_key" ON ${s}."api_keys" ("tenant_id", "idempotency_key") WHERE "idempotency_key" IS NOT NULL`,
     );
-    await queryRunner.query(`CREATE UNIQUE INDEX "tenants_idempotency_key" ON ${s}."tenants" ("idempotency_key") WHERE "idempotency_key" IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "tenants_idempotency_key" ON ${s}."tenants" ("idempotency_key") WHERE "idempotency_key" IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
@@ -24,7 +28,9 @@ export class IdempotencyKeys1795400000000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX ${s}."api_keys_tenant_idempotency_key"`);
     await queryRunner.query(`DROP INDEX ${s}."tenants_idempotency_key"`);
     for (const table of ['api_keys', 'tenants']) {
-      await queryRunner.query(`ALTER TABLE ${s}."${table}" DROP COLUMN "idempotency_key", DROP COLUMN "idempotency_fingerprint"`);
+      await queryRunner.query(
+        `ALTER TABLE ${s}."${table}" DROP COLUMN "idempotency_key", DROP COLUMN "idempotency_fingerprint"`,
+      );
     }
   }
 }

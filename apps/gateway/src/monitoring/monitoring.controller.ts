@@ -26,12 +26,14 @@ function checkIds(jobId: string, runId: string): void {
 function streamStart(lastEventId: string | string[] | undefined, cursor: string | undefined): number {
   if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
     const seq = Number(lastEventId.trim());
-    if (!Number.isSafeInteger(seq) || seq < 0) throw new AppError('invalid_parameter', 'header Last-Event-ID: must be a log line seq');
+    if (!Number.isSafeInteger(seq) || seq < 0)
+      throw new AppError('invalid_parameter', 'header Last-Event-ID: must be a log line seq');
     return seq;
   }
   if (cursor === undefined) return 0;
   const seq = Number(decodeCursor(cursor)?.after);
-  if (!Number.isSafeInteger(seq) || seq < 0) throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
+  if (!Number.isSafeInteger(seq) || seq < 0)
+    throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
   return seq;
 }
 
@@ -79,12 +81,22 @@ export class MonitoringController {
 
   @Get('jobs/:job_id/runs/:run_id/logs')
   @Operation('getRunLogs')
-  async logs(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async logs(
+    @Param('job_id') jobId: string,
+    @Param('run_id') runId: string,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     checkIds(jobId, runId);
     const query = parseQueryOrThrow(runLogQuerySchema, req.query ?? {});
     if (!wantsEventStream(req)) {
-      const page = await this.orNoLinesYet(jobId, runId, req, { data: [], next_cursor: null }, async () =>
-        (await this.backend.call('monitoring.logs.list', { job_id: jobId, run_id: runId, query }, req)).data,
+      const page = await this.orNoLinesYet(
+        jobId,
+        runId,
+        req,
+        { data: [], next_cursor: null },
+        async () =>
+          (await this.backend.call('monitoring.logs.list', { job_id: jobId, run_id: runId, query }, req)).data,
       );
       await reply.status(200).send(page);
       return;
@@ -92,14 +104,19 @@ export class MonitoringController {
     const afterSeq = streamStart(req.headers['last-event-id'], query.cursor);
     const target = { jobId, runId, afterSeq, level: query.level, nodeId: query.node_id };
     // The first poll happens before the stream opens, so an unknown run is still a 404 problem document.
-    const first = await this.orNoLinesYet<RunLogTail>(jobId, runId, req, { data: [], run_finished: false }, async () =>
-      (
-        await this.backend.call(
-          'monitoring.logs.tail',
-          { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
-          req,
-        )
-      ).data,
+    const first = await this.orNoLinesYet<RunLogTail>(
+      jobId,
+      runId,
+      req,
+      { data: [], run_finished: false },
+      async () =>
+        (
+          await this.backend.call(
+            'monitoring.logs.tail',
+            { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
+            req,
+          )
+        ).data,
     );
     await streamRunLogs(this.backend, req, reply, first, target, this.credentialCheck(req));
   }
@@ -112,14 +129,23 @@ export class MonitoringController {
       ...(typeof apiKey === 'string' ? { apiKey } : {}),
       ...(typeof authorization === 'string' ? { authorization } : {}),
     };
-    return { everyMs: this.config.STREAM_AUTH_RECHECK_MS, check: async () => void (await this.auth.authenticate(headers)) };
+    return {
+      everyMs: this.config.STREAM_AUTH_RECHECK_MS,
+      check: async () => void (await this.auth.authenticate(headers)),
+    };
   }
 
   /**
    * Monitoring learns of a run from its events, a few milliseconds after Trigger Run answers. A run it does not know
    * yet but the scheduler (the owner of runs) does has simply no lines yet; only a run unknown to both is a 404.
    */
-  private async orNoLinesYet<T>(jobId: string, runId: string, req: FastifyRequest, empty: T, read: () => Promise<T>): Promise<T> {
+  private async orNoLinesYet<T>(
+    jobId: string,
+    runId: string,
+    req: FastifyRequest,
+    empty: T,
+    read: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await read();
     } catch (err) {

@@ -27,7 +27,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** The SSE event that ends a stream whose credential no longer holds: the problem the next request would get. */
 function errorEvent(request: FastifyRequest, err: unknown): string {
-  const error = err instanceof AppError ? err : new AppError('service_unavailable', 'the credential could not be checked again');
+  const error =
+    err instanceof AppError ? err : new AppError('service_unavailable', 'the credential could not be checked again');
   const doc = problemDocument(error.toDomainError(), request.url.split('?')[0] ?? '/', String(request.id));
   return `event: error\ndata: ${JSON.stringify(doc)}\n\n`;
 }
@@ -50,7 +51,8 @@ export async function streamRunLogs(
   reply.hijack();
   const raw = reply.raw;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined) headers[name] = String(value);
   raw.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -101,7 +103,13 @@ export async function streamRunLogs(
       answer = (
         await backend.call(
           'monitoring.logs.tail',
-          { job_id: target.jobId, run_id: target.runId, after_seq: afterSeq, level: target.level, node_id: target.nodeId },
+          {
+            job_id: target.jobId,
+            run_id: target.runId,
+            after_seq: afterSeq,
+            level: target.level,
+            node_id: target.nodeId,
+          },
           request,
         )
       ).data;

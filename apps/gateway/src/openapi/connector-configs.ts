@@ -19,14 +19,20 @@ function configOf(type: string, schema: Record<string, unknown>): z.ZodType {
   });
 }
 
-const CONFIGS = connectorTypeInfos().map((info) => ({ type: info.type, description: info.description, config: configOf(info.type, info.config_schema) }));
+const CONFIGS = connectorTypeInfos().map((info) => ({
+  type: info.type,
+  description: info.description,
+  config: configOf(info.type, info.config_schema),
+}));
 
 /** Create Connector's body: one variant per type, told apart by `type`. */
 export const connectorCreateBody = z
   .discriminatedUnion(
     'type',
     CONFIGS.map(({ type, description, config }) =>
-      connectorCreateSchema.extend({ type: z.literal(type), config }).meta({ id: `Create${componentName(type).replace('Config', '')}`, description }),
+      connectorCreateSchema
+        .extend({ type: z.literal(type), config })
+        .meta({ id: `Create${componentName(type).replace('Config', '')}`, description }),
     ) as unknown as [z.ZodObject, ...z.ZodObject[]],
   )
   .meta({ id: 'ConnectorCreate' });
@@ -35,7 +41,7 @@ export const connectorCreateBody = z
 export const connectorUpdateBody = connectorUpdateSchema
   .extend({
     config: z.union(CONFIGS.map(({ config }) => config) as unknown as [z.ZodType, ...z.ZodType[]]).meta({
-      description: 'The config of the connector\'s type; a secret sent as `********` keeps its stored value.',
+      description: "The config of the connector's type; a secret sent as `********` keeps its stored value.",
     }),
   })
   .meta({ id: 'ConnectorUpdate' });

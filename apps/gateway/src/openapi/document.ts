@@ -1,6 +1,11 @@
 // The OpenAPI 3.1 document of the public API, generated from the operation declarations and the contracts' zod
 // schemas (zod-openapi renders them with zod's own JSON Schema conversion).
-import { createDocument, type ZodOpenApiComponentsObject, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiComponentsObject,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import { type ErrorCode, problemSchema } from '@conduit/contracts';
 import { type OperationSpec, TAGS } from './operation-spec.js';
 import { OPERATIONS } from './operations/index.js';
@@ -29,8 +34,11 @@ function successResponse(op: OperationSpec): ZodOpenApiResponsesObject {
   names.push(...(op.headers ?? []));
   const headers = headersOf(names);
   if (!op.response) return { [op.status]: { description: 'Done; no body.', headers } };
-  const content: Record<string, unknown> = { 'application/json': { schema: op.response.schema, examples: op.response.examples } };
-  for (const [type, alt] of Object.entries(op.alsoAnswers ?? {})) content[type] = { schema: alt.schema, example: alt.example };
+  const content: Record<string, unknown> = {
+    'application/json': { schema: op.response.schema, examples: op.response.examples },
+  };
+  for (const [type, alt] of Object.entries(op.alsoAnswers ?? {}))
+    content[type] = { schema: alt.schema, example: alt.example };
   return { [op.status]: { description: op.response.description, headers, content } } as ZodOpenApiResponsesObject;
 }
 
@@ -81,7 +89,11 @@ function operationObject(op: OperationSpec, shared: SharedProblems): ZodOpenApiO
   const other = Object.fromEntries(
     Object.entries(op.otherResponses ?? {}).map(([status, r]) => [
       status,
-      { description: r.description, headers: headersOf(['X-Request-Id']), content: { 'application/json': { schema: r.schema, example: r.example } } },
+      {
+        description: r.description,
+        headers: headersOf(['X-Request-Id']),
+        content: { 'application/json': { schema: r.schema, example: r.example } },
+      },
     ]),
   );
   return {
@@ -93,7 +105,12 @@ function operationObject(op: OperationSpec, shared: SharedProblems): ZodOpenApiO
     requestParams: { ...(op.params ? { path: op.params } : {}), ...(op.query ? { query: op.query } : {}) },
     ...(headerParams.length > 0 ? { parameters: headerParams } : {}),
     ...(op.body
-      ? { requestBody: { required: op.body.required, content: { 'application/json': { schema: op.body.schema, examples: op.body.examples } } } }
+      ? {
+          requestBody: {
+            required: op.body.required,
+            content: { 'application/json': { schema: op.body.schema, examples: op.body.examples } },
+          },
+        }
       : {}),
     responses: { ...successResponse(op), ...other, ...problemResponses(op, shared) },
   };
@@ -115,17 +132,31 @@ export function buildOpenApiDocument(): OpenApiDocument {
       contact: { name: 'Conduit platform team' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/', description: 'The gateway that serves this document (locally http://localhost:3000, GATEWAY_PORT).' }],
+    servers: [
+      { url: '/', description: 'The gateway that serves this document (locally http://localhost:3000, GATEWAY_PORT).' },
+    ],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     security: [{ ApiKey: [] }, { Bearer: [] }],
     paths,
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (`cnd_...`), made with Create API Key.' },
-        Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT from the configured issuer; tenant and scopes from its claims.' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An API key (`cnd_...`), made with Create API Key.',
+        },
+        Bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A JWT from the configured issuer; tenant and scopes from its claims.',
+        },
       },
       headers: RESPONSE_HEADERS,
-      responses: Object.fromEntries([...shared].map(([name, { response }]) => [name, response])) as NonNullable<ZodOpenApiComponentsObject['responses']>,
+      responses: Object.fromEntries([...shared].map(([name, { response }]) => [name, response])) as NonNullable<
+        ZodOpenApiComponentsObject['responses']
+      >,
     },
   });
 }

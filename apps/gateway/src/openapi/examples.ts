@@ -30,7 +30,11 @@ export const exampleProject: z.output<typeof projectSchema> = {
 
 export const exampleDag: DocumentedDag = {
   nodes: [
-    { id: 'orders', type: 'source', config: { connector_id: SOURCE_DB, query: 'select id, customer_id, amount, created_at from orders' } },
+    {
+      id: 'orders',
+      type: 'source',
+      config: { connector_id: SOURCE_DB, query: 'select id, customer_id, amount, created_at from orders' },
+    },
     { id: 'clean', type: 'transform', config: { sql: 'select * from orders where amount > 0' } },
     {
       id: 'route',
@@ -42,7 +46,11 @@ export const exampleDag: DocumentedDag = {
         rules: [{ choice: 'load', sql: 'select count(*) > 0 from clean' }],
       },
     },
-    { id: 'to_dw', type: 'sink', config: { connector_id: WAREHOUSE, table: 'orders_clean', mode: 'upsert', key: ['id'] } },
+    {
+      id: 'to_dw',
+      type: 'sink',
+      config: { connector_id: WAREHOUSE, table: 'orders_clean', mode: 'upsert', key: ['id'] },
+    },
   ],
   edges: [
     { from: 'orders', to: 'clean' },
@@ -66,7 +74,13 @@ export const examplePipeline: z.output<typeof pipelineSchema> = {
   dag: exampleDag,
   version: 1,
   status: 'valid',
-  validation: { valid: true, errors: [], warnings: [], execution_order: [['orders'], ['clean'], ['route'], ['to_dw']], validated_at: T0 },
+  validation: {
+    valid: true,
+    errors: [],
+    warnings: [],
+    execution_order: [['orders'], ['clean'], ['route'], ['to_dw']],
+    validated_at: T0,
+  },
   created_at: T0,
   updated_at: T0,
 };
@@ -76,7 +90,15 @@ export const exampleConnector: z.output<typeof connectorSchema> = {
   project_id: EXAMPLE_IDS.project,
   name: 'shop-db',
   type: 'postgres',
-  config: { host: 'shop-db.internal', port: 5432, database: 'shop', user: 'conduit_reader', password: '********', ssl: 'require', schema: 'public' },
+  config: {
+    host: 'shop-db.internal',
+    port: 5432,
+    database: 'shop',
+    user: 'conduit_reader',
+    password: '********',
+    ssl: 'require',
+    schema: 'public',
+  },
   status: 'ok',
   last_test: {
     ok: true,
@@ -155,7 +177,13 @@ export const exampleRunQueued: z.output<typeof runSchema> = {
   duration_ms: null,
   error: null,
   nodes: ['orders', 'clean', 'route', 'to_dw'].map((id, i) =>
-    node(id, ['source', 'transform', 'decision', 'sink'][i] ?? 'source', [0, 0], { status: 'pending', started_at: null, finished_at: null, attempts: 0, columns: null }),
+    node(id, ['source', 'transform', 'decision', 'sink'][i] ?? 'source', [0, 0], {
+      status: 'pending',
+      started_at: null,
+      finished_at: null,
+      attempts: 0,
+      columns: null,
+    }),
   ),
   stats: { rows_read: 0, rows_written: 0 },
 };

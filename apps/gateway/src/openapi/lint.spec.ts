@@ -25,10 +25,14 @@ describe('the OpenAPI document passes the linters', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('Redocly CLI, recommended ruleset: no error, no warning', async () => {
-    const { stdout } = await run(process.execPath, [binOf('@redocly/cli', 'bin/cli.js'), 'lint', file, '--format=json', '--config', 'redocly.yaml'], {
-      env,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((err: { stdout: string }) => err);
+    const { stdout } = await run(
+      process.execPath,
+      [binOf('@redocly/cli', 'bin/cli.js'), 'lint', file, '--format=json', '--config', 'redocly.yaml'],
+      {
+        env,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((err: { stdout: string }) => err);
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -36,11 +40,30 @@ describe('the OpenAPI document passes the linters', () => {
 
   it('Spectral, spectral:oas: no error, no warning', async () => {
     const out = join(dir, 'spectral.json');
-    await run(process.execPath, [binOf('@stoplight/spectral-cli', 'dist/index.js'), 'lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--output', out], {
-      env,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((err: unknown) => err);
-    const results = JSON.parse(readFileSync(out, 'utf8')) as { code: string; message: string; path: string[]; severity: number }[];
+    await run(
+      process.execPath,
+      [
+        binOf('@stoplight/spectral-cli', 'dist/index.js'),
+        'lint',
+        file,
+        '--ruleset',
+        '.spectral.yaml',
+        '--format',
+        'json',
+        '--output',
+        out,
+      ],
+      {
+        env,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((err: unknown) => err);
+    const results = JSON.parse(readFileSync(out, 'utf8')) as {
+      code: string;
+      message: string;
+      path: string[];
+      severity: number;
+    }[];
     expect(results.map((r) => ({ rule: r.code, at: r.path.join('.'), message: r.message }))).toEqual([]);
   }, 120_000);
 });

@@ -6,7 +6,8 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Tags of the document, in the order a reader meets them. */
 export const TAGS = {
   Projects: 'Projects group pipelines and connectors; a project can be created from a template.',
-  Pipelines: 'Pipelines and their DAGs: every create and update validates; Validate Pipeline reports every problem at once.',
+  Pipelines:
+    'Pipelines and their DAGs: every create and update validates; Validate Pipeline reports every problem at once.',
   Connectors: 'Connections to databases, files, object stores, APIs, queues and models; secrets are never answered.',
   Catalogues: 'Read-only catalogues: project templates and connector types with the JSON Schema of their config.',
   Jobs: 'Jobs run a pipeline by hand or on a cron schedule in a time zone.',

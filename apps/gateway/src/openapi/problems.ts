@@ -5,7 +5,9 @@ import type { OperationSpec } from './operation-spec.js';
 import type { ResponseHeaderName } from './headers.js';
 
 /** What the example of each code says; a code without an entry shows its title. */
-const EXAMPLE_DETAIL: Partial<Record<ErrorCode, Pick<Parameters<typeof problemDocument>[0], 'detail' | 'errors' | 'dependency'>>> = {
+const EXAMPLE_DETAIL: Partial<
+  Record<ErrorCode, Pick<Parameters<typeof problemDocument>[0], 'detail' | 'errors' | 'dependency'>>
+> = {
   malformed_json: { detail: 'the body is not JSON: Unexpected token } at position 17' },
   invalid_parameter: {
     detail: 'query parameter limit: Too big: expected number to be <=200',
@@ -20,7 +22,9 @@ const EXAMPLE_DETAIL: Partial<Record<ErrorCode, Pick<Parameters<typeof problemDo
   pipeline_invalid: { detail: 'the pipeline does not validate: 1 error (see Validate Pipeline)' },
   run_in_progress: { detail: 'a run of this job is still active and its concurrency policy is forbid' },
   run_finished: { detail: 'the run is already over' },
-  idempotency_in_progress: { detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After' },
+  idempotency_in_progress: {
+    detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After',
+  },
   precondition_failed: { detail: 'If-Match does not match the current ETag' },
   payload_too_large: { detail: 'the body is over 1048576 bytes' },
   unsupported_media_type: { detail: 'send the body as application/json' },
@@ -39,7 +43,14 @@ const EXAMPLE_DETAIL: Partial<Record<ErrorCode, Pick<Parameters<typeof problemDo
 
 /** The codes every operation of this kind may answer, besides its own. */
 function commonCodes(op: OperationSpec): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_parameter', 'unauthenticated', 'forbidden', 'rate_limited', 'internal', 'service_unavailable'];
+  const codes: ErrorCode[] = [
+    'invalid_parameter',
+    'unauthenticated',
+    'forbidden',
+    'rate_limited',
+    'internal',
+    'service_unavailable',
+  ];
   if (op.params) codes.push('not_found');
   if (op.method === 'post' || op.method === 'put' || op.method === 'patch') {
     codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type', 'validation_failed');

@@ -41,7 +41,7 @@ function routes(): Route[] {
 }
 
 describe('routes and the OpenAPI operations', () => {
-  it('every route serves the operation it names, with that operation\'s method and path', () => {
+  it("every route serves the operation it names, with that operation's method and path", () => {
     const all = routes();
     expect(all.length).toBe(OPERATIONS.filter((o) => !o.public).length);
     for (const route of all) {
@@ -54,14 +54,17 @@ describe('routes and the OpenAPI operations', () => {
     }
   });
 
-  it('every operation of the document is served by exactly one route (the public ones by service-kit\'s ops routes)', () => {
+  it("every operation of the document is served by exactly one route (the public ones by service-kit's ops routes)", () => {
     const served = routes().map((r) => r.operationId);
     for (const op of OPERATIONS) {
       if (op.public) {
         expect(OPS_PATHS).toContain(op.path.slice(1));
         continue;
       }
-      expect({ op: op.operationId, routes: served.filter((id) => id === op.operationId).length }).toEqual({ op: op.operationId, routes: 1 });
+      expect({ op: op.operationId, routes: served.filter((id) => id === op.operationId).length }).toEqual({
+        op: op.operationId,
+        routes: 1,
+      });
     }
   });
 

@@ -126,10 +126,22 @@ export class RateLimiter {
     if (granted === 0) {
       this.leases.delete(credentialId);
       // At least 1 s: Retry-After has whole seconds and 0 would invite an immediate retry.
-      return { allowed: false, limit, remaining: 0, reset_s: secondsOf(resetUs), retry_after_s: Math.max(1, secondsOf(retryUs)) };
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        reset_s: secondsOf(resetUs),
+        retry_after_s: Math.max(1, secondsOf(retryUs)),
+      };
     }
     if (wanted > 1) {
-      this.leases.set(credentialId, { limit, left: granted - 1, expiresAt: Date.now() + LEASE_TTL_MS, remaining, resetUs });
+      this.leases.set(credentialId, {
+        limit,
+        left: granted - 1,
+        expiresAt: Date.now() + LEASE_TTL_MS,
+        remaining,
+        resetUs,
+      });
     }
     return { allowed: true, limit, remaining: remaining + granted - 1, reset_s: secondsOf(resetUs), retry_after_s: 0 };
   }
@@ -142,7 +154,13 @@ export class RateLimiter {
       return undefined;
     }
     lease.left -= 1;
-    return { allowed: true, limit, remaining: lease.remaining + lease.left, reset_s: secondsOf(lease.resetUs), retry_after_s: 0 };
+    return {
+      allowed: true,
+      limit,
+      remaining: lease.remaining + lease.left,
+      reset_s: secondsOf(lease.resetUs),
+      retry_after_s: 0,
+    };
   }
 }
 

@@ -1,6 +1,12 @@
 import { Controller, Delete, Get, Inject, Param, Patch, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { deliveryListQuerySchema, parseQueryOrThrow, webhookCreateSchema, webhookListQuerySchema, webhookUpdateSchema } from '@conduit/contracts';
+import {
+  deliveryListQuerySchema,
+  parseQueryOrThrow,
+  webhookCreateSchema,
+  webhookListQuerySchema,
+  webhookUpdateSchema,
+} from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { Operation } from '../openapi/operation.decorator.js';

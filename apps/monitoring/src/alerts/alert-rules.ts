@@ -17,21 +17,24 @@ async function lockSubject(m: EntityManager, key: string): Promise<void> {
 }
 
 async function insertAlert(m: EntityManager, row: AlertRow): Promise<void> {
-  await m.query(`INSERT INTO alerts (${ALERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
-    row.id,
-    row.tenant_id,
-    row.job_id,
-    row.run_id,
-    row.webhook_id,
-    row.rule,
-    row.severity,
-    row.status,
-    row.message,
-    row.occurrences,
-    row.first_seen_at,
-    row.last_seen_at,
-    row.resolved_at,
-  ]);
+  await m.query(
+    `INSERT INTO alerts (${ALERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      row.id,
+      row.tenant_id,
+      row.job_id,
+      row.run_id,
+      row.webhook_id,
+      row.rule,
+      row.severity,
+      row.status,
+      row.message,
+      row.occurrences,
+      row.first_seen_at,
+      row.last_seen_at,
+      row.resolved_at,
+    ],
+  );
 }
 
 async function openJobAlert(m: EntityManager, tenantId: string, jobId: string): Promise<AlertRow | undefined> {
@@ -100,7 +103,15 @@ export const alertRules = {
       : `run ${run.id} failed: ${reason}`;
     await m.query(
       `UPDATE alerts SET occurrences = $2, run_id = $3, last_seen_at = GREATEST(last_seen_at, $4), message = $5, rule = $6, severity = $7 WHERE id = $1`,
-      [open.id, occurrences, run.id, at, clip(message), critical ? 'consecutive_failures' : open.rule, critical ? 'critical' : open.severity],
+      [
+        open.id,
+        occurrences,
+        run.id,
+        at,
+        clip(message),
+        critical ? 'consecutive_failures' : open.rule,
+        critical ? 'critical' : open.severity,
+      ],
     );
     return false;
   },
@@ -121,7 +132,10 @@ export const alertRules = {
     const message = clip(`webhook ${event.webhook.id} (${event.webhook.url}) was disabled: ${event.reason}`);
     const open = await openWebhookAlert(m, event.tenant_id, event.webhook.id);
     if (open) {
-      await m.query(`UPDATE alerts SET occurrences = occurrences + 1, last_seen_at = GREATEST(last_seen_at, $2), message = $3 WHERE id = $1`, [open.id, at, message]);
+      await m.query(
+        `UPDATE alerts SET occurrences = occurrences + 1, last_seen_at = GREATEST(last_seen_at, $2), message = $3 WHERE id = $1`,
+        [open.id, at, message],
+      );
       return false;
     }
     const row: AlertRow = {
@@ -153,4 +167,3 @@ export const alertRules = {
     return true;
   },
 };
-

@@ -1,4 +1,11 @@
-import { newId, type Alert, type AlertEvent, type AlertRule, type AlertSeverity, type AlertStatus } from '@conduit/contracts';
+import {
+  newId,
+  type Alert,
+  type AlertEvent,
+  type AlertRule,
+  type AlertSeverity,
+  type AlertStatus,
+} from '@conduit/contracts';
 import { iso, isoOrNull } from '../common/timestamps.js';
 
 /** An `alerts` row as PostgreSQL answers it. */
@@ -39,5 +46,11 @@ export function alertOf(row: AlertRow): Alert {
 }
 
 export function alertEventOf(row: AlertRow, type: AlertEvent['type'], at: Date): AlertEvent {
-  return { event_id: newId('event'), type, created_at: at.toISOString(), tenant_id: row.tenant_id, alert: alertOf(row) };
+  return {
+    event_id: newId('event'),
+    type,
+    created_at: at.toISOString(),
+    tenant_id: row.tenant_id,
+    alert: alertOf(row),
+  };
 }

@@ -23,11 +23,15 @@ export class MonitoringEventsWorker implements OnApplicationBootstrap, OnModuleD
 
   onApplicationBootstrap(): void {
     if (!this.settings.background.events) return;
-    this.worker = new Worker(QUEUES.eventsMonitoring, (job) => this.metrics.timeJob(QUEUES.eventsMonitoring, () => this.handle(job)), {
-      connection: this.queues.connection,
-      prefix: this.queues.prefix,
-      concurrency: 8,
-    });
+    this.worker = new Worker(
+      QUEUES.eventsMonitoring,
+      (job) => this.metrics.timeJob(QUEUES.eventsMonitoring, () => this.handle(job)),
+      {
+        connection: this.queues.connection,
+        prefix: this.queues.prefix,
+        concurrency: 8,
+      },
+    );
     this.worker.on('error', (err) => this.logger.warn({ err }, 'events.monitoring worker error'));
   }
 
@@ -39,7 +43,10 @@ export class MonitoringEventsWorker implements OnApplicationBootstrap, OnModuleD
   async handle(job: Pick<Job, 'id' | 'data'>): Promise<EventOutcome | 'malformed'> {
     const parsed = monitoringEventSchema.safeParse(job.data);
     if (!parsed.success) {
-      this.logger.error({ job_id: job.id, issues: parsed.error.issues.slice(0, 5) }, 'malformed monitoring event dropped');
+      this.logger.error(
+        { job_id: job.id, issues: parsed.error.issues.slice(0, 5) },
+        'malformed monitoring event dropped',
+      );
       return 'malformed';
     }
     return this.events.apply(parsed.data);

@@ -53,11 +53,15 @@ export interface RunFactRow {
 }
 
 /** The tenant's run, only when it belongs to that job (another tenant's run, or another job's, is not found). */
-export async function findRunFact(m: EntityManager, tenantId: string, jobId: string, runId: string): Promise<RunFactRow | undefined> {
-  const rows = (await m.query(`SELECT run_id, tenant_id, job_id, status, updated_at FROM run_facts WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3`, [
-    runId,
-    tenantId,
-    jobId,
-  ])) as RunFactRow[];
+export async function findRunFact(
+  m: EntityManager,
+  tenantId: string,
+  jobId: string,
+  runId: string,
+): Promise<RunFactRow | undefined> {
+  const rows = (await m.query(
+    `SELECT run_id, tenant_id, job_id, status, updated_at FROM run_facts WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3`,
+    [runId, tenantId, jobId],
+  )) as RunFactRow[];
   return rows[0];
 }

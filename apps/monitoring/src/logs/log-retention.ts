@@ -54,7 +54,9 @@ export class LogRetention implements OnApplicationBootstrap, OnModuleDestroy {
     const runner = this.ds.createQueryRunner();
     const lockKey = `conduit.monitoring.cleanup:${schemaOf(this.ds)}`;
     try {
-      const [lock] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS ok`, [lockKey])) as { ok: boolean }[];
+      const [lock] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS ok`, [lockKey])) as {
+        ok: boolean;
+      }[];
       if (!lock?.ok) return null;
       try {
         const logCutoff = new Date(now.getTime() - this.settings.logRetentionDays * 86_400_000);
@@ -78,7 +80,10 @@ export class LogRetention implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async deleteBatch(query: (sql: string, params: unknown[]) => Promise<unknown>, cutoff: Date): Promise<number> {
+  private async deleteBatch(
+    query: (sql: string, params: unknown[]) => Promise<unknown>,
+    cutoff: Date,
+  ): Promise<number> {
     // Counted in a CTE: TypeORM answers a bare DELETE ... RETURNING as [rows, count], not as rows.
     const [deleted] = (await query(
       `WITH d AS (DELETE FROM run_logs WHERE ctid = ANY (ARRAY(SELECT ctid FROM run_logs WHERE ts < $1 LIMIT ${DELETE_BATCH})) RETURNING 1)

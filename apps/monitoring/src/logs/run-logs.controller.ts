@@ -19,6 +19,9 @@ export class RunLogsController {
 
   @RpcRoute('monitoring.logs.tail')
   tail(d: RpcData<'monitoring.logs.tail'>, ctx: RpcContext) {
-    return this.logs.tail({ tenantId: ctx.tenant_id, jobId: d.job_id, runId: d.run_id }, { afterSeq: d.after_seq, level: d.level, nodeId: d.node_id });
+    return this.logs.tail(
+      { tenantId: ctx.tenant_id, jobId: d.job_id, runId: d.run_id },
+      { afterSeq: d.after_seq, level: d.level, nodeId: d.node_id },
+    );
   }
 }

@@ -4,5 +4,9 @@ import { RunLogsService } from './run-logs.service.js';
 import { RunLogsWorker } from './run-logs.worker.js';
 import { LogRetention } from './log-retention.js';
 
-@Module({ controllers: [RunLogsController], providers: [RunLogsService, RunLogsWorker, LogRetention], exports: [RunLogsService, RunLogsWorker, LogRetention] })
+@Module({
+  controllers: [RunLogsController],
+  providers: [RunLogsService, RunLogsWorker, LogRetention],
+  exports: [RunLogsService, RunLogsWorker, LogRetention],
+})
 export class RunLogsModule {}

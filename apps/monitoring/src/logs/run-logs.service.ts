@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppError, FINAL_RUN_STATUSES, pageOf, type Page, type RunLogLine, type RunLogQuery, type RunLogTail, type RunStatus } from '@conduit/contracts';
+import {
+  AppError,
+  FINAL_RUN_STATUSES,
+  pageOf,
+  type Page,
+  type RunLogLine,
+  type RunLogQuery,
+  type RunLogTail,
+  type RunStatus,
+} from '@conduit/contracts';
 import { findRunFact } from '../facts/run-facts.js';
 import { cursorAfter } from '@conduit/service-kit';
 import { notFound } from '@conduit/service-kit';
@@ -49,7 +58,8 @@ export class RunLogsService {
     await this.runStatusOrThrow(ref);
     const after = cursorAfter(query.cursor);
     const afterSeq = after === undefined ? 0 : Number(after);
-    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
+    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0)
+      throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
     const params: unknown[] = [ref.runId, afterSeq];
     let filters = '';
     if (query.level) filters += ` AND level = $${params.push(query.level)}`;
@@ -65,7 +75,9 @@ export class RunLogsService {
   async tail(ref: RunRef, filter: TailFilter): Promise<RunLogTail> {
     const fact = await this.runStatusOrThrow(ref);
     const settled =
-      fact !== null && FINAL_RUN_STATUSES.includes(fact.status) && Date.now() - fact.updatedAt.getTime() >= RUN_END_GRACE_MS;
+      fact !== null &&
+      FINAL_RUN_STATUSES.includes(fact.status) &&
+      Date.now() - fact.updatedAt.getTime() >= RUN_END_GRACE_MS;
     const rows = (await this.ds.query(
       `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT ${TAIL_BATCH}`,
       [ref.runId, filter.afterSeq],
@@ -85,11 +97,10 @@ export class RunLogsService {
   private async runStatusOrThrow(ref: RunRef): Promise<{ status: RunStatus; updatedAt: Date } | null> {
     const fact = await findRunFact(this.ds.manager, ref.tenantId, ref.jobId, ref.runId);
     if (fact) return { status: fact.status as RunStatus, updatedAt: fact.updated_at };
-    const logs = (await this.ds.query(`SELECT 1 FROM run_logs WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3 LIMIT 1`, [
-      ref.runId,
-      ref.tenantId,
-      ref.jobId,
-    ])) as unknown[];
+    const logs = (await this.ds.query(
+      `SELECT 1 FROM run_logs WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3 LIMIT 1`,
+      [ref.runId, ref.tenantId, ref.jobId],
+    )) as unknown[];
     if (logs.length === 0) throw notFound('run', ref.runId);
     return null;
   }

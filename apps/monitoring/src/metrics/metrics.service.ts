@@ -75,7 +75,12 @@ export class MetricsService {
     const sizeMs = sizeS * 1000;
     for (let start = Math.floor(from.getTime() / sizeMs) * sizeMs; start <= to.getTime(); start += sizeMs) {
       const b = byBucket.get(start);
-      series.push({ start: new Date(start).toISOString(), succeeded: b?.succeeded ?? 0, failed: b?.failed ?? 0, avg_duration_ms: b?.avg ?? null });
+      series.push({
+        start: new Date(start).toISOString(),
+        succeeded: b?.succeeded ?? 0,
+        failed: b?.failed ?? 0,
+        avg_duration_ms: b?.avg ?? null,
+      });
     }
     const succeeded = t?.succeeded ?? 0;
     const failed = t?.failed ?? 0;
@@ -85,7 +90,14 @@ export class MetricsService {
       since: query.since,
       from: from.toISOString(),
       to: to.toISOString(),
-      runs: { total: t?.total ?? 0, queued: t?.queued ?? 0, running: t?.running ?? 0, succeeded, failed, canceled: t?.canceled ?? 0 },
+      runs: {
+        total: t?.total ?? 0,
+        queued: t?.queued ?? 0,
+        running: t?.running ?? 0,
+        succeeded,
+        failed,
+        canceled: t?.canceled ?? 0,
+      },
       success_rate: decided === 0 ? null : succeeded / decided,
       duration_ms: { avg: t?.avg ?? null, p50: t?.p50 ?? null, p95: t?.p95 ?? null, max: t?.max ?? null },
       rows: { read: Number(t?.rows_read ?? 0), written: Number(t?.rows_written ?? 0) },

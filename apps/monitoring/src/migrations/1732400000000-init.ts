@@ -87,7 +87,9 @@ export class Init1732400000000 implements MigrationInterface {
         published_at timestamptz(3)
       )`);
     await queryRunner.query(`CREATE INDEX outbox_pending_idx ON ${s}.outbox (id) WHERE published_at IS NULL`);
-    await queryRunner.query(`CREATE INDEX outbox_published_idx ON ${s}.outbox (published_at) WHERE published_at IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX outbox_published_idx ON ${s}.outbox (published_at) WHERE published_at IS NOT NULL`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.processed_events (
         event_id     text PRIMARY KEY,

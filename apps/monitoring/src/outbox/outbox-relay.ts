@@ -31,7 +31,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(MONITORING_LOGGER) logger: Logger,
     @Inject(MONITORING_SETTINGS) private readonly settings: MonitoringSettings,
   ) {
-    this.relay = new Relay({ dataSource: ds, logger, sweepMs: settings.outboxSweepMs, publish: (_m, row) => this.publish(row) });
+    this.relay = new Relay({
+      dataSource: ds,
+      logger,
+      sweepMs: settings.outboxSweepMs,
+      publish: (_m, row) => this.publish(row),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -54,6 +59,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async publish(row: OutboxRow): Promise<void> {
     // add() rather than addBulk(), for jobId deduplication.
-    await this.queues.eventsWebhooks.add(String(row.payload['type']), row.payload, alertEventJobOptions(row.message_id));
+    await this.queues.eventsWebhooks.add(
+      String(row.payload['type']),
+      row.payload,
+      alertEventJobOptions(row.message_id),
+    );
   }
 }

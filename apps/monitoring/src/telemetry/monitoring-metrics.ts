@@ -26,7 +26,12 @@ export class MonitoringMetrics {
   readonly jobDuration: Histogram<'queue'>;
 
   constructor(registry: Registry, queues: MonitoringQueues) {
-    this.runsTotal = new Counter({ name: 'conduit_runs_total', help: 'Runs that reached each status', labelNames: ['status'], registers: [registry] });
+    this.runsTotal = new Counter({
+      name: 'conduit_runs_total',
+      help: 'Runs that reached each status',
+      labelNames: ['status'],
+      registers: [registry],
+    });
     this.jobDuration = new Histogram({
       name: 'bullmq_job_duration_seconds',
       help: 'Time spent processing one queue job',

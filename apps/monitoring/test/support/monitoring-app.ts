@@ -21,11 +21,22 @@ export interface MonitoringUnderTest {
 export async function startMonitoring(
   ds: DataSource,
   prefix: string,
-  overrides: Partial<Omit<MonitoringSettings, 'background'>> & { background?: Partial<MonitoringSettings['background']> } = {},
+  overrides: Partial<Omit<MonitoringSettings, 'background'>> & {
+    background?: Partial<MonitoringSettings['background']>;
+  } = {},
 ): Promise<MonitoringUnderTest> {
-  const settings = monitoringSettings({ redisUrl: REDIS_URL, redisPrefix: prefix, outboxSweepMs: 200, ...overrides, background: { cleanup: false, ...overrides.background } });
+  const settings = monitoringSettings({
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    outboxSweepMs: 200,
+    ...overrides,
+    background: { cleanup: false, ...overrides.background },
+  });
   const registry = new Registry();
-  const logger = createLogger({ service: 'monitoring', level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent' });
+  const logger = createLogger({
+    service: 'monitoring',
+    level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent',
+  });
   const app = await NestFactory.createMicroservice(AppModule.forRoot({ dataSource: ds, logger, settings, registry }), {
     strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'monitoring', blockMs: 500 }),
     logger: false,
@@ -59,7 +70,12 @@ export class MonitoringCaller {
 }
 
 /** Polls until the check answers a value (not undefined/false/null), or fails after the deadline. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null>, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false | null>,
+  timeoutMs = 10_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -69,7 +85,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -60,7 +60,13 @@ export function logBatch(tenantId: string, run: RunShape, from: number, count: n
     attempt,
     lines: Array.from({ length: count }, (_, i) => {
       const n = from + i;
-      return { n, ts: new Date().toISOString(), level: levels[n % 3]!, node_id: n % 2 === 0 ? 'a' : 'b', message: `attempt ${attempt} line ${n}` };
+      return {
+        n,
+        ts: new Date().toISOString(),
+        level: levels[n % 3]!,
+        node_id: n % 2 === 0 ? 'a' : 'b',
+        message: `attempt ${attempt} line ${n}`,
+      };
     }),
   };
 }

@@ -15,7 +15,8 @@ export class PipelineSnapshots {
     try {
       return await this.rpc.call('catalog.pipelines.snapshot', { ctx: onBehalfOf(ctx), data: { id: pipelineId } });
     } catch (err) {
-      if (err instanceof RpcTimeoutError) throw new AppError('service_unavailable', 'the catalog did not answer in time');
+      if (err instanceof RpcTimeoutError)
+        throw new AppError('service_unavailable', 'the catalog did not answer in time');
       if (!(err instanceof RpcRemoteError) || err.malformed) throw err;
       if (err.code === 'not_found') return null;
       throw new AppError(err.code, `catalog: ${err.message}`);

@@ -14,7 +14,13 @@ import { DEFAULT_SCHEMA } from './schema-name.js';
 
 export const SCHEDULER_ENTITIES = [JobEntity, RunEntity, ProcessedEventEntity, OutboxMessageEntity];
 /** In order; append new migrations here. */
-export const SCHEDULER_MIGRATIONS = [Init1732300000000, RunNodeColumns1764025000000, RunClaims1764095000000, IdempotencyKeys1764110000000, JobNextFire1764200000000];
+export const SCHEDULER_MIGRATIONS = [
+  Init1732300000000,
+  RunNodeColumns1764025000000,
+  RunClaims1764095000000,
+  IdempotencyKeys1764110000000,
+  JobNextFire1764200000000,
+];
 
 export interface SchedulerDataSourceOptions {
   url: string;

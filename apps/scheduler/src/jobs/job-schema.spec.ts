@@ -36,7 +36,18 @@ describe('job body validation', () => {
   });
 
   it('accepts null and five-field schedules, with defaults for the rest', () => {
-    expect(parseOrThrow(jobCreateSchema, { name: 'a', pipeline_id: 'pln_x', schedule: null })).toMatchObject({ timezone: 'UTC', concurrency_policy: 'forbid', parameters: {} });
-    expect(parseOrThrow(jobCreateSchema, { name: 'a', pipeline_id: 'pln_x', schedule: '*/15 9-17 * JAN-MAR mon-fri', timezone: 'Europe/Paris' }).schedule).toBe('*/15 9-17 * JAN-MAR mon-fri');
+    expect(parseOrThrow(jobCreateSchema, { name: 'a', pipeline_id: 'pln_x', schedule: null })).toMatchObject({
+      timezone: 'UTC',
+      concurrency_policy: 'forbid',
+      parameters: {},
+    });
+    expect(
+      parseOrThrow(jobCreateSchema, {
+        name: 'a',
+        pipeline_id: 'pln_x',
+        schedule: '*/15 9-17 * JAN-MAR mon-fri',
+        timezone: 'Europe/Paris',
+      }).schedule,
+    ).toBe('*/15 9-17 * JAN-MAR mon-fri');
   });
 });

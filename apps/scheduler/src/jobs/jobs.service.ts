@@ -26,7 +26,16 @@ import { JobSchedules, nextFireOf } from '../schedules/job-schedules.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
-import { assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, isUniqueViolation, notFound } from '@conduit/service-kit';
+import {
+  assertBeforeDeadline,
+  assertIfMatch,
+  createOnce,
+  cursorAfter,
+  entityValues,
+  idempotencyColumns,
+  isUniqueViolation,
+  notFound,
+} from '@conduit/service-kit';
 
 const NAME_KEY = 'jobs_tenant_name_key';
 
@@ -81,7 +90,11 @@ export class JobsService {
     if (after !== undefined) where.id = LessThan(after);
     const rows = await this.ds.manager.find(JobEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
     const lastRuns = await this.lastRuns(rows.map((r) => r.id));
-    return pageOf(rows.map((r) => toJob(r, lastRuns.get(r.id) ?? null)), query.limit, (j) => j.id);
+    return pageOf(
+      rows.map((r) => toJob(r, lastRuns.get(r.id) ?? null)),
+      query.limit,
+      (j) => j.id,
+    );
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Job>> {
@@ -143,7 +156,12 @@ export class JobsService {
       const current = await this.load(m, tenantId, id, true);
       if (current.status === status) return current;
       const now = new Date();
-      const changes = { status, nextFireAt: nextFireOf({ ...current, status }, now), revision: current.revision + 1, updatedAt: now };
+      const changes = {
+        status,
+        nextFireAt: nextFireOf({ ...current, status }, now),
+        revision: current.revision + 1,
+        updatedAt: now,
+      };
       await m.update(JobEntity, { tenantId, id }, changes);
       return Object.assign(current, changes);
     });
@@ -151,12 +169,18 @@ export class JobsService {
     return this.get(tenantId, row.id);
   }
 
-  private fieldsOf(body: JobCreate): Pick<JobEntity, 'name' | 'description' | 'pipelineId' | 'schedule' | 'timezone' | 'concurrencyPolicy' | 'parameters'> {
+  private fieldsOf(
+    body: JobCreate,
+  ): Pick<
+    JobEntity,
+    'name' | 'description' | 'pipelineId' | 'schedule' | 'timezone' | 'concurrencyPolicy' | 'parameters'
+  > {
     return {
       name: body.name,
       description: body.description ?? null,
       pipelineId: body.pipeline_id,
-      schedule: body.schedule === undefined || body.schedule === null ? null : body.schedule.trim().replace(/\s+/g, ' '),
+      schedule:
+        body.schedule === undefined || body.schedule === null ? null : body.schedule.trim().replace(/\s+/g, ' '),
       timezone: body.timezone,
       concurrencyPolicy: body.concurrency_policy,
       parameters: body.parameters,
@@ -190,7 +214,10 @@ export class JobsService {
 
   private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<JobEntity> {
     if (!isId('job', id)) throw notFound('job', id);
-    const row = await manager.findOne(JobEntity, { where: { tenantId, id }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const row = await manager.findOne(JobEntity, {
+      where: { tenantId, id },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     if (!row) throw notFound('job', id);
     return row;
   }

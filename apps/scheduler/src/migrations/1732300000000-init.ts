@@ -58,8 +58,12 @@ export class Init1732300000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX runs_job_id_idx ON ${s}.runs (job_id, id DESC)`);
     await queryRunner.query(`CREATE INDEX runs_job_status_id_idx ON ${s}.runs (job_id, status, id DESC)`);
     // Active runs: the concurrency policy per job, and the reaper's sweep over every job.
-    await queryRunner.query(`CREATE INDEX runs_active_idx ON ${s}.runs (job_id, status) WHERE status IN ('queued', 'running')`);
-    await queryRunner.query(`CREATE INDEX runs_active_last_event_idx ON ${s}.runs (last_event_at) WHERE status IN ('queued', 'running')`);
+    await queryRunner.query(
+      `CREATE INDEX runs_active_idx ON ${s}.runs (job_id, status) WHERE status IN ('queued', 'running')`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX runs_active_last_event_idx ON ${s}.runs (last_event_at) WHERE status IN ('queued', 'running')`,
+    );
     await queryRunner.query(`CREATE UNIQUE INDEX runs_tick_id_key ON ${s}.runs (tick_id) WHERE tick_id IS NOT NULL`);
     await queryRunner.query(`
       CREATE TABLE ${s}.outbox (
@@ -73,7 +77,9 @@ export class Init1732300000000 implements MigrationInterface {
         published_at timestamptz(3)
       )`);
     await queryRunner.query(`CREATE INDEX outbox_pending_idx ON ${s}.outbox (id) WHERE published_at IS NULL`);
-    await queryRunner.query(`CREATE INDEX outbox_published_idx ON ${s}.outbox (published_at) WHERE published_at IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX outbox_published_idx ON ${s}.outbox (published_at) WHERE published_at IS NOT NULL`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.processed_events (
         event_id     text PRIMARY KEY,

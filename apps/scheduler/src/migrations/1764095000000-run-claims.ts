@@ -17,6 +17,8 @@ export class RunClaims1764095000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const s = quotedSchemaOf(queryRunner.connection);
-    await queryRunner.query(`ALTER TABLE ${s}.runs DROP COLUMN epoch, DROP COLUMN claimed_by, DROP COLUMN claim_attempt, DROP COLUMN lease_until`);
+    await queryRunner.query(
+      `ALTER TABLE ${s}.runs DROP COLUMN epoch, DROP COLUMN claimed_by, DROP COLUMN claim_attempt, DROP COLUMN lease_until`,
+    );
   }
 }

@@ -11,7 +11,9 @@ export class JobNextFire1764200000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = quotedSchemaOf(queryRunner.connection);
     await queryRunner.query(`ALTER TABLE ${s}.jobs ADD COLUMN next_fire_at timestamptz(3)`);
-    await queryRunner.query(`CREATE INDEX jobs_due_idx ON ${s}.jobs (next_fire_at) WHERE status = 'active' AND next_fire_at IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX jobs_due_idx ON ${s}.jobs (next_fire_at) WHERE status = 'active' AND next_fire_at IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

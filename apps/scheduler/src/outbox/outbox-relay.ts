@@ -49,7 +49,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (row['kind'] === 'run_command') {
       // Holding the run row (FOR SHARE) orders this against a cancel: a run canceled before it was published is
       // never enqueued, and a cancel that commits after it finds the queue job to remove.
-      const [run] = (await m.query(`SELECT status FROM runs WHERE id = $1 FOR SHARE`, [row['run_id']])) as { status: string }[];
+      const [run] = (await m.query(`SELECT status FROM runs WHERE id = $1 FOR SHARE`, [row['run_id']])) as {
+        status: string;
+      }[];
       if (run?.status !== 'queued') return;
       await this.queues.runs.add('run', row.payload, runCommandJobOptions(row.message_id));
       return;

@@ -9,7 +9,13 @@ export function runCommandMessage(command: RunCommand, at: Date): OutboxMessage 
 
 /** The outbox message of a run event. */
 export function runEventMessage(event: RunEvent): OutboxMessage {
-  return { kind: 'run_event', message_id: event.event_id, run_id: event.run.id, payload: event, created_at: event.created_at };
+  return {
+    kind: 'run_event',
+    message_id: event.event_id,
+    run_id: event.run.id,
+    payload: event,
+    created_at: event.created_at,
+  };
 }
 
 /** A run command for the executors, published only if the caller's transaction commits. */
@@ -32,6 +38,16 @@ export async function addOutboxMessages(m: EntityManager, messages: OutboxMessag
     `INSERT INTO outbox (kind, message_id, run_id, payload, created_at)
      SELECT kind, message_id, run_id, payload, created_at
        FROM json_to_recordset($1::json) AS x(kind text, message_id text, run_id text, payload jsonb, created_at timestamptz)`,
-    [JSON.stringify(messages.map((x) => ({ kind: x['kind'], message_id: x.message_id, run_id: x['run_id'], payload: x.payload, created_at: x.created_at })))],
+    [
+      JSON.stringify(
+        messages.map((x) => ({
+          kind: x['kind'],
+          message_id: x.message_id,
+          run_id: x['run_id'],
+          payload: x.payload,
+          created_at: x.created_at,
+        })),
+      ),
+    ],
   );
 }

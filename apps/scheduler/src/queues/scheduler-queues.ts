@@ -41,7 +41,12 @@ export class SchedulerQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.runs.close(), this.eventsMonitoring.close(), this.eventsWebhooks.close(), this.ticks.close()]);
+    await Promise.allSettled([
+      this.runs.close(),
+      this.eventsMonitoring.close(),
+      this.eventsWebhooks.close(),
+      this.ticks.close(),
+    ]);
     await this.publisher.quit().catch(() => this.publisher.disconnect());
   }
 }

@@ -63,7 +63,9 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass; answers what it did (null when another replica holds the lock). */
   async sweep(): Promise<ReapResult | null> {
     const result = await this.ds.transaction(async (m) => {
-      const [lock] = (await m.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok`, [`conduit.scheduler.reaper:${schemaOf(this.ds)}`])) as { ok: boolean }[];
+      const [lock] = (await m.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok`, [
+        `conduit.scheduler.reaper:${schemaOf(this.ds)}`,
+      ])) as { ok: boolean }[];
       if (!lock?.ok) return null;
       // Report ids are kept past any redelivery of BullMQ (failed reports live 7 days), then forgotten.
       await m.query(`DELETE FROM processed_events WHERE processed_at < now() - interval '8 days'`);
@@ -71,7 +73,11 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
       const silentSince = new Date(Date.now() - this.settings.runSilenceMs);
       const runs = await m.find(RunEntity, {
         // A live lease means an executor renewed its claim lately: the run is not lost, whatever the queue job says.
-        where: { status: In([...ACTIVE_RUN_STATUSES]), lastEventAt: LessThan(silentSince), leaseUntil: Raw((col) => `(${col} IS NULL OR ${col} <= clock_timestamp())`) },
+        where: {
+          status: In([...ACTIVE_RUN_STATUSES]),
+          lastEventAt: LessThan(silentSince),
+          leaseUntil: Raw((col) => `(${col} IS NULL OR ${col} <= clock_timestamp())`),
+        },
         order: { lastEventAt: 'ASC' },
         take: BATCH,
         lock: { mode: 'pessimistic_write' },
@@ -111,9 +117,18 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     }
     let error: RunError;
     if (state === 'failed') error = lostExecutorError(job?.failedReason);
-    else if (run.status === 'queued' && state === 'missing') error = { code: 'run_lost', message: 'the run was lost before an executor took it, and again after it was re-enqueued' };
-    else if (state === 'active') error = { code: 'executor_lost', message: `${EXECUTOR_STOPPED_RESPONDING} (no executor holds it any more)` };
-    else error = { code: 'executor_lost', message: `${EXECUTOR_STOPPED_RESPONDING} (queue job ${state} without a final report)` };
+    else if (run.status === 'queued' && state === 'missing')
+      error = {
+        code: 'run_lost',
+        message: 'the run was lost before an executor took it, and again after it was re-enqueued',
+      };
+    else if (state === 'active')
+      error = { code: 'executor_lost', message: `${EXECUTOR_STOPPED_RESPONDING} (no executor holds it any more)` };
+    else
+      error = {
+        code: 'executor_lost',
+        message: `${EXECUTOR_STOPPED_RESPONDING} (queue job ${state} without a final report)`,
+      };
     await this.machine.failWithin(m, run, error);
     done.failed.push(run.id);
   }

@@ -58,7 +58,12 @@ export class RunSchemasController {
     const sources: RecordedSourceSchema[] = [];
     for (const row of rows) {
       // A row the reply's schema would refuse (a DAG stored before a limit existed) is left out: its node is unknown.
-      const entry = recordedSourceSchema.safeParse({ node_id: row.node_id, run_id: row.run_id, node: { type: row.node.type, config: row.node.config }, columns: row.columns });
+      const entry = recordedSourceSchema.safeParse({
+        node_id: row.node_id,
+        run_id: row.run_id,
+        node: { type: row.node.type, config: row.node.config },
+        columns: row.columns,
+      });
       if (entry.success) sources.push(entry.data);
     }
     return { sources: sources.slice(0, 500) };

@@ -6,7 +6,11 @@ export class FencedReportsCounter {
 
   /** Without a registry (tests of the RPC alone) the count is kept on a private one. */
   constructor(registry: Registry = new Registry()) {
-    this.counter = new Counter({ name: 'conduit_scheduler_run_reports_fenced_total', help: 'Run reports refused because another execution holds the run', registers: [registry] });
+    this.counter = new Counter({
+      name: 'conduit_scheduler_run_reports_fenced_total',
+      help: 'Run reports refused because another execution holds the run',
+      registers: [registry],
+    });
   }
 
   inc(): void {

@@ -63,7 +63,12 @@ describe('KeyedBatcher', () => {
       batcher.submit({ key: 'a', n: 2 }),
       batcher.submit({ key: 'a', n: 3 }),
     ]);
-    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([10, 50, 'bad item', 30]);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([
+      10,
+      50,
+      'bad item',
+      30,
+    ]);
     expect(groups.filter((g) => g[0]!.startsWith('a'))).toEqual([['a1', 'a2', 'a3'], ['a1'], ['a2'], ['a3']]);
     expect(groups.filter((g) => g[0]!.startsWith('b'))).toEqual([['b5']]);
   });

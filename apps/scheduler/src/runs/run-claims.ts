@@ -45,14 +45,33 @@ export class RunClaims {
         const run = await m.findOneByOrFail(RunEntity, { id: req.run_id });
         await addRunEvent(m, runEventOf(run, 'run.started', new Date()));
       }
-      const claim: RunClaim = { granted: true, epoch: row.epoch, nodes: row.nodes.map((n) => orderedNode(n, Object.hasOwn(row.node_columns, n.id) ? row.node_columns[n.id]! : null)) };
+      const claim: RunClaim = {
+        granted: true,
+        epoch: row.epoch,
+        nodes: row.nodes.map((n) =>
+          orderedNode(n, Object.hasOwn(row.node_columns, n.id) ? row.node_columns[n.id]! : null),
+        ),
+      };
       return claim;
     });
     if (outcome.granted) {
       if (outcome.epoch === 1) this.relay.wake();
-      else this.logger.warn({ run_id: req.run_id, epoch: outcome.epoch, executor_id: req.executor_id, attempt: req.attempt }, 'run taken over by a new claim');
+      else
+        this.logger.warn(
+          { run_id: req.run_id, epoch: outcome.epoch, executor_id: req.executor_id, attempt: req.attempt },
+          'run taken over by a new claim',
+        );
     } else {
-      this.logger.info({ run_id: req.run_id, executor_id: req.executor_id, attempt: req.attempt, reason: outcome.reason, status: outcome.status }, 'run claim refused');
+      this.logger.info(
+        {
+          run_id: req.run_id,
+          executor_id: req.executor_id,
+          attempt: req.attempt,
+          reason: outcome.reason,
+          status: outcome.status,
+        },
+        'run claim refused',
+      );
     }
     return outcome;
   }
@@ -64,7 +83,11 @@ export class RunClaims {
         WHERE id = $1 AND tenant_id = $2 AND epoch = $3 AND status = 'running' RETURNING 1 AS ok`,
       [req.run_id, tenantId, req.epoch, req.lease_ms],
     )) as [unknown[], number];
-    if (rows.length === 0) this.logger.warn({ run_id: req.run_id, epoch: req.epoch }, 'lease renewal refused: the epoch is no longer the run\'s');
+    if (rows.length === 0)
+      this.logger.warn(
+        { run_id: req.run_id, epoch: req.epoch },
+        "lease renewal refused: the epoch is no longer the run's",
+      );
     return { renewed: rows.length === 1 };
   }
 

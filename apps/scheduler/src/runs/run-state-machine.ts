@@ -1,11 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId, type IdempotencyKey, type RunCommand, type RunError, type RunEvent, type RunReport, type RunTrigger } from '@conduit/contracts';
+import {
+  newId,
+  type IdempotencyKey,
+  type RunCommand,
+  type RunError,
+  type RunEvent,
+  type RunReport,
+  type RunTrigger,
+} from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
-import { addOutboxMessages, addRunCommand, addRunEvent, runCommandMessage, runEventMessage } from '../outbox/outbox-writer.js';
+import {
+  addOutboxMessages,
+  addRunCommand,
+  addRunEvent,
+  runCommandMessage,
+  runEventMessage,
+} from '../outbox/outbox-writer.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
 import { entityValues, idempotencyColumns } from '@conduit/service-kit';
@@ -59,16 +73,26 @@ export class RunStateMachine {
     const now = new Date();
     const runs = inputs.map((input) => this.newRun(m, input, now));
     const columns = m.connection.getMetadata(RunEntity).columns;
-    const rows = runs.map((r) => Object.fromEntries(columns.map((c) => [c.databaseName, (c.getEntityValue(r) as unknown) ?? null])));
+    const rows = runs.map((r) =>
+      Object.fromEntries(columns.map((c) => [c.databaseName, (c.getEntityValue(r) as unknown) ?? null])),
+    );
     const list = columns.map((c) => `"${c.databaseName}"`).join(', ');
     const inserted = new Set(
-      ((await m.query(
-        `INSERT INTO runs (${list}) SELECT ${list} FROM json_populate_recordset(NULL::runs, $1::json) ON CONFLICT DO NOTHING RETURNING id`,
-        [JSON.stringify(rows)],
-      )) as { id: string }[]).map((r) => r.id),
+      (
+        (await m.query(
+          `INSERT INTO runs (${list}) SELECT ${list} FROM json_populate_recordset(NULL::runs, $1::json) ON CONFLICT DO NOTHING RETURNING id`,
+          [JSON.stringify(rows)],
+        )) as { id: string }[]
+      ).map((r) => r.id),
     );
     const created = runs.filter((r) => inserted.has(r.id));
-    await addOutboxMessages(m, created.flatMap((run) => [runCommandMessage(this.commandOf(run), now), runEventMessage(runEventOf(run, 'run.queued', now))]));
+    await addOutboxMessages(
+      m,
+      created.flatMap((run) => [
+        runCommandMessage(this.commandOf(run), now),
+        runEventMessage(runEventOf(run, 'run.queued', now)),
+      ]),
+    );
     return created;
   }
 
@@ -95,7 +119,10 @@ export class RunStateMachine {
       tickId: input.tickId ?? null,
       requeues: 0,
       ...idempotencyColumns(input.idempotency),
-      epoch: 0, claimedBy: null, claimAttempt: null, leaseUntil: null,
+      epoch: 0,
+      claimedBy: null,
+      claimAttempt: null,
+      leaseUntil: null,
     });
   }
 
@@ -119,7 +146,11 @@ export class RunStateMachine {
 
   /** The active runs of a job, locked for update (the caller holds the job row, so no new one can appear). */
   async activeRunsWithin(m: EntityManager, jobId: string): Promise<RunEntity[]> {
-    return m.find(RunEntity, { where: { jobId, status: In([...ACTIVE_RUN_STATUSES]) }, order: { id: 'ASC' }, lock: { mode: 'pessimistic_write' } });
+    return m.find(RunEntity, {
+      where: { jobId, status: In([...ACTIVE_RUN_STATUSES]) },
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   /**
@@ -128,7 +159,13 @@ export class RunStateMachine {
    */
   async cancelWithin(m: EntityManager, run: RunEntity): Promise<RunEntity> {
     const now = new Date();
-    return this.fenceWithin(m, run, { status: 'canceled', finishedAt: now, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.canceled', now);
+    return this.fenceWithin(
+      m,
+      run,
+      { status: 'canceled', finishedAt: now, nodes: closeNodes(run.nodes, now), lastEventAt: now },
+      'run.canceled',
+      now,
+    );
   }
 
   /**
@@ -137,7 +174,13 @@ export class RunStateMachine {
    */
   async failWithin(m: EntityManager, run: RunEntity, error: RunError): Promise<RunEntity> {
     const now = new Date();
-    return this.fenceWithin(m, run, { status: 'failed', finishedAt: now, error, nodes: closeNodes(run.nodes, now), lastEventAt: now }, 'run.failed', now);
+    return this.fenceWithin(
+      m,
+      run,
+      { status: 'failed', finishedAt: now, error, nodes: closeNodes(run.nodes, now), lastEventAt: now },
+      'run.failed',
+      now,
+    );
   }
 
   /** Fails the run if it is still active (its own transaction). Answers whether it did. */
@@ -163,11 +206,15 @@ export class RunStateMachine {
   async applyReports(reports: readonly RunReport[]): Promise<ReportOutcome[]> {
     const first = reports[0];
     if (!first) return [];
-    if (reports.some((r) => r.run_id !== first.run_id || r.tenant_id !== first.tenant_id)) throw new Error('applyReports takes the reports of one run');
+    if (reports.some((r) => r.run_id !== first.run_id || r.tenant_id !== first.tenant_id))
+      throw new Error('applyReports takes the reports of one run');
     return this.ds.transaction(async (m) => {
       const fresh = await this.markProcessed(m, reports);
       if (fresh.size === 0) return reports.map(() => 'duplicate' as const);
-      const run = await m.findOne(RunEntity, { where: { id: first.run_id, tenantId: first.tenant_id }, lock: { mode: 'pessimistic_write' } });
+      const run = await m.findOne(RunEntity, {
+        where: { id: first.run_id, tenantId: first.tenant_id },
+        lock: { mode: 'pessimistic_write' },
+      });
       // The row is written once whatever the number of reports: a second UPDATE of a row this transaction already
       // updated re-checks its foreign key (FOR KEY SHARE on the job), which deadlocks against a trigger holding it.
       const changes: RunChanges = {};
@@ -186,13 +233,19 @@ export class RunStateMachine {
         const now = new Date();
         const decision = decideReport(run, report, now);
         if (!decision.apply && decision.fenced) {
-          this.logger.warn({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'report of a fenced execution refused');
+          this.logger.warn(
+            { run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason },
+            'report of a fenced execution refused',
+          );
           this.fencedReports.inc();
           outcomes.push('fenced');
           continue;
         }
         if (!decision.apply) {
-          this.logger.info({ run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason }, 'stale report ignored');
+          this.logger.info(
+            { run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason },
+            'stale report ignored',
+          );
           outcomes.push('stale');
           continue;
         }
@@ -201,7 +254,8 @@ export class RunStateMachine {
         if (decision.event) events.push(runEventOf(run, decision.event, now));
         outcomes.push('applied');
       }
-      if (run && Object.keys(changes).length > 0) await m.update(RunEntity, { id: run.id }, entityValues<RunEntity>(changes));
+      if (run && Object.keys(changes).length > 0)
+        await m.update(RunEntity, { id: run.id }, entityValues<RunEntity>(changes));
       for (const event of events) await addRunEvent(m, event);
       return outcomes;
     });
@@ -220,7 +274,13 @@ export class RunStateMachine {
    * A transition the scheduler decides on its own (not an executor's report): one compare-and-set on the run's epoch
    * that also bumps it, so no execution holding the old epoch can write after it.
    */
-  private async fenceWithin(m: EntityManager, run: RunEntity, changes: RunChanges, event: RunEventType, at: Date): Promise<RunEntity> {
+  private async fenceWithin(
+    m: EntityManager,
+    run: RunEntity,
+    changes: RunChanges,
+    event: RunEventType,
+    at: Date,
+  ): Promise<RunEntity> {
     const fenced = { ...changes, epoch: run.epoch + 1 };
     const result = await m.update(RunEntity, { id: run.id, epoch: run.epoch }, entityValues<RunEntity>(fenced));
     if (result.affected !== 1) throw new Error(`run ${run.id} changed epoch under a transition that held it locked`);

@@ -4,15 +4,26 @@ import type { RunEventType } from './run.mapper.js';
 
 /** The columns a transition may change. */
 export type RunChanges = Partial<
-  Pick<RunEntity, 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'error' | 'nodes' | 'nodeColumns' | 'stats' | 'lastEventAt' | 'epoch'>
+  Pick<
+    RunEntity,
+    | 'status'
+    | 'attempt'
+    | 'startedAt'
+    | 'finishedAt'
+    | 'error'
+    | 'nodes'
+    | 'nodeColumns'
+    | 'stats'
+    | 'lastEventAt'
+    | 'epoch'
+  >
 >;
 
 type ReportedNode = Extract<RunReport, { type: 'run.node' }>['node'];
 
 export type ReportDecision =
   /** `fenced`: the report's epoch is not the run's current one (another execution holds the run, or it was ended). */
-  | { apply: false; reason: string; fenced?: true }
-  | { apply: true; changes: RunChanges; event: RunEventType | null };
+  { apply: false; reason: string; fenced?: true } | { apply: true; changes: RunChanges; event: RunEventType | null };
 
 export function isFinal(run: Pick<RunEntity, 'status'>): boolean {
   return FINAL_RUN_STATUSES.includes(run.status);
@@ -25,14 +36,29 @@ export function initialNodes(dag: Record<string, unknown>): StoredRunNode[] {
     if (!n || typeof n !== 'object') return [];
     const { id, type } = n as { id?: unknown; type?: unknown };
     if (typeof id !== 'string') return [];
-    return [{ id, type: typeof type === 'string' ? type : 'unknown', status: 'pending' as const, started_at: null, finished_at: null, attempts: 0, rows_in: 0, rows_out: 0, output: null, error: null }];
+    return [
+      {
+        id,
+        type: typeof type === 'string' ? type : 'unknown',
+        status: 'pending' as const,
+        started_at: null,
+        finished_at: null,
+        attempts: 0,
+        rows_in: 0,
+        rows_out: 0,
+        output: null,
+        error: null,
+      },
+    ];
   });
 }
 
 /** Nodes not yet over when the run ends another way (cancel, reaper) become `canceled`. */
 export function closeNodes(nodes: StoredRunNode[], at: Date): StoredRunNode[] {
   return nodes.map((n) =>
-    n.status === 'pending' || n.status === 'running' ? { ...n, status: 'canceled' as const, finished_at: n.finished_at ?? at.toISOString() } : n,
+    n.status === 'pending' || n.status === 'running'
+      ? { ...n, status: 'canceled' as const, finished_at: n.finished_at ?? at.toISOString() }
+      : n,
   );
 }
 
@@ -66,13 +92,16 @@ function parseAt(at: string, fallback: Date): Date {
  * A report of another epoch than the run's is fenced; reports for a final run, or from an older attempt, are stale.
  */
 export function decideReport(run: RunEntity, report: RunReport, now: Date): ReportDecision {
-  if (report.epoch !== run.epoch) return { apply: false, fenced: true, reason: `epoch ${report.epoch} is not the run's current epoch ${run.epoch}` };
+  if (report.epoch !== run.epoch)
+    return { apply: false, fenced: true, reason: `epoch ${report.epoch} is not the run's current epoch ${run.epoch}` };
   if (isFinal(run)) return { apply: false, reason: `the run is already ${run.status}` };
-  if (report.attempt < run.attempt) return { apply: false, reason: `attempt ${report.attempt} is older than the run's attempt ${run.attempt}` };
+  if (report.attempt < run.attempt)
+    return { apply: false, reason: `attempt ${report.attempt} is older than the run's attempt ${run.attempt}` };
   const at = parseAt(report.at, now);
   switch (report.type) {
     case 'run.started': {
-      if (run.status === 'running' && report.attempt === run.attempt) return { apply: false, reason: 'the run is already running in this attempt' };
+      if (run.status === 'running' && report.attempt === run.attempt)
+        return { apply: false, reason: 'the run is already running in this attempt' };
       // A higher attempt is a takeover after an executor died: its nodes start over.
       const restarted = run.status === 'running';
       return {
@@ -88,13 +117,18 @@ export function decideReport(run: RunEntity, report: RunReport, now: Date): Repo
       };
     }
     case 'run.node': {
-      if (report.attempt > run.attempt) return { apply: false, reason: 'a node report of an attempt that has not started' };
+      if (report.attempt > run.attempt)
+        return { apply: false, reason: 'a node report of an attempt that has not started' };
       const known = run.nodes.find((n) => n.id === report.node.id);
       // Reports can be taken out of order by concurrent workers: a node never moves back to an earlier state.
-      if (known && nodeProgress(report.node) < nodeProgress(known)) return { apply: false, reason: `an earlier state of node "${known.id}"` };
+      if (known && nodeProgress(report.node) < nodeProgress(known))
+        return { apply: false, reason: `an earlier state of node "${known.id}"` };
       const reported = storedNode(report.node);
-      const nodes = run.nodes.some((n) => n.id === reported.id) ? run.nodes.map((n) => (n.id === reported.id ? reported : n)) : [...run.nodes, reported];
-      const columns = report.node.columns === undefined ? {} : { nodeColumns: withNodeColumns(run.nodeColumns, [report.node]) };
+      const nodes = run.nodes.some((n) => n.id === reported.id)
+        ? run.nodes.map((n) => (n.id === reported.id ? reported : n))
+        : [...run.nodes, reported];
+      const columns =
+        report.node.columns === undefined ? {} : { nodeColumns: withNodeColumns(run.nodeColumns, [report.node]) };
       return { apply: true, changes: { nodes, ...columns, lastEventAt: now }, event: null };
     }
     case 'run.finished': {
@@ -126,6 +160,8 @@ function nodeProgress(node: Pick<StoredRunNode, 'attempts' | 'status'>): number 
 }
 
 function earliestStart(nodes: readonly StoredRunNode[]): Date | null {
-  const starts = nodes.flatMap((n) => (n.started_at ? [new Date(n.started_at).getTime()] : [])).filter((t) => !Number.isNaN(t));
+  const starts = nodes
+    .flatMap((n) => (n.started_at ? [new Date(n.started_at).getTime()] : []))
+    .filter((t) => !Number.isNaN(t));
   return starts.length > 0 ? new Date(Math.min(...starts)) : null;
 }

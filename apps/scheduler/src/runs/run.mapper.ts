@@ -1,4 +1,12 @@
-import { newId, type Run, type RunError, type RunEvent, type RunNode, type RunNodeColumn, type RunSummary } from '@conduit/contracts';
+import {
+  newId,
+  type Run,
+  type RunError,
+  type RunEvent,
+  type RunNode,
+  type RunNodeColumn,
+  type RunSummary,
+} from '@conduit/contracts';
 import type { NodeColumnsById, RunEntity, StoredRunNode } from './run.entity.js';
 
 export type RunEventType = RunEvent['type'];
@@ -62,8 +70,16 @@ export function toRun(row: RunEntity): Run {
   };
 }
 
-export function toRunSummary(row: Pick<RunEntity, 'id' | 'status' | 'trigger' | 'queuedAt' | 'finishedAt'>): RunSummary {
-  return { id: row.id, status: row.status, trigger: row.trigger, queued_at: row.queuedAt.toISOString(), finished_at: iso(row.finishedAt) };
+export function toRunSummary(
+  row: Pick<RunEntity, 'id' | 'status' | 'trigger' | 'queuedAt' | 'finishedAt'>,
+): RunSummary {
+  return {
+    id: row.id,
+    status: row.status,
+    trigger: row.trigger,
+    queued_at: row.queuedAt.toISOString(),
+    finished_at: iso(row.finishedAt),
+  };
 }
 
 /** The event announcing the run's new state to monitoring and the webhook dispatcher. */

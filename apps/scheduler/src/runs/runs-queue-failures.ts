@@ -37,7 +37,9 @@ export class RunsQueueFailures implements OnApplicationBootstrap, OnModuleDestro
           this.logger.warn({ run_id: jobId, reason: failedReason }, 'run failed: its queue job failed');
           this.relay.wake();
         })
-        .catch((err: unknown) => this.logger.error({ err, run_id: jobId }, 'could not fail the run of a failed queue job'));
+        .catch((err: unknown) =>
+          this.logger.error({ err, run_id: jobId }, 'could not fail the run of a failed queue job'),
+        );
     });
     await this.events.waitUntilReady();
   }

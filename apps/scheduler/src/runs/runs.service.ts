@@ -24,8 +24,6 @@ import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import { assertBeforeDeadline, createOnce, cursorAfter, notFound } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
-
-
 @Injectable()
 export class RunsService {
   constructor(
@@ -56,37 +54,51 @@ export class RunsService {
   private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<RunEntity> {
     const job = await this.loadJob(ctx.tenant_id, jobId);
     const snapshot = await this.snapshots.get(ctx, job.pipelineId);
-    if (!snapshot) throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
+    if (!snapshot)
+      throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
     if (!snapshot.valid) {
-      const first = snapshot.errors.slice(0, 3).map((e) => `${e.code}: ${e.message}`).join('; ');
-      throw new AppError('pipeline_invalid', `pipeline ${snapshot.id} does not validate (${first || 'no details'}); fix it, then trigger again`);
+      const first = snapshot.errors
+        .slice(0, 3)
+        .map((e) => `${e.code}: ${e.message}`)
+        .join('; ');
+      throw new AppError(
+        'pipeline_invalid',
+        `pipeline ${snapshot.id} does not validate (${first || 'no details'}); fix it, then trigger again`,
+      );
     }
     let replaced: string[] = [];
     const created = await this.ds.transaction(async (m) => {
-        const locked = await m.findOne(JobEntity, { where: { id: job.id, tenantId: ctx.tenant_id }, lock: { mode: 'pessimistic_write' } });
-        if (!locked) throw notFound('job', jobId);
-        const active = await this.machine.activeRunsWithin(m, locked.id);
-        if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
-          throw new AppError('run_in_progress', `job ${locked.id} already has run ${active[0]!.id} ${active[0]!.status}; its concurrency policy is forbid`);
-        }
-        if (locked.concurrencyPolicy === 'replace') {
-          for (const run of active) await this.machine.cancelWithin(m, run);
-          replaced = active.map((r) => r.id);
-        }
-        const run = await this.machine.createWithin(m, {
-          tenantId: ctx.tenant_id,
-          jobId: locked.id,
-          pipelineId: snapshot.id,
-          pipelineVersion: snapshot.version,
-          dag: snapshot.dag,
-          trigger: 'manual',
-          parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
-          ...(ctx.idempotency && { idempotency: ctx.idempotency }),
-        });
-        assertBeforeDeadline(ctx);
-        if (this.settings.faultCommitDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
-        return run;
+      const locked = await m.findOne(JobEntity, {
+        where: { id: job.id, tenantId: ctx.tenant_id },
+        lock: { mode: 'pessimistic_write' },
       });
+      if (!locked) throw notFound('job', jobId);
+      const active = await this.machine.activeRunsWithin(m, locked.id);
+      if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
+        throw new AppError(
+          'run_in_progress',
+          `job ${locked.id} already has run ${active[0]!.id} ${active[0]!.status}; its concurrency policy is forbid`,
+        );
+      }
+      if (locked.concurrencyPolicy === 'replace') {
+        for (const run of active) await this.machine.cancelWithin(m, run);
+        replaced = active.map((r) => r.id);
+      }
+      const run = await this.machine.createWithin(m, {
+        tenantId: ctx.tenant_id,
+        jobId: locked.id,
+        pipelineId: snapshot.id,
+        pipelineVersion: snapshot.version,
+        dag: snapshot.dag,
+        trigger: 'manual',
+        parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
+        ...(ctx.idempotency && { idempotency: ctx.idempotency }),
+      });
+      assertBeforeDeadline(ctx);
+      if (this.settings.faultCommitDelayMs > 0)
+        await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
+      return run;
+    });
     reachFaultPoint('after_run_commit');
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
@@ -112,7 +124,10 @@ export class RunsService {
   async cancel(tenantId: string, jobId: string, runId: string): Promise<Run> {
     await this.loadRun(tenantId, jobId, runId);
     const run = await this.ds.transaction(async (m) => {
-      const locked = await m.findOne(RunEntity, { where: { id: runId, tenantId, jobId }, lock: { mode: 'pessimistic_write' } });
+      const locked = await m.findOne(RunEntity, {
+        where: { id: runId, tenantId, jobId },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!locked) throw notFound('run', runId);
       if (isFinal(locked)) throw new AppError('run_finished', `run ${runId} is already ${locked.status}`);
       return this.machine.cancelWithin(m, locked);

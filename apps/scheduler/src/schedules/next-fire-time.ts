@@ -103,6 +103,13 @@ function offsetMs(timezone: string, at: number): number {
   }
   const parts: Record<string, number> = {};
   for (const p of f.formatToParts(new Date(at))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  const wall = Date.UTC(parts['year']!, parts['month']! - 1, parts['day']!, parts['hour']!, parts['minute']!, parts['second']!);
+  const wall = Date.UTC(
+    parts['year']!,
+    parts['month']! - 1,
+    parts['day']!,
+    parts['hour']!,
+    parts['minute']!,
+    parts['second']!,
+  );
   return wall - Math.floor(at / 1000) * 1000;
 }

@@ -91,24 +91,39 @@ export class ScheduledRuns {
   }
 
   /** The runs to make: one per job whose pipeline validates and whose concurrency policy lets it run now. */
-  private async runsOf(m: EntityManager, due: DueJob[], cache: SnapshotCache): Promise<{ inputs: NewRun[]; replaced: string[] }> {
+  private async runsOf(
+    m: EntityManager,
+    due: DueJob[],
+    cache: SnapshotCache,
+  ): Promise<{ inputs: NewRun[]; replaced: string[] }> {
     const snapshots = await this.snapshotsOf(due, cache);
     const active = await this.jobsWithActiveRuns(m, due);
     const inputs: NewRun[] = [];
     const replaced: string[] = [];
     for (const job of due) {
       const snapshot = snapshots.get(`${job.tenant_id}/${job.pipeline_id}`);
-      const skip = snapshot instanceof Error ? snapshot.message : !snapshot ? `pipeline ${job.pipeline_id} no longer exists` : !snapshot.valid ? `pipeline ${snapshot.id} does not validate` : null;
+      const skip =
+        snapshot instanceof Error
+          ? snapshot.message
+          : !snapshot
+            ? `pipeline ${job.pipeline_id} no longer exists`
+            : !snapshot.valid
+              ? `pipeline ${snapshot.id} does not validate`
+              : null;
       if (skip || !snapshot || snapshot instanceof Error) {
         this.logger.warn({ job_id: job.id, tick: tickIdOf(job.id, job.next_fire_at), detail: skip }, 'tick skipped');
         continue;
       }
       if (active.has(job.id) && job.concurrency_policy === 'forbid') {
-        this.logger.info({ job_id: job.id, tick: tickIdOf(job.id, job.next_fire_at) }, 'tick skipped: a run is active and the policy is forbid');
+        this.logger.info(
+          { job_id: job.id, tick: tickIdOf(job.id, job.next_fire_at) },
+          'tick skipped: a run is active and the policy is forbid',
+        );
         continue;
       }
       if (active.has(job.id) && job.concurrency_policy === 'replace') {
-        for (const run of await this.machine.activeRunsWithin(m, job.id)) replaced.push((await this.machine.cancelWithin(m, run)).id);
+        for (const run of await this.machine.activeRunsWithin(m, job.id))
+          replaced.push((await this.machine.cancelWithin(m, run)).id);
       }
       inputs.push({
         tenantId: job.tenant_id,
@@ -125,7 +140,10 @@ export class ScheduledRuns {
   }
 
   /** The pipelines of the batch as runs take them, each asked for once a pass; a failed ask is that pipeline's Error. */
-  private async snapshotsOf(due: DueJob[], cache: SnapshotCache): Promise<Map<string, PipelineSnapshot | null | Error>> {
+  private async snapshotsOf(
+    due: DueJob[],
+    cache: SnapshotCache,
+  ): Promise<Map<string, PipelineSnapshot | null | Error>> {
     for (const job of due) {
       const key = `${job.tenant_id}/${job.pipeline_id}`;
       if (!cache.has(key)) cache.set(key, this.askSnapshot(job));

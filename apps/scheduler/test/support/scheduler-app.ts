@@ -19,12 +19,27 @@ export interface SchedulerUnderTest {
 export async function startScheduler(
   ds: DataSource,
   prefix: string,
-  overrides: Partial<Omit<SchedulerSettings, 'background'>> & { background?: Partial<SchedulerSettings['background']> } = {},
+  overrides: Partial<Omit<SchedulerSettings, 'background'>> & {
+    background?: Partial<SchedulerSettings['background']>;
+  } = {},
 ): Promise<SchedulerUnderTest> {
   const { background, ...rest } = overrides;
-  const settings = schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix, outboxSweepMs: 200, ...rest, ...(background ? { background: background as SchedulerSettings['background'] } : {}) });
+  const settings = schedulerSettings({
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    outboxSweepMs: 200,
+    ...rest,
+    ...(background ? { background: background as SchedulerSettings['background'] } : {}),
+  });
   const app = await NestFactory.createMicroservice(
-    AppModule.forRoot({ dataSource: ds, logger: createLogger({ service: 'scheduler', level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent' }), settings }),
+    AppModule.forRoot({
+      dataSource: ds,
+      logger: createLogger({
+        service: 'scheduler',
+        level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent',
+      }),
+      settings,
+    }),
     { strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'scheduler', blockMs: 500 }), logger: false },
   );
   await app.listen();
@@ -56,7 +71,12 @@ export class SchedulerCaller {
 }
 
 /** Polls until the check answers a value (not undefined/false), or fails after the deadline. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null>, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false | null>,
+  timeoutMs = 10_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -66,7 +86,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -54,7 +54,8 @@ class StubSnapshotController {
         const store = StubSnapshotController.store;
         if (store.snapshotDelayMs > 0) await new Promise((r) => setTimeout(r, store.snapshotDelayMs));
         store.asked.set(d.id, (store.asked.get(d.id) ?? 0) + 1);
-        if (store.unavailable.has(d.id)) throw new AppError('service_unavailable', 'the catalog database is unavailable', undefined, 'database');
+        if (store.unavailable.has(d.id))
+          throw new AppError('service_unavailable', 'the catalog database is unavailable', undefined, 'database');
         const found = store.get(ctx.tenant_id, d.id);
         if (!found) throw new AppError('not_found', `pipeline ${d.id} was not found`);
         return found;
@@ -68,7 +69,11 @@ class StubSnapshotController {
 class StubCatalogModule {
   static forRoot(store: PipelineStore): DynamicModule {
     StubSnapshotController.store = store;
-    return { module: StubCatalogModule, controllers: [StubSnapshotController], providers: [{ provide: STORE, useValue: store }] };
+    return {
+      module: StubCatalogModule,
+      controllers: [StubSnapshotController],
+      providers: [{ provide: STORE, useValue: store }],
+    };
   }
 }
 
@@ -76,7 +81,11 @@ class StubCatalogModule {
  * A real RPC server for service `catalog` on the suite's prefix, answering only `catalog.pipelines.snapshot`
  * from an in-memory store: the scheduler is tested over the real transport without the catalog app.
  */
-export async function startStubCatalog(redisUrl: string, prefix: string, store: PipelineStore): Promise<INestMicroservice> {
+export async function startStubCatalog(
+  redisUrl: string,
+  prefix: string,
+  store: PipelineStore,
+): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(StubCatalogModule.forRoot(store), {
     strategy: new RedisStreamsServer({ url: redisUrl, prefix, service: 'catalog', blockMs: 500 }),
     logger: false,

@@ -118,7 +118,9 @@ export class AttemptRunner implements OnModuleDestroy {
         this.pump();
       };
       void this.attempt(c, release)
-        .catch((err: unknown) => this.logger.warn({ err, delivery_id: c.id }, 'inline attempt failed; the sweep sends it again'))
+        .catch((err: unknown) =>
+          this.logger.warn({ err, delivery_id: c.id }, 'inline attempt failed; the sweep sends it again'),
+        )
         .finally(() => {
           release();
           this.slots.give(1);
@@ -146,13 +148,30 @@ export class AttemptRunner implements OnModuleDestroy {
     const startedAt = new Date();
     if (claimed.webhook_status !== 'active' && claimed.event_type !== 'ping') {
       // Disabled since this attempt was planned: it ends here, without a retry.
-      return this.recordFailure(claimed, startedAt, { statusCode: null, latencyMs: 0, error: 'the webhook is disabled', retryAfterMs: null }, false);
+      return this.recordFailure(
+        claimed,
+        startedAt,
+        { statusCode: null, latencyMs: 0, error: 'the webhook is disabled', retryAfterMs: null },
+        false,
+      );
     }
     const result = await this.send(claimed, startedAt);
     if (result.error === null) answered?.();
-    const outcome = result.error === null ? await this.recordSuccess(claimed, result) : await this.recordFailure(claimed, startedAt, result, true);
+    const outcome =
+      result.error === null
+        ? await this.recordSuccess(claimed, result)
+        : await this.recordFailure(claimed, startedAt, result, true);
     this.logger.debug(
-      { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, attempt: claimed.attempt, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error, outcome },
+      {
+        delivery_id: claimed.id,
+        webhook_id: claimed.webhook_id,
+        event_id: claimed.event_id,
+        attempt: claimed.attempt,
+        status_code: result.statusCode,
+        latency_ms: result.latencyMs,
+        error: result.error,
+        outcome,
+      },
       'delivery attempt',
     );
     return outcome;
@@ -188,58 +207,82 @@ export class AttemptRunner implements OnModuleDestroy {
     } catch (err) {
       if (!(err instanceof SecretOpenError)) throw err;
       // Copied from another webhook, or under a key no longer configured: never sent unsigned; the owner sets it again.
-      return { statusCode: null, latencyMs: 0, error: `not sent: ${err.message}; set the webhook's secret again`, retryAfterMs: null };
+      return {
+        statusCode: null,
+        latencyMs: 0,
+        error: `not sent: ${err.message}; set the webhook's secret again`,
+        retryAfterMs: null,
+      };
     }
     return this.sender.send(target, signedHeaders(signer, c.event_id, at, c.body), c.body, this.settings.timeoutMs);
   }
 
   private async recordSuccess(c: ClaimedAttempt, result: SendResult): Promise<AttemptResult> {
-    await this.successes.record({ id: c.id, statusCode: result.statusCode, latencyMs: result.latencyMs, finishedAt: new Date(), claimedAt: c.claimed_at });
+    await this.successes.record({
+      id: c.id,
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+      finishedAt: new Date(),
+      claimedAt: c.claimed_at,
+    });
     return 'succeeded';
   }
 
-  private async recordFailure(c: ClaimedAttempt, startedAt: Date, result: SendResult, retryable: boolean): Promise<AttemptResult> {
+  private async recordFailure(
+    c: ClaimedAttempt,
+    startedAt: Date,
+    result: SendResult,
+    retryable: boolean,
+  ): Promise<AttemptResult> {
     const now = new Date();
     let next: { id: string; delayMs: number } | null = null;
     let disabled = false;
-    const lost = await this.ds.transaction(async (m) => {
-      if (retryable && result.statusCode === 410) {
-        disabled = await disableWebhook(m, c.webhook_id, 'gone', now);
-      } else if (retryable) {
-        const [w] = returnedRows<{ failing_since: Date; status: string }>(
-          await m.query(`UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since, status`, [c.webhook_id, startedAt]),
-        );
-        if (w?.status === 'active' && now.getTime() - new Date(w.failing_since).getTime() >= this.settings.disableAfterMs) {
-          disabled = await disableWebhook(m, c.webhook_id, 'failing', now);
-        } else if (w?.status === 'active' || (w && c.event_type === 'ping')) {
-          const delayMs = nextRetryDelay(this.settings.retryScheduleMs, c.attempt, result.retryAfterMs);
-          if (delayMs !== null) next = { id: newId('delivery'), delayMs };
+    const lost = await this.ds
+      .transaction(async (m) => {
+        if (retryable && result.statusCode === 410) {
+          disabled = await disableWebhook(m, c.webhook_id, 'gone', now);
+        } else if (retryable) {
+          const [w] = returnedRows<{ failing_since: Date; status: string }>(
+            await m.query(
+              `UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since, status`,
+              [c.webhook_id, startedAt],
+            ),
+          );
+          if (
+            w?.status === 'active' &&
+            now.getTime() - new Date(w.failing_since).getTime() >= this.settings.disableAfterMs
+          ) {
+            disabled = await disableWebhook(m, c.webhook_id, 'failing', now);
+          } else if (w?.status === 'active' || (w && c.event_type === 'ping')) {
+            const delayMs = nextRetryDelay(this.settings.retryScheduleMs, c.attempt, result.retryAfterMs);
+            if (delayMs !== null) next = { id: newId('delivery'), delayMs };
+          }
         }
-      }
-      const nextAt = next ? new Date(now.getTime() + next.delayMs) : null;
-      const updated = returnedRows<{ id: string }>(
-        await m.query(
-          `UPDATE deliveries SET status = 'failed', status_code = $2, latency_ms = $3, error = $4, next_retry_at = $5, finished_at = $6
+        const nextAt = next ? new Date(now.getTime() + next.delayMs) : null;
+        const updated = returnedRows<{ id: string }>(
+          await m.query(
+            `UPDATE deliveries SET status = 'failed', status_code = $2, latency_ms = $3, error = $4, next_retry_at = $5, finished_at = $6
            WHERE id = $1 AND status = 'pending' AND claimed_at = $7 RETURNING id`,
-          [c.id, result.statusCode, result.latencyMs, result.error, nextAt, now, c.claimed_at],
-        ),
-      );
-      // Rolled back whole: the attempt that holds the claim now writes the outcome, and plans the retry if any.
-      if (updated.length === 0) throw new ClaimLostError();
-      if (next && nextAt) {
-        await m.query(
-          `INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, due_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8) ON CONFLICT ON CONSTRAINT deliveries_attempt_key DO NOTHING`,
-          [next.id, c.tenant_id, c.webhook_id, c.event_id, c.event_type, c.attempt + 1, nextAt, now],
+            [c.id, result.statusCode, result.latencyMs, result.error, nextAt, now, c.claimed_at],
+          ),
         );
-      }
-    }).then(
-      () => false,
-      (err: unknown) => {
-        if (err instanceof ClaimLostError) return true;
-        throw err;
-      },
-    );
+        // Rolled back whole: the attempt that holds the claim now writes the outcome, and plans the retry if any.
+        if (updated.length === 0) throw new ClaimLostError();
+        if (next && nextAt) {
+          await m.query(
+            `INSERT INTO deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, due_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8) ON CONFLICT ON CONSTRAINT deliveries_attempt_key DO NOTHING`,
+            [next.id, c.tenant_id, c.webhook_id, c.event_id, c.event_type, c.attempt + 1, nextAt, now],
+          );
+        }
+      })
+      .then(
+        () => false,
+        (err: unknown) => {
+          if (err instanceof ClaimLostError) return true;
+          throw err;
+        },
+      );
     if (lost) {
       this.logger.info({ delivery_id: c.id }, 'attempt outcome dropped: its claim was taken over');
       return 'skipped';

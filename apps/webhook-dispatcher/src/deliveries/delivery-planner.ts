@@ -71,10 +71,10 @@ export class DeliveryPlanner {
 
   /** One attempt for that webhook alone (the `ping` of the test operation). */
   async single(tenantId: string, webhookId: string, payload: WebhookPayload): Promise<PlannedAttempt[]> {
-    const targets = (await this.ds.query(`SELECT id, url, status, secret_sealed FROM webhooks WHERE id = $1 AND tenant_id = $2`, [
-      webhookId,
-      tenantId,
-    ])) as Target[];
+    const targets = (await this.ds.query(
+      `SELECT id, url, status, secret_sealed FROM webhooks WHERE id = $1 AND tenant_id = $2`,
+      [webhookId, tenantId],
+    )) as Target[];
     return this.submit({ tenantId, payload, targets });
   }
 
@@ -91,7 +91,8 @@ export class DeliveryPlanner {
     } catch (err) {
       if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
       const alone = [];
-      for (const request of requests) alone.push((await this.planBatch([request]))[0] as PlannedAttempt[] | Error | typeof AGAIN);
+      for (const request of requests)
+        alone.push((await this.planBatch([request]))[0] as PlannedAttempt[] | Error | typeof AGAIN);
       return alone;
     }
   }
@@ -132,7 +133,11 @@ export class DeliveryPlanner {
     return deferred;
   }
 
-  private async planWithSlots(requests: PlanRequest[], targets: Target[][], slots: number): Promise<PlannedAttempt[][]> {
+  private async planWithSlots(
+    requests: PlanRequest[],
+    targets: Target[][],
+    slots: number,
+  ): Promise<PlannedAttempt[][]> {
     const now = new Date();
     const bodies = requests.map((r) => JSON.stringify(r.payload));
     let claimable = slots;
@@ -149,11 +154,16 @@ export class DeliveryPlanner {
     const planned = attempts.filter((a) => written.has(a.id));
     const claimed = planned.filter((a) => a.claimed);
     this.runner.releaseSlots(slots - claimed.length);
-    this.runner.sendClaimed(claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a, now)));
+    this.runner.sendClaimed(
+      claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a, now)),
+    );
     try {
       await this.queues.enqueueDeliveries(planned.filter((a) => !a.claimed).map((a) => ({ id: a.id, delayMs: 0 })));
     } catch (err) {
-      this.logger.warn({ err, event_ids: requests.map((r) => r.payload.id) }, 'could not queue new deliveries; the sweep queues them');
+      this.logger.warn(
+        { err, event_ids: requests.map((r) => r.payload.id) },
+        'could not queue new deliveries; the sweep queues them',
+      );
     }
     return requests.map((_, i) =>
       planned.filter((a) => a.request === i).map((a) => ({ id: a.id, webhook_id: a.target.id, created_at: now })),
@@ -188,7 +198,13 @@ export class DeliveryPlanner {
    * One statement, so each event and its attempts commit together; an event already recorded plans nothing, and the
    * join skips a webhook deleted meanwhile. Answers the ids of the attempts written.
    */
-  private async write(requests: PlanRequest[], bodies: string[], targets: Target[][], attempts: Attempt[], now: Date): Promise<Set<string>> {
+  private async write(
+    requests: PlanRequest[],
+    bodies: string[],
+    targets: Target[][],
+    attempts: Attempt[],
+    now: Date,
+  ): Promise<Set<string>> {
     const events = requests.map((_, i) => i).filter((i) => (targets[i] as Target[]).length > 0);
     const rows = returnedRows<{ id: string }>(
       await this.ds.query(

@@ -70,7 +70,11 @@ export class DeliverySender {
         res.on('error', () => undefined);
         res.resume();
         const status = res.statusCode ?? 0;
-        finish({ statusCode: status, error: errorOfStatus(status), retryAfterMs: retryAfterMs(res.headers['retry-after'], new Date()) });
+        finish({
+          statusCode: status,
+          error: errorOfStatus(status),
+          retryAfterMs: retryAfterMs(res.headers['retry-after'], new Date()),
+        });
       });
       const timer = setTimeout(() => {
         finish({ statusCode: null, error: `timed out after ${timeoutMs} ms without an answer`, retryAfterMs: null });

@@ -22,15 +22,24 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (!this.settings.background.deliveries) return;
-    this.worker = new Worker<DeliveryJobData>(QUEUES.webhookDeliveries, (job) => this.runner.run(job.data.delivery_id), {
-      connection: this.queues.connection,
-      prefix: this.queues.prefix,
-      concurrency: this.settings.deliveryConcurrency,
-      // An attempt may wait up to the timeout on a receiver: keep the lock well past it.
-      lockDuration: Math.max(30_000, this.settings.timeoutMs * 3),
-    });
+    this.worker = new Worker<DeliveryJobData>(
+      QUEUES.webhookDeliveries,
+      (job) => this.runner.run(job.data.delivery_id),
+      {
+        connection: this.queues.connection,
+        prefix: this.queues.prefix,
+        concurrency: this.settings.deliveryConcurrency,
+        // An attempt may wait up to the timeout on a receiver: keep the lock well past it.
+        lockDuration: Math.max(30_000, this.settings.timeoutMs * 3),
+      },
+    );
     this.worker.on('error', (err) => this.logger.warn({ err }, 'webhook-deliveries worker error'));
-    this.worker.on('failed', (job, err) => this.logger.warn({ err, delivery_id: job?.data.delivery_id }, 'delivery job failed; BullMQ or the sweep retries it'));
+    this.worker.on('failed', (job, err) =>
+      this.logger.warn(
+        { err, delivery_id: job?.data.delivery_id },
+        'delivery job failed; BullMQ or the sweep retries it',
+      ),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -42,7 +42,10 @@ export class SourceEventsWorker implements OnApplicationBootstrap, OnModuleDestr
   async handle(job: Pick<Job, 'id' | 'data'>): Promise<SourceEventOutcome> {
     const parsed = webhookSourceEventSchema.safeParse(job.data);
     if (!parsed.success) {
-      this.logger.error({ job_id: job.id, issues: parsed.error.issues.slice(0, 5) }, 'malformed webhook source event dropped');
+      this.logger.error(
+        { job_id: job.id, issues: parsed.error.issues.slice(0, 5) },
+        'malformed webhook source event dropped',
+      );
       return 'malformed';
     }
     const payload = webhookPayloadOf(parsed.data);

@@ -44,7 +44,13 @@ export class SuccessBatcher {
            FROM r WHERE d.id = r.id AND d.status = 'pending' AND d.claimed_at = r.claimed_at RETURNING d.webhook_id
        )
        UPDATE webhooks SET failing_since = NULL WHERE id IN (SELECT webhook_id FROM d) AND failing_since IS NOT NULL`,
-      [records.map((r) => r.id), records.map((r) => r.statusCode), records.map((r) => r.latencyMs), records.map((r) => r.finishedAt), records.map((r) => r.claimedAt)],
+      [
+        records.map((r) => r.id),
+        records.map((r) => r.statusCode),
+        records.map((r) => r.latencyMs),
+        records.map((r) => r.finishedAt),
+        records.map((r) => r.claimedAt),
+      ],
     );
     return records.map(() => undefined);
   }

@@ -26,7 +26,9 @@ export class Init1733000000000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX webhooks_tenant_id_idx ON ${s}.webhooks (tenant_id, id DESC)`);
     // Fan-out: the tenant's active webhooks subscribed to a kind.
-    await queryRunner.query(`CREATE INDEX webhooks_fan_out_idx ON ${s}.webhooks USING gin (events) WHERE status = 'active'`);
+    await queryRunner.query(
+      `CREATE INDEX webhooks_fan_out_idx ON ${s}.webhooks USING gin (events) WHERE status = 'active'`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.events (
         -- The source event's id: inserting it twice fails, which makes the fan-out idempotent.
@@ -59,9 +61,13 @@ export class Init1733000000000 implements MigrationInterface {
         CONSTRAINT deliveries_attempt_key UNIQUE (webhook_id, event_id, attempt)
       )`);
     await queryRunner.query(`CREATE INDEX deliveries_webhook_id_idx ON ${s}.deliveries (webhook_id, id DESC)`);
-    await queryRunner.query(`CREATE INDEX deliveries_webhook_status_id_idx ON ${s}.deliveries (webhook_id, status, id DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX deliveries_webhook_status_id_idx ON ${s}.deliveries (webhook_id, status, id DESC)`,
+    );
     // The sweep over attempts whose queue job may have been lost.
-    await queryRunner.query(`CREATE INDEX deliveries_pending_due_idx ON ${s}.deliveries (due_at) WHERE status = 'pending'`);
+    await queryRunner.query(
+      `CREATE INDEX deliveries_pending_due_idx ON ${s}.deliveries (due_at) WHERE status = 'pending'`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.outbox (
         id           bigserial PRIMARY KEY,

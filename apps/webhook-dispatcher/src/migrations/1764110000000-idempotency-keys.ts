@@ -10,7 +10,9 @@ export class IdempotencyKeys1764110000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = quotedSchemaOf(queryRunner.connection);
-    await queryRunner.query(`ALTER TABLE ${s}.webhooks ADD COLUMN idempotency_key text, ADD COLUMN idempotency_fingerprint text`);
+    await queryRunner.query(
+      `ALTER TABLE ${s}.webhooks ADD COLUMN idempotency_key text, ADD COLUMN idempotency_fingerprint text`,
+    );
     await queryRunner.query(
       `CREATE UNIQUE INDEX webhooks_tenant_idempotency_key ON ${s}.webhooks (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
     );
@@ -19,6 +21,8 @@ export class IdempotencyKeys1764110000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     const s = quotedSchemaOf(queryRunner.connection);
     await queryRunner.query(`DROP INDEX ${s}.webhooks_tenant_idempotency_key`);
-    await queryRunner.query(`ALTER TABLE ${s}.webhooks DROP COLUMN idempotency_key, DROP COLUMN idempotency_fingerprint`);
+    await queryRunner.query(
+      `ALTER TABLE ${s}.webhooks DROP COLUMN idempotency_key, DROP COLUMN idempotency_fingerprint`,
+    );
   }
 }

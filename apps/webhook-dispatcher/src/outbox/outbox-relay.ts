@@ -18,7 +18,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(DISPATCHER_LOGGER) logger: Logger,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {
-    this.relay = new Relay({ dataSource: ds, logger, sweepMs: settings.sweepMs, publish: (_m, row) => this.publish(row) });
+    this.relay = new Relay({
+      dataSource: ds,
+      logger,
+      sweepMs: settings.sweepMs,
+      publish: (_m, row) => this.publish(row),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -41,6 +46,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async publish(row: OutboxRow): Promise<void> {
     // add() rather than addBulk(), for jobId deduplication.
-    await this.queues.eventsMonitoring.add(String(row.payload['type']), row.payload, monitoringEventJobOptions(row.message_id));
+    await this.queues.eventsMonitoring.add(
+      String(row.payload['type']),
+      row.payload,
+      monitoringEventJobOptions(row.message_id),
+    );
   }
 }

@@ -29,7 +29,13 @@ export class DispatcherQueues {
   /** Enqueues attempts, each to run after its delay; an id already queued is left as it is (BullMQ dedupes on it). */
   async enqueueDeliveries(attempts: { id: string; delayMs: number }[]): Promise<void> {
     if (attempts.length === 0) return;
-    await this.deliveries.addBulk(attempts.map((a) => ({ name: 'deliver', data: { delivery_id: a.id }, opts: deliveryJobOptions(a.id, a.delayMs) })));
+    await this.deliveries.addBulk(
+      attempts.map((a) => ({
+        name: 'deliver',
+        data: { delivery_id: a.id },
+        opts: deliveryJobOptions(a.id, a.delayMs),
+      })),
+    );
   }
 
   async close(): Promise<void> {

@@ -10,9 +10,27 @@ const refused = async (addresses: string[], allowPrivate: boolean): Promise<stri
 describe('webhookAddressRefusal', () => {
   it('refuses internal addresses in every written form, as the connectors do', async () => {
     const internal = [
-      '127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.0.1', '100.64.0.1', '0.0.0.0', '::', '::1', 'fc00::1', 'fe80::1', 'fec0::1',
-      '::ffff:10.0.0.1', '::ffff:127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::', '::ffff:0:a00:1', '::a00:1', '198.18.0.1',
-      '224.0.0.1', '240.0.0.1', 'not-an-ip',
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.0.1',
+      '192.168.0.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::',
+      '::1',
+      'fc00::1',
+      'fe80::1',
+      'fec0::1',
+      '::ffff:10.0.0.1',
+      '::ffff:127.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::',
+      '::ffff:0:a00:1',
+      '::a00:1',
+      '198.18.0.1',
+      '224.0.0.1',
+      '240.0.0.1',
+      'not-an-ip',
       // An IPv4 address written as IPv6 is refused whatever it carries: receivers are named in their own form.
       '::ffff:8.8.8.8',
     ];
@@ -20,7 +38,14 @@ describe('webhookAddressRefusal', () => {
   });
 
   it('refuses cloud metadata addresses in every form even when private networks are allowed', async () => {
-    const metadata = ['169.254.169.254', '192.0.0.192', 'fd00:ec2::254', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::', '::ffff:169.254.169.254'];
+    const metadata = [
+      '169.254.169.254',
+      '192.0.0.192',
+      'fd00:ec2::254',
+      '64:ff9b::a9fe:a9fe',
+      '2002:a9fe:a9fe::',
+      '::ffff:169.254.169.254',
+    ];
     expect(await refused(metadata, true)).toEqual(metadata);
   });
 
@@ -37,6 +62,8 @@ describe('webhookAddressRefusal', () => {
   });
 
   it('allows public addresses', async () => {
-    expect(await refused(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111'], false)).toEqual([]);
+    expect(await refused(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111'], false)).toEqual(
+      [],
+    );
   });
 });

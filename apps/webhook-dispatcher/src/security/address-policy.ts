@@ -7,7 +7,11 @@
 import { assertNotPlatform, refusalReason } from '@conduit/connectors';
 
 /** Why a webhook may not reach `address` on `port`, or null when it may. */
-export async function webhookAddressRefusal(address: string, port: number, allowPrivateNetworks: boolean): Promise<string | null> {
+export async function webhookAddressRefusal(
+  address: string,
+  port: number,
+  allowPrivateNetworks: boolean,
+): Promise<string | null> {
   const reason = refusalReason(address, { allowPrivateNetworks, allowedNetworks: [] });
   if (reason) return reason;
   try {

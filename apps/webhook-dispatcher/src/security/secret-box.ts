@@ -19,6 +19,13 @@ export function openWebhookSecret(box: SecretBox, tenantId: string, webhookId: s
 }
 
 /** The value sealed as now, or undefined when it already is; throws SecretOpenError like openWebhookSecret. */
-export function resealWebhookSecret(box: SecretBox, tenantId: string, webhookId: string, sealed: string): string | undefined {
-  return box.reseal(sealed, webhookSecretAad(tenantId, webhookId), WHAT, { v1Aad: V1_BINDING.webhookSecret(webhookId) });
+export function resealWebhookSecret(
+  box: SecretBox,
+  tenantId: string,
+  webhookId: string,
+  sealed: string,
+): string | undefined {
+  return box.reseal(sealed, webhookSecretAad(tenantId, webhookId), WHAT, {
+    v1Aad: V1_BINDING.webhookSecret(webhookId),
+  });
 }

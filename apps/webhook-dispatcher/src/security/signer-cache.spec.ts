@@ -14,7 +14,11 @@ describe('SignerCache', () => {
     const signature = signer.sign('evt_1', at, '{}');
     const verifier = new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
     try {
-      verifier.verify('{}', { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature });
+      verifier.verify('{}', {
+        'webhook-id': 'evt_1',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signature,
+      });
       return true;
     } catch {
       return false;
@@ -48,7 +52,11 @@ describe('SignerCache', () => {
 
   it('refuses a value sealed for another webhook or tenant, as the box does', () => {
     const cache = new SignerCache(box);
-    expect(() => cache.signerOf('t1', 'whk_c', sealWebhookSecret(box, 't1', 'whk_other', 'secret'))).toThrow(/could not be decrypted/);
-    expect(() => cache.signerOf('t2', 'whk_c', sealWebhookSecret(box, 't1', 'whk_c', 'secret'))).toThrow(/could not be decrypted/);
+    expect(() => cache.signerOf('t1', 'whk_c', sealWebhookSecret(box, 't1', 'whk_other', 'secret'))).toThrow(
+      /could not be decrypted/,
+    );
+    expect(() => cache.signerOf('t2', 'whk_c', sealWebhookSecret(box, 't1', 'whk_c', 'secret'))).toThrow(
+      /could not be decrypted/,
+    );
   });
 });

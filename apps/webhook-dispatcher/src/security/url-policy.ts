@@ -35,10 +35,17 @@ export function parseWebhookUrl(text: string, opts: UrlPolicyOptions): URL {
     throw new UrlRefusedError('invalid_url', 'must be an absolute URL');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowHttp)) {
-    throw new UrlRefusedError('url_scheme_not_allowed', opts.allowHttp ? 'must be an http or https URL' : 'must be an https URL');
+    throw new UrlRefusedError(
+      'url_scheme_not_allowed',
+      opts.allowHttp ? 'must be an http or https URL' : 'must be an https URL',
+    );
   }
   const credentials = urlCredentialProblem(url);
-  if (credentials) throw new UrlRefusedError('invalid_url', `${credentials}: the secret signs deliveries, the receiver checks the signature`);
+  if (credentials)
+    throw new UrlRefusedError(
+      'invalid_url',
+      `${credentials}: the secret signs deliveries, the receiver checks the signature`,
+    );
   if (url.hostname === '') throw new UrlRefusedError('invalid_url', 'must name a host');
   return url;
 }

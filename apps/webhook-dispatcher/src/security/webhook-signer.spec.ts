@@ -10,7 +10,9 @@ describe('signerFor', () => {
   it('signs exactly as the Standard Webhooks library does, for a plain and a whsec_ secret', () => {
     const plain = 'a-plain-secret-of-some-length';
     const whsec = `whsec_${randomBytes(24).toString('base64')}`;
-    expect(signerFor(plain).sign('evt_1', at, body)).toBe(new Webhook(Buffer.from(plain, 'utf8').toString('base64')).sign('evt_1', at, body));
+    expect(signerFor(plain).sign('evt_1', at, body)).toBe(
+      new Webhook(Buffer.from(plain, 'utf8').toString('base64')).sign('evt_1', at, body),
+    );
     expect(signerFor(whsec).sign('evt_1', at, body)).toBe(new Webhook(whsec).sign('evt_1', at, body));
   });
 

@@ -11,7 +11,9 @@ export class WebhookSigner {
   constructor(private readonly key: Buffer) {}
 
   sign(msgId: string, at: Date, body: string): string {
-    const mac = createHmac('sha256', this.key).update(`${msgId}.${Math.floor(at.getTime() / 1000)}.${body}`).digest('base64');
+    const mac = createHmac('sha256', this.key)
+      .update(`${msgId}.${Math.floor(at.getTime() / 1000)}.${body}`)
+      .digest('base64');
     return `v1,${mac}`;
   }
 }

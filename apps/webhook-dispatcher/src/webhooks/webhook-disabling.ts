@@ -14,10 +14,15 @@ const REASON_TEXT: Record<DisabledReason, string> = {
  * Disables an active webhook and announces it (webhook.disabled on events.monitoring, through the outbox, so the
  * change and its event commit together). Answers false when it was not active any more (another attempt won).
  */
-export async function disableWebhook(m: EntityManager, webhookId: string, reason: DisabledReason, at: Date): Promise<boolean> {
+export async function disableWebhook(
+  m: EntityManager,
+  webhookId: string,
+  reason: DisabledReason,
+  at: Date,
+): Promise<boolean> {
   const [row] = returnedRows<{ tenant_id: string; url: string }>(
     await m.query(
-    `UPDATE webhooks SET status = 'disabled', disabled_reason = $2, revision = revision + 1, updated_at = $3
+      `UPDATE webhooks SET status = 'disabled', disabled_reason = $2, revision = revision + 1, updated_at = $3
      WHERE id = $1 AND status = 'active' RETURNING tenant_id, url`,
       [webhookId, reason, at],
     ),
@@ -36,7 +41,13 @@ export async function disableWebhook(m: EntityManager, webhookId: string, reason
 }
 
 /** Announces that a webhook disabled before is active again (in the transaction of that change): its alert is over. */
-export async function announceReenabled(m: EntityManager, tenantId: string, webhookId: string, url: string, at: Date): Promise<void> {
+export async function announceReenabled(
+  m: EntityManager,
+  tenantId: string,
+  webhookId: string,
+  url: string,
+  at: Date,
+): Promise<void> {
   const event: WebhookEnabledEvent = {
     event_id: newId('event'),
     type: 'webhook.enabled',

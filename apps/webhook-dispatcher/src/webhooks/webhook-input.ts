@@ -6,7 +6,10 @@ import { secretProblem } from '../security/webhook-signer.js';
  * The checks of a webhook's url and secret beyond their shape (which the contracts' schemas check): the network
  * policy (scheme, and every resolved address) and a `whsec_` secret that must be base64. Every fault is listed.
  */
-export async function webhookInputErrors(input: { url?: string; secret?: string }, policy: UrlPolicyOptions): Promise<FieldError[]> {
+export async function webhookInputErrors(
+  input: { url?: string; secret?: string },
+  policy: UrlPolicyOptions,
+): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   if (input.url !== undefined) {
     try {

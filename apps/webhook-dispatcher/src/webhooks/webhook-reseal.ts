@@ -18,26 +18,26 @@ export function resealWebhookSecrets(ds: DataSource, box: SecretBox): Promise<Re
   return resealRows<WebhookSecretRow>(ds, {
     table: 'webhooks',
     select: (runner, after, limit) =>
-      runner.query(`SELECT id, tenant_id, secret_sealed FROM webhooks WHERE id > $1 AND secret_sealed NOT LIKE $2 ORDER BY id LIMIT $3`, [
-        after,
-        `enc:v2:${box.currentKeyId}:%`,
-        limit,
-      ]) as Promise<WebhookSecretRow[]>,
+      runner.query(
+        `SELECT id, tenant_id, secret_sealed FROM webhooks WHERE id > $1 AND secret_sealed NOT LIKE $2 ORDER BY id LIMIT $3`,
+        [after, `enc:v2:${box.currentKeyId}:%`, limit],
+      ) as Promise<WebhookSecretRow[]>,
     reseal: (row) => {
       try {
         const sealed = resealWebhookSecret(box, row.tenant_id, row.id, row.secret_sealed);
-        return sealed === undefined ? { resealed: 0, unreadable: 0 } : { next: { ...row, secret_sealed: sealed }, resealed: 1, unreadable: 0 };
+        return sealed === undefined
+          ? { resealed: 0, unreadable: 0 }
+          : { next: { ...row, secret_sealed: sealed }, resealed: 1, unreadable: 0 };
       } catch (err) {
         if (!(err instanceof SecretOpenError)) throw err;
         return { resealed: 0, unreadable: 1 };
       }
     },
     write: async (runner, row, next) => {
-      const [, affected] = (await runner.query(`UPDATE webhooks SET secret_sealed = $1 WHERE id = $2 AND secret_sealed = $3`, [
-        next.secret_sealed,
-        row.id,
-        row.secret_sealed,
-      ])) as [unknown, number];
+      const [, affected] = (await runner.query(
+        `UPDATE webhooks SET secret_sealed = $1 WHERE id = $2 AND secret_sealed = $3`,
+        [next.secret_sealed, row.id, row.secret_sealed],
+      )) as [unknown, number];
       return affected === 1;
     },
   });

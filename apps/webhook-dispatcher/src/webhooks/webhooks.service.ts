@@ -24,7 +24,16 @@ import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
-import { type CreateContext, assertBeforeDeadline, assertIfMatch, createOnce, cursorAfter, entityValues, idempotencyColumns, notFound } from '@conduit/service-kit';
+import {
+  type CreateContext,
+  assertBeforeDeadline,
+  assertIfMatch,
+  createOnce,
+  cursorAfter,
+  entityValues,
+  idempotencyColumns,
+  notFound,
+} from '@conduit/service-kit';
 
 type WebhookListQuery = RpcData<'webhooks.webhooks.list'>['query'];
 
@@ -100,8 +109,10 @@ export class WebhooksService {
       if (body.events !== undefined) changes.events = body.events;
       if (body.description !== undefined) changes.description = body.description;
       if (body.secret !== undefined) changes.secretSealed = sealWebhookSecret(this.secrets, tenantId, id, body.secret);
-      if (body.status === 'active' && current.status !== 'active') Object.assign(changes, { status: 'active', disabledReason: null, failingSince: null });
-      if (body.status === 'disabled' && current.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'manual' });
+      if (body.status === 'active' && current.status !== 'active')
+        Object.assign(changes, { status: 'active', disabledReason: null, failingSince: null });
+      if (body.status === 'disabled' && current.status !== 'disabled')
+        Object.assign(changes, { status: 'disabled', disabledReason: 'manual' });
       await m.update(WebhookEntity, { tenantId, id }, entityValues<WebhookEntity>(changes));
       // Only a webhook the dispatcher disabled (410, failing) has a webhook_disabled alert to end.
       if (changes.status === 'active' && current.disabledReason !== 'manual') {
@@ -126,7 +137,12 @@ export class WebhooksService {
   async test(tenantId: string, id: string): Promise<Delivery> {
     const webhook = await this.load(this.ds.manager, tenantId, id);
     const now = new Date();
-    const payload: WebhookPayload = { id: newId('event'), type: 'ping', created_at: now.toISOString(), data: { webhook_id: webhook.id } };
+    const payload: WebhookPayload = {
+      id: newId('event'),
+      type: 'ping',
+      created_at: now.toISOString(),
+      data: { webhook_id: webhook.id },
+    };
     const [attempt] = await this.planner.single(tenantId, webhook.id, payload);
     if (!attempt) throw new Error('the ping was not planned');
     return {
@@ -156,7 +172,10 @@ export class WebhooksService {
 
   private async load(manager: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<WebhookEntity> {
     if (!isId('webhook', id)) throw notFound('webhook', id);
-    const row = await manager.findOne(WebhookEntity, { where: { tenantId, id }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const row = await manager.findOne(WebhookEntity, {
+      where: { tenantId, id },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     if (!row) throw notFound('webhook', id);
     return row;
   }

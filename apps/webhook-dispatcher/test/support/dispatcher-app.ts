@@ -21,10 +21,16 @@ export interface DispatcherUnderTest {
   close(): Promise<void>;
 }
 
-type Overrides = Partial<Omit<DispatcherSettings, 'background'>> & { background?: Partial<DispatcherSettings['background']> };
+type Overrides = Partial<Omit<DispatcherSettings, 'background'>> & {
+  background?: Partial<DispatcherSettings['background']>;
+};
 
 /** The dispatcher app as one replica: its RPC server on the suite's prefix and its workers. */
-export async function startDispatcher(ds: DataSource, prefix: string, overrides: Overrides = {}): Promise<DispatcherUnderTest> {
+export async function startDispatcher(
+  ds: DataSource,
+  prefix: string,
+  overrides: Overrides = {},
+): Promise<DispatcherUnderTest> {
   const { background, ...rest } = overrides;
   const settings = dispatcherSettings({
     redisUrl: REDIS_URL,
@@ -61,7 +67,9 @@ export class DispatcherCaller {
   /** As the gateway sends it: a body's `secret` sealed for the tenant. */
   call<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
     const d = data as { body?: Record<string, unknown> };
-    const sealed = d.body ? { ...d, body: sealFieldsForTransit(new SecretBox(TEST_SECRETS_KEY), d.body, ['secret'], tenantId, 'webhook') } : data;
+    const sealed = d.body
+      ? { ...d, body: sealFieldsForTransit(new SecretBox(TEST_SECRETS_KEY), d.body, ['secret'], tenantId, 'webhook') }
+      : data;
     return this.callRaw<T>(tenantId, pattern, sealed);
   }
 
@@ -83,7 +91,12 @@ export class DispatcherCaller {
 }
 
 /** Polls until the check answers a value (not undefined/false/null), or fails after the deadline. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false | null> | T | undefined | false | null,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -93,7 +106,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

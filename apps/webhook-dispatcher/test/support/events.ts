@@ -6,7 +6,13 @@ import { REDIS_URL } from './redis.js';
 /** A run event as the scheduler publishes it. */
 export function runEvent(tenantId: string, type: RunEvent['type'], overrides: Partial<RunEvent['run']> = {}): RunEvent {
   const finished = type === 'run.succeeded' || type === 'run.failed' || type === 'run.canceled';
-  const status = { 'run.queued': 'queued', 'run.started': 'running', 'run.succeeded': 'succeeded', 'run.failed': 'failed', 'run.canceled': 'canceled' } as const;
+  const status = {
+    'run.queued': 'queued',
+    'run.started': 'running',
+    'run.succeeded': 'succeeded',
+    'run.failed': 'failed',
+    'run.canceled': 'canceled',
+  } as const;
   return {
     event_id: newId('event'),
     type,

@@ -33,7 +33,10 @@ export function registerAuth(program: Command): void {
   program
     .command('login')
     .description('save the API URL and an API key in a profile (file mode 0600), after checking them')
-    .option('--api-key <key>', 'the API key (prefer --api-key-stdin or CONDUIT_API_KEY: a flag shows in the process list)')
+    .option(
+      '--api-key <key>',
+      'the API key (prefer --api-key-stdin or CONDUIT_API_KEY: a flag shows in the process list)',
+    )
     .option('--api-key-stdin', 'read the API key from stdin')
     .action(async (_opts: LoginOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<LoginOptions>();
@@ -46,7 +49,10 @@ export function registerAuth(program: Command): void {
       if (!key && process.stdin.isTTY) key = await promptHidden(`API key for ${url}: `);
       if (!key) throw new UsageError('give an API key: --api-key-stdin, CONDUIT_API_KEY, or type it when asked');
       // Checked before it is saved: a typo must not land in the file.
-      await createConduitClient({ baseUrl: url, apiKey: key, userAgent: 'conduit-cli' }).projects.list({ pageSize: 1 }).pages().next();
+      await createConduitClient({ baseUrl: url, apiKey: key, userAgent: 'conduit-cli' })
+        .projects.list({ pageSize: 1 })
+        .pages()
+        .next();
       file.profiles[profile] = { url, api_key: key };
       file.current_profile = profile;
       writeConfig(file);
@@ -71,7 +77,15 @@ export function registerAuth(program: Command): void {
         const mine = keys?.data?.data.find((k) => connection.apiKey!.startsWith(k.prefix));
         if (mine) key = { name: mine.name, scopes: mine.scopes };
       }
-      const answer = { profile: connection.profile, url: connection.url, credential, credential_source: connection.source.credential, url_source: connection.source.url, authenticated: true, ...(key ? { key } : {}) };
+      const answer = {
+        profile: connection.profile,
+        url: connection.url,
+        credential,
+        credential_source: connection.source.credential,
+        url_source: connection.source.url,
+        authenticated: true,
+        ...(key ? { key } : {}),
+      };
       if (out.json) return out.document(answer);
       out.line(`${out.paint('green', '✔')} authenticated at ${connection.url}`);
       out.line(`  profile:    ${connection.profile}`);
@@ -79,4 +93,3 @@ export function registerAuth(program: Command): void {
       if (key) out.line(`  key:        ${key.name} (${key.scopes.join(', ')})`);
     });
 }
-

@@ -15,7 +15,10 @@ export function registerConnectors(program: Command): void {
       const client = clientOf(resolveConnection(opts), out);
       const all = await client.connectors.list({ pageSize: 200 }).toArray();
       if (out.json) return out.document({ data: all });
-      out.table(['ID', 'NAME', 'TYPE', 'STATUS'], all.map((c) => [c.id, c.name, c.type, c.status]));
+      out.table(
+        ['ID', 'NAME', 'TYPE', 'STATUS'],
+        all.map((c) => [c.id, c.name, c.type, c.status]),
+      );
     });
 
   connectors
@@ -30,9 +33,13 @@ export function registerConnectors(program: Command): void {
       process.exitCode = result.ok ? 0 : 1;
       if (out.json) return out.document(result);
       for (const check of result.checks) {
-        out.line(`${check.ok ? out.paint('green', '✔') : out.paint('red', '✖')} ${check.name.padEnd(14)} ${String(check.latency_ms).padStart(5)} ms  ${check.message}`);
+        out.line(
+          `${check.ok ? out.paint('green', '✔') : out.paint('red', '✖')} ${check.name.padEnd(14)} ${String(check.latency_ms).padStart(5)} ms  ${check.message}`,
+        );
       }
-      const verdict = result.ok ? out.paint('green', `${connector.name}: ok`) : out.paint('red', `${connector.name}: failed (${result.error_class ?? 'error'})`);
+      const verdict = result.ok
+        ? out.paint('green', `${connector.name}: ok`)
+        : out.paint('red', `${connector.name}: failed (${result.error_class ?? 'error'})`);
       out.line(`${verdict} in ${result.latency_ms} ms${result.ok ? '' : `: ${result.message}`}`);
     });
 }

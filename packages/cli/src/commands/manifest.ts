@@ -26,12 +26,19 @@ function printIssues(out: Output, file: string, issues: ManifestIssue[]): void {
 }
 
 /** The file checked offline; throws (listing every error with its line) when it cannot be applied. */
-function checkedManifest(out: Output, file: string, missingEnv: 'error' | 'warning'): { manifest: Manifest; issues: ManifestIssue[] } {
+function checkedManifest(
+  out: Output,
+  file: string,
+  missingEnv: 'error' | 'warning',
+): { manifest: Manifest; issues: ManifestIssue[] } {
   const loaded = loadManifest(file, { env: process.env, missingEnv });
   const issues = validateManifest(loaded);
   const errors = issues.filter((i) => i.severity === 'error');
   if (errors.length > 0 || !loaded.manifest) {
-    throw new UsageError(`${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}`, errors.map((i) => issueText(file, i)));
+    throw new UsageError(
+      `${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}`,
+      errors.map((i) => issueText(file, i)),
+    );
   }
   if (!out.json) printIssues(out, file, issues);
   return { manifest: loaded.manifest, issues };
@@ -66,7 +73,10 @@ export function registerManifest(program: Command): void {
       if (errors > 0) process.exitCode = 1;
       if (out.json) return out.document({ file: opts.file, valid: errors === 0, issues });
       printIssues(out, opts.file, issues);
-      if (errors === 0) out.line(`${out.paint('green', '✔')} ${opts.file} is valid${issues.length > 0 ? ` (${issues.length} warning${issues.length === 1 ? '' : 's'})` : ''}`);
+      if (errors === 0)
+        out.line(
+          `${out.paint('green', '✔')} ${opts.file} is valid${issues.length > 0 ? ` (${issues.length} warning${issues.length === 1 ? '' : 's'})` : ''}`,
+        );
       else out.note(`${errors} error${errors === 1 ? '' : 's'} in ${opts.file}`);
     });
 
@@ -82,9 +92,18 @@ export function registerManifest(program: Command): void {
     });
     const counts = summary(result.steps);
     if (result.invalidPipelines.length > 0) process.exitCode = 1;
-    if (out.json) return out.document({ file: opts.file, applied: apply, steps: result.steps, summary: counts, invalid_pipelines: result.invalidPipelines });
+    if (out.json)
+      return out.document({
+        file: opts.file,
+        applied: apply,
+        steps: result.steps,
+        summary: counts,
+        invalid_pipelines: result.invalidPipelines,
+      });
     const total = `${counts.create} to create, ${counts.update} to update, ${counts.unchanged} unchanged`;
-    out.line(apply ? `Applied: ${total.replace(/to create/, 'created').replace(/to update/, 'updated')}.` : `Plan: ${total}.`);
+    out.line(
+      apply ? `Applied: ${total.replace(/to create/, 'created').replace(/to update/, 'updated')}.` : `Plan: ${total}.`,
+    );
     for (const pipeline of result.invalidPipelines) {
       out.note(out.paint('red', `pipeline ${pipeline.project}/${pipeline.name} is stored invalid:`));
       pipeline.errors.forEach((e) => out.note(out.paint('red', `  - ${e}`)));
@@ -100,7 +119,9 @@ export function registerManifest(program: Command): void {
 
   program
     .command('apply')
-    .description('create or update the projects, connectors, pipelines and jobs of a manifest (matched by name in their project)')
+    .description(
+      'create or update the projects, connectors, pipelines and jobs of a manifest (matched by name in their project)',
+    )
     .requiredOption('-f, --file <file>', 'the manifest', 'conduit.yaml')
     .option('--update-secrets', 'send the secrets of every connector again (they cannot be compared)')
     .action(planOrApply(true));

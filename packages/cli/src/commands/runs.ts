@@ -48,11 +48,17 @@ async function follow(client: ConduitClient, out: Output, run: Run, timeoutMs: n
   const logs = (async () => {
     for await (const line of client.runs.streamLogs(run.id, { jobId: run.job_id, signal: stop.signal })) view.log(line);
   })().catch((err: unknown) => {
-    if (!stop.signal.aborted) out.note(out.paint('yellow', `log stream stopped: ${err instanceof Error ? err.message : String(err)}`));
+    if (!stop.signal.aborted)
+      out.note(out.paint('yellow', `log stream stopped: ${err instanceof Error ? err.message : String(err)}`));
   });
   let final: Run;
   try {
-    final = await client.waitForRun(run.id, { jobId: run.job_id, intervalMs: 500, timeoutMs, onUpdate: (r) => view.update(r) });
+    final = await client.waitForRun(run.id, {
+      jobId: run.job_id,
+      intervalMs: 500,
+      timeoutMs,
+      onUpdate: (r) => view.update(r),
+    });
     // The stream ends by itself once the run has ended and its last line is out; bounded, in case it hangs.
     await Promise.race([logs, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   } finally {
@@ -63,15 +69,30 @@ async function follow(client: ConduitClient, out: Output, run: Run, timeoutMs: n
 }
 
 function runRow(out: Output, run: Run, jobName: string): string[] {
-  const colour = run.status === 'succeeded' ? 'green' : run.status === 'failed' ? 'red' : run.status === 'canceled' ? 'yellow' : 'blue';
-  return [run.id, jobName, out.paint(colour, run.status), run.trigger, run.queued_at, run.duration_ms !== null ? formatDuration(run.duration_ms) : '', String(run.stats.rows_written)];
+  const colour =
+    run.status === 'succeeded'
+      ? 'green'
+      : run.status === 'failed'
+        ? 'red'
+        : run.status === 'canceled'
+          ? 'yellow'
+          : 'blue';
+  return [
+    run.id,
+    jobName,
+    out.paint(colour, run.status),
+    run.trigger,
+    run.queued_at,
+    run.duration_ms !== null ? formatDuration(run.duration_ms) : '',
+    String(run.stats.rows_written),
+  ];
 }
 
 export function registerRuns(program: Command): void {
   program
     .command('run <job>')
     .description('trigger a run of a job (id or name); with --follow, show it live and exit 0 only if it succeeded')
-    .option('--follow', 'stream the logs and the DAG\'s node states until the run ends')
+    .option('--follow', "stream the logs and the DAG's node states until the run ends")
     .option('-p, --param <name=value...>', 'run parameters')
     .option('--timeout <seconds>', 'with --follow: give up waiting after this long (exit 1)', '3600')
     .action(async (jobRef: string, _opts: RunOptions, cmd: Command) => {
@@ -102,32 +123,44 @@ export function registerRuns(program: Command): void {
       const out = outputOf(opts);
       const client = clientOf(resolveConnection(opts), out);
       const limit = Number(opts.limit ?? 20);
-      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a positive integer (got "${opts.limit}")`);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new UsageError(`--limit takes a positive integer (got "${opts.limit}")`);
       const status = opts.status as Run['status'] | undefined;
       const jobs = opts.job ? [await findJob(client, opts.job)] : await client.jobs.list({ pageSize: 200 }).toArray();
       const names = new Map(jobs.map((j) => [j.id, j.name]));
       const runs: Run[] = [];
-      for (const job of jobs) runs.push(...(await client.runs.list({ jobId: job.id, pageSize: Math.min(200, limit), ...(status ? { status } : {}) }).toArray(limit)));
+      for (const job of jobs)
+        runs.push(
+          ...(await client.runs
+            .list({ jobId: job.id, pageSize: Math.min(200, limit), ...(status ? { status } : {}) })
+            .toArray(limit)),
+        );
       runs.sort((a, b) => b.queued_at.localeCompare(a.queued_at));
       const shown = runs.slice(0, limit);
       if (out.json) return out.document({ data: shown });
       if (shown.length === 0) return out.line('No runs.');
-      out.table(['RUN', 'JOB', 'STATUS', 'TRIGGER', 'QUEUED', 'DURATION', 'ROWS WRITTEN'], shown.map((r) => runRow(out, r, names.get(r.job_id) ?? r.job_id)));
+      out.table(
+        ['RUN', 'JOB', 'STATUS', 'TRIGGER', 'QUEUED', 'DURATION', 'ROWS WRITTEN'],
+        shown.map((r) => runRow(out, r, names.get(r.job_id) ?? r.job_id)),
+      );
     });
 
   program
     .command('logs <run>')
-    .description('a run\'s log lines; with --follow, live until the run ends')
-    .option('--job <job>', 'the run\'s job id (found by a search when absent)')
+    .description("a run's log lines; with --follow, live until the run ends")
+    .option('--job <job>', "the run's job id (found by a search when absent)")
     .option('--follow', 'stream new lines until the run ends')
     .action(async (runId: string, _opts: RunOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RunOptions>();
       const out = outputOf(opts);
       const client = clientOf(resolveConnection(opts), out);
       const jobId = opts.job ? (await findJob(client, opts.job)).id : undefined;
-      const lines = opts.follow ? client.runs.streamLogs(runId, { jobId }) : client.runs.logs(runId, { jobId, pageSize: 200 });
+      const lines = opts.follow
+        ? client.runs.streamLogs(runId, { jobId })
+        : client.runs.logs(runId, { jobId, pageSize: 200 });
       // JSON: one line per log line (JSON Lines), so a follower can read them as they come.
-      for await (const line of lines) out.json ? out.stdout.write(`${JSON.stringify(line)}\n`) : out.line(formatLogLine(out, line));
+      for await (const line of lines)
+        out.json ? out.stdout.write(`${JSON.stringify(line)}\n`) : out.line(formatLogLine(out, line));
       if (opts.follow && !out.json) {
         const run = await client.runs.get(runId, { jobId });
         if (isFinalRunStatus(run.status)) out.line(`run ${run.id} ${run.status}`);
@@ -137,12 +170,14 @@ export function registerRuns(program: Command): void {
   program
     .command('cancel <run>')
     .description('cancel a queued or running run')
-    .option('--job <job>', 'the run\'s job id (found by a search when absent)')
+    .option('--job <job>', "the run's job id (found by a search when absent)")
     .action(async (runId: string, _opts: RunOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RunOptions>();
       const out = outputOf(opts);
       const client = clientOf(resolveConnection(opts), out);
-      const run = await client.runs.cancel(runId, { jobId: opts.job ? (await findJob(client, opts.job)).id : undefined });
+      const run = await client.runs.cancel(runId, {
+        jobId: opts.job ? (await findJob(client, opts.job)).id : undefined,
+      });
       if (out.json) return out.document(run);
       out.line(`Run ${run.id} is ${run.status}.`);
     });

@@ -25,7 +25,12 @@ export function nodeDuration(node: Pick<RunNode, 'started_at' | 'finished_at'>, 
 }
 
 export function formatLogLine(out: Output, line: RunLogLine): string {
-  const level = line.level === 'error' ? out.paint('red', 'error') : line.level === 'warn' ? out.paint('yellow', 'warn ') : out.paint('gray', line.level.padEnd(5));
+  const level =
+    line.level === 'error'
+      ? out.paint('red', 'error')
+      : line.level === 'warn'
+        ? out.paint('yellow', 'warn ')
+        : out.paint('gray', line.level.padEnd(5));
   const node = line.node_id ? out.paint('bold', `[${line.node_id}] `) : '';
   return `${out.paint('gray', line.ts.slice(11, 23))} ${level} ${node}${line.message}`;
 }
@@ -72,7 +77,9 @@ export class RunView {
     else this.update(run);
     const colour = run.status === 'succeeded' ? 'green' : run.status === 'canceled' ? 'yellow' : 'red';
     const took = run.duration_ms !== null ? ` in ${formatDuration(run.duration_ms)}` : '';
-    this.out.line(`${this.out.paint(colour, `run ${run.id} ${run.status}`)}${took}: ${run.stats.rows_read} rows read, ${run.stats.rows_written} written`);
+    this.out.line(
+      `${this.out.paint(colour, `run ${run.id} ${run.status}`)}${took}: ${run.stats.rows_read} rows read, ${run.stats.rows_written} written`,
+    );
     if (run.error) this.out.line(this.out.paint('red', `  ${run.error.code}: ${run.error.message}`));
     this.drawnLines = 0;
   }
@@ -81,7 +88,8 @@ export class RunView {
     const took = nodeDuration(node);
     const parts: string[] = [node.status];
     if (took !== undefined) parts.push(formatDuration(took));
-    if (node.status !== 'pending' && node.status !== 'skipped') parts.push(`rows ${node.rows_in} in, ${node.rows_out} out`);
+    if (node.status !== 'pending' && node.status !== 'skipped')
+      parts.push(`rows ${node.rows_in} in, ${node.rows_out} out`);
     if (node.error) parts.push(`${node.error.code}: ${node.error.message}`);
     return parts.join(', ');
   }
@@ -104,7 +112,16 @@ export class RunView {
     const width = Math.max(4, ...run.nodes.map((n) => n.id.length));
     const lines = [this.out.paint('bold', `run ${run.id}  ${run.status}`)];
     for (const node of run.nodes) {
-      const icon = node.status === 'running' ? spinnerFrame() : node.status === 'succeeded' ? '✔' : node.status === 'failed' ? '✖' : node.status === 'pending' ? '·' : '-';
+      const icon =
+        node.status === 'running'
+          ? spinnerFrame()
+          : node.status === 'succeeded'
+            ? '✔'
+            : node.status === 'failed'
+              ? '✖'
+              : node.status === 'pending'
+                ? '·'
+                : '-';
       const took = nodeDuration(node);
       lines.push(
         `  ${this.out.paint(STATUS_COLOUR[node.status], `${icon} ${node.id.padEnd(width)}  ${node.status.padEnd(9)}`)}  ${(took !== undefined ? formatDuration(took) : '').padEnd(10)}  rows ${node.rows_in} → ${node.rows_out}`,

@@ -5,15 +5,23 @@ import type { Connector } from '@conduit/sdk';
 /** JSON with keys sorted, so that two equal values compare equal whatever their key order. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
 }
 
 export const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
 
 /** The names of the fields whose wanted value differs from the held one (`undefined` wanted means the default). */
-export function changedFields(wanted: Record<string, unknown>, held: Record<string, unknown>, defaults: Record<string, unknown> = {}): string[] {
-  return Object.keys(wanted).filter((key) => !same(wanted[key] ?? defaults[key] ?? null, held[key] ?? defaults[key] ?? null));
+export function changedFields(
+  wanted: Record<string, unknown>,
+  held: Record<string, unknown>,
+  defaults: Record<string, unknown> = {},
+): string[] {
+  return Object.keys(wanted).filter(
+    (key) => !same(wanted[key] ?? defaults[key] ?? null, held[key] ?? defaults[key] ?? null),
+  );
 }
 
 const SECRET_MASK = '********';
@@ -29,7 +37,11 @@ export interface ConnectorDiffOptions {
  * file's value cannot be compared with what was stored. A key the file leaves out is unchanged while the API holds
  * the type's default for it.
  */
-export function connectorConfigChanges(wanted: Record<string, unknown>, held: Connector, options: ConnectorDiffOptions): string[] {
+export function connectorConfigChanges(
+  wanted: Record<string, unknown>,
+  held: Connector,
+  options: ConnectorDiffOptions,
+): string[] {
   const info = INFOS.get(held.type);
   const secrets = new Set(info?.secret_fields ?? []);
   const properties = (info?.config_schema['properties'] ?? {}) as Record<string, { default?: unknown }>;
@@ -41,7 +53,8 @@ export function connectorConfigChanges(wanted: Record<string, unknown>, held: Co
     const have = heldConfig[key];
     if (secrets.has(key)) {
       const isSet = have === SECRET_MASK;
-      if ((want !== undefined) !== isSet || (want !== undefined && options.updateSecrets)) changes.push(`config.${key}`);
+      if ((want !== undefined) !== isSet || (want !== undefined && options.updateSecrets))
+        changes.push(`config.${key}`);
       continue;
     }
     const fallback = properties[key]?.default;

@@ -6,11 +6,16 @@ export const CONNECTOR_NAME_KEY = 'connector';
 
 /** The connector names the pipeline's nodes use. */
 export function connectorNamesOf(pipeline: ManifestPipeline): string[] {
-  return pipeline.dag.nodes.flatMap((n) => (typeof n.config[CONNECTOR_NAME_KEY] === 'string' ? [n.config[CONNECTOR_NAME_KEY]] : []));
+  return pipeline.dag.nodes.flatMap((n) =>
+    typeof n.config[CONNECTOR_NAME_KEY] === 'string' ? [n.config[CONNECTOR_NAME_KEY]] : [],
+  );
 }
 
 /** The DAG as the API takes it: each `connector: <name>` replaced by `connector_id: <idOf(name)>`. */
-export function resolveConnectorNames(pipeline: ManifestPipeline, idOf: (name: string) => string): { nodes: ManifestNode[]; edges: ManifestPipeline['dag']['edges'] } {
+export function resolveConnectorNames(
+  pipeline: ManifestPipeline,
+  idOf: (name: string) => string,
+): { nodes: ManifestNode[]; edges: ManifestPipeline['dag']['edges'] } {
   const nodes = pipeline.dag.nodes.map((node) => {
     const name = node.config[CONNECTOR_NAME_KEY];
     if (typeof name !== 'string') return node;

@@ -22,7 +22,12 @@ export interface LoadOptions {
 const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Replaces `${env:NAME}` in every string, recording each unset variable at its path. */
-function interpolate(value: unknown, path: Path, env: NodeJS.ProcessEnv, missing: (path: Path, name: string) => void): unknown {
+function interpolate(
+  value: unknown,
+  path: Path,
+  env: NodeJS.ProcessEnv,
+  missing: (path: Path, name: string) => void,
+): unknown {
   if (typeof value === 'string') {
     return value.replace(ENV_REFERENCE, (_all, name: string) => {
       const set = env[name];
@@ -63,16 +68,32 @@ export function loadManifest(file: string, options: LoadOptions): LoadedManifest
     return undefined;
   };
   const issues: ManifestIssue[] = [];
-  const place = (issue: ManifestIssue): ManifestIssue => ({ ...issue, ...(issue.line === undefined ? locate(issue.path) : {}) });
+  const place = (issue: ManifestIssue): ManifestIssue => ({
+    ...issue,
+    ...(issue.line === undefined ? locate(issue.path) : {}),
+  });
 
   for (const err of doc.errors) {
     const pos = err.linePos?.[0];
-    issues.push({ severity: 'error', code: 'yaml', message: (err.message.split('\n')[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, ''), path: [], ...(pos ? { line: pos.line, column: pos.col } : {}) });
+    issues.push({
+      severity: 'error',
+      code: 'yaml',
+      message: (err.message.split('\n')[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, ''),
+      path: [],
+      ...(pos ? { line: pos.line, column: pos.col } : {}),
+    });
   }
   if (doc.errors.length > 0) return { file, manifest: undefined, issues, locate };
 
   const raw = interpolate(doc.toJS(), [], options.env, (path, name) =>
-    issues.push(place({ severity: options.missingEnv, code: 'env_unset', message: `environment variable ${name} is not set`, path })),
+    issues.push(
+      place({
+        severity: options.missingEnv,
+        code: 'env_unset',
+        message: `environment variable ${name} is not set`,
+        path,
+      }),
+    ),
   );
   const shape = checkManifestShape(raw);
   issues.push(...shape.issues.map(place));

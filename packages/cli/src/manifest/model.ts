@@ -61,12 +61,16 @@ export interface ManifestIssue {
 }
 
 export function pathText(path: Path): string {
-  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+  return path.reduce<string>(
+    (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part),
+    '',
+  );
 }
 
 /** `nodes[2].config.mode` -> ['nodes', 2, 'config', 'mode'] (the paths @conduit/dag reports). */
 export function parsePath(text: string): (string | number)[] {
   const parts: (string | number)[] = [];
-  for (const match of text.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[2] !== undefined ? Number(match[2]) : match[1]!);
+  for (const match of text.matchAll(/([^.[\]]+)|\[(\d+)\]/g))
+    parts.push(match[2] !== undefined ? Number(match[2]) : match[1]!);
   return parts;
 }

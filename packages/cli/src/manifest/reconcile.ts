@@ -38,11 +38,19 @@ export interface ReconcileResult {
  * connector and node type; the file was checked offline first and the API validates every body again, answering a
  * problem that names each field at fault. This is the one place where file values become request bodies.
  */
-function body<Op extends 'createConnector' | 'updateConnector' | 'createPipeline' | 'updatePipeline'>(value: Record<string, unknown>): RequestBody<Op> {
+function body<Op extends 'createConnector' | 'updateConnector' | 'createPipeline' | 'updatePipeline'>(
+  value: Record<string, unknown>,
+): RequestBody<Op> {
   return value as RequestBody<Op>;
 }
 
-const JOB_DEFAULTS = { description: null, schedule: null, timezone: 'UTC', concurrency_policy: 'forbid', parameters: {} };
+const JOB_DEFAULTS = {
+  description: null,
+  schedule: null,
+  timezone: 'UTC',
+  concurrency_policy: 'forbid',
+  parameters: {},
+};
 
 async function byName<T extends { name: string }>(items: AsyncIterable<T>): Promise<Map<string, T>> {
   const map = new Map<string, T>();
@@ -85,24 +93,45 @@ class Reconciler {
   async project(wanted: ManifestProject): Promise<void> {
     const held = await this.client.projects.list({ pageSize: 200 }).find((p) => p.name === wanted.name);
     const fields = { name: wanted.name, description: wanted.description ?? null };
-    const project = await this.step<Project>('project', wanted.name, wanted.name, held, held ? changedFields(fields, held) : [],
+    const project = await this.step<Project>(
+      'project',
+      wanted.name,
+      wanted.name,
+      held,
+      held ? changedFields(fields, held) : [],
       () => this.client.projects.create(fields),
       (id) => this.client.projects.update(id, fields),
     );
     const projectId = project.id;
     // A project that does not exist yet (a plan) holds nothing.
     const none = async function* <T>(): AsyncGenerator<T> {};
-    const connectors = await byName<Connector>(projectId && held ? this.client.connectors.list({ projectId, pageSize: 200 }) : none());
-    const pipelines = await byName<Pipeline>(projectId && held ? this.client.pipelines.list({ projectId, pageSize: 200 }) : none());
+    const connectors = await byName<Connector>(
+      projectId && held ? this.client.connectors.list({ projectId, pageSize: 200 }) : none(),
+    );
+    const pipelines = await byName<Pipeline>(
+      projectId && held ? this.client.pipelines.list({ projectId, pageSize: 200 }) : none(),
+    );
     const jobs = new Map<string, Job>();
-    for (const pipeline of pipelines.values()) for (const [name, job] of await byName(this.client.jobs.list({ pipelineId: pipeline.id, pageSize: 200 }))) jobs.set(name, job);
+    for (const pipeline of pipelines.values())
+      for (const [name, job] of await byName(this.client.jobs.list({ pipelineId: pipeline.id, pageSize: 200 })))
+        jobs.set(name, job);
 
     const connectorIds = new Map<string, string | null>();
     for (const connector of wanted.connectors) {
       const heldConnector = connectors.get(connector.name);
       const fields = { name: connector.name, type: connector.type, project_id: projectId, config: connector.config };
-      const changes = heldConnector ? [...(heldConnector.type !== connector.type ? ['type'] : []), ...connectorConfigChanges(connector.config, heldConnector, this.options)] : [];
-      const made = await this.step<Connector>('connector', wanted.name, connector.name, heldConnector, changes,
+      const changes = heldConnector
+        ? [
+            ...(heldConnector.type !== connector.type ? ['type'] : []),
+            ...connectorConfigChanges(connector.config, heldConnector, this.options),
+          ]
+        : [];
+      const made = await this.step<Connector>(
+        'connector',
+        wanted.name,
+        connector.name,
+        heldConnector,
+        changes,
         () => this.client.connectors.create(body<'createConnector'>(fields)),
         (id) => this.client.connectors.update(id, body<'updateConnector'>(fields)),
       );
@@ -115,21 +144,41 @@ class Reconciler {
       // A connector still to be made (in a plan) has no id: the DAG then differs from any held one.
       const dag = resolveConnectorNames(pipeline, (name) => connectorIds.get(name) ?? `(new connector ${name})`);
       const fields = { name: pipeline.name, description: pipeline.description ?? null, project_id: projectId, dag };
-      const changes = heldPipeline ? [...changedFields({ description: fields.description }, heldPipeline), ...(same(dag, heldPipeline.dag) ? [] : ['dag'])] : [];
-      const made = await this.step<Pipeline>('pipeline', wanted.name, pipeline.name, heldPipeline, changes,
+      const changes = heldPipeline
+        ? [
+            ...changedFields({ description: fields.description }, heldPipeline),
+            ...(same(dag, heldPipeline.dag) ? [] : ['dag']),
+          ]
+        : [];
+      const made = await this.step<Pipeline>(
+        'pipeline',
+        wanted.name,
+        pipeline.name,
+        heldPipeline,
+        changes,
         () => this.client.pipelines.create(body<'createPipeline'>(fields)),
         (id) => this.client.pipelines.update(id, body<'updatePipeline'>(fields)),
       );
       pipelineIds.set(pipeline.name, made.id);
       if (this.options.apply && 'status' in made && made.status === 'invalid') {
-        this.invalidPipelines.push({ project: wanted.name, name: pipeline.name, errors: made.validation.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)) });
+        this.invalidPipelines.push({
+          project: wanted.name,
+          name: pipeline.name,
+          errors: made.validation.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)),
+        });
       }
     }
 
-    for (const job of wanted.jobs) await this.job(wanted.name, job, jobs.get(job.name), pipelineIds.get(job.pipeline) ?? null);
+    for (const job of wanted.jobs)
+      await this.job(wanted.name, job, jobs.get(job.name), pipelineIds.get(job.pipeline) ?? null);
   }
 
-  private async job(project: string, wanted: ManifestJob, held: Job | undefined, pipelineId: string | null): Promise<void> {
+  private async job(
+    project: string,
+    wanted: ManifestJob,
+    held: Job | undefined,
+    pipelineId: string | null,
+  ): Promise<void> {
     const fields = {
       name: wanted.name,
       pipeline_id: pipelineId ?? `(new pipeline ${wanted.pipeline})`,
@@ -140,14 +189,23 @@ class Reconciler {
       parameters: wanted.parameters ?? {},
     } satisfies RequestBody<'createJob'>;
     const changes = held ? changedFields(fields, held, JOB_DEFAULTS) : [];
-    await this.step<Job>('job', project, wanted.name, held, changes,
+    await this.step<Job>(
+      'job',
+      project,
+      wanted.name,
+      held,
+      changes,
       () => this.client.jobs.create(fields),
       (id) => this.client.jobs.update(id, fields),
     );
   }
 }
 
-export async function reconcile(client: ConduitClient, manifest: Manifest, options: ReconcileOptions): Promise<ReconcileResult> {
+export async function reconcile(
+  client: ConduitClient,
+  manifest: Manifest,
+  options: ReconcileOptions,
+): Promise<ReconcileResult> {
   const reconciler = new Reconciler(client, options);
   for (const project of manifest.projects) await reconciler.project(project);
   return { steps: reconciler.steps, invalidPipelines: reconciler.invalidPipelines };

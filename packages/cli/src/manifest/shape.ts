@@ -18,9 +18,11 @@ class Checker {
       return undefined;
     }
     for (const key of Object.keys(value)) {
-      if (!known.includes(key)) this.error([...path, key], 'unknown_field', `unknown field "${key}" (expected one of: ${known.join(', ')})`);
+      if (!known.includes(key))
+        this.error([...path, key], 'unknown_field', `unknown field "${key}" (expected one of: ${known.join(', ')})`);
     }
-    for (const key of required) if (value[key] === undefined) this.error(path, 'required', `${describe(path)} needs "${key}"`);
+    for (const key of required)
+      if (value[key] === undefined) this.error(path, 'required', `${describe(path)} needs "${key}"`);
     return value;
   }
 
@@ -36,11 +38,17 @@ class Checker {
   string(obj: Obj, key: string, path: Path, nullable = false): void {
     const v = obj[key];
     if (v === undefined || (nullable && v === null)) return;
-    if (typeof v !== 'string' || (!nullable && v === '')) this.error([...path, key], 'invalid_type', `${key} must be a ${nullable ? 'string or null' : 'non-empty string'}`);
+    if (typeof v !== 'string' || (!nullable && v === ''))
+      this.error(
+        [...path, key],
+        'invalid_type',
+        `${key} must be a ${nullable ? 'string or null' : 'non-empty string'}`,
+      );
   }
 
   mapping(obj: Obj, key: string, path: Path): void {
-    if (obj[key] !== undefined && !isObj(obj[key])) this.error([...path, key], 'invalid_type', `${key} must be a mapping`);
+    if (obj[key] !== undefined && !isObj(obj[key]))
+      this.error([...path, key], 'invalid_type', `${key} must be a mapping`);
   }
 
   uniqueNames(items: unknown[], path: Path, what: string): void {
@@ -86,7 +94,12 @@ function checkProject(c: Checker, value: unknown, path: Path): void {
   const jobs = c.list(project['jobs'], [...path, 'jobs']);
   jobs.forEach((item, i) => {
     const at = [...path, 'jobs', i];
-    const job = c.object(item, at, ['name', 'pipeline', 'description', 'schedule', 'timezone', 'concurrency_policy', 'parameters'], ['name', 'pipeline']);
+    const job = c.object(
+      item,
+      at,
+      ['name', 'pipeline', 'description', 'schedule', 'timezone', 'concurrency_policy', 'parameters'],
+      ['name', 'pipeline'],
+    );
     if (!job) return;
     for (const key of ['name', 'pipeline', 'timezone']) c.string(job, key, at);
     for (const key of ['description', 'schedule']) c.string(job, key, at, true);
@@ -104,13 +117,15 @@ export function checkManifestShape(raw: unknown): { manifest: Manifest | undefin
   const c = new Checker();
   const root = c.object(raw, [], ['version', 'projects'], ['projects']);
   if (!root) return { manifest: undefined, issues: c.issues };
-  if (root['version'] !== undefined && root['version'] !== 1) c.error(['version'], 'unsupported_version', 'version must be 1');
+  if (root['version'] !== undefined && root['version'] !== 1)
+    c.error(['version'], 'unsupported_version', 'version must be 1');
   const projects = c.list(root['projects'], ['projects']);
   projects.forEach((p, i) => checkProject(c, p, ['projects', i]));
   c.uniqueNames(projects, ['projects'], 'project');
   // An unknown or repeated name leaves a readable manifest: the rest of the file is still checked, so every
   // error shows at once. A value of the wrong type does not.
-  if (c.issues.some((i) => i.code !== 'unknown_field' && i.code !== 'duplicate_name')) return { manifest: undefined, issues: c.issues };
+  if (c.issues.some((i) => i.code !== 'unknown_field' && i.code !== 'duplicate_name'))
+    return { manifest: undefined, issues: c.issues };
   // Every field was checked above; defaults fill what the file left out.
   const manifest: Manifest = {
     projects: projects.map((value) => {

@@ -9,7 +9,10 @@ function check(yaml: string, env: NodeJS.ProcessEnv = {}, missingEnv: 'error' | 
   const file = join(dir, `m${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, yaml);
   const loaded = loadManifest(file, { env, missingEnv });
-  return { loaded, issues: validateManifest(loaded).map((i) => ({ severity: i.severity, code: i.code, line: i.line })) };
+  return {
+    loaded,
+    issues: validateManifest(loaded).map((i) => ({ severity: i.severity, code: i.code, line: i.line })),
+  };
 }
 
 const VALID = `projects:
@@ -42,7 +45,9 @@ describe('validateManifest', () => {
   });
 
   it('places DAG, reference and structure errors on their lines, all at once', () => {
-    const broken = VALID.replace('mode: append', 'mode: sideways').replace('connector: db, table: t', 'connector: nope, table: t').replace('pipeline: copy', 'pipeline: nope, shedule: x');
+    const broken = VALID.replace('mode: append', 'mode: sideways')
+      .replace('connector: db, table: t', 'connector: nope, table: t')
+      .replace('pipeline: copy', 'pipeline: nope, shedule: x');
     expect(check(broken, { PW: 'x' }).issues).toEqual([
       { severity: 'error', code: 'unknown_connector', line: 11 },
       { severity: 'error', code: 'invalid_node_config', line: 12 },
@@ -52,6 +57,8 @@ describe('validateManifest', () => {
   });
 
   it('names the line of a YAML syntax error', () => {
-    expect(check('projects:\n  - name: p\n    connectors: [\n').issues).toEqual([expect.objectContaining({ code: 'yaml', line: expect.any(Number) })]);
+    expect(check('projects:\n  - name: p\n    connectors: [\n').issues).toEqual([
+      expect.objectContaining({ code: 'yaml', line: expect.any(Number) }),
+    ]);
   });
 });

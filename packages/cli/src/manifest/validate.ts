@@ -13,7 +13,12 @@ const nameRef = (name: string) => `name:${name}`;
 function checkConnectors(project: ManifestProject, at: Path, issues: ManifestIssue[]): void {
   project.connectors.forEach((connector, i) => {
     if (!TYPES.has(connector.type)) {
-      issues.push({ severity: 'error', code: 'unknown_connector_type', message: `unknown connector type "${connector.type}" (known: ${[...TYPES.keys()].join(', ')})`, path: [...at, 'connectors', i, 'type'] });
+      issues.push({
+        severity: 'error',
+        code: 'unknown_connector_type',
+        message: `unknown connector type "${connector.type}" (known: ${[...TYPES.keys()].join(', ')})`,
+        path: [...at, 'connectors', i, 'type'],
+      });
     }
   });
 }
@@ -22,7 +27,12 @@ function checkJobs(project: ManifestProject, at: Path, issues: ManifestIssue[]):
   const pipelines = new Set(project.pipelines.map((p) => p.name));
   project.jobs.forEach((job, i) => {
     if (!pipelines.has(job.pipeline)) {
-      issues.push({ severity: 'error', code: 'unknown_pipeline', message: `job "${job.name}": no pipeline "${job.pipeline}" in project "${project.name}"`, path: [...at, 'jobs', i, 'pipeline'] });
+      issues.push({
+        severity: 'error',
+        code: 'unknown_pipeline',
+        message: `job "${job.name}": no pipeline "${job.pipeline}" in project "${project.name}"`,
+        path: [...at, 'jobs', i, 'pipeline'],
+      });
     }
   });
 }
@@ -31,7 +41,13 @@ function checkJobs(project: ManifestProject, at: Path, issues: ManifestIssue[]):
 function fileDagPath(issue: ValidationIssue, dag: Dag, pipelineAt: Path): Path {
   const parts = parsePath(issue.path ?? '');
   const node = parts[0] === 'nodes' && typeof parts[1] === 'number' ? dag.nodes[parts[1]] : undefined;
-  if (node && parts[2] === 'config' && parts[3] === 'connector_id' && String(node.config['connector_id']).startsWith('name:')) parts[3] = CONNECTOR_NAME_KEY;
+  if (
+    node &&
+    parts[2] === 'config' &&
+    parts[3] === 'connector_id' &&
+    String(node.config['connector_id']).startsWith('name:')
+  )
+    parts[3] = CONNECTOR_NAME_KEY;
   return [...pipelineAt, 'dag', ...parts];
 }
 
@@ -42,12 +58,23 @@ function checkPipelines(project: ManifestProject, at: Path, issues: ManifestIssu
     const shape = checkDagShape(pipeline.dag);
     if (shape.length > 0) {
       // ShapeProblem paths start at `dag`.
-      for (const p of shape) issues.push({ severity: 'error', code: p.code, message: `pipeline "${pipeline.name}": ${p.path.replace(/^dag\.?/, '') || 'dag'} ${p.message}`, path: [...pipelineAt, ...parsePath(p.path)] });
+      for (const p of shape)
+        issues.push({
+          severity: 'error',
+          code: p.code,
+          message: `pipeline "${pipeline.name}": ${p.path.replace(/^dag\.?/, '') || 'dag'} ${p.message}`,
+          path: [...pipelineAt, ...parsePath(p.path)],
+        });
       return;
     }
     pipeline.dag.nodes.forEach((node, n) => {
       if (node.config[CONNECTOR_NAME_KEY] !== undefined && node.config['connector_id'] !== undefined) {
-        issues.push({ severity: 'error', code: 'ambiguous_connector', message: `node "${node.id}": give connector (a name) or connector_id, not both`, path: [...pipelineAt, 'dag', 'nodes', n, 'config'] });
+        issues.push({
+          severity: 'error',
+          code: 'ambiguous_connector',
+          message: `node "${node.id}": give connector (a name) or connector_id, not both`,
+          path: [...pipelineAt, 'dag', 'nodes', n, 'config'],
+        });
       }
     });
     const dag: Dag = resolveConnectorNames(pipeline, nameRef);
@@ -55,7 +82,8 @@ function checkPipelines(project: ManifestProject, at: Path, issues: ManifestIssu
       connector(id) {
         const type = connectorTypes.get(id);
         // A literal connector_id (managed outside this file) cannot be looked up offline: assume it fits.
-        if (type === undefined) return id.startsWith('name:') ? undefined : { type: 'external', roles: ['source', 'sink', 'sql', 'llm'] };
+        if (type === undefined)
+          return id.startsWith('name:') ? undefined : { type: 'external', roles: ['source', 'sink', 'sql', 'llm'] };
         return { type, roles: TYPES.get(type)?.roles ?? [] };
       },
     });

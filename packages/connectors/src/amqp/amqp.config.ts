@@ -20,7 +20,8 @@ export interface AmqpConfig {
 export const amqpInfo: ConnectorTypeInfo = {
   type: 'amqp',
   category: 'message_queue',
-  description: 'AMQP 0-9-1 broker (RabbitMQ): consume a bounded batch from a queue, publish JSON messages with confirms.',
+  description:
+    'AMQP 0-9-1 broker (RabbitMQ): consume a bounded batch from a queue, publish JSON messages with confirms.',
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.amqp,
   location_fields: ['host', 'port', 'vhost'],

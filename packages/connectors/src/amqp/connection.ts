@@ -16,27 +16,29 @@ const CLOSE_GRACE_MS = 1_000;
 export async function connectAmqp(cfg: AmqpConfig, signal?: AbortSignal): Promise<ChannelModel> {
   signal?.throwIfAborted();
   const address = await checkedAddress({ connectorType: 'amqp', host: cfg.host, port: cfg.port });
-  const opening = amqp.connect(
-    {
-      protocol: cfg.tls ? 'amqps' : 'amqp',
-      hostname: address,
-      port: cfg.port,
-      vhost: cfg.vhost,
-      username: cfg.username,
-      password: cfg.password ?? '',
-      heartbeat: 30,
-    },
-    { timeout: cfg.connect_timeout_ms, servername: tlsServerName(cfg.host) },
-  ).catch((err: unknown) => {
-    // The broker closes the connection instead of opening the vhost; amqplib words it as a protocol surprise.
-    if (err instanceof Error && /Expected ConnectionOpenOk; got <ConnectionClose/.test(err.message)) {
-      throw new ConnectorError(
-        `the broker refused vhost "${cfg.vhost}": it does not exist or "${cfg.username}" may not use it`,
-        'config_error',
-      );
-    }
-    throw err;
-  });
+  const opening = amqp
+    .connect(
+      {
+        protocol: cfg.tls ? 'amqps' : 'amqp',
+        hostname: address,
+        port: cfg.port,
+        vhost: cfg.vhost,
+        username: cfg.username,
+        password: cfg.password ?? '',
+        heartbeat: 30,
+      },
+      { timeout: cfg.connect_timeout_ms, servername: tlsServerName(cfg.host) },
+    )
+    .catch((err: unknown) => {
+      // The broker closes the connection instead of opening the vhost; amqplib words it as a protocol surprise.
+      if (err instanceof Error && /Expected ConnectionOpenOk; got <ConnectionClose/.test(err.message)) {
+        throw new ConnectorError(
+          `the broker refused vhost "${cfg.vhost}": it does not exist or "${cfg.username}" may not use it`,
+          'config_error',
+        );
+      }
+      throw err;
+    });
   if (!signal) return opening;
   return new Promise<ChannelModel>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -69,7 +71,8 @@ export function classifyAmqpError(err: unknown): { error_class: ErrorClass; mess
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error && err.message !== '' ? err.message : String(err);
-  if (typeof code === 'string' && isUnknownHostCode(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
+  if (typeof code === 'string' && isUnknownHostCode(code))
+    return { error_class: 'config_error', message: `unknown host: ${message}` };
   if (typeof code === 'string' && isTransientNetCode(code)) return { error_class: 'transient_error', message };
   if (/ACCESS.REFUSED/i.test(message)) {
     return { error_class: 'config_error', message: `authentication or permission refused: ${message}` };

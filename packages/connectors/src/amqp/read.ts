@@ -13,21 +13,31 @@ import { amqpSecrets, closeAmqp, connectAmqp, toAmqpError } from './connection.j
 const MAX_PREFETCH = 10_000;
 
 /** Collects deliveries until `max` arrived, none arrived for `waitMs`, or the broker cancelled the consumer. */
-async function collect(channel: Channel, queue: string, max: number, waitMs: number, signal?: AbortSignal): Promise<ConsumeMessage[]> {
+async function collect(
+  channel: Channel,
+  queue: string,
+  max: number,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<ConsumeMessage[]> {
   const messages: ConsumeMessage[] = [];
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finish = resolve));
   let idle = setTimeout(finish, waitMs);
   const onAbort = () => finish();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const { consumerTag } = await channel.consume(queue, (msg) => {
-    if (msg === null) return finish(); // cancelled by the broker (e.g. the queue was deleted)
-    if (messages.length >= max) return; // arrived after we had enough: left unacked, requeued on close
-    messages.push(msg);
-    clearTimeout(idle);
-    if (messages.length >= max) finish();
-    else idle = setTimeout(finish, waitMs);
-  }, { noAck: false });
+  const { consumerTag } = await channel.consume(
+    queue,
+    (msg) => {
+      if (msg === null) return finish(); // cancelled by the broker (e.g. the queue was deleted)
+      if (messages.length >= max) return; // arrived after we had enough: left unacked, requeued on close
+      messages.push(msg);
+      clearTimeout(idle);
+      if (messages.length >= max) finish();
+      else idle = setTimeout(finish, waitMs);
+    },
+    { noAck: false },
+  );
   await done;
   clearTimeout(idle);
   signal?.removeEventListener('abort', onAbort);

@@ -23,7 +23,8 @@ export async function testAmqp(config: Record<string, unknown>, opts: TestOption
     ...policySteps({ connectorType: 'amqp', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) =>
+        openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
@@ -54,7 +55,8 @@ export async function testAmqp(config: Record<string, unknown>, opts: TestOption
       details,
       secrets: amqpSecrets(cfg),
       cleanup: () => (connection ? closeAmqp(connection) : undefined),
-      successMessage: (d) => `connected to ${String(d['server_product'])} ${String(d['server_version'])} as "${cfg.username}"`,
+      successMessage: (d) =>
+        `connected to ${String(d['server_product'])} ${String(d['server_version'])} as "${cfg.username}"`,
     },
     opts,
   );

@@ -48,7 +48,14 @@ export async function publishRows(
     let channelError: unknown;
     channel.on('error', (err: unknown) => (channelError = err));
     // A message the broker cannot route (no such queue / binding) is returned: refuse rather than lose it.
-    channel.on('return', () => (channelError ??= new ConnectorError(`a message to "${exchange || routingKey}" could not be routed`, 'config_error')));
+    channel.on(
+      'return',
+      () =>
+        (channelError ??= new ConnectorError(
+          `a message to "${exchange || routingKey}" could not be routed`,
+          'config_error',
+        )),
+    );
     for await (const batch of batches) {
       signal?.throwIfAborted();
       for (const row of batch) {

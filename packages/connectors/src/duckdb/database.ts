@@ -26,7 +26,10 @@ export interface OpenOptions {
 }
 
 /** The database file of `cfg` in the tenant's folder. */
-export async function databaseFile(cfg: DuckdbConfig, tenantId: string | undefined): Promise<{ root: string; file: string }> {
+export async function databaseFile(
+  cfg: DuckdbConfig,
+  tenantId: string | undefined,
+): Promise<{ root: string; file: string }> {
   const root = tenantDataRoot(tenantId);
   return { root, file: await resolveUnderDataRoot(root, 'path', cfg.path) };
 }

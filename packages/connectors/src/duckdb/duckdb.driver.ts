@@ -13,7 +13,8 @@ function checkWriteRequest(req: WriteRequest): void {
   if (req.mode !== 'append' && req.mode !== 'overwrite' && req.mode !== 'upsert') {
     throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
   }
-  if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
+  if (typeof req.table !== 'string' || req.table === '')
+    throw new ConnectorError('a write needs a table', 'config_error');
 }
 
 export const duckdbDriver: ConnectorDriver = {

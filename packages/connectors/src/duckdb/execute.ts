@@ -4,7 +4,12 @@ import { withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 import { prepareUserSql } from './user-sql.js';
 
-export async function executeDuckdb(cfg: DuckdbConfig, sql: string, tenantId: string | undefined, signal?: AbortSignal): Promise<{ rows_affected: number }> {
+export async function executeDuckdb(
+  cfg: DuckdbConfig,
+  sql: string,
+  tenantId: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ rows_affected: number }> {
   return withDatabase(cfg, { mode: 'write', tenantId }, signal, async (connection) => {
     const prepared = await prepareUserSql(connection, sql, 'statement').catch((err: unknown) => {
       throw err instanceof ConnectorError ? new ConnectorError(`the statement ${err.message}`, 'config_error') : err;

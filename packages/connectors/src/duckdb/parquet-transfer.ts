@@ -20,7 +20,9 @@ export const fieldName = (index: number): string => `c${index}`;
 /** The columns of `sql` (one SELECT, already checked) with DuckDB's type names (JSON and ENUM(...) included). */
 export async function describeColumns(connection: DuckDBConnection, sql: string): Promise<ColumnSpec[]> {
   const reader = await connection.runAndReadAll(`select column_name, column_type from (describe (\n${sql}\n))`);
-  return reader.getRows().map(([name, type]) => ({ name: String(name), type: String(type), source_type: String(type) }));
+  return reader
+    .getRows()
+    .map(([name, type]) => ({ name: String(name), type: String(type), source_type: String(type) }));
 }
 
 const isInterval = (column: ColumnSpec): boolean => /^INTERVAL$/i.test(column.type);
@@ -44,7 +46,8 @@ export function exportExpr(column: ColumnSpec, ref: string): string {
 
 /** The declared value of field `field` of the file. */
 function importExpr(column: ColumnSpec, field: string): string {
-  if (isInterval(column)) return `to_months(${field}.months) + to_days(${field}.days) + to_microseconds(${field}.micros)`;
+  if (isInterval(column))
+    return `to_months(${field}.months) + to_days(${field}.days) + to_microseconds(${field}.micros)`;
   return `${field}::${column.type}`;
 }
 

@@ -14,24 +14,33 @@ import { copyToParquetSql, deduplicated, describeColumns, importSelect, sqlStrin
 import { sourceSql } from './read.js';
 import { prepareUserSql } from './user-sql.js';
 
-export async function readIntoTable(cfg: DuckdbConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+export async function readIntoTable(
+  cfg: DuckdbConfig,
+  req: ReadRequest,
+  target: DuckDBTable,
+): Promise<TypedReadResult> {
   const { signal } = req;
   const { sql, own } = sourceSql(cfg, req);
   const file = join(target.scratchDir, `duckdb-read-${randomUUID()}.parquet`);
   try {
-    const columns = await withDatabase(cfg, { mode: 'read', tenantId: req.tenantId, allowedPaths: [file] }, signal, async (connection) => {
-      // The user's query is checked as today's row read checks it: one SELECT that reads only tables.
-      if (!own) {
-        const prepared = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
-          throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
-        });
-        prepared.destroySync();
-      }
-      const declared = await describeColumns(connection, sql);
-      if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
-      await connection.run(copyToParquetSql(sql, declared, file));
-      return deduplicated(declared);
-    });
+    const columns = await withDatabase(
+      cfg,
+      { mode: 'read', tenantId: req.tenantId, allowedPaths: [file] },
+      signal,
+      async (connection) => {
+        // The user's query is checked as today's row read checks it: one SELECT that reads only tables.
+        if (!own) {
+          const prepared = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
+            throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
+          });
+          prepared.destroySync();
+        }
+        const declared = await describeColumns(connection, sql);
+        if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
+        await connection.run(copyToParquetSql(sql, declared, file));
+        return deduplicated(declared);
+      },
+    );
     signal?.throwIfAborted();
     return await loadParquet(target, file, columns);
   } finally {
@@ -40,14 +49,22 @@ export async function readIntoTable(cfg: DuckdbConfig, req: ReadRequest, target:
 }
 
 /** Creates `target.table` with `columns`' types and fills it from `file`, in one transaction (a failure leaves no table). */
-async function loadParquet(target: DuckDBTable, file: string, columns: readonly ColumnSpec[]): Promise<TypedReadResult> {
+async function loadParquet(
+  target: DuckDBTable,
+  file: string,
+  columns: readonly ColumnSpec[],
+): Promise<TypedReadResult> {
   const { connection } = target;
   const table = quoteIdent(target.table);
   try {
     await connection.run('begin transaction');
     try {
-      await connection.run(`create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`);
-      const inserted = await connection.run(`insert into ${table} select ${importSelect(columns)} from read_parquet(${sqlString(file)})`);
+      await connection.run(
+        `create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`,
+      );
+      const inserted = await connection.run(
+        `insert into ${table} select ${importSelect(columns)} from read_parquet(${sqlString(file)})`,
+      );
       await connection.run('commit');
       return { rows: inserted.rowsChanged, columns: [...columns] };
     } catch (err) {

@@ -1,5 +1,11 @@
 /** Streams a query's rows out of DuckDB one chunk at a time, as plain JS values. */
-import duckdb, { type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
+import duckdb, {
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+  type DuckDBValue,
+  type DuckDBValueConverter,
+  type Json,
+} from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import { batchSizeOf } from '../file/read.js';
 import type { ReadRequest, Row } from '../types.js';
@@ -18,7 +24,9 @@ const plainValue: DuckDBValueConverter<Json | Date> = (value: DuckDBValue, type:
     case DuckDBTypeId.HUGEINT:
     case DuckDBTypeId.UHUGEINT: {
       const big = value as bigint;
-      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(big)
+        : big.toString();
     }
     case DuckDBTypeId.TIMESTAMP:
     case DuckDBTypeId.TIMESTAMP_MS:
@@ -35,7 +43,8 @@ const plainValue: DuckDBValueConverter<Json | Date> = (value: DuckDBValue, type:
 /** The read's SQL, and whether it is the user's (a `query`, checked as one SELECT) or ours (a quoted table name). */
 export function sourceSql(cfg: DuckdbConfig, req: ReadRequest): { sql: string; own: boolean } {
   if (typeof req.query === 'string' && req.query.trim() !== '') return { sql: req.query, own: false };
-  if (typeof req.table === 'string' && req.table !== '') return { sql: `select * from ${qualifiedTable(req.table, cfg.schema)}`, own: true };
+  if (typeof req.table === 'string' && req.table !== '')
+    return { sql: `select * from ${qualifiedTable(req.table, cfg.schema)}`, own: true };
   throw new ConnectorError('a read needs a query or a table', 'config_error');
 }
 

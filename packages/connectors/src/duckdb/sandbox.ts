@@ -42,9 +42,14 @@ const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
  * Allows exactly `paths` (files the platform itself reads or writes) and everything under `directories` (a run's own
  * scratch folder), then turns external access off and locks.
  */
-export async function lockDown(connection: DuckDBConnection, paths: readonly string[], directories: readonly string[] = []): Promise<void> {
+export async function lockDown(
+  connection: DuckDBConnection,
+  paths: readonly string[],
+  directories: readonly string[] = [],
+): Promise<void> {
   if (paths.length > 0) await connection.run(`set allowed_paths = [${paths.map(sqlString).join(', ')}]`);
-  if (directories.length > 0) await connection.run(`set allowed_directories = [${directories.map(sqlString).join(', ')}]`);
+  if (directories.length > 0)
+    await connection.run(`set allowed_directories = [${directories.map(sqlString).join(', ')}]`);
   await connection.run('set enable_external_access = false');
   await connection.run('set lock_configuration = true');
 }
@@ -56,10 +61,12 @@ let parser: Promise<DuckDBInstance> | undefined;
  * database shared by the process: where SQL is parsed without any run's tables (save time).
  */
 export async function withParsingConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-  parser ??= duckdb.DuckDBInstance.create(':memory:', sandboxedConfig({ threads: '1', memory_limit: '64MB' })).catch((err: unknown) => {
-    parser = undefined;
-    throw err;
-  });
+  parser ??= duckdb.DuckDBInstance.create(':memory:', sandboxedConfig({ threads: '1', memory_limit: '64MB' })).catch(
+    (err: unknown) => {
+      parser = undefined;
+      throw err;
+    },
+  );
   const connection = await (await parser).connect();
   try {
     return await work(connection);

@@ -91,8 +91,13 @@ function outcomeOfBindError(err: unknown): BindOutcome {
   const message = plainMessage(raw);
   const table = /^Catalog Error: Table with name (.+?) does not exist!/.exec(raw);
   if (table) return { kind: 'unknown_table', table: table[1], message };
-  if (/^Catalog Error: (Schema|Catalog) with name .+ does not exist/.test(raw)) return { kind: 'unknown_table', table: undefined, message };
-  if (/^Binder Error: (Referenced column .+ not found|Table .+ does not have a column named|Values list .+ does not have a column named)/.test(raw)) {
+  if (/^Catalog Error: (Schema|Catalog) with name .+ does not exist/.test(raw))
+    return { kind: 'unknown_table', table: undefined, message };
+  if (
+    /^Binder Error: (Referenced column .+ not found|Table .+ does not have a column named|Values list .+ does not have a column named)/.test(
+      raw,
+    )
+  ) {
     return { kind: 'unknown_column', message };
   }
   return { kind: 'unbindable', message };
@@ -120,7 +125,11 @@ function sqlTypeOf(type: DuckDBType): string {
   }
 }
 
-async function declareOn(connection: DuckDBConnection, table: string, columns: readonly BindColumn[]): Promise<boolean> {
+async function declareOn(
+  connection: DuckDBConnection,
+  table: string,
+  columns: readonly BindColumn[],
+): Promise<boolean> {
   if (columns.length === 0 || !columns.every((c) => isDeclarableType(c.type))) return false;
   const ddl = `create temp table ${quoteIdent(table)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`;
   try {
@@ -150,7 +159,8 @@ async function bindOn(connection: DuckDBConnection, sql: string): Promise<BindOu
   }
   try {
     const columns: BindColumn[] = [];
-    for (let i = 0; i < prepared.columnCount; i++) columns.push({ name: prepared.columnName(i), type: sqlTypeOf(prepared.columnType(i)) });
+    for (let i = 0; i < prepared.columnCount; i++)
+      columns.push({ name: prepared.columnName(i), type: sqlTypeOf(prepared.columnType(i)) });
     return { kind: 'bound', columns };
   } finally {
     prepared.destroySync();

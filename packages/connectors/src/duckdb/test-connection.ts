@@ -38,7 +38,8 @@ export async function testDuckdb(config: Record<string, unknown>, opts: TestOpti
         if (exists) return `database file "${displayPath(root, file)}" exists`;
         const folder = await stat(dirname(file)).catch(() => null);
         // The tenant's own folder is made by the first write, like the file.
-        if (!folder?.isDirectory() && dirname(file) !== root) throw new ConnectorError(`folder of "${displayPath(root, file)}" does not exist`, 'config_error');
+        if (!folder?.isDirectory() && dirname(file) !== root)
+          throw new ConnectorError(`folder of "${displayPath(root, file)}" does not exist`, 'config_error');
         return `database file "${displayPath(root, file)}" will be created on the first write`;
       },
     },
@@ -59,7 +60,13 @@ export async function testDuckdb(config: Record<string, unknown>, opts: TestOpti
     },
   ];
   return runChecks(
-    { steps, classify: classifyDuckdbError, details, secrets: [], successMessage: (d) => `DuckDB database "${String(d['path'])}" is ready` },
+    {
+      steps,
+      classify: classifyDuckdbError,
+      details,
+      secrets: [],
+      successMessage: (d) => `DuckDB database "${String(d['path'])}" is ready`,
+    },
     opts,
   );
 }

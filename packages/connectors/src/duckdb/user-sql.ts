@@ -28,7 +28,14 @@ const DATA_STATEMENTS: ReadonlySet<number> = new Set([
 ]);
 
 /** Table functions that make rows out of values; every other one reads files, settings or the catalog. */
-const ROW_MAKERS: ReadonlySet<string> = new Set(['range', 'generate_series', 'unnest', 'json_each', 'json_tree', 'repeat_row']);
+const ROW_MAKERS: ReadonlySet<string> = new Set([
+  'range',
+  'generate_series',
+  'unnest',
+  'json_each',
+  'json_tree',
+  'repeat_row',
+]);
 
 /** Scalar functions that answer the server's settings or environment (paths of the operator's layout). */
 const SERVER_FUNCTIONS: ReadonlySet<string> = new Set(['current_setting', 'getenv', 'getvariable']);
@@ -56,7 +63,9 @@ let systemViews: Promise<ReadonlySet<string>> | undefined;
 function systemViewNames(): Promise<ReadonlySet<string>> {
   systemViews ??= withParsingConnection((c) =>
     // Those an unqualified name reaches (main and pg_catalog); information_schema's (tables, columns...) need its name.
-    c.runAndReadAll("select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'"),
+    c.runAndReadAll(
+      "select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'",
+    ),
   )
     .then((reader) => new Set(reader.getRows().map((row) => String(row[0]))))
     .catch((err: unknown) => {
@@ -69,7 +78,8 @@ function systemViewNames(): Promise<ReadonlySet<string>> {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: Json | undefined): string => (typeof value === 'string' ? value.toLowerCase() : '');
 
 /** The first thing in a SELECT's parse tree that reaches beyond its tables, as a message; undefined when none. */
@@ -83,12 +93,15 @@ function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<s
   }
   if (!isObject(node)) return undefined;
   const names = new Set(ctes);
-  for (const entry of isObject(node['cte_map']) && Array.isArray(node['cte_map']['map']) ? node['cte_map']['map'] : []) {
+  for (const entry of isObject(node['cte_map']) && Array.isArray(node['cte_map']['map'])
+    ? node['cte_map']['map']
+    : []) {
     if (isObject(entry)) names.add(text(entry['key']));
   }
   if (node['type'] === 'TABLE_FUNCTION' && isObject(node['function'])) {
     const name = text(node['function']['function_name']);
-    if (!ROW_MAKERS.has(name)) return `calls the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
+    if (!ROW_MAKERS.has(name))
+      return `calls the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
   }
   if (node['type'] === 'BASE_TABLE') {
     const table = text(node['table_name']);
@@ -97,7 +110,11 @@ function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<s
     if (/[/\\]|\.(csv|tsv|json|jsonl|ndjson|parquet|txt|gz|zst)$/.test(table)) {
       return `reads the file "${table}", which is not allowed: SQL reads only the pipeline's own tables`;
     }
-    if (SYSTEM_CATALOGS.has(catalog) || SYSTEM_SCHEMAS.has(schema) || (schema === '' && !names.has(table) && views.has(table))) {
+    if (
+      SYSTEM_CATALOGS.has(catalog) ||
+      SYSTEM_SCHEMAS.has(schema) ||
+      (schema === '' && !names.has(table) && views.has(table))
+    ) {
       return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
     }
   }
@@ -115,7 +132,10 @@ function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<s
  * What DuckDB's parser makes of `sql` (json_serialize_sql, which serializes SELECTs only): `select` with the problem
  * of its tree (undefined when it reads only tables), or `other` for any other kind of statement.
  */
-async function parseTree(connection: DuckDBConnection, sql: string): Promise<{ kind: 'select'; problem: string | undefined } | { kind: 'other' }> {
+async function parseTree(
+  connection: DuckDBConnection,
+  sql: string,
+): Promise<{ kind: 'select'; problem: string | undefined } | { kind: 'other' }> {
   const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
   const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
   if (tree['error'] === true) {
@@ -162,7 +182,9 @@ async function planProblem(connection: DuckDBConnection, sql: string): Promise<s
     return undefined;
   }
   const name = planFunctions(plan, []).find((fn) => !ROW_MAKERS.has(fn));
-  return name === undefined ? undefined : `uses the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
+  return name === undefined
+    ? undefined
+    : `uses the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
 }
 
 const FILE_REFUSAL = "may not read or write files: SQL reads only the pipeline's own tables";
@@ -183,10 +205,16 @@ async function extractOne(connection: DuckDBConnection, sql: string) {
 
 /** `parsedSelect`: the parser saw a SELECT; a PRAGMA or SHOW is rewritten into one and prepares as SELECT too. */
 function checkType(type: number, kind: UserSqlKind, parsedSelect: boolean): void {
-  if (kind === 'select' && type !== StatementType.SELECT) throw refuse(`must be one SELECT statement, not ${typeName(type)}`);
-  if (type === StatementType.SELECT && !parsedSelect) throw refuse('is a pragma, which is not allowed: only select, insert, update, delete, merge, create, drop and alter');
+  if (kind === 'select' && type !== StatementType.SELECT)
+    throw refuse(`must be one SELECT statement, not ${typeName(type)}`);
+  if (type === StatementType.SELECT && !parsedSelect)
+    throw refuse(
+      'is a pragma, which is not allowed: only select, insert, update, delete, merge, create, drop and alter',
+    );
   if (kind === 'statement' && !DATA_STATEMENTS.has(type)) {
-    throw refuse(`is a ${typeName(type)} statement, which is not allowed: only select, insert, update, delete, merge, create, drop and alter`);
+    throw refuse(
+      `is a ${typeName(type)} statement, which is not allowed: only select, insert, update, delete, merge, create, drop and alter`,
+    );
   }
 }
 
@@ -195,8 +223,18 @@ function checkType(type: number, kind: UserSqlKind, parsedSelect: boolean): void
  * any reason but a file (an unknown table) is thrown as DuckDB's error, or answered undefined when `unbound` is
  * 'pass' (save time, where the run's tables do not exist yet: the run checks it again).
  */
-async function checkedStatement(c: DuckDBConnection, sql: string, kind: UserSqlKind, unbound: 'throw'): Promise<DuckDBPreparedStatement>;
-async function checkedStatement(c: DuckDBConnection, sql: string, kind: UserSqlKind, unbound: 'pass'): Promise<DuckDBPreparedStatement | undefined>;
+async function checkedStatement(
+  c: DuckDBConnection,
+  sql: string,
+  kind: UserSqlKind,
+  unbound: 'throw',
+): Promise<DuckDBPreparedStatement>;
+async function checkedStatement(
+  c: DuckDBConnection,
+  sql: string,
+  kind: UserSqlKind,
+  unbound: 'pass',
+): Promise<DuckDBPreparedStatement | undefined>;
 async function checkedStatement(
   connection: DuckDBConnection,
   sql: string,
@@ -230,7 +268,11 @@ async function checkedStatement(
  * answers it prepared, ready to run as checked. Throws a config_error ConnectorError whose message completes
  * "the SQL ..." (e.g. `holds 2 statements: only one statement is allowed`).
  */
-export async function prepareUserSql(connection: DuckDBConnection, sql: string, kind: UserSqlKind): Promise<DuckDBPreparedStatement> {
+export async function prepareUserSql(
+  connection: DuckDBConnection,
+  sql: string,
+  kind: UserSqlKind,
+): Promise<DuckDBPreparedStatement> {
   return checkedStatement(connection, sql, kind, 'throw');
 }
 

@@ -16,7 +16,11 @@ import type { DuckdbConfig } from './duckdb.config.js';
 import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
 import { load, ORDINAL, STAGING, tableExists } from './write.js';
 
-export async function writeFromTable(cfg: DuckdbConfig, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }> {
+export async function writeFromTable(
+  cfg: DuckdbConfig,
+  req: WriteRequest,
+  source: DuckDBTable,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const target = qualifiedTable(req.table, cfg.schema);
   const key = req.mode === 'upsert' ? (req.key ?? []) : [];
@@ -25,29 +29,36 @@ export async function writeFromTable(cfg: DuckdbConfig, req: WriteRequest, sourc
   try {
     const columns = await exportTable(source, file);
     const missingKey = key.filter((k) => !columns.some((c) => c.name === k));
-    if (missingKey.length > 0) throw new ConnectorError(`key column(s) ${missingKey.join(', ')} not among the input's columns`, 'config_error');
+    if (missingKey.length > 0)
+      throw new ConnectorError(`key column(s) ${missingKey.join(', ')} not among the input's columns`, 'config_error');
     signal?.throwIfAborted();
-    return await withDatabase(cfg, { mode: 'write', tenantId: req.tenantId, allowedPaths: [file] }, signal, async (connection) => {
-      await connection.run('begin transaction');
-      try {
-        await connection.run(
-          `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
-            `from read_parquet(${sqlString(file)}, file_row_number = true)`,
-        );
-        const exists = await tableExists(connection, target);
-        if (!exists && req.create === false) throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
-        if (exists) await addMissingColumns(connection, target, req, columns);
-        // Created with the input's types even when it has no rows (the row sink has no types to go by then).
-        if (!exists) await createTable(connection, target, columns, key);
-        const rows = await stagedRows(connection);
-        await load(connection, target, req.mode, key, rows > 0);
-        await connection.run('commit');
-        return { rows_written: rows };
-      } catch (err) {
-        await connection.run('rollback').catch(() => undefined);
-        throw err;
-      }
-    });
+    return await withDatabase(
+      cfg,
+      { mode: 'write', tenantId: req.tenantId, allowedPaths: [file] },
+      signal,
+      async (connection) => {
+        await connection.run('begin transaction');
+        try {
+          await connection.run(
+            `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
+              `from read_parquet(${sqlString(file)}, file_row_number = true)`,
+          );
+          const exists = await tableExists(connection, target);
+          if (!exists && req.create === false)
+            throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
+          if (exists) await addMissingColumns(connection, target, req, columns);
+          // Created with the input's types even when it has no rows (the row sink has no types to go by then).
+          if (!exists) await createTable(connection, target, columns, key);
+          const rows = await stagedRows(connection);
+          await load(connection, target, req.mode, key, rows > 0);
+          await connection.run('commit');
+          return { rows_written: rows };
+        } catch (err) {
+          await connection.run('rollback').catch(() => undefined);
+          throw err;
+        }
+      },
+    );
   } finally {
     await rm(file, { force: true });
   }
@@ -66,7 +77,12 @@ async function exportTable(source: DuckDBTable, file: string): Promise<ColumnSpe
 }
 
 /** The input's columns and types; an upsert's key is the primary key, as the PostgreSQL and MySQL sinks make it. */
-async function createTable(connection: DuckDBConnection, target: string, columns: readonly ColumnSpec[], key: readonly string[]): Promise<void> {
+async function createTable(
+  connection: DuckDBConnection,
+  target: string,
+  columns: readonly ColumnSpec[],
+  key: readonly string[],
+): Promise<void> {
   const definitions = columns.map((c) => `${quoteIdent(c.name)} ${c.type}`);
   if (key.length > 0) definitions.push(`primary key (${key.map(quoteIdent).join(', ')})`);
   await connection.run(`create table ${target} (${definitions.join(', ')})`);
@@ -78,7 +94,12 @@ async function stagedRows(connection: DuckDBConnection): Promise<number> {
 }
 
 /** Columns of the input the target lacks: added with the input's type under add_columns, else the node fails naming them. */
-async function addMissingColumns(connection: DuckDBConnection, target: string, req: WriteRequest, columns: readonly ColumnSpec[]): Promise<void> {
+async function addMissingColumns(
+  connection: DuckDBConnection,
+  target: string,
+  req: WriteRequest,
+  columns: readonly ColumnSpec[],
+): Promise<void> {
   const reader = await connection.runAndReadAll(`select column_name from (describe ${target})`);
   // DuckDB matches column names regardless of case (insert by name too).
   const existing = new Set(reader.getRows().map((row) => String(row[0]).toLowerCase()));
@@ -86,7 +107,11 @@ async function addMissingColumns(connection: DuckDBConnection, target: string, r
   if (missing.length === 0) return;
   if (req.schema_evolution !== 'add_columns') {
     const names = missing.map((c) => `"${c.name}" (${c.type})`).join(', ');
-    throw new ConnectorError(`table ${req.table} has no column ${names}; set schema_evolution: "add_columns" to add it`, 'config_error');
+    throw new ConnectorError(
+      `table ${req.table} has no column ${names}; set schema_evolution: "add_columns" to add it`,
+      'config_error',
+    );
   }
-  for (const column of missing) await connection.run(`alter table ${target} add column ${quoteIdent(column.name)} ${column.type}`);
+  for (const column of missing)
+    await connection.run(`alter table ${target} add column ${quoteIdent(column.name)} ${column.type}`);
 }

@@ -20,7 +20,11 @@ import type { DuckdbConfig } from './duckdb.config.js';
 export const ORDINAL = '_conduit_ordinal';
 export const STAGING = 'conduit_staging';
 
-export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+export async function writeDuckdb(
+  cfg: DuckdbConfig,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const target = qualifiedTable(req.table, cfg.schema);
   const key = req.mode === 'upsert' ? (req.key ?? []) : [];
@@ -34,22 +38,31 @@ export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches:
       for await (const batch of batches) yield batch.map((row) => ({ ...row, [ORDINAL]: ordinal++ }));
     })();
     // The staging file is the one file besides the database this instance may read (our SQL, not the user's).
-    await withDatabase(cfg, { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged] }, signal, async (connection) => {
-      await pipeline(Readable.from(encodeRows('jsonl', numbered, { onRows: (n) => (rows += n) })), createWriteStream(staged), signal ? { signal } : {});
-      await connection.run('begin transaction');
-      try {
-        if (rows > 0) {
-          await connection.run(
-            `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
-          );
+    await withDatabase(
+      cfg,
+      { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged] },
+      signal,
+      async (connection) => {
+        await pipeline(
+          Readable.from(encodeRows('jsonl', numbered, { onRows: (n) => (rows += n) })),
+          createWriteStream(staged),
+          signal ? { signal } : {},
+        );
+        await connection.run('begin transaction');
+        try {
+          if (rows > 0) {
+            await connection.run(
+              `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
+            );
+          }
+          await load(connection, target, req.mode, key, rows > 0);
+          await connection.run('commit');
+        } catch (err) {
+          await connection.run('rollback').catch(() => undefined);
+          throw err;
         }
-        await load(connection, target, req.mode, key, rows > 0);
-        await connection.run('commit');
-      } catch (err) {
-        await connection.run('rollback').catch(() => undefined);
-        throw err;
-      }
-    });
+      },
+    );
     return { rows_written: rows };
   } finally {
     await rm(staged, { force: true });
@@ -59,12 +72,20 @@ export async function writeDuckdb(cfg: DuckdbConfig, req: WriteRequest, batches:
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 export async function tableExists(connection: DuckDBConnection, target: string): Promise<boolean> {
-  const reader = await connection.runAndReadAll(`select count(*) from duckdb_tables() where '"' || replace(schema_name, '"', '""') || '"."' || replace(table_name, '"', '""') || '"' = ${sqlString(target)}`);
+  const reader = await connection.runAndReadAll(
+    `select count(*) from duckdb_tables() where '"' || replace(schema_name, '"', '""') || '"."' || replace(table_name, '"', '""') || '"' = ${sqlString(target)}`,
+  );
   return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
 }
 
 /** Moves the rows of the temporary STAGING table (numbered by ORDINAL) into `target` as `mode` says. */
-export async function load(connection: DuckDBConnection, target: string, mode: WriteRequest['mode'], key: readonly string[], hasRows: boolean): Promise<void> {
+export async function load(
+  connection: DuckDBConnection,
+  target: string,
+  mode: WriteRequest['mode'],
+  key: readonly string[],
+  hasRows: boolean,
+): Promise<void> {
   const exists = await tableExists(connection, target);
   const ordinal = quoteIdent(ORDINAL);
   const inOrder = `select * exclude (${ordinal}) from ${STAGING} order by ${ordinal}`;

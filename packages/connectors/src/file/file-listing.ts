@@ -26,7 +26,12 @@ async function* walk(folder: string): AsyncGenerator<string> {
 }
 
 /** The files in name order; `folder` is relative to the tenant's folder `root`, `pattern` to `folder`. */
-export async function listFiles(root: string, folder: string, pattern: string, requireKnownExtension: boolean): Promise<ListedFile[]> {
+export async function listFiles(
+  root: string,
+  folder: string,
+  pattern: string,
+  requireKnownExtension: boolean,
+): Promise<ListedFile[]> {
   const target = await resolveUnderDataRoot(root, 'path', folder, pattern);
   try {
     return await listUnder(root, folder, pattern, requireKnownExtension);
@@ -35,7 +40,12 @@ export async function listFiles(root: string, folder: string, pattern: string, r
   }
 }
 
-async function listUnder(root: string, folder: string, pattern: string, requireKnownExtension: boolean): Promise<ListedFile[]> {
+async function listUnder(
+  root: string,
+  folder: string,
+  pattern: string,
+  requireKnownExtension: boolean,
+): Promise<ListedFile[]> {
   const found: string[] = [];
   if (isGlob(pattern)) {
     const base = await resolveUnderDataRoot(root, 'path', folder, globBase(pattern));

@@ -24,7 +24,11 @@ export const fileInfo: ConnectorTypeInfo = {
     type: 'object',
     properties: {
       path: { type: 'string', maxLength: 1024, default: '', description: 'Folder relative to the data root' },
-      format: { type: 'string', enum: [...FILE_FORMATS], description: 'Default format when a name has no known extension' },
+      format: {
+        type: 'string',
+        enum: [...FILE_FORMATS],
+        description: 'Default format when a name has no known extension',
+      },
       csv_delimiter: { type: 'string', minLength: 1, maxLength: 1, default: ',' },
     },
     additionalProperties: false,

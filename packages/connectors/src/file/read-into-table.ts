@@ -15,10 +15,19 @@ import type { FileConfig } from './file.config.js';
 import { listFiles } from './file-listing.js';
 import { nodePathOf } from './read.js';
 
-export async function readFilesIntoTable(cfg: FileConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+export async function readFilesIntoTable(
+  cfg: FileConfig,
+  req: ReadRequest,
+  target: DuckDBTable,
+): Promise<TypedReadResult> {
   const overrides = columnOverridesOf(req);
   const root = tenantDataRoot(req.tenantId);
-  const found = await listFiles(root, cfg.path, nodePathOf(req), req['format'] === undefined && cfg.format === undefined);
+  const found = await listFiles(
+    root,
+    cfg.path,
+    nodePathOf(req),
+    req['format'] === undefined && cfg.format === undefined,
+  );
   return withScratchFolder(target, 'file-read', async (folder, allowance) => {
     const files: ScratchDataFile[] = [];
     for (const [index, file] of found.entries()) {

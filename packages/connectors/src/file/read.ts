@@ -14,7 +14,8 @@ export const DEFAULT_READ_BATCH_SIZE = 5000;
 
 export function batchSizeOf(req: ReadRequest): number {
   const size = req.batchSize ?? DEFAULT_READ_BATCH_SIZE;
-  if (!Number.isInteger(size) || size < 1) throw new ConnectorError('batchSize must be a positive integer', 'config_error');
+  if (!Number.isInteger(size) || size < 1)
+    throw new ConnectorError('batchSize must be a positive integer', 'config_error');
   return size;
 }
 
@@ -28,7 +29,12 @@ export function nodePathOf(req: { table?: unknown; [k: string]: unknown }): stri
 export async function* readFiles(cfg: FileConfig, req: ReadRequest): AsyncGenerator<Row[]> {
   const batchSize = batchSizeOf(req);
   const root = tenantDataRoot(req.tenantId);
-  const files = await listFiles(root, cfg.path, nodePathOf(req), req['format'] === undefined && cfg.format === undefined);
+  const files = await listFiles(
+    root,
+    cfg.path,
+    nodePathOf(req),
+    req['format'] === undefined && cfg.format === undefined,
+  );
   for (const file of files) {
     req.signal?.throwIfAborted();
     const format = chooseFormat(req['format'], cfg.format, file.path);

@@ -33,7 +33,8 @@ export async function testFile(config: Record<string, unknown>, opts: TestOption
       async run() {
         const info = await stat(folder).catch(() => null);
         if (!info) throw new ConnectorError(`folder "${displayPath(root, folder)}" does not exist`, 'config_error');
-        if (!info.isDirectory()) throw new ConnectorError(`"${displayPath(root, folder)}" is not a folder`, 'config_error');
+        if (!info.isDirectory())
+          throw new ConnectorError(`"${displayPath(root, folder)}" is not a folder`, 'config_error');
         return `folder "${displayPath(root, folder)}" exists`;
       },
     },
@@ -43,7 +44,10 @@ export async function testFile(config: Record<string, unknown>, opts: TestOption
         await access(folder, constants.R_OK | constants.X_OK).catch(() => {
           throw new ConnectorError(`folder "${displayPath(root, folder)}" cannot be read`, 'config_error');
         });
-        const writable = await access(folder, constants.W_OK).then(() => true, () => false);
+        const writable = await access(folder, constants.W_OK).then(
+          () => true,
+          () => false,
+        );
         details['writable'] = writable;
         return writable ? 'readable and writable' : 'readable, not writable';
       },
@@ -65,6 +69,7 @@ export function classifyFileError(err: unknown): { error_class: ErrorClass; mess
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
   const code = (err as NodeJS.ErrnoException | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
-  const transient = code === 'EMFILE' || code === 'ENFILE' || code === 'EBUSY' || code === 'EAGAIN' || code === 'ENOSPC';
+  const transient =
+    code === 'EMFILE' || code === 'ENFILE' || code === 'EBUSY' || code === 'EAGAIN' || code === 'ENOSPC';
   return { error_class: transient ? 'transient_error' : 'config_error', message };
 }

@@ -14,7 +14,11 @@ import type { DuckDBTable, WriteRequest } from '../types.js';
 import type { FileConfig } from './file.config.js';
 import { fileTarget, publishFile, temporaryPathOf, writeError, writesNothingWhenEmpty } from './write.js';
 
-export async function writeFileFromTable(cfg: FileConfig, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }> {
+export async function writeFileFromTable(
+  cfg: FileConfig,
+  req: WriteRequest,
+  source: DuckDBTable,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const target = await fileTarget(cfg, req);
   const scratch = join(source.scratchDir, `file-sink-${randomUUID()}${extensionOf(target.format)}`);

@@ -19,7 +19,11 @@ import type { Row, WriteRequest } from '../types.js';
 import type { FileConfig } from './file.config.js';
 import { nodePathOf } from './read.js';
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Where a write goes: the file's format, its folder and final path, and whether the node's path named the file. */
 export interface FileTarget {
@@ -32,7 +36,8 @@ export interface FileTarget {
 }
 
 export async function fileTarget(cfg: FileConfig, req: WriteRequest): Promise<FileTarget> {
-  if (req.mode === 'upsert') throw new ConnectorError('the file connector cannot upsert: use append or overwrite', 'config_error');
+  if (req.mode === 'upsert')
+    throw new ConnectorError('the file connector cannot upsert: use append or overwrite', 'config_error');
   const path = nodePathOf(req);
   const root = tenantDataRoot(req.tenantId);
   const target = await resolveUnderDataRoot(root, 'path', cfg.path, path);
@@ -55,10 +60,12 @@ export const writeError = (target: FileTarget, err: unknown): Promise<unknown> =
   fileSystemError(err, target.root, target.namesFile ? target.finalPath : target.folder, 'cannot write');
 
 /** A write of no rows leaves no file, except an overwrite of a named file (which then holds no rows). */
-export const writesNothingWhenEmpty = (target: FileTarget, mode: WriteRequest['mode']): boolean => !(target.namesFile && mode === 'overwrite');
+export const writesNothingWhenEmpty = (target: FileTarget, mode: WriteRequest['mode']): boolean =>
+  !(target.namesFile && mode === 'overwrite');
 
 /** A hidden name in the target's folder for the file being written (readers skip hidden files). */
-export const temporaryPathOf = (target: FileTarget): string => join(target.folder, `.${basename(target.finalPath)}.${randomUUID()}.tmp`);
+export const temporaryPathOf = (target: FileTarget): string =>
+  join(target.folder, `.${basename(target.finalPath)}.${randomUUID()}.tmp`);
 
 /** Renames the finished `temporary` file into place; a folder's overwrite first removes the folder's earlier files. */
 export async function publishFile(target: FileTarget, mode: WriteRequest['mode'], temporary: string): Promise<void> {
@@ -66,7 +73,11 @@ export async function publishFile(target: FileTarget, mode: WriteRequest['mode']
   await rename(temporary, target.finalPath);
 }
 
-export async function writeFile(cfg: FileConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+export async function writeFile(
+  cfg: FileConfig,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
   const target = await fileTarget(cfg, req);
   const temporary = temporaryPathOf(target);
   let rows = 0;

@@ -32,21 +32,27 @@ export function columnOverridesOf(req: ReadRequest): ColumnOverrides {
  * the text as a type only (`from_json`'s structure argument, given as a string literal); a text that is no type fails
  * as a config_error naming the column.
  */
-export async function resolveColumnTypes(connection: DuckDBConnection, overrides: ColumnOverrides): Promise<Map<string, string>> {
+export async function resolveColumnTypes(
+  connection: DuckDBConnection,
+  overrides: ColumnOverrides,
+): Promise<Map<string, string>> {
   const resolved = new Map<string, string>();
   for (const [column, type] of overrides) {
     // Checked again here: a caller that skipped columnOverridesOf must not reach the parser with anything else.
     if (!COLUMN_TYPE_PATTERN.test(type)) fail(`columns.${column}: "${type}" is not a DuckDB type`);
     let canonical: string;
     try {
-      const reader = await connection.runAndReadAll(`select typeof(from_json('null', ${sqlString(JSON.stringify(type))}))`);
+      const reader = await connection.runAndReadAll(
+        `select typeof(from_json('null', ${sqlString(JSON.stringify(type))}))`,
+      );
       canonical = String(reader.getRows()[0]?.[0]);
     } catch (err) {
       const reason = String((err as { message?: unknown }).message ?? err).split('\n')[0];
       return fail(`columns.${column}: "${type}" is not a DuckDB type (${reason})`);
     }
     // DuckDB's own rendering of a type built from those characters; anything else would be a surprise worth stopping on.
-    if (!/^[A-Za-z0-9_ (),[\]"]+$/.test(canonical)) fail(`columns.${column}: "${type}" is not a type a source column can take`);
+    if (!/^[A-Za-z0-9_ (),[\]"]+$/.test(canonical))
+      fail(`columns.${column}: "${type}" is not a type a source column can take`);
     resolved.set(column, canonical);
   }
   return resolved;

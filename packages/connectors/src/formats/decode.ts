@@ -50,7 +50,9 @@ async function* decodeCsv(stream: Readable, opts: DecodeOptions): AsyncGenerator
   try {
     for await (const record of parser as AsyncIterable<Row>) yield record;
   } catch (err) {
-    throw err instanceof ConnectorError || isStreamError(err) ? err : new ConnectorError(`${opts.name}: ${(err as Error).message}`, 'config_error', { cause: err });
+    throw err instanceof ConnectorError || isStreamError(err)
+      ? err
+      : new ConnectorError(`${opts.name}: ${(err as Error).message}`, 'config_error', { cause: err });
   } finally {
     stream.destroy();
   }
@@ -85,7 +87,9 @@ async function* decodeParquet(file: AsyncBuffer, opts: DecodeOptions): AsyncGene
   try {
     metadata = await parquetMetadataAsync(file);
   } catch (err) {
-    throw new ConnectorError(`${opts.name}: not a readable Parquet file (${(err as Error).message})`, 'config_error', { cause: err });
+    throw new ConnectorError(`${opts.name}: not a readable Parquet file (${(err as Error).message})`, 'config_error', {
+      cause: err,
+    });
   }
   let rowStart = 0;
   // One row group at a time (decoded once) keeps memory bounded by the largest group; batches of batchSize within it.
@@ -102,7 +106,11 @@ async function* decodeParquet(file: AsyncBuffer, opts: DecodeOptions): AsyncGene
 function plainParquetRow(row: Row): Row {
   for (const key of Object.keys(row)) {
     const value = row[key];
-    if (typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (
+      typeof value === 'bigint' &&
+      value >= BigInt(Number.MIN_SAFE_INTEGER) &&
+      value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ) {
       row[key] = Number(value);
     }
   }
@@ -123,4 +131,6 @@ export async function* rebatch(rows: AsyncIterable<Row>, size: number): AsyncGen
 }
 
 // Errors of the underlying byte stream (a dropped connection, a missing file) are the caller's to classify.
-const isStreamError = (err: unknown): boolean => typeof (err as { code?: unknown } | null)?.code === 'string' && !String((err as { code: string }).code).startsWith('CSV_');
+const isStreamError = (err: unknown): boolean =>
+  typeof (err as { code?: unknown } | null)?.code === 'string' &&
+  !String((err as { code: string }).code).startsWith('CSV_');

@@ -57,7 +57,10 @@ function toParquetValue(value: unknown, type: BasicType, column: string): unknow
     default:
       return value;
   }
-  throw new ConnectorError(`column "${column}" is ${type} but a row has ${typeof value} ${String(value)}`, 'config_error');
+  throw new ConnectorError(
+    `column "${column}" is ${type} but a row has ${typeof value} ${String(value)}`,
+    'config_error',
+  );
 }
 
 /** A ByteWriter whose bytes are taken out after each row group. */
@@ -75,7 +78,10 @@ class ChunkedWriter extends ByteWriter {
   }
 }
 
-export async function* encodeParquet(batches: AsyncIterable<Row[]>, onRows?: (count: number) => void): AsyncGenerator<Uint8Array> {
+export async function* encodeParquet(
+  batches: AsyncIterable<Row[]>,
+  onRows?: (count: number) => void,
+): AsyncGenerator<Uint8Array> {
   let columns: { name: string; type: BasicType }[] | undefined;
   let known = new Set<string>();
   let parquet: ParquetWriter | undefined;
@@ -86,7 +92,10 @@ export async function* encodeParquet(batches: AsyncIterable<Row[]>, onRows?: (co
     if (!parquet || !columns || pending.length === 0) return;
     const rows = pending;
     pending = [];
-    const columnData = columns.map(({ name, type }) => ({ name, data: rows.map((row) => toParquetValue(row[name], type, name)) }));
+    const columnData = columns.map(({ name, type }) => ({
+      name,
+      data: rows.map((row) => toParquetValue(row[name], type, name)),
+    }));
     parquet.write({ columnData, rowGroupSize: rows.length });
     yield* writer.take();
   };
@@ -96,7 +105,9 @@ export async function* encodeParquet(batches: AsyncIterable<Row[]>, onRows?: (co
     if (!columns) {
       columns = columnsOf(batch).map((name) => ({ name, type: typeOf(batch, name) }));
       known = new Set(columns.map((c) => c.name));
-      const schema = schemaFromColumnData({ columnData: columns.map(({ name, type }) => ({ name, type, nullable: true, data: [] })) });
+      const schema = schemaFromColumnData({
+        columnData: columns.map(({ name, type }) => ({ name, type, nullable: true, data: [] })),
+      });
       parquet = new ParquetWriter({ writer, schema });
     }
     checkColumns(batch, known);

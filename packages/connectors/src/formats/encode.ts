@@ -16,7 +16,11 @@ export interface EncodeOptions {
   onRows?: (count: number) => void;
 }
 
-export function encodeRows(format: FileFormat, batches: AsyncIterable<Row[]>, opts: EncodeOptions = {}): AsyncGenerator<Uint8Array> {
+export function encodeRows(
+  format: FileFormat,
+  batches: AsyncIterable<Row[]>,
+  opts: EncodeOptions = {},
+): AsyncGenerator<Uint8Array> {
   switch (format) {
     case 'csv':
       return encodeCsv(batches, opts);
@@ -26,7 +30,6 @@ export function encodeRows(format: FileFormat, batches: AsyncIterable<Row[]>, op
       return encodeParquet(batches, opts.onRows);
   }
 }
-
 
 function csvValue(value: unknown): string | null {
   if (value === null || value === undefined) return null;
@@ -56,7 +59,12 @@ async function* encodeCsv(batches: AsyncIterable<Row[]>, opts: EncodeOptions): A
 
 function jsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-  if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data)) {
+  if (
+    value &&
+    typeof value === 'object' &&
+    (value as { type?: unknown }).type === 'Buffer' &&
+    Array.isArray((value as { data?: unknown }).data)
+  ) {
     return Buffer.from((value as { data: number[] }).data).toString('hex');
   }
   return value;

@@ -34,7 +34,8 @@ function columnExpr(format: FileFormat, column: ColumnSpec, ref: string): string
   if (format === 'parquet') return exportExpr(column, ref);
   if (TIMESTAMPTZ.test(column.type)) return utcTimestamptzText(ref);
   // DuckDB's JSON writer prints NaN and Infinity bare, which no JSON reader accepts.
-  if (format === 'jsonl' && FLOATING.test(column.type)) return `case when isfinite(${ref}) then to_json(${ref}) else to_json(${ref}::VARCHAR) end`;
+  if (format === 'jsonl' && FLOATING.test(column.type))
+    return `case when isfinite(${ref}) then to_json(${ref}) else to_json(${ref}::VARCHAR) end`;
   if (format === 'jsonl' && EXACT_TEXT_IN_JSON.test(column.type)) return `${ref}::VARCHAR`;
   // DuckDB's text of a BLOB (`\x00...`) reads back as those characters from JSON; base64 is JSON's usual form for bytes.
   if (format === 'jsonl' && /^BLOB$/i.test(column.type)) return `to_base64(${ref})`;
@@ -53,10 +54,17 @@ function copyOptions(format: FileFormat, opts: ExportOptions): string {
 }
 
 /** Writes `source.table`'s rows to `file` (a path in `source.scratchDir`) in `format`; answers the rows written. */
-export async function exportTable(source: DuckDBTable, format: FileFormat, file: string, opts: ExportOptions = {}): Promise<number> {
+export async function exportTable(
+  source: DuckDBTable,
+  format: FileFormat,
+  file: string,
+  opts: ExportOptions = {},
+): Promise<number> {
   const table = quoteIdent(source.table);
   const columns = await describeColumns(source.connection, `select * from ${table}`);
   const select = columns.map((c) => `${columnExpr(format, c, quoteIdent(c.name))} as ${quoteIdent(c.name)}`).join(', ');
-  const copied = await source.connection.run(`copy (select ${select} from ${table}) to ${sqlString(file)} (${copyOptions(format, opts)})`);
+  const copied = await source.connection.run(
+    `copy (select ${select} from ${table}) to ${sqlString(file)} (${copyOptions(format, opts)})`,
+  );
   return Number(copied.rowsChanged);
 }

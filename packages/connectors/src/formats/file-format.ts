@@ -24,12 +24,19 @@ export function formatOfName(name: string): FileFormat | undefined {
 export function chooseFormat(requested: unknown, fallback: FileFormat | undefined, name: string): FileFormat {
   if (requested !== undefined && requested !== null) {
     if (typeof requested !== 'string' || !(FILE_FORMATS as readonly string[]).includes(requested)) {
-      throw new ConnectorError(`unknown format "${String(requested)}": use one of ${FILE_FORMATS.join(', ')}`, 'config_error');
+      throw new ConnectorError(
+        `unknown format "${String(requested)}": use one of ${FILE_FORMATS.join(', ')}`,
+        'config_error',
+      );
     }
     return requested as FileFormat;
   }
   const format = formatOfName(name) ?? fallback;
-  if (!format) throw new ConnectorError(`cannot tell the format of "${name}": set format (${FILE_FORMATS.join(', ')})`, 'config_error');
+  if (!format)
+    throw new ConnectorError(
+      `cannot tell the format of "${name}": set format (${FILE_FORMATS.join(', ')})`,
+      'config_error',
+    );
   return format;
 }
 
@@ -39,7 +46,12 @@ export const isGlob = (pattern: string): boolean => /[*?[]/.test(pattern);
 export function globBase(pattern: string): string {
   const segments = pattern.split('/');
   const first = segments.findIndex((s) => isGlob(s));
-  return first < 0 ? pattern : segments.slice(0, first).map((s) => `${s}/`).join('');
+  return first < 0
+    ? pattern
+    : segments
+        .slice(0, first)
+        .map((s) => `${s}/`)
+        .join('');
 }
 
 /** A matcher for `/`-separated names: `**` any depth, `*` within a segment, `?` one character, `[...]` a class. */
@@ -56,7 +68,10 @@ export function globMatcher(pattern: string): (name: string) => boolean {
       const end = pattern.indexOf(']', i + 1);
       if (end < 0) source += '\\[';
       else {
-        source += `[${pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        source += `[${pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else source += ch.replace(/[.+^${}()|\\]/g, '\\$&');

@@ -15,7 +15,9 @@ describe('ScratchAllowance', () => {
     otherRun.take(100);
     first.release();
     second.take(60);
-    expect(() => second.take(1)).toThrow(expect.objectContaining({ errorClass: 'config_error', code: 'scratch_limit' }) as Error);
+    expect(() => second.take(1)).toThrow(
+      expect.objectContaining({ errorClass: 'config_error', code: 'scratch_limit' }) as Error,
+    );
     second.release();
     otherRun.release();
     new ScratchAllowance('/scratch/run_a', 100).take(100);
@@ -29,7 +31,9 @@ describe('ScratchAllowance', () => {
     try {
       const allowance = new ScratchAllowance(folder, 4 * 1024);
       const chunks = Array.from({ length: 8 }, () => Buffer.alloc(1024));
-      await expect(pipeline(Readable.from(chunks), allowance.counter(), createWriteStream(join(folder, 'f')))).rejects.toMatchObject({
+      await expect(
+        pipeline(Readable.from(chunks), allowance.counter(), createWriteStream(join(folder, 'f'))),
+      ).rejects.toMatchObject({
         errorClass: 'config_error',
         message: expect.stringMatching(/more than 4KiB/) as string,
       });

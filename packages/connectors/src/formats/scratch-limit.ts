@@ -23,7 +23,8 @@ export class ScratchAllowance {
 
   /** Refuses, before any byte is written, a file of `bytes` that would take the run's reads past the limit. */
   ensureRoom(bytes: number): void {
-    if ((heldByScratchDir.get(this.scratchDir) ?? 0) + bytes > this.limitBytes) throw scratchLimitError(this.limitBytes);
+    if ((heldByScratchDir.get(this.scratchDir) ?? 0) + bytes > this.limitBytes)
+      throw scratchLimitError(this.limitBytes);
   }
 
   /** Counts `bytes` about to be written; refused (nothing counted) when they would pass the run's limit. */
@@ -68,7 +69,11 @@ export function scratchLimitError(limitBytes: number): ConnectorError {
 
 /** A size spelled as RUN_SCRATCH_LIMIT takes it (`8GiB`, `512MiB`), in the largest unit that divides it. */
 function sizeText(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return `${bytes} bytes`;

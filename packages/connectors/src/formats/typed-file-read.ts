@@ -42,7 +42,12 @@ const list = (files: readonly ScratchDataFile[]): string => `[${files.map((f) =>
 const struct = (entries: Iterable<[string, string]>): string =>
   `{${[...entries].map(([name, type]) => `${sqlString(name)}: ${sqlString(type)}`).join(', ')}}`;
 
-function csvReader(group: FormatGroup, opts: TypedFileReadOptions, overrides: Map<string, string>, sampleSize: number): string {
+function csvReader(
+  group: FormatGroup,
+  opts: TypedFileReadOptions,
+  overrides: Map<string, string>,
+  sampleSize: number,
+): string {
   const types = overrides.size > 0 ? `, types = ${struct(overrides)}` : '';
   const buffers = opts.buffers ?? DEFAULT_TRANSFER_BUFFERS;
   // As the row read did: the header names the columns, an unquoted empty field is NULL and a quoted one the empty string.
@@ -59,10 +64,13 @@ function jsonReader(files: readonly ScratchDataFile[], columns?: Map<string, str
   return `read_json(${list(files)}, format = 'newline_delimited', records = true${declared})`;
 }
 
-const parquetReader = (files: readonly ScratchDataFile[]): string => `read_parquet(${list(files)}, union_by_name = true)`;
+const parquetReader = (files: readonly ScratchDataFile[]): string =>
+  `read_parquet(${list(files)}, union_by_name = true)`;
 
 async function describe(connection: DuckDBConnection, from: string): Promise<Map<string, string>> {
-  const rows = (await connection.runAndReadAll(`select column_name, column_type from (describe select * from ${from})`)).getRows();
+  const rows = (
+    await connection.runAndReadAll(`select column_name, column_type from (describe select * from ${from})`)
+  ).getRows();
   return new Map(rows.map(([name, type]) => [String(name), String(type)]));
 }
 
@@ -73,7 +81,11 @@ function groupByFormat(files: readonly ScratchDataFile[]): Omit<FormatGroup, 'co
   return [...groups].map(([format, members]) => ({ format, files: members }));
 }
 
-async function columnsOf(connection: DuckDBConnection, group: Omit<FormatGroup, 'columns'>, opts: TypedFileReadOptions): Promise<Map<string, string>> {
+async function columnsOf(
+  connection: DuckDBConnection,
+  group: Omit<FormatGroup, 'columns'>,
+  opts: TypedFileReadOptions,
+): Promise<Map<string, string>> {
   switch (group.format) {
     case 'parquet':
       return describe(connection, parquetReader(group.files));
@@ -101,7 +113,11 @@ function groupSelect(group: FormatGroup, opts: TypedFileReadOptions, types: Read
   }
 }
 
-function sourceTypeOf(name: string, groups: readonly FormatGroup[], types: ReadonlyMap<string, string>): string | undefined {
+function sourceTypeOf(
+  name: string,
+  groups: readonly FormatGroup[],
+  types: ReadonlyMap<string, string>,
+): string | undefined {
   const group = groups.find((g) => g.columns.has(name));
   if (!group) return undefined;
   if (group.format === 'parquet') return `parquet ${group.columns.get(name)!}`;
@@ -112,7 +128,11 @@ function sourceTypeOf(name: string, groups: readonly FormatGroup[], types: Reado
  * Creates `target.table` from `files` (in one statement: a failure leaves no table). No file gives a table of no rows
  * with one placeholder column, as a source that read nothing gets (the executor's row loader does the same).
  */
-export async function loadFilesIntoTable(target: DuckDBTable, files: readonly ScratchDataFile[], given: TypedFileReadOptions): Promise<TypedReadResult> {
+export async function loadFilesIntoTable(
+  target: DuckDBTable,
+  files: readonly ScratchDataFile[],
+  given: TypedFileReadOptions,
+): Promise<TypedReadResult> {
   const { connection } = target;
   const opts = { ...given, buffers: target.buffers ?? given.buffers };
   const table = quoteIdent(target.table);
@@ -123,7 +143,8 @@ export async function loadFilesIntoTable(target: DuckDBTable, files: readonly Sc
       return { rows: 0, columns: [{ name: '_empty', type: 'INTEGER' }] };
     }
     const groups: FormatGroup[] = [];
-    for (const group of groupByFormat(files)) groups.push({ ...group, columns: await columnsOf(connection, group, opts) });
+    for (const group of groupByFormat(files))
+      groups.push({ ...group, columns: await columnsOf(connection, group, opts) });
     const unknown = [...types.keys()].filter((name) => !groups.some((g) => g.columns.has(name)));
     if (unknown.length > 0) {
       const known = [...new Set(groups.flatMap((g) => [...g.columns.keys()]))];
@@ -157,7 +178,10 @@ export function typedReadError(err: unknown, files: readonly ScratchDataFile[]):
   if (typeof own !== 'string') return err;
   let message = own;
   for (const file of files) message = message.split(file.path).join(file.name);
-  message = message.split('\n').filter((line) => !/^\s*Original Line:/.test(line)).join('\n');
+  message = message
+    .split('\n')
+    .filter((line) => !/^\s*Original Line:/.test(line))
+    .join('\n');
   const cut = message.search(/\n\s*(Possible solutions|Possible fixes|LINE \d+:)/);
   if (cut >= 0) message = message.slice(0, cut);
   message = message.replace(/\s+/g, ' ').trim();

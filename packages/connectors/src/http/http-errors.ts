@@ -5,7 +5,14 @@ import type { ErrorClass } from '../types.js';
 import type { HttpResponse } from './http-client.js';
 
 const TRANSIENT_NET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
 ]);
 const UNKNOWN_HOST_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
 

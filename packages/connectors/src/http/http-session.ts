@@ -30,16 +30,27 @@ export class HttpSession {
   }
 
   /** A successful (2xx) answer, after the retries the config allows; anything else throws. */
-  async request(method: 'GET' | 'POST', url: URL, body: string | undefined, signal?: AbortSignal): Promise<HttpResponse> {
+  async request(
+    method: 'GET' | 'POST',
+    url: URL,
+    body: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<HttpResponse> {
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse;
       try {
         res = await sendHttp({
-          method, url, body, signal, connectorType: this.connectorType, timeoutMs: this.cfg.timeout_ms,
+          method,
+          url,
+          body,
+          signal,
+          connectorType: this.connectorType,
+          timeoutMs: this.cfg.timeout_ms,
           headers: { accept: 'application/json', ...this.cfg.headers, ...authHeaders(this.cfg) },
         });
       } catch (err) {
-        if (signal?.aborted || !isTransientNetworkError(err) || attempt >= this.cfg.max_retries) throw this.clean(err, signal);
+        if (signal?.aborted || !isTransientNetworkError(err) || attempt >= this.cfg.max_retries)
+          throw this.clean(err, signal);
         await this.backoff(attempt, undefined, signal);
         continue;
       }

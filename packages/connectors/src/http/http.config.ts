@@ -70,9 +70,11 @@ export function parseHttpConfig(config: Record<string, unknown>): HttpConfig {
   const problems = validate(config).map((p) => `${p.path}: ${p.message}`);
   const authType = (config['auth_type'] as HttpAuthType | undefined) ?? 'none';
   for (const field of AUTH_NEEDS[authType] ?? []) {
-    if (typeof config[field] !== 'string') problems.push(`config.${field}: ${field} is required for auth_type ${authType}`);
+    if (typeof config[field] !== 'string')
+      problems.push(`config.${field}: ${field} is required for auth_type ${authType}`);
   }
-  if (problems.length === 0 && !URL.canParse(config['base_url'] as string)) problems.push('config.base_url: not a valid URL');
+  if (problems.length === 0 && !URL.canParse(config['base_url'] as string))
+    problems.push('config.base_url: not a valid URL');
   if (problems.length > 0) throw new ConnectorError(`invalid http config: ${problems.join('; ')}`, 'config_error');
   return {
     base_url: config['base_url'] as string,
@@ -92,9 +94,10 @@ export function parseHttpConfig(config: Record<string, unknown>): HttpConfig {
 
 /** Every secret value of the config, to scrub from messages. */
 export function httpSecrets(cfg: HttpConfig): string[] {
-  const basic = cfg.username !== undefined && cfg.password !== undefined
-    ? [Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64')]
-    : [];
+  const basic =
+    cfg.username !== undefined && cfg.password !== undefined
+      ? [Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64')]
+      : [];
   return [cfg.auth_header_value, cfg.bearer_token, cfg.password, ...basic].filter((s): s is string => !!s);
 }
 
@@ -106,7 +109,9 @@ export function authHeaders(cfg: HttpConfig): Record<string, string> {
     case 'bearer':
       return { authorization: `Bearer ${cfg.bearer_token as string}` };
     case 'basic':
-      return { authorization: `Basic ${Buffer.from(`${cfg.username as string}:${cfg.password as string}`).toString('base64')}` };
+      return {
+        authorization: `Basic ${Buffer.from(`${cfg.username as string}:${cfg.password as string}`).toString('base64')}`,
+      };
     case 'none':
       return {};
   }
@@ -122,7 +127,10 @@ export function resolveUrl(cfg: HttpConfig, path: string): URL {
   if (/^https?:\/\//i.test(path)) {
     const full = new URL(path);
     if (full.origin !== base.origin) {
-      throw new ConnectorError(`path ${full.origin}/... leaves the connector's base_url (${base.origin}); give a path on it, or another connector`, 'config_error');
+      throw new ConnectorError(
+        `path ${full.origin}/... leaves the connector's base_url (${base.origin}); give a path on it, or another connector`,
+        'config_error',
+      );
     }
     return full;
   }

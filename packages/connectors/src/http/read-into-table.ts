@@ -14,7 +14,11 @@ import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import type { HttpSession } from './http-session.js';
 import { readRecords } from './read.js';
 
-export async function readRecordsIntoTable(session: HttpSession, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+export async function readRecordsIntoTable(
+  session: HttpSession,
+  req: ReadRequest,
+  target: DuckDBTable,
+): Promise<TypedReadResult> {
   const overrides = columnOverridesOf(req);
   return withScratchFolder(target, 'http-read', async (folder, allowance) => {
     const path = join(folder, 'records.jsonl');
@@ -33,7 +37,8 @@ export async function readRecordsIntoTable(session: HttpSession, req: ReadReques
       out.end();
       await finished(out);
     }
-    const files = records === 0 ? [] : [{ path, format: 'jsonl' as const, name: session.describe(new URL(session.cfg.base_url)) }];
+    const files =
+      records === 0 ? [] : [{ path, format: 'jsonl' as const, name: session.describe(new URL(session.cfg.base_url)) }];
     return loadFilesIntoTable(target, files, { overrides });
   });
 }

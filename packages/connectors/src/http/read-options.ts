@@ -40,7 +40,8 @@ function stringOption(req: ReadRequest, name: string, fallback: string): string 
 function integerOption(req: ReadRequest, name: string, fallback: number, min: number): number {
   const value = req[name];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) return fail(`${name} must be an integer >= ${min}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    return fail(`${name} must be an integer >= ${min}`);
   return value;
 }
 

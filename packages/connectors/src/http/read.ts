@@ -55,7 +55,12 @@ export async function* readRecords(session: HttpSession, req: ReadRequest): Asyn
     url = nextUrl(url, document, res.headers['link'], rows.length);
   }
 
-  function nextUrl(current: URL, document: unknown, link: string | string[] | undefined, count: number): URL | undefined {
+  function nextUrl(
+    current: URL,
+    document: unknown,
+    link: string | string[] | undefined,
+    count: number,
+  ): URL | undefined {
     switch (opts.pagination) {
       case 'none':
         return undefined;
@@ -68,7 +73,8 @@ export async function* readRecords(session: HttpSession, req: ReadRequest): Asyn
       }
       case 'cursor': {
         const cursor = valueAt(document, opts.cursor_path);
-        if (count === 0 || cursor === undefined || cursor === null || cursor === '' || cursor === false) return undefined;
+        if (count === 0 || cursor === undefined || cursor === null || cursor === '' || cursor === false)
+          return undefined;
         const next = new URL(current);
         next.searchParams.set(opts.cursor_param, String(cursor));
         return next;
@@ -78,7 +84,10 @@ export async function* readRecords(session: HttpSession, req: ReadRequest): Asyn
         if (target === undefined) return undefined;
         const next = new URL(target, current);
         if (next.origin !== origin) {
-          throw new ConnectorError(`the next page link leaves ${origin} (to ${next.origin}); refusing to follow it`, 'config_error');
+          throw new ConnectorError(
+            `the next page link leaves ${origin} (to ${next.origin}); refusing to follow it`,
+            'config_error',
+          );
         }
         return next;
       }

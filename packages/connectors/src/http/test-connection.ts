@@ -39,7 +39,8 @@ export async function testHttp(config: Record<string, unknown>, opts: TestOption
     },
     {
       name: 'connect',
-      run: (signal) => openTcp(addresses[0] ?? host, port, signal).then(() => `TCP connection to ${host}:${port} opened`),
+      run: (signal) =>
+        openTcp(addresses[0] ?? host, port, signal).then(() => `TCP connection to ${host}:${port} opened`),
     },
     {
       name: 'request',

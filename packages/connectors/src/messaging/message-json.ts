@@ -18,7 +18,8 @@ export function encodeMessage(row: Row): Buffer {
 }
 
 export function decodeMessage(body: Uint8Array | string): Row {
-  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const text =
+    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

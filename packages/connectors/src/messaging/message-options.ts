@@ -33,6 +33,7 @@ export function parseBoundedRead(req: ReadRequest): BoundedReadOptions {
 /** A required string option of the request (or the fallback from the connector config). */
 export function requiredName(req: Record<string, unknown>, name: string, fallback?: string): string {
   const value = req[name] ?? fallback;
-  if (typeof value !== 'string' || value === '') throw new ConnectorError(`this connector needs ${name}`, 'config_error');
+  if (typeof value !== 'string' || value === '')
+    throw new ConnectorError(`this connector needs ${name}`, 'config_error');
   return value;
 }

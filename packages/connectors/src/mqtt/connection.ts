@@ -19,7 +19,11 @@ export interface SessionOptions {
  * Connects once (no reconnects) to the address the network policy checked (resolved now); TLS verifies the
  * configured host name. An abort of `signal` ends the client.
  */
-export async function connectMqtt(cfg: MqttConfig, session: SessionOptions = {}, signal?: AbortSignal): Promise<MqttClient> {
+export async function connectMqtt(
+  cfg: MqttConfig,
+  session: SessionOptions = {},
+  signal?: AbortSignal,
+): Promise<MqttClient> {
   signal?.throwIfAborted();
   const address = await checkedAddress({ connectorType: 'mqtt', host: cfg.host, port: cfg.port });
   return new Promise<MqttClient>((resolve, reject) => {
@@ -60,7 +64,9 @@ export async function connectMqtt(cfg: MqttConfig, session: SessionOptions = {},
 }
 
 export async function closeMqtt(client: MqttClient): Promise<void> {
-  await Promise.race([client.endAsync(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]).catch(() => undefined);
+  await Promise.race([client.endAsync(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]).catch(
+    () => undefined,
+  );
   client.end(true);
 }
 
@@ -71,9 +77,13 @@ export function classifyMqttError(err: unknown): { error_class: ErrorClass; mess
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error && err.message !== '' ? err.message : String(err);
-  if (typeof code === 'string' && isUnknownHostCode(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
+  if (typeof code === 'string' && isUnknownHostCode(code))
+    return { error_class: 'config_error', message: `unknown host: ${message}` };
   if (typeof code === 'string' && isTransientNetCode(code)) return { error_class: 'transient_error', message };
-  if ((typeof code === 'number' && AUTH_CODES.has(code)) || /not authori[sz]ed|bad user ?name or password/i.test(message)) {
+  if (
+    (typeof code === 'number' && AUTH_CODES.has(code)) ||
+    /not authori[sz]ed|bad user ?name or password/i.test(message)
+  ) {
     return { error_class: 'config_error', message: `authentication or permission refused: ${message}` };
   }
   return { error_class: 'transient_error', message };

@@ -8,7 +8,11 @@ import { mqttSecrets, type MqttConfig } from './mqtt.config.js';
 /** Publishes in flight at once (within the broker's usual receive maximum). */
 const IN_FLIGHT = 100;
 
-export async function publishRows(cfg: MqttConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+export async function publishRows(
+  cfg: MqttConfig,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const topic = requiredName(req, 'topic');
   const retain = req['retain'] === true;
@@ -23,7 +27,11 @@ export async function publishRows(cfg: MqttConfig, req: WriteRequest, batches: A
     for await (const batch of batches) {
       signal?.throwIfAborted();
       for (let i = 0; i < batch.length; i += IN_FLIGHT) {
-        await Promise.all(batch.slice(i, i + IN_FLIGHT).map((row) => client.publishAsync(topic, encodeMessage(row), { qos: 1, retain })));
+        await Promise.all(
+          batch
+            .slice(i, i + IN_FLIGHT)
+            .map((row) => client.publishAsync(topic, encodeMessage(row), { qos: 1, retain })),
+        );
       }
       written += batch.length;
     }

@@ -29,7 +29,11 @@ export function connectionOptions(cfg: MysqlConfig, overrides: mysql.ConnectionO
  * Connects to the address the network policy checked (resolved now), giving up (and closing) as soon as `signal`
  * aborts. The socket is ours so that `host` stays the configured name, which TLS verifies the certificate against.
  */
-export async function connectMysql(cfg: MysqlConfig, signal?: AbortSignal, overrides?: mysql.ConnectionOptions): Promise<mysql.Connection> {
+export async function connectMysql(
+  cfg: MysqlConfig,
+  signal?: AbortSignal,
+  overrides?: mysql.ConnectionOptions,
+): Promise<mysql.Connection> {
   signal?.throwIfAborted();
   const address = await checkedAddress({ connectorType: 'mysql', host: cfg.host, port: cfg.port });
   const stream = () => tcpConnect({ host: address, port: cfg.port, noDelay: true });
@@ -77,7 +81,10 @@ async function killThenClose(connection: mysql.Connection, cfg: MysqlConfig): Pr
   if (threadId !== null && threadId !== undefined) {
     try {
       const killer = await connectMysql(cfg, AbortSignal.timeout(KILL_GRACE_MS), { connectTimeout: KILL_GRACE_MS });
-      await killer.promise().query(`KILL QUERY ${Number(threadId)}`).catch(() => undefined);
+      await killer
+        .promise()
+        .query(`KILL QUERY ${Number(threadId)}`)
+        .catch(() => undefined);
       await closeMysql(killer);
     } catch {
       // Best effort: destroying the connection below still stops our side.

@@ -34,35 +34,60 @@ function mapped(name: string, type: DuckDBType): Omit<WriteColumn, 'name' | 'duc
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:
       return { mysqlType: 'TINYINT(1)', text: `${c}::TINYINT::VARCHAR`, hex: false };
-    case DuckDBTypeId.TINYINT: return same('TINYINT');
-    case DuckDBTypeId.SMALLINT: return same('SMALLINT');
-    case DuckDBTypeId.INTEGER: return same('INT');
-    case DuckDBTypeId.BIGINT: return same('BIGINT');
-    case DuckDBTypeId.UTINYINT: return same('TINYINT UNSIGNED');
-    case DuckDBTypeId.USMALLINT: return same('SMALLINT UNSIGNED');
-    case DuckDBTypeId.UINTEGER: return same('INT UNSIGNED');
-    case DuckDBTypeId.UBIGINT: return same('BIGINT UNSIGNED');
+    case DuckDBTypeId.TINYINT:
+      return same('TINYINT');
+    case DuckDBTypeId.SMALLINT:
+      return same('SMALLINT');
+    case DuckDBTypeId.INTEGER:
+      return same('INT');
+    case DuckDBTypeId.BIGINT:
+      return same('BIGINT');
+    case DuckDBTypeId.UTINYINT:
+      return same('TINYINT UNSIGNED');
+    case DuckDBTypeId.USMALLINT:
+      return same('SMALLINT UNSIGNED');
+    case DuckDBTypeId.UINTEGER:
+      return same('INT UNSIGNED');
+    case DuckDBTypeId.UBIGINT:
+      return same('BIGINT UNSIGNED');
     // 128-bit integers (what DuckDB's sum() of BIGINT gives) have up to 39 digits.
-    case DuckDBTypeId.HUGEINT: return same('DECIMAL(39,0)');
-    case DuckDBTypeId.UHUGEINT: return same('DECIMAL(39,0) UNSIGNED');
+    case DuckDBTypeId.HUGEINT:
+      return same('DECIMAL(39,0)');
+    case DuckDBTypeId.UHUGEINT:
+      return same('DECIMAL(39,0) UNSIGNED');
     // As the exact double: MySQL parses FLOAT text as a double first, and the shortest float text (3.4028235e+38)
     // can land just past FLT_MAX and be refused.
-    case DuckDBTypeId.FLOAT: return { mysqlType: 'FLOAT', text: `${c}::DOUBLE::VARCHAR`, hex: false };
-    case DuckDBTypeId.DOUBLE: return same('DOUBLE');
-    case DuckDBTypeId.DECIMAL: return same(`DECIMAL(${type.width},${type.scale})`);
-    case DuckDBTypeId.DATE: return same('DATE');
-    case DuckDBTypeId.TIME: return same('TIME(6)');
-    case DuckDBTypeId.TIME_NS: return { mysqlType: 'TIME(6)', text: `${c}::TIME::VARCHAR`, hex: false };
-    case DuckDBTypeId.TIMESTAMP: return same('DATETIME(6)');
-    case DuckDBTypeId.TIMESTAMP_S: return same('DATETIME');
-    case DuckDBTypeId.TIMESTAMP_MS: return same('DATETIME(3)');
-    case DuckDBTypeId.TIMESTAMP_NS: return { mysqlType: 'DATETIME(6)', text: `${c}::TIMESTAMP::VARCHAR`, hex: false };
+    case DuckDBTypeId.FLOAT:
+      return { mysqlType: 'FLOAT', text: `${c}::DOUBLE::VARCHAR`, hex: false };
+    case DuckDBTypeId.DOUBLE:
+      return same('DOUBLE');
+    case DuckDBTypeId.DECIMAL:
+      return same(`DECIMAL(${type.width},${type.scale})`);
+    case DuckDBTypeId.DATE:
+      return same('DATE');
+    case DuckDBTypeId.TIME:
+      return same('TIME(6)');
+    case DuckDBTypeId.TIME_NS:
+      return { mysqlType: 'TIME(6)', text: `${c}::TIME::VARCHAR`, hex: false };
+    case DuckDBTypeId.TIMESTAMP:
+      return same('DATETIME(6)');
+    case DuckDBTypeId.TIMESTAMP_S:
+      return same('DATETIME');
+    case DuckDBTypeId.TIMESTAMP_MS:
+      return same('DATETIME(3)');
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return { mysqlType: 'DATETIME(6)', text: `${c}::TIMESTAMP::VARCHAR`, hex: false };
     // DATETIME(6) in UTC: MySQL's TIMESTAMP ends in 2038. epoch_us does not depend on the session's time zone.
-    case DuckDBTypeId.TIMESTAMP_TZ: return { mysqlType: 'DATETIME(6)', text: `make_timestamp(epoch_us(${c}))::VARCHAR`, hex: false };
-    case DuckDBTypeId.VARCHAR: return same(type.alias === 'JSON' ? 'JSON' : 'LONGTEXT');
-    case DuckDBTypeId.BLOB: return { mysqlType: 'LONGBLOB', text: `hex(${c})`, hex: true };
-    case DuckDBTypeId.UUID: return same('CHAR(36)');
-    case DuckDBTypeId.ENUM: return same(`ENUM(${type.values.map(sqlString).join(', ')})`);
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return { mysqlType: 'DATETIME(6)', text: `make_timestamp(epoch_us(${c}))::VARCHAR`, hex: false };
+    case DuckDBTypeId.VARCHAR:
+      return same(type.alias === 'JSON' ? 'JSON' : 'LONGTEXT');
+    case DuckDBTypeId.BLOB:
+      return { mysqlType: 'LONGBLOB', text: `hex(${c})`, hex: true };
+    case DuckDBTypeId.UUID:
+      return same('CHAR(36)');
+    case DuckDBTypeId.ENUM:
+      return same(`ENUM(${type.values.map(sqlString).join(', ')})`);
     case DuckDBTypeId.LIST:
     case DuckDBTypeId.ARRAY:
     case DuckDBTypeId.STRUCT:
@@ -93,7 +118,9 @@ export async function keyColumnType(connection: DuckDBConnection, table: string,
   const isText = column.mysqlType === 'LONGTEXT';
   if (!isText && column.mysqlType !== 'LONGBLOB') return column.mysqlType;
   const measure = isText ? 'length' : 'octet_length';
-  const result = await connection.runAndReadAll(`select max(${measure}(${quoteIdent(column.name)}))::BIGINT from ${quoteIdent(table)}`);
+  const result = await connection.runAndReadAll(
+    `select max(${measure}(${quoteIdent(column.name)}))::BIGINT from ${quoteIdent(table)}`,
+  );
   const longest = Number(result.getRows()[0]?.[0] ?? 0);
   if (longest > MAX_KEY_CHARS) {
     throw new ConnectorError(

@@ -4,7 +4,11 @@ import { closeMysql, connectMysql, killOnAbort } from './connection.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 
-export async function executeMysqlStatement(cfg: MysqlConfig, sql: string, signal?: AbortSignal): Promise<{ rows_affected: number }> {
+export async function executeMysqlStatement(
+  cfg: MysqlConfig,
+  sql: string,
+  signal?: AbortSignal,
+): Promise<{ rows_affected: number }> {
   const raw = await connectMysql(cfg, signal).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
   });

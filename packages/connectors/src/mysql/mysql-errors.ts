@@ -22,11 +22,18 @@ export function classifyMysqlError(err: unknown): { error_class: ErrorClass; mes
   const code = errorCode(err);
   const message = errorMessage(err);
   if (isUnknownHostCode(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
-  if (isTransientNetCode(code)) return { error_class: 'transient_error', message: code && !message.includes(code) ? `${code}: ${message}` : message };
+  if (isTransientNetCode(code))
+    return {
+      error_class: 'transient_error',
+      message: code && !message.includes(code) ? `${code}: ${message}` : message,
+    };
   const { errno, sqlState } = (err ?? {}) as MysqlErrorFields;
   if (typeof errno === 'number' && typeof sqlState === 'string') {
     const configError = !TRANSIENT_ERRNOS.has(errno) && CONFIG_SQLSTATE_CLASSES.has(sqlState.slice(0, 2));
-    return { error_class: configError ? 'config_error' : 'transient_error', message: `${message} (${code ?? errno}, SQLSTATE ${sqlState})` };
+    return {
+      error_class: configError ? 'config_error' : 'transient_error',
+      message: `${message} (${code ?? errno}, SQLSTATE ${sqlState})`,
+    };
   }
   if (/ssl|tls|certificate|self[- ]signed/i.test(message)) return { error_class: 'config_error', message };
   return { error_class: 'transient_error', message };

@@ -14,7 +14,8 @@ const WRITE_MODES = new Set(['append', 'overwrite', 'upsert']);
 function writeConfigOf(config: Record<string, unknown>, req: WriteRequest): MysqlConfig {
   const cfg = parseMysqlConfig(config);
   if (!WRITE_MODES.has(req.mode)) throw new ConnectorError(`unknown write mode "${String(req.mode)}"`, 'config_error');
-  if (typeof req.table !== 'string' || req.table === '') throw new ConnectorError('a write needs a table', 'config_error');
+  if (typeof req.table !== 'string' || req.table === '')
+    throw new ConnectorError('a write needs a table', 'config_error');
   return cfg;
 }
 

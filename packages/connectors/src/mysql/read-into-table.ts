@@ -22,7 +22,20 @@ const FLUSH_BYTES = 1 << 20;
 const ROW_BUFFER = 1000;
 // Fields whose bytes we take as they are: binary strings, text (decoded as UTF-8, the connection's charset), BIT, and
 // MySQL's JSON (which it labels with the binary charset, though the text is UTF-8).
-const BYTE_FIELDS = new Set(['STRING', 'VAR_STRING', 'VARCHAR', 'BLOB', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB', 'BIT', 'GEOMETRY', 'ENUM', 'SET', 'JSON']);
+const BYTE_FIELDS = new Set([
+  'STRING',
+  'VAR_STRING',
+  'VARCHAR',
+  'BLOB',
+  'TINY_BLOB',
+  'MEDIUM_BLOB',
+  'LONG_BLOB',
+  'BIT',
+  'GEOMETRY',
+  'ENUM',
+  'SET',
+  'JSON',
+]);
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
@@ -39,7 +52,10 @@ export async function readIntoTable(cfg: MysqlConfig, req: ReadRequest, target: 
   try {
     const { columns, rows } = await streamToCsv(cfg, sql, params, file, signal);
     await loadCsv(target, columns, file);
-    return { rows, columns: columns.map(({ name, type, source_type }) => ({ name, type, ...(source_type ? { source_type } : {}) })) };
+    return {
+      rows,
+      columns: columns.map(({ name, type, source_type }) => ({ name, type, ...(source_type ? { source_type } : {}) })),
+    };
   } finally {
     await rm(file, { force: true });
   }
@@ -89,7 +105,8 @@ async function streamToCsv(
       stream.destroy();
     }
     if (fieldsError) throw fieldsError;
-    if (!columns) throw new ConnectorError('the query returned no rows and no columns: a source needs a SELECT', 'config_error');
+    if (!columns)
+      throw new ConnectorError('the query returned no rows and no columns: a source needs a SELECT', 'config_error');
     await out.write(pending);
     signal?.throwIfAborted();
     finished = true;
@@ -122,7 +139,9 @@ async function loadCsv(target: DuckDBTable, columns: readonly TypedColumn[], fil
   const buffers = target.buffers ?? DEFAULT_TRANSFER_BUFFERS;
   const declared = columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
   // Bytes travel as hex text and become BLOBs here; everything else is read with its declared type.
-  const fileTypes = columns.map((c, i) => `${sqlString(`c${i}`)}: ${sqlString(c.source === 'bytes' ? 'VARCHAR' : c.type)}`).join(', ');
+  const fileTypes = columns
+    .map((c, i) => `${sqlString(`c${i}`)}: ${sqlString(c.source === 'bytes' ? 'VARCHAR' : c.type)}`)
+    .join(', ');
   const projection = columns.map((c, i) => (c.source === 'bytes' ? `from_hex(c${i})` : `c${i}`)).join(', ');
   // One transaction: a failed load leaves no half-filled table behind.
   await target.connection.run('begin transaction');

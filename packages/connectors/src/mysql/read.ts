@@ -17,7 +17,8 @@ export function sourceSql(req: ReadRequest): string {
 
 function batchSizeOf(req: ReadRequest): number {
   const size = req.batchSize ?? DEFAULT_READ_BATCH_SIZE;
-  if (!Number.isInteger(size) || size < 1) throw new ConnectorError('batchSize must be a positive integer', 'config_error');
+  if (!Number.isInteger(size) || size < 1)
+    throw new ConnectorError('batchSize must be a positive integer', 'config_error');
   return size;
 }
 

@@ -31,7 +31,9 @@ async function existingColumns(connection: Connection, target: TargetName): Prom
     'select column_name as name, data_type as type from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ?',
     [target.schema, target.table],
   );
-  return rows.length === 0 ? null : new Map(rows.map((r) => [String(r['name']).toLowerCase(), String(r['type']).toLowerCase()]));
+  return rows.length === 0
+    ? null
+    : new Map(rows.map((r) => [String(r['name']).toLowerCase(), String(r['type']).toLowerCase()]));
 }
 
 /** Unique keys (primary included) as sets of lower-case column names. */
@@ -70,7 +72,9 @@ export async function prepareTarget(
   const existing = await existingColumns(connection, target);
   if (existing === null) {
     if (req.create === false) {
-      throw new ConnectorError(`table ${target.table} does not exist (the sink has create: false)`, 'config_error', { code: 'ER_NO_SUCH_TABLE' });
+      throw new ConnectorError(`table ${target.table} does not exist (the sink has create: false)`, 'config_error', {
+        code: 'ER_NO_SUCH_TABLE',
+      });
     }
     await createTable(connection, duck, source, target, columns, key);
     return { created: true, columns: [...columns] };
@@ -79,13 +83,19 @@ export async function prepareTarget(
   if (missing.length > 0) {
     if (req.schema_evolution !== 'add_columns') {
       const names = missing.map((c) => `"${c.name}" (${c.duckType})`).join(', ');
-      throw new ConnectorError(`table ${target.table} has no column ${names}; set schema_evolution: "add_columns" to add it`, 'config_error');
+      throw new ConnectorError(
+        `table ${target.table} has no column ${names}; set schema_evolution: "add_columns" to add it`,
+        'config_error',
+      );
     }
     const adds = missing.map((c) => `add column ${mysql.escapeId(c.name)} ${c.mysqlType}`).join(', ');
     await connection.query(`alter table ${target.quoted} ${adds}`);
   }
   if (req.mode === 'upsert') await checkUpsertKey(connection, target, key);
-  return { created: false, columns: columns.map((c) => (existing.get(c.name.toLowerCase()) === 'bit' ? { ...c, bit: true } : c)) };
+  return {
+    created: false,
+    columns: columns.map((c) => (existing.get(c.name.toLowerCase()) === 'bit' ? { ...c, bit: true } : c)),
+  };
 }
 
 async function createTable(
@@ -104,7 +114,9 @@ async function createTable(
   }
   if (key.length > 0) definitions.push(`primary key (${key.map((k) => mysql.escapeId(k)).join(', ')})`);
   // A binary collation compares keys as DuckDB does ('a' and 'A' are two keys).
-  await connection.query(`create table ${target.quoted} (${definitions.join(', ')}) character set utf8mb4 collate utf8mb4_bin`);
+  await connection.query(
+    `create table ${target.quoted} (${definitions.join(', ')}) character set utf8mb4 collate utf8mb4_bin`,
+  );
 }
 
 /** ON DUPLICATE KEY UPDATE goes by the table's unique keys: without one on exactly `key`, an upsert would append. */
@@ -113,7 +125,10 @@ async function checkUpsertKey(connection: Connection, target: TargetName, key: r
   const keys = await uniqueKeys(connection, target);
   const matches = keys.some((k) => k.size === wanted.size && [...wanted].every((c) => k.has(c)));
   if (!matches) {
-    throw new ConnectorError(`upsert key (${key.join(', ')}) is not a primary or unique key of table ${target.table}`, 'config_error');
+    throw new ConnectorError(
+      `upsert key (${key.join(', ')}) is not a primary or unique key of table ${target.table}`,
+      'config_error',
+    );
   }
 }
 

@@ -29,7 +29,8 @@ export async function testMysql(config: Record<string, unknown>, opts: TestOptio
     ...policySteps({ connectorType: 'mysql', host: cfg.host, port: cfg.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) =>
+        openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
@@ -42,16 +43,19 @@ export async function testMysql(config: Record<string, unknown>, opts: TestOptio
       name: 'read_access',
       async run() {
         if (!connection) throw new Error('not connected');
-        const [rows] = await connection.promise().query<mysql.RowDataPacket[]>(
-          'select version() as server_version, current_user() as current_user_name, database() as db, ' +
-            '(select count(*) from information_schema.tables where table_schema = database()) as table_count',
-        );
+        const [rows] = await connection
+          .promise()
+          .query<mysql.RowDataPacket[]>(
+            'select version() as server_version, current_user() as current_user_name, database() as db, ' +
+              '(select count(*) from information_schema.tables where table_schema = database()) as table_count',
+          );
         const row = rows[0];
         if (!row) throw new Error('the server answered no rows');
         details['server_version'] = row['server_version'];
         details['current_user'] = row['current_user_name'];
         details['table_count'] = Number(row['table_count']);
-        if (row['db'] !== cfg.database) throw new ConnectorError(`database "${cfg.database}" is not selected`, 'config_error');
+        if (row['db'] !== cfg.database)
+          throw new ConnectorError(`database "${cfg.database}" is not selected`, 'config_error');
         return `"${String(row['current_user_name'])}" sees ${String(row['table_count'])} table(s) in "${cfg.database}"`;
       },
     },
@@ -75,7 +79,8 @@ export async function testMysql(config: Record<string, unknown>, opts: TestOptio
       details,
       secrets: cfg.password ? [cfg.password] : [],
       cleanup: () => (connection ? closeMysql(connection) : undefined),
-      successMessage: (d) => withWarnings(`connected to MySQL/MariaDB ${String(d['server_version'])} as "${String(d['current_user'])}"`, d),
+      successMessage: (d) =>
+        withWarnings(`connected to MySQL/MariaDB ${String(d['server_version'])} as "${String(d['current_user'])}"`, d),
     },
     opts,
   );

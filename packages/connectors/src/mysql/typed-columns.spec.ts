@@ -14,10 +14,15 @@ describe('typedColumn', () => {
   });
 
   it('reads DECIMAL precision from the length, signed or unsigned', () => {
-    expect(typedColumn(field({ columnType: 246, columnLength: 11, decimals: 2, flags: 32 })).type).toBe('DECIMAL(10,2)');
+    expect(typedColumn(field({ columnType: 246, columnLength: 11, decimals: 2, flags: 32 })).type).toBe(
+      'DECIMAL(10,2)',
+    );
     expect(typedColumn(field({ columnType: 246, columnLength: 11, decimals: 0 })).type).toBe('DECIMAL(10,0)');
     expect(typedColumn(field({ columnType: 246, columnLength: 40, decimals: 38 })).type).toBe('DECIMAL(38,38)');
-    expect(typedColumn(field({ columnType: 246, columnLength: 66, decimals: 0 }))).toMatchObject({ type: 'DECIMAL(38,0)', source_type: 'decimal(65,0)' });
+    expect(typedColumn(field({ columnType: 246, columnLength: 66, decimals: 0 }))).toMatchObject({
+      type: 'DECIMAL(38,0)',
+      source_type: 'decimal(65,0)',
+    });
   });
 
   it('keeps TINYINT(1) UNSIGNED a number, and BOOL a boolean', () => {

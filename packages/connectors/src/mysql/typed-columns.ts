@@ -9,15 +9,42 @@ import type { ColumnSpec } from '../types.js';
 
 // Field types of the protocol (include/mysql_com.h) and the flags we look at.
 const T = {
-  DECIMAL: 0, TINY: 1, SHORT: 2, LONG: 3, FLOAT: 4, DOUBLE: 5, NULL: 6, TIMESTAMP: 7, LONGLONG: 8, INT24: 9,
-  DATE: 10, TIME: 11, DATETIME: 12, YEAR: 13, NEWDATE: 14, VARCHAR: 15, BIT: 16, JSON: 245, NEWDECIMAL: 246,
-  ENUM: 247, SET: 248, TINY_BLOB: 249, MEDIUM_BLOB: 250, LONG_BLOB: 251, BLOB: 252, VAR_STRING: 253, STRING: 254,
+  DECIMAL: 0,
+  TINY: 1,
+  SHORT: 2,
+  LONG: 3,
+  FLOAT: 4,
+  DOUBLE: 5,
+  NULL: 6,
+  TIMESTAMP: 7,
+  LONGLONG: 8,
+  INT24: 9,
+  DATE: 10,
+  TIME: 11,
+  DATETIME: 12,
+  YEAR: 13,
+  NEWDATE: 14,
+  VARCHAR: 15,
+  BIT: 16,
+  JSON: 245,
+  NEWDECIMAL: 246,
+  ENUM: 247,
+  SET: 248,
+  TINY_BLOB: 249,
+  MEDIUM_BLOB: 250,
+  LONG_BLOB: 251,
+  BLOB: 252,
+  VAR_STRING: 253,
+  STRING: 254,
   GEOMETRY: 255,
 } as const;
 const UNSIGNED_FLAG = 32;
 
 /** The parts of mysql2's field metadata the mapping reads. */
-export type FieldMeta = Pick<FieldPacket, 'name' | 'columnType' | 'columnLength' | 'decimals' | 'flags' | 'characterSet' | 'extendedFormat' | 'extendedTypeName'>;
+export type FieldMeta = Pick<
+  FieldPacket,
+  'name' | 'columnType' | 'columnLength' | 'decimals' | 'flags' | 'characterSet' | 'extendedFormat' | 'extendedTypeName'
+>;
 const BINARY_CHARSET = 63;
 /** DuckDB's widest DECIMAL. */
 const DUCKDB_MAX_PRECISION = 38;
@@ -34,7 +61,10 @@ export interface TypedColumn extends ColumnSpec {
 const quoted = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
 function refuse(column: string, sourceType: string, value: string, why: string): never {
-  throw new ConnectorError(`column "${column}" (${sourceType}) has the value ${JSON.stringify(value)}, which ${why}`, 'config_error');
+  throw new ConnectorError(
+    `column "${column}" (${sourceType}) has the value ${JSON.stringify(value)}, which ${why}`,
+    'config_error',
+  );
 }
 
 function flagsOf(field: FieldMeta): number {
@@ -50,23 +80,38 @@ function decimalPrecision(field: FieldMeta, unsigned: boolean): number {
 const asText = (value: string | Buffer): string => (typeof value === 'string' ? value : value.toString('utf8'));
 
 function plain(name: string, type: string, sourceType: string, source: ValueSource = 'text'): TypedColumn {
-  if (source === 'bytes') return { name, type, source_type: sourceType, source, encode: (v) => quoted(Buffer.from(v).toString('hex')) };
+  if (source === 'bytes')
+    return { name, type, source_type: sourceType, source, encode: (v) => quoted(Buffer.from(v).toString('hex')) };
   return { name, type, source_type: sourceType, source, encode: (v) => quoted(asText(v)) };
 }
 
-function integer(name: string, signed: string, unsignedType: string, sourceType: string, unsigned: boolean): TypedColumn {
+function integer(
+  name: string,
+  signed: string,
+  unsignedType: string,
+  sourceType: string,
+  unsigned: boolean,
+): TypedColumn {
   return plain(name, unsigned ? unsignedType : signed, unsigned ? `${sourceType} unsigned` : sourceType);
 }
 
 /** MySQL's BOOL is TINYINT(1): read as BOOLEAN, but a value other than 0 or 1 fails rather than becoming true. */
 function boolean(name: string): TypedColumn {
   return {
-    name, type: 'BOOLEAN', source_type: 'tinyint(1)', source: 'text',
+    name,
+    type: 'BOOLEAN',
+    source_type: 'tinyint(1)',
+    source: 'text',
     encode(v) {
       const text = asText(v);
       if (text === '0') return 'false';
       if (text === '1') return 'true';
-      return refuse(name, 'tinyint(1)', text, `is not 0 or 1 (read as BOOLEAN): select CAST(${name} AS SIGNED) to keep it`);
+      return refuse(
+        name,
+        'tinyint(1)',
+        text,
+        `is not 0 or 1 (read as BOOLEAN): select CAST(${name} AS SIGNED) to keep it`,
+      );
     },
   };
 }
@@ -79,12 +124,20 @@ function decimal(name: string, field: FieldMeta, unsigned: boolean): TypedColumn
   // Wider than DuckDB's DECIMAL(38): keep the scale, and refuse a value with more integer digits than are left.
   const integerDigits = DUCKDB_MAX_PRECISION - scale;
   return {
-    name, type: `DECIMAL(${DUCKDB_MAX_PRECISION},${scale})`, source_type: sourceType, source: 'text',
+    name,
+    type: `DECIMAL(${DUCKDB_MAX_PRECISION},${scale})`,
+    source_type: sourceType,
+    source: 'text',
     encode(v) {
       const text = asText(v);
       const digits = text.replace(/^-/, '').split('.')[0]!.replace(/^0+/, '').length;
       if (digits > integerDigits) {
-        refuse(name, sourceType, text, `does not fit DuckDB's DECIMAL(38,${scale}): cast it in the query, e.g. CAST(${name} AS DECIMAL(38,${Math.min(scale, 10)}))`);
+        refuse(
+          name,
+          sourceType,
+          text,
+          `does not fit DuckDB's DECIMAL(38,${scale}): cast it in the query, e.g. CAST(${name} AS DECIMAL(38,${Math.min(scale, 10)}))`,
+        );
       }
       return quoted(text);
     },
@@ -94,11 +147,19 @@ function decimal(name: string, field: FieldMeta, unsigned: boolean): TypedColumn
 /** MySQL allows '0000-00-00' and dates with a zero month or day; DuckDB has no such dates: the read fails. */
 function dateLike(name: string, type: string, sourceType: string, suffix = ''): TypedColumn {
   return {
-    name, type, source_type: sourceType, source: 'text',
+    name,
+    type,
+    source_type: sourceType,
+    source: 'text',
     encode(v) {
       const text = asText(v);
       if (/^\d{4}-(00-|\d\d-00)/.test(text) || text.startsWith('0000-')) {
-        refuse(name, sourceType, text, `is a zero date, which DuckDB has no value for: select NULLIF(${name}, '0000-00-00') or fix the data`);
+        refuse(
+          name,
+          sourceType,
+          text,
+          `is a zero date, which DuckDB has no value for: select NULLIF(${name}, '0000-00-00') or fix the data`,
+        );
       }
       return quoted(text + suffix);
     },
@@ -108,11 +169,19 @@ function dateLike(name: string, type: string, sourceType: string, suffix = ''): 
 /** MySQL's TIME is also a duration (-838:59:59 to 838:59:59); DuckDB's TIME is a time of day. */
 function timeOfDay(name: string, sourceType: string): TypedColumn {
   return {
-    name, type: 'TIME', source_type: sourceType, source: 'text',
+    name,
+    type: 'TIME',
+    source_type: sourceType,
+    source: 'text',
     encode(v) {
       const text = asText(v);
       if (text.startsWith('-') || Number(text.split(':')[0]) >= 24) {
-        refuse(name, sourceType, text, `is not a time of day (DuckDB's TIME): select CAST(${name} AS CHAR) to read durations as text`);
+        refuse(
+          name,
+          sourceType,
+          text,
+          `is not a time of day (DuckDB's TIME): select CAST(${name} AS CHAR) to read durations as text`,
+        );
       }
       return quoted(text);
     },
@@ -127,7 +196,14 @@ function bit(name: string, bits: number): TypedColumn {
     for (const byte of Buffer.from(v)) n = (n << 8n) | BigInt(byte);
     return n;
   };
-  if (bits === 1) return { name, type: 'BOOLEAN', source_type: sourceType, source: 'bit', encode: (v) => (value(v) === 0n ? 'false' : 'true') };
+  if (bits === 1)
+    return {
+      name,
+      type: 'BOOLEAN',
+      source_type: sourceType,
+      source: 'bit',
+      encode: (v) => (value(v) === 0n ? 'false' : 'true'),
+    };
   return { name, type: 'UBIGINT', source_type: sourceType, source: 'bit', encode: (v) => value(v).toString() };
 }
 
@@ -140,7 +216,9 @@ export function typedColumn(field: FieldMeta): TypedColumn {
   const fractional = field.decimals > 0 && field.decimals <= 6 ? `(${field.decimals})` : '';
   switch (type) {
     case T.TINY:
-      return field.columnLength === 1 && !unsigned ? boolean(name) : integer(name, 'TINYINT', 'UTINYINT', 'tinyint', unsigned);
+      return field.columnLength === 1 && !unsigned
+        ? boolean(name)
+        : integer(name, 'TINYINT', 'UTINYINT', 'tinyint', unsigned);
     case T.SHORT:
       return integer(name, 'SMALLINT', 'USMALLINT', 'smallint', unsigned);
     case T.INT24:
@@ -187,7 +265,10 @@ export function typedColumn(field: FieldMeta): TypedColumn {
     case T.BLOB:
       return stringLike(name, field, binary);
     default:
-      throw new ConnectorError(`column "${name}" has a MySQL type (${type}) that has no DuckDB mapping: cast it in the query`, 'config_error');
+      throw new ConnectorError(
+        `column "${name}" has a MySQL type (${type}) that has no DuckDB mapping: cast it in the query`,
+        'config_error',
+      );
   }
 }
 
@@ -215,7 +296,11 @@ export function typedColumns(fields: readonly FieldMeta[]): TypedColumn[] {
   const seen = new Set<string>();
   return fields.map((field) => {
     const key = field.name.toLowerCase();
-    if (seen.has(key)) throw new ConnectorError(`the query returns the column name "${field.name}" twice: give one an alias`, 'config_error');
+    if (seen.has(key))
+      throw new ConnectorError(
+        `the query returns the column name "${field.name}" twice: give one an alias`,
+        'config_error',
+      );
     seen.add(key);
     return typedColumn(field);
   });

@@ -23,7 +23,8 @@ function checkKey(req: WriteRequest, names: readonly string[]): void {
   const key = req.key ?? [];
   if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
   const missing = key.filter((k) => !names.includes(k));
-  if (missing.length > 0) throw new ConnectorError(`key column(s) ${missing.join(', ')} not among the input's columns`, 'config_error');
+  if (missing.length > 0)
+    throw new ConnectorError(`key column(s) ${missing.join(', ')} not among the input's columns`, 'config_error');
 }
 
 async function countRows(source: DuckDBTable): Promise<number> {
@@ -46,7 +47,10 @@ export async function writeFromTable(
   const columns = await writeColumnsOf(source.connection, source.table).catch((err: unknown) => {
     throw toDuckdbError(err);
   });
-  checkKey(req, columns.map((c) => c.name));
+  checkKey(
+    req,
+    columns.map((c) => c.name),
+  );
   const rows = await countRows(source);
 
   const raw = await connectMysql(cfg, signal).catch((err: unknown) => {
@@ -63,8 +67,14 @@ export async function writeFromTable(
     const bulk = options.transfer !== 'insert' && (await localInfileAllowed(connection));
     await connection.query('start transaction');
     if (req.mode === 'overwrite') await connection.query(`delete from ${target.quoted}`);
-    const transfer = { target: target.quoted, columns: prepared.columns, upsertKey: req.mode === 'upsert' ? (req.key ?? []) : null, signal };
-    if (rows > 0) await (bulk ? loadWithInfile(connection, source, transfer) : insertInBatches(connection, source, transfer));
+    const transfer = {
+      target: target.quoted,
+      columns: prepared.columns,
+      upsertKey: req.mode === 'upsert' ? (req.key ?? []) : null,
+      signal,
+    };
+    if (rows > 0)
+      await (bulk ? loadWithInfile(connection, source, transfer) : insertInBatches(connection, source, transfer));
     signal?.throwIfAborted();
     await connection.query('commit');
     return { rows_written: rows };

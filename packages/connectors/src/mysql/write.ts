@@ -87,13 +87,21 @@ function insertHead(target: string, columns: readonly string[], mode: WriteReque
 /** For upsert: every non-key column takes the incoming value; with only key columns, duplicates are ignored. */
 function upsertTail(columns: readonly string[], key: readonly string[] | null): string {
   if (key === null) return '';
-  const updates = columns.filter((c) => !key.includes(c)).map((c) => `${mysql.escapeId(c)} = values(${mysql.escapeId(c)})`);
+  const updates = columns
+    .filter((c) => !key.includes(c))
+    .map((c) => `${mysql.escapeId(c)} = values(${mysql.escapeId(c)})`);
   const self = mysql.escapeId(key[0] ?? columns[0] ?? '');
   return ` on duplicate key update ${updates.length > 0 ? updates.join(', ') : `${self} = ${self}`}`;
 }
 
 /** Inserts one batch in as few statements as fit in STATEMENT_BYTES; answers the rows inserted. */
-async function insertBatch(connection: Connection, head: string, tail: string, columns: readonly string[], rows: readonly Row[]): Promise<number> {
+async function insertBatch(
+  connection: Connection,
+  head: string,
+  tail: string,
+  columns: readonly string[],
+  rows: readonly Row[],
+): Promise<number> {
   const known = new Set(columns);
   let tuples: string[] = [];
   let bytes = 0;
@@ -105,7 +113,8 @@ async function insertBatch(connection: Connection, head: string, tail: string, c
   };
   for (const row of rows) {
     for (const key of Object.keys(row)) {
-      if (!known.has(key)) throw new ConnectorError(`row has column "${key}" that the first batch did not have`, 'config_error');
+      if (!known.has(key))
+        throw new ConnectorError(`row has column "${key}" that the first batch did not have`, 'config_error');
     }
     const tuple = mysql.format('(?)', [columns.map((c) => toSqlValue(row[c])) as mysql.SqlValue[]], false, 'Z');
     tuples.push(tuple);

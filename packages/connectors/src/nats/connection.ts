@@ -18,7 +18,10 @@ export async function connectNats(cfg: NatsConfig, signal?: AbortSignal): Promis
   signal?.throwIfAborted();
   const address = await checkedAddress({ connectorType: 'nats', host: cfg.host, port: cfg.port });
   // The client passes its tls options on to node:tls, which verifies the configured name (its type omits servername).
-  const tlsOptions: { servername?: string; rejectUnauthorized: boolean } = { servername: tlsServerName(cfg.host), rejectUnauthorized: true };
+  const tlsOptions: { servername?: string; rejectUnauthorized: boolean } = {
+    servername: tlsServerName(cfg.host),
+    rejectUnauthorized: true,
+  };
   const opening = connect({
     servers: isIP(address) === 6 ? `[${address}]:${cfg.port}` : `${address}:${cfg.port}`,
     user: cfg.user,
@@ -50,14 +53,23 @@ export async function connectNats(cfg: NatsConfig, signal?: AbortSignal): Promis
 
 /** Flushes what is pending (acks) and closes, cutting it short after a second. */
 export async function closeNats(nc: NatsConnection): Promise<void> {
-  const closing = nc.flush().catch(() => undefined).then(() => nc.close());
-  await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]).catch(() => undefined);
+  const closing = nc
+    .flush()
+    .catch(() => undefined)
+    .then(() => nc.close());
+  await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]).catch(
+    () => undefined,
+  );
   if (!nc.isClosed()) await nc.close().catch(() => undefined);
 }
 
 /** What the cause chain says: the NATS client wraps socket errors (code on the cause). */
 function codeOf(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | null, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | null, depth = 0;
+    e && depth < 4;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'string' && /^E[A-Z_]+$/.test(e.code)) return e.code;
   }
   return undefined;
@@ -70,10 +82,14 @@ export function classifyNatsError(err: unknown): { error_class: ErrorClass; mess
   const name = err instanceof Error ? err.constructor.name : '';
   if (isUnknownHostCode(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
   if (isTransientNetCode(code)) return { error_class: 'transient_error', message: `${message} (${code})` };
-  if (/authorization violation|authentication|auth.*(expired|revoked)|permissions? violation/i.test(message) || name === 'AuthorizationError') {
+  if (
+    /authorization violation|authentication|auth.*(expired|revoked)|permissions? violation/i.test(message) ||
+    name === 'AuthorizationError'
+  ) {
     return { error_class: 'config_error', message: `authentication or permission refused: ${message}` };
   }
-  if (/not found|jetstream not enabled|invalid|bad request/i.test(message)) return { error_class: 'config_error', message };
+  if (/not found|jetstream not enabled|invalid|bad request/i.test(message))
+    return { error_class: 'config_error', message };
   return { error_class: 'transient_error', message };
 }
 

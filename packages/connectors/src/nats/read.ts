@@ -14,7 +14,11 @@ import { natsSecrets, type NatsConfig } from './nats.config.js';
 
 const MIN_EXPIRES_MS = 1000;
 
-async function consumerFor(nc: NatsConnection, req: ReadRequest, stream: string): Promise<{ consumer: Consumer; acks: boolean }> {
+async function consumerFor(
+  nc: NatsConnection,
+  req: ReadRequest,
+  stream: string,
+): Promise<{ consumer: Consumer; acks: boolean }> {
   const js = jetstream(nc);
   const subject = typeof req['subject'] === 'string' && req['subject'] !== '' ? req['subject'] : undefined;
   const durable = req['consumer'];
@@ -22,10 +26,13 @@ async function consumerFor(nc: NatsConnection, req: ReadRequest, stream: string)
     return { consumer: await js.consumers.get(stream, subject ? { filter_subjects: subject } : {}), acks: false };
   }
   const jsm = await jetstreamManager(nc);
-  const exists = await jsm.consumers.info(stream, durable).then(() => true, (err: unknown) => {
-    if (err instanceof Error && /consumer not found/i.test(err.message)) return false;
-    throw err;
-  });
+  const exists = await jsm.consumers.info(stream, durable).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof Error && /consumer not found/i.test(err.message)) return false;
+      throw err;
+    },
+  );
   if (!exists) {
     await jsm.consumers.add(stream, {
       durable_name: durable,

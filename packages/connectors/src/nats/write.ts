@@ -9,7 +9,11 @@ import { natsSecrets, type NatsConfig } from './nats.config.js';
 /** Publishes in flight at once: acks come back in parallel instead of one round trip per row. */
 const IN_FLIGHT = 256;
 
-export async function publishRows(cfg: NatsConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+export async function publishRows(
+  cfg: NatsConfig,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const subject = requiredName(req, 'subject');
   const secrets = natsSecrets(cfg);

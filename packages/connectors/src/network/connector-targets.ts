@@ -30,7 +30,12 @@ interface ConfiguredTarget extends NetworkTarget {
 }
 
 type HostPort = { host: string; port: number };
-const hostTarget = (type: string, cfg: HostPort): ConfiguredTarget => ({ connectorType: type, host: cfg.host, port: cfg.port, path: 'config.host' });
+const hostTarget = (type: string, cfg: HostPort): ConfiguredTarget => ({
+  connectorType: type,
+  host: cfg.host,
+  port: cfg.port,
+  path: 'config.host',
+});
 
 const TARGETS: Readonly<Record<string, (config: Record<string, unknown>) => ConfiguredTarget>> = {
   postgres: (c) => {
@@ -57,12 +62,17 @@ export const isNetworkConnectorType = (type: string): boolean => type in TARGETS
  * The policy's verdict on a config, as 422 problems: none when the config is allowed, when it does not parse (the
  * schema check reports that) or when its host name does not resolve from here (Test Connection and runs check again).
  */
-export async function networkPolicyProblems(type: string, config: Record<string, unknown>): Promise<NetworkPolicyProblem[]> {
+export async function networkPolicyProblems(
+  type: string,
+  config: Record<string, unknown>,
+): Promise<NetworkPolicyProblem[]> {
   const targetOf = TARGETS[type];
   if (!targetOf) return [];
   // Secrets play no part in where a connector points, and may arrive in any encoding: stand-ins let the config parse.
   const secretFields = getDriver(type)?.info.secret_fields ?? [];
-  const located = Object.fromEntries(Object.entries(config).map(([k, v]) => [k, secretFields.includes(k) && v !== undefined ? 'secret' : v]));
+  const located = Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, secretFields.includes(k) && v !== undefined ? 'secret' : v]),
+  );
   let target: ConfiguredTarget;
   try {
     target = targetOf(located);

@@ -21,13 +21,16 @@ export function parseIp(text: string): IpAddress | null {
   if (family === 4) return { family: 4, bytes: Uint8Array.from(ip.split('.').map(Number)) };
   if (family !== 6) return null;
   // A trailing dotted quad stands for the last two groups.
-  const hex = ip.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) =>
-    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  const hex = ip.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_m, a: string, b: string, c: string, d: string) =>
+      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
   );
   const [head = '', tail] = hex.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...new Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...new Array<string>(8 - left.length - right.length).fill('0'), ...right];
   const bytes = new Uint8Array(16);
   groups.forEach((group, i) => {
     const value = parseInt(group, 16);
@@ -61,7 +64,8 @@ export function inPrefix(address: IpAddress, prefix: IpPrefix): boolean {
 export function formatIp(address: IpAddress): string {
   if (address.family === 4) return address.bytes.join('.');
   const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((((address.bytes[i] ?? 0) << 8) | (address.bytes[i + 1] ?? 0)).toString(16));
+  for (let i = 0; i < 16; i += 2)
+    groups.push((((address.bytes[i] ?? 0) << 8) | (address.bytes[i + 1] ?? 0)).toString(16));
   return groups.join(':');
 }
 

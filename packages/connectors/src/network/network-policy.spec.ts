@@ -3,26 +3,56 @@ import { embeddedIpv4, parseIp, parsePrefix } from './ip-address.js';
 
 const closed: NetworkPolicy = { allowPrivateNetworks: false, allowedNetworks: [] };
 const open: NetworkPolicy = { allowPrivateNetworks: true, allowedNetworks: [] };
-const listed = (...cidrs: string[]): NetworkPolicy => currentNetworkPolicy({ CONNECTOR_ALLOWED_NETWORKS: cidrs.join(',') });
+const listed = (...cidrs: string[]): NetworkPolicy =>
+  currentNetworkPolicy({ CONNECTOR_ALLOWED_NETWORKS: cidrs.join(',') });
 
 describe('network policy: refused by default', () => {
   it.each([
-    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'],
-    ['0.0.0.0', 'unspecified'], ['::', 'unspecified'], ['0.1.2.3', 'this network'],
-    ['10.1.2.3', 'private'], ['172.20.0.1', 'private'], ['192.168.1.1', 'private'], ['fd12::1', 'unique local'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['0.1.2.3', 'this network'],
+    ['10.1.2.3', 'private'],
+    ['172.20.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fd12::1', 'unique local'],
     ['fec0::1', 'site-local'],
-    ['169.254.10.1', 'link-local'], ['fe80::1', 'link-local'], ['fe80::1%eth0', 'link-local'],
-    ['100.64.0.1', 'CGNAT'], ['100.127.255.254', 'CGNAT'],
-    ['64:ff9b::7f00:1', 'NAT64'], ['64:ff9b::8.8.8.8', 'NAT64'], ['64:ff9b:1::1', 'NAT64'],
-    ['2002:7f00:1::1', '6to4'], ['2001:0:4136:e378::1', 'Teredo'],
-    ['192.0.2.1', 'TEST-NET'], ['198.51.100.7', 'TEST-NET'], ['203.0.113.9', 'TEST-NET'], ['2001:db8::1', 'TEST-NET'],
+    ['169.254.10.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['100.64.0.1', 'CGNAT'],
+    ['100.127.255.254', 'CGNAT'],
+    ['64:ff9b::7f00:1', 'NAT64'],
+    ['64:ff9b::8.8.8.8', 'NAT64'],
+    ['64:ff9b:1::1', 'NAT64'],
+    ['2002:7f00:1::1', '6to4'],
+    ['2001:0:4136:e378::1', 'Teredo'],
+    ['192.0.2.1', 'TEST-NET'],
+    ['198.51.100.7', 'TEST-NET'],
+    ['203.0.113.9', 'TEST-NET'],
+    ['2001:db8::1', 'TEST-NET'],
     ['3fff::1', 'TEST-NET'],
-    ['198.18.0.1', 'benchmarking'], ['198.19.255.1', 'benchmarking'], ['2001:2::1', 'benchmarking'],
-    ['224.0.0.1', 'multicast'], ['239.1.1.1', 'multicast'], ['ff02::1', 'multicast'],
-    ['240.0.0.1', 'reserved'], ['255.255.255.255', 'broadcast'], ['192.0.0.8', 'reserved'], ['192.88.99.1', 'reserved'],
-    ['100::1', 'discard'], ['2001:10::1', 'reserved'], ['4000::1', 'outside global unicast'],
-    ['::ffff:127.0.0.1', 'IPv4-mapped'], ['::ffff:7f00:1', 'IPv4-mapped'], ['0:0:0:0:0:ffff:7f00:0001', 'IPv4-mapped'],
-    ['::ffff:8.8.8.8', 'IPv4-mapped'], ['::127.0.0.1', 'IPv4-compatible'], ['::7f00:1', 'IPv4-compatible'],
+    ['198.18.0.1', 'benchmarking'],
+    ['198.19.255.1', 'benchmarking'],
+    ['2001:2::1', 'benchmarking'],
+    ['224.0.0.1', 'multicast'],
+    ['239.1.1.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['240.0.0.1', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
+    ['192.0.0.8', 'reserved'],
+    ['192.88.99.1', 'reserved'],
+    ['100::1', 'discard'],
+    ['2001:10::1', 'reserved'],
+    ['4000::1', 'outside global unicast'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped'],
+    ['::ffff:7f00:1', 'IPv4-mapped'],
+    ['0:0:0:0:0:ffff:7f00:0001', 'IPv4-mapped'],
+    ['::ffff:8.8.8.8', 'IPv4-mapped'],
+    ['::127.0.0.1', 'IPv4-compatible'],
+    ['::7f00:1', 'IPv4-compatible'],
     ['::ffff:0:7f00:1', 'IPv4-translated'],
   ])('refuses %s (%s)', (address, kind) => {
     const reason = refusalReason(address, closed);
@@ -30,12 +60,19 @@ describe('network policy: refused by default', () => {
     expect(reason).toContain(address);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001::1', '100.63.255.255', '100.128.0.1', '172.32.0.1', '198.20.0.1'])(
-    'lets the public address %s through',
-    (address) => {
-      expect(refusalReason(address, closed)).toBeNull();
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '2606:4700::1111',
+    '2a00:1450:4001::1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '172.32.0.1',
+    '198.20.0.1',
+  ])('lets the public address %s through', (address) => {
+    expect(refusalReason(address, closed)).toBeNull();
+  });
 
   it('refuses what is not an IP address', () => {
     expect(refusalReason('localhost', closed)).toMatch(/not an IP address/);
@@ -44,8 +81,17 @@ describe('network policy: refused by default', () => {
 
 describe('network policy: metadata addresses are never reachable', () => {
   it.each([
-    '169.254.169.254', '169.254.170.2', '169.254.169.253', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254',
-    '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::1', '::169.254.169.254',
+    '169.254.169.254',
+    '169.254.170.2',
+    '169.254.169.253',
+    '100.100.100.200',
+    '192.0.0.192',
+    'fd00:ec2::254',
+    '::ffff:169.254.169.254',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::a9fe:a9fe',
+    '2002:a9fe:a9fe::1',
+    '::169.254.169.254',
   ])('%s is refused even with private networks and every range allowed', (address) => {
     expect(refusalReason(address, closed)).toMatch(/cloud metadata/);
     expect(refusalReason(address, open)).toMatch(/cloud metadata/);
@@ -61,7 +107,15 @@ describe('network policy: metadata addresses are never reachable', () => {
 
 describe('network policy: the operator allows private networks', () => {
   it('CONNECTOR_ALLOW_PRIVATE_NETWORKS=true lets every internal range through', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '::1', '::ffff:127.0.0.1', '64:ff9b::7f00:1', 'fd00::1', '169.254.1.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      '64:ff9b::7f00:1',
+      'fd00::1',
+      '169.254.1.1',
+    ]) {
       expect(refusalReason(address, open)).toBeNull();
     }
     expect(currentNetworkPolicy({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' }).allowPrivateNetworks).toBe(true);
@@ -91,7 +145,9 @@ describe('ip addresses', () => {
     const forms = ['::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '[::ffff:7f00:1]'];
     const bytes = forms.map((f) => Array.from(parseIp(f)?.bytes ?? []).join('.'));
     expect(new Set(bytes).size).toBe(1);
-    expect(Array.from(embeddedIpv4(parseIp('64:ff9b::7f00:1') ?? { family: 4, bytes: new Uint8Array() })?.bytes ?? [])).toEqual([127, 0, 0, 1]);
+    expect(
+      Array.from(embeddedIpv4(parseIp('64:ff9b::7f00:1') ?? { family: 4, bytes: new Uint8Array() })?.bytes ?? []),
+    ).toEqual([127, 0, 0, 1]);
   });
 
   it('parses prefixes and refuses bad ones', () => {

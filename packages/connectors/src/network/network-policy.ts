@@ -21,7 +21,11 @@ export const NETWORK_POLICY_CODE = 'network_policy';
 export function parseAllowedNetworks(entries: readonly string[]): IpPrefix[] {
   return entries.map((entry) => {
     const prefix = parsePrefix(entry);
-    if (!prefix) throw new ConnectorError(`CONNECTOR_ALLOWED_NETWORKS: "${entry}" is not a CIDR range such as 10.1.0.0/16`, 'config_error');
+    if (!prefix)
+      throw new ConnectorError(
+        `CONNECTOR_ALLOWED_NETWORKS: "${entry}" is not a CIDR range such as 10.1.0.0/16`,
+        'config_error',
+      );
     return prefix;
   });
 }
@@ -30,7 +34,10 @@ export function parseAllowedNetworks(entries: readonly string[]): IpPrefix[] {
  * A zod `superRefine` for the CONNECTOR_ALLOWED_NETWORKS setting of a service's config, so that a typo stops the
  * service at start-up instead of failing connectors later (typed structurally: this package does not use zod).
  */
-export function refineAllowedNetworks(value: string | undefined, ctx: { addIssue(issue: { code: 'custom'; message: string }): void }): void {
+export function refineAllowedNetworks(
+  value: string | undefined,
+  ctx: { addIssue(issue: { code: 'custom'; message: string }): void },
+): void {
   try {
     parseAllowedNetworks(connectorEnvironment({ CONNECTOR_ALLOWED_NETWORKS: value }).allowedNetworks);
   } catch (err) {
@@ -54,17 +61,18 @@ export function refusalReason(address: string, policy: NetworkPolicy): string | 
   // An IPv4 address written as IPv6 reaches that IPv4 address: an allowed range of either form lets it through.
   const inner = embeddedIpv4(ip);
   const mapped = inner !== null && /IPv4-(mapped|compatible|translated)/.test(kind) ? inner : null;
-  if (policy.allowedNetworks.some((net) => inPrefix(ip, net) || (mapped !== null && inPrefix(mapped, net)))) return null;
+  if (policy.allowedNetworks.some((net) => inPrefix(ip, net) || (mapped !== null && inPrefix(mapped, net))))
+    return null;
   return `${address} is a ${kind} address`;
 }
 
 /** The one message for a refused address: it names the address, never whether anything listens there. */
 export function policyError(host: string, reason: string): ConnectorError {
   const shown = host === reason.split(' ')[0] ? '' : `${host} -> `;
-  const hint = reason.includes('may never') ? '' : ' (an operator can allow private networks with CONNECTOR_ALLOW_PRIVATE_NETWORKS=true or CONNECTOR_ALLOWED_NETWORKS)';
-  return new ConnectorError(
-    `refused by the network policy: ${shown}${reason}${hint}`,
-    'config_error',
-    { code: NETWORK_POLICY_CODE },
-  );
+  const hint = reason.includes('may never')
+    ? ''
+    : ' (an operator can allow private networks with CONNECTOR_ALLOW_PRIVATE_NETWORKS=true or CONNECTOR_ALLOWED_NETWORKS)';
+  return new ConnectorError(`refused by the network policy: ${shown}${reason}${hint}`, 'config_error', {
+    code: NETWORK_POLICY_CODE,
+  });
 }

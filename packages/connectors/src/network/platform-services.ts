@@ -35,10 +35,20 @@ export function platformServices(env: NodeJS.ProcessEnv = process.env): Platform
     // libpq defaults: a missing host is the local socket, a missing database is the user's name.
     const host = decodeURIComponent(db.hostname).replace(/^\[|\]$/g, '') || db.searchParams.get('host') || 'localhost';
     const name = decodeURIComponent(db.pathname.slice(1)) || decodeURIComponent(db.username) || 'postgres';
-    services.push({ what: 'database', host: host.startsWith('/') ? 'localhost' : host, port: Number(db.port || 5432), database: name });
+    services.push({
+      what: 'database',
+      host: host.startsWith('/') ? 'localhost' : host,
+      port: Number(db.port || 5432),
+      database: name,
+    });
   }
   const redis = urlOf(env['REDIS_URL']);
-  if (redis) services.push({ what: 'redis', host: redis.hostname.replace(/^\[|\]$/g, '') || 'localhost', port: Number(redis.port || 6379) });
+  if (redis)
+    services.push({
+      what: 'redis',
+      host: redis.hostname.replace(/^\[|\]$/g, '') || 'localhost',
+      port: Number(redis.port || 6379),
+    });
   return services;
 }
 
@@ -53,7 +63,9 @@ function isLocal(address: IpAddress): boolean {
   const b = inner.bytes;
   if (inner.family === 4 && (b[0] === 127 || b[0] === 0)) return true;
   if (inner.family === 6 && b.subarray(0, 15).every((x) => x === 0) && (b[15] === 0 || b[15] === 1)) return true;
-  const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).map((i) => parseIp(i.address));
+  const own = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((i) => parseIp(i.address));
   return own.some((ip) => ip !== null && canonical(ip) === canonical(inner));
 }
 
@@ -86,7 +98,8 @@ export async function assertNotPlatform(target: PlatformTarget, env: NodeJS.Proc
   if (!address) return;
   for (const service of platformServices(env)) {
     if (service.port !== target.port) continue;
-    if (service.what === 'database' && (target.connectorType !== 'postgres' || target.database !== service.database)) continue;
+    if (service.what === 'database' && (target.connectorType !== 'postgres' || target.database !== service.database))
+      continue;
     if (!(await sameServer(service, address))) continue;
     throw new ConnectorError(
       service.what === 'redis'

@@ -20,7 +20,9 @@ export function policySteps(target: NetworkTarget, resolved: ResolvedTarget): Ch
         addresses = await resolveAddresses(target.host);
         resolved.address = addresses[0] ?? target.host;
         const shown = addresses.join(', ');
-        return shown === target.host.replace(/^\[|\]$/g, '') ? `${shown} is an IP address` : `${target.host} resolves to ${shown}`;
+        return shown === target.host.replace(/^\[|\]$/g, '')
+          ? `${shown} is an IP address`
+          : `${target.host} resolves to ${shown}`;
       },
     },
     {

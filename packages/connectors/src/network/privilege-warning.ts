@@ -16,7 +16,7 @@ export function privilegesStep(details: Record<string, unknown>, find: () => Pro
       if (rights.length === 0) return 'the session has no superuser or server file rights';
       const warning =
         `warning: the session has ${rights.join(', ')}: anyone who can edit a pipeline with this connector can read and ` +
-        'write the server\'s files or run programs on it; use a role with only the rights the pipelines need';
+        "write the server's files or run programs on it; use a role with only the rights the pipelines need";
       details[WARNINGS_DETAIL] = [warning];
       return warning;
     },

@@ -23,7 +23,11 @@ export interface NetworkTarget {
 /** The host and port an http(s) URL connects to. */
 export function urlTarget(connectorType: string, text: string): NetworkTarget {
   const url = new URL(text);
-  return { connectorType, host: bareHost(url.hostname), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+  return {
+    connectorType,
+    host: bareHost(url.hostname),
+    port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+  };
 }
 
 export const bareHost = (host: string): string => host.replace(/^\[|\]$/g, '');
@@ -67,14 +71,22 @@ export function guardedLookup(target: Omit<NetworkTarget, 'host'>) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      assertAddressesAllowed({ ...target, host: hostname }, addresses.map((a) => a.address)).then(
+      assertAddressesAllowed(
+        { ...target, host: hostname },
+        addresses.map((a) => a.address),
+      ).then(
         () => {
           if (options.all) return callback(null, addresses);
           const first = addresses[0];
-          if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+          if (!first)
+            return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
           callback(null, first.address, first.family);
         },
-        (refused: unknown) => callback(refused instanceof ConnectorError ? refused : new ConnectorError(String(refused), 'config_error'), []),
+        (refused: unknown) =>
+          callback(
+            refused instanceof ConnectorError ? refused : new ConnectorError(String(refused), 'config_error'),
+            [],
+          ),
       );
     });
   };

@@ -40,7 +40,11 @@ export class ChatCompletionHttpError extends ConnectorError {
     readonly serverMessage: string,
     cause: HttpStatusError,
   ) {
-    super(`the chat completions endpoint answered HTTP ${status}${status === 401 ? ' (check the api_key)' : ''}: ${serverMessage}`, cause.errorClass, { code: cause.code, cause });
+    super(
+      `the chat completions endpoint answered HTTP ${status}${status === 401 ? ' (check the api_key)' : ''}: ${serverMessage}`,
+      cause.errorClass,
+      { code: cause.code, cause },
+    );
     this.name = 'ChatCompletionHttpError';
   }
 }
@@ -80,7 +84,11 @@ function usageOf(value: unknown): Usage | null {
   if (typeof u?.prompt_tokens !== 'number' && typeof u?.completion_tokens !== 'number') return null;
   const prompt = typeof u.prompt_tokens === 'number' ? u.prompt_tokens : 0;
   const completion = typeof u.completion_tokens === 'number' ? u.completion_tokens : 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion,
+  };
 }
 
 /**
@@ -95,7 +103,9 @@ export async function chatCompletion(
 ): Promise<ChatCompletionResult> {
   const cfg = parseOpenAiConfig(config);
   const settings = httpSettings(cfg);
-  const session = new HttpSession(options.maxRetries === undefined ? settings : { ...settings, max_retries: options.maxRetries });
+  const session = new HttpSession(
+    options.maxRetries === undefined ? settings : { ...settings, max_retries: options.maxRetries },
+  );
   const body = {
     model: request.model ?? cfg.model,
     messages: request.messages,
@@ -103,9 +113,13 @@ export async function chatCompletion(
     ...(request.max_tokens === undefined ? {} : { max_tokens: request.max_tokens }),
     ...(request.response_format === undefined ? {} : { response_format: request.response_format }),
   };
-  const res = await session.request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal).catch((err: unknown) => {
-    throw err instanceof HttpStatusError ? new ChatCompletionHttpError(err.status, serverErrorText(err.responseBody, err.status), err) : err;
-  });
+  const res = await session
+    .request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal)
+    .catch((err: unknown) => {
+      throw err instanceof HttpStatusError
+        ? new ChatCompletionHttpError(err.status, serverErrorText(err.responseBody, err.status), err)
+        : err;
+    });
   const answer = parseBody(res.body, 'the chat completions endpoint') as ChatCompletionBody;
   const choice = answer.choices?.[0];
   if (!choice || typeof choice.message?.content !== 'string') {

@@ -24,7 +24,13 @@ export const openAiInfo: ConnectorTypeInfo = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
     properties: {
-      base_url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://', default: 'https://api.openai.com/v1' },
+      base_url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        pattern: '^https?://',
+        default: 'https://api.openai.com/v1',
+      },
       api_key: { type: 'string', maxLength: 4096, writeOnly: true, 'x-secret': true },
       model: { type: 'string', minLength: 1, maxLength: 256 },
       timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 60000 },

@@ -36,7 +36,10 @@ export async function testOpenAi(config: Record<string, unknown>, opts: TestOpti
       async run() {
         if (!models.includes(cfg.model)) {
           const some = models.slice(0, 10).join(', ');
-          throw new ConnectorError(`model "${cfg.model}" is not offered (some that are: ${some || 'none'})`, 'config_error');
+          throw new ConnectorError(
+            `model "${cfg.model}" is not offered (some that are: ${some || 'none'})`,
+            'config_error',
+          );
         }
         return `model "${cfg.model}" is offered`;
       },

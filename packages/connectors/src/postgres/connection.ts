@@ -101,7 +101,11 @@ async function cancelThenClose(client: pg.Client, cfg: PostgresConfig): Promise<
   const pid = (client as unknown as { processID: number | null }).processID;
   if (pid !== null) {
     // The same checked address as the client's: no second DNS answer is trusted.
-    const canceller = newClient(cfg, { host: client.host, connectionTimeoutMillis: CANCEL_GRACE_MS, query_timeout: CANCEL_GRACE_MS });
+    const canceller = newClient(cfg, {
+      host: client.host,
+      connectionTimeoutMillis: CANCEL_GRACE_MS,
+      query_timeout: CANCEL_GRACE_MS,
+    });
     try {
       await canceller.connect();
       await canceller.query('select pg_cancel_backend($1)', [pid]);

@@ -32,7 +32,8 @@ export function encodeCsvValue(value: unknown): string {
         if (Number.isNaN(value.getTime())) throw new ConnectorError('cannot write an invalid Date', 'config_error');
         return quote(value.toISOString());
       }
-      if (value instanceof Uint8Array) return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+      if (value instanceof Uint8Array)
+        return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
       return quote(JSON.stringify(value));
     default:
       throw new ConnectorError(`cannot write a value of type ${typeof value}`, 'config_error');

@@ -23,7 +23,11 @@ const fieldName = (index: number): string => `c${index}`;
  * The reader's line and buffer sizes come from the run's memory limit (its buffers are taken from the run's DuckDB
  * memory, one per reading thread): a row longer than the line size fails the load, and the message says so.
  */
-function readCsvSql(files: string | readonly string[], columns: readonly LoadColumn[], buffers: TransferBuffers): string {
+function readCsvSql(
+  files: string | readonly string[],
+  columns: readonly LoadColumn[],
+  buffers: TransferBuffers,
+): string {
   const declared = columns.map((c, i) => `${sqlString(fieldName(i))}: ${sqlString(c.plan.csvType)}`).join(', ');
   const from = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
   return (
@@ -53,9 +57,12 @@ export async function loadCsvPartsIntoTable(
     const all: string[] = [];
     if (waitForAll) for await (const part of parts) all.push(part);
     const columns = waitForAll ? await withUnboundedNumericsDecided(target, all, declared, buffers) : [...declared];
-    await connection.run(`create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.plan.duckType}`).join(', ')})`);
+    await connection.run(
+      `create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.plan.duckType}`).join(', ')})`,
+    );
     const values = columns.map((c, i) => `${guardedDuck(c.plan, c.name, c.sourceType, fieldName(i))}`).join(', ');
-    const insert = (files: string | readonly string[]) => connection.run(`insert into ${table} select ${values} from ${readCsvSql(files, columns, buffers)}`);
+    const insert = (files: string | readonly string[]) =>
+      connection.run(`insert into ${table} select ${values} from ${readCsvSql(files, columns, buffers)}`);
     let rows = 0;
     if (waitForAll) {
       if (all.length > 0) rows = (await insert(all)).rowsChanged;
@@ -99,7 +106,11 @@ async function withUnboundedNumericsDecided(
   const row =
     files.length === 0
       ? unbounded.flatMap(() => [0, 0, false])
-      : (await target.connection.runAndReadAll(`select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers)}`)).getRows()[0]!;
+      : (
+          await target.connection.runAndReadAll(
+            `select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers)}`,
+          )
+        ).getRows()[0]!;
   const decided = [...columns];
   unbounded.forEach((column, k) => {
     const [scale, whole, special] = [row[3 * k] as number, row[3 * k + 1] as number, row[3 * k + 2] as boolean];
@@ -114,7 +125,8 @@ async function withUnboundedNumericsDecided(
  * error's first line and the conversion that failed are kept: DuckDB adds the row's data (which may be private) and
  * hints about type detection, which this reader does not use.
  */
-const TOO_LONG = /^Maximum line size of \d+ bytes exceeded|^Value with unterminated quote found|does not support a full read on this file/;
+const TOO_LONG =
+  /^Maximum line size of \d+ bytes exceeded|^Value with unterminated quote found|does not support a full read on this file/;
 
 function loadError(err: unknown, columns: readonly LoadColumn[], buffers: TransferBuffers): unknown {
   // DuckDB's errors come from the native module: not always instances of this realm's Error.
@@ -130,7 +142,9 @@ function loadError(err: unknown, columns: readonly LoadColumn[], buffers: Transf
       { cause: err },
     );
   }
-  const kept = [lines[0], ...lines.filter((line) => /^\s*Error when converting column/.test(line))].map((line) => line!.trim());
+  const kept = [lines[0], ...lines.filter((line) => /^\s*Error when converting column/.test(line))].map((line) =>
+    line!.trim(),
+  );
   const message = kept.join(': ').replace(/\bcolumn "?c(\d+)"?/gi, (whole, index: string) => {
     const column = columns[Number(index)];
     return column ? `column "${column.name}" (${column.sourceType})` : whole;

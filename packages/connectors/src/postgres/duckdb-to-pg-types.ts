@@ -114,7 +114,13 @@ export function pgColumnOf(type: DuckDBType): PgColumnMapping {
   }
 }
 
-const NESTED = new Set<DuckDBTypeId>([DuckDBTypeId.LIST, DuckDBTypeId.ARRAY, DuckDBTypeId.STRUCT, DuckDBTypeId.MAP, DuckDBTypeId.UNION]);
+const NESTED = new Set<DuckDBTypeId>([
+  DuckDBTypeId.LIST,
+  DuckDBTypeId.ARRAY,
+  DuckDBTypeId.STRUCT,
+  DuckDBTypeId.MAP,
+  DuckDBTypeId.UNION,
+]);
 
 /**
  * How a DuckDB column is written into an existing PostgreSQL column of type `targetType` (as format_type names it):

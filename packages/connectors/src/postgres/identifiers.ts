@@ -12,8 +12,10 @@ export interface TableName {
 /** `schema.table` names both; a bare `table` takes `defaultSchema`. Quoted names with dots are not supported. */
 export function parseTableName(name: string, defaultSchema: string): TableName {
   const dot = name.indexOf('.');
-  const parsed = dot < 0 ? { schema: defaultSchema, table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
-  if (parsed.schema === '' || parsed.table === '') throw new ConnectorError(`invalid table name "${name}"`, 'config_error');
+  const parsed =
+    dot < 0 ? { schema: defaultSchema, table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
+  if (parsed.schema === '' || parsed.table === '')
+    throw new ConnectorError(`invalid table name "${name}"`, 'config_error');
   return parsed;
 }
 

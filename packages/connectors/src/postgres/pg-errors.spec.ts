@@ -23,11 +23,14 @@ describe('classifyPgError', () => {
   });
 
   it('names the SQLSTATE, treats TLS trouble as settings, and unknown failures as transient', () => {
-    expect(classifyPgError(coded('3D000', 'database "x" does not exist')).message).toBe('database "x" does not exist (SQLSTATE 3D000)');
+    expect(classifyPgError(coded('3D000', 'database "x" does not exist')).message).toBe(
+      'database "x" does not exist (SQLSTATE 3D000)',
+    );
     expect(classifyPgError(new Error('The server does not support SSL connections')).error_class).toBe('config_error');
     expect(classifyPgError(new Error('self-signed certificate in certificate chain')).error_class).toBe('config_error');
     expect(classifyPgError(new Error('Connection terminated unexpectedly'))).toEqual({
-      error_class: 'transient_error', message: 'Connection terminated unexpectedly',
+      error_class: 'transient_error',
+      message: 'Connection terminated unexpectedly',
     });
   });
 });

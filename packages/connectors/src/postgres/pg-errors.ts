@@ -3,8 +3,16 @@ import { ConnectorError } from '../connector-error.js';
 import type { ErrorClass } from '../types.js';
 
 const TRANSIENT_NET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
-  'EPIPE', 'EAI_AGAIN', 'EADDRNOTAVAIL',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
 ]);
 const UNKNOWN_HOST_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
 

@@ -101,7 +101,8 @@ export function decimalPlan(p: number, s: number): ColumnPlan {
 
 // Dates and timestamps before year 1: PostgreSQL prints `0044-03-15 BC`, which DuckDB would read as the year 44 AD;
 // DuckDB spells the era `0044-03-15 (BC)`, before the time of day. Only those rows pay for the regular expression.
-const bcDate = (ref: string) => `case when ${ref} < '0001-01-01'::date then regexp_replace(${ref}::text, ' BC$', ' (BC)') else ${ref}::text end`;
+const bcDate = (ref: string) =>
+  `case when ${ref} < '0001-01-01'::date then regexp_replace(${ref}::text, ' BC$', ' (BC)') else ${ref}::text end`;
 const bcTimestamp = (cast: string) => (ref: string) =>
   `case when ${ref} < '0001-01-01'::${cast} then regexp_replace(${ref}::text, '^(\\S+) (.*) BC$', '\\1 (BC) \\2') else ${ref}::text end`;
 
@@ -118,32 +119,61 @@ const intervalOfParts = (ref: string) =>
 /** Built-in scalar types by OID (pg_type.h). Anything else is looked up in pg_type. */
 function builtinPlan(oid: number, typmod: number): ColumnPlan | undefined {
   switch (oid) {
-    case 16: return plan('BOOLEAN');
-    case 21: return plan('SMALLINT');
-    case 23: return plan('INTEGER');
-    case 20: return plan('BIGINT');
-    case 26: return plan('UINTEGER'); // oid
-    case 700: return plan('FLOAT');
-    case 701: return plan('DOUBLE');
-    case 1700: return numericPlan(typmod);
-    case 18: case 19: case 25: case 1042: case 1043: return plan('VARCHAR'); // "char", name, text, char(n), varchar(n)
-    case 1082: return plan('DATE', { pg: bcDate });
-    case 1114: return plan('TIMESTAMP', { pg: bcTimestamp('timestamp') });
-    case 1184: return plan('TIMESTAMP WITH TIME ZONE', { pg: bcTimestamp('timestamptz') });
-    case 1083: return plan('TIME');
-    case 1266: return plan('TIME WITH TIME ZONE');
-    case 1186: return plan('INTERVAL', { csvType: 'VARCHAR', pg: intervalParts, duck: intervalOfParts });
-    case 2950: return plan('UUID');
-    case 114: case 3802: return plan('JSON', { csvType: 'VARCHAR', duck: (ref) => `CAST(${ref} AS JSON)` });
-    case 17: return plan('BLOB', { csvType: 'VARCHAR', pg: (ref) => `encode(${ref}, 'hex')`, duck: (ref) => `unhex(${ref})` });
-    default: return undefined;
+    case 16:
+      return plan('BOOLEAN');
+    case 21:
+      return plan('SMALLINT');
+    case 23:
+      return plan('INTEGER');
+    case 20:
+      return plan('BIGINT');
+    case 26:
+      return plan('UINTEGER'); // oid
+    case 700:
+      return plan('FLOAT');
+    case 701:
+      return plan('DOUBLE');
+    case 1700:
+      return numericPlan(typmod);
+    case 18:
+    case 19:
+    case 25:
+    case 1042:
+    case 1043:
+      return plan('VARCHAR'); // "char", name, text, char(n), varchar(n)
+    case 1082:
+      return plan('DATE', { pg: bcDate });
+    case 1114:
+      return plan('TIMESTAMP', { pg: bcTimestamp('timestamp') });
+    case 1184:
+      return plan('TIMESTAMP WITH TIME ZONE', { pg: bcTimestamp('timestamptz') });
+    case 1083:
+      return plan('TIME');
+    case 1266:
+      return plan('TIME WITH TIME ZONE');
+    case 1186:
+      return plan('INTERVAL', { csvType: 'VARCHAR', pg: intervalParts, duck: intervalOfParts });
+    case 2950:
+      return plan('UUID');
+    case 114:
+    case 3802:
+      return plan('JSON', { csvType: 'VARCHAR', duck: (ref) => `CAST(${ref} AS JSON)` });
+    case 17:
+      return plan('BLOB', { csvType: 'VARCHAR', pg: (ref) => `encode(${ref}, 'hex')`, duck: (ref) => `unhex(${ref})` });
+    default:
+      return undefined;
   }
 }
 
 const text = (): ColumnPlan => plan('VARCHAR', { pg: (ref) => `${ref}::text` });
 
 /** A type's plan from pg_type rows; domains resolve to their base type, arrays to a LIST of their element's plan. */
-export function columnPlan(oid: number, typmod: number, catalog: ReadonlyMap<number, PgTypeRow>, depth = 0): ColumnPlan {
+export function columnPlan(
+  oid: number,
+  typmod: number,
+  catalog: ReadonlyMap<number, PgTypeRow>,
+  depth = 0,
+): ColumnPlan {
   const builtin = builtinPlan(oid, typmod);
   if (builtin) return builtin;
   const row = catalog.get(oid);
@@ -151,7 +181,8 @@ export function columnPlan(oid: number, typmod: number, catalog: ReadonlyMap<num
   if (row.typtype === 'd') return columnPlan(row.typbasetype, row.typtypmod, catalog, depth + 1);
   // Enums keep their labels as text: a DuckDB ENUM would tie every downstream table to the label list of today.
   if (row.typtype === 'e') return text();
-  if (row.typcategory === 'A' && row.typelem !== 0) return listPlan(columnPlan(row.typelem, typmod, catalog, depth + 1));
+  if (row.typcategory === 'A' && row.typelem !== 0)
+    return listPlan(columnPlan(row.typelem, typmod, catalog, depth + 1));
   return text();
 }
 
@@ -174,7 +205,8 @@ function listPlan(element: ColumnPlan): ColumnPlan {
       ` coalesce((select json_agg((${element.pg('e')})::text order by i) from unnest(${ref}) with ordinality as u(e, i))::text, '[]') end`,
     duck: (ref, column) => {
       const decoded = `from_json(${ref}, '["VARCHAR"]')`;
-      const converted = elementDuck(column) === 'e' ? decoded : `list_transform(${decoded}, e -> ${elementDuck(column)})`;
+      const converted =
+        elementDuck(column) === 'e' ? decoded : `list_transform(${decoded}, e -> ${elementDuck(column)})`;
       return `CAST(${converted} AS ${elementType}[])`;
     },
   };
@@ -187,7 +219,9 @@ export const MULTI_DIM_MARK = 'multi-dimensional array';
 export function guardedDuck(columnPlanOf: ColumnPlan, column: string, sourceType: string, ref: string): string {
   const expr = columnPlanOf.duck(ref, `column "${column}" (${sourceType})`);
   if (!columnPlanOf.duckType.endsWith('[]')) return expr;
-  const message = sqlString(`column "${column}" holds a multi-dimensional array, which a DuckDB list cannot hold; unnest it or select one dimension`);
+  const message = sqlString(
+    `column "${column}" holds a multi-dimensional array, which a DuckDB list cannot hold; unnest it or select one dimension`,
+  );
   return `CASE WHEN ${ref} = ${sqlString(MULTI_DIM_MARK)} THEN error(${message}) ELSE ${expr} END`;
 }
 
@@ -196,7 +230,11 @@ export function planColumns(fields: readonly PgField[], catalog: ReadonlyMap<num
   const seen = new Set<string>();
   for (const { name } of fields) {
     const key = name.toLowerCase(); // DuckDB's identifiers are case-insensitive
-    if (seen.has(key)) throw new ConnectorError(`the query returns the column "${name}" twice: give each column its own name (as ...)`, 'config_error');
+    if (seen.has(key))
+      throw new ConnectorError(
+        `the query returns the column "${name}" twice: give each column its own name (as ...)`,
+        'config_error',
+      );
     seen.add(key);
   }
   return fields.map((f) => columnPlan(f.oid, f.typmod, catalog));

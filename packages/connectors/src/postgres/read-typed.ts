@@ -37,10 +37,18 @@ const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string)
 /** COPY output is cut into parts of about this size: DuckDB loads one while PostgreSQL sends the next. */
 const PART_BYTES = 64 * 1024 * 1024;
 
-export async function readIntoTable(cfg: PostgresConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+export async function readIntoTable(
+  cfg: PostgresConfig,
+  req: ReadRequest,
+  target: DuckDBTable,
+): Promise<TypedReadResult> {
   const sql = sourceSql(cfg, req);
   const params = paramsOf(req);
-  const parts = new CsvPartFiles(join(target.scratchDir, `pg-read-${randomUUID()}`), PART_BYTES, (target.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes);
+  const parts = new CsvPartFiles(
+    join(target.scratchDir, `pg-read-${randomUUID()}`),
+    PART_BYTES,
+    (target.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes,
+  );
   // A load that fails stops the COPY, as the run's own abort does.
   const loadFailed = new AbortController();
   const signal = req.signal ? AbortSignal.any([req.signal, loadFailed.signal]) : loadFailed.signal;
@@ -48,7 +56,9 @@ export async function readIntoTable(cfg: PostgresConfig, req: ReadRequest, targe
   const columnsKnown = new Promise<LoadColumn[]>((resolve) => (declared = resolve));
   try {
     const copying = copyToParts(cfg, sql, params, parts, declared, signal);
-    const loading = Promise.race([columnsKnown, copying]).then((columns) => loadCsvPartsIntoTable(target, parts.parts(), columns));
+    const loading = Promise.race([columnsKnown, copying]).then((columns) =>
+      loadCsvPartsIntoTable(target, parts.parts(), columns),
+    );
     loading.catch((err: unknown) => loadFailed.abort(err));
     const [copied, loaded] = await Promise.allSettled([copying, loading]);
     req.signal?.throwIfAborted();
@@ -85,8 +95,15 @@ async function copyToParts(
     await client.query('begin isolation level repeatable read read only');
     await client.query(SESSION);
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
-    const described = await client.query({ text: `select * from (\n${sql}\n) as conduit_source limit 0`, values: params });
-    const fields: PgField[] = described.fields.map((f) => ({ name: f.name, oid: f.dataTypeID, typmod: f.dataTypeModifier }));
+    const described = await client.query({
+      text: `select * from (\n${sql}\n) as conduit_source limit 0`,
+      values: params,
+    });
+    const fields: PgField[] = described.fields.map((f) => ({
+      name: f.name,
+      oid: f.dataTypeID,
+      typmod: f.dataTypeModifier,
+    }));
     const columns = await declareColumns(client, fields);
     const positional = columns.map((_c, i) => `c${i}`);
     const normalised = columns.map((c, i) => `${c.plan.pg(`q.c${i}`)} as c${i}`).join(', ');
@@ -112,7 +129,13 @@ async function declareColumns(client: pg.Client, fields: readonly PgField[]): Pr
   const catalog = new Map<number, PgTypeRow>();
   if (unknown.length > 0) {
     const { rows } = await client.query<PgTypeRow>(TYPE_ROWS, [unknown]);
-    for (const row of rows) catalog.set(Number(row.oid), { ...row, oid: Number(row.oid), typelem: Number(row.typelem), typbasetype: Number(row.typbasetype) });
+    for (const row of rows)
+      catalog.set(Number(row.oid), {
+        ...row,
+        oid: Number(row.oid),
+        typelem: Number(row.typelem),
+        typbasetype: Number(row.typbasetype),
+      });
   }
   const plans = planColumns(fields, catalog);
   const { rows: names } = await client.query<{ name: string }>(
@@ -123,7 +146,14 @@ async function declareColumns(client: pg.Client, fields: readonly PgField[]): Pr
 }
 
 /** COPY takes no bind parameters: a query with `params` is fetched through a cursor, as text, and written as CSV. */
-async function cursorToFile(client: pg.Client, select: string, params: unknown[], columns: string[], out: Writable, signal?: AbortSignal): Promise<void> {
+async function cursorToFile(
+  client: pg.Client,
+  select: string,
+  params: unknown[],
+  columns: string[],
+  out: Writable,
+  signal?: AbortSignal,
+): Promise<void> {
   const finished = new Promise<void>((resolve, reject) => {
     out.once('finish', resolve);
     out.once('error', reject);
@@ -133,8 +163,12 @@ async function cursorToFile(client: pg.Client, select: string, params: unknown[]
   await client.query({ text: `declare conduit_typed_read no scroll cursor for ${select}`, values: params });
   for (;;) {
     signal?.throwIfAborted();
-    const { rows } = await client.query({ text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_typed_read`, types: TEXT_VALUES });
-    if (rows.length > 0 && !out.write(encodeCsvBatch(rows, columns))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    const { rows } = await client.query({
+      text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_typed_read`,
+      types: TEXT_VALUES,
+    });
+    if (rows.length > 0 && !out.write(encodeCsvBatch(rows, columns)))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     if (rows.length < DEFAULT_READ_BATCH_SIZE) break;
   }
   out.end();

@@ -12,13 +12,15 @@ const CURSOR = 'conduit_read_cursor';
 /** `query` (trailing semicolons dropped; `$n` placeholders take `req.params`) or every row of `table`. */
 export function sourceSql(cfg: PostgresConfig, req: ReadRequest): string {
   if (typeof req.query === 'string' && req.query.trim() !== '') return req.query.trim().replace(/[;\s]+$/, '');
-  if (typeof req.table === 'string' && req.table !== '') return `select * from ${qualifiedTable(req.table, cfg.schema)}`;
+  if (typeof req.table === 'string' && req.table !== '')
+    return `select * from ${qualifiedTable(req.table, cfg.schema)}`;
   throw new ConnectorError('a read needs a query or a table', 'config_error');
 }
 
 function batchSizeOf(req: ReadRequest): number {
   const size = req.batchSize ?? DEFAULT_READ_BATCH_SIZE;
-  if (!Number.isInteger(size) || size < 1) throw new ConnectorError(`batchSize must be a positive integer`, 'config_error');
+  if (!Number.isInteger(size) || size < 1)
+    throw new ConnectorError(`batchSize must be a positive integer`, 'config_error');
   return size;
 }
 

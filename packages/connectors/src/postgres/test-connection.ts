@@ -19,7 +19,15 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
     cfg = parsePostgresConfig(config);
   } catch (err) {
     const { error_class, message } = classifyPgError(err);
-    return { ok: false, latency_ms: 0, message, error_class, checks: [], details: {}, tested_at: new Date().toISOString() };
+    return {
+      ok: false,
+      latency_ms: 0,
+      message,
+      error_class,
+      checks: [],
+      details: {},
+      tested_at: new Date().toISOString(),
+    };
   }
 
   const details: Record<string, unknown> = {};
@@ -30,7 +38,8 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
     ...policySteps({ connectorType: 'postgres', host: cfg.host, port: cfg.port, database: cfg.database }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
+      run: (signal) =>
+        openTcp(target.address, cfg.port, signal).then(() => `TCP connection to ${cfg.host}:${cfg.port} opened`),
     },
     {
       name: 'authenticate',
@@ -47,7 +56,11 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
       name: 'read_access',
       async run() {
         if (!client) throw new Error('not connected');
-        const { rows } = await client.query<{ current_user: string; server_version: string; schema_usage: boolean | null }>(
+        const { rows } = await client.query<{
+          current_user: string;
+          server_version: string;
+          schema_usage: boolean | null;
+        }>(
           `select current_user, current_setting('server_version') as server_version,
                   (select has_schema_privilege(n.oid, 'USAGE') from pg_namespace n where n.nspname = $1) as schema_usage`,
           [cfg.schema],
@@ -60,14 +73,22 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
           throw new ConnectorError(`schema "${cfg.schema}" does not exist`, 'config_error');
         }
         if (!row.schema_usage) {
-          throw new ConnectorError(`user "${row.current_user}" has no USAGE privilege on schema "${cfg.schema}"`, 'config_error');
+          throw new ConnectorError(
+            `user "${row.current_user}" has no USAGE privilege on schema "${cfg.schema}"`,
+            'config_error',
+          );
         }
         return `"${row.current_user}" can use schema "${cfg.schema}" (PostgreSQL ${row.server_version})`;
       },
     },
     privilegesStep(details, async () => {
       if (!client) throw new Error('not connected');
-      const { rows } = await client.query<{ superuser: boolean; read_files: boolean; write_files: boolean; programs: boolean }>(
+      const { rows } = await client.query<{
+        superuser: boolean;
+        read_files: boolean;
+        write_files: boolean;
+        programs: boolean;
+      }>(
         `select r.rolsuper as superuser,
                 pg_has_role(current_user, 'pg_read_server_files', 'MEMBER') as read_files,
                 pg_has_role(current_user, 'pg_write_server_files', 'MEMBER') as write_files,
@@ -92,7 +113,8 @@ export async function testPostgres(config: Record<string, unknown>, opts: TestOp
       details,
       secrets: cfg.password ? [cfg.password] : [],
       cleanup: () => (client ? closeClient(client) : undefined),
-      successMessage: (d) => withWarnings(`connected to PostgreSQL ${String(d['server_version'])} as "${String(d['current_user'])}"`, d),
+      successMessage: (d) =>
+        withWarnings(`connected to PostgreSQL ${String(d['server_version'])} as "${String(d['current_user'])}"`, d),
     },
     opts,
   );

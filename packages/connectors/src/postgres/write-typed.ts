@@ -28,7 +28,11 @@ interface SourceColumn {
   type: DuckDBType;
 }
 
-export async function writeFromTable(cfg: PostgresConfig, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }> {
+export async function writeFromTable(
+  cfg: PostgresConfig,
+  req: WriteRequest,
+  source: DuckDBTable,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const target = qualifiedTable(req.table, cfg.schema);
   const columns = await sourceColumns(source);
@@ -56,10 +60,12 @@ export async function writeFromTable(cfg: PostgresConfig, req: WriteRequest, sou
     exporting = exportCsv(source, columns, mappings, file).finally(() => (exported = true));
     exporting.catch(() => undefined);
     const names = columns.map((c) => c.name);
-    const rowsOf = () => readGrowingFile(file, exporting!, (source.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes);
-    const rows = req.mode === 'upsert'
-      ? await upsert(client, target, names, key, rowsOf(), signal)
-      : await copyInto(client, target, names, rowsOf(), signal);
+    const rowsOf = () =>
+      readGrowingFile(file, exporting!, (source.buffers ?? DEFAULT_TRANSFER_BUFFERS).streamChunkBytes);
+    const rows =
+      req.mode === 'upsert'
+        ? await upsert(client, target, names, key, rowsOf(), signal)
+        : await copyInto(client, target, names, rowsOf(), signal);
     // The reader ends only after the export did; this surfaces the export's own failure, if any, before the commit.
     await exporting;
     await client.query('commit');
@@ -92,7 +98,10 @@ function keyOf(req: WriteRequest, columns: readonly SourceColumn[], target: stri
   if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
   const missing = key.filter((k) => !columns.some((c) => c.name === k));
   if (missing.length > 0) {
-    throw new ConnectorError(`key column(s) ${names(missing)} for ${target} are not among the input's columns`, 'config_error');
+    throw new ConnectorError(
+      `key column(s) ${names(missing)} for ${target} are not among the input's columns`,
+      'config_error',
+    );
   }
   return key;
 }
@@ -112,7 +121,8 @@ async function prepareTarget(
 ): Promise<PgColumnMapping[]> {
   const existing = await targetColumns(client, target);
   if (existing === undefined) {
-    if (req.create === false) throw new ConnectorError(`table ${target} does not exist (the sink has create: false)`, 'config_error');
+    if (req.create === false)
+      throw new ConnectorError(`table ${target} does not exist (the sink has create: false)`, 'config_error');
     const mappings = columns.map((c) => pgColumnOf(c.type));
     const definitions = columns.map((c, i) => `${quoteIdent(c.name)} ${mappings[i]!.pgType}`);
     if (key.length > 0) definitions.push(`primary key (${names(key)})`);
@@ -149,13 +159,17 @@ const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
  * DuckDB writes the rows as PostgreSQL COPY CSV: every value quoted, so NULL (an empty field) differs from ''. Into
  * `file` itself (no temporary file renamed at the end), which COPY FROM is already reading.
  */
-async function exportCsv(source: DuckDBTable, columns: readonly SourceColumn[], mappings: readonly PgColumnMapping[], file: string): Promise<void> {
+async function exportCsv(
+  source: DuckDBTable,
+  columns: readonly SourceColumn[],
+  mappings: readonly PgColumnMapping[],
+  file: string,
+): Promise<void> {
   const select = columns.map((c, i) => mappings[i]!.text(duckIdent(c.name))).join(', ');
   await source.connection.run(
     `copy (select ${select} from ${duckIdent(source.table)}) to ${sqlString(file)} (format csv, header false, force_quote *, use_tmp_file false)`,
   );
 }
-
 
 // PostgreSQL's context line of a COPY error (a type's input may add lines before it): `COPY t, line 3, column amount:
 // "<value>"` or `COPY t, line 3: "<the line>"`.

@@ -133,8 +133,12 @@ export async function upsert(
   const columnList = columns.map(quoteIdent).join(', ');
   const keyList = key.map(quoteIdent).join(', ');
   // The staging table takes the target's column types but none of its constraints.
-  await client.query(`create temporary table ${staging} on commit drop as select ${columnList} from ${target} with no data`);
-  await client.query(`alter table ${staging} add column ${quoteIdent(ORDINAL_COLUMN)} bigint generated always as identity`);
+  await client.query(
+    `create temporary table ${staging} on commit drop as select ${columnList} from ${target} with no data`,
+  );
+  await client.query(
+    `alter table ${staging} add column ${quoteIdent(ORDINAL_COLUMN)} bigint generated always as identity`,
+  );
   await copyInto(client, staging, columns, chunks, signal);
 
   const updates = columns.filter((c) => !key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);

@@ -44,7 +44,9 @@ export async function connectRedis(cfg: RedisConfig, signal?: AbortSignal): Prom
 }
 
 export async function closeRedis(client: Redis): Promise<void> {
-  await Promise.race([client.quit(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]).catch(() => undefined);
+  await Promise.race([client.quit(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]).catch(
+    () => undefined,
+  );
   client.disconnect();
 }
 
@@ -52,7 +54,8 @@ export function classifyRedisError(err: unknown): { error_class: ErrorClass; mes
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error && err.message !== '' ? err.message : String(err);
-  if (typeof code === 'string' && isUnknownHostCode(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
+  if (typeof code === 'string' && isUnknownHostCode(code))
+    return { error_class: 'config_error', message: `unknown host: ${message}` };
   if (typeof code === 'string' && isTransientNetCode(code)) return { error_class: 'transient_error', message };
   if (/^(WRONGPASS|NOAUTH|NOPERM)|AUTH .*without any password|invalid username-password/i.test(message)) {
     return { error_class: 'config_error', message: `authentication or permission refused: ${message}` };
@@ -65,5 +68,7 @@ export function toRedisError(err: unknown, secrets: readonly string[], signal?: 
   if (signal?.aborted) return signal.reason;
   const { error_class, message } = classifyRedisError(err);
   const code = (err as { code?: unknown } | null)?.code;
-  return new ConnectorError(scrubSecrets(message, secrets), error_class, { code: typeof code === 'string' ? code : undefined });
+  return new ConnectorError(scrubSecrets(message, secrets), error_class, {
+    code: typeof code === 'string' ? code : undefined,
+  });
 }

@@ -27,7 +27,16 @@ async function* groupBatches(client: Redis, stream: string, req: ReadRequest, gr
   while (remaining > 0) {
     const want = Math.min(remaining, batch_size);
     const reply = (await client.xreadgroup(
-      'GROUP', group, consumer, 'COUNT', want, 'BLOCK', Math.max(1, wait_ms), 'STREAMS', stream, '>',
+      'GROUP',
+      group,
+      consumer,
+      'COUNT',
+      want,
+      'BLOCK',
+      Math.max(1, wait_ms),
+      'STREAMS',
+      stream,
+      '>',
     )) as [string, StreamEntry[]][] | null;
     const entries = reply?.[0]?.[1] ?? [];
     if (entries.length === 0) break;

@@ -15,7 +15,11 @@ function maxlenOf(req: WriteRequest): number | undefined {
   return maxlen;
 }
 
-export async function appendRows(cfg: RedisConfig, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+export async function appendRows(
+  cfg: RedisConfig,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const stream = requiredName(req, 'stream');
   const maxlen = maxlenOf(req);

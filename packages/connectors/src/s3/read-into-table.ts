@@ -19,7 +19,14 @@ import { newS3Client, toS3ConnectorError } from './s3-client.js';
 import { keysToRead } from './s3-objects.js';
 import type { S3Config } from './s3.config.js';
 
-async function download(client: S3Client, bucket: string, key: string, path: string, allowance: ScratchAllowance, signal?: AbortSignal): Promise<void> {
+async function download(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  path: string,
+  allowance: ScratchAllowance,
+  signal?: AbortSignal,
+): Promise<void> {
   const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
   const body = answer.Body as Readable;
   try {
@@ -33,7 +40,11 @@ async function download(client: S3Client, bucket: string, key: string, path: str
   await pipeline(body, allowance.counter(), createWriteStream(path, { flags: 'wx' }), { signal });
 }
 
-export async function readObjectsIntoTable(cfg: S3Config, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
+export async function readObjectsIntoTable(
+  cfg: S3Config,
+  req: ReadRequest,
+  target: DuckDBTable,
+): Promise<TypedReadResult> {
   const { signal } = req;
   const overrides = columnOverridesOf(req);
   const client = newS3Client(cfg);

@@ -59,8 +59,18 @@ export function endpointOf(cfg: S3Config): { host: string; port: number; url: st
 }
 
 const CONFIG_ERROR_NAMES = new Set([
-  'NoSuchBucket', 'NoSuchKey', 'NotFound', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'Forbidden',
-  'InvalidBucketName', 'AuthorizationHeaderMalformed', 'PermanentRedirect', 'InvalidRequest', 'InvalidArgument',
+  'NoSuchBucket',
+  'NoSuchKey',
+  'NotFound',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'AccessDenied',
+  'Forbidden',
+  'InvalidBucketName',
+  'AuthorizationHeaderMalformed',
+  'PermanentRedirect',
+  'InvalidRequest',
+  'InvalidArgument',
 ]);
 
 export function classifyS3Error(err: unknown, bucket?: string): { error_class: ErrorClass; message: string } {
@@ -83,10 +93,12 @@ export function classifyS3Error(err: unknown, bucket?: string): { error_class: E
 function s3Message(err: S3ServiceException, bucket: string | undefined): string {
   const status = err.$metadata.httpStatusCode;
   const where = bucket ? ` (bucket "${bucket}")` : '';
-  if (err.name === 'NoSuchBucket' || (err.name === 'NotFound' && status === 404 && bucket)) return `bucket "${bucket ?? '?'}" does not exist`;
+  if (err.name === 'NoSuchBucket' || (err.name === 'NotFound' && status === 404 && bucket))
+    return `bucket "${bucket ?? '?'}" does not exist`;
   if (err.name === 'InvalidAccessKeyId') return 'the access key id is not known to the server';
   if (err.name === 'SignatureDoesNotMatch') return 'the secret access key does not match the access key id';
-  if (status === 403 && (err.message === '' || err.message === 'UnknownError' || err.name === 'Forbidden')) return `access denied${where}`;
+  if (status === 403 && (err.message === '' || err.message === 'UnknownError' || err.name === 'Forbidden'))
+    return `access denied${where}`;
   const text = err.message && err.message !== 'UnknownError' ? err.message : `HTTP ${status ?? '?'}`;
   return `${err.name}: ${text}${where}`;
 }
@@ -95,5 +107,8 @@ export function toS3ConnectorError(err: unknown, bucket: string, signal?: AbortS
   if (err instanceof ConnectorError) return err;
   if (signal?.aborted) return signal.reason;
   const { error_class, message } = classifyS3Error(err, bucket);
-  return new ConnectorError(message, error_class, { code: errorCode(err) ?? (err as { name?: string } | null)?.name, cause: err });
+  return new ConnectorError(message, error_class, {
+    code: errorCode(err) ?? (err as { name?: string } | null)?.name,
+    cause: err,
+  });
 }

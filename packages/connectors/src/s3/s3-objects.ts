@@ -8,7 +8,13 @@ import { formatOfName, globBase, globMatcher, isGlob } from '../formats/file-for
 import type { S3Config } from './s3.config.js';
 
 /** Every key under `prefix` (with `delimiter`, only the level directly under it), in S3's order (by name). */
-export async function* listKeys(client: S3Client, bucket: string, prefix: string, signal?: AbortSignal, delimiter?: string): AsyncGenerator<string> {
+export async function* listKeys(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  signal?: AbortSignal,
+  delimiter?: string,
+): AsyncGenerator<string> {
   let token: string | undefined;
   do {
     const page = await client.send(
@@ -20,12 +26,21 @@ export async function* listKeys(client: S3Client, bucket: string, prefix: string
   } while (token);
 }
 
-export async function objectExists(client: S3Client, bucket: string, key: string, signal?: AbortSignal): Promise<boolean> {
+export async function objectExists(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
   try {
     await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
     return true;
   } catch (err) {
-    if (err instanceof NotFound || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+    if (
+      err instanceof NotFound ||
+      (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+    )
+      return false;
     throw err;
   }
 }
@@ -34,7 +49,12 @@ export async function objectExists(client: S3Client, bucket: string, key: string
  * The keys a read covers, relative to the connector's prefix: a glob's matches, an object's key, or every data
  * object under a prefix (`path/`, or `path` when no object has exactly that key).
  */
-export async function keysToRead(client: S3Client, cfg: S3Config, path: string, signal?: AbortSignal): Promise<string[]> {
+export async function keysToRead(
+  client: S3Client,
+  cfg: S3Config,
+  path: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const keys: string[] = [];
   if (isGlob(path)) {
     const matches = globMatcher(path);
@@ -50,7 +70,10 @@ export async function keysToRead(client: S3Client, cfg: S3Config, path: string, 
     if (formatOfName(key) || cfg.format) keys.push(key);
   }
   if (keys.length === 0) {
-    throw new ConnectorError(`no object "${full}" and no data objects under "${folder}" in bucket "${cfg.bucket}"`, 'config_error');
+    throw new ConnectorError(
+      `no object "${full}" and no data objects under "${folder}" in bucket "${cfg.bucket}"`,
+      'config_error',
+    );
   }
   return keys;
 }

@@ -39,7 +39,11 @@ export const s3Info: ConnectorTypeInfo = {
       secret_access_key: { type: 'string', minLength: 1, maxLength: 1024, writeOnly: true, 'x-secret': true },
       force_path_style: { type: 'boolean', default: false },
       prefix: { type: 'string', maxLength: 1024, default: '', description: 'Key prefix node paths are relative to' },
-      format: { type: 'string', enum: [...FILE_FORMATS], description: 'Default format when a key has no known extension' },
+      format: {
+        type: 'string',
+        enum: [...FILE_FORMATS],
+        description: 'Default format when a key has no known extension',
+      },
       csv_delimiter: { type: 'string', minLength: 1, maxLength: 1, default: ',' },
       part_size_mb: { type: 'integer', minimum: 5, maximum: 5120, default: 8 },
     },

@@ -1,5 +1,11 @@
 /** Test Connection for s3: resolve, network_policy, connect (TCP), authenticate (list buckets), bucket (head), list (the prefix). */
-import { HeadBucketCommand, ListBucketsCommand, ListObjectsV2Command, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import {
+  HeadBucketCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  S3ServiceException,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { invalidConfigResult } from '../config-parser.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { openTcp } from '../network-steps.js';
@@ -25,7 +31,10 @@ export async function testS3(config: Record<string, unknown>, opts: TestOptions 
     ...policySteps({ connectorType: 's3', host: endpoint.host, port: endpoint.port }, target),
     {
       name: 'connect',
-      run: (signal) => openTcp(target.address, endpoint.port, signal).then(() => `TCP connection to ${endpoint.host}:${endpoint.port} opened`),
+      run: (signal) =>
+        openTcp(target.address, endpoint.port, signal).then(
+          () => `TCP connection to ${endpoint.host}:${endpoint.port} opened`,
+        ),
     },
     {
       name: 'authenticate',
@@ -35,7 +44,8 @@ export async function testS3(config: Record<string, unknown>, opts: TestOptions 
           return `credentials of "${cfg.access_key_id}" accepted`;
         } catch (err) {
           // Signed correctly but not allowed to list every bucket: the credentials themselves are fine.
-          if (err instanceof S3ServiceException && err.name === 'AccessDenied') return `credentials of "${cfg.access_key_id}" accepted (no permission to list buckets)`;
+          if (err instanceof S3ServiceException && err.name === 'AccessDenied')
+            return `credentials of "${cfg.access_key_id}" accepted (no permission to list buckets)`;
           throw err;
         }
       },
@@ -51,7 +61,9 @@ export async function testS3(config: Record<string, unknown>, opts: TestOptions 
       name: 'permission',
       async run(signal) {
         // One page of the default size: s3rver fails on truncated listings, and one page costs one request anyway.
-        const page = await s3().send(new ListObjectsV2Command({ Bucket: cfg.bucket, Prefix: cfg.prefix }), { abortSignal: signal });
+        const page = await s3().send(new ListObjectsV2Command({ Bucket: cfg.bucket, Prefix: cfg.prefix }), {
+          abortSignal: signal,
+        });
         details['prefix_empty'] = (page.KeyCount ?? 0) === 0;
         return `objects under "${cfg.prefix}" can be listed`;
       },

@@ -15,7 +15,11 @@ import { newS3Client, toS3ConnectorError } from './s3-client.js';
 import type { S3Config } from './s3.config.js';
 import { objectTarget, putObject, writesNothingWhenEmpty } from './write.js';
 
-export async function writeObjectFromTable(cfg: S3Config, req: WriteRequest, source: DuckDBTable): Promise<{ rows_written: number }> {
+export async function writeObjectFromTable(
+  cfg: S3Config,
+  req: WriteRequest,
+  source: DuckDBTable,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const client = newS3Client(cfg);
   let scratch: string | undefined;

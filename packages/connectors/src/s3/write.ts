@@ -30,7 +30,8 @@ export interface ObjectTarget {
 }
 
 export async function objectTarget(client: S3Client, cfg: S3Config, req: WriteRequest): Promise<ObjectTarget> {
-  if (req.mode === 'upsert') throw new ConnectorError('the s3 connector cannot upsert: use append or overwrite', 'config_error');
+  if (req.mode === 'upsert')
+    throw new ConnectorError('the s3 connector cannot upsert: use append or overwrite', 'config_error');
   const path = nodePathOf(req);
   const namesKey = formatOfName(path) !== undefined && !path.endsWith('/');
   const format = chooseFormat(req['format'], cfg.format ?? 'jsonl', namesKey ? path : '');
@@ -39,11 +40,17 @@ export async function objectTarget(client: S3Client, cfg: S3Config, req: WriteRe
 }
 
 /** A write of no rows creates no object, except an overwrite of a named key (which then holds no rows). */
-export const writesNothingWhenEmpty = (target: ObjectTarget, mode: WriteRequest['mode']): boolean => !(target.namesKey && mode === 'overwrite');
+export const writesNothingWhenEmpty = (target: ObjectTarget, mode: WriteRequest['mode']): boolean =>
+  !(target.namesKey && mode === 'overwrite');
 
 /** Streams `body` to the target's key; a prefix's overwrite then deletes the prefix's earlier objects of the format. */
 export async function putObject(
-  client: S3Client, cfg: S3Config, target: ObjectTarget, mode: WriteRequest['mode'], body: Readable, signal?: AbortSignal,
+  client: S3Client,
+  cfg: S3Config,
+  target: ObjectTarget,
+  mode: WriteRequest['mode'],
+  body: Readable,
+  signal?: AbortSignal,
 ): Promise<void> {
   const upload = new Upload({
     client,
@@ -63,7 +70,11 @@ export async function putObject(
   if (!target.namesKey && mode === 'overwrite') await deleteOthers(client, cfg, target.key, target.format, signal);
 }
 
-export async function writeObject(cfg: S3Config, req: WriteRequest, batches: AsyncIterable<Row[]>): Promise<{ rows_written: number }> {
+export async function writeObject(
+  cfg: S3Config,
+  req: WriteRequest,
+  batches: AsyncIterable<Row[]>,
+): Promise<{ rows_written: number }> {
   const { signal } = req;
   const client = newS3Client(cfg);
   try {
@@ -74,10 +85,12 @@ export async function writeObject(cfg: S3Config, req: WriteRequest, batches: Asy
     const iterator = chunks[Symbol.asyncIterator]();
     const first = await iterator.next();
     if (first.done && writesNothingWhenEmpty(target, req.mode)) return { rows_written: 0 };
-    const body = Readable.from((async function* () {
-      if (!first.done) yield first.value;
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-    })());
+    const body = Readable.from(
+      (async function* () {
+        if (!first.done) yield first.value;
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+      })(),
+    );
     await putObject(client, cfg, target, req.mode, body, signal);
     return { rows_written: rows };
   } catch (err) {
@@ -88,7 +101,13 @@ export async function writeObject(cfg: S3Config, req: WriteRequest, batches: Asy
 }
 
 async function targetKey(
-  client: S3Client, cfg: S3Config, path: string, namesKey: boolean, format: FileFormat, mode: WriteRequest['mode'], signal?: AbortSignal,
+  client: S3Client,
+  cfg: S3Config,
+  path: string,
+  namesKey: boolean,
+  format: FileFormat,
+  mode: WriteRequest['mode'],
+  signal?: AbortSignal,
 ): Promise<string> {
   if (!namesKey) {
     const folder = cfg.prefix + (path === '' || path.endsWith('/') ? path : `${path}/`);
@@ -103,7 +122,13 @@ async function targetKey(
 }
 
 /** Deletes the objects of this format directly under the new object's prefix, except the new one. */
-async function deleteOthers(client: S3Client, cfg: S3Config, keep: string, format: FileFormat, signal?: AbortSignal): Promise<void> {
+async function deleteOthers(
+  client: S3Client,
+  cfg: S3Config,
+  keep: string,
+  format: FileFormat,
+  signal?: AbortSignal,
+): Promise<void> {
   const folder = keep.slice(0, keep.lastIndexOf('/') + 1);
   const doomed: string[] = [];
   for await (const key of listKeys(client, cfg.bucket, folder, signal, '/')) {
@@ -111,6 +136,8 @@ async function deleteOthers(client: S3Client, cfg: S3Config, keep: string, forma
   }
   for (let i = 0; i < doomed.length; i += 1000) {
     const objects = doomed.slice(i, i + 1000).map((Key) => ({ Key }));
-    await client.send(new DeleteObjectsCommand({ Bucket: cfg.bucket, Delete: { Objects: objects, Quiet: true } }), { abortSignal: signal });
+    await client.send(new DeleteObjectsCommand({ Bucket: cfg.bucket, Delete: { Objects: objects, Quiet: true } }), {
+      abortSignal: signal,
+    });
   }
 }

@@ -18,11 +18,19 @@ export async function createMysqlSandbox(): Promise<MysqlSandbox> {
   let admin: mysql.Connection;
   try {
     admin = await mysql.createConnection({
-      host: MYSQL_HOST, port: MYSQL_PORT, user: 'root', password: '', connectTimeout: 5000, timezone: 'Z',
-      supportBigNumbers: true, bigNumberStrings: true,
+      host: MYSQL_HOST,
+      port: MYSQL_PORT,
+      user: 'root',
+      password: '',
+      connectTimeout: 5000,
+      timezone: 'Z',
+      supportBigNumbers: true,
+      bigNumberStrings: true,
     });
   } catch (err) {
-    throw new Error(`these tests need MariaDB/MySQL at ${MYSQL_HOST}:${MYSQL_PORT} (user root, no password): ${(err as Error).message}`);
+    throw new Error(
+      `these tests need MariaDB/MySQL at ${MYSQL_HOST}:${MYSQL_PORT} (user root, no password): ${(err as Error).message}`,
+    );
   }
   const database = `conduit_connectors_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   await admin.query(`create database ${mysql.escapeId(database)}`);

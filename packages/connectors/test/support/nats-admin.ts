@@ -22,9 +22,13 @@ export interface AuthNatsServer {
 /** Starts `nats-server` on a free port requiring user/password (the shared server has no auth). */
 export async function startAuthNatsServer(user: string, password: string): Promise<AuthNatsServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '--user', user, '--pass', password], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    'nats-server',
+    ['-a', '127.0.0.1', '-p', String(port), '--user', user, '--pass', password],
+    {
+      stdio: 'ignore',
+    },
+  );
   const deadline = Date.now() + 10_000;
   while (!(await listening(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {

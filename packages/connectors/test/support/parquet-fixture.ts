@@ -21,4 +21,3 @@ export const PARQUET_MATRIX = `
     (2, -0.0001::DECIMAL(18,4), (-9223372036854775807 - 1)::BIGINT, DATE '1900-02-28', TIMESTAMPTZ '2024-02-29 23:59:59.999999+00', []::INTEGER[], {'city': NULL, 'zip': NULL}),
     (3, NULL, 9223372036854775806::BIGINT, DATE '0001-01-01', NULL, NULL, NULL)
   ) t(id, amount, big, day, ts, tags, place)`;
-

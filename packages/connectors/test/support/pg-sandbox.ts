@@ -16,7 +16,11 @@ export interface PgSandbox {
 
 export async function createPgSandbox(): Promise<PgSandbox> {
   const admin = new pg.Client({
-    host: PG_HOST, port: PG_PORT, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5000,
+    host: PG_HOST,
+    port: PG_PORT,
+    user: 'postgres',
+    database: 'postgres',
+    connectionTimeoutMillis: 5000,
   });
   try {
     await admin.connect();
@@ -53,7 +57,9 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

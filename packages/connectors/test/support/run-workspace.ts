@@ -42,7 +42,8 @@ export async function openTestWorkspace(opts: TestWorkspaceOptions = {}): Promis
     target: (table, dir = scratchDir) => ({ connection, table, scratchDir: dir }),
     scratchEntries: async () => (await Promise.all(scratchDirs.map((d) => readdir(d)))).flat(),
     rows,
-    types: async (table) => (await rows(`select column_name, column_type from (describe "${table}")`)) as [string, string][],
+    types: async (table) =>
+      (await rows(`select column_name, column_type from (describe "${table}")`)) as [string, string][],
     async close() {
       connection.closeSync();
       instance.closeSync();

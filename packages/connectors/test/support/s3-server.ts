@@ -20,7 +20,13 @@ export const S3RVER_KEY = 'S3RVER';
 
 export async function startS3Server(bucket = 'conduit-test'): Promise<S3Sandbox> {
   const directory = await mkdtemp(join(tmpdir(), 'conduit-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory,
+    silent: true,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const address = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${address.port}`;
   const requests: string[] = [];
@@ -30,7 +36,12 @@ export async function startS3Server(bucket = 'conduit-test'): Promise<S3Sandbox>
     requests,
     bucket,
     config: {
-      endpoint, region: 'us-east-1', bucket, access_key_id: S3RVER_KEY, secret_access_key: S3RVER_KEY, force_path_style: true,
+      endpoint,
+      region: 'us-east-1',
+      bucket,
+      access_key_id: S3RVER_KEY,
+      secret_access_key: S3RVER_KEY,
+      force_path_style: true,
     },
     async close() {
       await server.close();

@@ -53,7 +53,11 @@ export const SQL_ESCAPES: readonly SqlEscape[] = [
   { name: 'export database', sql: "export database '{out}'" },
   { name: 'create table from a reader', sql: "create table stolen as select * from read_text('{secret}')" },
   { name: 'create table from the settings', sql: 'create table stolen as select * from duckdb_settings()' },
-  { name: 'insert from the databases and their paths', sql: 'insert into main.t select path from duckdb_databases()', needsTable: true },
+  {
+    name: 'insert from the databases and their paths',
+    sql: 'insert into main.t select path from duckdb_databases()',
+    needsTable: true,
+  },
   // Other databases.
   { name: 'attach a file', sql: "attach '{out}' as other" },
   { name: 'attach in memory', sql: "attach ':memory:' as other" },

@@ -10,6 +10,8 @@ export function withTenant(driver: ConnectorDriver, tenantId: string = TEST_TENA
     test: (config, opts = {}) => driver.test(config, { ...opts, tenantId }),
     ...(read ? { read: (config, req) => read.call(driver, config, { ...req, tenantId }) } : {}),
     ...(write ? { write: (config, req, batches) => write.call(driver, config, { ...req, tenantId }, batches) } : {}),
-    ...(execute ? { execute: (config, sql, opts = {}) => execute.call(driver, config, sql, { ...opts, tenantId }) } : {}),
+    ...(execute
+      ? { execute: (config, sql, opts = {}) => execute.call(driver, config, sql, { ...opts, tenantId }) }
+      : {}),
   };
 }

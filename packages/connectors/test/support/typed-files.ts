@@ -5,10 +5,24 @@
 import duckdb, { type DuckDBConnection } from '@duckdb/node-api';
 
 export const MATRIX_COLUMNS: [string, string][] = [
-  ['id', 'INTEGER'], ['amount', 'DECIMAL(38,10)'], ['price', 'DECIMAL(12,2)'], ['big', 'BIGINT'], ['huge', 'HUGEINT'],
-  ['ratio', 'DOUBLE'], ['flag', 'BOOLEAN'], ['note', 'VARCHAR'], ['day', 'DATE'], ['at', 'TIMESTAMP'],
-  ['instant', 'TIMESTAMP WITH TIME ZONE'], ['span', 'INTERVAL'], ['uid', 'UUID'], ['nums', 'INTEGER[]'],
-  ['tags', 'VARCHAR[]'], ['pair', 'STRUCT(n INTEGER, s VARCHAR)'], ['raw', 'BLOB'], ['doc', 'JSON'],
+  ['id', 'INTEGER'],
+  ['amount', 'DECIMAL(38,10)'],
+  ['price', 'DECIMAL(12,2)'],
+  ['big', 'BIGINT'],
+  ['huge', 'HUGEINT'],
+  ['ratio', 'DOUBLE'],
+  ['flag', 'BOOLEAN'],
+  ['note', 'VARCHAR'],
+  ['day', 'DATE'],
+  ['at', 'TIMESTAMP'],
+  ['instant', 'TIMESTAMP WITH TIME ZONE'],
+  ['span', 'INTERVAL'],
+  ['uid', 'UUID'],
+  ['nums', 'INTEGER[]'],
+  ['tags', 'VARCHAR[]'],
+  ['pair', 'STRUCT(n INTEGER, s VARCHAR)'],
+  ['raw', 'BLOB'],
+  ['doc', 'JSON'],
 ];
 
 // Row 3 is NULL in every column but its id.
@@ -27,7 +41,8 @@ const MATRIX_ROWS = `
   (4, 0.1, 0.10, 0, 0, 0.1, NULL, 'NULL', DATE '1969-07-20', TIMESTAMP '2000-02-29 00:00:00', TIMESTAMPTZ 'infinity',
    INTERVAL '-00:00:00.000001', NULL, [NULL], [NULL], NULL, '\\x5C\\x2E'::BLOB, 'null')`;
 
-export const matrixDdl = (name: string): string => `create table ${name} (${MATRIX_COLUMNS.map(([c, t]) => `"${c}" ${t}`).join(', ')})`;
+export const matrixDdl = (name: string): string =>
+  `create table ${name} (${MATRIX_COLUMNS.map(([c, t]) => `"${c}" ${t}`).join(', ')})`;
 
 /** Creates table `name` with the matrix's columns and rows. */
 export async function createMatrix(connection: DuckDBConnection, name: string): Promise<void> {
@@ -53,7 +68,8 @@ export async function openChecker(): Promise<{ connection: DuckDBConnection; clo
   };
 }
 
-export const rowsOf = async (c: DuckDBConnection, sql: string): Promise<unknown[]> => (await c.runAndReadAll(sql)).getRowsJson();
+export const rowsOf = async (c: DuckDBConnection, sql: string): Promise<unknown[]> =>
+  (await c.runAndReadAll(sql)).getRowsJson();
 export const typesOf = (c: DuckDBConnection, sql: string): Promise<unknown[]> =>
   rowsOf(c, `select column_name, column_type from (describe (${sql}))`);
 

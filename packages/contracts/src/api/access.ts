@@ -11,7 +11,10 @@ export const webhookSchema = z
     events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
     description: z.string().nullable(),
     status: z.enum(['active', 'disabled']),
-    disabled_reason: z.string().nullable().meta({ description: '`gone` (the receiver answered 410), `failing` (5 days of failures) or `manual`.' }),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: '`gone` (the receiver answered 410), `failing` (5 days of failures) or `manual`.' }),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -48,11 +51,15 @@ export const apiKeySchema = z
 export const createdApiKeySchema = z
   .strictObject({
     ...apiKeySchema.shape,
-    key: z.string().meta({ description: 'The key itself, in this answer only.', example: 'cnd_3kQ9vX2mT8pL5wR1yB7nH4cJ6dF0gS' }),
+    key: z
+      .string()
+      .meta({ description: 'The key itself, in this answer only.', example: 'cnd_3kQ9vX2mT8pL5wR1yB7nH4cJ6dF0gS' }),
   })
   .meta({ id: 'CreatedApiKey' });
 
-export const tenantSchema = z.strictObject({ id: idOf('tenant'), name: z.string(), created_at: timestamp }).meta({ id: 'Tenant' });
+export const tenantSchema = z
+  .strictObject({ id: idOf('tenant'), name: z.string(), created_at: timestamp })
+  .meta({ id: 'Tenant' });
 
 export const createdTenantSchema = z
   .strictObject({ tenant: tenantSchema, api_key: createdApiKeySchema })

@@ -11,7 +11,10 @@ export const projectSchema = z
     id: idOf('project'),
     name: z.string(),
     description,
-    template: z.string().nullable().meta({ description: 'The template it was created from (GET /v2/templates), if any.' }),
+    template: z
+      .string()
+      .nullable()
+      .meta({ description: 'The template it was created from (GET /v2/templates), if any.' }),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -27,12 +30,17 @@ export const templateSchema = z
 
 export const validationIssueSchema = z
   .strictObject({
-    code: z.string().meta({ description: 'e.g. `cycle`, `unknown_connector`, `invalid_node_config`, `unknown_column`.' }),
+    code: z
+      .string()
+      .meta({ description: 'e.g. `cycle`, `unknown_connector`, `invalid_node_config`, `unknown_column`.' }),
     message: z.string(),
     node_id: z.string().optional(),
     edge: z.strictObject({ from: z.string(), to: z.string() }).optional(),
     path: z.string().optional().meta({ description: 'Relative to the DAG, e.g. `nodes[2].config.mode`.' }),
-    cycle: z.array(z.string()).optional().meta({ description: 'For `cycle`: the node ids around it, the first repeated at the end.' }),
+    cycle: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'For `cycle`: the node ids around it, the first repeated at the end.' }),
   })
   .meta({ id: 'ValidationIssue' });
 
@@ -41,7 +49,9 @@ export const pipelineValidationSchema = z
     valid: z.boolean(),
     errors: z.array(validationIssueSchema),
     warnings: z.array(validationIssueSchema),
-    execution_order: z.array(z.array(z.string())).meta({ description: 'Levels of node ids; the nodes of one level may run in parallel.' }),
+    execution_order: z
+      .array(z.array(z.string()))
+      .meta({ description: 'Levels of node ids; the nodes of one level may run in parallel.' }),
     validated_at: timestamp,
   })
   .meta({ id: 'PipelineValidation' });
@@ -62,7 +72,12 @@ export const pipelineSchema = z
   .meta({ id: 'Pipeline' });
 
 export const connectionCheckSchema = z
-  .strictObject({ name: z.string().meta({ example: 'connect' }), ok: z.boolean(), latency_ms: z.number().min(0), message: z.string() })
+  .strictObject({
+    name: z.string().meta({ example: 'connect' }),
+    ok: z.boolean(),
+    latency_ms: z.number().min(0),
+    message: z.string(),
+  })
   .meta({ id: 'ConnectionCheck' });
 
 export const connectionTestResultSchema = z
@@ -73,7 +88,9 @@ export const connectionTestResultSchema = z
     error_class: z.enum(['config_error', 'transient_error']).nullable().meta({
       description: '`config_error`: fix the settings; `transient_error`: try again. Null when the test passed.',
     }),
-    checks: z.array(connectionCheckSchema).meta({ description: 'The steps that ran, in order; a failed step is the last.' }),
+    checks: z
+      .array(connectionCheckSchema)
+      .meta({ description: 'The steps that ran, in order; a failed step is the last.' }),
     details: z.record(z.string(), z.unknown()).meta({ description: 'What the server told, e.g. `server_version`.' }),
     tested_at: timestamp,
   })
@@ -88,7 +105,9 @@ export const connectorSchema = z
     config: z.record(z.string(), z.unknown()).meta({
       description: `The type's config (see its config schema), defaults applied; every secret field answered as \`${SECRET_MASK}\`.`,
     }),
-    status: z.enum(['untested', 'ok', 'failed']).meta({ description: 'From the last test; a config change makes it `untested`.' }),
+    status: z
+      .enum(['untested', 'ok', 'failed'])
+      .meta({ description: 'From the last test; a config change makes it `untested`.' }),
     last_test: connectionTestResultSchema.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
@@ -101,9 +120,13 @@ export const connectorTypeDescriptionSchema = z
     category: z.string().meta({ example: 'database' }),
     description: z.string(),
     roles: z.array(z.string()).meta({ description: 'What a node may use it for: `source`, `sink`, `sql`, `llm`.' }),
-    config_schema: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema (2020-12) of its config; secret fields carry `writeOnly` and `x-secret`.' }),
+    config_schema: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'JSON Schema (2020-12) of its config; secret fields carry `writeOnly` and `x-secret`.' }),
     secret_fields: z.array(z.string()),
-    location_fields: z.array(z.string()).meta({ description: 'Fields that say where it connects: changing one requires sending every secret again.' }),
+    location_fields: z
+      .array(z.string())
+      .meta({ description: 'Fields that say where it connects: changing one requires sending every secret again.' }),
   })
   .meta({ id: 'ConnectorType' });
 

@@ -29,7 +29,10 @@ export function pageOfSchema<T extends z.ZodType>(item: T, id: string) {
   return z
     .strictObject({
       data: z.array(item),
-      next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
     })
     .meta({ id });
 }

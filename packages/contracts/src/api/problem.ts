@@ -19,7 +19,10 @@ export const problemSchema = z
     status: z.number().int().min(400).max(599),
     code: z.enum(ERROR_CODES).meta({ description: 'Stable; what a client branches on.' }),
     detail: z.string(),
-    errors: z.array(fieldErrorSchema).optional().meta({ description: 'On a 422 (and some 400s): every field at fault, not just the first.' }),
+    errors: z
+      .array(fieldErrorSchema)
+      .optional()
+      .meta({ description: 'On a 422 (and some 400s): every field at fault, not just the first.' }),
     dependency: z.enum(['database', 'redis', 'service']).optional().meta({
       description: 'On a 503: which kind of dependency was unreachable (never its address).',
     }),
@@ -33,6 +36,8 @@ export const healthSchema = z.strictObject({ status: z.literal('ok') }).meta({ i
 export const readinessSchema = z
   .strictObject({
     status: z.enum(['ok', 'unavailable']),
-    checks: z.record(z.string(), z.string()).meta({ description: '`ok` or `error: <reason>` per dependency.', example: { db: 'ok', redis: 'ok' } }),
+    checks: z
+      .record(z.string(), z.string())
+      .meta({ description: '`ok` or `error: <reason>` per dependency.', example: { db: 'ok', redis: 'ok' } }),
   })
   .meta({ id: 'Readiness' });

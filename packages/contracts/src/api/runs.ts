@@ -1,7 +1,13 @@
 // Answers of the scheduler's and monitoring's operations: jobs, runs, metrics, alerts and run logs.
 import { z } from 'zod';
 import { ALERT_RULES, ALERT_SEVERITIES, ALERT_STATUSES } from '../schemas/monitoring.js';
-import { CONCURRENCY_POLICIES, JOB_STATUSES, RUN_NODE_COLUMNS_MAX, RUN_STATUSES, RUN_TRIGGERS } from '../schemas/jobs.js';
+import {
+  CONCURRENCY_POLICIES,
+  JOB_STATUSES,
+  RUN_NODE_COLUMNS_MAX,
+  RUN_STATUSES,
+  RUN_TRIGGERS,
+} from '../schemas/jobs.js';
 import { RUN_LOG_LEVELS, runErrorSchema, runNodeColumnSchema, runNodeSchema } from '../run-messages.js';
 import { idOf, pageOfSchema, timestamp } from './fields.js';
 
@@ -23,7 +29,10 @@ export const jobSchema = z
     name: z.string(),
     description: z.string().nullable(),
     pipeline_id: idOf('pipeline'),
-    schedule: z.string().nullable().meta({ description: 'Five cron fields, or null for a job run only by hand.', example: '0 2 * * *' }),
+    schedule: z
+      .string()
+      .nullable()
+      .meta({ description: 'Five cron fields, or null for a job run only by hand.', example: '0 2 * * *' }),
     timezone: z.string().meta({ description: 'IANA time zone of the schedule.', example: 'Europe/Paris' }),
     status: z.enum(JOB_STATUSES),
     concurrency_policy: z.enum(CONCURRENCY_POLICIES),
@@ -41,9 +50,12 @@ export const apiRunErrorSchema = runErrorSchema.meta({ id: 'RunError' });
 export const apiRunNodeColumnSchema = runNodeColumnSchema
   .extend({
     type: runNodeColumnSchema.shape.type.meta({
-      description: "DuckDB's type as SQL (e.g. `DECIMAL(12,2)`); null where rows went from PostgreSQL to PostgreSQL as CSV.",
+      description:
+        "DuckDB's type as SQL (e.g. `DECIMAL(12,2)`); null where rows went from PostgreSQL to PostgreSQL as CSV.",
     }),
-    source_type: runNodeColumnSchema.shape.source_type.meta({ description: "The source database's own type, where a source declared it." }),
+    source_type: runNodeColumnSchema.shape.source_type.meta({
+      description: "The source database's own type, where a source declared it.",
+    }),
   })
   .meta({ id: 'RunNodeColumn' });
 
@@ -51,10 +63,13 @@ export const apiRunNodeSchema = runNodeSchema
   .extend({
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
-    output: jsonObject.nullable().meta({ description: "A decision's `{ choice, reason }`; a skipped node's `{ reason }`." }),
+    output: jsonObject
+      .nullable()
+      .meta({ description: "A decision's `{ choice, reason }`; a skipped node's `{ reason }`." }),
     error: apiRunErrorSchema.nullable(),
     columns: z.array(apiRunNodeColumnSchema).max(RUN_NODE_COLUMNS_MAX).nullable().meta({
-      description: "Its output columns (a sink's: the columns it wrote); null until the node has produced output. Never any row value.",
+      description:
+        "Its output columns (a sink's: the columns it wrote); null until the node has produced output. Never any row value.",
     }),
   })
   .meta({ id: 'RunNode' });
@@ -88,13 +103,29 @@ export const metricsSchema = z
     since: z.string().meta({ example: '24h' }),
     from: timestamp,
     to: timestamp,
-    runs: z.strictObject({ total: count, queued: count, running: count, succeeded: count, failed: count, canceled: count }),
-    success_rate: z.number().min(0).max(1).nullable().meta({ description: 'succeeded / (succeeded + failed); null when neither happened.' }),
-    duration_ms: z.strictObject({ avg: millis, p50: millis, p95: millis, max: millis }).meta({ description: 'Of finished runs.' }),
-    rows: z.strictObject({ read: count, written: count }),
-    series: z.array(z.strictObject({ start: timestamp, succeeded: count, failed: count, avg_duration_ms: millis })).meta({
-      description: 'Buckets of a round size that fits the window, in time order.',
+    runs: z.strictObject({
+      total: count,
+      queued: count,
+      running: count,
+      succeeded: count,
+      failed: count,
+      canceled: count,
     }),
+    success_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'succeeded / (succeeded + failed); null when neither happened.' }),
+    duration_ms: z
+      .strictObject({ avg: millis, p50: millis, p95: millis, max: millis })
+      .meta({ description: 'Of finished runs.' }),
+    rows: z.strictObject({ read: count, written: count }),
+    series: z
+      .array(z.strictObject({ start: timestamp, succeeded: count, failed: count, avg_duration_ms: millis }))
+      .meta({
+        description: 'Buckets of a round size that fits the window, in time order.',
+      }),
   })
   .meta({ id: 'Metrics' });
 
@@ -117,7 +148,7 @@ export const alertSchema = z
 
 export const runLogLineSchema = z
   .strictObject({
-    seq: z.number().int().min(1).meta({ description: 'Orders lines across attempts; a live stream\'s event id.' }),
+    seq: z.number().int().min(1).meta({ description: "Orders lines across attempts; a live stream's event id." }),
     ts: timestamp,
     level: z.enum(RUN_LOG_LEVELS),
     node_id: z.string().nullable(),

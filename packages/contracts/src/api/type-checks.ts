@@ -36,9 +36,19 @@ export type AnswerChecks = [
   Check<Same<Out<typeof runs.alertSchema>, Alert>>,
   Check<Same<Out<typeof runs.runLogLineSchema>, RunLogLine>>,
   Check<Same<Out<typeof runs.runPageSchema>, Page<Run>>>,
-  Check<Same<Out<typeof access.webhookSchema>, Omit<Webhook, 'events'> & { events: Out<typeof access.webhookSchema>['events'] }>>,
+  Check<
+    Same<
+      Out<typeof access.webhookSchema>,
+      Omit<Webhook, 'events'> & { events: Out<typeof access.webhookSchema>['events'] }
+    >
+  >,
   Check<Same<Out<typeof access.deliverySchema>, Delivery>>,
-  Check<Same<Out<typeof access.apiKeySchema>, Omit<ApiKey, 'scopes'> & { scopes: Out<typeof access.apiKeySchema>['scopes'] }>>,
+  Check<
+    Same<
+      Out<typeof access.apiKeySchema>,
+      Omit<ApiKey, 'scopes'> & { scopes: Out<typeof access.apiKeySchema>['scopes'] }
+    >
+  >,
   Check<Same<Omit<Out<typeof access.createdApiKeySchema>, 'scopes'>, Omit<CreatedApiKey, 'scopes'>>>,
   Check<Same<Out<typeof access.tenantSchema>, Tenant>>,
   Check<Same<Omit<Out<typeof problem.problemSchema>, 'code'>, Omit<ProblemDocument, 'code'>>>,

@@ -26,4 +26,6 @@ export type KnownConnectorType = keyof typeof CONNECTOR_SECRET_FIELDS;
  * Every field name that is a secret in some type. A PUT need not name its type, so what crosses the wire is sealed
  * by name: a field that is a secret anywhere travels sealed, and the catalog opens the same set.
  */
-export const ANY_CONNECTOR_SECRET_FIELD: readonly string[] = [...new Set(Object.values(CONNECTOR_SECRET_FIELDS).flat())].sort();
+export const ANY_CONNECTOR_SECRET_FIELD: readonly string[] = [
+  ...new Set(Object.values(CONNECTOR_SECRET_FIELDS).flat()),
+].sort();

@@ -4,8 +4,15 @@
 // They describe what @conduit/dag's validation accepts (e2e/openapi.e2e.ts saves a DAG these accept and finds it valid).
 import { z } from 'zod';
 
-const nodeId = z.string().min(1).max(200).meta({ description: 'Unique within the DAG; a transform reads its input as a table of this name.', example: 'orders' });
-const connectorId = z.string().min(1).max(64).meta({ description: 'A connector of the same tenant.', example: 'con_01JD3V6Y9ZQ8W1S3X5C7E9G2HK' });
+const nodeId = z.string().min(1).max(200).meta({
+  description: 'Unique within the DAG; a transform reads its input as a table of this name.',
+  example: 'orders',
+});
+const connectorId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'A connector of the same tenant.', example: 'con_01JD3V6Y9ZQ8W1S3X5C7E9G2HK' });
 const sqlText = (description: string) => z.string().min(1).meta({ description });
 
 /** Fields any node may set besides its type's own. */
@@ -21,17 +28,31 @@ export const sourceConfigSchema = z
     query: sqlText('A query the connector runs (SQL databases); `table` or `query`, not both.').optional(),
     table: z.string().min(1).optional().meta({ description: 'A table to read whole.' }),
     columns: z
-      .record(z.string().min(1), z.string().min(1).max(200).regex(/^[A-Za-z0-9 (),[\]]+$/))
+      .record(
+        z.string().min(1),
+        z
+          .string()
+          .min(1)
+          .max(200)
+          .regex(/^[A-Za-z0-9 (),[\]]+$/),
+      )
       .optional()
-      .meta({ description: 'DuckDB types for file, S3 and HTTP sources\' columns, instead of the sniffed ones.', example: { amount: 'DECIMAL(12,2)' } }),
+      .meta({
+        description: "DuckDB types for file, S3 and HTTP sources' columns, instead of the sniffed ones.",
+        example: { amount: 'DECIMAL(12,2)' },
+      }),
   })
   .meta({
     id: 'SourceConfig',
-    description: 'Reads rows from a connector: `query` or `table`, or the connector\'s own fields (e.g. `path` and `format` for files and objects, `topic` for queues).',
+    description:
+      "Reads rows from a connector: `query` or `table`, or the connector's own fields (e.g. `path` and `format` for files and objects, `topic` for queues).",
   });
 
 export const transformConfigSchema = z
-  .looseObject({ ...commonConfig, sql: sqlText('A DuckDB SELECT over the inputs, each a table named after its node id.') })
+  .looseObject({
+    ...commonConfig,
+    sql: sqlText('A DuckDB SELECT over the inputs, each a table named after its node id.'),
+  })
   .meta({ id: 'TransformConfig', description: 'SQL over its inputs.' });
 
 export const SINK_WRITE_MODES = ['append', 'overwrite', 'upsert'] as const;
@@ -40,22 +61,38 @@ export const sinkConfigSchema = z
   .looseObject({
     ...commonConfig,
     connector_id: connectorId,
-    table: z.string().min(1).optional().meta({ description: 'The target table (or the connector\'s own target fields, e.g. `path`).' }),
+    table: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "The target table (or the connector's own target fields, e.g. `path`)." }),
     mode: z.enum(SINK_WRITE_MODES).optional().meta({ default: 'append' }),
     key: z.array(z.string().min(1)).min(1).optional().meta({ description: 'Key columns; required for `upsert`.' }),
     create: z.boolean().optional().meta({ description: 'Creates the target table when it does not exist.' }),
-    schema_evolution: z.enum(['none', 'add_columns']).optional().meta({ description: '`add_columns` adds columns the target lacks; `none` fails the sink.' }),
+    schema_evolution: z
+      .enum(['none', 'add_columns'])
+      .optional()
+      .meta({ description: '`add_columns` adds columns the target lacks; `none` fails the sink.' }),
   })
   .meta({ id: 'SinkConfig', description: 'Writes its input to a connector.' });
 
 export const sqlConfigSchema = z
-  .looseObject({ ...commonConfig, connector_id: connectorId, sql: sqlText('A statement run on the connector (DDL, a refresh, a procedure).') })
+  .looseObject({
+    ...commonConfig,
+    connector_id: connectorId,
+    sql: sqlText('A statement run on the connector (DDL, a refresh, a procedure).'),
+  })
   .meta({ id: 'SqlConfig', description: 'Runs a statement on a connector.' });
 
 const decisionCommon = {
   ...commonConfig,
-  choices: z.array(z.string().min(1)).min(1).meta({ description: 'What the node may choose; edges out of it carry `when` with one of them.' }),
-  default: z.string().min(1).meta({ description: 'One of `choices`: taken when no rule holds, or on a failed, late or unusable model answer.' }),
+  choices: z
+    .array(z.string().min(1))
+    .min(1)
+    .meta({ description: 'What the node may choose; edges out of it carry `when` with one of them.' }),
+  default: z.string().min(1).meta({
+    description: 'One of `choices`: taken when no rule holds, or on a failed, late or unusable model answer.',
+  }),
 };
 
 export const rulesDecisionConfigSchema = z
@@ -63,7 +100,12 @@ export const rulesDecisionConfigSchema = z
     ...decisionCommon,
     strategy: z.literal('rules'),
     rules: z
-      .array(z.strictObject({ choice: z.string().min(1), sql: sqlText('A query over the inputs that returns one boolean.') }))
+      .array(
+        z.strictObject({
+          choice: z.string().min(1),
+          sql: sqlText('A query over the inputs that returns one boolean.'),
+        }),
+      )
       .min(1)
       .meta({ description: 'The first rule whose query returns true gives the choice.' }),
   })
@@ -82,7 +124,11 @@ export const llmDecisionConfigSchema = z
 
 export const decisionConfigSchema = z
   .discriminatedUnion('strategy', [rulesDecisionConfigSchema, llmDecisionConfigSchema])
-  .meta({ id: 'DecisionConfig', description: 'Chooses one of `choices`; branches not chosen are `skipped`, as are the nodes that depend only on them.' });
+  .meta({
+    id: 'DecisionConfig',
+    description:
+      'Chooses one of `choices`; branches not chosen are `skipped`, as are the nodes that depend only on them.',
+  });
 
 const node = <T extends string, C extends z.ZodType>(type: T, config: C, id: string) =>
   z.strictObject({ id: nodeId, type: z.literal(type), config }).meta({ id });
@@ -101,7 +147,11 @@ export const dagEdgeSchema = z
   .strictObject({
     from: nodeId.meta({ description: 'The upstream node.' }),
     to: nodeId.meta({ description: 'The downstream node.' }),
-    when: z.string().min(1).optional().meta({ description: 'Only on edges out of a decision node: the choice that runs this branch.' }),
+    when: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'Only on edges out of a decision node: the choice that runs this branch.' }),
   })
   .meta({ id: 'DagEdge' });
 
@@ -113,7 +163,7 @@ export const dagSchema = z
   .meta({
     id: 'Dag',
     description:
-      'The pipeline\'s graph. A create or update refuses (422) only a DAG of the wrong shape (nodes need a string `id`, ' +
+      "The pipeline's graph. A create or update refuses (422) only a DAG of the wrong shape (nodes need a string `id`, " +
       'a string `type` and an object `config`; edges a `from` and a `to`); anything else that breaks these rules is ' +
       'stored with `status: invalid` and its `validation`, so a draft can be saved and fixed. A pipeline read back holds ' +
       'its DAG as saved.',

@@ -13,7 +13,8 @@ export const scheduleSchema = z
   .string()
   .max(200)
   .superRefine((value, ctx) => {
-    const problem = value.trim() === '' ? 'the schedule is empty; send null for a job run only by hand' : checkCron(value);
+    const problem =
+      value.trim() === '' ? 'the schedule is empty; send null for a job run only by hand' : checkCron(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, params: { code: 'invalid_cron' } });
   })
   .nullable();

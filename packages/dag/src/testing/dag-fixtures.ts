@@ -18,9 +18,19 @@ export function apiExampleDag(): Dag {
       {
         id: 'route',
         type: 'decision',
-        config: { strategy: 'llm', connector_id: 'con_llm', prompt: '...', choices: ['big', 'small'], default: 'small' },
+        config: {
+          strategy: 'llm',
+          connector_id: 'con_llm',
+          prompt: '...',
+          choices: ['big', 'small'],
+          default: 'small',
+        },
       },
-      { id: 'to_dw', type: 'sink', config: { connector_id: 'con_pg', table: 'orders_clean', mode: 'upsert', key: ['id'] } },
+      {
+        id: 'to_dw',
+        type: 'sink',
+        config: { connector_id: 'con_pg', table: 'orders_clean', mode: 'upsert', key: ['id'] },
+      },
     ],
     edges: [
       { from: 'orders', to: 'clean' },

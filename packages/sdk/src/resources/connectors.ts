@@ -16,7 +16,11 @@ export class ConnectorsApi {
   list(options: ConnectorListOptions = {}): Paginated<Connector> {
     return new Paginated((cursor) =>
       unwrap(
-        this.raw.GET('/v2/connectors', { params: { query: defined({ cursor, limit: options.pageSize, project_id: options.projectId, type: options.type }) } }),
+        this.raw.GET('/v2/connectors', {
+          params: {
+            query: defined({ cursor, limit: options.pageSize, project_id: options.projectId, type: options.type }),
+          },
+        }),
       ),
     );
   }
@@ -30,16 +34,22 @@ export class ConnectorsApi {
   }
 
   update(connectorId: string, body: RequestBody<'updateConnector'>): Promise<Connector> {
-    return unwrap(this.raw.PUT('/v2/connectors/{connector_id}', { params: { path: { connector_id: connectorId } }, body }));
+    return unwrap(
+      this.raw.PUT('/v2/connectors/{connector_id}', { params: { path: { connector_id: connectorId } }, body }),
+    );
   }
 
   delete(connectorId: string): Promise<void> {
-    return expectNoContent(this.raw.DELETE('/v2/connectors/{connector_id}', { params: { path: { connector_id: connectorId } } }));
+    return expectNoContent(
+      this.raw.DELETE('/v2/connectors/{connector_id}', { params: { path: { connector_id: connectorId } } }),
+    );
   }
 
   /** Really connects, step by step; a failed test is a result (`ok: false`), not an error. */
   test(connectorId: string): Promise<ConnectionTestResult> {
-    return unwrap(this.raw.POST('/v2/connectors/{connector_id}/test', { params: { path: { connector_id: connectorId } } }));
+    return unwrap(
+      this.raw.POST('/v2/connectors/{connector_id}/test', { params: { path: { connector_id: connectorId } } }),
+    );
   }
 
   /** Every connector type, with the JSON Schema of its config. */

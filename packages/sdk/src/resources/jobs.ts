@@ -16,7 +16,16 @@ export class JobsApi {
   list(options: JobListOptions = {}): Paginated<Job> {
     return new Paginated((cursor) =>
       unwrap(
-        this.raw.GET('/v2/jobs', { params: { query: defined({ cursor, limit: options.pageSize, pipeline_id: options.pipelineId, status: options.status }) } }),
+        this.raw.GET('/v2/jobs', {
+          params: {
+            query: defined({
+              cursor,
+              limit: options.pageSize,
+              pipeline_id: options.pipelineId,
+              status: options.status,
+            }),
+          },
+        }),
       ),
     );
   }

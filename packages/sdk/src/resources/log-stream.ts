@@ -60,7 +60,8 @@ export async function* streamRunLogs(
       if (options.signal?.aborted || !isDroppedStream(err)) throw err;
       if (reconnects >= maxReconnects) throw err;
     }
-    if (++reconnects > maxReconnects) throw new Error(`the log stream of run ${runId} closed ${reconnects} times in a row without ending`);
+    if (++reconnects > maxReconnects)
+      throw new Error(`the log stream of run ${runId} closed ${reconnects} times in a row without ending`);
     await sleep(Math.min(5000, 250 * 2 ** (reconnects - 1)));
   }
 }

@@ -14,7 +14,11 @@ export class PipelinesApi {
 
   list(options: PipelineListOptions = {}): Paginated<Pipeline> {
     return new Paginated((cursor) =>
-      unwrap(this.raw.GET('/v2/pipelines', { params: { query: defined({ cursor, limit: options.pageSize, project_id: options.projectId }) } })),
+      unwrap(
+        this.raw.GET('/v2/pipelines', {
+          params: { query: defined({ cursor, limit: options.pageSize, project_id: options.projectId }) },
+        }),
+      ),
     );
   }
 
@@ -31,10 +35,14 @@ export class PipelinesApi {
   }
 
   delete(pipelineId: string): Promise<void> {
-    return expectNoContent(this.raw.DELETE('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } } }));
+    return expectNoContent(
+      this.raw.DELETE('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } } }),
+    );
   }
 
   validate(pipelineId: string): Promise<PipelineValidation> {
-    return unwrap(this.raw.POST('/v2/pipelines/{pipeline_id}/validate', { params: { path: { pipeline_id: pipelineId } } }));
+    return unwrap(
+      this.raw.POST('/v2/pipelines/{pipeline_id}/validate', { params: { path: { pipeline_id: pipelineId } } }),
+    );
   }
 }

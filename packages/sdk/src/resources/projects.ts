@@ -10,7 +10,13 @@ export class ProjectsApi {
 
   list(options: PageOptions = {}): Paginated<Project> {
     return new Paginated((cursor) =>
-      unwrap(this.raw.GET('/v2/projects', { params: { query: { ...(cursor ? { cursor } : {}), ...(options.pageSize ? { limit: options.pageSize } : {}) } } })),
+      unwrap(
+        this.raw.GET('/v2/projects', {
+          params: {
+            query: { ...(cursor ? { cursor } : {}), ...(options.pageSize ? { limit: options.pageSize } : {}) },
+          },
+        }),
+      ),
     );
   }
 
@@ -27,6 +33,8 @@ export class ProjectsApi {
   }
 
   delete(projectId: string): Promise<void> {
-    return expectNoContent(this.raw.DELETE('/v2/projects/{project_id}', { params: { path: { project_id: projectId } } }));
+    return expectNoContent(
+      this.raw.DELETE('/v2/projects/{project_id}', { params: { path: { project_id: projectId } } }),
+    );
   }
 }

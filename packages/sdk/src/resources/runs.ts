@@ -80,7 +80,10 @@ export class RunsApi {
     return new Paginated(async (cursor) => {
       const page = await unwrap(
         this.raw.GET('/v2/jobs/{job_id}/runs', {
-          params: { path: { job_id: options.jobId }, query: defined({ cursor, limit: options.pageSize, status: options.status }) },
+          params: {
+            path: { job_id: options.jobId },
+            query: defined({ cursor, limit: options.pageSize, status: options.status }),
+          },
         }),
       );
       page.data.forEach((run) => this.remember(run));
@@ -90,13 +93,21 @@ export class RunsApi {
 
   async get(runId: string, ref: RunRef = {}): Promise<Run> {
     const jobId = await this.jobIdOf(runId, ref);
-    return this.remember(await unwrap(this.raw.GET('/v2/jobs/{job_id}/runs/{run_id}', { params: { path: { job_id: jobId, run_id: runId } } })));
+    return this.remember(
+      await unwrap(
+        this.raw.GET('/v2/jobs/{job_id}/runs/{run_id}', { params: { path: { job_id: jobId, run_id: runId } } }),
+      ),
+    );
   }
 
   /** Cancel: answers the run, already `canceled` (409 run_finished when it was over). */
   async cancel(runId: string, ref: RunRef = {}): Promise<Run> {
     const jobId = await this.jobIdOf(runId, ref);
-    return this.remember(await unwrap(this.raw.POST('/v2/jobs/{job_id}/runs/{run_id}/cancel', { params: { path: { job_id: jobId, run_id: runId } } })));
+    return this.remember(
+      await unwrap(
+        this.raw.POST('/v2/jobs/{job_id}/runs/{run_id}/cancel', { params: { path: { job_id: jobId, run_id: runId } } }),
+      ),
+    );
   }
 
   /** Polls the run until it is succeeded, failed or canceled, and answers that state. */
@@ -109,7 +120,11 @@ export class RunsApi {
       options.onUpdate?.(last);
       if (isFinalRunStatus(last.status)) return last;
       const left = deadline - Date.now();
-      if (left <= 0) throw new ConduitTimeoutError(`run ${runId} is still ${last.status} after ${options.timeoutMs ?? 900_000} ms`, last);
+      if (left <= 0)
+        throw new ConduitTimeoutError(
+          `run ${runId} is still ${last.status} after ${options.timeoutMs ?? 900_000} ms`,
+          last,
+        );
       await sleep(Math.min(interval, left), options.signal);
     }
   }
@@ -137,7 +152,10 @@ export class RunsApi {
    * The run's log lines live (server-sent events) until the run has ended; a dropped stream is resumed with
    * Last-Event-ID, so no line is lost or repeated.
    */
-  async *streamLogs(runId: string, options: LogStreamOptions & RunRef = {}): AsyncGenerator<RunLogLine, void, undefined> {
+  async *streamLogs(
+    runId: string,
+    options: LogStreamOptions & RunRef = {},
+  ): AsyncGenerator<RunLogLine, void, undefined> {
     const jobId = await this.jobIdOf(runId, options);
     yield* streamRunLogs(this.raw, jobId, runId, options);
   }

@@ -28,7 +28,10 @@ async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
 
 describe('unavailableDependencyOf', () => {
   it('classifies a refused PostgreSQL connection as the database', async () => {
-    const ds = new DataSource({ type: 'postgres', url: `postgres://postgres@127.0.0.1:${await closedPort()}/postgres` });
+    const ds = new DataSource({
+      type: 'postgres',
+      url: `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`,
+    });
     const err = await failureOf(() => ds.initialize());
     expect(unavailableDependencyOf(err)).toBe('database');
   });
@@ -98,13 +101,21 @@ describe('unavailableDependencyOf', () => {
     // By class, not by name: an error that only calls itself so is not a timeout.
     expect(unavailableDependencyOf(Object.assign(new Error('late'), { name: 'RpcTimeoutError' }))).toBeUndefined();
     // A 503 another service answered keeps the dependency it named.
-    const remote = new RpcRemoteError('catalog.projects.get', { code: 'service_unavailable', detail: 'down', dependency: 'database' });
+    const remote = new RpcRemoteError('catalog.projects.get', {
+      code: 'service_unavailable',
+      detail: 'down',
+      dependency: 'database',
+    });
     expect(unavailableDependencyOf(remote)).toBe('database');
   });
 
   it('turns a classified error into the 503 naming its class, and nothing else', () => {
     const err = asDependencyUnavailable(new RpcTimeoutError('catalog.projects.list', 5000));
-    expect(err?.toDomainError()).toEqual({ code: 'service_unavailable', detail: expect.any(String), dependency: 'service' });
+    expect(err?.toDomainError()).toEqual({
+      code: 'service_unavailable',
+      detail: expect.any(String),
+      dependency: 'service',
+    });
     expect(asDependencyUnavailable(new Error('boom'))).toBeUndefined();
   });
 });

@@ -12,7 +12,16 @@ import { RedisUnavailableError, RpcTimeoutError } from '@conduit/rpc-streams';
 export const UNAVAILABLE_RETRY_AFTER_S = 5;
 
 /** Node socket errors met while opening or using a connection. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * SQLSTATEs of a server that is going away or not there yet: class 08 (connection exception), 57P01-57P03
@@ -67,7 +76,11 @@ function isDatabaseUnavailable(err: ErrorLike): boolean {
   const candidate = err instanceof QueryFailedError ? (err.driverError as unknown) : err;
   if (!isErrorLike(candidate)) return false;
   const code = candidate.code;
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)))) return true;
+  if (
+    typeof code === 'string' &&
+    (SOCKET_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)))
+  )
+    return true;
   return PG_CONNECTION_MESSAGES.some((message) => candidate.message.startsWith(message));
 }
 

@@ -13,7 +13,8 @@ function table() {
     rows,
     find: async (key: string) => rows.find((r) => r.idempotencyKey === key) ?? null,
     insert: (row: IdempotentRow) => {
-      if (row.idempotencyKey !== null && rows.some((r) => r.idempotencyKey === row.idempotencyKey)) throw new Error('duplicate key');
+      if (row.idempotencyKey !== null && rows.some((r) => r.idempotencyKey === row.idempotencyKey))
+        throw new Error('duplicate key');
       const created = { id: `r${++made}`, ...row };
       rows.push(created);
       return created;
@@ -39,7 +40,9 @@ describe('createOnce', () => {
     expect(again.id).toBe(first.id);
     expect(t.rows).toHaveLength(1);
     const other = { key: 'k-1', fingerprint: fp('b') };
-    await expect(createOnce(other, { find: t.find, create: async () => t.insert(idempotencyColumns(other)) })).rejects.toMatchObject({
+    await expect(
+      createOnce(other, { find: t.find, create: async () => t.insert(idempotencyColumns(other)) }),
+    ).rejects.toMatchObject({
       code: 'idempotency_key_reused',
     });
   });

@@ -24,7 +24,10 @@ export interface CreateOnceOptions<E extends IdempotentRow> {
  * such as a unique name, whichever PostgreSQL checks first), so any failed create whose key is now on a row answers
  * that row. Without a key it is a plain create.
  */
-export async function createOnce<E extends IdempotentRow>(idempotency: IdempotencyKey | undefined, opts: CreateOnceOptions<E>): Promise<E> {
+export async function createOnce<E extends IdempotentRow>(
+  idempotency: IdempotencyKey | undefined,
+  opts: CreateOnceOptions<E>,
+): Promise<E> {
   if (!idempotency) return opts.create();
   const existing = await opts.find(idempotency.key);
   if (existing) return sameRequest(existing, idempotency);

@@ -16,14 +16,23 @@ describe('runReadinessChecks', () => {
         { name: 'db', check: async () => undefined },
         { name: 'redis', check: () => Promise.reject(new Error('ECONNREFUSED')) },
         { name: 'slow', check: () => new Promise<void>(() => undefined) },
-        { name: 'pg', check: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' })) },
+        {
+          name: 'pg',
+          check: () =>
+            Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' })),
+        },
       ],
       150,
     );
     expect(report).toEqual({
       status: 'unavailable',
       // The unreachable server's address stays out of the report.
-      checks: { db: 'ok', redis: 'error: ECONNREFUSED', slow: 'error: timed out after 150 ms', pg: 'error: unreachable' },
+      checks: {
+        db: 'ok',
+        redis: 'error: ECONNREFUSED',
+        slow: 'error: timed out after 150 ms',
+        pg: 'error: unreachable',
+      },
     });
     expect(Date.now() - started).toBeLessThan(1500);
   });

@@ -40,13 +40,25 @@ const LISTED_IDS = 20;
  * its own write, so a run that stops leaves only the rest), safe beside running replicas (a compare-and-set write;
  * one replica at a time under a session advisory lock, the others skip). Nothing here sees a plaintext.
  */
-export async function resealRows<Row extends { id: string }>(ds: DataSource, plan: ResealPlan<Row>): Promise<ResealOutcome> {
+export async function resealRows<Row extends { id: string }>(
+  ds: DataSource,
+  plan: ResealPlan<Row>,
+): Promise<ResealOutcome> {
   if (!ds.isInitialized) await ds.initialize();
-  const outcome: ResealOutcome = { table: plan.table, resealed: 0, unreadable: 0, unreadableIds: [], changedMeanwhile: 0, skipped: false };
+  const outcome: ResealOutcome = {
+    table: plan.table,
+    resealed: 0,
+    unreadable: 0,
+    unreadableIds: [],
+    changedMeanwhile: 0,
+    skipped: false,
+  };
   const lockKey = `conduit.reseal:${schemaOf(ds)}.${plan.table}`;
   const runner = ds.createQueryRunner('master');
   try {
-    const [lock] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [lockKey])) as { ok: boolean }[];
+    const [lock] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [lockKey])) as {
+      ok: boolean;
+    }[];
     if (!lock?.ok) return { ...outcome, skipped: true };
     try {
       let after = '';
@@ -77,9 +89,23 @@ export async function resealRows<Row extends { id: string }>(ds: DataSource, pla
 
 /** One line per table: how many values were sealed again and which rows hold values that do not open. */
 export function logReseal(logger: Logger, o: ResealOutcome): void {
-  const fields = { table: o.table, resealed: o.resealed, unreadable: o.unreadable, changed_meanwhile: o.changedMeanwhile };
+  const fields = {
+    table: o.table,
+    resealed: o.resealed,
+    unreadable: o.unreadable,
+    changed_meanwhile: o.changedMeanwhile,
+  };
   if (o.skipped) logger.info({ table: o.table }, 'secrets re-seal: another replica is re-sealing');
   else if (o.unreadable > 0) {
-    logger.warn({ ...fields, unreadable_ids: o.unreadableIds }, 'secrets re-seal: some stored secrets do not open (their owners must send them again)');
-  } else logger.info(fields, o.resealed > 0 ? 'secrets re-sealed under the current key' : 'secrets: every stored secret is sealed under the current key');
+    logger.warn(
+      { ...fields, unreadable_ids: o.unreadableIds },
+      'secrets re-seal: some stored secrets do not open (their owners must send them again)',
+    );
+  } else
+    logger.info(
+      fields,
+      o.resealed > 0
+        ? 'secrets re-sealed under the current key'
+        : 'secrets: every stored secret is sealed under the current key',
+    );
 }

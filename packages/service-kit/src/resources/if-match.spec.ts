@@ -6,7 +6,8 @@ describe('assertIfMatch', () => {
   const etag = '"abc"';
 
   it('passes without a header, with *, with the tag, or with a list holding it', () => {
-    for (const header of [undefined, '*', '"abc"', ' "x", "abc" ']) expect(() => assertIfMatch(header, etag)).not.toThrow();
+    for (const header of [undefined, '*', '"abc"', ' "x", "abc" '])
+      expect(() => assertIfMatch(header, etag)).not.toThrow();
   });
 
   it('refuses another tag or a weak one (strong comparison)', () => {

@@ -10,5 +10,8 @@ export function assertIfMatch(ifMatch: string | undefined, currentEtag: string):
   if (wanted === '*') return;
   const tags = wanted.split(',').map((t) => t.trim());
   if (tags.includes(currentEtag)) return;
-  throw new AppError('precondition_failed', 'the resource has changed since it was read (If-Match does not match its ETag)');
+  throw new AppError(
+    'precondition_failed',
+    'the resource has changed since it was read (If-Match does not match its ETag)',
+  );
 }

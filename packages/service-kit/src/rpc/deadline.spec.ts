@@ -18,7 +18,10 @@ describe('assertBeforeDeadline', () => {
         thrown = err;
       }
       expect(thrown).toBeInstanceOf(DeadlinePassedError);
-      expect((thrown as AppError).toDomainError()).toMatchObject({ code: 'service_unavailable', dependency: 'service' });
+      expect((thrown as AppError).toDomainError()).toMatchObject({
+        code: 'service_unavailable',
+        dependency: 'service',
+      });
     }
   });
 });

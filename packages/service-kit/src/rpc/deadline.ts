@@ -9,7 +9,12 @@ export const COMMIT_MARGIN_MS = 100;
 /** The caller has answered 503 (or is about to): the work was rolled back and nothing changed. */
 export class DeadlinePassedError extends AppError {
   constructor() {
-    super('service_unavailable', 'the request took longer than its caller waits; nothing was changed', undefined, 'service');
+    super(
+      'service_unavailable',
+      'the request took longer than its caller waits; nothing was changed',
+      undefined,
+      'service',
+    );
     this.name = 'DeadlinePassedError';
   }
 }

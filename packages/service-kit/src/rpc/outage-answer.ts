@@ -11,7 +11,10 @@ export async function answerOutage<R>(work: Promise<R>, logger: Logger, pattern:
   } catch (err) {
     const unavailable = asDependencyUnavailable(err);
     if (!unavailable) throw err;
-    logger.warn({ pattern, dependency: unavailable.dependency, reason: err instanceof Error ? err.message : String(err) }, 'RPC handler: dependency unavailable');
+    logger.warn(
+      { pattern, dependency: unavailable.dependency, reason: err instanceof Error ? err.message : String(err) },
+      'RPC handler: dependency unavailable',
+    );
     throw unavailable;
   }
 }

@@ -23,7 +23,11 @@ describe('@RpcRoute', () => {
     const probe = new Probe();
     const handler = probe.get as unknown as Wrapped;
     const deadline = Date.now() + 5_000;
-    await handler.call(probe, { ...message, ctx: { ...message.ctx, deadline: 1 } }, new RedisStreamsContext(['catalog.projects.get', '1-0', undefined, deadline]));
+    await handler.call(
+      probe,
+      { ...message, ctx: { ...message.ctx, deadline: 1 } },
+      new RedisStreamsContext(['catalog.projects.get', '1-0', undefined, deadline]),
+    );
     await handler.call(probe, message, new RedisStreamsContext(['catalog.projects.get', '1-1', undefined]));
     expect(probe.seen[0]?.deadline).toBe(deadline);
     expect(probe.seen[1]?.deadline).toBeUndefined();

@@ -21,14 +21,22 @@ type RpcHandler<P extends RpcPattern> = (data: RpcData<P>, ctx: RpcContext) => P
  * handler passes it to `assertBeforeDeadline` before it commits.
  */
 export function RpcRoute<P extends RpcPattern>(pattern: P) {
-  return <T extends RpcController, F extends RpcHandler<P>>(target: T, key: string | symbol, descriptor: TypedPropertyDescriptor<F>): void => {
+  return <T extends RpcController, F extends RpcHandler<P>>(
+    target: T,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
+  ): void => {
     const handler = descriptor.value;
     if (!handler) throw new Error(`@RpcRoute('${pattern}') must decorate a method`);
     const wrapped = function (this: T, message: unknown, transport?: unknown) {
       // The caller's deadline is the transport's (the moment it answers 503), not one a sender wrote in the envelope.
       const deadline = transport instanceof RedisStreamsContext ? transport.getDeadline() : undefined;
       const run = (data: RpcData<P>, ctx: RpcContext) =>
-        answerOutage(handler.call(this, data, deadline === undefined ? ctx : { ...ctx, deadline }), this.logger, pattern);
+        answerOutage(
+          handler.call(this, data, deadline === undefined ? ctx : { ...ctx, deadline }),
+          this.logger,
+          pattern,
+        );
       return handleRpc(pattern, message, run, reportUnexpected(this.logger, pattern));
     };
     // Nest reads the handler's name in logs and interceptors: keep the method's.

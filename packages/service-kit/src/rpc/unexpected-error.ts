@@ -9,7 +9,10 @@ export function reportUnexpected(logger: Logger, pattern: string): (err: unknown
   return (err) => {
     if (err instanceof QueryFailedError) {
       const driverError = err.driverError as { code?: unknown };
-      logger.error({ pattern, err: { type: err.name, message: err.message, code: driverError.code, stack: err.stack } }, 'RPC handler failed');
+      logger.error(
+        { pattern, err: { type: err.name, message: err.message, code: driverError.code, stack: err.stack } },
+        'RPC handler failed',
+      );
       return;
     }
     logger.error({ pattern, err }, 'RPC handler failed');

@@ -34,17 +34,39 @@ async function checkPort({ variable, port, host }: ListenPort): Promise<void> {
     const server = createServer();
     server.once('error', (err: CodedError) => {
       const where = `port ${port} on ${host} (${variable})`;
-      if (err.code === 'EADDRINUSE') reject(new StartupError('port', `${where} is already in use: stop the process that holds it, or set ${variable} to a free port`));
-      else if (err.code === 'EACCES') reject(new StartupError('port', `${where} may not be opened by this user: set ${variable} to a port above 1023`));
-      else if (err.code === 'EADDRNOTAVAIL') reject(new StartupError('port', `${where}: ${host} is not an address of this machine: check the host setting`));
-      else reject(new StartupError('port', `${where} cannot be opened (${err.code ?? err.message}): check ${variable} and the host setting`));
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new StartupError(
+            'port',
+            `${where} is already in use: stop the process that holds it, or set ${variable} to a free port`,
+          ),
+        );
+      else if (err.code === 'EACCES')
+        reject(
+          new StartupError('port', `${where} may not be opened by this user: set ${variable} to a port above 1023`),
+        );
+      else if (err.code === 'EADDRNOTAVAIL')
+        reject(new StartupError('port', `${where}: ${host} is not an address of this machine: check the host setting`));
+      else
+        reject(
+          new StartupError(
+            'port',
+            `${where} cannot be opened (${err.code ?? err.message}): check ${variable} and the host setting`,
+          ),
+        );
     });
     server.listen(port, host, () => server.close(() => resolve()));
   });
 }
 
 /** What to say about an error of connecting to `what` (PostgreSQL, Redis) at `address`, configured by `variable`. */
-function unreachable(dependency: string, what: string, address: string, variable: string, err: CodedError): StartupError {
+function unreachable(
+  dependency: string,
+  what: string,
+  address: string,
+  variable: string,
+  err: CodedError,
+): StartupError {
   const code = err.code ?? '';
   const host = (() => {
     try {
@@ -53,12 +75,31 @@ function unreachable(dependency: string, what: string, address: string, variable
       return address;
     }
   })();
-  if (code === 'ECONNREFUSED') return new StartupError(dependency, `${what} at ${address} refused the connection: check that ${what} is running there and the host and port in ${variable}`);
-  if (UNRESOLVED.has(code)) return new StartupError(dependency, `${what} host "${host}" does not resolve (${variable} is ${address}): check the host name in ${variable} and DNS`);
-  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || /timeout|timed out/i.test(err.message)) {
-    return new StartupError(dependency, `${what} at ${address} did not answer in time: check the host and port in ${variable} and any firewall between`);
+  if (code === 'ECONNREFUSED')
+    return new StartupError(
+      dependency,
+      `${what} at ${address} refused the connection: check that ${what} is running there and the host and port in ${variable}`,
+    );
+  if (UNRESOLVED.has(code))
+    return new StartupError(
+      dependency,
+      `${what} host "${host}" does not resolve (${variable} is ${address}): check the host name in ${variable} and DNS`,
+    );
+  if (
+    code === 'ETIMEDOUT' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    /timeout|timed out/i.test(err.message)
+  ) {
+    return new StartupError(
+      dependency,
+      `${what} at ${address} did not answer in time: check the host and port in ${variable} and any firewall between`,
+    );
   }
-  return new StartupError(dependency, `${what} at ${address} could not be used (${err.message.split('\n')[0]}): check ${variable}`);
+  return new StartupError(
+    dependency,
+    `${what} at ${address} could not be used (${err.message.split('\n')[0]}): check ${variable}`,
+  );
 }
 
 async function checkDatabase(url: string, timeoutMs: number): Promise<void> {
@@ -71,8 +112,16 @@ async function checkDatabase(url: string, timeoutMs: number): Promise<void> {
     await client.query('SELECT 1');
   } catch (err) {
     const e = err as CodedError;
-    if (e.code === '28P01' || e.code === '28000') throw new StartupError('database', `PostgreSQL at ${address} refused the credentials: check the user and password in DATABASE_URL`);
-    if (e.code === '3D000') throw new StartupError('database', `PostgreSQL at ${address}: the database does not exist: create it, or fix its name in DATABASE_URL`);
+    if (e.code === '28P01' || e.code === '28000')
+      throw new StartupError(
+        'database',
+        `PostgreSQL at ${address} refused the credentials: check the user and password in DATABASE_URL`,
+      );
+    if (e.code === '3D000')
+      throw new StartupError(
+        'database',
+        `PostgreSQL at ${address}: the database does not exist: create it, or fix its name in DATABASE_URL`,
+      );
     throw unreachable('database', 'PostgreSQL', address, 'DATABASE_URL', e);
   } finally {
     await client.end().catch(() => undefined);
@@ -99,7 +148,8 @@ async function checkRedis(url: string, timeoutMs: number): Promise<void> {
     await redis.ping();
   } catch (err) {
     const e = lastError ?? (err as CodedError);
-    if (/NOAUTH|WRONGPASS|invalid password/i.test(e.message)) throw new StartupError('redis', `Redis at ${address} refused the credentials: check the password in REDIS_URL`);
+    if (/NOAUTH|WRONGPASS|invalid password/i.test(e.message))
+      throw new StartupError('redis', `Redis at ${address} refused the credentials: check the password in REDIS_URL`);
     throw unreachable('redis', 'Redis', address, 'REDIS_URL', e);
   } finally {
     redis.disconnect();

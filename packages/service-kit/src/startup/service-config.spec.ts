@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { baseEnv, loadConfig } from '../config.js';
 import { checkServiceConfig } from './service-config.js';
 
-const schema = z.object({ ...baseEnv, SECRETS_KEY: z.string().length(64), BOOTSTRAP_API_KEY: z.string().min(24).optional() });
+const schema = z.object({
+  ...baseEnv,
+  SECRETS_KEY: z.string().length(64),
+  BOOTSTRAP_API_KEY: z.string().min(24).optional(),
+});
 const load = (env: NodeJS.ProcessEnv) => loadConfig(schema, env);
 const freshKey = 'ab'.repeat(32);
 /** The fallback docker-compose.yml used to ship. */
@@ -11,14 +15,21 @@ const composeKey = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d
 
 describe('checkServiceConfig', () => {
   it('passes fresh secrets in production, the default', () => {
-    const checked = checkServiceConfig('catalog', load, { SECRETS_KEY: freshKey, DATABASE_URL: 'postgres://conduit:s3cr3t-x@db:5432/conduit' });
+    const checked = checkServiceConfig('catalog', load, {
+      SECRETS_KEY: freshKey,
+      DATABASE_URL: 'postgres://conduit:s3cr3t-x@db:5432/conduit',
+    });
     expect(checked).toHaveProperty('config.SECRETS_KEY', freshKey);
     expect(checked).toHaveProperty('config.CONDUIT_ENV', 'production');
   });
 
   it('refuses the compose fallback key with one line naming the variable and how to make one, never the value', () => {
     const checked = checkServiceConfig('catalog', load, { SECRETS_KEY: composeKey });
-    expect(checked).toEqual({ line: expect.stringMatching(/^catalog: refusing to start outside local development .*SECRETS_KEY .*openssl rand -hex 32/) });
+    expect(checked).toEqual({
+      line: expect.stringMatching(
+        /^catalog: refusing to start outside local development .*SECRETS_KEY .*openssl rand -hex 32/,
+      ),
+    });
     expect(JSON.stringify(checked)).not.toContain(composeKey);
     expect(JSON.stringify(checked)).not.toContain('\n');
   });
@@ -36,8 +47,11 @@ describe('checkServiceConfig', () => {
     expect(checked.line).not.toContain('change-me');
   });
 
-  it('refuses the compose file\'s old PostgreSQL password', () => {
-    const checked = checkServiceConfig('scheduler', load, { SECRETS_KEY: freshKey, DATABASE_URL: 'postgres://postgres:conduit@postgres:5432/conduit' });
+  it("refuses the compose file's old PostgreSQL password", () => {
+    const checked = checkServiceConfig('scheduler', load, {
+      SECRETS_KEY: freshKey,
+      DATABASE_URL: 'postgres://postgres:conduit@postgres:5432/conduit',
+    });
     expect(checked).toEqual({ line: expect.stringContaining('DATABASE_URL holds a value published') });
   });
 

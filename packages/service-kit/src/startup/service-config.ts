@@ -20,12 +20,20 @@ function withHint(problem: string): string {
  * The service's validated configuration, or the one line that says why not: outside local development, every
  * variable that holds a well-known secret, with how to make a fresh one; else every problem of the environment.
  */
-export function checkServiceConfig<C>(service: string, load: (env: NodeJS.ProcessEnv) => C, env: NodeJS.ProcessEnv = process.env): { config: C } | { line: string } {
+export function checkServiceConfig<C>(
+  service: string,
+  load: (env: NodeJS.ProcessEnv) => C,
+  env: NodeJS.ProcessEnv = process.env,
+): { config: C } | { line: string } {
   // Before validation: a placeholder that is also malformed (the k8s Secret's SECRETS_KEY) is named as a placeholder.
   const known = isLocalDevelopment(env) ? [] : wellKnownSecrets(env);
   if (known.length > 0) {
-    const fixes = known.map((variable) => `${variable} holds a value published in the Conduit repository: ${SECRET_GENERATORS[variable]}`);
-    return { line: `${service}: refusing to start outside local development (CONDUIT_ENV is not development): ${fixes.join('; ')}` };
+    const fixes = known.map(
+      (variable) => `${variable} holds a value published in the Conduit repository: ${SECRET_GENERATORS[variable]}`,
+    );
+    return {
+      line: `${service}: refusing to start outside local development (CONDUIT_ENV is not development): ${fixes.join('; ')}`,
+    };
   }
   try {
     return { config: load(env) };
@@ -36,7 +44,11 @@ export function checkServiceConfig<C>(service: string, load: (env: NodeJS.Proces
 }
 
 /** {@link checkServiceConfig} at boot: the configuration, or its one line on stderr and exit code 1. */
-export function bootConfig<C>(service: string, load: (env: NodeJS.ProcessEnv) => C, env: NodeJS.ProcessEnv = process.env): C {
+export function bootConfig<C>(
+  service: string,
+  load: (env: NodeJS.ProcessEnv) => C,
+  env: NodeJS.ProcessEnv = process.env,
+): C {
   const checked = checkServiceConfig(service, load, env);
   if ('config' in checked) return checked.config;
   process.stderr.write(`${checked.line}\n`);

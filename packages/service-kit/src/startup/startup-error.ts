@@ -28,5 +28,9 @@ export function redactedUrl(url: string): string {
 export function startupFailureLine(service: string, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   // A message of several lines (a library's) is joined, so the failure stays one line.
-  return `${service}: failed to start: ${message.split('\n').map((l) => l.trim()).filter(Boolean).join(' ')}`;
+  return `${service}: failed to start: ${message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')}`;
 }

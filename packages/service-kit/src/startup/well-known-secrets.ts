@@ -8,7 +8,8 @@ export const SECRET_GENERATORS: Readonly<Record<string, string>> = {
   SECRETS_KEY: 'generate one with `openssl rand -hex 32` (compose: `npm run generate-env` writes .env)',
   BOOTSTRAP_API_KEY: 'generate one with `openssl rand -hex 24` (compose: `npm run generate-env` writes .env)',
   JWT_SECRET: 'generate one with `openssl rand -hex 32`',
-  DATABASE_URL: "give the database user a fresh password (`openssl rand -hex 16`; compose: POSTGRES_PASSWORD in .env) and put it in the URL",
+  DATABASE_URL:
+    'give the database user a fresh password (`openssl rand -hex 16`; compose: POSTGRES_PASSWORD in .env) and put it in the URL',
   REDIS_URL: 'give Redis a fresh password (`openssl rand -hex 16`) and put it in the URL',
 };
 

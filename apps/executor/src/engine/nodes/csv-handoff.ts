@@ -17,7 +17,10 @@ import { NodeFailure } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
 import { namedColumns } from '../node-columns.js';
 
-type ConnectorLookup = (node: PlanNode, role: 'read' | 'write') => { connector: ResolvedConnector; driver: ConnectorDriver };
+type ConnectorLookup = (
+  node: PlanNode,
+  role: 'read' | 'write',
+) => { connector: ResolvedConnector; driver: ConnectorDriver };
 
 /** The sink a source can hand CSV to: its only consumer, fed by it alone, unconditionally, both drivers able. */
 export function csvHandoffSink(plan: RunPlan, source: PlanNode, lookup: ConnectorLookup): PlanNode | undefined {
@@ -37,7 +40,8 @@ export function csvHandoffSink(plan: RunPlan, source: PlanNode, lookup: Connecto
 /** The source's side: its rows as CSV into a workspace file (rewritten by each attempt). */
 export async function runSourceToCsv(ctx: NodeContext, request: Record<string, unknown>): Promise<NodeResult> {
   const { connector, driver } = ctx.connector('read');
-  if (!driver.readCsv) throw new NodeFailure(`connector type "${connector.type}" cannot read CSV`, false, 'connector_unfit');
+  if (!driver.readCsv)
+    throw new NodeFailure(`connector type "${connector.type}" cannot read CSV`, false, 'connector_unfit');
   const path = ctx.workspace.csvPathFor(ctx.node.id);
   const reading = driver.readCsv(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId });
   let columns: readonly string[] = [];
@@ -66,7 +70,8 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
 /** The sink's side: the input's CSV file streamed into the driver's COPY write. */
 export async function runSinkFromCsv(ctx: NodeContext, input: CsvOutput): Promise<NodeResult> {
   const { connector, driver } = ctx.connector('write');
-  if (!driver.writeCsv) throw new NodeFailure(`connector type "${connector.type}" cannot write CSV`, false, 'connector_unfit');
+  if (!driver.writeCsv)
+    throw new NodeFailure(`connector type "${connector.type}" cannot write CSV`, false, 'connector_unfit');
   const request = sinkRequestOf(ctx);
   const chunks = async function* (): AsyncGenerator<CsvChunk> {
     const file = createReadStream(input.path, { highWaterMark: ctx.workspace.buffers.streamChunkBytes });

@@ -14,6 +14,12 @@ export async function rebuildDecision(ctx: NodeContext, recorded: RunNode, choic
     const rowsIn = await countInputs(connection, ctx.inputs);
     await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
     ctx.log('info', `output rebuilt; the recorded choice "${choice}" stands`);
-    return { rows_in: rowsIn, rows_out: rowsIn, output: recorded.output, choice, columns: await describeColumns(connection, ctx.node.id) };
+    return {
+      rows_in: rowsIn,
+      rows_out: rowsIn,
+      output: recorded.output,
+      choice,
+      columns: await describeColumns(connection, ctx.node.id),
+    };
   });
 }

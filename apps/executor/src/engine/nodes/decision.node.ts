@@ -51,7 +51,8 @@ async function ruleHolds(connection: DuckDBConnection, rule: Rule, index: number
 export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
   const { config } = ctx.node;
   if (config['strategy'] === 'llm') return runLlmDecision(ctx);
-  if (config['strategy'] !== 'rules') throw new NodeFailure(`unknown decision strategy "${String(config['strategy'])}"`, false);
+  if (config['strategy'] !== 'rules')
+    throw new NodeFailure(`unknown decision strategy "${String(config['strategy'])}"`, false);
   const fallback = config['default'];
   if (typeof fallback !== 'string') throw new NodeFailure('a decision needs config.default', false);
   const rules = rulesOf(config);
@@ -68,6 +69,12 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
     }
     await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
     ctx.log('info', `chose "${choice}" (${reason})`);
-    return { rows_in: rowsIn, rows_out: rowsIn, output: { choice, reason }, choice, columns: await describeColumns(connection, ctx.node.id) };
+    return {
+      rows_in: rowsIn,
+      rows_out: rowsIn,
+      output: { choice, reason },
+      choice,
+      columns: await describeColumns(connection, ctx.node.id),
+    };
   });
 }

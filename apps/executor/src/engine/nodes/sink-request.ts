@@ -19,4 +19,3 @@ export function sinkRequestOf(ctx: NodeContext): WriteRequest {
     tenantId: ctx.tenantId,
   };
 }
-

@@ -9,7 +9,8 @@ import { runSinkFromCsv } from './csv-handoff.js';
 import { describeColumns } from '../node-columns.js';
 
 export async function runSink(ctx: NodeContext): Promise<NodeResult> {
-  if (ctx.inputs.length !== 1) throw new NodeFailure(`a sink needs exactly one input, it has ${ctx.inputs.length}`, false);
+  if (ctx.inputs.length !== 1)
+    throw new NodeFailure(`a sink needs exactly one input, it has ${ctx.inputs.length}`, false);
   const input = ctx.inputs[0]!;
   const csv = ctx.workspace.csvOutput(input);
   if (csv) return runSinkFromCsv(ctx, csv);
@@ -29,7 +30,12 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
     }
     let rowsIn = 0;
     const batches = (async function* () {
-      for await (const batch of readBatches(connection, `select * from ${quoteIdent(input)}`, ctx.sinkBatchRows, ctx.signal)) {
+      for await (const batch of readBatches(
+        connection,
+        `select * from ${quoteIdent(input)}`,
+        ctx.sinkBatchRows,
+        ctx.signal,
+      )) {
         rowsIn += batch.length;
         yield batch;
       }

@@ -23,17 +23,35 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
     if (driver.readIntoTable) {
       // Typed and in bulk: the table's columns have the types the source's own catalog declares.
       try {
-        const target = { connection, table: ctx.node.id, scratchDir: ctx.workspace.scratchDir, buffers: ctx.workspace.buffers };
-        const { rows, columns } = await driver.readIntoTable(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId }, target);
+        const target = {
+          connection,
+          table: ctx.node.id,
+          scratchDir: ctx.workspace.scratchDir,
+          buffers: ctx.workspace.buffers,
+        };
+        const { rows, columns } = await driver.readIntoTable(
+          connector.config,
+          { ...request, signal: ctx.signal, tenantId: ctx.tenantId },
+          target,
+        );
         ctx.log('info', `read ${rows} rows`);
-        return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id, columns) };
+        return {
+          rows_in: 0,
+          rows_out: rows,
+          output: null,
+          columns: await describeColumns(connection, ctx.node.id, columns),
+        };
       } catch (err) {
         throw asConfigError(err);
       }
     }
     const loader = new TableLoader(connection, ctx.node.id);
     try {
-      for await (const batch of driver.read!(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId })) {
+      for await (const batch of driver.read!(connector.config, {
+        ...request,
+        signal: ctx.signal,
+        tenantId: ctx.tenantId,
+      })) {
         ctx.signal.throwIfAborted();
         await loader.append(batch);
       }

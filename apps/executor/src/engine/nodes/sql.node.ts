@@ -7,7 +7,10 @@ export async function runSql(ctx: NodeContext): Promise<NodeResult> {
   const sql = ctx.node.config['sql'];
   if (typeof sql !== 'string' || sql.trim() === '') throw new NodeFailure('sql node needs config.sql', false);
   const { connector, driver } = ctx.connector('execute');
-  const { rows_affected } = await driver.execute!(connector.config, sql, { signal: ctx.signal, tenantId: ctx.tenantId }).catch((err: unknown) => {
+  const { rows_affected } = await driver.execute!(connector.config, sql, {
+    signal: ctx.signal,
+    tenantId: ctx.tenantId,
+  }).catch((err: unknown) => {
     throw asConfigError(err);
   });
   ctx.log('info', `statement affected ${rows_affected} rows`);

@@ -23,19 +23,27 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
     select.destroySync();
     // New lines, so a trailing `-- comment` of the SQL cannot swallow the closing parenthesis.
     const body = sql.trim().replace(/;[\s;]*$/, '');
-    const create = await prepareUserSql(connection, `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`, 'statement').catch(
-      (err: unknown) => {
-        throw asConfigError(err, 'the SQL');
-      },
-    );
+    const create = await prepareUserSql(
+      connection,
+      `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`,
+      'statement',
+    ).catch((err: unknown) => {
+      throw asConfigError(err, 'the SQL');
+    });
     try {
-      if (create.statementType !== duckdb.StatementType.CREATE) throw new NodeFailure('the SQL must be one SELECT statement', false, 'config_error');
+      if (create.statementType !== duckdb.StatementType.CREATE)
+        throw new NodeFailure('the SQL must be one SELECT statement', false, 'config_error');
       await create.run();
     } finally {
       create.destroySync();
     }
     const rowsOut = await countRows(connection, ctx.node.id);
     ctx.log('info', `transformed ${rowsIn} input rows into ${rowsOut} rows`);
-    return { rows_in: rowsIn, rows_out: rowsOut, output: null, columns: await describeColumns(connection, ctx.node.id) };
+    return {
+      rows_in: rowsIn,
+      rows_out: rowsOut,
+      output: null,
+      columns: await describeColumns(connection, ctx.node.id),
+    };
   });
 }

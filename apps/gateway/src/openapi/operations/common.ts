@@ -6,7 +6,11 @@ import type { NamedExample } from '../operation-spec.js';
 export function idParams(names: Record<string, IdKind>): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, kind] of Object.entries(names)) {
-    shape[name] = z.string().meta({ pattern: idPattern(kind), example: EXAMPLE_IDS[kind], description: `The ${kind === 'apiKey' ? 'API key' : kind}'s id.` });
+    shape[name] = z.string().meta({
+      pattern: idPattern(kind),
+      example: EXAMPLE_IDS[kind],
+      description: `The ${kind === 'apiKey' ? 'API key' : kind}'s id.`,
+    });
   }
   return z.object(shape);
 }

@@ -1,5 +1,15 @@
 // Webhooks and their deliveries.
-import { EXAMPLE_IDS, deliveryListQuerySchema, deliveryPageSchema, deliverySchema, webhookCreateSchema, webhookListQuerySchema, webhookPageSchema, webhookSchema, webhookUpdateSchema } from '@conduit/contracts';
+import {
+  EXAMPLE_IDS,
+  deliveryListQuerySchema,
+  deliveryPageSchema,
+  deliverySchema,
+  webhookCreateSchema,
+  webhookListQuerySchema,
+  webhookPageSchema,
+  webhookSchema,
+  webhookUpdateSchema,
+} from '@conduit/contracts';
 import type { OperationSpec } from '../operation-spec.js';
 import { idParams, one, page } from './common.js';
 
@@ -8,7 +18,7 @@ const webhookId = idParams({ webhook_id: 'webhook' });
 const EVENTS_DOC =
   'Event kinds: job.started, job.completed, job.failed, job.canceled, alert.opened, alert.resolved. Each delivery ' +
   'follows the Standard Webhooks specification (headers webhook-id, webhook-timestamp, webhook-signature); the key ' +
-  'is the secret\'s UTF-8 bytes, or the base64 after a `whsec_` prefix. The secret (16-256 characters) is never answered.';
+  "is the secret's UTF-8 bytes, or the base64 after a `whsec_` prefix. The secret (16-256 characters) is never answered.";
 
 const webhook = {
   id: EXAMPLE_IDS.webhook,
@@ -37,29 +47,62 @@ const delivery = {
 
 export const webhookOperations: OperationSpec[] = [
   {
-    operationId: 'listWebhooks', method: 'get', path: '/v2/webhooks', tag: 'Webhooks', status: 200,
-    summary: 'List Webhooks', description: 'The tenant\'s webhooks, newest first.', query: webhookListQuerySchema,
-    response: { schema: webhookPageSchema, description: 'A page of webhooks.', examples: one('One page', page([webhook])) },
+    operationId: 'listWebhooks',
+    method: 'get',
+    path: '/v2/webhooks',
+    tag: 'Webhooks',
+    status: 200,
+    summary: 'List Webhooks',
+    description: "The tenant's webhooks, newest first.",
+    query: webhookListQuerySchema,
+    response: {
+      schema: webhookPageSchema,
+      description: 'A page of webhooks.',
+      examples: one('One page', page([webhook])),
+    },
   },
   {
-    operationId: 'createWebhook', method: 'post', path: '/v2/webhooks', tag: 'Webhooks', status: 201, headers: ['Location', 'ETag'],
+    operationId: 'createWebhook',
+    method: 'post',
+    path: '/v2/webhooks',
+    tag: 'Webhooks',
+    status: 201,
+    headers: ['Location', 'ETag'],
     summary: 'Create Webhook',
     description:
       `${EVENTS_DOC} The url must be https, and its host must not resolve to a loopback, private, link-local or ` +
       'metadata address (422 `url_not_allowed` on `url`), unless the operator allowed it.',
     body: {
-      schema: webhookCreateSchema, required: true,
-      examples: one('Failures to the on-call channel', { url: webhook.url, events: webhook.events, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: webhook.description }),
+      schema: webhookCreateSchema,
+      required: true,
+      examples: one('Failures to the on-call channel', {
+        url: webhook.url,
+        events: webhook.events,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        description: webhook.description,
+      }),
     },
     response: { schema: webhookSchema, description: 'The webhook.', examples: one('The webhook', webhook) },
   },
   {
-    operationId: 'getWebhook', method: 'get', path: '/v2/webhooks/{webhook_id}', tag: 'Webhooks', status: 200, headers: ['ETag'],
-    summary: 'Get Webhook', description: 'One webhook; its secret is never answered.', params: webhookId,
+    operationId: 'getWebhook',
+    method: 'get',
+    path: '/v2/webhooks/{webhook_id}',
+    tag: 'Webhooks',
+    status: 200,
+    headers: ['ETag'],
+    summary: 'Get Webhook',
+    description: 'One webhook; its secret is never answered.',
+    params: webhookId,
     response: { schema: webhookSchema, description: 'The webhook.', examples: one('The webhook', webhook) },
   },
   {
-    operationId: 'updateWebhook', method: 'patch', path: '/v2/webhooks/{webhook_id}', tag: 'Webhooks', status: 200, headers: ['ETag'],
+    operationId: 'updateWebhook',
+    method: 'patch',
+    path: '/v2/webhooks/{webhook_id}',
+    tag: 'Webhooks',
+    status: 200,
+    headers: ['ETag'],
     summary: 'Update Webhook',
     description:
       'Changes only the fields sent. `status: active` re-enables a disabled webhook (and forgets its failures); ' +
@@ -70,28 +113,57 @@ export const webhookOperations: OperationSpec[] = [
     errors: ['precondition_failed'],
   },
   {
-    operationId: 'deleteWebhook', method: 'delete', path: '/v2/webhooks/{webhook_id}', tag: 'Webhooks', status: 204,
-    summary: 'Delete Webhook', description: 'Deletes the webhook and its deliveries.', params: webhookId,
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    path: '/v2/webhooks/{webhook_id}',
+    tag: 'Webhooks',
+    status: 204,
+    summary: 'Delete Webhook',
+    description: 'Deletes the webhook and its deliveries.',
+    params: webhookId,
   },
   {
-    operationId: 'listDeliveries', method: 'get', path: '/v2/webhooks/{webhook_id}/deliveries', tag: 'Webhooks', status: 200,
+    operationId: 'listDeliveries',
+    method: 'get',
+    path: '/v2/webhooks/{webhook_id}/deliveries',
+    tag: 'Webhooks',
+    status: 200,
     summary: 'List Deliveries',
     description:
       'Every attempt, newest first: event, attempt number, status, status code, latency, error and, for a failed attempt ' +
       'that will be retried, `next_retry_at`.',
-    params: webhookId, query: deliveryListQuerySchema,
-    response: { schema: deliveryPageSchema, description: 'A page of delivery attempts.', examples: one('One page', page([delivery])) },
+    params: webhookId,
+    query: deliveryListQuerySchema,
+    response: {
+      schema: deliveryPageSchema,
+      description: 'A page of delivery attempts.',
+      examples: one('One page', page([delivery])),
+    },
   },
   {
-    operationId: 'testWebhook', method: 'post', path: '/v2/webhooks/{webhook_id}/test', tag: 'Webhooks', status: 202,
+    operationId: 'testWebhook',
+    method: 'post',
+    path: '/v2/webhooks/{webhook_id}/test',
+    tag: 'Webhooks',
+    status: 202,
     summary: 'Test Webhook',
     description:
       'Sends a `ping` event (`{ id, type: "ping", created_at, data: { webhook_id } }`) through the normal delivery path, ' +
       'retries included. Answers its first attempt, still `pending`; its outcome shows in the deliveries.',
     params: webhookId,
     response: {
-      schema: deliverySchema, description: 'The first attempt, pending.',
-      examples: one('Pending', { ...delivery, event_type: 'ping', attempt: 1, status: 'pending', status_code: null, latency_ms: null, error: null, next_retry_at: null }),
+      schema: deliverySchema,
+      description: 'The first attempt, pending.',
+      examples: one('Pending', {
+        ...delivery,
+        event_type: 'ping',
+        attempt: 1,
+        status: 'pending',
+        status_code: null,
+        latency_ms: null,
+        error: null,
+        next_retry_at: null,
+      }),
     },
   },
 ];

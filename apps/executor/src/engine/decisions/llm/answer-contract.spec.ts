@@ -22,12 +22,18 @@ describe('checkAnswer', () => {
 
   it('names what is unusable', () => {
     expect(checkAnswer('urgent', choices)).toEqual({ ok: false, problem: 'it is not a JSON object' });
-    expect(checkAnswer('{"reason":"r","confidence":0.5}', choices)).toEqual({ ok: false, problem: '"choice" is missing' });
+    expect(checkAnswer('{"reason":"r","confidence":0.5}', choices)).toEqual({
+      ok: false,
+      problem: '"choice" is missing',
+    });
     expect(checkAnswer('{"choice":"later","reason":"r","confidence":0.5}', choices)).toEqual({
       ok: false,
       problem: '"choice" "later" is not one of ["urgent","routine"]',
     });
-    expect(checkAnswer('{"choice":"urgent","confidence":0.5}', choices)).toEqual({ ok: false, problem: '"reason" is missing' });
+    expect(checkAnswer('{"choice":"urgent","confidence":0.5}', choices)).toEqual({
+      ok: false,
+      problem: '"reason" is missing',
+    });
     expect(checkAnswer('{"choice":"urgent","reason":"r","confidence":"high"}', choices)).toMatchObject({ ok: false });
     expect(checkAnswer('{"choice":"urgent","reason":"r","confidence":1.2}', choices)).toMatchObject({ ok: false });
   });

@@ -37,7 +37,7 @@ export function systemMessage(choices: readonly string[]): ChatMessage {
   return {
     role: 'system',
     content:
-      'You make one routing decision in a data pipeline. Read the user\'s message and choose exactly one of these ' +
+      "You make one routing decision in a data pipeline. Read the user's message and choose exactly one of these " +
       `choices: ${choices.map((c) => JSON.stringify(c)).join(', ')}.\n` +
       `Answer with only a JSON object, no other text: ${contractText(choices)}.`,
   };
@@ -47,7 +47,10 @@ export function systemMessage(choices: readonly string[]): ChatMessage {
 export function correctionMessages(badContent: string, problem: string, choices: readonly string[]): ChatMessage[] {
   return [
     { role: 'assistant', content: badContent },
-    { role: 'user', content: `That answer cannot be used: ${problem}. Answer again with only a JSON object: ${contractText(choices)}.` },
+    {
+      role: 'user',
+      content: `That answer cannot be used: ${problem}. Answer again with only a JSON object: ${contractText(choices)}.`,
+    },
   ];
 }
 
@@ -84,8 +87,10 @@ export function checkAnswer(content: string, choices: readonly string[]): Answer
   const { choice, reason, confidence } = value;
   if (typeof choice !== 'string') return { ok: false, problem: '"choice" is missing' };
   // Small models vary case and spacing; the choice itself must still be one of the list.
-  const known = choices.find((c) => c === choice) ?? choices.find((c) => c.toLowerCase() === choice.trim().toLowerCase());
-  if (known === undefined) return { ok: false, problem: `"choice" ${JSON.stringify(choice)} is not one of ${JSON.stringify(choices)}` };
+  const known =
+    choices.find((c) => c === choice) ?? choices.find((c) => c.toLowerCase() === choice.trim().toLowerCase());
+  if (known === undefined)
+    return { ok: false, problem: `"choice" ${JSON.stringify(choice)} is not one of ${JSON.stringify(choices)}` };
   if (typeof reason !== 'string') return { ok: false, problem: '"reason" is missing' };
   if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
     return { ok: false, problem: '"confidence" must be a number from 0 to 1' };

@@ -14,7 +14,11 @@ export function connectorChatClient(config: Record<string, unknown>, parsed: Ope
         const result = await chatCompletion(
           config,
           // temperature 0: the same input should route the same way.
-          { messages: request.messages, temperature: 0, ...(request.response_format ? { response_format: { ...request.response_format } } : {}) },
+          {
+            messages: request.messages,
+            temperature: 0,
+            ...(request.response_format ? { response_format: { ...request.response_format } } : {}),
+          },
           signal,
           // The exchange decides what an error means (fall back, re-ask without response_format), within its deadline.
           { maxRetries: 0 },

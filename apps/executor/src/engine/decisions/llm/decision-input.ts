@@ -12,8 +12,14 @@ export interface DecisionInput {
 }
 
 /** Reads `view` (the decision's output view over its inputs). */
-export async function readDecisionInput(connection: DuckDBConnection, view: string, sampleRows: number): Promise<DecisionInput> {
-  const sample = await connection.runAndReadAll(`select * from ${quoteIdent(view)} limit ${Math.max(0, Math.floor(sampleRows))}`);
+export async function readDecisionInput(
+  connection: DuckDBConnection,
+  view: string,
+  sampleRows: number,
+): Promise<DecisionInput> {
+  const sample = await connection.runAndReadAll(
+    `select * from ${quoteIdent(view)} limit ${Math.max(0, Math.floor(sampleRows))}`,
+  );
   const names = sample.columnNames();
   const types = sample.columnTypes();
   const counted = await connection.runAndReadAll(`select count(*) from ${quoteIdent(view)}`);

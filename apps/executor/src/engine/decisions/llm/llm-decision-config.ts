@@ -18,11 +18,19 @@ export interface LlmDecisionConfig {
 const invalid = (message: string): NodeFailure => new NodeFailure(message, false, 'invalid_node_config');
 
 export function llmDecisionConfigOf(config: Record<string, unknown>): LlmDecisionConfig {
-  const { choices, default: fallback, prompt, min_confidence: minConfidence, sample_rows: sampleRows, timeout_seconds: timeout } = config;
+  const {
+    choices,
+    default: fallback,
+    prompt,
+    min_confidence: minConfidence,
+    sample_rows: sampleRows,
+    timeout_seconds: timeout,
+  } = config;
   if (!Array.isArray(choices) || choices.length === 0 || !choices.every((c) => typeof c === 'string' && c !== '')) {
     throw invalid('config.choices must be a non-empty list of strings');
   }
-  if (typeof fallback !== 'string' || !choices.includes(fallback)) throw invalid('config.default must be one of config.choices');
+  if (typeof fallback !== 'string' || !choices.includes(fallback))
+    throw invalid('config.default must be one of config.choices');
   if (typeof prompt !== 'string' || prompt.trim() === '') throw invalid('config.prompt is required');
   const parsed = parsePromptTemplate(prompt);
   if (parsed.problems.length > 0) throw invalid(`config.prompt has ${parsed.problems.join('; ')}`);

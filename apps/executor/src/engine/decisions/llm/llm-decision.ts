@@ -27,22 +27,36 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
     settings = parseOpenAiConfig(connector.config);
   } catch (err) {
     // The validation message names the fields, never their values.
-    if (err instanceof ConnectorError) throw new NodeFailure(`connector "${connector.id}": ${err.message}`, false, 'config_error');
+    if (err instanceof ConnectorError)
+      throw new NodeFailure(`connector "${connector.id}": ${err.message}`, false, 'config_error');
     throw err;
   }
 
-  const { input, columns } = await withDuckDB(ctx.workspace, ctx.signal, async (connection): Promise<{ input: DecisionInput; columns: NodeColumns }> => {
-    await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
-    return { input: await readDecisionInput(connection, ctx.node.id, config.sampleRows), columns: await describeColumns(connection, ctx.node.id) };
-  });
+  const { input, columns } = await withDuckDB(
+    ctx.workspace,
+    ctx.signal,
+    async (connection): Promise<{ input: DecisionInput; columns: NodeColumns }> => {
+      await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
+      return {
+        input: await readDecisionInput(connection, ctx.node.id, config.sampleRows),
+        columns: await describeColumns(connection, ctx.node.id),
+      };
+    },
+  );
   const prompt = renderPrompt(config.prompt, input, ctx.parameters);
   if (prompt.missingParams.length > 0) {
     ctx.log('warn', `prompt: no run parameter ${prompt.missingParams.map((p) => `"${p}"`).join(', ')}; rendered empty`);
   }
 
-  const nodeBudgetMs = config.nodeTimeoutMs === undefined ? Infinity : config.nodeTimeoutMs - reserveMs(config.nodeTimeoutMs) - (Date.now() - startedMs);
+  const nodeBudgetMs =
+    config.nodeTimeoutMs === undefined
+      ? Infinity
+      : config.nodeTimeoutMs - reserveMs(config.nodeTimeoutMs) - (Date.now() - startedMs);
   const deadlineMs = Math.max(1, Math.floor(Math.min(settings.timeout_ms, nodeBudgetMs)));
-  ctx.log('info', `llm: asking ${settings.model} to choose among ${config.choices.join(', ')} (prompt sha256 ${prompt.hash}, ${input.row_count} rows, deadline ${deadlineMs} ms)`);
+  ctx.log(
+    'info',
+    `llm: asking ${settings.model} to choose among ${config.choices.join(', ')} (prompt sha256 ${prompt.hash}, ${input.row_count} rows, deadline ${deadlineMs} ms)`,
+  );
   const decision = await runLlmExchange({
     client: connectorChatClient(connector.config, settings),
     connectorId: connector.id,

@@ -42,7 +42,8 @@ export interface LlmDecision {
 // Wording of servers that refuse structured outputs (OpenAI-compatible servers without json_schema support).
 const RESPONSE_FORMAT_REFUSAL = /response_format|json_schema|structured output|guided|grammar/i;
 
-const rejectsResponseFormat = (err: ChatHttpError): boolean => (err.status === 400 || err.status === 422) && RESPONSE_FORMAT_REFUSAL.test(err.message);
+const rejectsResponseFormat = (err: ChatHttpError): boolean =>
+  (err.status === 400 || err.status === 422) && RESPONSE_FORMAT_REFUSAL.test(err.message);
 
 export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision> {
   const startedMs = Date.now();
@@ -75,7 +76,10 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
     const sentMs = Date.now();
     let result: ChatResult;
     try {
-      result = await opts.client.complete({ messages, ...(structured ? { response_format: responseFormat(opts.choices) } : {}) }, signal);
+      result = await opts.client.complete(
+        { messages, ...(structured ? { response_format: responseFormat(opts.choices) } : {}) },
+        signal,
+      );
     } catch (err) {
       if (opts.signal.aborted) throw opts.signal.reason;
       if (deadline.aborted) return fallBack(`no answer within ${opts.deadlineMs} ms`);
@@ -87,7 +91,11 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
       opts.log('warn', `llm request ${attempts}: HTTP ${err.status} after ${Date.now() - sentMs} ms: ${err.message}`);
       if (err.status === 401 || err.status === 403) {
         const what = err.status === 401 ? 'rejected its api_key' : 'refused access (check its api_key and model)';
-        throw new NodeFailure(`connector "${opts.connectorId}": the model server ${what} (HTTP ${err.status})`, false, 'config_error');
+        throw new NodeFailure(
+          `connector "${opts.connectorId}": the model server ${what} (HTTP ${err.status})`,
+          false,
+          'config_error',
+        );
       }
       if (structured && rejectsResponseFormat(err)) {
         structured = false;
@@ -102,14 +110,19 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
       tokens.completion += result.usage.completion_tokens;
       tokens.total += result.usage.total_tokens;
     }
-    const usage = result.usage ? `${result.usage.prompt_tokens}+${result.usage.completion_tokens}=${result.usage.total_tokens}` : 'not reported';
+    const usage = result.usage
+      ? `${result.usage.prompt_tokens}+${result.usage.completion_tokens}=${result.usage.total_tokens}`
+      : 'not reported';
     opts.log('info', `llm request ${attempts}: answered in ${Date.now() - sentMs} ms by ${model}, tokens ${usage}`);
 
     const check = checkAnswer(result.content, opts.choices);
     if (check.ok) {
       const { choice, reason, confidence } = check.answer;
       if (opts.minConfidence !== undefined && confidence < opts.minConfidence) {
-        return fallBack(`confidence ${confidence} is below min_confidence ${opts.minConfidence} (the model chose "${choice}": ${reason})`, confidence);
+        return fallBack(
+          `confidence ${confidence} is below min_confidence ${opts.minConfidence} (the model chose "${choice}": ${reason})`,
+          confidence,
+        );
       }
       return decided(choice, reason, confidence, false);
     }

@@ -13,7 +13,11 @@ export interface RenderedPrompt {
 
 const paramText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
-export function renderPrompt(tokens: readonly PromptToken[], input: DecisionInput, params: Readonly<Record<string, unknown>>): RenderedPrompt {
+export function renderPrompt(
+  tokens: readonly PromptToken[],
+  input: DecisionInput,
+  params: Readonly<Record<string, unknown>>,
+): RenderedPrompt {
   const missing = new Set<string>();
   const text = tokens
     .map((token) => {
