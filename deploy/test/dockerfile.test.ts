@@ -14,7 +14,20 @@ it('is multi-stage: turbo prune, a full build, and a slim runtime', () => {
   expect(dockerfile).toMatch(/turbo@\$\{TURBO_VERSION\} prune .* --docker/);
   expect(dockerfile).toMatch(/npm ci /);
   expect(dockerfile).toMatch(/npm prune --omit=dev/);
-  expect(stages[2]).toMatch(/-slim AS runtime$/);
+  expect(stages[2]).toBe('FROM ${NODE_IMAGE} AS runtime');
+  expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:\d+-bookworm-slim@sha256:[0-9a-f]{64}$/m);
+});
+
+it('builds on a supported Node LTS, every base image pinned by digest', () => {
+  const images = [...dockerfile.matchAll(/^ARG NODE_(?:BUILD_)?IMAGE=(.+)$/gm)].map((m) => m[1] ?? '');
+  expect(images).toHaveLength(2);
+  for (const image of images) {
+    expect(image).toMatch(/^node:(\d+)-bookworm(-slim)?@sha256:[0-9a-f]{64}$/);
+    // Even-numbered lines are the LTS ones; 20 reached end of life in April 2026.
+    const major = Number(/^node:(\d+)/.exec(image)?.[1]);
+    expect(major % 2 === 0 && major >= 24).toBe(true);
+  }
+  for (const stage of stages) expect(stage).toMatch(/^FROM \$\{NODE_(BUILD_)?IMAGE\} AS /);
 });
 
 it('pins the turbo the repository uses', () => {
