@@ -1,6 +1,7 @@
 /**
  * Answers whether a job still uses a pipeline (delete is then a 409 pipeline_in_use). Jobs belong to the
- * scheduler; until the catalog can ask it, {@link NoPipelineUsage} is bound and every pipeline is free.
+ * scheduler, so the running catalog binds SchedulerPipelineUsage (an RPC to `scheduler.jobs.usage`); tests of the
+ * catalog alone bind {@link NoPipelineUsage}, under which every pipeline is free.
  */
 export interface PipelineUsage {
   isInUse(tenantId: string, pipelineId: string): Promise<boolean>;
