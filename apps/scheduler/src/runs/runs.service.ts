@@ -38,8 +38,8 @@ export class RunsService {
 
   /**
    * Trigger Run: snapshots the pipeline, applies the concurrency policy with the job row locked, and commits the
-   * run with its outbox messages in one transaction. Answers null only for a tick that was already handled or
-   * whose job is paused.
+   * run with its outbox messages in one transaction. A retry with the same Idempotency-Key answers the run the first
+   * request made.
    */
   async trigger(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<Run> {
     // A retry with the key of a run already made answers that run: same id, the status it has now.
