@@ -26,3 +26,4 @@ export * from './api/catalog.js';
 export * from './api/runs.js';
 export * from './api/access.js';
 export * from './api/problem.js';
+export * from './queue-jobs.js';
