@@ -19,8 +19,8 @@ import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { newId, QUEUES } from '@conduit/contracts';
-import { migrate } from '@conduit/service-kit';
+import { QUEUES } from '@conduit/contracts';
+import { newId, migrate } from '@conduit/service-kit';
 import { createLogger } from '@conduit/service-kit';
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import {

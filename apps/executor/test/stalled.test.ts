@@ -6,7 +6,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { newId } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { startCatalogStub } from './support/catalog-stub.js';
 import { newSchedulerStubData, startSchedulerStub } from './support/scheduler-stub.js';

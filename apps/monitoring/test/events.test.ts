@@ -2,15 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import {
-  QUEUES,
-  alertEventSchema,
-  newId,
-  type Alert,
-  type AlertEvent,
-  type Page,
-  type RunEvent,
-} from '@conduit/contracts';
+import { QUEUES, alertEventSchema, type Alert, type AlertEvent, type Page, type RunEvent } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { bullPrefix } from '../src/queues/bull-prefix.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';

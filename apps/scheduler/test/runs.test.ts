@@ -6,7 +6,6 @@ import { Redis } from 'ioredis';
 import {
   QUEUES,
   RUN_CANCEL_CHANNEL,
-  newId,
   runCommandSchema,
   runEventSchema,
   type Job,
@@ -14,6 +13,7 @@ import {
   type Run,
   type RunReport,
 } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { bullPrefix } from '../src/queues/bull-prefix.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';

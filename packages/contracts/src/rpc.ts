@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { createHash } from 'node:crypto';
 import { type DomainError, AppError, isErrorCode } from './errors.js';
 import { fieldErrorsOf } from './validation.js';
 import { SCOPES } from './schemas/common.js';
@@ -70,11 +69,6 @@ export type Untagged<R> = R extends Tagged<infer D> ? D : R;
 
 /** What a handler of pattern P may return: the pattern's response data, or that data with its ETag. */
 export type RpcResult<P extends RpcPattern> = RpcResponse<P> | Tagged<RpcResponse<P>>;
-
-/** A strong ETag from the parts that change whenever the resource does (id, updated_at, version). */
-export function etagOf(...parts: (string | number)[]): string {
-  return `"${createHash('sha256').update(parts.join('|')).digest('base64url').slice(0, 22)}"`;
-}
 
 /**
  * Receiver side: validates the message, runs the handler, and answers a reply envelope. Domain errors become

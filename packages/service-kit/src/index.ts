@@ -27,6 +27,8 @@ export {
 } from './idempotency/create-once.js';
 export { isForeignKeyViolation, isUniqueViolation } from './persistence/pg-errors.js';
 export { entityValues } from './persistence/entity-values.js';
+export { newId } from './ids/new-id.js';
+export { etagOf } from './resources/etag.js';
 export { assertIfMatch } from './resources/if-match.js';
 export { cursorAfter } from './resources/cursor.js';
 export { notFound } from './resources/not-found.js';

@@ -1,4 +1,5 @@
-import { etagOf, Tagged, type Connector } from '@conduit/contracts';
+import { Tagged, type Connector } from '@conduit/contracts';
+import { etagOf } from '@conduit/service-kit';
 import type { ConnectorEntity } from './connector.entity.js';
 import type { ConnectorSecrets } from './connector-secrets.js';
 

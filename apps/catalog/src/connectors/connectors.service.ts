@@ -7,7 +7,6 @@ import {
   LIMITS,
   AppError,
   isId,
-  newId,
   pageOf,
   validationFailed,
   type ConnectionTestResult,
@@ -29,6 +28,7 @@ import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './con
 import { unreadableSecretErrors, unreadableSecretsResult } from './unreadable-secrets.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import {
+  newId,
   type CreateContext,
   assertBeforeDeadline,
   assertIfMatch,

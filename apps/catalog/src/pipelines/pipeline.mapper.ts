@@ -1,4 +1,5 @@
-import { etagOf, Tagged, type Pipeline } from '@conduit/contracts';
+import { Tagged, type Pipeline } from '@conduit/contracts';
+import { etagOf } from '@conduit/service-kit';
 import type { PipelineEntity } from './pipeline.entity.js';
 
 export function toPipeline(row: PipelineEntity): Pipeline {

@@ -5,7 +5,6 @@ import type { Dag } from '@conduit/dag';
 import {
   AppError,
   isId,
-  newId,
   pageOf,
   validationFailed,
   type Page,
@@ -28,6 +27,7 @@ import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './rec
 import { hasBindableSql, type SchemaEvidence } from './pipeline-schemas.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import {
+  newId,
   type CreateContext,
   assertBeforeDeadline,
   assertIfMatch,

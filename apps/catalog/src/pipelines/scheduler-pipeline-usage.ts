@@ -1,5 +1,6 @@
 import type { ClientProxy } from '@nestjs/microservices';
-import { AppError, newId } from '@conduit/contracts';
+import { AppError } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { RpcClient, RpcRemoteError } from '@conduit/rpc-streams';
 import type { PipelineUsage } from './pipeline-usage.js';
 

@@ -1,5 +1,6 @@
 import type { ClientProxy } from '@nestjs/microservices';
-import { newId, type RecordedSchemasReply } from '@conduit/contracts';
+import type { RecordedSchemasReply } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { RpcClient } from '@conduit/rpc-streams';
 import type { RecordedSchemas } from './recorded-schemas.js';
 

@@ -1,4 +1,5 @@
-import { etagOf, Tagged, type Project } from '@conduit/contracts';
+import { Tagged, type Project } from '@conduit/contracts';
+import { etagOf } from '@conduit/service-kit';
 import type { ProjectEntity } from './project.entity.js';
 
 export function toProject(row: ProjectEntity): Project {

@@ -4,7 +4,6 @@ import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 
 import {
   AppError,
   isId,
-  newId,
   pageOf,
   unknownTemplateError,
   validationFailed,
@@ -20,6 +19,7 @@ import { taggedProject, toProject } from './project.mapper.js';
 import { PipelinesService } from '../pipelines/pipelines.service.js';
 import { findTemplate } from '../templates/template-catalogue.js';
 import {
+  newId,
   type CreateContext,
   assertBeforeDeadline,
   assertIfMatch,

@@ -3,7 +3,8 @@
  * the previous, so the scheduler sees a node's running before its succeeded. Job id = event id (deduplication).
  */
 import type { Queue } from 'bullmq';
-import { newId, type RunError, type RunNode, type RunReport } from '@conduit/contracts';
+import type { RunError, RunNode, RunReport } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import type { Logger } from 'pino';
 import { MESSAGE_JOB_OPTIONS } from './queue-options.js';
 

@@ -5,7 +5,6 @@ import {
   apiKeyCreateSchema,
   decodeCursor,
   isId,
-  newId,
   PAGE_LIMIT,
   pageOf,
   parseOrThrow,
@@ -17,6 +16,7 @@ import {
   type Scope,
   type Tenant,
 } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { TenantEntity } from './tenant.entity.js';
 import { displayPrefixOf, generateApiKey, hashApiKey } from './api-key-secret.js';

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { newId, problemDocument } from '@conduit/contracts';
+import { problemDocument } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 
 /** Node's error for a request it could not parse: `HPE_*` codes from llhttp, timeouts, resets. */
 interface ConnectionError extends Error {

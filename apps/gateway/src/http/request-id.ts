@@ -1,4 +1,4 @@
-import { newId } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import type { IncomingMessage } from 'node:http';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { newId, type RunEvent, type WebhookDisabledEvent, type WebhookEnabledEvent } from '@conduit/contracts';
+import type { RunEvent, WebhookDisabledEvent, WebhookEnabledEvent } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { ALERT_COLUMNS, alertEventOf, type AlertRow } from './alert.mapper.js';
 import { addAlertEvent } from '../outbox/outbox-writer.js';
 

@@ -1,11 +1,5 @@
-import {
-  newId,
-  type Alert,
-  type AlertEvent,
-  type AlertRule,
-  type AlertSeverity,
-  type AlertStatus,
-} from '@conduit/contracts';
+import type { Alert, AlertEvent, AlertRule, AlertSeverity, AlertStatus } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { iso, isoOrNull } from '../common/timestamps.js';
 
 /** An `alerts` row as PostgreSQL answers it. */

@@ -1,4 +1,5 @@
-import { newId, type RunEvent, type RunLogBatch } from '@conduit/contracts';
+import type { RunEvent, RunLogBatch } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 
 export interface RunShape {
   id: string;

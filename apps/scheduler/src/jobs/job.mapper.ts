@@ -1,4 +1,5 @@
-import { etagOf, Tagged, type Job, type RunSummary } from '@conduit/contracts';
+import { Tagged, type Job, type RunSummary } from '@conduit/contracts';
+import { etagOf } from '@conduit/service-kit';
 import type { JobEntity } from './job.entity.js';
 import { nextFireTime } from '../schedules/next-fire-time.js';
 

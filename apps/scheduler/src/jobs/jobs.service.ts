@@ -5,7 +5,6 @@ import {
   AppError,
   unknownPipelineError,
   isId,
-  newId,
   pageOf,
   type Job,
   type JobCreate,
@@ -27,6 +26,7 @@ import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import {
+  newId,
   assertBeforeDeadline,
   assertIfMatch,
   createOnce,

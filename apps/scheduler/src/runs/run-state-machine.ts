@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import {
-  newId,
-  type IdempotencyKey,
-  type RunCommand,
-  type RunError,
-  type RunEvent,
-  type RunReport,
-  type RunTrigger,
-} from '@conduit/contracts';
+import type { IdempotencyKey, RunCommand, RunError, RunEvent, RunReport, RunTrigger } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
@@ -22,7 +14,7 @@ import {
 } from '../outbox/outbox-writer.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
-import { entityValues, idempotencyColumns } from '@conduit/service-kit';
+import { newId, entityValues, idempotencyColumns } from '@conduit/service-kit';
 
 export interface NewRun {
   tenantId: string;

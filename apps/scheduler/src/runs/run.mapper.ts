@@ -1,12 +1,5 @@
-import {
-  newId,
-  type Run,
-  type RunError,
-  type RunEvent,
-  type RunNode,
-  type RunNodeColumn,
-  type RunSummary,
-} from '@conduit/contracts';
+import type { Run, RunError, RunEvent, RunNode, RunNodeColumn, RunSummary } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import type { NodeColumnsById, RunEntity, StoredRunNode } from './run.entity.js';
 
 export type RunEventType = RunEvent['type'];

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import { AppError, newId, type PipelineSnapshot } from '@conduit/contracts';
+import { AppError, type PipelineSnapshot } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import type { ConcurrencyPolicy } from '@conduit/contracts';
 import { ACTIVE_RUN_STATUSES, RunStateMachine, type NewRun } from '../runs/run-state-machine.js';
 import { RunCancelSignals } from '../runs/run-cancel-signals.js';

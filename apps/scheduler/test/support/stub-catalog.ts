@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Controller, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { AppError, handleRpc, newId, type PipelineSnapshot } from '@conduit/contracts';
+import { AppError, handleRpc, type PipelineSnapshot } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { RedisStreamsServer } from '@conduit/rpc-streams';
 
 /** The pipelines the stub catalog knows, per tenant. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { DeliverySender, type SendResult } from './delivery-sender.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
 import { SuccessBatcher } from './success-batcher.js';

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId, type WebhookPayload } from '@conduit/contracts';
+import type { WebhookPayload } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { AttemptRunner } from './attempt-runner.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
 import { DispatcherQueues } from '../queues/dispatcher-queues.js';

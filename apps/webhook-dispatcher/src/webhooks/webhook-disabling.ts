@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { newId, type WebhookDisabledEvent, type WebhookEnabledEvent } from '@conduit/contracts';
+import type { WebhookDisabledEvent, WebhookEnabledEvent } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { addWebhookStatusEvent } from '../outbox/outbox-writer.js';
 import { returnedRows } from '../common/returned-rows.js';
 

@@ -1,4 +1,5 @@
-import { etagOf, Tagged, type Webhook } from '@conduit/contracts';
+import { Tagged, type Webhook } from '@conduit/contracts';
+import { etagOf } from '@conduit/service-kit';
 import type { WebhookEntity } from './webhook.entity.js';
 
 /** The answer for a webhook: everything but the secret, which never leaves the service. */

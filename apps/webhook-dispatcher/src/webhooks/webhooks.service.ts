@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
   isId,
-  newId,
   pageOf,
   validationFailed,
   type Delivery,
@@ -25,6 +24,7 @@ import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 import {
+  newId,
   type CreateContext,
   assertBeforeDeadline,
   assertIfMatch,

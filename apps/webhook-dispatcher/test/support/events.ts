@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
-import { newId, QUEUES, type AlertEvent, type RunEvent } from '@conduit/contracts';
+import { QUEUES, type AlertEvent, type RunEvent } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { bullPrefix } from '../../src/queues/bull-prefix.js';
 import { REDIS_URL } from './redis.js';
 
