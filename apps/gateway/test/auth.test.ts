@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { newId } from '@conduit/contracts';
+import { newId } from '@conduit/service-kit';
 import { ApiKeysService } from '../src/api-keys/api-keys.service.js';
 import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { authConfigSchema, type AuthConfig } from '../src/auth/auth.config.js';
