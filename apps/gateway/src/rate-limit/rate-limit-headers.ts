@@ -1,4 +1,4 @@
-import type { RateLimitResult } from './rate-limiter.js';
+import type { RateLimitResult } from './rate-limit-result.js';
 
 /**
  * Response headers per the IETF httpapi ratelimit-headers draft (structured fields):

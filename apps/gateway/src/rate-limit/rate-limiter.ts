@@ -3,19 +3,8 @@ import { Redis } from 'ioredis';
 import { unavailableDependencyOf } from '@conduit/service-kit';
 import { GCRA_SCRIPT } from './gcra.script.js';
 import { headersFor } from './rate-limit-headers.js';
+import type { RateLimitResult } from './rate-limit-result.js';
 import { RATE_LIMIT_KEY_PREFIX } from './rate-limit.tokens.js';
-
-export interface RateLimitResult {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Seconds until the quota is whole again. */
-  reset_s: number;
-  /** Seconds to wait before the next request can pass; 0 when allowed. */
-  retry_after_s: number;
-  /** Allowed without counting: Redis was unavailable (the limiter fails open). */
-  unmetered?: true;
-}
 
 const COMMAND = 'conduitGcraTake';
 type GcraReply = [granted: number, remaining: number, resetUs: number, retryUs: number];
