@@ -1,7 +1,8 @@
 /**
  * The monorepo's import rules, checked by `npm run lint:deps`: no import cycle, no app reaching into another app,
  * no package depending on an app's code, and packages/contracts (read by every process) depending on zod alone.
- * Workspace packages resolve to their sources' built copies, so a rule on `apps/x` also catches `@conduit/x`.
+ * Workspace packages resolve to their built copies (dist/*.js), so a rule on `apps/x` also catches `@conduit/x`:
+ * run it after a build.
  */
 module.exports = {
   forbidden: [
@@ -38,6 +39,15 @@ module.exports = {
         dependencyTypesNot: ['type-only'],
       },
     },
+    {
+      name: 'workspace-import-resolves',
+      severity: 'error',
+      comment:
+        'A workspace import that resolves to nothing (no built copy, or a package without an entry, as apps/gateway) ' +
+        'is invisible to the rules above; build first (turbo build) so every @conduit import is checked.',
+      from: {},
+      to: { couldNotResolve: true, path: '^@conduit/' },
+    },
   ],
   options: {
     doNotFollow: { path: ['node_modules', '/dist/'] },
@@ -46,7 +56,9 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.base.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      // No 'types': a workspace package's exports list its .d.ts first, and .d.ts files are excluded above, so with it
+      // every @conduit/* import was dropped and no rule saw it. Without it they resolve to the built .js.
+      conditionNames: ['import', 'require', 'node', 'default'],
     },
     combinedDependencies: false,
   },
