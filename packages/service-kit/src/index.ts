@@ -44,3 +44,15 @@ export { SECRET_GENERATORS, wellKnownSecrets } from './startup/well-known-secret
 export { bootConfig, checkServiceConfig, isLocalDevelopment } from './startup/service-config.js';
 export { preflight, type ListenPort, type PreflightOptions } from './startup/preflight.js';
 export { queueConnectionOptions, reconnectDelay, type QueueConnectionOptions } from './queues/queue-connection.js';
+export { bullPrefix, type QueueLocation } from './queues/queue-connection.js';
+export { QUEUE_JOB_OPTIONS } from './queues/job-options.js';
+export { QueueProducer, QueueProducers, type ProducedJob, type ProducedJobOptions } from './queues/queue-producer.js';
+export {
+  JobConsumer,
+  QueueWorkers,
+  missingHandlers,
+  type ConsumerOptions,
+  type JobHandlers,
+} from './queues/job-consumer.js';
+export { OutboxRelay, type OutboxOptions } from './queues/outbox-relay.js';
+export { QueuesModule, type QueuesModuleOptions } from './queues/queues.module.js';

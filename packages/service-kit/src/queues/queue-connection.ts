@@ -20,3 +20,18 @@ export interface QueueConnectionOptions {
 export function queueConnectionOptions(url: string): QueueConnectionOptions {
   return { url, maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
 }
+
+/**
+ * The BullMQ `prefix` of a deployment: its REDIS_PREFIX followed by `bull` (`conduit:` -> `conduit:bull`, so keys
+ * read `conduit:bull:runs:...`). Two stacks with different prefixes never share a queue. Every service takes it
+ * from here.
+ */
+export function bullPrefix(redisPrefix: string): string {
+  return `${redisPrefix}bull`;
+}
+
+/** Where a service's queues live: its Redis and its deployment's REDIS_PREFIX (`conduit:`). */
+export interface QueueLocation {
+  redisUrl: string;
+  redisPrefix: string;
+}

@@ -1,0 +1,69 @@
+import type { Job, Queue } from 'bullmq';
+import { jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
+
+/** What a producer sets on a job: the queue's defaults (job-options.ts) cover the rest. */
+export interface ProducedJobOptions {
+  /** Deduplicates: a job id already in the queue is not added again. */
+  jobId: string;
+  /** Milliseconds before the job may be taken. Default: none. */
+  delay?: number;
+}
+
+export interface ProducedJob<Q extends QueueName, J extends JobName<Q> = JobName<Q>> {
+  name: J;
+  data: JobData<Q, J>;
+  opts: ProducedJobOptions;
+}
+
+/** Adds the jobs of one queue, typed by the contracts' table and parsed with the job's schema before they leave. */
+export class QueueProducer<Q extends QueueName> {
+  constructor(
+    readonly name: Q,
+    /** For reading the queue (getJob, counts) and removing jobs; add through the producer. */
+    readonly queue: Queue,
+  ) {}
+
+  add<J extends JobName<Q>>(jobName: J, data: JobData<Q, J>, opts: ProducedJobOptions): Promise<Job> {
+    this.check(jobName, data);
+    return this.queue.add(jobName, data, opts);
+  }
+
+  /** One round trip for many jobs. Use add() when one of the ids may already be queued and must stay as it is. */
+  addBulk(jobs: readonly ProducedJob<Q>[]): Promise<Job[]> {
+    for (const job of jobs) this.check(job.name, job.data);
+    return this.queue.addBulk(jobs.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
+  }
+
+  private check(jobName: string, data: unknown): void {
+    const schema = jobSchemaOf(this.name, jobName);
+    if (!schema) throw new Error(`queue ${this.name} has no job named "${jobName}" (packages/contracts queue-jobs.ts)`);
+    const parsed = schema.safeParse(data);
+    if (!parsed.success)
+      throw new Error(
+        `job ${this.name}/${jobName} refused before sending: ${parsed.error.issues
+          .slice(0, 3)
+          .map((i) => `${i.path.join('.')}: ${i.message}`)
+          .join('; ')}`,
+      );
+  }
+}
+
+/** The producers of the queues a service declared (QueuesModule.forRoot's `produce`). */
+export class QueueProducers {
+  private readonly byName: ReadonlyMap<QueueName, QueueProducer<QueueName>>;
+
+  constructor(producers: readonly QueueProducer<QueueName>[]) {
+    this.byName = new Map(producers.map((p) => [p.name, p]));
+  }
+
+  of<Q extends QueueName>(name: Q): QueueProducer<Q> {
+    const producer = this.byName.get(name);
+    if (!producer) throw new Error(`queue ${name} is not among this service's queues (QueuesModule.forRoot)`);
+    return producer as unknown as QueueProducer<Q>;
+  }
+
+  /** Every declared queue, e.g. for depth metrics. */
+  all(): QueueProducer<QueueName>[] {
+    return [...this.byName.values()];
+  }
+}
