@@ -79,12 +79,12 @@ async function streamToCsv(
     await connection.promise().query("set time_zone = '+00:00'");
     const query = connection.query({ sql, values: params, rowsAsArray: true, typeCast: rawValue });
     let columns: TypedColumn[] | undefined;
-    let fieldsError: unknown;
+    let fieldsError: Error | undefined;
     query.on('fields', (fields: FieldPacket[]) => {
       try {
         columns = typedColumns(fields);
       } catch (err) {
-        fieldsError = err;
+        fieldsError = err instanceof Error ? err : new Error(String(err));
       }
     });
     const stream = query.stream({ highWaterMark: ROW_BUFFER });

@@ -53,7 +53,7 @@ function upsertTail(columns: readonly WriteColumn[], key: readonly string[]): st
   const updates = columns
     .filter((c) => !key.includes(c.name))
     .map((c) => `${mysql.escapeId(c.name)} = values(${mysql.escapeId(c.name)})`);
-  const self = mysql.escapeId(key[0]!);
+  const self = mysql.escapeId(key[0]);
   return ` on duplicate key update ${updates.length > 0 ? updates.join(', ') : `${self} = ${self}`}`;
 }
 

@@ -116,7 +116,7 @@ async function insertBatch(
       if (!known.has(key))
         throw new ConnectorError(`row has column "${key}" that the first batch did not have`, 'config_error');
     }
-    const tuple = mysql.format('(?)', [columns.map((c) => toSqlValue(row[c])) as mysql.SqlValue[]], false, 'Z');
+    const tuple = mysql.format('(?)', [columns.map((c) => toSqlValue(row[c]))], false, 'Z');
     tuples.push(tuple);
     bytes += tuple.length;
     if (bytes >= STATEMENT_BYTES) await flush();
@@ -126,7 +126,7 @@ async function insertBatch(
 }
 
 /** mysql2 would expand objects into `key = value` lists and arrays into lists: write them as JSON instead. */
-export function toSqlValue(value: unknown): unknown {
+export function toSqlValue(value: unknown): mysql.SqlValue {
   if (value === undefined || value === null) return null;
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'function' || typeof value === 'symbol') {
@@ -140,5 +140,6 @@ export function toSqlValue(value: unknown): unknown {
     if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     return JSON.stringify(value);
   }
-  return value;
+  // What is left after the checks above: a string, number or boolean.
+  return value as string | number | boolean;
 }
