@@ -19,6 +19,13 @@ export type {
   ConnectorDriver,
 } from './types.js';
 export { ConnectorError } from './connector-error.js';
+export {
+  ConnectorPools,
+  DEFAULT_CONNECTOR_POOL_IDLE_MS,
+  DEFAULT_CONNECTOR_POOL_MAX,
+  type ConnectorPoolOptions,
+  type PoolScope,
+} from './pools/connector-pools.js';
 export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
 export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';

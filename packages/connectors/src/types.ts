@@ -1,5 +1,6 @@
 /** The shapes every connector driver shares: type metadata, Test Connection results, and the data-plane calls. */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { PoolScope } from './pools/connector-pools.js';
 import type { TransferBuffers } from './transfer-buffers.js';
 
 export type ConnectorCategory =
@@ -60,6 +61,8 @@ export interface ReadRequest {
   signal?: AbortSignal;
   /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
   tenantId?: string;
+  /** The executor's connection pools: database drivers reuse this connector's connections (with `tenantId`). */
+  pool?: PoolScope | undefined;
   [k: string]: unknown;
 }
 
@@ -77,6 +80,8 @@ export interface WriteRequest {
   signal?: AbortSignal;
   /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
   tenantId?: string;
+  /** The executor's connection pools: database drivers reuse this connector's connections (with `tenantId`). */
+  pool?: PoolScope | undefined;
   [k: string]: unknown;
 }
 
@@ -131,6 +136,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** The calling tenant: file-based connectors (file, duckdb) work in its own folder of the data root, and fail without it. */
   tenantId?: string;
+  /** The executor's connection pools: database drivers reuse this connector's connections (with `tenantId`). */
+  pool?: PoolScope | undefined;
 }
 
 export interface ConnectorDriver {

@@ -1,18 +1,19 @@
 /** Runs one statement (DDL, a refresh, a procedure call) and answers the rows it affected. */
 import type pg from 'pg';
-import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { openSession, type SessionOptions } from './pool.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
 
 export async function executeStatement(
   cfg: PostgresConfig,
   sql: string,
-  signal?: AbortSignal,
+  opts: SessionOptions,
 ): Promise<{ rows_affected: number }> {
-  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+  const { signal } = opts;
+  const session = await openSession(cfg, opts).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  const { client } = session;
   try {
     // Several statements in one string answer one result each.
     const result = (await client.query(sql)) as pg.QueryResult | pg.QueryResult[];
@@ -21,7 +22,6 @@ export async function executeStatement(
   } catch (err) {
     throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
   } finally {
-    stopCancelling();
-    await closeClient(client);
+    await session.close();
   }
 }

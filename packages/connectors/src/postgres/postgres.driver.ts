@@ -57,6 +57,6 @@ export const postgresDriver: ConnectorDriver = {
   async execute(config: Record<string, unknown>, sql: string, opts: { signal?: AbortSignal } = {}) {
     const cfg = parsePostgresConfig(config);
     if (sql.trim() === '') throw new ConnectorError('the statement is empty', 'config_error');
-    return executeStatement(cfg, sql, opts.signal);
+    return executeStatement(cfg, sql, opts);
   },
 };

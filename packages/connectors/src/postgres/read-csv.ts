@@ -4,7 +4,7 @@
  */
 import { to as copyTo } from 'pg-copy-streams';
 import type { CsvChunk, ReadRequest } from '../types.js';
-import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
@@ -16,10 +16,10 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
   if (paramsOf(req).length > 0) return yield* encodedRows(cfg, req);
   const { signal } = req;
   const sql = sourceSql(cfg, req);
-  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+  const session = await openSession(cfg, req).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  const { client } = session;
   try {
     await client.query('begin isolation level repeatable read read only');
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
@@ -35,8 +35,7 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
   } catch (err) {
     throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
   } finally {
-    stopCancelling();
-    await closeClient(client);
+    await session.close();
   }
 }
 

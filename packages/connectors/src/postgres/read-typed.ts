@@ -13,7 +13,7 @@ import { CsvPartFiles } from '../csv-parts.js';
 import { quoteIdent as duckIdent } from '../duckdb/database.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
-import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { openSession, type SessionOptions } from './pool.js';
 import { encodeCsvBatch } from './copy-csv.js';
 import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
@@ -55,7 +55,7 @@ export async function readIntoTable(
   let declared: (columns: LoadColumn[]) => void = () => undefined;
   const columnsKnown = new Promise<LoadColumn[]>((resolve) => (declared = resolve));
   try {
-    const copying = copyToParts(cfg, sql, params, parts, declared, signal);
+    const copying = copyToParts(cfg, sql, params, parts, declared, { signal, tenantId: req.tenantId, pool: req.pool });
     const loading = Promise.race([columnsKnown, copying]).then((columns) =>
       loadCsvPartsIntoTable(target, parts.parts(), columns),
     );
@@ -85,12 +85,13 @@ async function copyToParts(
   params: unknown[],
   out: Writable,
   declared: (columns: LoadColumn[]) => void,
-  signal: AbortSignal,
+  opts: SessionOptions & { signal: AbortSignal },
 ): Promise<LoadColumn[]> {
-  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+  const { signal } = opts;
+  const session = await openSession(cfg, opts).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  const { client } = session;
   try {
     await client.query('begin isolation level repeatable read read only');
     await client.query(SESSION);
@@ -114,12 +115,11 @@ async function copyToParts(
     await client.query('commit');
     return columns;
   } catch (err) {
-    const failure = signal.aborted ? signal.reason : toConnectorError(err, signal);
+    const failure: unknown = signal.aborted ? signal.reason : toConnectorError(err, signal);
     out.destroy(failure instanceof Error ? failure : new Error(String(failure)));
     throw failure;
   } finally {
-    stopCancelling();
-    await closeClient(client);
+    await session.close();
   }
 }
 

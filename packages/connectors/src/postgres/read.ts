@@ -1,7 +1,7 @@
 /** Streams a query's rows in batches through a server-side cursor, so memory stays bounded whatever the size. */
 import { ConnectorError } from '../connector-error.js';
 import type { ReadRequest, Row } from '../types.js';
-import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { openSession } from './pool.js';
 import { qualifiedTable } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
@@ -40,10 +40,10 @@ export async function* readRows(cfg: PostgresConfig, req: ReadRequest): AsyncGen
   const sql = sourceSql(cfg, req);
   const batchSize = batchSizeOf(req);
   const params = paramsOf(req);
-  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+  const session = await openSession(cfg, req).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  const { client } = session;
   try {
     // One snapshot for the whole read, and a source never writes.
     await client.query('begin isolation level repeatable read read only');
@@ -59,8 +59,7 @@ export async function* readRows(cfg: PostgresConfig, req: ReadRequest): AsyncGen
   } catch (err) {
     throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
   } finally {
-    stopCancelling();
-    // Closing also ends the transaction (and the cursor) when we stop early.
-    await closeClient(client);
+    // Closing (a pooled connection too, being mid-transaction) also ends the transaction and cursor when we stop early.
+    await session.close();
   }
 }

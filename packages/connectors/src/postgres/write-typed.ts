@@ -15,7 +15,7 @@ import { quoteIdent as duckIdent } from '../duckdb/database.js';
 import { readGrowingFile } from '../growing-file.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
-import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { openSession } from './pool.js';
 import { pgColumnInto, pgColumnOf, type PgColumnMapping } from './duckdb-to-pg-types.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
@@ -39,10 +39,10 @@ export async function writeFromTable(
   const key = keyOf(req, columns, target);
   const file = join(source.scratchDir, `postgres-sink-${randomUUID()}.csv`);
 
-  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+  const session = await openSession(cfg, req).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  const { client } = session;
   let exporting: Promise<void> | undefined;
   let exported = false;
   try {
@@ -79,8 +79,7 @@ export async function writeFromTable(
     // Closing without commit makes the server roll the transaction back.
     throw signal?.aborted ? signal.reason : withCopyContext(err, signal);
   } finally {
-    stopCancelling();
-    await closeClient(client);
+    await session.close();
     await rm(file, { force: true });
   }
 }

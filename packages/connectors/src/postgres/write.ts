@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ConnectorError } from '../connector-error.js';
 import type { CsvChunk, Row, WriteRequest } from '../types.js';
-import { cancelOnAbort, closeClient, connectClient } from './connection.js';
+import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
@@ -40,10 +40,10 @@ export async function writeCsv(
   const key = req.mode === 'upsert' ? upsertKey(req, columns, first !== undefined) : [];
   if (!first && req.mode !== 'overwrite') return { rows_written: 0 };
 
-  const client = await connectClient(cfg, signal).catch((err: unknown) => {
+  const session = await openSession(cfg, req).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const stopCancelling = cancelOnAbort(client, cfg, signal);
+  const { client } = session;
   try {
     await client.query('begin');
     let rowsWritten = 0;
@@ -59,8 +59,7 @@ export async function writeCsv(
     // Closing without commit makes the server roll the transaction back.
     throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
   } finally {
-    stopCancelling();
-    await closeClient(client);
+    await session.close();
   }
 }
 

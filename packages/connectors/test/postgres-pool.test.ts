@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
+import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
+
+const driver = getDriver('postgres') as Required<ConnectorDriver>;
+let sandbox: PgSandbox;
+let pools: ConnectorPools;
+
+beforeAll(async () => {
+  sandbox = await createPgSandbox();
+});
+beforeEach(() => {
+  pools = new ConnectorPools({ max: 2, idleMs: 60_000 });
+});
+afterEach(async () => {
+  await pools.closeAll();
+});
+afterAll(async () => {
+  await sandbox.drop();
+});
+
+const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
+
+/** The first row of a pooled read. */
+async function readOne(
+  query: string,
+  opts: { tenantId?: string; pool?: PoolScope; config?: Record<string, unknown> } = {},
+): Promise<Record<string, unknown>> {
+  const rows: Record<string, unknown>[] = [];
+  for await (const batch of driver.read(opts.config ?? sandbox.config, {
+    query,
+    tenantId: opts.tenantId ?? 't1',
+    pool: opts.pool ?? scope(),
+  }))
+    rows.push(...batch);
+  return rows[0] ?? {};
+}
+
+const backendPid = async (opts?: Parameters<typeof readOne>[1]) =>
+  (await readOne('select pg_backend_pid() as pid', opts))['pid'] as number;
+
+async function backendAlive(pid: number): Promise<boolean> {
+  const { rows } = await sandbox.admin.query('select count(*)::int as n from pg_stat_activity where pid = $1', [pid]);
+  return (rows[0] as { n: number }).n > 0;
+}
+
+async function running(marker: string): Promise<boolean> {
+  const { rows } = await sandbox.admin.query(
+    `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
+    [`%${marker}%`],
+  );
+  return (rows[0] as { n: number }).n > 0;
+}
+
+describe('postgres connection pool', () => {
+  it('reuses one connection across calls (statements, reads) of a connector', async () => {
+    const first = await backendPid();
+    await driver.execute(sandbox.config, 'select 1', { tenantId: 't1', pool: scope() });
+    expect(await backendPid()).toBe(first);
+    expect(pools.size).toBe(1);
+  });
+
+  it('resets session state before reuse: settings, search_path and temporary tables never reach the next call', async () => {
+    const pid = await backendPid();
+    await driver.execute(
+      sandbox.config,
+      `set search_path to pg_catalog; set statement_timeout = 1234; set application_name = 'leaked';
+       create temporary table leaked_temp (a int)`,
+      { tenantId: 't1', pool: scope() },
+    );
+    const after = await readOne(
+      `select pg_backend_pid() as pid, current_setting('statement_timeout') as timeout,
+              current_setting('search_path') as search_path, current_setting('application_name') as app,
+              to_regclass('pg_temp.leaked_temp') is null as temp_gone`,
+    );
+    expect(after).toEqual({
+      pid,
+      timeout: '0',
+      search_path: `"${sandbox.schema}", public`,
+      app: 'conduit',
+      temp_gone: true,
+    });
+  });
+
+  it('keeps tenants apart: the same connector id of another tenant has its own connections', async () => {
+    const mine = await backendPid({ tenantId: 't1' });
+    const theirs = await backendPid({ tenantId: 't2' });
+    expect(theirs).not.toBe(mine);
+    expect(pools.size).toBe(2);
+  });
+
+  it('closes the pool of a connector whose config changed and opens a new one', async () => {
+    const old = await backendPid();
+    const changed = { ...sandbox.config, connect_timeout_ms: 4321 };
+    const fresh = await backendPid({ config: changed });
+    expect(fresh).not.toBe(old);
+    expect(pools.size).toBe(1);
+    await waitFor(async () => !(await backendAlive(old)), 5000, 'the old version to be disconnected');
+  });
+
+  it('closes a connection left in a failed transaction instead of reusing it', async () => {
+    const pid = await backendPid();
+    await expect(
+      driver.execute(sandbox.config, 'begin; select 1/0', { tenantId: 't1', pool: scope() }),
+    ).rejects.toMatchObject({ name: 'ConnectorError' });
+    expect(await backendPid()).not.toBe(pid);
+    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the failed connection to be closed');
+  });
+
+  it('cancels a pooled statement on the server and never reuses its connection', async () => {
+    const pid = await backendPid();
+    const marker = `m${randomUUID().replace(/-/g, '')}`;
+    const controller = new AbortController();
+    const done = expect(
+      driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, {
+        tenantId: 't1',
+        pool: scope(),
+        signal: controller.signal,
+      }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    await waitFor(() => running(marker), 5000, 'the statement to start');
+    controller.abort();
+    await done;
+    await waitFor(async () => !(await running(marker)), 5000, 'the server to stop the statement');
+    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the cancelled connection to be closed');
+    expect(await backendPid()).not.toBe(pid);
+  });
+
+  it('opens at most `max` connections: a further caller waits for one to come back', async () => {
+    const reads = Array.from({ length: 3 }, () =>
+      readOne('select pg_backend_pid() as pid, pg_sleep(0.3)::text as slept'),
+    );
+    const pids = (await Promise.all(reads)).map((row) => row['pid']);
+    expect(pids).toHaveLength(3);
+    expect(new Set(pids).size).toBe(2);
+  });
+
+  it('a caller waiting for a connection stops waiting when its signal aborts', async () => {
+    const busy = [1, 2].map(() =>
+      driver.execute(sandbox.config, 'select pg_sleep(0.5)', { tenantId: 't1', pool: scope() }),
+    );
+    const controller = new AbortController();
+    const waiting = driver.execute(sandbox.config, 'select 1', {
+      tenantId: 't1',
+      pool: scope(),
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    await Promise.all(busy);
+  });
+
+  it('closes a pool left idle', async () => {
+    await pools.closeAll();
+    pools = new ConnectorPools({ max: 2, idleMs: 200 });
+    const pid = await backendPid();
+    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the idle connection to be closed');
+    await waitFor(() => Promise.resolve(pools.size === 0), 5000, 'the idle pool to be dropped');
+  });
+
+  it('closes every connection on closeAll', async () => {
+    const pid = await backendPid();
+    await pools.closeAll();
+    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the connection to be closed');
+    await expect(backendPid()).rejects.toThrow('closed');
+  });
+
+  it('still applies the network policy to the connections it opens', async () => {
+    const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
+    try {
+      await expect(backendPid({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
+    } finally {
+      restore();
+    }
+  });
+});
