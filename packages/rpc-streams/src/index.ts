@@ -9,3 +9,4 @@ export { RedisUnavailableError } from './redis-unavailable.error.js';
 export { rpcCall } from './rpc-call.js';
 export { RpcClient, type RpcAnswer, type RpcClientOptions } from './rpc-client.js';
 export { RpcRemoteError } from './rpc-remote.error.js';
+export { contextFromCarrier, endSpan, inSpan, traceCarrierOf, type TraceCarrier } from './trace-context.js';

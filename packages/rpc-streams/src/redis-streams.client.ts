@@ -14,6 +14,8 @@ import {
 } from './options.js';
 import { RpcTimeoutError } from './rpc-timeout.error.js';
 import { RedisUnavailableError } from './redis-unavailable.error.js';
+import { startCallSpan } from './call-span.js';
+import { traceCarrierOf } from './trace-context.js';
 import { decodeReplies, encodeRequest, type ReplyBody } from './wire.js';
 import { StreamWriter } from './stream-writer.js';
 
@@ -134,9 +136,11 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
     return this.publishWithin(packet, this.options.timeoutMs, callback);
   }
 
-  private publishWithin(packet: ReadPacket, timeoutMs: number, callback: (packet: WritePacket) => void): () => void {
+  private publishWithin(packet: ReadPacket, timeoutMs: number, onPacket: (packet: WritePacket) => void): () => void {
     const { id } = this.assignPacketId(packet);
     const pattern = this.normalizePattern(packet.pattern);
+    // The call's span ends with its final packet (reply, error or timeout); its context travels in the entry.
+    const { callback, carrier } = startCallSpan(pattern, onPacket);
     const timer = setTimeout(() => {
       if (this.routingMap.delete(id)) callback({ err: new RpcTimeoutError(pattern, timeoutMs) });
     }, timeoutMs);
@@ -163,6 +167,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
         reply: this.replyTo,
         deadline: Date.now() + timeoutMs,
         ...(packet.metadata && { metadata: packet.metadata }),
+        ...carrier,
       });
       this.writer.append(this.streamOf(pattern), message).catch(fail);
     } catch (err) {
@@ -178,6 +183,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
       pattern,
       data: packet.data,
       ...(packet.metadata && { metadata: packet.metadata }),
+      ...traceCarrierOf(),
     });
     await this.writer.append(this.streamOf(pattern), message);
     return undefined as T;

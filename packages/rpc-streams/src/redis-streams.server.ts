@@ -12,6 +12,7 @@ import {
 import { RedisStreamsContext } from './redis-streams.context.js';
 import { type StreamEntry, StreamConsumer } from './stream-consumer.js';
 import { decodeRequest, type ReplyBody, type RequestMessage, toTransportableError } from './wire.js';
+import { contextFromCarrier, inSpan, SpanKind } from './trace-context.js';
 
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
@@ -129,6 +130,15 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
       this.logger.error(`Dropping malformed entry ${entry.entryId}: ${String(err)}`);
       return consumer.finish(entry.entryId);
     }
+    // The handler's span continues the caller's trace; the pg/ioredis spans of its work are its children.
+    const kind = message.id === undefined ? SpanKind.CONSUMER : SpanKind.SERVER;
+    return inSpan(`rpc ${message.pattern}`, kind, contextFromCarrier(message), (span) => {
+      span.setAttributes({ 'rpc.system': 'redis-streams', 'rpc.method': message.pattern });
+      return this.dispatch(consumer, entry, message);
+    });
+  }
+
+  private async dispatch(consumer: StreamConsumer, entry: StreamEntry, message: RequestMessage): Promise<void> {
     const context = new RedisStreamsContext([message.pattern, entry.entryId, message.metadata, message.deadline]);
     const { id, reply } = message;
     if (id === undefined || reply === undefined) {

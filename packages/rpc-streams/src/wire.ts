@@ -12,6 +12,9 @@ export interface RequestMessage {
   /** Epoch ms after which the caller no longer waits; absent for events. */
   deadline?: number;
   metadata?: PacketMetadata;
+  /** W3C Trace Context of the caller's span, when tracing is on (see trace-context.ts). */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /**
