@@ -28,6 +28,15 @@ export default tseslint.config(
     },
   },
   {
+    // The console's React components (apps/console): the same type-checked rules, its tsconfig.lint.json has JSX.
+    files: ['**/*.tsx'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { project: ['apps/console/tsconfig.lint.json'], tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.browser },
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     languageOptions: { globals: { ...globals.node } },
   },

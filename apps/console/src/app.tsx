@@ -1,0 +1,108 @@
+// The console: sign-in until a working key is kept, then the page the path names.
+import type { ConduitClient } from '@conduit/sdk';
+import { useEffect, useState } from 'react';
+import { JobPage } from './pages/job-page.js';
+import { PipelinePage } from './pages/pipeline-page.js';
+import { ProjectPage } from './pages/project-page.js';
+import { ProjectsPage } from './pages/projects-page.js';
+import { RunPage } from './pages/run-page.js';
+import { Link, Router, useNavigation } from './routing/router.js';
+import { paths } from './routing/routes.js';
+import { identify, type Identity } from './session/identity.js';
+import { clientFor, forgetApiKey, storeApiKey, storedApiKey } from './session/session.js';
+import { SessionContext, useSession, type Session } from './session/session-context.js';
+import { SignInPage } from './session/sign-in-page.js';
+import { Empty, Loading } from './ui/states.js';
+
+export interface AppProps {
+  /** Where the API is; default the origin that served the console. */
+  baseUrl?: string;
+}
+
+export function App({ baseUrl }: AppProps) {
+  const [session, setSession] = useState<{ client: ConduitClient; identity: Identity }>();
+  const [resuming, setResuming] = useState(() => storedApiKey() !== undefined);
+
+  const signIn = async (apiKey: string) => {
+    const client = clientFor(apiKey, baseUrl);
+    const identity = await identify(client, apiKey);
+    storeApiKey(apiKey);
+    setSession({ client, identity });
+  };
+  const signOut = () => {
+    forgetApiKey();
+    setSession(undefined);
+  };
+
+  // A reload keeps the tab's session: the kept key is checked again; a key that stopped working is forgotten.
+  useEffect(() => {
+    const kept = storedApiKey();
+    if (kept === undefined) return;
+    signIn(kept)
+      .catch(() => forgetApiKey())
+      .finally(() => setResuming(false));
+    // Once, at start.
+  }, []);
+
+  if (resuming) return <Loading what="your session" />;
+  if (!session) return <SignInPage onSignIn={signIn} />;
+  const value: Session = { ...session, signOut };
+  return (
+    <SessionContext value={value}>
+      <Router>
+        <Shell />
+      </Router>
+    </SessionContext>
+  );
+}
+
+function Shell() {
+  const { identity, signOut } = useSession();
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to={paths.projects()} className="brand">
+          Conduit
+        </Link>
+        <span className="who" aria-label="Signed in as">
+          {identity.keyName ? `key “${identity.keyName}” (${identity.scopes?.join(', ')})` : `key ${identity.prefix}`}
+        </span>
+        <a href="/docs">API docs</a>
+        <button type="button" className="secondary" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page />
+      </main>
+    </>
+  );
+}
+
+function Page() {
+  const { route } = useNavigation();
+  switch (route.page) {
+    case 'projects':
+      return <ProjectsPage />;
+    case 'project':
+      return <ProjectPage projectId={route.projectId} />;
+    case 'pipeline':
+      return <PipelinePage pipelineId={route.pipelineId} />;
+    case 'job':
+      return <JobPage jobId={route.jobId} />;
+    case 'run':
+      return <RunPage jobId={route.jobId} runId={route.runId} />;
+    case 'not-found':
+      return (
+        <Empty>
+          <h1>No such page</h1>
+          <p>
+            Nothing lives at <code>{route.path}</code>. <Link to={paths.projects()}>Go to the projects</Link>.
+          </p>
+        </Empty>
+      );
+  }
+}

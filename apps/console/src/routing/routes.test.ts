@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { paths, routeOf } from './routes.js';
+
+describe('routes', () => {
+  it('reads back every path the console makes', () => {
+    expect(routeOf(paths.projects())).toEqual({ page: 'projects' });
+    expect(routeOf(paths.project('prj_1'))).toEqual({ page: 'project', projectId: 'prj_1' });
+    expect(routeOf(paths.pipeline('pip_1'))).toEqual({ page: 'pipeline', pipelineId: 'pip_1' });
+    expect(routeOf(paths.job('job_1'))).toEqual({ page: 'job', jobId: 'job_1' });
+    expect(routeOf(paths.run('job_1', 'run_1'))).toEqual({ page: 'run', jobId: 'job_1', runId: 'run_1' });
+  });
+
+  it('escapes ids and names unknown paths', () => {
+    expect(routeOf(paths.project('a/b'))).toEqual({ page: 'project', projectId: 'a/b' });
+    expect(routeOf('/v3/nothing')).toEqual({ page: 'not-found', path: '/v3/nothing' });
+  });
+});

@@ -1,0 +1,43 @@
+// The console's pages and their paths, in one place: the router matches them and links are made from them.
+
+export type Route =
+  | { page: 'projects' }
+  | { page: 'project'; projectId: string }
+  | { page: 'pipeline'; pipelineId: string }
+  | { page: 'job'; jobId: string }
+  | { page: 'run'; jobId: string; runId: string }
+  | { page: 'not-found'; path: string };
+
+const SEGMENT = '([^/]+)';
+const PATTERNS: { pattern: RegExp; route: (ids: string[]) => Route }[] = [
+  { pattern: /^\/$/, route: () => ({ page: 'projects' }) },
+  {
+    pattern: new RegExp(`^/projects/${SEGMENT}$`),
+    route: ([projectId]) => ({ page: 'project', projectId: projectId! }),
+  },
+  {
+    pattern: new RegExp(`^/pipelines/${SEGMENT}$`),
+    route: ([pipelineId]) => ({ page: 'pipeline', pipelineId: pipelineId! }),
+  },
+  { pattern: new RegExp(`^/jobs/${SEGMENT}$`), route: ([jobId]) => ({ page: 'job', jobId: jobId! }) },
+  {
+    pattern: new RegExp(`^/jobs/${SEGMENT}/runs/${SEGMENT}$`),
+    route: ([jobId, runId]) => ({ page: 'run', jobId: jobId!, runId: runId! }),
+  },
+];
+
+export function routeOf(path: string): Route {
+  for (const { pattern, route } of PATTERNS) {
+    const match = pattern.exec(path);
+    if (match) return route(match.slice(1).map(decodeURIComponent));
+  }
+  return { page: 'not-found', path };
+}
+
+export const paths = {
+  projects: () => '/',
+  project: (projectId: string) => `/projects/${encodeURIComponent(projectId)}`,
+  pipeline: (pipelineId: string) => `/pipelines/${encodeURIComponent(pipelineId)}`,
+  job: (jobId: string) => `/jobs/${encodeURIComponent(jobId)}`,
+  run: (jobId: string, runId: string) => `/jobs/${encodeURIComponent(jobId)}/runs/${encodeURIComponent(runId)}`,
+};
