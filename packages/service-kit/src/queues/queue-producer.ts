@@ -1,5 +1,7 @@
-import type { Job, Queue } from 'bullmq';
+import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
+import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-connection.js';
+import { QUEUE_JOB_OPTIONS } from './job-options.js';
 
 /** What a producer sets on a job: the queue's defaults (job-options.ts) cover the rest. */
 export interface ProducedJobOptions {
@@ -56,6 +58,31 @@ export class QueueProducers {
     this.byName = new Map(producers.map((p) => [p.name, p]));
   }
 
+  /**
+   * Producers outside a Nest module (the executor's runtime, tests), with the same prefix and job defaults as
+   * QueuesModule's; close() closes them. `connection` defaults to the fast-reconnect options.
+   */
+  static open(
+    location: QueueLocation,
+    names: readonly QueueName[],
+    connection: ConnectionOptions = queueConnectionOptions(location.redisUrl),
+  ): QueueProducers {
+    const prefix = bullPrefix(location.redisPrefix);
+    return new QueueProducers(
+      names.map(
+        (name) =>
+          new QueueProducer(
+            name,
+            new Queue(name, {
+              connection,
+              prefix,
+              defaultJobOptions: QUEUE_JOB_OPTIONS[name],
+            }),
+          ),
+      ),
+    );
+  }
+
   of<Q extends QueueName>(name: Q): QueueProducer<Q> {
     const producer = this.byName.get(name);
     if (!producer) throw new Error(`queue ${name} is not among this service's queues (QueuesModule.forRoot)`);
@@ -65,5 +92,10 @@ export class QueueProducers {
   /** Every declared queue, e.g. for depth metrics. */
   all(): QueueProducer<QueueName>[] {
     return [...this.byName.values()];
+  }
+
+  /** Closes the queues of open(); QueuesModule's are closed by @nestjs/bullmq at shutdown. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.all().map((p) => p.queue.close()));
   }
 }
