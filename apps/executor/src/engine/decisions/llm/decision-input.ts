@@ -1,10 +1,10 @@
 /** What an llm decision's prompt may show of its input: the first rows, the row count and the columns. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { plainValueConverter } from '../../../data/duckdb-values.js';
+import { plainValue } from '@conduit/connectors';
 import { quoteIdent } from '../../../data/sql-names.js';
 
 export interface DecisionInput {
-  /** The first `sample_rows` rows, as JSON-safe values. */
+  /** The first `sample_rows` rows, as row sinks get them (shown to the model as JSON). */
   rows: Record<string, unknown>[];
   row_count: number;
   /** `name TYPE` of each column. */
@@ -24,8 +24,8 @@ export async function readDecisionInput(
   const types = sample.columnTypes();
   const counted = await connection.runAndReadAll(`select count(*) from ${quoteIdent(view)}`);
   return {
-    // The values drivers get: safe integers as numbers, timestamps as ISO strings.
-    rows: sample.convertRowObjects(plainValueConverter),
+    // The values row sinks get (safe integers as numbers, timestamps as Dates), shown as JSON.
+    rows: sample.convertRowObjects(plainValue),
     row_count: Number(counted.getRows()[0]?.[0] ?? 0),
     columns: names.map((name, i) => `${name} ${String(types[i])}`),
   };

@@ -1,0 +1,122 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { Row } from '../types.js';
+import { rowBatches } from './result-rows.js';
+
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+  connection = await instance.connect();
+  await connection.run("set TimeZone = 'UTC'");
+});
+afterAll(() => {
+  connection.closeSync();
+  instance.closeSync();
+});
+
+async function rowsOf(sql: string, batchRows = 1000): Promise<Row[][]> {
+  const batches: Row[][] = [];
+  for await (const batch of rowBatches(await connection.stream(sql), batchRows)) batches.push(batch);
+  return batches;
+}
+
+const one = async (sql: string): Promise<Row> => (await rowsOf(sql))[0]![0]!;
+
+describe('rowBatches', () => {
+  it('converts each DuckDB type one way (docs/type-mapping.md, "Rows in JS")', async () => {
+    expect(
+      await one(`select
+        true as b, (-128)::TINYINT as ti, 255::UTINYINT as uti, (-32768)::SMALLINT as si, 2147483647::INTEGER as i,
+        4294967295::UINTEGER as ui,
+        9007199254740991::BIGINT as big_safe, 9223372036854775807::BIGINT as big_max,
+        (-9223372036854775808)::BIGINT as big_min, 18446744073709551615::UBIGINT as ubig_max,
+        170141183460469231731687303715884105727::HUGEINT as huge_max, 42::HUGEINT as huge_small,
+        12.50::DECIMAL(12,2) as dec, 1234567890123456789.0123456789::DECIMAL(38,10) as dec_wide,
+        1.5::FLOAT as f, -0.0::DOUBLE as d_neg_zero, 1e300::DOUBLE as d_big,
+        'it''s, "quoted"' as s, '' as empty,
+        date '1900-02-28' as day, time '23:59:59.999999' as t,
+        timestamp '2024-02-29 12:34:56.123456' as ts, timestamptz '2024-02-29 18:29:59.999+00' as tstz,
+        timestamp_ms '2024-01-02 03:04:05.006' as ts_ms, timestamp_s '2024-01-02 03:04:05' as ts_s,
+        timestamp 'infinity' as ts_inf, timestamptz '-infinity' as tstz_ninf,
+        interval '1 year 2 days 3 seconds' as iv, 'c0ffee00-0000-4000-8000-000000000001'::UUID as u,
+        '\\x00\\xFF'::BLOB as bl, [1, NULL, 3] as list, ['a', NULL] as vlist,
+        {'n': 1, 's': 'x', 'at': timestamp '2024-01-02 03:04:05'} as st, [9223372036854775807] as biglist,
+        'nan'::DOUBLE as nan, 'inf'::FLOAT as inf, '-inf'::DOUBLE as ninf, date '0044-03-15 (BC)' as bc,
+        timetz '12:00:00+02' as ttz, 'a'::ENUM('a', 'b') as e, '101'::BIT as bit, 123::VARINT as vi,
+        '{"a": 1}'::JSON as j, MAP {'k': 1} as m, [1, 2]::INTEGER[2] as arr, union_value(n := 1) as un,
+        NULL::INTEGER as nul`),
+    ).toEqual({
+      b: true,
+      ti: -128,
+      uti: 255,
+      si: -32768,
+      i: 2147483647,
+      ui: 4294967295,
+      big_safe: 9007199254740991,
+      big_max: '9223372036854775807',
+      big_min: '-9223372036854775808',
+      ubig_max: '18446744073709551615',
+      huge_max: '170141183460469231731687303715884105727',
+      huge_small: 42,
+      dec: '12.50',
+      dec_wide: '1234567890123456789.0123456789',
+      f: 1.5,
+      d_neg_zero: -0,
+      d_big: 1e300,
+      s: 'it\'s, "quoted"',
+      empty: '',
+      day: '1900-02-28',
+      t: '23:59:59.999999',
+      ts: new Date('2024-02-29T12:34:56.123Z'),
+      tstz: new Date('2024-02-29T18:29:59.999Z'),
+      ts_ms: new Date('2024-01-02T03:04:05.006Z'),
+      ts_s: new Date('2024-01-02T03:04:05.000Z'),
+      ts_inf: 'infinity',
+      tstz_ninf: '-infinity',
+      iv: { months: 12, days: 2, micros: '3000000' },
+      u: 'c0ffee00-0000-4000-8000-000000000001',
+      bl: '\\x00\\xFF',
+      list: [1, null, 3],
+      vlist: ['a', null],
+      st: { n: 1, s: 'x', at: new Date('2024-01-02T03:04:05.000Z') },
+      biglist: ['9223372036854775807'],
+      nan: 'NaN',
+      inf: 'Infinity',
+      ninf: '-Infinity',
+      bc: '0044-03-15 (BC)',
+      ttz: '12:00:00+02',
+      e: 'a',
+      bit: '101',
+      vi: '123',
+      j: '{"a": 1}',
+      m: [{ key: 'k', value: 1 }],
+      arr: [1, 2],
+      un: { tag: 'n', value: 1 },
+      nul: null,
+    });
+  });
+
+  it('yields batches of at most batchRows across chunks, under deduplicated names', async () => {
+    // 5000 rows span three of DuckDB's 2048-row chunks.
+    const batches = await rowsOf('select range as id, range as id from range(5000)', 1500);
+    expect(batches.map((b) => b.length)).toEqual([1500, 1500, 1500, 500]);
+    expect(batches[3]![499]).toEqual({ id: 4999, 'id:1': 4999 });
+    expect(await rowsOf('select 1 as x where false')).toEqual([]);
+  });
+
+  it('stops when its signal is aborted', async () => {
+    const stop = new AbortController();
+    const batches = rowBatches(await connection.stream('select range from range(10000)'), 100, stop.signal);
+    await batches.next();
+    stop.abort(new Error('stopped'));
+    // The rows of the chunk already converted are still handed out; the next chunk is not fetched.
+    let yielded = 0;
+    await expect(
+      (async () => {
+        for await (const batch of batches) yielded += batch.length;
+      })(),
+    ).rejects.toThrow('stopped');
+    expect(yielded).toBeLessThan(2048);
+  });
+});
