@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
-import { stopProcess } from '@conduit/local-stack';
+import { stopProcess } from '@conduit/testing';
 import { startBenchStack } from './lib/bench-stack.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { startCpuWindow } from './lib/cpu-usage.mjs';

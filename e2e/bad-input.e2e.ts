@@ -1,4 +1,4 @@
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { call, type ApiResponse, type CallOptions } from './support/client.js';
 import { expectHealthy, listAll, localPostgresConfig, uniqueName } from './support/helpers.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { conduit, conduitOnTty, type CliResult } from './support/cli.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 

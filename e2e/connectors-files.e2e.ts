@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import duckdb from '@duckdb/node-api';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import pg from 'pg';
 import S3rver from 's3rver';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';

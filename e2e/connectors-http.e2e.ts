@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import pg from 'pg';
 import { call } from './support/client.js';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import pg from 'pg';
 import {
@@ -104,7 +104,6 @@ describe('postgres -> amqp', () => {
     const messages: Record<string, unknown>[] = [];
     const contentTypes = new Set<unknown>();
     await waitFor(
-      '600 messages in the queue',
       async () => {
         for (
           let msg = await channel.get(queue, { noAck: true });
@@ -116,7 +115,7 @@ describe('postgres -> amqp', () => {
         }
         return messages.length >= 600;
       },
-      10_000,
+      { what: '600 messages in the queue', timeoutMs: 10_000 },
     );
     expect(messages).toHaveLength(600);
     expect([...contentTypes]).toEqual(['application/json']);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
 import {
@@ -15,7 +15,7 @@ import {
   waitForRunEnd,
 } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
-import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
+import { startOwnRedis, type OwnRedis } from '@conduit/testing';
 
 // Secrets appear in no response, log, error or run log, for every connector type that has secret fields: each is
 // created with distinctive secret values, read back, updated with the mask, tested (against the local server where
@@ -102,7 +102,7 @@ afterAll(async () => {
   await db?.end();
   await stack?.stop();
   await targetDb?.drop();
-  await ownRedis?.stop();
+  await ownRedis?.destroy();
   echo?.closeAllConnections();
   await new Promise<void>((resolve) => (echo ? echo.close(() => resolve()) : resolve()));
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { RFC3339_MS, closedPort, localPostgresConfig, uniqueName } from './support/helpers.js';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
 import { parsePrometheusText } from './support/prometheus-text.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
@@ -182,7 +182,6 @@ describe("a running stack exports every metric the dashboard's queries name", ()
     let missing: string[] = usedNames;
     // Run facts reach the monitoring service through a queue: wait until every name has a sample somewhere.
     await waitFor(
-      'every dashboard metric to have a sample',
       async () => {
         const exported = new Set<string>();
         for (const p of stack.processes) {
@@ -193,8 +192,7 @@ describe("a running stack exports every metric the dashboard's queries name", ()
         missing = usedNames.filter((name) => !exported.has(name));
         return missing.length === 0;
       },
-      20_000,
-      500,
+      { what: 'every dashboard metric to have a sample', timeoutMs: 20_000, intervalMs: 500 },
     ).catch((err: Error) => {
       throw new Error(`${err.message}; missing: ${missing.join(', ')}`);
     });

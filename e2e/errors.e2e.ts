@@ -1,4 +1,4 @@
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import { localPostgresConfig, mintToken, uniqueName } from './support/helpers.js';
 

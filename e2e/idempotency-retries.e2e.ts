@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { type Stack, startStack } from '@conduit/local-stack';
+import { type Stack, startStack } from '@conduit/testing';
 import { type ApiResponse, call, expectProblem } from './support/client.js';
 import { mintToken, uniqueName, waitFor } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
@@ -79,12 +79,15 @@ describe.each(Object.entries(cases))('POST /v2/%s retried with its Idempotency-K
     let first: ApiResponse;
     try {
       const pending = send();
-      await waitFor('the catalog to wait for the held row', async () => {
-        const { rows } = await db.query<{ n: string }>(
-          "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-        );
-        return Number(rows[0]!.n) > 0;
-      });
+      await waitFor(
+        async () => {
+          const { rows } = await db.query<{ n: string }>(
+            "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+          );
+          return Number(rows[0]!.n) > 0;
+        },
+        { what: 'the catalog to wait for the held row', timeoutMs: 20_000 },
+      );
       // While the first request runs, the same key is 409 with Retry-After, a problem document.
       const during = await send();
       expectProblem(during, 409, 'idempotency_in_progress');
@@ -103,14 +106,13 @@ describe.each(Object.entries(cases))('POST /v2/%s retried with its Idempotency-K
 
     let created: ApiResponse | undefined;
     await waitFor(
-      'the retry to be accepted',
       async () => {
         const res = await send();
         if (res.status === 409) return false;
         created = res;
         return true;
       },
-      HOLD_AFTER_503_MS + 5_000,
+      { what: 'the retry to be accepted', timeoutMs: HOLD_AFTER_503_MS + 5_000 },
     );
     expect(created!.status).toBe(201);
     expect(created!.headers.get('location')).toBe(`/v2/${table}/${created!.body.id}`);

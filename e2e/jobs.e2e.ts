@@ -1,4 +1,4 @@
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import type { Job, Run } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import {
@@ -455,14 +455,16 @@ describe('schedules', () => {
     expect(firstDue - Date.parse(cronJob.created_at)).toBeLessThanOrEqual(60_000);
     let scheduled: Run | undefined;
     await waitFor(
-      'a scheduled run of the every-minute job',
       async () => {
         const runs = await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${cronJob.id}/runs`);
         scheduled = runs.body.data.find((r) => r.trigger === 'schedule');
         return scheduled !== undefined;
       },
-      Math.max(5_000, firstDue + 15_000 - Date.now()),
-      500,
+      {
+        what: 'a scheduled run of the every-minute job',
+        timeoutMs: Math.max(5_000, firstDue + 15_000 - Date.now()),
+        intervalMs: 500,
+      },
     );
     expect(Date.parse(scheduled!.queued_at)).toBeGreaterThanOrEqual(firstDue);
     const run = await waitForRunEnd(stack, cronJob.id, scheduled!.id);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import type { Alert, Metrics, Page, RunLogLine } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
@@ -148,12 +148,11 @@ describe('monitoring through the gateway', () => {
     expect(outcomes).toEqual(['succeeded', 'failed', 'succeeded', 'failed', 'succeeded']);
 
     const m = await waitFor(
-      'monitoring to record the 5 runs',
       async () => {
         const got = await getMetrics('');
         return got.runs.succeeded + got.runs.failed === 5;
       },
-      20_000,
+      { what: 'monitoring to record the 5 runs', timeoutMs: 20_000 },
     ).then(() => getMetrics(''));
     expect(m).toMatchObject({
       job_id: null,
@@ -178,11 +177,10 @@ describe('monitoring through the gateway', () => {
   });
 
   it('opens an alert on the failing job, escalates it at three failures in a row and resolves it on the next success', async () => {
-    const open = await waitFor(
-      'the alert to count both failures',
-      async () => (await alertsOf(`?job_id=${badJob}`))[0]?.occurrences === 2,
-      20_000,
-    ).then(() => alertsOf(`?job_id=${badJob}`));
+    const open = await waitFor(async () => (await alertsOf(`?job_id=${badJob}`))[0]?.occurrences === 2, {
+      what: 'the alert to count both failures',
+      timeoutMs: 20_000,
+    }).then(() => alertsOf(`?job_id=${badJob}`));
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({
       job_id: badJob,
@@ -195,11 +193,10 @@ describe('monitoring through the gateway', () => {
     expect(await alertsOf(`?job_id=${goodJob}`)).toEqual([]);
 
     expect((await runToEnd(badJob)).status).toBe('failed');
-    await waitFor(
-      'the alert to turn critical',
-      async () => (await alertsOf('?severity=critical'))[0]?.occurrences === 3,
-      20_000,
-    );
+    await waitFor(async () => (await alertsOf('?severity=critical'))[0]?.occurrences === 3, {
+      what: 'the alert to turn critical',
+      timeoutMs: 20_000,
+    });
     expect((await alertsOf('?status=open'))[0]).toMatchObject({
       id: open[0]!.id,
       rule: 'consecutive_failures',
@@ -212,7 +209,10 @@ describe('monitoring through the gateway', () => {
     });
     expect(fixed.status).toBe(200);
     expect((await runToEnd(badJob)).status).toBe('succeeded');
-    await waitFor('the alert to resolve', async () => (await alertsOf('?status=resolved')).length === 1, 20_000);
+    await waitFor(async () => (await alertsOf('?status=resolved')).length === 1, {
+      what: 'the alert to resolve',
+      timeoutMs: 20_000,
+    });
     const [resolved] = await alertsOf(`?job_id=${badJob}`);
     expect(resolved).toMatchObject({ id: open[0]!.id, status: 'resolved', severity: 'critical', occurrences: 3 });
     expect(resolved!.resolved_at).toEqual(expect.any(String));

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { buildOpenApiDocument } from '@conduit/gateway/openapi';
 import { call, type ApiResponse } from './support/client.js';
 import { uniqueName, waitForRunEnd } from './support/helpers.js';

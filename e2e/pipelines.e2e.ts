@@ -1,4 +1,4 @@
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { RFC3339_MS, copyDag, listAll, localPostgresConfig, uniqueName } from './support/helpers.js';
 

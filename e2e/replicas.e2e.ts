@@ -1,4 +1,4 @@
-import { startStack, stopProcess, type ServiceProcess, type Stack } from '@conduit/local-stack';
+import { startStack, stopProcess, type ServiceProcess, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import { inPool, listAll, uniqueName, waitFor } from './support/helpers.js';
 
@@ -73,9 +73,11 @@ it('a replica killed mid-load: requests answer 201 or (only those it held) 503, 
   const extra = await stack.startService('catalog');
   const prefix = uniqueName('mid-kill');
   let done = 0;
-  const killed = waitFor('some creates to finish', async () => done >= 50, 30_000, 5).then(() =>
-    stopProcess(extra.child, 'SIGKILL'),
-  );
+  const killed = waitFor(async () => done >= 50, {
+    what: 'some creates to finish',
+    timeoutMs: 30_000,
+    intervalMs: 5,
+  }).then(() => stopProcess(extra.child, 'SIGKILL'));
   const statuses = await inPool(300, 30, async (i) => {
     const res = await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-${i}` } });
     done++;

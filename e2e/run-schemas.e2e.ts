@@ -1,4 +1,4 @@
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import type { Run, RunNodeColumn } from '@conduit/contracts';
 import mysql from 'mysql2/promise';
 import pg from 'pg';

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
+import { startStack, type ServiceProcess, type Stack } from '@conduit/testing';
 import {
   create,
   createPipelineAndJob,
@@ -83,15 +83,18 @@ describe('an executor killed mid-run', () => {
     const queued = await triggerRun(stack, jobId);
     await waitForRun(stack, jobId, queued.id, (r) => r.status === 'running');
     let victim: ServiceProcess | undefined;
-    await waitFor(
-      'the executor of the run to log it',
-      async () => (victim = executorRunning(queued.id)) !== undefined,
-      5000,
-      50,
-    );
+    await waitFor(async () => (victim = executorRunning(queued.id)) !== undefined, {
+      what: 'the executor of the run to log it',
+      timeoutMs: 5000,
+      intervalMs: 50,
+    });
     const survivor = executors().find((p) => p !== victim)!;
 
-    await waitFor("the run's spill folder", async () => (await readdir(spillFolderOf(victim!))).length === 1, 5000, 50);
+    await waitFor(async () => (await readdir(spillFolderOf(victim!))).length === 1, {
+      what: "the run's spill folder",
+      timeoutMs: 5000,
+      intervalMs: 50,
+    });
     const killedAt = Date.now();
     const exited = new Promise((r) => victim!.child.once('exit', r));
     process.kill(victim!.child.pid!, 'SIGKILL');
@@ -100,12 +103,11 @@ describe('an executor killed mid-run', () => {
     // kill -9 leaves the victim's spill (the run's folder) behind, until an executor of this host starts.
     expect(await readdir(spillFolderOf(victim!))).toHaveLength(1);
     const restarted = await stack.startService('executor');
-    await waitFor(
-      "the restarted executor to remove the dead one's spill folder",
-      async () => !existsSync(spillFolderOf(victim!)),
-      10_000,
-      50,
-    );
+    await waitFor(async () => !existsSync(spillFolderOf(victim!)), {
+      what: "the restarted executor to remove the dead one's spill folder",
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
     expect(existsSync(spillFolderOf(restarted))).toBe(true);
 
     const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import type { Run } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import {
@@ -260,7 +260,11 @@ describe('a node that fails', () => {
     expect(nodeOf(run, 'stuck')).toMatchObject({ status: 'failed', attempts: 2 });
     expect(nodeOf(run, 'after').status).toBe('skipped');
     // Each attempt's query was cancelled on the server, not left sleeping.
-    await waitFor('the timed-out queries to end', async () => (await driverSessions()) === 0, 5000, 100);
+    await waitFor(async () => (await driverSessions()) === 0, {
+      what: 'the timed-out queries to end',
+      timeoutMs: 5000,
+      intervalMs: 100,
+    });
   });
 });
 
@@ -304,7 +308,11 @@ describe('cancel', () => {
     expect(nodeOf(canceled.body, 'many').status).toBe('succeeded');
     expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${queued.id}`)).body.status).toBe('canceled');
     // The executor stops its drivers: their database sessions end within two seconds of the cancel.
-    await waitFor('the drivers to close their sessions', async () => (await driverSessions()) === 0, 2000, 50);
+    await waitFor(async () => (await driverSessions()) === 0, {
+      what: 'the drivers to close their sessions',
+      timeoutMs: 2000,
+      intervalMs: 50,
+    });
     expect(Date.now() - asked).toBeLessThan(2000);
 
     const rightAfter = await countRows('cancel_out');

@@ -1,6 +1,6 @@
 // @conduit/sdk against the stack (issue 19 item 2): a whole flow, pagination, problems as ConduitApiError, the
 // live log stream, retries that honour the gateway's Retry-After, and one Idempotency-Key across a retried POST.
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import {
   ConduitApiError,
   createConduitClient,

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { startStack, stopProcess, type ServiceName, type Stack } from '@conduit/local-stack';
+import { startStack, stopProcess, type ServiceName, type Stack } from '@conduit/testing';
 import { call } from './support/client.js';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
-import { Receiver } from './support/webhook-receiver.js';
+import { Receiver } from '@conduit/testing';
 
 // SECRETS_KEY rotates as docs/security.md says: seal under A; every service that holds the key restarts with B and A
 // as previous (the catalog and the dispatcher re-seal at start); then A is removed. A connector's password and a
@@ -81,7 +81,10 @@ async function expectSecretsWork(
   expect((await waitForRunEnd(api, ids.jobId, run.id)).status).toBe('succeeded');
   const before = receiver.requests(ids.path).length;
   expect((await call(api, 'POST', `/v2/webhooks/${ids.webhookId}/test`)).status).toBe(202);
-  await waitFor('the signed ping', async () => receiver.requests(ids.path).length > before);
+  await waitFor(async () => receiver.requests(ids.path).length > before, {
+    what: 'the signed ping',
+    timeoutMs: 20_000,
+  });
   const got = receiver.requests(ids.path).at(-1)!;
   const verified = new StandardWebhook(Buffer.from(WEBHOOK_SECRET, 'utf8').toString('base64')).verify(
     got.body,

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { startStack, stopProcess, type Stack } from '@conduit/local-stack';
+import { startStack, stopProcess, type Stack } from '@conduit/testing';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { mintToken, uniqueName, waitFor } from './support/helpers.js';
 import { parsePrometheusText } from './support/prometheus-text.js';
@@ -427,13 +427,16 @@ describe('finding 11: Prometheus metrics only on the metrics port', () => {
     const gateway = stack.processes.find((p) => p.name === 'gateway')!;
     expect(gateway.metricsPort).not.toBe(gateway.port);
     const base = `http://127.0.0.1:${gateway.metricsPort}`;
-    await waitFor('the API requests to be counted', async () => {
-      const res = await fetch(`${base}/metrics`);
-      expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-      return parsePrometheusText(await res.text()).some(
-        (s) => s.name === 'http_request_duration_seconds_count' && s.labels.route === '/v2/projects',
-      );
-    });
+    await waitFor(
+      async () => {
+        const res = await fetch(`${base}/metrics`);
+        expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+        return parsePrometheusText(await res.text()).some(
+          (s) => s.name === 'http_request_duration_seconds_count' && s.labels.route === '/v2/projects',
+        );
+      },
+      { what: 'the API requests to be counted', timeoutMs: 20_000 },
+    );
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ok', checks: { db: 'ok', redis: 'ok' } });
     expect((await fetch(`${base}/v2/projects`)).status).toBe(404);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
@@ -12,9 +12,8 @@ import {
   waitFor,
   waitForRunEnd,
 } from './support/helpers.js';
-import { startOwnRedis, type OwnRedis } from './support/own-redis.js';
+import { recordingListener, startOwnRedis, type OwnRedis, type RecordingListener } from '@conduit/testing';
 import { monitorRedis } from './support/redis-monitor.js';
-import { recordingListener, type RecordingListener } from './support/recording-listener.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Issue 14, findings 2 and 6: connectors may not reach the platform's own PostgreSQL and Redis, nor internal
@@ -102,7 +101,7 @@ describe('with private networks allowed, the platform itself stays out of reach'
     await platform?.end();
     await stack?.stop();
     await targetDb?.drop();
-    await ownRedis?.stop();
+    await ownRedis?.destroy();
   });
 
   it("refuses a postgres connector to the platform's own database at create, by address and by name (422)", async () => {
@@ -214,7 +213,10 @@ describe('with private networks allowed, the platform itself stays out of reach'
       const marker = `marker-${randomUUID()}`;
       await prober.connect();
       await prober.echo(marker);
-      await waitFor('MONITOR to see the marker', async () => seen().some((line) => line.includes(marker)));
+      await waitFor(async () => seen().some((line) => line.includes(marker)), {
+        what: 'MONITOR to see the marker',
+        timeoutMs: 20_000,
+      });
 
       const tested = await testConnection(stack, connector.id);
       expect(tested).toMatchObject({
@@ -228,7 +230,10 @@ describe('with private networks allowed, the platform itself stays out of reach'
 
       const after = `after-${randomUUID()}`;
       await prober.echo(after);
-      await waitFor('MONITOR to see the closing marker', async () => seen().some((line) => line.includes(after)));
+      await waitFor(async () => seen().some((line) => line.includes(after)), {
+        what: 'MONITOR to see the closing marker',
+        timeoutMs: 20_000,
+      });
       // A redis connector names its connection "conduit" and reads the stream with X* commands: none reached the server
       // (the platform's own traffic mentions the key too, inside RPC and queue payloads, so only commands on it count).
       const key = streamKey.toLowerCase();

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { startStack, waitFor, type Stack } from '@conduit/local-stack';
+import { startStack, waitFor, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import {
   create,
@@ -19,7 +19,7 @@ import {
   uniqueName,
   waitForRunEnd,
 } from './support/helpers.js';
-import { Receiver } from './support/webhook-receiver.js';
+import { Receiver } from '@conduit/testing';
 import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -117,11 +117,17 @@ describe('finding 2: secrets cross processes only sealed', () => {
     expect(nodeOf(run, 'load')).toMatchObject({ rows_out: 20 });
     expect((await data.query('select count(*)::int as n from dst')).rows).toEqual([{ n: 20 }]);
     await data.end();
-    await waitFor('the job.completed delivery', async () => receiver.requests(endpoint.path).length > 0, 20_000);
-    await waitFor('the delivery recorded as succeeded', async () => {
-      const deliveries = await call(stack, 'GET', `/v2/webhooks/${hook.id}/deliveries`);
-      return deliveries.body.data[0]?.status === 'succeeded';
+    await waitFor(async () => receiver.requests(endpoint.path).length > 0, {
+      what: 'the job.completed delivery',
+      timeoutMs: 20_000,
     });
+    await waitFor(
+      async () => {
+        const deliveries = await call(stack, 'GET', `/v2/webhooks/${hook.id}/deliveries`);
+        return deliveries.body.data[0]?.status === 'succeeded';
+      },
+      { what: 'the delivery recorded as succeeded', timeoutMs: 20_000 },
+    );
 
     // MONITOR really saw the traffic: the RPC calls carrying these bodies went through this Redis.
     const seen = stackCommands();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import duckdb from '@duckdb/node-api';
-import { startStack, waitFor, type Stack } from '@conduit/local-stack';
+import { startStack, waitFor, type Stack } from '@conduit/testing';
 import type { Run } from '@conduit/contracts';
 import pg from 'pg';
 import { call } from './support/client.js';
@@ -69,12 +69,11 @@ async function runPipeline(who: Tenant, pipelineId: string): Promise<Run> {
   expect(queued.status).toBe(202);
   let run: Run | undefined;
   await waitFor(
-    `run ${queued.body.id} to end`,
     async () => {
       run = (await call<Run>(stack, 'GET', `/v2/jobs/${job.id}/runs/${queued.body.id}`, { key: who.key })).body;
       return ['succeeded', 'failed', 'canceled'].includes(run.status);
     },
-    60_000,
+    { what: `run ${queued.body.id} to end`, timeoutMs: 60_000 },
   );
   const logs = await call(stack, 'GET', `/v2/jobs/${job.id}/runs/${queued.body.id}/logs?limit=200`, { key: who.key });
   expect(logs.text).not.toContain(MARKER);

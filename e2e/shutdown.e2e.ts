@@ -1,5 +1,5 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { startStack, type ServiceProcess, type Stack } from '@conduit/local-stack';
+import { startStack, type ServiceProcess, type Stack } from '@conduit/testing';
 import { call } from './support/client.js';
 import {
   create,
@@ -159,7 +159,11 @@ describe('gateway', () => {
         Array.from({ length: IN_FLIGHT }, () => call(stack, 'POST', `/v2/connectors/${slow.id}/test`)),
       );
       // Every request has reached the catalog (through the gateway) and is waiting on the slow target.
-      await waitFor('the tests to reach the slow target', async () => proxy.connections() >= IN_FLIGHT, 15_000, 20);
+      await waitFor(async () => proxy.connections() >= IN_FLIGHT, {
+        what: 'the tests to reach the slow target',
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
 
       const exit = exited(gateway);
       sigterm(gateway);

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { stopProcess } from '@conduit/local-stack';
+import { stopProcess } from '@conduit/testing';
 import { closedPort, freePort, waitFor } from './support/helpers.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -177,10 +177,13 @@ describe('local development (CONDUIT_ENV=development)', () => {
       detached: true,
     });
     try {
-      await waitFor('the catalog to be ready', async () => {
-        if (child.exitCode !== null) throw new Error(`catalog exited with ${child.exitCode}`);
-        return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
-      });
+      await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`catalog exited with ${child.exitCode}`);
+          return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+        },
+        { what: 'the catalog to be ready', timeoutMs: 20_000 },
+      );
     } finally {
       await stopProcess(child);
     }

@@ -1,5 +1,5 @@
 import type { Run } from '@conduit/contracts';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import mysql from 'mysql2/promise';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';

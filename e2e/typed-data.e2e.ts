@@ -1,5 +1,5 @@
 import type { Run } from '@conduit/contracts';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';

@@ -1,4 +1,4 @@
-import { startStack, stopProcess, type Stack } from '@conduit/local-stack';
+import { startStack, stopProcess, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 
 // 503 service_unavailable (api.md, Errors and Limits): a backend that does not answer the gateway in time.

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { startStack, stopProcess, type Stack } from '@conduit/local-stack';
+import { startStack, stopProcess, type Stack } from '@conduit/testing';
 import type { Pipeline, PipelineValidation } from '@conduit/contracts';
 import pg from 'pg';
 import { call } from './support/client.js';

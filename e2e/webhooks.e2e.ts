@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
-import { startStack, type Stack } from '@conduit/local-stack';
+import { startStack, type Stack } from '@conduit/testing';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { call, expectProblem } from './support/client.js';
 import { freePort, localPostgresConfig, RFC3339_MS, uniqueName, waitFor } from './support/helpers.js';
-import { Receiver, type Received, type Responder } from './support/webhook-receiver.js';
+import { Receiver, type Received, type Responder } from '@conduit/testing';
 
 const PLAIN_SECRET = `e2e-plain-${Date.now()}-0123456789`;
 const WHSEC_SECRET = `whsec_${Buffer.from(`e2e-key-${Date.now()}-0123456789abcdef`).toString('base64')}`;
@@ -12,7 +12,7 @@ const WHSEC_SECRET = `whsec_${Buffer.from(`e2e-key-${Date.now()}-0123456789abcde
 /** Polls until `probe` answers a value, and answers it (the stack's waitFor answers nothing). */
 async function valueOf<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   let value: T | undefined;
-  await waitFor(what, async () => (value = await probe()) !== undefined, timeoutMs);
+  await waitFor(async () => (value = await probe()) !== undefined, { what, timeoutMs });
   return value as T;
 }
 
@@ -112,9 +112,10 @@ describe('webhooks, end to end', () => {
       nodes: [{ id: 'one', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }],
       edges: [],
     });
-    const [got] = await waitFor('job.completed', async () => receiver.requests(plain.path).length > 0, 60_000).then(
-      () => receiver.requests(plain.path),
-    );
+    const [got] = await waitFor(async () => receiver.requests(plain.path).length > 0, {
+      what: 'job.completed',
+      timeoutMs: 60_000,
+    }).then(() => receiver.requests(plain.path));
     const payload = verify(PLAIN_SECRET, got!);
     expect(payload).toMatchObject({
       id: expect.stringMatching(/^evt_/),
@@ -130,7 +131,10 @@ describe('webhooks, end to end', () => {
       duration_ms: expect.any(Number),
     });
     expect(got!.headers['webhook-id']).toBe(payload.id);
-    await waitFor('both events on the whsec webhook', async () => receiver.requests(whsec.path).length === 2, 30_000);
+    await waitFor(async () => receiver.requests(whsec.path).length === 2, {
+      what: 'both events on the whsec webhook',
+      timeoutMs: 30_000,
+    });
     const types = receiver
       .requests(whsec.path)
       .map((r) => verify(WHSEC_SECRET, r).type)
@@ -148,7 +152,7 @@ describe('webhooks, end to end', () => {
       edges: [{ from: 'src', to: 'broken' }],
     };
     const { runId } = await runJob(dag);
-    await waitFor('job.failed', async () => receiver.requests(hook.path).length > 0, 60_000);
+    await waitFor(async () => receiver.requests(hook.path).length > 0, { what: 'job.failed', timeoutMs: 60_000 });
     const payload = verify(PLAIN_SECRET, receiver.requests(hook.path)[0]!);
     expect(payload).toMatchObject({
       type: 'job.failed',
@@ -161,7 +165,10 @@ describe('webhooks, end to end', () => {
     const ping = await api('POST', `/v2/webhooks/${hook.id}/test`);
     expect(ping.status).toBe(202);
     expect(ping.body).toMatchObject({ event_type: 'ping', attempt: 1, status: 'pending' });
-    await waitFor('the fourth attempt', async () => receiver.requests(hook.path).length === 4, 20_000);
+    await waitFor(async () => receiver.requests(hook.path).length === 4, {
+      what: 'the fourth attempt',
+      timeoutMs: 20_000,
+    });
     const got = receiver.requests(hook.path);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([ping.body.event_id]));
     for (const r of got) expect(verify(PLAIN_SECRET, r).type).toBe('ping');
@@ -192,10 +199,10 @@ describe('webhooks, end to end', () => {
     expect(res.status).toBe(201);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await api('POST', `/v2/webhooks/${res.body.id}/test`)).body.event_id);
-    await waitFor(
-      'refused attempts',
-      async () => (await deliveries(res.body.id)).filter((d) => d.status === 'failed').length >= 3,
-    );
+    await waitFor(async () => (await deliveries(res.body.id)).filter((d) => d.status === 'failed').length >= 3, {
+      what: 'refused attempts',
+      timeoutMs: 20_000,
+    });
     const seen = new Set<string>();
     const server = createServer((req, reply) => {
       seen.add(String(req.headers['webhook-id']));
@@ -204,7 +211,7 @@ describe('webhooks, end to end', () => {
     });
     await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
     try {
-      await waitFor('every event', async () => seen.size === 3, 20_000);
+      await waitFor(async () => seen.size === 3, { what: 'every event', timeoutMs: 20_000 });
       expect(seen).toEqual(new Set(ids));
     } finally {
       server.closeAllConnections();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { type Stack, stopProcess } from '@conduit/local-stack';
+import { type Stack, stopProcess } from '@conduit/testing';
 import { type ApiResponse, call } from '../support/client.js';
 import { create, inPool, uniqueName, waitFor } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
@@ -102,14 +102,12 @@ it('makes exactly one run per Idempotency-Key, answers only 202, 409 or 503, and
   await inPool(pending.length, CLIENTS, async (n) => {
     const { key, i } = pending[n]!;
     await waitFor(
-      `a 202 for ${key}`,
       async () => {
         const answer = await trigger(key, jobOf(i), 'until-accepted');
         sent.push(answer);
         return answer.status === 202;
       },
-      30_000,
-      200,
+      { what: `a 202 for ${key}`, timeoutMs: 30_000, intervalMs: 200 },
     );
   });
 
@@ -128,12 +126,11 @@ it('makes exactly one run per Idempotency-Key, answers only 202, 409 or 503, and
   let runs: { idempotency_key: string; ids: string[] }[] = [];
   // Every key has been answered 202, so its run is committed: one per key, and none without a key.
   await waitFor(
-    'one run per key',
     async () => {
       runs = await runsFor();
       return runs.length === KEYS;
     },
-    10_000,
+    { what: 'one run per key', timeoutMs: 10_000 },
   );
   const { rows: all } = await client.query<{ n: string }>(
     'select count(*) as n from scheduler.runs where job_id = any($1)',

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { ServiceProcess, Stack } from '@conduit/local-stack';
+import type { ServiceProcess, Stack } from '@conduit/testing';
 import {
   create,
   createPipelineAndJob,
@@ -92,7 +92,11 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
   const [victim] = liveExecutors(stack);
   const run = await triggerRun(stack, jobId);
   await waitForRun(stack, jobId, run.id, (r) => r.status === 'running');
-  await waitFor('the executor to start the run', async () => executorRunning(stack, run.id) === victim, 10_000, 50);
+  await waitFor(async () => executorRunning(stack, run.id) === victim, {
+    what: 'the executor to start the run',
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
 
   // The copy is under way: the run's folder in the victim's spill folder holds a transfer file (the source's COPY
   // parts, or the sink's CSV) in its scratch folder.
@@ -106,12 +110,11 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
         (await runFolders()).map((f) => readdir(join(victimFolder, f, 'scratch')).catch(() => [] as string[])),
       )
     ).flat();
-  await waitFor(
-    "a transfer file of the run in the victim's spill folder",
-    async () => (await transferFiles()).length > 0,
-    30_000,
-    25,
-  );
+  await waitFor(async () => (await transferFiles()).length > 0, {
+    what: "a transfer file of the run in the victim's spill folder",
+    timeoutMs: 30_000,
+    intervalMs: 25,
+  });
   await killHard(victim!);
   const killedAt = Date.now();
 
@@ -123,18 +126,16 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
 /** Starts an executor again and checks that it removed the dead one's spill folder at start, and said so. */
 async function restartExecutor(stack: Stack, victimFolder: string): Promise<ServiceProcess> {
   const restarted = await stack.startService('executor');
-  await waitFor(
-    "the new executor to remove the dead one's spill folder",
-    async () => !existsSync(victimFolder),
-    15_000,
-    50,
-  );
-  await waitFor(
-    'the new executor to log the removal',
-    async () => restarted.output.join('').includes(REMOVED_LOG),
-    5000,
-    50,
-  );
+  await waitFor(async () => !existsSync(victimFolder), {
+    what: "the new executor to remove the dead one's spill folder",
+    timeoutMs: 15_000,
+    intervalMs: 50,
+  });
+  await waitFor(async () => restarted.output.join('').includes(REMOVED_LOG), {
+    what: 'the new executor to log the removal',
+    timeoutMs: 5000,
+    intervalMs: 50,
+  });
   const removal = restarted.output
     .join('')
     .split('\n')
@@ -192,12 +193,11 @@ it('R7: killed -9 mid-copy of 1M rows, failed by the reaper before an executor r
 
   const restarted = await restartExecutor(stack, victimFolder);
   // Its stalled check takes the queue job back; the claim is refused and nothing runs, so no run folder is made.
-  await waitFor(
-    'the new executor to be refused the claim',
-    async () => restarted.output.join('').includes('run claim refused: nothing runs'),
-    15_000,
-    100,
-  );
+  await waitFor(async () => restarted.output.join('').includes('run claim refused: nothing runs'), {
+    what: 'the new executor to be refused the claim',
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
   expect(restarted.output.join('')).not.toContain('"msg":"run started"');
   const { rows } = await db!.query<{ n: string }>(`select count(*) as n from copy_out`);
   expect(rows[0]!.n).toBe('0');

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Stack } from '@conduit/local-stack';
+import type { Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
 import { mintToken, uniqueName, waitFor } from '../support/helpers.js';
-import type { FaultPostgres } from '../support/fault-servers.js';
+import type { OwnPostgres } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
 
 // R3 (issue 16): the platform's PostgreSQL stops under a light load of reads and writes, then starts again.
 // The stack runs on a PostgreSQL and a Redis of this file's own, so stopping them touches nothing else.
-let database: FaultPostgres;
+let database: OwnPostgres;
 let stack: Stack;
 let jobId: string;
 let bearer: string;
@@ -44,22 +44,26 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
     }
   };
   const load = startLoad(stack, 3, operations);
-  await waitFor('the load to get answers', async () => load.answers.filter((a) => a.status < 300).length >= 8, 20_000);
+  await waitFor(async () => load.answers.filter((a) => a.status < 300).length >= 8, {
+    what: 'the load to get answers',
+    timeoutMs: 20_000,
+  });
 
   await database.stop();
   const stoppedAt = Date.now();
   await waitFor(
-    '/readyz of every service with a database (the gateway and the catalog among them) to name it',
     async () => {
       const withDb = stack.processes.filter((p) => SERVICES_WITH_A_DATABASE.includes(p.name));
       const reports = await Promise.all(withDb.map((p) => readiness(p.port)));
       return reports.every((r) => r.status === 503 && /^error/.test(r.checks.db ?? '') && r.checks.redis === 'ok');
     },
-    10_000,
+    {
+      what: '/readyz of every service with a database (the gateway and the catalog among them) to name it',
+      timeoutMs: 10_000,
+    },
   );
   // About 10 s down, long enough for the key cache to lapse and every kind of request to meet the outage.
   await waitFor(
-    '503s naming the database from the gateway (key lookup) and from the catalog',
     async () => {
       const down = load.answers.filter(
         (a) => a.at > stoppedAt + 1000 && a.status === 503 && a.dependency === 'database',
@@ -70,21 +74,19 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
         down.some((a) => a.kind === 'key-list')
       );
     },
-    30_000,
+    { what: '503s naming the database from the gateway (key lookup) and from the catalog', timeoutMs: 30_000 },
   );
 
   await database.start();
   const restartedAt = Date.now();
   await waitFor(
-    'every service to be ready again, none restarted',
     async () => {
       const reports = await Promise.all(stack.processes.map((p) => readiness(p.port)));
       return reports.every((r) => r.status === 200);
     },
-    5_000,
+    { what: 'every service to be ready again, none restarted', timeoutMs: 5_000 },
   );
   await waitFor(
-    'reads and writes to succeed again',
     async () => {
       const [list, created] = await Promise.all([
         call(stack, 'GET', '/v2/projects?limit=1'),
@@ -92,16 +94,15 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
       ]);
       return list.status === 200 && created.status === 201;
     },
-    5_000,
+    { what: 'reads and writes to succeed again', timeoutMs: 5_000 },
   );
   expect(Date.now() - restartedAt).toBeLessThan(5_000 + 1_000);
   for (const p of stack.processes) expect(p.child.exitCode).toBeNull();
   const recoveredAt = Date.now();
-  await waitFor(
-    'the load to succeed after recovery',
-    async () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8,
-    20_000,
-  );
+  await waitFor(async () => load.answers.filter((a) => a.at > recoveredAt && a.status < 300).length >= 8, {
+    what: 'the load to succeed after recovery',
+    timeoutMs: 20_000,
+  });
   const answers = await load.stop();
 
   expect(unexpectedAnswers(answers, stack)).toEqual([]);

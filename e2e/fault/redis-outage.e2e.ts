@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Stack } from '@conduit/local-stack';
+import type { Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
 import { uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
-import type { FaultRedis } from '../support/fault-servers.js';
+import type { OwnRedis } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import {
   type Answer,
@@ -16,7 +16,7 @@ import {
 
 // R2 (issue 16): the platform's Redis killed for 20 s under a load of triggers, creates and reads, and started again
 // from its AOF; then hung (SIGSTOP) and resumed. The stack runs on a PostgreSQL and a Redis of this file's own.
-let redis: FaultRedis;
+let redis: OwnRedis;
 let stack: Stack;
 let jobId: string;
 
@@ -71,9 +71,8 @@ async function everyServiceNamesRedis(): Promise<boolean> {
 
 /** Recovery alone within 5 s: ready everywhere, then reads, writes and triggers succeed. */
 async function expectRecoveryWithin5s(since: number): Promise<void> {
-  await waitFor('every service to be ready again, none restarted', everyServiceReady, 5_000);
+  await waitFor(everyServiceReady, { what: 'every service to be ready again, none restarted', timeoutMs: 5_000 });
   await waitFor(
-    'reads, writes and triggers to succeed again',
     async () => {
       const [list, created, run] = await Promise.all([
         call(stack, 'GET', '/v2/projects?limit=1'),
@@ -85,7 +84,7 @@ async function expectRecoveryWithin5s(since: number): Promise<void> {
         `answers ${JSON.stringify([list, created, run].map((r) => ({ status: r.status, code: (r.body as { code?: string })?.code, detail: (r.body as { detail?: string })?.detail })))}`,
       );
     },
-    5_000,
+    { what: 'reads, writes and triggers to succeed again', timeoutMs: 5_000 },
   );
   expect(Date.now() - since).toBeLessThan(5_000 + 1_000);
   for (const p of stack.processes) expect(p.child.exitCode).toBeNull();
@@ -124,7 +123,7 @@ async function expectEveryAcceptedRunTerminal(answers: Answer[]): Promise<void> 
 }
 
 async function loadUntil(load: Load, what: string, done: () => boolean, timeoutMs = 30_000): Promise<void> {
-  await waitFor(what, async () => done(), timeoutMs);
+  await waitFor(async () => done(), { what, timeoutMs });
   expect(load.answers.length).toBeGreaterThan(0);
 }
 
@@ -134,7 +133,7 @@ it('a Redis killed for 20 s answers 503 naming redis quickly; restarted from its
 
   await redis.kill();
   const killedAt = Date.now();
-  await waitFor('/readyz of every service to name Redis', everyServiceNamesRedis, 10_000);
+  await waitFor(everyServiceNamesRedis, { what: '/readyz of every service to name Redis', timeoutMs: 10_000 });
   await loadUntil(
     load,
     '20 s of 503s naming Redis',
@@ -174,9 +173,12 @@ it('a hung Redis (SIGSTOP) answers 503 within the command timeout, not when it w
     expect({ status: res.status, dependency: res.body?.dependency }).toEqual({ status: 503, dependency: 'redis' });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(QUICK_MS);
-    await waitFor('/readyz of every service to name Redis', everyServiceNamesRedis, 10_000);
+    await waitFor(everyServiceNamesRedis, { what: '/readyz of every service to name Redis', timeoutMs: 10_000 });
     // Held past the RPC deadline (5 s), so nothing sent before the hang is run when it ends.
-    await waitFor('the hang to outlast the RPC deadline', async () => Date.now() - pausedAt > 6_000, 10_000);
+    await waitFor(async () => Date.now() - pausedAt > 6_000, {
+      what: 'the hang to outlast the RPC deadline',
+      timeoutMs: 10_000,
+    });
   } finally {
     redis.resume();
   }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Stack } from '@conduit/local-stack';
+import type { Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
 import {
   create,
@@ -74,7 +74,6 @@ it('R1: 50 runs, an executor killed with -9 mid-node: every run ends within 60 s
   let victimRuns: string[] = [];
   const [victim] = liveExecutors(stack);
   await waitFor(
-    'the first executor to be in the middle of runs',
     async () => {
       const running = await Promise.all(runs.map((r) => call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${r.id}`)));
       const inSource = (r: Run) => r.status === 'running' && r.nodes.find((n) => n.id === 'rows')?.status === 'running';
@@ -83,8 +82,7 @@ it('R1: 50 runs, an executor killed with -9 mid-node: every run ends within 60 s
         .map((r) => r.body.id);
       return victimRuns.length >= 2;
     },
-    30_000,
-    50,
+    { what: 'the first executor to be in the middle of runs', timeoutMs: 30_000, intervalMs: 50 },
   );
   await killHard(victim!);
   const killedAt = Date.now();
@@ -120,18 +118,21 @@ it('a run the reaper failed is never executed when its queue job comes back', as
   const run = await triggerRun(stack, jobId);
   await waitForRun(stack, jobId, run.id, (r) => r.status === 'running');
   const [victim] = liveExecutors(stack);
-  await waitFor('the executor to start the run', async () => executorRunning(stack, run.id) === victim, 5000, 50);
+  await waitFor(async () => executorRunning(stack, run.id) === victim, {
+    what: 'the executor to start the run',
+    timeoutMs: 5000,
+    intervalMs: 50,
+  });
   await killHard(victim!);
 
   const failed = await waitForRunEnd(stack, jobId, run.id, 20_000);
   expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
   const next = await stack.startService('executor');
-  await waitFor(
-    'the next executor to take the job back and be refused its claim',
-    async () => next.output.join('').includes('run claim refused: nothing runs'),
-    15_000,
-    100,
-  );
+  await waitFor(async () => next.output.join('').includes('run claim refused: nothing runs'), {
+    what: 'the next executor to take the job back and be refused its claim',
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
   const refusal = next.output
     .join('')
     .split('\n')

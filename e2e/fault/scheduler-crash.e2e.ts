@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { stopProcess } from '@conduit/local-stack';
+import { stopProcess } from '@conduit/testing';
 import { call } from '../support/client.js';
 import { create, createPipelineAndJob, listAll, uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
@@ -71,12 +71,15 @@ it('R4: a scheduler killed between the commit and the enqueue leaves no run queu
     expect(all).toHaveLength(committed.rows.length);
     // Each run executed once: one source execution per run reached the sink, with all its rows.
     expect(await rowsByExecution(db, 'r4_out')).toEqual(committed.rows.map(() => 10));
-    await waitFor('the commands published', async () => {
-      const { rows } = await platform.query(
-        `select count(*)::int as n from scheduler.outbox where kind = 'run_command' and published_at is null`,
-      );
-      return rows[0].n === 0;
-    });
+    await waitFor(
+      async () => {
+        const { rows } = await platform.query(
+          `select count(*)::int as n from scheduler.outbox where kind = 'run_command' and published_at is null`,
+        );
+        return rows[0].n === 0;
+      },
+      { what: 'the commands published', timeoutMs: 20_000 },
+    );
   } finally {
     await platform.end();
   }

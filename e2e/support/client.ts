@@ -1,11 +1,6 @@
-import type { Stack } from '@conduit/local-stack';
+import { httpRequest, type HttpResponse, type Stack } from '@conduit/testing';
 
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type ApiResponse<T = any> = HttpResponse<T>;
 
 export interface CallOptions {
   key?: string | null;
@@ -27,17 +22,8 @@ export async function call<T = any>(
   const key = opts.key === undefined ? stack.bootstrapKey : opts.key;
   if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
   else if (key !== null) headers['x-api-key'] = key;
-  let body: string | Buffer | undefined;
-  if (opts.rawBody !== undefined) body = opts.rawBody;
-  else if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(`${stack.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let parsed: unknown = undefined;
-  if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
-  return { status: res.status, headers: res.headers, body: parsed as T, text };
+  const { body, rawBody } = opts;
+  return httpRequest<T>(`${stack.baseUrl}${path}`, { method, headers, body, rawBody });
 }
 
 /** Asserts an RFC 9457 problem document with the documented status and code. */

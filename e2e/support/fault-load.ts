@@ -2,7 +2,7 @@
  * A light, steady load for fault tests: a few clients, each sending one request after another, every answer
  * recorded (status, Retry-After, problem code and dependency, how long it took) until stopped.
  */
-import type { Stack } from '@conduit/local-stack';
+import type { Stack } from '@conduit/testing';
 import { call } from './client.js';
 
 export interface Operation {

@@ -4,15 +4,21 @@
  * it, whose concurrent runs are allowed (every trigger is a new run, 202, never a 409 for the one before).
  */
 import pg from 'pg';
-import { type Stack, startStack } from '@conduit/local-stack';
+import {
+  type OwnPostgres,
+  type OwnRedis,
+  type Stack,
+  startOwnPostgres,
+  startOwnRedis,
+  startStack,
+} from '@conduit/testing';
 import { copyDag, create, createPipelineAndJob, uniqueName } from './helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './target-database.js';
-import { type FaultPostgres, type FaultRedis, startFaultPostgres, startFaultRedis } from './fault-servers.js';
 
 export interface FaultStack {
   stack: Stack;
-  database: FaultPostgres;
-  redis: FaultRedis;
+  database: OwnPostgres;
+  redis: OwnRedis;
   target: TargetDatabase;
   jobId: string;
   /** Stops the stack and its servers, and drops the target database. */
@@ -21,8 +27,9 @@ export interface FaultStack {
 
 export async function startFaultStack(extraEnv: Record<string, string> = {}): Promise<FaultStack> {
   const [database, redis, target] = await Promise.all([
-    startFaultPostgres(),
-    startFaultRedis(),
+    startOwnPostgres(),
+    // Append-only, as docs/reliability asks of an operator, so a restart keeps the streams and queues.
+    startOwnRedis({ appendOnly: true }),
     createTargetDatabase(),
   ]);
   const stack = await startStack(

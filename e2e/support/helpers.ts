@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { freePort, type Stack } from '@conduit/local-stack';
+import { freePort, type Stack } from '@conduit/testing';
 import type { Run, RunNode } from '@conduit/contracts';
 import { call, type ApiResponse } from './client.js';
 
-export { freePort, waitFor } from '@conduit/local-stack';
+export { freePort, waitFor } from '@conduit/testing';
 
 /** RFC 3339 UTC with milliseconds, as api.md wants every timestamp. */
 export const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

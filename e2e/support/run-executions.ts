@@ -4,7 +4,7 @@
  * run state.
  */
 import type pg from 'pg';
-import type { ServiceProcess, Stack } from '@conduit/local-stack';
+import type { ServiceProcess, Stack } from '@conduit/testing';
 
 /** The stack's executor processes still alive. */
 export function liveExecutors(stack: Stack): ServiceProcess[] {

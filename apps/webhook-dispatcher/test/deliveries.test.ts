@@ -8,7 +8,7 @@ import { bullPrefix } from '../src/queues/bull-prefix.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver, type Received, type Responder } from './support/receiver.js';
+import { Receiver, type Received, type Responder } from '@conduit/testing';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
 import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
 import { alertEvent, EventPublisher, runEvent } from './support/events.js';
@@ -227,10 +227,10 @@ describe('planning in batches', () => {
     const planned = await Promise.all(payloads.map((p) => planner.fanOut(tenant, p)));
     expect(planned.map((p) => p.length)).toEqual(payloads.map(() => 3));
     await waitFor('every attempt', () => hooks.every((h) => receiver.requests(h.path).length === 200));
-    const [row] = (await ds.query(
+    const [row] = await ds.query<{ total: number; inline: number }[]>(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE claimed_at = created_at)::int AS inline FROM deliveries WHERE tenant_id = $1`,
       [tenant],
-    )) as { total: number; inline: number }[];
+    );
     expect(row).toEqual({ total: 600, inline: 600 });
   });
 });
@@ -451,9 +451,11 @@ describe('disabling', () => {
     await ds.query(`UPDATE webhooks SET failing_since = now() - interval '1 hour' WHERE id = $1`, [webhook.id]);
     await events.publish(runEvent(t, 'run.succeeded'));
     await waitFor('the failures forgotten', async () => {
-      const [row] = (await ds.query(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id])) as {
-        failing_since: Date | null;
-      }[];
+      const [row] = await ds.query<
+        {
+          failing_since: Date | null;
+        }[]
+      >(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id]);
       return row?.failing_since === null;
     });
   });

@@ -7,7 +7,7 @@ import type { Webhook } from '@conduit/contracts';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
 import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver } from './support/receiver.js';
+import { Receiver } from '@conduit/testing';
 import { EventPublisher, runEvent } from './support/events.js';
 
 const prefix = testPrefix();
@@ -56,7 +56,7 @@ describe('claims', () => {
     });
     await events.publish(runEvent(tenant, 'run.failed'));
     await waitFor('the first POST', () => receiver.requests(hook.path).length === 1);
-    const [row] = (await ds.query(`SELECT id FROM deliveries WHERE webhook_id = $1`, [webhook.id])) as { id: string }[];
+    const [row] = await ds.query<{ id: string }[]>(`SELECT id FROM deliveries WHERE webhook_id = $1`, [webhook.id]);
     // What the sweep's re-claim writes while the first send is still hanging.
     await ds.query(`UPDATE deliveries SET claimed_at = claimed_at + interval '1 millisecond' WHERE id = $1`, [row!.id]);
 
@@ -69,10 +69,10 @@ describe('claims', () => {
           .some((l) => l.includes('its claim was taken over') && l.includes(row!.id)),
       5000,
     );
-    const rows = (await ds.query(
+    const rows = await ds.query<object[]>(
       `SELECT attempt, status, status_code, error FROM deliveries WHERE webhook_id = $1 ORDER BY attempt`,
       [webhook.id],
-    )) as object[];
+    );
     expect(rows).toEqual([{ attempt: 1, status: 'pending', status_code: null, error: null }]);
   });
 });

@@ -7,7 +7,7 @@ import type { Delivery, Page, Webhook } from '@conduit/contracts';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
 import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver } from './support/receiver.js';
+import { Receiver } from '@conduit/testing';
 import { EventPublisher, runEvent } from './support/events.js';
 
 const prefix = testPrefix();

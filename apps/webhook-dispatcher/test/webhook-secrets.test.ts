@@ -21,7 +21,7 @@ import {
   waitFor,
   type DispatcherUnderTest,
 } from './support/dispatcher-app.js';
-import { Receiver } from './support/receiver.js';
+import { Receiver } from '@conduit/testing';
 
 const prefix = testPrefix();
 const schema = newSchemaName();
@@ -63,9 +63,11 @@ async function createWebhook(tenant: string, url: string, secret: string): Promi
 }
 
 async function storedSecret(id: string): Promise<string> {
-  const [row] = (await ds.query(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [id])) as {
-    secret_sealed: string;
-  }[];
+  const [row] = await ds.query<
+    {
+      secret_sealed: string;
+    }[]
+  >(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [id]);
   if (!row) throw new Error(`webhook ${id} is not stored`);
   return row.secret_sealed;
 }

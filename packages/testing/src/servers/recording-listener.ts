@@ -8,6 +8,7 @@ export interface RecordingListener {
   close(): Promise<void>;
 }
 
+/** Listens on a free port and closes each connection at once. */
 export async function recordingListener(): Promise<RecordingListener> {
   let count = 0;
   const sockets = new Set<Socket>();

@@ -1,3 +1,4 @@
+// A real HTTP receiver for webhook deliveries: the dispatcher's integration tests and the e2e webhooks suite.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -64,7 +65,8 @@ export class Receiver {
       const log = this.received.get(path) ?? [];
       log.push(entry);
       this.received.set(path, log);
-      const answer = (this.responders.get(path) ?? (() => ({ status: 404 })))(log.length - 1, entry);
+      const notFound: Responder = () => ({ status: 404 });
+      const answer = (this.responders.get(path) ?? notFound)(log.length - 1, entry);
       if (answer === 'hang') {
         this.hanging.add(res);
         return;
