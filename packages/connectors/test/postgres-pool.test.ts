@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { escapeIdentifier } from 'pg';
 import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
 import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
@@ -84,6 +85,20 @@ describe('postgres connection pool', () => {
       app: 'conduit',
       temp_gone: true,
     });
+  });
+
+  it('keeps the configured schema first on a reused connection, whatever its name', async () => {
+    const odd = `odd "schema\\ ${randomUUID().slice(0, 8)}`;
+    await sandbox.admin.query(`create schema ${escapeIdentifier(odd)}`);
+    try {
+      const config = { ...sandbox.config, schema: odd };
+      const first = await readOne('select pg_backend_pid() as pid, current_schema() as schema', { config });
+      const again = await readOne('select pg_backend_pid() as pid, current_schema() as schema', { config });
+      expect(first).toEqual({ pid: first['pid'], schema: odd });
+      expect(again).toEqual(first);
+    } finally {
+      await sandbox.admin.query(`drop schema ${escapeIdentifier(odd)}`);
+    }
   });
 
   it('keeps tenants apart: the same connector id of another tenant has its own connections', async () => {

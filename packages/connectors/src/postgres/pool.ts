@@ -90,46 +90,44 @@ async function giveBack(client: pg.PoolClient, cfg: PostgresConfig, aborted: boo
     return;
   }
   try {
+    // Also puts back the search_path, set when connecting (startupOptions).
     await client.query('discard all');
-    await setSearchPath(client, cfg);
     client.release();
   } catch (err) {
     client.release(err instanceof Error ? err : true);
   }
 }
 
-/** Unqualified names in queries and statements resolve in the configured schema first. */
-async function setSearchPath(client: pg.ClientBase, cfg: PostgresConfig): Promise<void> {
-  await client.query(`select set_config('search_path', $1, false)`, [`${escapeIdentifier(cfg.schema)}, public`]);
+/**
+ * Unqualified names resolve in the configured schema first. Given when connecting, the setting is the session's
+ * default, which DISCARD ALL returns to: no second round trip per reuse. The server splits `options` at spaces
+ * and takes a backslash as an escape, so both are escaped.
+ */
+function startupOptions(cfg: PostgresConfig): string {
+  const searchPath = `${escapeIdentifier(cfg.schema)}, public`.replace(/[\\\s]/g, (c) => `\\${c}`);
+  return `-c search_path=${searchPath}`;
 }
 
 /** Waits for a pooled connection; on abort stops waiting at once (the connection, when it comes, goes back). */
-function takeClient(pool: pg.Pool, signal: AbortSignal | undefined): Promise<pg.PoolClient> {
+async function takeClient(pool: pg.Pool, signal: AbortSignal | undefined): Promise<pg.PoolClient> {
   signal?.throwIfAborted();
   const pending = pool.connect();
   if (!signal) return pending;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const onAbort = () => {
-      settled = true;
-      const reason: unknown = signal.reason;
-      reject(reason instanceof Error ? reason : new Error(String(reason)));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(
-      (client) => {
-        signal.removeEventListener('abort', onAbort);
-        if (settled) client.release();
-        else resolve(client);
-        settled = true;
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!settled) reject(err instanceof Error ? err : new Error(String(err)));
-        settled = true;
-      },
+  const waited = new AbortController();
+  const abortion = new Promise<undefined>((resolve) =>
+    signal.addEventListener('abort', () => resolve(undefined), { once: true, signal: waited.signal }),
+  );
+  try {
+    const client = await Promise.race([pending, abortion]);
+    if (client && !signal.aborted) return client;
+    void pending.then(
+      (late) => late.release(),
+      () => undefined,
     );
-  });
+    throw signal.reason;
+  } finally {
+    waited.abort();
+  }
 }
 
 /** A pool whose every new connection goes to an address the network policy checks then, as a lone connection does. */
@@ -137,7 +135,7 @@ function newPool(cfg: PostgresConfig, max: number, idleMs: number): pg.Pool & { 
   class CheckedClient extends pg.Client {
     constructor() {
       // The pool's own options would carry its wait limit into the client: the client takes the config's.
-      super(clientConfig(cfg));
+      super(clientConfig(cfg, { options: startupOptions(cfg) }));
       // Without a listener an 'error' event (the server going away while idle) would crash the process.
       this.on('error', () => undefined);
     }
@@ -157,12 +155,6 @@ function newPool(cfg: PostgresConfig, max: number, idleMs: number): pg.Pool & { 
     private async connectChecked(): Promise<pg.Client> {
       this.host = await allowedAddress(cfg);
       await super.connect();
-      try {
-        await setSearchPath(this, cfg);
-      } catch (err) {
-        await closeClient(this);
-        throw err;
-      }
       return this;
     }
   }
