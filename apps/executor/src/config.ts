@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { baseEnv, envPort, loadConfig } from '@conduit/service-kit';
 import { secretsEnv } from '@conduit/secrets';
-import { DEFAULT_SCRATCH_LIMIT_BYTES, refineAllowedNetworks } from '@conduit/connectors';
+import {
+  DEFAULT_CONNECTOR_POOL_IDLE_MS,
+  DEFAULT_CONNECTOR_POOL_MAX,
+  DEFAULT_SCRATCH_LIMIT_BYTES,
+  refineAllowedNetworks,
+} from '@conduit/connectors';
 import { DEFAULT_RUN_MEMORY_LIMIT, MIN_RUN_MEMORY_BYTES, parseSize } from './data/run-memory.js';
 
 const positiveInt = () => z.coerce.number().int().min(1);
@@ -74,6 +79,13 @@ export const executorEnvSchema = z
     ...secretsEnv(),
     /** Internal ranges connectors may reach (CIDRs, comma separated); a typo stops the start, not a run. */
     CONNECTOR_ALLOWED_NETWORKS: z.string().optional().superRefine(refineAllowedNetworks),
+    /**
+     * Connections one database connector (postgres) keeps open per tenant and config version, shared by the runs and
+     * nodes of this executor; a node past it waits for a connection to come back.
+     */
+    CONNECTOR_POOL_MAX: positiveInt().max(64).default(DEFAULT_CONNECTOR_POOL_MAX),
+    /** A pooled connection unused this long is closed, and so is a pool none of whose connections is in use. */
+    CONNECTOR_POOL_IDLE_MS: positiveInt().min(100).default(DEFAULT_CONNECTOR_POOL_IDLE_MS),
   })
   .transform((env) => ({ ...env, RUN_STALLED_INTERVAL_MS: env.RUN_STALLED_INTERVAL_MS ?? env.RUN_LOCK_MS }));
 

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     maxStalledCount: config.MAX_STALLED_COUNT,
     catalogTimeoutMs: config.CATALOG_RPC_TIMEOUT_MS,
     secretsKey: secretKeysOf(config),
+    connectorPools: { max: config.CONNECTOR_POOL_MAX, idleMs: config.CONNECTOR_POOL_IDLE_MS },
     metrics: new RunMetrics(registry, config.EXECUTOR_CONCURRENCY),
   });
   await runtime.start();

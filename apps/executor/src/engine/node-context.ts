@@ -1,5 +1,5 @@
 /** What a node runner gets for one attempt, and what it answers. */
-import type { ConnectorDriver } from '@conduit/connectors';
+import type { ConnectorDriver, PoolScope } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
 import type { DagNode } from '@conduit/dag';
 import type { RunWorkspace } from '../data/run-workspace.js';
@@ -10,6 +10,8 @@ export interface NodeContext {
   node: DagNode;
   /** The run's tenant: file-based connectors work in its folder of the data root. */
   tenantId: string;
+  /** Where the node's connector takes its connections from: pass it with `tenantId` to every driver call. */
+  pool?: PoolScope | undefined;
   /** Ids of the nodes feeding this one whose output exists (not skipped), in DAG order. */
   inputs: string[];
   workspace: RunWorkspace;

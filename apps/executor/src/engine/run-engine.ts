@@ -4,7 +4,14 @@
  * decision did not choose, or fed only by skipped nodes are `skipped`. An abort of `signal` stops the drivers and
  * marks running and pending nodes `canceled`.
  */
-import { connectorEnvironment, getDriver, type ConnectorDriver } from '@conduit/connectors';
+import {
+  connectorEnvironment,
+  getDriver,
+  type ConnectorDriver,
+  type ConnectorPools,
+  type PoolScope,
+} from '@conduit/connectors';
+import type { DagNode } from '@conduit/dag';
 import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
 import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
 import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
@@ -42,6 +49,8 @@ export interface RunEngineOptions {
   retryBackoffMs?: number;
   /** Rows per batch a sink hands its driver. Default 5000. */
   sinkBatchRows?: number;
+  /** The executor's database connection pools, shared by its runs; default none (every node connects anew). */
+  pools?: ConnectorPools | undefined;
   /** Driver lookup; default the registry of @conduit/connectors. */
   drivers?: (type: string) => ConnectorDriver | undefined;
   /** Node states recorded by earlier executions of this run (a takeover): see resume-plan.ts. Default none. */
@@ -245,6 +254,7 @@ class RunExecution {
     return {
       node,
       tenantId: this.opts.tenantId,
+      pool: poolScopeOf(node, this.opts.pools),
       inputs,
       workspace: this.workspace,
       signal,
@@ -264,6 +274,12 @@ class RunExecution {
     transition();
     this.opts.onNodeChange?.(record.toJSON());
   }
+}
+
+/** The pools a node's connector takes its connections from, when the executor has pools and the node a connector. */
+function poolScopeOf(node: DagNode, pools: ConnectorPools | undefined): PoolScope | undefined {
+  const connectorId = node.config['connector_id'];
+  return pools && typeof connectorId === 'string' ? { pools, connectorId } : undefined;
 }
 
 function statsOf(plan: RunPlan, nodes: RunNode[]): { rows_read: number; rows_written: number } {

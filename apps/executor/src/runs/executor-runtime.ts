@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
+import { ConnectorPools, type ConnectorPoolOptions } from '@conduit/connectors';
 import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
 import { RedisStreamsClient, RpcClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
@@ -40,6 +41,8 @@ export interface ExecutorRuntimeOptions {
   retryBackoffMs?: number;
   /** Run and node series for /metrics. */
   metrics?: RunMetrics;
+  /** Bounds of the database connectors' connection pools (CONNECTOR_POOL_MAX, CONNECTOR_POOL_IDLE_MS). */
+  connectorPools?: ConnectorPoolOptions;
 }
 
 /**
@@ -61,9 +64,12 @@ export class ExecutorRuntime {
   private worker: Worker | null = null;
   /** This process's folder of run spill folders (see data/replica-folder.ts). */
   private readonly spillRoot: string;
+  /** Database connections shared by the runs and nodes of this process, closed at stop. */
+  private readonly pools: ConnectorPools;
 
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
+    this.pools = new ConnectorPools(opts.connectorPools);
     const prefix = bullPrefix(opts.redisPrefix);
     // A report's add fails rather than waits out an outage (RunReporter tries it again); the connection comes back as the worker's.
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
@@ -88,6 +94,7 @@ export class ExecutorRuntime {
       logger: opts.logger,
       executorId: this.executorId,
       nodeParallelism: opts.nodeParallelism,
+      pools: this.pools,
       ...(opts.retryBackoffMs === undefined ? {} : { retryBackoffMs: opts.retryBackoffMs }),
       ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
     });
@@ -147,7 +154,13 @@ export class ExecutorRuntime {
       }
       clearTimeout(timer);
     }
-    await Promise.allSettled([this.cancels.close(), this.catalog.close(), this.reports.close(), this.logs.close()]);
+    await Promise.allSettled([
+      this.cancels.close(),
+      this.catalog.close(),
+      this.reports.close(),
+      this.logs.close(),
+      this.pools.closeAll(),
+    ]);
     // Every run has ended or been handed back: nothing in the folder is anyone's any more.
     await rm(this.spillRoot, { recursive: true, force: true });
   }

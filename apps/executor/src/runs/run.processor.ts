@@ -6,6 +6,7 @@
  * renewal runs nothing more and reports nothing.
  */
 import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
+import type { ConnectorPools } from '@conduit/connectors';
 import type { RpcClient } from '@conduit/rpc-streams';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
 import { runCommandSchema, type RunCommand, type RunNode } from '@conduit/contracts';
@@ -45,6 +46,8 @@ export interface RunProcessorDeps {
   retryBackoffMs?: number;
   /** Run and node series for /metrics (ops/run-metrics.ts). */
   metrics?: RunMetrics;
+  /** The executor's database connection pools, shared by its runs; without them every node connects anew. */
+  pools?: ConnectorPools;
 }
 
 export type RunJobResult = { status: RunOutcome['status'] | 'refused' | 'fenced' };
@@ -240,6 +243,7 @@ export class RunProcessor {
         },
         recorded: claim.recorded,
         maxParallelNodes: this.deps.nodeParallelism,
+        pools: this.deps.pools,
         ...(this.deps.retryBackoffMs === undefined ? {} : { retryBackoffMs: this.deps.retryBackoffMs }),
       });
     } catch (err) {

@@ -1,6 +1,7 @@
 // Runs the engine directly against the suite's schema, collecting log lines and node changes.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ConnectorPools } from '@conduit/connectors';
 import type { ResolvedConnector, RunNode } from '@conduit/contracts';
 import { DEFAULT_RUN_MEMORY_LIMIT, parseSize, runMemory } from '../../src/data/run-memory.js';
 import { executeRun, type RunOutcome } from '../../src/engine/run-engine.js';
@@ -33,6 +34,8 @@ export async function runDag(
     connectors?: ResolvedConnector[];
     parameters?: Record<string, unknown>;
     tenantId?: string;
+    /** The executor's connection pools; default none (every node connects anew). */
+    pools?: ConnectorPools;
   } = {},
 ): Promise<EngineRun> {
   const lines: LoggedLine[] = [];
@@ -52,6 +55,7 @@ export async function runDag(
     log: { write: (level, node_id, message) => lines.push({ level, node_id, message }) },
     onNodeChange: (node) => changes.push(node),
     retryBackoffMs: 50,
+    pools: opts.pools,
   });
   return { outcome, lines, changes };
 }

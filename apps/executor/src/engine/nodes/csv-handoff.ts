@@ -43,7 +43,12 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
   if (!driver.readCsv)
     throw new NodeFailure(`connector type "${connector.type}" cannot read CSV`, false, 'connector_unfit');
   const path = ctx.workspace.csvPathFor(ctx.node.id);
-  const reading = driver.readCsv(connector.config, { ...request, signal: ctx.signal, tenantId: ctx.tenantId });
+  const reading = driver.readCsv(connector.config, {
+    ...request,
+    signal: ctx.signal,
+    tenantId: ctx.tenantId,
+    pool: ctx.pool,
+  });
   let columns: readonly string[] = [];
   let rowsRead = 0;
   const bytes = async function* () {

@@ -5,14 +5,14 @@
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
+import { withoutEngineKeys } from './engine-keys.js';
 import { runSourceToCsv } from './csv-handoff.js';
 import { asConfigError } from './sql-refusal.js';
 import { describeColumns } from '../node-columns.js';
 
 /** The driver's read request: the node's config without the engine's own keys. */
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
-  const { connector_id: _id, timeout_seconds: _t, retries: _r, ...request } = ctx.node.config;
-  return request;
+  return withoutEngineKeys(ctx.node.config);
 }
 
 export async function runSource(ctx: NodeContext): Promise<NodeResult> {
@@ -31,7 +31,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
         };
         const { rows, columns } = await driver.readIntoTable(
           connector.config,
-          { ...request, signal: ctx.signal, tenantId: ctx.tenantId },
+          { ...request, signal: ctx.signal, tenantId: ctx.tenantId, pool: ctx.pool },
           target,
         );
         ctx.log('info', `read ${rows} rows`);
@@ -51,6 +51,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
         ...request,
         signal: ctx.signal,
         tenantId: ctx.tenantId,
+        pool: ctx.pool,
       })) {
         ctx.signal.throwIfAborted();
         await loader.append(batch);

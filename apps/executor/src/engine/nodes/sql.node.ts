@@ -10,6 +10,7 @@ export async function runSql(ctx: NodeContext): Promise<NodeResult> {
   const { rows_affected } = await driver.execute!(connector.config, sql, {
     signal: ctx.signal,
     tenantId: ctx.tenantId,
+    pool: ctx.pool,
   }).catch((err: unknown) => {
     throw asConfigError(err);
   });

@@ -1,0 +1,106 @@
+// The engine with the executor's connection pools: nodes and runs share a connector's connections, never its state.
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { ConnectorPools } from '@conduit/connectors';
+import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
+import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { waitFor } from './support/wait-for.js';
+
+const schema = uniqueSchema();
+const config = connectorConfig(schema);
+let db: pg.Client;
+let pools: ConnectorPools;
+
+const sql = (id: string, statement: string) => ({
+  id,
+  type: 'sql',
+  config: { connector_id: CONNECTOR_ID, sql: statement },
+});
+const chain = (...nodes: ReturnType<typeof sql>[]) => ({
+  nodes,
+  edges: nodes.slice(1).map((n, i) => ({ from: nodes[i]!.id, to: n.id })),
+});
+
+beforeAll(async () => {
+  db = await connectPg();
+  await db.query(`create schema ${schema}`);
+  await db.query(`create table ${schema}.seen (run text, node text, pid int, temp_gone boolean, timeout text)`);
+});
+beforeEach(() => {
+  pools = new ConnectorPools({ max: 4, idleMs: 60_000 });
+});
+afterEach(async () => {
+  await pools.closeAll();
+});
+afterAll(async () => {
+  await db.query(`drop schema if exists ${schema} cascade`);
+  await db.end();
+});
+
+const record = (run: string, node: string) =>
+  sql(
+    node,
+    `insert into seen select '${run}', '${node}', pg_backend_pid(), to_regclass('pg_temp.run_scratch') is null,
+     current_setting('statement_timeout')`,
+  );
+
+async function seen(run: string): Promise<{ node: string; pid: number; temp_gone: boolean; timeout: string }[]> {
+  const { rows } = await db.query(
+    `select node, pid, temp_gone, timeout from ${schema}.seen where run = $1 order by node`,
+    [run],
+  );
+  return rows as { node: string; pid: number; temp_gone: boolean; timeout: string }[];
+}
+
+describe('connection reuse', () => {
+  it('runs a chain of sql nodes on one connection, and the next run on it without the first run`s state', async () => {
+    const first = await runDag(
+      chain(
+        record('r1', 'a'),
+        sql('b', `set statement_timeout = 4321; create temporary table run_scratch (a int)`),
+        record('r1', 'c'),
+      ),
+      config,
+      { pools },
+    );
+    expect(first.outcome.status).toBe('succeeded');
+    const [a, c] = await seen('r1');
+    expect(c!.pid).toBe(a!.pid);
+    // Each node starts clean, even within a run: settings and temporary tables end with the node.
+    expect(c).toMatchObject({ temp_gone: true, timeout: '0' });
+
+    const second = await runDag(chain(record('r2', 'a')), config, { pools });
+    expect(second.outcome.status).toBe('succeeded');
+    expect(await seen('r2')).toEqual([{ node: 'a', pid: a!.pid, temp_gone: true, timeout: '0' }]);
+  });
+
+  it('gives another tenant its own connections', async () => {
+    await runDag(chain(record('t1', 'a')), config, { pools });
+    await runDag(chain(record('t2', 'a')), config, { pools, tenantId: 'tnt_other' });
+    const [mine] = await seen('t1');
+    const [theirs] = await seen('t2');
+    expect(theirs!.pid).not.toBe(mine!.pid);
+  });
+
+  it('a cancel stops the pooled statement on the server', async () => {
+    const marker = `m${randomUUID().replace(/-/g, '')}`;
+    const controller = new AbortController();
+    const running = async () => {
+      const { rows } = await db.query(
+        `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
+        [`%${marker}%`],
+      );
+      return (rows[0] as { n: number }).n > 0;
+    };
+    const run = runDag(chain(sql('slow', `select pg_sleep(60) /* ${marker} */`)), config, {
+      pools,
+      signal: controller.signal,
+    });
+    await waitFor(running, 5000, 'the statement to start');
+    controller.abort();
+    const done = await run;
+    expect(done.outcome.status).toBe('canceled');
+    expect(nodeOf(done, 'slow').status).toBe('canceled');
+    await waitFor(async () => !(await running()), 5000, 'the server to stop the statement');
+  });
+});
