@@ -9,14 +9,10 @@ export {
   createSchedulerDataSource,
   type SchedulerDataSourceOptions,
 } from './database/scheduler-data-source.js';
-export { bullPrefix } from './queues/bull-prefix.js';
-export { runCommandJobOptions, runEventJobOptions } from './queues/job-options.js';
-export { SchedulerQueues } from './queues/scheduler-queues.js';
 export { nextFireTime } from './schedules/next-fire-time.js';
 export { JobsService } from './jobs/jobs.service.js';
 export { RunsService } from './runs/runs.service.js';
 export { RunStateMachine, type ReportOutcome } from './runs/run-state-machine.js';
-export { OutboxRelay } from './outbox/outbox-relay.js';
 export { RunReaper, type ReapResult } from './reaper/run-reaper.js';
 export { JobSchedules } from './schedules/job-schedules.js';
 export { ScheduleClock } from './schedules/schedule-clock.js';

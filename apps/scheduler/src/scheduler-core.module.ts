@@ -3,9 +3,11 @@ import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from './common/tokens.js';
-import { SchedulerQueues } from './queues/scheduler-queues.js';
+import { QUEUES } from '@conduit/contracts';
+import { QueuesModule } from '@conduit/service-kit';
 import { PipelineSnapshots } from './catalog-client/pipeline-snapshots.js';
-import { OutboxRelay } from './outbox/outbox-relay.js';
+import { schedulerOutbox } from './outbox/scheduler-outbox.js';
+import { RunCancelPublisher } from './runs/run-cancel-publisher.js';
 import type { SchedulerSettings } from './scheduler-settings.js';
 import type { Registry } from 'prom-client';
 import { FencedReportsCounter } from './runs/fenced-reports.counter.js';
@@ -22,16 +24,16 @@ export interface SchedulerDeps {
   registry?: Registry;
 }
 
-/** Closes the queues and the catalog client after every worker has stopped (those stop in onModuleDestroy). */
+/** Closes the cancel publisher and the catalog client after every worker has stopped (in onModuleDestroy). */
 class ConnectionCloser implements OnApplicationShutdown {
   constructor(
-    private readonly queues: SchedulerQueues,
+    private readonly cancels: RunCancelPublisher,
     private readonly catalog: RedisStreamsClient,
     private readonly close: (() => Promise<void>) | undefined,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.queues.close();
+    await this.cancels.close();
     await this.catalog.close();
     await this.close?.();
   }
@@ -42,31 +44,38 @@ class ConnectionCloser implements OnApplicationShutdown {
 @Module({})
 export class SchedulerCoreModule {
   static forRoot(deps: SchedulerDeps): DynamicModule {
-    const queues = new SchedulerQueues(deps.settings);
+    const cancels = new RunCancelPublisher(deps.settings);
     const catalog = new RedisStreamsClient({
       url: deps.settings.redisUrl,
       prefix: deps.settings.redisPrefix,
       timeoutMs: deps.settings.catalogTimeoutMs,
     });
+    const queuesModule = QueuesModule.forRoot({
+      redisUrl: deps.settings.redisUrl,
+      redisPrefix: deps.settings.redisPrefix,
+      logger: deps.logger,
+      produce: [QUEUES.runs, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks, QUEUES.schedulerTicks],
+      consume: [QUEUES.eventsScheduler],
+      outbox: schedulerOutbox(deps.settings),
+    });
     return {
       module: SchedulerCoreModule,
+      imports: [queuesModule],
       providers: [
         { provide: DataSource, useValue: deps.dataSource },
         { provide: SCHEDULER_LOGGER, useValue: deps.logger },
         { provide: SCHEDULER_SETTINGS, useValue: deps.settings },
-        { provide: SchedulerQueues, useValue: queues },
+        { provide: RunCancelPublisher, useValue: cancels },
         { provide: PipelineSnapshots, useValue: new PipelineSnapshots(catalog) },
-        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, catalog, deps.onShutdown) },
-        OutboxRelay,
+        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(cancels, catalog, deps.onShutdown) },
         { provide: FencedReportsCounter, useValue: new FencedReportsCounter(deps.registry) },
       ],
       exports: [
         DataSource,
         SCHEDULER_LOGGER,
         SCHEDULER_SETTINGS,
-        SchedulerQueues,
+        RunCancelPublisher,
         PipelineSnapshots,
-        OutboxRelay,
         FencedReportsCounter,
       ],
     };

@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, type Job, type Page, type Run } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { JobSchedules } from '../src/schedules/job-schedules.js';
 import { ScheduleClock } from '../src/schedules/schedule-clock.js';

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, rpcPatterns, type Job, type Page, type Run } from '@conduit/contracts';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';

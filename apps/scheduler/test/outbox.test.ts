@@ -4,10 +4,8 @@ import type { DataSource } from 'typeorm';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, type Job, type Run } from '@conduit/contracts';
-import { createLogger } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
-import { OutboxRelay } from '../src/outbox/outbox-relay.js';
-import { SchedulerQueues } from '../src/queues/scheduler-queues.js';
+import { OutboxRelay, QueueProducers, bullPrefix, createLogger, type QueueProducer } from '@conduit/service-kit';
+import { schedulerOutbox } from '../src/outbox/scheduler-outbox.js';
 import { schedulerSettings } from '../src/scheduler-settings.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
@@ -15,6 +13,7 @@ import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
 import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 const prefix = testPrefix();
+const SCHEDULER_PRODUCES = [QUEUES.runs, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks];
 const schema = newSchemaName();
 const store = new PipelineStore();
 let redis: Redis;
@@ -61,29 +60,29 @@ describe('the transactional outbox', () => {
       await crashed.close();
     }
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
-    const pending = (await ds.query(`SELECT kind FROM outbox WHERE run_id = $1 AND published_at IS NULL ORDER BY id`, [
-      run.id,
-    ])) as { kind: string }[];
+    const pending = await ds.query<{ kind: string }[]>(
+      `SELECT kind FROM outbox WHERE run_id = $1 AND published_at IS NULL ORDER BY id`,
+      [run.id],
+    );
     expect(pending.map((p) => p.kind)).toEqual(['run_command', 'run_event']);
 
     // A relay that throws on its first enqueue publishes nothing and marks nothing.
-    const queues = new SchedulerQueues({ redisUrl: REDIS_URL, redisPrefix: prefix });
-    const settings = schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix });
+    const queues = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: prefix }, SCHEDULER_PRODUCES);
+    const outbox = schedulerOutbox(schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix }));
+    const logger = createLogger({ service: 't', level: 'silent' });
+    const crashing = { name: QUEUES.runs, add: () => Promise.reject(new Error('crash before enqueue')) };
     const failing = new OutboxRelay(
       ds,
-      {
-        ...queues,
-        runs: { add: () => Promise.reject(new Error('crash before enqueue')) },
-      } as unknown as SchedulerQueues,
-      createLogger({ service: 't', level: 'silent' }),
-      settings,
+      new QueueProducers([...queues.all(), crashing as unknown as QueueProducer<typeof QUEUES.runs>]),
+      logger,
+      outbox,
     );
     await expect(failing.drain()).rejects.toThrow('crash before enqueue');
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
 
     // A fresh relay, as in the restarted process, publishes what was committed.
     try {
-      const relay = new OutboxRelay(ds, queues, createLogger({ service: 't', level: 'silent' }), settings);
+      const relay = new OutboxRelay(ds, queues, logger, outbox);
       expect(await relay.drain()).toBeGreaterThanOrEqual(2);
       const job = await runsQueue.getJob(run.id);
       expect(job?.data).toMatchObject({ run_id: run.id, tenant_id: t });
@@ -91,9 +90,10 @@ describe('the transactional outbox', () => {
       expect(events.some((e) => (e.data as { run: { id: string } }).run.id === run.id && e.name === 'run.queued')).toBe(
         true,
       );
-      const left = (await ds.query(`SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`, [
-        run.id,
-      ])) as { n: number }[];
+      const left = await ds.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`,
+        [run.id],
+      );
       expect(left[0]?.n).toBe(0);
       // Publishing the same messages again is harmless: BullMQ dedupes on the job id.
       await ds.query(`UPDATE outbox SET published_at = NULL WHERE run_id = $1`, [run.id]);
@@ -117,13 +117,13 @@ describe('the transactional outbox', () => {
     } finally {
       await quiet.close();
     }
-    const queues = new SchedulerQueues({ redisUrl: REDIS_URL, redisPrefix: prefix });
+    const queues = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: prefix }, SCHEDULER_PRODUCES);
     try {
       await new OutboxRelay(
         ds,
         queues,
         createLogger({ service: 't', level: 'silent' }),
-        schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix }),
+        schedulerOutbox(schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix })),
       ).drain();
     } finally {
       await queues.close();

@@ -5,7 +5,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, type Job, type Run } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';

@@ -14,7 +14,7 @@ import {
   type RunReport,
 } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';

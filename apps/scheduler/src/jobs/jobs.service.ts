@@ -23,7 +23,7 @@ import { RunStateMachine } from '../runs/run-state-machine.js';
 import { RunCancelSignals } from '../runs/run-cancel-signals.js';
 import { JobSchedules, nextFireOf } from '../schedules/job-schedules.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import {
   newId,

@@ -1,14 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource, In, IsNull, LessThan, Raw, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import { schemaOf } from '@conduit/service-kit';
-import type { RunError } from '@conduit/contracts';
+import { OutboxRelay, QueueProducers, schemaOf } from '@conduit/service-kit';
+import { QUEUES, type RunError } from '@conduit/contracts';
 import { RunEntity } from '../runs/run.entity.js';
 import { RunStateMachine, ACTIVE_RUN_STATUSES } from '../runs/run-state-machine.js';
 import { EXECUTOR_STOPPED_RESPONDING, lostExecutorError } from '../runs/run-errors.js';
 import { OutboxMessageEntity } from '../outbox/outbox-message.entity.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
-import { SchedulerQueues } from '../queues/scheduler-queues.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
@@ -38,7 +36,7 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly ds: DataSource,
     private readonly machine: RunStateMachine,
-    private readonly queues: SchedulerQueues,
+    private readonly producers: QueueProducers,
     private readonly relay: OutboxRelay,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
@@ -98,7 +96,7 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
    * left to do so, the run would stay `running` for ever.
    */
   private async lockLost(runId: string): Promise<boolean> {
-    const queue = this.queues.runs;
+    const queue = this.producers.of(QUEUES.runs).queue;
     const client = await queue.backend.client;
     return (await client.get(`${queue.toKey(runId)}:lock`)) === null;
   }
@@ -106,7 +104,7 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
     // Not yet published: the relay will, so there is nothing to judge yet.
     if (await m.existsBy(OutboxMessageEntity, { runId: run.id, kind: 'run_command', publishedAt: IsNull() })) return;
-    const job = await this.queues.runs.getJob(run.id);
+    const job = await this.producers.of(QUEUES.runs).queue.getJob(run.id);
     const state = job ? await job.getState() : 'missing';
     if (ALIVE.has(state) && !(state === 'active' && (await this.lockLost(run.id)))) return;
     if (run.status === 'queued' && state === 'missing' && run.requeues < 1) {

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { SchedulerQueues } from '../queues/scheduler-queues.js';
+import { QUEUES } from '@conduit/contracts';
+import { QueueProducers } from '@conduit/service-kit';
+import { RunCancelPublisher } from './run-cancel-publisher.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 
 /**
@@ -11,7 +13,8 @@ import { SCHEDULER_LOGGER } from '../common/tokens.js';
 @Injectable()
 export class RunCancelSignals {
   constructor(
-    private readonly queues: SchedulerQueues,
+    private readonly producers: QueueProducers,
+    private readonly publisher: RunCancelPublisher,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -19,12 +22,12 @@ export class RunCancelSignals {
     for (const runId of runIds) {
       try {
         // 0 when the job is absent or locked by an executor; that executor gets the message below.
-        await this.queues.runs.remove(runId);
+        await this.producers.of(QUEUES.runs).queue.remove(runId);
       } catch (err) {
         this.logger.warn({ err, run_id: runId }, 'could not remove the queue job of a canceled run');
       }
       try {
-        await this.queues.publishCancel(runId);
+        await this.publisher.publish(runId);
       } catch (err) {
         this.logger.warn({ err, run_id: runId }, 'could not publish the cancel of a run');
       }

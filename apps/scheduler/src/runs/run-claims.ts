@@ -6,7 +6,7 @@ import { RunEntity, type NodeColumnsById, type StoredRunNode } from './run.entit
 import { orderedNode, runEventOf } from './run.mapper.js';
 import { isFinal } from './run-transitions.js';
 import { addRunEvent } from '../outbox/outbox-writer.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 
 /**

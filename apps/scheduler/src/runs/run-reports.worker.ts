@@ -1,11 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Worker, type Job } from 'bullmq';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { QUEUES, runReportSchema, type RunReport } from '@conduit/contracts';
+import { QUEUES, type RunReport } from '@conduit/contracts';
+import { JobConsumer, OutboxRelay, QueueWorkers, type ConsumerOptions, type JobHandlers } from '@conduit/service-kit';
 import { RunStateMachine, type ReportOutcome } from './run-state-machine.js';
 import { KeyedBatcher } from './keyed-batcher.js';
-import { SchedulerQueues } from '../queues/scheduler-queues.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
@@ -17,47 +15,37 @@ const REPORT_CONCURRENCY = 16;
  * together are applied in one transaction, in queue order (a 40-node run sends ~80 reports in a few hundred ms).
  */
 @Injectable()
-export class RunReportsWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private worker: Worker | null = null;
+export class RunReportsWorker extends JobConsumer<typeof QUEUES.eventsScheduler> {
   private readonly batcher: KeyedBatcher<RunReport, ReportOutcome>;
 
   constructor(
+    workers: QueueWorkers,
     private readonly machine: RunStateMachine,
-    private readonly queues: SchedulerQueues,
     private readonly relay: OutboxRelay,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SCHEDULER_LOGGER) logger: Logger,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
   ) {
+    super(QUEUES.eventsScheduler, workers, logger);
     this.batcher = new KeyedBatcher(
       (report) => `${report.tenant_id}/${report.run_id}`,
       (reports) => this.machine.applyReports(reports),
     );
   }
 
-  onApplicationBootstrap(): void {
-    if (!this.settings.background.reports) return;
-    this.worker = new Worker(QUEUES.eventsScheduler, (job) => this.handle(job), {
-      connection: this.queues.connection,
-      prefix: this.queues.prefix,
-      concurrency: REPORT_CONCURRENCY,
-    });
-    this.worker.on('error', (err) => this.logger.warn({ err }, 'events.scheduler worker error'));
+  protected consumerOptions(): ConsumerOptions {
+    return { enabled: this.settings.background.reports, concurrency: REPORT_CONCURRENCY };
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.worker?.close();
+  protected handlers(): JobHandlers<typeof QUEUES.eventsScheduler> {
+    const apply = (report: RunReport) => this.apply(report);
+    return { 'run.started': apply, 'run.node': apply, 'run.finished': apply };
   }
 
-  /** Applies one report. A malformed one is logged and dropped: retrying cannot fix it. */
-  async handle(job: Pick<Job, 'id' | 'data'>): Promise<ReportOutcome | 'malformed'> {
-    const parsed = runReportSchema.safeParse(job.data);
-    if (!parsed.success) {
-      this.logger.error({ job_id: job.id, issues: parsed.error.issues.slice(0, 5) }, 'malformed run report dropped');
-      return 'malformed';
-    }
-    const outcome = await this.batcher.submit(parsed.data);
+  /** Applies one report. */
+  private async apply(report: RunReport): Promise<ReportOutcome> {
+    const outcome = await this.batcher.submit(report);
     // A node report changes the run row only; the others write an event for the relay to publish.
-    if (outcome === 'applied' && parsed.data.type !== 'run.node') this.relay.wake();
+    if (outcome === 'applied' && report.type !== 'run.node') this.relay.wake();
     return outcome;
   }
 }

@@ -3,8 +3,7 @@ import { QueueEvents } from 'bullmq';
 import type { Logger } from 'pino';
 import { QUEUES } from '@conduit/contracts';
 import { RunStateMachine } from './run-state-machine.js';
-import { SchedulerQueues } from '../queues/scheduler-queues.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay, QueueWorkers } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 import { lostExecutorError } from './run-errors.js';
@@ -19,7 +18,7 @@ export class RunsQueueFailures implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly machine: RunStateMachine,
-    private readonly queues: SchedulerQueues,
+    private readonly workers: QueueWorkers,
     private readonly relay: OutboxRelay,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
@@ -27,7 +26,7 @@ export class RunsQueueFailures implements OnApplicationBootstrap, OnModuleDestro
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.background.reaper) return;
-    this.events = new QueueEvents(QUEUES.runs, { connection: this.queues.connection, prefix: this.queues.prefix });
+    this.events = new QueueEvents(QUEUES.runs, { connection: this.workers.connection, prefix: this.workers.prefix });
     this.events.on('error', (err) => this.logger.warn({ err }, 'runs queue events error'));
     this.events.on('failed', ({ jobId, failedReason }) => {
       this.machine

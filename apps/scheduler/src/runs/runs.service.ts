@@ -18,7 +18,7 @@ import { RunCancelSignals } from './run-cancel-signals.js';
 import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import { assertBeforeDeadline, createOnce, cursorAfter, notFound } from '@conduit/service-kit';

@@ -2,7 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { JobEntity } from '../jobs/job.entity.js';
-import { SchedulerQueues } from '../queues/scheduler-queues.js';
+import { QUEUES } from '@conduit/contracts';
+import { QueueProducers } from '@conduit/service-kit';
 import { nextFireTime } from './next-fire-time.js';
 import { ScheduleClock } from './schedule-clock.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
@@ -25,7 +26,7 @@ export function nextFireOf(job: Pick<JobEntity, 'status' | 'schedule' | 'timezon
 export class JobSchedules implements OnApplicationBootstrap {
   constructor(
     private readonly ds: DataSource,
-    private readonly queues: SchedulerQueues,
+    private readonly producers: QueueProducers,
     private readonly clock: ScheduleClock,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
@@ -59,8 +60,9 @@ export class JobSchedules implements OnApplicationBootstrap {
       );
     }
     let removedSchedulers = 0;
-    for (const scheduler of await this.queues.ticks.getJobSchedulers(0, -1)) {
-      await this.queues.ticks.removeJobScheduler(scheduler.key);
+    const ticks = this.producers.of(QUEUES.schedulerTicks).queue;
+    for (const scheduler of await ticks.getJobSchedulers(0, -1)) {
+      await ticks.removeJobScheduler(scheduler.key);
       removedSchedulers++;
     }
     return { filled: fills.length, removedSchedulers };

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { ScheduledRuns, FIRE_BATCH, type SnapshotCache } from './scheduled-runs.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 

@@ -7,7 +7,7 @@ import type { ConcurrencyPolicy } from '@conduit/contracts';
 import { ACTIVE_RUN_STATUSES, RunStateMachine, type NewRun } from '../runs/run-state-machine.js';
 import { RunCancelSignals } from '../runs/run-cancel-signals.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { nextFireTime } from './next-fire-time.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 
