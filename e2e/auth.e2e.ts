@@ -1,6 +1,17 @@
 import { startStack, type Stack } from '@conduit/testing';
-import { call, expectProblem } from './support/client.js';
+import { call, expectProblem, problemCode } from './support/client.js';
 import { RFC3339_MS, copyDag, listAll, localPostgresConfig, mintToken, uniqueName } from './support/helpers.js';
+import type {
+  ApiKey,
+  ConnectionTestResult,
+  Connector,
+  CreatedApiKey,
+  Page,
+  Pipeline,
+  PipelineValidation,
+  Project,
+  Tenant,
+} from '@conduit/contracts';
 
 // API keys, scopes, bearer JWTs, tenant isolation, secret masking and idempotent replay (api.md, Authentication
 // and tenancy; Idempotency and concurrency; Connector secrets).
@@ -17,14 +28,16 @@ afterAll(async () => {
 });
 
 async function newTenant(): Promise<{ tenantId: string; key: string }> {
-  const res = await call(stack, 'POST', '/v2/tenants', { body: { name: uniqueName('tenant') } });
+  const res = await call<{ tenant: Tenant; api_key: CreatedApiKey }>(stack, 'POST', '/v2/tenants', {
+    body: { name: uniqueName('tenant') },
+  });
   expect(res.status).toBe(201);
   return { tenantId: res.body.tenant.id, key: res.body.api_key.key };
 }
 
 describe('API keys', () => {
   it('creates a key shown once, lists without it, and a revoked key is refused at once', async () => {
-    const created = await call(stack, 'POST', '/v2/api-keys', {
+    const created = await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', {
       body: { name: uniqueName('ci'), scopes: ['read', 'write'] },
     });
     expect(created.status).toBe(201);
@@ -36,9 +49,9 @@ describe('API keys', () => {
     expect(created.body.created_at).toMatch(RFC3339_MS);
     expect(created.headers.get('location')).toBeTruthy();
     const key = created.body.key as string;
-    expect((await call(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
+    expect((await call<Page<Project>>(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
 
-    const list = await call(stack, 'GET', '/v2/api-keys');
+    const list = await call<Page<ApiKey>>(stack, 'GET', '/v2/api-keys');
     expect(list.status).toBe(200);
     expect(list.body.data.map((k: { id: string }) => k.id)).toContain(created.body.id);
     expect(list.text).not.toContain(key);
@@ -46,36 +59,37 @@ describe('API keys', () => {
 
     const revoked = await call(stack, 'DELETE', `/v2/api-keys/${created.body.id}`);
     expect(revoked.status).toBe(204);
-    const after = await call(stack, 'GET', '/v2/projects', { key });
+    const after = await call<Page<Project>>(stack, 'GET', '/v2/projects', { key });
     expectProblem(after, 401, 'unauthenticated');
     expect(after.headers.get('www-authenticate')).toBeTruthy();
-    expect((await call(stack, 'GET', '/v2/api-keys')).body.data.map((k: { id: string }) => k.id)).not.toContain(
-      created.body.id,
-    );
+    expect(
+      (await call<Page<ApiKey>>(stack, 'GET', '/v2/api-keys')).body.data.map((k: { id: string }) => k.id),
+    ).not.toContain(created.body.id);
   });
 
   it('enforces scopes: read cannot write, write cannot manage keys, admin can', async () => {
     const make = async (scopes: string[]) =>
-      (await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('s'), scopes } })).body.key as string;
+      (await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('s'), scopes } })).body
+        .key as string;
     const read = await make(['read']);
     const write = await make(['write']);
-    expect((await call(stack, 'GET', '/v2/projects', { key: read })).status).toBe(200);
+    expect((await call<Page<Project>>(stack, 'GET', '/v2/projects', { key: read })).status).toBe(200);
     expectProblem(
-      await call(stack, 'POST', '/v2/projects', { key: read, body: { name: uniqueName('r') } }),
+      await call<Project>(stack, 'POST', '/v2/projects', { key: read, body: { name: uniqueName('r') } }),
       403,
       'forbidden',
     );
     expectProblem(
-      await call(stack, 'POST', '/v2/api-keys', { key: read, body: { name: 'x', scopes: ['read'] } }),
+      await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { key: read, body: { name: 'x', scopes: ['read'] } }),
       403,
       'forbidden',
     );
-    expect((await call(stack, 'POST', '/v2/projects', { key: write, body: { name: uniqueName('w') } })).status).toBe(
-      201,
-    );
-    expectProblem(await call(stack, 'GET', '/v2/api-keys', { key: write }), 403, 'forbidden');
+    expect(
+      (await call<Project>(stack, 'POST', '/v2/projects', { key: write, body: { name: uniqueName('w') } })).status,
+    ).toBe(201);
+    expectProblem(await call<Page<ApiKey>>(stack, 'GET', '/v2/api-keys', { key: write }), 403, 'forbidden');
     expectProblem(
-      await call(stack, 'POST', '/v2/api-keys', { key: write, body: { name: 'x', scopes: ['admin'] } }),
+      await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { key: write, body: { name: 'x', scopes: ['admin'] } }),
       403,
       'forbidden',
     );
@@ -86,26 +100,31 @@ describe('bearer JWT', () => {
   it('works for every operation, with the tenant from the claim', async () => {
     const { tenantId } = await newTenant();
     const bearer = await mintToken(stack, { tenant_id: tenantId, scope: 'read write admin' });
-    const project = await call(stack, 'POST', '/v2/projects', { bearer, body: { name: uniqueName('jwt') } });
+    const project = await call<Project>(stack, 'POST', '/v2/projects', { bearer, body: { name: uniqueName('jwt') } });
     expect(project.status).toBe(201);
     const pid = project.body.id;
-    expect((await call(stack, 'GET', `/v2/projects/${pid}`, { bearer })).status).toBe(200);
+    expect((await call<Project>(stack, 'GET', `/v2/projects/${pid}`, { bearer })).status).toBe(200);
     expect(
-      (await call(stack, 'PUT', `/v2/projects/${pid}`, { bearer, body: { name: uniqueName('jwt2') } })).status,
+      (await call<Project>(stack, 'PUT', `/v2/projects/${pid}`, { bearer, body: { name: uniqueName('jwt2') } })).status,
     ).toBe(200);
-    const connector = await call(stack, 'POST', '/v2/connectors', {
+    const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
       bearer,
       body: { name: 'pg', type: 'postgres', config: localPostgresConfig() },
     });
     expect(connector.status).toBe(201);
     const cid = connector.body.id;
-    expect((await call(stack, 'POST', `/v2/connectors/${cid}/test`, { bearer })).body.ok).toBe(true);
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+    expect((await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${cid}/test`, { bearer })).body.ok).toBe(
+      true,
+    );
+    const pipeline = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       bearer,
       body: { name: 'p', dag: copyDag(cid), project_id: pid },
     });
     expect(pipeline.status).toBe(201);
-    expect((await call(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`, { bearer })).body.valid).toBe(true);
+    expect(
+      (await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`, { bearer })).body
+        .valid,
+    ).toBe(true);
     for (const path of [
       '/v2/projects',
       '/v2/pipelines',
@@ -117,7 +136,7 @@ describe('bearer JWT', () => {
       expect({ path, status: (await call(stack, 'GET', path, { bearer })).status }).toEqual({ path, status: 200 });
     }
     // The token's tenant, not the bootstrap tenant, owns what it made.
-    expectProblem(await call(stack, 'GET', `/v2/projects/${pid}`), 404, 'not_found');
+    expectProblem(await call<Project>(stack, 'GET', `/v2/projects/${pid}`), 404, 'not_found');
     expect((await call(stack, 'DELETE', `/v2/pipelines/${pipeline.body.id}`, { bearer })).status).toBe(204);
     expect((await call(stack, 'DELETE', `/v2/connectors/${cid}`, { bearer })).status).toBe(204);
     expect((await call(stack, 'DELETE', `/v2/projects/${pid}`, { bearer })).status).toBe(204);
@@ -126,20 +145,24 @@ describe('bearer JWT', () => {
   it('honours the scope claim', async () => {
     const { tenantId } = await newTenant();
     const bearer = await mintToken(stack, { tenant_id: tenantId, scope: 'read' });
-    expect((await call(stack, 'GET', '/v2/projects', { bearer })).status).toBe(200);
-    expectProblem(await call(stack, 'POST', '/v2/projects', { bearer, body: { name: 'nope' } }), 403, 'forbidden');
+    expect((await call<Page<Project>>(stack, 'GET', '/v2/projects', { bearer })).status).toBe(200);
+    expectProblem(
+      await call<Project>(stack, 'POST', '/v2/projects', { bearer, body: { name: 'nope' } }),
+      403,
+      'forbidden',
+    );
   });
 });
 
 describe('tenant isolation', () => {
   it("answers 404 on every operation on another tenant's resources, and lists are disjoint", async () => {
     const a = await newTenant();
-    const project = await call(stack, 'POST', '/v2/projects', { key: a.key, body: { name: 'mine' } });
-    const connector = await call(stack, 'POST', '/v2/connectors', {
+    const project = await call<Project>(stack, 'POST', '/v2/projects', { key: a.key, body: { name: 'mine' } });
+    const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
       key: a.key,
       body: { name: 'mine', type: 'postgres', config: localPostgresConfig() },
     });
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+    const pipeline = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       key: a.key,
       body: { name: 'mine', dag: copyDag(connector.body.id) },
     });
@@ -163,7 +186,7 @@ describe('tenant isolation', () => {
       ];
       for (const [method, path, body] of attempts) {
         const res = await call(stack, method, path, body === undefined ? as : { ...as, body });
-        expect({ method, path, status: res.status, code: res.body?.code }).toEqual({
+        expect({ method, path, status: res.status, code: problemCode(res) }).toEqual({
           method,
           path,
           status: 404,
@@ -171,17 +194,21 @@ describe('tenant isolation', () => {
         });
       }
       // B cannot hang its pipeline on A's project either.
-      const foreignProject = await call(stack, 'POST', '/v2/pipelines', {
+      const foreignProject = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
         ...as,
         body: { name: uniqueName('x'), dag: { nodes: [], edges: [] }, project_id: project.body.id },
       });
       expect(foreignProject.status).toBe(422);
     }
     // Nothing of A changed.
-    expect((await call(stack, 'GET', `/v2/projects/${project.body.id}`, { key: a.key })).body.name).toBe('mine');
-    expect((await call(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`, { key: a.key })).body.version).toBe(1);
+    expect((await call<Project>(stack, 'GET', `/v2/projects/${project.body.id}`, { key: a.key })).body.name).toBe(
+      'mine',
+    );
+    expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`, { key: a.key })).body.version).toBe(
+      1,
+    );
 
-    await call(stack, 'POST', '/v2/projects', { key: b.key, body: { name: 'theirs' } });
+    await call<Project>(stack, 'POST', '/v2/projects', { key: b.key, body: { name: 'theirs' } });
     for (const path of ['/v2/projects', '/v2/pipelines', '/v2/connectors']) {
       const listA = (await listAll(stack, path, { key: a.key })).map((r) => r.id);
       const listB = (await listAll(stack, path, { key: b.key })).map((r) => r.id);
@@ -194,23 +221,23 @@ describe('tenant isolation', () => {
 
 describe('secret masking', () => {
   it('never answers a connector password (create, get, list, update)', async () => {
-    const created = await call(stack, 'POST', '/v2/connectors', {
+    const created = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('secret'), type: 'postgres', config: localPostgresConfig({ password: SECRET }) },
     });
     expect(created.status).toBe(201);
     expect(created.body.config.password).toBe('********');
     const bodies = [created.text];
-    bodies.push((await call(stack, 'GET', `/v2/connectors/${created.body.id}`)).text);
-    bodies.push((await call(stack, 'GET', '/v2/connectors?limit=200')).text);
-    const updated = await call(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
+    bodies.push((await call<Connector>(stack, 'GET', `/v2/connectors/${created.body.id}`)).text);
+    bodies.push((await call<Page<Connector>>(stack, 'GET', '/v2/connectors?limit=200')).text);
+    const updated = await call<Connector>(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
       body: { name: created.body.name, config: localPostgresConfig({ password: SECRET_2 }) },
     });
     expect(updated.status).toBe(200);
     expect(updated.body.config.password).toBe('********');
     bodies.push(updated.text);
-    bodies.push((await call(stack, 'POST', `/v2/connectors/${created.body.id}/test`)).text);
+    bodies.push((await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${created.body.id}/test`)).text);
     // A refused write must not echo the secret in its errors.
-    const refused = await call(stack, 'POST', '/v2/connectors', {
+    const refused = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('secret'), type: 'postgres', config: { password: SECRET, port: 'x' } },
     });
     expect(refused.status).toBe(422);
@@ -226,10 +253,16 @@ describe('idempotent replay', () => {
   it('replays the same key and body without a second resource; another body is a 422', async () => {
     const name = uniqueName('idem');
     const idem = `idem-${name}`;
-    const first = await call(stack, 'POST', '/v2/projects', { body: { name }, headers: { 'idempotency-key': idem } });
+    const first = await call<Project>(stack, 'POST', '/v2/projects', {
+      body: { name },
+      headers: { 'idempotency-key': idem },
+    });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const second = await call(stack, 'POST', '/v2/projects', { body: { name }, headers: { 'idempotency-key': idem } });
+    const second = await call<Project>(stack, 'POST', '/v2/projects', {
+      body: { name },
+      headers: { 'idempotency-key': idem },
+    });
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
@@ -240,11 +273,11 @@ describe('idempotent replay', () => {
     expect(matching).toHaveLength(1);
     // The same body is the same JSON value, whatever the order its fields were written in.
     const json = { 'idempotency-key': `${idem}-order`, 'content-type': 'application/json' };
-    const ordered = await call(stack, 'POST', '/v2/projects', {
+    const ordered = await call<Project>(stack, 'POST', '/v2/projects', {
       rawBody: `{"name":"${name}-order","description":"d"}`,
       headers: json,
     });
-    const reordered = await call(stack, 'POST', '/v2/projects', {
+    const reordered = await call<Project>(stack, 'POST', '/v2/projects', {
       rawBody: `{"description":"d","name":"${name}-order"}`,
       headers: json,
     });
@@ -252,7 +285,7 @@ describe('idempotent replay', () => {
     expect(reordered.headers.get('idempotent-replayed')).toBe('true');
     expect(reordered.body.id).toBe(ordered.body.id);
 
-    const reused = await call(stack, 'POST', '/v2/projects', {
+    const reused = await call<Project>(stack, 'POST', '/v2/projects', {
       body: { name: `${name}-other` },
       headers: { 'idempotency-key': idem },
     });
@@ -265,11 +298,11 @@ describe('idempotent replay', () => {
   it('keeps keys per tenant', async () => {
     const other = await newTenant();
     const idem = `idem-${uniqueName('shared')}`;
-    const mine = await call(stack, 'POST', '/v2/projects', {
+    const mine = await call<Project>(stack, 'POST', '/v2/projects', {
       body: { name: 'same-name' },
       headers: { 'idempotency-key': idem },
     });
-    const theirs = await call(stack, 'POST', '/v2/projects', {
+    const theirs = await call<Project>(stack, 'POST', '/v2/projects', {
       key: other.key,
       body: { name: 'same-name' },
       headers: { 'idempotency-key': idem },

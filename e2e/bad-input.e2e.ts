@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '@conduit/testing';
 import { call, type ApiResponse, type CallOptions } from './support/client.js';
 import { expectHealthy, listAll, localPostgresConfig, uniqueName } from './support/helpers.js';
+import type { Page, Pipeline, Project } from '@conduit/contracts';
 
 // Hostile and odd input: nothing crashes, hangs or answers 5xx, and a request that fails writes nothing.
 let stack: Stack;
@@ -30,9 +31,9 @@ async function counts(): Promise<Counts> {
  * Sends one request and checks what must hold whatever it answers: a 4xx problem document or a success, never a
  * 5xx; a refused request changed no count; the services still answer afterwards.
  */
-async function survive(method: string, path: string, opts: CallOptions): Promise<ApiResponse> {
+async function survive<T = unknown>(method: string, path: string, opts: CallOptions): Promise<ApiResponse<T>> {
   const before = await counts();
-  const res = await call(stack, method, path, opts);
+  const res = await call<T>(stack, method, path, opts);
   expect(res.status).toBeLessThan(500);
   expect(res.headers.get('x-request-id')).toBeTruthy();
   if (res.status >= 400) {
@@ -67,7 +68,9 @@ it('a 10,000-node DAG is a 422 or stored invalid (more than 500 nodes), never a 
     config: { sql: 'select 1' },
   }));
   const edges = nodes.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id }));
-  const res = await survive('POST', '/v2/pipelines', { body: { name: uniqueName('big-dag'), dag: { nodes, edges } } });
+  const res = await survive<Pipeline>('POST', '/v2/pipelines', {
+    body: { name: uniqueName('big-dag'), dag: { nodes, edges } },
+  });
   if (res.status === 201) {
     expect(res.body.status).toBe('invalid');
     expect(res.body.validation.errors.map((e: { code: string }) => e.code)).toContain('too_many_nodes');
@@ -75,7 +78,7 @@ it('a 10,000-node DAG is a 422 or stored invalid (more than 500 nodes), never a 
     expect(res.status).toBe(422);
   }
   const over = Array.from({ length: 501 }, (_, i) => ({ id: `n${i}`, type: 'transform', config: { sql: 'select 1' } }));
-  const stored = await survive('POST', '/v2/pipelines', {
+  const stored = await survive<Pipeline>('POST', '/v2/pipelines', {
     body: { name: uniqueName('501'), dag: { nodes: over, edges: [] } },
   });
   expect(stored.status).toBe(201);
@@ -90,18 +93,18 @@ it.each([
   ['CJK and astral', '数据管道 𝒳𝒴𝒵'],
 ])('unicode names (%s) are stored and answered exactly', async (_what, text) => {
   const name = `${text} ${uniqueName('u')}`;
-  const project = await survive('POST', '/v2/projects', { body: { name, description: text } });
+  const project = await survive<Project>('POST', '/v2/projects', { body: { name, description: text } });
   expect(project.status).toBe(201);
   expect(project.body.name).toBe(name);
   expect(project.body.description).toBe(text);
-  const got = await call(stack, 'GET', `/v2/projects/${project.body.id}`);
+  const got = await call<Project>(stack, 'GET', `/v2/projects/${project.body.id}`);
   expect(got.body.name).toBe(name);
   expect(Buffer.from(got.body.name).equals(Buffer.from(name))).toBe(true);
-  const pipeline = await survive('POST', '/v2/pipelines', {
+  const pipeline = await survive<Pipeline>('POST', '/v2/pipelines', {
     body: { name, description: text, dag: { nodes: [], edges: [] } },
   });
   expect(pipeline.status).toBe(201);
-  expect((await call(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`)).body.name).toBe(name);
+  expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`)).body.name).toBe(name);
 });
 
 it('a 5,000-character path id is a 404 on every operation', async () => {
@@ -129,9 +132,9 @@ it('null bytes in strings are refused or stored exactly, never a 500', async () 
     ],
     ['/v2/connectors', { name, type: 'postgres', config: localPostgresConfig({ password: 'p\u0000w' }) }],
   ] as const) {
-    const res = await survive('POST', path, { body });
+    const res = await survive<{ id: string }>('POST', path, { body });
     if (res.status === 201) {
-      const got = await call(stack, 'GET', `${path}/${res.body.id}`);
+      const got = await call<{ name: string }>(stack, 'GET', `${path}/${res.body.id}`);
       expect(got.body.name).toBe(body.name);
     } else {
       expect(res.status).toBe(422);
@@ -156,7 +159,7 @@ it('huge numbers are refused with 400/422 where they do not fit', async () => {
     nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1', timeout_seconds: 1e300 } }],
     edges: [],
   };
-  const stored = await survive('POST', '/v2/pipelines', { body: { name: uniqueName('num'), dag } });
+  const stored = await survive<Pipeline>('POST', '/v2/pipelines', { body: { name: uniqueName('num'), dag } });
   expect(stored.status).toBeLessThan(500);
 });
 
@@ -194,6 +197,6 @@ it('prototype keys neither pollute nor crash', async () => {
   const res = await survive('POST', '/v2/pipelines', { rawBody: raw, headers: json });
   expect(res.status).toBeLessThan(500);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  const list = await call(stack, 'GET', '/v2/projects?limit=1');
+  const list = await call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1');
   expect(list.status).toBe(200);
 });

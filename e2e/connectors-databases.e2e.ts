@@ -8,6 +8,7 @@ import { call } from './support/client.js';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
+import type { ConnectionTestResult, Connector } from '@conduit/contracts';
 
 // Database category end to end: a MariaDB table copied into PostgreSQL by a run, checked on the PostgreSQL side.
 let stack: Stack;
@@ -52,12 +53,12 @@ afterAll(async () => {
 
 describe('mysql -> postgres', () => {
   it('copies a MariaDB table into PostgreSQL, and never shows the mysql password', async () => {
-    const mysqlConnector = await call(stack, 'POST', '/v2/connectors', {
+    const mysqlConnector = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() },
     });
     expect(mysqlConnector.status).toBe(201);
     expect(mysqlConnector.text).not.toContain(mariaDb.password);
-    const tested = await call(stack, 'POST', `/v2/connectors/${mysqlConnector.body.id}/test`);
+    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${mysqlConnector.body.id}/test`);
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(mariaDb.password);

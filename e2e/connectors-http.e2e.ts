@@ -6,6 +6,7 @@ import pg from 'pg';
 import { call } from './support/client.js';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import type { ConnectionTestResult, Connector, Pipeline } from '@conduit/contracts';
 
 // REST API category end to end: paged JSON records behind bearer auth copied into PostgreSQL by a run, and the
 // DAG's check that a connector can play its node's role.
@@ -72,7 +73,7 @@ afterAll(async () => {
 
 describe('http -> postgres', () => {
   it('copies every page of a bearer-protected JSON API into PostgreSQL, retrying a 503', async () => {
-    const httpConnector = await call(stack, 'POST', '/v2/connectors', {
+    const httpConnector = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: {
         name: uniqueName('api'),
         type: 'http',
@@ -87,7 +88,7 @@ describe('http -> postgres', () => {
     });
     expect(httpConnector.status).toBe(201);
     expect(httpConnector.body.config.bearer_token).toBe('********');
-    const tested = await call(stack, 'POST', `/v2/connectors/${httpConnector.body.id}/test`);
+    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${httpConnector.body.id}/test`);
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(token);
 
@@ -148,7 +149,7 @@ describe('http -> postgres', () => {
       type: 'http',
       config: { base_url: `${apiBase}/api/v1`, auth_type: 'bearer', bearer_token: wrong, health_path: '/health' },
     });
-    const tested = await call(stack, 'POST', `/v2/connectors/${connector.id}/test`);
+    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${connector.id}/test`);
     expect(tested.body).toMatchObject({
       ok: false,
       error_class: 'config_error',
@@ -196,7 +197,7 @@ describe('connector roles', () => {
         { from: 'route', to: 'load', when: 'a' },
       ],
     };
-    const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('unfit'), dag } });
+    const res = await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('unfit'), dag } });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('invalid');
     const unfit = res.body.validation.errors.filter((e: { code: string }) => e.code === 'connector_unfit');

@@ -16,6 +16,14 @@ import {
 } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { startOwnRedis, type OwnRedis } from '@conduit/testing';
+import type {
+  ConnectionTestResult,
+  Connector,
+  ConnectorTypeDescription,
+  Page,
+  Run,
+  RunLogLine,
+} from '@conduit/contracts';
 
 // Secrets appear in no response, log, error or run log, for every connector type that has secret fields: each is
 // created with distinctive secret values, read back, updated with the mask, tested (against the local server where
@@ -120,11 +128,11 @@ function expectNowhere(secrets: string[], ...responses: ApiResponse[]): void {
 }
 
 /** Every line of a run's log, page by page. */
-async function runLogs(jobId: string, runId: string): Promise<ApiResponse[]> {
-  const pages: ApiResponse[] = [];
+async function runLogs(jobId: string, runId: string): Promise<ApiResponse<Page<RunLogLine>>[]> {
+  const pages: ApiResponse<Page<RunLogLine>>[] = [];
   let cursor: string | null = null;
   do {
-    const page: ApiResponse = await call(
+    const page: ApiResponse<Page<RunLogLine>> = await call<Page<RunLogLine>>(
       stack,
       'GET',
       `/v2/jobs/${jobId}/runs/${runId}/logs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
@@ -141,16 +149,16 @@ async function runAndCollect(dag: Record<string, unknown>) {
   const { jobId } = await createPipelineAndJob(stack, dag);
   const queued = await triggerRun(stack, jobId);
   const run = await waitForRunEnd(stack, jobId, queued.id, 30_000);
-  const status = await call(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`);
-  const runs = await call(stack, 'GET', `/v2/jobs/${jobId}/runs`);
+  const status = await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`);
+  const runs = await call<Page<Run>>(stack, 'GET', `/v2/jobs/${jobId}/runs`);
   const logs = await runLogs(jobId, run.id);
-  const lines = logs.flatMap((page) => page.body.data as { message: string }[]);
+  const lines = logs.flatMap((page) => page.body.data);
   return { run, responses: [status, runs, ...logs], lines };
 }
 
 describe('secrets of every connector type', () => {
   it('are masked in create, get, list and update, kept by the mask, and absent from Test Connection and the logs', async () => {
-    const typesRes = await call(stack, 'GET', '/v2/connector-types');
+    const typesRes = await call<{ data: ConnectorTypeDescription[] }>(stack, 'GET', '/v2/connector-types');
     expect(typesRes.status).toBe(200);
     const types = (Array.isArray(typesRes.body) ? typesRes.body : typesRes.body.data) as ConnectorType[];
     const withSecrets = types.filter((t) => t.secret_fields.length > 0);
@@ -173,20 +181,20 @@ describe('secrets of every connector type', () => {
       everySecret.push(...values);
       const masked = Object.fromEntries(fields.map((field) => [field, MASK]));
 
-      const created = await call(stack, 'POST', '/v2/connectors', {
+      const created = await call<Connector>(stack, 'POST', '/v2/connectors', {
         body: { name: uniqueName(type), type, config: await configFor(type, secrets) },
       });
       expect({ type, status: created.status }).toEqual({ type, status: 201 });
       expect(created.body.config).toMatchObject(masked);
       const id = created.body.id as string;
 
-      const got = await call(stack, 'GET', `/v2/connectors/${id}`);
+      const got = await call<Connector>(stack, 'GET', `/v2/connectors/${id}`);
       expect(got.body.config).toMatchObject(masked);
-      const listed = await call(stack, 'GET', `/v2/connectors?type=${type}&limit=200`);
+      const listed = await call<Page<Connector>>(stack, 'GET', `/v2/connectors?type=${type}&limit=200`);
       expect(listed.status).toBe(200);
       expect(listed.body.data.find((c: { id: string }) => c.id === id)?.config).toMatchObject(masked);
 
-      const updated = await call(stack, 'PUT', `/v2/connectors/${id}`, {
+      const updated = await call<Connector>(stack, 'PUT', `/v2/connectors/${id}`, {
         body: { name: uniqueName(type), config: got.body.config },
         headers: { 'if-match': got.headers.get('etag') ?? '' },
       });
@@ -195,11 +203,11 @@ describe('secrets of every connector type', () => {
 
       const sentBefore = echoed.length;
       const started = Date.now();
-      const tested = await call(stack, 'POST', `/v2/connectors/${id}/test`);
+      const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${id}/test`);
       expect({ type, status: tested.status }).toEqual({ type, status: 200 });
       expect(Date.now() - started).toBeLessThan(11_000);
       expect(tested.body).toMatchObject({ ok: expect.any(Boolean), checks: expect.any(Array) });
-      const afterTest = await call(stack, 'GET', `/v2/connectors/${id}`);
+      const afterTest = await call<Connector>(stack, 'GET', `/v2/connectors/${id}`);
       expectNowhere(values, created, got, listed, updated, tested, afterTest);
 
       // The echo server saw the credentials the mask kept, so its quoted answer really held them.

@@ -3,6 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { startStack, type Stack } from '@conduit/testing';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { RFC3339_MS, closedPort, localPostgresConfig, uniqueName } from './support/helpers.js';
+import type {
+  ConnectionTestResult,
+  Connector,
+  ConnectorTypeDescription,
+  Page,
+  Project,
+  ProblemDocument,
+} from '@conduit/contracts';
 
 // Connectors and Test Connection through the gateway, against api.md (Resources > Connector).
 let stack: Stack;
@@ -29,7 +37,7 @@ const CONNECTOR_FIELDS = [
 const TEST_FIELDS = ['checks', 'details', 'error_class', 'latency_ms', 'message', 'ok', 'tested_at'];
 
 async function createConnector(config: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const res = await call(stack, 'POST', '/v2/connectors', {
+  const res = await call<Connector>(stack, 'POST', '/v2/connectors', {
     body: { name: uniqueName('pg'), type: 'postgres', config, ...extra },
   });
   expect(res.status).toBe(201);
@@ -39,7 +47,7 @@ async function createConnector(config: Record<string, unknown>, extra: Record<st
 /** Test Connection, asserting the documented shape and the 10 s bound. */
 async function testConnection(id: string) {
   const started = Date.now();
-  const res = await call(stack, 'POST', `/v2/connectors/${id}/test`);
+  const res = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${id}/test`);
   expect(Date.now() - started).toBeLessThan(10_000 + 1_000);
   expect(res.status).toBe(200);
   expect(Object.keys(res.body).sort()).toEqual(TEST_FIELDS);
@@ -59,7 +67,7 @@ async function testConnection(id: string) {
 
 describe('connector types', () => {
   it('lists each type with its category and the JSON Schema of its config, secret fields marked', async () => {
-    const res = await call(stack, 'GET', '/v2/connector-types');
+    const res = await call<{ data: ConnectorTypeDescription[] }>(stack, 'GET', '/v2/connector-types');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
     const types = Array.isArray(res.body) ? res.body : res.body.data;
@@ -85,19 +93,19 @@ describe('connectors', () => {
     expect(res.headers.get('etag')).toBeTruthy();
     expect(res.text).not.toContain('hunter2-create');
 
-    const got = await call(stack, 'GET', `/v2/connectors/${res.body.id}`);
+    const got = await call<Connector>(stack, 'GET', `/v2/connectors/${res.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
     expect(got.headers.get('etag')).toBe(res.headers.get('etag'));
   });
 
   it('validates the config against the schema of its type (422 with every field), and refuses unknown types', async () => {
-    const bad = await call(stack, 'POST', '/v2/connectors', {
+    const bad = await call<ProblemDocument>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('bad'), type: 'postgres', config: { host: '', port: 'x', extra: 1 } },
     });
     expectProblem(bad, 422, 'validation_failed');
-    expect(bad.body.errors.length).toBeGreaterThanOrEqual(3);
-    const unknown = await call(stack, 'POST', '/v2/connectors', {
+    expect((bad.body.errors ?? []).length).toBeGreaterThanOrEqual(3);
+    const unknown = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('bad'), type: 'telepathy', config: {} },
     });
     expect(unknown.status).toBe(422);
@@ -107,7 +115,7 @@ describe('connectors', () => {
     const created = await createConnector(localPostgresConfig({ password: 'keep-me-secret' }));
     const etag = created.headers.get('etag')!;
     const name = uniqueName('renamed');
-    const updated = await call(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
+    const updated = await call<Connector>(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
       body: { name, config: { ...created.body.config, password: '********' } },
       headers: { 'if-match': etag },
     });
@@ -117,7 +125,7 @@ describe('connectors', () => {
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
     expectProblem(
-      await call(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
+      await call<Connector>(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
         body: { name, config: created.body.config },
         headers: { 'if-match': etag },
       }),
@@ -129,7 +137,7 @@ describe('connectors', () => {
   it('refuses a duplicate name (409 name_taken) and deletes with 204', async () => {
     const created = await createConnector(localPostgresConfig());
     expectProblem(
-      await call(stack, 'POST', '/v2/connectors', {
+      await call<Connector>(stack, 'POST', '/v2/connectors', {
         body: { name: created.body.name, type: 'postgres', config: localPostgresConfig() },
       }),
       409,
@@ -137,12 +145,16 @@ describe('connectors', () => {
     );
     const res = await call(stack, 'DELETE', `/v2/connectors/${created.body.id}`);
     expect(res.status).toBe(204);
-    expectProblem(await call(stack, 'GET', `/v2/connectors/${created.body.id}`), 404, 'not_found');
-    expectProblem(await call(stack, 'POST', `/v2/connectors/${created.body.id}/test`), 404, 'not_found');
+    expectProblem(await call<Connector>(stack, 'GET', `/v2/connectors/${created.body.id}`), 404, 'not_found');
+    expectProblem(
+      await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${created.body.id}/test`),
+      404,
+      'not_found',
+    );
   });
 
   it('lists with filters: project_id, type; an unknown type is a 400', async () => {
-    const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('cp') } });
+    const project = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('cp') } });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push((await createConnector(localPostgresConfig(), { project_id: project.body.id })).body.id);
@@ -151,7 +163,7 @@ describe('connectors', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 3; page++) {
-      const res: ApiResponse = await call(
+      const res: ApiResponse<Page<Connector>> = await call<Page<Connector>>(
         stack,
         'GET',
         `/v2/connectors?project_id=${project.body.id}&type=postgres&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
@@ -163,7 +175,7 @@ describe('connectors', () => {
     }
     expect(cursor).toBeNull();
     expect(seen).toEqual([...ids].reverse());
-    expectProblem(await call(stack, 'GET', '/v2/connectors?type=telepathy'), 400, 'invalid_parameter');
+    expectProblem(await call<Page<Connector>>(stack, 'GET', '/v2/connectors?type=telepathy'), 400, 'invalid_parameter');
   });
 });
 
@@ -176,7 +188,7 @@ describe('test connection', () => {
     expect(res.body.checks.length).toBeGreaterThan(0);
     expect(res.body.checks.every((c: { ok: boolean }) => c.ok)).toBe(true);
     expect(res.body.details.server_version).toEqual(expect.any(String));
-    const after = await call(stack, 'GET', `/v2/connectors/${created.body.id}`);
+    const after = await call<Connector>(stack, 'GET', `/v2/connectors/${created.body.id}`);
     expect(after.body.status).toBe('ok');
     expect(after.body.last_test).toEqual(res.body);
   });
@@ -190,7 +202,7 @@ describe('test connection', () => {
     expect(res.body).toMatchObject({ ok: false, error_class: 'config_error' });
     expect(res.body.checks.some((c: { ok: boolean }) => !c.ok)).toBe(true);
     expect(res.text).not.toContain('wrong-password-x');
-    expect((await call(stack, 'GET', `/v2/connectors/${created.body.id}`)).body.status).toBe('failed');
+    expect((await call<Connector>(stack, 'GET', `/v2/connectors/${created.body.id}`)).body.status).toBe('failed');
   });
 
   it('a closed port is ok:false with transient_error, within 10 s', async () => {
@@ -199,7 +211,7 @@ describe('test connection', () => {
     expect(res.body).toMatchObject({ ok: false, error_class: 'transient_error' });
     const failed = res.body.checks.find((c: { ok: boolean }) => !c.ok);
     expect(failed?.name).toBe('connect');
-    expect((await call(stack, 'GET', `/v2/connectors/${created.body.id}`)).body.status).toBe('failed');
+    expect((await call<Connector>(stack, 'GET', `/v2/connectors/${created.body.id}`)).body.status).toBe('failed');
   });
 
   it('a server that accepts and never answers is ok:false with transient_error at the 10 s budget: a 200, never a 503', async () => {
@@ -224,7 +236,7 @@ describe('test connection', () => {
   it('a changed config sends the status back to untested', async () => {
     const created = await createConnector(localPostgresConfig());
     await testConnection(created.body.id);
-    const updated = await call(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
+    const updated = await call<Connector>(stack, 'PUT', `/v2/connectors/${created.body.id}`, {
       body: { name: created.body.name, config: localPostgresConfig({ schema: 'pg_catalog' }) },
     });
     expect(updated.status).toBe(200);

@@ -1,6 +1,17 @@
 import { startStack, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import { localPostgresConfig, mintToken, uniqueName } from './support/helpers.js';
+import type {
+  Connector,
+  CreatedApiKey,
+  Job,
+  Page,
+  Pipeline,
+  PipelineValidation,
+  Project,
+  Tenant,
+  ProblemDocument,
+} from '@conduit/contracts';
 
 // Every error status of api.md (Errors), each a problem document with its documented code.
 // 503 kills the catalog, so it lives in unavailable.e2e.ts with a stack of its own.
@@ -12,15 +23,15 @@ let jobId: string;
 
 beforeAll(async () => {
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('errors') } });
+  const project = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('errors') } });
   expect(project.status).toBe(201);
   projectId = project.body.id;
-  const connector = await call(stack, 'POST', '/v2/connectors', {
+  const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
     body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
   });
   expect(connector.status).toBe(201);
   connectorId = connector.body.id;
-  const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+  const pipeline = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
     body: {
       name: uniqueName('p'),
       dag: { nodes: [{ id: 'q', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }], edges: [] },
@@ -28,7 +39,7 @@ beforeAll(async () => {
   });
   expect(pipeline.status).toBe(201);
   pipelineId = pipeline.body.id;
-  const job = await call(stack, 'POST', '/v2/jobs', { body: { name: uniqueName('j'), pipeline_id: pipelineId } });
+  const job = await call<Job>(stack, 'POST', '/v2/jobs', { body: { name: uniqueName('j'), pipeline_id: pipelineId } });
   expect(job.status).toBe(201);
   jobId = job.body.id;
 });
@@ -38,14 +49,16 @@ afterAll(async () => {
 });
 
 async function apiKey(scopes: string[], extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('key'), scopes, ...extra } });
+  const res = await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', {
+    body: { name: uniqueName('key'), scopes, ...extra },
+  });
   expect(res.status).toBe(201);
   return res.body.key;
 }
 
 describe('400', () => {
   it('malformed_json for a body that is not JSON', async () => {
-    const res = await call(stack, 'POST', '/v2/projects', {
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/projects', {
       rawBody: '{"name": "x",',
       headers: { 'content-type': 'application/json' },
     });
@@ -70,9 +83,9 @@ describe('400 invalid_parameter for a query the operation does not take', () => 
     ['a list filter on a read by id', () => `/v2/projects/${projectId}?limit=5`],
     ['a query parameter on the templates', () => '/v2/templates?x=y'],
   ])('%s', async (_what, path) => {
-    const res = await call(stack, 'GET', path());
+    const res = await call<ProblemDocument>(stack, 'GET', path());
     expectProblem(res, 400, 'invalid_parameter');
-    expect(res.body.errors[0]).toMatchObject({ code: 'unknown_field' });
+    expect(res.body.errors?.[0]).toMatchObject({ code: 'unknown_field' });
   });
 
   it.each([
@@ -82,13 +95,13 @@ describe('400 invalid_parameter for a query the operation does not take', () => 
     ['/v2/alerts?job_id=garbage', 'job_id'],
     ['/v2/metrics?job_id=run_01J0000000000000000000000Z', 'job_id'],
   ])('a filter %s that cannot be an id', async (path, field) => {
-    const res = await call(stack, 'GET', path);
+    const res = await call<ProblemDocument>(stack, 'GET', path);
     expectProblem(res, 400, 'invalid_parameter');
     expect(res.body.errors).toEqual([{ path: field, code: 'invalid_id', message: expect.any(String) }]);
   });
 
   it('a well-formed id of nothing still filters to an empty page', async () => {
-    const res = await call(stack, 'GET', '/v2/pipelines?project_id=prj_01J0000000000000000000000Z');
+    const res = await call<Page<Pipeline>>(stack, 'GET', '/v2/pipelines?project_id=prj_01J0000000000000000000000Z');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [], next_cursor: null });
   });
@@ -96,7 +109,7 @@ describe('400 invalid_parameter for a query the operation does not take', () => 
 
 describe('401', () => {
   async function expect401(opts: Parameters<typeof call>[3]): Promise<void> {
-    const res = await call(stack, 'GET', '/v2/projects', opts);
+    const res = await call<Page<Project>>(stack, 'GET', '/v2/projects', opts);
     expectProblem(res, 401, 'unauthenticated');
     expect(res.headers.get('www-authenticate')).toBeTruthy();
   }
@@ -115,9 +128,9 @@ describe('401', () => {
 describe('403', () => {
   it('a read-only key cannot POST', async () => {
     const key = await apiKey(['read']);
-    expect((await call(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
+    expect((await call<Page<Project>>(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
     expectProblem(
-      await call(stack, 'POST', '/v2/projects', { key, body: { name: uniqueName('ro') } }),
+      await call<Project>(stack, 'POST', '/v2/projects', { key, body: { name: uniqueName('ro') } }),
       403,
       'forbidden',
     );
@@ -139,10 +152,12 @@ describe('404', () => {
   });
 
   it("for another tenant's resource", async () => {
-    const tenant = await call(stack, 'POST', '/v2/tenants', { body: { name: uniqueName('other') } });
+    const tenant = await call<{ tenant: Tenant; api_key: CreatedApiKey }>(stack, 'POST', '/v2/tenants', {
+      body: { name: uniqueName('other') },
+    });
     expect(tenant.status).toBe(201);
     const key = tenant.body.api_key.key;
-    expectProblem(await call(stack, 'GET', `/v2/projects/${projectId}`, { key }), 404, 'not_found');
+    expectProblem(await call<Project>(stack, 'GET', `/v2/projects/${projectId}`, { key }), 404, 'not_found');
     expectProblem(await call(stack, 'DELETE', `/v2/projects/${projectId}`, { key }), 404, 'not_found');
   });
 });
@@ -152,7 +167,7 @@ describe('405', () => {
     const collection = await call(stack, 'DELETE', '/v2/projects');
     expectProblem(collection, 405, 'method_not_allowed');
     expect(collection.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
-    const item = await call(stack, 'PATCH', `/v2/projects/${projectId}`, { body: { name: 'x' } });
+    const item = await call<Project>(stack, 'PATCH', `/v2/projects/${projectId}`, { body: { name: 'x' } });
     expectProblem(item, 405, 'method_not_allowed');
     expect(item.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'PUT']);
   });
@@ -161,13 +176,13 @@ describe('405', () => {
 describe('409', () => {
   it('name_taken', async () => {
     const name = uniqueName('taken');
-    expect((await call(stack, 'POST', '/v2/projects', { body: { name } })).status).toBe(201);
-    expectProblem(await call(stack, 'POST', '/v2/projects', { body: { name } }), 409, 'name_taken');
+    expect((await call<Project>(stack, 'POST', '/v2/projects', { body: { name } })).status).toBe(201);
+    expectProblem(await call<Project>(stack, 'POST', '/v2/projects', { body: { name } }), 409, 'name_taken');
   });
 
   it('project_not_empty', async () => {
-    const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('full') } });
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+    const project = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('full') } });
+    const pipeline = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       body: { name: 'p', project_id: project.body.id, dag: { nodes: [], edges: [] } },
     });
     expect(pipeline.status).toBe(201);
@@ -177,7 +192,7 @@ describe('409', () => {
 
 describe('412', () => {
   it('If-Match that does not match the ETag', async () => {
-    const res = await call(stack, 'PUT', `/v2/projects/${projectId}`, {
+    const res = await call<Project>(stack, 'PUT', `/v2/projects/${projectId}`, {
       body: { name: uniqueName('x') },
       headers: { 'if-match': '"stale-etag"' },
     });
@@ -191,7 +206,7 @@ describe('413', () => {
     ['10 MB', 10 * 1024 * 1024],
   ])('payload_too_large for a body of %s', async (_what, size) => {
     const body = JSON.stringify({ name: 'big', description: 'd'.repeat(size) });
-    const res = await call(stack, 'POST', '/v2/projects', {
+    const res = await call<Project>(stack, 'POST', '/v2/projects', {
       rawBody: body,
       headers: { 'content-type': 'application/json' },
     });
@@ -201,7 +216,7 @@ describe('413', () => {
 
 describe('415', () => {
   it('unsupported_media_type for a text/plain body', async () => {
-    const res = await call(stack, 'POST', '/v2/projects', {
+    const res = await call<Project>(stack, 'POST', '/v2/projects', {
       rawBody: JSON.stringify({ name: 'plain' }),
       headers: { 'content-type': 'text/plain' },
     });
@@ -209,20 +224,24 @@ describe('415', () => {
   });
 
   it('unsupported_media_type for a body without a content type', async () => {
-    const res = await call(stack, 'POST', '/v2/projects', { rawBody: Buffer.from(JSON.stringify({ name: 'none' })) });
+    const res = await call<Project>(stack, 'POST', '/v2/projects', {
+      rawBody: Buffer.from(JSON.stringify({ name: 'none' })),
+    });
     expectProblem(res, 415, 'unsupported_media_type');
   });
 });
 
 describe('422', () => {
   it('missing fields', async () => {
-    const res = await call(stack, 'POST', '/v2/pipelines', { body: {} });
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', { body: {} });
     expectProblem(res, 422, 'validation_failed');
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['dag', 'name']);
+    expect((res.body.errors ?? []).map((e: { path: string }) => e.path).sort()).toEqual(['dag', 'name']);
   });
 
   it('an unknown body field', async () => {
-    const res = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('typo'), descripton: 'typo' } });
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/projects', {
+      body: { name: uniqueName('typo'), descripton: 'typo' },
+    });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([
       expect.objectContaining({ path: 'descripton', code: expect.any(String), message: expect.any(String) }),
@@ -235,23 +254,25 @@ describe('422', () => {
     ['pause', () => `/v2/jobs/${jobId}/pause`],
     ['resume', () => `/v2/jobs/${jobId}/resume`],
   ])('a body field on %s, which takes no body; nothing changes', async (_what, path) => {
-    const res = await call(stack, 'POST', path(), { body: { foo: 1 } });
+    const res = await call<ProblemDocument>(stack, 'POST', path(), { body: { foo: 1 } });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([{ path: 'foo', code: 'unknown_field', message: expect.any(String) }]);
-    expect((await call(stack, 'GET', `/v2/jobs/${jobId}`)).body.status).toBe('active');
+    expect((await call<Job>(stack, 'GET', `/v2/jobs/${jobId}`)).body.status).toBe('active');
   });
 
   it('an empty object on an operation without a body is no field at fault', async () => {
-    const res = await call(stack, 'POST', `/v2/pipelines/${pipelineId}/validate`, { body: {} });
+    const res = await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${pipelineId}/validate`, { body: {} });
     expect(res.status).toBe(200);
   });
 
   it('several fields at fault, all listed with their paths', async () => {
-    const res = await call(stack, 'POST', '/v2/connectors', { body: { name: 5, type: '', config: [], extra: true } });
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/connectors', {
+      body: { name: 5, type: '', config: [], extra: true },
+    });
     expectProblem(res, 422, 'validation_failed');
-    const paths = res.body.errors.map((e: { path: string }) => e.path).sort();
+    const paths = (res.body.errors ?? []).map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(['config', 'extra', 'name', 'type']);
-    for (const e of res.body.errors)
+    for (const e of res.body.errors ?? [])
       expect(e).toMatchObject({ path: expect.any(String), code: expect.any(String), message: expect.any(String) });
   });
 
@@ -286,9 +307,11 @@ describe('422', () => {
       { dag: 'invalid_type', project_id: 'unknown_project' },
     ],
   ])('references to nothing are listed beside the other faults of %s', async (_what, path, body, expected) => {
-    const res = await call(stack, 'POST', path, { body });
+    const res = await call<ProblemDocument>(stack, 'POST', path, { body });
     expectProblem(res, 422, 'validation_failed');
-    const codes = Object.fromEntries(res.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]));
+    const codes = Object.fromEntries(
+      (res.body.errors ?? []).map((e: { path: string; code: string }) => [e.path, e.code]),
+    );
     expect(codes).toEqual(expected);
   });
 });
@@ -296,13 +319,13 @@ describe('422', () => {
 describe('429', () => {
   it('beyond the per-key rate limit, with Retry-After, RateLimit-Policy and RateLimit', async () => {
     const key = await apiKey(['read'], { rate_limit_per_minute: 5 });
-    const first = await call(stack, 'GET', '/v2/projects?limit=1', { key });
+    const first = await call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1', { key });
     expect(first.status).toBe(200);
     expect(first.headers.get('ratelimit-policy')).toMatch(/q=5/);
     expect(first.headers.get('ratelimit')).toBeTruthy();
     let limited;
     for (let i = 0; i < 10 && !limited; i++) {
-      const res = await call(stack, 'GET', '/v2/projects?limit=1', { key });
+      const res = await call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1', { key });
       if (res.status === 429) limited = res;
       else expect(res.status).toBe(200);
     }
@@ -312,13 +335,13 @@ describe('429', () => {
     expect(limited!.headers.get('ratelimit-policy')).toMatch(/q=5/);
     expect(limited!.headers.get('ratelimit')).toBeTruthy();
     // Another credential is not affected.
-    expect((await call(stack, 'GET', '/v2/projects?limit=1')).status).toBe(200);
+    expect((await call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1')).status).toBe(200);
   });
 });
 
 describe('problem documents', () => {
   it('carry type, title, status, code, detail, instance and request_id, with no stack trace', async () => {
-    const res = await call(stack, 'GET', '/v2/projects/prj_01J0000000000000000000000Z', {
+    const res = await call<ProblemDocument>(stack, 'GET', '/v2/projects/prj_01J0000000000000000000000Z', {
       headers: { 'x-request-id': 'trace-me-42' },
     });
     expectProblem(res, 404, 'not_found');

@@ -72,7 +72,8 @@ describe.each(Object.entries(cases))('POST /v2/%s retried with its Idempotency-K
     const name = uniqueName(`idem-${table}`);
     const body = bodyOf(name);
     const key = `retry-${randomUUID()}`;
-    const send = (): Promise<ApiResponse> =>
+    // A project or a connector: the test reads only what both have.
+    const send = (): Promise<ApiResponse<{ id: string; name: string }>> =>
       call(stack, 'POST', `/v2/${table}`, { bearer, body, headers: { 'idempotency-key': key } });
 
     const held = await holdName(table as 'projects' | 'connectors', tenantId, name);
@@ -104,31 +105,28 @@ describe.each(Object.entries(cases))('POST /v2/%s retried with its Idempotency-K
     expectProblem(tooSoon, 409, 'idempotency_in_progress');
     expect(Number(tooSoon.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-    let created: ApiResponse | undefined;
-    await waitFor(
+    const created = await waitFor(
       async () => {
         const res = await send();
-        if (res.status === 409) return false;
-        created = res;
-        return true;
+        return res.status !== 409 && res;
       },
       { what: 'the retry to be accepted', timeoutMs: HOLD_AFTER_503_MS + 5_000 },
     );
-    expect(created!.status).toBe(201);
-    expect(created!.headers.get('location')).toBe(`/v2/${table}/${created!.body.id}`);
-    expect(created!.body).toMatchObject({ name });
-    expect(created!.text).not.toContain('idem-secret-123');
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`/v2/${table}/${created.body.id}`);
+    expect(created.body).toMatchObject({ name });
+    expect(created.text).not.toContain('idem-secret-123');
 
     const again = await send();
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body.id).toBe(created!.body.id);
+    expect(again.body.id).toBe(created.body.id);
 
     // Exactly one row with the key, and no other with the name: the 503'd attempt left nothing behind.
     const { rows } = await db.query<{ id: string; idempotency_key: string | null }>(
       `select id, idempotency_key from catalog.${table} where tenant_id = $1 and name = $2`,
       [tenantId, name],
     );
-    expect(rows).toEqual([{ id: created!.body.id, idempotency_key: key }]);
+    expect(rows).toEqual([{ id: created.body.id, idempotency_key: key }]);
   });
 });

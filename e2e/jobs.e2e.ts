@@ -1,5 +1,5 @@
 import { startStack, type Stack } from '@conduit/testing';
-import type { Job, Run } from '@conduit/contracts';
+import type { Job, Page, Pipeline, Run, ProblemDocument } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import {
   RFC3339_MS,
@@ -175,7 +175,7 @@ describe('job CRUD', () => {
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
 
-    const stale = await call(stack, 'PUT', `/v2/jobs/${created.body.id}`, {
+    const stale = await call<Job>(stack, 'PUT', `/v2/jobs/${created.body.id}`, {
       body: { ...body, schedule: '5 5 * * *' },
       headers: { 'if-match': etag },
     });
@@ -219,7 +219,7 @@ describe('job CRUD', () => {
       data: [expect.objectContaining({ id: b.id }), expect.objectContaining({ id: a.id })],
       next_cursor: null,
     });
-    expectProblem(await call(stack, 'GET', '/v2/jobs?status=sleeping'), 400, 'invalid_parameter');
+    expectProblem(await call<Page<Job>>(stack, 'GET', '/v2/jobs?status=sleeping'), 400, 'invalid_parameter');
   });
 
   it('deletes with 204; then the job and its runs are 404s', async () => {
@@ -228,10 +228,10 @@ describe('job CRUD', () => {
     const res = await call(stack, 'DELETE', `/v2/jobs/${jobId}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${jobId}`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${jobId}/runs`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`), 404, 'not_found');
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${jobId}/run`), 404, 'not_found');
+    expectProblem(await call<Job>(stack, 'GET', `/v2/jobs/${jobId}`), 404, 'not_found');
+    expectProblem(await call<Page<Run>>(stack, 'GET', `/v2/jobs/${jobId}/runs`), 404, 'not_found');
+    expectProblem(await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`), 404, 'not_found');
+    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`), 404, 'not_found');
     expectProblem(await call(stack, 'DELETE', `/v2/jobs/${jobId}`), 404, 'not_found');
   });
 });
@@ -252,17 +252,19 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
 
   it.each(cases)('%s', async (_what, fields, path, message) => {
     const name = uniqueName('bad');
-    const res = await call(stack, 'POST', '/v2/jobs', { body: { name, pipeline_id: pipelineId, ...fields } });
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/jobs', {
+      body: { name, pipeline_id: pipelineId, ...fields },
+    });
     expectProblem(res, 422, 'validation_failed');
-    const fault = res.body.errors.find((e: { path: string }) => e.path === path);
+    const fault = (res.body.errors ?? []).find((e: { path: string }) => e.path === path);
     expect(fault).toBeDefined();
-    if (path === 'schedule') expect(fault.code).toBe('invalid_cron');
-    if (message) expect(fault.message).toMatch(message);
+    if (path === 'schedule') expect(fault?.code).toBe('invalid_cron');
+    if (message) expect(fault?.message).toMatch(message);
     expect((await listAll<Job>(stack, '/v2/jobs')).some((j) => j.name === name)).toBe(false);
   });
 
   it('lists every field at fault at once', async () => {
-    const res = await call(stack, 'POST', '/v2/jobs', {
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/jobs', {
       body: {
         name: uniqueName('bad'),
         pipeline_id: pipelineId,
@@ -272,35 +274,39 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
       },
     });
     expectProblem(res, 422, 'validation_failed');
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['parameters', 'schedule', 'timezone']);
+    expect((res.body.errors ?? []).map((e: { path: string }) => e.path).sort()).toEqual([
+      'parameters',
+      'schedule',
+      'timezone',
+    ]);
   });
 
   it("another tenant's pipeline is a 422 unknown_pipeline, as is an unknown one", async () => {
     const bearer = await mintToken(stack, { tenant_id: `ten_${uniqueName('other')}` });
-    const theirs = await call(stack, 'POST', '/v2/pipelines', {
+    const theirs = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       bearer,
       body: { name: uniqueName('theirs'), dag: quickDag() },
     });
     expect(theirs.status).toBe(201);
     for (const pipeline of [theirs.body.id, 'pln_01J00000000000000000000000']) {
       const name = uniqueName('stolen');
-      const res = await call(stack, 'POST', '/v2/jobs', { body: { name, pipeline_id: pipeline } });
+      const res = await call<ProblemDocument>(stack, 'POST', '/v2/jobs', { body: { name, pipeline_id: pipeline } });
       expectProblem(res, 422, 'unknown_pipeline');
-      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['pipeline_id']);
+      expect((res.body.errors ?? []).map((e: { path: string }) => e.path)).toEqual(['pipeline_id']);
       expect((await listAll<Job>(stack, '/v2/jobs')).some((j) => j.name === name)).toBe(false);
     }
     // Their job list does not show ours, and ours cannot be reached with their credential.
     expect((await listAll<Job>(stack, '/v2/jobs', { bearer })).length).toBe(0);
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${cronJob.id}`, { bearer }), 404, 'not_found');
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${cronJob.id}/run`, { bearer }), 404, 'not_found');
+    expectProblem(await call<Job>(stack, 'GET', `/v2/jobs/${cronJob.id}`, { bearer }), 404, 'not_found');
+    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${cronJob.id}/run`, { bearer }), 404, 'not_found');
   });
 
   it('Trigger Run refuses parameters that are not an object, and makes no run', async () => {
     const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('params'), pipeline_id: pipelineId });
     for (const parameters of [[1], 'x', 7]) {
-      const res = await call(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters } });
+      const res = await call<ProblemDocument>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters } });
       expectProblem(res, 422, 'validation_failed');
-      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['parameters']);
+      expect((res.body.errors ?? []).map((e: { path: string }) => e.path)).toEqual(['parameters']);
     }
     expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${job.id}/runs`)).body.data).toEqual([]);
   });
@@ -367,7 +373,7 @@ describe('Trigger Run and the runs of a job', () => {
     expect(again.body.id).toBe(first.body.id);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expectProblem(
-      await call(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 2 } }, headers }),
+      await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 2 } }, headers }),
       422,
       'idempotency_key_reused',
     );
@@ -386,7 +392,7 @@ describe('Trigger Run and the runs of a job', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { data: Run[]; next_cursor: string | null } } = await call(
+      const page: { status: number; body: { data: Run[]; next_cursor: string | null } } = await call<Page<Run>>(
         stack,
         'GET',
         `/v2/jobs/${job.id}/runs?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
@@ -402,21 +408,25 @@ describe('Trigger Run and the runs of a job', () => {
     const succeeded = await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${job.id}/runs?status=succeeded`);
     expect(succeeded.body.data.map((r) => r.id)).toEqual([...ids].reverse());
     expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${job.id}/runs?status=failed`)).body.data).toEqual([]);
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs?status=done`), 400, 'invalid_parameter');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs?limit=0`), 400, 'invalid_parameter');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs?cursor=garbage`), 400, 'invalid_parameter');
+    expectProblem(await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs?status=done`), 400, 'invalid_parameter');
+    expectProblem(await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs?limit=0`), 400, 'invalid_parameter');
+    expectProblem(
+      await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs?cursor=garbage`),
+      400,
+      'invalid_parameter',
+    );
   });
 
   it('Get Run Status is a 404 for an unknown run, a malformed id, a run of another job and an unknown job', async () => {
     const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('404'), pipeline_id: pipelineId });
     const otherJob = await create<Job>(stack, '/v2/jobs', { name: uniqueName('404b'), pipeline_id: pipelineId });
     const run = await triggerRun(stack, job.id);
-    expect((await call(stack, 'GET', `/v2/jobs/${job.id}/runs/${run.id}`)).status).toBe(200);
+    expect((await call<Run>(stack, 'GET', `/v2/jobs/${job.id}/runs/${run.id}`)).status).toBe(200);
     expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs/run_01J00000000000000000000000`), 404, 'not_found');
     expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs/not-a-run-id`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${otherJob.id}/runs/${run.id}`), 404, 'not_found');
+    expectProblem(await call<Run>(stack, 'GET', `/v2/jobs/${otherJob.id}/runs/${run.id}`), 404, 'not_found');
     expectProblem(await call(stack, 'GET', `/v2/jobs/job_01J00000000000000000000000/runs/${run.id}`), 404, 'not_found');
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${otherJob.id}/runs/${run.id}/cancel`), 404, 'not_found');
+    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${otherJob.id}/runs/${run.id}/cancel`), 404, 'not_found');
     await waitForRunEnd(stack, job.id, run.id);
   });
 });
@@ -425,23 +435,27 @@ describe('jobs and their pipelines', () => {
   it('deleting a pipeline a job uses is a 409 pipeline_in_use; once the job is gone it is a 204', async () => {
     const { jobId, pipelineId: used } = await createPipelineAndJob(stack, quickDag());
     expectProblem(await call(stack, 'DELETE', `/v2/pipelines/${used}`), 409, 'pipeline_in_use');
-    expect((await call(stack, 'GET', `/v2/pipelines/${used}`)).status).toBe(200);
+    expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${used}`)).status).toBe(200);
     expect((await call(stack, 'DELETE', `/v2/jobs/${jobId}`)).status).toBe(204);
     expect((await call(stack, 'DELETE', `/v2/pipelines/${used}`)).status).toBe(204);
   });
 
   it('triggering a job whose pipeline no longer validates is a 409 pipeline_invalid, and makes no run', async () => {
     const { jobId, pipelineId: broken } = await createPipelineAndJob(stack, quickDag());
-    const pipeline = await call(stack, 'GET', `/v2/pipelines/${broken}`);
+    const pipeline = await call<Pipeline>(stack, 'GET', `/v2/pipelines/${broken}`);
     const dag = { nodes: [{ id: 'lonely', type: 'transform', config: { sql: 'select 1' } }], edges: [] };
-    const updated = await call(stack, 'PUT', `/v2/pipelines/${broken}`, { body: { name: pipeline.body.name, dag } });
+    const updated = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${broken}`, {
+      body: { name: pipeline.body.name, dag },
+    });
     expect(updated.body.status).toBe('invalid');
-    const res = await call(stack, 'POST', `/v2/jobs/${jobId}/run`);
+    const res = await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`);
     expectProblem(res, 409, 'pipeline_invalid');
     expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${jobId}/runs`)).body.data).toEqual([]);
 
     // Fixed, the job runs the new version.
-    await call(stack, 'PUT', `/v2/pipelines/${broken}`, { body: { name: pipeline.body.name, dag: quickDag() } });
+    await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${broken}`, {
+      body: { name: pipeline.body.name, dag: quickDag() },
+    });
     const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
     expect(run).toMatchObject({ status: 'succeeded', pipeline_version: 3 });
   });

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { startStack, type Stack } from '@conduit/testing';
-import type { Alert, Metrics, Page, RunLogLine } from '@conduit/contracts';
+import type { Alert, Metrics, Page, Pipeline, RunLogLine } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
@@ -81,7 +81,7 @@ async function allLogs(jobId: string, runId: string, limit: number): Promise<Run
   const lines: RunLogLine[] = [];
   let cursor: string | null = null;
   do {
-    const res: { status: number; text: string; body: Page<RunLogLine> } = await call(
+    const res: { status: number; text: string; body: Page<RunLogLine> } = await call<Page<RunLogLine>>(
       stack,
       'GET',
       `/v2/jobs/${jobId}/runs/${runId}/logs?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
@@ -204,7 +204,7 @@ describe('monitoring through the gateway', () => {
     });
 
     // Fix the pipeline: the job's next run succeeds and resolves the alert.
-    const fixed = await call(stack, 'PUT', `/v2/pipelines/${badPipeline}`, {
+    const fixed = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${badPipeline}`, {
       body: { name: uniqueName('fixed'), dag: goodDag() },
     });
     expect(fixed.status).toBe(200);
@@ -217,7 +217,7 @@ describe('monitoring through the gateway', () => {
     expect(resolved).toMatchObject({ id: open[0]!.id, status: 'resolved', severity: 'critical', occurrences: 3 });
     expect(resolved!.resolved_at).toEqual(expect.any(String));
     expect(await alertsOf('?status=open')).toEqual([]);
-    expectProblem(await call(stack, 'GET', '/v2/alerts?status=closed'), 400, 'invalid_parameter');
+    expectProblem(await call<Page<Alert>>(stack, 'GET', '/v2/alerts?status=closed'), 400, 'invalid_parameter');
   });
 
   it('pages a run’s logs in order, filters them, streams them live, and resumes after Last-Event-ID', async () => {
@@ -255,7 +255,11 @@ describe('monitoring through the gateway', () => {
       paged.slice(2),
     );
 
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${badJob}/runs/${run.id}/logs`), 404, 'not_found');
+    expectProblem(
+      await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${badJob}/runs/${run.id}/logs`),
+      404,
+      'not_found',
+    );
     expectProblem(
       await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/run_01JD3V6Y9ZQ8W1S3X5C7E9G2HK/logs`),
       404,
@@ -263,7 +267,7 @@ describe('monitoring through the gateway', () => {
     );
     expectProblem(await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/not-a-run/logs`), 404, 'not_found');
     expectProblem(
-      await call(stack, 'GET', `/v2/jobs/${goodJob}/runs/${run.id}/logs?level=loud`),
+      await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${goodJob}/runs/${run.id}/logs?level=loud`),
       400,
       'invalid_parameter',
     );
@@ -272,7 +276,7 @@ describe('monitoring through the gateway', () => {
   it('answers 400 for a since outside the grammar', async () => {
     for (const since of ['0h', '1y', '-5m', '5', 'h', '10000000d']) {
       expectProblem(
-        await call(stack, 'GET', `/v2/metrics?since=${encodeURIComponent(since)}`),
+        await call<Metrics>(stack, 'GET', `/v2/metrics?since=${encodeURIComponent(since)}`),
         400,
         'invalid_parameter',
       );

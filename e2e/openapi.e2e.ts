@@ -5,6 +5,22 @@ import { buildOpenApiDocument } from '@conduit/gateway/openapi';
 import { call, type ApiResponse } from './support/client.js';
 import { uniqueName, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import type {
+  Alert,
+  ConnectionTestResult,
+  Connector,
+  ConnectorTypeDescription,
+  Job,
+  Metrics,
+  Page,
+  Pipeline,
+  PipelineValidation,
+  Project,
+  Run,
+  RunLogLine,
+  Template,
+  ProblemDocument,
+} from '@conduit/contracts';
 
 // The OpenAPI document the gateway serves (issue 19): public, the one generated from the contracts, and true of the
 // real answers: a whole flow's bodies are checked against the document's own schemas, and its documented headers.
@@ -63,11 +79,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the answers of a whole flow: project, connector, pipeline, job, run, logs, metrics', async () => {
-    const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('openapi') } });
+    const project = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('openapi') } });
     expectDocumented(project, '/v2/projects', 'post', 201);
     expect(project.headers.get('etag')).toBeTruthy();
 
-    const connector = await call(stack, 'POST', '/v2/connectors', {
+    const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: {
         name: uniqueName('db'),
         type: 'postgres',
@@ -80,7 +96,7 @@ describe('the OpenAPI document', () => {
     expect(createBody({ name: 'x', type: 'postgres', config: targetDb.config() })).toBe(true);
     expect(createBody({ name: 'x', type: 'postgres', config: { host: 'h' } })).toBe(false);
 
-    const tested = await call(stack, 'POST', `/v2/connectors/${connector.body.id}/test`);
+    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${connector.body.id}/test`);
     expectDocumented(tested, '/v2/connectors/{connector_id}/test', 'post', 200);
 
     const dag = {
@@ -99,24 +115,24 @@ describe('the OpenAPI document', () => {
       ],
     };
     expect(ajv.getSchema('conduit#/components/schemas/Dag')!(dag)).toBe(true);
-    const pipeline = await call(stack, 'POST', '/v2/pipelines', {
+    const pipeline = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       body: { name: uniqueName('pln'), project_id: project.body.id, dag },
     });
     expectDocumented(pipeline, '/v2/pipelines', 'post', 201);
     expect(pipeline.body.status).toBe('valid');
     expectDocumented(
-      await call(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`),
+      await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`),
       '/v2/pipelines/{pipeline_id}/validate',
       'post',
       200,
     );
 
-    const job = await call(stack, 'POST', '/v2/jobs', {
+    const job = await call<Job>(stack, 'POST', '/v2/jobs', {
       body: { name: uniqueName('job'), pipeline_id: pipeline.body.id, schedule: '0 2 * * *' },
     });
     expectDocumented(job, '/v2/jobs', 'post', 201);
 
-    const triggered = await call(stack, 'POST', `/v2/jobs/${job.body.id}/run`, {
+    const triggered = await call<Run>(stack, 'POST', `/v2/jobs/${job.body.id}/run`, {
       body: { parameters: { since_days: 7 } },
     });
     expectDocumented(triggered, '/v2/jobs/{job_id}/run', 'post', 202);
@@ -128,28 +144,43 @@ describe('the OpenAPI document', () => {
       'get',
       200,
     );
-    expectDocumented(await call(stack, 'GET', `/v2/jobs/${job.body.id}/runs`), '/v2/jobs/{job_id}/runs', 'get', 200);
     expectDocumented(
-      await call(stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`),
+      await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.body.id}/runs`),
+      '/v2/jobs/{job_id}/runs',
+      'get',
+      200,
+    );
+    expectDocumented(
+      await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`),
       '/v2/jobs/{job_id}/runs/{run_id}/logs',
       'get',
       200,
     );
-    expectDocumented(await call(stack, 'GET', `/v2/metrics?job_id=${job.body.id}&since=1h`), '/v2/metrics', 'get', 200);
-    expectDocumented(await call(stack, 'GET', `/v2/jobs/${job.body.id}`), '/v2/jobs/{job_id}', 'get', 200);
     expectDocumented(
-      await call(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`),
+      await call<Metrics>(stack, 'GET', `/v2/metrics?job_id=${job.body.id}&since=1h`),
+      '/v2/metrics',
+      'get',
+      200,
+    );
+    expectDocumented(await call<Job>(stack, 'GET', `/v2/jobs/${job.body.id}`), '/v2/jobs/{job_id}', 'get', 200);
+    expectDocumented(
+      await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`),
       '/v2/pipelines/{pipeline_id}',
       'get',
       200,
     );
-    expectDocumented(await call(stack, 'GET', '/v2/connector-types'), '/v2/connector-types', 'get', 200);
-    expectDocumented(await call(stack, 'GET', '/v2/templates'), '/v2/templates', 'get', 200);
-    expectDocumented(await call(stack, 'GET', '/v2/alerts'), '/v2/alerts', 'get', 200);
+    expectDocumented(
+      await call<{ data: ConnectorTypeDescription[] }>(stack, 'GET', '/v2/connector-types'),
+      '/v2/connector-types',
+      'get',
+      200,
+    );
+    expectDocumented(await call<{ data: Template[] }>(stack, 'GET', '/v2/templates'), '/v2/templates', 'get', 200);
+    expectDocumented(await call<Page<Alert>>(stack, 'GET', '/v2/alerts'), '/v2/alerts', 'get', 200);
   }, 120_000);
 
   it('describes the problems: a 401 is the unauthenticated problem with WWW-Authenticate', async () => {
-    const res = await call(stack, 'GET', '/v2/projects', { key: null });
+    const res = await call<ProblemDocument>(stack, 'GET', '/v2/projects', { key: null });
     expect(res.status).toBe(401);
     const validate = ajv.getSchema('conduit#/components/schemas/Problem')!;
     expect(validate(res.body) ? null : validate.errors).toBeNull();

@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '@conduit/testing';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { RFC3339_MS, copyDag, listAll, localPostgresConfig, uniqueName } from './support/helpers.js';
+import type { Connector, Page, Pipeline, PipelineValidation, Project, ProblemDocument } from '@conduit/contracts';
 
 // Pipelines through the gateway, against api.md (Resources > Pipeline, the DAG, Validate Pipeline).
 let stack: Stack;
@@ -8,7 +9,7 @@ let connectorId: string;
 
 beforeAll(async () => {
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  const connector = await call(stack, 'POST', '/v2/connectors', {
+  const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
     body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
   });
   expect(connector.status).toBe(201);
@@ -32,7 +33,7 @@ const PIPELINE_FIELDS = [
   'version',
 ];
 
-function expectValidation(v: Record<string, unknown>): void {
+function expectValidation(v: PipelineValidation): void {
   expect(v).toMatchObject({
     valid: expect.any(Boolean),
     errors: expect.any(Array),
@@ -45,7 +46,7 @@ function expectValidation(v: Record<string, unknown>): void {
 describe('pipelines', () => {
   it('creates a valid pipeline: 201, Location, ETag, version 1, status valid', async () => {
     const name = uniqueName('copy');
-    const res = await call(stack, 'POST', '/v2/pipelines', {
+    const res = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       body: { name, description: 'copy orders', dag: copyDag(connectorId) },
     });
     expect(res.status).toBe(201);
@@ -68,7 +69,7 @@ describe('pipelines', () => {
     expect(res.headers.get('etag')).toBeTruthy();
     expect(res.headers.get('x-request-id')).toBeTruthy();
 
-    const got = await call(stack, 'GET', `/v2/pipelines/${res.body.id}`);
+    const got = await call<Pipeline>(stack, 'GET', `/v2/pipelines/${res.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
     expect(got.headers.get('etag')).toBe(res.headers.get('etag'));
@@ -79,7 +80,7 @@ describe('pipelines', () => {
       nodes: [{ id: 'a', type: 'transform', config: { sql: 'select 1' } }],
       edges: [{ from: 'a', to: 'a' }],
     };
-    const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('draft'), dag } });
+    const res = await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('draft'), dag } });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('invalid');
     expect(res.body.validation.valid).toBe(false);
@@ -88,29 +89,31 @@ describe('pipelines', () => {
 
   it('refuses a DAG of the wrong shape with 422, listing every fault with its path', async () => {
     const dag = { nodes: [{ id: 1, type: 'source' }, 'not-a-node'], edges: [{ from: 'a' }] };
-    const res = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('shape'), dag } });
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('shape'), dag },
+    });
     expectProblem(res, 422, 'validation_failed');
-    const paths = res.body.errors.map((e: { path: string }) => e.path);
+    const paths = (res.body.errors ?? []).map((e: { path: string }) => e.path);
     expect(paths).toEqual(
       expect.arrayContaining(['dag.nodes[0].id', 'dag.nodes[0].config', 'dag.nodes[1]', 'dag.edges[0].to']),
     );
   });
 
   it('refuses an unknown project with 422', async () => {
-    const res = await call(stack, 'POST', '/v2/pipelines', {
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', {
       body: { name: uniqueName('orphan'), dag: copyDag(connectorId), project_id: 'prj_01J00000000000000000000000' },
     });
     expect(res.status).toBe(422);
-    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain('project_id');
+    expect((res.body.errors ?? []).map((e: { path: string }) => e.path)).toContain('project_id');
   });
 
   it('updates with If-Match: 200 with version + 1 and a new ETag; a stale ETag is a 412', async () => {
-    const created = await call(stack, 'POST', '/v2/pipelines', {
+    const created = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       body: { name: uniqueName('upd'), dag: copyDag(connectorId) },
     });
     const etag = created.headers.get('etag')!;
     const dag = { nodes: [], edges: [] };
-    const updated = await call(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
+    const updated = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
       body: { name: created.body.name, description: 'now empty', dag },
       headers: { 'if-match': etag },
     });
@@ -127,40 +130,44 @@ describe('pipelines', () => {
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
 
-    const stale = await call(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
+    const stale = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
       body: { name: created.body.name, dag: copyDag(connectorId) },
       headers: { 'if-match': etag },
     });
     expectProblem(stale, 412, 'precondition_failed');
-    const again = await call(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
+    const again = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${created.body.id}`, {
       body: { name: created.body.name, dag: copyDag(connectorId) },
     });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ version: 3, status: 'valid' });
-    expect((await call(stack, 'GET', `/v2/pipelines/${created.body.id}`)).body.version).toBe(3);
+    expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${created.body.id}`)).body.version).toBe(3);
   });
 
   it('refuses a duplicate name with 409 name_taken', async () => {
     const name = uniqueName('dup');
-    expect((await call(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } })).status).toBe(
-      201,
-    );
+    expect(
+      (await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } })).status,
+    ).toBe(201);
     expectProblem(
-      await call(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } }),
+      await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name, dag: copyDag(connectorId) } }),
       409,
       'name_taken',
     );
   });
 
   it('deletes with 204; then it is a 404', async () => {
-    const created = await call(stack, 'POST', '/v2/pipelines', {
+    const created = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       body: { name: uniqueName('del'), dag: copyDag(connectorId) },
     });
     const res = await call(stack, 'DELETE', `/v2/pipelines/${created.body.id}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expectProblem(await call(stack, 'GET', `/v2/pipelines/${created.body.id}`), 404, 'not_found');
-    expectProblem(await call(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`), 404, 'not_found');
+    expectProblem(await call<Pipeline>(stack, 'GET', `/v2/pipelines/${created.body.id}`), 404, 'not_found');
+    expectProblem(
+      await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -179,8 +186,8 @@ describe('validate pipeline', () => {
         { from: 'j', to: 'out' },
       ],
     };
-    const created = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('val'), dag } });
-    const res = await call(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
+    const created = await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('val'), dag } });
+    const res = await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect(Object.keys(res.body).sort()).toEqual(['errors', 'execution_order', 'valid', 'validated_at', 'warnings']);
@@ -207,14 +214,14 @@ describe('validate pipeline', () => {
         { from: 'c1', to: 'x', when: 'yes' },
       ],
     };
-    const created = await call(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('bad'), dag } });
+    const created = await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('bad'), dag } });
     expect(created.status).toBe(201);
     expect(created.body.status).toBe('invalid');
-    const res = await call(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
+    const res = await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
     expect(res.status).toBe(200);
     expectValidation(res.body);
     expect(res.body.valid).toBe(false);
-    const codes = new Set(res.body.errors.map((e: { code: string }) => e.code));
+    const codes = new Set((res.body.errors ?? []).map((e: { code: string }) => e.code));
     for (const code of [
       'duplicate_node_id',
       'unknown_node_type',
@@ -226,36 +233,37 @@ describe('validate pipeline', () => {
     ]) {
       expect(codes).toContain(code);
     }
-    for (const e of res.body.errors) expect(e).toMatchObject({ code: expect.any(String), message: expect.any(String) });
-    const cycle = res.body.errors.find((e: { code: string }) => e.code === 'cycle');
+    for (const e of res.body.errors ?? [])
+      expect(e).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    const cycle = (res.body.errors ?? []).find((e: { code: string }) => e.code === 'cycle');
     expect(JSON.stringify(cycle)).toMatch(/c1/);
-    const stored = await call(stack, 'GET', `/v2/pipelines/${created.body.id}`);
+    const stored = await call<Pipeline>(stack, 'GET', `/v2/pipelines/${created.body.id}`);
     expect(stored.body.status).toBe('invalid');
     expect(stored.body.validation).toEqual(res.body);
   });
 
   it('re-validates against the connectors as they are now (a deleted connector makes the pipeline invalid)', async () => {
-    const pg = await call(stack, 'POST', '/v2/connectors', {
+    const pg = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('gone'), type: 'postgres', config: localPostgresConfig() },
     });
-    const created = await call(stack, 'POST', '/v2/pipelines', {
+    const created = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
       body: { name: uniqueName('reval'), dag: copyDag(pg.body.id) },
     });
     expect(created.body.status).toBe('valid');
     expect((await call(stack, 'DELETE', `/v2/connectors/${pg.body.id}`)).status).toBe(204);
-    const res = await call(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
+    const res = await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${created.body.id}/validate`);
     expect(res.body.valid).toBe(false);
-    expect(res.body.errors.map((e: { code: string }) => e.code)).toContain('unknown_connector');
-    expect((await call(stack, 'GET', `/v2/pipelines/${created.body.id}`)).body.status).toBe('invalid');
+    expect((res.body.errors ?? []).map((e: { code: string }) => e.code)).toContain('unknown_connector');
+    expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${created.body.id}`)).body.status).toBe('invalid');
   });
 });
 
 describe('listing pipelines', () => {
   it('pages three pages with limit=2 and filters by project_id', async () => {
-    const project = await call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('list') } });
+    const project = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('list') } });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await call(stack, 'POST', '/v2/pipelines', {
+      const res = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
         body: { name: `p${i}`, project_id: project.body.id, dag: copyDag(connectorId) },
       });
       expect(res.status).toBe(201);
@@ -265,7 +273,7 @@ describe('listing pipelines', () => {
     let cursor: string | null = null;
     for (let page = 0; page < 3; page++) {
       const q: string = `/v2/pipelines?project_id=${project.body.id}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res: ApiResponse = await call(stack, 'GET', q);
+      const res: ApiResponse<Page<Pipeline>> = await call<Page<Pipeline>>(stack, 'GET', q);
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(2);
       for (const p of res.body.data) expect(p.project_id).toBe(project.body.id);

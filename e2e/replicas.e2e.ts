@@ -1,6 +1,7 @@
 import { startStack, stopProcess, type ServiceProcess, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import { inPool, listAll, uniqueName, waitFor } from './support/helpers.js';
+import type { Page, Project } from '@conduit/contracts';
 
 // Two catalog replicas behind one gateway (architecture.md, Messages): every request is handled by exactly one
 // replica, both take a share, and losing one replica loses no request sent after it died.
@@ -33,7 +34,7 @@ it('1,000 concurrent creates through the gateway: each 201 once, no duplicate, b
   const prefix = uniqueName('burst');
   const names = Array.from({ length: 1000 }, (_, i) => `${prefix}-${i}`);
   const statuses = await inPool(names.length, 100, async (i) => {
-    const res = await call(stack, 'POST', '/v2/projects', { body: { name: names[i] } });
+    const res = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: names[i] } });
     return res.status;
   });
   const byStatus = statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
@@ -60,8 +61,9 @@ it('after SIGKILL of one replica the other answers every request', async () => {
   // on is read by the surviving replica and must succeed (no 503 allowance here).
   const prefix = uniqueName('after-kill');
   const results = await inPool(200, 20, async (i) => {
-    const created = await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-${i}` } });
-    const read = created.status === 201 ? await call(stack, 'GET', `/v2/projects/${created.body.id}`) : undefined;
+    const created = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-${i}` } });
+    const read =
+      created.status === 201 ? await call<Project>(stack, 'GET', `/v2/projects/${created.body.id}`) : undefined;
     return { create: created.status, read: read?.status };
   });
   expect(results.filter((r) => r.create !== 201 || r.read !== 200)).toEqual([]);
@@ -79,7 +81,7 @@ it('a replica killed mid-load: requests answer 201 or (only those it held) 503, 
     intervalMs: 5,
   }).then(() => stopProcess(extra.child, 'SIGKILL'));
   const statuses = await inPool(300, 30, async (i) => {
-    const res = await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-${i}` } });
+    const res = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-${i}` } });
     done++;
     if (res.status === 503) expectProblem(res, 503, 'service_unavailable');
     return res.status;
@@ -96,7 +98,8 @@ it('a replica killed mid-load: requests answer 201 or (only those it held) 503, 
   const after = await inPool(
     50,
     10,
-    async (i) => (await call(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-after-${i}` } })).status,
+    async (i) =>
+      (await call<Project>(stack, 'POST', '/v2/projects', { body: { name: `${prefix}-after-${i}` } })).status,
   );
   expect(after.filter((s) => s !== 201)).toEqual([]);
   const names = (await listAll<{ id: string; name: string }>(stack, '/v2/projects'))
@@ -108,7 +111,7 @@ it('a replica killed mid-load: requests answer 201 or (only those it held) 503, 
 it('with no replica left, a request gets 503 with Retry-After in about the RPC timeout', async () => {
   await stopProcess(first.child, 'SIGKILL');
   const started = Date.now();
-  const res = await call(stack, 'GET', '/v2/projects');
+  const res = await call<Page<Project>>(stack, 'GET', '/v2/projects');
   expectProblem(res, 503, 'service_unavailable');
   expect(res.headers.get('retry-after')).toBeTruthy();
   expect(Date.now() - started).toBeLessThan(5_000 + 3_000);

@@ -327,7 +327,7 @@ describe('cancel', () => {
     const { jobId } = await createPipelineAndJob(stack, quickDag());
     const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
     expect(run.status).toBe('succeeded');
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${jobId}/runs/${run.id}/cancel`), 409, 'run_finished');
+    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${run.id}/cancel`), 409, 'run_finished');
     expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`)).body.status).toBe('succeeded');
   });
 });
@@ -355,17 +355,17 @@ describe('concurrency policies', () => {
   it('forbid: a second trigger while a run is active is a 409 run_in_progress; once it is over, a trigger runs', async () => {
     const { jobId } = await createPipelineAndJob(stack, sleepyDag(30), { concurrency_policy: 'forbid' });
     const first = await triggerRun(stack, jobId);
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
+    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
     await waitForRun(stack, jobId, first.id, (r) => r.status === 'running');
-    expectProblem(await call(stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
+    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
     const runs = await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${jobId}/runs`);
     expect(runs.body.data.map((r) => r.id)).toEqual([first.id]);
 
     // Canceling frees the slot.
-    expect((await call(stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/cancel`)).status).toBe(200);
+    expect((await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/cancel`)).status).toBe(200);
     const second = await triggerRun(stack, jobId);
     expect(second.id).not.toBe(first.id);
-    expect((await call(stack, 'POST', `/v2/jobs/${jobId}/runs/${second.id}/cancel`)).status).toBe(200);
+    expect((await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${second.id}/cancel`)).status).toBe(200);
   });
 
   it('replace: a second trigger cancels the active run and runs', async () => {

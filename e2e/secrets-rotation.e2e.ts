@@ -6,6 +6,7 @@ import { call } from './support/client.js';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 import { Receiver } from '@conduit/testing';
+import type { ConnectionTestResult } from '@conduit/contracts';
 
 // SECRETS_KEY rotates as docs/security.md says: seal under A; every service that holds the key restarts with B and A
 // as previous (the catalog and the dispatcher re-seal at start); then A is removed. A connector's password and a
@@ -72,7 +73,7 @@ async function expectSecretsWork(
   api: Stack,
   ids: { connectorId: string; webhookId: string; jobId: string; path: string },
 ): Promise<void> {
-  const tested = await call(api, 'POST', `/v2/connectors/${ids.connectorId}/test`);
+  const tested = await call<ConnectionTestResult>(api, 'POST', `/v2/connectors/${ids.connectorId}/test`);
   expect({ status: tested.status, ok: tested.body?.ok, message: tested.body?.message }).toMatchObject({
     status: 200,
     ok: true,

@@ -3,6 +3,7 @@ import { startStack, stopProcess, type Stack } from '@conduit/testing';
 import { call, expectProblem, type ApiResponse } from './support/client.js';
 import { mintToken, uniqueName, waitFor } from './support/helpers.js';
 import { parsePrometheusText } from './support/prometheus-text.js';
+import type { ApiKey, CreatedApiKey, Metrics, Page, Pipeline, ProblemDocument, Tenant } from '@conduit/contracts';
 
 // Issue #14, findings 7, 8, 10 and 11, as the attacker did them: an ordinary tenant's write-scoped key against a
 // stack of one process per service. Each test asserts the documented refusal and that nothing changed.
@@ -73,13 +74,20 @@ beforeAll(async () => {
   });
   // No executor: triggered runs stay queued, so a live log stream stays open as long as a test needs.
   await stopProcess(stack.processes.find((p) => p.name === 'executor')!.child);
-  const tenant = await must(call(stack, 'POST', '/v2/tenants', { body: { name: uniqueName('attacker') } }));
+  const tenant = await must(
+    call<{ tenant: Tenant; api_key: CreatedApiKey }>(stack, 'POST', '/v2/tenants', {
+      body: { name: uniqueName('attacker') },
+    }),
+  );
   const created = tenant as unknown as { tenant: { id: string }; api_key: { key: string } };
   tenantId = created.tenant.id;
   adminKey = created.api_key.key;
   attackerKey = (
     await must<{ key: string }>(
-      call(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'ci', scopes: ['read', 'write'] } }),
+      call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', {
+        key: adminKey,
+        body: { name: 'ci', scopes: ['read', 'write'] },
+      }),
     )
   ).key;
   await resourcesOf(attackerKey, mine);
@@ -126,7 +134,7 @@ async function openStream(jobId: string, runId: string, headers: Record<string, 
 describe('finding 7: a live log stream ends once its credential no longer holds', () => {
   it('closes within the re-check interval after DELETE of its API key, with an error event', async () => {
     const key = await must<{ id: string; key: string }>(
-      call(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'tail', scopes: ['read'] } }),
+      call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { key: adminKey, body: { name: 'tail', scopes: ['read'] } }),
     );
     const stream = await openStream(mine.job!, mine.run!, { 'x-api-key': key.key });
     expect(stream.status).toBe(200);
@@ -226,7 +234,7 @@ async function snapshot(): Promise<string> {
     '/v2/webhooks',
   ];
   const answers = await Promise.all(lists.map((path) => call(stack, 'GET', `${path}?limit=200`, { key: attackerKey })));
-  const keys = await call(stack, 'GET', '/v2/api-keys?limit=200', { key: adminKey });
+  const keys = await call<Page<ApiKey>>(stack, 'GET', '/v2/api-keys?limit=200', { key: adminKey });
   return JSON.stringify([...answers, keys].map((a) => a.body));
 }
 
@@ -252,7 +260,7 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
     let checked = 0;
     for (const op of ops) {
       for (const [, name] of op.path.matchAll(/\{([a-z_]+)\}/g)) {
-        const res = await call(stack, op.method, concrete(op.path, name), {
+        const res = await call<ProblemDocument>(stack, op.method, concrete(op.path, name), {
           key: attackerKey,
           ...(op.hasBody ? { body: {} } : {}),
         });
@@ -269,7 +277,7 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
     for (const op of ops) {
       for (const name of op.query) {
         for (const accept of ['application/json', 'text/event-stream']) {
-          const res = await call(stack, op.method, `${concrete(op.path)}?${name}=a%00b`, {
+          const res = await call<ProblemDocument>(stack, op.method, `${concrete(op.path)}?${name}=a%00b`, {
             key: attackerKey,
             headers: { accept },
           });
@@ -287,7 +295,7 @@ describe('finding 8: a NUL character in any input is a 400/422 problem, never a 
     expect(withBody.length).toBeGreaterThanOrEqual(15);
     for (const op of withBody) {
       for (const body of [{ name: 'a\u0000b' }, { config: { 'k\u0000': 1 } }]) {
-        const res = await call(stack, op.method, concrete(op.path), { key: attackerKey, body });
+        const res = await call<ProblemDocument>(stack, op.method, concrete(op.path), { key: attackerKey, body });
         expectProblem(res, 422, 'validation_failed');
         expect(res.body.errors).toEqual([expect.objectContaining({ code: 'invalid_characters' })]);
       }
@@ -341,7 +349,7 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
     expectProblem(foreign, 404, 'not_found');
     expect(comparable(foreign)).toEqual(comparable(await get(`/v2/metrics?job_id=${MISSING.job}`)));
     // The victim still sees its own, and the attacker its own job's.
-    expect((await call(stack, 'GET', `/v2/metrics?job_id=${victim.job}`)).status).toBe(200);
+    expect((await call<Metrics>(stack, 'GET', `/v2/metrics?job_id=${victim.job}`)).status).toBe(200);
     expect((await get(`/v2/metrics?job_id=${mine.job}&since=1h`)).body).toMatchObject({ job_id: mine.job });
   });
 
@@ -385,13 +393,13 @@ describe("finding 10: another tenant's resource in a filter reads exactly like a
       }),
     ],
   ])('a body naming another tenant’s resource: %s', async (_what, path, body) => {
-    const foreign = await call(stack, 'POST', path, { key: attackerKey, body: body(victim) });
-    const missing = await call(stack, 'POST', path, {
+    const foreign = await call<Pipeline>(stack, 'POST', path, { key: attackerKey, body: body(victim) });
+    const missing = await call<Pipeline>(stack, 'POST', path, {
       key: attackerKey,
       body: body({ ...MISSING, connector: 'con_01J0000000000000000000000Z' }),
     });
     // What tells the two apart, if anything: the status, the problem, or a saved pipeline's validation.
-    const verdict = (res: ApiResponse) =>
+    const verdict = (res: ApiResponse<Pipeline>) =>
       comparable({ ...res, body: res.status === 201 ? res.body.validation.errors : res.body });
     expect(verdict(foreign)).toEqual(verdict(missing));
     // Refused, or (a pipeline, which may be saved invalid) saved without reaching the victim's connector.

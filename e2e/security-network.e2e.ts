@@ -15,6 +15,7 @@ import {
 import { recordingListener, startOwnRedis, type OwnRedis, type RecordingListener } from '@conduit/testing';
 import { monitorRedis } from './support/redis-monitor.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import type { Connector, CreatedApiKey } from '@conduit/contracts';
 
 // Issue 14, findings 2 and 6: connectors may not reach the platform's own PostgreSQL and Redis, nor internal
 // addresses unless the operator allows them, and Test Connection does not tell an open refused port from a closed one.
@@ -53,8 +54,10 @@ const CONFIGS: Record<string, (host: string, port: number) => Record<string, unk
 
 function expectRefusedAtCreate(res: ApiResponse, code: string, message: RegExp): void {
   expect(res.status).toBe(422);
-  expect(res.body.code).toBe('validation_failed');
-  expect(res.body.errors).toEqual([expect.objectContaining({ code, message: expect.stringMatching(message) })]);
+  expect(res.body).toMatchObject({
+    code: 'validation_failed',
+    errors: [expect.objectContaining({ code, message: expect.stringMatching(message) })],
+  });
 }
 
 /** Points a stored connector elsewhere behind the API's back, as a DNS change (or a connector older than the policy) does. */
@@ -93,7 +96,11 @@ describe('with private networks allowed, the platform itself stays out of reach'
     platformRedis = { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) };
     // One more key, so that a connector that could write one would change the count we compare.
     expect(
-      (await call(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('key'), scopes: ['read'] } })).status,
+      (
+        await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', {
+          body: { name: uniqueName('key'), scopes: ['read'] },
+        })
+      ).status,
     ).toBe(201);
   }, 120_000);
 
@@ -106,7 +113,7 @@ describe('with private networks allowed, the platform itself stays out of reach'
 
   it("refuses a postgres connector to the platform's own database at create, by address and by name (422)", async () => {
     for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
-      const res = await call(stack, 'POST', '/v2/connectors', {
+      const res = await call<Connector>(stack, 'POST', '/v2/connectors', {
         body: {
           name: uniqueName('pg'),
           type: 'postgres',
@@ -121,14 +128,14 @@ describe('with private networks allowed, the platform itself stays out of reach'
 
   it("refuses the platform's Redis to a redis connector and to an http connector at its port (422)", async () => {
     expectRefusedAtCreate(
-      await call(stack, 'POST', '/v2/connectors', {
+      await call<Connector>(stack, 'POST', '/v2/connectors', {
         body: { name: uniqueName('redis'), type: 'redis', config: platformRedis },
       }),
       'platform_service',
       /platform's own Redis/,
     );
     expectRefusedAtCreate(
-      await call(stack, 'POST', '/v2/connectors', {
+      await call<Connector>(stack, 'POST', '/v2/connectors', {
         body: {
           name: uniqueName('http'),
           type: 'http',
@@ -144,7 +151,7 @@ describe('with private networks allowed, the platform itself stays out of reach'
       type: 'redis',
       config: { host: ownRedis.host, port: ownRedis.port },
     });
-    const put = await call(stack, 'PUT', `/v2/connectors/${own.id}`, {
+    const put = await call<Connector>(stack, 'PUT', `/v2/connectors/${own.id}`, {
       body: { name: uniqueName('redis'), config: platformRedis },
     });
     expectRefusedAtCreate(put, 'platform_service', /platform's own Redis/);
@@ -286,7 +293,7 @@ describe('with the default policy, internal addresses are refused for every type
     'refuses %s at create, for every network type (422)',
     async (host) => {
       for (const [type, config] of Object.entries(CONFIGS)) {
-        const res = await call(stack, 'POST', '/v2/connectors', {
+        const res = await call<Connector>(stack, 'POST', '/v2/connectors', {
           body: { name: uniqueName(type), type, config: config(host, 8080) },
         });
         expectRefusedAtCreate(res, 'network_policy', /refused by the network policy/);

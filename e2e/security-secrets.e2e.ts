@@ -21,6 +21,15 @@ import {
 } from './support/helpers.js';
 import { Receiver } from '@conduit/testing';
 import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
+import type {
+  ConnectionTestResult,
+  Connector,
+  CreatedApiKey,
+  Delivery,
+  Page,
+  Webhook,
+  ProblemDocument,
+} from '@conduit/contracts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -98,11 +107,11 @@ describe('finding 2: secrets cross processes only sealed', () => {
       type: 'postgres',
       config: { ...pgConfig, password: first },
     });
-    const updated = await call(stack, 'PUT', `/v2/connectors/${connector.id}`, {
+    const updated = await call<Connector>(stack, 'PUT', `/v2/connectors/${connector.id}`, {
       body: { name: uniqueName('pg'), config: { ...pgConfig, password: second } },
     });
     expect(updated.status).toBe(200);
-    const tested = await call(stack, 'POST', `/v2/connectors/${connector.id}/test`);
+    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${connector.id}/test`);
     expect(tested.body).toMatchObject({ ok: true });
 
     const { jobId } = await createPipelineAndJob(stack, {
@@ -123,7 +132,7 @@ describe('finding 2: secrets cross processes only sealed', () => {
     });
     await waitFor(
       async () => {
-        const deliveries = await call(stack, 'GET', `/v2/webhooks/${hook.id}/deliveries`);
+        const deliveries = await call<Page<Delivery>>(stack, 'GET', `/v2/webhooks/${hook.id}/deliveries`);
         return deliveries.body.data[0]?.status === 'succeeded';
       },
       { what: 'the delivery recorded as succeeded', timeoutMs: 20_000 },
@@ -148,12 +157,12 @@ describe('finding 4: a connector that moves must be sent its secrets again', () 
       type: 'postgres',
       config,
     });
-    const moved = await call(stack, 'PUT', `/v2/connectors/${connector.id}`, {
+    const moved = await call<ProblemDocument>(stack, 'PUT', `/v2/connectors/${connector.id}`, {
       body: { name: uniqueName('pg'), config: { ...connector.config, host: 'attacker.example.net' } },
     });
     expectProblem(moved, 422, 'validation_failed');
     expect(moved.body.errors).toEqual([expect.objectContaining({ path: 'config.password', code: 'secret_required' })]);
-    expect((await call(stack, 'GET', `/v2/connectors/${connector.id}`)).body.config).toMatchObject({
+    expect((await call<Connector>(stack, 'GET', `/v2/connectors/${connector.id}`)).body.config).toMatchObject({
       host: 'db.internal.example',
     });
 
@@ -162,14 +171,14 @@ describe('finding 4: a connector that moves must be sent its secrets again', () 
       type: 'http',
       config: { base_url: 'https://api.example.com/v1', auth_type: 'bearer', bearer_token: secret('tok') },
     });
-    const elsewhere = await call(stack, 'PUT', `/v2/connectors/${api.id}`, {
+    const elsewhere = await call<ProblemDocument>(stack, 'PUT', `/v2/connectors/${api.id}`, {
       body: { name: uniqueName('api'), config: { ...api.config, base_url: 'https://evil.example.net/' } },
     });
     expectProblem(elsewhere, 422, 'validation_failed');
     expect(elsewhere.body.errors).toEqual([
       expect.objectContaining({ path: 'config.bearer_token', code: 'secret_required' }),
     ]);
-    const resent = await call(stack, 'PUT', `/v2/connectors/${api.id}`, {
+    const resent = await call<Connector>(stack, 'PUT', `/v2/connectors/${api.id}`, {
       body: {
         name: uniqueName('api'),
         config: { ...api.config, base_url: 'https://new.example.com/', bearer_token: secret('tok2') },
@@ -185,7 +194,9 @@ describe('finding 9: no credentials in URLs', () => {
     ['http', { base_url: 'https://api.example.com/v1?api_key=Pw-in-url-2' }, 'config.base_url'],
     ['openai', { base_url: 'https://llm.example.com/v1?token=Pw-in-url-3', model: 'tiny' }, 'config.base_url'],
   ])('%s %j is a 422 pointing to the secret settings, and not stored', async (type, config, path) => {
-    const res = await call(stack, 'POST', '/v2/connectors', { body: { name: uniqueName(type), type, config } });
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/connectors', {
+      body: { name: uniqueName(type), type, config },
+    });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([
       expect.objectContaining({
@@ -198,7 +209,7 @@ describe('finding 9: no credentials in URLs', () => {
   });
 
   it('a webhook url with ?token= is refused as user:password@ is', async () => {
-    const res = await call(stack, 'POST', '/v2/webhooks', {
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/webhooks', {
       body: { url: `${receiver.endpoint().url}?token=Pw-in-url-4`, events: ['job.failed'], secret: secret('w') },
     });
     expectProblem(res, 422, 'validation_failed');
@@ -215,15 +226,19 @@ describe('finding 5: an idempotent replay of a new API key', () => {
     });
     const idem = { 'idempotency-key': `idem-${randomUUID()}` };
     const body = { name: uniqueName('new'), scopes: ['read'] };
-    const first = await call(stack, 'POST', '/v2/api-keys', { body, headers: idem });
+    const first = await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { body, headers: idem });
     expect(first.status).toBe(201);
-    const again = await call(stack, 'POST', '/v2/api-keys', { body, headers: idem });
+    const again = await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { body, headers: idem });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.key).toBe(first.body.key);
 
     // The key belongs to the API key it made, per tenant (issue 16): another credential of the tenant gets neither a
     // replay of the first answer nor a second key, but a 422 naming the key that exists.
-    const fromOther = await call(stack, 'POST', '/v2/api-keys', { body, headers: idem, key: other.key });
+    const fromOther = await call<ProblemDocument>(stack, 'POST', '/v2/api-keys', {
+      body,
+      headers: idem,
+      key: other.key,
+    });
     expectProblem(fromOther, 422, 'idempotency_key_reused');
     expect(fromOther.body.detail).toContain(first.body.id);
     expect(fromOther.text).not.toContain(first.body.key);

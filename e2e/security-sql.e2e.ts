@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import duckdb from '@duckdb/node-api';
 import { startStack, waitFor, type Stack } from '@conduit/testing';
-import type { Run } from '@conduit/contracts';
+import type {
+  ConnectionTestResult,
+  CreatedApiKey,
+  Page,
+  Pipeline,
+  ProblemDocument,
+  Run,
+  RunLogLine,
+  Tenant as ApiTenant,
+} from '@conduit/contracts';
 import pg from 'pg';
 import { call } from './support/client.js';
 import { nodeOf, uniqueName } from './support/helpers.js';
@@ -29,14 +38,16 @@ let neighbour: Tenant;
 
 /** A new ordinary tenant and a write-scoped key of it (its first key is an admin key; attackers get less). */
 async function tenantWithWriteKey(): Promise<Tenant> {
-  const made = await call(stack, 'POST', '/v2/tenants', { body: { name: uniqueName('tenant') } });
+  const made = await call<{ tenant: ApiTenant; api_key: CreatedApiKey }>(stack, 'POST', '/v2/tenants', {
+    body: { name: uniqueName('tenant') },
+  });
   expect(made.status).toBe(201);
-  const key = await call(stack, 'POST', '/v2/api-keys', {
+  const key = await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', {
     key: made.body.api_key.key,
     body: { name: uniqueName('w'), scopes: ['read', 'write'] },
   });
   expect(key.status).toBe(201);
-  return { tenantId: made.body.tenant.id as string, key: key.body.key as string };
+  return { tenantId: made.body.tenant.id, key: key.body.key };
 }
 
 beforeAll(async () => {
@@ -75,7 +86,9 @@ async function runPipeline(who: Tenant, pipelineId: string): Promise<Run> {
     },
     { what: `run ${queued.body.id} to end`, timeoutMs: 60_000 },
   );
-  const logs = await call(stack, 'GET', `/v2/jobs/${job.id}/runs/${queued.body.id}/logs?limit=200`, { key: who.key });
+  const logs = await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${job.id}/runs/${queued.body.id}/logs?limit=200`, {
+    key: who.key,
+  });
   expect(logs.text).not.toContain(MARKER);
   return run!;
 }
@@ -214,7 +227,7 @@ describe('SQL that reaches beyond its tables', () => {
   it('is refused at save with a 422 naming the node, and refused at run time when stored before that check', async () => {
     const wh = await warehouse(attacker, 'wh/attacker.duckdb', 'harmless');
     for (const attack of attacks()) {
-      const saved = await call(stack, 'POST', '/v2/pipelines', {
+      const saved = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', {
         key: attacker.key,
         body: { name: uniqueName('steal'), dag: pipelineOf(wh, attack.field) },
       });
@@ -259,7 +272,7 @@ describe('SQL that reaches beyond its tables', () => {
       'set enable_external_access = true',
       'select 1; select 2',
     ]) {
-      const saved = await call(stack, 'POST', '/v2/pipelines', {
+      const saved = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', {
         key: attacker.key,
         body: { name: uniqueName('steal'), dag: sqlNode(sql) },
       });
@@ -308,7 +321,9 @@ describe('tenants and the data root', () => {
       type: 'duckdb',
       config: { path: 'shared/warehouse.duckdb' },
     });
-    const tested = await call(stack, 'POST', `/v2/connectors/${theirs.id}/test`, { key: neighbour.key });
+    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${theirs.id}/test`, {
+      key: neighbour.key,
+    });
     expect(tested.body).toMatchObject({
       ok: false,
       error_class: 'config_error',

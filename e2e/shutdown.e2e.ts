@@ -11,6 +11,7 @@ import {
   waitForRunEnd,
 } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import type { ConnectionTestResult } from '@conduit/contracts';
 
 // Graceful shutdown of the plain processes, as an orchestrator stops them (SIGTERM, then SIGKILL after a grace
 // period): an executor stopped mid-run loses no run, and a gateway stopped under load answers what it took.
@@ -156,7 +157,9 @@ describe('gateway', () => {
       });
       const IN_FLIGHT = 4;
       const answers = Promise.all(
-        Array.from({ length: IN_FLIGHT }, () => call(stack, 'POST', `/v2/connectors/${slow.id}/test`)),
+        Array.from({ length: IN_FLIGHT }, () =>
+          call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${slow.id}/test`),
+        ),
       );
       // Every request has reached the catalog (through the gateway) and is waiting on the slow target.
       await waitFor(async () => proxy.connections() >= IN_FLIGHT, {

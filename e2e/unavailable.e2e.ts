@@ -1,5 +1,6 @@
 import { startStack, stopProcess, type Stack } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
+import type { Page, Project } from '@conduit/contracts';
 
 // 503 service_unavailable (api.md, Errors and Limits): a backend that does not answer the gateway in time.
 // This stack's catalog is stopped, so the file has a stack of its own.
@@ -15,7 +16,7 @@ afterAll(async () => {
 });
 
 it('answers 503 with Retry-After when the catalog is gone, and the gateway itself stays up', async () => {
-  expect((await call(stack, 'GET', '/v2/projects')).status).toBe(200);
+  expect((await call<Page<Project>>(stack, 'GET', '/v2/projects')).status).toBe(200);
   const catalog = stack.processes.find((p) => p.name === 'catalog');
   expect(catalog).toBeDefined();
   await stopProcess(catalog!.child);

@@ -5,17 +5,12 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { call, expectProblem } from './support/client.js';
 import { freePort, localPostgresConfig, RFC3339_MS, uniqueName, waitFor } from './support/helpers.js';
 import { Receiver, type Received, type Responder } from '@conduit/testing';
+import type { Connector, Delivery, Job, Page, Pipeline, ProblemDocument, Run, Webhook } from '@conduit/contracts';
 
 const PLAIN_SECRET = `e2e-plain-${Date.now()}-0123456789`;
 const WHSEC_SECRET = `whsec_${Buffer.from(`e2e-key-${Date.now()}-0123456789abcdef`).toString('base64')}`;
 
 /** Polls until `probe` answers a value, and answers it (the stack's waitFor answers nothing). */
-async function valueOf<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  let value: T | undefined;
-  await waitFor(async () => (value = await probe()) !== undefined, { what, timeoutMs });
-  return value as T;
-}
-
 function verify(secret: string, req: Received): any {
   return new StandardWebhook(
     secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64'),
@@ -38,7 +33,7 @@ describe('webhooks, end to end', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms',
     });
-    const connector = await call(stack, 'POST', '/v2/connectors', {
+    const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
     });
     expect(connector.status).toBe(201);
@@ -50,31 +45,31 @@ describe('webhooks, end to end', () => {
     await receiver?.stop();
   });
 
-  async function api(method: string, path: string, body?: unknown) {
-    const res = await call(stack, method, path, body === undefined ? {} : { body });
+  async function api<T = unknown>(method: string, path: string, body?: unknown) {
+    const res = await call<T>(stack, method, path, body === undefined ? {} : { body });
     answers.push(res.text);
     return res;
   }
 
   async function createWebhook(responder: Responder | undefined, events: string[], secret = PLAIN_SECRET) {
     const endpoint = receiver.endpoint(responder);
-    const res = await api('POST', '/v2/webhooks', { url: endpoint.url, events, secret, description: 'e2e' });
+    const res = await api<Webhook>('POST', '/v2/webhooks', { url: endpoint.url, events, secret, description: 'e2e' });
     expect(res.status).toBe(201);
-    return { ...endpoint, id: res.body.id as string, body: res.body };
+    return { ...endpoint, id: res.body.id, body: res.body };
   }
 
   async function runJob(dag: Record<string, unknown>): Promise<{ jobId: string; runId: string }> {
-    const pipeline = await api('POST', '/v2/pipelines', { name: uniqueName('pl'), dag });
+    const pipeline = await api<Pipeline>('POST', '/v2/pipelines', { name: uniqueName('pl'), dag });
     expect(pipeline.status).toBe(201);
-    const job = await api('POST', '/v2/jobs', { name: uniqueName('job'), pipeline_id: pipeline.body.id });
+    const job = await api<Job>('POST', '/v2/jobs', { name: uniqueName('job'), pipeline_id: pipeline.body.id });
     expect(job.status).toBe(201);
-    const run = await api('POST', `/v2/jobs/${job.body.id}/run`);
+    const run = await api<Run>('POST', `/v2/jobs/${job.body.id}/run`);
     expect(run.status).toBe(202);
     return { jobId: job.body.id, runId: run.body.id };
   }
 
-  async function deliveries(webhookId: string): Promise<any[]> {
-    const res = await api('GET', `/v2/webhooks/${webhookId}/deliveries?limit=200`);
+  async function deliveries(webhookId: string): Promise<Delivery[]> {
+    const res = await api<Page<Delivery>>('GET', `/v2/webhooks/${webhookId}/deliveries?limit=200`);
     expect(res.status).toBe(200);
     return res.body.data;
   }
@@ -94,7 +89,7 @@ describe('webhooks, end to end', () => {
     const got = await api('GET', `/v2/webhooks/${hook.id}`);
     expect(got.status).toBe(200);
     expect(got.headers.get('etag')).toBeTruthy();
-    const listed = await api('GET', '/v2/webhooks?limit=200');
+    const listed = await api<Page<Webhook>>('GET', '/v2/webhooks?limit=200');
     expect(listed.body.data.map((w: { id: string }) => w.id)).toContain(hook.id);
     const patched = await api('PATCH', `/v2/webhooks/${hook.id}`, { events: ['job.failed'], secret: WHSEC_SECRET });
     expect(patched.status).toBe(200);
@@ -162,7 +157,7 @@ describe('webhooks, end to end', () => {
 
   it('retries a receiver answering 500 three times; the fourth attempt succeeds with the same webhook-id', async () => {
     const hook = await createWebhook((n) => ({ status: n < 3 ? 500 : 200 }), ['job.completed']);
-    const ping = await api('POST', `/v2/webhooks/${hook.id}/test`);
+    const ping = await api<Delivery>('POST', `/v2/webhooks/${hook.id}/test`);
     expect(ping.status).toBe(202);
     expect(ping.body).toMatchObject({ event_type: 'ping', attempt: 1, status: 'pending' });
     await waitFor(async () => receiver.requests(hook.path).length === 4, {
@@ -172,10 +167,13 @@ describe('webhooks, end to end', () => {
     const got = receiver.requests(hook.path);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([ping.body.event_id]));
     for (const r of got) expect(verify(PLAIN_SECRET, r).type).toBe('ping');
-    const list = await valueOf('the attempts recorded', async () => {
-      const l = await deliveries(hook.id);
-      return l[0]?.status === 'succeeded' ? l : undefined;
-    });
+    const list = await waitFor(
+      async () => {
+        const l = await deliveries(hook.id);
+        return l[0]?.status === 'succeeded' ? l : undefined;
+      },
+      { what: 'the attempts recorded', timeoutMs: 20_000 },
+    );
     expect(list.map((d) => [d.attempt, d.status, d.status_code])).toEqual([
       [4, 'succeeded', 200],
       [3, 'failed', 500],
@@ -191,14 +189,15 @@ describe('webhooks, end to end', () => {
 
   it('delivers every event to a receiver that was down for a while', async () => {
     const port = await freePort();
-    const res = await api('POST', '/v2/webhooks', {
+    const res = await api<Webhook>('POST', '/v2/webhooks', {
       url: `http://127.0.0.1:${port}/later`,
       events: ['job.completed'],
       secret: PLAIN_SECRET,
     });
     expect(res.status).toBe(201);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await api('POST', `/v2/webhooks/${res.body.id}/test`)).body.event_id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await api<Delivery>('POST', `/v2/webhooks/${res.body.id}/test`)).body.event_id);
     await waitFor(async () => (await deliveries(res.body.id)).filter((d) => d.status === 'failed').length >= 3, {
       what: 'refused attempts',
       timeoutMs: 20_000,
@@ -222,10 +221,13 @@ describe('webhooks, end to end', () => {
   it('disables a webhook answering 410', async () => {
     const hook = await createWebhook(() => ({ status: 410 }), ['job.completed']);
     await api('POST', `/v2/webhooks/${hook.id}/test`);
-    const disabled = await valueOf('disabled', async () => {
-      const w = await api('GET', `/v2/webhooks/${hook.id}`);
-      return w.body.status === 'disabled' ? w.body : undefined;
-    });
+    const disabled = await waitFor(
+      async () => {
+        const w = await api<Webhook>('GET', `/v2/webhooks/${hook.id}`);
+        return w.body.status === 'disabled' ? w.body : undefined;
+      },
+      { what: 'disabled', timeoutMs: 20_000 },
+    );
     expect(disabled.disabled_reason).toBe('gone');
     expect(receiver.requests(hook.path)).toHaveLength(1);
   });
@@ -234,13 +236,12 @@ describe('webhooks, end to end', () => {
     const target = receiver.endpoint();
     const hook = await createWebhook(() => ({ status: 301, headers: { location: target.url } }), ['job.completed']);
     await api('POST', `/v2/webhooks/${hook.id}/test`);
-    const list = await valueOf(
-      'every attempt failed',
+    const list = await waitFor(
       async () => {
         const l = await deliveries(hook.id);
         return l.length === 4 && l.every((d) => d.status === 'failed') ? l : undefined;
       },
-      20_000,
+      { what: 'every attempt failed', timeoutMs: 20_000 },
     );
     expect(list.map((d) => d.status_code)).toEqual([301, 301, 301, 301]);
     expect(receiver.requests(target.path)).toHaveLength(0);
@@ -249,13 +250,12 @@ describe('webhooks, end to end', () => {
   it('times out a receiver that hangs, at 10 s', async () => {
     const hook = await createWebhook((n) => (n === 0 ? 'hang' : { status: 200 }), ['job.completed']);
     await api('POST', `/v2/webhooks/${hook.id}/test`);
-    const list = await valueOf(
-      'the retry after the timeout',
+    const list = await waitFor(
       async () => {
         const l = await deliveries(hook.id);
         return l[0]?.status === 'succeeded' ? l : undefined;
       },
-      30_000,
+      { what: 'the retry after the timeout', timeoutMs: 30_000 },
     );
     expect(list[1]).toMatchObject({
       attempt: 1,
@@ -263,8 +263,8 @@ describe('webhooks, end to end', () => {
       status_code: null,
       error: 'timed out after 10000 ms without an answer',
     });
-    expect(list[1].latency_ms).toBeGreaterThanOrEqual(10_000);
-    expect(list[1].latency_ms).toBeLessThan(11_000);
+    expect(list[1]?.latency_ms).toBeGreaterThanOrEqual(10_000);
+    expect(list[1]?.latency_ms).toBeLessThan(11_000);
   }, 60_000);
 
   it('never answers or logs a secret', () => {
@@ -305,7 +305,7 @@ describe('webhook network policy by default, end to end', () => {
     ['https://[::ffff:0:a00:1]/hook', 'url_not_allowed'],
     ['https://192.0.0.192/hook', 'url_not_allowed'],
   ])('refuses %s', async (url, code) => {
-    const res = await call(stack, 'POST', '/v2/webhooks', {
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/webhooks', {
       body: { url, events: ['job.failed'], secret: PLAIN_SECRET },
     });
     expectProblem(res, 422, 'validation_failed');

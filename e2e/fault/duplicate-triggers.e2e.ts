@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { type Stack, stopProcess } from '@conduit/testing';
-import { type ApiResponse, call } from '../support/client.js';
+import { call, problemCode } from '../support/client.js';
 import { create, inPool, uniqueName, waitFor } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
+import type { Job, Run } from '@conduit/contracts';
 
 // R6 (issue 16): triggers with an Idempotency-Key, each sent twice, while every trigger's commit lands after the
 // gateway has answered 503 (SCHEDULER_FAULT_COMMIT_DELAY_MS, a test-only fault point after the deadline check), and
@@ -35,7 +36,7 @@ beforeAll(async () => {
   stack = fault.stack;
   // This test counts runs made, not runs executed: without an executor they stay queued and cost nothing.
   for (const p of stack.processes.filter((p) => p.name === 'executor')) await stopProcess(p.child);
-  const { pipeline_id } = (await call(stack, 'GET', `/v2/jobs/${fault.jobId}`)).body as { pipeline_id: string };
+  const { pipeline_id } = (await call<Job>(stack, 'GET', `/v2/jobs/${fault.jobId}`)).body as { pipeline_id: string };
   const more = await inPool(JOBS - 1, 8, () =>
     create(stack, '/v2/jobs', { name: uniqueName('r6'), pipeline_id, concurrency_policy: 'allow' }),
   );
@@ -58,14 +59,14 @@ interface Sent {
 }
 
 function trigger(key: string, jobId: string, kind: Sent['kind']): Promise<Sent> {
-  return call(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {}, headers: { 'idempotency-key': key } }).then(
-    (res: ApiResponse) => ({
+  return call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {}, headers: { 'idempotency-key': key } }).then(
+    (res) => ({
       key,
       kind,
       status: res.status,
-      code: res.body?.code,
+      code: problemCode(res),
       retryAfter: res.headers.get('retry-after'),
-      runId: res.status === 202 ? res.body?.id : undefined,
+      runId: res.status === 202 ? res.body.id : undefined,
     }),
   );
 }

@@ -6,6 +6,7 @@ import { mintToken, uniqueName, waitFor } from '../support/helpers.js';
 import type { OwnPostgres } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
+import type { Page, Project, Run } from '@conduit/contracts';
 
 // R3 (issue 16): the platform's PostgreSQL stops under a light load of reads and writes, then starts again.
 // The stack runs on a PostgreSQL and a Redis of this file's own, so stopping them touches nothing else.
@@ -89,8 +90,8 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   await waitFor(
     async () => {
       const [list, created] = await Promise.all([
-        call(stack, 'GET', '/v2/projects?limit=1'),
-        call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('r3-after') }, bearer }),
+        call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1'),
+        call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('r3-after') }, bearer }),
       ]);
       return list.status === 200 && created.status === 201;
     },
@@ -115,7 +116,8 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   const refused = answers.filter((a) => a.kind === 'create' && a.status === 503);
   expect(created.length).toBeGreaterThan(0);
   expect(refused.length).toBeGreaterThan(0);
-  for (const a of created) expect((await call(stack, 'GET', `/v2/projects/${a.id}`, { bearer })).status).toBe(200);
+  for (const a of created)
+    expect((await call<Project>(stack, 'GET', `/v2/projects/${a.id}`, { bearer })).status).toBe(200);
   const catalogDb = new pg.Client({ connectionString: stack.databaseUrl });
   await catalogDb.connect();
   try {
@@ -130,6 +132,6 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   }
   // Every accepted trigger is a run the API knows.
   for (const a of answers.filter((x) => x.kind === 'trigger' && x.status === 202)) {
-    expect((await call(stack, 'GET', `/v2/jobs/${jobId}/runs/${a.id}`)).status).toBe(200);
+    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${a.id}`)).status).toBe(200);
   }
 }, 120_000);

@@ -13,6 +13,7 @@ import {
   startLoad,
   unexpectedAnswers,
 } from '../support/fault-load.js';
+import type { Page, Project, Run, ProblemDocument } from '@conduit/contracts';
 
 // R2 (issue 16): the platform's Redis killed for 20 s under a load of triggers, creates and reads, and started again
 // from its AOF; then hung (SIGSTOP) and resumed. The stack runs on a PostgreSQL and a Redis of this file's own.
@@ -75,9 +76,9 @@ async function expectRecoveryWithin5s(since: number): Promise<void> {
   await waitFor(
     async () => {
       const [list, created, run] = await Promise.all([
-        call(stack, 'GET', '/v2/projects?limit=1'),
-        call(stack, 'POST', '/v2/projects', { body: { name: uniqueName('r2-after') } }),
-        call(stack, 'POST', `/v2/jobs/${jobId}/run`),
+        call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1'),
+        call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('r2-after') } }),
+        call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`),
       ]);
       if (list.status === 200 && created.status === 201 && run.status === 202) return true;
       throw new Error(
@@ -93,7 +94,7 @@ async function expectRecoveryWithin5s(since: number): Promise<void> {
 async function expectNothingHalfWritten(answers: Answer[], killedAt: number): Promise<void> {
   const creates = answers.filter((a) => a.kind === 'create' || a.kind === 'idempotent-create');
   for (const a of creates.filter((x) => x.status === 201))
-    expect((await call(stack, 'GET', `/v2/projects/${a.id}`)).status).toBe(200);
+    expect((await call<Project>(stack, 'GET', `/v2/projects/${a.id}`)).status).toBe(200);
   // Sent once Redis was gone, a create could not reach the catalog: its project must not exist. (One under way at
   // the kill may have been carried out, as after any timeout: issue 16's idempotency covers that.)
   const notSent = creates
@@ -169,7 +170,7 @@ it('a hung Redis (SIGSTOP) answers 503 within the command timeout, not when it w
   const pausedAt = Date.now();
   try {
     const started = Date.now();
-    const res = await call(stack, 'GET', '/v2/projects?limit=1');
+    const res = await call<ProblemDocument>(stack, 'GET', '/v2/projects?limit=1');
     expect({ status: res.status, dependency: res.body?.dependency }).toEqual({ status: 503, dependency: 'redis' });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(QUICK_MS);

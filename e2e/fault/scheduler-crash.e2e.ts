@@ -4,6 +4,7 @@ import { call } from '../support/client.js';
 import { create, createPipelineAndJob, listAll, uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { MARKED_ROWS_TABLE, markedRowsQuery, rowsByExecution } from '../support/run-executions.js';
+import type { Run } from '@conduit/contracts';
 
 // R4 (issue 16): the scheduler killed with -9 between a run's commit and its enqueue (the test-only fault point
 // SCHEDULER_FAULT_POINT=after_run_commit). The run and its command were committed together (the outbox): a restarted
@@ -46,7 +47,9 @@ it('R4: a scheduler killed between the commit and the enqueue leaves no run queu
     armed.child.once('exit', (_code, signal) => resolve(signal)),
   );
   // Three triggers at once: the first commit kills the scheduler; the others die with it, committed or not.
-  const answers = await Promise.all([1, 2, 3].map(() => call(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {} })));
+  const answers = await Promise.all(
+    [1, 2, 3].map(() => call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`, { body: {} })),
+  );
   expect(await died).toBe('SIGKILL');
   // None was answered 202 (the scheduler died before answering); each is a 503 a client retries.
   expect(answers.map((a) => a.status)).toEqual([503, 503, 503]);

@@ -1,6 +1,7 @@
+import type { ProblemDocument } from '@conduit/contracts';
 import { httpRequest, type HttpResponse, type Stack } from '@conduit/testing';
 
-export type ApiResponse<T = any> = HttpResponse<T>;
+export type ApiResponse<T = unknown> = HttpResponse<T>;
 
 export interface CallOptions {
   key?: string | null;
@@ -12,7 +13,7 @@ export interface CallOptions {
 }
 
 /** One HTTP call as a client makes it: the bootstrap key unless told otherwise, JSON in and out. */
-export async function call<T = any>(
+export async function call<T = unknown>(
   stack: Stack,
   method: string,
   path: string,
@@ -26,9 +27,17 @@ export async function call<T = any>(
   return httpRequest<T>(`${stack.baseUrl}${path}`, { method, headers, body, rawBody });
 }
 
+/** The problem code of an answer, if its body is a problem document (undefined for a success). */
+export function problemCode(res: ApiResponse): string | undefined {
+  const body = res.body;
+  return typeof body === 'object' && body !== null && 'code' in body && typeof body.code === 'string'
+    ? body.code
+    : undefined;
+}
+
 /** Asserts an RFC 9457 problem document with the documented status and code. */
 export function expectProblem(res: ApiResponse, status: number, code: string): void {
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect({ status: res.status, code: problemCode(res) }).toEqual({ status, code });
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.body).toMatchObject({
     status,
@@ -38,5 +47,5 @@ export function expectProblem(res: ApiResponse, status: number, code: string): v
     detail: expect.any(String),
     request_id: expect.any(String),
   });
-  expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+  expect(res.headers.get('x-request-id')).toBe((res.body as ProblemDocument).request_id);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { freePort, type Stack } from '@conduit/testing';
-import type { Run, RunNode } from '@conduit/contracts';
+import type { Page, Project, Run, RunNode } from '@conduit/contracts';
 import { call, type ApiResponse } from './client.js';
 
 export { freePort, waitFor } from '@conduit/testing';
@@ -87,7 +87,7 @@ export function localPostgresConfig(overrides: Record<string, unknown> = {}): Re
 export async function expectHealthy(stack: Stack): Promise<void> {
   const ready = await fetch(`${stack.baseUrl}/readyz`);
   expect(ready.status).toBe(200);
-  const roundTrip = await call(stack, 'GET', '/v2/projects?limit=1');
+  const roundTrip = await call<Page<Project>>(stack, 'GET', '/v2/projects?limit=1');
   expect(roundTrip.status).toBe(200);
 }
 
