@@ -8,6 +8,7 @@ import {
   createMetricsRegistry,
   preflight,
   redisReadinessCheck,
+  startTracing,
 } from '@conduit/service-kit';
 import { secretKeysOf } from '@conduit/secrets';
 import { bootConfig } from './boot-config.js';
@@ -17,6 +18,8 @@ import { RunMetrics } from './ops/run-metrics.js';
 import { runMemory } from './data/run-memory.js';
 
 async function main(): Promise<void> {
+  // First: the instrumentations must be in place before the database and Redis clients exist.
+  await startTracing('executor');
   const config = bootConfig();
   const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
   await preflight({

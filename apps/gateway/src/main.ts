@@ -14,6 +14,7 @@ import {
   migrate,
   preflight,
   redisReadinessCheck,
+  startTracing,
 } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { loadGatewayConfig } from './config.js';
@@ -32,6 +33,8 @@ import { gatewayMigrations } from './migrations/index.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
 
 async function main(): Promise<void> {
+  // First: the instrumentations must be in place before the database and Redis clients exist.
+  await startTracing('gateway');
   const config = bootConfig('gateway', loadGatewayConfig);
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   await preflight({

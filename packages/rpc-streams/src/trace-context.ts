@@ -66,19 +66,21 @@ function errorParts(err: unknown): { name: string; message: string } {
 }
 
 /**
- * Runs `work` in a new span that is a child of `parent` (a received message's context) and active meanwhile, so the
- * spans of the pg/ioredis/http calls it makes are its children. The span ends when `work` settles.
+ * Runs `work` in a new span that is a child of `parent` (a received message's context; default the active one) and
+ * active meanwhile, so the spans of the pg/ioredis/http calls it makes are its children. The span ends when `work`
+ * settles.
  */
 export async function inSpan<T>(
   name: string,
   kind: SpanKind,
-  parent: Context,
+  parent: Context | undefined,
   work: (span: Span) => Promise<T>,
   tracerName = '@conduit/rpc-streams',
 ): Promise<T> {
-  const span = trace.getTracer(tracerName).startSpan(name, { kind }, parent);
+  const from = parent ?? context.active();
+  const span = trace.getTracer(tracerName).startSpan(name, { kind }, from);
   try {
-    const result = await context.with(trace.setSpan(parent, span), () => work(span));
+    const result = await context.with(trace.setSpan(from, span), () => work(span));
     endSpan(span);
     return result;
   } catch (err) {

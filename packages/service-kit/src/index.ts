@@ -56,3 +56,16 @@ export {
 } from './queues/job-consumer.js';
 export { OutboxRelay, type OutboxOptions } from './queues/outbox-relay.js';
 export { QueuesModule, type QueuesModuleOptions } from './queues/queues.module.js';
+export { JOB_TRACE_KEY, splitJobTrace, withJobTrace, type TracedJobData } from './queues/job-trace.js';
+export { startTracing, tracingRequested, type Tracing } from './tracing/start-tracing.js';
+export {
+  SpanKind,
+  SpanStatusCode,
+  contextFromCarrier,
+  endSpan,
+  inSpan,
+  traceCarrierOf,
+  type Context,
+  type Span,
+  type TraceCarrier,
+} from './tracing/spans.js';

@@ -11,6 +11,7 @@ import { createMetricsRegistry } from '../metrics.js';
 import { dataSourceReadinessCheck, redisReadinessCheck } from '../readiness-checks.js';
 import type { OpsModuleOptions } from '../ops/ops-options.js';
 import { startupFailureLine } from '../startup/startup-error.js';
+import { startTracing } from '../tracing/start-tracing.js';
 
 /** The ops endpoints of an RPC service: always with its metrics registry. */
 type RpcServiceOps = OpsModuleOptions & { registry: Registry };
@@ -77,8 +78,11 @@ export async function startRpcService(opts: RpcServiceOptions): Promise<INestApp
 
 /** Runs a service's entry point; a failure to start is one line on stderr and exit code 1. */
 export function runService(name: string, main: () => Promise<unknown>): void {
-  main().catch((err: unknown) => {
-    process.stderr.write(`${startupFailureLine(name, err)}\n`);
-    process.exit(1);
-  });
+  // Tracing first (when OTEL_* asks for it): its instrumentations must be in place before the first client exists.
+  startTracing(name)
+    .then(main)
+    .catch((err: unknown) => {
+      process.stderr.write(`${startupFailureLine(name, err)}\n`);
+      process.exit(1);
+    });
 }

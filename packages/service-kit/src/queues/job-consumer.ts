@@ -3,6 +3,9 @@ import { UnrecoverableError, Worker, type Job, type Processor, type WorkerOption
 import type { Logger } from 'pino';
 import { jobNamesOf, jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
 import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-connection.js';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '@conduit/rpc-streams';
+import { splitJobTrace } from './job-trace.js';
 
 /** One handler per job name of queue Q, given the data its schema parsed. */
 export type JobHandlers<Q extends QueueName> = {
@@ -74,8 +77,25 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
     await this.worker?.close();
   }
 
-  /** Parses the job and runs its handler; answers what the handler answers. */
-  async process(job: Job): Promise<unknown> {
+  /**
+   * Parses the job and runs its handler in a span (`job <queue>/<name>`, kind consumer) that continues the
+   * producer's trace; answers what the handler answers.
+   */
+  process(job: Job): Promise<unknown> {
+    const { payload, parent } = splitJobTrace(job.data);
+    return inSpan(
+      `job ${this.queue}/${job.name}`,
+      SpanKind.CONSUMER,
+      parent,
+      (span) => {
+        span.setAttributes({ 'messaging.system': 'bullmq', 'messaging.destination.name': this.queue });
+        return this.handle(job, payload);
+      },
+      '@conduit/service-kit',
+    );
+  }
+
+  private async handle(job: Job, data: unknown): Promise<unknown> {
     // Looked up by a name read from Redis; the data it is given below is what that name's schema parsed.
     const handlers = this.handlers() as unknown as Record<string, (data: unknown, job: Job) => Promise<unknown>>;
     const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
@@ -84,7 +104,7 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
       this.logger.error({ queue: this.queue, job_id: job.id, job_name: job.name }, 'job with an unknown name failed');
       throw new UnrecoverableError(`queue ${this.queue} has no handler for job "${job.name}"`);
     }
-    const parsed = schema.safeParse(job.data);
+    const parsed = schema.safeParse(data);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
       this.logger.error(

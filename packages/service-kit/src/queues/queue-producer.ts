@@ -2,6 +2,8 @@ import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
 import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-connection.js';
 import { QUEUE_JOB_OPTIONS } from './job-options.js';
+import { splitJobTrace, withJobTrace } from './job-trace.js';
+import { traceCarrierOf } from '@conduit/rpc-streams';
 
 /** What a producer sets on a job: the queue's defaults (job-options.ts) cover the rest. */
 export interface ProducedJobOptions {
@@ -25,18 +27,22 @@ export class QueueProducer<Q extends QueueName> {
     readonly queue: Queue,
   ) {}
 
+  /** Sends the active trace context with the job (job-trace.ts), so its consumer continues the trace. */
   add<J extends JobName<Q>>(jobName: J, data: JobData<Q, J>, opts: ProducedJobOptions): Promise<Job> {
     this.check(jobName, data);
-    return this.queue.add(jobName, data, opts);
+    return this.queue.add(jobName, withJobTrace(data), opts);
   }
 
   /** One round trip for many jobs. Use add() when one of the ids may already be queued and must stay as it is. */
   addBulk(jobs: readonly ProducedJob<Q>[]): Promise<Job[]> {
     for (const job of jobs) this.check(job.name, job.data);
-    return this.queue.addBulk(jobs.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
+    const carrier = traceCarrierOf();
+    return this.queue.addBulk(jobs.map((j) => ({ name: j.name, data: withJobTrace(j.data, carrier), opts: j.opts })));
   }
 
-  private check(jobName: string, data: unknown): void {
+  private check(jobName: string, traced: unknown): void {
+    // An outbox row may already carry the trace context of the request that wrote it: the schema is the payload's.
+    const { payload: data } = splitJobTrace(traced);
     const schema = jobSchemaOf(this.name, jobName);
     if (!schema) throw new Error(`queue ${this.name} has no job named "${jobName}" (packages/contracts queue-jobs.ts)`);
     const parsed = schema.safeParse(data);
