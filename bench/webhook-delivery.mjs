@@ -170,7 +170,7 @@ const settings = dispatcherSettings({
   deliveryConcurrency: CONCURRENCY,
 });
 const app = await NestFactory.createApplicationContext(
-  AppModule.forRoot({ dataSource: ds, logger: createLogger({ service: 'bench', level: 'silent' }), settings }),
+  AppModule.forRoot({ database: ds, logger: createLogger({ service: 'bench', level: 'silent' }), settings }),
   { logger: false },
 );
 await app.init();

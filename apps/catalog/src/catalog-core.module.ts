@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import type { SecretKeys } from '@conduit/secrets';
 import { CATALOG_LOGGER, SECRETS_KEY } from './common/tokens.js';
 import { RpcLogInterceptor } from './common/rpc-log.interceptor.js';
@@ -10,8 +10,8 @@ import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './pip
 
 /** What the catalog is built from; main.ts makes them from the config, tests from their own schema. */
 export interface CatalogDeps {
-  /** Initialised and migrated. */
-  dataSource: DataSource;
+  /** main.ts: the catalog's options (opened and migrated at boot); tests: a data source they migrated. */
+  database: ServiceDatabase;
   logger: Logger;
   /** 32-byte AES-256-GCM key of connector secrets, or the key ring during a rotation (previous keys only open). */
   secretsKey: Buffer | SecretKeys;
@@ -38,8 +38,9 @@ export class CatalogCoreModule {
   static forRoot(deps: CatalogDeps): DynamicModule {
     return {
       module: CatalogCoreModule,
+      // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
+      imports: [serviceDatabaseModule(deps.database)],
       providers: [
-        { provide: DataSource, useValue: deps.dataSource },
         { provide: CATALOG_LOGGER, useValue: deps.logger },
         { provide: SECRETS_KEY, useValue: deps.secretsKey },
         { provide: PIPELINE_USAGE, useValue: deps.pipelineUsage ?? new NoPipelineUsage() },
@@ -48,7 +49,7 @@ export class CatalogCoreModule {
         // Only when its lines would be written: any interceptor wraps every RPC in an RxJS pipeline.
         ...(deps.logger.isLevelEnabled('debug') ? [{ provide: APP_INTERCEPTOR, useClass: RpcLogInterceptor }] : []),
       ],
-      exports: [DataSource, CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE, RECORDED_SCHEMAS],
+      exports: [CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE, RECORDED_SCHEMAS],
     };
   }
 }

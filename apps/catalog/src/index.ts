@@ -5,6 +5,7 @@ export { catalogEnvSchema, loadCatalogConfig, type CatalogConfig } from './confi
 export {
   CATALOG_ENTITIES,
   CATALOG_MIGRATIONS,
+  catalogDatabaseOptions,
   createCatalogDataSource,
   type CatalogDataSourceOptions,
 } from './database/catalog-data-source.js';

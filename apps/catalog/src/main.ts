@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { createLogger, logReseal, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, logReseal, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { secretKeysOf } from '@conduit/secrets';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
+import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
-import { createCatalogDataSource } from './database/catalog-data-source.js';
+import { catalogDatabaseOptions } from './database/catalog-data-source.js';
 import { ConnectorSecrets } from './connectors/connector-secrets.js';
 import { resealConnectorSecrets } from './connectors/connector-reseal.js';
 import { SchedulerPipelineUsage } from './pipelines/scheduler-pipeline-usage.js';
@@ -18,17 +19,18 @@ runService('catalog', async () => {
     redisUrl: config.REDIS_URL,
     ports: [{ variable: 'CATALOG_PORT', port: config.CATALOG_PORT, host: config.HOST }],
   });
-  const dataSource = createCatalogDataSource({
-    url: config.DATABASE_URL,
-    schema: config.CATALOG_DB_SCHEMA,
-    poolSize: config.CATALOG_DB_POOL_SIZE,
-    logger,
-  });
-  const ran = await migrate(dataSource);
-  logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
   const secretKeys = secretKeysOf(config);
-  // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
-  logReseal(logger, await resealConnectorSecrets(dataSource, new ConnectorSecrets(secretKeys)));
+  const database = {
+    ...catalogDatabaseOptions({
+      url: config.DATABASE_URL,
+      schema: config.CATALOG_DB_SCHEMA,
+      poolSize: config.CATALOG_DB_POOL_SIZE,
+      logger,
+    }),
+    // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
+    afterOpen: async (dataSource: DataSource) =>
+      logReseal(logger, await resealConnectorSecrets(dataSource, new ConnectorSecrets(secretKeys))),
+  };
 
   // Jobs and runs belong to the scheduler: deleting a pipeline asks it whether a job still uses it, and validation
   // asks it what columns earlier runs recorded for the pipeline's sources.
@@ -37,7 +39,6 @@ runService('catalog', async () => {
   await startRpcService({
     name: 'catalog',
     logger,
-    dataSource,
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
     rpcConcurrency: config.CATALOG_RPC_CONCURRENCY,
@@ -45,7 +46,7 @@ runService('catalog', async () => {
     host: config.HOST,
     module: (ops, onShutdown) =>
       AppModule.forRoot({
-        dataSource,
+        database,
         logger,
         secretsKey: secretKeys,
         pipelineUsage: new SchedulerPipelineUsage(scheduler),

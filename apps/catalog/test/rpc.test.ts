@@ -29,7 +29,7 @@ beforeAll(async () => {
   cat = await freshCatalog();
   app = await NestFactory.createMicroservice(
     AppModule.forRoot({
-      dataSource: cat.ds,
+      database: cat.ds,
       logger: createLogger({ service: 'catalog', level: 'silent' }),
       secretsKey: cat.key,
     }),

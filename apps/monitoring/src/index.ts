@@ -6,6 +6,7 @@ export { monitoringEnvSchema, loadMonitoringConfig, type MonitoringConfig } from
 export {
   MONITORING_ENTITIES,
   MONITORING_MIGRATIONS,
+  monitoringDatabaseOptions,
   createMonitoringDataSource,
   type MonitoringDataSourceOptions,
 } from './database/monitoring-data-source.js';

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
-import { createMonitoringDataSource } from './database/monitoring-data-source.js';
+import { monitoringDatabaseOptions } from './database/monitoring-data-source.js';
 import { monitoringSettings } from './monitoring-settings.js';
 
 runService('monitoring', async () => {
@@ -13,19 +13,17 @@ runService('monitoring', async () => {
     redisUrl: config.REDIS_URL,
     ports: [{ variable: 'MONITORING_PORT', port: config.MONITORING_PORT, host: config.HOST }],
   });
-  const dataSource = createMonitoringDataSource({
+  // Opened and migrated as the app starts (serviceDatabaseModule), before any module uses it.
+  const database = monitoringDatabaseOptions({
     url: config.DATABASE_URL,
     schema: config.MONITORING_DB_SCHEMA,
     poolSize: config.MONITORING_DB_POOL_SIZE,
     logger,
   });
-  const ran = await migrate(dataSource);
-  logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
 
   await startRpcService({
     name: 'monitoring',
     logger,
-    dataSource,
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
     rpcConcurrency: config.MONITORING_RPC_CONCURRENCY,
@@ -33,7 +31,7 @@ runService('monitoring', async () => {
     host: config.HOST,
     module: (ops, onShutdown) =>
       AppModule.forRoot({
-        dataSource,
+        database,
         logger,
         settings: monitoringSettings({
           redisUrl: config.REDIS_URL,

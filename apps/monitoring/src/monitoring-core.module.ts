@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import type { Registry } from 'prom-client';
 import { MONITORING_LOGGER, MONITORING_SETTINGS } from './common/tokens.js';
 import { MonitoringQueues } from './queues/monitoring-queues.js';
@@ -10,8 +10,8 @@ import type { MonitoringSettings } from './monitoring-settings.js';
 
 /** What the service is built from; main.ts makes them from the config, tests from their own schema and prefix. */
 export interface MonitoringDeps {
-  /** Initialised and migrated. */
-  dataSource: DataSource;
+  /** main.ts: the monitoring options (opened and migrated at boot); tests: a data source they migrated. */
+  database: ServiceDatabase;
   logger: Logger;
   settings: MonitoringSettings;
   /** The service's Prometheus registry: its series are registered there (and served on /metrics when HTTP runs). */
@@ -41,8 +41,9 @@ export class MonitoringCoreModule {
     const queues = new MonitoringQueues(deps.settings);
     return {
       module: MonitoringCoreModule,
+      // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
+      imports: [serviceDatabaseModule(deps.database)],
       providers: [
-        { provide: DataSource, useValue: deps.dataSource },
         { provide: MONITORING_LOGGER, useValue: deps.logger },
         { provide: MONITORING_SETTINGS, useValue: deps.settings },
         { provide: MonitoringQueues, useValue: queues },
@@ -50,7 +51,7 @@ export class MonitoringCoreModule {
         { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, deps.onShutdown) },
         OutboxRelay,
       ],
-      exports: [DataSource, MONITORING_LOGGER, MONITORING_SETTINGS, MonitoringQueues, MonitoringMetrics, OutboxRelay],
+      exports: [MONITORING_LOGGER, MONITORING_SETTINGS, MonitoringQueues, MonitoringMetrics, OutboxRelay],
     };
   }
 }

@@ -6,6 +6,7 @@ export { schedulerEnvSchema, loadSchedulerConfig, type SchedulerConfig } from '.
 export {
   SCHEDULER_ENTITIES,
   SCHEDULER_MIGRATIONS,
+  schedulerDatabaseOptions,
   createSchedulerDataSource,
   type SchedulerDataSourceOptions,
 } from './database/scheduler-data-source.js';

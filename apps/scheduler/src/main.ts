@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { createLogger, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
-import { createSchedulerDataSource } from './database/scheduler-data-source.js';
+import { schedulerDatabaseOptions } from './database/scheduler-data-source.js';
 import { schedulerSettings } from './scheduler-settings.js';
 import { armFaultPoint } from './faults/fault-point.js';
 
@@ -17,19 +17,17 @@ runService('scheduler', async () => {
   armFaultPoint(config.SCHEDULER_FAULT_POINT);
   if (config.SCHEDULER_FAULT_POINT && config.NODE_ENV !== 'production')
     logger.warn({ fault_point: config.SCHEDULER_FAULT_POINT }, 'test fault point armed');
-  const dataSource = createSchedulerDataSource({
+  // Opened and migrated as the app starts (serviceDatabaseModule), before any module uses it.
+  const database = schedulerDatabaseOptions({
     url: config.DATABASE_URL,
     schema: config.SCHEDULER_DB_SCHEMA,
     poolSize: config.SCHEDULER_DB_POOL_SIZE,
     logger,
   });
-  const ran = await migrate(dataSource);
-  logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
 
   await startRpcService({
     name: 'scheduler',
     logger,
-    dataSource,
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
     rpcConcurrency: config.SCHEDULER_RPC_CONCURRENCY,
@@ -37,7 +35,7 @@ runService('scheduler', async () => {
     host: config.HOST,
     module: (ops, onShutdown) =>
       AppModule.forRoot({
-        dataSource,
+        database,
         logger,
         settings: schedulerSettings({
           redisUrl: config.REDIS_URL,

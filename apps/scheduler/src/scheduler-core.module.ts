@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from './common/tokens.js';
 import { QUEUES } from '@conduit/contracts';
@@ -14,8 +14,8 @@ import { FencedReportsCounter } from './runs/fenced-reports.counter.js';
 
 /** What the scheduler is built from; main.ts makes them from the config, tests from their own schema and prefix. */
 export interface SchedulerDeps {
-  /** Initialised and migrated. */
-  dataSource: DataSource;
+  /** main.ts: the scheduler's options (opened and migrated at boot); tests: a data source they migrated. */
+  database: ServiceDatabase;
   logger: Logger;
   settings: SchedulerSettings;
   /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
@@ -60,9 +60,9 @@ export class SchedulerCoreModule {
     });
     return {
       module: SchedulerCoreModule,
-      imports: [queuesModule],
+      // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
+      imports: [serviceDatabaseModule(deps.database), queuesModule],
       providers: [
-        { provide: DataSource, useValue: deps.dataSource },
         { provide: SCHEDULER_LOGGER, useValue: deps.logger },
         { provide: SCHEDULER_SETTINGS, useValue: deps.settings },
         { provide: RunCancelPublisher, useValue: cancels },
@@ -70,14 +70,7 @@ export class SchedulerCoreModule {
         { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(cancels, catalog, deps.onShutdown) },
         { provide: FencedReportsCounter, useValue: new FencedReportsCounter(deps.registry) },
       ],
-      exports: [
-        DataSource,
-        SCHEDULER_LOGGER,
-        SCHEDULER_SETTINGS,
-        RunCancelPublisher,
-        PipelineSnapshots,
-        FencedReportsCounter,
-      ],
+      exports: [SCHEDULER_LOGGER, SCHEDULER_SETTINGS, RunCancelPublisher, PipelineSnapshots, FencedReportsCounter],
     };
   }
 }

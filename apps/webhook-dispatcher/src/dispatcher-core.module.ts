@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
+import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from './common/tokens.js';
 import { DispatcherQueues } from './queues/dispatcher-queues.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
@@ -9,8 +9,8 @@ import type { DispatcherSettings } from './dispatcher-settings.js';
 
 /** What the dispatcher is built from; main.ts makes them from the config, tests from their own schema and prefix. */
 export interface DispatcherDeps {
-  /** Initialised and migrated. */
-  dataSource: DataSource;
+  /** main.ts: the dispatcher's options (opened and migrated at boot); tests: a data source they migrated. */
+  database: ServiceDatabase;
   logger: Logger;
   settings: DispatcherSettings;
   /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
@@ -38,8 +38,9 @@ export class DispatcherCoreModule {
     const queues = new DispatcherQueues(deps.settings);
     return {
       module: DispatcherCoreModule,
+      // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
+      imports: [serviceDatabaseModule(deps.database)],
       providers: [
-        { provide: DataSource, useValue: deps.dataSource },
         { provide: DISPATCHER_LOGGER, useValue: deps.logger },
         { provide: DISPATCHER_SETTINGS, useValue: deps.settings },
         { provide: DispatcherQueues, useValue: queues },
@@ -47,7 +48,7 @@ export class DispatcherCoreModule {
         { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, deps.onShutdown) },
         OutboxRelay,
       ],
-      exports: [DataSource, DISPATCHER_LOGGER, DISPATCHER_SETTINGS, DispatcherQueues, SecretBox, OutboxRelay],
+      exports: [DISPATCHER_LOGGER, DISPATCHER_SETTINGS, DispatcherQueues, SecretBox, OutboxRelay],
     };
   }
 }

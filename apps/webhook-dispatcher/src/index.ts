@@ -6,6 +6,7 @@ export { dispatcherEnvSchema, loadDispatcherConfig, type DispatcherConfig } from
 export {
   DISPATCHER_ENTITIES,
   DISPATCHER_MIGRATIONS,
+  dispatcherDatabaseOptions,
   createDispatcherDataSource,
   type DispatcherDataSourceOptions,
 } from './database/dispatcher-data-source.js';

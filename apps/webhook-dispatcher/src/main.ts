@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { createLogger, logReseal, migrate, preflight, runService, startRpcService } from '@conduit/service-kit';
+import { createLogger, logReseal, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { SecretBox, secretKeysOf } from '@conduit/secrets';
+import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
-import { createDispatcherDataSource } from './database/dispatcher-data-source.js';
+import { dispatcherDatabaseOptions } from './database/dispatcher-data-source.js';
 import { dispatcherSettings } from './dispatcher-settings.js';
 import { resealWebhookSecrets } from './webhooks/webhook-reseal.js';
 
@@ -15,17 +16,19 @@ runService('webhook-dispatcher', async () => {
     redisUrl: config.REDIS_URL,
     ports: [{ variable: 'WEBHOOK_DISPATCHER_PORT', port: config.WEBHOOK_DISPATCHER_PORT, host: config.HOST }],
   });
-  const dataSource = createDispatcherDataSource({
-    url: config.DATABASE_URL,
-    schema: config.WEBHOOK_DB_SCHEMA,
-    poolSize: config.WEBHOOK_DB_POOL_SIZE,
-    logger,
-  });
-  const ran = await migrate(dataSource);
-  logger.info({ migrations: ran }, ran.length > 0 ? 'migrations applied' : 'schema up to date');
   const secretKeys = secretKeysOf(config);
-  // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
-  logReseal(logger, await resealWebhookSecrets(dataSource, new SecretBox(secretKeys)));
+  // Opened and migrated as the app starts (serviceDatabaseModule), before any module uses it.
+  const database = {
+    ...dispatcherDatabaseOptions({
+      url: config.DATABASE_URL,
+      schema: config.WEBHOOK_DB_SCHEMA,
+      poolSize: config.WEBHOOK_DB_POOL_SIZE,
+      logger,
+    }),
+    // Older formats and previous keys' values keep opening meanwhile: this only makes them current.
+    afterOpen: async (dataSource: DataSource) =>
+      logReseal(logger, await resealWebhookSecrets(dataSource, new SecretBox(secretKeys))),
+  };
   if (config.WEBHOOK_ALLOW_HTTP || config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
     logger.warn(
       { allow_http: config.WEBHOOK_ALLOW_HTTP, allow_private_networks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
@@ -37,7 +40,6 @@ runService('webhook-dispatcher', async () => {
     name: 'webhook-dispatcher',
     rpcService: 'webhooks',
     logger,
-    dataSource,
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
     rpcConcurrency: config.WEBHOOK_RPC_CONCURRENCY,
@@ -45,7 +47,7 @@ runService('webhook-dispatcher', async () => {
     host: config.HOST,
     module: (ops, onShutdown) =>
       AppModule.forRoot({
-        dataSource,
+        database,
         logger,
         settings: dispatcherSettings({
           redisUrl: config.REDIS_URL,

@@ -1,14 +1,17 @@
-import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
+import { DataSource, type DataSourceOptions, type Logger as TypeOrmLogger } from 'typeorm';
 import type { Logger } from 'pino';
 import { TypeOrmPinoLogger } from './typeorm-pino-logger.js';
+
+/** A class TypeORM is given: an entity or a migration. */
+export type ServiceClass = abstract new (...args: never[]) => unknown;
 
 export interface ServiceDataSourceOptions {
   /** `postgres://` connection URL. */
   url: string;
   /** The service's own schema (lower-case identifier, e.g. `catalog`); it also holds the `migrations` table. */
   schema: string;
-  entities: Function[];
-  migrations: Function[];
+  entities: ServiceClass[];
+  migrations: ServiceClass[];
   /** Receives TypeORM's logging; without it TypeORM logs nothing. */
   logger?: Logger;
   /** Maximum pooled connections. Default: 10. */
@@ -29,15 +32,14 @@ const SILENT_TYPEORM_LOGGER: TypeOrmLogger = {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * The TypeORM data source of one service's schema: migrations only (never `synchronize`), the
- * migrations table inside that schema, and `search_path` set to the schema so unqualified SQL lands there.
- * Not initialised: call `migrate()` (or `initialize()`) at boot.
+ * The TypeORM options of one service's schema: migrations only (never `synchronize`), the migrations table inside
+ * that schema, and `search_path` set to the schema so unqualified SQL lands there.
  */
-export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSource {
+export function serviceDataSourceOptions(opts: ServiceDataSourceOptions): DataSourceOptions {
   if (!SCHEMA_NAME.test(opts.schema)) {
-    throw new Error(`createServiceDataSource: schema "${opts.schema}" must be a lower-case SQL identifier`);
+    throw new Error(`service database: schema "${opts.schema}" must be a lower-case SQL identifier`);
   }
-  return new DataSource({
+  return {
     type: 'postgres',
     url: opts.url,
     schema: opts.schema,
@@ -56,7 +58,15 @@ export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSou
     // TypeORM's own console logger prints plain text (even with logging off), which would break JSON log lines.
     logger: opts.logger ? new TypeOrmPinoLogger(opts.logger) : SILENT_TYPEORM_LOGGER,
     extra: { options: `-c search_path=${opts.schema},public` },
-  });
+  };
+}
+
+/**
+ * The data source of {@link serviceDataSourceOptions}, for the code that opens one outside Nest (the `migrate`
+ * command, tests). Not initialised: call `migrate()` (or `initialize()`).
+ */
+export function createServiceDataSource(opts: ServiceDataSourceOptions): DataSource {
+  return new DataSource(serviceDataSourceOptions(opts));
 }
 
 /** The schema a data source was created for (falls back to `public`). */

@@ -10,7 +10,19 @@ export {
   type ReadinessCheck,
   type ReadinessReport,
 } from './ops/readiness.js';
-export { createServiceDataSource, schemaOf, type ServiceDataSourceOptions } from './database.js';
+export {
+  createServiceDataSource,
+  schemaOf,
+  serviceDataSourceOptions,
+  type ServiceClass,
+  type ServiceDataSourceOptions,
+} from './database.js';
+export {
+  serviceDatabaseModule,
+  serviceTypeOrmOptions,
+  type ServiceDatabase,
+  type ServiceDatabaseOptions,
+} from './database-module.js';
 export { TypeOrmPinoLogger } from './typeorm-pino-logger.js';
 export { migrate } from './migrate.js';
 export { logReseal, resealRows, type ResealOutcome, type ResealPlan } from './persistence/reseal-rows.js';

@@ -12,12 +12,19 @@ export function redisReadinessCheck(redis: Redis, name = 'redis'): ReadinessChec
   };
 }
 
-/** `db`: the data source is initialised and answers `SELECT 1`. */
-export function dataSourceReadinessCheck(ds: DataSource, name = 'db'): ReadinessCheck {
+/**
+ * `db`: the data source is initialised and answers `SELECT 1`. A function gives it where it is only known once the
+ * app has opened it (TypeOrmModule).
+ */
+export function dataSourceReadinessCheck(
+  dataSource: DataSource | (() => DataSource | undefined),
+  name = 'db',
+): ReadinessCheck {
   return {
     name,
     async check() {
-      if (!ds.isInitialized) throw new Error('data source not initialised');
+      const ds = typeof dataSource === 'function' ? dataSource() : dataSource;
+      if (!ds?.isInitialized) throw new Error('data source not initialised');
       await ds.query('SELECT 1');
     },
   };

@@ -9,7 +9,7 @@ import {
   type QueryRunner,
 } from 'typeorm';
 import type { Logger } from 'pino';
-import { createLogger, createServiceDataSource, migrate } from '../src/index.js';
+import { createLogger, createServiceDataSource, migrate, type ServiceClass } from '../src/index.js';
 import { DATABASE_URL, connectPostgres } from './servers.js';
 
 @Entity({ name: 'widgets' })
@@ -25,7 +25,7 @@ class Widget {
 }
 
 /** Migrations as a service writes them: tables qualified with the service's schema. */
-function widgetMigrations(schema: string): Function[] {
+function widgetMigrations(schema: string): ServiceClass[] {
   class CreateWidgets1700000000001 implements MigrationInterface {
     name = 'CreateWidgets1700000000001';
     async up(q: QueryRunner): Promise<void> {
@@ -65,7 +65,7 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
 
   function dataSource(
     schema: string,
-    extra: { poolSize?: number; migrations?: Function[]; entities?: Function[]; logger?: Logger } = {},
+    extra: { poolSize?: number; migrations?: ServiceClass[]; entities?: ServiceClass[]; logger?: Logger } = {},
   ) {
     const ds = createServiceDataSource({
       url: DATABASE_URL,

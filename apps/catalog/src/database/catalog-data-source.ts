@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { createServiceDataSource } from '@conduit/service-kit';
+import { createServiceDataSource, type ServiceDataSourceOptions } from '@conduit/service-kit';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { PipelineEntity } from '../pipelines/pipeline.entity.js';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
@@ -21,14 +21,19 @@ export interface CatalogDataSourceOptions {
   logger?: Logger;
 }
 
-/** The catalog's data source (not initialised: `migrate()` does that at boot). */
-export function createCatalogDataSource(opts: CatalogDataSourceOptions): DataSource {
-  return createServiceDataSource({
+/** The catalog's schema, entities and migrations, for `serviceDatabaseModule` (the app) and the data source below. */
+export function catalogDatabaseOptions(opts: CatalogDataSourceOptions): ServiceDataSourceOptions {
+  return {
     url: opts.url,
     schema: opts.schema ?? DEFAULT_SCHEMA,
     entities: CATALOG_ENTITIES,
     migrations: CATALOG_MIGRATIONS,
     ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-  });
+  };
+}
+
+/** The catalog's data source outside Nest, for the `migrate` command and tests (not initialised: `migrate()` does). */
+export function createCatalogDataSource(opts: CatalogDataSourceOptions): DataSource {
+  return createServiceDataSource(catalogDatabaseOptions(opts));
 }

@@ -37,7 +37,7 @@ export async function startMonitoring(
     service: 'monitoring',
     level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent',
   });
-  const app = await NestFactory.createMicroservice(AppModule.forRoot({ dataSource: ds, logger, settings, registry }), {
+  const app = await NestFactory.createMicroservice(AppModule.forRoot({ database: ds, logger, settings, registry }), {
     strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'monitoring', blockMs: 500 }),
     logger: false,
   });
@@ -86,7 +86,9 @@ export async function waitFor<T>(
       last = err;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

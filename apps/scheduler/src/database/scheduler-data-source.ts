@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { createServiceDataSource } from '@conduit/service-kit';
+import { createServiceDataSource, type ServiceDataSourceOptions } from '@conduit/service-kit';
 import { JobEntity } from '../jobs/job.entity.js';
 import { RunEntity } from '../runs/run.entity.js';
 import { ProcessedEventEntity } from '../runs/processed-event.entity.js';
@@ -31,14 +31,19 @@ export interface SchedulerDataSourceOptions {
   logger?: Logger;
 }
 
-/** The scheduler's data source (not initialised: `migrate()` does that at boot). */
-export function createSchedulerDataSource(opts: SchedulerDataSourceOptions): DataSource {
-  return createServiceDataSource({
+/** The scheduler's schema, entities and migrations, for `serviceDatabaseModule` (the app) and the data source below. */
+export function schedulerDatabaseOptions(opts: SchedulerDataSourceOptions): ServiceDataSourceOptions {
+  return {
     url: opts.url,
     schema: opts.schema ?? DEFAULT_SCHEMA,
     entities: SCHEDULER_ENTITIES,
     migrations: SCHEDULER_MIGRATIONS,
     ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-  });
+  };
+}
+
+/** The scheduler's data source outside Nest, for the `migrate` command and tests (not initialised: `migrate()` does). */
+export function createSchedulerDataSource(opts: SchedulerDataSourceOptions): DataSource {
+  return createServiceDataSource(schedulerDatabaseOptions(opts));
 }

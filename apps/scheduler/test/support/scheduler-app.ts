@@ -33,7 +33,7 @@ export async function startScheduler(
   });
   const app = await NestFactory.createMicroservice(
     AppModule.forRoot({
-      dataSource: ds,
+      database: ds,
       logger: createLogger({
         service: 'scheduler',
         level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent',
@@ -87,7 +87,9 @@ export async function waitFor<T>(
       last = err;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { createServiceDataSource } from '@conduit/service-kit';
+import { createServiceDataSource, type ServiceDataSourceOptions } from '@conduit/service-kit';
 import { WebhookEntity } from '../webhooks/webhook.entity.js';
 import { DeliveryEntity } from '../deliveries/delivery.entity.js';
 import { Init1733000000000 } from '../migrations/1733000000000-init.js';
@@ -20,14 +20,19 @@ export interface DispatcherDataSourceOptions {
   logger?: Logger;
 }
 
-/** The dispatcher's data source (not initialised: `migrate()` does that at boot). */
-export function createDispatcherDataSource(opts: DispatcherDataSourceOptions): DataSource {
-  return createServiceDataSource({
+/** The dispatcher's schema, entities and migrations, for `serviceDatabaseModule` (the app) and the data source below. */
+export function dispatcherDatabaseOptions(opts: DispatcherDataSourceOptions): ServiceDataSourceOptions {
+  return {
     url: opts.url,
     schema: opts.schema ?? DEFAULT_SCHEMA,
     entities: DISPATCHER_ENTITIES,
     migrations: DISPATCHER_MIGRATIONS,
     ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-  });
+  };
+}
+
+/** The dispatcher's data source outside Nest, for the `migrate` command and tests (not initialised: `migrate()` does). */
+export function createDispatcherDataSource(opts: DispatcherDataSourceOptions): DataSource {
+  return createServiceDataSource(dispatcherDatabaseOptions(opts));
 }

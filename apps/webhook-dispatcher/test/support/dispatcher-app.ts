@@ -48,7 +48,7 @@ export async function startDispatcher(
     },
   });
   const logger = createLogger({ service: 'webhook-dispatcher', level: 'debug', destination: sink });
-  const app = await NestFactory.createMicroservice(AppModule.forRoot({ dataSource: ds, logger, settings }), {
+  const app = await NestFactory.createMicroservice(AppModule.forRoot({ database: ds, logger, settings }), {
     strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'webhooks', blockMs: 500 }),
     logger: false,
   });
@@ -107,7 +107,9 @@ export async function waitFor<T>(
       last = err;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { RedisStreamsServer } from '@conduit/rpc-streams';
 import { NestPinoLogger } from '../nest-pino-logger.js';
 import { createMetricsRegistry } from '../metrics.js';
@@ -22,8 +22,6 @@ export interface RpcServiceOptions {
   /** The RPC service it answers for, the first segment of its patterns (`webhooks`). Default: `name`. */
   rpcService?: string;
   logger: Logger;
-  /** Migrated; closed when the app shuts down. */
-  dataSource: DataSource;
   redisUrl: string;
   redisPrefix: string;
   /** Most RPC requests handled at once by this replica. */
@@ -31,9 +29,12 @@ export interface RpcServiceOptions {
   /** The HTTP port of /healthz, /readyz and /metrics. */
   port: number;
   host: string;
-  /** The app's root module, given the ops endpoints' settings and the hook that closes what was opened for it. */
+  /**
+   * The app's root module, given the ops endpoints' settings and the hook that closes what was opened for it. It
+   * provides the `DataSource` (TypeOrmModule, {@link serviceDatabaseModule}), which closes with the app.
+   */
   module(ops: RpcServiceOps, onShutdown: () => Promise<void>): DynamicModule;
-  /** Closes what the caller opened besides the data source. */
+  /** Closes what the caller opened besides the Redis connection of /readyz. */
   closeAlso?: () => Promise<void>;
   /** Global enhancers (interceptors) also wrap the RPC handlers. */
   inheritAppConfig?: boolean;
@@ -46,18 +47,22 @@ export interface RpcServiceOptions {
 export async function startRpcService(opts: RpcServiceOptions): Promise<INestApplication> {
   // Only for /readyz: the RPC transport and BullMQ keep connections of their own.
   const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
+  // The app opens the data source (TypeOrmModule): /readyz, called only once it listens, finds it there.
+  const opened: { app?: NestFastifyApplication } = {};
   const ops: RpcServiceOps = {
     registry: createMetricsRegistry(opts.name),
-    checks: [dataSourceReadinessCheck(opts.dataSource), redisReadinessCheck(redis)],
+    checks: [dataSourceReadinessCheck(() => opened.app?.get(DataSource)), redisReadinessCheck(redis)],
   };
   const onShutdown = async () => {
     redis.disconnect();
     await opts.closeAlso?.();
-    await opts.dataSource.destroy();
   };
+  // abortOnError: a database that fails to open (migrations) is one line from runService, not a core dump.
   const app = await NestFactory.create<NestFastifyApplication>(opts.module(ops, onShutdown), new FastifyAdapter(), {
     logger: new NestPinoLogger(opts.logger),
+    abortOnError: false,
   });
+  opened.app = app;
   app.connectMicroservice(
     {
       strategy: new RedisStreamsServer({
