@@ -14,6 +14,7 @@ import {
 import type { DagNode } from '@conduit/dag';
 import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
 import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
+import { inNodeSpan } from './node-span.js';
 import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
 import { RunAborted, policyOf, runAttempts } from './attempts.js';
 import type { NodeContext, NodeResult } from './node-context.js';
@@ -188,7 +189,9 @@ class RunExecution {
   }
 
   private start(planNode: PlanNode, record: NodeRecord, inputs: string[]): void {
-    const task = this.execute(planNode, record, inputs).finally(() => this.running.delete(record.id));
+    const task = inNodeSpan(planNode.node, record, () => this.execute(planNode, record, inputs)).finally(() =>
+      this.running.delete(record.id),
+    );
     this.running.set(record.id, task);
   }
 

@@ -15,6 +15,7 @@ import type { SecretKeys } from '@conduit/secrets';
 import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
 import type { WorkspaceOptions } from '../data/run-workspace.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
+import { inRunSpan } from './run-span.js';
 import { RunLogShipper } from '../reporting/run-log-shipper.js';
 import { RunReporter } from '../reporting/run-reporter.js';
 import type { CancelListener } from './cancel-listener.js';
@@ -78,10 +79,13 @@ export class RunProcessor {
     for (const runId of this.active.keys()) this.stop(runId, kind);
   }
 
-  readonly process = async (job: Job, token?: string, jobSignal?: AbortSignal): Promise<RunJobResult> => {
+  readonly process = (job: Job, token?: string, jobSignal?: AbortSignal): Promise<RunJobResult> =>
+    inRunSpan(job, (command) => this.take(job, command, token, jobSignal));
+
+  private async take(job: Job, data: unknown, token?: string, jobSignal?: AbortSignal): Promise<RunJobResult> {
     // The run started when this executor took it, before any of the work below.
     const takenAt = new Date();
-    const parsed = runCommandSchema.safeParse(job.data);
+    const parsed = runCommandSchema.safeParse(data);
     if (!parsed.success) {
       this.deps.logger.error({ job_id: job.id, issues: parsed.error.issues.length }, 'refused a malformed run command');
       throw new UnrecoverableError('malformed run command');
@@ -95,7 +99,7 @@ export class RunProcessor {
     } finally {
       this.held.delete(command.run_id);
     }
-  };
+  }
 
   private async claimAndExecute(
     job: Job,

@@ -1,10 +1,20 @@
 import type { EntityManager } from 'typeorm';
 import type { RunCommand, RunEvent } from '@conduit/contracts';
 import { writeOutbox, type OutboxMessage } from '@conduit/outbox';
+import { withJobTrace } from '@conduit/service-kit';
+
+// Both carry the trace context of the request they are written under (withJobTrace): the relay publishes later,
+// outside it, and the executor's run (or the event's consumers) must continue the trigger's trace.
 
 /** The outbox message of a run command. */
 export function runCommandMessage(command: RunCommand, at: Date): OutboxMessage {
-  return { kind: 'run_command', message_id: command.run_id, run_id: command.run_id, payload: command, created_at: at };
+  return {
+    kind: 'run_command',
+    message_id: command.run_id,
+    run_id: command.run_id,
+    payload: withJobTrace(command),
+    created_at: at,
+  };
 }
 
 /** The outbox message of a run event. */
@@ -13,7 +23,7 @@ export function runEventMessage(event: RunEvent): OutboxMessage {
     kind: 'run_event',
     message_id: event.event_id,
     run_id: event.run.id,
-    payload: event,
+    payload: withJobTrace(event),
     created_at: event.created_at,
   };
 }
