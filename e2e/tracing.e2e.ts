@@ -1,0 +1,115 @@
+import pg from 'pg';
+import { startStack, type Stack } from '@conduit/testing';
+import { copyDag, create, createPipelineAndJob, triggerRun, waitFor, waitForRunEnd } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
+
+// Tracing (operations.md, Tracing): every service its own process exporting OTLP/HTTP JSON to a receiver of this
+// test's own; one triggered run must be one connected trace, from the gateway's request to the executor's nodes.
+let receiver: OtlpReceiver;
+let stack: Stack;
+let targetDb: TargetDatabase;
+
+const SERVER = 2;
+const CLIENT = 3;
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  targetDb = await createTargetDatabase();
+  const db = new pg.Client({ connectionString: targetDb.url });
+  await db.connect();
+  await db.query('CREATE TABLE orders (id int PRIMARY KEY, amount numeric)');
+  await db.query('INSERT INTO orders SELECT g, g * 1.5 FROM generate_series(1, 25) g');
+  await db.query('CREATE TABLE orders_copy (id int PRIMARY KEY, amount numeric)');
+  await db.end();
+  stack = await startStack({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    // Spans reach the receiver within 100 ms instead of the default 5 s.
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await targetDb?.drop();
+  await receiver?.close();
+});
+
+/** The spans of one trace once its parent links all resolve (spans of one trace arrive from six processes). */
+async function connectedTrace(traceId: string, expected: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
+  let trace: ReceivedSpan[] = [];
+  await waitFor(
+    () => {
+      trace = receiver.spans.filter((s) => s.traceId === traceId);
+      const ids = new Set(trace.map((s) => s.spanId));
+      return trace.every((s) => !s.parentSpanId || ids.has(s.parentSpanId)) && expected(trace);
+    },
+    { timeoutMs: 20_000, what: `trace ${traceId} connected` },
+  );
+  return trace;
+}
+
+describe('tracing', () => {
+  it('makes one run one trace: gateway request, RPC, scheduler, executor run and nodes, pg and Redis calls', async () => {
+    const connector = await create(stack, '/v2/connectors', {
+      name: 'orders',
+      type: 'postgres',
+      config: targetDb.config(),
+    });
+    const { jobId } = await createPipelineAndJob(stack, copyDag(connector.id));
+    const queued = await triggerRun(stack, jobId);
+    const run = await waitForRunEnd(stack, jobId, queued.id);
+    expect({ status: run.status, error: run.error }).toEqual({ status: 'succeeded', error: null });
+
+    let runSpan: ReceivedSpan | undefined;
+    await waitFor(() => (runSpan = receiver.spans.find((s) => s.name === `run ${run.id}`)) !== undefined, {
+      timeoutMs: 20_000,
+      what: 'the run span',
+    });
+    const trace = await connectedTrace(
+      runSpan!.traceId,
+      (spans) => spans.filter((s) => s.name.startsWith('node ')).length === 2,
+    );
+
+    // One root: the gateway's HTTP server span of the Trigger Run request.
+    const roots = trace.filter((s) => !s.parentSpanId);
+    expect(roots).toHaveLength(1);
+    expect(roots[0]).toMatchObject({ service: 'gateway', kind: SERVER });
+    expect(String(roots[0]!.attributes['http.route'] ?? roots[0]!.attributes['url.path'] ?? roots[0]!.name)).toMatch(
+      /run/,
+    );
+
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const parentOf = (s: ReceivedSpan) => (s.parentSpanId ? byId.get(s.parentSpanId) : undefined);
+
+    // The RPC hop: the gateway's client span, the scheduler's server span as its child.
+    const rpcServer = trace.find((s) => s.service === 'scheduler' && s.kind === SERVER && s.name.startsWith('rpc '));
+    expect(rpcServer).toBeDefined();
+    expect(parentOf(rpcServer!)).toMatchObject({ service: 'gateway', kind: CLIENT, name: rpcServer!.name });
+
+    // The executor's run continues the trigger's trace; its nodes are its children, with their rows.
+    expect(runSpan!.service).toBe('executor');
+    expect(runSpan!.attributes['conduit.run.status']).toBe('succeeded');
+    const nodes = trace.filter((s) => s.name.startsWith('node '));
+    for (const node of nodes) expect(node.parentSpanId).toBe(runSpan!.spanId);
+    expect(nodes.find((n) => n.name === 'node extract')?.attributes).toMatchObject({
+      'conduit.node.type': 'source',
+      'conduit.node.rows_out': 25,
+    });
+    expect(nodes.find((n) => n.name === 'node load')?.attributes).toMatchObject({
+      'conduit.node.type': 'sink',
+      'conduit.node.rows_in': 25,
+    });
+
+    // The instrumentations' spans are in the same trace: PostgreSQL (the scheduler's writes, the connectors' reads)
+    // and Redis (the RPC entry, the queue job).
+    const isPg = (s: ReceivedSpan) => s.attributes['db.system'] === 'postgresql' || s.name.startsWith('pg.');
+    const isRedis = (s: ReceivedSpan) =>
+      s.attributes['db.system'] === 'redis' || s.attributes['db.system.name'] === 'redis';
+    expect(trace.filter((s) => s.service === 'scheduler' && isPg(s)).length).toBeGreaterThan(0);
+    expect(trace.filter((s) => s.service === 'executor' && isPg(s)).length).toBeGreaterThan(0);
+    expect(trace.filter((s) => s.service === 'gateway' && isRedis(s)).length).toBeGreaterThan(0);
+  });
+});
