@@ -4,8 +4,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
-import { type ReadinessCheck, OpsModule } from '@conduit/service-kit';
+import { type ReadinessCheck, type ServiceDatabase, OpsModule, serviceDatabaseModule } from '@conduit/service-kit';
 import type { GatewayConfig } from './config.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, METRICS_REGISTRY, REDIS, ROUTE_TABLE, RPC_CLIENT } from './tokens.js';
 import type { RouteTable } from './http/routes.js';
@@ -29,7 +28,8 @@ import { WebhooksController } from './webhooks/webhooks.controller.js';
 export interface GatewayRuntime {
   config: GatewayConfig;
   logger: Logger;
-  dataSource: DataSource;
+  /** main.ts: the gateway schema's options (opened and migrated at boot); tests: a data source they migrated. */
+  database: ServiceDatabase;
   redis: Redis;
   rpc: ClientProxy;
   registry: Registry;
@@ -57,7 +57,6 @@ export class AppModule {
       { provide: GATEWAY_CONFIG, useValue: runtime.config },
       { provide: AUTH_CONFIG, useValue: runtime.config },
       { provide: GATEWAY_LOGGER, useValue: runtime.logger },
-      { provide: DataSource, useValue: runtime.dataSource },
       { provide: REDIS, useValue: runtime.redis },
       { provide: RPC_CLIENT, useValue: runtime.rpc },
       { provide: ROUTE_TABLE, useValue: runtime.routes },
@@ -67,7 +66,8 @@ export class AppModule {
       module: AppModule,
       global: true,
       // /healthz and /readyz for load balancers; /metrics only on GATEWAY_METRICS_PORT (main.ts).
-      imports: [OpsModule.forRoot({ checks: runtime.readiness }), AuthModule],
+      // TypeOrmModule provides the DataSource (its class is the token) globally, and closes it with the app.
+      imports: [serviceDatabaseModule(runtime.database), OpsModule.forRoot({ checks: runtime.readiness }), AuthModule],
       controllers: [...GATEWAY_CONTROLLERS],
       providers: [
         ...shared,

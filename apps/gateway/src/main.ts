@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
 import { LIMITS } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import {
@@ -9,9 +10,7 @@ import {
   bootConfig,
   createLogger,
   createMetricsRegistry,
-  createServiceDataSource,
   dataSourceReadinessCheck,
-  migrate,
   preflight,
   redisReadinessCheck,
   startTracing,
@@ -45,15 +44,14 @@ async function main(): Promise<void> {
       { variable: 'GATEWAY_METRICS_PORT', port: config.GATEWAY_METRICS_PORT, host: config.GATEWAY_HOST },
     ],
   });
-  const dataSource = createServiceDataSource({
+  // Opened and migrated as the app starts (serviceDatabaseModule), before any module uses it.
+  const database = {
     url: config.DATABASE_URL,
     schema: 'gateway',
     entities: gatewayEntities,
     migrations: gatewayMigrations,
     logger,
-  });
-  const ran = await migrate(dataSource);
-  if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
+  };
 
   // Auto-pipelining: the rate-limit checks of concurrent requests in one turn of the event loop share one write.
   const redis = new Redis(config.REDIS_URL, {
@@ -89,12 +87,14 @@ async function main(): Promise<void> {
   registerRequestMetrics(fastify, registry);
   registerDrainOnClose(fastify);
 
-  const readiness = [dataSourceReadinessCheck(dataSource), redisReadinessCheck(redis)];
+  // The app opens the data source (TypeOrmModule): the readiness checks, called only once it listens, find it there.
+  const opened: { app?: NestFastifyApplication } = {};
+  const readiness = [dataSourceReadinessCheck(() => opened.app?.get(DataSource)), redisReadinessCheck(redis)];
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({
       config,
       logger,
-      dataSource,
+      database,
       redis,
       rpc,
       registry,
@@ -102,8 +102,10 @@ async function main(): Promise<void> {
       routes,
     }),
     adapter,
-    { bodyParser: false, logger: new NestPinoLogger(logger) },
+    // abortOnError: a database that fails to open (migrations) is one line on stderr, not a core dump.
+    { bodyParser: false, logger: new NestPinoLogger(logger), abortOnError: false },
   );
+  opened.app = app;
   if (config.BOOTSTRAP_API_KEY) {
     await app.get(ApiKeysService).ensureBootstrap(config.BOOTSTRAP_API_KEY, config.BOOTSTRAP_TENANT_ID);
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
 import { AppError } from '@conduit/contracts';
 import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
 import { hashApiKey, isPlausibleApiKey } from '../api-keys/api-key-secret.js';
@@ -18,7 +19,7 @@ export class ApiKeyAuthenticator {
   private readonly logger = new Logger(ApiKeyAuthenticator.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectRepository(ApiKeyEntity) private readonly apiKeys: Repository<ApiKeyEntity>,
     private readonly cache: ApiKeyCache,
   ) {}
 
@@ -27,8 +28,7 @@ export class ApiKeyAuthenticator {
     const keyHash = hashApiKey(key);
     const cached = this.cache.get(keyHash);
     if (cached) return cached;
-    const repo = this.dataSource.getRepository(ApiKeyEntity);
-    const row = await repo.findOneBy({ key_hash: keyHash });
+    const row = await this.apiKeys.findOneBy({ key_hash: keyHash });
     // Unknown and revoked read alike, so a caller learns nothing about which keys once existed.
     if (!row || row.revoked_at) throw new AppError('unauthenticated', 'unknown or revoked API key');
     await this.recordUse(row);
@@ -48,8 +48,7 @@ export class ApiKeyAuthenticator {
     if (row.last_used_at && now - row.last_used_at.getTime() < LAST_USED_RESOLUTION_MS) return;
     try {
       // The condition repeats the check in SQL so concurrent requests on several replicas write once.
-      await this.dataSource
-        .getRepository(ApiKeyEntity)
+      await this.apiKeys
         .createQueryBuilder()
         .update()
         .set({ last_used_at: new Date(now) })
