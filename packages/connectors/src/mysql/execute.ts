@@ -1,27 +1,28 @@
 /** Runs one statement (DDL, a procedure call, an update) and answers the rows it affected. */
 import type { ResultSetHeader } from 'mysql2';
-import { closeMysql, connectMysql, killOnAbort } from './connection.js';
+import { openMysqlSession, type MysqlSessionOptions, type SessionEnd } from './pool.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 
 export async function executeMysqlStatement(
   cfg: MysqlConfig,
   sql: string,
-  signal?: AbortSignal,
+  opts: MysqlSessionOptions,
 ): Promise<{ rows_affected: number }> {
-  const raw = await connectMysql(cfg, signal).catch((err: unknown) => {
+  const { signal } = opts;
+  const session = await openMysqlSession(cfg, opts).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
   });
-  const stopKilling = killOnAbort(raw, cfg, signal);
+  let end: SessionEnd = 'failed';
   try {
-    const [result] = await raw.promise().query(sql);
+    const [result] = await session.connection.promise().query(sql);
+    end = 'finished';
     // A statement that answers rows (SELECT, some CALLs) affects none.
     const header = Array.isArray(result) ? undefined : (result as ResultSetHeader);
     return { rows_affected: header?.affectedRows ?? 0 };
   } catch (err) {
     throw signal?.aborted ? signal.reason : toMysqlConnectorError(err, signal);
   } finally {
-    stopKilling();
-    await closeMysql(raw);
+    await session.close(end);
   }
 }

@@ -1,6 +1,6 @@
 /** The mysql connector driver (MySQL and MariaDB): Test Connection, streamed and typed reads, bulk and typed writes, statements. */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorDriver, DuckDBTable, ReadRequest, Row, WriteRequest } from '../types.js';
+import type { ConnectorDriver, DuckDBTable, ExecuteOptions, ReadRequest, Row, WriteRequest } from '../types.js';
 import { executeMysqlStatement } from './execute.js';
 import { mysqlInfo, parseMysqlConfig, type MysqlConfig } from './mysql.config.js';
 import { readMysqlRows } from './read.js';
@@ -43,9 +43,9 @@ export const mysqlDriver: ConnectorDriver = {
     return writeFromTable(writeConfigOf(config, req), req, source);
   },
 
-  async execute(config: Record<string, unknown>, sql: string, opts: { signal?: AbortSignal } = {}) {
+  async execute(config: Record<string, unknown>, sql: string, opts: ExecuteOptions = {}) {
     const cfg = parseMysqlConfig(config);
     if (sql.trim() === '') throw new ConnectorError('the statement is empty', 'config_error');
-    return executeMysqlStatement(cfg, sql, opts.signal);
+    return executeMysqlStatement(cfg, sql, opts);
   },
 };

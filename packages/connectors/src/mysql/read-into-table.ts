@@ -12,7 +12,7 @@ import { ConnectorError } from '../connector-error.js';
 import { quoteIdent, toDuckdbError } from '../duckdb/database.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
-import { closeMysql, connectMysql, killOnAbort } from './connection.js';
+import { openMysqlSession, type MysqlSessionOptions } from './pool.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 import { paramsOf, sourceSql } from './read.js';
@@ -45,12 +45,11 @@ function rawValue(field: TypeCastField): string | Buffer | null {
 }
 
 export async function readIntoTable(cfg: MysqlConfig, req: ReadRequest, target: DuckDBTable): Promise<TypedReadResult> {
-  const { signal } = req;
   const sql = sourceSql(req);
   const params = paramsOf(req);
   const file = join(target.scratchDir, `mysql-read-${randomUUID()}.csv`);
   try {
-    const { columns, rows } = await streamToCsv(cfg, sql, params, file, signal);
+    const { columns, rows } = await streamToCsv(cfg, sql, params, file, req);
     await loadCsv(target, columns, file);
     return {
       rows,
@@ -66,12 +65,13 @@ async function streamToCsv(
   sql: string,
   params: unknown[],
   file: string,
-  signal: AbortSignal | undefined,
+  opts: MysqlSessionOptions,
 ): Promise<{ columns: TypedColumn[]; rows: number }> {
-  const connection = await connectMysql(cfg, signal).catch((err: unknown) => {
+  const { signal } = opts;
+  const session = await openMysqlSession(cfg, opts).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
   });
-  const stopKilling = killOnAbort(connection, cfg, signal);
+  const { connection } = session;
   const out = await open(file, 'wx');
   let finished = false;
   try {
@@ -114,11 +114,9 @@ async function streamToCsv(
   } catch (err) {
     throw signal?.aborted ? signal.reason : toMysqlConnectorError(err, signal);
   } finally {
-    stopKilling();
     await out.close();
     // Stopping early leaves unread rows on the wire: cut the connection rather than drain them.
-    if (finished) await closeMysql(connection);
-    else connection.destroy();
+    await session.close(finished ? 'finished' : 'stopped');
   }
 }
 

@@ -2,7 +2,7 @@
 import mysql from 'mysql2';
 import { ConnectorError } from '../connector-error.js';
 import type { ReadRequest, Row } from '../types.js';
-import { closeMysql, connectMysql, killOnAbort } from './connection.js';
+import { openMysqlSession } from './pool.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 
@@ -38,10 +38,10 @@ export async function* readMysqlRows(cfg: MysqlConfig, req: ReadRequest): AsyncG
   const sql = sourceSql(req);
   const batchSize = batchSizeOf(req);
   const params = paramsOf(req);
-  const connection = await connectMysql(cfg, signal).catch((err: unknown) => {
+  const session = await openMysqlSession(cfg, req).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
   });
-  const stopKilling = killOnAbort(connection, cfg, signal);
+  const { connection } = session;
   const stream = connection.query(sql, params).stream({ highWaterMark: Math.min(batchSize, 10_000) });
   let finished = false;
   try {
@@ -60,10 +60,8 @@ export async function* readMysqlRows(cfg: MysqlConfig, req: ReadRequest): AsyncG
   } catch (err) {
     throw signal?.aborted ? signal.reason : toMysqlConnectorError(err, signal);
   } finally {
-    stopKilling();
     stream.destroy();
     // A consumer that stops early leaves unread rows on the wire: cut the connection rather than drain them.
-    if (finished) await closeMysql(connection);
-    else connection.destroy();
+    await session.close(finished ? 'finished' : 'stopped');
   }
 }

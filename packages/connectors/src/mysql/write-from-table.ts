@@ -7,7 +7,7 @@
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent, toDuckdbError } from '../duckdb/database.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
-import { closeMysql, connectMysql, killOnAbort } from './connection.js';
+import { openMysqlSession, type SessionEnd } from './pool.js';
 import { writeColumnsOf } from './duckdb-to-mysql-types.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
@@ -53,11 +53,11 @@ export async function writeFromTable(
   );
   const rows = await countRows(source);
 
-  const raw = await connectMysql(cfg, signal).catch((err: unknown) => {
+  const session = await openMysqlSession(cfg, req).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
   });
-  const connection = raw.promise();
-  const stopKilling = killOnAbort(raw, cfg, signal);
+  const connection = session.connection.promise();
+  let end: SessionEnd = 'failed';
   let created = false;
   try {
     // DATETIME values are written as UTC text; a TIMESTAMP column of an existing table reads them as UTC too.
@@ -77,6 +77,7 @@ export async function writeFromTable(
       await (bulk ? loadWithInfile(connection, source, transfer) : insertInBatches(connection, source, transfer));
     signal?.throwIfAborted();
     await connection.query('commit');
+    end = 'finished';
     return { rows_written: rows };
   } catch (err) {
     if (!signal?.aborted) {
@@ -85,7 +86,6 @@ export async function writeFromTable(
     }
     throw signal?.aborted ? signal.reason : toMysqlConnectorError(err, signal);
   } finally {
-    stopKilling();
-    await closeMysql(raw);
+    await session.close(end);
   }
 }

@@ -8,7 +8,7 @@ import type { Connection } from 'mysql2/promise';
 import { ConnectorError } from '../connector-error.js';
 import { columnsOf } from '../postgres/copy-csv.js';
 import type { Row, WriteRequest } from '../types.js';
-import { closeMysql, connectMysql, killOnAbort } from './connection.js';
+import { openMysqlSession, type SessionEnd } from './pool.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 
@@ -27,11 +27,11 @@ export async function writeMysqlRows(
   const columns = first ? columnsOf(first) : [];
   if (req.mode === 'upsert') checkUpsertKey(req, columns);
 
-  const raw = await connectMysql(cfg, signal).catch((err: unknown) => {
+  const session = await openMysqlSession(cfg, req).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
   });
-  const connection = raw.promise();
-  const stopKilling = killOnAbort(raw, cfg, signal);
+  const connection = session.connection.promise();
+  let end: SessionEnd = 'failed';
   try {
     await connection.query('start transaction');
     if (req.mode === 'overwrite') await connection.query(`delete from ${target}`);
@@ -47,14 +47,14 @@ export async function writeMysqlRows(
       }
     }
     await connection.query('commit');
+    end = 'finished';
     return { rows_written: rowsWritten };
   } catch (err) {
     await iterator.return?.();
     // Closing without commit makes the server roll the transaction back.
     throw signal?.aborted ? signal.reason : toMysqlConnectorError(err, signal);
   } finally {
-    stopKilling();
-    await closeMysql(raw);
+    await session.close(end);
   }
 }
 

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
+import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
+import { waitFor } from './support/pg-sandbox.js';
+
+// The test servers listen on this machine, which the default network policy refuses.
+allowPrivateNetworks();
+
+const driver = getDriver('mysql') as Required<ConnectorDriver>;
+let sandbox: MysqlSandbox;
+let pools: ConnectorPools;
+
+beforeAll(async () => {
+  sandbox = await createMysqlSandbox();
+});
+beforeEach(() => {
+  pools = new ConnectorPools({ max: 2, idleMs: 60_000 });
+});
+afterEach(async () => {
+  await pools.closeAll();
+});
+afterAll(async () => {
+  await sandbox.drop();
+});
+
+const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
+
+async function readOne(
+  query: string,
+  opts: { tenantId?: string; config?: Record<string, unknown>; pool?: PoolScope } = {},
+): Promise<Record<string, unknown>> {
+  const rows: Record<string, unknown>[] = [];
+  for await (const batch of driver.read(opts.config ?? sandbox.config, {
+    query,
+    tenantId: opts.tenantId ?? 't1',
+    pool: opts.pool ?? scope(),
+  }))
+    rows.push(...batch);
+  return rows[0] ?? {};
+}
+
+const threadId = async (opts?: Parameters<typeof readOne>[1]) =>
+  Number((await readOne('select connection_id() as id', opts))['id']);
+
+async function threadAlive(id: number): Promise<boolean> {
+  const [rows] = await sandbox.admin.query('select count(*) as n from information_schema.processlist where id = ?', [
+    id,
+  ]);
+  return Number((rows as { n: unknown }[])[0]?.n) > 0;
+}
+
+describe('mysql connection pool', () => {
+  it('reuses one connection across calls, reset in between: variables and temporary tables never reach the next', async () => {
+    const id = await threadId();
+    await driver.execute(sandbox.config, "set @leaked = 'yes'", { tenantId: 't1', pool: scope() });
+    await driver.execute(sandbox.config, 'set session wait_timeout = 1234', { tenantId: 't1', pool: scope() });
+    await driver.execute(sandbox.config, 'create temporary table leaked_temp (a int)', {
+      tenantId: 't1',
+      pool: scope(),
+    });
+    const after = await readOne(
+      `select connection_id() as id, @leaked as leaked, @@session.wait_timeout = @@global.wait_timeout as timeout_reset`,
+    );
+    expect({ ...after, id: Number(after['id']) }).toEqual({ id, leaked: null, timeout_reset: 1 });
+    // The temporary table went with the reset: making it again on the same connection works.
+    await driver.execute(sandbox.config, 'create temporary table leaked_temp (a int)', {
+      tenantId: 't1',
+      pool: scope(),
+    });
+    expect(await threadId()).toBe(id);
+  });
+
+  it('keeps tenants and config versions apart', async () => {
+    const mine = await threadId();
+    expect(await threadId({ tenantId: 't2' })).not.toBe(mine);
+    const changed = await threadId({ config: { ...sandbox.config, connect_timeout_ms: 4321 } });
+    expect(changed).not.toBe(mine);
+    await waitFor(async () => !(await threadAlive(mine)), 5000, 'the old version to be disconnected');
+  });
+
+  it('kills a pooled query on the server on abort and never reuses its connection', async () => {
+    const id = await threadId();
+    const marker = `m${randomUUID().replace(/-/g, '')}`;
+    const controller = new AbortController();
+    const done = expect(
+      driver.execute(sandbox.config, `select sleep(60) as ${marker}`, {
+        tenantId: 't1',
+        pool: scope(),
+        signal: controller.signal,
+      }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    const running = async () => {
+      const [rows] = await sandbox.admin.query(
+        'select count(*) as n from information_schema.processlist where info like ? and id <> connection_id()',
+        [`%${marker}%`],
+      );
+      return Number((rows as { n: unknown }[])[0]?.n) > 0;
+    };
+    await waitFor(running, 5000, 'the query to start');
+    controller.abort();
+    await done;
+    await waitFor(async () => !(await running()), 5000, 'the server to stop the query');
+    await waitFor(async () => !(await threadAlive(id)), 5000, 'the killed connection to be closed');
+    expect(await threadId()).not.toBe(id);
+  });
+
+  it('opens at most `max` connections: a further caller waits for one to come back', async () => {
+    const reads = Array.from({ length: 3 }, () => readOne('select connection_id() as id, sleep(0.3) as slept'));
+    const ids = (await Promise.all(reads)).map((row) => Number(row['id']));
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it('closes a pool left idle, and every pool on closeAll', async () => {
+    await pools.closeAll();
+    pools = new ConnectorPools({ max: 2, idleMs: 200 });
+    const idle = await threadId();
+    await waitFor(async () => !(await threadAlive(idle)), 5000, 'the idle connection to be closed');
+    const open = await threadId();
+    await pools.closeAll();
+    await waitFor(async () => !(await threadAlive(open)), 5000, 'closeAll to close the connection');
+  });
+
+  it('still applies the network policy to the connections it opens', async () => {
+    const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
+    try {
+      await expect(threadId({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
+    } finally {
+      restore();
+    }
+  });
+});
