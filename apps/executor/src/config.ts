@@ -80,7 +80,7 @@ export const executorEnvSchema = z
     /** Internal ranges connectors may reach (CIDRs, comma separated); a typo stops the start, not a run. */
     CONNECTOR_ALLOWED_NETWORKS: z.string().optional().superRefine(refineAllowedNetworks),
     /**
-     * Connections one database connector (postgres) keeps open per tenant and config version, shared by the runs and
+     * Connections one database connector (postgres, mysql) keeps open per tenant and config version, shared by the runs and
      * nodes of this executor; a node past it waits for a connection to come back.
      */
     CONNECTOR_POOL_MAX: positiveInt().max(64).default(DEFAULT_CONNECTOR_POOL_MAX),
