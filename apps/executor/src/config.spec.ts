@@ -13,6 +13,8 @@ describe('executor config', () => {
       RUN_LOCK_MS: 30_000,
       RUN_STALLED_INTERVAL_MS: 30_000,
       MAX_STALLED_COUNT: 2,
+      CONNECTOR_POOL_MAX: 4,
+      CONNECTOR_POOL_IDLE_MS: 30_000,
     });
     expect(config.EXECUTOR_DATA_DIR).toMatch(/conduit-executor$/);
   });
@@ -46,6 +48,15 @@ describe('executor config', () => {
     expect(() => loadExecutorConfig({ SECRETS_KEY: '00'.repeat(32), RUN_SCRATCH_LIMIT: '0GiB' })).toThrow(
       /^RUN_SCRATCH_LIMIT: must be a size/m,
     );
+  });
+
+  it('takes the connector pool bounds and refuses a pool of no connections', () => {
+    const key = { SECRETS_KEY: '00'.repeat(32) };
+    expect(loadExecutorConfig({ ...key, CONNECTOR_POOL_MAX: '8', CONNECTOR_POOL_IDLE_MS: '5000' })).toMatchObject({
+      CONNECTOR_POOL_MAX: 8,
+      CONNECTOR_POOL_IDLE_MS: 5000,
+    });
+    expect(() => loadExecutorConfig({ ...key, CONNECTOR_POOL_MAX: '0' })).toThrow(/CONNECTOR_POOL_MAX/);
   });
 
   it('refuses a malformed CONNECTOR_ALLOWED_NETWORKS at start-up, naming the entry', () => {
