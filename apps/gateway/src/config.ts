@@ -18,6 +18,8 @@ export const gatewayEnvSchema = z
     GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
     /** /metrics (and /healthz, /readyz) for Prometheus, on GATEWAY_HOST: never on the public port. */
     GATEWAY_METRICS_PORT: envPort().default(DEFAULT_GATEWAY_METRICS_PORT),
+    /** The built web console served at `/`; default apps/console/dist beside this app (as in the image). */
+    CONSOLE_DIR: z.string().min(1).optional(),
     /** How long the gateway waits for a backend service before answering 503. */
     RPC_TIMEOUT_MS: positiveInt(100, 60_000).default(5000),
     ...rateLimitEnvShape,

@@ -30,6 +30,7 @@ import { setupOpenApi } from './openapi/openapi.js';
 import { gatewayEntities } from './api-keys/entities.js';
 import { gatewayMigrations } from './migrations/index.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
+import { defaultConsoleDir, serveConsole } from './console/serve-console.js';
 
 async function main(): Promise<void> {
   // First: the instrumentations must be in place before the database and Redis clients exist.
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
     await app.get(ApiKeysService).ensureBootstrap(config.BOOTSTRAP_API_KEY, config.BOOTSTRAP_TENANT_ID);
   }
   setupOpenApi(app);
+  const consoleDir = config.CONSOLE_DIR ?? defaultConsoleDir();
+  if (!serveConsole(fastify, { dir: consoleDir })) logger.warn({ consoleDir }, 'web console not built: / says how');
   app.enableShutdownHooks();
   const metricsPort = await startMetricsPort({
     registry,
