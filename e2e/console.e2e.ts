@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Browser, Page } from 'playwright-core';
+import { startStack, type Stack } from '@conduit/testing';
+import { artifactsDir, launchChromium, screenshot } from './support/browser.js';
+import { call, expectProblem } from './support/client.js';
+import { create, createPipelineAndJob, uniqueName } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+
+// The web console (apps/console) as a user meets it: served by the gateway at `/`, in Debian's Chromium, against
+// every service running as its own process. Each page's screenshot lands in e2e/artifacts/console/.
+let stack: Stack;
+let targetDb: TargetDatabase;
+let browser: Browser;
+let page: Page;
+let projectName: string;
+let good: { pipelineId: string; jobId: string; name: string };
+let bad: { jobId: string };
+const shots = artifactsDir('console');
+
+beforeAll(async () => {
+  targetDb = await createTargetDatabase();
+  const db = new pg.Client({ connectionString: targetDb.url });
+  await db.connect();
+  await db.query(`create table orders (id integer primary key, amount numeric(10,2) not null)`);
+  await db.query(`insert into orders select i, i * 10 from generate_series(1, 50) as i`);
+  await db.query(`create table big_orders (id integer primary key, amount numeric(10,2) not null)`);
+  await db.end();
+
+  // The console polls its run every second; the rate limit has its own tests.
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+  projectName = uniqueName('sales');
+  const project = await create(stack, '/v2/projects', { name: projectName, description: 'Orders, end to end' });
+  const connector = await create(stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: targetDb.config(),
+    project_id: project.id,
+  });
+  const source = (config: Record<string, unknown>) => ({
+    id: 'orders',
+    type: 'source',
+    config: { connector_id: connector.id, ...config },
+  });
+  const goodName = uniqueName('big-orders');
+  const pipeline = await create(stack, '/v2/pipelines', {
+    name: goodName,
+    project_id: project.id,
+    dag: {
+      nodes: [
+        source({ table: 'orders' }),
+        {
+          id: 'big',
+          type: 'transform',
+          config: { sql: 'select id, amount from orders where cast(amount as double) >= 200' },
+        },
+        { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'big_orders', mode: 'append' } },
+      ],
+      edges: [
+        { from: 'orders', to: 'big' },
+        { from: 'big', to: 'load' },
+      ],
+    },
+  });
+  const job = await create(stack, '/v2/jobs', { name: uniqueName('nightly'), pipeline_id: pipeline.id });
+  good = { pipelineId: pipeline.id, jobId: job.id, name: goodName };
+  bad = await createPipelineAndJob(stack, {
+    nodes: [
+      source({ query: 'select 1 as id from no_such_table' }),
+      { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'big_orders', mode: 'append' } },
+    ],
+    edges: [{ from: 'orders', to: 'load' }],
+  });
+
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await targetDb?.drop();
+});
+
+it('signs in with an API key kept in session storage, never in the URL, and names the key', async () => {
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByLabel('API key').waitFor();
+  await screenshot(page, shots, '01-sign-in');
+  await page.getByLabel('API key').fill(stack.bootstrapKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: projectName }).waitFor();
+  expect(await page.getByLabel('Signed in as').textContent()).toMatch(/^key /);
+  expect(page.url()).toBe(`${stack.baseUrl}/`);
+  expect(await page.evaluate<string | null>("sessionStorage.getItem('conduit.apiKey')")).toBe(stack.bootstrapKey);
+  await screenshot(page, shots, '02-projects');
+});
+
+it("opens a project's pipeline and draws its DAG by execution level", async () => {
+  await page.getByRole('link', { name: projectName }).click();
+  await page.getByRole('link', { name: good.name }).waitFor();
+  await screenshot(page, shots, '03-project');
+  await page.getByRole('link', { name: good.name }).click();
+  await page.locator('.react-flow__node').nth(2).waitFor();
+  expect(page.url()).toBe(`${stack.baseUrl}/pipelines/${good.pipelineId}`);
+  const card = async (id: string) => {
+    const node = page.locator(`[data-node-id="${id}"]`);
+    return [
+      /type-(\w+)/.exec((await node.getAttribute('class')) ?? '')?.[1],
+      await node.locator('.dag-node-level').textContent(),
+    ];
+  };
+  expect([await card('orders'), await card('big'), await card('load')]).toEqual([
+    ['source', 'level 1'],
+    ['transform', 'level 2'],
+    ['sink', 'level 3'],
+  ]);
+  // Left to right by level.
+  const x = async (id: string) => (await page.locator(`[data-node-id="${id}"]`).boundingBox())!.x;
+  expect(await x('orders')).toBeLessThan(await x('big'));
+  expect(await x('big')).toBeLessThan(await x('load'));
+  await screenshot(page, shots, '04-pipeline');
+});
+
+it('triggers a run and watches it succeed with live logs, every node green', async () => {
+  await page.getByRole('link', { name: /^nightly-/ }).click();
+  await page.getByRole('button', { name: 'Trigger run' }).click();
+  await page.waitForURL(new RegExp(`/jobs/${good.jobId}/runs/run_`));
+  await page.getByTestId('run-status').filter({ hasText: 'succeeded' }).waitFor({ timeout: 60_000 });
+  await page.locator('.dag-node.state-succeeded').nth(2).waitFor();
+  await page.getByText('run ended: log complete').waitFor({ timeout: 15_000 });
+  expect(await page.getByRole('log', { name: 'Run log' }).getByRole('listitem').count()).toBeGreaterThan(0);
+  await screenshot(page, shots, '05-run-succeeded');
+  await page.goto(`${stack.baseUrl}/jobs/${good.jobId}`);
+  await page.getByRole('cell', { name: 'succeeded' }).first().waitFor();
+  await screenshot(page, shots, '06-job-runs');
+});
+
+it('shows a failed run with the error on the node that failed', async () => {
+  // A deep link in the same tab: the gateway answers the client route with the console, the session is kept.
+  await page.goto(`${stack.baseUrl}/jobs/${bad.jobId}`);
+  await page.getByRole('button', { name: 'Trigger run' }).click();
+  await page.getByTestId('run-status').filter({ hasText: 'failed' }).waitFor({ timeout: 60_000 });
+  const failed = page.locator('[data-node-id="orders"]');
+  await failed.locator('text=no_such_table').waitFor();
+  expect(await failed.getAttribute('class')).toContain('state-failed');
+  expect(await page.locator('[data-node-id="load"]').getAttribute('class')).toContain('state-skipped');
+  expect(await page.getByRole('alert').first().textContent()).toContain('Node orders failed');
+  await screenshot(page, shots, '07-run-failed');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, shots, '08-run-failed-narrow');
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it('leaves the API, its docs and probes as they were', async () => {
+  expectProblem(await call(stack, 'GET', '/v2/no-such-route'), 404, 'not_found');
+  expectProblem(await call(stack, 'GET', `/v2/jobs/${good.jobId}/run`), 405, 'method_not_allowed');
+  expectProblem(await call(stack, 'GET', '/assets/no-such-file.js'), 404, 'not_found');
+  expect((await call(stack, 'GET', '/v2/projects?limit=1')).status).toBe(200);
+  expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
+  const docs = await fetch(`${stack.baseUrl}/docs`);
+  expect([docs.status, await docs.text()]).toEqual([200, expect.stringContaining('swagger')]);
+  const route = await fetch(`${stack.baseUrl}/pipelines/${good.pipelineId}`);
+  expect([route.status, route.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+});
+
+it('says how to build the console when a gateway has none', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'console-unbuilt-'));
+  try {
+    const gateway = await stack.startService('gateway', { CONSOLE_DIR: empty });
+    const res = await fetch(`http://127.0.0.1:${gateway.port}/`);
+    expect([res.status, await res.text()]).toEqual([
+      404,
+      expect.stringContaining('turbo run build --filter=@conduit/console'),
+    ]);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
