@@ -68,9 +68,13 @@ describe('tracing', () => {
       timeoutMs: 20_000,
       what: 'the run span',
     });
+    // The run.queued event, written under the trigger, reaches monitoring and the webhook dispatcher in it too.
     const trace = await connectedTrace(
       runSpan!.traceId,
-      (spans) => spans.filter((s) => s.name.startsWith('node ')).length === 2,
+      (spans) =>
+        spans.filter((s) => s.name.startsWith('node ')).length === 2 &&
+        spans.some((s) => s.service === 'monitoring' && s.name === 'job events.monitoring') &&
+        spans.some((s) => s.service === 'webhook-dispatcher' && s.name === 'job events.webhooks/run.queued'),
     );
 
     // One root: the gateway's HTTP server span of the Trigger Run request.

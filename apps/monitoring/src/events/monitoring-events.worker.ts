@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { QUEUES, monitoringEventSchema } from '@conduit/contracts';
+import { SpanKind, inSpan, splitJobTrace } from '@conduit/service-kit';
 import { MonitoringEvents, type EventOutcome } from './monitoring-events.js';
 import { MonitoringQueues } from '../queues/monitoring-queues.js';
 import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
@@ -39,12 +40,18 @@ export class MonitoringEventsWorker implements OnApplicationBootstrap, OnModuleD
     await this.worker?.close();
   }
 
-  /** Applies one event. A malformed one is logged and dropped: retrying cannot fix it. */
-  async handle(job: Pick<Job, 'id' | 'data'>): Promise<EventOutcome | 'malformed'> {
-    const parsed = monitoringEventSchema.safeParse(job.data);
+  /** Applies one event, in a span that continues the trace it was sent under (the run's). */
+  handle(job: Pick<Job, 'id' | 'data'>): Promise<EventOutcome | 'malformed'> {
+    const { payload, parent } = splitJobTrace(job.data);
+    return inSpan(`job ${QUEUES.eventsMonitoring}`, SpanKind.CONSUMER, parent, () => this.apply(job.id, payload));
+  }
+
+  /** A malformed event is logged and dropped: retrying cannot fix it. */
+  private async apply(jobId: string | undefined, data: unknown): Promise<EventOutcome | 'malformed'> {
+    const parsed = monitoringEventSchema.safeParse(data);
     if (!parsed.success) {
       this.logger.error(
-        { job_id: job.id, issues: parsed.error.issues.slice(0, 5) },
+        { job_id: jobId, issues: parsed.error.issues.slice(0, 5) },
         'malformed monitoring event dropped',
       );
       return 'malformed';

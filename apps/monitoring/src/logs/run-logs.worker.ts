@@ -3,6 +3,7 @@ import { Worker, type Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { QUEUES, runLogBatchSchema } from '@conduit/contracts';
+import { splitJobTrace } from '@conduit/service-kit';
 import { insertRunLogBatch } from './run-log-writer.js';
 import { MonitoringQueues } from '../queues/monitoring-queues.js';
 import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
@@ -38,7 +39,8 @@ export class RunLogsWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Stores one batch; answers how many lines were new, or 'malformed' for a batch dropped as unusable. */
   async handle(job: Pick<Job, 'id' | 'data'>): Promise<number | 'malformed'> {
-    const parsed = runLogBatchSchema.safeParse(job.data);
+    // Without the trace field a producer may add (job-trace.ts): a batch of log lines makes no span of its own.
+    const parsed = runLogBatchSchema.safeParse(splitJobTrace(job.data).payload);
     if (!parsed.success) {
       this.logger.error({ job_id: job.id, issues: parsed.error.issues.slice(0, 5) }, 'malformed run log batch dropped');
       return 'malformed';
