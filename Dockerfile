@@ -16,7 +16,10 @@ ARG TURBO_VERSION
 ARG SERVICES="gateway catalog scheduler executor monitoring webhook-dispatcher"
 WORKDIR /repo
 COPY . .
-RUN npx --yes turbo@${TURBO_VERSION} prune $(for s in ${SERVICES}; do printf '@conduit/%s ' "$s"; done) --docker --out-dir /pruned
+# The gateway serves the web console (apps/console/dist): it comes along whenever the gateway does. It is no package
+# dependency of the gateway (it is built on the SDK, whose types come from the gateway), so it is named here.
+RUN npx --yes turbo@${TURBO_VERSION} prune $(for s in ${SERVICES}; do printf '@conduit/%s ' "$s"; done) \
+      $(case " ${SERVICES} " in *" gateway "*) echo @conduit/console ;; esac) --docker --out-dir /pruned
 
 FROM ${NODE_BUILD_IMAGE} AS build
 WORKDIR /repo
