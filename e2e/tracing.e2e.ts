@@ -68,13 +68,15 @@ describe('tracing', () => {
       timeoutMs: 20_000,
       what: 'the run span',
     });
-    // The run.queued event, written under the trigger, reaches monitoring and the webhook dispatcher in it too.
+    // The run.queued event, written under the trigger, reaches monitoring and the webhook dispatcher in it too, and
+    // the executor's reports reach the scheduler in it.
     const trace = await connectedTrace(
       runSpan!.traceId,
       (spans) =>
         spans.filter((s) => s.name.startsWith('node ')).length === 2 &&
         spans.some((s) => s.service === 'monitoring' && s.name === 'job events.monitoring') &&
-        spans.some((s) => s.service === 'webhook-dispatcher' && s.name === 'job events.webhooks/run.queued'),
+        spans.some((s) => s.service === 'webhook-dispatcher' && s.name === 'job events.webhooks/run.queued') &&
+        spans.some((s) => s.service === 'scheduler' && s.name === 'job events.scheduler/run.finished'),
     );
 
     // One root: the gateway's HTTP server span of the Trigger Run request.
@@ -106,6 +108,10 @@ describe('tracing', () => {
       'conduit.node.type': 'sink',
       'conduit.node.rows_in': 25,
     });
+
+    // The executor's final report is applied by the scheduler in the run's trace, under the run's span.
+    const finished = trace.find((s) => s.name === 'job events.scheduler/run.finished');
+    expect(parentOf(finished!)).toMatchObject({ service: 'executor', name: `run ${run.id}` });
 
     // The instrumentations' spans are in the same trace: PostgreSQL (the scheduler's writes, the connectors' reads)
     // and Redis (the RPC entry, the queue job).

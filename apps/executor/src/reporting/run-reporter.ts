@@ -4,7 +4,7 @@
  */
 import type { Queue } from 'bullmq';
 import type { RunError, RunNode, RunReport } from '@conduit/contracts';
-import { newId } from '@conduit/service-kit';
+import { newId, withJobTrace } from '@conduit/service-kit';
 import type { Logger } from 'pino';
 import { MESSAGE_JOB_OPTIONS } from './queue-options.js';
 
@@ -49,7 +49,8 @@ export class RunReporter {
    * then logged; never thrown.
    */
   send(body: Body, at = new Date()): Promise<void> {
-    const report = { ...body, event_id: newId('event'), ...this.run, at: at.toISOString() } as RunReport;
+    // With the context of the run's (or node's) span: the scheduler applies it in that trace (job-trace.ts).
+    const report = withJobTrace<RunReport>({ ...body, event_id: newId('event'), ...this.run, at: at.toISOString() });
     // From now, not from its turn: reports queued behind one that waits out an outage share its deadline.
     const giveUpAt = Date.now() + this.retryMs;
     this.chain = this.chain.then(async () => {
