@@ -1,5 +1,5 @@
 // Loaded only when tracing is on (start-tracing.ts): the SDK, exporter and instrumentations cost nothing otherwise.
-import { createRequire } from 'node:module';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -64,4 +64,6 @@ function patchLoaded(): void {
       // A service without pg (the executor) simply has nothing to patch.
     }
   }
+  // `import { request } from 'node:http'` (the http connector) is bound to the original: re-bind it to the patch.
+  syncBuiltinESMExports();
 }
