@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
+import type { WhoAmI } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/testing';
 import { artifactsDir, launchChromium, screenshot } from './support/browser.js';
 import { call, expectProblem } from './support/client.js';
-import { create, createPipelineAndJob, uniqueName } from './support/helpers.js';
+import { create, createPipelineAndJob, mintToken, uniqueName } from './support/helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // The web console (apps/console) as a user meets it: served by the gateway at `/`, in Debian's Chromium, against
@@ -84,14 +85,15 @@ afterAll(async () => {
   await targetDb?.drop();
 });
 
-it('signs in with an API key kept in session storage, never in the URL, and names the key', async () => {
+it("signs in with an API key kept in session storage, never in the URL, and shows the key's tenant", async () => {
   await page.goto(`${stack.baseUrl}/`);
   await page.getByLabel('API key').waitFor();
   await screenshot(page, shots, '01-sign-in');
   await page.getByLabel('API key').fill(stack.bootstrapKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('link', { name: projectName }).waitFor();
-  expect(await page.getByLabel('Signed in as').textContent()).toMatch(/^key /);
+  // The bootstrap tenant is named "Operators" (apps/gateway ensureBootstrap).
+  expect(await page.getByTestId('tenant').textContent()).toBe('Operators');
   expect(page.url()).toBe(`${stack.baseUrl}/`);
   expect(await page.evaluate<string | null>("sessionStorage.getItem('conduit.apiKey')")).toBe(stack.bootstrapKey);
   await screenshot(page, shots, '02-projects');
@@ -151,6 +153,19 @@ it('shows a failed run with the error on the node that failed', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await screenshot(page, shots, '08-run-failed-narrow');
   await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it('names the tenant and credential of a request (GET /v2/whoami), for API keys and bearer tokens', async () => {
+  const byKey = await call<WhoAmI>(stack, 'GET', '/v2/whoami');
+  expect([byKey.status, byKey.body.tenant.name, byKey.body.credential.kind]).toEqual([200, 'Operators', 'api_key']);
+  expect(byKey.body.credential.id).toMatch(/^key_/);
+  const token = await mintToken(stack, { tenant_id: 'tnt_tokens_only', scope: 'read' });
+  const byToken = await call<WhoAmI>(stack, 'GET', '/v2/whoami', { bearer: token });
+  expect(byToken.body).toEqual({
+    tenant: { id: 'tnt_tokens_only', name: null },
+    credential: { kind: 'jwt', id: expect.stringMatching(/^jwt:tnt_tokens_only/) as unknown, scopes: ['read'] },
+  });
+  expectProblem(await call(stack, 'GET', '/v2/whoami', { key: null }), 401, 'unauthenticated');
 });
 
 it('leaves the API, its docs and probes as they were', async () => {

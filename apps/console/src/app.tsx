@@ -25,7 +25,7 @@ export function App({ baseUrl }: AppProps) {
 
   const signIn = async (apiKey: string) => {
     const client = clientFor(apiKey, baseUrl);
-    const identity = await identify(client, apiKey);
+    const identity = await identify(client);
     storeApiKey(apiKey);
     setSession({ client, identity });
   };
@@ -67,8 +67,8 @@ function Shell() {
         <Link to={paths.projects()} className="brand">
           Conduit
         </Link>
-        <span className="who" aria-label="Signed in as">
-          {identity.keyName ? `key “${identity.keyName}” (${identity.scopes?.join(', ')})` : `key ${identity.prefix}`}
+        <span className="who">
+          Signed in to <strong data-testid="tenant">{identity.tenant}</strong> ({identity.scopes.join(', ')})
         </span>
         <a href="/docs">API docs</a>
         <button type="button" className="secondary" onClick={signOut}>

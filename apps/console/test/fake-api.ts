@@ -24,10 +24,11 @@ export const eventStream = (lines: RunLogLine[]) =>
     { status: 200, headers: { 'content-type': 'text/event-stream' } },
   );
 
-/** Routes "METHOD /path" (path patterns with :params) to handlers; anything else is a 404 problem. */
+/** Routes "METHOD /path" (path patterns with :params) to handlers, /v2/whoami by default; else a 404 problem. */
 export function stubApi(routes: Record<string, Handler>): { requests: Request[] } {
   const requests: Request[] = [];
-  const table = Object.entries(routes).map(([key, handler]) => {
+  const withDefaults: Record<string, Handler> = { 'GET /v2/whoami': () => json(whoAmI), ...routes };
+  const table = Object.entries(withDefaults).map(([key, handler]) => {
     const [method, path] = key.split(' ') as [string, string];
     return { method, pattern: new RegExp(`^${path.replace(/:[a-z_]+/g, '[^/]+')}$`), handler };
   });
@@ -42,6 +43,12 @@ export function stubApi(routes: Record<string, Handler>): { requests: Request[] 
   );
   return { requests };
 }
+
+/** GET /v2/whoami unless a test says otherwise: a read-write key of the Acme Corp tenant. */
+export const whoAmI = {
+  tenant: { id: 'tnt_1', name: 'Acme Corp' },
+  credential: { kind: 'api_key', id: 'key_1', scopes: ['read', 'write'] },
+};
 
 const at = '2026-11-25T10:00:00.000Z';
 export const page = <T>(data: T[]) => ({ data, next_cursor: null });

@@ -1,20 +1,27 @@
-// Who the key is. The API has no "who am I" operation yet: a one-item project list proves the key works (401
-// otherwise), and an admin key can find itself among the tenant's keys by prefix for its name and scopes.
-import type { ConduitClient } from '@conduit/sdk';
+// Who the key is: GET /v2/whoami answers the tenant (with its name) and the credential, and proves the key works.
+import { ConduitApiError, type ConduitClient, type Problem } from '@conduit/sdk';
 
 export interface Identity {
-  /** The key's first characters, as the API shows them. */
-  prefix: string;
-  /** The key's name and scopes, known only to admin keys (others may not list keys). */
-  keyName?: string;
-  scopes?: string[];
+  /** The tenant's name, or its id for a tenant that has none (one only bearer tokens name). */
+  tenant: string;
+  scopes: string[];
 }
 
-export async function identify(client: ConduitClient, apiKey: string): Promise<Identity> {
-  await client.projects.list({ pageSize: 1 }).pages().next();
-  const { data } = await client.raw.GET('/v2/api-keys', { params: { query: { limit: 200 } } });
-  const mine = data?.data.find((key) => apiKey.startsWith(key.prefix));
-  return mine
-    ? { prefix: mine.prefix, keyName: mine.name, scopes: [...mine.scopes] }
-    : { prefix: `${apiKey.slice(0, 8)}…` };
+export async function identify(client: ConduitClient): Promise<Identity> {
+  const { data, error, response } = await client.raw.GET('/v2/whoami');
+  if (!data) {
+    const problem = error as Problem | undefined;
+    throw new ConduitApiError(
+      problem ?? {
+        type: 'about:blank',
+        title: response.statusText,
+        status: response.status,
+        code: `http_${response.status}`,
+        detail: `the gateway answered ${response.status}`,
+        instance: '/v2/whoami',
+        request_id: '',
+      },
+    );
+  }
+  return { tenant: data.tenant.name ?? data.tenant.id, scopes: [...data.credential.scopes] };
 }

@@ -35,6 +35,13 @@ export class ApiKeysController {
     await this.keys.revoke(principalOf(req).tenant_id, id);
   }
 
+  @Get('whoami')
+  @RequireScope('read')
+  @Operation('getWhoAmI')
+  whoAmI(@Req() req: FastifyRequest) {
+    return this.keys.whoAmI(principalOf(req));
+  }
+
   @IdempotentPost('tenants')
   @RequireScope('admin')
   @Operation('createTenant')

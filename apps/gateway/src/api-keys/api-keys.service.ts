@@ -15,6 +15,7 @@ import {
   type Page,
   type Scope,
   type Tenant,
+  type WhoAmI,
 } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -90,6 +91,15 @@ export class ApiKeysService {
    * Makes BOOTSTRAP_API_KEY an admin key of `tenantId` (creating the tenant), idempotently; run at boot.
    * A different earlier bootstrap key is revoked. A bootstrap key an admin revoked stays revoked.
    */
+  /** The caller's tenant (its name when the tenant was created, not for one only bearer tokens name) and credential. */
+  async whoAmI(principal: Principal): Promise<WhoAmI> {
+    const tenant = await this.dataSource.manager.findOneBy(TenantEntity, { id: principal.tenant_id });
+    return {
+      tenant: { id: principal.tenant_id, name: tenant?.name ?? null },
+      credential: { kind: principal.kind, id: principal.credential_id, scopes: [...principal.scopes] },
+    };
+  }
+
   async ensureBootstrap(key: string, tenantId: string): Promise<BootstrapOutcome> {
     const keyHash = hashApiKey(key);
     const revokedIds: string[] = [];

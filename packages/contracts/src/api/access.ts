@@ -68,3 +68,21 @@ export const createdTenantSchema = z
 export const webhookPageSchema = pageOfSchema(webhookSchema, 'WebhookPage');
 export const deliveryPageSchema = pageOfSchema(deliverySchema, 'DeliveryPage');
 export const apiKeyPageSchema = pageOfSchema(apiKeySchema, 'ApiKeyPage');
+
+export const whoAmISchema = z
+  .strictObject({
+    tenant: z.strictObject({
+      id: z.string().meta({ example: 'tnt_01JD3VG7H8J9KMNPQRSTVWXYZ0' }),
+      name: z
+        .string()
+        .nullable()
+        .meta({ description: 'Null for a tenant that only bearer tokens name (none was created with a name).' }),
+    }),
+    credential: z.strictObject({
+      kind: z.enum(['api_key', 'jwt']),
+      id: z.string().meta({ description: 'The API key id (`key_...`), or `jwt:<tenant>[:<sub>]` for a bearer token.' }),
+      scopes: z.array(z.enum(SCOPES)).meta({ description: 'As granted (write implies read, admin everything).' }),
+    }),
+  })
+  .meta({ id: 'WhoAmI', description: 'The tenant and the credential a request is made as.' });
+export type WhoAmI = z.output<typeof whoAmISchema>;

@@ -9,6 +9,7 @@ import {
   healthSchema,
   readinessSchema,
   tenantCreateSchema,
+  whoAmISchema,
 } from '@conduit/contracts';
 import type { OperationSpec } from '../operation-spec.js';
 import { idParams, one, page } from './common.js';
@@ -85,6 +86,24 @@ export const accessOperations: OperationSpec[] = [
       examples: one('The tenant', {
         tenant: { id: EXAMPLE_IDS.tenant, name: 'Acme Corp', created_at: '2026-11-22T10:15:00.000Z' },
         api_key: { ...createdKey, name: 'admin', scopes: ['admin'] },
+      }),
+    },
+  },
+  {
+    operationId: 'getWhoAmI',
+    method: 'get',
+    path: '/v2/whoami',
+    tag: 'API keys',
+    status: 200,
+    summary: 'Who Am I',
+    description:
+      'The tenant (with its name) and the credential of this request, for a client to show whom it acts as. Read scope.',
+    response: {
+      schema: whoAmISchema,
+      description: 'The caller.',
+      examples: one('An API key', {
+        tenant: { id: EXAMPLE_IDS.tenant, name: 'Acme Corp' },
+        credential: { kind: 'api_key', id: EXAMPLE_IDS.apiKey, scopes: ['read', 'write'] },
       }),
     },
   },
