@@ -150,7 +150,12 @@ it('shows a failed run with the error on the node that failed', async () => {
   expect(await page.locator('[data-node-id="load"]').getAttribute('class')).toContain('state-skipped');
   expect(await page.getByRole('alert').first().textContent()).toContain('Node orders failed');
   await screenshot(page, shots, '07-run-failed');
+  // A phone: loaded at its width (the graph fits the view it opens in); a reload keeps the tab's session.
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await page.getByText('run ended: log complete').waitFor();
+  await page.locator('.dag-node.state-failed').waitFor();
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   await screenshot(page, shots, '08-run-failed-narrow');
   await page.setViewportSize({ width: 1280, height: 900 });
 });
