@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(caches.map((c) => c.onModuleDestroy()));
+  for (const cache of caches) cache.onModuleDestroy();
   await redis?.cleanup();
   await db?.drop();
 });

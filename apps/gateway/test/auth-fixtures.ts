@@ -31,7 +31,9 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     await migrate(dataSource);
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
-    throw new Error(`PostgreSQL at ${DATABASE_URL}: cannot migrate a test schema: ${(error as Error).message}`);
+    throw new Error(`PostgreSQL at ${DATABASE_URL}: cannot migrate a test schema: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return {
     dataSource,
@@ -58,7 +60,7 @@ async function connectRedis(): Promise<Redis> {
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis is not reachable at ${REDIS_URL}: ${(error as Error).message}`);
+    throw new Error(`Redis is not reachable at ${REDIS_URL}: ${(error as Error).message}`, { cause: error });
   }
   return redis;
 }

@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await cache.onModuleDestroy();
+  cache.onModuleDestroy();
   await redis?.cleanup();
   await db?.drop();
 });

@@ -43,8 +43,8 @@ export class ConnectorsController {
   }
 
   @RpcRoute('catalog.connector-types.list')
-  async types(): Promise<ConnectorTypeList> {
-    return this.connectors.types();
+  types(): Promise<ConnectorTypeList> {
+    return Promise.resolve(this.connectors.types());
   }
 
   @RpcRoute('catalog.connectors.resolve')

@@ -10,7 +10,7 @@ export interface PipelineUsage {
 export const PIPELINE_USAGE = Symbol('PIPELINE_USAGE');
 
 export class NoPipelineUsage implements PipelineUsage {
-  async isInUse(): Promise<boolean> {
-    return false;
+  isInUse(): Promise<boolean> {
+    return Promise.resolve(false);
   }
 }

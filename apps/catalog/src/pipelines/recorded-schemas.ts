@@ -12,7 +12,7 @@ export interface RecordedSchemas {
 export const RECORDED_SCHEMAS = Symbol('RECORDED_SCHEMAS');
 
 export class NoRecordedSchemas implements RecordedSchemas {
-  async latest(): Promise<RecordedSchemasReply> {
-    return { sources: [] };
+  latest(): Promise<RecordedSchemasReply> {
+    return Promise.resolve({ sources: [] });
   }
 }

@@ -26,7 +26,7 @@ describe('template catalogue', () => {
       expect(template).toBeDefined();
       for (const pipeline of template?.pipelines ?? []) {
         expect(checkDagShape(pipeline.dag)).toEqual([]);
-        const result = validateDag(pipeline.dag as Dag, { connector: (id) => fitting[id] });
+        const result = validateDag(pipeline.dag, { connector: (id) => fitting[id] });
         expect(result.errors).toEqual([]);
         expect(result.valid).toBe(true);
       }

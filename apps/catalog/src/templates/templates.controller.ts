@@ -11,7 +11,7 @@ export class TemplatesController {
 
   /** `{ data }` like connector types: a small fixed catalogue has no pages. */
   @RpcRoute('catalog.templates.list')
-  async list(): Promise<{ data: Template[] }> {
-    return { data: listTemplates() };
+  list(): Promise<{ data: Template[] }> {
+    return Promise.resolve({ data: listTemplates() });
   }
 }

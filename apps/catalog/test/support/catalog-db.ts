@@ -22,6 +22,7 @@ export async function requirePostgres(): Promise<void> {
   } catch (err) {
     throw new Error(
       `PostgreSQL is required at ${DATABASE_URL} for the catalog integration tests: ${(err as Error).message}`,
+      { cause: err },
     );
   } finally {
     await client.end().catch(() => undefined);

@@ -11,7 +11,7 @@ export async function requireRedis(): Promise<Redis> {
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`Redis is required at ${REDIS_URL} for the catalog RPC tests: ${String(err)}`);
+    throw new Error(`Redis is required at ${REDIS_URL} for the catalog RPC tests: ${String(err)}`, { cause: err });
   }
   return redis;
 }

@@ -41,7 +41,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     await this.subscriber.subscribe(this.channel);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     this.subscriber?.disconnect();
   }
 

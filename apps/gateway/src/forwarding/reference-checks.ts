@@ -28,7 +28,7 @@ function byId(field: string, kind: IdKind, read: RpcPattern, error: (id: string)
     async errorOf(value, backend, request) {
       if (!isId(kind, value)) return error(value);
       try {
-        await backend.call(read, { id: value } as never, request);
+        await backend.call(read, { id: value }, request);
         return null;
       } catch (err) {
         if (err instanceof AppError && err.code === 'not_found') return error(value);
@@ -66,7 +66,7 @@ export async function referenceErrors(
   const found = await Promise.all(
     checks.map((check) => {
       const value = (body as Record<string, unknown>)[check.field];
-      if (typeof value !== 'string' || atFault.some((e) => e.path === check.field)) return null;
+      if (typeof value !== 'string' || atFault.some((e) => e.path === check.field)) return Promise.resolve(null);
       return check.errorOf(value, backend, request);
     }),
   );

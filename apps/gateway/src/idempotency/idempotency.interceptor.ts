@@ -88,7 +88,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
             from(this.release(key, fingerprint, err)).pipe(mergeMap(() => throwError(() => err))),
           ),
           // Stored before the answer leaves, so a retry right after it replays instead of meeting the in-flight mark.
-          mergeMap((body) => from(this.complete(key, fingerprint, reply, body, aad)).pipe(map(() => body))),
+          mergeMap((body: unknown) => from(this.complete(key, fingerprint, reply, body, aad)).pipe(map(() => body))),
         );
       }),
     );

@@ -1,7 +1,6 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  type Run,
   AppError,
   isId,
   parseOrThrow,

@@ -39,7 +39,7 @@ function successResponse(op: OperationSpec): ZodOpenApiResponsesObject {
   };
   for (const [type, alt] of Object.entries(op.alsoAnswers ?? {}))
     content[type] = { schema: alt.schema, example: alt.example };
-  return { [op.status]: { description: op.response.description, headers, content } } as ZodOpenApiResponsesObject;
+  return { [op.status]: { description: op.response.description, headers, content } };
 }
 
 /** Problems whose answer is the same on every operation: one shared response each, referenced. */
