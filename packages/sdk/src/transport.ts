@@ -51,6 +51,9 @@ function safeToResend(request: Request): boolean {
 }
 
 export function createTransport(options: TransportOptions): (input: Request) => Promise<Response> {
+  // Called as a plain function, never as a method of `options`: a browser's fetch throws "Illegal invocation" when
+  // its `this` is anything but the global object.
+  const send = options.fetch;
   return async (input: Request): Promise<Response> => {
     const headers = new Headers(input.headers);
     if (options.credentials?.apiKey !== undefined) headers.set('x-api-key', options.credentials.apiKey);
@@ -73,7 +76,7 @@ export function createTransport(options: TransportOptions): (input: Request) => 
       let response: Response | undefined;
       let failure: unknown;
       try {
-        response = await options.fetch(request.clone());
+        response = await send.call(globalThis, request.clone());
       } catch (err) {
         if (request.signal.aborted || !safeToResend(request)) throw err;
         failure = err;

@@ -42,7 +42,14 @@ describe('retries', () => {
     expect(new Set(keys.slice(3)).size).toBe(1);
     expect(keys[0]).not.toBe(keys[3]);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(server.requests.map((r) => JSON.parse(r.body).name)).toEqual(['a', 'a', 'a', 'b', 'b', 'b']);
+    expect(server.requests.map((r) => (JSON.parse(r.body) as { name: string }).name)).toEqual([
+      'a',
+      'a',
+      'a',
+      'b',
+      'b',
+      'b',
+    ]);
   });
 
   it('gives up after maxAttempts and throws the last problem', async () => {
@@ -119,6 +126,17 @@ describe('credentials and errors', () => {
     ]);
     expect(server.requests[0]!.headers['user-agent']).toMatch(/^conduit-sdk\//);
     expect(() => createConduitClient({ baseUrl: server!.baseUrl, apiKey: 'a', token: 'b' })).toThrow(/not both/);
+  });
+
+  it('calls the given fetch as a plain function, as a browser fetch requires ("Illegal invocation" otherwise)', async () => {
+    server = await startServer((_req, res) => json(res, 200, project('prj_1')));
+    // Like the browser's fetch: refuses to run with any `this` but the global object (or none).
+    const browserLikeFetch = function (this: unknown, input: Request) {
+      if (this !== undefined && this !== globalThis) throw new TypeError('Illegal invocation');
+      return globalThis.fetch(input);
+    } as typeof fetch;
+    const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', fetch: browserLikeFetch });
+    await expect(client.projects.get('prj_1')).resolves.toMatchObject({ id: 'prj_1' });
   });
 
   it('turns an answer without a problem document into a ConduitApiError with the status', async () => {

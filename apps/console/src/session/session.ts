@@ -17,7 +17,5 @@ export function forgetApiKey(storage: Storage = sessionStorage): void {
 
 /** A client for the gateway that served the console (same origin: no CORS, no URL to configure). */
 export function clientFor(apiKey: string, baseUrl: string = window.location.origin): ConduitClient {
-  // The SDK calls its fetch as a method of its options; the browser's fetch must be called on window ("Illegal
-  // invocation" otherwise), hence the wrapper, which also finds a fetch replaced after the client was made.
-  return new ConduitClient({ baseUrl, apiKey, retry: { maxAttempts: 3 }, fetch: (input) => globalThis.fetch(input) });
+  return new ConduitClient({ baseUrl, apiKey, retry: { maxAttempts: 3 } });
 }
