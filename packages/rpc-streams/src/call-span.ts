@@ -1,6 +1,6 @@
 import type { WritePacket } from '@nestjs/microservices';
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import { endSpan, type TraceCarrier, traceCarrierOf } from './trace-context.js';
+import { endSpan, type TraceCarrier, traceCarrierOf, tracingActive } from './trace-context.js';
 
 const tracer = trace.getTracer('@conduit/rpc-streams');
 
@@ -12,6 +12,7 @@ export interface CallSpan {
 
 /** Starts `rpc <pattern>` (kind client) as a child of the active context. */
 export function startCallSpan(pattern: string, onPacket: (packet: WritePacket) => void): CallSpan {
+  if (!tracingActive()) return { callback: onPacket, carrier: {} };
   const active = context.active();
   const span = tracer.startSpan(
     `rpc ${pattern}`,

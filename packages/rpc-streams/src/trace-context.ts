@@ -3,7 +3,9 @@
 import {
   type Context,
   context,
+  INVALID_SPAN_CONTEXT,
   propagation,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -12,6 +14,21 @@ import {
   type TextMapSetter,
   trace,
 } from '@opentelemetry/api';
+
+// What the global provider delegates to while no SDK has registered one.
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The span handed to work while tracing is off: recording nothing, shared. */
+const OFF_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * Whether an SDK has registered a tracer provider. Off, the RPC and queue paths skip spans and contexts altogether
+ * rather than make no-op ones: the API's no-ops are cheap, but not free on every request.
+ */
+export function tracingActive(): boolean {
+  const provider = trace.getTracerProvider();
+  // Another copy of the API registered globally is not ours to judge: treated as on.
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
+}
 
 /** The W3C Trace Context fields a message may carry; both optional (absent when tracing is off or unsampled). */
 export interface TraceCarrier {
@@ -32,9 +49,10 @@ const getter: TextMapGetter<TraceCarrier> = {
 };
 
 /** The trace context of `ctx` (default: the active one) as message fields; `{}` when there is none to send. */
-export function traceCarrierOf(ctx: Context = context.active()): TraceCarrier {
+export function traceCarrierOf(ctx?: Context): TraceCarrier {
   const carrier: TraceCarrier = {};
-  propagation.inject(ctx, carrier, setter);
+  if (!tracingActive()) return carrier;
+  propagation.inject(ctx ?? context.active(), carrier, setter);
   return carrier;
 }
 
@@ -77,6 +95,7 @@ export async function inSpan<T>(
   work: (span: Span) => Promise<T>,
   tracerName = '@conduit/rpc-streams',
 ): Promise<T> {
+  if (!tracingActive()) return work(OFF_SPAN);
   const from = parent ?? context.active();
   const span = trace.getTracer(tracerName).startSpan(name, { kind }, from);
   try {
