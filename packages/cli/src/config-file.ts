@@ -27,7 +27,7 @@ export function readConfig(path = configPath()): ConfigFile {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`${path} is not valid JSON (${(err as Error).message}); fix or delete it`);
+    throw new Error(`${path} is not valid JSON (${(err as Error).message}); fix or delete it`, { cause: err });
   }
   const file = parsed as Partial<ConfigFile>;
   return { current_profile: file.current_profile ?? 'default', profiles: file.profiles ?? {} };

@@ -64,6 +64,7 @@ export class Output {
 }
 
 export function visibleLength(text: string): number {
+  // eslint-disable-next-line no-control-regex -- an ANSI colour sequence starts with ESC, the character matched here
   return text.replace(/\u001b\[[0-9;]*m/g, '').length;
 }
 

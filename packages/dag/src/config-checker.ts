@@ -8,7 +8,9 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'string') return value.length > 40 ? `"${value.slice(0, 40)}..."` : JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  // What is left of JS's kinds: a symbol or a function, each with its own toString.
+  return (value as symbol | (() => unknown)).toString();
 }
 
 export function isNonEmptyString(value: unknown): value is string {

@@ -5,7 +5,8 @@ import type { FieldError, Problem } from './types.js';
 export class ConduitApiError extends Error {
   override readonly name = 'ConduitApiError';
   readonly status: number;
-  readonly code: Problem['code'] | string;
+  /** One of the API's codes; typed open (`string & {}` keeps the known ones suggested) for codes added later. */
+  readonly code: Problem['code'] | (string & {});
   readonly title: string;
   readonly detail: string;
   readonly errors: readonly FieldError[];

@@ -56,9 +56,10 @@ export async function nightlyOrders(baseUrl: string, apiKey: string): Promise<{ 
   try {
     triggered = await client.jobs.trigger(job.id, { parameters: { since_days: 7 } });
   } catch (err) {
-    if (err instanceof ConduitApiError && err.code === 'run_in_progress') throw new Error('already running');
+    if (err instanceof ConduitApiError && err.code === 'run_in_progress')
+      throw new Error('already running', { cause: err });
     if (err instanceof ConduitApiError)
-      throw new Error(err.errors.map((e) => `${e.path}: ${e.message}`).join('\n') || err.detail);
+      throw new Error(err.errors.map((e) => `${e.path}: ${e.message}`).join('\n') || err.detail, { cause: err });
     throw err;
   }
 

@@ -159,8 +159,10 @@ export function registerRuns(program: Command): void {
         ? client.runs.streamLogs(runId, { jobId })
         : client.runs.logs(runId, { jobId, pageSize: 200 });
       // JSON: one line per log line (JSON Lines), so a follower can read them as they come.
-      for await (const line of lines)
-        out.json ? out.stdout.write(`${JSON.stringify(line)}\n`) : out.line(formatLogLine(out, line));
+      for await (const line of lines) {
+        if (out.json) out.stdout.write(`${JSON.stringify(line)}\n`);
+        else out.line(formatLogLine(out, line));
+      }
       if (opts.follow && !out.json) {
         const run = await client.runs.get(runId, { jobId });
         if (isFinalRunStatus(run.status)) out.line(`run ${run.id} ${run.status}`);

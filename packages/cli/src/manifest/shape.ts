@@ -105,7 +105,7 @@ function checkProject(c: Checker, value: unknown, path: Path): void {
     for (const key of ['description', 'schedule']) c.string(job, key, at, true);
     c.mapping(job, 'parameters', at);
     const policy = job['concurrency_policy'];
-    if (policy !== undefined && !['allow', 'forbid', 'replace'].includes(String(policy))) {
+    if (policy !== undefined && (typeof policy !== 'string' || !['allow', 'forbid', 'replace'].includes(policy))) {
       c.error([...at, 'concurrency_policy'], 'invalid_value', 'concurrency_policy must be allow, forbid or replace');
     }
   });
