@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { ClientProxy, type MsPattern, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { Redis } from 'ioredis';
 import { EmptyError } from 'rxjs';
 import { attachListener, type ConnectionListener, type RedisStreamsEvents, trackStatus } from './connection-events.js';
@@ -138,7 +138,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
 
   private publishWithin(packet: ReadPacket, timeoutMs: number, onPacket: (packet: WritePacket) => void): () => void {
     const { id } = this.assignPacketId(packet);
-    const pattern = this.normalizePattern(packet.pattern);
+    const pattern = this.normalizePattern(packet.pattern as MsPattern);
     // The call's span ends with its final packet (reply, error or timeout); its context travels in the entry.
     const { callback, carrier } = startCallSpan(pattern, onPacket);
     const timer = setTimeout(() => {
@@ -178,7 +178,7 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
 
   /** `emit`: the event goes to exactly one replica of the pattern's service; nobody waits for it. */
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const pattern = this.normalizePattern(packet.pattern);
+    const pattern = this.normalizePattern(packet.pattern as MsPattern);
     const message = encodeRequest({
       pattern,
       data: packet.data,
@@ -200,11 +200,12 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
       subscriber: new Redis(url, { lazyConnect: true }),
     };
     this.connections = connections;
-    for (const connection of Object.values(connections)) {
+    const both = [connections.publisher, connections.subscriber];
+    for (const connection of both) {
       connection.on('error', (err: Error) => this.logger.error(`Redis: ${err.message}`));
     }
     trackStatus(
-      Object.values(connections),
+      both,
       (status) => this._status$.next(status),
       () => this.closing,
     );

@@ -207,7 +207,7 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
         finished = true;
         return this.finishWithReply(consumer, entryId, message.pattern, reply, body).finally(resolve);
       };
-      const started: unknown = this.handleRequest(context, async () => result$, respond);
+      const started: unknown = this.handleRequest(context, () => Promise.resolve(result$), respond);
       // handleRequest rejects if producing the stream fails.
       if (started instanceof Promise) {
         started.catch((err: unknown) => respond({ err, isDisposed: true }));

@@ -122,6 +122,7 @@ export class StreamConsumer {
       this.finished.push({
         entryId,
         ...(reply && { reply }),
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the batch's own failure, passed on as it was
         settle: (err) => (err === undefined ? resolve() : reject(err)),
       });
     });
@@ -188,7 +189,9 @@ export class StreamConsumer {
         if (!this.running) break;
         if (String(err).includes('NOGROUP')) {
           // The stream was deleted under us: recreate it and carry on.
-          await this.ensureGroup().catch((e) => logger.error(`recreating group failed: ${String(e)}`));
+          await this.ensureGroup().catch((e: unknown) => {
+            logger.error(`recreating group failed: ${String(e)}`);
+          });
         } else {
           logger.error(`XREADGROUP on ${stream} failed: ${String(err)}`);
           await sleep(READ_ERROR_BACKOFF_MS);
@@ -207,7 +210,9 @@ export class StreamConsumer {
     this.inFlight.add(entry.entryId);
     this.config
       .process(entry)
-      .catch((err) => this.config.logger.error(`entry ${entry.entryId} failed: ${String(err)}`))
+      .catch((err: unknown) => {
+        this.config.logger.error(`entry ${entry.entryId} failed: ${String(err)}`);
+      })
       .finally(() => {
         this.inFlight.delete(entry.entryId);
         const wake = this.slotFreed;
@@ -301,7 +306,7 @@ export class StreamConsumer {
   /** DELCONSUMER drops the consumer's pending entries, so only leave with none pending. */
   private async leaveGroupIfIdle(): Promise<void> {
     const { stream, group, consumer } = this.config;
-    const pending = (await this.commands.xpending(stream, group, '-', '+', 1, consumer)) as unknown[];
+    const pending = await this.commands.xpending(stream, group, '-', '+', 1, consumer);
     if (pending.length === 0) await this.commands.xgroup('DELCONSUMER', stream, group, consumer);
   }
 }

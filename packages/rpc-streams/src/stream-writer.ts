@@ -41,7 +41,11 @@ export class StreamWriter {
   append(stream: string, message: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.pending.size === 0) setImmediate(() => this.flush());
-      const entry: PendingAppend = { message, settle: (err) => (err === undefined ? resolve() : reject(err)) };
+      const entry: PendingAppend = {
+        message,
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the batched call's failure, passed on as it was
+        settle: (err) => (err === undefined ? resolve() : reject(err)),
+      };
       const queued = this.pending.get(stream);
       if (queued) queued.push(entry);
       else this.pending.set(stream, [entry]);

@@ -15,7 +15,7 @@ export async function connectRedis(): Promise<Redis> {
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`Redis is required at ${REDIS_URL} for these tests: ${String(err)}`);
+    throw new Error(`Redis is required at ${REDIS_URL} for these tests: ${String(err)}`, { cause: err });
   }
   return redis;
 }
