@@ -11,7 +11,7 @@ export async function connectPostgres(): Promise<pg.Client> {
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`PostgreSQL is required at ${DATABASE_URL}: ${(err as Error).message}`);
+    throw new Error(`PostgreSQL is required at ${DATABASE_URL}: ${(err as Error).message}`, { cause: err });
   }
   return client;
 }
@@ -24,7 +24,7 @@ export async function connectRedis(): Promise<Redis> {
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`Redis is required at ${REDIS_URL}: ${(err as Error).message}`);
+    throw new Error(`Redis is required at ${REDIS_URL}: ${(err as Error).message}`, { cause: err });
   }
   return redis;
 }
