@@ -1,6 +1,8 @@
 // The console: sign-in until a working key is kept, then the page the path names.
 import type { ConduitClient } from '@conduit/sdk';
 import { useEffect, useState } from 'react';
+import { ConnectorPage } from './pages/connector-page.js';
+import { ConnectorsPage } from './pages/connectors-page.js';
 import { JobPage } from './pages/job-page.js';
 import { PipelinePage } from './pages/pipeline-page.js';
 import { ProjectPage } from './pages/project-page.js';
@@ -67,6 +69,10 @@ function Shell() {
         <Link to={paths.projects()} className="brand">
           Conduit
         </Link>
+        <nav aria-label="Sections" className="sections">
+          <Link to={paths.projects()}>Projects</Link>
+          <Link to={paths.connectors()}>Connectors</Link>
+        </nav>
         <span className="who">
           Signed in to <strong data-testid="tenant">{identity.tenant}</strong> ({identity.scopes.join(', ')})
         </span>
@@ -95,6 +101,12 @@ function Page() {
       return <JobPage jobId={route.jobId} />;
     case 'run':
       return <RunPage jobId={route.jobId} runId={route.runId} />;
+    case 'connectors':
+      return <ConnectorsPage />;
+    case 'new-connector':
+      return <ConnectorPage />;
+    case 'connector':
+      return <ConnectorPage connectorId={route.connectorId} />;
     case 'not-found':
       return (
         <Empty>

@@ -8,6 +8,9 @@ describe('routes', () => {
     expect(routeOf(paths.pipeline('pip_1'))).toEqual({ page: 'pipeline', pipelineId: 'pip_1' });
     expect(routeOf(paths.job('job_1'))).toEqual({ page: 'job', jobId: 'job_1' });
     expect(routeOf(paths.run('job_1', 'run_1'))).toEqual({ page: 'run', jobId: 'job_1', runId: 'run_1' });
+    expect(routeOf(paths.connectors())).toEqual({ page: 'connectors' });
+    expect(routeOf(paths.newConnector())).toEqual({ page: 'new-connector' });
+    expect(routeOf(paths.connector('con_1'))).toEqual({ page: 'connector', connectorId: 'con_1' });
   });
 
   it('escapes ids and names unknown paths', () => {

@@ -6,6 +6,9 @@ export type Route =
   | { page: 'pipeline'; pipelineId: string }
   | { page: 'job'; jobId: string }
   | { page: 'run'; jobId: string; runId: string }
+  | { page: 'connectors' }
+  | { page: 'connector'; connectorId: string }
+  | { page: 'new-connector' }
   | { page: 'not-found'; path: string };
 
 const SEGMENT = '([^/]+)';
@@ -24,6 +27,12 @@ const PATTERNS: { pattern: RegExp; route: (ids: string[]) => Route }[] = [
     pattern: new RegExp(`^/jobs/${SEGMENT}/runs/${SEGMENT}$`),
     route: ([jobId, runId]) => ({ page: 'run', jobId: jobId!, runId: runId! }),
   },
+  { pattern: /^\/connectors$/, route: () => ({ page: 'connectors' }) },
+  { pattern: /^\/connectors\/new$/, route: () => ({ page: 'new-connector' }) },
+  {
+    pattern: new RegExp(`^/connectors/${SEGMENT}$`),
+    route: ([connectorId]) => ({ page: 'connector', connectorId: connectorId! }),
+  },
 ];
 
 export function routeOf(path: string): Route {
@@ -40,4 +49,7 @@ export const paths = {
   pipeline: (pipelineId: string) => `/pipelines/${encodeURIComponent(pipelineId)}`,
   job: (jobId: string) => `/jobs/${encodeURIComponent(jobId)}`,
   run: (jobId: string, runId: string) => `/jobs/${encodeURIComponent(jobId)}/runs/${encodeURIComponent(runId)}`,
+  connectors: () => '/connectors',
+  newConnector: () => '/connectors/new',
+  connector: (connectorId: string) => `/connectors/${encodeURIComponent(connectorId)}`,
 };
