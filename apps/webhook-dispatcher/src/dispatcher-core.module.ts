@@ -2,8 +2,9 @@ import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '
 import type { Logger } from 'pino';
 import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from './common/tokens.js';
-import { DispatcherQueues } from './queues/dispatcher-queues.js';
-import { OutboxRelay } from './outbox/outbox-relay.js';
+import { QUEUES } from '@conduit/contracts';
+import { QueuesModule } from '@conduit/service-kit';
+import { dispatcherOutbox } from './outbox/dispatcher-outbox.js';
 import { SecretBox } from './security/secret-box.js';
 import type { DispatcherSettings } from './dispatcher-settings.js';
 
@@ -17,15 +18,11 @@ export interface DispatcherDeps {
   onShutdown?: () => Promise<void>;
 }
 
-/** Closes the queues after every worker has stopped (those stop in onModuleDestroy). */
+/** Closes what the caller opened once Nest has shut down (the queues close with QueuesModule). */
 class ConnectionCloser implements OnApplicationShutdown {
-  constructor(
-    private readonly queues: DispatcherQueues,
-    private readonly close: (() => Promise<void>) | undefined,
-  ) {}
+  constructor(private readonly close: (() => Promise<void>) | undefined) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.queues.close();
     await this.close?.();
   }
 }
@@ -35,20 +32,25 @@ class ConnectionCloser implements OnApplicationShutdown {
 @Module({})
 export class DispatcherCoreModule {
   static forRoot(deps: DispatcherDeps): DynamicModule {
-    const queues = new DispatcherQueues(deps.settings);
+    const queuesModule = QueuesModule.forRoot({
+      redisUrl: deps.settings.redisUrl,
+      redisPrefix: deps.settings.redisPrefix,
+      logger: deps.logger,
+      produce: [QUEUES.webhookDeliveries, QUEUES.eventsMonitoring],
+      consume: [QUEUES.webhookDeliveries, QUEUES.eventsWebhooks],
+      outbox: dispatcherOutbox(deps.settings),
+    });
     return {
       module: DispatcherCoreModule,
       // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
-      imports: [serviceDatabaseModule(deps.database)],
+      imports: [serviceDatabaseModule(deps.database), queuesModule],
       providers: [
         { provide: DISPATCHER_LOGGER, useValue: deps.logger },
         { provide: DISPATCHER_SETTINGS, useValue: deps.settings },
-        { provide: DispatcherQueues, useValue: queues },
         { provide: SecretBox, useValue: new SecretBox(deps.settings.secretsKey) },
-        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, deps.onShutdown) },
-        OutboxRelay,
+        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(deps.onShutdown) },
       ],
-      exports: [DISPATCHER_LOGGER, DISPATCHER_SETTINGS, DispatcherQueues, SecretBox, OutboxRelay],
+      exports: [DISPATCHER_LOGGER, DISPATCHER_SETTINGS, SecretBox],
     };
   }
 }

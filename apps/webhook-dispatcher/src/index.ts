@@ -10,16 +10,14 @@ export {
   createDispatcherDataSource,
   type DispatcherDataSourceOptions,
 } from './database/dispatcher-data-source.js';
-export { bullPrefix } from './queues/bull-prefix.js';
-export { DispatcherQueues } from './queues/dispatcher-queues.js';
-export { deliveryJobOptions, type DeliveryJobData } from './queues/job-options.js';
+// The bench reads the dispatcher's queues under the one prefix rule.
+export { bullPrefix } from '@conduit/service-kit';
 export { WebhooksService } from './webhooks/webhooks.service.js';
 export { DeliveryPlanner, type PlannedAttempt } from './deliveries/delivery-planner.js';
 export { AttemptRunner, type AttemptResult } from './deliveries/attempt-runner.js';
 export { DeliverySweeper } from './deliveries/delivery-sweeper.js';
 export { SourceEventsWorker, type SourceEventOutcome } from './deliveries/source-events.worker.js';
 export { webhookPayloadOf, webhookKindOf } from './deliveries/event-payload.js';
-export { OutboxRelay } from './outbox/outbox-relay.js';
 export { SecretBox, parseSecretsKey } from './security/secret-box.js';
 export { webhookAddressRefusal } from './security/address-policy.js';
 export {

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contracts';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';

@@ -7,8 +7,8 @@ import type { ClaimedAttempt } from './claimed-attempt.js';
 import { SuccessBatcher } from './success-batcher.js';
 import { SendSlots } from './send-slots.js';
 import { nextRetryDelay } from './retry-after.js';
-import { DispatcherQueues } from '../queues/dispatcher-queues.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { DeliveryQueue } from './delivery-queue.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { SecretBox } from '../security/secret-box.js';
 import { SecretOpenError } from '@conduit/secrets';
 import { resolveWebhookTarget, UrlRefusedError } from '../security/url-policy.js';
@@ -59,7 +59,7 @@ export class AttemptRunner implements OnModuleDestroy {
 
   constructor(
     private readonly ds: DataSource,
-    private readonly queues: DispatcherQueues,
+    private readonly deliveries: DeliveryQueue,
     private readonly relay: OutboxRelay,
     secrets: SecretBox,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
@@ -294,7 +294,7 @@ export class AttemptRunner implements OnModuleDestroy {
     const planned = next as { id: string; delayMs: number } | null;
     if (!planned) return 'failed';
     try {
-      await this.queues.enqueueDeliveries([planned]);
+      await this.deliveries.enqueue([planned]);
     } catch (err) {
       this.logger.warn({ err, delivery_id: planned.id }, 'could not queue a retry; the sweep queues it');
     }

@@ -5,11 +5,20 @@ import { DeliveryPlanner } from './delivery-planner.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { DeliveryWorker } from './delivery.worker.js';
 import { SourceEventsWorker } from './source-events.worker.js';
+import { DeliveryQueue } from './delivery-queue.js';
 import { DeliverySweeper } from './delivery-sweeper.js';
 
 @Module({
   controllers: [DeliveriesController],
-  providers: [DeliveriesService, DeliveryPlanner, AttemptRunner, DeliveryWorker, SourceEventsWorker, DeliverySweeper],
+  providers: [
+    DeliveriesService,
+    DeliveryPlanner,
+    AttemptRunner,
+    DeliveryWorker,
+    SourceEventsWorker,
+    DeliverySweeper,
+    DeliveryQueue,
+  ],
   exports: [DeliveryPlanner],
 })
 export class DeliveriesModule {}

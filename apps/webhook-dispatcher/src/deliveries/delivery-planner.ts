@@ -5,7 +5,7 @@ import type { WebhookPayload } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { AttemptRunner } from './attempt-runner.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
-import { DispatcherQueues } from '../queues/dispatcher-queues.js';
+import { DeliveryQueue } from './delivery-queue.js';
 import { AGAIN, GroupCommit } from '../common/group-commit.js';
 import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER } from '../common/tokens.js';
@@ -59,7 +59,7 @@ export class DeliveryPlanner {
   constructor(
     private readonly ds: DataSource,
     private readonly runner: AttemptRunner,
-    private readonly queues: DispatcherQueues,
+    private readonly deliveries: DeliveryQueue,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
   ) {
     this.commits = new GroupCommit((requests) => this.planBatch(requests), MAX_PLAN_BATCH);
@@ -72,10 +72,10 @@ export class DeliveryPlanner {
 
   /** One attempt for that webhook alone (the `ping` of the test operation). */
   async single(tenantId: string, webhookId: string, payload: WebhookPayload): Promise<PlannedAttempt[]> {
-    const targets = (await this.ds.query(
+    const targets = await this.ds.query<Target[]>(
       `SELECT id, url, status, secret_sealed FROM webhooks WHERE id = $1 AND tenant_id = $2`,
       [webhookId, tenantId],
-    )) as Target[];
+    );
     return this.submit({ tenantId, payload, targets });
   }
 
@@ -92,8 +92,7 @@ export class DeliveryPlanner {
     } catch (err) {
       if (requests.length === 1) return [err instanceof Error ? err : new Error(String(err))];
       const alone = [];
-      for (const request of requests)
-        alone.push((await this.planBatch([request]))[0] as PlannedAttempt[] | Error | typeof AGAIN);
+      for (const request of requests) alone.push((await this.planBatch([request]))[0]!);
       return alone;
     }
   }
@@ -159,7 +158,7 @@ export class DeliveryPlanner {
       claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a, now)),
     );
     try {
-      await this.queues.enqueueDeliveries(planned.filter((a) => !a.claimed).map((a) => ({ id: a.id, delayMs: 0 })));
+      await this.deliveries.enqueue(planned.filter((a) => !a.claimed).map((a) => ({ id: a.id, delayMs: 0 })));
     } catch (err) {
       this.logger.warn(
         { err, event_ids: requests.map((r) => r.payload.id) },
@@ -181,12 +180,12 @@ export class DeliveryPlanner {
     const lookups = requests.map((r, i) => (firsts[i] && !r.targets ? i : -1)).filter((i) => i >= 0);
     const found = new Map<number, Target[]>();
     if (lookups.length > 0) {
-      const rows = (await this.ds.query(
+      const rows = await this.ds.query<(Target & { i: number })[]>(
         `SELECT r.i::int AS i, w.id, w.url, w.status, w.secret_sealed
            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(tenant_id, type, i)
            JOIN webhooks w ON w.tenant_id = r.tenant_id AND w.status = 'active' AND w.events @> ARRAY[r.type]`,
         [lookups.map((i) => requests[i]!.tenantId), lookups.map((i) => requests[i]!.payload.type)],
-      )) as (Target & { i: number })[];
+      );
       for (const { i, ...target } of rows) {
         const request = lookups[i - 1] as number;
         found.set(request, [...(found.get(request) ?? []), target]);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { DispatcherQueues } from '../queues/dispatcher-queues.js';
+import { DeliveryQueue } from './delivery-queue.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
@@ -20,7 +20,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly ds: DataSource,
-    private readonly queues: DispatcherQueues,
+    private readonly deliveries: DeliveryQueue,
     private readonly runner: AttemptRunner,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
@@ -44,13 +44,13 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Queues the lost attempts due for longer than one sweep period; answers how many. */
   async sweep(now = new Date()): Promise<number> {
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<{ id: string }[]>(
       `SELECT id FROM deliveries
        WHERE status = 'pending' AND due_at < $1 AND (claimed_at IS NULL OR claimed_at < $2)
        ORDER BY due_at LIMIT ${BATCH}`,
       [new Date(now.getTime() - this.settings.sweepMs), new Date(now.getTime() - this.runner.staleClaimMs)],
-    )) as { id: string }[];
-    await this.queues.enqueueDeliveries(rows.map((r) => ({ id: r.id, delayMs: 0 })));
+    );
+    await this.deliveries.enqueue(rows.map((r) => ({ id: r.id, delayMs: 0 })));
     return rows.length;
   }
 }

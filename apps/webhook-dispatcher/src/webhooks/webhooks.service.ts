@@ -19,7 +19,7 @@ import { webhookInputErrors } from './webhook-input.js';
 import { SecretBox, sealWebhookSecret } from '../security/secret-box.js';
 import { openFieldsFromTransit } from '@conduit/secrets';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';

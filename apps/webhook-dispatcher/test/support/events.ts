@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { QUEUES, type AlertEvent, type RunEvent } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { REDIS_URL } from './redis.js';
 
 /** A run event as the scheduler publishes it. */

@@ -61,6 +61,9 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
   /** Read at bootstrap, when settings are in. */
   protected abstract consumerOptions(): ConsumerOptions;
 
+  /** Called when a job fails (after the error line of process() for a job that does not fit). Default: none. */
+  protected onJobFailed?(job: Job | undefined, err: Error): void;
+
   /** The job names this consumer handles (the start-up check compares them with the contracts' table). */
   handledJobNames(): string[] {
     return Object.keys(this.handlers());
@@ -71,6 +74,7 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
     if (!enabled) return;
     this.worker = this.workers.open(this.queue, (job: Job) => this.process(job), opts);
     this.worker.on('error', (err) => this.logger.warn({ err }, `${this.queue} worker error`));
+    this.worker.on('failed', (job, err) => this.onJobFailed?.(job, err));
   }
 
   async onModuleDestroy(): Promise<void> {
