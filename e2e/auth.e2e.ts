@@ -48,7 +48,7 @@ describe('API keys', () => {
     });
     expect(created.body.created_at).toMatch(RFC3339_MS);
     expect(created.headers.get('location')).toBeTruthy();
-    const key = created.body.key as string;
+    const key = created.body.key;
     expect((await call<Page<Project>>(stack, 'GET', '/v2/projects', { key })).status).toBe(200);
 
     const list = await call<Page<ApiKey>>(stack, 'GET', '/v2/api-keys');
@@ -69,8 +69,7 @@ describe('API keys', () => {
 
   it('enforces scopes: read cannot write, write cannot manage keys, admin can', async () => {
     const make = async (scopes: string[]) =>
-      (await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('s'), scopes } })).body
-        .key as string;
+      (await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', { body: { name: uniqueName('s'), scopes } })).body.key;
     const read = await make(['read']);
     const write = await make(['write']);
     expect((await call<Page<Project>>(stack, 'GET', '/v2/projects', { key: read })).status).toBe(200);

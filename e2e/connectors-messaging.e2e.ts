@@ -33,14 +33,18 @@ beforeAll(async () => {
   try {
     rabbit = await amqp.connect('amqp://guest:guest@127.0.0.1:5672', { timeout: 5000 });
   } catch (err) {
-    throw new Error(`this suite needs RabbitMQ at 127.0.0.1:5672 (guest/guest): ${(err as Error).message}`);
+    throw new Error(`this suite needs RabbitMQ at 127.0.0.1:5672 (guest/guest): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   channel = await rabbit.createChannel();
   await channel.assertQueue(queue, { durable: false });
   try {
     nats = await connectNats({ servers: '127.0.0.1:4222', timeout: 5000, reconnect: false });
   } catch (err) {
-    throw new Error(`this suite needs NATS with JetStream at 127.0.0.1:4222: ${(err as Error).message}`);
+    throw new Error(`this suite needs NATS with JetStream at 127.0.0.1:4222: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   jsm = await jetstreamManager(nats);
   await jsm.streams.add({ name: stream, subjects: [`${subjectBase}.>`] });

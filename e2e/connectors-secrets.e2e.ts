@@ -139,7 +139,7 @@ async function runLogs(jobId: string, runId: string): Promise<ApiResponse<Page<R
     );
     expect(page.status).toBe(200);
     pages.push(page);
-    cursor = page.body.next_cursor as string | null;
+    cursor = page.body.next_cursor;
   } while (cursor);
   return pages;
 }
@@ -186,7 +186,7 @@ describe('secrets of every connector type', () => {
       });
       expect({ type, status: created.status }).toEqual({ type, status: 201 });
       expect(created.body.config).toMatchObject(masked);
-      const id = created.body.id as string;
+      const id = created.body.id;
 
       const got = await call<Connector>(stack, 'GET', `/v2/connectors/${id}`);
       expect(got.body.config).toMatchObject(masked);

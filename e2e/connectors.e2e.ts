@@ -70,13 +70,13 @@ describe('connector types', () => {
     const res = await call<{ data: ConnectorTypeDescription[] }>(stack, 'GET', '/v2/connector-types');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
-    const types = Array.isArray(res.body) ? res.body : res.body.data;
-    const pg = types.find((t: { type: string }) => t.type === 'postgres');
+    const pg = res.body.data.find((t) => t.type === 'postgres');
     expect(pg).toMatchObject({
       category: expect.any(String),
       config_schema: expect.objectContaining({ type: 'object' }),
     });
-    expect(JSON.stringify(pg.config_schema.properties.password)).toMatch(/secret|writeOnly/);
+    const properties = pg?.config_schema['properties'] as Record<string, unknown>;
+    expect(JSON.stringify(properties['password'])).toMatch(/secret|writeOnly/);
   });
 });
 

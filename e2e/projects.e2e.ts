@@ -177,7 +177,7 @@ describe('projects', () => {
       body: { name: uniqueName('paging') },
     });
     expect(tenant.status).toBe(201);
-    const key = tenant.body.api_key.key as string;
+    const key = tenant.body.api_key.key;
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const res = await call<Project>(stack, 'POST', '/v2/projects', { key, body: { name: `page-${i}` } });
@@ -222,7 +222,7 @@ describe('templates', () => {
     const res = await call<{ data: Template[] }>(stack, 'GET', '/v2/templates');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
-    const templates = Array.isArray(res.body) ? res.body : res.body.data;
+    const templates = res.body.data;
     expect(templates.length).toBeGreaterThan(0);
     for (const t of templates) {
       expect(t).toMatchObject({

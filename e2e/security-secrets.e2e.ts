@@ -27,7 +27,6 @@ import type {
   CreatedApiKey,
   Delivery,
   Page,
-  Webhook,
   ProblemDocument,
 } from '@conduit/contracts';
 
@@ -248,10 +247,10 @@ describe('finding 5: an idempotent replay of a new API key', () => {
       const keys = await redis.keys(`${stack.redisPrefix}idem:*`);
       expect(keys.length).toBeGreaterThanOrEqual(1);
       const records = await Promise.all(keys.map((k) => redis.get(k)));
-      expect(records.filter((r) => r?.includes(first.body.key as string))).toEqual([]);
+      expect(records.filter((r) => r?.includes(first.body.key))).toEqual([]);
     } finally {
       redis.disconnect();
     }
-    expectNowhere([first.body.key as string]);
+    expectNowhere([first.body.key]);
   });
 });

@@ -8,7 +8,6 @@ import type {
   ConnectionTestResult,
   CreatedApiKey,
   Page,
-  Pipeline,
   ProblemDocument,
   Run,
   RunLogLine,

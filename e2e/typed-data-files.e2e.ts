@@ -108,7 +108,7 @@ const outcome = (run: Run) => ({
 });
 
 async function except(a: string, b: string): Promise<unknown[]> {
-  return (await db.query(`${a} except all ${b}`)).rows;
+  return (await db.query<Record<string, unknown>>(`${a} except all ${b}`)).rows;
 }
 
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });

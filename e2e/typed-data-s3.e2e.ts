@@ -146,7 +146,7 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
     expect(typeOf(run, 'extract', 'span')).toMatch(/^STRUCT\("?months"? BIGINT, "?days"? BIGINT, "?micros"? BIGINT\)$/);
     expect(await columnTypes(db, 'matrix_as_stored')).toEqual({ id: 'integer', span: 'jsonb' });
     // Each part as PostgreSQL itself keeps it (months, days and microseconds apart, with their own signs).
-    const { rows } = await db.query(`
+    const { rows } = await db.query<{ id: number; stored: unknown; parts: unknown }>(`
       select m.id, s.span as stored,
              case when m.span is null then null else jsonb_build_object(
                'months', (extract(year from m.span) * 12 + extract(month from m.span))::bigint,
@@ -156,6 +156,6 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
     expect(rows.map((r: { id: number; stored: unknown; parts: unknown }) => [r.id, r.stored])).toEqual(
       rows.map((r: { id: number; stored: unknown; parts: unknown }) => [r.id, r.parts]),
     );
-    expect(rows[0].stored).toEqual({ months: -14, days: -3, micros: -14706789000 });
+    expect(rows[0]?.stored).toEqual({ months: -14, days: -3, micros: -14706789000 });
   });
 });

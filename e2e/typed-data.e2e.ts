@@ -68,7 +68,7 @@ function outcome(run: Run): { status: string; errors: unknown[] } {
 }
 
 async function except(a: string, b: string): Promise<unknown[]> {
-  return (await db.query(`${a} except ${b}`)).rows;
+  return (await db.query<Record<string, unknown>>(`${a} except ${b}`)).rows;
 }
 
 describe('typed data end to end (postgres -> select * -> postgres)', () => {

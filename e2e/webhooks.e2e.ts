@@ -10,11 +10,18 @@ import type { Connector, Delivery, Job, Page, Pipeline, ProblemDocument, Run, We
 const PLAIN_SECRET = `e2e-plain-${Date.now()}-0123456789`;
 const WHSEC_SECRET = `whsec_${Buffer.from(`e2e-key-${Date.now()}-0123456789abcdef`).toString('base64')}`;
 
-/** Polls until `probe` answers a value, and answers it (the stack's waitFor answers nothing). */
-function verify(secret: string, req: Received): any {
+/** A delivery's payload, once its signature is verified. */
+interface WebhookEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+function verify(secret: string, req: Received): WebhookEvent {
   return new StandardWebhook(
     secret.startsWith('whsec_') ? secret : Buffer.from(secret, 'utf8').toString('base64'),
-  ).verify(req.body, req.headers);
+  ).verify(req.body, req.headers) as WebhookEvent;
 }
 
 describe('webhooks, end to end', () => {

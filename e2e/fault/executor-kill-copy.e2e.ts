@@ -140,7 +140,7 @@ async function restartExecutor(stack: Stack, victimFolder: string): Promise<Serv
     .join('')
     .split('\n')
     .find((l) => l.includes(REMOVED_LOG))!;
-  expect(JSON.parse(removal).removed).toEqual([victimFolder.split('/').pop()]);
+  expect((JSON.parse(removal) as { removed: string[] }).removed).toEqual([victimFolder.split('/').pop()]);
   return restarted;
 }
 

@@ -26,7 +26,6 @@ import {
 // twice. Each test starts its own stack on its own PostgreSQL and Redis (fault-stack.ts). Short locks make takeovers
 // take seconds: a run's lease is half RUN_LOCK_MS.
 const SHORT_LOCKS = { RUN_LOCK_MS: '2000', RUN_STALLED_INTERVAL_MS: '1000', SCHEDULER_REAPER_INTERVAL_MS: '500' };
-const FINAL = new Set(['succeeded', 'failed', 'canceled']);
 
 let fault: FaultStack | undefined;
 let db: pg.Client | undefined;

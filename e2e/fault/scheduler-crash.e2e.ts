@@ -76,10 +76,10 @@ it('R4: a scheduler killed between the commit and the enqueue leaves no run queu
     expect(await rowsByExecution(db, 'r4_out')).toEqual(committed.rows.map(() => 10));
     await waitFor(
       async () => {
-        const { rows } = await platform.query(
+        const { rows } = await platform.query<{ n: number }>(
           `select count(*)::int as n from scheduler.outbox where kind = 'run_command' and published_at is null`,
         );
-        return rows[0].n === 0;
+        return rows[0]?.n === 0;
       },
       { what: 'the commands published', timeoutMs: 20_000 },
     );

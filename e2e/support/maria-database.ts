@@ -26,7 +26,9 @@ export async function createMariaDatabase(grant: 'select' | 'all'): Promise<Mari
   try {
     root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '', timezone: 'Z' });
   } catch (err) {
-    throw new Error(`this suite needs MariaDB/MySQL at 127.0.0.1:3306 (root, no password): ${(err as Error).message}`);
+    throw new Error(`this suite needs MariaDB/MySQL at 127.0.0.1:3306 (root, no password): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   await root.query(`create database ${mysql.escapeId(name)}`);
   await root.query('create user ?@? identified by ?', [user, '%', password]);

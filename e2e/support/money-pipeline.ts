@@ -8,9 +8,9 @@
 type Node = Record<string, unknown>;
 
 export interface MoneyNodes {
-  source(id: string, table: string): Node;
-  transform(id: string, sql: string): Node;
-  sink(id: string, table: string, extra?: Record<string, unknown>): Node;
+  source: (id: string, table: string) => Node;
+  transform: (id: string, sql: string) => Node;
+  sink: (id: string, table: string, extra?: Record<string, unknown>) => Node;
 }
 
 /**

@@ -70,15 +70,15 @@ export async function differencesFromMatrix(
   const original = `select ${AS_SOURCE_TYPES} from matrix`;
   const copy = `select ${AS_SOURCE_TYPES} from ${table}`;
   return {
-    extra: (await db.query(`${copy} except ${original}`)).rows,
-    missing: (await db.query(`${original} except ${copy}`)).rows,
+    extra: (await db.query<Record<string, unknown>>(`${copy} except ${original}`)).rows,
+    missing: (await db.query<Record<string, unknown>>(`${original} except ${copy}`)).rows,
   };
 }
 
 /** What `except` cannot see: -0 equals 0, and intervals compare normalised (1 day = 24 hours). */
 export async function exactTexts(db: pg.Client, table: string): Promise<unknown[]> {
   return (
-    await db.query(
+    await db.query<Record<string, string | null>>(
       `select id, d::text as d, span::text as span, tstz::text as tstz, raw::text as raw from ${table} order by id`,
     )
   ).rows;

@@ -39,7 +39,7 @@ export function validateObject(obj: K8sObject): boolean {
   try {
     new Model(obj as never).validate();
   } catch (err) {
-    throw new Error(`${type} ${obj.metadata.name}: ${(err as Error).message}`);
+    throw new Error(`${type} ${obj.metadata.name}: ${(err as Error).message}`, { cause: err });
   }
   return true;
 }

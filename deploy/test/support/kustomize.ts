@@ -17,7 +17,9 @@ export function kubectlVersion(): string {
   try {
     return execFileSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
   } catch (err) {
-    throw new Error(`kubectl is required to render the kustomizations (kubectl kustomize): ${String(err)}`);
+    throw new Error(`kubectl is required to render the kustomizations (kubectl kustomize): ${String(err)}`, {
+      cause: err,
+    });
   }
 }
 
