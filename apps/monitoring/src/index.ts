@@ -10,8 +10,6 @@ export {
   createMonitoringDataSource,
   type MonitoringDataSourceOptions,
 } from './database/monitoring-data-source.js';
-export { bullPrefix } from './queues/bull-prefix.js';
-export { MonitoringQueues } from './queues/monitoring-queues.js';
 export { MonitoringMetrics } from './telemetry/monitoring-metrics.js';
 export { MonitoringEvents, type EventOutcome } from './events/monitoring-events.js';
 export { MonitoringEventsWorker } from './events/monitoring-events.worker.js';
@@ -25,4 +23,3 @@ export { RunLogsWorker } from './logs/run-logs.worker.js';
 export { LogRetention, type CleanupResult } from './logs/log-retention.js';
 export { insertRunLogBatch } from './logs/run-log-writer.js';
 export { seqOf, gapFreePrefix, LINES_PER_ATTEMPT } from './logs/run-log-seq.js';
-export { OutboxRelay } from './outbox/outbox-relay.js';

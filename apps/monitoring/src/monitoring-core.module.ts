@@ -1,10 +1,10 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
+import { QueueProducers, QueuesModule, serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
+import { QUEUES } from '@conduit/contracts';
 import type { Registry } from 'prom-client';
 import { MONITORING_LOGGER, MONITORING_SETTINGS } from './common/tokens.js';
-import { MonitoringQueues } from './queues/monitoring-queues.js';
-import { OutboxRelay } from './outbox/outbox-relay.js';
+import { monitoringOutbox } from './outbox/monitoring-outbox.js';
 import { MonitoringMetrics } from './telemetry/monitoring-metrics.js';
 import type { MonitoringSettings } from './monitoring-settings.js';
 
@@ -20,15 +20,11 @@ export interface MonitoringDeps {
   onShutdown?: () => Promise<void>;
 }
 
-/** Closes the queues after every worker has stopped (those stop in onModuleDestroy). */
+/** Closes what the caller opened once Nest has shut down (the queues close with QueuesModule). */
 class ConnectionCloser implements OnApplicationShutdown {
-  constructor(
-    private readonly queues: MonitoringQueues,
-    private readonly close: (() => Promise<void>) | undefined,
-  ) {}
+  constructor(private readonly close: (() => Promise<void>) | undefined) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.queues.close();
     await this.close?.();
   }
 }
@@ -38,20 +34,30 @@ class ConnectionCloser implements OnApplicationShutdown {
 @Module({})
 export class MonitoringCoreModule {
   static forRoot(deps: MonitoringDeps): DynamicModule {
-    const queues = new MonitoringQueues(deps.settings);
+    // Every queue of the deployment: monitoring adds alert events to `events.webhooks` and reports the depth of all.
+    const queuesModule = QueuesModule.forRoot({
+      redisUrl: deps.settings.redisUrl,
+      redisPrefix: deps.settings.redisPrefix,
+      logger: deps.logger,
+      produce: Object.values(QUEUES),
+      consume: [QUEUES.eventsMonitoring, QUEUES.logs],
+      outbox: monitoringOutbox(deps.settings),
+    });
     return {
       module: MonitoringCoreModule,
       // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
-      imports: [serviceDatabaseModule(deps.database)],
+      imports: [serviceDatabaseModule(deps.database), queuesModule],
       providers: [
         { provide: MONITORING_LOGGER, useValue: deps.logger },
         { provide: MONITORING_SETTINGS, useValue: deps.settings },
-        { provide: MonitoringQueues, useValue: queues },
-        { provide: MonitoringMetrics, useValue: new MonitoringMetrics(deps.registry, queues) },
-        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(queues, deps.onShutdown) },
-        OutboxRelay,
+        {
+          provide: MonitoringMetrics,
+          useFactory: (queues: QueueProducers) => new MonitoringMetrics(deps.registry, queues),
+          inject: [QueueProducers],
+        },
+        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(deps.onShutdown) },
       ],
-      exports: [MONITORING_LOGGER, MONITORING_SETTINGS, MonitoringQueues, MonitoringMetrics, OutboxRelay],
+      exports: [MONITORING_LOGGER, MONITORING_SETTINGS, MonitoringMetrics],
     };
   }
 }

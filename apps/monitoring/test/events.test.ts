@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, alertEventSchema, type Alert, type AlertEvent, type Page, type RunEvent } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
 import { MonitoringCaller, startMonitoring, waitFor, type MonitoringUnderTest } from './support/monitoring-app.js';
@@ -50,10 +50,10 @@ async function publish(...events: { event_id: string; type: string }[]): Promise
 }
 
 async function factOf(runId: string): Promise<Record<string, unknown> | undefined> {
-  const rows = (await ds.query(
+  const rows = await ds.query<Record<string, unknown>[]>(
     `SELECT status, attempt, duration_ms::int, rows_read::int, rows_written::int FROM run_facts WHERE run_id = $1`,
     [runId],
-  )) as Record<string, unknown>[];
+  );
   return rows[0];
 }
 

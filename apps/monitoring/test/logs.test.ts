@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, type Page, type RunLogBatch, type RunLogLine, type RunLogTail } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { LogRetention } from '../src/logs/log-retention.js';
 import { seqOf } from '../src/logs/run-log-seq.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';

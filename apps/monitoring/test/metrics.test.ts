@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES, type Metrics } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '../src/queues/bull-prefix.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
 import { MonitoringCaller, startMonitoring, waitFor, type MonitoringUnderTest } from './support/monitoring-app.js';

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { MonitoringEvent, RunStatus } from '@conduit/contracts';
 import { upsertRunFact } from '../facts/run-facts.js';
 import { alertRules } from '../alerts/alert-rules.js';
-import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { OutboxRelay } from '@conduit/service-kit';
 import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'stale';
@@ -24,10 +24,10 @@ export class MonitoringEvents {
     let counted: RunStatus | null = null;
     let announced = false;
     const outcome = await this.ds.transaction(async (m): Promise<EventOutcome> => {
-      const inserted = (await m.query(
+      const inserted = await m.query<unknown[]>(
         `INSERT INTO processed_events (event_id, processed_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
         [event.event_id, new Date()],
-      )) as unknown[];
+      );
       if (inserted.length === 0) return 'duplicate';
       if (event.type === 'webhook.disabled') {
         announced = await alertRules.webhookDisabled(m, event);

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RunStatus } from '@conduit/contracts';
-import type { MonitoringQueues } from '../queues/monitoring-queues.js';
+import type { QueueProducers } from '@conduit/service-kit';
 
 /** Job states reported per queue by `bullmq_queue_jobs`. */
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
@@ -25,7 +25,7 @@ export class MonitoringMetrics {
   readonly runsTotal: Counter<'status'>;
   readonly jobDuration: Histogram<'queue'>;
 
-  constructor(registry: Registry, queues: MonitoringQueues) {
+  constructor(registry: Registry, queues: QueueProducers) {
     this.runsTotal = new Counter({
       name: 'conduit_runs_total',
       help: 'Runs that reached each status',
@@ -47,7 +47,7 @@ export class MonitoringMetrics {
       async collect() {
         this.reset();
         await Promise.all(
-          [...queues.byName].map(async ([name, queue]) => {
+          queues.all().map(async ({ name, queue }) => {
             try {
               const counts = await withTimeout(queue.getJobCounts(...QUEUE_STATES), COUNT_TIMEOUT_MS);
               for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
