@@ -1,5 +1,9 @@
-// A job: its runs, newest first, and Trigger (which opens the new run's page).
+// A job: its schedule with the next fire times, pause/resume, Trigger with parameters (which opens the new run's
+// page), and its runs, newest first.
+import type { Job } from '@conduit/sdk';
 import { useState } from 'react';
+import { ScheduleFacts } from '../jobs/schedule-facts.js';
+import { TriggerForm } from '../jobs/trigger-form.js';
 import { Link, useNavigation } from '../routing/router.js';
 import { paths } from '../routing/routes.js';
 import { useSession } from '../session/session-context.js';
@@ -17,44 +21,47 @@ export function JobPage({ jobId }: { jobId: string }) {
     ]);
     return { job, runs: runs.value?.data ?? [] };
   }, [client, jobId]);
-  const [triggering, setTriggering] = useState(false);
-  const [triggerError, setTriggerError] = useState<string>();
+  const [job, setJob] = useState<Job>();
+  const [pausing, setPausing] = useState(false);
+  const [pauseError, setPauseError] = useState<string>();
 
   if (loaded.state === 'loading') return <Loading what="the job" />;
   if (loaded.state === 'failed') return <ErrorState error={loaded.error} retry={loaded.reload} />;
-  const { job, runs } = loaded.value;
+  const { runs } = loaded.value;
+  const current = job ?? loaded.value.job;
 
-  const trigger = () => {
-    setTriggering(true);
-    setTriggerError(undefined);
-    client.jobs.trigger(jobId).then(
-      (run) => navigate(paths.run(jobId, run.id)),
-      (err: unknown) => {
-        setTriggerError(describeError(err).message);
-        setTriggering(false);
-      },
-    );
+  const togglePause = () => {
+    setPausing(true);
+    setPauseError(undefined);
+    (current.status === 'paused' ? client.jobs.resume(jobId) : client.jobs.pause(jobId))
+      .then(setJob, (err: unknown) => setPauseError(describeError(err).message))
+      .finally(() => setPausing(false));
   };
 
   return (
     <section aria-labelledby="job-title">
       <nav aria-label="Breadcrumb" className="crumbs">
-        <Link to={paths.projects()}>Projects</Link> / <Link to={paths.pipeline(job.pipeline_id)}>Pipeline</Link> /{' '}
-        <span aria-current="page">{job.name}</span>
+        <Link to={paths.projects()}>Projects</Link> / <Link to={paths.pipeline(current.pipeline_id)}>Pipeline</Link> /{' '}
+        <span aria-current="page">{current.name}</span>
       </nav>
       <h1 id="job-title">
-        {job.name} <span className={`badge badge-${job.status}`}>{job.status}</span>
+        {current.name} <span className={`badge badge-${current.status}`}>{current.status}</span>
       </h1>
-      <p>{job.schedule ? `Runs on ${job.schedule} (${job.timezone}).` : 'Runs only when triggered.'}</p>
+      <ScheduleFacts job={current} />
       <div className="toolbar">
-        <button type="button" onClick={trigger} disabled={triggering}>
-          {triggering ? 'Triggering…' : 'Trigger run'}
+        <button type="button" className="secondary" onClick={togglePause} disabled={pausing}>
+          {current.status === 'paused' ? 'Resume schedule' : 'Pause schedule'}
         </button>
         <button type="button" className="secondary" onClick={loaded.reload}>
           Refresh
         </button>
-        {triggerError && <span role="alert">{triggerError}</span>}
+        {pauseError && <span role="alert">{pauseError}</span>}
       </div>
+      <TriggerForm
+        jobId={jobId}
+        defaults={current.parameters}
+        onTriggered={(run) => navigate(paths.run(jobId, run.id))}
+      />
       <h2>Runs</h2>
       {runs.length === 0 ? (
         <Empty>
