@@ -149,7 +149,7 @@ describe('duckdb typed read and write (through Parquet in the scratch folder)', 
     const result = await read(source, { table: 'matrix' }, 'src');
     expect(result.rows).toBe(6);
     expect(result.columns.map((c) => [c.name, c.type])).toEqual(
-      COLUMNS.map(([name, type]) => [
+      COLUMNS.map(([name, type]): unknown[] => [
         name,
         expect.stringMatching(new RegExp(`^${type.replace(/[()[\]]/g, '\\$&').replace(/ /g, ' ?')}$`, 'i')),
       ]),
@@ -244,9 +244,7 @@ describe('duckdb typed read: a source query', () => {
       message: expect.stringMatching(/^the query holds 2 statements/),
     });
     expect(
-      await (
-        await ws.runAndReadAll("select count(*)::INTEGER from duckdb_tables() where table_name = 'bad'")
-      ).getRows(),
+      (await ws.runAndReadAll("select count(*)::INTEGER from duckdb_tables() where table_name = 'bad'")).getRows(),
     ).toEqual([[0]]);
     expect(await readdir(scratchDir)).toEqual([]);
   });

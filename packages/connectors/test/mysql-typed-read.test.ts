@@ -57,7 +57,7 @@ afterAll(async () => {
 const target = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
 
 async function rows(sql: string): Promise<Record<string, unknown>[]> {
-  return (await duck.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  return (await duck.runAndReadAll(sql)).getRowObjectsJson();
 }
 
 describe('mysql readIntoTable', () => {

@@ -72,7 +72,7 @@ async function countOf(table: string): Promise<number> {
 }
 
 async function duckRows(sql: string): Promise<Record<string, unknown>[]> {
-  return (await duck.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  return (await duck.runAndReadAll(sql)).getRowObjectsJson();
 }
 
 /** Rows of one table that the other lacks, both ways (MariaDB's EXCEPT takes NULLs as equal). */

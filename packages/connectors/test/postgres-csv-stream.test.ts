@@ -49,10 +49,10 @@ describe('postgres COPY CSV read and write', () => {
     expect(await driver.writeCsv(sandbox.config, { table: 'csv_dst', mode: 'append' }, replay(chunks))).toEqual({
       rows_written: 3,
     });
-    const diff = await sandbox.admin.query(
+    const diff = await sandbox.admin.query<{ n: number }>(
       `select count(*)::int as n from ((table csv_src except all table csv_dst) union all (table csv_dst except all table csv_src)) d`,
     );
-    expect(diff.rows[0].n).toBe(0);
+    expect(diff.rows[0]!.n).toBe(0);
     const { rows } = await sandbox.admin.query(
       `select id::text, amount::text, to_char(at, 'US') as us from csv_dst where id > 1000`,
     );
@@ -91,7 +91,7 @@ describe('postgres COPY CSV read and write', () => {
     expect(await driver.writeCsv(sandbox.config, { table: 'csv_over', mode: 'append' }, none)).toEqual({
       rows_written: 0,
     });
-    expect((await sandbox.admin.query('select count(*)::int as n from csv_over')).rows[0].n).toBe(2);
+    expect((await sandbox.admin.query<{ n: number }>('select count(*)::int as n from csv_over')).rows[0]!.n).toBe(2);
   });
 
   it('stops the read and frees its connection when the consumer stops early', async () => {
@@ -104,10 +104,10 @@ describe('postgres COPY CSV read and write', () => {
     const deadline = Date.now() + 5000;
     let left = 1;
     while (left > 0 && Date.now() < deadline) {
-      const { rows } = await sandbox.admin.query(
+      const { rows } = await sandbox.admin.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 2000000)%' and pid <> pg_backend_pid()`,
       );
-      left = rows[0].n;
+      left = rows[0]!.n;
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(left).toBe(0);

@@ -369,10 +369,10 @@ describe('postgres typed read (readIntoTable)', () => {
     );
     const running = async () =>
       (
-        await sandbox.admin.query(
+        await sandbox.admin.query<{ n: number }>(
           `select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`,
         )
-      ).rows[0].n as number;
+      ).rows[0]!.n;
     await waitFor(
       async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0,
       10_000,

@@ -49,9 +49,13 @@ afterEach(async () => {
 
 const source = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
 const rowsOf = async (table: string) =>
-  (await sandbox.admin.query(`select id, amount::text as amount, note, tags from ${table} order by id`)).rows;
+  (
+    await sandbox.admin.query<Record<string, unknown>>(
+      `select id, amount::text as amount, note, tags from ${table} order by id`,
+    )
+  ).rows;
 const exists = async (table: string) =>
-  (await sandbox.admin.query('select to_regclass($1) as t', [table])).rows[0].t !== null;
+  (await sandbox.admin.query<{ t: string | null }>('select to_regclass($1) as t', [table])).rows[0]!.t !== null;
 
 describe('postgres typed write: tables, columns and modes', () => {
   it('refuses a missing table when create is false, naming it, and creates nothing', async () => {
@@ -71,7 +75,7 @@ describe('postgres typed write: tables, columns and modes', () => {
     const refused = driver.writeFromTable(sandbox.config, { table: 'narrow', mode: 'append' }, source('orders'));
     await expect(refused).rejects.toMatchObject({ errorClass: 'config_error' });
     await expect(refused).rejects.toThrow(`table "${sandbox.schema}"."narrow" has no column(s) "amount", "tags"`);
-    expect((await sandbox.admin.query('select count(*)::int as n from narrow')).rows[0].n).toBe(1);
+    expect((await sandbox.admin.query<{ n: number }>('select count(*)::int as n from narrow')).rows[0]!.n).toBe(1);
 
     const added = await driver.writeFromTable(
       sandbox.config,

@@ -112,7 +112,7 @@ async function columnTypes(table: string): Promise<Array<[string, string]>> {
 
 /** What EXCEPT cannot see: -0 equals 0, and intervals compare after normalising (1 day = 24 hours). */
 async function exactTexts(table: string): Promise<unknown[]> {
-  const { rows } = await sandbox.admin.query(
+  const { rows } = await sandbox.admin.query<Record<string, unknown>>(
     `select id, d::text as d, f::text as f, span::text as span, tstz::text as tstz from ${table} order by id`,
   );
   return rows;

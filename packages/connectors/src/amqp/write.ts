@@ -45,8 +45,8 @@ export async function publishRows(
   let written = 0;
   try {
     const channel = await connection.createConfirmChannel();
-    let channelError: unknown;
-    channel.on('error', (err: unknown) => (channelError = err));
+    let channelError: Error | undefined;
+    channel.on('error', (err: Error) => (channelError = err));
     // A message the broker cannot route (no such queue / binding) is returned: refuse rather than lose it.
     channel.on(
       'return',

@@ -7,8 +7,13 @@
  * is not allowed, closes what the locks leave open (settings, paths in the catalog), and lets the catalog say it at
  * save time.
  */
-import duckdb, { type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import duckdb, {
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type StatementType as DuckDBStatementType,
+} from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
+import { scalarText } from '../formats/scalar-text.js';
 import { withParsingConnection } from './sandbox.js';
 
 const { StatementType } = duckdb;
@@ -139,7 +144,7 @@ async function parseTree(
   const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
   const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
   if (tree['error'] === true) {
-    if (text(tree['error_type']) === 'parser') throw refuse(`is not valid SQL: ${String(tree['error_message'])}`);
+    if (text(tree['error_type']) === 'parser') throw refuse(`is not valid SQL: ${scalarText(tree['error_message'])}`);
     return { kind: 'other' };
   }
   return { kind: 'select', problem: treeProblem(tree['statements'] ?? null, await systemViewNames(), new Set()) };
@@ -204,7 +209,7 @@ async function extractOne(connection: DuckDBConnection, sql: string) {
 }
 
 /** `parsedSelect`: the parser saw a SELECT; a PRAGMA or SHOW is rewritten into one and prepares as SELECT too. */
-function checkType(type: number, kind: UserSqlKind, parsedSelect: boolean): void {
+function checkType(type: DuckDBStatementType, kind: UserSqlKind, parsedSelect: boolean): void {
   if (kind === 'select' && type !== StatementType.SELECT)
     throw refuse(`must be one SELECT statement, not ${typeName(type)}`);
   if (type === StatementType.SELECT && !parsedSelect)

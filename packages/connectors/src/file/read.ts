@@ -40,7 +40,7 @@ export async function* readFiles(cfg: FileConfig, req: ReadRequest): AsyncGenera
     const format = chooseFormat(req['format'], cfg.format, file.path);
     const name = displayPath(root, file.path);
     const source = {
-      stream: async () => createReadStream(file.real),
+      stream: () => Promise.resolve(createReadStream(file.real)),
       randomAccess: () => asyncBufferFromFile(file.real),
     };
     try {

@@ -7,6 +7,7 @@ import { ConnectorError } from '../connector-error.js';
 import { columnsOf } from '../postgres/copy-csv.js';
 import type { Row } from '../types.js';
 import { checkColumns } from './row-columns.js';
+import { scalarText } from './scalar-text.js';
 
 const ROW_GROUP_ROWS = 50_000;
 
@@ -36,7 +37,7 @@ function toParquetValue(value: unknown, type: BasicType, column: string): unknow
     case 'STRING':
       if (typeof value === 'string') return value;
       if (value instanceof Date) return value.toISOString();
-      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return scalarText(value);
     case 'DOUBLE':
       if (typeof value === 'number') return value;
       if (typeof value === 'bigint') return Number(value);
@@ -58,7 +59,7 @@ function toParquetValue(value: unknown, type: BasicType, column: string): unknow
       return value;
   }
   throw new ConnectorError(
-    `column "${column}" is ${type} but a row has ${typeof value} ${String(value)}`,
+    `column "${column}" is ${type} but a row has ${typeof value} ${scalarText(value)}`,
     'config_error',
   );
 }
@@ -96,7 +97,8 @@ export async function* encodeParquet(
       name,
       data: rows.map((row) => toParquetValue(row[name], type, name)),
     }));
-    parquet.write({ columnData, rowGroupSize: rows.length });
+    // The ChunkedWriter is a synchronous ByteWriter: write and finish return no promise with it.
+    void parquet.write({ columnData, rowGroupSize: rows.length });
     yield* writer.take();
   };
 
@@ -117,6 +119,6 @@ export async function* encodeParquet(
   }
   if (!parquet) return; // no rows: no file (a Parquet file needs a schema)
   yield* writeGroup();
-  parquet.finish();
+  void parquet.finish();
   yield* writer.take();
 }

@@ -7,6 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import { columnsOf } from '../postgres/copy-csv.js';
 import type { Row } from '../types.js';
 import { checkColumns } from './row-columns.js';
+import { scalarText } from './scalar-text.js';
 import { encodeParquet } from './encode-parquet.js';
 import type { FileFormat } from './file-format.js';
 
@@ -35,8 +36,7 @@ function csvValue(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return scalarText(value);
 }
 
 async function* encodeCsv(batches: AsyncIterable<Row[]>, opts: EncodeOptions): AsyncGenerator<Uint8Array> {

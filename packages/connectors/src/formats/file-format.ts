@@ -1,5 +1,6 @@
 /** The file formats that file-like connectors (file, s3) read and write, and how a name or a setting picks one. */
 import { ConnectorError } from '../connector-error.js';
+import { scalarText } from './scalar-text.js';
 
 export const FILE_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
@@ -25,7 +26,7 @@ export function chooseFormat(requested: unknown, fallback: FileFormat | undefine
   if (requested !== undefined && requested !== null) {
     if (typeof requested !== 'string' || !(FILE_FORMATS as readonly string[]).includes(requested)) {
       throw new ConnectorError(
-        `unknown format "${String(requested)}": use one of ${FILE_FORMATS.join(', ')}`,
+        `unknown format "${scalarText(requested)}": use one of ${FILE_FORMATS.join(', ')}`,
         'config_error',
       );
     }

@@ -4,6 +4,7 @@
  * cursor or link, or max_pages. A next link must stay on the base URL's origin (the credentials go with it).
  */
 import { ConnectorError } from '../connector-error.js';
+import { scalarText } from '../formats/scalar-text.js';
 import type { ReadRequest, Row } from '../types.js';
 import { resolveUrl, type HttpConfig } from './http.config.js';
 import type { HttpSession } from './http-session.js';
@@ -76,7 +77,7 @@ export async function* readRecords(session: HttpSession, req: ReadRequest): Asyn
         if (count === 0 || cursor === undefined || cursor === null || cursor === '' || cursor === false)
           return undefined;
         const next = new URL(current);
-        next.searchParams.set(opts.cursor_param, String(cursor));
+        next.searchParams.set(opts.cursor_param, scalarText(cursor));
         return next;
       }
       case 'link': {

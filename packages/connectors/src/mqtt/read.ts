@@ -29,6 +29,7 @@ class Collector {
         client.off('close', onClose);
         signal?.removeEventListener('abort', onAbort);
         if (err === undefined) resolve(this.rows);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the close error or the abort reason, as it was
         else reject(err);
       };
       const onClose = () => done(new Error('the broker closed the connection'));

@@ -33,7 +33,7 @@ export async function testOpenAi(config: Record<string, unknown>, opts: TestOpti
     },
     {
       name: 'model',
-      async run() {
+      run() {
         if (!models.includes(cfg.model)) {
           const some = models.slice(0, 10).join(', ');
           throw new ConnectorError(
@@ -41,7 +41,7 @@ export async function testOpenAi(config: Record<string, unknown>, opts: TestOpti
             'config_error',
           );
         }
-        return `model "${cfg.model}" is offered`;
+        return Promise.resolve(`model "${cfg.model}" is offered`);
       },
     },
   ];

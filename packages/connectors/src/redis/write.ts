@@ -39,8 +39,8 @@ export async function appendRows(
         else pipeline.xadd(stream, 'MAXLEN', '~', maxlen, '*', ...rowToFields(row));
       }
       const results = (await pipeline.exec()) ?? [];
-      const failed = results.find(([err]) => err);
-      if (failed) throw failed[0];
+      const failed = results.find(([err]) => err)?.[0];
+      if (failed) throw failed;
       written += batch.length;
     }
   } catch (err) {

@@ -14,7 +14,9 @@ export async function connectAmqpAdmin(): Promise<AmqpAdmin> {
   try {
     connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672', { timeout: 5000 });
   } catch (err) {
-    throw new Error(`these tests need RabbitMQ at 127.0.0.1:5672 (guest/guest): ${(err as Error).message}`);
+    throw new Error(`these tests need RabbitMQ at 127.0.0.1:5672 (guest/guest): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const channel = await connection.createChannel();
   return { connection, channel, close: () => connection.close() };

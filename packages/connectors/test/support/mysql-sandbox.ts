@@ -30,6 +30,7 @@ export async function createMysqlSandbox(): Promise<MysqlSandbox> {
   } catch (err) {
     throw new Error(
       `these tests need MariaDB/MySQL at ${MYSQL_HOST}:${MYSQL_PORT} (user root, no password): ${(err as Error).message}`,
+      { cause: err },
     );
   }
   const database = `conduit_connectors_${randomUUID().replace(/-/g, '').slice(0, 24)}`;

@@ -10,7 +10,9 @@ export async function connectNatsAdmin(): Promise<NatsConnection> {
   try {
     return await connect({ servers: '127.0.0.1:4222', timeout: 5000, reconnect: false });
   } catch (err) {
-    throw new Error(`these tests need NATS with JetStream at 127.0.0.1:4222: ${(err as Error).message}`);
+    throw new Error(`these tests need NATS with JetStream at 127.0.0.1:4222: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 

@@ -25,7 +25,9 @@ export async function createPgSandbox(): Promise<PgSandbox> {
   try {
     await admin.connect();
   } catch (err) {
-    throw new Error(`these tests need PostgreSQL at ${PG_HOST}:${PG_PORT} (user postgres): ${(err as Error).message}`);
+    throw new Error(`these tests need PostgreSQL at ${PG_HOST}:${PG_PORT} (user postgres): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const schema = `conduit_connectors_${randomUUID().replace(/-/g, '')}`;
   await admin.query(`create schema ${pg.escapeIdentifier(schema)}`);
