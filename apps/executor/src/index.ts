@@ -6,4 +6,3 @@ export { DEFAULT_RUN_MEMORY_LIMIT, parseSize, runMemory, type RunMemory } from '
 export { executorEnvSchema, loadExecutorConfig, type ExecutorConfig } from './config.js';
 export { ExecutorRuntime, type ExecutorRuntimeOptions } from './runs/executor-runtime.js';
 export { RunProcessor, type RunProcessorDeps, type RunJobResult } from './runs/run.processor.js';
-export { bullPrefix } from './reporting/queue-options.js';

@@ -2,11 +2,10 @@
  * Ships one run's log lines to the `logs` queue in small batches: every 200 ms, or at once when 500 lines wait.
  * Lines are numbered from 0 within the attempt; a batch's job id names its first line, so a resend is a duplicate.
  */
-import type { Queue } from 'bullmq';
-import { LOG_MESSAGE_MAX_BYTES, type RunLogBatch } from '@conduit/contracts';
+import type { QueueProducer } from '@conduit/service-kit';
+import { LOG_MESSAGE_MAX_BYTES, type QUEUES, type RunLogBatch } from '@conduit/contracts';
 import type { Logger } from 'pino';
 import type { RunLogLevel, RunLogSink } from '../engine/run-log-sink.js';
-import { MESSAGE_JOB_OPTIONS } from './queue-options.js';
 
 export interface LogShipperOptions {
   flushIntervalMs?: number;
@@ -34,7 +33,7 @@ export class RunLogShipper implements RunLogSink {
   private readonly maxBatchLines: number;
 
   constructor(
-    private readonly queue: Queue,
+    private readonly queue: QueueProducer<typeof QUEUES.logs>,
     private readonly run: Omit<RunLogBatch, 'lines'>,
     private readonly logger: Logger,
     opts: LogShipperOptions = {},
@@ -51,8 +50,9 @@ export class RunLogShipper implements RunLogSink {
       node_id: nodeId,
       message: clampMessage(message),
     });
-    if (this.buffer.length >= this.maxBatchLines) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.flushIntervalMs);
+    // flush() never rejects: a batch that cannot be sent is logged there.
+    if (this.buffer.length >= this.maxBatchLines) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
   }
 
   /** Sends what waits; resolves once every batch so far is on the queue (or logged as lost). */
@@ -65,7 +65,7 @@ export class RunLogShipper implements RunLogSink {
       const jobId = `${batch.run_id}-${batch.attempt}-${batch.lines[0]!.n}`;
       this.chain = this.chain.then(async () => {
         try {
-          await this.queue.add('run.logs', batch, { ...MESSAGE_JOB_OPTIONS, jobId });
+          await this.queue.add('run.logs', batch, { jobId });
         } catch (err) {
           this.logger.error({ err, run_id: batch.run_id, lines: batch.lines.length }, 'could not ship run log lines');
         }

@@ -1,4 +1,5 @@
-import type { Queue } from 'bullmq';
+import type { QUEUES } from '@conduit/contracts';
+import type { QueueProducer } from '@conduit/service-kit';
 import { pino } from 'pino';
 import { RunReporter } from './run-reporter.js';
 
@@ -11,7 +12,7 @@ function flakyQueue(down: () => boolean) {
       added.push(name);
       return { id: data.event_id };
     },
-  } as unknown as Queue;
+  } as unknown as QueueProducer<typeof QUEUES.eventsScheduler>;
   return { queue, added };
 }
 

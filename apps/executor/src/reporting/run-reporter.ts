@@ -2,11 +2,10 @@
  * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: each add waits for
  * the previous, so the scheduler sees a node's running before its succeeded. Job id = event id (deduplication).
  */
-import type { Queue } from 'bullmq';
-import type { RunError, RunNode, RunReport } from '@conduit/contracts';
+import type { QueueProducer } from '@conduit/service-kit';
+import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
 import { newId, withJobTrace } from '@conduit/service-kit';
 import type { Logger } from 'pino';
-import { MESSAGE_JOB_OPTIONS } from './queue-options.js';
 
 /**
  * How long a report is tried again while Redis is away (issue 16, R2: a run that ends during a 20 s outage must not
@@ -38,7 +37,7 @@ export class RunReporter {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly queue: Queue,
+    private readonly queue: QueueProducer<typeof QUEUES.eventsScheduler>,
     private readonly run: RunIdentity,
     private readonly logger: Logger,
     private readonly retryMs = REPORT_RETRY_MS,
@@ -56,7 +55,7 @@ export class RunReporter {
     this.chain = this.chain.then(async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.queue.add(report.type, report, { ...MESSAGE_JOB_OPTIONS, jobId: report.event_id });
+          await this.queue.add(report.type, report, { jobId: report.event_id });
           return;
         } catch (err) {
           if (Date.now() >= giveUpAt) {

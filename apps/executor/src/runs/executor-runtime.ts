@@ -7,14 +7,13 @@ import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Queue, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import { ConnectorPools, type ConnectorPoolOptions } from '@conduit/connectors';
 import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
 import { RedisStreamsClient, RpcClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
-import { queueConnectionOptions, reconnectDelay } from '@conduit/service-kit';
+import { QueueProducers, QueueWorkers, reconnectDelay } from '@conduit/service-kit';
 import type { SecretKeys } from '@conduit/secrets';
-import { bullPrefix } from '../reporting/queue-options.js';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import type { RunMemory } from '../data/run-memory.js';
 import { CancelListener } from './cancel-listener.js';
@@ -55,8 +54,8 @@ export function leaseMsOf(lockDurationMs: number): number {
 
 export class ExecutorRuntime {
   readonly executorId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  private readonly reports: Queue;
-  private readonly logs: Queue;
+  /** events.scheduler (reports) and logs. */
+  private readonly producers: QueueProducers;
   /** RPC to the catalog (connectors) and the scheduler (claims): the transport routes by pattern. */
   private readonly catalog: RedisStreamsClient;
   private readonly cancels: CancelListener;
@@ -70,11 +69,9 @@ export class ExecutorRuntime {
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     this.pools = new ConnectorPools(opts.connectorPools);
-    const prefix = bullPrefix(opts.redisPrefix);
     // A report's add fails rather than waits out an outage (RunReporter tries it again); the connection comes back as the worker's.
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
-    this.reports = new Queue(QUEUES.eventsScheduler, { connection, prefix });
-    this.logs = new Queue(QUEUES.logs, { connection, prefix });
+    this.producers = QueueProducers.open(opts, [QUEUES.eventsScheduler, QUEUES.logs], connection);
     this.catalog = new RedisStreamsClient({
       url: opts.redisUrl,
       prefix: opts.redisPrefix,
@@ -83,8 +80,8 @@ export class ExecutorRuntime {
     this.cancels = new CancelListener(opts.redisUrl, opts.redisPrefix, opts.logger);
     const rpc = new RpcClient(this.catalog);
     this.processor = new RunProcessor({
-      reports: this.reports,
-      logs: this.logs,
+      reports: this.producers.of(QUEUES.eventsScheduler),
+      logs: this.producers.of(QUEUES.logs),
       catalog: rpc,
       scheduler: rpc,
       leaseMs: leaseMsOf(opts.lockDurationMs),
@@ -111,20 +108,17 @@ export class ExecutorRuntime {
     await Promise.all([
       this.cancels.start(),
       this.catalog.connect(),
-      this.reports.waitUntilReady(),
-      this.logs.waitUntilReady(),
+      ...this.producers.all().map((p) => p.queue.waitUntilReady()),
     ]);
     const { logger } = this.opts;
-    const worker = new Worker(QUEUES.runs, this.processor.process, {
-      connection: queueConnectionOptions(this.opts.redisUrl),
-      prefix: bullPrefix(this.opts.redisPrefix),
+    // Plain bullmq rather than a JobConsumer: the processor needs the job's lock token and abort signal to move the
+    // job back (DelayedError, WaitingError) and to stop on a lost lock, and parses the command itself to refuse it.
+    // Retention is the scheduler's, set on each run job (service-kit job-options.ts).
+    const worker = new QueueWorkers(this.opts).open(QUEUES.runs, this.processor.process, {
       concurrency: this.opts.concurrency,
       lockDuration: this.opts.lockDurationMs,
       stalledInterval: this.opts.stalledIntervalMs,
       maxStalledCount: this.opts.maxStalledCount,
-      // A finished run's outcome lives in the scheduler; the job itself is only kept briefly.
-      removeOnComplete: { age: 3600, count: 1000 },
-      removeOnFail: { age: 24 * 3600, count: 10_000 },
     });
     // A lock we could not renew belongs to someone else soon: stop the run without reporting its end.
     worker.on('lockRenewalFailed', (jobIds: string[]) => {
@@ -157,8 +151,7 @@ export class ExecutorRuntime {
     await Promise.allSettled([
       this.cancels.close(),
       this.catalog.close(),
-      this.reports.close(),
-      this.logs.close(),
+      this.producers.close(),
       this.pools.closeAll(),
     ]);
     // Every run has ended or been handed back: nothing in the folder is anyone's any more.

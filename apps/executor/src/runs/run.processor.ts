@@ -5,11 +5,12 @@
  * lock or a shutdown stops it without a final report, so another executor takes it again; a refused claim or lease
  * renewal runs nothing more and reports nothing.
  */
-import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
+import type { QueueProducer } from '@conduit/service-kit';
 import type { ConnectorPools } from '@conduit/connectors';
 import type { RpcClient } from '@conduit/rpc-streams';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
-import { runCommandSchema, type RunCommand, type RunNode } from '@conduit/contracts';
+import { runCommandSchema, type QUEUES, type RunCommand, type RunNode } from '@conduit/contracts';
 import type { Logger } from 'pino';
 import type { SecretKeys } from '@conduit/secrets';
 import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
@@ -29,8 +30,8 @@ const CLAIM_RETRY_MS = 2000;
 const HELD_MARGIN_MS = 250;
 
 export interface RunProcessorDeps {
-  reports: Queue;
-  logs: Queue;
+  reports: QueueProducer<typeof QUEUES.eventsScheduler>;
+  logs: QueueProducer<typeof QUEUES.logs>;
   catalog: RpcClient;
   /** Claims and lease renewals (the same Redis Streams transport routes them to the scheduler). */
   scheduler: RpcClient;

@@ -1,7 +1,7 @@
 // Reading what the executor put on events.scheduler and logs (nothing consumes them in these tests).
 import { Queue } from 'bullmq';
 import { QUEUES, runLogBatchSchema, runReportSchema, type RunLogBatch, type RunReport } from '@conduit/contracts';
-import { bullPrefix } from '../../src/reporting/queue-options.js';
+import { bullPrefix } from '@conduit/service-kit';
 import { REDIS_URL } from './redis.js';
 
 export function openQueues(prefix: string): { runs: Queue; reports: Queue; logs: Queue } {
