@@ -58,4 +58,44 @@ describe('pipeline page', () => {
     expect(screen.getByRole('status').textContent).toContain('1 validation errors');
     expect(screen.getByText('No job runs this pipeline yet.')).toBeTruthy();
   });
+
+  it('checks the DAG JSON as it is typed, and shows the errors of the saved version on its nodes', async () => {
+    const bodies: { dag: typeof pipeline.dag }[] = [];
+    const invalid = {
+      ...validation,
+      valid: false,
+      execution_order: [],
+      errors: [{ code: 'unknown_connector', message: 'connector con_2 does not exist', node_id: 'orders' }],
+    };
+    stubApi({
+      'GET /v2/pipelines/:id': () => json(pipeline),
+      'POST /v2/pipelines/:id/validate': () => json(validation),
+      'GET /v2/jobs': () => json(page([])),
+      'PUT /v2/pipelines/:id': async (request) => {
+        const body = (await request.json()) as { dag: typeof pipeline.dag };
+        bodies.push(body);
+        return json({ ...pipeline, dag: body.dag, version: 2, status: 'invalid', validation: invalid });
+      },
+    });
+    signedInAt('/pipelines/pip_1');
+    render(<App />);
+    const editor = await screen.findByLabelText('The DAG as JSON');
+    await userEvent.clear(editor);
+    await userEvent.type(editor, '{{"nodes": [[{{"id": 1}], "edges": [[]}');
+    const problems = await screen.findByRole('list', { name: "Problems with the DAG's shape" });
+    expect(within(problems).getByText('nodes[0] needs a string "id".')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Save and validate' })).toHaveProperty('disabled', true);
+
+    const edited = { ...pipeline.dag, nodes: pipeline.dag.nodes.map((n) => ({ ...n, config: { ...n.config } })) };
+    (edited.nodes[0]!.config as { connector_id: string }).connector_id = 'con_2';
+    await userEvent.clear(editor);
+    await userEvent.click(editor);
+    await userEvent.paste(JSON.stringify(edited));
+    await screen.findByText(/Shape OK \(3 nodes, 2 edges\)/);
+    await userEvent.click(screen.getByRole('button', { name: 'Save and validate' }));
+    expect(await screen.findByText(/Saved version 2: 1 validation errors/)).toBeTruthy();
+    expect(bodies[0]!.dag).toEqual(edited);
+    const row = await screen.findByRole('row', { name: /orders/ });
+    expect(row.textContent).toContain('connector con_2 does not exist');
+  });
 });

@@ -1,9 +1,10 @@
 // A pipeline: its DAG as a graph with execution levels and the validate endpoint's issues on the nodes and edges
-// they concern, and the jobs that run it.
-import type { PipelineValidation } from '@conduit/sdk';
+// they concern, its JSON editable (checked as typed, validated on Save), and the jobs that run it.
+import type { Pipeline, PipelineValidation } from '@conduit/sdk';
 import { useState } from 'react';
 import { buildGraph, dagIssues } from '../dag/dag-model.js';
 import { DagGraph } from '../dag/dag-graph.js';
+import { DagEditor } from '../pipelines/dag-editor.js';
 import { Link } from '../routing/router.js';
 import { paths } from '../routing/routes.js';
 import { useSession } from '../session/session-context.js';
@@ -21,12 +22,14 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
     return { pipeline, jobs, validation };
   }, [client, pipelineId]);
   const [revalidated, setRevalidated] = useState<PipelineValidation>();
+  const [saved, setSaved] = useState<Pipeline>();
   const [validateError, setValidateError] = useState<string>();
 
   if (loaded.state === 'loading') return <Loading what="the pipeline" />;
   if (loaded.state === 'failed') return <ErrorState error={loaded.error} retry={loaded.reload} />;
-  const { pipeline, jobs } = loaded.value;
-  const validation = revalidated ?? loaded.value.validation;
+  const { jobs } = loaded.value;
+  const pipeline = saved ?? loaded.value.pipeline;
+  const validation = revalidated ?? (saved ? saved.validation : loaded.value.validation);
   const graph = buildGraph(pipeline.dag, validation);
   const wholeDagIssues = dagIssues(validation);
 
@@ -64,7 +67,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         <span role="status">
           {validation.valid
             ? `${validation.execution_order.length} execution levels, ${validation.warnings.length} warnings`
-            : `${validation.errors.length} validation errors: fix them in the pipeline's DAG (PUT /v2/pipelines/{id})`}
+            : `${validation.errors.length} validation errors: fix them in the DAG below and save`}
         </span>
         {validateError && <span role="alert">{validateError}</span>}
       </div>
@@ -76,6 +79,13 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </ul>
       )}
       <DagGraph nodes={graph.nodes} edges={graph.edges} label={`The DAG of pipeline ${pipeline.name}`} />
+      <DagEditor
+        pipeline={pipeline}
+        onSaved={(next) => {
+          setSaved(next);
+          setRevalidated(undefined);
+        }}
+      />
       <h2>Jobs</h2>
       {jobs.length === 0 ? (
         <Empty>
