@@ -7,7 +7,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', 'packages/sdk/src/generated/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/coverage/**',
+      'packages/sdk/src/generated/**',
+      // Written by the SDK's type-check test (gitignored).
+      'packages/sdk/typecheck/generated/**',
+    ],
   },
   js.configs.recommended,
   {
