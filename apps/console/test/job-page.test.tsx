@@ -36,7 +36,7 @@ describe('job page', () => {
       '2026-11-30T01:30:00.000Z',
     ]);
     expect(screen.getByText('Europe/Paris')).toBeTruthy();
-    expect(screen.getByText('This job has not run yet. Press “Trigger run” to start one.')).toBeTruthy();
+    expect(await screen.findByText('This job has not run yet. Press “Trigger run” to start one.')).toBeTruthy();
   });
 
   it('pauses and resumes the schedule', async () => {
@@ -80,5 +80,19 @@ describe('job page', () => {
     await screen.findByRole('heading', { level: 1, name: /run_1/ });
     expect(bodies).toEqual([{ parameters: { day: '2026-11-24' } }]);
     expect(window.location.pathname).toBe('/jobs/job_1/runs/run_1');
+  });
+
+  it('filters the runs by status on the server', async () => {
+    const { requests } = stubApi({
+      'GET /v2/jobs/:id': () => json(scheduled),
+      'GET /v2/jobs/:id/runs': (_req, url) =>
+        json(page(url.searchParams.get('status') === 'failed' ? [] : [runOf('succeeded', {})])),
+    });
+    openJob();
+    render(<App />);
+    expect(await screen.findByRole('link', { name: 'run_1' })).toBeTruthy();
+    await userEvent.selectOptions(screen.getByLabelText('Status'), 'failed');
+    expect(await screen.findByText('No failed runs among the latest. Choose “all” to see every run.')).toBeTruthy();
+    expect(requests.at(-1)!.url).toContain('status=failed');
   });
 });

@@ -46,7 +46,8 @@ describe('run page', () => {
     render(<App />);
     expect((await screen.findByTestId('run-status')).textContent).toBe('failed');
     expect(screen.getByRole('alert').textContent).toBe('Node big failed: relation "orders" does not exist');
-    const bigRow = await screen.findByRole('row', { name: /big/ });
+    const dagTable = await screen.findByRole('table', { name: 'Nodes by execution level' });
+    const bigRow = within(dagTable).getByRole('row', { name: /big/ });
     expect(within(bigRow).getByText('failed').className).toContain('state-failed');
     expect(bigRow.textContent).toContain('relation "orders" does not exist');
     expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
@@ -84,5 +85,59 @@ describe('run page', () => {
     expect((await screen.findByTestId('run-status')).textContent).toBe('canceled');
     expect(requests.some((r) => r.method === 'POST' && r.url.endsWith('/runs/run_1/cancel'))).toBe(true);
     expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
+  });
+
+  it('draws the nodes on a timeline with their rows, shows the LLM decision, and filters the log by node', async () => {
+    const done: Run = {
+      ...runOf('succeeded', { orders: 'succeeded', big: 'succeeded', out: 'succeeded' }),
+      finished_at: '2026-11-25T10:00:10.000Z',
+      duration_ms: 10_000,
+    };
+    const times = [
+      ['2026-11-25T10:00:00.000Z', '2026-11-25T10:00:02.000Z', 0, 120],
+      ['2026-11-25T10:00:02.000Z', '2026-11-25T10:00:07.000Z', 120, 30],
+      ['2026-11-25T10:00:07.000Z', '2026-11-25T10:00:10.000Z', 30, 30],
+    ] as const;
+    done.nodes.forEach((node, i) => {
+      const [started_at, finished_at, rows_in, rows_out] = times[i]!;
+      Object.assign(node, { started_at, finished_at, rows_in, rows_out });
+    });
+    Object.assign(done.nodes[1]!, {
+      type: 'decision',
+      output: { choice: 'big', reason: 'amounts above 100 dominate', confidence: 0.87 },
+    });
+    const { requests } = stubApi({
+      ...common,
+      'GET /v2/jobs/:id/runs/:run': () => json(done),
+      'GET /v2/jobs/:id/runs/:run/logs': (_req, url) =>
+        eventStream(url.searchParams.get('node_id') === 'out' ? [line(3, 'info', 'wrote 30 rows', 'out')] : []),
+    });
+    openRun();
+    render(<App />);
+    const timeline = await screen.findByRole('table', { name: /Node timeline: 10\.0 s/ });
+    const rows = within(timeline)
+      .getAllByRole('row')
+      .slice(1)
+      .map((row) => [
+        row.children[0]!.textContent,
+        row.children[3]!.textContent,
+        row.children[4]!.textContent,
+        row.children[5]!.textContent,
+      ]);
+    expect(rows).toEqual([
+      ['orders', '2.0 s', '0', '120'],
+      ['big', '5.0 s', '120', '30'],
+      ['out', '3.0 s', '30', '30'],
+    ]);
+    const bar = timeline.querySelector<HTMLElement>('[data-node-id="big"] .gantt-bar')!;
+    expect([bar.style.left, bar.style.width]).toEqual(['20.00%', '50.00%']);
+
+    const decisions = screen.getByRole('region', { name: 'Decisions' });
+    expect(decisions.textContent).toContain('chose big (confidence 87%)');
+    expect(decisions.textContent).toContain('amounts above 100 dominate');
+
+    await userEvent.selectOptions(screen.getByLabelText('Node'), 'out');
+    await screen.findByText('wrote 30 rows');
+    expect(requests.filter((r) => r.url.includes('/logs')).at(-1)!.url).toContain('node_id=out');
   });
 });

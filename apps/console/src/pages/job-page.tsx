@@ -4,31 +4,25 @@ import type { Job } from '@conduit/sdk';
 import { useState } from 'react';
 import { ScheduleFacts } from '../jobs/schedule-facts.js';
 import { TriggerForm } from '../jobs/trigger-form.js';
+import { RunList } from '../runs/run-list.js';
 import { Link, useNavigation } from '../routing/router.js';
 import { paths } from '../routing/routes.js';
 import { useSession } from '../session/session-context.js';
-import { Empty, ErrorState, Loading, describeError } from '../ui/states.js';
+import { ErrorState, Loading, describeError } from '../ui/states.js';
 import { useLoad } from '../ui/use-load.js';
-import { formatDuration, formatTime } from '../ui/format.js';
 
 export function JobPage({ jobId }: { jobId: string }) {
   const { client } = useSession();
   const { navigate } = useNavigation();
-  const loaded = useLoad(async () => {
-    const [job, runs] = await Promise.all([
-      client.jobs.get(jobId),
-      client.runs.list({ jobId, pageSize: 50 }).pages().next(),
-    ]);
-    return { job, runs: runs.value?.data ?? [] };
-  }, [client, jobId]);
+  const loaded = useLoad(() => client.jobs.get(jobId), [client, jobId]);
+  const [generation, setGeneration] = useState(0);
   const [job, setJob] = useState<Job>();
   const [pausing, setPausing] = useState(false);
   const [pauseError, setPauseError] = useState<string>();
 
   if (loaded.state === 'loading') return <Loading what="the job" />;
   if (loaded.state === 'failed') return <ErrorState error={loaded.error} retry={loaded.reload} />;
-  const { runs } = loaded.value;
-  const current = job ?? loaded.value.job;
+  const current = job ?? loaded.value;
 
   const togglePause = () => {
     setPausing(true);
@@ -52,7 +46,15 @@ export function JobPage({ jobId }: { jobId: string }) {
         <button type="button" className="secondary" onClick={togglePause} disabled={pausing}>
           {current.status === 'paused' ? 'Resume schedule' : 'Pause schedule'}
         </button>
-        <button type="button" className="secondary" onClick={loaded.reload}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setJob(undefined);
+            loaded.reload();
+            setGeneration((g) => g + 1);
+          }}
+        >
           Refresh
         </button>
         {pauseError && <span role="alert">{pauseError}</span>}
@@ -62,39 +64,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         defaults={current.parameters}
         onTriggered={(run) => navigate(paths.run(jobId, run.id))}
       />
-      <h2>Runs</h2>
-      {runs.length === 0 ? (
-        <Empty>
-          <p>This job has not run yet. Press “Trigger run” to start one.</p>
-        </Empty>
-      ) : (
-        <table className="runs">
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Status</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Queued</th>
-              <th scope="col">Duration</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.id}>
-                <th scope="row">
-                  <Link to={paths.run(jobId, run.id)}>{run.id}</Link>
-                </th>
-                <td>
-                  <span className={`badge state-${run.status}`}>{run.status}</span>
-                </td>
-                <td>{run.trigger}</td>
-                <td>{formatTime(run.queued_at)}</td>
-                <td>{formatDuration(run.duration_ms)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <RunList jobId={jobId} generation={generation} />
     </section>
   );
 }

@@ -1,10 +1,13 @@
-// A run: its DAG coloured by node state, the error on the node that failed, live logs, Cancel.
+// A run: its DAG coloured by node state, the error on the node that failed, decisions, a timeline of the nodes with
+// their rows, live logs, Cancel.
 import { isFinalRunStatus } from '@conduit/sdk';
 import { useState } from 'react';
 import { buildGraph } from '../dag/dag-model.js';
 import { DagGraph } from '../dag/dag-graph.js';
 import { Link } from '../routing/router.js';
 import { paths } from '../routing/routes.js';
+import { Decisions } from '../runs/decisions.js';
+import { NodeTimeline } from '../runs/node-timeline.js';
 import { RunLogs } from '../runs/run-logs.js';
 import { useLiveRun } from '../runs/use-live-run.js';
 import { useSession } from '../session/session-context.js';
@@ -85,7 +88,9 @@ export function RunPage({ jobId, runId }: { jobId: string; runId: string }) {
           label={`The DAG of run ${run.id}, coloured by node state`}
         />
       )}
-      <RunLogs client={client} jobId={jobId} runId={runId} />
+      <Decisions nodes={run.nodes} />
+      <NodeTimeline run={run} />
+      <RunLogs client={client} jobId={jobId} runId={runId} nodeIds={run.nodes.map((n) => n.id)} />
     </section>
   );
 }

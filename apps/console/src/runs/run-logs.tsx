@@ -1,5 +1,5 @@
 // A run's log, live over server-sent events (the SDK resumes a dropped stream by Last-Event-ID), filtered by level
-// on the server: a new filter opens a new stream from the first line.
+// and node on the server: a new filter opens a new stream from the first line.
 import type { ConduitClient, RunLogLine } from '@conduit/sdk';
 import { useEffect, useState } from 'react';
 import { describeError } from '../ui/states.js';
@@ -7,8 +7,20 @@ import { describeError } from '../ui/states.js';
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 type Level = (typeof LEVELS)[number];
 
-export function RunLogs({ client, jobId, runId }: { client: ConduitClient; jobId: string; runId: string }) {
+export function RunLogs({
+  client,
+  jobId,
+  runId,
+  nodeIds,
+}: {
+  client: ConduitClient;
+  jobId: string;
+  runId: string;
+  /** The run's nodes, for the node filter. */
+  nodeIds: readonly string[];
+}) {
   const [level, setLevel] = useState<Level | ''>('');
+  const [nodeId, setNodeId] = useState('');
   const [lines, setLines] = useState<RunLogLine[]>([]);
   const [stream, setStream] = useState<'live' | 'ended' | { error: string }>('live');
 
@@ -22,6 +34,7 @@ export function RunLogs({ client, jobId, runId }: { client: ConduitClient; jobId
           jobId,
           signal: abort.signal,
           ...(level ? { level } : {}),
+          ...(nodeId ? { nodeId } : {}),
         });
         for await (const line of live) setLines((seen) => [...seen, line]);
         setStream('ended');
@@ -30,7 +43,7 @@ export function RunLogs({ client, jobId, runId }: { client: ConduitClient; jobId
       }
     })();
     return () => abort.abort();
-  }, [client, jobId, runId, level]);
+  }, [client, jobId, runId, level, nodeId]);
 
   return (
     <section aria-labelledby="logs-title" className="logs">
@@ -43,6 +56,17 @@ export function RunLogs({ client, jobId, runId }: { client: ConduitClient; jobId
             {LEVELS.map((l) => (
               <option key={l} value={l}>
                 {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Node{' '}
+          <select value={nodeId} onChange={(e) => setNodeId(e.target.value)}>
+            <option value="">all</option>
+            {nodeIds.map((id) => (
+              <option key={id} value={id}>
+                {id}
               </option>
             ))}
           </select>
