@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { ConnectorPools } from '@conduit/connectors';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
-import { waitFor } from './support/wait-for.js';
+import { waitFor } from '@conduit/testing';
 
 const schema = uniqueSchema();
 const config = connectorConfig(schema);
@@ -96,11 +96,11 @@ describe('connection reuse', () => {
       pools,
       signal: controller.signal,
     });
-    await waitFor(running, 5000, 'the statement to start');
+    await waitFor(running, { what: 'the statement to start', timeoutMs: 5000 });
     controller.abort();
     const done = await run;
     expect(done.outcome.status).toBe('canceled');
     expect(nodeOf(done, 'slow').status).toBe('canceled');
-    await waitFor(async () => !(await running()), 5000, 'the server to stop the statement');
+    await waitFor(async () => !(await running()), { what: 'the server to stop the statement', timeoutMs: 5000 });
   });
 });

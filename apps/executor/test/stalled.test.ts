@@ -14,7 +14,7 @@ import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.
 import { DATABASE_URL, connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
 import { openQueues, reportsOf } from './support/queues.js';
 import { REDIS_URL, connectRedis, deleteKeys, testPrefix } from './support/redis.js';
-import { waitFor } from './support/wait-for.js';
+import { waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_stalled_test';
 const LOCK_MS = 1500;
@@ -90,8 +90,7 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
   await waitFor(
     async () =>
       (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
-    15_000,
-    'the child executor to start the run',
+    { what: 'the child executor to start the run', timeoutMs: 15_000 },
   );
   child.kill('SIGKILL');
 
@@ -102,8 +101,7 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
       end = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
       return end !== undefined;
     },
-    20_000,
-    'the run to finish on the second executor',
+    { what: 'the run to finish on the second executor', timeoutMs: 20_000 },
   );
   // Two claims granted: the dead executor's, then the survivor's once the dead one's lease (half the lock) lapsed.
   const granted = fencing.claims.filter((c) => c.answer.granted);
@@ -114,6 +112,6 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     [2, true, 2],
   ]);
   expect(end).toMatchObject({ status: 'succeeded', attempt: 2, epoch: 2 });
-  const { rows } = await db.query(`select count(*)::int as n from ${schema}.marks`);
-  expect(rows[0].n).toBe(1);
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${schema}.marks`);
+  expect(rows[0]?.n).toBe(1);
 });

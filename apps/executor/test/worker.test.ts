@@ -14,7 +14,7 @@ import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 import { logBatchesOf, openQueues, reportsOf } from './support/queues.js';
 import { connectRedis, deleteKeys, testPrefix } from './support/redis.js';
-import { waitFor } from './support/wait-for.js';
+import { waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_executor_test';
 const prefix = testPrefix();
@@ -52,8 +52,7 @@ const finished = async (runId: string): Promise<Extract<RunReport, { type: 'run.
       found = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
       return found !== undefined;
     },
-    20_000,
-    `run.finished of ${runId}`,
+    { what: `run.finished of ${runId}`, timeoutMs: 20_000 },
   );
   return found as Extract<RunReport, { type: 'run.finished' }>;
 };
@@ -149,8 +148,7 @@ it("claims the run, runs it, and reports node changes and finished with the clai
       lines = all.map((l) => `${l.node_id ?? '-'} ${l.level} ${l.message}`);
       return lines.some((l) => l.startsWith('- info run succeeded'));
     },
-    5000,
-    'the final log line',
+    { what: 'the final log line', timeoutMs: 5000 },
   );
   expect(lines).toContain('items info read 1000 rows');
   expect(lines).toContain('out info wrote 500 of 500 rows to items_copy (upsert)');
@@ -209,8 +207,7 @@ it('cancels a running run within a second of the cancel message', async () => {
   await waitFor(
     async () =>
       (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
-    10_000,
-    'nap running',
+    { what: 'nap running', timeoutMs: 10_000 },
   );
   const sentAt = Date.now();
   await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
@@ -218,10 +215,10 @@ it('cancels a running run within a second of the cancel message', async () => {
   expect(Date.parse(end.at) - sentAt).toBeLessThan(1000);
   expect(end).toMatchObject({ status: 'canceled', error: null });
   expect(end.nodes[0]).toMatchObject({ id: 'nap', status: 'canceled' });
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ n: number }>(
     `select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(30)'`,
   );
-  expect(rows[0].n).toBe(0);
+  expect(rows[0]?.n).toBe(0);
 });
 
 it('hands active runs back to the queue when draining outlasts the grace period', async () => {
@@ -231,13 +228,16 @@ it('hands active runs back to the queue when draining outlasts the grace period'
     edges: [],
   };
   await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-  await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be active');
+  await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
   await runtime.stop(300);
   expect(['wait', 'waiting']).toContain(await queues.runs.getJobState(runId));
   expect((await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
   // Another executor takes it from there; cancel it so the suite ends quickly.
   runtime = await startExecutor(prefix);
-  await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be taken again');
+  await waitFor(async () => runtime.activeRuns.includes(runId), {
+    what: 'the run to be taken again',
+    timeoutMs: 10_000,
+  });
   await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
   const end = await finished(runId);
   // The draining executor released its lease: the next one claimed the run at once, as attempt 2.
@@ -259,13 +259,16 @@ describe('fencing (issue 16)', () => {
       edges: [],
     };
     await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-    await waitFor(async () => (await queues.runs.getJobState(runId)) === 'completed', 10_000, 'the job completed');
+    await waitFor(async () => (await queues.runs.getJobState(runId)) === 'completed', {
+      what: 'the job completed',
+      timeoutMs: 10_000,
+    });
     expect(fencing.claims.filter((c) => c.run_id === runId).map((c) => c.answer)).toEqual([
       { granted: false, reason: 'finished', status: 'failed', retry_in_ms: null },
     ]);
     expect(await reportsOf(queues.reports, runId)).toEqual([]);
-    const { rows } = await db.query(`select count(*)::int as n from ${schema}.items_copy where id = -1`);
-    expect(rows[0].n).toBe(0);
+    const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${schema}.items_copy where id = -1`);
+    expect(rows[0]?.n).toBe(0);
   });
 
   it('stops a run at once, with no final report, when the scheduler refuses its lease', async () => {
@@ -282,12 +285,12 @@ describe('fencing (issue 16)', () => {
       edges: [{ from: 'nap', to: 'after' }],
     };
     await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-    await waitFor(async () => runtime.activeRuns.includes(runId), 10_000, 'the run to be active');
+    await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
     // The reaper (or a takeover) moved the run's epoch on.
     const run = fencing.runs.get(runId)!;
     run.epoch += 1;
     const movedAt = Date.now();
-    await waitFor(async () => !runtime.activeRuns.includes(runId), 5000, 'the run to stop');
+    await waitFor(async () => !runtime.activeRuns.includes(runId), { what: 'the run to stop', timeoutMs: 5000 });
     // Renewals come every third of the lease (1 s here): stopped within about one of them.
     expect(Date.now() - movedAt).toBeLessThan(1500);
     expect(fencing.renewals.filter((r) => r.run_id === runId).at(-1)).toEqual({

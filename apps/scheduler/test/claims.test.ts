@@ -10,7 +10,8 @@ import { RunReaper } from '../src/reaper/run-reaper.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { waitFor } from '@conduit/testing';
+import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 // Fencing (issue 16): the claim's compare-and-set, renewals, the report epoch check and the reaper's respect of a
 // live lease, against the real PostgreSQL and Redis through the scheduler's own RPC.
@@ -59,7 +60,7 @@ async function triggered(t: string): Promise<Run> {
     body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow' },
   });
   const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-  await waitFor('the command enqueued', () => runsQueue.getJob(run.id));
+  await waitFor(() => runsQueue.getJob(run.id), { what: 'the command enqueued' });
   return run;
 }
 
@@ -70,10 +71,10 @@ const renew = (t: string, run: Run, epoch: number, leaseMs = 60_000) =>
 const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
 const eventTypes = async (runId: string) =>
   (
-    (await ds.query(
+    await ds.query<{ type: string }[]>(
       `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`,
       [runId],
-    )) as { type: string }[]
+    )
   ).map((r) => r.type);
 const node = (id: string, status: 'running' | 'succeeded', attempts = 1) => ({
   id,
@@ -126,19 +127,16 @@ describe('claiming a run', () => {
     const again = await claim(t, run, 'exec-a', 1, 500);
     expect(again).toMatchObject({ granted: true, epoch: 2 });
     await sendNode(t, run, 2, node('orders', 'succeeded'));
-    await waitFor(
-      'the node recorded',
-      async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded',
-    );
+    await waitFor(async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded', {
+      what: 'the node recorded',
+    });
 
     await waitFor(
-      'the lease to lapse and the takeover to be granted',
       async () => {
         const c = await claim(t, run, 'exec-b', 2, 60_000);
         return c.granted ? c : undefined;
       },
-      5000,
-      100,
+      { what: 'the lease to lapse and the takeover to be granted', timeoutMs: 5000, intervalMs: 100 },
     ).then((c) => {
       expect(c).toMatchObject({ granted: true, epoch: 3 });
       expect(c.granted && c.nodes.find((n) => n.id === 'orders')).toMatchObject({
@@ -174,22 +172,21 @@ describe('claiming a run', () => {
     const t = newTenant();
     const run = await triggered(t);
     await claim(t, run, 'exec-a', 1, 500);
-    await waitFor('the takeover', async () => (await claim(t, run, 'exec-b', 2, 60_000)).granted);
+    await waitFor(async () => (await claim(t, run, 'exec-b', 2, 60_000)).granted, { what: 'the takeover' });
     expect(await renew(t, run, 1)).toEqual({ renewed: false });
     expect(await renew(t, run, 2)).toEqual({ renewed: true });
 
     // Same attempt number on both sides: only the epoch tells them apart.
     await sendNode(t, run, 1, node('orders', 'succeeded'), 2);
     await sendNode(t, run, 2, node('orders', 'running', 2), 2);
-    await waitFor(
-      "the current epoch's node report applied",
-      async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running',
-    );
+    await waitFor(async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running', {
+      what: "the current epoch's node report applied",
+    });
     // The old epoch's report was taken first (queue order) and refused: the node never showed as succeeded.
     const { rows } = {
-      rows: (await ds.query(`SELECT nodes FROM runs WHERE id = $1`, [run.id])) as {
-        nodes: { id: string; attempts: number }[];
-      }[],
+      rows: await ds.query<{ nodes: { id: string; attempts: number }[] }[]>(`SELECT nodes FROM runs WHERE id = $1`, [
+        run.id,
+      ]),
     };
     expect(rows[0]!.nodes.find((n) => n.id === 'orders')).toMatchObject({ attempts: 2 });
   });
@@ -206,7 +203,7 @@ describe('claiming a run', () => {
       status: 'canceled',
       retry_in_ms: null,
     });
-    const [row] = (await ds.query(`SELECT epoch FROM runs WHERE id = $1`, [run.id])) as { epoch: number }[];
+    const [row] = await ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
     expect(row!.epoch).toBe(2);
     // A queued run canceled before any claim is refused too: it never runs.
     const queued = await triggered(t);
@@ -238,14 +235,13 @@ describe('the reaper and the lease', () => {
     await runsQueue.remove(run.id);
     await new Promise((r) => setTimeout(r, SILENCE_MS + 100));
     expect((await reaper.sweep())?.failed).not.toContain(run.id);
-    await waitFor(
-      'the lease to lapse and the reaper to fail the run',
-      async () => (await reaper.sweep())?.failed.includes(run.id),
-      5000,
-      200,
-    );
+    await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), {
+      what: 'the lease to lapse and the reaper to fail the run',
+      timeoutMs: 5000,
+      intervalMs: 200,
+    });
     expect(await getRun(t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
-    const [row] = (await ds.query(`SELECT epoch FROM runs WHERE id = $1`, [run.id])) as { epoch: number }[];
+    const [row] = await ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
     expect(row!.epoch).toBe(2);
     // The executor that comes back can neither renew, nor report, nor claim again.
     expect(await renew(t, run, 1)).toEqual({ renewed: false });

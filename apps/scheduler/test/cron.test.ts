@@ -14,7 +14,8 @@ import { RunStateMachine, type NewRun } from '../src/runs/run-state-machine.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { waitFor } from '@conduit/testing';
+import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 const prefix = testPrefix();
 const schema = newSchemaName();
@@ -63,9 +64,11 @@ async function runsOf(t: string, job: Job): Promise<Run[]> {
 }
 
 async function tickIds(jobId: string): Promise<string[]> {
-  const rows = (await ds.query(`SELECT tick_id FROM runs WHERE job_id = $1 ORDER BY tick_id`, [jobId])) as {
-    tick_id: string;
-  }[];
+  const rows = await ds.query<
+    {
+      tick_id: string;
+    }[]
+  >(`SELECT tick_id FROM runs WHERE job_id = $1 ORDER BY tick_id`, [jobId]);
   return rows.map((r) => r.tick_id);
 }
 
@@ -88,7 +91,7 @@ describe('cron schedules fired by the schedule clock', () => {
   it("keeps each scheduled job's next fire, the one cron-parser gives in the job time zone", async () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '*/5 * * * *', timezone: 'Asia/Kolkata' });
-    const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id])) as { next_fire_at: Date }[];
+    const [row] = await ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id]);
     const expected = nextFireTime('*/5 * * * *', 'Asia/Kolkata', new Date(Date.now() - 1000))!;
     expect(row!.next_fire_at.toISOString()).toBe(expected.toISOString());
     expect(job.next_run_at).toBe(expected.toISOString());
@@ -104,10 +107,12 @@ describe('cron schedules fired by the schedule clock', () => {
     await ticks.upsertJobScheduler('job_stale', { pattern: '0 6 * * *' }, { name: 'tick', data: {} });
 
     await one.app.get(JobSchedules).reconcile();
-    const rows = (await ds.query(`SELECT id, next_fire_at FROM jobs WHERE id = ANY($1)`, [[missing.id, due.id]])) as {
-      id: string;
-      next_fire_at: Date;
-    }[];
+    const rows = await ds.query<
+      {
+        id: string;
+        next_fire_at: Date;
+      }[]
+    >(`SELECT id, next_fire_at FROM jobs WHERE id = ANY($1)`, [[missing.id, due.id]]);
     const next = new Map(rows.map((r) => [r.id, r.next_fire_at.toISOString()]));
     expect(next.get(missing.id)).toBe(nextFireTime('0 5 * * *', 'UTC', new Date())!.toISOString());
     expect(next.get(due.id)).toBe(dueAt.toISOString());
@@ -126,10 +131,13 @@ describe('cron schedules fired by the schedule clock', () => {
     expect(await runsOf(t, job)).toHaveLength(0);
     const backAt = Date.now();
     clock.start();
-    const [run] = await waitFor('the missed fire made', async () => {
-      const runs = await runsOf(t, job);
-      return runs.length > 0 ? runs : undefined;
-    });
+    const [run] = await waitFor(
+      async () => {
+        const runs = await runsOf(t, job);
+        return runs.length > 0 ? runs : undefined;
+      },
+      { what: 'the missed fire made' },
+    );
     expect(run).toMatchObject({ trigger: 'schedule', status: 'queued' });
     await unschedule(job);
     const ids = await tickIds(job.id);
@@ -145,13 +153,17 @@ describe('cron schedules fired by the schedule clock', () => {
     const dueAt = new Date(Date.now() - 60_000);
     await ds.query(`UPDATE jobs SET schedule = '0 0 1 1 *', next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
     // Asked on two passes: the first outage rolled its batch back rather than skipping the fire.
-    await waitFor('the fire tried again', async () => (store.asked.get(job.pipeline_id) ?? 0) >= 2, 10_000, 50);
+    await waitFor(async () => (store.asked.get(job.pipeline_id) ?? 0) >= 2, {
+      what: 'the fire tried again',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
     expect(await runsOf(t, job)).toHaveLength(0);
-    const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id])) as { next_fire_at: Date }[];
+    const [row] = await ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id]);
     expect(row!.next_fire_at.toISOString()).toBe(dueAt.toISOString());
 
     store.unavailable.delete(job.pipeline_id);
-    await waitFor('the kept fire made', async () => (await runsOf(t, job)).length > 0 || undefined);
+    await waitFor(async () => (await runsOf(t, job)).length > 0 || undefined, { what: 'the kept fire made' });
     expect(await tickIds(job.id)).toEqual([`repeat:${job.id}:${dueAt.getTime()}`]);
     await unschedule(job);
   }, 30_000);
@@ -170,7 +182,7 @@ describe('cron schedules fired by the schedule clock', () => {
       };
     }
     await fastSchedule(job, '* * * * * *');
-    await waitFor('five fires', async () => (await runsOf(t, job)).length >= 5, 15_000);
+    await waitFor(async () => (await runsOf(t, job)).length >= 5, { what: 'five fires', timeoutMs: 15_000 });
     await unschedule(job);
     await new Promise((r) => setTimeout(r, 1500)); // a batch taken just before finishes
     const ids = await tickIds(job.id);
@@ -205,28 +217,27 @@ describe('cron schedules fired by the schedule clock', () => {
       policies[policy] = job;
     }
     await waitFor(
-      'every copy fired',
       async () => {
-        const [row] = (await ds.query(
+        const [row] = await ds.query<{ n: number }[]>(
           `SELECT count(*)::int AS n FROM runs WHERE job_id LIKE $1 AND trigger = 'schedule'`,
           [`${template.id}\\_%`],
-        )) as { n: number }[];
+        );
         return row!.n >= count;
       },
-      20_000,
+      { what: 'every copy fired', timeoutMs: 20_000 },
     );
-    const [copies] = (await ds.query(
+    const [copies] = await ds.query<{ runs: number; jobs: number; at_due: number }[]>(
       `SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS jobs, count(*) FILTER (WHERE tick_id = 'repeat:' || job_id || ':' || $2)::int AS at_due
          FROM runs WHERE job_id LIKE $1`,
       [`${template.id}\\_%`, String(dueAt.getTime())],
-    )) as { runs: number; jobs: number; at_due: number }[];
+    );
     expect(copies).toEqual({ runs: count, jobs: count, at_due: count });
-    const [left] = (await ds.query(`SELECT count(*)::int AS n FROM jobs WHERE id LIKE $1 AND next_fire_at <= $2`, [
-      `${template.id}\\_%`,
-      dueAt,
-    ])) as { n: number }[];
+    const [left] = await ds.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM jobs WHERE id LIKE $1 AND next_fire_at <= $2`,
+      [`${template.id}\\_%`, dueAt],
+    );
     expect(left!.n).toBe(0);
-    await waitFor('the policies applied', async () => (await runsOf(t, policies['replace']!)).length === 2);
+    await waitFor(async () => (await runsOf(t, policies['replace']!)).length === 2, { what: 'the policies applied' });
     const statuses = async (job: Job) => (await runsOf(t, job)).map((r) => `${r.trigger}:${r.status}`).sort();
     expect(await statuses(policies['forbid']!)).toEqual(['manual:queued']);
     expect(await statuses(policies['allow']!)).toEqual(['manual:queued', 'schedule:queued']);
@@ -247,13 +258,11 @@ describe('cron schedules fired by the schedule clock', () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '* * * * *' });
     const [run] = await waitFor(
-      'a scheduled run',
       async () => {
         const runs = await runsOf(t, job);
         return runs.length > 0 ? runs : undefined;
       },
-      70_000,
-      500,
+      { what: 'a scheduled run', timeoutMs: 70_000, intervalMs: 500 },
     );
     expect(run).toMatchObject({ trigger: 'schedule', job_id: job.id });
     const job2 = await caller.ok<Job>(t, 'scheduler.jobs.get', { id: job.id });

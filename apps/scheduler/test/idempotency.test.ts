@@ -9,7 +9,8 @@ import { requestStreamKey, rpcCall } from '@conduit/rpc-streams';
 import { dropSchema, newSchemaName, newTenant, openSchema, rpcCtx } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { waitFor } from '@conduit/testing';
+import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 // Issue 16: Trigger Run and Create Job keep the client's Idempotency-Key on the row, and work whose caller has
 // given up is not committed. Over the real transport, on the real PostgreSQL and Redis.
@@ -69,13 +70,16 @@ async function runsOf(jobId: string): Promise<{ id: string; idempotency_key: str
 
 /** Until the scheduler has finished every request it took (acked its stream entries): a handler's work is over. */
 async function schedulerIdle(): Promise<void> {
-  await waitFor('the scheduler to finish its requests', async () => {
-    const [pending] = (await redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [
-      number,
-      ...unknown[],
-    ];
-    return pending === 0;
-  });
+  await waitFor(
+    async () => {
+      const [pending] = (await redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [
+        number,
+        ...unknown[],
+      ];
+      return pending === 0;
+    },
+    { what: 'the scheduler to finish its requests' },
+  );
 }
 
 describe('Idempotency-Key on the scheduler', () => {

@@ -9,7 +9,8 @@ import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { waitFor } from '@conduit/testing';
+import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 const prefix = testPrefix();
 const schema = newSchemaName();
@@ -33,9 +34,11 @@ beforeAll(async () => {
 
 /** The job's stored next fire (ISO), null when it has none, undefined when the job is gone. */
 async function nextFireAt(jobId: string): Promise<string | null | undefined> {
-  const [row] = (await ds.query(`SELECT next_fire_at FROM jobs WHERE id = $1`, [jobId])) as {
-    next_fire_at: Date | null;
-  }[];
+  const [row] = await ds.query<
+    {
+      next_fire_at: Date | null;
+    }[]
+  >(`SELECT next_fire_at FROM jobs WHERE id = $1`, [jobId]);
   return row ? (row.next_fire_at?.toISOString() ?? null) : undefined;
 }
 
@@ -237,19 +240,20 @@ describe('jobs over RPC', () => {
       body: { name: 'doomed', pipeline_id: store.add(t).id, concurrency_policy: 'allow' },
     });
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    await waitFor('the run command enqueued', () => runsQueue.getJob(run.id));
+    await waitFor(() => runsQueue.getJob(run.id), { what: 'the run command enqueued' });
     await caller.ok(t, 'scheduler.jobs.delete', { id: job.id });
     // The canceled run's queue job is gone before any executor took it.
-    await waitFor('the queue job removed', async () => (await runsQueue.getJob(run.id)) === undefined);
-    const [row] = (await ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 ORDER BY id`, [
-      run.id,
-    ])) as { type: string | null }[];
+    await waitFor(async () => (await runsQueue.getJob(run.id)) === undefined, { what: 'the queue job removed' });
+    const [row] = await ds.query<{ type: string | null }[]>(
+      `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 ORDER BY id`,
+      [run.id],
+    );
     expect(row).toBeDefined();
     const types = (
-      (await ds.query(
+      await ds.query<{ type: string }[]>(
         `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`,
         [run.id],
-      )) as { type: string }[]
+      )
     ).map((r) => r.type);
     expect(types).toEqual(['run.queued', 'run.canceled']);
   });

@@ -10,7 +10,8 @@ import { RunReaper } from '../src/reaper/run-reaper.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { waitFor } from '@conduit/testing';
+import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 const prefix = testPrefix();
 const schema = newSchemaName();
@@ -58,7 +59,7 @@ async function triggered(t: string): Promise<Run> {
     body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id },
   });
   const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-  await waitFor('the command enqueued', () => runsQueue.getJob(run.id));
+  await waitFor(() => runsQueue.getJob(run.id), { what: 'the command enqueued' });
   return run;
 }
 
@@ -73,7 +74,7 @@ describe('the reaper', () => {
     await silence();
     const first = await reaper.sweep();
     expect(first?.requeued).toContain(run.id);
-    await waitFor('the command enqueued again', () => runsQueue.getJob(run.id));
+    await waitFor(() => runsQueue.getJob(run.id), { what: 'the command enqueued again' });
     expect((await getRun(t, run)).status).toBe('queued');
 
     await runsQueue.remove(run.id);
@@ -108,7 +109,7 @@ describe('the reaper', () => {
       at: new Date().toISOString(),
       executor_id: 'gone',
     });
-    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
     await runsQueue.remove(run.id);
     // Not yet silent long enough: nothing happens.
     expect((await reaper.sweep())?.failed).not.toContain(run.id);
@@ -139,9 +140,9 @@ describe('the reaper', () => {
         stalledInterval: 600_000,
       },
     );
-    await waitFor('the executor took the job', async () =>
-      (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'),
-    );
+    await waitFor(async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'), {
+      what: 'the executor took the job',
+    });
     await reportsQueue.add('run.started', {
       type: 'run.started',
       event_id: newId('event'),
@@ -152,10 +153,10 @@ describe('the reaper', () => {
       at: new Date().toISOString(),
       executor_id: 'dying',
     });
-    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
     try {
       await silence();
-      await waitFor('the lock expired', async () => (await reaper.sweep())?.failed.includes(run.id));
+      await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), { what: 'the lock expired' });
       const failed = await getRun(t, run);
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
       expect(failed.error?.message).toContain('no executor holds it any more');
@@ -177,15 +178,21 @@ describe('the reaper', () => {
       { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, prefix: bullPrefix(prefix) },
     );
     try {
-      const a = await waitFor('the crashing run failed', async () => {
-        const r = await getRun(t, crashing);
-        return r.status === 'failed' ? r : undefined;
-      });
+      const a = await waitFor(
+        async () => {
+          const r = await getRun(t, crashing);
+          return r.status === 'failed' ? r : undefined;
+        },
+        { what: 'the crashing run failed' },
+      );
       expect(a.error).toEqual({ code: 'executor_failed', message: 'the executor failed the run: out of memory' });
-      const b = await waitFor('the stalled run failed', async () => {
-        const r = await getRun(t, stalled);
-        return r.status === 'failed' ? r : undefined;
-      });
+      const b = await waitFor(
+        async () => {
+          const r = await getRun(t, stalled);
+          return r.status === 'failed' ? r : undefined;
+        },
+        { what: 'the stalled run failed' },
+      );
       expect(b.error?.code).toBe('executor_lost');
       expect(b.error?.message).toContain('the executor running it stopped responding');
     } finally {

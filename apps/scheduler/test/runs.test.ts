@@ -18,7 +18,8 @@ import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, waitFor, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { waitFor } from '@conduit/testing';
+import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 const prefix = testPrefix();
 const schema = newSchemaName();
@@ -120,7 +121,7 @@ describe('Trigger Run', () => {
       ['to_dw', 'pending'],
     ]);
 
-    const queued = await waitFor('the run command on the runs queue', () => runsQueue.getJob(run.id));
+    const queued = await waitFor(() => runsQueue.getJob(run.id), { what: 'the run command on the runs queue' });
     const command = runCommandSchema.parse(queued.data);
     expect(command).toMatchObject({
       run_id: run.id,
@@ -132,10 +133,10 @@ describe('Trigger Run', () => {
     expect((command.dag as { nodes: unknown[] }).nodes).toHaveLength(2);
     expect(queued.opts.removeOnComplete).toBeDefined();
     await waitFor(
-      'run.queued on both event queues',
       async () =>
         (await eventsOf(monitoringQueue, run.id)).includes('run.queued') &&
         (await eventsOf(webhooksQueue, run.id)).includes('run.queued'),
+      { what: 'run.queued on both event queues' },
     );
 
     const page = await caller.ok<Page<Run>>(t, 'scheduler.runs.list', { job_id: job.id, query: { limit: 10 } });
@@ -165,7 +166,7 @@ describe('Trigger Run', () => {
     const t = newTenant();
     const job = await newJob(t, { concurrency_policy: 'replace' });
     const first = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    await waitFor('the first command enqueued', () => runsQueue.getJob(first.id));
+    await waitFor(() => runsQueue.getJob(first.id), { what: 'the first command enqueued' });
     const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     expect(second.status).toBe('queued');
     const old = await getRun(t, first);
@@ -173,10 +174,9 @@ describe('Trigger Run', () => {
     expect(old.finished_at).not.toBeNull();
     expect(old.nodes.every((n) => n.status === 'canceled')).toBe(true);
     // The waiting queue job of the replaced run is gone: no executor will take it.
-    await waitFor(
-      'the replaced run removed from the queue',
-      async () => (await runsQueue.getJob(first.id)) === undefined,
-    );
+    await waitFor(async () => (await runsQueue.getJob(first.id)) === undefined, {
+      what: 'the replaced run removed from the queue',
+    });
   });
 
   it('answers pipeline_invalid for a pipeline that does not validate, naming its errors', async () => {
@@ -228,7 +228,7 @@ describe('the run state machine, fed by executor reports', () => {
     const base = { run_id: run.id, tenant_id: t, attempt: 1 };
 
     const started = await report({ ...base, type: 'run.started', executor_id: 'exec-1' });
-    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
     // The same report again (same event id) changes nothing.
     await report({ ...base, type: 'run.started', executor_id: 'exec-1', event_id: started });
 
@@ -245,10 +245,9 @@ describe('the run state machine, fed by executor reports', () => {
       error: null,
     };
     await report({ ...base, type: 'run.node', node });
-    await waitFor(
-      'the node running',
-      async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running',
-    );
+    await waitFor(async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running', {
+      what: 'the node running',
+    });
 
     const done = (id: string) => ({
       id,
@@ -270,10 +269,13 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 10, rows_written: 10 },
       nodes: [done('orders'), done('to_dw')],
     });
-    const finished = await waitFor('succeeded', async () => {
-      const r = await getRun(t, run);
-      return r.status === 'succeeded' ? r : undefined;
-    });
+    const finished = await waitFor(
+      async () => {
+        const r = await getRun(t, run);
+        return r.status === 'succeeded' ? r : undefined;
+      },
+      { what: 'succeeded' },
+    );
     expect(finished.stats).toEqual({ rows_read: 10, rows_written: 10 });
     expect(finished.duration_ms).toBeGreaterThanOrEqual(0);
     expect(finished.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded']);
@@ -287,13 +289,14 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 0, rows_written: 0 },
       nodes: [],
     });
-    await waitFor('events published', async () => (await eventsOf(monitoringQueue, run.id)).length >= 3);
+    await waitFor(async () => (await eventsOf(monitoringQueue, run.id)).length >= 3, { what: 'events published' });
     // Give the stale report its chance to be (wrongly) applied before checking it was not.
-    await waitFor(
-      'the stale report consumed',
-      async () => (await reportsQueue.getJobCounts('waiting', 'active')).waiting === 0,
-    );
-    await waitFor('the stale report finished', async () => (await reportsQueue.getJobCounts('active')).active === 0);
+    await waitFor(async () => (await reportsQueue.getJobCounts('waiting', 'active')).waiting === 0, {
+      what: 'the stale report consumed',
+    });
+    await waitFor(async () => (await reportsQueue.getJobCounts('active')).active === 0, {
+      what: 'the stale report finished',
+    });
     expect((await getRun(t, run)).status).toBe('succeeded');
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
     expect(await eventsOf(webhooksQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
@@ -325,15 +328,21 @@ describe('the run state machine, fed by executor reports', () => {
     burst.push({ ...burst[3]! }); // a duplicate: n1 running again, with the same event id
     // Added at once, so the worker takes many together and applies them in batches.
     await reportsQueue.addBulk(burst.map((r, i) => ({ name: r.type, data: r, opts: { jobId: `${r.event_id}-${i}` } })));
-    const nodesDone = await waitFor('every node succeeded', async () => {
-      const r = await getRun(t, run);
-      return r.nodes.filter((n) => n.id.startsWith('n') && n.status === 'succeeded').length === 40 ? r : undefined;
-    });
+    const nodesDone = await waitFor(
+      async () => {
+        const r = await getRun(t, run);
+        return r.nodes.filter((n) => n.id.startsWith('n') && n.status === 'succeeded').length === 40 ? r : undefined;
+      },
+      { what: 'every node succeeded' },
+    );
     expect(nodesDone.status).toBe('running');
-    await waitFor('the burst consumed', async () => {
-      const counts = await reportsQueue.getJobCounts('waiting', 'active');
-      return counts.waiting === 0 && counts.active === 0;
-    });
+    await waitFor(
+      async () => {
+        const counts = await reportsQueue.getJobCounts('waiting', 'active');
+        return counts.waiting === 0 && counts.active === 0;
+      },
+      { what: 'the burst consumed' },
+    );
     const settled = await getRun(t, run);
     expect(settled.nodes.filter((n) => n.id.startsWith('n')).map((n) => [n.id, n.status, n.rows_out])).toEqual(
       Array.from({ length: 40 }, (_, i) => [`n${i}`, 'succeeded', i]),
@@ -347,8 +356,8 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 1, rows_written: 0 },
       nodes: settled.nodes,
     });
-    await waitFor('succeeded', async () => (await getRun(t, run)).status === 'succeeded');
-    await waitFor('events published', async () => (await eventsOf(monitoringQueue, run.id)).length >= 3);
+    await waitFor(async () => (await getRun(t, run)).status === 'succeeded', { what: 'succeeded' });
+    await waitFor(async () => (await eventsOf(monitoringQueue, run.id)).length >= 3, { what: 'events published' });
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
 
@@ -380,12 +389,15 @@ describe('the run state machine, fed by executor reports', () => {
     await report({ ...base, type: 'run.node', node: node('orders', 'succeeded', { columns }) });
     // An executor older than the field sends no columns: the node is answered with null.
     await report({ ...base, type: 'run.node', node: node('to_dw', 'running', {}) });
-    const reported = await waitFor('the nodes reported', async () => {
-      const r = await getRun(t, run);
-      return r.nodes.find((n) => n.id === 'to_dw')?.status === 'running' && r.nodes[0]?.status === 'succeeded'
-        ? r
-        : undefined;
-    });
+    const reported = await waitFor(
+      async () => {
+        const r = await getRun(t, run);
+        return r.nodes.find((n) => n.id === 'to_dw')?.status === 'running' && r.nodes[0]?.status === 'succeeded'
+          ? r
+          : undefined;
+      },
+      { what: 'the nodes reported' },
+    );
     expect(reported.nodes.map((n) => [n.id, n.columns])).toEqual([
       ['orders', columns],
       ['to_dw', null],
@@ -418,10 +430,13 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 2, rows_written: 2 },
       nodes: [node('orders', 'succeeded', {}), node('to_dw', 'succeeded', { columns: wrote })],
     });
-    const finished = await waitFor('succeeded', async () => {
-      const r = await getRun(t, run);
-      return r.status === 'succeeded' ? r : undefined;
-    });
+    const finished = await waitFor(
+      async () => {
+        const r = await getRun(t, run);
+        return r.status === 'succeeded' ? r : undefined;
+      },
+      { what: 'succeeded' },
+    );
     expect(finished.nodes.map((n) => [n.id, n.columns])).toEqual([
       ['orders', columns],
       ['to_dw', wrote],
@@ -435,10 +450,13 @@ describe('the run state machine, fed by executor reports', () => {
     const job = await newJob(t);
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     await report({ run_id: run.id, tenant_id: t, attempt: 2, type: 'run.started', executor_id: 'exec-2' });
-    await waitFor('attempt 2 running', async () => {
-      const r = await getRun(t, run);
-      return r.status === 'running' && r.attempt === 2;
-    });
+    await waitFor(
+      async () => {
+        const r = await getRun(t, run);
+        return r.status === 'running' && r.attempt === 2;
+      },
+      { what: 'attempt 2 running' },
+    );
     await report({
       run_id: run.id,
       tenant_id: t,
@@ -459,10 +477,13 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 1, rows_written: 0 },
       nodes: [],
     });
-    const failed = await waitFor('failed', async () => {
-      const r = await getRun(t, run);
-      return r.status === 'failed' ? r : undefined;
-    });
+    const failed = await waitFor(
+      async () => {
+        const r = await getRun(t, run);
+        return r.status === 'failed' ? r : undefined;
+      },
+      { what: 'failed' },
+    );
     expect(failed.error).toEqual({ message: 'boom', node_id: 'to_dw' });
   });
 });
@@ -473,7 +494,7 @@ describe('Cancel', () => {
     const job = await newJob(t);
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     await report({ run_id: run.id, tenant_id: t, attempt: 1, type: 'run.started', executor_id: 'exec-1' });
-    await waitFor('running', async () => (await getRun(t, run)).status === 'running');
+    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
 
     const sub = new Redis(REDIS_URL);
     const heard: string[] = [];
@@ -484,7 +505,7 @@ describe('Cancel', () => {
       expect(canceled.status).toBe('canceled');
       expect(canceled.finished_at).not.toBeNull();
       expect(canceled.nodes.every((n) => n.status === 'canceled')).toBe(true);
-      await waitFor('the cancel message', async () => heard.includes(JSON.stringify({ run_id: run.id })));
+      await waitFor(async () => heard.includes(JSON.stringify({ run_id: run.id })), { what: 'the cancel message' });
     } finally {
       sub.disconnect();
     }
@@ -494,8 +515,8 @@ describe('Cancel', () => {
     });
     // The slot is free: forbid lets a new run in.
     await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    await waitFor('run.canceled announced', async () =>
-      (await eventsOf(monitoringQueue, run.id)).includes('run.canceled'),
-    );
+    await waitFor(async () => (await eventsOf(monitoringQueue, run.id)).includes('run.canceled'), {
+      what: 'run.canceled announced',
+    });
   });
 });
