@@ -7,7 +7,8 @@ import { newId } from '@conduit/service-kit';
 import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
-import { MonitoringCaller, startMonitoring, waitFor, type MonitoringUnderTest } from './support/monitoring-app.js';
+import { waitFor } from '@conduit/testing';
+import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './support/monitoring-app.js';
 import { newRun, runEvent } from './support/run-events.js';
 
 const prefix = testPrefix();
@@ -43,10 +44,13 @@ afterAll(async () => {
 /** Publishes events as the scheduler's relay does (job id = event id) and waits until each is processed. */
 async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
   for (const e of events) await eventsQueue.add(e.type, e, { jobId: e.event_id });
-  await waitFor(`${events.length} events processed`, async () => {
-    const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
-    return states.every((s) => s === 'completed');
-  });
+  await waitFor(
+    async () => {
+      const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
+      return states.every((s) => s === 'completed');
+    },
+    { what: `${events.length} events processed` },
+  );
 }
 
 async function factOf(runId: string): Promise<Record<string, unknown> | undefined> {
@@ -102,9 +106,9 @@ describe('run facts', () => {
     await publish(runEvent(t, run, 'running', { attempt: 2 }));
     const redelivered = { ...succeeded };
     await eventsQueue.add(redelivered.type, redelivered, { jobId: `${redelivered.event_id}-again` });
-    await waitFor('redelivery processed', async () =>
-      (await eventsQueue.getJob(`${redelivered.event_id}-again`))?.isCompleted(),
-    );
+    await waitFor(async () => (await eventsQueue.getJob(`${redelivered.event_id}-again`))?.isCompleted(), {
+      what: 'redelivery processed',
+    });
     expect(await factOf(run.id)).toMatchObject({ status: 'succeeded', attempt: 1 });
     expect(await runsCounted('succeeded')).toBe(succeededBefore + 1);
   });
@@ -159,10 +163,13 @@ describe('alerts', () => {
     expect(resolved.resolved_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     // The events went out through the outbox, to events.webhooks, with the event id as the job id.
-    const events = await waitFor('alert events published', async () => {
-      const found = await alertEventsFor(alert!.id);
-      return found.length === 2 ? found : undefined;
-    });
+    const events = await waitFor(
+      async () => {
+        const found = await alertEventsFor(alert!.id);
+        return found.length === 2 ? found : undefined;
+      },
+      { what: 'alert events published' },
+    );
     expect(events.map((e) => e.type)).toEqual(['alert.opened', 'alert.resolved']);
     expect(events[0]).toMatchObject({ tenant_id: t, alert: { status: 'open', occurrences: 1 } });
     expect(events[1]).toMatchObject({
@@ -183,9 +190,9 @@ describe('alerts', () => {
     const failed = runEvent(t, newRun(newId('job')), 'failed');
     await publish(failed);
     await eventsQueue.add(failed.type, failed, { jobId: `${failed.event_id}-redelivered` });
-    await waitFor('redelivery processed', async () =>
-      (await eventsQueue.getJob(`${failed.event_id}-redelivered`))?.isCompleted(),
-    );
+    await waitFor(async () => (await eventsQueue.getJob(`${failed.event_id}-redelivered`))?.isCompleted(), {
+      what: 'redelivery processed',
+    });
     expect((await alertsOf(t)).data.map((a) => a.occurrences)).toEqual([1]);
   });
 
@@ -209,7 +216,7 @@ describe('alerts', () => {
       status: 'open',
       occurrences: 2,
     });
-    await waitFor('alert.opened published', async () => (await alertEventsFor(alert!.id)).length === 1);
+    await waitFor(async () => (await alertEventsFor(alert!.id)).length === 1, { what: 'alert.opened published' });
 
     // The webhook set back to active: the alert is resolved and announced; a second copy changes nothing.
     const enabled = {
@@ -222,11 +229,11 @@ describe('alerts', () => {
     await publish(enabled);
     const [resolved] = (await alertsOf(t)).data;
     expect(resolved).toMatchObject({ id: alert!.id, status: 'resolved', resolved_at: enabled.created_at });
-    await waitFor('alert.resolved published', async () => (await alertEventsFor(alert!.id)).length === 2);
+    await waitFor(async () => (await alertEventsFor(alert!.id)).length === 2, { what: 'alert.resolved published' });
     await eventsQueue.add(enabled.type, enabled, { jobId: `${enabled.event_id}-again` });
-    await waitFor('the copy processed', async () =>
-      (await eventsQueue.getJob(`${enabled.event_id}-again`))?.isCompleted(),
-    );
+    await waitFor(async () => (await eventsQueue.getJob(`${enabled.event_id}-again`))?.isCompleted(), {
+      what: 'the copy processed',
+    });
     expect((await alertsOf(t)).data).toEqual([resolved]);
     expect(await alertEventsFor(alert!.id)).toHaveLength(2);
   });

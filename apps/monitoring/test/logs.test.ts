@@ -9,7 +9,8 @@ import { LogRetention } from '../src/logs/log-retention.js';
 import { seqOf } from '../src/logs/run-log-seq.js';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
-import { MonitoringCaller, startMonitoring, waitFor, type MonitoringUnderTest } from './support/monitoring-app.js';
+import { waitFor } from '@conduit/testing';
+import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './support/monitoring-app.js';
 import { logBatch, newRun, runEvent, type RunShape } from './support/run-events.js';
 
 const prefix = testPrefix();
@@ -45,22 +46,24 @@ afterAll(async () => {
 let jobSeq = 0;
 /** Ships batches as the executor does and waits until each is stored. */
 async function ship(...batches: RunLogBatch[]): Promise<void> {
-  const ids = [];
+  const ids: string[] = [];
   for (const b of batches) {
     const id = `${b.run_id}-${b.attempt}-${b.lines[0]!.n}-${jobSeq++}`;
     ids.push(id);
     await logsQueue.add('run.logs', b, { jobId: id });
   }
-  await waitFor('log batches stored', async () =>
-    (await Promise.all(ids.map(async (id) => (await logsQueue.getJob(id))?.getState()))).every(
-      (s) => s === 'completed',
-    ),
+  await waitFor(
+    async () =>
+      (await Promise.all(ids.map(async (id) => (await logsQueue.getJob(id))?.getState()))).every(
+        (s) => s === 'completed',
+      ),
+    { what: 'log batches stored' },
   );
 }
 
 async function publish(event: { event_id: string; type: string }): Promise<void> {
   await eventsQueue.add(event.type, event, { jobId: event.event_id });
-  await waitFor('event processed', async () => (await eventsQueue.getJob(event.event_id))?.isCompleted());
+  await waitFor(async () => (await eventsQueue.getJob(event.event_id))?.isCompleted(), { what: 'event processed' });
 }
 
 function list(tenant: string, run: RunShape, query: Record<string, unknown> = {}) {
@@ -164,10 +167,13 @@ describe('run logs', () => {
     expect(answer.data.map((l) => l.seq)).toEqual([4, 5, 6, 7, 8]);
     await publish(runEvent(t, live, 'succeeded'));
     const last = seqOf(1, 7);
-    const end = await waitFor('the run to count as ended', async () => {
-      const a = await tail(t, live, last);
-      return a.run_finished ? a : undefined;
-    });
+    const end = await waitFor(
+      async () => {
+        const a = await tail(t, live, last);
+        return a.run_finished ? a : undefined;
+      },
+      { what: 'the run to count as ended' },
+    );
     expect(end.data).toEqual([]);
   });
 

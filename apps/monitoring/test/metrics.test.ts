@@ -7,7 +7,8 @@ import { newId } from '@conduit/service-kit';
 import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
-import { MonitoringCaller, startMonitoring, waitFor, type MonitoringUnderTest } from './support/monitoring-app.js';
+import { waitFor } from '@conduit/testing';
+import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './support/monitoring-app.js';
 import { newRun, runEvent } from './support/run-events.js';
 
 const prefix = testPrefix();
@@ -39,10 +40,13 @@ afterAll(async () => {
 
 async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
   for (const e of events) await eventsQueue.add(e.type, e, { jobId: e.event_id });
-  await waitFor(`${events.length} events processed`, async () => {
-    const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
-    return states.every((s) => s === 'completed');
-  });
+  await waitFor(
+    async () => {
+      const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
+      return states.every((s) => s === 'completed');
+    },
+    { what: `${events.length} events processed` },
+  );
 }
 
 function metrics(tenant: string, query: Record<string, unknown>): Promise<Metrics> {

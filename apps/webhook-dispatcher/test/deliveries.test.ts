@@ -7,8 +7,8 @@ import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contrac
 import { bullPrefix } from '@conduit/service-kit';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver, type Received, type Responder } from '@conduit/testing';
+import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { Receiver, waitFor, type Received, type Responder } from '@conduit/testing';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
 import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
 import { alertEvent, EventPublisher, runEvent } from './support/events.js';
@@ -99,13 +99,12 @@ describe('fan-out and signed delivery', () => {
 
     const event = runEvent(t, 'run.succeeded');
     await events.publish(event);
-    const [got] = await waitFor(
-      'the plain-secret delivery',
-      () => receiver.requests(plain.path).length === 1 && receiver.requests(plain.path),
-    );
+    const [got] = await waitFor(() => receiver.requests(plain.path).length === 1 && receiver.requests(plain.path), {
+      what: 'the plain-secret delivery',
+    });
     const [gotWhsec] = await waitFor(
-      'the whsec delivery',
       () => receiver.requests(whsec.path).length === 1 && receiver.requests(whsec.path),
+      { what: 'the whsec delivery' },
     );
 
     expect(verify(PLAIN_SECRET, got!)).toEqual({
@@ -142,11 +141,11 @@ describe('fan-out and signed delivery', () => {
     const failed = runEvent(t, 'run.failed');
     await events.publish(runEvent(t, 'run.queued'));
     await events.publish(failed);
-    await waitFor('the first copy', () => receiver.requests(hook.path).length === 1);
+    await waitFor(() => receiver.requests(hook.path).length === 1, { what: 'the first copy' });
     await events.publish(failed);
     const alert = alertEvent(t, 'alert.opened');
     await events.publish(alert);
-    await waitFor('the alert', () => receiver.requests(hook.path).length === 2);
+    await waitFor(() => receiver.requests(hook.path).length === 2, { what: 'the alert' });
     await new Promise((r) => setTimeout(r, 300));
     const bodies = receiver
       .requests(hook.path)
@@ -171,10 +170,9 @@ describe('fan-out and signed delivery', () => {
     const webhook = await createWebhook(t, hook.url);
     const first = await caller.ok<Delivery>(t, 'webhooks.webhooks.test', { id: webhook.id });
     expect(first).toMatchObject({ webhook_id: webhook.id, event_type: 'ping', attempt: 1, status: 'pending' });
-    const [got] = await waitFor(
-      'the ping',
-      () => receiver.requests(hook.path).length === 1 && receiver.requests(hook.path),
-    );
+    const [got] = await waitFor(() => receiver.requests(hook.path).length === 1 && receiver.requests(hook.path), {
+      what: 'the ping',
+    });
     expect(verify(PLAIN_SECRET, got!)).toMatchObject({
       id: first.event_id,
       type: 'ping',
@@ -204,10 +202,9 @@ describe('planning in batches', () => {
     ]);
     const planned = results.map((r) => (r.status === 'fulfilled' ? r.value.map((p) => p.webhook_id) : 'failed'));
     expect(planned).toEqual([[webhookA.id], [webhookA.id], [], [webhookB.id], 'failed']);
-    await waitFor(
-      'the three deliveries',
-      () => receiver.requests(hookA.path).length === 2 && receiver.requests(hookB.path).length === 1,
-    );
+    await waitFor(() => receiver.requests(hookA.path).length === 2 && receiver.requests(hookB.path).length === 1, {
+      what: 'the three deliveries',
+    });
     const ids = (path: string) =>
       receiver
         .requests(path)
@@ -226,7 +223,7 @@ describe('planning in batches', () => {
     const payloads = Array.from({ length: 200 }, () => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!);
     const planned = await Promise.all(payloads.map((p) => planner.fanOut(tenant, p)));
     expect(planned.map((p) => p.length)).toEqual(payloads.map(() => 3));
-    await waitFor('every attempt', () => hooks.every((h) => receiver.requests(h.path).length === 200));
+    await waitFor(() => hooks.every((h) => receiver.requests(h.path).length === 200), { what: 'every attempt' });
     const [row] = await ds.query<{ total: number; inline: number }[]>(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE claimed_at = created_at)::int AS inline FROM deliveries WHERE tenant_id = $1`,
       [tenant],
@@ -242,20 +239,22 @@ describe('retries', () => {
     const webhook = await createWebhook(t, hook.url);
     const event = runEvent(t, 'run.succeeded');
     await events.publish(event);
-    const got = await waitFor(
-      'the fourth attempt',
-      () => receiver.requests(hook.path).length === 4 && receiver.requests(hook.path),
-      15_000,
-    );
+    const got = await waitFor(() => receiver.requests(hook.path).length === 4 && receiver.requests(hook.path), {
+      what: 'the fourth attempt',
+      timeoutMs: 15_000,
+    });
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([event.event_id]));
     for (const r of got) expect(verify(PLAIN_SECRET, r)).toMatchObject({ id: event.event_id });
     // The gaps follow the schedule (200, 400, 800 ms), never shorter.
     const gaps = got.slice(1).map((r, i) => r.at - got[i]!.at);
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i]! - 20));
-    const list = await waitFor('the success recorded', async () => {
-      const l = await deliveries(t, webhook.id);
-      return l[0]?.status === 'succeeded' && l;
-    });
+    const list = await waitFor(
+      async () => {
+        const l = await deliveries(t, webhook.id);
+        return l[0]?.status === 'succeeded' && l;
+      },
+      { what: 'the success recorded' },
+    );
     expect(list.map((d) => [d.attempt, d.status, d.status_code])).toEqual([
       [4, 'succeeded', 200],
       [3, 'failed', 500],
@@ -274,11 +273,10 @@ describe('retries', () => {
     const hook = endpoint((n) => (n === 0 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }));
     await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const got = await waitFor(
-      'the retry',
-      () => receiver.requests(hook.path).length === 2 && receiver.requests(hook.path),
-      10_000,
-    );
+    const got = await waitFor(() => receiver.requests(hook.path).length === 2 && receiver.requests(hook.path), {
+      what: 'the retry',
+      timeoutMs: 10_000,
+    });
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(1950);
   });
 
@@ -289,12 +287,11 @@ describe('retries', () => {
     const webhook = await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.failed'));
     const list = await waitFor(
-      'the last attempt',
       async () => {
         const l = await deliveries(t, webhook.id);
         return l.length === 4 && l[0]!.status === 'failed' && l;
       },
-      15_000,
+      { what: 'the last attempt', timeoutMs: 15_000 },
     );
     expect(list.map((d) => [d.attempt, d.status_code])).toEqual([
       [4, 301],
@@ -313,12 +310,11 @@ describe('retries', () => {
     const webhook = await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.succeeded'));
     const list = await waitFor(
-      'the retry after the timeout',
       async () => {
         const l = await deliveries(t, webhook.id);
         return l[0]?.status === 'succeeded' && l;
       },
-      10_000,
+      { what: 'the retry after the timeout', timeoutMs: 10_000 },
     );
     expect(list.map((d) => [d.attempt, d.status])).toEqual([
       [2, 'succeeded'],
@@ -339,10 +335,9 @@ describe('retries', () => {
     const webhook = await createWebhook(t, url);
     const sent = [runEvent(t, 'run.succeeded'), runEvent(t, 'run.failed'), runEvent(t, 'run.succeeded')];
     for (const e of sent) await events.publish(e);
-    await waitFor(
-      'first refusals',
-      async () => (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').length >= 3,
-    );
+    await waitFor(async () => (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').length >= 3, {
+      what: 'first refusals',
+    });
     const { createServer } = await import('node:http');
     const seen: string[] = [];
     const server = createServer((req, res) => {
@@ -352,7 +347,7 @@ describe('retries', () => {
     });
     await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
     try {
-      await waitFor('every event', () => new Set(seen).size === 3, 10_000);
+      await waitFor(() => new Set(seen).size === 3, { what: 'every event', timeoutMs: 10_000 });
       expect(new Set(seen)).toEqual(new Set(sent.map((e) => e.event_id)));
       const errors = (await deliveries(t, webhook.id)).filter((d) => d.status === 'failed').map((d) => d.error);
       expect(errors[0]).toMatch(/ECONNREFUSED/);
@@ -369,15 +364,21 @@ describe('disabling', () => {
     const hook = endpoint(() => ({ status: 410 }));
     const webhook = await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const disabled = await waitFor('the webhook disabled', async () => {
-      const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
-      return w.status === 'disabled' && w;
-    });
+    const disabled = await waitFor(
+      async () => {
+        const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
+        return w.status === 'disabled' && w;
+      },
+      { what: 'the webhook disabled' },
+    );
     expect(disabled.disabled_reason).toBe('gone');
-    const announced = await waitFor('webhook.disabled on events.monitoring', async () => {
-      const jobs = await monitoring.getJobs(['waiting']);
-      return jobs.find((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id);
-    });
+    const announced = await waitFor(
+      async () => {
+        const jobs = await monitoring.getJobs(['waiting']);
+        return jobs.find((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id);
+      },
+      { what: 'webhook.disabled on events.monitoring' },
+    );
     expect(announced.name).toBe('webhook.disabled');
     expect(announced.id).toBe((announced.data as { event_id: string }).event_id);
     expect(announced.data).toMatchObject({
@@ -399,12 +400,15 @@ describe('disabling', () => {
       body: { status: 'active' },
     });
     expect(reenabled.status).toBe('active');
-    const enabled = await waitFor('webhook.enabled on events.monitoring', async () => {
-      const jobs = await monitoring.getJobs(['waiting']);
-      return jobs.find(
-        (j) => j.name === 'webhook.enabled' && (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id,
-      );
-    });
+    const enabled = await waitFor(
+      async () => {
+        const jobs = await monitoring.getJobs(['waiting']);
+        return jobs.find(
+          (j) => j.name === 'webhook.enabled' && (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id,
+        );
+      },
+      { what: 'webhook.enabled on events.monitoring' },
+    );
     expect(enabled.data).toMatchObject({ tenant_id: t, webhook: { id: webhook.id, url: hook.url } });
   });
 
@@ -428,19 +432,25 @@ describe('disabling', () => {
       new Date(Date.now() - DISABLE_AFTER_MS - 1000),
     ]);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const disabled = await waitFor('the webhook disabled', async () => {
-      const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
-      return w.status === 'disabled' && w;
-    });
+    const disabled = await waitFor(
+      async () => {
+        const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
+        return w.status === 'disabled' && w;
+      },
+      { what: 'the webhook disabled' },
+    );
     expect(disabled.disabled_reason).toBe('failing');
-    await waitFor('webhook.disabled on events.monitoring', async () => {
-      const jobs = await monitoring.getJobs(['waiting']);
-      return jobs.some(
-        (j) =>
-          (j.data as { webhook?: { id: string }; reason: string }).webhook?.id === webhook.id &&
-          /^failing/.test((j.data as { reason: string }).reason),
-      );
-    });
+    await waitFor(
+      async () => {
+        const jobs = await monitoring.getJobs(['waiting']);
+        return jobs.some(
+          (j) =>
+            (j.data as { webhook?: { id: string }; reason: string }).webhook?.id === webhook.id &&
+            /^failing/.test((j.data as { reason: string }).reason),
+        );
+      },
+      { what: 'webhook.disabled on events.monitoring' },
+    );
     expect(receiver.requests(hook.path)).toHaveLength(1);
   });
 
@@ -450,14 +460,17 @@ describe('disabling', () => {
     const webhook = await createWebhook(t, hook.url);
     await ds.query(`UPDATE webhooks SET failing_since = now() - interval '1 hour' WHERE id = $1`, [webhook.id]);
     await events.publish(runEvent(t, 'run.succeeded'));
-    await waitFor('the failures forgotten', async () => {
-      const [row] = await ds.query<
-        {
-          failing_since: Date | null;
-        }[]
-      >(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id]);
-      return row?.failing_since === null;
-    });
+    await waitFor(
+      async () => {
+        const [row] = await ds.query<
+          {
+            failing_since: Date | null;
+          }[]
+        >(`SELECT failing_since FROM webhooks WHERE id = $1`, [webhook.id]);
+        return row?.failing_since === null;
+      },
+      { what: 'the failures forgotten' },
+    );
   });
 });
 

@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis';
 import type { Webhook } from '@conduit/contracts';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver } from '@conduit/testing';
+import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { Receiver, waitFor } from '@conduit/testing';
 import { EventPublisher, runEvent } from './support/events.js';
 
 const prefix = testPrefix();
@@ -55,19 +55,18 @@ describe('claims', () => {
       body: { url: hook.url, events: ['job.failed'], secret: 'claims-secret-0123456789' },
     });
     await events.publish(runEvent(tenant, 'run.failed'));
-    await waitFor('the first POST', () => receiver.requests(hook.path).length === 1);
+    await waitFor(() => receiver.requests(hook.path).length === 1, { what: 'the first POST' });
     const [row] = await ds.query<{ id: string }[]>(`SELECT id FROM deliveries WHERE webhook_id = $1`, [webhook.id]);
     // What the sweep's re-claim writes while the first send is still hanging.
     await ds.query(`UPDATE deliveries SET claimed_at = claimed_at + interval '1 millisecond' WHERE id = $1`, [row!.id]);
 
     await waitFor(
-      'the dropped outcome',
       () =>
         dispatcher
           .logs()
           .split('\n')
           .some((l) => l.includes('its claim was taken over') && l.includes(row!.id)),
-      5000,
+      { what: 'the dropped outcome', timeoutMs: 5000 },
     );
     const rows = await ds.query<object[]>(
       `SELECT attempt, status, status_code, error FROM deliveries WHERE webhook_id = $1 ORDER BY attempt`,

@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis';
 import type { Delivery, Page, Webhook } from '@conduit/contracts';
 import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
 import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, waitFor, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver } from '@conduit/testing';
+import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { Receiver, waitFor } from '@conduit/testing';
 import { EventPublisher, runEvent } from './support/events.js';
 
 const prefix = testPrefix();
@@ -62,13 +62,16 @@ describe('the network policy at delivery time', () => {
     });
     await events.publish(runEvent(tenant, 'run.succeeded'));
 
-    const first = await waitFor('the refused attempt', async () => {
-      const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
-        webhook_id: webhook.id,
-        query: { limit: 10 },
-      });
-      return page.data.find((d) => d.attempt === 1 && d.status !== 'pending');
-    });
+    const first = await waitFor(
+      async () => {
+        const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
+          webhook_id: webhook.id,
+          query: { limit: 10 },
+        });
+        return page.data.find((d) => d.attempt === 1 && d.status !== 'pending');
+      },
+      { what: 'the refused attempt' },
+    );
     expect(first).toMatchObject({ status: 'failed', status_code: null, latency_ms: 0 });
     expect(first.error).toMatch(/^not sent: host 127\.0\.0\.1 is refused: 127\.0\.0\.1 is a loopback address/);
     // A refusal is retried on the schedule like any failure: the address may be public again by then.

@@ -18,10 +18,9 @@ import {
   DispatcherCaller,
   startDispatcher,
   TEST_SECRETS_KEY,
-  waitFor,
   type DispatcherUnderTest,
 } from './support/dispatcher-app.js';
-import { Receiver } from '@conduit/testing';
+import { Receiver, waitFor } from '@conduit/testing';
 
 const prefix = testPrefix();
 const schema = newSchemaName();
@@ -88,13 +87,16 @@ function v1Sealed(key: Buffer, plain: string, webhookId: string): string {
 /** Pings the webhook and answers its one finished attempt. */
 async function ping(tenant: string, webhookId: string): Promise<Delivery> {
   const first = await caller.ok<Delivery>(tenant, 'webhooks.webhooks.test', { id: webhookId });
-  return waitFor('the ping attempt to finish', async () => {
-    const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
-      webhook_id: webhookId,
-      query: { limit: 10 },
-    });
-    return page.data.find((d) => d.event_id === first.event_id && d.status !== 'pending');
-  });
+  return waitFor(
+    async () => {
+      const page = await caller.ok<Page<Delivery>>(tenant, 'webhooks.deliveries.list', {
+        webhook_id: webhookId,
+        query: { limit: 10 },
+      });
+      return page.data.find((d) => d.event_id === first.event_id && d.status !== 'pending');
+    },
+    { what: 'the ping attempt to finish' },
+  );
 }
 
 describe('a webhook secret copied onto another webhook', () => {

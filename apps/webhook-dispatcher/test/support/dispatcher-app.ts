@@ -89,27 +89,3 @@ export class DispatcherCaller {
     return this.client.close();
   }
 }
-
-/** Polls until the check answers a value (not undefined/false/null), or fails after the deadline. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | false | null> | T | undefined | false | null,
-  timeoutMs = 10_000,
-  everyMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false && value !== null) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
-      );
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
