@@ -1,3 +1,5 @@
+import type { Tracing } from './tracing-handle.js';
+
 /**
  * Whether the standard OTEL_* variables ask for traces: an OTLP endpoint, or an exporter named in
  * OTEL_TRACES_EXPORTER. `none` or OTEL_SDK_DISABLED=true turn tracing off whatever else is set.
@@ -8,10 +10,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
   return Boolean(env['OTEL_EXPORTER_OTLP_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] || exporter);
 }
 
-/** Flushes and stops the SDK; spans still buffered are sent first. */
-export interface Tracing {
-  shutdown(): Promise<void>;
-}
+export type { Tracing };
 
 /**
  * Starts OpenTelemetry tracing for a service when the environment asks for it (see {@link tracingRequested}); call

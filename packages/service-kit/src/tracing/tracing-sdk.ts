@@ -13,7 +13,7 @@ import {
   NodeTracerProvider,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-node';
-import type { Tracing } from './start-tracing.js';
+import type { Tracing } from './tracing-handle.js';
 
 /** Probes and scrapes: a span per health check or metrics scrape would drown the traces of real requests. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
