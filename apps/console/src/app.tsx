@@ -4,10 +4,12 @@ import { useEffect, useState } from 'react';
 import { ConnectorPage } from './pages/connector-page.js';
 import { ConnectorsPage } from './pages/connectors-page.js';
 import { JobPage } from './pages/job-page.js';
+import { MonitoringPage } from './pages/monitoring-page.js';
 import { PipelinePage } from './pages/pipeline-page.js';
 import { ProjectPage } from './pages/project-page.js';
 import { ProjectsPage } from './pages/projects-page.js';
 import { RunPage } from './pages/run-page.js';
+import { WebhooksPage } from './pages/webhooks-page.js';
 import { Link, Router, useNavigation } from './routing/router.js';
 import { paths } from './routing/routes.js';
 import { identify, type Identity } from './session/identity.js';
@@ -72,6 +74,8 @@ function Shell() {
         <nav aria-label="Sections" className="sections">
           <Link to={paths.projects()}>Projects</Link>
           <Link to={paths.connectors()}>Connectors</Link>
+          <Link to={paths.monitoring()}>Monitoring</Link>
+          <Link to={paths.webhooks()}>Webhooks</Link>
         </nav>
         <span className="who">
           Signed in to <strong data-testid="tenant">{identity.tenant}</strong> ({identity.scopes.join(', ')})
@@ -107,6 +111,10 @@ function Page() {
       return <ConnectorPage />;
     case 'connector':
       return <ConnectorPage connectorId={route.connectorId} />;
+    case 'monitoring':
+      return <MonitoringPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'not-found':
       return (
         <Empty>

@@ -11,6 +11,8 @@ describe('routes', () => {
     expect(routeOf(paths.connectors())).toEqual({ page: 'connectors' });
     expect(routeOf(paths.newConnector())).toEqual({ page: 'new-connector' });
     expect(routeOf(paths.connector('con_1'))).toEqual({ page: 'connector', connectorId: 'con_1' });
+    expect(routeOf(paths.monitoring())).toEqual({ page: 'monitoring' });
+    expect(routeOf(paths.webhooks())).toEqual({ page: 'webhooks' });
   });
 
   it('escapes ids and names unknown paths', () => {

@@ -9,6 +9,8 @@ export type Route =
   | { page: 'connectors' }
   | { page: 'connector'; connectorId: string }
   | { page: 'new-connector' }
+  | { page: 'monitoring' }
+  | { page: 'webhooks' }
   | { page: 'not-found'; path: string };
 
 const SEGMENT = '([^/]+)';
@@ -28,6 +30,8 @@ const PATTERNS: { pattern: RegExp; route: (ids: string[]) => Route }[] = [
     route: ([jobId, runId]) => ({ page: 'run', jobId: jobId!, runId: runId! }),
   },
   { pattern: /^\/connectors$/, route: () => ({ page: 'connectors' }) },
+  { pattern: /^\/monitoring$/, route: () => ({ page: 'monitoring' }) },
+  { pattern: /^\/webhooks$/, route: () => ({ page: 'webhooks' }) },
   { pattern: /^\/connectors\/new$/, route: () => ({ page: 'new-connector' }) },
   {
     pattern: new RegExp(`^/connectors/${SEGMENT}$`),
@@ -52,4 +56,6 @@ export const paths = {
   connectors: () => '/connectors',
   newConnector: () => '/connectors/new',
   connector: (connectorId: string) => `/connectors/${encodeURIComponent(connectorId)}`,
+  monitoring: () => '/monitoring',
+  webhooks: () => '/webhooks',
 };
