@@ -14,6 +14,8 @@ export default tseslint.config(
       'packages/sdk/src/generated/**',
       // Written by the SDK's type-check test (gitignored).
       'packages/sdk/typecheck/generated/**',
+      'packages/openapi-typecheck/flow/generated/**',
+      'e2e/artifacts/**',
     ],
   },
   js.configs.recommended,
