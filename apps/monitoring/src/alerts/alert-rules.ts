@@ -39,18 +39,18 @@ async function insertAlert(m: EntityManager, row: AlertRow): Promise<void> {
 }
 
 async function openJobAlert(m: EntityManager, tenantId: string, jobId: string): Promise<AlertRow | undefined> {
-  const rows = (await m.query(
+  const rows = await m.query<AlertRow[]>(
     `SELECT ${ALERT_COLUMNS} FROM alerts WHERE tenant_id = $1 AND job_id = $2 AND status = 'open' AND rule IN ('run_failed', 'consecutive_failures') FOR UPDATE`,
     [tenantId, jobId],
-  )) as AlertRow[];
+  );
   return rows[0];
 }
 
 async function openWebhookAlert(m: EntityManager, tenantId: string, webhookId: string): Promise<AlertRow | undefined> {
-  const rows = (await m.query(
+  const rows = await m.query<AlertRow[]>(
     `SELECT ${ALERT_COLUMNS} FROM alerts WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'open' AND rule = 'webhook_disabled' FOR UPDATE`,
     [tenantId, webhookId],
-  )) as AlertRow[];
+  );
   return rows[0];
 }
 

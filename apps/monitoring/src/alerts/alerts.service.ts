@@ -17,10 +17,10 @@ export class AlertsService {
     if (query.job_id) where += ` AND job_id = $${params.push(query.job_id)}`;
     if (query.status) where += ` AND status = $${params.push(query.status)}`;
     if (query.severity) where += ` AND severity = $${params.push(query.severity)}`;
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<AlertRow[]>(
       `SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where} ORDER BY id DESC LIMIT ${query.limit + 1}`,
       params,
-    )) as AlertRow[];
+    );
     return pageOf(rows.map(alertOf), query.limit, (alert) => alert.id);
   }
 }

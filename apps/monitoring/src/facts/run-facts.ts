@@ -11,7 +11,7 @@ const RANK_SQL = (col: string) => `(CASE ${col} WHEN 'queued' THEN 0 WHEN 'runni
  */
 export async function upsertRunFact(m: EntityManager, event: RunEvent): Promise<boolean> {
   const r = event.run;
-  const rows = (await m.query(
+  const rows = await m.query<unknown[]>(
     `INSERT INTO run_facts AS f (run_id, tenant_id, job_id, pipeline_id, status, trigger, attempt, queued_at, started_at,
                                  finished_at, duration_ms, rows_read, rows_written, error, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now())
@@ -40,7 +40,7 @@ export async function upsertRunFact(m: EntityManager, event: RunEvent): Promise<
       r.stats.rows_written,
       r.error,
     ],
-  )) as unknown[];
+  );
   return rows.length > 0;
 }
 
@@ -59,9 +59,9 @@ export async function findRunFact(
   jobId: string,
   runId: string,
 ): Promise<RunFactRow | undefined> {
-  const rows = (await m.query(
+  const rows = await m.query<RunFactRow[]>(
     `SELECT run_id, tenant_id, job_id, status, updated_at FROM run_facts WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3`,
     [runId, tenantId, jobId],
-  )) as RunFactRow[];
+  );
   return rows[0];
 }

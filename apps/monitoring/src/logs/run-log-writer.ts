@@ -4,7 +4,7 @@ import { seqOf } from './run-log-seq.js';
 
 /** Stores a batch in one statement; a line already stored (same run, attempt and n) is left as it is. Answers how many were new. */
 export async function insertRunLogBatch(m: EntityManager, batch: RunLogBatch): Promise<number> {
-  const rows = (await m.query(
+  const rows = await m.query<unknown[]>(
     `INSERT INTO run_logs (run_id, seq, tenant_id, job_id, attempt, n, ts, level, node_id, message)
      SELECT $1, seq, $2, $3, $4, n, ts, level, node_id, message
        FROM unnest($5::bigint[], $6::int[], $7::timestamptz[], $8::text[], $9::text[], $10::text[]) AS l(seq, n, ts, level, node_id, message)
@@ -22,6 +22,6 @@ export async function insertRunLogBatch(m: EntityManager, batch: RunLogBatch): P
       batch.lines.map((l) => l.node_id),
       batch.lines.map((l) => l.message),
     ],
-  )) as unknown[];
+  );
   return rows.length;
 }

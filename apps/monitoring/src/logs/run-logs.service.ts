@@ -64,10 +64,10 @@ export class RunLogsService {
     let filters = '';
     if (query.level) filters += ` AND level = $${params.push(query.level)}`;
     if (query.node_id) filters += ` AND node_id = $${params.push(query.node_id)}`;
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<LogRow[]>(
       `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${query.limit + 1}`,
       params,
-    )) as LogRow[];
+    );
     return pageOf(rows.map(lineOf), query.limit, (line) => String(line.seq));
   }
 
@@ -78,10 +78,10 @@ export class RunLogsService {
       fact !== null &&
       FINAL_RUN_STATUSES.includes(fact.status) &&
       Date.now() - fact.updatedAt.getTime() >= RUN_END_GRACE_MS;
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<LogRow[]>(
       `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT ${TAIL_BATCH}`,
       [ref.runId, filter.afterSeq],
-    )) as LogRow[];
+    );
     const lines = rows.map((row) => ({ ...lineOf(row), n: row.n }));
     const shown = settled ? lines : gapFreePrefix(lines, filter.afterSeq);
     const data = shown
@@ -97,10 +97,10 @@ export class RunLogsService {
   private async runStatusOrThrow(ref: RunRef): Promise<{ status: RunStatus; updatedAt: Date } | null> {
     const fact = await findRunFact(this.ds.manager, ref.tenantId, ref.jobId, ref.runId);
     if (fact) return { status: fact.status as RunStatus, updatedAt: fact.updated_at };
-    const logs = (await this.ds.query(
+    const logs = await this.ds.query<unknown[]>(
       `SELECT 1 FROM run_logs WHERE run_id = $1 AND tenant_id = $2 AND job_id = $3 LIMIT 1`,
       [ref.runId, ref.tenantId, ref.jobId],
-    )) as unknown[];
+    );
     if (logs.length === 0) throw notFound('run', ref.runId);
     return null;
   }

@@ -49,7 +49,7 @@ export class MetricsService {
     const rows = await this.ds.transaction(async (m) => {
       await m.query(`SELECT set_config('work_mem', $1, true)`, [SORT_WORK_MEM]);
       // Buckets are aligned on multiples of their size since the epoch, so consecutive calls line up.
-      return (await m.query(
+      return await m.query<AggregateRow[]>(
         `SELECT date_bin($4::interval, queued_at, 'epoch') AS bucket,
                 count(*)::int AS total,
                 count(*) FILTER (WHERE status = 'queued')::int AS queued,
@@ -66,7 +66,7 @@ export class MetricsService {
            FROM run_facts WHERE ${where}
           GROUP BY GROUPING SETS ((1), ())`,
         params,
-      )) as AggregateRow[];
+      );
     });
 
     const t = rows.find((r) => r.bucket === null);

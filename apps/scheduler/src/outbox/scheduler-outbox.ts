@@ -9,9 +9,9 @@ async function publish(row: OutboxRow, producers: QueueProducers, m: EntityManag
   if (row['kind'] === 'run_command') {
     // Holding the run row (FOR SHARE) orders this against a cancel: a run canceled before it was published is
     // never enqueued, and a cancel that commits after it finds the queue job to remove.
-    const [run] = (await m.query(`SELECT status FROM runs WHERE id = $1 FOR SHARE`, [row['run_id']])) as {
-      status: string;
-    }[];
+    const [run] = await m.query<{ status: string }[]>(`SELECT status FROM runs WHERE id = $1 FOR SHARE`, [
+      row['run_id'],
+    ]);
     if (run?.status !== 'queued') return;
     await producers.of(QUEUES.runs).add('run', row.payload as RunCommand, { jobId: row.message_id });
     return;

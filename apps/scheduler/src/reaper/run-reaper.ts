@@ -61,9 +61,9 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass; answers what it did (null when another replica holds the lock). */
   async sweep(): Promise<ReapResult | null> {
     const result = await this.ds.transaction(async (m) => {
-      const [lock] = (await m.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok`, [
+      const [lock] = await m.query<{ ok: boolean }[]>(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok`, [
         `conduit.scheduler.reaper:${schemaOf(this.ds)}`,
-      ])) as { ok: boolean }[];
+      ]);
       if (!lock?.ok) return null;
       // Report ids are kept past any redelivery of BullMQ (failed reports live 7 days), then forgotten.
       await m.query(`DELETE FROM processed_events WHERE processed_at < now() - interval '8 days'`);

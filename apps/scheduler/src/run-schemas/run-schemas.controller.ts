@@ -54,7 +54,7 @@ export class RunSchemasController {
 
   @RpcRoute('scheduler.runs.schemas')
   async schemas(d: RpcData<'scheduler.runs.schemas'>, ctx: RpcContext): Promise<RecordedSchemasReply> {
-    const rows = (await this.ds.query(LATEST_SOURCE_COLUMNS, [ctx.tenant_id, d.pipeline_id])) as Row[];
+    const rows = await this.ds.query<Row[]>(LATEST_SOURCE_COLUMNS, [ctx.tenant_id, d.pipeline_id]);
     const sources: RecordedSourceSchema[] = [];
     for (const row of rows) {
       // A row the reply's schema would refuse (a DAG stored before a limit existed) is left out: its node is unknown.

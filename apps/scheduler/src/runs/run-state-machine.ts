@@ -71,10 +71,10 @@ export class RunStateMachine {
     const list = columns.map((c) => `"${c.databaseName}"`).join(', ');
     const inserted = new Set(
       (
-        (await m.query(
+        await m.query<{ id: string }[]>(
           `INSERT INTO runs (${list}) SELECT ${list} FROM json_populate_recordset(NULL::runs, $1::json) ON CONFLICT DO NOTHING RETURNING id`,
           [JSON.stringify(rows)],
-        )) as { id: string }[]
+        )
       ).map((r) => r.id),
     );
     const created = runs.filter((r) => inserted.has(r.id));
@@ -255,10 +255,10 @@ export class RunStateMachine {
 
   /** Records the reports' event ids as processed; answers those not processed before (each once). */
   private async markProcessed(m: EntityManager, reports: readonly RunReport[]): Promise<Set<string>> {
-    const inserted = (await m.query(
+    const inserted = await m.query<{ event_id: string }[]>(
       `INSERT INTO processed_events (event_id, processed_at) SELECT unnest($1::text[]), $2 ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
       [reports.map((r) => r.event_id), new Date()],
-    )) as { event_id: string }[];
+    );
     return new Set(inserted.map((r) => r.event_id));
   }
 

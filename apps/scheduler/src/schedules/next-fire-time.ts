@@ -106,10 +106,10 @@ function offsetMs(timezone: string, at: number): number {
   const wall = Date.UTC(
     parts['year']!,
     parts['month']! - 1,
-    parts['day']!,
-    parts['hour']!,
-    parts['minute']!,
-    parts['second']!,
+    parts['day'],
+    parts['hour'],
+    parts['minute'],
+    parts['second'],
   );
   return wall - Math.floor(at / 1000) * 1000;
 }

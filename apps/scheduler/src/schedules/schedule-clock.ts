@@ -98,9 +98,9 @@ export class ScheduleClock implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async nextDue(): Promise<number> {
-    const [row] = (await this.ds.query(
+    const [row] = await this.ds.query<{ next: Date | null }[]>(
       `SELECT min(next_fire_at) AS next FROM jobs WHERE status = 'active' AND next_fire_at IS NOT NULL`,
-    )) as { next: Date | null }[];
+    );
     const idleUntil = Date.now() + MAX_IDLE_MS;
     return row?.next ? Math.min(new Date(row.next).getTime(), idleUntil) : idleUntil;
   }

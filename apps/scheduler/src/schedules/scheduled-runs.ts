@@ -57,12 +57,12 @@ export class ScheduledRuns {
    */
   async fireDue(now: Date, snapshots: SnapshotCache = new Map()): Promise<number> {
     const { taken, created, replaced } = await this.ds.transaction(async (m) => {
-      const due = (await m.query(
+      const due = await m.query<DueJob[]>(
         `SELECT id, tenant_id, pipeline_id, schedule, timezone, concurrency_policy, parameters, next_fire_at FROM jobs
          WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at <= $1
          ORDER BY next_fire_at LIMIT ${FIRE_BATCH} FOR UPDATE SKIP LOCKED`,
         [now],
-      )) as DueJob[];
+      );
       if (due.length === 0) return { taken: 0, created: 0, replaced: [] as string[] };
       await this.moveOn(m, due, now);
       const { inputs, replaced } = await this.runsOf(m, due, snapshots);
@@ -170,9 +170,10 @@ export class ScheduledRuns {
   private async jobsWithActiveRuns(m: EntityManager, due: DueJob[]): Promise<Set<string>> {
     // The statuses written out, so the partial index of active runs applies.
     const statuses = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', ');
-    const rows = (await m.query(`SELECT DISTINCT job_id FROM runs WHERE job_id = ANY($1) AND status IN (${statuses})`, [
-      due.map((j) => j.id),
-    ])) as { job_id: string }[];
+    const rows = await m.query<{ job_id: string }[]>(
+      `SELECT DISTINCT job_id FROM runs WHERE job_id = ANY($1) AND status IN (${statuses})`,
+      [due.map((j) => j.id)],
+    );
     return new Set(rows.map((r) => r.job_id));
   }
 }
