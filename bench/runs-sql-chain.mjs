@@ -9,8 +9,9 @@ import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { stackProfiles } from './lib/stack-profiles.mjs';
 
-const NODES = 40;
+const NODES = Number(process.env.BENCH_SQL_CHAIN_NODES ?? 40);
 const STATEMENT = 'select pg_sleep(0.01)';
 const WORK_MS = NODES * 10;
 const RUNS = Number(process.env.BENCH_SQL_CHAIN_RUNS ?? 10);
@@ -51,6 +52,8 @@ function hops(run) {
   const gaps = nodes.slice(1).map((n, i) => msBetween(nodes[i].finished_at, n.started_at));
   return {
     queued_to_first_node: msBetween(run.queued_at, nodes[0].started_at),
+    queued_to_started: msBetween(run.queued_at, run.started_at),
+    started_to_first_node: msBetween(run.started_at, nodes[0].started_at),
     node_ms: nodes.map((n) => msBetween(n.started_at, n.finished_at)),
     gap_ms: gaps,
     last_node_to_finished: msBetween(nodes.at(-1).finished_at, run.finished_at),
@@ -61,14 +64,35 @@ function hops(run) {
 async function chainRuns(stack, jobId, count) {
   const wall = [];
   const recorded = [];
-  const breakdown = { queued_to_first_node: [], node_ms: [], gap_ms: [], last_node_to_finished: [] };
+  const breakdown = {
+    sent_to_202: [],
+    sent_to_queued: [],
+    queued_to_first_node: [],
+    queued_to_started: [],
+    started_to_first_node: [],
+    node_ms: [],
+    gap_ms: [],
+    last_node_to_finished: [],
+    finished_to_seen: [],
+  };
   for (let i = 0; i < count + 1; i++) {
     const sent = performance.now();
-    const run = await waitSucceeded(stack, jobId, (await trigger(stack, jobId)).id, { everyMs: 10 });
+    const sentAt = new Date().toISOString();
+    const { id } = await trigger(stack, jobId);
+    const accepted = performance.now();
+    const run = await waitSucceeded(stack, jobId, id, { everyMs: 10 });
+    const seenAt = new Date().toISOString();
     if (i === 0) continue; // warm-up
     wall.push(performance.now() - sent);
     recorded.push(msBetween(run.queued_at, run.finished_at));
-    const h = hops(run);
+    // The stack's clocks and this process's are the same machine's: trigger sent -> queued_at and finished_at ->
+    // succeeded seen (polled every 10 ms, so up to 10 ms of it is the poll) compare across processes.
+    const h = {
+      ...hops(run),
+      sent_to_202: accepted - sent,
+      sent_to_queued: msBetween(sentAt, run.queued_at),
+      finished_to_seen: msBetween(run.finished_at, seenAt),
+    };
     for (const key of Object.keys(breakdown)) breakdown[key].push(...[h[key]].flat());
   }
   return {
@@ -79,7 +103,13 @@ async function chainRuns(stack, jobId, count) {
 }
 
 // The connector's database is on this machine: private networks allowed; the bench polls faster than a client would.
-const stack = await startBenchStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+// `--profile`: CPU profiles of every service over the measured runs (not the warm-up's boot).
+const profiles = stackProfiles();
+const stack = await startBenchStack({
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+  ...profiles.env,
+});
 let database, baseline, chain;
 try {
   database = await createBenchDatabase(stack);
@@ -94,7 +124,9 @@ try {
     config: { connector_id: connectorId, sql: STATEMENT },
   }));
   const edges = nodes.slice(1).map((n, i) => ({ from: `s${i}`, to: n.id }));
-  chain = await chainRuns(stack, await jobFor(stack, { nodes, edges }), RUNS);
+  const jobId = await jobFor(stack, { nodes, edges });
+  profiles.start(stack);
+  chain = await chainRuns(stack, jobId, RUNS);
 } catch (err) {
   console.error(stack.logs().slice(-4000));
   throw err;
@@ -112,7 +144,10 @@ console.log(
   `${NODES} sql nodes, trigger -> succeeded seen  p50 ${chain.wall.p50_ms} ms  p95 ${chain.wall.p95_ms} ms  max ${chain.wall.max_ms} ms  (n=${chain.wall.n}; queued -> finished p50 ${chain.queued_to_finished.p50_ms} ms)`,
 );
 console.log(
-  `  per run: queued -> first node p50 ${h.queued_to_first_node.p50_ms} ms; last node -> finished p50 ${h.last_node_to_finished.p50_ms} ms`,
+  `  per run: sent -> 202 p50 ${h.sent_to_202.p50_ms} ms; sent -> queued_at p50 ${h.sent_to_queued.p50_ms} ms; queued -> started (claim) p50 ${h.queued_to_started.p50_ms} ms; started -> first node p50 ${h.started_to_first_node.p50_ms} ms`,
+);
+console.log(
+  `  per run: queued -> first node p50 ${h.queued_to_first_node.p50_ms} ms; last node -> finished p50 ${h.last_node_to_finished.p50_ms} ms; finished -> succeeded seen p50 ${h.finished_to_seen.p50_ms} ms (10 ms polls)`,
 );
 console.log(
   `  per node: duration p50 ${h.node_ms.p50_ms} ms p95 ${h.node_ms.p95_ms} ms (10 ms of sleep); gap to the next node p50 ${h.gap_ms.p50_ms} ms p95 ${h.gap_ms.p95_ms} ms`,
@@ -124,8 +159,11 @@ console.log(
   `goals: <= ${GOALS.wall_ms} ms ${met.wall ? 'met' : 'NOT met'}; orchestration <= ${GOALS.orchestration_ms} ms ${met.orchestration ? 'met' : 'NOT met'}`,
 );
 
+profiles.print();
+
 printResult('runs-sql-chain', {
   nodes: NODES,
+  profiled: profiles.enabled,
   statement: STATEMENT,
   chain,
   baseline: { name: 'pooled_connection_40_statements', ...baseline },
@@ -135,7 +173,7 @@ printResult('runs-sql-chain', {
   goals: GOALS,
   goals_met: met,
   headline: {
-    subject: `sql chain40 p50 ${chain.wall.p50_ms} ms p95 ${chain.wall.p95_ms} ms (orchestration ${orchestration} ms)`,
+    subject: `sql chain${NODES} p50 ${chain.wall.p50_ms} ms p95 ${chain.wall.p95_ms} ms (orchestration ${orchestration} ms)`,
     baseline: `pooled 40 x pg_sleep(0.01) p50 ${baseline.p50_ms} ms`,
     ratio: `${ratio}x baseline (goal <= ${GOALS.wall_ms} ms: ${met.wall ? 'met' : 'NOT met'})`,
   },
