@@ -30,8 +30,8 @@ export interface CsvOutput {
 export class RunWorkspace {
   private readonly connections = new Set<DuckDBConnection>();
   private readonly csvOutputs = new Map<string, CsvOutput>();
-  /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts). */
-  private readonly releaseCollector = holdChunkCollector();
+  /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts); none while a spare. */
+  private releaseCollector: (() => void) | undefined;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -43,7 +43,15 @@ export class RunWorkspace {
   ) {}
 
   static async open(runId: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
-    const spillDir = join(opts.dataDir, `${runId.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`);
+    return (await RunWorkspace.prepare(runId, opts)).begin();
+  }
+
+  /**
+   * A workspace not yet any run's (workspace-spares.ts opens one ahead of the next run): a fresh, locked database and
+   * an empty spill folder named after `name`. {@link begin} hands it to its run.
+   */
+  static async prepare(name: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
+    const spillDir = join(opts.dataDir, `${name.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`);
     await mkdir(spillDir, { recursive: true });
     const { memory } = opts;
     // preserve_insertion_order stays on (DuckDB's default): a transform's ORDER BY must reach a sink's file and decide
@@ -69,6 +77,12 @@ export class RunWorkspace {
       await rm(spillDir, { recursive: true, force: true });
       throw err;
     }
+  }
+
+  /** Starts the run's use of the workspace. */
+  begin(): this {
+    this.releaseCollector ??= holdChunkCollector();
+    return this;
   }
 
   /** A connection of its own for one node: nodes run in parallel and each can be interrupted alone. */
@@ -105,7 +119,7 @@ export class RunWorkspace {
       }
     }
     this.connections.clear();
-    this.releaseCollector();
+    this.releaseCollector?.();
     this.instance.closeSync();
     await rm(this.spillDir, { recursive: true, force: true });
   }

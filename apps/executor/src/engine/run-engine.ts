@@ -14,6 +14,7 @@ import {
 import type { DagNode } from '@conduit/dag';
 import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
 import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
+import type { WorkspaceSource } from '../data/workspace-spares.js';
 import { inNodeSpan } from './node-span.js';
 import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
 import { RunAborted, policyOf, runAttempts } from './attempts.js';
@@ -40,6 +41,8 @@ export interface RunEngineOptions {
   /** Connectors the DAG uses, by id, with their configs in clear. */
   connectors: ReadonlyMap<string, ResolvedConnector>;
   workspace: WorkspaceOptions;
+  /** Where the run's workspace comes from (the executor's spares); default one opened here and closed at the end. */
+  workspaces?: WorkspaceSource | undefined;
   signal: AbortSignal;
   log: RunLogSink;
   /** Called after every node state change, with the node's new state. */
@@ -86,11 +89,13 @@ export async function executeRun(opts: RunEngineOptions): Promise<RunOutcome> {
       stats: { rows_read: 0, rows_written: 0 },
     };
   }
-  const workspace = await RunWorkspace.open(opts.runId, opts.workspace);
+  const source = opts.workspaces;
+  const workspace = source ? await source.take(opts.runId) : await RunWorkspace.open(opts.runId, opts.workspace);
   try {
     return await new RunExecution(plan, workspace, opts).run();
   } finally {
-    await workspace.close();
+    if (source) source.release(workspace);
+    else await workspace.close();
   }
 }
 

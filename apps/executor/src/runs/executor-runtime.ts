@@ -16,6 +16,7 @@ import { QueueProducers, QueueWorkers, reconnectDelay } from '@conduit/service-k
 import type { SecretKeys } from '@conduit/secrets';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import type { RunMemory } from '../data/run-memory.js';
+import { WorkspaceSpares } from '../data/workspace-spares.js';
 import { CancelListener } from './cancel-listener.js';
 import { RunProcessor } from './run.processor.js';
 import type { RunMetrics } from '../ops/run-metrics.js';
@@ -65,10 +66,14 @@ export class ExecutorRuntime {
   private readonly spillRoot: string;
   /** Database connections shared by the runs and nodes of this process, closed at stop. */
   private readonly pools: ConnectorPools;
+  /** The next run's DuckDB, opened ahead, and the ended runs' folders being removed. */
+  private readonly workspaces: WorkspaceSpares;
 
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     this.pools = new ConnectorPools(opts.connectorPools);
+    const workspace = { dataDir: this.spillRoot, memory: opts.runMemory };
+    this.workspaces = new WorkspaceSpares(workspace, opts.logger);
     // A report's add fails rather than waits out an outage (RunReporter tries it again); the connection comes back as the worker's.
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
     this.producers = QueueProducers.open(opts, [QUEUES.eventsScheduler, QUEUES.logs], connection);
@@ -87,7 +92,8 @@ export class ExecutorRuntime {
       leaseMs: leaseMsOf(opts.lockDurationMs),
       secretsKey: opts.secretsKey,
       cancels: this.cancels,
-      workspace: { dataDir: this.spillRoot, memory: opts.runMemory },
+      workspace,
+      workspaces: this.workspaces,
       logger: opts.logger,
       executorId: this.executorId,
       nodeParallelism: opts.nodeParallelism,
@@ -105,6 +111,7 @@ export class ExecutorRuntime {
     const folder = await claimReplicaFolder(this.opts.dataDir);
     if (folder.removed.length > 0)
       this.opts.logger.info({ removed: folder.removed }, 'removed the spill folders of dead executors');
+    this.workspaces.warm();
     await Promise.all([
       this.cancels.start(),
       this.catalog.connect(),
@@ -153,6 +160,7 @@ export class ExecutorRuntime {
       this.catalog.close(),
       this.producers.close(),
       this.pools.closeAll(),
+      this.workspaces.close(),
     ]);
     // Every run has ended or been handed back: nothing in the folder is anyone's any more.
     await rm(this.spillRoot, { recursive: true, force: true });

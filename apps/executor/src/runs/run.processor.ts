@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { SecretKeys } from '@conduit/secrets';
 import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
 import type { WorkspaceOptions } from '../data/run-workspace.js';
+import type { WorkspaceSource } from '../data/workspace-spares.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
 import { inRunSpan } from './run-span.js';
 import { RunLogShipper } from '../reporting/run-log-shipper.js';
@@ -41,6 +42,8 @@ export interface RunProcessorDeps {
   secretsKey: Buffer | SecretKeys;
   cancels: CancelListener;
   workspace: WorkspaceOptions;
+  /** The runs' workspaces opened ahead (data/workspace-spares.ts); without it each run opens its own. */
+  workspaces?: WorkspaceSource;
   logger: Logger;
   /** Names this executor in run.started. */
   executorId: string;
@@ -240,6 +243,7 @@ export class RunProcessor {
         parameters: command.parameters,
         connectors,
         workspace: this.deps.workspace,
+        workspaces: this.deps.workspaces,
         signal,
         log,
         onNodeChange: (node) => {
