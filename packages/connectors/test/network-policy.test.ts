@@ -21,7 +21,8 @@ import { parseS3Config } from '../src/s3/s3.config.js';
 import { HttpSession } from '../src/http/http-session.js';
 import { parseHttpConfig } from '../src/http/http.config.js';
 import { chatCompletion } from '../src/openai/chat-completion.js';
-import { recordingListener, setEnv, type RecordingListener } from './support/network-policy.js';
+import { recordingListener, type RecordingListener } from '@conduit/testing';
+import { setEnv } from './support/network-policy.js';
 
 /** A config of each network type pointing at `host`:`port`. */
 const CONFIGS: Record<string, (host: string, port: number) => Record<string, unknown>> = {
