@@ -29,7 +29,9 @@ export class RunClaims {
       // holder's own executor claims again at once whatever its attempt (a claim whose answer it lost comes back with
       // the next attempt): an executor never claims a run it is still executing (run.processor.ts), and the new
       // epoch fences whatever it ran before.
-      const granted = (await m.query(
+      const granted = await m.query<
+        [{ epoch: number; nodes: StoredRunNode[]; node_columns: NodeColumnsById }[], number]
+      >(
         `UPDATE runs SET epoch = epoch + 1, status = 'running', claimed_by = $3, claim_attempt = $4,
                 lease_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000),
                 started_at = COALESCE(started_at, now()), attempt = $4, last_event_at = now()
@@ -37,7 +39,7 @@ export class RunClaims {
             AND (lease_until IS NULL OR lease_until <= clock_timestamp() OR claimed_by = $3)
           RETURNING epoch, nodes, node_columns`,
         [req.run_id, tenantId, req.executor_id, req.attempt, req.lease_ms],
-      )) as [{ epoch: number; nodes: StoredRunNode[]; node_columns: NodeColumnsById }[], number];
+      );
       const row = granted[0][0];
       if (!row) return this.refusal(m, tenantId, req.run_id);
       // The first claim is the run's start: announce it with the claim, in the same transaction.
@@ -78,11 +80,11 @@ export class RunClaims {
 
   /** Extends the lease of the claim holding `epoch`; refused when the run has moved on (another epoch, or it ended). */
   async renew(tenantId: string, req: RunRenewRequest): Promise<RunRenewal> {
-    const [rows] = (await this.ds.query(
+    const [rows] = await this.ds.query<[unknown[], number]>(
       `UPDATE runs SET lease_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
         WHERE id = $1 AND tenant_id = $2 AND epoch = $3 AND status = 'running' RETURNING 1 AS ok`,
       [req.run_id, tenantId, req.epoch, req.lease_ms],
-    )) as [unknown[], number];
+    );
     if (rows.length === 0)
       this.logger.warn(
         { run_id: req.run_id, epoch: req.epoch },
@@ -93,18 +95,18 @@ export class RunClaims {
 
   /** Ends the lease of the claim holding `epoch` now (a run handed back); the epoch stays, so reports still count. */
   async release(tenantId: string, req: RunReleaseRequest): Promise<{ released: boolean }> {
-    const [rows] = (await this.ds.query(
+    const [rows] = await this.ds.query<[unknown[], number]>(
       `UPDATE runs SET lease_until = NULL WHERE id = $1 AND tenant_id = $2 AND epoch = $3 AND status = 'running' RETURNING 1 AS ok`,
       [req.run_id, tenantId, req.epoch],
-    )) as [unknown[], number];
+    );
     return { released: rows.length === 1 };
   }
 
   private async refusal(m: EntityManager, tenantId: string, runId: string): Promise<RunClaim> {
-    const [row] = (await m.query(
+    const [row] = await m.query<{ status: RunEntity['status']; left_ms: number | null }[]>(
       `SELECT status, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000))::int AS left_ms FROM runs WHERE id = $1 AND tenant_id = $2`,
       [runId, tenantId],
-    )) as { status: RunEntity['status']; left_ms: number | null }[];
+    );
     if (!row) return { granted: false, reason: 'unknown_run', status: null, retry_in_ms: null };
     if (isFinal(row)) return { granted: false, reason: 'finished', status: row.status, retry_in_ms: null };
     return { granted: false, reason: 'held', status: row.status, retry_in_ms: row.left_ms ?? 0 };

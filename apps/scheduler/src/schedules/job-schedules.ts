@@ -48,9 +48,9 @@ export class JobSchedules implements OnApplicationBootstrap {
    * service was down keeps it: the clock fires it once when it starts (no storm of missed runs).
    */
   async reconcile(now = new Date()): Promise<{ filled: number; removedSchedulers: number }> {
-    const missing = (await this.ds.query(
+    const missing = await this.ds.query<Pick<JobEntity, 'id' | 'status' | 'schedule' | 'timezone'>[]>(
       `SELECT id, status, schedule, timezone FROM jobs WHERE status = 'active' AND schedule IS NOT NULL AND next_fire_at IS NULL`,
-    )) as Pick<JobEntity, 'id' | 'status' | 'schedule' | 'timezone'>[];
+    );
     const fills = missing.map((j) => ({ id: j.id, next: nextFireOf(j, now) })).filter((f) => f.next !== null);
     if (fills.length > 0) {
       await this.ds.query(
