@@ -140,6 +140,7 @@ describe('connectors page', () => {
 
     await userEvent.click(screen.getByRole('button', { name: 'Test connection' }));
     const result = await screen.findByRole('region', { name: /Connection works/ });
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('warehouse ok');
     const rows = within(within(result).getByRole('table'))
       .getAllByRole('row')
       .slice(1)

@@ -129,7 +129,7 @@ describe('run page', () => {
       ['big', '5.0 s', '120', '30'],
       ['out', '3.0 s', '30', '30'],
     ]);
-    const bar = timeline.querySelector<HTMLElement>('[data-node-id="big"] .gantt-bar')!;
+    const bar = timeline.querySelector<HTMLElement>('[data-timeline-node="big"] .gantt-bar')!;
     expect([bar.style.left, bar.style.width]).toEqual(['20.00%', '50.00%']);
 
     const decisions = screen.getByRole('region', { name: 'Decisions' });

@@ -91,7 +91,14 @@ function ConnectorForm({ connector, types }: { connector: Connector | undefined;
     setFailure(undefined);
     client.connectors
       .test(saved.id)
-      .then(setTest, (err: unknown) => setFailure(describeError(err).message))
+      .then(
+        (result) => {
+          setTest(result);
+          // The test is kept as the connector's last_test and sets its status: the badge follows without a reload.
+          setSaved({ ...saved, status: result.ok ? 'ok' : 'failed', last_test: result });
+        },
+        (err: unknown) => setFailure(describeError(err).message),
+      )
       .finally(() => setBusy(undefined));
   };
 

@@ -47,7 +47,7 @@ export function NodeTimeline({ run, now = Date.now() }: { run: Run; now?: number
         </thead>
         <tbody>
           {spans.map(({ node, offsetMs, durationMs }) => (
-            <tr key={node.id} data-node-id={node.id}>
+            <tr key={node.id} data-timeline-node={node.id}>
               <th scope="row">{node.id}</th>
               <td>
                 <span className={`badge state-${node.status}`}>{node.status}</span>
