@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -19,6 +21,9 @@ let page: Page;
 let projectName: string;
 let good: { pipelineId: string; jobId: string; name: string };
 let bad: { jobId: string };
+let scheduled: { jobId: string };
+/** Receives the webhook's deliveries (204 to each). */
+let receiver: Server;
 const shots = artifactsDir('console');
 
 beforeAll(async () => {
@@ -30,8 +35,15 @@ beforeAll(async () => {
   await db.query(`create table big_orders (id integer primary key, amount numeric(10,2) not null)`);
   await db.end();
 
-  // The console polls its run every second; the rate limit has its own tests.
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+  receiver = createServer((_req, res) => res.writeHead(204).end());
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // The console polls its run every second; the rate limit has its own tests. The webhook receiver is local http.
+  stack = await startStack({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
   projectName = uniqueName('sales');
   const project = await create(stack, '/v2/projects', { name: projectName, description: 'Orders, end to end' });
   const connector = await create(stack, '/v2/connectors', {
@@ -67,6 +79,20 @@ beforeAll(async () => {
   });
   const job = await create(stack, '/v2/jobs', { name: uniqueName('nightly'), pipeline_id: pipeline.id });
   good = { pipelineId: pipeline.id, jobId: job.id, name: goodName };
+  // Fires at 03:00 Paris time on the first of each month: never during the suite.
+  const monthly = await create(stack, '/v2/jobs', {
+    name: uniqueName('monthly'),
+    pipeline_id: pipeline.id,
+    schedule: '0 3 1 * *',
+    timezone: 'Europe/Paris',
+  });
+  scheduled = { jobId: monthly.id };
+  await create(stack, '/v2/webhooks', {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    events: ['job.failed', 'job.completed'],
+    secret: 'whsec_' + Buffer.from('a console e2e secret of 32 bytes').toString('base64'),
+    description: 'console e2e receiver',
+  });
   bad = await createPipelineAndJob(stack, {
     nodes: [
       source({ query: 'select 1 as id from no_such_table' }),
@@ -82,6 +108,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
   await targetDb?.drop();
 });
 
@@ -133,6 +160,11 @@ it('triggers a run and watches it succeed with live logs, every node green', asy
   await page.locator('.dag-node.state-succeeded').nth(2).waitFor();
   await page.getByText('run ended: log complete').waitFor({ timeout: 15_000 });
   expect(await page.getByRole('log', { name: 'Run log' }).getByRole('listitem').count()).toBeGreaterThan(0);
+  // The timeline: one row per node, each with its rows in and out (orders of 200 and more: ids 20 to 50).
+  const timeline = page.getByRole('table', { name: /Node timeline/ });
+  expect(await timeline.locator('tbody tr').count()).toBe(3);
+  const load = timeline.locator('[data-timeline-node="load"] td');
+  expect([await load.nth(3).textContent(), await load.nth(4).textContent()]).toEqual(['31', '31']);
   await screenshot(page, shots, '05-run-succeeded');
   await page.goto(`${stack.baseUrl}/jobs/${good.jobId}`);
   await page.getByRole('cell', { name: 'succeeded' }).first().waitFor();
@@ -157,6 +189,88 @@ it('shows a failed run with the error on the node that failed', async () => {
   await page.locator('.dag-node.state-failed').waitFor();
   expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   await screenshot(page, shots, '08-run-failed-narrow');
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it("creates a postgres connector from its type's form and tests it, each check with its latency", async () => {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Connectors' }).click();
+  await page.getByRole('heading', { name: 'database' }).waitFor();
+  await screenshot(page, shots, '09-connectors');
+  await page.getByRole('link', { name: 'New connector' }).click();
+  const name = uniqueName('warehouse');
+  const config = targetDb.config();
+  await page.getByLabel('Name (required)').fill(name);
+  await page.getByLabel('Type (required)').selectOption('postgres');
+  await page.getByLabel('host (required)').fill(String(config.host));
+  await page.getByLabel('port', { exact: true }).fill(String(config.port));
+  await page.getByLabel('database (required)').fill(String(config.database));
+  await page.getByLabel('user (required)').fill(String(config.user));
+  expect(await page.getByLabel('password', { exact: true }).getAttribute('type')).toBe('password');
+  await page.getByRole('button', { name: 'Create connector' }).click();
+  await page.waitForURL(/\/connectors\/con_/);
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  const result = page.getByRole('region', { name: /Connection works/ });
+  await result.waitFor({ timeout: 15_000 });
+  const checks = result.locator('tbody tr');
+  expect(await checks.count()).toBeGreaterThan(0);
+  expect(await checks.first().locator('td').nth(1).textContent()).toMatch(/^\d+(\.\d)? (ms|s)$/);
+  await screenshot(page, shots, '10-connector-tested');
+});
+
+it("shows a job's schedule, time zone and next five fire times", async () => {
+  await page.goto(`${stack.baseUrl}/jobs/${scheduled.jobId}`);
+  const times = page.getByRole('table', { name: 'Next five fire times' }).locator('tbody time');
+  await times.first().waitFor();
+  const fires = await Promise.all((await times.all()).map((time) => time.getAttribute('datetime')));
+  expect(fires).toHaveLength(5);
+  // 03:00 in Paris on the first of the month: 02:00 UTC in winter, 01:00 UTC in summer.
+  for (const at of fires) expect(at).toMatch(/^\d{4}-\d\d-01T0[12]:00:00\.000Z$/);
+  await screenshot(page, shots, '11-job-schedule');
+});
+
+it('charts runs over time and lists the open alert of the failed job', async () => {
+  await page.getByRole('link', { name: 'Monitoring' }).click();
+  await page.getByLabel('The window at a glance').waitFor();
+  // Each chart is drawn on a canvas (uPlot) and carries its numbers as a table.
+  await page.locator('.chart-canvas canvas').nth(1).waitFor();
+  await page
+    .getByRole('table', { name: /Per job/ })
+    .getByRole('row', { name: /nightly-/ })
+    .waitFor();
+  // The monitoring service opens the alert from the run's event: refresh until it is listed.
+  const failedRunLink = page.getByRole('region', { name: 'Open alerts' }).getByRole('link', { name: 'the failed run' });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const listed = await failedRunLink.waitFor({ timeout: 2_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (listed) break;
+    if (Date.now() > deadline) throw new Error('no open alert for the failed run');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+  }
+  await screenshot(page, shots, '12-monitoring');
+});
+
+it("shows a webhook's deliveries and sends it a test event", async () => {
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  const card = page.getByRole('listitem').filter({ hasText: 'console e2e receiver' });
+  await card.getByRole('button', { name: 'Send test event' }).click();
+  await card.getByText(/^Test event sent \(ping/).waitFor();
+  await card.getByRole('rowheader', { name: 'ping' }).waitFor();
+  await screenshot(page, shots, '13-webhooks');
+  // A phone: the new pages fit its width too.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of ['/monitoring', `/jobs/${scheduled.jobId}`, '/connectors/new']) {
+    await page.goto(`${stack.baseUrl}${path}`);
+    await page.locator('main h1').waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Loading/ })
+      .waitFor({ state: 'detached' });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+  }
+  await screenshot(page, shots, '14-new-connector-narrow');
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
