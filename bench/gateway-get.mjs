@@ -4,7 +4,7 @@
 //
 //   node gateway-get.mjs            the bench
 //   node gateway-get.mjs --profile  also CPU-profiles the gateway and the catalog and prints their hotspots
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -56,10 +56,10 @@ describe('source -> sink through a CSV hand-off', () => {
     });
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_in: 0, rows_out: 20000, attempts: 1 });
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_in: 20000, rows_out: 20000, attempts: 1 });
-    const { rows } = await db.query(
+    const { rows } = await db.query<{ n: number }>(
       `select count(*)::int as n from ((table wide except all table wide_copy) union all (table wide_copy except all table wide)) d`,
     );
-    expect(rows[0].n).toBe(0);
+    expect(rows[0]?.n).toBe(0);
     const messages = run.lines.map((l) => `${l.node_id}: ${l.message}`);
     expect(messages).toContain('extract: read 20000 rows');
     expect(messages).toContain('load: wrote 20000 of 20000 rows to wide_copy (append)');

@@ -278,9 +278,9 @@ describe('cancel', () => {
     expect(nodeOf(run, 'out').status).toBe('canceled');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await count(db, 'cancel_out')).toBe(0);
-    const { rows } = await db.query(
+    const { rows } = await db.query<{ n: number }>(
       `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 5000000)%' and pid <> pg_backend_pid()`,
     );
-    expect(rows[0].n).toBe(0);
+    expect(rows[0]?.n).toBe(0);
   });
 });

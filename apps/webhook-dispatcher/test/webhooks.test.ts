@@ -66,9 +66,9 @@ describe('webhooks CRUD', () => {
     expect(created.etag).toEqual(expect.any(String));
     const id = created.data.id;
     expect(JSON.stringify(await caller.call(t, 'webhooks.webhooks.get', { id }))).not.toContain(SECRET);
-    const [stored] = (await ds.query(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [id])) as {
-      secret_sealed: string;
-    }[];
+    const [stored] = await ds.query<{ secret_sealed: string }[]>(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [
+      id,
+    ]);
     expect(stored?.secret_sealed).not.toContain(SECRET);
 
     const second = await caller.ok<Webhook>(t, 'webhooks.webhooks.create', {

@@ -94,9 +94,9 @@ export class OutboxRelay {
 
   private async publishBatch(): Promise<number> {
     return this.opts.dataSource.transaction(async (m) => {
-      const rows = (await m.query(
+      const rows = await m.query<OutboxRow[]>(
         `SELECT ${this.selectColumns} FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${this.batch} FOR UPDATE SKIP LOCKED`,
-      )) as OutboxRow[];
+      );
       for (const row of rows) await this.opts.publish(m, row);
       if (rows.length > 0)
         await m.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);

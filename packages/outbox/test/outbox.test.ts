@@ -13,7 +13,7 @@ beforeAll(async () => {
   try {
     await ds.initialize();
   } catch (err) {
-    throw new Error(`PostgreSQL is required at ${DATABASE_URL}: ${(err as Error).message}`);
+    throw new Error(`PostgreSQL is required at ${DATABASE_URL}: ${(err as Error).message}`, { cause: err });
   }
   await ds.query(`CREATE SCHEMA ${schema}`);
   await ds.query(`CREATE TABLE ${schema}.outbox (
@@ -94,7 +94,7 @@ describe('transactional outbox', () => {
       await new Promise((r) => setTimeout(r, 1));
     };
     const counts = await Promise.all([relay(slow).drain(), relay(slow).drain()]);
-    expect(counts[0]! + counts[1]!).toBe(250);
+    expect((counts[0] ?? 0) + (counts[1] ?? 0)).toBe(250);
     expect(new Set(seen).size).toBe(250);
     expect(seen).toHaveLength(250);
   });

@@ -44,7 +44,8 @@ export function toColumnValue(value: unknown, kind: ColumnKind): unknown {
       if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
       if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
       if (typeof value === 'object') return JSON.stringify(value);
-      return String(value);
+      if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+      return null;
     case 'JSON':
       return JSON.stringify(value);
     case 'TIMESTAMPTZ':

@@ -23,6 +23,7 @@ export interface NodeColumns {
  */
 function clip(text: string, max: number): string {
   const cut = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what must be replaced (jsonb refuses it)
   return cut.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 

@@ -26,7 +26,7 @@ async function valuesOf(
 ): Promise<Array<{ labels: Record<string, unknown>; value: number; metricName?: string }>> {
   const metric = registry.getSingleMetric(name);
   if (!metric) throw new Error(`no metric ${name}`);
-  return (await metric.get()).values as Array<{ labels: Record<string, unknown>; value: number; metricName?: string }>;
+  return (await metric.get()).values;
 }
 
 describe('RunMetrics', () => {

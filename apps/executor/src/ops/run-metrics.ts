@@ -94,13 +94,13 @@ export class RunMetrics {
       buckets: WAIT_BUCKETS,
       registers,
     });
-    const metrics = this;
+    const activeRuns = (): number => this.activeRuns();
     new Gauge({
       name: 'conduit_executor_active_runs',
       help: 'Runs executing on this executor now',
       registers,
       collect() {
-        this.set(metrics.activeRuns());
+        this.set(activeRuns());
       },
     });
     new Gauge({

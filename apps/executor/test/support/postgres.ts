@@ -10,7 +10,7 @@ export async function connectPg(): Promise<pg.Client> {
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`PostgreSQL is required at ${DATABASE_URL} for these tests: ${String(err)}`);
+    throw new Error(`PostgreSQL is required at ${DATABASE_URL} for these tests: ${String(err)}`, { cause: err });
   }
   return client;
 }

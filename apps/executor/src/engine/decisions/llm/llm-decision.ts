@@ -66,7 +66,7 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
     prompt: prompt.text,
     deadlineMs,
     signal: ctx.signal,
-    log: ctx.log,
+    log: (level, message) => ctx.log(level, message),
   });
   const { tokens } = decision;
   ctx.log(
