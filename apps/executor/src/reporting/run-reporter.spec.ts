@@ -3,17 +3,27 @@ import type { QueueProducer } from '@conduit/service-kit';
 import { pino } from 'pino';
 import { RunReporter } from './run-reporter.js';
 
-/** A queue whose adds fail while `down` says so, recording the ones that got through. */
+/** A queue whose adds fail while `down` says so, recording the ones that got through and each send's size. */
 function flakyQueue(down: () => boolean) {
   const added: string[] = [];
+  const sends: number[] = [];
   const queue = {
     add: async (name: string, data: { event_id: string }) => {
+      await Promise.resolve();
       if (down()) throw new Error('Connection is closed.');
       added.push(name);
+      sends.push(1);
       return { id: data.event_id };
     },
+    addBulk: async (jobs: { name: string; data: { event_id: string } }[]) => {
+      await Promise.resolve();
+      if (down()) throw new Error('Connection is closed.');
+      added.push(...jobs.map((j) => j.name));
+      sends.push(jobs.length);
+      return jobs.map((j) => ({ id: j.data.event_id }));
+    },
   } as unknown as QueueProducer<typeof QUEUES.eventsScheduler>;
-  return { queue, added };
+  return { queue, added, sends };
 }
 
 const identity = { run_id: 'run_1', tenant_id: 'tnt_1', attempt: 1, epoch: 1 };
@@ -34,6 +44,21 @@ describe('RunReporter', () => {
     });
     await reporter.flushed();
     expect(added).toEqual(['run.node', 'run.finished']);
+  });
+
+  it('sends the reports made while a send is on its way together, in order, in the next send', async () => {
+    const { queue, added, sends } = flakyQueue(() => false);
+    const reporter = new RunReporter(queue, identity, silent);
+    for (const id of ['a', 'b', 'c']) void reporter.send({ type: 'run.node', node: { id } as never });
+    await reporter.send({
+      type: 'run.finished',
+      status: 'succeeded',
+      error: null,
+      stats: { rows_read: 0, rows_written: 0 },
+      nodes: [],
+    });
+    expect(added).toEqual(['run.node', 'run.node', 'run.node', 'run.finished']);
+    expect(sends).toEqual([1, 3]);
   });
 
   it('gives up after its retry time, logging, without throwing', async () => {

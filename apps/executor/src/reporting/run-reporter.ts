@@ -1,6 +1,8 @@
 /**
- * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: each add waits for
- * the previous, so the scheduler sees a node's running before its succeeded. Job id = event id (deduplication).
+ * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: one send at a time,
+ * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way leave together
+ * in the next one (one round trip for all, in order), so a run's bookkeeping never queues up behind its nodes. Job
+ * id = event id (deduplication).
  */
 import type { QueueProducer } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
@@ -33,8 +35,19 @@ type Body =
       nodes: RunNode[];
     };
 
+/** Most reports in one send. */
+const MAX_BATCH = 100;
+
+interface Pending {
+  report: RunReport;
+  /** From when it was made, not from its turn: reports queued behind one that waits out an outage share its deadline. */
+  giveUpAt: number;
+}
+
 export class RunReporter {
+  private pending: Pending[] = [];
   private chain: Promise<void> = Promise.resolve();
+  private sending = false;
 
   constructor(
     private readonly queue: QueueProducer<typeof QUEUES.eventsScheduler>,
@@ -44,38 +57,55 @@ export class RunReporter {
   ) {}
 
   /**
-   * Queues the report behind the earlier ones (stamped `at`, default now). A failed add is tried again for `retryMs`,
-   * then logged; never thrown.
+   * Queues the report behind the earlier ones (stamped `at`, default now). A failed send is tried again for `retryMs`,
+   * then logged; never thrown. Resolves once this report and every earlier one is on the queue (or logged as lost).
    */
   send(body: Body, at = new Date()): Promise<void> {
     // With the context of the run's (or node's) span: the scheduler applies it in that trace (job-trace.ts).
     const report = withJobTrace<RunReport>({ ...body, event_id: newId('event'), ...this.run, at: at.toISOString() });
-    // From now, not from its turn: reports queued behind one that waits out an outage share its deadline.
-    const giveUpAt = Date.now() + this.retryMs;
-    this.chain = this.chain.then(async () => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await this.queue.add(report.type, report, { jobId: report.event_id });
-          return;
-        } catch (err) {
-          if (Date.now() >= giveUpAt) {
-            this.logger.error({ err, run_id: this.run.run_id, type: report.type }, 'could not send run report');
-            return;
-          }
-          if (attempt === 0)
-            this.logger.warn(
-              { err, run_id: this.run.run_id, type: report.type },
-              'run report not sent yet; trying again',
-            );
-          await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
-        }
-      }
-    });
+    this.pending.push({ report, giveUpAt: Date.now() + this.retryMs });
+    if (!this.sending) {
+      this.sending = true;
+      this.chain = this.drain();
+    }
     return this.chain;
   }
 
   /** Resolves once every report sent so far is on the queue (or logged as lost). */
   flushed(): Promise<void> {
     return this.chain;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        await this.sendBatch(batch);
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  /** Tries the batch until its newest report's deadline, so a final report is never given up sooner than alone. */
+  private async sendBatch(batch: Pending[]): Promise<void> {
+    const giveUpAt = batch.at(-1)!.giveUpAt;
+    const reports = batch.map((p) => p.report);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (reports.length === 1) await this.queue.add(reports[0]!.type, reports[0]!, { jobId: reports[0]!.event_id });
+        else await this.queue.addBulk(reports.map((r) => ({ name: r.type, data: r, opts: { jobId: r.event_id } })));
+        return;
+      } catch (err) {
+        const types = reports.map((r) => r.type).join(',');
+        if (Date.now() >= giveUpAt) {
+          this.logger.error({ err, run_id: this.run.run_id, type: types }, 'could not send run report');
+          return;
+        }
+        if (attempt === 0)
+          this.logger.warn({ err, run_id: this.run.run_id, type: types }, 'run report not sent yet; trying again');
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+      }
+    }
   }
 }
