@@ -12,6 +12,7 @@ import { createBenchDatabase } from './lib/bench-database.mjs';
 import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
 import { allRuns, jobFor, listRuns, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { stackProfiles } from './lib/stack-profiles.mjs';
 
 const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 200);
 const WARMUP_RUNS = 20;
@@ -47,7 +48,13 @@ async function drained(stack, jobId, timeoutMs = 120_000) {
   }
 }
 
-const stack = await startBenchStack({ RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+// `--profile`: CPU profiles of every service over the burst (sampling costs CPU too: compare figures without it).
+const profiles = stackProfiles();
+const stack = await startBenchStack({
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+  ...profiles.env,
+});
 let database, idle, burst, burstSec;
 try {
   database = await createBenchDatabase(stack);
@@ -65,6 +72,7 @@ try {
   await sleep(IDLE_SEC * 1000);
   idle = endIdle();
 
+  profiles.start(stack);
   const started = performance.now();
   const endBurst = startCpuAccount(groups);
   const ids = await triggerBurst(stack, jobId, RUNS);
@@ -124,11 +132,14 @@ console.log(
   `  ${'sum'.padEnd(20)} net ${String(total.net_ms).padStart(7)}  gross ${String(total.gross_ms).padStart(7)}   (goal net <= ${GOAL_MS_PER_RUN} ms: ${met ? 'met' : 'NOT met'})`,
 );
 
+profiles.print();
+
 printResult('runs-cpu', {
   runs: RUNS,
   burst_sec: round(burstSec, 2),
   runs_per_sec: round(RUNS / burstSec, 1),
   idle_sec: IDLE_SEC,
+  profiled: profiles.enabled,
   cpu_ms_per_run: perRun,
   cpu_ms_per_run_sum: total,
   goal_ms_per_run: GOAL_MS_PER_RUN,

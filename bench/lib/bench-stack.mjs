@@ -4,6 +4,10 @@
  */
 import { startStack } from '@conduit/testing';
 
+/** Settings a bench run may try from its own environment (`EXECUTOR_CONCURRENCY=8 node runs-cpu.mjs`). */
+const TUNABLE = ['EXECUTOR_CONCURRENCY', 'EXECUTOR_NODE_PARALLELISM', 'RUN_MEMORY_LIMIT'];
+
 export function startBenchStack(env = {}, servers = {}) {
-  return startStack({ NODE_ENV: 'production', ...env }, servers);
+  const tried = Object.fromEntries(TUNABLE.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+  return startStack({ NODE_ENV: 'production', ...tried, ...env }, servers);
 }
