@@ -67,38 +67,52 @@ export class RunsService {
       );
     }
     let replaced: string[] = [];
-    const created = await this.ds.transaction(async (m) => {
-      const locked = await m.findOne(JobEntity, {
-        where: { id: job.id, tenantId: ctx.tenant_id },
-        lock: { mode: 'pessimistic_write' },
+    // A job that allows overlapping runs needs neither its row held alone nor its active runs: a shared hold keeps the
+    // policy as read until commit, and its triggers no longer wait for each other or for its runs' reports. Should the
+    // policy have changed since it was read, the transaction is made again holding the row alone.
+    let shared = job.concurrencyPolicy === 'allow';
+    const create = () =>
+      this.ds.transaction(async (m) => {
+        const locked = await m.findOne(JobEntity, {
+          where: { id: job.id, tenantId: ctx.tenant_id },
+          lock: { mode: shared ? 'pessimistic_read' : 'pessimistic_write' },
+        });
+        if (!locked) throw notFound('job', jobId);
+        if (shared && locked.concurrencyPolicy !== 'allow') throw new PolicyChanged();
+        const active = shared ? [] : await this.machine.activeRunsWithin(m, locked.id);
+        if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
+          throw new AppError(
+            'run_in_progress',
+            `job ${locked.id} already has run ${active[0]!.id} ${active[0]!.status}; its concurrency policy is forbid`,
+          );
+        }
+        if (locked.concurrencyPolicy === 'replace') {
+          for (const run of active) await this.machine.cancelWithin(m, run);
+          replaced = active.map((r) => r.id);
+        }
+        const run = await this.machine.createWithin(m, {
+          tenantId: ctx.tenant_id,
+          jobId: locked.id,
+          pipelineId: snapshot.id,
+          pipelineVersion: snapshot.version,
+          dag: snapshot.dag,
+          trigger: 'manual',
+          parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
+          ...(ctx.idempotency && { idempotency: ctx.idempotency }),
+        });
+        assertBeforeDeadline(ctx);
+        if (this.settings.faultCommitDelayMs > 0)
+          await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
+        return run;
       });
-      if (!locked) throw notFound('job', jobId);
-      const active = await this.machine.activeRunsWithin(m, locked.id);
-      if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
-        throw new AppError(
-          'run_in_progress',
-          `job ${locked.id} already has run ${active[0]!.id} ${active[0]!.status}; its concurrency policy is forbid`,
-        );
-      }
-      if (locked.concurrencyPolicy === 'replace') {
-        for (const run of active) await this.machine.cancelWithin(m, run);
-        replaced = active.map((r) => r.id);
-      }
-      const run = await this.machine.createWithin(m, {
-        tenantId: ctx.tenant_id,
-        jobId: locked.id,
-        pipelineId: snapshot.id,
-        pipelineVersion: snapshot.version,
-        dag: snapshot.dag,
-        trigger: 'manual',
-        parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
-        ...(ctx.idempotency && { idempotency: ctx.idempotency }),
-      });
-      assertBeforeDeadline(ctx);
-      if (this.settings.faultCommitDelayMs > 0)
-        await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
-      return run;
-    });
+    let created: RunEntity;
+    try {
+      created = await create();
+    } catch (err) {
+      if (!(err instanceof PolicyChanged)) throw err;
+      shared = false;
+      created = await create();
+    }
     reachFaultPoint('after_run_commit');
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
@@ -151,3 +165,6 @@ export class RunsService {
     return run;
   }
 }
+
+/** The job's concurrency policy changed between reading the job and holding its row. */
+class PolicyChanged extends Error {}
