@@ -1,58 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { QUEUES, type Job, type Run, type RunClaim, type RunRenewal } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 // Fencing (issue 16): the claim's compare-and-set, renewals, the report epoch check and the reaper's respect of a
 // live lease, against the real PostgreSQL and Redis through the scheduler's own RPC.
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
 const SILENCE_MS = 300;
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let scheduler: SchedulerUnderTest;
-let caller: SchedulerCaller;
-let reaper: RunReaper;
-let runsQueue: Queue;
-let reportsQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  scheduler = await startScheduler(ds, prefix, {
-    runSilenceMs: SILENCE_MS,
-    reaperIntervalMs: 600_000,
-    background: { ticks: false },
-  });
-  reaper = scheduler.app.get(RunReaper);
-  caller = new SchedulerCaller(prefix);
-  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-  reportsQueue = new Queue(QUEUES.eventsScheduler, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+const suite = useSchedulerSuite({
+  scheduler: { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } },
+  queues: [QUEUES.runs, QUEUES.eventsScheduler],
 });
+const { caller, store } = suite;
+const runsQueue = suite.queue(QUEUES.runs);
+const reportsQueue = suite.queue(QUEUES.eventsScheduler);
+let reaper: RunReaper;
 
-afterAll(async () => {
-  await Promise.allSettled([runsQueue?.close(), reportsQueue?.close()]);
-  await caller?.close();
-  await scheduler?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
+beforeAll(() => {
+  reaper = suite.scheduler.app.get(RunReaper);
 });
 
 async function triggered(t: string): Promise<Run> {
@@ -71,7 +38,7 @@ const renew = (t: string, run: Run, epoch: number, leaseMs = 60_000) =>
 const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
 const eventTypes = async (runId: string) =>
   (
-    await ds.query<{ type: string }[]>(
+    await suite.ds.query<{ type: string }[]>(
       `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`,
       [runId],
     )
@@ -184,9 +151,10 @@ describe('claiming a run', () => {
     });
     // The old epoch's report was taken first (queue order) and refused: the node never showed as succeeded.
     const { rows } = {
-      rows: await ds.query<{ nodes: { id: string; attempts: number }[] }[]>(`SELECT nodes FROM runs WHERE id = $1`, [
-        run.id,
-      ]),
+      rows: await suite.ds.query<{ nodes: { id: string; attempts: number }[] }[]>(
+        `SELECT nodes FROM runs WHERE id = $1`,
+        [run.id],
+      ),
     };
     expect(rows[0]!.nodes.find((n) => n.id === 'orders')).toMatchObject({ attempts: 2 });
   });
@@ -203,7 +171,7 @@ describe('claiming a run', () => {
       status: 'canceled',
       retry_in_ms: null,
     });
-    const [row] = await ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
+    const [row] = await suite.ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
     expect(row!.epoch).toBe(2);
     // A queued run canceled before any claim is refused too: it never runs.
     const queued = await triggered(t);
@@ -241,7 +209,7 @@ describe('the reaper and the lease', () => {
       intervalMs: 200,
     });
     expect(await getRun(t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
-    const [row] = await ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
+    const [row] = await suite.ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
     expect(row!.epoch).toBe(2);
     // The executor that comes back can neither renew, nor report, nor claim again.
     expect(await renew(t, run, 1)).toEqual({ renewed: false });

@@ -1,57 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
 import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { QUEUES, type Job, type Page, type Run } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '@conduit/service-kit';
 import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { JobSchedules } from '../src/schedules/job-schedules.js';
 import { ScheduleClock } from '../src/schedules/schedule-clock.js';
 import { FIRE_BATCH } from '../src/schedules/scheduled-runs.js';
 import { RunStateMachine, type NewRun } from '../src/runs/run-state-machine.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { newTenant, openSchema } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
-let redis: Redis;
-let ds: DataSource;
-let ds2: DataSource;
-let catalog: INestMicroservice;
-let one: SchedulerUnderTest;
+let ds2: DataSource | undefined;
 let two: SchedulerUnderTest | undefined;
-let caller: SchedulerCaller;
-let ticks: Queue;
 
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  ds2 = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  one = await startScheduler(ds, prefix, { background: { reaper: false } });
-  caller = new SchedulerCaller(prefix);
-  ticks = new Queue(QUEUES.schedulerTicks, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-});
-
+// Declared before the suite's, so that the second replica stops before the schema it uses is dropped.
 afterAll(async () => {
-  await ticks?.close();
-  await caller?.close();
   await two?.close();
-  await one?.close();
-  await catalog?.close();
   await ds2?.destroy();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
 });
+
+const suite = useSchedulerSuite({ scheduler: { background: { reaper: false } }, queues: [QUEUES.schedulerTicks] });
+const { caller, store, prefix, schema } = suite;
+const ticks = suite.queue(QUEUES.schedulerTicks);
 
 async function newJob(t: string, body: Record<string, unknown> = {}): Promise<Job> {
   return caller.ok<Job>(t, 'scheduler.jobs.create', {
@@ -64,7 +36,7 @@ async function runsOf(t: string, job: Job): Promise<Run[]> {
 }
 
 async function tickIds(jobId: string): Promise<string[]> {
-  const rows = await ds.query<
+  const rows = await suite.ds.query<
     {
       tick_id: string;
     }[]
@@ -76,7 +48,7 @@ const tickMillis = (tickId: string) => Number(tickId.slice(tickId.lastIndexOf(':
 
 /** Gives the job a schedule the API would refuse (a seconds field, to fire quickly), due from `from` on. */
 async function fastSchedule(job: Job, pattern: string, from = new Date()): Promise<void> {
-  await ds.query(`UPDATE jobs SET schedule = $2, next_fire_at = $3 WHERE id = $1`, [
+  await suite.ds.query(`UPDATE jobs SET schedule = $2, next_fire_at = $3 WHERE id = $1`, [
     job.id,
     pattern,
     nextFireTime(pattern, 'UTC', from),
@@ -84,14 +56,16 @@ async function fastSchedule(job: Job, pattern: string, from = new Date()): Promi
 }
 
 async function unschedule(job: Job): Promise<void> {
-  await ds.query(`UPDATE jobs SET schedule = NULL, next_fire_at = NULL WHERE id = $1`, [job.id]);
+  await suite.ds.query(`UPDATE jobs SET schedule = NULL, next_fire_at = NULL WHERE id = $1`, [job.id]);
 }
 
 describe('cron schedules fired by the schedule clock', () => {
   it("keeps each scheduled job's next fire, the one cron-parser gives in the job time zone", async () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '*/5 * * * *', timezone: 'Asia/Kolkata' });
-    const [row] = await ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id]);
+    const [row] = await suite.ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [
+      job.id,
+    ]);
     const expected = nextFireTime('*/5 * * * *', 'Asia/Kolkata', new Date(Date.now() - 1000))!;
     expect(row!.next_fire_at.toISOString()).toBe(expected.toISOString());
     expect(job.next_run_at).toBe(expected.toISOString());
@@ -102,12 +76,12 @@ describe('cron schedules fired by the schedule clock', () => {
     const missing = await newJob(t, { schedule: '0 5 * * *' });
     const due = await newJob(t, { schedule: '0 4 * * *' });
     const dueAt = new Date(Date.now() - 3_600_000);
-    await ds.query(`UPDATE jobs SET next_fire_at = NULL WHERE id = $1`, [missing.id]);
-    await ds.query(`UPDATE jobs SET next_fire_at = $2, status = 'paused' WHERE id = $1`, [due.id, dueAt]);
+    await suite.ds.query(`UPDATE jobs SET next_fire_at = NULL WHERE id = $1`, [missing.id]);
+    await suite.ds.query(`UPDATE jobs SET next_fire_at = $2, status = 'paused' WHERE id = $1`, [due.id, dueAt]);
     await ticks.upsertJobScheduler('job_stale', { pattern: '0 6 * * *' }, { name: 'tick', data: {} });
 
-    await one.app.get(JobSchedules).reconcile();
-    const rows = await ds.query<
+    await suite.scheduler.app.get(JobSchedules).reconcile();
+    const rows = await suite.ds.query<
       {
         id: string;
         next_fire_at: Date;
@@ -117,13 +91,13 @@ describe('cron schedules fired by the schedule clock', () => {
     expect(next.get(missing.id)).toBe(nextFireTime('0 5 * * *', 'UTC', new Date())!.toISOString());
     expect(next.get(due.id)).toBe(dueAt.toISOString());
     expect(await ticks.getJobScheduler('job_stale')).toBeUndefined();
-    await ds.query(`DELETE FROM jobs WHERE id = $1`, [due.id]);
+    await suite.ds.query(`DELETE FROM jobs WHERE id = $1`, [due.id]);
   });
 
   it('fires a time missed while no clock ran once when a clock is back, without a storm', async () => {
     const t = newTenant();
     const job = await newJob(t);
-    const clock = one.app.get(ScheduleClock);
+    const clock = suite.scheduler.app.get(ScheduleClock);
     await clock.stop();
     // Every 3 seconds (a seconds field is possible here, below the API's five-field check), so fire times pass quickly.
     await fastSchedule(job, '*/3 * * * * *');
@@ -151,7 +125,7 @@ describe('cron schedules fired by the schedule clock', () => {
     const job = await newJob(t);
     store.unavailable.add(job.pipeline_id);
     const dueAt = new Date(Date.now() - 60_000);
-    await ds.query(`UPDATE jobs SET schedule = '0 0 1 1 *', next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
+    await suite.ds.query(`UPDATE jobs SET schedule = '0 0 1 1 *', next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
     // Asked on two passes: the first outage rolled its batch back rather than skipping the fire.
     await waitFor(async () => (store.asked.get(job.pipeline_id) ?? 0) >= 2, {
       what: 'the fire tried again',
@@ -159,7 +133,9 @@ describe('cron schedules fired by the schedule clock', () => {
       intervalMs: 50,
     });
     expect(await runsOf(t, job)).toHaveLength(0);
-    const [row] = await ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id]);
+    const [row] = await suite.ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [
+      job.id,
+    ]);
     expect(row!.next_fire_at.toISOString()).toBe(dueAt.toISOString());
 
     store.unavailable.delete(job.pipeline_id);
@@ -169,11 +145,12 @@ describe('cron schedules fired by the schedule clock', () => {
   }, 30_000);
 
   it('fires each time once, none missed, with two scheduler replicas', async () => {
+    ds2 = await openSchema(schema);
     two = await startScheduler(ds2, prefix, { background: { reaper: false } });
     const t = newTenant();
     const job = await newJob(t);
     const made: string[] = [];
-    for (const app of [one.app, two.app]) {
+    for (const app of [suite.scheduler.app, two.app]) {
       const machine = app.get(RunStateMachine);
       const original = machine.createManyWithin.bind(machine);
       machine.createManyWithin = (m, inputs: NewRun[]) => {
@@ -201,7 +178,7 @@ describe('cron schedules fired by the schedule clock', () => {
     const count = FIRE_BATCH * 2 + 100;
     const dueAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000);
     // Copies of one job, all due at once (made in the table directly: the API would take a while for this many).
-    await ds.query(
+    await suite.ds.query(
       `INSERT INTO jobs (id, tenant_id, name, description, pipeline_id, schedule, timezone, status, concurrency_policy, parameters, revision, created_at, updated_at, next_fire_at)
        SELECT $1 || g, tenant_id, name || g, description, pipeline_id, '0 0 1 1 *', timezone, 'active', 'allow', parameters, 1, created_at, updated_at, $2
          FROM jobs, generate_series(1, $3) AS g WHERE id = $4`,
@@ -213,12 +190,12 @@ describe('cron schedules fired by the schedule clock', () => {
       const job = await newJob(t, { pipeline_id: pipeline.id, concurrency_policy: policy });
       await caller.ok(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
       await fastSchedule(job, '0 0 1 1 *', new Date(dueAt.getTime() - 60_000));
-      await ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
+      await suite.ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
       policies[policy] = job;
     }
     await waitFor(
       async () => {
-        const [row] = await ds.query<{ n: number }[]>(
+        const [row] = await suite.ds.query<{ n: number }[]>(
           `SELECT count(*)::int AS n FROM runs WHERE job_id LIKE $1 AND trigger = 'schedule'`,
           [`${template.id}\\_%`],
         );
@@ -226,13 +203,13 @@ describe('cron schedules fired by the schedule clock', () => {
       },
       { what: 'every copy fired', timeoutMs: 20_000 },
     );
-    const [copies] = await ds.query<{ runs: number; jobs: number; at_due: number }[]>(
+    const [copies] = await suite.ds.query<{ runs: number; jobs: number; at_due: number }[]>(
       `SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS jobs, count(*) FILTER (WHERE tick_id = 'repeat:' || job_id || ':' || $2)::int AS at_due
          FROM runs WHERE job_id LIKE $1`,
       [`${template.id}\\_%`, String(dueAt.getTime())],
     );
     expect(copies).toEqual({ runs: count, jobs: count, at_due: count });
-    const [left] = await ds.query<{ n: number }[]>(
+    const [left] = await suite.ds.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM jobs WHERE id LIKE $1 AND next_fire_at <= $2`,
       [`${template.id}\\_%`, dueAt],
     );
@@ -246,7 +223,7 @@ describe('cron schedules fired by the schedule clock', () => {
     // another order): PostgreSQL may pick it as a deadlock victim, and a second try then finds the rows free.
     for (let attempt = 1; ; attempt++) {
       try {
-        await ds.query(`DELETE FROM jobs WHERE id LIKE $1`, [`${template.id}\\_%`]);
+        await suite.ds.query(`DELETE FROM jobs WHERE id LIKE $1`, [`${template.id}\\_%`]);
         break;
       } catch (err) {
         if ((err as { code?: string }).code !== '40P01' || attempt === 5) throw err;

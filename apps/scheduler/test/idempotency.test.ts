@@ -1,48 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { Redis } from 'ioredis';
 import type { IdempotencyKey, Job, Run, RpcReply } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { requestStreamKey, rpcCall } from '@conduit/rpc-streams';
-import { dropSchema, newSchemaName, newTenant, openSchema, rpcCtx } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { newTenant, rpcCtx } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 // Issue 16: Trigger Run and Create Job keep the client's Idempotency-Key on the row, and work whose caller has
 // given up is not committed. Over the real transport, on the real PostgreSQL and Redis.
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
 /** Trigger Run waits this long after its deadline check, before its commit: a commit that lands late. */
 const COMMIT_DELAY_MS = 600;
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let scheduler: SchedulerUnderTest;
-let caller: SchedulerCaller;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  scheduler = await startScheduler(ds, prefix, { background: { ticks: false }, faultCommitDelayMs: COMMIT_DELAY_MS });
-  caller = new SchedulerCaller(prefix);
-});
-
-afterAll(async () => {
-  await caller?.close();
-  await scheduler?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const suite = useSchedulerSuite({ scheduler: { background: { ticks: false }, faultCommitDelayMs: COMMIT_DELAY_MS } });
+const { caller, store, prefix, schema } = suite;
 
 const idem = (key = randomUUID()): IdempotencyKey => ({ key, fingerprint: randomBytes(32).toString('hex') });
 
@@ -65,14 +35,14 @@ async function newJob(tenant: string): Promise<Job> {
 }
 
 async function runsOf(jobId: string): Promise<{ id: string; idempotency_key: string | null }[]> {
-  return ds.query(`SELECT id, idempotency_key FROM "${schema}".runs WHERE job_id = $1`, [jobId]);
+  return suite.ds.query(`SELECT id, idempotency_key FROM "${schema}".runs WHERE job_id = $1`, [jobId]);
 }
 
 /** Until the scheduler has finished every request it took (acked its stream entries): a handler's work is over. */
 async function schedulerIdle(): Promise<void> {
   await waitFor(
     async () => {
-      const [pending] = (await redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [
+      const [pending] = (await suite.redis.xpending(requestStreamKey(prefix, 'scheduler'), 'scheduler')) as [
         number,
         ...unknown[],
       ];
@@ -113,7 +83,7 @@ describe('Idempotency-Key on the scheduler', () => {
     ]);
     if (!a.ok || !b.ok) throw new Error(JSON.stringify([a, b]));
     expect(b.data.id).toBe(a.data.id);
-    const rows: unknown[] = await ds.query(`SELECT id FROM "${schema}".jobs WHERE tenant_id = $1`, [t]);
+    const rows: unknown[] = await suite.ds.query(`SELECT id FROM "${schema}".jobs WHERE tenant_id = $1`, [t]);
     expect(rows).toHaveLength(1);
   });
 

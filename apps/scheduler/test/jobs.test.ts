@@ -1,58 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { QUEUES, rpcPatterns, type Job, type Page, type Run } from '@conduit/contracts';
-import { bullPrefix } from '@conduit/service-kit';
 import { nextFireTime } from '../src/schedules/next-fire-time.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let scheduler: SchedulerUnderTest;
-let caller: SchedulerCaller;
-let runsQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  // The schedule clock stays off: these tests look at the next fire times, not at runs they would make.
-  scheduler = await startScheduler(ds, prefix, { background: { ticks: false } });
-  caller = new SchedulerCaller(prefix);
-  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-});
+// The schedule clock stays off: these tests look at the next fire times, not at runs they would make.
+const suite = useSchedulerSuite({ scheduler: { background: { ticks: false } }, queues: [QUEUES.runs] });
+const { caller, store } = suite;
+const runsQueue = suite.queue(QUEUES.runs);
 
 /** The job's stored next fire (ISO), null when it has none, undefined when the job is gone. */
 async function nextFireAt(jobId: string): Promise<string | null | undefined> {
-  const [row] = await ds.query<
+  const [row] = await suite.ds.query<
     {
       next_fire_at: Date | null;
     }[]
   >(`SELECT next_fire_at FROM jobs WHERE id = $1`, [jobId]);
   return row ? (row.next_fire_at?.toISOString() ?? null) : undefined;
 }
-
-afterAll(async () => {
-  await Promise.allSettled([runsQueue?.close()]);
-  await caller?.close();
-  await scheduler?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
 
 describe('jobs over RPC', () => {
   it('creates, reads, lists, replaces and deletes a job, with ETags and If-Match', async () => {
@@ -221,7 +187,7 @@ describe('jobs over RPC', () => {
     });
     // A fire that is due this very moment (not yet made by the clock, which is off here) must survive an unrelated edit.
     const due = new Date(Date.now() - 1000);
-    await ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, due]);
+    await suite.ds.query(`UPDATE jobs SET next_fire_at = $2 WHERE id = $1`, [job.id, due]);
     await caller.ok(t, 'scheduler.jobs.update', {
       id: job.id,
       body: { name: 'renamed', pipeline_id: pipeline.id, schedule: '*/5 * * * *' },
@@ -244,13 +210,13 @@ describe('jobs over RPC', () => {
     await caller.ok(t, 'scheduler.jobs.delete', { id: job.id });
     // The canceled run's queue job is gone before any executor took it.
     await waitFor(async () => (await runsQueue.getJob(run.id)) === undefined, { what: 'the queue job removed' });
-    const [row] = await ds.query<{ type: string | null }[]>(
+    const [row] = await suite.ds.query<{ type: string | null }[]>(
       `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 ORDER BY id`,
       [run.id],
     );
     expect(row).toBeDefined();
     const types = (
-      await ds.query<{ type: string }[]>(
+      await suite.ds.query<{ type: string }[]>(
         `SELECT payload->>'type' AS type FROM outbox WHERE run_id = $1 AND kind = 'run_event' ORDER BY id`,
         [run.id],
       )

@@ -1,52 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
+import { REDIS_URL } from './support/redis.js';
 import { QUEUES, type Job, type Run } from '@conduit/contracts';
-import { OutboxRelay, QueueProducers, bullPrefix, createLogger, type QueueProducer } from '@conduit/service-kit';
+import { OutboxRelay, QueueProducers, createLogger, type QueueProducer } from '@conduit/service-kit';
 import { schedulerOutbox } from '../src/outbox/scheduler-outbox.js';
 import { schedulerSettings } from '../src/scheduler-settings.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { newTenant } from './support/db.js';
+import { startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
-const prefix = testPrefix();
 const SCHEDULER_PRODUCES = [QUEUES.runs, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks];
-const schema = newSchemaName();
-const store = new PipelineStore();
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let caller: SchedulerCaller;
-let runsQueue: Queue;
-let monitoringQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  caller = new SchedulerCaller(prefix);
-  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-  monitoringQueue = new Queue(QUEUES.eventsMonitoring, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-});
-
-afterAll(async () => {
-  await Promise.allSettled([runsQueue?.close(), monitoringQueue?.close()]);
-  await caller?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+// No scheduler of the suite's: each test starts the replicas it crashes.
+const suite = useSchedulerSuite({ scheduler: false, queues: [QUEUES.runs, QUEUES.eventsMonitoring] });
+const { caller, store, prefix } = suite;
+const runsQueue = suite.queue(QUEUES.runs);
+const monitoringQueue = suite.queue(QUEUES.eventsMonitoring);
 
 describe('the transactional outbox', () => {
   it('loses nothing when the process dies between the commit and the enqueue', async () => {
     // A scheduler whose relay never runs: the trigger commits, then the process "dies" before publishing.
-    const crashed: SchedulerUnderTest = await startScheduler(ds, prefix, {
+    const crashed: SchedulerUnderTest = await startScheduler(suite.ds, prefix, {
       background: { relay: false, ticks: false, reaper: false },
     });
     const t = newTenant();
@@ -60,7 +32,7 @@ describe('the transactional outbox', () => {
       await crashed.close();
     }
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
-    const pending = await ds.query<{ kind: string }[]>(
+    const pending = await suite.ds.query<{ kind: string }[]>(
       `SELECT kind FROM outbox WHERE run_id = $1 AND published_at IS NULL ORDER BY id`,
       [run.id],
     );
@@ -72,7 +44,7 @@ describe('the transactional outbox', () => {
     const logger = createLogger({ service: 't', level: 'silent' });
     const crashing = { name: QUEUES.runs, add: () => Promise.reject(new Error('crash before enqueue')) };
     const failing = new OutboxRelay(
-      ds,
+      suite.ds,
       new QueueProducers([...queues.all(), crashing as unknown as QueueProducer<typeof QUEUES.runs>]),
       logger,
       outbox,
@@ -82,7 +54,7 @@ describe('the transactional outbox', () => {
 
     // A fresh relay, as in the restarted process, publishes what was committed.
     try {
-      const relay = new OutboxRelay(ds, queues, logger, outbox);
+      const relay = new OutboxRelay(suite.ds, queues, logger, outbox);
       expect(await relay.drain()).toBeGreaterThanOrEqual(2);
       const job = await runsQueue.getJob(run.id);
       expect(job?.data).toMatchObject({ run_id: run.id, tenant_id: t });
@@ -90,13 +62,13 @@ describe('the transactional outbox', () => {
       expect(events.some((e) => (e.data as { run: { id: string } }).run.id === run.id && e.name === 'run.queued')).toBe(
         true,
       );
-      const left = await ds.query<{ n: number }[]>(
+      const left = await suite.ds.query<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`,
         [run.id],
       );
       expect(left[0]?.n).toBe(0);
       // Publishing the same messages again is harmless: BullMQ dedupes on the job id.
-      await ds.query(`UPDATE outbox SET published_at = NULL WHERE run_id = $1`, [run.id]);
+      await suite.ds.query(`UPDATE outbox SET published_at = NULL WHERE run_id = $1`, [run.id]);
       await relay.drain();
       expect((await runsQueue.getJobs(['waiting'])).filter((j) => j.id === run.id)).toHaveLength(1);
     } finally {
@@ -105,7 +77,7 @@ describe('the transactional outbox', () => {
   });
 
   it('never enqueues a run canceled before its command was published', async () => {
-    const quiet = await startScheduler(ds, prefix, { background: { relay: false, ticks: false, reaper: false } });
+    const quiet = await startScheduler(suite.ds, prefix, { background: { relay: false, ticks: false, reaper: false } });
     const t = newTenant();
     let run: Run;
     try {
@@ -120,7 +92,7 @@ describe('the transactional outbox', () => {
     const queues = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: prefix }, SCHEDULER_PRODUCES);
     try {
       await new OutboxRelay(
-        ds,
+        suite.ds,
         queues,
         createLogger({ service: 't', level: 'silent' }),
         schedulerOutbox(schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix })),

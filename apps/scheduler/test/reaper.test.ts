@@ -1,57 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
+import { REDIS_URL } from './support/redis.js';
+import { Worker } from 'bullmq';
 import { QUEUES, type Job, type Run } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { bullPrefix } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
 const SILENCE_MS = 400;
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let scheduler: SchedulerUnderTest;
-let caller: SchedulerCaller;
-let reaper: RunReaper;
-let runsQueue: Queue;
-let reportsQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  // The reaper's timer is too slow to fire during the suite: each test sweeps by hand, when it is ready.
-  scheduler = await startScheduler(ds, prefix, {
-    runSilenceMs: SILENCE_MS,
-    reaperIntervalMs: 600_000,
-    background: { ticks: false },
-  });
-  reaper = scheduler.app.get(RunReaper);
-  caller = new SchedulerCaller(prefix);
-  runsQueue = new Queue(QUEUES.runs, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-  reportsQueue = new Queue(QUEUES.eventsScheduler, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+// The reaper's timer is too slow to fire during the suite: each test sweeps by hand, when it is ready.
+const suite = useSchedulerSuite({
+  scheduler: { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } },
+  queues: [QUEUES.runs, QUEUES.eventsScheduler],
 });
+const { caller, store, prefix } = suite;
+const runsQueue = suite.queue(QUEUES.runs);
+const reportsQueue = suite.queue(QUEUES.eventsScheduler);
+let reaper: RunReaper;
 
-afterAll(async () => {
-  await Promise.allSettled([runsQueue?.close(), reportsQueue?.close()]);
-  await caller?.close();
-  await scheduler?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
+beforeAll(() => {
+  reaper = suite.scheduler.app.get(RunReaper);
 });
 
 async function triggered(t: string): Promise<Run> {

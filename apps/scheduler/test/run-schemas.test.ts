@@ -1,41 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { newTenant } from './support/db.js';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
 import type { Job, RecordedSchemasReply, Run, RunNodeColumn } from '@conduit/contracts';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
 // scheduler.runs.schemas over the real transport: the columns recent runs recorded for a pipeline's sources.
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let scheduler: SchedulerUnderTest;
-let caller: SchedulerCaller;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  scheduler = await startScheduler(ds, prefix, { background: { ticks: false } });
-  caller = new SchedulerCaller(prefix);
-});
-
-afterAll(async () => {
-  await caller?.close();
-  await scheduler?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const suite = useSchedulerSuite({ scheduler: { background: { ticks: false } } });
+const { caller, store } = suite;
 
 const SOURCE_CONFIG = { connector_id: 'con_pg', query: 'select id, amount from orders' };
 const DAG = {
@@ -54,7 +24,7 @@ const cols = (...pairs: [string, string | null][]): RunNodeColumn[] => pairs.map
 
 /** What an executor's reports leave in the run's row once its nodes succeeded. */
 async function recordColumns(runId: string, byNode: Record<string, RunNodeColumn[]>): Promise<void> {
-  await ds.query(`UPDATE runs SET node_columns = $2::jsonb WHERE id = $1`, [runId, JSON.stringify(byNode)]);
+  await suite.ds.query(`UPDATE runs SET node_columns = $2::jsonb WHERE id = $1`, [runId, JSON.stringify(byNode)]);
 }
 
 describe('scheduler.runs.schemas', () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestMicroservice } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { Queue, type Job as BullJob } from 'bullmq';
+import { describe, expect, it } from '@jest/globals';
+import { useSchedulerSuite } from './support/scheduler-suite.js';
+import { REDIS_URL } from './support/redis.js';
+import type { Job as BullJob, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   QUEUES,
@@ -14,55 +14,18 @@ import {
   type RunReport,
 } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '@conduit/service-kit';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { PipelineStore, startStubCatalog } from './support/stub-catalog.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { SchedulerCaller, startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-const store = new PipelineStore();
-let redis: Redis;
-let ds: DataSource;
-let catalog: INestMicroservice;
-let scheduler: SchedulerUnderTest;
-let caller: SchedulerCaller;
-let runsQueue: Queue;
-let reportsQueue: Queue;
-let monitoringQueue: Queue;
-let webhooksQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  catalog = await startStubCatalog(REDIS_URL, prefix, store);
-  scheduler = await startScheduler(ds, prefix, { background: { ticks: false } });
-  caller = new SchedulerCaller(prefix);
-  const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
-  runsQueue = new Queue(QUEUES.runs, opts);
-  reportsQueue = new Queue(QUEUES.eventsScheduler, opts);
-  monitoringQueue = new Queue(QUEUES.eventsMonitoring, opts);
-  webhooksQueue = new Queue(QUEUES.eventsWebhooks, opts);
+const suite = useSchedulerSuite({
+  scheduler: { background: { ticks: false } },
+  queues: [QUEUES.runs, QUEUES.eventsScheduler, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks],
 });
-
-afterAll(async () => {
-  await Promise.allSettled([
-    runsQueue?.close(),
-    reportsQueue?.close(),
-    monitoringQueue?.close(),
-    webhooksQueue?.close(),
-  ]);
-  await caller?.close();
-  await scheduler?.close();
-  await catalog?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const { caller, store, prefix } = suite;
+const runsQueue = suite.queue(QUEUES.runs);
+const reportsQueue = suite.queue(QUEUES.eventsScheduler);
+const monitoringQueue = suite.queue(QUEUES.eventsMonitoring);
+const webhooksQueue = suite.queue(QUEUES.eventsWebhooks);
 
 async function newJob(tenant: string, extra: Record<string, unknown> = {}): Promise<Job> {
   const pipeline = store.add(tenant);

@@ -9,3 +9,6 @@ export * from './servers/own-postgres.js';
 export * from './servers/recording-listener.js';
 export * from './servers/webhook-receiver.js';
 export * from './stack/stack.js';
+export * from './rpc/rpc-test-caller.js';
+export * from './nest/test-microservice.js';
+export * from './suites/service-suite.js';

@@ -1,14 +1,9 @@
-import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
-import { RedisStreamsClient, RedisStreamsServer, rpcCall } from '@conduit/rpc-streams';
-import { createLogger } from '@conduit/service-kit';
-import type { RpcReply } from '@conduit/contracts';
+import { RpcTestCaller, startTestMicroservice, testLogger } from '@conduit/testing';
 import { AppModule } from '../../src/app.module.js';
 import { schedulerSettings, type SchedulerSettings } from '../../src/scheduler-settings.js';
 import { REDIS_URL } from './redis.js';
-import { rpcCtx } from './db.js';
 
 export interface SchedulerUnderTest {
   app: INestMicroservice;
@@ -31,41 +26,12 @@ export async function startScheduler(
     ...rest,
     ...(background ? { background: background as SchedulerSettings['background'] } : {}),
   });
-  const app = await NestFactory.createMicroservice(
-    AppModule.forRoot({
-      database: ds,
-      logger: createLogger({
-        service: 'scheduler',
-        level: process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent',
-      }),
-      settings,
-    }),
-    { strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'scheduler', blockMs: 500 }), logger: false },
+  const app = await startTestMicroservice(
+    AppModule.forRoot({ database: ds, logger: testLogger('scheduler'), settings }),
+    { service: 'scheduler', prefix },
   );
-  await app.listen();
   return { app, close: () => app.close() };
 }
 
 /** Calls the scheduler over the real transport as the tenant. */
-export class SchedulerCaller {
-  readonly client: RedisStreamsClient;
-
-  constructor(prefix: string) {
-    this.client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
-  }
-
-  call<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
-    return rpcCall<RpcReply<T>>(this.client, pattern, { ctx: rpcCtx(tenantId), data });
-  }
-
-  /** The data of a successful reply; fails the test with the error otherwise. */
-  async ok<T>(tenantId: string, pattern: string, data: unknown): Promise<T> {
-    const reply = await this.call<T>(tenantId, pattern, data);
-    if (!reply.ok) throw new Error(`${pattern} failed: ${JSON.stringify(reply.error)}`);
-    return reply.data;
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
-  }
-}
+export class SchedulerCaller extends RpcTestCaller {}

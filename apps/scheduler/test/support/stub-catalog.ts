@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { Controller, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AppError, handleRpc, type PipelineSnapshot } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { RedisStreamsServer } from '@conduit/rpc-streams';
+import { startTestMicroservice } from '@conduit/testing';
 
 /** The pipelines the stub catalog knows, per tenant. */
 export class PipelineStore {
@@ -87,10 +86,5 @@ export async function startStubCatalog(
   prefix: string,
   store: PipelineStore,
 ): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice(StubCatalogModule.forRoot(store), {
-    strategy: new RedisStreamsServer({ url: redisUrl, prefix, service: 'catalog', blockMs: 500 }),
-    logger: false,
-  });
-  await app.listen();
-  return app;
+  return startTestMicroservice(StubCatalogModule.forRoot(store), { service: 'catalog', prefix, url: redisUrl });
 }

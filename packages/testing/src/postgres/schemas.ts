@@ -22,11 +22,12 @@ export async function requirePostgres(who: string): Promise<void> {
 }
 
 /** Schemas of one service's tests: a fresh one per suite, migrated, dropped after. */
+// Properties rather than methods: apps destructure them, and none uses `this`.
 export interface TestSchemas {
-  newSchemaName(): string;
+  newSchemaName: () => string;
   /** A data source on the schema, migrated (a second one on the same schema plays another replica). */
-  openSchema(schema: string): Promise<DataSource>;
-  dropSchema(ds: DataSource, schema: string): Promise<void>;
+  openSchema: (schema: string) => Promise<DataSource>;
+  dropSchema: (ds: DataSource, schema: string) => Promise<void>;
 }
 
 export function testSchemas(
