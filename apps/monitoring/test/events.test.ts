@@ -1,45 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useMonitoringSuite } from './support/monitoring-suite.js';
 import { QUEUES, alertEventSchema, type Alert, type AlertEvent, type Page, type RunEvent } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '@conduit/service-kit';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './support/monitoring-app.js';
 import { newRun, runEvent } from './support/run-events.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-let redis: Redis;
-let ds: DataSource;
-let monitoring: MonitoringUnderTest;
-let caller: MonitoringCaller;
-let eventsQueue: Queue;
-let webhooksQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  monitoring = await startMonitoring(ds, prefix);
-  caller = new MonitoringCaller(prefix);
-  const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
-  eventsQueue = new Queue(QUEUES.eventsMonitoring, opts);
-  webhooksQueue = new Queue(QUEUES.eventsWebhooks, opts);
-});
-
-afterAll(async () => {
-  await Promise.allSettled([eventsQueue?.close(), webhooksQueue?.close()]);
-  await caller?.close();
-  await monitoring?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const suite = useMonitoringSuite({ queues: [QUEUES.eventsMonitoring, QUEUES.eventsWebhooks] });
+const { caller } = suite;
+const eventsQueue = suite.queue(QUEUES.eventsMonitoring);
+const webhooksQueue = suite.queue(QUEUES.eventsWebhooks);
 
 /** Publishes events as the scheduler's relay does (job id = event id) and waits until each is processed. */
 async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
@@ -54,7 +24,7 @@ async function publish(...events: { event_id: string; type: string }[]): Promise
 }
 
 async function factOf(runId: string): Promise<Record<string, unknown> | undefined> {
-  const rows = await ds.query<Record<string, unknown>[]>(
+  const rows = await suite.ds.query<Record<string, unknown>[]>(
     `SELECT status, attempt, duration_ms::int, rows_read::int, rows_written::int FROM run_facts WHERE run_id = $1`,
     [runId],
   );
@@ -78,7 +48,7 @@ async function alertEventsFor(alertId: string): Promise<AlertEvent[]> {
 }
 
 function runsCounted(status: string): Promise<number> {
-  return monitoring.registry
+  return suite.monitoring.registry
     .getSingleMetric('conduit_runs_total')!
     .get()
     .then((m) => m.values.find((v) => v.labels['status'] === status)?.value ?? 0);

@@ -1,47 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useMonitoringSuite } from './support/monitoring-suite.js';
 import { QUEUES, type Page, type RunLogBatch, type RunLogLine, type RunLogTail } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '@conduit/service-kit';
 import { LogRetention } from '../src/logs/log-retention.js';
 import { seqOf } from '../src/logs/run-log-seq.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './support/monitoring-app.js';
 import { logBatch, newRun, runEvent, type RunShape } from './support/run-events.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-let redis: Redis;
-let ds: DataSource;
-let monitoring: MonitoringUnderTest;
-let caller: MonitoringCaller;
-let logsQueue: Queue;
-let eventsQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  monitoring = await startMonitoring(ds, prefix, { logRetentionDays: 30 });
-  caller = new MonitoringCaller(prefix);
-  const opts = { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) };
-  logsQueue = new Queue(QUEUES.logs, opts);
-  eventsQueue = new Queue(QUEUES.eventsMonitoring, opts);
+const suite = useMonitoringSuite({
+  monitoring: { logRetentionDays: 30 },
+  queues: [QUEUES.logs, QUEUES.eventsMonitoring],
 });
-
-afterAll(async () => {
-  await Promise.allSettled([logsQueue?.close(), eventsQueue?.close()]);
-  await caller?.close();
-  await monitoring?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const { caller } = suite;
+const logsQueue = suite.queue(QUEUES.logs);
+const eventsQueue = suite.queue(QUEUES.eventsMonitoring);
 
 let jobSeq = 0;
 /** Ships batches as the executor does and waits until each is stored. */
@@ -188,7 +161,7 @@ describe('run logs', () => {
       })),
     };
     await ship(aged);
-    const result = await monitoring.app.get(LogRetention).cleanup();
+    const result = await suite.monitoring.app.get(LogRetention).cleanup();
     expect(result?.logLines).toBe(3);
     expect((await listOk(t, old)).data.map((l) => l.message)).toEqual(['attempt 1 line 3']);
     expect((await listOk(t, run)).data).toHaveLength(13);

@@ -1,42 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useMonitoringSuite } from './support/monitoring-suite.js';
 import { QUEUES, type Metrics } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-import { bullPrefix } from '@conduit/service-kit';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, requireRedis, REDIS_URL, testPrefix } from './support/redis.js';
+import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
-import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './support/monitoring-app.js';
 import { newRun, runEvent } from './support/run-events.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-let redis: Redis;
-let ds: DataSource;
-let monitoring: MonitoringUnderTest;
-let caller: MonitoringCaller;
-let eventsQueue: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  monitoring = await startMonitoring(ds, prefix);
-  caller = new MonitoringCaller(prefix);
-  eventsQueue = new Queue(QUEUES.eventsMonitoring, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
-});
-
-afterAll(async () => {
-  await eventsQueue?.close();
-  await caller?.close();
-  await monitoring?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const suite = useMonitoringSuite({ queues: [QUEUES.eventsMonitoring] });
+const { caller } = suite;
+const eventsQueue = suite.queue(QUEUES.eventsMonitoring);
 
 async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
   for (const e of events) await eventsQueue.add(e.type, e, { jobId: e.event_id });

@@ -1,60 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Queue } from 'bullmq';
-import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contracts';
-import { bullPrefix } from '@conduit/service-kit';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { newTenant } from './support/db.js';
 import { Receiver, waitFor, type Received, type Responder } from '@conduit/testing';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
 import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
-import { alertEvent, EventPublisher, runEvent } from './support/events.js';
+import { alertEvent, runEvent } from './support/events.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
 const PLAIN_SECRET = 'plain-secret-0123456789-abcdef';
 const WHSEC_SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 const SCHEDULE = [200, 400, 800];
 const DISABLE_AFTER_MS = 60_000;
-let redis: Redis;
-let ds: DataSource;
-let dispatcher: DispatcherUnderTest;
-let caller: DispatcherCaller;
-let receiver: Receiver;
-let events: EventPublisher;
-let monitoring: Queue;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  receiver = new Receiver();
-  await receiver.start();
-  dispatcher = await startDispatcher(ds, prefix, {
+const suite = useDispatcherSuite({
+  dispatcher: {
     allowHttp: true,
     allowPrivateNetworks: true,
     retryScheduleMs: SCHEDULE,
     timeoutMs: 1000,
     disableAfterMs: DISABLE_AFTER_MS,
-  });
-  caller = new DispatcherCaller(prefix);
-  events = new EventPublisher(prefix);
-  monitoring = new Queue(QUEUES.eventsMonitoring, { connection: { url: REDIS_URL }, prefix: bullPrefix(prefix) });
+  },
+  queues: [QUEUES.eventsMonitoring],
 });
-
-afterAll(async () => {
-  await Promise.allSettled([events?.close(), monitoring?.close()]);
-  await caller?.close();
-  await dispatcher?.close();
-  await receiver?.stop();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const { caller, receiver, events } = suite;
+const monitoring = suite.queue(QUEUES.eventsMonitoring);
 
 async function createWebhook(
   tenant: string,
@@ -188,7 +157,7 @@ describe('planning in batches', () => {
     const hookB = endpoint();
     const webhookA = await createWebhook(a, hookA.url);
     const webhookB = await createWebhook(b, hookB.url);
-    const planner = dispatcher.app.get(DeliveryPlanner);
+    const planner = suite.dispatcher.app.get(DeliveryPlanner);
     const payloadOf = (tenant: string) => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!;
     const [first, second, ofB] = [payloadOf(a), payloadOf(a), payloadOf(b)];
     // PostgreSQL refuses a NUL character in text: this event's statement fails, and only this event with it.
@@ -218,13 +187,13 @@ describe('planning in batches', () => {
     const tenant = newTenant();
     const hooks = [endpoint(), endpoint(), endpoint()];
     for (const hook of hooks) await createWebhook(tenant, hook.url);
-    const planner = dispatcher.app.get(DeliveryPlanner);
+    const planner = suite.dispatcher.app.get(DeliveryPlanner);
     // 200 events to 3 webhooks: 600 attempts, more than the 500 admitted at once (100 POST slots, 5 admitted per slot).
     const payloads = Array.from({ length: 200 }, () => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!);
     const planned = await Promise.all(payloads.map((p) => planner.fanOut(tenant, p)));
     expect(planned.map((p) => p.length)).toEqual(payloads.map(() => 3));
     await waitFor(() => hooks.every((h) => receiver.requests(h.path).length === 200), { what: 'every attempt' });
-    const [row] = await ds.query<{ total: number; inline: number }[]>(
+    const [row] = await suite.ds.query<{ total: number; inline: number }[]>(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE claimed_at = created_at)::int AS inline FROM deliveries WHERE tenant_id = $1`,
       [tenant],
     );
@@ -427,7 +396,7 @@ describe('disabling', () => {
     const hook = endpoint(() => ({ status: 500 }));
     const webhook = await createWebhook(t, hook.url);
     // The webhook has been failing since long before this event (as after days of failures).
-    await ds.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1`, [
+    await suite.ds.query(`UPDATE webhooks SET failing_since = $2 WHERE id = $1`, [
       webhook.id,
       new Date(Date.now() - DISABLE_AFTER_MS - 1000),
     ]);
@@ -458,11 +427,11 @@ describe('disabling', () => {
     const t = newTenant();
     const hook = endpoint();
     const webhook = await createWebhook(t, hook.url);
-    await ds.query(`UPDATE webhooks SET failing_since = now() - interval '1 hour' WHERE id = $1`, [webhook.id]);
+    await suite.ds.query(`UPDATE webhooks SET failing_since = now() - interval '1 hour' WHERE id = $1`, [webhook.id]);
     await events.publish(runEvent(t, 'run.succeeded'));
     await waitFor(
       async () => {
-        const [row] = await ds.query<
+        const [row] = await suite.ds.query<
           {
             failing_since: Date | null;
           }[]
@@ -476,7 +445,7 @@ describe('disabling', () => {
 
 describe('secrecy', () => {
   it('never logs a secret', () => {
-    const logs = dispatcher.logs();
+    const logs = suite.dispatcher.logs();
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).not.toContain(PLAIN_SECRET);
     expect(logs).not.toContain(WHSEC_SECRET.slice('whsec_'.length));

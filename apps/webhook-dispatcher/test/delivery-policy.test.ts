@@ -1,51 +1,30 @@
 // The address of a webhook is checked again at delivery time, not only when the webhook is saved: a host whose
 // address has become private since (DNS changed, or the operator tightened the policy) gets nothing.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import type { Delivery, Page, Webhook } from '@conduit/contracts';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import { DispatcherCaller, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { Receiver, waitFor } from '@conduit/testing';
-import { EventPublisher, runEvent } from './support/events.js';
+import { newTenant } from './support/db.js';
+import { startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
+import { waitFor } from '@conduit/testing';
+import { runEvent } from './support/events.js';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-let redis: Redis;
-let ds: DataSource;
 let dispatcher: DispatcherUnderTest | undefined;
-let caller: DispatcherCaller;
-let receiver: Receiver;
-let events: EventPublisher;
 
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  receiver = new Receiver();
-  await receiver.start();
-  caller = new DispatcherCaller(prefix);
-  events = new EventPublisher(prefix);
-});
-
+// Declared before the suite's, so that the replica a test started stops before the schema it uses is dropped.
 afterAll(async () => {
-  await events?.close();
-  await caller?.close();
   await dispatcher?.close();
-  await receiver?.stop();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
 });
+
+// No dispatcher of the suite's: each test starts the replicas whose policy it checks.
+const suite = useDispatcherSuite({ dispatcher: false });
+const { caller, receiver, events, prefix } = suite;
 
 describe('the network policy at delivery time', () => {
   it('does not send to a host that now resolves to a loopback address, and records why', async () => {
     const tenant = newTenant();
     const hook = receiver.endpoint();
     // Saved while the policy let the host through (as a public address would pass)...
-    dispatcher = await startDispatcher(ds, prefix, {
+    dispatcher = await startDispatcher(suite.ds, prefix, {
       allowHttp: true,
       allowPrivateNetworks: true,
       retryScheduleMs: [60_000],
@@ -55,7 +34,7 @@ describe('the network policy at delivery time', () => {
     });
     await dispatcher.close();
     // ...and delivered by a replica under the default policy: the address is checked again before connecting.
-    dispatcher = await startDispatcher(ds, prefix, {
+    dispatcher = await startDispatcher(suite.ds, prefix, {
       allowHttp: true,
       allowPrivateNetworks: false,
       retryScheduleMs: [60_000],

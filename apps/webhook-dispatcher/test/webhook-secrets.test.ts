@@ -3,57 +3,22 @@
  * onto another webhook is never used to sign (the attempt fails, naming no secret), values of the earlier format
  * (`v1:`, bound to the webhook id) still sign and are re-sealed, and SECRETS_KEY rotates without a secret lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
+import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import type { Delivery, Page, Webhook } from '@conduit/contracts';
 import { SecretBox, keyIdOf } from '@conduit/secrets';
 import { openWebhookSecret } from '../src/security/secret-box.js';
 import { resealWebhookSecrets } from '../src/webhooks/webhook-reseal.js';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import {
-  DispatcherCaller,
-  startDispatcher,
-  TEST_SECRETS_KEY,
-  type DispatcherUnderTest,
-} from './support/dispatcher-app.js';
-import { Receiver, waitFor } from '@conduit/testing';
+import { newTenant } from './support/db.js';
+import { TEST_SECRETS_KEY } from './support/dispatcher-app.js';
+import { waitFor } from '@conduit/testing';
 
-const prefix = testPrefix();
-const schema = newSchemaName();
-let redis: Redis;
-let ds: DataSource;
-let dispatcher: DispatcherUnderTest;
-let caller: DispatcherCaller;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  receiver = new Receiver();
-  await receiver.start();
-  dispatcher = await startDispatcher(ds, prefix, {
-    allowHttp: true,
-    allowPrivateNetworks: true,
-    retryScheduleMs: [],
-    timeoutMs: 1000,
-  });
-  caller = new DispatcherCaller(prefix);
+const suite = useDispatcherSuite({
+  dispatcher: { allowHttp: true, allowPrivateNetworks: true, retryScheduleMs: [], timeoutMs: 1000 },
 });
-
-afterAll(async () => {
-  await caller?.close();
-  await dispatcher?.close();
-  await receiver?.stop();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const { caller, receiver } = suite;
 
 const secretOf = () => `whk-secret-${randomBytes(12).toString('hex')}`;
 
@@ -62,7 +27,7 @@ async function createWebhook(tenant: string, url: string, secret: string): Promi
 }
 
 async function storedSecret(id: string): Promise<string> {
-  const [row] = await ds.query<
+  const [row] = await suite.ds.query<
     {
       secret_sealed: string;
     }[]
@@ -72,7 +37,7 @@ async function storedSecret(id: string): Promise<string> {
 }
 
 async function setStoredSecret(id: string, sealed: string): Promise<void> {
-  await ds.query(`UPDATE webhooks SET secret_sealed = $1 WHERE id = $2`, [sealed, id]);
+  await suite.ds.query(`UPDATE webhooks SET secret_sealed = $1 WHERE id = $2`, [sealed, id]);
 }
 
 /** A secret as the dispatcher stored it before key ids: `v1:`, bound to the webhook id only. */
@@ -122,7 +87,7 @@ describe('a webhook secret copied onto another webhook', () => {
       /^not sent: the webhook secret could not be decrypted: .*set the webhook's secret again$/,
     );
     expect(receiver.requests(hook.path)).toHaveLength(0);
-    expect(JSON.stringify(attempt) + dispatcher.logs()).not.toContain(secret);
+    expect(JSON.stringify(attempt) + suite.dispatcher.logs()).not.toContain(secret);
   });
 });
 
@@ -136,12 +101,12 @@ describe('re-seal and rotation', () => {
     expect((await ping(t, webhook.id)).status).toBe('succeeded');
 
     const box = new SecretBox(TEST_SECRETS_KEY);
-    expect(await resealWebhookSecrets(ds, box)).toMatchObject({ resealed: 1, unreadable: 0, skipped: false });
+    expect(await resealWebhookSecrets(suite.ds, box)).toMatchObject({ resealed: 1, unreadable: 0, skipped: false });
     const resealed = await storedSecret(webhook.id);
     expect(resealed).toMatch(new RegExp(`^enc:v2:${keyIdOf(TEST_SECRETS_KEY)}:`));
     expect(openWebhookSecret(box, t, webhook.id, resealed)).toBe(secret);
     expect(() => openWebhookSecret(box, newTenant(), webhook.id, resealed)).toThrow(/could not be decrypted/);
-    expect(await resealWebhookSecrets(ds, box)).toMatchObject({ resealed: 0 });
+    expect(await resealWebhookSecrets(suite.ds, box)).toMatchObject({ resealed: 0 });
 
     expect((await ping(t, webhook.id)).status).toBe('succeeded');
     const signed = receiver.requests(hook.path).at(-1);
@@ -163,7 +128,7 @@ describe('re-seal and rotation', () => {
       /sealed under a key that is not configured/,
     );
     const rotating = new SecretBox({ current: keyB, previous: [TEST_SECRETS_KEY] });
-    const outcome = await resealWebhookSecrets(ds, rotating);
+    const outcome = await resealWebhookSecrets(suite.ds, rotating);
     expect(outcome.resealed).toBeGreaterThanOrEqual(1);
     expect(await storedSecret(webhook.id)).toMatch(new RegExp(`^enc:v2:${keyIdOf(keyB)}:`));
     expect(openWebhookSecret(new SecretBox(keyB), t, webhook.id, await storedSecret(webhook.id))).toBe(secret);

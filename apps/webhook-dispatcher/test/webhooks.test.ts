@@ -1,47 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
+import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import type { Page, Webhook } from '@conduit/contracts';
-import { dropSchema, newSchemaName, newTenant, openSchema } from './support/db.js';
-import { deleteKeys, requireRedis, testPrefix } from './support/redis.js';
-import {
-  DispatcherCaller,
-  startDispatcher,
-  TEST_SECRETS_KEY,
-  type DispatcherUnderTest,
-} from './support/dispatcher-app.js';
+import { newTenant } from './support/db.js';
+import { TEST_SECRETS_KEY } from './support/dispatcher-app.js';
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import { rpcCall } from '@conduit/rpc-streams';
 import { rpcCtx } from '@conduit/testing';
 import type { RpcReply } from '@conduit/contracts';
 
 // The operator's default policy: https only, no private networks.
-const prefix = testPrefix();
-const schema = newSchemaName();
 const SECRET = 'crud-secret-0123456789-abcdef';
-let redis: Redis;
-let ds: DataSource;
-let dispatcher: DispatcherUnderTest;
-let caller: DispatcherCaller;
-
-beforeAll(async () => {
-  redis = await requireRedis();
-  ds = await openSchema(schema);
-  dispatcher = await startDispatcher(ds, prefix, {
-    background: { events: false, deliveries: false, sweep: false, relay: false },
-  });
-  caller = new DispatcherCaller(prefix);
+const suite = useDispatcherSuite({
+  dispatcher: { background: { events: false, deliveries: false, sweep: false, relay: false } },
 });
-
-afterAll(async () => {
-  await caller?.close();
-  await dispatcher?.close();
-  if (ds) await dropSchema(ds, schema);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    redis.disconnect();
-  }
-});
+const { caller, schema } = suite;
 
 /** A public address literal: creating with it needs no DNS, and no request is ever sent in this suite. */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/conduit';
@@ -66,9 +38,10 @@ describe('webhooks CRUD', () => {
     expect(created.etag).toEqual(expect.any(String));
     const id = created.data.id;
     expect(JSON.stringify(await caller.call(t, 'webhooks.webhooks.get', { id }))).not.toContain(SECRET);
-    const [stored] = await ds.query<{ secret_sealed: string }[]>(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [
-      id,
-    ]);
+    const [stored] = await suite.ds.query<{ secret_sealed: string }[]>(
+      `SELECT secret_sealed FROM webhooks WHERE id = $1`,
+      [id],
+    );
     expect(stored?.secret_sealed).not.toContain(SECRET);
 
     const second = await caller.ok<Webhook>(t, 'webhooks.webhooks.create', {
@@ -264,11 +237,11 @@ describe('network policy (SSRF)', () => {
       ok: false,
       error: { code: 'idempotency_key_reused' },
     });
-    const rows: unknown[] = await ds.query(`SELECT id FROM "${schema}".webhooks WHERE tenant_id = $1`, [t]);
+    const rows: unknown[] = await suite.ds.query(`SELECT id FROM "${schema}".webhooks WHERE tenant_id = $1`, [t]);
     expect(rows).toHaveLength(1);
   });
 
   it('never logged a secret', () => {
-    expect(dispatcher.logs()).not.toContain(SECRET);
+    expect(suite.dispatcher.logs()).not.toContain(SECRET);
   });
 });

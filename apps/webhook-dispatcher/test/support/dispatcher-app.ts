@@ -1,16 +1,13 @@
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
-import 'reflect-metadata';
 import { Writable } from 'node:stream';
 import type { INestMicroservice } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
-import { RedisStreamsClient, RedisStreamsServer, rpcCall } from '@conduit/rpc-streams';
+import { RpcTestCaller, startTestMicroservice } from '@conduit/testing';
 import { createLogger } from '@conduit/service-kit';
 import type { RpcReply } from '@conduit/contracts';
 import { AppModule } from '../../src/app.module.js';
 import { dispatcherSettings, type DispatcherSettings } from '../../src/dispatcher-settings.js';
 import { REDIS_URL } from './redis.js';
-import { rpcCtx } from './db.js';
 
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
 
@@ -48,44 +45,26 @@ export async function startDispatcher(
     },
   });
   const logger = createLogger({ service: 'webhook-dispatcher', level: 'debug', destination: sink });
-  const app = await NestFactory.createMicroservice(AppModule.forRoot({ database: ds, logger, settings }), {
-    strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'webhooks', blockMs: 500 }),
-    logger: false,
+  const app = await startTestMicroservice(AppModule.forRoot({ database: ds, logger, settings }), {
+    service: 'webhooks',
+    prefix,
   });
-  await app.listen();
   return { app, logs: () => lines.join(''), close: () => app.close() };
 }
 
 /** Calls the dispatcher over the real transport as the tenant. */
-export class DispatcherCaller {
-  readonly client: RedisStreamsClient;
-
-  constructor(prefix: string) {
-    this.client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
-  }
-
+export class DispatcherCaller extends RpcTestCaller {
   /** As the gateway sends it: a body's `secret` sealed for the tenant. */
-  call<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
+  override call<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
     const d = data as { body?: Record<string, unknown> };
     const sealed = d.body
       ? { ...d, body: sealFieldsForTransit(new SecretBox(TEST_SECRETS_KEY), d.body, ['secret'], tenantId, 'webhook') }
       : data;
-    return this.callRaw<T>(tenantId, pattern, sealed);
+    return super.call<T>(tenantId, pattern, sealed);
   }
 
   /** Exactly this data, secrets as they are. */
   callRaw<T>(tenantId: string, pattern: string, data: unknown): Promise<RpcReply<T>> {
-    return rpcCall<RpcReply<T>>(this.client, pattern, { ctx: rpcCtx(tenantId), data });
-  }
-
-  /** The data of a successful reply; fails the test with the error otherwise. */
-  async ok<T>(tenantId: string, pattern: string, data: unknown): Promise<T> {
-    const reply = await this.call<T>(tenantId, pattern, data);
-    if (!reply.ok) throw new Error(`${pattern} failed: ${JSON.stringify(reply.error)}`);
-    return reply.data;
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
+    return super.call<T>(tenantId, pattern, data);
   }
 }
