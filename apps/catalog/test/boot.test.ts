@@ -8,7 +8,8 @@ import pg from 'pg';
 import type { Redis } from 'ioredis';
 import { RedisStreamsClient, rpcCall } from '@conduit/rpc-streams';
 import type { Project, RpcReply } from '@conduit/contracts';
-import { DATABASE_URL, newTenant, requirePostgres, rpcCtx } from './support/catalog-db.js';
+import { requirePostgres } from '@conduit/testing';
+import { DATABASE_URL, newTenant, rpcCtx } from './support/catalog-db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 
 const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -75,7 +76,7 @@ const running: Started[] = [];
 
 beforeAll(async () => {
   if (!existsSync(mainJs)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/catalog` first');
-  await requirePostgres();
+  await requirePostgres('catalog');
   redis = await requireRedis();
 });
 

@@ -3,31 +3,16 @@
  * ciphertext copied into another row does not open there (Test Connection fails cleanly, an update asks for it
  * again), values of the earlier format are re-sealed, and SECRETS_KEY rotates without a secret that stops opening.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { SECRET_MASK } from '@conduit/connectors';
 import { keyIdOf, type SecretKeys } from '@conduit/secrets';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
 import { ConnectorsService } from '../src/connectors/connectors.service.js';
 import { resealConnectorSecrets } from '../src/connectors/connector-reseal.js';
-import {
-  freshCatalog,
-  inTransit,
-  localPostgresConfig,
-  newTenant,
-  rejection,
-  type CatalogUnderTest,
-} from './support/catalog-db.js';
+import { useFreshCatalog, inTransit, localPostgresConfig, newTenant, rejection } from './support/catalog-db.js';
 
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 async function rawConfig(id: string): Promise<Record<string, unknown>> {
   const rows: { config: Record<string, unknown> }[] = await cat.ds.query(

@@ -2,20 +2,12 @@
  * Issue 14 in the catalog: secrets arrive only sealed (finding 2), a connector that moves must be sent its secrets
  * again (finding 4), URLs carry no credentials (finding 9), and the executor is answered sealed configs.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { SECRET_MASK } from '@conduit/connectors';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
-import { freshCatalog, inTransit, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import { useFreshCatalog, inTransit, newTenant, rejection } from './support/catalog-db.js';
 
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 async function rawConfig(id: string): Promise<Record<string, unknown>> {
   const rows: { config: Record<string, unknown> }[] = await cat.ds.query(

@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import { SECRET_MASK } from '@conduit/connectors';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
-import {
-  freshCatalog,
-  inTransit,
-  localPostgresConfig,
-  newTenant,
-  rejection,
-  type CatalogUnderTest,
-} from './support/catalog-db.js';
+import { useFreshCatalog, inTransit, localPostgresConfig, newTenant, rejection } from './support/catalog-db.js';
 
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 /** A TCP port nothing listens on: bound by us, then released. */
 async function closedPort(): Promise<number> {

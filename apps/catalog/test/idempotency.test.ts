@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IdempotencyKey } from '@conduit/contracts';
-import {
-  freshCatalog,
-  inTransit,
-  localPostgresConfig,
-  newTenant,
-  rejection,
-  type CatalogUnderTest,
-} from './support/catalog-db.js';
+import { useFreshCatalog, inTransit, localPostgresConfig, newTenant, rejection } from './support/catalog-db.js';
 
 // Issue 16: a create keeps the client's Idempotency-Key on its row, unique per tenant, on the real PostgreSQL.
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 const idem = (key = randomUUID()): IdempotencyKey => ({ key, fingerprint: randomBytes(32).toString('hex') });
 

@@ -1,17 +1,9 @@
 // Tenants' SQL checked at save time (issue #14, finding 1): a pipeline whose DuckDB SQL could never run is a 422
 // naming the node and the field, on create and on update; ordinary SQL is stored as before.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freshCatalog, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import { describe, expect, it } from '@jest/globals';
+import { useFreshCatalog, newTenant, rejection } from './support/catalog-db.js';
 
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 function dagWith(
   duck: string,

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { PipelinesService } from '../src/pipelines/pipelines.service.js';
 import type { PipelineUsage } from '../src/pipelines/pipeline-usage.js';
-import { type CatalogUnderTest, freshCatalog, inTransit, newTenant, rejection } from './support/catalog-db.js';
+import { useFreshCatalog, inTransit, newTenant, rejection } from './support/catalog-db.js';
 
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 async function postgresConnector(tenant: string, name: string): Promise<string> {
   const { data } = await cat.connectors.create(tenant, {

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { AppError } from '@conduit/contracts';
-import { freshCatalog, newTenant, rejection, type CatalogUnderTest } from './support/catalog-db.js';
+import { useFreshCatalog, newTenant, rejection } from './support/catalog-db.js';
 
-let cat: CatalogUnderTest;
-
-beforeAll(async () => {
-  cat = await freshCatalog();
-});
-
-afterAll(async () => {
-  await cat?.drop();
-});
+const cat = useFreshCatalog();
 
 describe('projects', () => {
   it('creates, reads, replaces and deletes a project', async () => {

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { afterAll, beforeAll } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { migrate } from '@conduit/service-kit';
-import { ANY_CONNECTOR_SECRET_FIELD, SECRET_MASK, type RpcContext } from '@conduit/contracts';
+import { ANY_CONNECTOR_SECRET_FIELD, SECRET_MASK } from '@conduit/contracts';
+import { DATABASE_URL, requirePostgres } from '@conduit/testing';
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import { createCatalogDataSource } from '../../src/database/catalog-data-source.js';
 import { ConnectorSecrets } from '../../src/connectors/connector-secrets.js';
@@ -11,23 +12,7 @@ import { PipelinesService } from '../../src/pipelines/pipelines.service.js';
 import { ProjectsService } from '../../src/projects/projects.service.js';
 import { NoPipelineUsage } from '../../src/pipelines/pipeline-usage.js';
 
-export const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** Fails loudly when PostgreSQL is not there: these tests need the real server. */
-export async function requirePostgres(): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-  } catch (err) {
-    throw new Error(
-      `PostgreSQL is required at ${DATABASE_URL} for the catalog integration tests: ${(err as Error).message}`,
-      { cause: err },
-    );
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+export { DATABASE_URL, newTenant, rpcCtx } from '@conduit/testing';
 
 export interface CatalogUnderTest {
   ds: DataSource;
@@ -42,7 +27,7 @@ export interface CatalogUnderTest {
 
 /** A fresh schema, migrated, with the services built on it (what Nest would inject). */
 export async function freshCatalog(): Promise<CatalogUnderTest> {
-  await requirePostgres();
+  await requirePostgres('catalog');
   const schema = `catalog_test_${randomUUID().replace(/-/g, '')}`;
   // Room for the 20 concurrent creates of the name_taken test.
   const ds = createCatalogDataSource({ url: DATABASE_URL, schema, poolSize: 24 });
@@ -66,13 +51,19 @@ export async function freshCatalog(): Promise<CatalogUnderTest> {
   };
 }
 
-/** A tenant id of its own per test, so tests in one schema never see each other's rows. */
-export function newTenant(): string {
-  return `tnt_test_${randomUUID()}`;
-}
-
-export function rpcCtx(tenantId: string): RpcContext {
-  return { tenant_id: tenantId, scopes: ['read', 'write'], request_id: `req_${randomUUID()}` };
+/**
+ * A fresh catalog for the suite: made in its beforeAll, dropped in its afterAll. The handle is filled in when the
+ * beforeAll ran, so tests and hooks may use it, module code may not.
+ */
+export function useFreshCatalog(): CatalogUnderTest {
+  const cat: Partial<CatalogUnderTest> = {};
+  beforeAll(async () => {
+    Object.assign(cat, await freshCatalog());
+  });
+  afterAll(async () => {
+    await cat.drop?.();
+  });
+  return cat as CatalogUnderTest;
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
