@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { AMQP_CONFIG, connectAmqpAdmin, type AmqpAdmin } from './support/amqp-admin.js';
 import { freePort } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
+import { inBatches, readBatches } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -14,19 +16,7 @@ const queue = `conduit-test-${suffix}`;
 const exchange = `conduit-test-x-${suffix}`;
 let admin: AmqpAdmin;
 
-async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
-  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
-}
-
-async function readAll(req: Record<string, unknown>): Promise<{ sizes: number[]; rows: Row[] }> {
-  const sizes: number[] = [];
-  const rows: Row[] = [];
-  for await (const batch of driver.read(AMQP_CONFIG, req)) {
-    sizes.push(batch.length);
-    rows.push(...batch);
-  }
-  return { sizes, rows };
-}
+const readAll = (req: Record<string, unknown>) => readBatches(driver, AMQP_CONFIG, req);
 
 beforeAll(async () => {
   admin = await connectAmqpAdmin();
@@ -44,7 +34,7 @@ describe('amqp write and read', () => {
   it('publishes rows with confirms and consumes them back in bounded, acknowledged batches', async () => {
     const rows = Array.from({ length: 2500 }, (_, i) => ({ id: i, label: `m${i}`, nested: { ok: true } }));
     await expect(
-      driver.write(AMQP_CONFIG, { table: '', mode: 'append', queue }, batchesOf(rows, 700)),
+      driver.write(AMQP_CONFIG, { table: '', mode: 'append', queue }, inBatches(rows, 700)),
     ).resolves.toEqual({ rows_written: 2500 });
     expect((await admin.channel.checkQueue(queue)).messageCount).toBe(2500);
 
@@ -66,17 +56,16 @@ describe('amqp write and read', () => {
     await driver.write(
       AMQP_CONFIG,
       { table: '', mode: 'append', exchange, routing_key: 'orders' },
-      batchesOf([{ a: 1 }, { a: 2 }, { a: 3 }], 3),
+      inBatches([{ a: 1 }, { a: 2 }, { a: 3 }], 3),
     );
     for await (const batch of driver.read(AMQP_CONFIG, { queue, wait_ms: 300, batchSize: 2 })) {
       expect(batch).toEqual([{ a: 1 }, { a: 2 }]);
       break;
     }
-    const deadline = Date.now() + 5000;
-    while ((await admin.channel.checkQueue(queue)).messageCount !== 3 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await admin.channel.checkQueue(queue)).messageCount).toBe(3);
+    await waitFor(async () => (await admin.channel.checkQueue(queue)).messageCount === 3, {
+      what: 'the three unacknowledged messages back on the queue',
+      timeoutMs: 5000,
+    });
     const again = await readAll({ queue, wait_ms: 300 });
     expect(again.rows).toHaveLength(3);
     expect(again.rows.map((r) => r['a']).sort()).toEqual([1, 2, 3]);
@@ -87,14 +76,14 @@ describe('amqp write and read', () => {
       driver.write(
         AMQP_CONFIG,
         { table: '', mode: 'append', exchange, routing_key: 'nowhere' },
-        batchesOf([{ a: 1 }], 1),
+        inBatches([{ a: 1 }], 1),
       ),
     ).rejects.toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/could not be routed/) });
     await expect(readAll({ queue: `missing-${suffix}` })).rejects.toMatchObject({
       errorClass: 'config_error',
       message: expect.stringMatching(/NOT_FOUND/),
     });
-    await expect(driver.write(AMQP_CONFIG, { table: '', mode: 'append' }, batchesOf([], 1))).rejects.toMatchObject({
+    await expect(driver.write(AMQP_CONFIG, { table: '', mode: 'append' }, inBatches([], 1))).rejects.toMatchObject({
       errorClass: 'config_error',
     });
   });

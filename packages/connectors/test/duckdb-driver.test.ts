@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { withTenant } from './support/tenant-driver.js';
+import { batchesOf } from './support/driver-batches.js';
 
 const raw = getDriver('duckdb') as ConnectorDriver;
 const driver = withTenant(raw);
@@ -20,9 +21,6 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   const out: Row[][] = [];
   for await (const batch of batches) out.push(batch);
   return out;
-}
-async function* batchesOf(...batches: Row[][]): AsyncGenerator<Row[]> {
-  for (const batch of batches) yield batch;
 }
 const query = async (sql: string) => (await collect(driver.read!(cfg, { query: sql }))).flat();
 

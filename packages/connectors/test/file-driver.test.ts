@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { withTenant } from './support/tenant-driver.js';
+import { batchesOf } from './support/driver-batches.js';
 
 const raw = getDriver('file') as ConnectorDriver;
 const driver = withTenant(raw);
@@ -24,9 +25,6 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   const out: Row[][] = [];
   for await (const batch of batches) out.push(batch);
   return out;
-}
-async function* batchesOf(...batches: Row[][]): AsyncGenerator<Row[]> {
-  for (const batch of batches) yield batch;
 }
 
 const sample: Row[] = [

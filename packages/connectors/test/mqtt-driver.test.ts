@@ -4,6 +4,7 @@ import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../s
 import { startAuthMosquitto, type AuthBroker } from './support/mosquitto.js';
 import { freePort } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { inBatches, readBatches } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -14,22 +15,8 @@ const id = randomUUID();
 const CONFIG = { host: '127.0.0.1', port: 1883 };
 const clientId = `conduit-test-${id}`;
 
-async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
-  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
-}
-
-async function readAll(
-  req: Record<string, unknown>,
-  config: Record<string, unknown> = CONFIG,
-): Promise<{ sizes: number[]; rows: Row[] }> {
-  const sizes: number[] = [];
-  const rows: Row[] = [];
-  for await (const batch of driver.read(config, req)) {
-    sizes.push(batch.length);
-    rows.push(...batch);
-  }
-  return { sizes, rows };
-}
+const readAll = (req: Record<string, unknown>, config: Record<string, unknown> = CONFIG) =>
+  readBatches(driver, config, req);
 
 beforeAll(async () => {
   const result = await driver.test(CONFIG);
@@ -46,7 +33,7 @@ describe('mqtt write and read', () => {
     const topic = `conduit/test/${id}/stored`;
     await expect(readAll({ topic, client_id: clientId, wait_ms: 200 })).resolves.toEqual({ sizes: [], rows: [] });
     const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, ok: true }));
-    await expect(driver.write(CONFIG, { table: '', mode: 'append', topic }, batchesOf(rows, 120))).resolves.toEqual({
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', topic }, inBatches(rows, 120))).resolves.toEqual({
       rows_written: 300,
     });
     const read = await readAll({ topic, client_id: clientId, wait_ms: 5000, max_messages: 300, batchSize: 100 });

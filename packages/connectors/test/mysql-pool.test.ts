@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
-import { waitFor } from './support/pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -76,7 +76,10 @@ describe('mysql connection pool', () => {
     expect(await threadId({ tenantId: 't2' })).not.toBe(mine);
     const changed = await threadId({ config: { ...sandbox.config, connect_timeout_ms: 4321 } });
     expect(changed).not.toBe(mine);
-    await waitFor(async () => !(await threadAlive(mine)), 5000, 'the old version to be disconnected');
+    await waitFor(async () => !(await threadAlive(mine)), {
+      what: 'the old version to be disconnected',
+      timeoutMs: 5000,
+    });
   });
 
   it('kills a pooled query on the server on abort and never reuses its connection', async () => {
@@ -97,11 +100,14 @@ describe('mysql connection pool', () => {
       );
       return Number((rows as { n: unknown }[])[0]?.n) > 0;
     };
-    await waitFor(running, 5000, 'the query to start');
+    await waitFor(running, { what: 'the query to start', timeoutMs: 5000 });
     controller.abort();
     await done;
-    await waitFor(async () => !(await running()), 5000, 'the server to stop the query');
-    await waitFor(async () => !(await threadAlive(id)), 5000, 'the killed connection to be closed');
+    await waitFor(async () => !(await running()), { what: 'the server to stop the query', timeoutMs: 5000 });
+    await waitFor(async () => !(await threadAlive(id)), {
+      what: 'the killed connection to be closed',
+      timeoutMs: 5000,
+    });
     expect(await threadId()).not.toBe(id);
   });
 
@@ -115,10 +121,16 @@ describe('mysql connection pool', () => {
     await pools.closeAll();
     pools = new ConnectorPools({ max: 2, idleMs: 200 });
     const idle = await threadId();
-    await waitFor(async () => !(await threadAlive(idle)), 5000, 'the idle connection to be closed');
+    await waitFor(async () => !(await threadAlive(idle)), {
+      what: 'the idle connection to be closed',
+      timeoutMs: 5000,
+    });
     const open = await threadId();
     await pools.closeAll();
-    await waitFor(async () => !(await threadAlive(open)), 5000, 'closeAll to close the connection');
+    await waitFor(async () => !(await threadAlive(open)), {
+      what: 'closeAll to close the connection',
+      timeoutMs: 5000,
+    });
   });
 
   it('still applies the network policy to the connections it opens', async () => {

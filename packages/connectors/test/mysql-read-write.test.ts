@@ -1,6 +1,8 @@
 import { getDriver, ConnectorError, type ConnectorDriver, type Row } from '../src/index.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
+import { batchesOf } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -19,10 +21,6 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   const out: Row[][] = [];
   for await (const batch of batches) out.push(batch);
   return out;
-}
-
-async function* batchesOf(...batches: Row[][]): AsyncGenerator<Row[]> {
-  for (const batch of batches) yield batch;
 }
 
 async function tableRows(sql: string): Promise<Row[]> {
@@ -195,9 +193,7 @@ describe('mysql read', () => {
       expect(batch).toHaveLength(100);
       break;
     }
-    const deadline = Date.now() + 5000;
-    while ((await threadsOfUser()) > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await threadsOfUser()).toBeLessThanOrEqual(before);
+    await waitFor(async () => (await threadsOfUser()) <= before, { what: 'the reader to disconnect', timeoutMs: 5000 });
   });
 
   it('rejects a read with neither query nor table', async () => {
@@ -224,9 +220,7 @@ describe('mysql execute', () => {
       'canceled',
     );
     expect(Date.now() - started).toBeLessThan(5000);
-    const deadline = Date.now() + 5000;
-    while ((await sleepingQueries()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await sleepingQueries()).toBe(0);
+    await waitFor(async () => (await sleepingQueries()) === 0, { what: 'the statement to be killed', timeoutMs: 5000 });
   });
 });
 

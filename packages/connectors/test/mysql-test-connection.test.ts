@@ -4,6 +4,7 @@ import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.j
 import { MYSQL_HOST, createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { freePort } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -153,9 +154,7 @@ describe('mysql Test Connection', () => {
         message: 'timed out: no answer within 1500 ms',
       });
       expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
-      const deadline = Date.now() + 2000;
-      while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(sockets.size).toBe(0);
+      await waitFor(() => sockets.size === 0, { what: 'the driver to close its socket', timeoutMs: 2000 });
     });
   });
 });

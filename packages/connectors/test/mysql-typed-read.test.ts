@@ -12,6 +12,7 @@ import {
 } from '../src/index.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
 
 // The test server listens on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -310,24 +311,21 @@ describe('mysql readIntoTable', () => {
       { query: 'select sleep(30) as s', signal: controller.signal },
       target('stopped'),
     );
+    // mysql2 answers COUNT(*) as a string.
     const running = async () =>
-      (
+      Number(
         (
-          await sandbox.admin.query(
-            "select count(*) n from information_schema.processlist where info = 'select sleep(30) as s'",
-          )
-        )[0] as { n: number }[]
-      )[0]!.n;
-    for (const deadline = Date.now() + 5_000; (await running()) === 0;) {
-      if (Date.now() > deadline) throw new Error('the query never showed in the processlist');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+          (
+            await sandbox.admin.query(
+              "select count(*) n from information_schema.processlist where info = 'select sleep(30) as s'",
+            )
+          )[0] as { n: string }[]
+        )[0]!.n,
+      );
+    await waitFor(async () => (await running()) > 0, { what: 'the query in the processlist', timeoutMs: 5_000 });
     controller.abort(reason);
     await expect(reading).rejects.toBe(reason);
-    for (const deadline = Date.now() + 5_000; (await running()) > 0;) {
-      if (Date.now() > deadline) throw new Error('the query was not killed');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(async () => (await running()) === 0, { what: 'the query to be killed', timeoutMs: 5_000 });
     expect(await readdir(scratchDir)).toEqual([]);
     expect(
       await rows("select count(*)::INTEGER n from information_schema.tables where table_name = 'stopped'"),

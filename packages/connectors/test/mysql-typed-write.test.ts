@@ -15,6 +15,7 @@ import { parseMysqlConfig } from '../src/mysql/mysql.config.js';
 import { writeFromTable } from '../src/mysql/write-from-table.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
 
 // The test server listens on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -256,10 +257,7 @@ describe('mysql writeFromTable', () => {
     const waiting = async () =>
       countOf("information_schema.processlist where info like 'load data local infile%held%'");
     try {
-      for (const deadline = Date.now() + 5_000; (await waiting()) === 0;) {
-        if (Date.now() > deadline) throw new Error('the load never showed in the processlist');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(async () => (await waiting()) > 0, { what: 'the load in the processlist', timeoutMs: 5_000 });
       controller.abort(reason);
       await expect(writing).rejects.toBe(reason);
     } finally {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { NATS_CONFIG, connectNatsAdmin, startAuthNatsServer } from './support/nats-admin.js';
 import { freePort } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { inBatches, readBatches } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -17,22 +18,8 @@ const subjectBase = `conduit.test.${id}`;
 let admin: NatsConnection;
 let jsm: JetStreamManager;
 
-async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
-  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
-}
-
-async function readAll(
-  req: Record<string, unknown>,
-  config: Record<string, unknown> = NATS_CONFIG,
-): Promise<{ sizes: number[]; rows: Row[] }> {
-  const sizes: number[] = [];
-  const rows: Row[] = [];
-  for await (const batch of driver.read(config, req)) {
-    sizes.push(batch.length);
-    rows.push(...batch);
-  }
-  return { sizes, rows };
-}
+const readAll = (req: Record<string, unknown>, config: Record<string, unknown> = NATS_CONFIG) =>
+  readBatches(driver, config, req);
 
 beforeAll(async () => {
   admin = await connectNatsAdmin();
@@ -48,7 +35,7 @@ describe('nats write and read', () => {
   it('publishes with JetStream acks and fetches bounded batches through a durable consumer', async () => {
     const rows = Array.from({ length: 1200 }, (_, i) => ({ id: i, kind: i % 2 === 0 ? 'even' : 'odd' }));
     await expect(
-      driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.orders` }, batchesOf(rows, 500)),
+      driver.write(NATS_CONFIG, { table: '', mode: 'append', subject: `${subjectBase}.orders` }, inBatches(rows, 500)),
     ).resolves.toEqual({ rows_written: 1200 });
     expect((await jsm.streams.info(stream)).state.messages).toBe(1200);
 
@@ -66,7 +53,7 @@ describe('nats write and read', () => {
     await driver.write(
       NATS_CONFIG,
       { table: '', mode: 'append', subject: `${subjectBase}.other` },
-      batchesOf([{ x: 'a' }, { x: 'b' }], 2),
+      inBatches([{ x: 'a' }, { x: 'b' }], 2),
     );
     const { rows } = await readAll({ stream, subject: `${subjectBase}.other`, wait_ms: 1000 });
     expect(rows).toEqual([{ x: 'a' }, { x: 'b' }]);
@@ -78,7 +65,7 @@ describe('nats write and read', () => {
       message: expect.stringMatching(/stream not found/),
     });
     await expect(
-      driver.write(NATS_CONFIG, { table: '', mode: 'append' }, batchesOf([{ a: 1 }], 1)),
+      driver.write(NATS_CONFIG, { table: '', mode: 'append' }, inBatches([{ a: 1 }], 1)),
     ).rejects.toMatchObject({
       errorClass: 'config_error',
       message: 'this connector needs subject',

@@ -1,6 +1,7 @@
 import { getDriver, type ConnectorDriver, type CsvChunk } from '../src/index.js';
 import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -101,15 +102,14 @@ describe('postgres COPY CSV read and write', () => {
     const first = await read.next();
     expect(first.done).toBe(false);
     await read.return({ rows_read: 0 });
-    const deadline = Date.now() + 5000;
-    let left = 1;
-    while (left > 0 && Date.now() < deadline) {
-      const { rows } = await sandbox.admin.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 2000000)%' and pid <> pg_backend_pid()`,
-      );
-      left = rows[0]!.n;
-      if (left > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(left).toBe(0);
+    await waitFor(
+      async () => {
+        const { rows } = await sandbox.admin.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 2000000)%' and pid <> pg_backend_pid()`,
+        );
+        return rows[0]!.n === 0;
+      },
+      { what: 'the server to stop the query', timeoutMs: 5000 },
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
 import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
-import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
+import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -114,7 +115,10 @@ describe('postgres connection pool', () => {
     const fresh = await backendPid({ config: changed });
     expect(fresh).not.toBe(old);
     expect(pools.size).toBe(1);
-    await waitFor(async () => !(await backendAlive(old)), 5000, 'the old version to be disconnected');
+    await waitFor(async () => !(await backendAlive(old)), {
+      what: 'the old version to be disconnected',
+      timeoutMs: 5000,
+    });
   });
 
   it('closes a connection left in a failed transaction instead of reusing it', async () => {
@@ -123,7 +127,10 @@ describe('postgres connection pool', () => {
       driver.execute(sandbox.config, 'begin; select 1/0', { tenantId: 't1', pool: scope() }),
     ).rejects.toMatchObject({ name: 'ConnectorError' });
     expect(await backendPid()).not.toBe(pid);
-    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the failed connection to be closed');
+    await waitFor(async () => !(await backendAlive(pid)), {
+      what: 'the failed connection to be closed',
+      timeoutMs: 5000,
+    });
   });
 
   it('cancels a pooled statement on the server and never reuses its connection', async () => {
@@ -137,11 +144,14 @@ describe('postgres connection pool', () => {
         signal: controller.signal,
       }),
     ).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => running(marker), 5000, 'the statement to start');
+    await waitFor(() => running(marker), { what: 'the statement to start', timeoutMs: 5000 });
     controller.abort();
     await done;
-    await waitFor(async () => !(await running(marker)), 5000, 'the server to stop the statement');
-    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the cancelled connection to be closed');
+    await waitFor(async () => !(await running(marker)), { what: 'the server to stop the statement', timeoutMs: 5000 });
+    await waitFor(async () => !(await backendAlive(pid)), {
+      what: 'the cancelled connection to be closed',
+      timeoutMs: 5000,
+    });
     expect(await backendPid()).not.toBe(pid);
   });
 
@@ -173,14 +183,17 @@ describe('postgres connection pool', () => {
     await pools.closeAll();
     pools = new ConnectorPools({ max: 2, idleMs: 200 });
     const pid = await backendPid();
-    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the idle connection to be closed');
-    await waitFor(() => Promise.resolve(pools.size === 0), 5000, 'the idle pool to be dropped');
+    await waitFor(async () => !(await backendAlive(pid)), {
+      what: 'the idle connection to be closed',
+      timeoutMs: 5000,
+    });
+    await waitFor(() => Promise.resolve(pools.size === 0), { what: 'the idle pool to be dropped', timeoutMs: 5000 });
   });
 
   it('closes every connection on closeAll', async () => {
     const pid = await backendPid();
     await pools.closeAll();
-    await waitFor(async () => !(await backendAlive(pid)), 5000, 'the connection to be closed');
+    await waitFor(async () => !(await backendAlive(pid)), { what: 'the connection to be closed', timeoutMs: 5000 });
     await expect(backendPid()).rejects.toThrow('closed');
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConnectorError, getDriver, type ConnectorDriver, type Row } from '../src/index.js';
-import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
+import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -117,7 +118,7 @@ describe('postgres read', () => {
       );
       return (rows[0] as { n: number }).n > 0;
     };
-    await waitFor(async () => !(await connected()), 5000, 'the reader to disconnect');
+    await waitFor(async () => !(await connected()), { what: 'the reader to disconnect', timeoutMs: 5000 });
   });
 
   it('cancels a fetch in flight on the server', async () => {
@@ -135,11 +136,11 @@ describe('postgres read', () => {
     };
     const started = Date.now();
     const done = expect(iterate()).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => running(marker), 5000, 'the slow query to start');
+    await waitFor(() => running(marker), { what: 'the slow query to start', timeoutMs: 5000 });
     controller.abort();
     await done;
     expect(Date.now() - started).toBeLessThan(10_000);
-    await waitFor(async () => !(await running(marker)), 5000, 'the server to stop the query');
+    await waitFor(async () => !(await running(marker)), { what: 'the server to stop the query', timeoutMs: 5000 });
   });
 
   it('rejects a read with neither query nor table', async () => {
@@ -185,9 +186,9 @@ describe('postgres execute', () => {
     const done = expect(
       driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, { signal: controller.signal }),
     ).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => running(marker), 5000, 'the statement to start');
+    await waitFor(() => running(marker), { what: 'the statement to start', timeoutMs: 5000 });
     controller.abort();
     await done;
-    await waitFor(async () => !(await running(marker)), 5000, 'the server to stop the statement');
+    await waitFor(async () => !(await running(marker)), { what: 'the server to stop the statement', timeoutMs: 5000 });
   });
 });

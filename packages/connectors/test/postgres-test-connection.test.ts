@@ -4,6 +4,7 @@ import pg from 'pg';
 import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { PG_HOST, createPgSandbox, freePort, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -173,9 +174,7 @@ describe('postgres Test Connection', () => {
       expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
       expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
       expect(result.message).toBe('timed out: no answer within 1500 ms');
-      const deadline = Date.now() + 2000;
-      while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(sockets.size).toBe(0);
+      await waitFor(() => sockets.size === 0, { what: 'the driver to close its socket', timeoutMs: 2000 });
     });
 
     it('stops when the caller cancels', async () => {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
-import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
+import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The test server listens on this machine, which the default network policy refuses.
@@ -373,14 +374,13 @@ describe('postgres typed read (readIntoTable)', () => {
           `select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`,
         )
       ).rows[0]!.n;
-    await waitFor(
-      async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0,
-      10_000,
-      'the COPY to start',
-    );
+    await waitFor(async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0, {
+      what: 'the COPY to start',
+      timeoutMs: 10_000,
+    });
     controller.abort(new Error('stopped by the test'));
     await expect(read).rejects.toThrow('stopped by the test');
-    await waitFor(async () => (await running()) === 0, 5_000, 'the server to stop the COPY');
+    await waitFor(async () => (await running()) === 0, { what: 'the server to stop the COPY', timeoutMs: 5_000 });
     expect(await readdir(scratchDir)).toEqual([]);
     expect(await duckRows(`select count(*) from information_schema.tables where table_name = 'aborted'`)).toEqual([
       [0n],

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
-import { createPgSandbox, waitFor, type PgSandbox } from './support/pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
+import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The typed PostgreSQL sink's table handling on a real PostgreSQL: create / create: false, missing columns and
@@ -200,7 +201,7 @@ describe('postgres typed write: tables, columns and modes', () => {
       source('big'),
     );
     // Abort once the data is on its way (DuckDB is writing the file).
-    await waitFor(async () => (await readdir(scratchDir)).length > 0, 20_000, 'the CSV file');
+    await waitFor(async () => (await readdir(scratchDir)).length > 0, { what: 'the CSV file', timeoutMs: 20_000 });
     controller.abort(new Error('run canceled'));
     await expect(write).rejects.toThrow('run canceled');
     expect(await rowsOf('aborted')).toEqual([{ id: '0', amount: '0.00', note: 'before', tags: [] }]);

@@ -1,6 +1,7 @@
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { batchesOf } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -15,10 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.drop();
 });
-
-async function* batchesOf(...batches: Row[][]): AsyncGenerator<Row[]> {
-  for (const batch of batches) yield batch;
-}
 
 async function tableRows(table: string, orderBy = 'id'): Promise<Row[]> {
   return (await sandbox.admin.query(`select * from ${table} order by ${orderBy}`)).rows as Row[];

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
+import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
 import { freePort } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { inBatches, readBatches } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -16,22 +17,8 @@ const aclPassword = `pw-${randomUUID()}`;
 const CONFIG = { host: '127.0.0.1', port: 6379 };
 let admin: Redis;
 
-async function* batchesOf(rows: Row[], size: number): AsyncGenerator<Row[]> {
-  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
-}
-
-async function readAll(
-  req: Record<string, unknown>,
-  config: Record<string, unknown> = CONFIG,
-): Promise<{ sizes: number[]; rows: Row[] }> {
-  const sizes: number[] = [];
-  const rows: Row[] = [];
-  for await (const batch of driver.read(config, req)) {
-    sizes.push(batch.length);
-    rows.push(...batch);
-  }
-  return { sizes, rows };
-}
+const readAll = (req: Record<string, unknown>, config: Record<string, unknown> = CONFIG) =>
+  readBatches(driver, config, req);
 
 beforeAll(async () => {
   admin = new Redis({
@@ -56,7 +43,7 @@ afterAll(async () => {
 describe('redis write and read', () => {
   it('appends rows with XADD and reads them through a consumer group, acknowledging each batch', async () => {
     const rows = Array.from({ length: 1500 }, (_, i) => ({ id: i, tags: ['a', 'b'], at: '2024-01-01T00:00:00.000Z' }));
-    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream }, batchesOf(rows, 600))).resolves.toEqual({
+    await expect(driver.write(CONFIG, { table: '', mode: 'append', stream }, inBatches(rows, 600))).resolves.toEqual({
       rows_written: 1500,
     });
     expect(await admin.xlen(stream)).toBe(1500);
@@ -92,7 +79,7 @@ describe('redis write and read', () => {
       message: expect.stringMatching(/WRONGTYPE/),
     });
     await expect(
-      driver.write(CONFIG, { table: '', mode: 'append', stream: notStream }, batchesOf([{ a: 1 }], 1)),
+      driver.write(CONFIG, { table: '', mode: 'append', stream: notStream }, inBatches([{ a: 1 }], 1)),
     ).rejects.toMatchObject({
       errorClass: 'config_error',
     });

@@ -4,6 +4,7 @@ import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../s
 import { freePort } from './support/pg-sandbox.js';
 import { startS3Server, type S3Sandbox } from './support/s3-server.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { batchesOf } from './support/driver-batches.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -30,9 +31,6 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   const out: Row[][] = [];
   for await (const batch of batches) out.push(batch);
   return out;
-}
-async function* batchesOf(...batches: Row[][]): AsyncGenerator<Row[]> {
-  for (const batch of batches) yield batch;
 }
 const put = (key: string, body: string) =>
   client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));

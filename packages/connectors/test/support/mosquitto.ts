@@ -5,6 +5,7 @@ import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
 
 export interface AuthBroker {
   port: number;
@@ -23,13 +24,14 @@ export async function startAuthMosquitto(user: string, password: string): Promis
   chmodSync(dir, 0o755);
   chmodSync(join(dir, 'passwd'), 0o644);
   const child = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  while (!(await listening(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`mosquitto (from PATH) did not start on port ${port}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  // Waits for the port or the process's exit, whichever comes first.
+  const up = await waitFor(async () => child.exitCode !== null || (await listening(port)), {
+    what: `mosquitto on port ${port}`,
+    timeoutMs: 10_000,
+  }).catch(() => false);
+  if (!up || child.exitCode !== null) {
+    child.kill();
+    throw new Error(`mosquitto (from PATH) did not start on port ${port}`);
   }
   return {
     port,

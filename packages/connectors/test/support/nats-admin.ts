@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { freePort } from './pg-sandbox.js';
+import { waitFor } from '@conduit/testing';
 
 export const NATS_CONFIG = { host: '127.0.0.1', port: 4222 };
 
@@ -31,13 +32,14 @@ export async function startAuthNatsServer(user: string, password: string): Promi
       stdio: 'ignore',
     },
   );
-  const deadline = Date.now() + 10_000;
-  while (!(await listening(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`nats-server (from PATH) did not start on port ${port}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  // Waits for the port or the process's exit, whichever comes first.
+  const up = await waitFor(async () => child.exitCode !== null || (await listening(port)), {
+    what: `nats-server on port ${port}`,
+    timeoutMs: 10_000,
+  }).catch(() => false);
+  if (!up || child.exitCode !== null) {
+    child.kill();
+    throw new Error(`nats-server (from PATH) did not start on port ${port}`);
   }
   return {
     port,

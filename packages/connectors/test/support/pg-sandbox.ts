@@ -42,15 +42,6 @@ export async function createPgSandbox(): Promise<PgSandbox> {
   };
 }
 
-/** Polls `check` until it holds, failing after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** A TCP port that nothing listens on (taken from the OS, then released). */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
