@@ -10,7 +10,13 @@ import type { QueueProducer } from '@conduit/service-kit';
 import type { ConnectorPools } from '@conduit/connectors';
 import type { RpcClient } from '@conduit/rpc-streams';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
-import { runCommandSchema, type QUEUES, type RunCommand, type RunNode } from '@conduit/contracts';
+import {
+  runCommandSchema,
+  type QUEUES,
+  type ResolvedConnector,
+  type RunCommand,
+  type RunNode,
+} from '@conduit/contracts';
 import type { Logger } from 'pino';
 import type { SecretKeys } from '@conduit/secrets';
 import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
@@ -113,6 +119,9 @@ export class RunProcessor {
     takenAt: Date,
   ): Promise<RunJobResult> {
     const attempt = Math.max(1, job.attemptsStarted);
+    // Asked while the claim is on its way: a refused claim wastes one catalog read and opens no run.
+    const connectors = this.resolveConnectorsOf(command);
+    connectors.catch(() => undefined);
     const claim = await this.claim(job, token, command, attempt);
     if (!claim) return { status: 'refused' };
     this.deps.metrics?.started(job.timestamp, takenAt.getTime(), attempt);
@@ -134,6 +143,7 @@ export class RunProcessor {
         { attempt, epoch: claim.epoch, recorded: claim.nodes },
         controller.signal,
         takenAt,
+        connectors,
       );
       const stop = stopKindOf(controller.signal);
       if (stop === 'shutdown' && token) {
@@ -209,11 +219,22 @@ export class RunProcessor {
     throw new DelayedError();
   }
 
+  /** The configs of the connectors the run's DAG uses, their secrets opened (connector-resolver.ts). */
+  private async resolveConnectorsOf(command: RunCommand): Promise<Map<string, ResolvedConnector>> {
+    return resolveConnectors(
+      this.deps.catalog,
+      connectorIdsOf(command.dag),
+      { tenant_id: command.tenant_id, scopes: ['read'], request_id: command.run_id },
+      this.deps.secretsKey,
+    );
+  }
+
   private async execute(
     command: RunCommand,
     claim: { attempt: number; epoch: number; recorded: RunNode[] },
     signal: AbortSignal,
     takenAt: Date,
+    resolving: Promise<Map<string, ResolvedConnector>>,
   ): Promise<RunOutcome> {
     const { logger } = this.deps;
     const { attempt, epoch } = claim;
@@ -230,12 +251,7 @@ export class RunProcessor {
     logger.info({ run_id: command.run_id, attempt, epoch }, 'run started');
     let outcome: RunOutcome;
     try {
-      const connectors = await resolveConnectors(
-        this.deps.catalog,
-        connectorIdsOf(command.dag),
-        { tenant_id: command.tenant_id, scopes: ['read'], request_id: command.run_id },
-        this.deps.secretsKey,
-      );
+      const connectors = await resolving;
       outcome = await executeRun({
         runId: command.run_id,
         tenantId: command.tenant_id,
