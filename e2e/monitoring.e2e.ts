@@ -170,6 +170,7 @@ describe('monitoring through the gateway', () => {
     const perJob = await getMetrics(`?job_id=${badJob}&since=1h`);
     expect(perJob).toMatchObject({ job_id: badJob, since: '1h', runs: { total: 2, failed: 2 }, success_rate: 0 });
 
+    // A fixed wait on purpose: the one-second window must move past the runs.
     await new Promise((r) => setTimeout(r, 1500));
     const recent = await getMetrics('?since=1s');
     expect(recent.runs.total).toBe(0);

@@ -316,6 +316,7 @@ describe('cancel', () => {
     expect(Date.now() - asked).toBeLessThan(2000);
 
     const rightAfter = await countRows('cancel_out');
+    // A window in which a late COPY would land rows: proves none does.
     await new Promise((r) => setTimeout(r, 3000));
     expect(await countRows('cancel_out')).toBe(rightAfter);
     // A COPY cut off rolls back whole: nothing of the canceled run stays.

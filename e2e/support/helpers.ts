@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { freePort, type Stack } from '@conduit/testing';
+import { freePort, waitFor, type Stack } from '@conduit/testing';
 import type { Page, Project, Run, RunNode } from '@conduit/contracts';
 import { call, type ApiResponse } from './client.js';
 
@@ -155,16 +155,17 @@ export async function waitForRun(
   timeoutMs = 30_000,
   everyMs = 100,
 ): Promise<Run> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Run;
-  for (;;) {
-    last = await getRun(stack, jobId, runId);
-    if (until(last)) return last;
-    if (Date.now() > deadline)
-      throw new Error(
-        `run ${runId} did not reach the expected state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`,
-      );
-    await new Promise((r) => setTimeout(r, everyMs));
+  let last: Run | undefined;
+  try {
+    return await waitFor(
+      async () => {
+        last = await getRun(stack, jobId, runId);
+        return until(last) ? last : undefined;
+      },
+      { what: `run ${runId} to reach the expected state`, timeoutMs, intervalMs: everyMs },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last seen: ${JSON.stringify(last)}`, { cause: err });
   }
 }
 

@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { Redis } from 'ioredis';
 import { RedisStreamsClient, rpcCall } from '@conduit/rpc-streams';
 import type { Project, RpcReply } from '@conduit/contracts';
-import { requirePostgres } from '@conduit/testing';
+import { requirePostgres, waitFor } from '@conduit/testing';
 import { DATABASE_URL, newTenant, rpcCtx } from './support/catalog-db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 
@@ -57,16 +57,11 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 async function waitForReady(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await fetch(url).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${url} not ready within ${timeoutMs} ms (last status ${status})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(async () => (await fetch(url)).status === 200, {
+    what: `${url} to answer 200`,
+    timeoutMs,
+    intervalMs: 100,
+  });
 }
 
 let redis: Redis;

@@ -1,6 +1,7 @@
 // The engine on a real DuckDB and the real postgres driver, against a throwaway schema.
 import { readdir } from 'node:fs/promises';
 import type pg from 'pg';
+import { waitFor } from '@conduit/testing';
 import { CONNECTOR_ID, DATA_DIR, nodeOf, runDag } from './support/engine-harness.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 
@@ -268,7 +269,13 @@ describe('cancel', () => {
     };
     const controller = new AbortController();
     const running = runDag(dag, config, { signal: controller.signal, runId: 'run_cancel' });
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    const reading = async () => {
+      const { rows } = await db.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 5000000)%' and pid <> pg_backend_pid()`,
+      );
+      return rows[0]?.n ?? 0;
+    };
+    await waitFor(async () => (await reading()) > 0, { what: 'the source query to run', timeoutMs: 10_000 });
     const abortedAt = Date.now();
     controller.abort(new Error('canceled by test'));
     const run = await running;
@@ -276,11 +283,10 @@ describe('cancel', () => {
     expect(run.outcome.status).toBe('canceled');
     expect(nodeOf(run, 'huge').status).toBe('canceled');
     expect(nodeOf(run, 'out').status).toBe('canceled');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(async () => (await reading()) === 0, {
+      what: 'the server to stop the source query',
+      timeoutMs: 2000,
+    });
     expect(await count(db, 'cancel_out')).toBe(0);
-    const { rows } = await db.query<{ n: number }>(
-      `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 5000000)%' and pid <> pg_backend_pid()`,
-    );
-    expect(rows[0]?.n).toBe(0);
   });
 });

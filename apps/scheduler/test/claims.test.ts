@@ -201,6 +201,7 @@ describe('the reaper and the lease', () => {
     await claim(t, run, 'exec-a', 1, 1500);
     // Its queue job is gone and it is silent: only the live lease keeps the reaper away.
     await runsQueue.remove(run.id);
+    // A fixed wait on purpose: the run falls silent, and the test proves the live lease alone keeps it.
     await new Promise((r) => setTimeout(r, SILENCE_MS + 100));
     expect((await reaper.sweep())?.failed).not.toContain(run.id);
     await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), {

@@ -34,6 +34,7 @@ async function triggered(t: string): Promise<Run> {
 }
 
 const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
+// A fixed wait on purpose: the run's silence lapsing is what the reaper is tested on.
 const silence = () => new Promise((r) => setTimeout(r, SILENCE_MS + 100));
 
 describe('the reaper', () => {

@@ -115,6 +115,7 @@ describe('fan-out and signed delivery', () => {
     const alert = alertEvent(t, 'alert.opened');
     await events.publish(alert);
     await waitFor(() => receiver.requests(hook.path).length === 2, { what: 'the alert' });
+    // A window in which a second copy of the failed event would arrive if it were delivered twice.
     await new Promise((r) => setTimeout(r, 300));
     const bodies = receiver
       .requests(hook.path)
@@ -357,6 +358,7 @@ describe('disabling', () => {
     });
     // No retry after a 410, and no later event reaches a disabled webhook.
     await events.publish(runEvent(t, 'run.succeeded'));
+    // A window in which a retry or the later event would arrive: proves none does.
     await new Promise((r) => setTimeout(r, 600));
     expect(receiver.requests(hook.path)).toHaveLength(1);
     expect((await deliveries(t, webhook.id)).map((d) => [d.status, d.status_code, d.next_retry_at])).toEqual([
@@ -386,6 +388,7 @@ describe('disabling', () => {
     const webhook = await createWebhook(t, endpoint().url);
     await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'disabled' } });
     await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'active' } });
+    // A window in which an announcement would be enqueued: proves none is.
     await new Promise((r) => setTimeout(r, 600));
     const jobs = await monitoring.getJobs(['waiting']);
     expect(jobs.filter((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id)).toEqual([]);

@@ -52,6 +52,7 @@ describe('mqtt write and read', () => {
       void reading.then((r) => (result = r));
       for (let i = 0; !result && Date.now() < deadline; i++) {
         await publisher.publishAsync(topic, JSON.stringify({ n: i }), { qos: 1 });
+        // Paces the publishes until the reader's subscription is up; the reader's end is what is awaited.
         await new Promise((r) => setTimeout(r, 50));
       }
       const { rows } = await reading;
