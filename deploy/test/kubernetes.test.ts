@@ -3,7 +3,7 @@ import { validateObject } from './support/k8s-models.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ROOT, SERVICES } from './support/repo.js';
-import { bullPrefix } from '../../apps/executor/dist/reporting/queue-options.js';
+import { bullPrefix } from '../../packages/service-kit/dist/index.js';
 import { QUEUES } from '../../packages/contracts/dist/index.js';
 import { DEFAULT_GATEWAY_METRICS_PORT as GATEWAY_METRICS_PORT } from '../../apps/gateway/dist/config.js';
 
