@@ -1,59 +1,36 @@
-import pg from 'pg';
-import { startStack, type Stack } from '@conduit/testing';
 import type { Run } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import {
   RFC3339_MS,
-  create,
   createPipelineAndJob,
   nodeOf,
   triggerRun,
-  uniqueName,
   waitFor,
   waitForRun,
   waitForRunEnd,
 } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Runs end to end (api.md, Resources > Run): every service its own process, the pipelines read and write the
 // stack's own PostgreSQL database through a postgres connector, and the test checks the tables with SQL.
-let stack: Stack;
-let targetDb: TargetDatabase;
-let db: pg.Client;
-let connectorId: string;
-
-beforeAll(async () => {
-  // Polling runs adds up to many requests a minute; the rate limit has its own tests.
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
-  db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-  connectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-}, 60_000);
-
-afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-  await targetDb?.drop();
-});
+// Polling runs adds up to many requests a minute; the rate limit has its own tests.
+const target = useTargetStack({ env: { RATE_LIMIT_PER_MINUTE: '100000' }, timeoutMs: 60_000 });
 
 async function countRows(table: string): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`select count(*) as n from ${table}`);
+  const { rows } = await target.db.query<{ n: string }>(`select count(*) as n from ${table}`);
   return Number(rows[0]!.n);
 }
 
 const source = (id: string, config: Record<string, unknown>) => ({
   id,
   type: 'source',
-  config: { connector_id: connectorId, ...config },
+  config: { connector_id: target.connectorId, ...config },
 });
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
 const sink = (id: string, table: string, mode: string, more: Record<string, unknown> = {}) => ({
   id,
   type: 'sink',
-  config: { connector_id: connectorId, table, mode, ...more },
+  config: { connector_id: target.connectorId, table, mode, ...more },
 });
 const NODE_FIELDS = [
   'attempts',
@@ -80,13 +57,13 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
     "select id, amount, category, amount * qty as total from orders_src where category <> 'c' and amount >= 100";
 
   beforeAll(async () => {
-    await db.query(
+    await target.db.query(
       `create table orders_src (id integer primary key, amount numeric(10,2) not null, qty integer not null, category text not null)`,
     );
-    await db.query(
+    await target.db.query(
       `insert into orders_src select i, (i % 1000) + 0.25, 1 + i % 7, (array['a','b','c'])[1 + i % 3] from generate_series(1, 100000) as i`,
     );
-    await db.query(
+    await target.db.query(
       `create table orders_out (id integer primary key, amount numeric(12,2), category text, total numeric(14,2))`,
     );
   });
@@ -109,8 +86,8 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
       ],
       edges: chain('extract', 'clean', 'load'),
     };
-    const { jobId, pipelineId } = await createPipelineAndJob(stack, dag);
-    const queued = await triggerRun(stack, jobId);
+    const { jobId, pipelineId } = await createPipelineAndJob(target.stack, dag);
+    const queued = await triggerRun(target.stack, jobId);
     expect(queued).toMatchObject({
       job_id: jobId,
       pipeline_id: pipelineId,
@@ -118,7 +95,7 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
       trigger: 'manual',
       attempt: 1,
     });
-    const run = await waitForRunEnd(stack, jobId, queued.id, 90_000);
+    const run = await waitForRunEnd(target.stack, jobId, queued.id, 90_000);
     expect(run.status).toBe('succeeded');
     expect(run.error).toBeNull();
 
@@ -143,21 +120,21 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
     expect(run.duration_ms).toBe(Date.parse(run.finished_at!) - Date.parse(run.started_at!));
 
     // Change one source row that passes the filter; the second run updates it in place and adds nothing.
-    expect((await db.query(`select amount::text, total::text from orders_out where id = 100`)).rows).toEqual([
+    expect((await target.db.query(`select amount::text, total::text from orders_out where id = 100`)).rows).toEqual([
       { amount: '100.25', total: '300.75' },
     ]);
-    await db.query(`update orders_src set amount = 999.75, qty = 2 where id = 100`);
-    const second = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 90_000);
+    await target.db.query(`update orders_src set amount = 999.75, qty = 2 where id = 100`);
+    const second = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id, 90_000);
     expect(second.status).toBe('succeeded');
     expect(await expectTargetMatchesSource()).toBe(expected);
-    const { rows } = await db.query(`select amount::text, total::text from orders_out where id = 100`);
+    const { rows } = await target.db.query(`select amount::text, total::text from orders_out where id = 100`);
     expect(rows).toEqual([{ amount: '999.75', total: '1999.50' }]);
   });
 });
 
 describe('a decision by rules', () => {
   it('runs the chosen branch; the branch not chosen and its descendants are skipped; the run succeeds', async () => {
-    await db.query(`create table big_out (n integer); create table small_out (n integer)`);
+    await target.db.query(`create table big_out (n integer); create table small_out (n integer)`);
     const dag = {
       nodes: [
         source('numbers', { query: 'select i as n from generate_series(1, 50) as i' }),
@@ -184,8 +161,8 @@ describe('a decision by rules', () => {
         { from: 'small_rows', to: 'small_sink' },
       ],
     };
-    const { jobId } = await createPipelineAndJob(stack, dag);
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+    const { jobId } = await createPipelineAndJob(target.stack, dag);
+    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'route')).toMatchObject({
       status: 'succeeded',
@@ -204,12 +181,12 @@ describe('a decision by rules', () => {
 
 describe('a node that fails', () => {
   async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
-    const { jobId } = await createPipelineAndJob(stack, dag);
-    return waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+    const { jobId } = await createPipelineAndJob(target.stack, dag);
+    return waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
   }
 
   it('bad SQL in a transform fails the run with the node id and DuckDB message; the nodes below are skipped', async () => {
-    await db.query(`create table bad_transform_out (n integer)`);
+    await target.db.query(`create table bad_transform_out (n integer)`);
     const run = await runToEnd({
       nodes: [
         source('numbers', { query: 'select 1 as n' }),
@@ -231,7 +208,7 @@ describe('a node that fails', () => {
   });
 
   it("bad SQL on the database fails the run with the node id and PostgreSQL's message", async () => {
-    await db.query(`create table bad_sql_out (n integer)`);
+    await target.db.query(`create table bad_sql_out (n integer)`);
     const run = await runToEnd({
       nodes: [source('numbers', { query: 'select 1 as n from no_such_table' }), sink('after', 'bad_sql_out', 'append')],
       edges: chain('numbers', 'after'),
@@ -270,7 +247,7 @@ describe('a node that fails', () => {
 
 /** Sessions the connector drivers hold open on the stack's database (they all say application_name 'conduit'). */
 async function driverSessions(): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(
+  const { rows } = await target.db.query<{ n: string }>(
     `select count(*) as n from pg_stat_activity where datname = current_database() and application_name = 'conduit'`,
   );
   return Number(rows[0]!.n);
@@ -278,7 +255,7 @@ async function driverSessions(): Promise<number> {
 
 describe('cancel', () => {
   it('cancels a long run while its sink writes: canceled at once, drivers stopped within 2 s, no row written after', async () => {
-    await db.query(`create table cancel_out (n bigint, h text)`);
+    await target.db.query(`create table cancel_out (n bigint, h text)`);
     const dag = {
       nodes: [
         source('many', { query: 'select i as n, md5(i::text) as h from generate_series(1, 1000000) as i' }),
@@ -286,10 +263,10 @@ describe('cancel', () => {
       ],
       edges: chain('many', 'slow_sink'),
     };
-    const { jobId } = await createPipelineAndJob(stack, dag);
-    const queued = await triggerRun(stack, jobId);
+    const { jobId } = await createPipelineAndJob(target.stack, dag);
+    const queued = await triggerRun(target.stack, jobId);
     await waitForRun(
-      stack,
+      target.stack,
       jobId,
       queued.id,
       (r) => nodeOf(r, 'slow_sink').status === 'running' || (r.status !== 'running' && r.status !== 'queued'),
@@ -297,7 +274,7 @@ describe('cancel', () => {
     );
 
     const asked = Date.now();
-    const canceled = await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${queued.id}/cancel`);
+    const canceled = await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${queued.id}/cancel`);
     expect(canceled.status).toBe(200);
     expect(canceled.body).toMatchObject({
       id: queued.id,
@@ -306,7 +283,7 @@ describe('cancel', () => {
     });
     expect(nodeOf(canceled.body, 'slow_sink').status).toBe('canceled');
     expect(nodeOf(canceled.body, 'many').status).toBe('succeeded');
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${queued.id}`)).body.status).toBe('canceled');
+    expect((await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${queued.id}`)).body.status).toBe('canceled');
     // The executor stops its drivers: their database sessions end within two seconds of the cancel.
     await waitFor(async () => (await driverSessions()) === 0, {
       what: 'the drivers to close their sessions',
@@ -321,15 +298,19 @@ describe('cancel', () => {
     expect(await countRows('cancel_out')).toBe(rightAfter);
     // A COPY cut off rolls back whole: nothing of the canceled run stays.
     expect(rightAfter).toBe(0);
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${queued.id}`)).body.status).toBe('canceled');
+    expect((await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${queued.id}`)).body.status).toBe('canceled');
   });
 
   it('cancel of a finished run is a 409 run_finished', async () => {
-    const { jobId } = await createPipelineAndJob(stack, quickDag());
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+    const { jobId } = await createPipelineAndJob(target.stack, quickDag());
+    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
     expect(run.status).toBe('succeeded');
-    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${run.id}/cancel`), 409, 'run_finished');
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`)).body.status).toBe('succeeded');
+    expectProblem(
+      await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${run.id}/cancel`),
+      409,
+      'run_finished',
+    );
+    expect((await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`)).body.status).toBe('succeeded');
   });
 });
 
@@ -354,40 +335,43 @@ function sleepyDag(seconds: number): Record<string, unknown> {
 
 describe('concurrency policies', () => {
   it('forbid: a second trigger while a run is active is a 409 run_in_progress; once it is over, a trigger runs', async () => {
-    const { jobId } = await createPipelineAndJob(stack, sleepyDag(30), { concurrency_policy: 'forbid' });
-    const first = await triggerRun(stack, jobId);
-    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
-    await waitForRun(stack, jobId, first.id, (r) => r.status === 'running');
-    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
-    const runs = await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${jobId}/runs`);
+    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(30), { concurrency_policy: 'forbid' });
+    const first = await triggerRun(target.stack, jobId);
+    expectProblem(await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
+    await waitForRun(target.stack, jobId, first.id, (r) => r.status === 'running');
+    expectProblem(await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/run`), 409, 'run_in_progress');
+    const runs = await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${jobId}/runs`);
     expect(runs.body.data.map((r) => r.id)).toEqual([first.id]);
 
     // Canceling frees the slot.
-    expect((await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/cancel`)).status).toBe(200);
-    const second = await triggerRun(stack, jobId);
+    expect((await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/cancel`)).status).toBe(200);
+    const second = await triggerRun(target.stack, jobId);
     expect(second.id).not.toBe(first.id);
-    expect((await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/runs/${second.id}/cancel`)).status).toBe(200);
+    expect((await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${second.id}/cancel`)).status).toBe(200);
   });
 
   it('replace: a second trigger cancels the active run and runs', async () => {
-    const { jobId } = await createPipelineAndJob(stack, sleepyDag(1), { concurrency_policy: 'replace' });
-    const first = await triggerRun(stack, jobId);
-    await waitForRun(stack, jobId, first.id, (r) => r.status === 'running');
-    const second = await triggerRun(stack, jobId);
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body.status).toBe('canceled');
-    expect((await waitForRunEnd(stack, jobId, second.id)).status).toBe('succeeded');
+    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(1), { concurrency_policy: 'replace' });
+    const first = await triggerRun(target.stack, jobId);
+    await waitForRun(target.stack, jobId, first.id, (r) => r.status === 'running');
+    const second = await triggerRun(target.stack, jobId);
+    expect((await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body.status).toBe('canceled');
+    expect((await waitForRunEnd(target.stack, jobId, second.id)).status).toBe('succeeded');
     // The replaced run stays canceled: its executor's late report does not revive it.
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body).toMatchObject({
+    expect((await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${first.id}`)).body).toMatchObject({
       status: 'canceled',
       error: null,
     });
   });
 
   it('allow: runs of one job overlap', async () => {
-    const { jobId } = await createPipelineAndJob(stack, sleepyDag(1), { concurrency_policy: 'allow' });
-    const first = await triggerRun(stack, jobId);
-    const second = await triggerRun(stack, jobId);
-    const ends = await Promise.all([waitForRunEnd(stack, jobId, first.id), waitForRunEnd(stack, jobId, second.id)]);
+    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(1), { concurrency_policy: 'allow' });
+    const first = await triggerRun(target.stack, jobId);
+    const second = await triggerRun(target.stack, jobId);
+    const ends = await Promise.all([
+      waitForRunEnd(target.stack, jobId, first.id),
+      waitForRunEnd(target.stack, jobId, second.id),
+    ]);
     expect(ends.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
   });
 });

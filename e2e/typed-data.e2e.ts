@@ -1,8 +1,6 @@
 import type { Run } from '@conduit/contracts';
-import { startStack, type Stack } from '@conduit/testing';
-import pg from 'pg';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { createPipelineAndJob, nodeOf, triggerRun, waitForRunEnd } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';
 import {
   CREATED_TYPES,
@@ -16,47 +14,34 @@ import {
 // (so the source's typed read and the sink's typed write are used, with DuckDB types in between) into an existing
 // table of the same types and into a table the sink creates; `except` both ways is empty. And a transform's arithmetic
 // on numeric columns is exact, to the cent.
-let stack: Stack;
-let targetDb: TargetDatabase;
-let db: pg.Client;
-let connectorId: string;
-
-beforeAll(async () => {
-  targetDb = await createTargetDatabase();
-  db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-  await db.query(`set timezone to 'UTC'`);
-  await createMatrix(db);
-  await db.query('create table payments (id int, amount numeric, note text)');
-  await db.query(
-    `insert into payments select i, round(((i * 37) % 10000 - 2000) / 100.0, 2), 'p' || i from generate_series(1, 2000) i`,
-  );
-  await db.query(`insert into payments values (2001, 0.1, 'a dime'), (2002, 0.2, 'two dimes')`);
-
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  connectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-}, 120_000);
-
-afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-  await targetDb?.drop();
+const target = useTargetStack({
+  prepare: async (db) => {
+    await db.query(`set timezone to 'UTC'`);
+    await createMatrix(db);
+    await db.query('create table payments (id int, amount numeric, note text)');
+    await db.query(
+      `insert into payments select i, round(((i * 37) % 10000 - 2000) / 100.0, 2), 'p' || i from generate_series(1, 2000) i`,
+    );
+    await db.query(`insert into payments values (2001, 0.1, 'a dime'), (2002, 0.2, 'two dimes')`);
+  },
 });
 
-const source = (id: string, table: string) => ({ id, type: 'source', config: { connector_id: connectorId, table } });
+const source = (id: string, table: string) => ({
+  id,
+  type: 'source',
+  config: { connector_id: target.connectorId, table },
+});
 const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
 const sink = (id: string, table: string) => ({
   id,
   type: 'sink',
-  config: { connector_id: connectorId, table, mode: 'append' },
+  config: { connector_id: target.connectorId, table, mode: 'append' },
 });
 
 async function runToEnd(dag: Record<string, unknown>) {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  return waitForRunEnd(stack, jobId, queued.id, 90_000);
+  const { jobId } = await createPipelineAndJob(target.stack, dag);
+  const queued = await triggerRun(target.stack, jobId);
+  return waitForRunEnd(target.stack, jobId, queued.id, 90_000);
 }
 
 /** The run's status and its nodes' errors, so that a failure shows why. */
@@ -68,7 +53,7 @@ function outcome(run: Run): { status: string; errors: unknown[] } {
 }
 
 async function except(a: string, b: string): Promise<unknown[]> {
-  return (await db.query<Record<string, unknown>>(`${a} except ${b}`)).rows;
+  return (await target.db.query<Record<string, unknown>>(`${a} except ${b}`)).rows;
 }
 
 describe('typed data end to end (postgres -> select * -> postgres)', () => {
@@ -88,15 +73,15 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
     );
 
     for (const table of ['matrix_existing', 'matrix_created']) {
-      expect({ table, ...(await differencesFromMatrix(db, table)) }).toEqual({ table, extra: [], missing: [] });
-      expect(await exactTexts(db, table)).toEqual(await exactTexts(db, 'matrix'));
+      expect({ table, ...(await differencesFromMatrix(target.db, table)) }).toEqual({ table, extra: [], missing: [] });
+      expect(await exactTexts(target.db, table)).toEqual(await exactTexts(target.db, 'matrix'));
     }
-    expect((await exactTexts(db, 'matrix_created'))[0]).toMatchObject({
+    expect((await exactTexts(target.db, 'matrix_created'))[0]).toMatchObject({
       d: '-0',
       span: '-1 years -2 mons -3 days -04:05:06.789',
     });
 
-    const types = await columnTypes(db, 'matrix_created');
+    const types = await columnTypes(target.db, 'matrix_created');
     expect(types['unbounded']).toMatch(/^numeric/);
     delete types['unbounded'];
     expect(types).toEqual(CREATED_TYPES);
@@ -112,12 +97,12 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
     expect(await except(expected, written)).toEqual([]);
 
     // The exact sum, in cents, computed here from the values as PostgreSQL holds them.
-    const { rows: amounts } = await db.query<{ cents: string }>(
+    const { rows: amounts } = await target.db.query<{ cents: string }>(
       'select (amount * 100)::bigint::text as cents from payments',
     );
     const cents = amounts.reduce((sum, r) => sum + BigInt(r.cents), 0n);
     // As written, not rounded here: a float anywhere on the way would show in the text.
-    const { rows: totals } = await db.query(
+    const { rows: totals } = await target.db.query(
       'select total::text as total, tripled::text as tripled, n::int as n from payments_totals',
     );
     expect(totals).toEqual([{ total: asMoney(cents), tripled: asMoney(cents * 3n), n: 2002 }]);
