@@ -2,26 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Redis } from 'ioredis';
 import { RedisStreamsClient, rpcCall } from '@conduit/rpc-streams';
 import type { Project, RpcReply } from '@conduit/contracts';
-import { requirePostgres, waitFor } from '@conduit/testing';
+import { freePort, requirePostgres, waitFor } from '@conduit/testing';
 import { DATABASE_URL, newTenant, rpcCtx } from './support/catalog-db.js';
 import { deleteKeys, REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 
 const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 interface Started {
   child: ChildProcess;

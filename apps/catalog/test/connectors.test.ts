@@ -1,20 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:net';
+import { freePort } from '@conduit/testing';
 import { SECRET_MASK } from '@conduit/connectors';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
 import { useFreshCatalog, inTransit, localPostgresConfig, newTenant, rejection } from './support/catalog-db.js';
 
 const cat = useFreshCatalog();
-
-/** A TCP port nothing listens on: bound by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function rawConfig(id: string): Promise<Record<string, unknown>> {
   const rows: { config: Record<string, unknown> }[] = await cat.ds.query(
@@ -179,7 +169,7 @@ describe('connectors', () => {
     const { data } = await cat.connectors.create(t, {
       name: 'closed',
       type: 'postgres',
-      config: inTransit(cat.key, t, { ...localPostgresConfig(password), host: '127.0.0.1', port: await closedPort() }),
+      config: inTransit(cat.key, t, { ...localPostgresConfig(password), host: '127.0.0.1', port: await freePort() }),
     });
     const started = Date.now();
     const result = await cat.connectors.test(t, data.id);

@@ -42,17 +42,5 @@ export async function createPgSandbox(): Promise<PgSandbox> {
   };
 }
 
-/** A TCP port that nothing listens on (taken from the OS, then released). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+// A port nothing listens on, for the tests that import it from here.
+export { freePort } from '@conduit/testing';
