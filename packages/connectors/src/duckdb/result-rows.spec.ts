@@ -105,6 +105,18 @@ describe('rowBatches', () => {
     expect(await rowsOf('select 1 as x where false')).toEqual([]);
   });
 
+  it('keeps a column named __proto__ as an own key of an ordinary object, never as its prototype', async () => {
+    const row = await one(`select 1 as "__proto__", 2 as "constructor", 'x' as plain`);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row)).toEqual(['__proto__', 'constructor', 'plain']);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')).toMatchObject({ value: 1, enumerable: true });
+    expect(JSON.parse(JSON.stringify(row))).toEqual(JSON.parse('{"__proto__": 1, "constructor": 2, "plain": "x"}'));
+    // A struct-valued __proto__ column must not become the row's prototype either.
+    const nested = await one(`select {'polluted': true} as "__proto__"`);
+    expect(Object.getPrototypeOf(nested)).toBe(Object.prototype);
+    expect((nested as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('stops when its signal is aborted', async () => {
     const stop = new AbortController();
     const batches = rowBatches(await connection.stream('select range from range(10000)'), 100, stop.signal);

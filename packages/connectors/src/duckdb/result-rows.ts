@@ -88,7 +88,15 @@ export async function* rowBatches(
     const columns = chunk.convertColumns(plainValue);
     for (let r = 0; r < chunk.rowCount; r++) {
       const row: Row = {};
-      for (let c = 0; c < names.length; c++) row[names[c]!] = columns[c]![r] ?? null;
+      // Defined, not assigned: a column named __proto__ would otherwise set the row's prototype (or vanish).
+      for (let c = 0; c < names.length; c++) {
+        Object.defineProperty(row, names[c]!, {
+          value: columns[c]![r] ?? null,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
       batch.push(row);
       if (batch.length >= batchRows) {
         yield batch;
