@@ -1,5 +1,5 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { startStack, type ServiceProcess, type Stack } from '@conduit/testing';
+import type { ServiceProcess } from '@conduit/testing';
 import { call } from './support/client.js';
 import {
   create,
@@ -10,29 +10,14 @@ import {
   waitForRun,
   waitForRunEnd,
 } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 import type { ConnectionTestResult } from '@conduit/contracts';
 
 // Graceful shutdown of the plain processes, as an orchestrator stops them (SIGTERM, then SIGKILL after a grace
 // period): an executor stopped mid-run loses no run, and a gateway stopped under load answers what it took.
-let stack: Stack;
-let targetDb: TargetDatabase;
-let connectorId: string;
-
-beforeAll(async () => {
-  // Test Connection through the slow proxy below takes ~2 s; the default RPC timeout (5 s) leaves room, but a
-  // busy 2-core machine should not turn a slow answer into a 503.
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RPC_TIMEOUT_MS: '20000' });
-  connectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-}, 90_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  await targetDb?.drop();
-});
+// Test Connection through the slow proxy below takes ~2 s; the default RPC timeout (5 s) leaves room, but a
+// busy 2-core machine should not turn a slow answer into a 503.
+const target = useTargetStack({ env: { RPC_TIMEOUT_MS: '20000' }, timeoutMs: 90_000 });
 
 /** A pipeline whose source holds the run for `seconds` in PostgreSQL. */
 function sleepyDag(seconds: number): Record<string, unknown> {
@@ -41,7 +26,7 @@ function sleepyDag(seconds: number): Record<string, unknown> {
       {
         id: 'sleepy',
         type: 'source',
-        config: { connector_id: connectorId, query: `select 1 as n from (select pg_sleep(${seconds})) as s` },
+        config: { connector_id: target.connectorId, query: `select 1 as n from (select pg_sleep(${seconds})) as s` },
       },
       { id: 'after', type: 'transform', config: { sql: 'select n from sleepy' } },
     ],
@@ -62,24 +47,26 @@ function sigterm(proc: ServiceProcess): void {
 }
 
 const liveExecutors = () =>
-  stack.processes.filter((p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null);
+  target.stack.processes.filter(
+    (p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null,
+  );
 
 describe('executor', () => {
   it('SIGTERM mid-run with a drain grace long enough: the run finishes on that executor, then it exits 0', async () => {
     const [first] = liveExecutors();
     expect(liveExecutors()).toHaveLength(1);
-    const { jobId } = await createPipelineAndJob(stack, sleepyDag(3));
-    const queued = await triggerRun(stack, jobId);
-    await waitForRun(stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
+    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(3));
+    const queued = await triggerRun(target.stack, jobId);
+    await waitForRun(target.stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
     // A second executor runs meanwhile: the run must not need it, and the stack keeps an executor afterwards.
     // Its own drain grace is short, for the next test.
-    await stack.startService('executor', { EXECUTOR_SHUTDOWN_GRACE_MS: '300' });
+    await target.stack.startService('executor', { EXECUTOR_SHUTDOWN_GRACE_MS: '300' });
 
     const exit = exited(first!);
     sigterm(first!);
     const { code, at } = await exit;
     expect(code).toBe(0);
-    const run = await waitForRunEnd(stack, jobId, queued.id, 30_000);
+    const run = await waitForRunEnd(target.stack, jobId, queued.id, 30_000);
     expect(run).toMatchObject({ status: 'succeeded', attempt: 1 });
     // It finished before the process went away, not after another executor took it again.
     expect(Date.parse(run.finished_at!)).toBeLessThanOrEqual(at);
@@ -88,16 +75,16 @@ describe('executor', () => {
   it('SIGTERM mid-run past the drain grace: the run is handed back and the other executor finishes it', async () => {
     const [draining] = liveExecutors();
     expect(liveExecutors()).toHaveLength(1);
-    const { jobId } = await createPipelineAndJob(stack, sleepyDag(6));
-    const queued = await triggerRun(stack, jobId);
-    await waitForRun(stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
-    await stack.startService('executor');
+    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(6));
+    const queued = await triggerRun(target.stack, jobId);
+    await waitForRun(target.stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
+    await target.stack.startService('executor');
 
     const exit = exited(draining!);
     sigterm(draining!);
     // The grace (300 ms) is far shorter than the run: the executor hands the run back and exits cleanly.
     expect((await exit).code).toBe(0);
-    const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
+    const run = await waitForRunEnd(target.stack, jobId, queued.id, 60_000);
     expect(run).toMatchObject({ status: 'succeeded', attempt: 2, error: null });
     expect(run.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded']);
   }, 120_000);
@@ -149,16 +136,16 @@ describe('gateway', () => {
   it('SIGTERM with requests in flight: each gets its normal answer, then new connections are refused', async () => {
     const proxy = await slowPostgresProxy(2000);
     try {
-      const gateway = stack.processes.find((p) => p.name === 'gateway')!;
-      const slow = await create(stack, '/v2/connectors', {
+      const gateway = target.stack.processes.find((p) => p.name === 'gateway')!;
+      const slow = await create(target.stack, '/v2/connectors', {
         name: uniqueName('slow-pg'),
         type: 'postgres',
-        config: targetDb.config({ port: proxy.port }),
+        config: target.targetDb.config({ port: proxy.port }),
       });
       const IN_FLIGHT = 4;
       const answers = Promise.all(
         Array.from({ length: IN_FLIGHT }, () =>
-          call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${slow.id}/test`),
+          call<ConnectionTestResult>(target.stack, 'POST', `/v2/connectors/${slow.id}/test`),
         ),
       );
       // Every request has reached the catalog (through the gateway) and is waiting on the slow target.

@@ -1,6 +1,4 @@
 import type { Run } from '@conduit/contracts';
-import { startStack, type Stack } from '@conduit/testing';
-import pg from 'pg';
 import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { matrixDag } from './support/money-pipeline.js';
 import {
@@ -11,44 +9,28 @@ import {
   exactTexts,
 } from './support/pg-type-matrix.js';
 import { startS3Bucket, type S3Bucket } from './support/s3-bucket.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Issue 15's type matrix through Parquet on S3, end to end: the PostgreSQL every-type table goes through `select *`
 // into a Parquet object (the s3 sink's typed write), and back from it (the s3 source's typed read) into an existing
 // table of the same types and into a table the sink creates; `except` both ways is empty. Parquet cannot hold an
 // INTERVAL: the object carries it as its months, days and micros (docs/type-mapping.md), which the return leg rebuilds,
 // and a plain `select *` return shows that documented form.
-let stack: Stack;
-let targetDb: TargetDatabase;
-let db: pg.Client;
-let s3: S3Bucket;
-let postgres: string;
-let objects: string;
-
 const OBJECT = 'matrix/matrix.parquet';
 const REBUILD_SPAN =
   'select * replace (to_months(span.months) + to_days(span.days) + to_microseconds(span.micros) as span) from extract';
 
-beforeAll(async () => {
-  targetDb = await createTargetDatabase();
-  db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-  await db.query(`set timezone to 'UTC'`);
-  await db.query(`set intervalstyle to 'postgres'`);
-  await createMatrix(db);
-  s3 = await startS3Bucket();
+const target = useTargetStack({ prepare: createMatrix });
+let s3: S3Bucket;
+let objects: string;
 
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  postgres = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-  objects = (await create(stack, '/v2/connectors', { name: uniqueName('s3'), type: 's3', config: s3.config() })).id;
-}, 120_000);
+beforeAll(async () => {
+  s3 = await startS3Bucket();
+  objects = (await create(target.stack, '/v2/connectors', { name: uniqueName('s3'), type: 's3', config: s3.config() }))
+    .id;
+});
 
 afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   await s3?.close();
 });
 
@@ -56,14 +38,14 @@ const transform = (id: string, sql: string) => ({ id, type: 'transform', config:
 const pgSink = (id: string, table: string) => ({
   id,
   type: 'sink',
-  config: { connector_id: postgres, table, mode: 'append' },
+  config: { connector_id: target.connectorId, table, mode: 'append' },
 });
 const s3Source = (id: string) => ({ id, type: 'source', config: { connector_id: objects, path: OBJECT } });
 
 async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  return waitForRunEnd(stack, jobId, queued.id, 90_000);
+  const { jobId } = await createPipelineAndJob(target.stack, dag);
+  const queued = await triggerRun(target.stack, jobId);
+  return waitForRunEnd(target.stack, jobId, queued.id, 90_000);
 }
 
 /** The run's status and its nodes' errors, so that a failure shows why. */
@@ -81,7 +63,7 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
   it('writes the matrix as a Parquet object with its types', async () => {
     const run = await runToEnd({
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: postgres, table: 'matrix' } },
+        { id: 'extract', type: 'source', config: { connector_id: target.connectorId, table: 'matrix' } },
         transform('everything', 'select * from extract'),
         { id: 'store', type: 'sink', config: { connector_id: objects, path: OBJECT, mode: 'overwrite' } },
       ],
@@ -121,10 +103,10 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
     expect(typeOf(run, 'everything', 'span')).toBe('INTERVAL');
 
     for (const table of ['matrix_existing', 'matrix_created']) {
-      expect({ table, ...(await differencesFromMatrix(db, table)) }).toEqual({ table, extra: [], missing: [] });
-      expect(await exactTexts(db, table)).toEqual(await exactTexts(db, 'matrix'));
+      expect({ table, ...(await differencesFromMatrix(target.db, table)) }).toEqual({ table, extra: [], missing: [] });
+      expect(await exactTexts(target.db, table)).toEqual(await exactTexts(target.db, 'matrix'));
     }
-    const types = await columnTypes(db, 'matrix_created');
+    const types = await columnTypes(target.db, 'matrix_created');
     expect(types['unbounded']).toMatch(/^numeric/);
     delete types['unbounded'];
     expect(types).toEqual(CREATED_TYPES);
@@ -144,9 +126,9 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
     });
     expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(typeOf(run, 'extract', 'span')).toMatch(/^STRUCT\("?months"? BIGINT, "?days"? BIGINT, "?micros"? BIGINT\)$/);
-    expect(await columnTypes(db, 'matrix_as_stored')).toEqual({ id: 'integer', span: 'jsonb' });
+    expect(await columnTypes(target.db, 'matrix_as_stored')).toEqual({ id: 'integer', span: 'jsonb' });
     // Each part as PostgreSQL itself keeps it (months, days and microseconds apart, with their own signs).
-    const { rows } = await db.query<{ id: number; stored: unknown; parts: unknown }>(`
+    const { rows } = await target.db.query<{ id: number; stored: unknown; parts: unknown }>(`
       select m.id, s.span as stored,
              case when m.span is null then null else jsonb_build_object(
                'months', (extract(year from m.span) * 12 + extract(month from m.span))::bigint,

@@ -1,49 +1,33 @@
 import { performance } from 'node:perf_hooks';
-import { startStack, stopProcess, type Stack } from '@conduit/testing';
+import { stopProcess } from '@conduit/testing';
 import type { Pipeline, PipelineValidation } from '@conduit/contracts';
-import pg from 'pg';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Validation binds transforms against known input schemas (issue 15, item 3), every service its own process: once a
 // run recorded a PostgreSQL source's columns, a transform that names a column the source lacks is a validation
 // error on that node; a changed source makes its columns unknown again; without the scheduler validation still
 // answers, with a warning that schemas were not checked.
-let stack: Stack;
-let targetDb: TargetDatabase;
-let target: pg.Client;
-let connectorId: string;
-
 const QUERY = 'select id, amount, note from orders';
 const GOOD_SQL = 'select id, amount * 2 as doubled from src where amount > 0';
 const BAD_SQL = 'select id, discount * 2 as doubled from src';
 
-beforeAll(async () => {
-  targetDb = await createTargetDatabase();
-  target = new pg.Client({ connectionString: targetDb.url });
-  await target.connect();
-  await target.query('create table orders (id integer primary key, amount numeric(12,2) not null, note text)');
-  await target.query(`insert into orders values (1, 10.25, 'first'), (2, 0.10, null)`);
-  await target.query('create table doubled (id integer, doubled numeric(18,2) not null)');
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
-  connectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-}, 120_000);
-
-afterAll(async () => {
-  await target?.end();
-  await stack?.stop();
-  await targetDb?.drop();
+const target = useTargetStack({
+  env: { RATE_LIMIT_PER_MINUTE: '100000' },
+  prepare: async (db) => {
+    await db.query('create table orders (id integer primary key, amount numeric(12,2) not null, note text)');
+    await db.query(`insert into orders values (1, 10.25, 'first'), (2, 0.10, null)`);
+    await db.query('create table doubled (id integer, doubled numeric(18,2) not null)');
+  },
 });
 
 function dag(sql: string, query = QUERY) {
   return {
     nodes: [
-      { id: 'src', type: 'source', config: { connector_id: connectorId, query } },
+      { id: 'src', type: 'source', config: { connector_id: target.connectorId, query } },
       { id: 'calc', type: 'transform', config: { sql } },
-      { id: 'out', type: 'sink', config: { connector_id: connectorId, table: 'doubled', mode: 'append' } },
+      { id: 'out', type: 'sink', config: { connector_id: target.connectorId, table: 'doubled', mode: 'append' } },
     ],
     edges: [
       { from: 'src', to: 'calc' },
@@ -53,13 +37,13 @@ function dag(sql: string, query = QUERY) {
 }
 
 async function update(pipelineId: string, body: Record<string, unknown>): Promise<Pipeline> {
-  const res = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${pipelineId}`, { body });
+  const res = await call<Pipeline>(target.stack, 'PUT', `/v2/pipelines/${pipelineId}`, { body });
   if (res.status !== 200) throw new Error(`PUT answered ${res.status}: ${res.text}`);
   return res.body;
 }
 
 async function validate(pipelineId: string): Promise<PipelineValidation> {
-  const res = await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${pipelineId}/validate`);
+  const res = await call<PipelineValidation>(target.stack, 'POST', `/v2/pipelines/${pipelineId}/validate`);
   if (res.status !== 200) throw new Error(`Validate answered ${res.status}: ${res.text}`);
   return res.body;
 }
@@ -74,13 +58,13 @@ const unknownColumn = expect.objectContaining({
 describe('Validate Pipeline binds SQL against the columns runs recorded', () => {
   it('reports a column the source lacks once a run recorded its columns; says nothing once the source changed', async () => {
     const name = uniqueName('pln');
-    const { pipelineId, jobId } = await createPipelineAndJob(stack, dag(GOOD_SQL));
+    const { pipelineId, jobId } = await createPipelineAndJob(target.stack, dag(GOOD_SQL));
 
     // Before any run nothing is known: the bad SQL is saved valid (the run would be the first to tell).
     expect((await update(pipelineId, { name, dag: dag(BAD_SQL) })).status).toBe('valid');
     await update(pipelineId, { name, dag: dag(GOOD_SQL) });
 
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000);
+    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'src').columns).toEqual([
       { name: 'id', type: 'INTEGER', source_type: 'integer' },
@@ -94,7 +78,7 @@ describe('Validate Pipeline binds SQL against the columns runs recorded', () => 
     expect(saved.validation.errors).toEqual([unknownColumn]);
     const checked = await validate(pipelineId);
     expect(checked).toMatchObject({ valid: false, errors: [unknownColumn], warnings: [] });
-    expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipelineId}`)).body.status).toBe('invalid');
+    expect((await call<Pipeline>(target.stack, 'GET', `/v2/pipelines/${pipelineId}`)).body.status).toBe('invalid');
 
     // A source whose query changed may have other columns now: unknown, so nothing is said about the transform.
     const changed = await update(pipelineId, { name, dag: dag(BAD_SQL, `${QUERY} where id > 0`) });
@@ -105,31 +89,35 @@ describe('Validate Pipeline binds SQL against the columns runs recorded', () => 
   it('a run is not refused for what recorded columns suggest: it binds against the source as it is now', async () => {
     const name = uniqueName('pln');
     const everything = 'select * from orders';
-    const { pipelineId, jobId } = await createPipelineAndJob(stack, dag(GOOD_SQL, everything));
-    expect((await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000)).status).toBe('succeeded');
+    const { pipelineId, jobId } = await createPipelineAndJob(target.stack, dag(GOOD_SQL, everything));
+    expect((await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id, 60_000)).status).toBe(
+      'succeeded',
+    );
     // The table gained the column after the run: validation, going by the run, reports it missing...
-    await target.query('alter table orders add column discount numeric(12,2) not null default 1.50');
+    await target.db.query('alter table orders add column discount numeric(12,2) not null default 1.50');
     try {
       expect((await update(pipelineId, { name, dag: dag(BAD_SQL, everything) })).validation.errors).toEqual([
         unknownColumn,
       ]);
       // ...yet Trigger Run takes it, the run reads the column and records it, and validation then agrees.
-      const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000);
+      const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id, 60_000);
       expect(run.status).toBe('succeeded');
       expect(nodeOf(run, 'src').columns?.map((c) => c.name)).toEqual(['id', 'amount', 'note', 'discount']);
       expect(await validate(pipelineId)).toMatchObject({ valid: true, errors: [], warnings: [] });
     } finally {
-      await target.query('alter table orders drop column discount');
+      await target.db.query('alter table orders drop column discount');
     }
   }, 120_000);
 
   it('without the scheduler, validation still answers at once, with a warning that schemas were not checked', async () => {
     const name = uniqueName('pln');
-    const { pipelineId, jobId } = await createPipelineAndJob(stack, dag(GOOD_SQL));
-    expect((await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000)).status).toBe('succeeded');
+    const { pipelineId, jobId } = await createPipelineAndJob(target.stack, dag(GOOD_SQL));
+    expect((await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id, 60_000)).status).toBe(
+      'succeeded',
+    );
     expect((await update(pipelineId, { name, dag: dag(BAD_SQL) })).validation.errors).toEqual([unknownColumn]);
 
-    const scheduler = stack.processes.find((p) => p.name === 'scheduler')!;
+    const scheduler = target.stack.processes.find((p) => p.name === 'scheduler')!;
     await stopProcess(scheduler.child);
     const started = performance.now();
     const answered = await validate(pipelineId);
