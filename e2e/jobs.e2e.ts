@@ -1,4 +1,3 @@
-import { startStack, type Stack } from '@conduit/testing';
 import type { Job, Page, Pipeline, Run, ProblemDocument } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import {
@@ -12,12 +11,11 @@ import {
   waitFor,
   waitForRunEnd,
 } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Jobs and their runs through the gateway, against api.md (Resources > Job and Run; Lists; Idempotency).
-let stack: Stack;
-let targetDb: TargetDatabase;
-let connectorId: string;
+// Polling runs adds up to many requests a minute; the rate limit has its own tests.
+const target = useTargetStack({ env: { RATE_LIMIT_PER_MINUTE: '100000' }, timeoutMs: 60_000 });
 /** A valid pipeline most jobs here use; no job of this file makes it run long. */
 let pipelineId: string;
 /** Created first, checked last: a job on `* * * * *` must fire by itself within the next minute. */
@@ -60,7 +58,7 @@ const RUN_FIELDS = [
 function quickDag(): Record<string, unknown> {
   return {
     nodes: [
-      { id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } },
+      { id: 'one', type: 'source', config: { connector_id: target.connectorId, query: 'select 1 as n' } },
       { id: 'same', type: 'transform', config: { sql: 'select n from one' } },
     ],
     edges: [{ from: 'one', to: 'same' }],
@@ -68,35 +66,24 @@ function quickDag(): Record<string, unknown> {
 }
 
 beforeAll(async () => {
-  // Polling runs adds up to many requests a minute; the rate limit has its own tests.
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
-  connectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-  pipelineId = (await create(stack, '/v2/pipelines', { name: uniqueName('quick'), dag: quickDag() })).id;
-  cronJob = await create<Job>(stack, '/v2/jobs', {
+  pipelineId = (await create(target.stack, '/v2/pipelines', { name: uniqueName('quick'), dag: quickDag() })).id;
+  cronJob = await create<Job>(target.stack, '/v2/jobs', {
     name: uniqueName('every-minute'),
     pipeline_id: pipelineId,
     schedule: '* * * * *',
   });
-  pausedCronJob = await create<Job>(stack, '/v2/jobs', {
+  pausedCronJob = await create<Job>(target.stack, '/v2/jobs', {
     name: uniqueName('paused-minute'),
     pipeline_id: pipelineId,
     schedule: '* * * * *',
   });
-  expect((await call(stack, 'POST', `/v2/jobs/${pausedCronJob.id}/pause`)).status).toBe(200);
+  expect((await call(target.stack, 'POST', `/v2/jobs/${pausedCronJob.id}/pause`)).status).toBe(200);
 }, 60_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  await targetDb?.drop();
-});
 
 describe('job CRUD', () => {
   it('creates: 201, Location, ETag, every field, next_run_at from the schedule in its time zone', async () => {
     const name = uniqueName('nightly');
-    const res = await call<Job>(stack, 'POST', '/v2/jobs', {
+    const res = await call<Job>(target.stack, 'POST', '/v2/jobs', {
       body: {
         name,
         pipeline_id: pipelineId,
@@ -131,16 +118,16 @@ describe('job CRUD', () => {
     expect(next.getTime() - Date.now()).toBeGreaterThan(0);
     expect(next.getTime() - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
 
-    const got = await call<Job>(stack, 'GET', `/v2/jobs/${res.body.id}`);
+    const got = await call<Job>(target.stack, 'GET', `/v2/jobs/${res.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(res.body);
     expect(got.headers.get('etag')).toBe(res.headers.get('etag'));
   });
 
   it('a job without a schedule runs only by hand: next_run_at null', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('manual'), pipeline_id: pipelineId });
+    const job = await create<Job>(target.stack, '/v2/jobs', { name: uniqueName('manual'), pipeline_id: pipelineId });
     expect(job).toMatchObject({ schedule: null, timezone: 'UTC', next_run_at: null, parameters: {} });
-    const explicit = await create<Job>(stack, '/v2/jobs', {
+    const explicit = await create<Job>(target.stack, '/v2/jobs', {
       name: uniqueName('manual'),
       pipeline_id: pipelineId,
       schedule: null,
@@ -149,7 +136,7 @@ describe('job CRUD', () => {
   });
 
   it('updates with If-Match (200, new ETag); a stale ETag is a 412 and changes nothing', async () => {
-    const created = await call<Job>(stack, 'POST', '/v2/jobs', {
+    const created = await call<Job>(target.stack, 'POST', '/v2/jobs', {
       body: { name: uniqueName('upd'), pipeline_id: pipelineId, schedule: '0 * * * *' },
     });
     const etag = created.headers.get('etag')!;
@@ -160,7 +147,7 @@ describe('job CRUD', () => {
       concurrency_policy: 'replace',
       description: 'quarterly',
     };
-    const updated = await call<Job>(stack, 'PUT', `/v2/jobs/${created.body.id}`, {
+    const updated = await call<Job>(target.stack, 'PUT', `/v2/jobs/${created.body.id}`, {
       body,
       headers: { 'if-match': etag },
     });
@@ -175,42 +162,44 @@ describe('job CRUD', () => {
     expect(updated.headers.get('etag')).toBeTruthy();
     expect(updated.headers.get('etag')).not.toBe(etag);
 
-    const stale = await call<Job>(stack, 'PUT', `/v2/jobs/${created.body.id}`, {
+    const stale = await call<Job>(target.stack, 'PUT', `/v2/jobs/${created.body.id}`, {
       body: { ...body, schedule: '5 5 * * *' },
       headers: { 'if-match': etag },
     });
     expectProblem(stale, 412, 'precondition_failed');
-    expect((await call<Job>(stack, 'GET', `/v2/jobs/${created.body.id}`)).body.schedule).toBe('*/15 * * * *');
+    expect((await call<Job>(target.stack, 'GET', `/v2/jobs/${created.body.id}`)).body.schedule).toBe('*/15 * * * *');
   });
 
   it('pauses (next_run_at null) and resumes (next_run_at back); both are idempotent', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', {
+    const job = await create<Job>(target.stack, '/v2/jobs', {
       name: uniqueName('pause'),
       pipeline_id: pipelineId,
       schedule: '0 12 * * MON-FRI',
     });
     expect(job.next_run_at).toMatch(RFC3339_MS);
-    const paused = await call<Job>(stack, 'POST', `/v2/jobs/${job.id}/pause`);
+    const paused = await call<Job>(target.stack, 'POST', `/v2/jobs/${job.id}/pause`);
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ id: job.id, status: 'paused', next_run_at: null });
-    expect((await call<Job>(stack, 'POST', `/v2/jobs/${job.id}/pause`)).body.status).toBe('paused');
-    const paging = await listAll<Job>(stack, `/v2/jobs?status=paused`);
+    expect((await call<Job>(target.stack, 'POST', `/v2/jobs/${job.id}/pause`)).body.status).toBe('paused');
+    const paging = await listAll<Job>(target.stack, `/v2/jobs?status=paused`);
     expect(paging.map((j) => j.id)).toContain(job.id);
     expect(paging.every((j) => j.status === 'paused')).toBe(true);
     // A paused job still runs by hand.
-    expect((await waitForRunEnd(stack, job.id, (await triggerRun(stack, job.id)).id)).status).toBe('succeeded');
+    expect((await waitForRunEnd(target.stack, job.id, (await triggerRun(target.stack, job.id)).id)).status).toBe(
+      'succeeded',
+    );
 
-    const resumed = await call<Job>(stack, 'POST', `/v2/jobs/${job.id}/resume`);
+    const resumed = await call<Job>(target.stack, 'POST', `/v2/jobs/${job.id}/resume`);
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ status: 'active', next_run_at: job.next_run_at });
   });
 
   it('lists by pipeline_id, newest first; an unknown filter value is a 400', async () => {
-    const other = (await create(stack, '/v2/pipelines', { name: uniqueName('other'), dag: quickDag() })).id;
-    const a = await create<Job>(stack, '/v2/jobs', { name: uniqueName('a'), pipeline_id: other });
-    const b = await create<Job>(stack, '/v2/jobs', { name: uniqueName('b'), pipeline_id: other });
+    const other = (await create(target.stack, '/v2/pipelines', { name: uniqueName('other'), dag: quickDag() })).id;
+    const a = await create<Job>(target.stack, '/v2/jobs', { name: uniqueName('a'), pipeline_id: other });
+    const b = await create<Job>(target.stack, '/v2/jobs', { name: uniqueName('b'), pipeline_id: other });
     const listed = await call<{ data: Job[]; next_cursor: string | null }>(
-      stack,
+      target.stack,
       'GET',
       `/v2/jobs?pipeline_id=${other}`,
     );
@@ -219,20 +208,20 @@ describe('job CRUD', () => {
       data: [expect.objectContaining({ id: b.id }), expect.objectContaining({ id: a.id })],
       next_cursor: null,
     });
-    expectProblem(await call<Page<Job>>(stack, 'GET', '/v2/jobs?status=sleeping'), 400, 'invalid_parameter');
+    expectProblem(await call<Page<Job>>(target.stack, 'GET', '/v2/jobs?status=sleeping'), 400, 'invalid_parameter');
   });
 
   it('deletes with 204; then the job and its runs are 404s', async () => {
-    const { jobId } = await createPipelineAndJob(stack, quickDag());
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
-    const res = await call(stack, 'DELETE', `/v2/jobs/${jobId}`);
+    const { jobId } = await createPipelineAndJob(target.stack, quickDag());
+    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
+    const res = await call(target.stack, 'DELETE', `/v2/jobs/${jobId}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expectProblem(await call<Job>(stack, 'GET', `/v2/jobs/${jobId}`), 404, 'not_found');
-    expectProblem(await call<Page<Run>>(stack, 'GET', `/v2/jobs/${jobId}/runs`), 404, 'not_found');
-    expectProblem(await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`), 404, 'not_found');
-    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`), 404, 'not_found');
-    expectProblem(await call(stack, 'DELETE', `/v2/jobs/${jobId}`), 404, 'not_found');
+    expectProblem(await call<Job>(target.stack, 'GET', `/v2/jobs/${jobId}`), 404, 'not_found');
+    expectProblem(await call<Page<Run>>(target.stack, 'GET', `/v2/jobs/${jobId}/runs`), 404, 'not_found');
+    expectProblem(await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`), 404, 'not_found');
+    expectProblem(await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/run`), 404, 'not_found');
+    expectProblem(await call(target.stack, 'DELETE', `/v2/jobs/${jobId}`), 404, 'not_found');
   });
 });
 
@@ -252,7 +241,7 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
 
   it.each(cases)('%s', async (_what, fields, path, message) => {
     const name = uniqueName('bad');
-    const res = await call<ProblemDocument>(stack, 'POST', '/v2/jobs', {
+    const res = await call<ProblemDocument>(target.stack, 'POST', '/v2/jobs', {
       body: { name, pipeline_id: pipelineId, ...fields },
     });
     expectProblem(res, 422, 'validation_failed');
@@ -260,11 +249,11 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
     expect(fault).toBeDefined();
     if (path === 'schedule') expect(fault?.code).toBe('invalid_cron');
     if (message) expect(fault?.message).toMatch(message);
-    expect((await listAll<Job>(stack, '/v2/jobs')).some((j) => j.name === name)).toBe(false);
+    expect((await listAll<Job>(target.stack, '/v2/jobs')).some((j) => j.name === name)).toBe(false);
   });
 
   it('lists every field at fault at once', async () => {
-    const res = await call<ProblemDocument>(stack, 'POST', '/v2/jobs', {
+    const res = await call<ProblemDocument>(target.stack, 'POST', '/v2/jobs', {
       body: {
         name: uniqueName('bad'),
         pipeline_id: pipelineId,
@@ -282,44 +271,46 @@ describe('bad input: a 422 naming the field, and nothing created', () => {
   });
 
   it("another tenant's pipeline is a 422 unknown_pipeline, as is an unknown one", async () => {
-    const bearer = await mintToken(stack, { tenant_id: `ten_${uniqueName('other')}` });
-    const theirs = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
+    const bearer = await mintToken(target.stack, { tenant_id: `ten_${uniqueName('other')}` });
+    const theirs = await call<Pipeline>(target.stack, 'POST', '/v2/pipelines', {
       bearer,
       body: { name: uniqueName('theirs'), dag: quickDag() },
     });
     expect(theirs.status).toBe(201);
     for (const pipeline of [theirs.body.id, 'pln_01J00000000000000000000000']) {
       const name = uniqueName('stolen');
-      const res = await call<ProblemDocument>(stack, 'POST', '/v2/jobs', { body: { name, pipeline_id: pipeline } });
+      const res = await call<ProblemDocument>(target.stack, 'POST', '/v2/jobs', {
+        body: { name, pipeline_id: pipeline },
+      });
       expectProblem(res, 422, 'unknown_pipeline');
       expect((res.body.errors ?? []).map((e: { path: string }) => e.path)).toEqual(['pipeline_id']);
-      expect((await listAll<Job>(stack, '/v2/jobs')).some((j) => j.name === name)).toBe(false);
+      expect((await listAll<Job>(target.stack, '/v2/jobs')).some((j) => j.name === name)).toBe(false);
     }
     // Their job list does not show ours, and ours cannot be reached with their credential.
-    expect((await listAll<Job>(stack, '/v2/jobs', { bearer })).length).toBe(0);
-    expectProblem(await call<Job>(stack, 'GET', `/v2/jobs/${cronJob.id}`, { bearer }), 404, 'not_found');
-    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${cronJob.id}/run`, { bearer }), 404, 'not_found');
+    expect((await listAll<Job>(target.stack, '/v2/jobs', { bearer })).length).toBe(0);
+    expectProblem(await call<Job>(target.stack, 'GET', `/v2/jobs/${cronJob.id}`, { bearer }), 404, 'not_found');
+    expectProblem(await call<Run>(target.stack, 'POST', `/v2/jobs/${cronJob.id}/run`, { bearer }), 404, 'not_found');
   });
 
   it('Trigger Run refuses parameters that are not an object, and makes no run', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('params'), pipeline_id: pipelineId });
+    const job = await create<Job>(target.stack, '/v2/jobs', { name: uniqueName('params'), pipeline_id: pipelineId });
     for (const parameters of [[1], 'x', 7]) {
-      const res = await call<ProblemDocument>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters } });
+      const res = await call<ProblemDocument>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters } });
       expectProblem(res, 422, 'validation_failed');
       expect((res.body.errors ?? []).map((e: { path: string }) => e.path)).toEqual(['parameters']);
     }
-    expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${job.id}/runs`)).body.data).toEqual([]);
+    expect((await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${job.id}/runs`)).body.data).toEqual([]);
   });
 });
 
 describe('Trigger Run and the runs of a job', () => {
   it('answers 202 with the queued run and a Location that leads to it; parameters merge over the job defaults', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', {
+    const job = await create<Job>(target.stack, '/v2/jobs', {
       name: uniqueName('trig'),
       pipeline_id: pipelineId,
       parameters: { region: 'eu', day: '1' },
     });
-    const res = await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { day: '2' } } });
+    const res = await call<Run>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { day: '2' } } });
     expect(res.status).toBe(202);
     expect(Object.keys(res.body).sort()).toEqual(RUN_FIELDS);
     expect(res.body).toMatchObject({
@@ -344,11 +335,11 @@ describe('Trigger Run and the runs of a job', () => {
     ]);
     expect(res.headers.get('location')).toBe(`/v2/jobs/${job.id}/runs/${res.body.id}`);
 
-    const run = await waitForRunEnd(stack, job.id, res.body.id);
+    const run = await waitForRunEnd(target.stack, job.id, res.body.id);
     expect(run.status).toBe('succeeded');
-    const viaLocation = await call<Run>(stack, 'GET', res.headers.get('location')!);
+    const viaLocation = await call<Run>(target.stack, 'GET', res.headers.get('location')!);
     expect(viaLocation.body).toEqual(run);
-    const after = await call<Job>(stack, 'GET', `/v2/jobs/${job.id}`);
+    const after = await call<Job>(target.stack, 'GET', `/v2/jobs/${job.id}`);
     expect(after.body.last_run).toEqual({
       id: run.id,
       status: 'succeeded',
@@ -359,41 +350,47 @@ describe('Trigger Run and the runs of a job', () => {
   });
 
   it('replays a trigger with the same Idempotency-Key: the same run, no second one', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', {
+    const job = await create<Job>(target.stack, '/v2/jobs', {
       name: uniqueName('idem'),
       pipeline_id: pipelineId,
       concurrency_policy: 'allow',
     });
     const headers = { 'idempotency-key': `trigger-${job.id}` };
-    const first = await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 1 } }, headers });
+    const first = await call<Run>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, {
+      body: { parameters: { a: 1 } },
+      headers,
+    });
     expect(first.status).toBe(202);
-    const again = await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 1 } }, headers });
+    const again = await call<Run>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, {
+      body: { parameters: { a: 1 } },
+      headers,
+    });
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expectProblem(
-      await call<Run>(stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 2 } }, headers }),
+      await call<Run>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, { body: { parameters: { a: 2 } }, headers }),
       422,
       'idempotency_key_reused',
     );
-    await waitForRunEnd(stack, job.id, first.body.id);
-    expect((await listAll<Run>(stack, `/v2/jobs/${job.id}/runs`)).map((r) => r.id)).toEqual([first.body.id]);
+    await waitForRunEnd(target.stack, job.id, first.body.id);
+    expect((await listAll<Run>(target.stack, `/v2/jobs/${job.id}/runs`)).map((r) => r.id)).toEqual([first.body.id]);
   });
 
   it('lists runs newest first, page by page, with no run skipped or repeated; filters by status', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', {
+    const job = await create<Job>(target.stack, '/v2/jobs', {
       name: uniqueName('paging'),
       pipeline_id: pipelineId,
       concurrency_policy: 'allow',
     });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await triggerRun(stack, job.id)).id);
+    for (let i = 0; i < 5; i++) ids.push((await triggerRun(target.stack, job.id)).id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
       const page: { status: number; body: { data: Run[]; next_cursor: string | null } } = await call<Page<Run>>(
-        stack,
+        target.stack,
         'GET',
         `/v2/jobs/${job.id}/runs?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
@@ -404,59 +401,81 @@ describe('Trigger Run and the runs of a job', () => {
     } while (cursor);
     expect(seen).toEqual([...ids].reverse());
 
-    for (const id of ids) await waitForRunEnd(stack, job.id, id);
-    const succeeded = await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${job.id}/runs?status=succeeded`);
+    for (const id of ids) await waitForRunEnd(target.stack, job.id, id);
+    const succeeded = await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${job.id}/runs?status=succeeded`);
     expect(succeeded.body.data.map((r) => r.id)).toEqual([...ids].reverse());
-    expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${job.id}/runs?status=failed`)).body.data).toEqual([]);
-    expectProblem(await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs?status=done`), 400, 'invalid_parameter');
-    expectProblem(await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs?limit=0`), 400, 'invalid_parameter');
+    expect(
+      (await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${job.id}/runs?status=failed`)).body.data,
+    ).toEqual([]);
     expectProblem(
-      await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs?cursor=garbage`),
+      await call<Page<Run>>(target.stack, 'GET', `/v2/jobs/${job.id}/runs?status=done`),
+      400,
+      'invalid_parameter',
+    );
+    expectProblem(
+      await call<Page<Run>>(target.stack, 'GET', `/v2/jobs/${job.id}/runs?limit=0`),
+      400,
+      'invalid_parameter',
+    );
+    expectProblem(
+      await call<Page<Run>>(target.stack, 'GET', `/v2/jobs/${job.id}/runs?cursor=garbage`),
       400,
       'invalid_parameter',
     );
   });
 
   it('Get Run Status is a 404 for an unknown run, a malformed id, a run of another job and an unknown job', async () => {
-    const job = await create<Job>(stack, '/v2/jobs', { name: uniqueName('404'), pipeline_id: pipelineId });
-    const otherJob = await create<Job>(stack, '/v2/jobs', { name: uniqueName('404b'), pipeline_id: pipelineId });
-    const run = await triggerRun(stack, job.id);
-    expect((await call<Run>(stack, 'GET', `/v2/jobs/${job.id}/runs/${run.id}`)).status).toBe(200);
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs/run_01J00000000000000000000000`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/${job.id}/runs/not-a-run-id`), 404, 'not_found');
-    expectProblem(await call<Run>(stack, 'GET', `/v2/jobs/${otherJob.id}/runs/${run.id}`), 404, 'not_found');
-    expectProblem(await call(stack, 'GET', `/v2/jobs/job_01J00000000000000000000000/runs/${run.id}`), 404, 'not_found');
-    expectProblem(await call<Run>(stack, 'POST', `/v2/jobs/${otherJob.id}/runs/${run.id}/cancel`), 404, 'not_found');
-    await waitForRunEnd(stack, job.id, run.id);
+    const job = await create<Job>(target.stack, '/v2/jobs', { name: uniqueName('404'), pipeline_id: pipelineId });
+    const otherJob = await create<Job>(target.stack, '/v2/jobs', { name: uniqueName('404b'), pipeline_id: pipelineId });
+    const run = await triggerRun(target.stack, job.id);
+    expect((await call<Run>(target.stack, 'GET', `/v2/jobs/${job.id}/runs/${run.id}`)).status).toBe(200);
+    expectProblem(
+      await call(target.stack, 'GET', `/v2/jobs/${job.id}/runs/run_01J00000000000000000000000`),
+      404,
+      'not_found',
+    );
+    expectProblem(await call(target.stack, 'GET', `/v2/jobs/${job.id}/runs/not-a-run-id`), 404, 'not_found');
+    expectProblem(await call<Run>(target.stack, 'GET', `/v2/jobs/${otherJob.id}/runs/${run.id}`), 404, 'not_found');
+    expectProblem(
+      await call(target.stack, 'GET', `/v2/jobs/job_01J00000000000000000000000/runs/${run.id}`),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await call<Run>(target.stack, 'POST', `/v2/jobs/${otherJob.id}/runs/${run.id}/cancel`),
+      404,
+      'not_found',
+    );
+    await waitForRunEnd(target.stack, job.id, run.id);
   });
 });
 
 describe('jobs and their pipelines', () => {
   it('deleting a pipeline a job uses is a 409 pipeline_in_use; once the job is gone it is a 204', async () => {
-    const { jobId, pipelineId: used } = await createPipelineAndJob(stack, quickDag());
-    expectProblem(await call(stack, 'DELETE', `/v2/pipelines/${used}`), 409, 'pipeline_in_use');
-    expect((await call<Pipeline>(stack, 'GET', `/v2/pipelines/${used}`)).status).toBe(200);
-    expect((await call(stack, 'DELETE', `/v2/jobs/${jobId}`)).status).toBe(204);
-    expect((await call(stack, 'DELETE', `/v2/pipelines/${used}`)).status).toBe(204);
+    const { jobId, pipelineId: used } = await createPipelineAndJob(target.stack, quickDag());
+    expectProblem(await call(target.stack, 'DELETE', `/v2/pipelines/${used}`), 409, 'pipeline_in_use');
+    expect((await call<Pipeline>(target.stack, 'GET', `/v2/pipelines/${used}`)).status).toBe(200);
+    expect((await call(target.stack, 'DELETE', `/v2/jobs/${jobId}`)).status).toBe(204);
+    expect((await call(target.stack, 'DELETE', `/v2/pipelines/${used}`)).status).toBe(204);
   });
 
   it('triggering a job whose pipeline no longer validates is a 409 pipeline_invalid, and makes no run', async () => {
-    const { jobId, pipelineId: broken } = await createPipelineAndJob(stack, quickDag());
-    const pipeline = await call<Pipeline>(stack, 'GET', `/v2/pipelines/${broken}`);
+    const { jobId, pipelineId: broken } = await createPipelineAndJob(target.stack, quickDag());
+    const pipeline = await call<Pipeline>(target.stack, 'GET', `/v2/pipelines/${broken}`);
     const dag = { nodes: [{ id: 'lonely', type: 'transform', config: { sql: 'select 1' } }], edges: [] };
-    const updated = await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${broken}`, {
+    const updated = await call<Pipeline>(target.stack, 'PUT', `/v2/pipelines/${broken}`, {
       body: { name: pipeline.body.name, dag },
     });
     expect(updated.body.status).toBe('invalid');
-    const res = await call<Run>(stack, 'POST', `/v2/jobs/${jobId}/run`);
+    const res = await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/run`);
     expectProblem(res, 409, 'pipeline_invalid');
-    expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${jobId}/runs`)).body.data).toEqual([]);
+    expect((await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${jobId}/runs`)).body.data).toEqual([]);
 
     // Fixed, the job runs the new version.
-    await call<Pipeline>(stack, 'PUT', `/v2/pipelines/${broken}`, {
+    await call<Pipeline>(target.stack, 'PUT', `/v2/pipelines/${broken}`, {
       body: { name: pipeline.body.name, dag: quickDag() },
     });
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
     expect(run).toMatchObject({ status: 'succeeded', pipeline_version: 3 });
   });
 });
@@ -470,7 +489,7 @@ describe('schedules', () => {
     let scheduled: Run | undefined;
     await waitFor(
       async () => {
-        const runs = await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${cronJob.id}/runs`);
+        const runs = await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${cronJob.id}/runs`);
         scheduled = runs.body.data.find((r) => r.trigger === 'schedule');
         return scheduled !== undefined;
       },
@@ -481,11 +500,13 @@ describe('schedules', () => {
       },
     );
     expect(Date.parse(scheduled!.queued_at)).toBeGreaterThanOrEqual(firstDue);
-    const run = await waitForRunEnd(stack, cronJob.id, scheduled!.id);
+    const run = await waitForRunEnd(target.stack, cronJob.id, scheduled!.id);
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'schedule' });
-    const job = await call<Job>(stack, 'GET', `/v2/jobs/${cronJob.id}`);
+    const job = await call<Job>(target.stack, 'GET', `/v2/jobs/${cronJob.id}`);
     expect(job.body.last_run?.trigger).toBe('schedule');
     expect(Date.parse(job.body.next_run_at!)).toBeGreaterThan(firstDue);
-    expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${pausedCronJob.id}/runs`)).body.data).toEqual([]);
+    expect((await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${pausedCronJob.id}/runs`)).body.data).toEqual(
+      [],
+    );
   }, 90_000);
 });
