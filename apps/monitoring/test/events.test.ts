@@ -7,21 +7,9 @@ import { waitFor } from '@conduit/testing';
 import { newRun, runEvent } from './support/run-events.js';
 
 const suite = useMonitoringSuite({ queues: [QUEUES.eventsMonitoring, QUEUES.eventsWebhooks] });
-const { caller } = suite;
+const { caller, publish } = suite;
 const eventsQueue = suite.queue(QUEUES.eventsMonitoring);
 const webhooksQueue = suite.queue(QUEUES.eventsWebhooks);
-
-/** Publishes events as the scheduler's relay does (job id = event id) and waits until each is processed. */
-async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
-  for (const e of events) await eventsQueue.add(e.type, e, { jobId: e.event_id });
-  await waitFor(
-    async () => {
-      const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
-      return states.every((s) => s === 'completed');
-    },
-    { what: `${events.length} events processed` },
-  );
-}
 
 async function factOf(runId: string): Promise<Record<string, unknown> | undefined> {
   const rows = await suite.ds.query<Record<string, unknown>[]>(

@@ -3,23 +3,10 @@ import { useMonitoringSuite } from './support/monitoring-suite.js';
 import { QUEUES, type Metrics } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
-import { waitFor } from '@conduit/testing';
 import { newRun, runEvent } from './support/run-events.js';
 
 const suite = useMonitoringSuite({ queues: [QUEUES.eventsMonitoring] });
-const { caller } = suite;
-const eventsQueue = suite.queue(QUEUES.eventsMonitoring);
-
-async function publish(...events: { event_id: string; type: string }[]): Promise<void> {
-  for (const e of events) await eventsQueue.add(e.type, e, { jobId: e.event_id });
-  await waitFor(
-    async () => {
-      const states = await Promise.all(events.map(async (e) => (await eventsQueue.getJob(e.event_id))?.getState()));
-      return states.every((s) => s === 'completed');
-    },
-    { what: `${events.length} events processed` },
-  );
-}
+const { caller, publish } = suite;
 
 function metrics(tenant: string, query: Record<string, unknown>): Promise<Metrics> {
   return caller.ok<Metrics>(tenant, 'monitoring.metrics.get', { query });

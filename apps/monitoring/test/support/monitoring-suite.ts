@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import type { QueueName } from '@conduit/contracts';
-import { ServiceSuite } from '@conduit/testing';
+import { QUEUES, type QueueName } from '@conduit/contracts';
+import { ServiceSuite, waitFor } from '@conduit/testing';
 import { dropSchema, newSchemaName, openSchema } from './db.js';
 import { MonitoringCaller, startMonitoring, type MonitoringUnderTest } from './monitoring-app.js';
 
@@ -25,6 +25,22 @@ export class MonitoringSuite extends ServiceSuite<MonitoringUnderTest> {
       startApp: (ds, prefix) => startMonitoring(ds, prefix, monitoring),
     });
   }
+
+  /**
+   * Publishes events on events.monitoring as the scheduler's relay does (job id = event id) and waits until each is
+   * processed. Needs that queue in the options. An arrow, so tests may take it off the suite.
+   */
+  readonly publish = async (...events: { event_id: string; type: string }[]): Promise<void> => {
+    const queue = this.queue(QUEUES.eventsMonitoring);
+    for (const e of events) await queue.add(e.type, e, { jobId: e.event_id });
+    await waitFor(
+      async () => {
+        const states = await Promise.all(events.map(async (e) => (await queue.getJob(e.event_id))?.getState()));
+        return states.every((s) => s === 'completed');
+      },
+      { what: `${events.length} events processed` },
+    );
+  };
 
   /** The suite's monitoring replica. */
   get monitoring(): MonitoringUnderTest {
