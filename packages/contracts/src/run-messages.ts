@@ -35,8 +35,11 @@ export const RUN_CANCEL_CHANNEL = 'runs:cancel';
 export const runCancelSchema = z.strictObject({ run_id: id });
 export type RunCancel = z.infer<typeof runCancelSchema>;
 
+/** Characters of a run or node error message; an executor cuts a longer one before reporting it. */
+export const RUN_ERROR_MESSAGE_MAX = 8192;
+
 export const runErrorSchema = z.strictObject({
-  message: z.string().max(8192),
+  message: z.string().max(RUN_ERROR_MESSAGE_MAX),
   node_id: z.string().max(200).optional(),
   code: z.string().max(64).optional(),
 });

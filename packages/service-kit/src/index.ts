@@ -59,6 +59,7 @@ export { queueConnectionOptions, reconnectDelay, type QueueConnectionOptions } f
 export { bullPrefix, type QueueLocation } from './queues/queue-connection.js';
 export { QUEUE_JOB_OPTIONS } from './queues/job-options.js';
 export { QueueProducer, QueueProducers, type ProducedJob, type ProducedJobOptions } from './queues/queue-producer.js';
+export { JobDataInvalidError } from './queues/job-data-invalid-error.js';
 export {
   JobConsumer,
   QueueWorkers,

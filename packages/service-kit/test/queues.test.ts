@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { QUEUES, type RunLogBatch } from '@conduit/contracts';
 import {
   JobConsumer,
+  JobDataInvalidError,
   QueueProducers,
   QueueWorkers,
   QueuesModule,
@@ -162,6 +163,10 @@ describe('queue consumers', () => {
       expect(() => logs.add('run.log', batch('run_4'), { jobId: 'typo' })).toThrow('queue logs has no job named');
       const bad = { ...batch('run_5'), attempt: 0 };
       expect(() => logs.add('run.logs', bad, { jobId: 'bad' })).toThrow('job logs/run.logs refused before sending');
+      // A permanent refusal, told apart from a Redis outage by its type: callers do not retry it.
+      expect(() => logs.addBulk([{ name: 'run.logs', data: bad, opts: { jobId: 'bad' } }])).toThrow(
+        JobDataInvalidError,
+      );
       const job = await logs.add('run.logs', batch('run_6'), { jobId: 'sent' });
       // The queue's defaults apply (job-options.ts).
       expect(job.opts).toMatchObject({ attempts: 1, removeOnFail: { age: 7 * 24 * 3600, count: 10_000 } });

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
 import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-connection.js';
 import { QUEUE_JOB_OPTIONS } from './job-options.js';
+import { JobDataInvalidError } from './job-data-invalid-error.js';
 import { splitJobTrace, withJobTrace } from './job-trace.js';
 import { traceCarrierOf } from '@conduit/rpc-streams';
 
@@ -27,13 +28,19 @@ export class QueueProducer<Q extends QueueName> {
     readonly queue: Queue,
   ) {}
 
-  /** Sends the active trace context with the job (job-trace.ts), so its consumer continues the trace. */
+  /**
+   * Sends the active trace context with the job (job-trace.ts), so its consumer continues the trace. Throws
+   * JobDataInvalidError, before anything is sent, when the job's schema refuses `data`.
+   */
   add<J extends JobName<Q>>(jobName: J, data: JobData<Q, J>, opts: ProducedJobOptions): Promise<Job> {
     this.check(jobName, data);
     return this.queue.add(jobName, withJobTrace(data), opts);
   }
 
-  /** One round trip for many jobs. Use add() when one of the ids may already be queued and must stay as it is. */
+  /**
+   * One round trip for many jobs. Use add() when one of the ids may already be queued and must stay as it is. Throws
+   * JobDataInvalidError, and sends none, when a job's schema refuses its data.
+   */
   addBulk(jobs: readonly ProducedJob<Q>[]): Promise<Job[]> {
     for (const job of jobs) this.check(job.name, job.data);
     const carrier = traceCarrierOf();
@@ -47,11 +54,10 @@ export class QueueProducer<Q extends QueueName> {
     if (!schema) throw new Error(`queue ${this.name} has no job named "${jobName}" (packages/contracts queue-jobs.ts)`);
     const parsed = schema.safeParse(data);
     if (!parsed.success)
-      throw new Error(
-        `job ${this.name}/${jobName} refused before sending: ${parsed.error.issues
-          .slice(0, 3)
-          .map((i) => `${i.path.join('.')}: ${i.message}`)
-          .join('; ')}`,
+      throw new JobDataInvalidError(
+        this.name,
+        jobName,
+        parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`),
       );
   }
 }
