@@ -19,7 +19,7 @@ import { runMemory } from './data/run-memory.js';
 
 async function main(): Promise<void> {
   // First: the instrumentations must be in place before the database and Redis clients exist.
-  await startTracing('executor');
+  await startTracing('executor', { instrumentPg: false });
   const config = bootConfig();
   const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
   await preflight({

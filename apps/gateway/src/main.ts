@@ -34,7 +34,7 @@ import { defaultConsoleDir, serveConsole } from './console/serve-console.js';
 
 async function main(): Promise<void> {
   // First: the instrumentations must be in place before the database and Redis clients exist.
-  await startTracing('gateway');
+  await startTracing('gateway', { trustIncomingContext: false });
   const config = bootConfig('gateway', loadGatewayConfig);
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   await preflight({
