@@ -1,5 +1,6 @@
 /** One node's state in a run (api.md Run.nodes), changed only through these transitions. */
 import type { NodeStatus, RunError, RunNode, RunNodeColumn } from '@conduit/contracts';
+import { reportedError, reportedOutput } from './reported-text.js';
 
 const nowIso = (): string => new Date().toISOString();
 
@@ -60,18 +61,18 @@ export class NodeRecord {
   }): void {
     this.rowsIn = result.rows_in;
     this.rowsOut = result.rows_out;
-    this.output = result.output;
+    this.output = result.output === null ? null : reportedOutput(result.output);
     this.columns = result.columns?.columns ?? null;
     this.finish('succeeded');
   }
 
   failed(message: string, code?: string): void {
-    this.error = code === undefined ? { message } : { message, code };
+    this.error = reportedError(message, code === undefined ? {} : { code });
     this.finish('failed');
   }
 
   skipped(reason: string): void {
-    this.output = { reason };
+    this.output = reportedOutput({ reason });
     this.finish('skipped');
   }
 

@@ -21,6 +21,7 @@ import { RunAborted, policyOf, runAttempts } from './attempts.js';
 import type { NodeContext, NodeResult } from './node-context.js';
 import { NodeFailure, messageOf, toNodeFailure } from './node-failure.js';
 import { NodeRecord } from './node-record.js';
+import { reportedError } from './reported-text.js';
 import { NODE_RUNNERS } from './nodes/index.js';
 import type { RunLogSink } from './run-log-sink.js';
 import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
@@ -84,7 +85,7 @@ export async function executeRun(opts: RunEngineOptions): Promise<RunOutcome> {
     opts.log.write('error', null, message);
     return {
       status: 'failed',
-      error: { message, code: 'invalid_dag' },
+      error: reportedError(message, { code: 'invalid_dag' }),
       nodes: [],
       stats: { rows_read: 0, rows_written: 0 },
     };
@@ -249,11 +250,10 @@ class RunExecution {
       const failure = toNodeFailure(err, this.hidden);
       this.change(record, () => record.failed(failure.message, failure.code));
       log.write('error', node.id, `failed: ${failure.message}`);
-      this.firstError ??= {
-        message: `node "${node.id}" failed: ${failure.message}`,
+      this.firstError ??= reportedError(`node "${node.id}" failed: ${failure.message}`, {
         node_id: node.id,
         ...(failure.code === undefined ? {} : { code: failure.code }),
-      };
+      });
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import type { QueueProducer } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
-import { newId, withJobTrace } from '@conduit/service-kit';
+import { JobDataInvalidError, newId, withJobTrace } from '@conduit/service-kit';
 import type { Logger } from 'pino';
 
 /**
@@ -87,7 +87,10 @@ export class RunReporter {
     }
   }
 
-  /** Tries the batch until its newest report's deadline, so a final report is never given up sooner than alone. */
+  /**
+   * Tries the batch until its newest report's deadline, so a final report is never given up sooner than alone. A
+   * report the contract refuses is permanent: the batch (none of it sent) goes one by one, and that one is dropped.
+   */
   private async sendBatch(batch: Pending[]): Promise<void> {
     const giveUpAt = batch.at(-1)!.giveUpAt;
     const reports = batch.map((p) => p.report);
@@ -97,6 +100,16 @@ export class RunReporter {
         else await this.queue.addBulk(reports.map((r) => ({ name: r.type, data: r, opts: { jobId: r.event_id } })));
         return;
       } catch (err) {
+        if (err instanceof JobDataInvalidError) {
+          if (batch.length > 1) {
+            for (const one of batch) await this.sendBatch([one]);
+          } else {
+            // Without the data: it is what was too large or malformed, and may hold a tenant's values.
+            const { type, event_id } = reports[0]!;
+            this.logger.error({ err, run_id: this.run.run_id, type, event_id }, 'run report refused by its schema');
+          }
+          return;
+        }
         const types = reports.map((r) => r.type).join(',');
         if (Date.now() >= giveUpAt) {
           this.logger.error({ err, run_id: this.run.run_id, type: types }, 'could not send run report');

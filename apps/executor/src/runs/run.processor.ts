@@ -23,6 +23,7 @@ import { resolveConnectors, ConnectorResolveError } from '../connectors/connecto
 import type { WorkspaceOptions } from '../data/run-workspace.js';
 import type { WorkspaceSource } from '../data/workspace-spares.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
+import { reportedError } from '../engine/reported-text.js';
 import { inRunSpan } from './run-span.js';
 import { RunLogShipper } from '../reporting/run-log-shipper.js';
 import { RunReporter } from '../reporting/run-reporter.js';
@@ -277,7 +278,7 @@ export class RunProcessor {
       const message = known ? err.message : 'the executor failed unexpectedly';
       outcome = {
         status: signal.aborted ? 'canceled' : 'failed',
-        error: { message, code: known ? err.code : 'internal' },
+        error: reportedError(message, { code: known ? err.code : 'internal' }),
         nodes: [],
         stats: { rows_read: 0, rows_written: 0 },
       };
