@@ -5,8 +5,11 @@ import { createTargetDatabase, type TargetDatabase } from './target-database.js'
 
 /** What a suite on a stack with a target database starts. */
 export interface TargetStackOptions {
-  /** The stack's environment besides CONNECTOR_ALLOW_PRIVATE_NETWORKS (the target database is on this machine). */
-  env?: Record<string, string>;
+  /**
+   * The stack's environment besides CONNECTOR_ALLOW_PRIVATE_NETWORKS (the target database is on this machine), or a
+   * function making it when the stack is about to start (a folder of its own, say).
+   */
+  env?: Record<string, string> | (() => Promise<Record<string, string>>);
   /** Fills the target database before the stack starts. */
   prepare?: (db: pg.Client) => Promise<void>;
   /** How long the setup may take. Default 120 000 ms. */
@@ -32,7 +35,8 @@ export function useTargetStack(options: TargetStackOptions = {}): TargetStack {
     const db = (target.db = new pg.Client({ connectionString: targetDb.url }));
     await db.connect();
     await options.prepare?.(db);
-    const stack = (target.stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', ...options.env }));
+    const env = typeof options.env === 'function' ? await options.env() : options.env;
+    const stack = (target.stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', ...env }));
     const connector = { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() };
     target.connectorId = (await create(stack, '/v2/connectors', connector)).id;
   }, options.timeoutMs ?? 120_000);
