@@ -297,6 +297,12 @@ it('leaves the API, its docs and probes as they were', async () => {
   expect([docs.status, await docs.text()]).toEqual([200, expect.stringContaining('swagger')]);
   const route = await fetch(`${stack.baseUrl}/pipelines/${good.pipelineId}`);
   expect([route.status, route.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+  // The page is never framable or cached, by whichever path it is asked for.
+  for (const path of ['/', '/index.html', `/pipelines/${good.pipelineId}`]) {
+    const page = await fetch(`${stack.baseUrl}${path}`);
+    expect([path, page.status, page.headers.get('cache-control')]).toEqual([path, 200, 'no-cache']);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  }
 });
 
 it('says how to build the console when a gateway has none', async () => {

@@ -2,7 +2,7 @@
 // not the API's, so a reloaded or shared client route (/pipelines/pip_1) opens the console. The API's own paths
 // (/v2, /docs, /healthz, /readyz, /metrics) and missing files keep the API's 404/405 problems.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -42,22 +42,26 @@ export function serveConsole(fastify: FastifyInstance, { dir }: ConsoleFiles): b
   const indexFile = dir === undefined ? undefined : join(dir, 'index.html');
   const index = indexFile !== undefined && existsSync(indexFile) ? readFileSync(indexFile) : undefined;
   if (dir !== undefined && index !== undefined) {
+    const assetsDir = join(dir, 'assets') + sep;
     void fastify.register(fastifyStatic, {
       root: dir,
       prefix: '/',
-      // Only the files present at start (no directory walk per request); index.html is sent by the fallback below.
+      // Only the files present at start (no directory walk per request). index.html is left to the fallback below,
+      // always with its security headers (a route of its own here would send it without them: framable).
       wildcard: false,
+      globIgnore: ['index.html'],
       index: false,
       decorateReply: false,
       setHeaders: (res, path) => {
-        // Vite puts a content hash in every asset's name: a new build makes new names.
-        if (path.includes('/assets/')) res.header('cache-control', 'public, max-age=31536000, immutable');
+        // Vite puts a content hash in every asset's name: a new build makes new names. (Tested below the console's
+        // own folder, so a CONSOLE_DIR that happens to sit under an `assets` folder changes nothing.)
+        if (path.startsWith(assetsDir)) res.header('cache-control', 'public, max-age=31536000, immutable');
       },
     });
   }
   fastify.get('/*', (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    if (API_PATHS.test(path) || FILE_PATH.test(path)) return reply.callNotFound();
+    if (API_PATHS.test(path) || (FILE_PATH.test(path) && path !== '/index.html')) return reply.callNotFound();
     if (index !== undefined) return reply.headers(INDEX_HEADERS).send(index);
     if (path !== '/') return reply.callNotFound();
     return reply.code(404).type('text/plain; charset=utf-8').send(CONSOLE_NOT_BUILT);
