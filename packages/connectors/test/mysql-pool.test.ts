@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import mysql from 'mysql2/promise';
 import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
 import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
@@ -69,6 +70,34 @@ describe('mysql connection pool', () => {
       pool: scope(),
     });
     expect(await threadId()).toBe(id);
+  });
+
+  it("gives the next call the connector's database and the handshake's character set, whatever the last one did", async () => {
+    const session =
+      'select connection_id() as id, database() as db, @@character_set_client as cs, @@collation_connection as coll, @@character_set_results as res';
+    const fresh = await readOne(session);
+    await driver.execute(sandbox.config, 'use information_schema', { tenantId: 't1', pool: scope() });
+    await driver.execute(sandbox.config, 'set names latin1', { tenantId: 't1', pool: scope() });
+    const next = await readOne(session);
+    expect(next).toEqual({ ...fresh, db: sandbox.database });
+    // MariaDB's reset restores the handshake's character set by itself; MySQL's falls back to the server's default.
+    // Text both ways survives: the server reads the query as the driver encoded it.
+    expect(await readOne("select 'żółw 🐢' as s")).toEqual({ s: 'żółw 🐢' });
+  });
+
+  it('quotes the database it sets again (a name with a backtick)', async () => {
+    const odd = `${sandbox.database.slice(0, 40)}_a\`b`;
+    await sandbox.admin.query(`create database ${mysql.escapeId(odd)}`);
+    try {
+      const config = { ...sandbox.config, database: odd };
+      const session = 'select connection_id() as id, database() as db';
+      const before = await readOne(session, { config, pool: scope('odd') });
+      await driver.execute(config, 'use information_schema', { tenantId: 't1', pool: scope('odd') });
+      // The same connection: setting the database again succeeded (a failed step would have destroyed it).
+      expect(await readOne(session, { config, pool: scope('odd') })).toEqual({ ...before, db: odd });
+    } finally {
+      await sandbox.admin.query(`drop database ${mysql.escapeId(odd)}`);
+    }
   });
 
   it('keeps tenants and config versions apart', async () => {

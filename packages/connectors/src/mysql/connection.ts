@@ -6,6 +6,15 @@ import type { MysqlConfig } from './mysql.config.js';
 
 const KILL_GRACE_MS = 2_000;
 
+/**
+ * The session's character set: sent in the handshake (mysql2's default, stated here) and set again after a pooled
+ * connection's reset, since MySQL's COM_RESET_CONNECTION falls back to the server's default (MariaDB keeps this one).
+ */
+export const MYSQL_CHARSET = {
+  handshake: 'UTF8MB4_UNICODE_CI',
+  setNames: 'SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci',
+};
+
 export function connectionOptions(cfg: MysqlConfig, overrides: mysql.ConnectionOptions = {}): mysql.ConnectionOptions {
   return {
     host: cfg.host,
@@ -13,6 +22,7 @@ export function connectionOptions(cfg: MysqlConfig, overrides: mysql.ConnectionO
     database: cfg.database,
     user: cfg.user,
     password: cfg.password ?? '',
+    charset: MYSQL_CHARSET.handshake,
     ssl: cfg.ssl === 'disable' ? undefined : { rejectUnauthorized: cfg.ssl === 'verify-full' },
     connectTimeout: cfg.connect_timeout_ms,
     // Timestamps are read and written as UTC; BIGINT and DECIMAL come back as exact strings (like the pg driver).

@@ -1,12 +1,13 @@
 /**
  * A mysql connection for one driver call: from the connector's pool when the call names one (the executor's nodes),
- * else a connection of its own. A pooled connection goes back reset (COM_RESET_CONNECTION) or not at all.
+ * else a connection of its own. A pooled connection goes back reset (COM_RESET_CONNECTION, then its character set and
+ * database set again) or not at all.
  */
 import { Socket } from 'node:net';
 import mysql from 'mysql2';
 import type { PoolScope } from '../pools/connector-pools.js';
 import { checkedAddress } from '../network/target-check.js';
-import { closeMysql, connectMysql, connectionOptions, killOnAbort } from './connection.js';
+import { closeMysql, connectMysql, connectionOptions, killOnAbort, MYSQL_CHARSET } from './connection.js';
 import type { MysqlConfig } from './mysql.config.js';
 
 export interface MysqlSessionOptions {
@@ -60,7 +61,7 @@ export async function openMysqlSession(cfg: MysqlConfig, opts: MysqlSessionOptio
     close: async (end) => {
       stopKilling();
       try {
-        if (end === 'finished' && signal?.aborted !== true && (await reset(connection))) connection.release();
+        if (end === 'finished' && signal?.aborted !== true && (await reset(connection, cfg))) connection.release();
         else connection.destroy();
       } finally {
         use.done();
@@ -69,9 +70,22 @@ export async function openMysqlSession(cfg: MysqlConfig, opts: MysqlSessionOptio
   };
 }
 
-/** Session variables, temporary tables, user variables, prepared statements and locks go; an open transaction rolls back. */
-function reset(connection: mysql.PoolConnection): Promise<boolean> {
-  return new Promise((resolve) => connection.reset((err) => resolve(err === null)));
+/**
+ * Session variables, temporary tables, user variables, prepared statements and locks go; an open transaction rolls
+ * back. COM_RESET_CONNECTION keeps the current database (a `USE other` would reach the next caller) and, on MySQL,
+ * falls back to the server's character set: both are set again. False when any step failed (the caller destroys it).
+ */
+async function reset(connection: mysql.PoolConnection, cfg: MysqlConfig): Promise<boolean> {
+  const run = (send: (done: (err: mysql.QueryError | null) => void) => void) =>
+    new Promise<void>((resolve, reject) => send((err) => (err ? reject(err) : resolve())));
+  try {
+    await run((done) => connection.reset(done));
+    await run((done) => connection.query(MYSQL_CHARSET.setNames, done));
+    await run((done) => connection.query(`USE ${mysql.escapeId(cfg.database)}`, done));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Waits for a pooled connection; on abort stops waiting at once (the connection, when it comes, goes back). */
