@@ -1,9 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, type Stack } from '@conduit/testing';
 import duckdb from '@duckdb/node-api';
-import pg from 'pg';
 import { create, nodeColumnTypes, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { matrixDag } from './support/money-pipeline.js';
 import {
@@ -13,7 +11,7 @@ import {
   differencesFromMatrix,
   exactTexts,
 } from './support/pg-type-matrix.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Issue 15's type matrix through a DuckDB file, end to end: the PostgreSQL every-type table goes through `select *`
 // into a table of a .duckdb file (the duckdb sink's typed write), and back from it (the duckdb source's typed read)
@@ -22,11 +20,7 @@ import { createTargetDatabase, type TargetDatabase } from './support/target-data
 // only type that depends on the data is the unbounded numeric's (DECIMAL(38, largest scale) when its values fit).
 const TENANT = `tnt_${'2'.repeat(26)}`;
 const FILE = 'typed/matrix.duckdb';
-let stack: Stack;
-let targetDb: TargetDatabase;
-let db: pg.Client;
-let dataRoot: string;
-let postgres: string;
+let dataRoot = '';
 let warehouse: string;
 
 // The matrix's columns as the PostgreSQL source declares them (docs/type-mapping.md, PostgreSQL source), which the
@@ -56,33 +50,26 @@ const DUCKDB_TYPES = {
   feeling: 'VARCHAR',
 };
 
-beforeAll(async () => {
-  dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-typed-duckdb-'));
-  targetDb = await createTargetDatabase();
-  db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-  await db.query(`set timezone to 'UTC'`);
-  await db.query(`set intervalstyle to 'postgres'`);
-  await createMatrix(db);
-
+const target = useTargetStack({
+  prepare: async (db) => {
+    await db.query(`set timezone to 'UTC'`);
+    await db.query(`set intervalstyle to 'postgres'`);
+    await createMatrix(db);
+  },
   // The bootstrap key's tenant, named here so that the test knows its folder of the data root.
-  stack = await startStack({
-    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
-    CONNECTOR_DATA_ROOT: dataRoot,
-    BOOTSTRAP_TENANT_ID: TENANT,
-  });
-  postgres = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
+  env: async () => {
+    dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-typed-duckdb-'));
+    return { CONNECTOR_DATA_ROOT: dataRoot, BOOTSTRAP_TENANT_ID: TENANT };
+  },
+});
+
+beforeAll(async () => {
   warehouse = (
-    await create(stack, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: FILE } })
+    await create(target.stack, '/v2/connectors', { name: uniqueName('wh'), type: 'duckdb', config: { path: FILE } })
   ).id;
-}, 120_000);
+});
 
 afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
 });
 
@@ -90,7 +77,7 @@ const transform = (id: string, sql: string) => ({ id, type: 'transform', config:
 const pgSink = (id: string, table: string) => ({
   id,
   type: 'sink',
-  config: { connector_id: postgres, table, mode: 'append' },
+  config: { connector_id: target.connectorId, table, mode: 'append' },
 });
 const duckdbSource = (id: string, table: string) => ({
   id,
@@ -116,9 +103,9 @@ async function fileColumnTypes(table: string): Promise<Record<string, string>> {
 
 describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres)', () => {
   it('writes the matrix into a table of the .duckdb file with its types', async () => {
-    const run = await runDagToEnd(stack, {
+    const run = await runDagToEnd(target.stack, {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: postgres, table: 'matrix' } },
+        { id: 'extract', type: 'source', config: { connector_id: target.connectorId, table: 'matrix' } },
         transform('everything', 'select * from extract'),
         { id: 'store', type: 'sink', config: { connector_id: warehouse, table: 'matrix', mode: 'overwrite' } },
       ],
@@ -135,7 +122,7 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
   });
 
   it('reads it back into an existing table and a created one, equal to the original both ways', async () => {
-    const run = await runDagToEnd(stack, matrixDag({ source: duckdbSource, transform, sink: pgSink }));
+    const run = await runDagToEnd(target.stack, matrixDag({ source: duckdbSource, transform, sink: pgSink }));
     expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
@@ -148,21 +135,21 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
     });
 
     for (const table of ['matrix_existing', 'matrix_created']) {
-      expect({ table, ...(await differencesFromMatrix(db, table)) }).toEqual({ table, extra: [], missing: [] });
-      expect(await exactTexts(db, table)).toEqual(await exactTexts(db, 'matrix'));
+      expect({ table, ...(await differencesFromMatrix(target.db, table)) }).toEqual({ table, extra: [], missing: [] });
+      expect(await exactTexts(target.db, table)).toEqual(await exactTexts(target.db, 'matrix'));
     }
     // The created table's types are the PostgreSQL sink's for the DuckDB types the file kept; the unbounded numeric
     // comes back with the scale its values gave it.
-    expect(await columnTypes(db, 'matrix_created')).toEqual({ ...CREATED_TYPES, unbounded: 'numeric(38,9)' });
+    expect(await columnTypes(target.db, 'matrix_created')).toEqual({ ...CREATED_TYPES, unbounded: 'numeric(38,9)' });
   });
 
   it('keeps the types Parquet cannot hold (HUGEINT, TIME WITH TIME ZONE) exact through the file, as documented', async () => {
     // Past BIGINT (the matrix's extremes times 4) and a wall-clock time with its own offset.
     const derived =
       "select id, big::HUGEINT * 4 as huge, (ts::TIME::VARCHAR || '+05:30')::TIMETZ as clock from extract";
-    const stored = await runDagToEnd(stack, {
+    const stored = await runDagToEnd(target.stack, {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: postgres, table: 'matrix' } },
+        { id: 'extract', type: 'source', config: { connector_id: target.connectorId, table: 'matrix' } },
         transform('derived', derived),
         { id: 'store', type: 'sink', config: { connector_id: warehouse, table: 'wide', mode: 'overwrite' } },
       ],
@@ -174,23 +161,23 @@ describe('typed data end to end (postgres -> select * -> DuckDB file -> postgres
     expect(runOutcome(stored)).toEqual({ status: 'succeeded', errors: [] });
     expect(await fileColumnTypes('wide')).toEqual({ id: 'INTEGER', huge: 'HUGEINT', clock: 'TIME WITH TIME ZONE' });
 
-    const back = await runDagToEnd(stack, {
+    const back = await runDagToEnd(target.stack, {
       nodes: [duckdbSource('extract', 'wide'), pgSink('save', 'wide_back')],
       edges: [{ from: 'extract', to: 'save' }],
     });
     expect(runOutcome(back)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeColumnTypes(back, 'extract')).toEqual({ id: 'INTEGER', huge: 'HUGEINT', clock: 'TIME WITH TIME ZONE' });
-    expect(await columnTypes(db, 'wide_back')).toEqual({
+    expect(await columnTypes(target.db, 'wide_back')).toEqual({
       id: 'integer',
       huge: 'numeric(39,0)',
       clock: 'time with time zone',
     });
     const expected = `select id, big::numeric * 4 as huge, (ts::time::text || '+05:30')::timetz as clock from matrix`;
     const copy = 'select id, huge, clock from wide_back';
-    expect((await db.query(`${copy} except ${expected}`)).rows).toEqual([]);
-    expect((await db.query(`${expected} except ${copy}`)).rows).toEqual([]);
+    expect((await target.db.query(`${copy} except ${expected}`)).rows).toEqual([]);
+    expect((await target.db.query(`${expected} except ${copy}`)).rows).toEqual([]);
     // timetz equality compares instants: check the offsets as text too.
-    const texts = await db.query(`select huge::text, clock::text from wide_back where id = 1`);
+    const texts = await target.db.query(`select huge::text, clock::text from wide_back where id = 1`);
     expect(texts.rows).toEqual([{ huge: '-36893488147419103232', clock: '00:00:00+05:30' }]);
   });
 });
