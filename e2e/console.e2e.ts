@@ -295,11 +295,14 @@ it('leaves the API, its docs and probes as they were', async () => {
   expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
   const docs = await fetch(`${stack.baseUrl}/docs`);
   expect([docs.status, await docs.text()]).toEqual([200, expect.stringContaining('swagger')]);
-  const route = await fetch(`${stack.baseUrl}/pipelines/${good.pipelineId}`);
+  // A client route is the console's page for a browser, and the API's 404 problem for an API client.
+  const asBrowser = { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } };
+  const route = await fetch(`${stack.baseUrl}/pipelines/${good.pipelineId}`, asBrowser);
   expect([route.status, route.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+  expectProblem(await call(stack, 'GET', `/pipelines/${good.pipelineId}`), 404, 'not_found');
   // The page is never framable or cached, by whichever path it is asked for.
   for (const path of ['/', '/index.html', `/pipelines/${good.pipelineId}`]) {
-    const page = await fetch(`${stack.baseUrl}${path}`);
+    const page = await fetch(`${stack.baseUrl}${path}`, asBrowser);
     expect([path, page.status, page.headers.get('cache-control')]).toEqual([path, 200, 'no-cache']);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   }

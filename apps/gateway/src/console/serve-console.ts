@@ -62,9 +62,16 @@ export function serveConsole(fastify: FastifyInstance, { dir }: ConsoleFiles): b
   fastify.get('/*', (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (API_PATHS.test(path) || (FILE_PATH.test(path) && path !== '/index.html')) return reply.callNotFound();
+    // A client route is a page only for a browser (its navigations accept text/html): an API client that asks for
+    // /projects or /v3/projects keeps the API's 404 problem, not a 200 of HTML.
+    if (path !== '/' && !acceptsHtml(request)) return reply.callNotFound();
     if (index !== undefined) return reply.headers(INDEX_HEADERS).send(index);
     if (path !== '/') return reply.callNotFound();
     return reply.code(404).type('text/plain; charset=utf-8').send(CONSOLE_NOT_BUILT);
   });
   return index !== undefined;
+}
+
+function acceptsHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/i.test(request.headers.accept ?? '');
 }
