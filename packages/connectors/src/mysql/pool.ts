@@ -6,6 +6,7 @@
 import { Socket } from 'node:net';
 import mysql from 'mysql2';
 import type { PoolScope } from '../pools/connector-pools.js';
+import { takeAbortably } from '../pools/abortable-take.js';
 import { checkedAddress } from '../network/target-check.js';
 import { closeMysql, connectMysql, connectionOptions, killOnAbort, MYSQL_CHARSET } from './connection.js';
 import type { MysqlConfig } from './mysql.config.js';
@@ -94,22 +95,7 @@ async function takeConnection(pool: MysqlPool, signal: AbortSignal | undefined):
   const pending = new Promise<mysql.PoolConnection>((resolve, reject) =>
     pool.mysql.getConnection((err, connection) => (err ? reject(err) : resolve(connection))),
   );
-  if (!signal) return pending;
-  const waited = new AbortController();
-  const abortion = new Promise<undefined>((resolve) =>
-    signal.addEventListener('abort', () => resolve(undefined), { once: true, signal: waited.signal }),
-  );
-  try {
-    const connection = await Promise.race([pending, abortion]);
-    if (connection && !signal.aborted) return connection;
-    void pending.then(
-      (late) => late.release(),
-      () => undefined,
-    );
-    throw signal.reason;
-  } finally {
-    waited.abort();
-  }
+  return takeAbortably(pending, signal);
 }
 
 /** mysql2's pool with the `end()` the registry closes it by. */

@@ -4,6 +4,7 @@
  */
 import pg, { escapeIdentifier } from 'pg';
 import type { PoolScope } from '../pools/connector-pools.js';
+import { takeAbortably } from '../pools/abortable-take.js';
 import { allowedAddress, cancelOnAbort, clientConfig, closeClient, connectClient } from './connection.js';
 import type { PostgresConfig } from './postgres.config.js';
 
@@ -111,23 +112,7 @@ function startupOptions(cfg: PostgresConfig): string {
 /** Waits for a pooled connection; on abort stops waiting at once (the connection, when it comes, goes back). */
 async function takeClient(pool: pg.Pool, signal: AbortSignal | undefined): Promise<pg.PoolClient> {
   signal?.throwIfAborted();
-  const pending = pool.connect();
-  if (!signal) return pending;
-  const waited = new AbortController();
-  const abortion = new Promise<undefined>((resolve) =>
-    signal.addEventListener('abort', () => resolve(undefined), { once: true, signal: waited.signal }),
-  );
-  try {
-    const client = await Promise.race([pending, abortion]);
-    if (client && !signal.aborted) return client;
-    void pending.then(
-      (late) => late.release(),
-      () => undefined,
-    );
-    throw signal.reason;
-  } finally {
-    waited.abort();
-  }
+  return takeAbortably(pool.connect(), signal);
 }
 
 /** A pool whose every new connection goes to an address the network policy checks then, as a lone connection does. */
