@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Stack } from '@conduit/testing';
+import type { ServiceProcess, Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
 import {
   create,
@@ -175,8 +175,13 @@ it('a takeover does not write a committed sink again, and runs what was left', a
     10_000,
     50,
   );
-  const victim = executorRunning(stack, run.id);
-  expect(victim).toBeDefined();
+  // Its "run started" line may still be in the executor's log batch (written within 100 ms): wait for it.
+  let victim: ServiceProcess | undefined;
+  await waitFor(async () => (victim = executorRunning(stack, run.id)) !== undefined, {
+    what: 'the executor of the run to log it',
+    timeoutMs: 5_000,
+    intervalMs: 25,
+  });
   await killHard(victim!);
 
   const ended = await waitForRunEnd(stack, jobId, run.id, 30_000);
