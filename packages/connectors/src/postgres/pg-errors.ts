@@ -1,20 +1,7 @@
 /** Classifies PostgreSQL and network failures: settings to fix (config_error) or worth retrying (transient_error). */
 import { ConnectorError } from '../connector-error.js';
+import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
 import type { ErrorClass } from '../types.js';
-
-const TRANSIENT_NET_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EADDRNOTAVAIL',
-]);
-const UNKNOWN_HOST_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
 
 // SQLSTATE classes that retrying cannot fix: data (22), constraints (23), auth (28), unknown database (3D) or
 // schema (3F), syntax, missing objects and privileges (42), unsupported features (0A). Others (connection 08,
@@ -44,8 +31,8 @@ export function classifyPgError(err: unknown): { error_class: ErrorClass; messag
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
   const code = errorCode(err);
   const message = errorMessage(err);
-  if (code && UNKNOWN_HOST_CODES.has(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
-  if (code && TRANSIENT_NET_CODES.has(code)) return { error_class: 'transient_error', message };
+  if (isUnknownHostCode(code)) return { error_class: 'config_error', message: `unknown host: ${message}` };
+  if (isTransientNetCode(code)) return { error_class: 'transient_error', message };
   if (code && isSqlState(code)) {
     const configError = CONFIG_SQLSTATE_CLASSES.has(code.slice(0, 2));
     return { error_class: configError ? 'config_error' : 'transient_error', message: `${message} (SQLSTATE ${code})` };
