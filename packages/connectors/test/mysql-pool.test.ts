@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
-import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 
@@ -9,20 +9,14 @@ import { waitFor } from '@conduit/testing';
 allowPrivateNetworks();
 
 const driver = getDriver('mysql') as Required<ConnectorDriver>;
-let sandbox: MysqlSandbox;
+const sandbox = useMysqlSandbox();
 let pools: ConnectorPools;
 
-beforeAll(async () => {
-  sandbox = await createMysqlSandbox();
-});
 beforeEach(() => {
   pools = new ConnectorPools({ max: 2, idleMs: 60_000 });
 });
 afterEach(async () => {
   await pools.closeAll();
-});
-afterAll(async () => {
-  await sandbox.drop();
 });
 
 const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });

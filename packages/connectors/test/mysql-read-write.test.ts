@@ -1,5 +1,5 @@
 import { getDriver, ConnectorError, type ConnectorDriver, type Row } from '../src/index.js';
-import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 import { batchesOf } from './support/driver-batches.js';
@@ -8,14 +8,7 @@ import { batchesOf } from './support/driver-batches.js';
 allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
-let sandbox: MysqlSandbox;
-
-beforeAll(async () => {
-  sandbox = await createMysqlSandbox();
-});
-afterAll(async () => {
-  await sandbox.drop();
-});
+const sandbox = useMysqlSandbox();
 
 async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   const out: Row[][] = [];

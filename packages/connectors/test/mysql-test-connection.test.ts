@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
-import { MYSQL_HOST, createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { MYSQL_HOST, useMysqlSandbox } from './support/mysql-sandbox.js';
 import { freePort } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
@@ -10,14 +10,7 @@ import { waitFor } from '@conduit/testing';
 allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
-let sandbox: MysqlSandbox;
-
-beforeAll(async () => {
-  sandbox = await createMysqlSandbox();
-});
-afterAll(async () => {
-  await sandbox.drop();
-});
+const sandbox = useMysqlSandbox();
 
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 

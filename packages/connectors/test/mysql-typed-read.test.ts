@@ -10,7 +10,7 @@ import {
   type ConnectorDriver,
   type DuckDBTable,
 } from '../src/index.js';
-import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 
@@ -18,13 +18,12 @@ import { waitFor } from '@conduit/testing';
 allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
-let sandbox: MysqlSandbox;
+const sandbox = useMysqlSandbox();
 let instance: DuckDBInstance;
 let duck: DuckDBConnection;
 let scratchDir: string;
 
 beforeAll(async () => {
-  sandbox = await createMysqlSandbox();
   // Like a run's workspace: DuckDB may touch files only in the scratch folder.
   scratchDir = await mkdtemp(join(tmpdir(), 'conduit-mysql-typed-'));
   instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ memory_limit: '256MB', threads: '2' }));
@@ -52,7 +51,6 @@ afterAll(async () => {
   duck?.closeSync();
   instance?.closeSync();
   await rm(scratchDir, { recursive: true, force: true });
-  await sandbox?.drop();
 });
 
 const target = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });

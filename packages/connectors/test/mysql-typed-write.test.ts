@@ -13,7 +13,7 @@ import {
 } from '../src/index.js';
 import { parseMysqlConfig } from '../src/mysql/mysql.config.js';
 import { writeFromTable } from '../src/mysql/write-from-table.js';
-import { createMysqlSandbox, type MysqlSandbox } from './support/mysql-sandbox.js';
+import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 
@@ -21,7 +21,7 @@ import { waitFor } from '@conduit/testing';
 allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
-let sandbox: MysqlSandbox;
+const sandbox = useMysqlSandbox();
 let instance: DuckDBInstance;
 let duck: DuckDBConnection;
 let scratchDir: string;
@@ -32,7 +32,6 @@ const MATRIX_COLUMNS = `id int primary key, flag bool, tiny tinyint, utiny tinyi
   name varchar(100), body text, bin varbinary(16), blb blob, doc json, mood enum('sad','ok','happy'), tags set('a','b','c'), bits bit(10)`;
 
 beforeAll(async () => {
-  sandbox = await createMysqlSandbox();
   // Like a run's workspace: DuckDB may touch files only in the scratch folder.
   scratchDir = await mkdtemp(join(tmpdir(), 'conduit-mysql-typed-'));
   instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ memory_limit: '256MB', threads: '2' }));
@@ -55,7 +54,6 @@ afterAll(async () => {
   duck?.closeSync();
   instance?.closeSync();
   await rm(scratchDir, { recursive: true, force: true });
-  await sandbox?.drop();
 });
 
 function source(table: string): DuckDBTable {

@@ -1,5 +1,5 @@
 import { getDriver, type ConnectorDriver, type CsvChunk } from '../src/index.js';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 
@@ -7,11 +7,9 @@ import { waitFor } from '@conduit/testing';
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
+const sandbox = usePgSandbox();
 
 beforeAll(async () => {
-  sandbox = await createPgSandbox();
-  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
   await sandbox.admin.query(`create table csv_src (
     id bigint primary key, amount numeric(30,10), name text, at timestamptz, flag boolean, tags int[], span interval, doc jsonb)`);
   await sandbox.admin.query(`insert into csv_src values
@@ -19,9 +17,6 @@ beforeAll(async () => {
 leave', '2024-02-03 04:05:06.789123+00', true, '{1,NULL,3}', '1 day 02:03:04.5', '{"a": [1, null]}'),
     (2, null, '', null, null, null, null, null),
     (3, 0, '\\.', '1999-12-31 23:59:59+00', false, '{}', '-3 months', '"text"')`);
-});
-afterAll(async () => {
-  await sandbox.drop();
 });
 
 /** Every chunk a read yields, and the rows it counted. */

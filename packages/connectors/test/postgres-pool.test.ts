@@ -2,27 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
 import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
+const sandbox = usePgSandbox();
 let pools: ConnectorPools;
 
-beforeAll(async () => {
-  sandbox = await createPgSandbox();
-});
 beforeEach(() => {
   pools = new ConnectorPools({ max: 2, idleMs: 60_000 });
 });
 afterEach(async () => {
   await pools.closeAll();
-});
-afterAll(async () => {
-  await sandbox.drop();
 });
 
 const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });

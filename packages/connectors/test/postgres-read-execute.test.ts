@@ -1,24 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { ConnectorError, getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
+const sandbox = usePgSandbox();
 
 beforeAll(async () => {
-  sandbox = await createPgSandbox();
-  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
   await sandbox.admin.query(
     `create table numbers as select g as id, 'n' || g as label from generate_series(1, 20000) g`,
   );
-});
-afterAll(async () => {
-  await sandbox.drop();
 });
 
 /** Whether a statement carrying `marker` is still running on the server. */

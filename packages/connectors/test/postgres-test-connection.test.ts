@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
-import { PG_HOST, createPgSandbox, freePort, type PgSandbox } from './support/pg-sandbox.js';
+import { PG_HOST, freePort, usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 
@@ -10,14 +10,7 @@ import { waitFor } from '@conduit/testing';
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as ConnectorDriver;
-let sandbox: PgSandbox;
-
-beforeAll(async () => {
-  sandbox = await createPgSandbox();
-});
-afterAll(async () => {
-  await sandbox.drop();
-});
+const sandbox = usePgSandbox();
 
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 

@@ -5,14 +5,14 @@ import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node
 import pg from 'pg';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The test server listens on this machine, which the default network policy refuses.
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
+const sandbox = usePgSandbox();
 let scratchDir: string;
 let instance: DuckDBInstance;
 let duck: DuckDBConnection;
@@ -148,8 +148,6 @@ const ROWS = `
    '-2562047788 hours -54.775808 seconds', NULL, '1.0', '-0.0', '{}', '{2147483647,-2147483648}', '{}', '{}', '\\x', 'happy')`;
 
 beforeAll(async () => {
-  sandbox = await createPgSandbox();
-  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
   await sandbox.admin.query(`create type mood as enum ('sad', 'ok', 'happy')`);
   await sandbox.admin.query(`create domain money2 as numeric(12,2)`);
   await sandbox.admin.query(
@@ -167,7 +165,6 @@ afterAll(async () => {
   duck?.closeSync();
   instance?.closeSync();
   await rm(scratchDir, { recursive: true, force: true });
-  await sandbox.drop();
 });
 
 const target = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The typed PostgreSQL sink's table handling on a real PostgreSQL: create / create: false, missing columns and
@@ -12,14 +12,12 @@ import { allowPrivateNetworks } from './support/network-policy.js';
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
+const sandbox = usePgSandbox();
 let scratchDir: string;
 let instance: DuckDBInstance;
 let duck: DuckDBConnection;
 
 beforeAll(async () => {
-  sandbox = await createPgSandbox();
-  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
   scratchDir = await mkdtemp(join(tmpdir(), 'conduit-pg-typed-'));
   instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '1' }));
   duck = await instance.connect();
@@ -40,7 +38,6 @@ afterAll(async () => {
   duck?.closeSync();
   instance?.closeSync();
   await rm(scratchDir, { recursive: true, force: true });
-  await sandbox?.drop();
 });
 
 afterEach(async () => {

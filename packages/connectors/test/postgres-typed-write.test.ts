@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 
 // The typed PostgreSQL sink on a real PostgreSQL: every common DuckDB type, written into an existing table of the same
@@ -11,7 +11,7 @@ import { allowPrivateNetworks } from './support/network-policy.js';
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
+const sandbox = usePgSandbox();
 let scratchDir: string;
 let instance: DuckDBInstance;
 let duck: DuckDBConnection;
@@ -70,8 +70,6 @@ const PG_ROWS = String.raw`
 const columnList = (side: 1 | 2) => COLUMNS.map((c) => `${c[0]} ${c[side]}`).join(', ');
 
 beforeAll(async () => {
-  sandbox = await createPgSandbox();
-  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
   await sandbox.admin.query(`set timezone to 'UTC'`);
   await sandbox.admin.query(`create table expected (${columnList(2)})`);
   await sandbox.admin.query(`insert into expected values ${PG_ROWS}`);
@@ -89,7 +87,6 @@ afterAll(async () => {
   duck?.closeSync();
   instance?.closeSync();
   await rm(scratchDir, { recursive: true, force: true });
-  await sandbox?.drop();
 });
 
 const source = (table = 'src'): DuckDBTable => ({ connection: duck, table, scratchDir });

@@ -1,5 +1,5 @@
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
-import { createPgSandbox, type PgSandbox } from './support/pg-sandbox.js';
+import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { batchesOf } from './support/driver-batches.js';
 
@@ -7,15 +7,7 @@ import { batchesOf } from './support/driver-batches.js';
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
-let sandbox: PgSandbox;
-
-beforeAll(async () => {
-  sandbox = await createPgSandbox();
-  await sandbox.admin.query(`set search_path to "${sandbox.schema}"`);
-});
-afterAll(async () => {
-  await sandbox.drop();
-});
+const sandbox = usePgSandbox();
 
 async function tableRows(table: string, orderBy = 'id'): Promise<Row[]> {
   return (await sandbox.admin.query(`select * from ${table} order by ${orderBy}`)).rows as Row[];

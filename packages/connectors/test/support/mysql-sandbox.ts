@@ -1,6 +1,7 @@
 /** A throwaway database on the local MariaDB/MySQL for one test suite, dropped afterwards. */
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import { suiteFixture } from './suite-fixture.js';
 
 export const MYSQL_HOST = process.env['MYSQL_HOST_TEST'] ?? '127.0.0.1';
 export const MYSQL_PORT = Number(process.env['MYSQL_PORT_TEST'] ?? 3306);
@@ -46,3 +47,6 @@ export async function createMysqlSandbox(): Promise<MysqlSandbox> {
     },
   };
 }
+
+/** The suite's sandbox database, made before its tests and dropped after them. */
+export const useMysqlSandbox = (): MysqlSandbox => suiteFixture(createMysqlSandbox, (sandbox) => sandbox.drop());

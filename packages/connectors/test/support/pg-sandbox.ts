@@ -1,6 +1,7 @@
 /** A throwaway schema on the local PostgreSQL for one test suite, dropped afterwards. */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { suiteFixture } from './suite-fixture.js';
 
 export const PG_HOST = process.env['PGHOST_TEST'] ?? '127.0.0.1';
 export const PG_PORT = Number(process.env['PGPORT_TEST'] ?? 5432);
@@ -31,6 +32,8 @@ export async function createPgSandbox(): Promise<PgSandbox> {
   }
   const schema = `conduit_connectors_${randomUUID().replace(/-/g, '')}`;
   await admin.query(`create schema ${pg.escapeIdentifier(schema)}`);
+  // The admin arranges and checks data where the connector's config points.
+  await admin.query(`set search_path to ${pg.escapeIdentifier(schema)}`);
   return {
     schema,
     admin,
@@ -41,6 +44,9 @@ export async function createPgSandbox(): Promise<PgSandbox> {
     },
   };
 }
+
+/** The suite's sandbox schema, made before its tests and dropped after them. */
+export const usePgSandbox = (): PgSandbox => suiteFixture(createPgSandbox, (sandbox) => sandbox.drop());
 
 // A port nothing listens on, for the tests that import it from here.
 export { freePort } from '@conduit/testing';
