@@ -68,10 +68,10 @@ describe('rowBatches', () => {
       empty: '',
       day: '1900-02-28',
       t: '23:59:59.999999',
-      ts: new Date('2024-02-29T12:34:56.123Z'),
-      tstz: new Date('2024-02-29T18:29:59.999Z'),
-      ts_ms: new Date('2024-01-02T03:04:05.006Z'),
-      ts_s: new Date('2024-01-02T03:04:05.000Z'),
+      ts: '2024-02-29T12:34:56.123456Z',
+      tstz: '2024-02-29T18:29:59.999Z',
+      ts_ms: '2024-01-02T03:04:05.006Z',
+      ts_s: '2024-01-02T03:04:05.000Z',
       ts_inf: 'infinity',
       tstz_ninf: '-infinity',
       iv: { months: 12, days: 2, micros: '3000000' },
@@ -79,7 +79,7 @@ describe('rowBatches', () => {
       bl: '\\x00\\xFF',
       list: [1, null, 3],
       vlist: ['a', null],
-      st: { n: 1, s: 'x', at: new Date('2024-01-02T03:04:05.000Z') },
+      st: { n: 1, s: 'x', at: '2024-01-02T03:04:05.000Z' },
       biglist: ['9223372036854775807'],
       nan: 'NaN',
       inf: 'Infinity',
@@ -94,6 +94,28 @@ describe('rowBatches', () => {
       arr: [1, 2],
       un: { tag: 'n', value: 1 },
       nul: null,
+    });
+  });
+
+  it('keeps every digit of a timestamp, floors before 1970, and spells infinities as DuckDB does', async () => {
+    expect(
+      await one(`select
+        timestamp '2024-02-29 12:34:56.000001' as micro, timestamptz '2024-02-29 12:34:56.5+00' as half,
+        timestamp_ns '2024-02-29 12:34:56.123456789' as nano, timestamp_ns '2024-02-29 12:34:56.123' as nano_ms,
+        timestamp '1969-12-31 23:59:59.9995' as before_epoch, timestamp_ns '1969-12-31 23:59:59.999999999' as ns_before,
+        timestamp_ns 'infinity' as ns_inf, timestamp_s '-infinity' as s_ninf, timestamp_ms 'infinity' as ms_inf,
+        timestamp '290000-01-01 00:00:00' as beyond_date`),
+    ).toEqual({
+      micro: '2024-02-29T12:34:56.000001Z',
+      half: '2024-02-29T12:34:56.500Z',
+      nano: '2024-02-29T12:34:56.123456789Z',
+      nano_ms: '2024-02-29T12:34:56.123Z',
+      before_epoch: '1969-12-31T23:59:59.999500Z',
+      ns_before: '1969-12-31T23:59:59.999999999Z',
+      ns_inf: 'infinity',
+      s_ninf: '-infinity',
+      ms_inf: 'infinity',
+      beyond_date: '290000-01-01 00:00:00',
     });
   });
 
