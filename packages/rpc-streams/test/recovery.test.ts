@@ -1,17 +1,8 @@
-import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RedisStreamsClient, requestStreamKey, rpcCall, RpcTimeoutError } from '../src/index.js';
-import {
-  connectRedis,
-  deleteKeys,
-  killReplica,
-  pendingCount,
-  REDIS_URL,
-  type ReplicaProcess,
-  startReplica,
-  testPrefix,
-  waitFor,
-} from './support.js';
+import { requestStreamKey, rpcCall, RpcTimeoutError } from '../src/index.js';
+import { pendingCount, waitFor } from './support/redis.js';
+import { useRedisSuite } from './support/redis-suite.js';
+import { killReplica, type ReplicaProcess } from './support/replicas.js';
 
 const CLAIM_IDLE_MS = 400;
 
@@ -21,14 +12,13 @@ interface CreateReply {
 }
 
 describe('recovery of requests a dead replica read but never acked', () => {
-  const prefix = testPrefix();
+  const suite = useRedisSuite();
+  const { prefix } = suite;
   const stream = requestStreamKey(prefix, 'svc');
-  let redis: Redis;
   const replicas = new Map<string, ReplicaProcess>();
-  const clients: RedisStreamsClient[] = [];
 
   async function start(name: string): Promise<void> {
-    replicas.set(name, await startReplica(name, prefix, CLAIM_IDLE_MS));
+    replicas.set(name, await suite.startReplica(name, CLAIM_IDLE_MS, 'SIGKILL'));
   }
 
   async function kill(name: string): Promise<void> {
@@ -38,35 +28,22 @@ describe('recovery of requests a dead replica read but never acked', () => {
     replicas.delete(name);
   }
 
-  async function connectClient(timeoutMs: number): Promise<RedisStreamsClient> {
-    const client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs });
-    clients.push(client);
-    await client.connect();
-    return client;
-  }
-
   /** The first attempt of `key` hangs; resolves with the replica that holds it. */
   async function holderOf(key: string): Promise<string> {
-    await waitFor(async () => (await redis.get(`${prefix}holder:${key}`)) !== null, 5000, `a replica to take ${key}`);
-    return (await redis.get(`${prefix}holder:${key}`)) as string;
+    await waitFor(
+      async () => (await suite.redis.get(`${prefix}holder:${key}`)) !== null,
+      5000,
+      `a replica to take ${key}`,
+    );
+    return (await suite.redis.get(`${prefix}holder:${key}`)) as string;
   }
 
   beforeAll(async () => {
-    redis = await connectRedis();
     await Promise.all([start('a'), start('b')]);
   });
 
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await Promise.all([...replicas.values()].map((replica) => killReplica(replica, 'SIGKILL')));
-    if (redis) {
-      await deleteKeys(redis, prefix);
-      await redis.quit();
-    }
-  });
-
   it('hands a request within its deadline to the other replica, and only after its holder died', async () => {
-    const client = await connectClient(20_000);
+    const client = await suite.connectClient(20_000);
     const call = rpcCall<CreateReply>(client, 'svc.items.create', { key: 'r1', hangFirstAttempt: true });
     const holder = await holderOf('r1');
     const other = holder === 'a' ? 'b' : 'a';
@@ -74,18 +51,18 @@ describe('recovery of requests a dead replica read but never acked', () => {
     // While the holder lives, its heartbeat keeps the entry from being claimed. Proving an absence
     // takes waiting: several claim periods.
     await sleep(CLAIM_IDLE_MS * 5);
-    expect(await redis.get(`${prefix}started:r1`)).toBe('1');
+    expect(await suite.redis.get(`${prefix}started:r1`)).toBe('1');
 
     await kill(holder);
     const reply = await call;
     expect(reply).toEqual({ replica: other, key: 'r1', count: 1 });
-    expect(await redis.get(`${prefix}started:r1`)).toBe('2');
-    await waitFor(async () => (await pendingCount(redis, stream, 'svc')) === 0, 5000, 'no pending entries');
+    expect(await suite.redis.get(`${prefix}started:r1`)).toBe('2');
+    await waitFor(async () => (await pendingCount(suite.redis, stream, 'svc')) === 0, 5000, 'no pending entries');
   });
 
   it('drops a request whose deadline passed instead of running it', async () => {
     await start('c');
-    const client = await connectClient(1500);
+    const client = await suite.connectClient(1500);
     const call = rpcCall(client, 'svc.items.create', { key: 'r2', hangFirstAttempt: true });
     const holder = await holderOf('r2');
 
@@ -93,12 +70,12 @@ describe('recovery of requests a dead replica read but never acked', () => {
     await kill(holder);
 
     await waitFor(
-      async () => (await pendingCount(redis, stream, 'svc')) === 0,
+      async () => (await pendingCount(suite.redis, stream, 'svc')) === 0,
       5000,
       'the expired entry to be dropped',
     );
-    expect(await redis.get(`${prefix}started:r2`)).toBe('1');
-    expect(await redis.get(`${prefix}count:r2`)).toBeNull();
-    expect(await redis.xlen(stream)).toBe(0);
+    expect(await suite.redis.get(`${prefix}started:r2`)).toBe('1');
+    expect(await suite.redis.get(`${prefix}count:r2`)).toBeNull();
+    expect(await suite.redis.xlen(stream)).toBe(0);
   });
 });

@@ -1,16 +1,7 @@
-import type { Redis } from 'ioredis';
-import { RedisStreamsClient, requestStreamKey, rpcCall } from '../src/index.js';
-import {
-  connectRedis,
-  deleteKeys,
-  killReplica,
-  pendingCount,
-  REDIS_URL,
-  type ReplicaProcess,
-  startReplica,
-  testPrefix,
-  waitFor,
-} from './support.js';
+import { type RedisStreamsClient, requestStreamKey, rpcCall } from '../src/index.js';
+import { pendingCount, waitFor } from './support/redis.js';
+import { useRedisSuite } from './support/redis-suite.js';
+import { killReplica, type ReplicaProcess } from './support/replicas.js';
 
 interface CreateReply {
   replica: string;
@@ -19,25 +10,14 @@ interface CreateReply {
 }
 
 describe('two replicas of one service (separate processes)', () => {
-  const prefix = testPrefix();
-  let redis: Redis;
+  const suite = useRedisSuite();
+  const { prefix } = suite;
   let client: RedisStreamsClient;
   let replicas: ReplicaProcess[] = [];
 
   beforeAll(async () => {
-    redis = await connectRedis();
-    replicas = await Promise.all([startReplica('a', prefix, 500), startReplica('b', prefix, 500)]);
-    client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await Promise.all(replicas.map((replica) => killReplica(replica, 'SIGTERM')));
-    if (redis) {
-      await deleteKeys(redis, prefix);
-      await redis.quit();
-    }
+    replicas = await Promise.all([suite.startReplica('a', 500, 'SIGTERM'), suite.startReplica('b', 500, 'SIGTERM')]);
+    client = await suite.connectClient(10_000);
   });
 
   it('runs each of 1,000 concurrent requests on exactly one replica, sharing the load', async () => {
@@ -49,7 +29,7 @@ describe('two replicas of one service (separate processes)', () => {
 
     expect(replies.map((reply) => reply.key)).toEqual(keys);
     expect(replies.every((reply) => reply.count === 1)).toBe(true);
-    const counters = await redis.mget(keys.map((key) => `${prefix}count:${key}`));
+    const counters = await suite.redis.mget(keys.map((key) => `${prefix}count:${key}`));
     expect(counters.every((value) => value === '1')).toBe(true);
 
     const served = { a: 0, b: 0 } as Record<string, number>;
@@ -59,7 +39,7 @@ describe('two replicas of one service (separate processes)', () => {
     expect(served.b).toBeGreaterThan(50);
 
     const stream = requestStreamKey(prefix, 'svc');
-    await waitFor(async () => (await pendingCount(redis, stream, 'svc')) === 0, 5000, 'no pending entries');
+    await waitFor(async () => (await pendingCount(suite.redis, stream, 'svc')) === 0, 5000, 'no pending entries');
   });
 
   it('keeps answering every request after one replica is killed', async () => {

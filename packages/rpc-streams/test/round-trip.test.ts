@@ -1,18 +1,10 @@
 import 'reflect-metadata';
-import { Controller, type INestMicroservice, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Module } from '@nestjs/common';
 import { Ctx, EventPattern, MessagePattern, Payload, RpcException } from '@nestjs/microservices';
-import type { Redis } from 'ioredis';
 import { EmptyError, firstValueFrom, type Observable, of, toArray } from 'rxjs';
-import {
-  RedisStreamsClient,
-  RedisStreamsContext,
-  RedisStreamsServer,
-  replyChannel,
-  requestStreamKey,
-  rpcCall,
-} from '../src/index.js';
-import { connectRedis, deleteKeys, pendingCount, REDIS_URL, testPrefix, waitFor } from './support.js';
+import { type RedisStreamsClient, RedisStreamsContext, replyChannel, requestStreamKey, rpcCall } from '../src/index.js';
+import { pendingCount, waitFor } from './support/redis.js';
+import { useRedisSuite } from './support/redis-suite.js';
 
 const received: { events: unknown[]; metadata: unknown[] } = { events: [], metadata: [] };
 
@@ -65,29 +57,13 @@ class CatalogController {
 class CatalogModule {}
 
 describe('RedisStreams transport through a Nest microservice', () => {
-  const prefix = testPrefix();
-  let redis: Redis;
-  let app: INestMicroservice;
+  const suite = useRedisSuite();
+  const { prefix } = suite;
   let client: RedisStreamsClient;
 
   beforeAll(async () => {
-    redis = await connectRedis();
-    app = await NestFactory.createMicroservice(CatalogModule, {
-      strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'catalog', blockMs: 1000 }),
-      logger: false,
-    });
-    await app.listen();
-    client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 3000 });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await app?.close();
-    if (redis) {
-      await deleteKeys(redis, prefix);
-      await redis.quit();
-    }
+    await suite.startService(CatalogModule, 'catalog');
+    client = await suite.connectClient(3000);
   });
 
   it('brings JSON back intact', async () => {
@@ -104,7 +80,7 @@ describe('RedisStreams transport through a Nest microservice', () => {
 
   it('routes each of many concurrent replies to its own call, in fewer PUBLISHes than calls', async () => {
     // A second listener on the client's reply channel counts the messages published to it.
-    const listener = redis.duplicate();
+    const listener = suite.redis.duplicate();
     let messages = 0;
     listener.on('message', () => (messages += 1));
     await listener.subscribe(replyChannel(prefix, client.clientId));
@@ -183,7 +159,7 @@ describe('RedisStreams transport through a Nest microservice', () => {
   it('acks and deletes every handled entry', async () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => rpcCall(client, 'catalog.items.echo', { i })));
     const stream = requestStreamKey(prefix, 'catalog');
-    await waitFor(async () => (await pendingCount(redis, stream, 'catalog')) === 0, 5000, 'no pending entries');
-    await waitFor(async () => (await redis.xlen(stream)) === 0, 5000, 'an empty stream');
+    await waitFor(async () => (await pendingCount(suite.redis, stream, 'catalog')) === 0, 5000, 'no pending entries');
+    await waitFor(async () => (await suite.redis.xlen(stream)) === 0, 5000, 'an empty stream');
   });
 });

@@ -1,13 +1,11 @@
 // The typed client over the real transport: a catalog replica whose handlers answer, on purpose, what a well-behaved
 // service, a failing one and a broken one (another version, a bug) would, so the client's parsing and errors are seen.
 import 'reflect-metadata';
-import { Controller, type INestMicroservice, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { Redis } from 'ioredis';
 import { AppError, type RpcContext, type RpcReply } from '@conduit/contracts';
-import { RedisStreamsClient, RedisStreamsServer, RpcClient, RpcRemoteError, RpcTimeoutError } from '../src/index.js';
-import { connectRedis, deleteKeys, REDIS_URL, testPrefix } from './support.js';
+import { type RedisStreamsClient, RpcClient, RpcRemoteError, RpcTimeoutError } from '../src/index.js';
+import { useRedisSuite } from './support/redis-suite.js';
 
 const at = '2026-11-25T10:00:00.000Z';
 const project = { id: 'prj_1', name: 'p', description: null, template: null, created_at: at, updated_at: at };
@@ -61,30 +59,14 @@ class CatalogModule {}
 const ctx: RpcContext = { tenant_id: 'tnt_1', scopes: ['read'], request_id: 'req_1' };
 
 describe('RpcClient', () => {
-  const prefix = testPrefix();
-  let redis: Redis;
-  let app: INestMicroservice;
+  const suite = useRedisSuite();
   let transport: RedisStreamsClient;
   let rpc: RpcClient;
 
   beforeAll(async () => {
-    redis = await connectRedis();
-    app = await NestFactory.createMicroservice(CatalogModule, {
-      strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'catalog', blockMs: 1000 }),
-      logger: false,
-    });
-    await app.listen();
-    transport = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 3000 });
+    await suite.startService(CatalogModule, 'catalog');
+    transport = await suite.connectClient(3000);
     rpc = new RpcClient(transport);
-  });
-
-  afterAll(async () => {
-    await transport?.close();
-    await app?.close();
-    if (redis) {
-      await deleteKeys(redis, prefix);
-      await redis.quit();
-    }
   });
 
   const failure = (id: string, client = rpc): Promise<unknown> =>

@@ -1,24 +1,14 @@
-import type { Redis } from 'ioredis';
-import { RedisStreamsClient, requestStreamKey, rpcCall, RpcTimeoutError } from '../src/index.js';
-import { connectRedis, deleteKeys, REDIS_URL, testPrefix, waitFor } from './support.js';
+import { type RedisStreamsClient, requestStreamKey, rpcCall, RpcTimeoutError } from '../src/index.js';
+import { waitFor } from './support/redis.js';
+import { useRedisSuite } from './support/redis-suite.js';
 
 describe('a service with no replica running', () => {
-  const prefix = testPrefix();
-  let redis: Redis;
+  const suite = useRedisSuite();
+  const { prefix } = suite;
   let client: RedisStreamsClient;
 
   beforeAll(async () => {
-    redis = await connectRedis();
-    client = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 300 });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    if (redis) {
-      await deleteKeys(redis, prefix);
-      await redis.quit();
-    }
+    client = await suite.connectClient(300);
   });
 
   it('fails the call with RpcTimeoutError after about timeoutMs', async () => {
@@ -42,7 +32,7 @@ describe('a service with no replica running', () => {
     expect(error).toBeInstanceOf(RpcTimeoutError);
     expect(elapsed).toBeGreaterThanOrEqual(1195);
     expect(elapsed).toBeLessThan(2500);
-    const entries = (await redis.xrange(requestStreamKey(prefix, 'later'), '-', '+')) as [string, string[]][];
+    const entries = (await suite.redis.xrange(requestStreamKey(prefix, 'later'), '-', '+')) as [string, string[]][];
     const sent = entries.map(([, fields]) => JSON.parse(fields[1]!) as { pattern: string; deadline: number });
     const call = sent.find((m) => m.pattern === 'later.items.test');
     expect(call!.deadline - started).toBeGreaterThanOrEqual(1195);
@@ -50,11 +40,10 @@ describe('a service with no replica running', () => {
   });
 
   it('fails pending calls when the client is closed', async () => {
-    const closing = new RedisStreamsClient({ url: REDIS_URL, prefix, timeoutMs: 10_000 });
-    await closing.connect();
+    const closing = await suite.connectClient(10_000);
     const call = rpcCall(closing, 'nobody.items.create', {});
     const outcome = call.catch((err: unknown) => err);
-    await waitFor(async () => (await redis.xlen(requestStreamKey(prefix, 'nobody'))) === 1, 5000, 'the request');
+    await waitFor(async () => (await suite.redis.xlen(requestStreamKey(prefix, 'nobody'))) === 1, 5000, 'the request');
     const started = Date.now();
     await closing.close();
     const error = await outcome;
