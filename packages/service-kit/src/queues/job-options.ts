@@ -25,9 +25,11 @@ export const QUEUE_JOB_OPTIONS: Readonly<Record<QueueName, JobsOptions>> = {
   [QUEUES.runs]: { ...KEEP, removeOnComplete: { age: DAY_S, count: 10_000 }, attempts: 1 },
   [QUEUES.eventsMonitoring]: EVENT,
   [QUEUES.eventsWebhooks]: EVENT,
-  // Reports and log batches: the executor tries an add again itself (run-reporter.ts); a job is processed once.
+  // Reports: the executor tries an add again itself (run-reporter.ts); a job is processed once.
   [QUEUES.eventsScheduler]: { ...KEEP, attempts: 1 },
-  [QUEUES.logs]: { ...KEEP, attempts: 1 },
+  // Log batches are stored idempotently (run_id, seq), so a monitoring database outage is ridden out by retries
+  // rather than losing lines; a batch that still fails holds tenant log text, so it stays a day, not a week.
+  [QUEUES.logs]: { ...EVENT, removeOnFail: { age: DAY_S, count: 10_000 } },
   // The receiver's failures are retried as new attempts by the dispatcher; BullMQ's own retries only cover our
   // infrastructure failing (database, Redis).
   [QUEUES.webhookDeliveries]: {
