@@ -35,19 +35,24 @@ export function connectionOptions(cfg: MysqlConfig, overrides: mysql.ConnectionO
   };
 }
 
+/** The checked address each connection went to: its KILL QUERY must reach the same server, not a name's other one. */
+const connectedAddress = new WeakMap<mysql.Connection, string>();
+
 /**
- * Connects to the address the network policy checked (resolved now), giving up (and closing) as soon as `signal`
+ * Connects to the address the network policy checked (resolved now, or `checked` when one was already), giving up (and closing) as soon as `signal`
  * aborts. The socket is ours so that `host` stays the configured name, which TLS verifies the certificate against.
  */
 export async function connectMysql(
   cfg: MysqlConfig,
   signal?: AbortSignal,
   overrides?: mysql.ConnectionOptions,
+  checked?: string,
 ): Promise<mysql.Connection> {
   signal?.throwIfAborted();
-  const address = await checkedAddress({ connectorType: 'mysql', host: cfg.host, port: cfg.port });
+  const address = checked ?? (await checkedAddress({ connectorType: 'mysql', host: cfg.host, port: cfg.port }));
   const stream = () => tcpConnect({ host: address, port: cfg.port, noDelay: true });
   const connection = mysql.createConnection(connectionOptions(cfg, { stream, ...overrides }));
+  connectedAddress.set(connection, address);
   // Without a listener an 'error' event (e.g. the server going away while idle) would crash the process.
   connection.on('error', () => undefined);
   const onAbort = () => connection.destroy();
@@ -90,7 +95,13 @@ async function killThenClose(connection: mysql.Connection, cfg: MysqlConfig): Pr
   const { threadId } = connection;
   if (threadId !== null && threadId !== undefined) {
     try {
-      const killer = await connectMysql(cfg, AbortSignal.timeout(KILL_GRACE_MS), { connectTimeout: KILL_GRACE_MS });
+      // A thread id names a session on one server: a name resolving to several must not send the kill elsewhere.
+      const killer = await connectMysql(
+        cfg,
+        AbortSignal.timeout(KILL_GRACE_MS),
+        { connectTimeout: KILL_GRACE_MS },
+        connectedAddress.get(connection),
+      );
       await killer
         .promise()
         .query(`KILL QUERY ${Number(threadId)}`)
