@@ -1,17 +1,8 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import {
-  ConnectorError,
-  getDriver,
-  lockDown,
-  preparableConfig,
-  type ConnectorDriver,
-  type DuckDBTable,
-} from '../src/index.js';
+import { ConnectorError, getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { waitFor } from '@conduit/testing';
 
 // The test server listens on this machine, which the default network policy refuses.
@@ -19,16 +10,10 @@ allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
 const sandbox = useMysqlSandbox();
-let instance: DuckDBInstance;
-let duck: DuckDBConnection;
-let scratchDir: string;
+// A DuckDB locked down like a run's workspace: it may touch files only in its scratch folder.
+const workspace = suiteFixture(openTestWorkspace, (ws) => ws.close());
 
 beforeAll(async () => {
-  // Like a run's workspace: DuckDB may touch files only in the scratch folder.
-  scratchDir = await mkdtemp(join(tmpdir(), 'conduit-mysql-typed-'));
-  instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ memory_limit: '256MB', threads: '2' }));
-  duck = await instance.connect();
-  await lockDown(duck, [], [scratchDir]);
   await sandbox.admin.query(`create table matrix (
     id int primary key, flag bool, tiny tinyint, utiny tinyint unsigned, small smallint, usmall smallint unsigned,
     medium mediumint, umedium mediumint unsigned, i int, ui int unsigned, big bigint, ubig bigint unsigned,
@@ -47,16 +32,10 @@ beforeAll(async () => {
      null, null, null, null, null, null, null, null, null, null, null)`);
 });
 
-afterAll(async () => {
-  duck?.closeSync();
-  instance?.closeSync();
-  await rm(scratchDir, { recursive: true, force: true });
-});
-
-const target = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
+const target = (table: string): DuckDBTable => workspace.target(table);
 
 async function rows(sql: string): Promise<Record<string, unknown>[]> {
-  return (await duck.runAndReadAll(sql)).getRowObjectsJson();
+  return (await workspace.connection.runAndReadAll(sql)).getRowObjectsJson();
 }
 
 describe('mysql readIntoTable', () => {
@@ -120,7 +99,7 @@ describe('mysql readIntoTable', () => {
     );
     expect(described.map((r) => r['data_type'])).toEqual(result.columns.map((c) => c.type));
     // The scratch file is gone once the read is done.
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
 
   it('loads every value exactly, NULL in every column, empty strings as empty strings', async () => {
@@ -284,7 +263,7 @@ describe('mysql readIntoTable', () => {
     await sandbox.admin.query('update odd set w = 12345678.000000000000000000000000000001');
     await driver.readIntoTable!(sandbox.config, { query: 'select w from odd' }, target('o'));
     expect(await rows('select w::VARCHAR w from o')).toEqual([{ w: '12345678.000000000000000000000000000001' }]);
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
 
   it("reads a row longer than DuckDB's default CSV line (a 3 MB blob)", async () => {
@@ -324,7 +303,7 @@ describe('mysql readIntoTable', () => {
     controller.abort(reason);
     await expect(reading).rejects.toBe(reason);
     await waitFor(async () => (await running()) === 0, { what: 'the query to be killed', timeoutMs: 5_000 });
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
     expect(
       await rows("select count(*)::INTEGER n from information_schema.tables where table_name = 'stopped'"),
     ).toEqual([{ n: 0 }]);

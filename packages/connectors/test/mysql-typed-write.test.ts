@@ -1,20 +1,10 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import {
-  ConnectorError,
-  getDriver,
-  lockDown,
-  preparableConfig,
-  type ConnectorDriver,
-  type DuckDBTable,
-  type WriteRequest,
-} from '../src/index.js';
+import { ConnectorError, getDriver, type ConnectorDriver, type DuckDBTable, type WriteRequest } from '../src/index.js';
 import { parseMysqlConfig } from '../src/mysql/mysql.config.js';
 import { writeFromTable } from '../src/mysql/write-from-table.js';
 import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { waitFor } from '@conduit/testing';
 
 // The test server listens on this machine, which the default network policy refuses.
@@ -22,9 +12,8 @@ allowPrivateNetworks();
 
 const driver = getDriver('mysql') as ConnectorDriver;
 const sandbox = useMysqlSandbox();
-let instance: DuckDBInstance;
-let duck: DuckDBConnection;
-let scratchDir: string;
+// A DuckDB locked down like a run's workspace: it may touch files only in its scratch folder.
+const workspace = suiteFixture(openTestWorkspace, (ws) => ws.close());
 
 const MATRIX_COLUMNS = `id int primary key, flag bool, tiny tinyint, utiny tinyint unsigned, small smallint, usmall smallint unsigned,
   medium mediumint, umedium mediumint unsigned, i int, ui int unsigned, big bigint, ubig bigint unsigned,
@@ -32,11 +21,6 @@ const MATRIX_COLUMNS = `id int primary key, flag bool, tiny tinyint, utiny tinyi
   name varchar(100), body text, bin varbinary(16), blb blob, doc json, mood enum('sad','ok','happy'), tags set('a','b','c'), bits bit(10)`;
 
 beforeAll(async () => {
-  // Like a run's workspace: DuckDB may touch files only in the scratch folder.
-  scratchDir = await mkdtemp(join(tmpdir(), 'conduit-mysql-typed-'));
-  instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ memory_limit: '256MB', threads: '2' }));
-  duck = await instance.connect();
-  await lockDown(duck, [], [scratchDir]);
   await sandbox.admin.query(`create table matrix (${MATRIX_COLUMNS})`);
   await sandbox.admin.query(`insert into matrix values
     (1, true, -128, 255, -32768, 65535, -8388608, 16777215, -2147483648, 4294967295, -9223372036854775808,
@@ -50,14 +34,8 @@ beforeAll(async () => {
   await driver.readIntoTable!(sandbox.config, { table: 'matrix' }, source('m'));
 });
 
-afterAll(async () => {
-  duck?.closeSync();
-  instance?.closeSync();
-  await rm(scratchDir, { recursive: true, force: true });
-});
-
 function source(table: string): DuckDBTable {
-  return { connection: duck, table, scratchDir };
+  return workspace.target(table);
 }
 
 async function mysqlRows(sql: string): Promise<Record<string, unknown>[]> {
@@ -71,7 +49,7 @@ async function countOf(table: string): Promise<number> {
 }
 
 async function duckRows(sql: string): Promise<Record<string, unknown>[]> {
-  return (await duck.runAndReadAll(sql)).getRowObjectsJson();
+  return (await workspace.connection.runAndReadAll(sql)).getRowObjectsJson();
 }
 
 /** Rows of one table that the other lacks, both ways (MariaDB's EXCEPT takes NULLs as equal). */
@@ -92,7 +70,7 @@ describe('mysql writeFromTable', () => {
     expect(await write({ table: 'matrix_copy' })).toEqual({ rows_written: 3 });
     expect(await countOf('matrix_copy')).toBe(3);
     expect(await exceptBothWays('matrix', 'matrix_copy')).toBe(0);
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
 
   it('creates a missing table with mapped types and the key as primary key, and reads back equal', async () => {
@@ -134,8 +112,8 @@ describe('mysql writeFromTable', () => {
   });
 
   it('writes DuckDB-only types: UUID, LIST, STRUCT, HUGEINT, ENUM, TIMESTAMPTZ, INTERVAL', async () => {
-    await duck.run("create type feeling as enum ('meh', 'great')");
-    await duck.run(`create table extra as select * from (values
+    await workspace.connection.run("create type feeling as enum ('meh', 'great')");
+    await workspace.connection.run(`create table extra as select * from (values
       ('123e4567-e89b-12d3-a456-426614174000'::UUID, [1, 2, null], {'a': 1, 'b': 'x'}, 170141183460469231731687303715884105727::HUGEINT,
        'great'::feeling, '2024-02-29 23:59:59.123456+00'::TIMESTAMPTZ, '1 day -02:00:00'::INTERVAL, 'k1', '3.4028235e38'::FLOAT),
       (null, null, null, null, null, null, null, 'k2', '1.0000001'::FLOAT)) t(u, l, s, h, e, tz, iv, k, f)`);
@@ -178,7 +156,8 @@ describe('mysql writeFromTable', () => {
   });
 
   it('overwrites and upserts in one transaction; a failed write leaves the table as it was', async () => {
-    await duck.run(`create table batch as select * from (values (1, 'one', 1.10::DECIMAL(6,2)), (2, 'two', 2.20), (2, 'two again', 2.25))
+    await workspace.connection
+      .run(`create table batch as select * from (values (1, 'one', 1.10::DECIMAL(6,2)), (2, 'two', 2.20), (2, 'two again', 2.25))
       t(id, label, price)`);
     await sandbox.admin.query(
       'create table prices (id int primary key, label varchar(20), price decimal(6,2), kept varchar(5))',
@@ -194,14 +173,14 @@ describe('mysql writeFromTable', () => {
     const dup = await write({ table: 'prices', mode: 'overwrite' }, 'batch').catch((e: unknown) => e);
     expect(dup).toMatchObject({ errorClass: 'config_error', message: expect.stringMatching(/Duplicate entry '2'/) });
     expect(await countOf('prices')).toBe(3);
-    await duck.run("create table batch2 as select * from batch where label <> 'two again'");
+    await workspace.connection.run("create table batch2 as select * from batch where label <> 'two again'");
     await write({ table: 'prices', mode: 'overwrite' }, 'batch2');
     expect(await mysqlRows('select id, label from prices order by id')).toEqual([
       { id: 1, label: 'one' },
       { id: 2, label: 'two' },
     ]);
     // A value the column cannot hold exactly (scale 1) fails instead of being rounded.
-    await duck.run('create table rounding as select 3 id, 1.25::DECIMAL(6,2) price');
+    await workspace.connection.run('create table rounding as select 3 id, 1.25::DECIMAL(6,2) price');
     await sandbox.admin.query('create table narrow (id int primary key, price decimal(6,1))');
     const rounded = await write({ table: 'narrow' }, 'rounding').catch((e: unknown) => e);
     expect(rounded).toMatchObject({
@@ -235,7 +214,7 @@ describe('mysql writeFromTable', () => {
       /key column\(s\) nope not among/,
     );
     // A created table whose load fails is dropped again.
-    await duck.run("create table bad as select 1 id, 'nan'::DOUBLE x");
+    await workspace.connection.run("create table bad as select 1 id, 'nan'::DOUBLE x");
     await expect(write({ table: 'made_then_failed' }, 'bad')).rejects.toThrow(/Incorrect double value/);
     expect(
       await countOf("information_schema.tables where table_schema = database() and table_name = 'made_then_failed'"),
@@ -262,7 +241,7 @@ describe('mysql writeFromTable', () => {
       await sandbox.admin.query('unlock tables');
     }
     expect(await countOf('held')).toBe(0);
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
 
   it('writes with multi-row INSERTs where LOAD DATA LOCAL is not used, just as exactly', async () => {

@@ -1,21 +1,18 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
-import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
+import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 
 // The test server listens on this machine, which the default network policy refuses.
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 const sandbox = usePgSandbox();
-let scratchDir: string;
-let instance: DuckDBInstance;
-let duck: DuckDBConnection;
+// A DuckDB locked down like a run's workspace: it may touch files only in its scratch folder.
+const workspace = suiteFixture(openTestWorkspace, (ws) => ws.close());
 
 /**
  * One column of the matrix: its PostgreSQL type, the DuckDB type it must become, and how each side prints a value
@@ -154,21 +151,9 @@ beforeAll(async () => {
     `create table matrix (id int primary key, ${MATRIX.map((c) => `${c.name} ${c.pgType}`).join(', ')})`,
   );
   await sandbox.admin.query(`insert into matrix values ${ROWS}`);
-  scratchDir = await mkdtemp(join(tmpdir(), 'pg-typed-read-'));
-  // Sandboxed like a run's workspace: DuckDB may touch files in the scratch folder only.
-  instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '1' }));
-  duck = await instance.connect();
-  await duck.run(`set TimeZone = 'UTC'`);
-  await lockDown(duck, [], [scratchDir]);
 });
-afterAll(async () => {
-  duck?.closeSync();
-  instance?.closeSync();
-  await rm(scratchDir, { recursive: true, force: true });
-});
-
-const target = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
-const duckRows = async (sql: string) => (await duck.runAndReadAll(sql)).getRows();
+const target = (table: string): DuckDBTable => workspace.target(table);
+const duckRows = async (sql: string) => (await workspace.connection.runAndReadAll(sql)).getRows();
 const asText: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
 async function duckTypes(table: string): Promise<Record<string, string>> {
@@ -223,7 +208,7 @@ describe('postgres typed read (readIntoTable)', () => {
       [2, false, true],
       [3, true, null],
     ]);
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
 
   it('keeps an unbounded numeric exact: DECIMAL(38,s) when every value fits, else its text (NaN, over 38 digits)', async () => {
@@ -334,7 +319,7 @@ describe('postgres typed read (readIntoTable)', () => {
         `select count(*) from information_schema.tables where table_name in ('nan_price', 'nan_wide', 'grid', 'far', 'twice', 'missing')`,
       ),
     ).toEqual([[0n]]);
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
   it("refuses a row longer than the run's buffers allow with a message naming the limit, not the row's data", async () => {
     const MiB = 1024 * 1024;
@@ -371,14 +356,14 @@ describe('postgres typed read (readIntoTable)', () => {
           `select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`,
         )
       ).rows[0]!.n;
-    await waitFor(async () => (await running()) > 0 || (await readdir(scratchDir)).length > 0, {
+    await waitFor(async () => (await running()) > 0 || (await workspace.scratchEntries()).length > 0, {
       what: 'the COPY to start',
       timeoutMs: 10_000,
     });
     controller.abort(new Error('stopped by the test'));
     await expect(read).rejects.toThrow('stopped by the test');
     await waitFor(async () => (await running()) === 0, { what: 'the server to stop the COPY', timeoutMs: 5_000 });
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
     expect(await duckRows(`select count(*) from information_schema.tables where table_name = 'aborted'`)).toEqual([
       [0n],
     ]);

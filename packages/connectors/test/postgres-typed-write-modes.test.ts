@@ -1,11 +1,9 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
+import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 
 // The typed PostgreSQL sink's table handling on a real PostgreSQL: create / create: false, missing columns and
 // schema_evolution, overwrite and upsert, and a failure that leaves the target as it was.
@@ -13,39 +11,28 @@ allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 const sandbox = usePgSandbox();
-let scratchDir: string;
-let instance: DuckDBInstance;
-let duck: DuckDBConnection;
+// A DuckDB locked down like a run's workspace: it may touch files only in its scratch folder.
+const workspace = suiteFixture(openTestWorkspace, (ws) => ws.close());
 
 beforeAll(async () => {
-  scratchDir = await mkdtemp(join(tmpdir(), 'conduit-pg-typed-'));
-  instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '1' }));
-  duck = await instance.connect();
-  await lockDown(duck, [], [scratchDir]);
-  await duck.run(`create table orders as select * from (values
+  await workspace.connection.run(`create table orders as select * from (values
       (1, 10.50::decimal(10,2), 'first', ['a']),
       (2, 20.25::decimal(10,2), 'second', []::varchar[]),
       (3, NULL::decimal(10,2), NULL, NULL)
     ) t(id, amount, note, tags)`);
-  await duck.run(`create table changes as select * from (values
+  await workspace.connection.run(`create table changes as select * from (values
       (2, 99.99::decimal(10,2), 'second, changed', ['x']),
       (4, 1.00::decimal(10,2), 'fourth', ['y']),
       (4, 4.00::decimal(10,2), 'fourth, last wins', ['z'])
     ) t(id, amount, note, tags)`);
 });
 
-afterAll(async () => {
-  duck?.closeSync();
-  instance?.closeSync();
-  await rm(scratchDir, { recursive: true, force: true });
-});
-
 afterEach(async () => {
   // Whatever happened, the CSV file is gone.
-  expect(await readdir(scratchDir)).toEqual([]);
+  expect(await workspace.scratchEntries()).toEqual([]);
 });
 
-const source = (table: string): DuckDBTable => ({ connection: duck, table, scratchDir });
+const source = (table: string): DuckDBTable => workspace.target(table);
 const rowsOf = async (table: string) =>
   (
     await sandbox.admin.query<Record<string, unknown>>(
@@ -150,7 +137,7 @@ describe('postgres typed write: tables, columns and modes', () => {
     await expect(failed).rejects.toThrow(/; at COPY strict, line 3$/);
 
     // A value the column cannot hold: the message names the line and column, not the row's other data.
-    await duck.run(
+    await workspace.connection.run(
       `create table wrong as select 1 as id, 2.5::decimal(10,2) as amount, 'secret-ish' as note, 'not json' as tags`,
     );
     const badValue = driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'append' }, source('wrong'));
@@ -166,7 +153,7 @@ describe('postgres typed write: tables, columns and modes', () => {
     expect(await rowsOf('strict')).toEqual([{ id: 9, amount: '9.99', note: 'old', tags: [] }]);
 
     // Overwritten at last; a list going into an existing jsonb column is written as JSON.
-    await duck.run(`create table fresh as select * from changes where note <> 'fourth'`);
+    await workspace.connection.run(`create table fresh as select * from changes where note <> 'fourth'`);
     await expect(
       driver.writeFromTable(sandbox.config, { table: 'strict', mode: 'overwrite' }, source('fresh')),
     ).resolves.toEqual({ rows_written: 2 });
@@ -186,7 +173,7 @@ describe('postgres typed write: tables, columns and modes', () => {
   });
 
   it('stops when aborted mid-write: the abort reason, nothing written, no file left', async () => {
-    await duck.run(
+    await workspace.connection.run(
       `create table big as select i as id, (i / 100)::decimal(12,2) as amount, 'row ' || i as note, [i] as tags from range(3000000) r(i)`,
     );
     await sandbox.admin.query('create table aborted (id bigint, amount numeric(12,2), note text, tags bigint[])');
@@ -198,14 +185,19 @@ describe('postgres typed write: tables, columns and modes', () => {
       source('big'),
     );
     // Abort once the data is on its way (DuckDB is writing the file).
-    await waitFor(async () => (await readdir(scratchDir)).length > 0, { what: 'the CSV file', timeoutMs: 20_000 });
+    await waitFor(async () => (await workspace.scratchEntries()).length > 0, {
+      what: 'the CSV file',
+      timeoutMs: 20_000,
+    });
     controller.abort(new Error('run canceled'));
     await expect(write).rejects.toThrow('run canceled');
     expect(await rowsOf('aborted')).toEqual([{ id: '0', amount: '0.00', note: 'before', tags: [] }]);
   });
 
   it('fails as PostgreSQL says when COPY fails while DuckDB still writes the file, stopping DuckDB and writing nothing', async () => {
-    await duck.run(`create or replace table late as select i as id, 'row ' || i as note from range(1, 2000001) r(i)`);
+    await workspace.connection.run(
+      `create or replace table late as select i as id, 'row ' || i as note from range(1, 2000001) r(i)`,
+    );
     await sandbox.admin.query('create table clash (id bigint primary key, note text)');
     // The clash is near the end: COPY has read most of the file by then, and DuckDB may still be writing it.
     await sandbox.admin.query(`insert into clash values (1900000, 'already here')`);
@@ -213,6 +205,6 @@ describe('postgres typed write: tables, columns and modes', () => {
     await expect(write).rejects.toThrow(/duplicate key value violates unique constraint/);
     expect((await sandbox.admin.query('select count(*)::int as n from clash')).rows).toEqual([{ n: 1 }]);
     // The node's DuckDB connection is free again, not busy with an export nobody reads.
-    expect((await duck.runAndReadAll('select count(*) from late')).getRows()).toEqual([[2000000n]]);
+    expect((await workspace.connection.runAndReadAll('select count(*) from late')).getRows()).toEqual([[2000000n]]);
   });
 });

@@ -1,10 +1,8 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { getDriver, lockDown, preparableConfig, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
+import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 
 // The typed PostgreSQL sink on a real PostgreSQL: every common DuckDB type, written into an existing table of the same
 // types and into a table the sink creates, compares equal (`except` both ways) to the rows PostgreSQL itself parses.
@@ -12,9 +10,8 @@ allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 const sandbox = usePgSandbox();
-let scratchDir: string;
-let instance: DuckDBInstance;
-let duck: DuckDBConnection;
+// A DuckDB locked down like a run's workspace: it may touch files only in its scratch folder.
+const workspace = suiteFixture(openTestWorkspace, (ws) => ws.close());
 
 // Column types on both sides; the PostgreSQL ones are what the sink creates (format_type's spelling).
 const COLUMNS: ReadonlyArray<readonly [name: string, duckType: string, pgType: string]> = [
@@ -74,22 +71,11 @@ beforeAll(async () => {
   await sandbox.admin.query(`create table expected (${columnList(2)})`);
   await sandbox.admin.query(`insert into expected values ${PG_ROWS}`);
 
-  // Like a run's workspace: DuckDB may touch files only in the scratch folder.
-  scratchDir = await mkdtemp(join(tmpdir(), 'conduit-pg-typed-'));
-  instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig({ threads: '2' }));
-  duck = await instance.connect();
-  await lockDown(duck, [], [scratchDir]);
-  await duck.run(`create table src (${columnList(1)})`);
-  await duck.run(`insert into src values ${DUCK_ROWS}`);
+  await workspace.connection.run(`create table src (${columnList(1)})`);
+  await workspace.connection.run(`insert into src values ${DUCK_ROWS}`);
 });
 
-afterAll(async () => {
-  duck?.closeSync();
-  instance?.closeSync();
-  await rm(scratchDir, { recursive: true, force: true });
-});
-
-const source = (table = 'src'): DuckDBTable => ({ connection: duck, table, scratchDir });
+const source = (table = 'src'): DuckDBTable => workspace.target(table);
 
 /** Rows of `a` not in `b`, and of `b` not in `a` (NULLs compare equal in EXCEPT). */
 async function difference(a: string, b: string): Promise<{ extra: unknown[]; missing: unknown[] }> {
@@ -129,7 +115,7 @@ describe('postgres typed write (writeFromTable)', () => {
       span: '-1 years -2 mons -3 days -04:05:06.789',
     });
     // The CSV file lived in the scratch folder only while the write ran.
-    expect(await readdir(scratchDir)).toEqual([]);
+    expect(await workspace.scratchEntries()).toEqual([]);
   });
 
   it('creates a missing table with the documented types and the same rows', async () => {
@@ -143,7 +129,7 @@ describe('postgres typed write (writeFromTable)', () => {
   });
 
   it('maps the other DuckDB types as docs/type-mapping.md says, values included', async () => {
-    await duck.run(String.raw`create table others as select
+    await workspace.connection.run(String.raw`create table others as select
         170141183460469231731687303715884105727::hugeint as huge, 18446744073709551615::ubigint as ubig,
         (-128)::tinyint as tiny, 255::utinyint as utiny, 65535::usmallint as usmall, 4294967295::uinteger as uint,
         'b'::enum('a', 'b') as mood, {'k': 'v', 'n': [1, 2]} as rec, [[1, 2], [3]] as grid, map {'x': 1} as dict,
