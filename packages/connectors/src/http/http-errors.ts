@@ -3,18 +3,12 @@ import { scrubSecrets } from '../connection-checks.js';
 import { ConnectorError } from '../connector-error.js';
 import type { ErrorClass } from '../types.js';
 import type { HttpResponse } from './http-client.js';
+import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
 
-const TRANSIENT_NET_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-]);
-const UNKNOWN_HOST_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
+/** network-steps' transient codes (every connector's), plus undici's own name for a socket failing mid-request. */
+function isTransientCode(code: unknown): boolean {
+  return typeof code === 'string' && (isTransientNetCode(code) || code === 'UND_ERR_SOCKET');
+}
 
 /** 429 and 5xx may pass on a retry; 408 too. */
 export function isRetryableStatus(status: number): boolean {
@@ -22,18 +16,17 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 export function isTransientNetworkError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && TRANSIENT_NET_CODES.has(code);
+  return isTransientCode((err as { code?: unknown } | null)?.code);
 }
 
 export function classifyHttpError(err: unknown): { error_class: ErrorClass; message: string } {
   if (err instanceof ConnectorError) return { error_class: err.errorClass, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error && err.message !== '' ? err.message : String(err);
-  if (typeof code === 'string' && UNKNOWN_HOST_CODES.has(code)) {
+  if (typeof code === 'string' && isUnknownHostCode(code)) {
     return { error_class: 'config_error', message: `unknown host: ${message}` };
   }
-  if (typeof code === 'string' && TRANSIENT_NET_CODES.has(code)) return { error_class: 'transient_error', message };
+  if (isTransientCode(code)) return { error_class: 'transient_error', message };
   if (/certificate|self.signed|SSL|TLS/i.test(message)) return { error_class: 'config_error', message };
   return { error_class: 'transient_error', message };
 }
