@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { deleteKeys } from '../redis/redis-keys.js';
 import { freePort } from '../servers/free-port.js';
 import { waitFor } from '../waits/wait-for.js';
 
@@ -145,7 +146,7 @@ export async function startStack(extraEnv: Record<string, string> = {}, servers:
   const stop = async (): Promise<void> => {
     await Promise.all(processes.map((p) => stopProcess(p.child)));
     await adminQuery(pgAdminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await deleteKeys(redisUrl, redisPrefix).catch(() => undefined);
+    await deleteStackKeys(redisUrl, redisPrefix).catch(() => undefined);
   };
 
   try {
@@ -195,17 +196,12 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   clearTimeout(timer);
 }
 
-async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+async function deleteStackKeys(redisUrl: string, prefix: string): Promise<void> {
   // One attempt: the stack's own Redis may be gone (a fault test killed it) and stop() must not wait for it.
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeys(redis, prefix);
   } finally {
     redis.disconnect();
   }
