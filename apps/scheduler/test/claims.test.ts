@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
-import { QUEUES, type Job, type Run, type RunClaim, type RunRenewal } from '@conduit/contracts';
+import { QUEUES, type Run, type RunClaim, type RunRenewal } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
 import { newTenant } from './support/db.js';
+import { getRun, triggerQueuedRun } from './support/runs.js';
 import { waitFor } from '@conduit/testing';
 
 // Fencing (issue 16): the claim's compare-and-set, renewals, the report epoch check and the reaper's respect of a
@@ -13,7 +14,7 @@ const suite = useSchedulerSuite({
   scheduler: { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } },
   queues: [QUEUES.runs, QUEUES.eventsScheduler],
 });
-const { caller, store } = suite;
+const { caller } = suite;
 const runsQueue = suite.queue(QUEUES.runs);
 const reportsQueue = suite.queue(QUEUES.eventsScheduler);
 let reaper: RunReaper;
@@ -22,20 +23,12 @@ beforeAll(() => {
   reaper = suite.scheduler.app.get(RunReaper);
 });
 
-async function triggered(t: string): Promise<Run> {
-  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
-    body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id, concurrency_policy: 'allow' },
-  });
-  const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-  await waitFor(() => runsQueue.getJob(run.id), { what: 'the command enqueued' });
-  return run;
-}
+const triggered = (t: string) => triggerQueuedRun(suite, t, { concurrency_policy: 'allow' });
 
 const claim = (t: string, run: Run, executor: string, attempt: number, leaseMs: number) =>
   caller.ok<RunClaim>(t, 'scheduler.runs.claim', { run_id: run.id, attempt, executor_id: executor, lease_ms: leaseMs });
 const renew = (t: string, run: Run, epoch: number, leaseMs = 60_000) =>
   caller.ok<RunRenewal>(t, 'scheduler.runs.renew', { run_id: run.id, epoch, lease_ms: leaseMs });
-const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
 const eventTypes = async (runId: string) =>
   (
     await suite.ds.query<{ type: string }[]>(
@@ -80,7 +73,7 @@ describe('claiming a run', () => {
     const run = await triggered(t);
     const first = await claim(t, run, 'exec-a', 1, 60_000);
     expect(first).toMatchObject({ granted: true, epoch: 1 });
-    const running = await getRun(t, run);
+    const running = await getRun(caller, t, run);
     expect(running).toMatchObject({ status: 'running', attempt: 1 });
     expect(running.started_at).not.toBeNull();
     // The first claim is the run's start, announced once.
@@ -94,9 +87,12 @@ describe('claiming a run', () => {
     const again = await claim(t, run, 'exec-a', 1, 500);
     expect(again).toMatchObject({ granted: true, epoch: 2 });
     await sendNode(t, run, 2, node('orders', 'succeeded'));
-    await waitFor(async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded', {
-      what: 'the node recorded',
-    });
+    await waitFor(
+      async () => (await getRun(caller, t, run)).nodes.find((n) => n.id === 'orders')?.status === 'succeeded',
+      {
+        what: 'the node recorded',
+      },
+    );
 
     await waitFor(
       async () => {
@@ -112,7 +108,7 @@ describe('claiming a run', () => {
         columns: [{ name: 'id', type: 'INTEGER' }],
       });
     });
-    expect(await getRun(t, run)).toMatchObject({ status: 'running', attempt: 2 });
+    expect(await getRun(caller, t, run)).toMatchObject({ status: 'running', attempt: 2 });
     // A takeover is no new start.
     expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
   });
@@ -123,7 +119,7 @@ describe('claiming a run', () => {
     expect(await claim(t, run, 'exec-a', 1, 60_000)).toMatchObject({ granted: true, epoch: 1 });
     // The job was tried again after the claim's answer timed out: a higher attempt, the lease still live.
     expect(await claim(t, run, 'exec-a', 2, 60_000)).toMatchObject({ granted: true, epoch: 2 });
-    expect(await getRun(t, run)).toMatchObject({ status: 'running', attempt: 2 });
+    expect(await getRun(caller, t, run)).toMatchObject({ status: 'running', attempt: 2 });
     expect(await renew(t, run, 1)).toEqual({ renewed: false });
     expect(await renew(t, run, 2)).toEqual({ renewed: true });
     // Another executor still waits for the lease.
@@ -146,9 +142,12 @@ describe('claiming a run', () => {
     // Same attempt number on both sides: only the epoch tells them apart.
     await sendNode(t, run, 1, node('orders', 'succeeded'), 2);
     await sendNode(t, run, 2, node('orders', 'running', 2), 2);
-    await waitFor(async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running', {
-      what: "the current epoch's node report applied",
-    });
+    await waitFor(
+      async () => (await getRun(caller, t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running',
+      {
+        what: "the current epoch's node report applied",
+      },
+    );
     // The old epoch's report was taken first (queue order) and refused: the node never showed as succeeded.
     const { rows } = {
       rows: await suite.ds.query<{ nodes: { id: string; attempts: number }[] }[]>(
@@ -209,7 +208,7 @@ describe('the reaper and the lease', () => {
       timeoutMs: 5000,
       intervalMs: 200,
     });
-    expect(await getRun(t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
+    expect(await getRun(caller, t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
     const [row] = await suite.ds.query<{ epoch: number }[]>(`SELECT epoch FROM runs WHERE id = $1`, [run.id]);
     expect(row!.epoch).toBe(2);
     // The executor that comes back can neither renew, nor report, nor claim again.

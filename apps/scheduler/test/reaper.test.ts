@@ -2,11 +2,11 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { REDIS_URL } from './support/redis.js';
 import { Worker } from 'bullmq';
-import { QUEUES, type Job, type Run } from '@conduit/contracts';
-import { newId } from '@conduit/service-kit';
+import { QUEUES } from '@conduit/contracts';
 import { bullPrefix } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
 import { newTenant } from './support/db.js';
+import { getRun, runInStatus, runStartedReport, triggerQueuedRun } from './support/runs.js';
 import { waitFor } from '@conduit/testing';
 
 const SILENCE_MS = 400;
@@ -15,7 +15,7 @@ const suite = useSchedulerSuite({
   scheduler: { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } },
   queues: [QUEUES.runs, QUEUES.eventsScheduler],
 });
-const { caller, store, prefix } = suite;
+const { caller, prefix } = suite;
 const runsQueue = suite.queue(QUEUES.runs);
 const reportsQueue = suite.queue(QUEUES.eventsScheduler);
 let reaper: RunReaper;
@@ -24,69 +24,50 @@ beforeAll(() => {
   reaper = suite.scheduler.app.get(RunReaper);
 });
 
-async function triggered(t: string): Promise<Run> {
-  const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
-    body: { name: `j-${newId('job')}`, pipeline_id: store.add(t).id },
-  });
-  const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-  await waitFor(() => runsQueue.getJob(run.id), { what: 'the command enqueued' });
-  return run;
-}
-
-const getRun = (t: string, run: Run) => caller.ok<Run>(t, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
 // A fixed wait on purpose: the run's silence lapsing is what the reaper is tested on.
 const silence = () => new Promise((r) => setTimeout(r, SILENCE_MS + 100));
 
 describe('the reaper', () => {
   it('re-enqueues a queued run whose queue job was lost, once, then fails it', async () => {
     const t = newTenant();
-    const run = await triggered(t);
+    const run = await triggerQueuedRun(suite, t);
     await runsQueue.remove(run.id);
     await silence();
     const first = await reaper.sweep();
     expect(first?.requeued).toContain(run.id);
     await waitFor(() => runsQueue.getJob(run.id), { what: 'the command enqueued again' });
-    expect((await getRun(t, run)).status).toBe('queued');
+    expect((await getRun(caller, t, run)).status).toBe('queued');
 
     await runsQueue.remove(run.id);
     await silence();
     const second = await reaper.sweep();
     expect(second?.failed).toContain(run.id);
-    const failed = await getRun(t, run);
+    const failed = await getRun(caller, t, run);
     expect(failed.status).toBe('failed');
     expect(failed.error?.code).toBe('run_lost');
   });
 
   it('leaves a silent queued run alone while its job waits for an executor', async () => {
     const t = newTenant();
-    const run = await triggered(t);
+    const run = await triggerQueuedRun(suite, t);
     await silence();
     const result = await reaper.sweep();
     expect(result?.failed).not.toContain(run.id);
     expect(result?.requeued).not.toContain(run.id);
-    expect((await getRun(t, run)).status).toBe('queued');
+    expect((await getRun(caller, t, run)).status).toBe('queued');
   });
 
   it('fails a running run whose executor went silent and whose queue job is gone', async () => {
     const t = newTenant();
-    const run = await triggered(t);
-    await reportsQueue.add('run.started', {
-      type: 'run.started',
-      event_id: newId('event'),
-      run_id: run.id,
-      tenant_id: t,
-      attempt: 1,
-      epoch: 0,
-      at: new Date().toISOString(),
-      executor_id: 'gone',
-    });
-    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
+    const run = await triggerQueuedRun(suite, t);
+    await reportsQueue.add('run.started', runStartedReport(t, run, 'gone'));
+    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
     await runsQueue.remove(run.id);
     // Not yet silent long enough: nothing happens.
     expect((await reaper.sweep())?.failed).not.toContain(run.id);
     await silence();
     expect((await reaper.sweep())?.failed).toContain(run.id);
-    const failed = await getRun(t, run);
+    const failed = await getRun(caller, t, run);
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
     expect(failed.error?.message).toContain('the executor running it stopped responding');
     expect(failed.nodes.every((n) => n.status === 'canceled')).toBe(true);
@@ -94,7 +75,7 @@ describe('the reaper', () => {
 
   it('fails a running run whose executor died while no other executor is left to notice', async () => {
     const t = newTenant();
-    const run = await triggered(t);
+    const run = await triggerQueuedRun(suite, t);
     // An executor takes the job and goes silent: it never renews its lock, so the lock expires, and no live
     // worker runs BullMQ's stalled check.
     let release = () => undefined as void;
@@ -114,21 +95,12 @@ describe('the reaper', () => {
     await waitFor(async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'), {
       what: 'the executor took the job',
     });
-    await reportsQueue.add('run.started', {
-      type: 'run.started',
-      event_id: newId('event'),
-      run_id: run.id,
-      tenant_id: t,
-      attempt: 1,
-      epoch: 0,
-      at: new Date().toISOString(),
-      executor_id: 'dying',
-    });
-    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
+    await reportsQueue.add('run.started', runStartedReport(t, run, 'dying'));
+    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
     try {
       await silence();
       await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), { what: 'the lock expired' });
-      const failed = await getRun(t, run);
+      const failed = await getRun(caller, t, run);
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
       expect(failed.error?.message).toContain('no executor holds it any more');
     } finally {
@@ -139,8 +111,8 @@ describe('the reaper', () => {
 
   it('fails a run as soon as its queue job fails (QueueEvents), stalls read as a lost executor', async () => {
     const t = newTenant();
-    const crashing = await triggered(t);
-    const stalled = await triggered(t);
+    const crashing = await triggerQueuedRun(suite, t);
+    const stalled = await triggerQueuedRun(suite, t);
     const executor = new Worker(
       QUEUES.runs,
       async (job) => {
@@ -149,21 +121,9 @@ describe('the reaper', () => {
       { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, prefix: bullPrefix(prefix) },
     );
     try {
-      const a = await waitFor(
-        async () => {
-          const r = await getRun(t, crashing);
-          return r.status === 'failed' ? r : undefined;
-        },
-        { what: 'the crashing run failed' },
-      );
+      const a = await runInStatus(caller, t, crashing, 'failed');
       expect(a.error).toEqual({ code: 'executor_failed', message: 'the executor failed the run: out of memory' });
-      const b = await waitFor(
-        async () => {
-          const r = await getRun(t, stalled);
-          return r.status === 'failed' ? r : undefined;
-        },
-        { what: 'the stalled run failed' },
-      );
+      const b = await runInStatus(caller, t, stalled, 'failed');
       expect(b.error?.code).toBe('executor_lost');
       expect(b.error?.message).toContain('the executor running it stopped responding');
     } finally {

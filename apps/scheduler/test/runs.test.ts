@@ -15,6 +15,7 @@ import {
 } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
+import { getRun, runInStatus } from './support/runs.js';
 import { waitFor } from '@conduit/testing';
 
 const suite = useSchedulerSuite({
@@ -32,10 +33,6 @@ async function newJob(tenant: string, extra: Record<string, unknown> = {}): Prom
   return caller.ok<Job>(tenant, 'scheduler.jobs.create', {
     body: { name: `job ${newId('job')}`, pipeline_id: pipeline.id, parameters: { region: 'eu', limit: 10 }, ...extra },
   });
-}
-
-function getRun(tenant: string, run: Run): Promise<Run> {
-  return caller.ok<Run>(tenant, 'scheduler.runs.get', { job_id: run.job_id, run_id: run.id });
 }
 
 let reportSeq = 0;
@@ -92,6 +89,11 @@ describe('Trigger Run', () => {
       job_id: job.id,
       trigger: 'manual',
       parameters: { region: 'eu', limit: 99 },
+      // The connectors' versions as the snapshot gave them: executors holding them ask the catalog for nothing.
+      connectors: [
+        { id: 'con_x', version: 3 },
+        { id: 'con_y', version: 1 },
+      ],
     });
     expect((command.dag as { nodes: unknown[] }).nodes).toHaveLength(2);
     expect(queued.opts.removeOnComplete).toBeDefined();
@@ -132,7 +134,7 @@ describe('Trigger Run', () => {
     await waitFor(() => runsQueue.getJob(first.id), { what: 'the first command enqueued' });
     const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     expect(second.status).toBe('queued');
-    const old = await getRun(t, first);
+    const old = await getRun(caller, t, first);
     expect(old.status).toBe('canceled');
     expect(old.finished_at).not.toBeNull();
     expect(old.nodes.every((n) => n.status === 'canceled')).toBe(true);
@@ -191,7 +193,7 @@ describe('the run state machine, fed by executor reports', () => {
     const base = { run_id: run.id, tenant_id: t, attempt: 1 };
 
     const started = await report({ ...base, type: 'run.started', executor_id: 'exec-1' });
-    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
+    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
     // The same report again (same event id) changes nothing.
     await report({ ...base, type: 'run.started', executor_id: 'exec-1', event_id: started });
 
@@ -208,9 +210,12 @@ describe('the run state machine, fed by executor reports', () => {
       error: null,
     };
     await report({ ...base, type: 'run.node', node });
-    await waitFor(async () => (await getRun(t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running', {
-      what: 'the node running',
-    });
+    await waitFor(
+      async () => (await getRun(caller, t, run)).nodes.find((n) => n.id === 'orders')?.status === 'running',
+      {
+        what: 'the node running',
+      },
+    );
 
     const done = (id: string) => ({
       id,
@@ -232,13 +237,7 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 10, rows_written: 10 },
       nodes: [done('orders'), done('to_dw')],
     });
-    const finished = await waitFor(
-      async () => {
-        const r = await getRun(t, run);
-        return r.status === 'succeeded' ? r : undefined;
-      },
-      { what: 'succeeded' },
-    );
+    const finished = await runInStatus(caller, t, run, 'succeeded');
     expect(finished.stats).toEqual({ rows_read: 10, rows_written: 10 });
     expect(finished.duration_ms).toBeGreaterThanOrEqual(0);
     expect(finished.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded']);
@@ -260,7 +259,7 @@ describe('the run state machine, fed by executor reports', () => {
     await waitFor(async () => (await reportsQueue.getJobCounts('active')).active === 0, {
       what: 'the stale report finished',
     });
-    expect((await getRun(t, run)).status).toBe('succeeded');
+    expect((await getRun(caller, t, run)).status).toBe('succeeded');
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
     expect(await eventsOf(webhooksQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
@@ -293,7 +292,7 @@ describe('the run state machine, fed by executor reports', () => {
     await reportsQueue.addBulk(burst.map((r, i) => ({ name: r.type, data: r, opts: { jobId: `${r.event_id}-${i}` } })));
     const nodesDone = await waitFor(
       async () => {
-        const r = await getRun(t, run);
+        const r = await getRun(caller, t, run);
         return r.nodes.filter((n) => n.id.startsWith('n') && n.status === 'succeeded').length === 40 ? r : undefined;
       },
       { what: 'every node succeeded' },
@@ -306,7 +305,7 @@ describe('the run state machine, fed by executor reports', () => {
       },
       { what: 'the burst consumed' },
     );
-    const settled = await getRun(t, run);
+    const settled = await getRun(caller, t, run);
     expect(settled.nodes.filter((n) => n.id.startsWith('n')).map((n) => [n.id, n.status, n.rows_out])).toEqual(
       Array.from({ length: 40 }, (_, i) => [`n${i}`, 'succeeded', i]),
     );
@@ -319,7 +318,7 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 1, rows_written: 0 },
       nodes: settled.nodes,
     });
-    await waitFor(async () => (await getRun(t, run)).status === 'succeeded', { what: 'succeeded' });
+    await waitFor(async () => (await getRun(caller, t, run)).status === 'succeeded', { what: 'succeeded' });
     await waitFor(async () => (await eventsOf(monitoringQueue, run.id)).length >= 3, { what: 'events published' });
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
   });
@@ -354,7 +353,7 @@ describe('the run state machine, fed by executor reports', () => {
     await report({ ...base, type: 'run.node', node: node('to_dw', 'running', {}) });
     const reported = await waitFor(
       async () => {
-        const r = await getRun(t, run);
+        const r = await getRun(caller, t, run);
         return r.nodes.find((n) => n.id === 'to_dw')?.status === 'running' && r.nodes[0]?.status === 'succeeded'
           ? r
           : undefined;
@@ -393,13 +392,7 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 2, rows_written: 2 },
       nodes: [node('orders', 'succeeded', {}), node('to_dw', 'succeeded', { columns: wrote })],
     });
-    const finished = await waitFor(
-      async () => {
-        const r = await getRun(t, run);
-        return r.status === 'succeeded' ? r : undefined;
-      },
-      { what: 'succeeded' },
-    );
+    const finished = await runInStatus(caller, t, run, 'succeeded');
     expect(finished.nodes.map((n) => [n.id, n.columns])).toEqual([
       ['orders', columns],
       ['to_dw', wrote],
@@ -415,7 +408,7 @@ describe('the run state machine, fed by executor reports', () => {
     await report({ run_id: run.id, tenant_id: t, attempt: 2, type: 'run.started', executor_id: 'exec-2' });
     await waitFor(
       async () => {
-        const r = await getRun(t, run);
+        const r = await getRun(caller, t, run);
         return r.status === 'running' && r.attempt === 2;
       },
       { what: 'attempt 2 running' },
@@ -440,13 +433,7 @@ describe('the run state machine, fed by executor reports', () => {
       stats: { rows_read: 1, rows_written: 0 },
       nodes: [],
     });
-    const failed = await waitFor(
-      async () => {
-        const r = await getRun(t, run);
-        return r.status === 'failed' ? r : undefined;
-      },
-      { what: 'failed' },
-    );
+    const failed = await runInStatus(caller, t, run, 'failed');
     expect(failed.error).toEqual({ message: 'boom', node_id: 'to_dw' });
   });
 });
@@ -457,7 +444,7 @@ describe('Cancel', () => {
     const job = await newJob(t);
     const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
     await report({ run_id: run.id, tenant_id: t, attempt: 1, type: 'run.started', executor_id: 'exec-1' });
-    await waitFor(async () => (await getRun(t, run)).status === 'running', { what: 'running' });
+    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
 
     const sub = new Redis(REDIS_URL);
     const heard: string[] = [];
