@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { getDriver, type ConnectorDriver, type TestResult } from '../src/index.js';
-import { PG_HOST, freePort, usePgSandbox } from './support/pg-sandbox.js';
+import { getDriver, type ConnectorDriver } from '../src/index.js';
+import { PG_HOST, usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
-import { waitFor } from '@conduit/testing';
+import { checkNames, describeSqlServerFailures, expectPassed } from './support/test-connection.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -12,21 +11,11 @@ allowPrivateNetworks();
 const driver = getDriver('postgres') as ConnectorDriver;
 const sandbox = usePgSandbox();
 
-const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
-
 describe('postgres Test Connection', () => {
   it('passes every check against the local server and reports the version', async () => {
     const password = `pw-${randomUUID()}`;
     const result = await driver.test({ ...sandbox.config, password });
-    expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(names(result)).toEqual([
-      'resolve:ok',
-      'network_policy:ok',
-      'connect:ok',
-      'authenticate:ok',
-      'read_access:ok',
-      'privileges:ok',
-    ]);
+    expectPassed(result, ['resolve', 'network_policy', 'connect', 'authenticate', 'read_access', 'privileges']);
     expect(result.details['server_version']).toMatch(/^\d+(\.\d+)?/);
     expect(result.details['current_user']).toBe('postgres');
     expect(result.latency_ms).toBeGreaterThanOrEqual(0);
@@ -40,37 +29,14 @@ describe('postgres Test Connection', () => {
     expect(result.checks[0]?.message).toMatch(/^localhost resolves to /);
   });
 
-  it('calls an unknown host a config_error at resolve', async () => {
-    const result = await driver.test({ ...sandbox.config, host: 'no-such-host.invalid' });
-    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:failed']);
-    expect(result.message).toMatch(/unknown host/);
-  });
-
-  it('calls a closed port a transient_error at connect, quickly', async () => {
-    const started = Date.now();
-    const result = await driver.test({ ...sandbox.config, port: await freePort() });
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
-    expect(result.message).toMatch(/ECONNREFUSED/);
-  });
-
   it('calls an unknown role a config_error at authenticate, never showing the password', async () => {
     // The role name holds the password, so the server's own message would show it if we did not scrub it.
     const password = `S3cret${randomUUID().slice(0, 8)}`;
     const result = await driver.test({ ...sandbox.config, user: `nobody_${password}`, password });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
+    expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
     expect(result.message).toMatch(/role "nobody_\*{8}" does not exist \(SQLSTATE 28000\)/);
     expect(JSON.stringify(result)).not.toContain(password);
-  });
-
-  it('calls an unknown database a config_error at authenticate', async () => {
-    const result = await driver.test({ ...sandbox.config, database: `no_db_${randomUUID().slice(0, 8)}` });
-    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
-    expect(result.message).toMatch(/3D000/);
   });
 
   it('calls a missing schema privilege a config_error at read_access', async () => {
@@ -79,7 +45,7 @@ describe('postgres Test Connection', () => {
     try {
       const result = await driver.test({ ...sandbox.config, user: role });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual([
+      expect(checkNames(result)).toEqual([
         'resolve:ok',
         'network_policy:ok',
         'connect:ok',
@@ -139,42 +105,5 @@ describe('postgres Test Connection', () => {
     expect(result.message).toMatch(/config\.database/);
   });
 
-  describe('against a server that accepts connections and never answers', () => {
-    let server: Server;
-    let port: number;
-    const sockets = new Set<Socket>();
-
-    beforeAll(async () => {
-      server = createServer((socket) => {
-        sockets.add(socket);
-        socket.resume(); // read and drop what the client sends, so its hang-up is seen
-        socket.on('close', () => sockets.delete(socket));
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      port = (server.address() as { port: number }).port;
-    });
-    afterAll(async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    });
-
-    it('finishes within timeoutMs as a transient_error and leaves no connection open', async () => {
-      const started = Date.now();
-      const result = await driver.test({ ...sandbox.config, host: '127.0.0.1', port }, { timeoutMs: 1500 });
-      const took = Date.now() - started;
-      expect(took).toBeGreaterThanOrEqual(1400);
-      expect(took).toBeLessThan(3000);
-      expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'authenticate:failed']);
-      expect(result.message).toBe('timed out: no answer within 1500 ms');
-      await waitFor(() => sockets.size === 0, { what: 'the driver to close its socket', timeoutMs: 2000 });
-    });
-
-    it('stops when the caller cancels', async () => {
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 200);
-      const result = await driver.test({ ...sandbox.config, port }, { signal: controller.signal });
-      expect(result).toMatchObject({ ok: false, error_class: 'transient_error', message: 'test canceled' });
-    });
-  });
+  describeSqlServerFailures({ driver, sandbox, unknownDatabase: /3D000/ });
 });

@@ -7,6 +7,7 @@ export * from './servers/free-port.js';
 export * from './servers/own-redis.js';
 export * from './servers/own-postgres.js';
 export * from './servers/recording-listener.js';
+export * from './servers/silent-listener.js';
 export * from './servers/webhook-receiver.js';
 export * from './stack/stack.js';
 export * from './rpc/rpc-test-caller.js';
