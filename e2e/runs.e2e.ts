@@ -1,4 +1,5 @@
 import type { Run } from '@conduit/contracts';
+import { chain, dagNodes, rulesDecision } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import {
   RFC3339_MS,
@@ -21,17 +22,7 @@ async function countRows(table: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-const source = (id: string, config: Record<string, unknown>) => ({
-  id,
-  type: 'source',
-  config: { connector_id: target.connectorId, ...config },
-});
-const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
-const sink = (id: string, table: string, mode: string, more: Record<string, unknown> = {}) => ({
-  id,
-  type: 'sink',
-  config: { connector_id: target.connectorId, table, mode, ...more },
-});
+const { source, transform, sink } = dagNodes(() => target.connectorId);
 const NODE_FIELDS = [
   'attempts',
   'columns',
@@ -45,7 +36,6 @@ const NODE_FIELDS = [
   'status',
   'type',
 ];
-const chain = (...ids: string[]) => ids.slice(1).map((to, i) => ({ from: ids[i]!, to }));
 
 describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 rows', () => {
   // The filter and the computed column, written once for DuckDB (the transform) and once for PostgreSQL (the check).
@@ -82,7 +72,7 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
       nodes: [
         source('extract', { table: 'orders_src' }),
         transform('clean', TRANSFORM_SQL),
-        sink('load', 'orders_out', 'upsert', { key: ['id'] }),
+        sink('load', 'orders_out', { mode: 'upsert', key: ['id'] }),
       ],
       edges: chain('extract', 'clean', 'load'),
     };
@@ -138,20 +128,15 @@ describe('a decision by rules', () => {
     const dag = {
       nodes: [
         source('numbers', { query: 'select i as n from generate_series(1, 50) as i' }),
-        {
-          id: 'route',
-          type: 'decision',
-          config: {
-            strategy: 'rules',
-            choices: ['big', 'small'],
-            default: 'small',
-            rules: [{ choice: 'big', sql: 'select count(*) >= 10 from numbers' }],
-          },
-        },
+        rulesDecision('route', {
+          choices: ['big', 'small'],
+          default: 'small',
+          rules: [{ choice: 'big', sql: 'select count(*) >= 10 from numbers' }],
+        }),
         transform('big_rows', 'select n from route'),
-        sink('big_sink', 'big_out', 'append'),
+        sink('big_sink', 'big_out'),
         transform('small_rows', 'select n from route'),
-        sink('small_sink', 'small_out', 'append'),
+        sink('small_sink', 'small_out'),
       ],
       edges: [
         { from: 'numbers', to: 'route' },
@@ -191,7 +176,7 @@ describe('a node that fails', () => {
       nodes: [
         source('numbers', { query: 'select 1 as n' }),
         transform('broken', 'select no_such_column from numbers'),
-        sink('after', 'bad_transform_out', 'append'),
+        sink('after', 'bad_transform_out'),
       ],
       edges: chain('numbers', 'broken', 'after'),
     });
@@ -210,7 +195,7 @@ describe('a node that fails', () => {
   it("bad SQL on the database fails the run with the node id and PostgreSQL's message", async () => {
     await target.db.query(`create table bad_sql_out (n integer)`);
     const run = await runToEnd({
-      nodes: [source('numbers', { query: 'select 1 as n from no_such_table' }), sink('after', 'bad_sql_out', 'append')],
+      nodes: [source('numbers', { query: 'select 1 as n from no_such_table' }), sink('after', 'bad_sql_out')],
       edges: chain('numbers', 'after'),
     });
     expect(run.status).toBe('failed');
@@ -259,7 +244,7 @@ describe('cancel', () => {
     const dag = {
       nodes: [
         source('many', { query: 'select i as n, md5(i::text) as h from generate_series(1, 1000000) as i' }),
-        sink('slow_sink', 'cancel_out', 'append'),
+        sink('slow_sink', 'cancel_out'),
       ],
       edges: chain('many', 'slow_sink'),
     };

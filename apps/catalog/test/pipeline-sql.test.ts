@@ -1,6 +1,7 @@
 // Tenants' SQL checked at save time (issue #14, finding 1): a pipeline whose DuckDB SQL could never run is a 422
 // naming the node and the field, on create and on update; ordinary SQL is stored as before.
 import { describe, expect, it } from '@jest/globals';
+import { rulesDecision } from '@conduit/testing';
 import { useFreshCatalog, newTenant, rejection } from './support/catalog-db.js';
 
 const cat = useFreshCatalog();
@@ -14,11 +15,7 @@ function dagWith(
     nodes: [
       { id: 'orders', type: 'source', config: { connector_id: duck, query: sql.query } },
       { id: 'clean', type: 'transform', config: { sql: sql.transform } },
-      {
-        id: 'route',
-        type: 'decision',
-        config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: sql.rule }] },
-      },
+      rulesDecision('route', { choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: sql.rule }] }),
       { id: 'ddl', type: 'sql', config: { connector_id: duck, sql: sql.statement } },
       { id: 'pg_ddl', type: 'sql', config: { connector_id: pg, sql: sql.pgStatement ?? 'select 1' } },
     ],

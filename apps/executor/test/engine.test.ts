@@ -1,7 +1,7 @@
 // The engine on a real DuckDB and the real postgres driver, against a throwaway schema.
 import { readdir } from 'node:fs/promises';
 import type pg from 'pg';
-import { waitFor } from '@conduit/testing';
+import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
 import { CONNECTOR_ID, DATA_DIR, nodeOf, runDag } from './support/engine-harness.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 
@@ -10,17 +10,7 @@ const schema = uniqueSchema();
 const config = connectorConfig(schema);
 let db: pg.Client;
 
-const source = (id: string, query: string) => ({ id, type: 'source', config: { connector_id: CONNECTOR_ID, query } });
-const sink = (id: string, table: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  type: 'sink',
-  config: { connector_id: CONNECTOR_ID, table, mode: 'append', ...extra },
-});
-const transform = (id: string, sql: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  type: 'transform',
-  config: { sql, ...extra },
-});
+const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
 beforeAll(async () => {
   db = await connectPg();
@@ -47,14 +37,11 @@ afterAll(async () => {
 
 const copyDag = {
   nodes: [
-    source('orders', 'select * from orders'),
+    source('orders', { query: 'select * from orders' }),
     transform('clean', 'select *, cast(amount as decimal(12,2)) * qty as total from orders where qty > 0'),
     sink('to_clean', 'orders_clean', { mode: 'upsert', key: ['id'] }),
   ],
-  edges: [
-    { from: 'orders', to: 'clean' },
-    { from: 'clean', to: 'to_clean' },
-  ],
+  edges: chain('orders', 'clean', 'to_clean'),
 };
 
 describe('source -> transform -> sink', () => {
@@ -113,20 +100,15 @@ describe('decision by rules', () => {
     await db.query(`create table small_orders (id integer, name text)`);
     const dag = {
       nodes: [
-        source('few', 'select id, name from orders where id <= 50'),
-        {
-          id: 'route',
-          type: 'decision',
-          config: {
-            strategy: 'rules',
-            choices: ['big', 'small'],
-            default: 'small',
-            rules: [
-              { choice: 'big', sql: 'select count(*) > 1000 from few' },
-              { choice: 'small', sql: 'select count(*) > 10 from few' },
-            ],
-          },
-        },
+        source('few', { query: 'select id, name from orders where id <= 50' }),
+        rulesDecision('route', {
+          choices: ['big', 'small'],
+          default: 'small',
+          rules: [
+            { choice: 'big', sql: 'select count(*) > 1000 from few' },
+            { choice: 'small', sql: 'select count(*) > 10 from few' },
+          ],
+        }),
         transform('big_rows', 'select * from route'),
         sink('big_out', 'big_orders'),
         transform('small_rows', 'select * from route where id % 2 = 0'),
@@ -159,7 +141,7 @@ describe('decision by rules', () => {
   it('fails an llm decision whose connector cannot act as llm (llm-decision.test.ts covers the rest)', async () => {
     const dag = {
       nodes: [
-        source('one', 'select 1 as x'),
+        source('one', { query: 'select 1 as x' }),
         {
           id: 'ask',
           type: 'decision',
@@ -183,17 +165,13 @@ describe('failures', () => {
     await db.query(`create table side_out (id integer)`);
     const dag = {
       nodes: [
-        source('src', 'select id from orders where id <= 10'),
+        source('src', { query: 'select id from orders where id <= 10' }),
         transform('broken', 'select no_such_column from src'),
         sink('below', 'orders_clean'),
-        source('side', 'select id from orders where id <= 7'),
+        source('side', { query: 'select id from orders where id <= 7' }),
         sink('side_sink', 'side_out'),
       ],
-      edges: [
-        { from: 'src', to: 'broken' },
-        { from: 'broken', to: 'below' },
-        { from: 'side', to: 'side_sink' },
-      ],
+      edges: [...chain('src', 'broken', 'below'), ...chain('side', 'side_sink')],
     };
     const run = await runDag(dag, config);
     expect(run.outcome.status).toBe('failed');
@@ -212,7 +190,7 @@ describe('failures', () => {
   });
 
   it('names the database message when the source query is wrong', async () => {
-    const run = await runDag({ nodes: [source('bad', 'select * from missing_table')], edges: [] }, config);
+    const run = await runDag({ nodes: [source('bad', { query: 'select * from missing_table' })], edges: [] }, config);
     expect(run.outcome.error).toMatchObject({
       node_id: 'bad',
       message: expect.stringContaining('relation "missing_table" does not exist'),
@@ -262,10 +240,10 @@ describe('cancel', () => {
     await db.query(`create table cancel_out (id integer, pad text)`);
     const dag = {
       nodes: [
-        source('huge', `select g as id, repeat('x', 50) as pad from generate_series(1, 5000000) g`),
+        source('huge', { query: `select g as id, repeat('x', 50) as pad from generate_series(1, 5000000) g` }),
         sink('out', 'cancel_out'),
       ],
-      edges: [{ from: 'huge', to: 'out' }],
+      edges: chain('huge', 'out'),
     };
     const controller = new AbortController();
     const running = runDag(dag, config, { signal: controller.signal, runId: 'run_cancel' });

@@ -1,6 +1,7 @@
 // Each node reports its output columns with their DuckDB types (issue 15, runs show schemas), on a real DuckDB and the
 // real postgres driver against a throwaway schema.
 import type pg from 'pg';
+import { chain, dagNodes, rulesDecision } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
 
@@ -8,13 +9,7 @@ const schema = uniqueSchema();
 const config = connectorConfig(schema);
 let db: pg.Client;
 
-const source = (id: string, query: string) => ({ id, type: 'source', config: { connector_id: CONNECTOR_ID, query } });
-const sink = (id: string, table: string) => ({
-  id,
-  type: 'sink',
-  config: { connector_id: CONNECTOR_ID, table, mode: 'append' },
-});
-const transform = (id: string, sql: string) => ({ id, type: 'transform', config: { sql } });
+const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
 beforeAll(async () => {
   db = await connectPg();
@@ -37,14 +32,11 @@ describe('node columns in the run outcome', () => {
   it('reports the source, transform and sink columns with the DuckDB types of their tables, never a row value', async () => {
     const dag = {
       nodes: [
-        source('src', 'select id, amount, note from payments'),
+        source('src', { query: 'select id, amount, note from payments' }),
         transform('calc', 'select id, amount * 2 as doubled, note from src where amount > 0'),
         sink('out', 'doubled'),
       ],
-      edges: [
-        { from: 'src', to: 'calc' },
-        { from: 'calc', to: 'out' },
-      ],
+      edges: chain('src', 'calc', 'out'),
     };
     const run = await runDag(dag, config);
     expect(run.outcome).toMatchObject({ status: 'succeeded', error: null, stats: { rows_read: 3, rows_written: 2 } });
@@ -75,17 +67,12 @@ describe('node columns in the run outcome', () => {
   it("reports a decision's columns (its input's), null for a failed node and for the nodes it skipped", async () => {
     const dag = {
       nodes: [
-        source('src', 'select id, note from payments'),
-        {
-          id: 'route',
-          type: 'decision',
-          config: {
-            strategy: 'rules',
-            choices: ['yes', 'no'],
-            default: 'no',
-            rules: [{ choice: 'yes', sql: 'select count(*) > 0 from src' }],
-          },
-        },
+        source('src', { query: 'select id, note from payments' }),
+        rulesDecision('route', {
+          choices: ['yes', 'no'],
+          default: 'no',
+          rules: [{ choice: 'yes', sql: 'select count(*) > 0 from src' }],
+        }),
         transform('broken', 'select no_such_column from route'),
         sink('after', 'payments_copy'),
       ],
@@ -111,8 +98,8 @@ describe('node columns in the run outcome', () => {
   it('reports the names a CSV hand-off knows, without types, and logs when a wide output is cut to the bound', async () => {
     const handoff = await runDag(
       {
-        nodes: [source('extract', 'select * from payments'), sink('load', 'payments_copy')],
-        edges: [{ from: 'extract', to: 'load' }],
+        nodes: [source('extract', { query: 'select * from payments' }), sink('load', 'payments_copy')],
+        edges: chain('extract', 'load'),
       },
       config,
     );
@@ -128,8 +115,8 @@ describe('node columns in the run outcome', () => {
     const select = Array.from({ length: 1002 }, (_, i) => `id as c${i}`).join(', ');
     const wide = await runDag(
       {
-        nodes: [source('src', 'select id from payments'), transform('wide', `select ${select} from src`)],
-        edges: [{ from: 'src', to: 'wide' }],
+        nodes: [source('src', { query: 'select id from payments' }), transform('wide', `select ${select} from src`)],
+        edges: chain('src', 'wide'),
       },
       config,
     );

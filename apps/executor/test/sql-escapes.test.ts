@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDriver, type ConnectorDriver } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
+import { rulesDecision } from '@conduit/testing';
 import { sqlEscapes } from '../../../packages/connectors/test/support/sql-escapes.js';
 import { TEST_TENANT, nodeOf, runDag } from './support/engine-harness.js';
 
@@ -50,11 +51,7 @@ function dagOf(sql: string) {
     nodes: [
       { id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } },
       { id: 'tx', type: 'transform', config: { sql } },
-      {
-        id: 'route',
-        type: 'decision',
-        config: { strategy: 'rules', choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql }] },
-      },
+      rulesDecision('route', { choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql }] }),
       { id: 'query', type: 'source', config: { connector_id: duck.id, query: sql } },
       { id: 'stmt', type: 'sql', config: { connector_id: duck.id, sql } },
     ],
@@ -108,16 +105,11 @@ describe('ordinary SQL still runs in every node type', () => {
             sql: 'with o as (select * from orders) select id, amount * 2 as doubled from o where amount > 10;',
           },
         },
-        {
-          id: 'route',
-          type: 'decision',
-          config: {
-            strategy: 'rules',
-            choices: ['some', 'none'],
-            default: 'none',
-            rules: [{ choice: 'some', sql: 'select count(*) > 0 from big;' }],
-          },
-        },
+        rulesDecision('route', {
+          choices: ['some', 'none'],
+          default: 'none',
+          rules: [{ choice: 'some', sql: 'select count(*) > 0 from big;' }],
+        }),
         {
           id: 'stmt',
           type: 'sql',

@@ -14,7 +14,7 @@ import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 import { logBatchesOf, openQueues, reportsOf } from './support/queues.js';
 import { connectRedis, deleteKeys, testPrefix } from './support/redis.js';
-import { waitFor } from '@conduit/testing';
+import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_executor_test';
 const prefix = testPrefix();
@@ -85,16 +85,14 @@ afterAll(async () => {
   }
 });
 
+const { source, transform, sink } = dagNodes('con_pg');
 const copyDag = {
   nodes: [
-    { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
-    { id: 'even', type: 'transform', config: { sql: 'select id, upper(label) as label from items where id % 2 = 0' } },
-    { id: 'out', type: 'sink', config: { connector_id: 'con_pg', table: 'items_copy', mode: 'upsert', key: ['id'] } },
+    source('items', { table: 'items' }),
+    transform('even', 'select id, upper(label) as label from items where id % 2 = 0'),
+    sink('out', 'items_copy', { mode: 'upsert', key: ['id'] }),
   ],
-  edges: [
-    { from: 'items', to: 'even' },
-    { from: 'even', to: 'out' },
-  ],
+  edges: chain('items', 'even', 'out'),
 };
 
 it("claims the run, runs it, and reports node changes and finished with the claim's epoch, and log batches", async () => {
@@ -310,11 +308,7 @@ describe('fencing (issue 16)', () => {
     await db.query(`create table ${schema}.later_copy (id integer primary key, label text)`);
     await db.query(`truncate ${schema}.items_copy`);
     const dag = {
-      nodes: [
-        { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
-        { id: 'out', type: 'sink', config: { connector_id: 'con_pg', table: 'items_copy', mode: 'append' } },
-        { id: 'later', type: 'sink', config: { connector_id: 'con_pg', table: 'later_copy', mode: 'append' } },
-      ],
+      nodes: [source('items', { table: 'items' }), sink('out', 'items_copy'), sink('later', 'later_copy')],
       edges: [
         { from: 'items', to: 'out' },
         { from: 'items', to: 'later' },
@@ -369,20 +363,15 @@ describe('fencing (issue 16)', () => {
     await db.query(`create table ${schema}.big_copy (id integer primary key, label text)`);
     const dag = {
       nodes: [
-        { id: 'items', type: 'source', config: { connector_id: 'con_pg', table: 'items' } },
+        source('items', { table: 'items' }),
         // The rule would choose big now: the recorded choice, small, must stand.
-        {
-          id: 'route',
-          type: 'decision',
-          config: {
-            strategy: 'rules',
-            choices: ['big', 'small'],
-            default: 'small',
-            rules: [{ choice: 'big', sql: 'select count(*) > 10 from items' }],
-          },
-        },
-        { id: 'to_big', type: 'sink', config: { connector_id: 'con_pg', table: 'big_copy', mode: 'append' } },
-        { id: 'to_small', type: 'sink', config: { connector_id: 'con_pg', table: 'small_copy', mode: 'append' } },
+        rulesDecision('route', {
+          choices: ['big', 'small'],
+          default: 'small',
+          rules: [{ choice: 'big', sql: 'select count(*) > 10 from items' }],
+        }),
+        sink('to_big', 'big_copy'),
+        sink('to_small', 'small_copy'),
       ],
       edges: [
         { from: 'items', to: 'route' },

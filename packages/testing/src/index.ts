@@ -13,3 +13,4 @@ export * from './stack/stack.js';
 export * from './rpc/rpc-test-caller.js';
 export * from './nest/test-microservice.js';
 export * from './suites/service-suite.js';
+export * from './fixtures/dags.js';

@@ -1,5 +1,6 @@
 import { validateDag, type Dag } from '@conduit/dag';
 import type { RecordedSourceSchema, RunNodeColumn } from '@conduit/contracts';
+import { rulesDecision } from '@conduit/testing';
 import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
 
 const PG = { connector_id: 'con_pg', table: 'orders' };
@@ -102,16 +103,11 @@ describe('schemaIssues', () => {
       nodes: [
         { id: 'src', type: 'source', config: PG },
         { id: 'doubled', type: 'transform', config: { sql: 'select id, amount * 2 as twice from src' } },
-        {
-          id: 'route',
-          type: 'decision',
-          config: {
-            strategy: 'rules',
-            choices: ['big', 'small'],
-            default: 'small',
-            rules: [{ choice: 'big', sql: 'select max(amount) > 100 from doubled' }],
-          },
-        },
+        rulesDecision('route', {
+          choices: ['big', 'small'],
+          default: 'small',
+          rules: [{ choice: 'big', sql: 'select max(amount) > 100 from doubled' }],
+        }),
         { id: 'report', type: 'transform', config: { sql: 'select id, twice, amount from route' } },
         { id: 'load', type: 'sink', config: { connector_id: 'con_pg', table: 'out' } },
       ],
