@@ -1,12 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Run } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/testing';
 import duckdb from '@duckdb/node-api';
 import pg from 'pg';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
 import { startS3Bucket, type S3Bucket } from './support/s3-bucket.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
@@ -95,18 +94,6 @@ afterAll(async () => {
   if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
 });
 
-async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  return waitForRunEnd(stack, jobId, queued.id, 90_000);
-}
-
-/** The run's status and its nodes' errors, so that a failure shows why. */
-const outcome = (run: Run) => ({
-  status: run.status,
-  errors: run.nodes.filter((n) => n.error).map((n) => ({ id: n.id, error: n.error })),
-});
-
 async function except(a: string, b: string): Promise<unknown[]> {
   return (await db.query<Record<string, unknown>>(`${a} except all ${b}`)).rows;
 }
@@ -125,8 +112,8 @@ describe('typed files and objects end to end (-> transform -> postgres)', () => 
       type: 'source',
       config: { connector_id: files, path: 'payments.csv', columns: { amount: 'DECIMAL(12,2)' } },
     });
-    const run = await runToEnd(moneyDag({ source, transform, sink }));
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    const run = await runDagToEnd(stack, moneyDag({ source, transform, sink }));
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'src')).toMatchObject({ rows_out: 2002 });
     expect(nodeOf(run, 'src').columns).toEqual([
       { name: 'id', type: 'BIGINT', source_type: 'csv (sniffed)' },
@@ -145,7 +132,7 @@ describe('typed files and objects end to end (-> transform -> postgres)', () => 
   });
 
   it('a Parquet file keeps its schema, CSV objects on S3 take an override, and a join computes on both exactly', async () => {
-    const run = await runToEnd({
+    const run = await runDagToEnd(stack, {
       nodes: [
         { id: 'orders', type: 'source', config: { connector_id: files, path: 'orders.parquet' } },
         {
@@ -167,7 +154,7 @@ describe('typed files and objects end to end (-> transform -> postgres)', () => 
         { from: 'converted', to: 'save' },
       ],
     });
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'orders').columns).toEqual([
       { name: 'id', type: 'INTEGER', source_type: 'parquet INTEGER' },
       { name: 'amount', type: 'DECIMAL(18,4)', source_type: 'parquet DECIMAL(18,4)' },

@@ -1,7 +1,6 @@
-import type { Run } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/testing';
 import mysql from 'mysql2/promise';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';
 import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 
@@ -92,20 +91,6 @@ const sink = (id: string, table: string, extra: Record<string, unknown> = {}) =>
   config: { connector_id: connectorId, table, mode: 'append', ...extra },
 });
 
-async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  return waitForRunEnd(stack, jobId, queued.id, 90_000);
-}
-
-/** The run's status and its nodes' errors, so that a failure shows why. */
-function outcome(run: Run): { status: string; errors: unknown[] } {
-  return {
-    status: run.status,
-    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
-  };
-}
-
 async function rows(sql: string): Promise<Record<string, unknown>[]> {
   return (await maria.query(sql))[0] as Record<string, unknown>[];
 }
@@ -117,8 +102,8 @@ async function except(a: string, b: string): Promise<Record<string, unknown>[]> 
 
 describe('typed data end to end (mysql -> select * -> mysql)', () => {
   it('keeps every common type exactly, into an existing table and into one the sink creates', async () => {
-    const run = await runToEnd(matrixDag({ source, transform, sink }, { key: ['id'] }));
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    const run = await runDagToEnd(stack, matrixDag({ source, transform, sink }, { key: ['id'] }));
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // The transform saw the declared types.
@@ -157,8 +142,8 @@ describe('typed data end to end (mysql -> select * -> mysql)', () => {
   });
 
   it('computes on DECIMAL columns exactly: a filter, a product and sums to the cent', async () => {
-    const run = await runToEnd(moneyDag({ source, transform, sink }));
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    const run = await runDagToEnd(stack, moneyDag({ source, transform, sink }));
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
 
     const expected = EXPECTED_DOUBLED;
     const written = 'select id, doubled from payments_doubled';

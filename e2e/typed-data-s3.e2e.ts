@@ -1,13 +1,6 @@
-import type { Run } from '@conduit/contracts';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, nodeColumnTypes, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { matrixDag } from './support/money-pipeline.js';
-import {
-  CREATED_TYPES,
-  columnTypes,
-  createMatrix,
-  differencesFromMatrix,
-  exactTexts,
-} from './support/pg-type-matrix.js';
+import { CREATED_TYPES, columnTypes, createMatrix, expectCopiesOfMatrix } from './support/pg-type-matrix.js';
 import { startS3Bucket, type S3Bucket } from './support/s3-bucket.js';
 import { useTargetStack } from './support/target-stack.js';
 
@@ -42,26 +35,9 @@ const pgSink = (id: string, table: string) => ({
 });
 const s3Source = (id: string) => ({ id, type: 'source', config: { connector_id: objects, path: OBJECT } });
 
-async function runToEnd(dag: Record<string, unknown>): Promise<Run> {
-  const { jobId } = await createPipelineAndJob(target.stack, dag);
-  const queued = await triggerRun(target.stack, jobId);
-  return waitForRunEnd(target.stack, jobId, queued.id, 90_000);
-}
-
-/** The run's status and its nodes' errors, so that a failure shows why. */
-function outcome(run: Run): { status: string; errors: unknown[] } {
-  return {
-    status: run.status,
-    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
-  };
-}
-
-const typeOf = (run: Run, node: string, column: string): string | undefined =>
-  nodeOf(run, node).columns?.find((c) => c.name === column)?.type ?? undefined;
-
 describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgres)', () => {
   it('writes the matrix as a Parquet object with its types', async () => {
-    const run = await runToEnd({
+    const run = await runDagToEnd(target.stack, {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: target.connectorId, table: 'matrix' } },
         transform('everything', 'select * from extract'),
@@ -72,24 +48,20 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
         { from: 'everything', to: 'store' },
       ],
     });
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'store')).toMatchObject({ status: 'succeeded', rows_out: 4 });
   });
 
   it('reads it back into an existing table and a created one, equal to the original both ways', async () => {
-    const run = await runToEnd(matrixDag({ source: s3Source, transform, sink: pgSink }, {}, REBUILD_SPAN));
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    const run = await runDagToEnd(
+      target.stack,
+      matrixDag({ source: s3Source, transform, sink: pgSink }, {}, REBUILD_SPAN),
+    );
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // The object's own schema, as the S3 source read it: the types the PostgreSQL source declared.
-    expect(
-      Object.fromEntries(
-        ['big', 'amount', 'day', 'tstz', 'uid', 'doc', 'nums', 'tags', 'raw'].map((c) => [
-          c,
-          typeOf(run, 'extract', c),
-        ]),
-      ),
-    ).toEqual({
+    expect(nodeColumnTypes(run, 'extract')).toMatchObject({
       big: 'BIGINT',
       amount: 'DECIMAL(12,2)',
       day: 'DATE',
@@ -100,12 +72,9 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
       tags: 'VARCHAR[]',
       raw: 'BLOB',
     });
-    expect(typeOf(run, 'everything', 'span')).toBe('INTERVAL');
+    expect(nodeColumnTypes(run, 'everything')['span']).toBe('INTERVAL');
 
-    for (const table of ['matrix_existing', 'matrix_created']) {
-      expect({ table, ...(await differencesFromMatrix(target.db, table)) }).toEqual({ table, extra: [], missing: [] });
-      expect(await exactTexts(target.db, table)).toEqual(await exactTexts(target.db, 'matrix'));
-    }
+    await expectCopiesOfMatrix(target.db, ['matrix_existing', 'matrix_created']);
     const types = await columnTypes(target.db, 'matrix_created');
     expect(types['unbounded']).toMatch(/^numeric/);
     delete types['unbounded'];
@@ -113,7 +82,7 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
   });
 
   it('carries an interval in Parquet as its months, days and micros, as documented', async () => {
-    const run = await runToEnd({
+    const run = await runDagToEnd(target.stack, {
       nodes: [
         s3Source('extract'),
         transform('everything', 'select id, span from extract'),
@@ -124,8 +93,10 @@ describe('typed data end to end (postgres -> select * -> Parquet on S3 -> postgr
         { from: 'everything', to: 'save' },
       ],
     });
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
-    expect(typeOf(run, 'extract', 'span')).toMatch(/^STRUCT\("?months"? BIGINT, "?days"? BIGINT, "?micros"? BIGINT\)$/);
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    expect(nodeColumnTypes(run, 'extract')['span']).toMatch(
+      /^STRUCT\("?months"? BIGINT, "?days"? BIGINT, "?micros"? BIGINT\)$/,
+    );
     expect(await columnTypes(target.db, 'matrix_as_stored')).toEqual({ id: 'integer', span: 'jsonb' });
     // Each part as PostgreSQL itself keeps it (months, days and microseconds apart, with their own signs).
     const { rows } = await target.db.query<{ id: number; stored: unknown; parts: unknown }>(`

@@ -1,13 +1,12 @@
-import type { Run } from '@conduit/contracts';
-import { createPipelineAndJob, nodeOf, triggerRun, waitForRunEnd } from './support/helpers.js';
+import { nodeOf, runDagToEnd, runOutcome } from './support/helpers.js';
 import { useTargetStack } from './support/target-stack.js';
 import { EXPECTED_DOUBLED, asMoney, matrixDag, moneyDag } from './support/money-pipeline.js';
 import {
   CREATED_TYPES,
   columnTypes,
   createMatrix,
-  differencesFromMatrix,
   exactTexts,
+  expectCopiesOfMatrix,
 } from './support/pg-type-matrix.js';
 
 // Issue 15's type matrix, end to end: a PostgreSQL table with every common type goes through a `select *` transform
@@ -38,28 +37,14 @@ const sink = (id: string, table: string) => ({
   config: { connector_id: target.connectorId, table, mode: 'append' },
 });
 
-async function runToEnd(dag: Record<string, unknown>) {
-  const { jobId } = await createPipelineAndJob(target.stack, dag);
-  const queued = await triggerRun(target.stack, jobId);
-  return waitForRunEnd(target.stack, jobId, queued.id, 90_000);
-}
-
-/** The run's status and its nodes' errors, so that a failure shows why. */
-function outcome(run: Run): { status: string; errors: unknown[] } {
-  return {
-    status: run.status,
-    errors: run.nodes.filter((n) => n.error !== null).map((n) => ({ node: n.id, error: n.error })),
-  };
-}
-
 async function except(a: string, b: string): Promise<unknown[]> {
   return (await target.db.query<Record<string, unknown>>(`${a} except ${b}`)).rows;
 }
 
 describe('typed data end to end (postgres -> select * -> postgres)', () => {
   it('keeps every common type exactly, into an existing table and into one the sink creates', async () => {
-    const run = await runToEnd(matrixDag({ source, transform, sink }));
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    const run = await runDagToEnd(target.stack, matrixDag({ source, transform, sink }));
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
     expect(nodeOf(run, 'into_existing')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     expect(nodeOf(run, 'into_created')).toMatchObject({ status: 'succeeded', rows_out: 4 });
     // The transform saw the source's types, not values guessed from JS objects.
@@ -72,10 +57,7 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
       ]),
     );
 
-    for (const table of ['matrix_existing', 'matrix_created']) {
-      expect({ table, ...(await differencesFromMatrix(target.db, table)) }).toEqual({ table, extra: [], missing: [] });
-      expect(await exactTexts(target.db, table)).toEqual(await exactTexts(target.db, 'matrix'));
-    }
+    await expectCopiesOfMatrix(target.db, ['matrix_existing', 'matrix_created']);
     expect((await exactTexts(target.db, 'matrix_created'))[0]).toMatchObject({
       d: '-0',
       span: '-1 years -2 mons -3 days -04:05:06.789',
@@ -88,8 +70,8 @@ describe('typed data end to end (postgres -> select * -> postgres)', () => {
   });
 
   it('computes on numeric columns exactly: a filter, a product and sums to the cent', async () => {
-    const run = await runToEnd(moneyDag({ source, transform, sink }));
-    expect(outcome(run)).toEqual({ status: 'succeeded', errors: [] });
+    const run = await runDagToEnd(target.stack, moneyDag({ source, transform, sink }));
+    expect(runOutcome(run)).toEqual({ status: 'succeeded', errors: [] });
 
     const expected = EXPECTED_DOUBLED;
     const written = 'select id, doubled::numeric from payments_doubled';

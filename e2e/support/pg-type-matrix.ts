@@ -75,6 +75,14 @@ export async function differencesFromMatrix(
   };
 }
 
+/** Each of `tables` holds the matrix's rows, by `except` both ways and by the texts `except` cannot see. */
+export async function expectCopiesOfMatrix(db: pg.Client, tables: string[]): Promise<void> {
+  for (const table of tables) {
+    expect({ table, ...(await differencesFromMatrix(db, table)) }).toEqual({ table, extra: [], missing: [] });
+    expect(await exactTexts(db, table)).toEqual(await exactTexts(db, 'matrix'));
+  }
+}
+
 /** What `except` cannot see: -0 equals 0, and intervals compare normalised (1 day = 24 hours). */
 export async function exactTexts(db: pg.Client, table: string): Promise<unknown[]> {
   return (
