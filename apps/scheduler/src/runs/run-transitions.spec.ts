@@ -45,24 +45,24 @@ function run(overrides: Partial<RunEntity> = {}): RunEntity {
 }
 
 const at = '2026-01-01T00:01:00.000Z';
-const started: RunReport = {
-  type: 'run.started',
-  event_id: 'e1',
+/** What every report of run_1's first attempt (epoch 1) carries; each kind adds its own fields. */
+const envelope = (eventId: string) => ({
+  event_id: eventId,
   run_id: 'run_1',
   tenant_id: 't',
   attempt: 1,
   epoch: 1,
   at,
-  executor_id: 'x',
-};
+});
+const reportNode = (eventId: string, node: Extract<RunReport, { type: 'run.node' }>['node']): RunReport => ({
+  type: 'run.node',
+  ...envelope(eventId),
+  node,
+});
+const started: RunReport = { type: 'run.started', ...envelope('e1'), executor_id: 'x' };
 const finished: RunReport = {
   type: 'run.finished',
-  event_id: 'e2',
-  run_id: 'run_1',
-  tenant_id: 't',
-  attempt: 1,
-  epoch: 1,
-  at,
+  ...envelope('e2'),
   status: 'succeeded',
   error: null,
   stats: { rows_read: 1, rows_written: 1 },
@@ -85,16 +85,7 @@ describe('decideReport', () => {
       output: null,
       error: null,
     };
-    const nodeReport: RunReport = {
-      type: 'run.node',
-      event_id: 'e5',
-      run_id: 'run_1',
-      tenant_id: 't',
-      attempt: 1,
-      epoch: 1,
-      at,
-      node,
-    };
+    const nodeReport = reportNode('e5', node);
     // The reaper failed the run (epoch 2), or a takeover claimed it (epoch 2): the first execution writes nothing more.
     for (const status of ['running', 'failed'] as const) {
       for (const report of [nodeReport, finished, started])
@@ -157,11 +148,7 @@ describe('decideReport', () => {
       output: null,
       error: null,
     };
-    const decision = decideReport(
-      run({ status: 'running' }),
-      { type: 'run.node', event_id: 'e3', run_id: 'run_1', tenant_id: 't', attempt: 1, epoch: 1, at, node },
-      now,
-    );
+    const decision = decideReport(run({ status: 'running' }), reportNode('e3', node), now);
     expect(decision).toMatchObject({ apply: true, event: null });
     if (decision.apply) expect(decision.changes.nodes?.map((n) => n.status)).toEqual(['pending', 'running']);
   });
@@ -179,16 +166,7 @@ describe('decideReport', () => {
       output: null,
       error: null,
     });
-    const report = (n: ReturnType<typeof node>): RunReport => ({
-      type: 'run.node',
-      event_id: 'e4',
-      run_id: 'run_1',
-      tenant_id: 't',
-      attempt: 1,
-      epoch: 1,
-      at,
-      node: n,
-    });
+    const report = (n: ReturnType<typeof node>) => reportNode('e4', n);
     const withB = (n: ReturnType<typeof node>) => run({ status: 'running', nodes: [initialNodes(dag)[0]!, n] });
     expect(decideReport(withB(node('succeeded', 1)), report(node('running', 1)), now)).toMatchObject({
       apply: false,
@@ -216,16 +194,7 @@ describe('node columns', () => {
     error: null,
     ...extra,
   });
-  const nodeReport = (n: ReturnType<typeof node>): RunReport => ({
-    type: 'run.node',
-    event_id: 'e5',
-    run_id: 'run_1',
-    tenant_id: 't',
-    attempt: 1,
-    epoch: 1,
-    at,
-    node: n,
-  });
+  const nodeReport = (n: ReturnType<typeof node>) => reportNode('e5', n);
 
   it("keeps a reported node's columns beside the nodes, by node id, and the node itself without them", () => {
     const decision = decideReport(run({ status: 'running' }), nodeReport(node('a', { columns: amount })), now);
