@@ -4,7 +4,12 @@
 import { z } from 'zod';
 import { jsonObjectSchema } from './schemas/common.js';
 import { projectCreateSchema, projectListQuerySchema, projectUpdateSchema } from './schemas/projects.js';
-import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from './schemas/pipelines.js';
+import {
+  pipelineCreateSchema,
+  pipelineListQuerySchema,
+  pipelineUpdateSchema,
+  pipelineValidateSchema,
+} from './schemas/pipelines.js';
 import { connectorCreateSchema, connectorListQuerySchema, connectorUpdateSchema } from './schemas/connectors.js';
 import { alertListQuerySchema, metricsQuerySchema, runLogQuerySchema } from './schemas/monitoring.js';
 import {
@@ -117,7 +122,11 @@ export const RPC = {
   'catalog.pipelines.get': { request: byId, response: storedPipelineSchema },
   'catalog.pipelines.update': { request: update(pipelineUpdateSchema), response: storedPipelineSchema },
   'catalog.pipelines.delete': { request: byId, response: nothing },
-  'catalog.pipelines.validate': { request: byId, response: pipelineValidationSchema },
+  /** With `dag`: a draft, validated and not stored; without: the saved DAG, validated and the result stored. */
+  'catalog.pipelines.validate': {
+    request: byId.extend(pipelineValidateSchema.shape),
+    response: pipelineValidationSchema,
+  },
   'catalog.connectors.create': { request: z.strictObject({ body: connectorCreateSchema }), response: connectorSchema },
   'catalog.connectors.list': {
     request: z.strictObject({ query: connectorListQuerySchema }),

@@ -39,7 +39,9 @@ export class PipelinesController {
 
   @RpcRoute('catalog.pipelines.validate')
   validate(d: RpcData<'catalog.pipelines.validate'>, ctx: RpcContext) {
-    return this.pipelines.validate(ctx.tenant_id, d.id);
+    return d.dag === undefined
+      ? this.pipelines.validate(ctx.tenant_id, d.id)
+      : this.pipelines.validateDraft(ctx.tenant_id, d.id, d.dag);
   }
 
   @RpcRoute('catalog.pipelines.snapshot')

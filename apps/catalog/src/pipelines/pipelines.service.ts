@@ -90,7 +90,7 @@ export class PipelinesService {
     input: PipelineInput,
     idempotency?: IdempotencyKey,
   ): Promise<PipelineEntity> {
-    await this.refuseMalformed(manager, tenantId, input);
+    await this.refuseMalformed(manager, tenantId, input.dag, input.project_id);
     const validation = await validatePipelineDag(manager, tenantId, input.dag as unknown as Dag);
     const now = new Date();
     const row = manager.create(PipelineEntity, {
@@ -132,7 +132,7 @@ export class PipelinesService {
       this.ds.transaction(async (m) => {
         const current = await this.load(m, tenantId, id, true);
         assertIfMatch(ifMatch, taggedPipeline(current).etag);
-        await this.refuseMalformed(m, tenantId, body);
+        await this.refuseMalformed(m, tenantId, body.dag, body.project_id);
         const validation = await validatePipelineDag(m, tenantId, body.dag as unknown as Dag, schemas);
         const changes = {
           name: body.name,
@@ -179,6 +179,18 @@ export class PipelinesService {
   }
 
   /**
+   * Validates a draft DAG of the pipeline by the rules of a saved one, and stores nothing: no version, no validation.
+   * What an update would refuse (shape, unsafe SQL) is refused the same way (422), so a draft that passes can be saved.
+   */
+  async validateDraft(tenantId: string, id: string, dag: Record<string, unknown>): Promise<PipelineValidation> {
+    // Another tenant's pipeline is as unknown as a missing one (404), whatever the draft.
+    await this.rows.get(tenantId, id);
+    await this.refuseMalformed(this.ds.manager, tenantId, dag);
+    const schemas = await this.schemaEvidence(tenantId, id, dag as unknown as Dag);
+    return validatePipelineDag(this.ds.manager, tenantId, dag as unknown as Dag, schemas);
+  }
+
+  /**
    * The pipeline as a run takes it. Validation runs again, since its connectors may have changed or gone, and
    * its result is stored like any other validation.
    */
@@ -214,11 +226,16 @@ export class PipelinesService {
   }
 
   /** A 422 listing every shape problem and an unknown project together. */
-  private async refuseMalformed(manager: EntityManager, tenantId: string, input: PipelineInput): Promise<void> {
-    const shape = dagShapeErrors(input.dag);
-    const errors = [...shape, ...(await projectRefErrors(manager, tenantId, input.project_id))];
+  private async refuseMalformed(
+    manager: EntityManager,
+    tenantId: string,
+    dag: Record<string, unknown>,
+    projectId?: string | null,
+  ): Promise<void> {
+    const shape = dagShapeErrors(dag);
+    const errors = [...shape, ...(await projectRefErrors(manager, tenantId, projectId))];
     // SQL is checked only in a well-shaped DAG: its nodes and configs are then what they claim to be.
-    if (shape.length === 0) errors.push(...(await dagSqlErrors(manager, tenantId, input.dag as unknown as Dag)));
+    if (shape.length === 0) errors.push(...(await dagSqlErrors(manager, tenantId, dag as unknown as Dag)));
     if (errors.length > 0) throw validationFailed(errors);
   }
 

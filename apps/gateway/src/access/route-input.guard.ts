@@ -11,7 +11,7 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * Runs after AccessGuard. Refuses what a route does not take, by its @Operation declaration (the same one the
  * OpenAPI document shows): a query parameter it does not declare is a 400 invalid_parameter, and on an operation
- * without a body (validate, test, pause, resume, cancel, delete) any body field is a 422 unknown_field. Routes that
+ * without a body (test, pause, resume, cancel, delete) any body field is a 422 unknown_field. Routes that
  * declare a query or a body check their values with their own schemas.
  */
 @Injectable()

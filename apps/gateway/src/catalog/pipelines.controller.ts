@@ -1,6 +1,12 @@
 import { Controller, Delete, Get, Param, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pipelineCreateSchema, pipelineListQuerySchema, pipelineUpdateSchema } from '@conduit/contracts';
+import {
+  parseOrThrow,
+  pipelineCreateSchema,
+  pipelineListQuerySchema,
+  pipelineUpdateSchema,
+  pipelineValidateSchema,
+} from '@conduit/contracts';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
@@ -11,7 +17,7 @@ import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 export class PipelinesController {
   private readonly pipelines: ResourceForwarder;
 
-  constructor(backend: BackendClient) {
+  constructor(private readonly backend: BackendClient) {
     this.pipelines = new ResourceForwarder(backend, {
       kind: 'pipeline',
       path: '/v2/pipelines',
@@ -60,7 +66,11 @@ export class PipelinesController {
 
   @IdempotentPost(':pipeline_id/validate')
   @Operation('validatePipeline')
-  validate(@Param('pipeline_id') id: string, @Req() req: FastifyRequest) {
-    return this.pipelines.action('validate', id, req);
+  async validate(@Param('pipeline_id') id: string, @Req() req: FastifyRequest) {
+    this.pipelines.checkId(id);
+    // With `dag`, a draft validated without being stored; without a body, the saved DAG (docs/api-decisions.md).
+    const { dag } = parseOrThrow(pipelineValidateSchema, req.body ?? {});
+    const data = dag === undefined ? { id } : { id, dag };
+    return (await this.backend.call('catalog.pipelines.validate', data, req)).data;
   }
 }

@@ -32,7 +32,7 @@ export interface ResourceRoutes {
 
 /** A resource the gateway forwards as CRUD: the prefix of a `.create` pattern (each also has list, get, update, delete). */
 type CrudResource = RpcPattern extends infer P ? (P extends `${infer R}.create` ? R : never) : never;
-type Verb = 'create' | 'list' | 'get' | 'update' | 'delete' | 'validate' | 'test' | 'pause' | 'resume';
+type Verb = 'create' | 'list' | 'get' | 'update' | 'delete' | 'test' | 'pause' | 'resume';
 
 /** The resource's pattern for a verb; `${CrudResource}.create` and the like are checked against the contract's patterns. */
 function pattern<V extends Verb>(routes: ResourceRoutes, verb: V): Extract<`${CrudResource}.${V}`, RpcPattern> {
@@ -83,9 +83,9 @@ export class ResourceForwarder {
     await this.send(pattern(this.routes, 'delete'), { id: this.checkId(id) }, request);
   }
 
-  /** An action on one resource (validate, test): the id is checked; it takes no body (see RouteInputGuard). */
+  /** An action on one resource (test, pause...): the id is checked; it takes no body (see RouteInputGuard). */
   async action(
-    verb: 'validate' | 'test' | 'pause' | 'resume',
+    verb: 'test' | 'pause' | 'resume',
     id: string,
     request: FastifyRequest,
     opts: CallOptions = {},

@@ -15,6 +15,13 @@ export type PipelineCreate = z.infer<typeof pipelineCreateSchema>;
 export const pipelineUpdateSchema = pipelineCreateSchema;
 export type PipelineUpdate = PipelineCreate;
 
+/**
+ * Validate Pipeline's optional body: with `dag`, that draft is validated by the rules of the saved one and nothing is
+ * stored (the console checks a DAG as it is typed); without it, the saved DAG is validated and the result stored.
+ */
+export const pipelineValidateSchema = z.strictObject({ dag: jsonObjectSchema.optional() });
+export type PipelineValidateBody = z.infer<typeof pipelineValidateSchema>;
+
 export const pipelineListQuerySchema = z.strictObject({
   ...pageQueryShape,
   project_id: idFilterSchema('project').optional(),

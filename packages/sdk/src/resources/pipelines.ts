@@ -40,9 +40,16 @@ export class PipelinesApi {
     );
   }
 
-  validate(pipelineId: string): Promise<PipelineValidation> {
+  /**
+   * Validates the saved DAG and stores the result; with `{ dag }`, validates that draft instead and stores nothing
+   * (the pipeline and its stored validation stay as they are).
+   */
+  validate(pipelineId: string, body?: RequestBody<'validatePipeline'>): Promise<PipelineValidation> {
     return unwrap(
-      this.raw.POST('/v2/pipelines/{pipeline_id}/validate', { params: { path: { pipeline_id: pipelineId } } }),
+      this.raw.POST('/v2/pipelines/{pipeline_id}/validate', {
+        params: { path: { pipeline_id: pipelineId } },
+        ...(body === undefined ? {} : { body }),
+      }),
     );
   }
 }

@@ -4,6 +4,7 @@ import {
   pipelineListQuerySchema,
   pipelinePageSchema,
   pipelineSchema,
+  pipelineValidateSchema,
   pipelineValidationSchema,
   projectCreateSchema,
   projectListQuerySchema,
@@ -15,7 +16,7 @@ import {
   dagSchema,
 } from '@conduit/contracts';
 import type { OperationSpec } from '../operation-spec.js';
-import { examplePipeline, examplePipelineCreate, exampleProject } from '../examples.js';
+import { exampleDag, examplePipeline, examplePipelineCreate, exampleProject } from '../examples.js';
 import { idParams, one, page } from './common.js';
 
 const projectId = idParams({ project_id: 'project' });
@@ -23,6 +24,9 @@ const pipelineId = idParams({ pipeline_id: 'pipeline' });
 
 /** The documented body: the runtime schema takes any object as `dag` and leaves its shape to @conduit/dag. */
 const pipelineBody = pipelineCreateSchema.extend({ dag: dagSchema });
+const validateBody = pipelineValidateSchema.extend({
+  dag: dagSchema.optional().meta({ description: 'A draft to validate instead of the saved DAG; nothing is stored.' }),
+});
 
 export const catalogOperations: OperationSpec[] = [
   {
@@ -199,8 +203,11 @@ export const catalogOperations: OperationSpec[] = [
     summary: 'Validate Pipeline',
     description:
       'Validates the DAG, reporting every problem at once, and stores the result (without changing `version`). An invalid ' +
-      'DAG is still a 200 with `valid: false`.',
+      'DAG is still a 200 with `valid: false`. With a body `{ dag }`, validates that draft by the same rules instead and ' +
+      'stores nothing (the pipeline, its version and its stored validation stay as they are); a draft an update would ' +
+      'refuse (wrong shape, SQL that could never run) is the same 422.',
     params: pipelineId,
+    body: { schema: validateBody, required: false, examples: one('A draft', { dag: exampleDag }) },
     response: {
       schema: pipelineValidationSchema,
       description: 'The validation.',
