@@ -1,61 +1,33 @@
 // A report the contract refuses (issue: security review, MEDIUM): it must cost only itself, never the run's end.
-import type { INestMicroservice } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { QUEUES, RUN_ERROR_MESSAGE_MAX, type RunNode, type RunReport } from '@conduit/contracts';
+import { QUEUES, RUN_ERROR_MESSAGE_MAX, type RunNode } from '@conduit/contracts';
 import { newId, QueueProducers } from '@conduit/service-kit';
-import { waitFor } from '@conduit/testing';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { RunReporter } from '../src/reporting/run-reporter.js';
-import { startCatalogStub } from './support/catalog-stub.js';
-import { newSchedulerStubData, startSchedulerStub } from './support/scheduler-stub.js';
 import { runCommand, startExecutor } from './support/executor.js';
-import { openQueues, reportsOf } from './support/queues.js';
-import { connectRedis, deleteKeys, REDIS_URL, testPrefix } from './support/redis.js';
+import { reportsOf } from './support/queues.js';
+import { REDIS_URL } from './support/redis.js';
+import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 
 const TENANT = 'tnt_oversized_test';
-const prefix = testPrefix();
-let redis: Redis;
-let catalog: INestMicroservice;
-let scheduler: INestMicroservice;
+let suite: WorkerSuite;
 let runtime: ExecutorRuntime;
-let queues: { runs: Queue; reports: Queue; logs: Queue };
 let producers: QueueProducers;
 
 beforeAll(async () => {
-  redis = await connectRedis();
-  catalog = await startCatalogStub(prefix, { tenantId: TENANT, connectors: [], requests: [] });
-  scheduler = await startSchedulerStub(prefix, newSchedulerStubData());
-  queues = openQueues(prefix);
-  producers = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: prefix }, [QUEUES.eventsScheduler]);
-  runtime = await startExecutor(prefix);
+  suite = await startWorkerSuite({ tenantId: TENANT, connectors: [], requests: [] });
+  producers = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: suite.prefix }, [QUEUES.eventsScheduler]);
+  runtime = await startExecutor(suite.prefix);
 });
 
 afterAll(async () => {
   await runtime?.stop(1000);
-  await catalog?.close();
-  await scheduler?.close();
   await producers?.close();
-  await Promise.all(queues ? Object.values(queues).map((q) => q.close()) : []);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-  }
+  await suite?.close();
 });
 
 /** The run's run.finished, waited for far less than the reporter's 60 s retry: a refused report must not delay it. */
-async function finishedOf(runId: string): Promise<Extract<RunReport, { type: 'run.finished' }>> {
-  let found: RunReport | undefined;
-  await waitFor(
-    async () => {
-      found = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
-      return found !== undefined;
-    },
-    { what: `run.finished of ${runId}`, timeoutMs: 15_000 },
-  );
-  return found as Extract<RunReport, { type: 'run.finished' }>;
-}
+const finishedOf = (runId: string) => suite.finished(runId, { timeoutMs: 15_000 });
 
 it('a node failing with a 9,000-character message ends the run failed promptly, the message cut to the contract', async () => {
   const runId = newId('run');
@@ -63,7 +35,7 @@ it('a node failing with a 9,000-character message ends the run failed promptly, 
     nodes: [{ id: 'loud', type: 'transform', config: { sql: "select error(repeat('x', 9000))" } }],
     edges: [],
   };
-  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
 
   const end = await finishedOf(runId);
   expect(end.status).toBe('failed');
@@ -108,6 +80,6 @@ it('sends the rest of a batch when the contract refuses one report, and never re
   });
   // Well under one retry pause of an outage: nothing waited for the refused report.
   expect(Date.now() - startedMs).toBeLessThan(2_000);
-  const sent = (await reportsOf(queues.reports, runId)).map((r) => (r.type === 'run.node' ? r.node.id : r.type));
+  const sent = (await reportsOf(suite.queues.reports, runId)).map((r) => (r.type === 'run.node' ? r.node.id : r.type));
   expect(sent).toEqual(['first', 'after', 'run.finished']);
 });

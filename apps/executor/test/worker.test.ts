@@ -1,23 +1,19 @@
 // The executor end to end over real queues: a run command on `runs`, reports on events.scheduler, logs on logs.
-import type { INestMicroservice } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { RUN_CANCEL_CHANNEL, type RunNode, type RunReport } from '@conduit/contracts';
+import { RUN_CANCEL_CHANNEL, type RunNode } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
-import { startCatalogStub, type CatalogStubData } from './support/catalog-stub.js';
-import { newSchedulerStubData, startSchedulerStub, stubRun } from './support/scheduler-stub.js';
+import type { CatalogStubData } from './support/catalog-stub.js';
+import { stubRun } from './support/scheduler-stub.js';
 import { encryptSecrets } from '@conduit/connectors';
 import { SecretBox } from '@conduit/secrets';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
-import { logBatchesOf, openQueues, reportsOf } from './support/queues.js';
-import { connectRedis, deleteKeys, testPrefix } from './support/redis.js';
+import { logBatchesOf, reportsOf } from './support/queues.js';
+import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_executor_test';
-const prefix = testPrefix();
 const schema = uniqueSchema();
 /** A config as the catalog stores it for `connectorId` of TENANT. */
 function sealedFor(connectorId: string, password: string): Record<string, unknown> {
@@ -37,48 +33,23 @@ const stub: CatalogStubData = {
   ],
   requests: [],
 };
-let redis: Redis;
 let db: pg.Client;
-let catalog: INestMicroservice;
-let scheduler: INestMicroservice;
-const fencing = newSchedulerStubData();
+let suite: WorkerSuite;
 let runtime: ExecutorRuntime;
-let queues: { runs: Queue; reports: Queue; logs: Queue };
-
-const finished = async (runId: string): Promise<Extract<RunReport, { type: 'run.finished' }>> => {
-  let found: RunReport | undefined;
-  await waitFor(
-    async () => {
-      found = (await reportsOf(queues.reports, runId)).find((r) => r.type === 'run.finished');
-      return found !== undefined;
-    },
-    { what: `run.finished of ${runId}`, timeoutMs: 20_000 },
-  );
-  return found as Extract<RunReport, { type: 'run.finished' }>;
-};
 
 beforeAll(async () => {
-  redis = await connectRedis();
   db = await connectPg();
   await db.query(`create schema ${schema}`);
   await db.query(`create table ${schema}.items (id integer primary key, label text)`);
   await db.query(`insert into ${schema}.items select g, 'item ' || g from generate_series(1, 1000) g`);
   await db.query(`create table ${schema}.items_copy (id integer primary key, label text)`);
-  catalog = await startCatalogStub(prefix, stub);
-  scheduler = await startSchedulerStub(prefix, fencing);
-  queues = openQueues(prefix);
-  runtime = await startExecutor(prefix);
+  suite = await startWorkerSuite(stub);
+  runtime = await startExecutor(suite.prefix);
 });
 
 afterAll(async () => {
   await runtime?.stop(1000);
-  await catalog?.close();
-  await scheduler?.close();
-  await Promise.all(queues ? Object.values(queues).map((q) => q.close()) : []);
-  if (redis) {
-    await deleteKeys(redis, prefix);
-    await redis.quit();
-  }
+  await suite?.close();
   if (db) {
     await db.query(`drop schema if exists ${schema} cascade`);
     await db.end();
@@ -97,8 +68,8 @@ const copyDag = {
 
 it("claims the run, runs it, and reports node changes and finished with the claim's epoch, and log batches", async () => {
   const runId = newId('run');
-  await queues.runs.add('run', runCommand(runId, TENANT, copyDag), { jobId: runId });
-  const end = await finished(runId);
+  await suite.queues.runs.add('run', runCommand(runId, TENANT, copyDag), { jobId: runId });
+  const end = await suite.finished(runId);
   expect(end).toMatchObject({
     status: 'succeeded',
     error: null,
@@ -113,8 +84,8 @@ it("claims the run, runs it, and reports node changes and finished with the clai
   ]);
   expect(await count(db, `${schema}.items_copy`)).toBe(500);
 
-  const reports = await reportsOf(queues.reports, runId);
-  expect(fencing.claims.filter((c) => c.run_id === runId)).toEqual([
+  const reports = await reportsOf(suite.queues.reports, runId);
+  expect(suite.fencing.claims.filter((c) => c.run_id === runId)).toEqual([
     { run_id: runId, attempt: 1, executor_id: runtime.executorId, answer: { granted: true, epoch: 1, nodes: [] } },
   ]);
   // The claim started the run: every report carries its epoch.
@@ -140,7 +111,7 @@ it("claims the run, runs it, and reports node changes and finished with the clai
   let lines: string[] = [];
   await waitFor(
     async () => {
-      const batches = await logBatchesOf(queues.logs, runId);
+      const batches = await logBatchesOf(suite.queues.logs, runId);
       const all = batches.flatMap((b) => b.lines);
       expect(all.map((l) => l.n)).toEqual(all.map((_, i) => i));
       lines = all.map((l) => `${l.node_id ?? '-'} ${l.level} ${l.message}`);
@@ -151,13 +122,13 @@ it("claims the run, runs it, and reports node changes and finished with the clai
   expect(lines).toContain('items info read 1000 rows');
   expect(lines).toContain('out info wrote 500 of 500 rows to items_copy (upsert)');
   expect(lines.join('\n')).not.toMatch(/password/i);
-  expect(await queues.runs.getJobState(runId)).toBe('completed');
+  expect(await suite.queues.runs.getJobState(runId)).toBe('completed');
 });
 
 it("fails a run whose connector is not the tenant's, naming the node", async () => {
   const runId = newId('run');
-  await queues.runs.add('run', runCommand(runId, 'tnt_other', copyDag), { jobId: runId });
-  const end = await finished(runId);
+  await suite.queues.runs.add('run', runCommand(runId, 'tnt_other', copyDag), { jobId: runId });
+  const end = await suite.finished(runId);
   expect(end.status).toBe('failed');
   expect(end.error).toMatchObject({
     node_id: 'items',
@@ -169,8 +140,8 @@ it("fails a run whose connector is not the tenant's, naming the node", async () 
 it('fails a run whose connector secret arrived in clear, naming the connector and field, not the value', async () => {
   const runId = newId('run');
   const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_clear', sql: 'select 1' } }], edges: [] };
-  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-  const end = await finished(runId);
+  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  const end = await suite.finished(runId);
   expect(end).toMatchObject({
     status: 'failed',
     error: { code: 'internal', message: 'connector con_clear: secret field "password" arrived in clear' },
@@ -181,8 +152,8 @@ it('fails a run whose connector secret arrived in clear, naming the connector an
 it('fails a run whose connector secret was sealed for another connector with a config_error, not the value', async () => {
   const runId = newId('run');
   const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_copied', sql: 'select 1' } }], edges: [] };
-  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-  const end = await finished(runId);
+  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  const end = await suite.finished(runId);
   expect(end).toMatchObject({
     status: 'failed',
     error: {
@@ -201,15 +172,15 @@ it('cancels a running run within a second of the cancel message', async () => {
     nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
     edges: [],
   };
-  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
   await waitFor(
     async () =>
-      (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
+      (await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
     { what: 'nap running', timeoutMs: 10_000 },
   );
   const sentAt = Date.now();
-  await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
-  const end = await finished(runId);
+  await suite.redis.publish(`${suite.prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
+  const end = await suite.finished(runId);
   expect(Date.parse(end.at) - sentAt).toBeLessThan(1000);
   expect(end).toMatchObject({ status: 'canceled', error: null });
   expect(end.nodes[0]).toMatchObject({ id: 'nap', status: 'canceled' });
@@ -225,19 +196,19 @@ it('hands active runs back to the queue when draining outlasts the grace period'
     nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
     edges: [],
   };
-  await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
   await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
   await runtime.stop(300);
-  expect(['wait', 'waiting']).toContain(await queues.runs.getJobState(runId));
-  expect((await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
+  expect(['wait', 'waiting']).toContain(await suite.queues.runs.getJobState(runId));
+  expect((await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
   // Another executor takes it from there; cancel it so the suite ends quickly.
-  runtime = await startExecutor(prefix);
+  runtime = await startExecutor(suite.prefix);
   await waitFor(async () => runtime.activeRuns.includes(runId), {
     what: 'the run to be taken again',
     timeoutMs: 10_000,
   });
-  await redis.publish(`${prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
-  const end = await finished(runId);
+  await suite.redis.publish(`${suite.prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
+  const end = await suite.finished(runId);
   // The draining executor released its lease: the next one claimed the run at once, as attempt 2.
   expect(end).toMatchObject({ status: 'canceled', attempt: 2 });
 });
@@ -245,7 +216,7 @@ it('hands active runs back to the queue when draining outlasts the grace period'
 describe('fencing (issue 16)', () => {
   it('completes the queue job of a run that is over without running anything or reporting', async () => {
     const runId = newId('run');
-    stubRun(fencing, runId, { status: 'failed', epoch: 2 });
+    stubRun(suite.fencing, runId, { status: 'failed', epoch: 2 });
     const dag = {
       nodes: [
         {
@@ -256,15 +227,15 @@ describe('fencing (issue 16)', () => {
       ],
       edges: [],
     };
-    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-    await waitFor(async () => (await queues.runs.getJobState(runId)) === 'completed', {
+    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await waitFor(async () => (await suite.queues.runs.getJobState(runId)) === 'completed', {
       what: 'the job completed',
       timeoutMs: 10_000,
     });
-    expect(fencing.claims.filter((c) => c.run_id === runId).map((c) => c.answer)).toEqual([
+    expect(suite.fencing.claims.filter((c) => c.run_id === runId).map((c) => c.answer)).toEqual([
       { granted: false, reason: 'finished', status: 'failed', retry_in_ms: null },
     ]);
-    expect(await reportsOf(queues.reports, runId)).toEqual([]);
+    expect(await reportsOf(suite.queues.reports, runId)).toEqual([]);
     const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${schema}.items_copy where id = -1`);
     expect(rows[0]?.n).toBe(0);
   });
@@ -282,21 +253,21 @@ describe('fencing (issue 16)', () => {
       ],
       edges: [{ from: 'nap', to: 'after' }],
     };
-    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
     await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
     // The reaper (or a takeover) moved the run's epoch on.
-    const run = fencing.runs.get(runId)!;
+    const run = suite.fencing.runs.get(runId)!;
     run.epoch += 1;
     const movedAt = Date.now();
     await waitFor(async () => !runtime.activeRuns.includes(runId), { what: 'the run to stop', timeoutMs: 5000 });
     // Renewals come every third of the lease (1 s here): stopped within about one of them.
     expect(Date.now() - movedAt).toBeLessThan(1500);
-    expect(fencing.renewals.filter((r) => r.run_id === runId).at(-1)).toEqual({
+    expect(suite.fencing.renewals.filter((r) => r.run_id === runId).at(-1)).toEqual({
       run_id: runId,
       epoch: 1,
       renewed: false,
     });
-    expect((await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
+    expect((await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.finished')).toBe(false);
     const { rows } = await db.query(
       `select (select count(*)::int from ${schema}.items_copy where id = -2) as marks, (select count(*)::int from pg_stat_activity where query = 'select pg_sleep(30)') as naps`,
     );
@@ -329,7 +300,7 @@ describe('fencing (issue 16)', () => {
       columns: null,
     });
     // The dead execution read items and committed `out`, then died while `later` ran.
-    stubRun(fencing, runId, {
+    stubRun(suite.fencing, runId, {
       status: 'running',
       epoch: 1,
       holder: 'dead#1',
@@ -340,15 +311,15 @@ describe('fencing (issue 16)', () => {
         { ...done('later', 'sink'), status: 'running', finished_at: null, rows_out: 0 },
       ],
     });
-    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-    const end = await finished(runId);
+    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    const end = await suite.finished(runId);
     expect(end).toMatchObject({ status: 'succeeded', epoch: 2, stats: { rows_read: 1000, rows_written: 2000 } });
     expect(end.nodes.map((n) => [n.id, n.status, n.attempts])).toEqual([
       ['items', 'succeeded', 2],
       ['out', 'succeeded', 1],
       ['later', 'succeeded', 2],
     ]);
-    const nodeReports = (await reportsOf(queues.reports, runId)).flatMap((r) =>
+    const nodeReports = (await reportsOf(suite.queues.reports, runId)).flatMap((r) =>
       r.type === 'run.node' ? [`${r.node.id}:${r.node.status}:${r.node.attempts}`] : [],
     );
     expect(nodeReports).toEqual(['items:running:2', 'items:succeeded:2', 'later:running:2', 'later:succeeded:2']);
@@ -398,7 +369,7 @@ describe('fencing (issue 16)', () => {
       error: null,
       columns: null,
     });
-    stubRun(fencing, runId, {
+    stubRun(suite.fencing, runId, {
       status: 'running',
       epoch: 3,
       holder: 'dead#2',
@@ -410,8 +381,8 @@ describe('fencing (issue 16)', () => {
         node('to_small', 'sink', 'running'),
       ],
     });
-    await queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
-    const end = await finished(runId);
+    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    const end = await suite.finished(runId);
     expect(end).toMatchObject({ status: 'succeeded', epoch: 4 });
     expect(end.nodes.map((n) => [n.id, n.status])).toEqual([
       ['items', 'succeeded'],
