@@ -42,7 +42,7 @@ describe('the transactional outbox', () => {
     const queues = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: prefix }, SCHEDULER_PRODUCES);
     const outbox = schedulerOutbox(schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix }));
     const logger = createLogger({ service: 't', level: 'silent' });
-    const crashing = { name: QUEUES.runs, add: () => Promise.reject(new Error('crash before enqueue')) };
+    const crashing = { name: QUEUES.runs, addBulk: () => Promise.reject(new Error('crash before enqueue')) };
     const failing = new OutboxRelay(
       suite.ds,
       new QueueProducers([...queues.all(), crashing as unknown as QueueProducer<typeof QUEUES.runs>]),

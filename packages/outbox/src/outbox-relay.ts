@@ -14,8 +14,12 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** How often the sweep runs; it picks up what a crashed process committed but never published. */
   sweepMs: number;
-  /** Sends one row to its queue(s), inside the relay's transaction (so it may lock rows the message is about). */
-  publish(manager: EntityManager, row: OutboxRow): Promise<void>;
+  /**
+   * Sends one turn's rows, in id order, to their queue(s), inside the relay's transaction (so it may lock rows the
+   * messages are about). The rows are marked published only once it resolves; if it throws, none of them are, and the
+   * next turn sends them again (the queues' job-id dedupe absorbs what this one had already added).
+   */
+  publish(manager: EntityManager, rows: OutboxRow[]): Promise<void>;
   /** Extra columns `publish` needs. Default: none. */
   columns?: readonly string[];
   /** Rows per transaction. Default: 100. */
@@ -97,9 +101,9 @@ export class OutboxRelay {
       const rows = await m.query<OutboxRow[]>(
         `SELECT ${this.selectColumns} FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${this.batch} FOR UPDATE SKIP LOCKED`,
       );
-      for (const row of rows) await this.opts.publish(m, row);
-      if (rows.length > 0)
-        await m.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      if (rows.length === 0) return 0;
+      await this.opts.publish(m, rows);
+      await m.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
       return rows.length;
     });
   }

@@ -30,15 +30,26 @@ beforeEach(async () => {
   await ds.query('TRUNCATE outbox');
 });
 
+/** A relay that hands each row of a turn to `publish`, one after the other. */
 function relay(publish: (row: OutboxRow) => Promise<void>): OutboxRelay {
+  return turnRelay(async (rows) => {
+    for (const row of rows) await publish(row);
+  });
+}
+
+function turnRelay(publish: (rows: OutboxRow[]) => Promise<void>, batch?: number): OutboxRelay {
   return new OutboxRelay({
     dataSource: ds,
     logger,
     sweepMs: 60_000,
     columns: ['kind'],
-    publish: (_m, row) => publish(row),
+    publish: (_m, rows) => publish(rows),
+    ...(batch === undefined ? {} : { batch }),
   });
 }
+
+const pending = async (): Promise<number> =>
+  Number((await ds.query<{ n: string }[]>(`SELECT count(*) AS n FROM outbox WHERE published_at IS NULL`))[0]!.n);
 
 const message = (id: string) => ({
   message_id: id,
@@ -82,6 +93,24 @@ describe('transactional outbox', () => {
     const seen: string[] = [];
     expect(await relay(async (row) => void seen.push(row.message_id)).drain()).toBe(1);
     expect(seen).toEqual(['evt_crash']);
+  });
+
+  it("hands a turn's rows over at once, in id order, and marks none of them published when that fails", async () => {
+    await ds.transaction(async (m) => {
+      for (let i = 0; i < 5; i++) await writeOutbox(m, message(`evt_${i}`));
+    });
+    // The publish fails after it has sent part of the turn: every row of the turn stays pending.
+    const failing = turnRelay(async () => Promise.reject(new Error('queue unavailable')), 3);
+    await expect(failing.drain()).rejects.toThrow('queue unavailable');
+    expect(await pending()).toBe(5);
+
+    const turns: string[][] = [];
+    expect(await turnRelay(async (rows) => void turns.push(rows.map((r) => r.message_id)), 3).drain()).toBe(5);
+    expect(turns).toEqual([
+      ['evt_0', 'evt_1', 'evt_2'],
+      ['evt_3', 'evt_4'],
+    ]);
+    expect(await pending()).toBe(0);
   });
 
   it('shares the rows between concurrent relays without publishing one twice', async () => {

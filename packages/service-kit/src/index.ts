@@ -67,7 +67,7 @@ export {
   type ConsumerOptions,
   type JobHandlers,
 } from './queues/job-consumer.js';
-export { OutboxRelay, type OutboxOptions } from './queues/outbox-relay.js';
+export { OutboxRelay, addOutboxJobs, type OutboxJob, type OutboxOptions } from './queues/outbox-relay.js';
 export { QueuesModule, type QueuesModuleOptions } from './queues/queues.module.js';
 export { JOB_TRACE_KEY, splitJobTrace, withJobTrace, type TracedJobData } from './queues/job-trace.js';
 export { startTracing, tracingRequested, type Tracing } from './tracing/start-tracing.js';

@@ -2,7 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import { OutboxRelay as Relay, type OutboxRow } from '@conduit/outbox';
-import { QueueProducers } from './queue-producer.js';
+import type { QueueName } from '@conduit/contracts';
+import { QueueProducers, type ProducedJob } from './queue-producer.js';
 import { QUEUES_LOGGER, QUEUES_OUTBOX } from './queue-tokens.js';
 
 /** A service's outbox: what QueuesModule.forRoot's `outbox` says. */
@@ -13,8 +14,34 @@ export interface OutboxOptions {
   sweepMs: number;
   /** Extra outbox columns `publish` reads. Default: none. */
   columns?: readonly string[];
-  /** Sends one row to its queue(s) inside the relay's transaction (so it may lock rows the message is about). */
-  publish(row: OutboxRow, producers: QueueProducers, manager: EntityManager): Promise<void>;
+  /**
+   * The jobs a turn's rows (in id order) become, in that order, read inside the relay's transaction (so it may lock
+   * rows the messages are about). A row may become no job, or several.
+   */
+  jobsOf(rows: OutboxRow[], manager: EntityManager): OutboxJob[] | Promise<OutboxJob[]>;
+}
+
+/** A job of one of the service's queues, as an outbox row becomes it. */
+export type OutboxJob = { [Q in QueueName]: ProducedJob<Q> & { queue: Q } }[QueueName];
+
+/**
+ * Adds a turn's jobs with one addBulk per queue (one round trip each, all at once), each queue's jobs in the turn's
+ * order. BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it is, so a turn sent again
+ * after a failure adds only what it had not. Resolves once every job is added; the relay then marks the rows.
+ */
+export async function addOutboxJobs(producers: QueueProducers, jobs: readonly OutboxJob[]): Promise<void> {
+  const byQueue = new Map<QueueName, OutboxJob[]>();
+  for (const job of jobs) {
+    const list = byQueue.get(job.queue);
+    if (list) list.push(job);
+    else byQueue.set(job.queue, [job]);
+  }
+  // Each list holds jobs of its queue only, which the Map's key type cannot say; addBulk reads name, data and opts.
+  await Promise.all([...byQueue].map(([queue, list]) => (producers.of(queue) as unknown as BulkAdder).addBulk(list)));
+}
+
+interface BulkAdder {
+  addBulk(jobs: readonly OutboxJob[]): Promise<unknown>;
 }
 
 /**
@@ -36,7 +63,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       logger,
       sweepMs: opts.sweepMs,
       ...(opts.columns ? { columns: opts.columns } : {}),
-      publish: (manager, row) => opts.publish(row, producers, manager),
+      publish: async (manager, rows) => addOutboxJobs(producers, await opts.jobsOf(rows, manager)),
     });
   }
 

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { QUEUES, type RunCommand, type RunLogBatch } from '@conduit/contracts';
+import { QueueProducers, addOutboxJobs, type OutboxJob } from '../src/index.js';
+import { REDIS_URL } from './servers.js';
+
+const batch = (runId: string, message: string): RunLogBatch => ({
+  run_id: runId,
+  tenant_id: 'tnt_1',
+  job_id: 'job_1',
+  attempt: 1,
+  lines: [{ n: 0, ts: new Date().toISOString(), level: 'info', node_id: null, message }],
+});
+
+const command = (runId: string): RunCommand => ({
+  run_id: runId,
+  tenant_id: 'tnt_1',
+  job_id: 'job_1',
+  pipeline_id: 'pln_1',
+  pipeline_version: 1,
+  dag: { nodes: [], edges: [] },
+  parameters: {},
+  trigger: 'manual',
+});
+
+describe("the outbox relay's bulk adds", () => {
+  const redisPrefix = `test-${randomUUID()}:`;
+  const redis = new Redis(REDIS_URL);
+  const producers = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix }, [QUEUES.logs, QUEUES.runs]);
+
+  afterAll(async () => {
+    await producers.close();
+    const keys = await redis.keys(`${redisPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it("adds a turn's jobs per queue in the turn's order, and leaves a job id already queued as it is", async () => {
+    const logs = producers.of(QUEUES.logs);
+    await logs.add('run.logs', batch('run_2', 'first send'), { jobId: 'log_2' });
+    const log = (id: string, message: string): OutboxJob => ({
+      queue: QUEUES.logs,
+      name: 'run.logs',
+      data: batch(id.replace('log', 'run'), message),
+      opts: { jobId: id },
+    });
+    const run = (id: string): OutboxJob => ({
+      queue: QUEUES.runs,
+      name: 'run',
+      data: command(id),
+      opts: { jobId: id },
+    });
+    await addOutboxJobs(producers, [
+      log('log_1', 'one'),
+      run('run_a'),
+      log('log_2', 'sent again'),
+      log('log_3', 'three'),
+      run('run_b'),
+    ]);
+
+    // Oldest first: the queue's order is the turn's, and the job sent again kept its first data.
+    const waitingLogs = await logs.queue.getJobs(['wait'], 0, -1, true);
+    expect(waitingLogs.map((j) => [j.id, (j.data as RunLogBatch).lines[0]?.message])).toEqual([
+      ['log_2', 'first send'],
+      ['log_1', 'one'],
+      ['log_3', 'three'],
+    ]);
+    const waitingRuns = await producers.of(QUEUES.runs).queue.getJobs(['wait'], 0, -1, true);
+    expect(waitingRuns.map((j) => j.id)).toEqual(['run_a', 'run_b']);
+  });
+});
