@@ -10,6 +10,7 @@ import { ConnectorSecrets } from './connectors/connector-secrets.js';
 import { resealConnectorSecrets } from './connectors/connector-reseal.js';
 import { SchedulerPipelineUsage } from './pipelines/scheduler-pipeline-usage.js';
 import { SchedulerRecordedSchemas } from './pipelines/scheduler-recorded-schemas.js';
+import { RedisConnectorChanges } from './connectors/connector-changes.js';
 
 runService('catalog', async () => {
   const config = bootConfig();
@@ -36,6 +37,10 @@ runService('catalog', async () => {
   // asks it what columns earlier runs recorded for the pipeline's sources.
   const scheduler = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   await scheduler.connect();
+  const connectorChanges = new RedisConnectorChanges(
+    { redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX },
+    logger,
+  );
   await startRpcService({
     name: 'catalog',
     logger,
@@ -51,10 +56,13 @@ runService('catalog', async () => {
         secretsKey: secretKeys,
         pipelineUsage: new SchedulerPipelineUsage(scheduler),
         recordedSchemas: new SchedulerRecordedSchemas(scheduler),
+        connectorChanges,
         ops,
         onShutdown,
       }),
-    closeAlso: () => scheduler.close(),
+    closeAlso: async () => {
+      await Promise.all([scheduler.close(), connectorChanges.close()]);
+    },
     // So that the global RpcLogInterceptor also wraps the RPC handlers.
     inheritAppConfig: true,
   });

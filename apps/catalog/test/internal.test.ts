@@ -1,5 +1,11 @@
 import { freshCatalog, inTransit, newTenant, type CatalogUnderTest } from './support/catalog-db.js';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
+import { ConnectorsService } from '../src/connectors/connectors.service.js';
+import { RedisConnectorChanges } from '../src/connectors/connector-changes.js';
+import { CONNECTORS_CHANGED_CHANNEL, connectorChangedSchema, type ConnectorChanged } from '@conduit/contracts';
+import { waitFor } from '@conduit/testing';
+import { pino } from 'pino';
+import { REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
 
 /** The internal operations other services call: a pipeline snapshot for a run, connector configs for an executor. */
 describe('internal catalog operations', () => {
@@ -33,7 +39,15 @@ describe('internal catalog operations', () => {
     };
     const pipeline = (await catalog.pipelines.create(t, { name: 'p', dag })).data;
     const snap = await catalog.pipelines.snapshot(t, pipeline.id);
-    expect(snap).toEqual({ id: pipeline.id, version: 1, dag, valid: true, errors: [] });
+    // With the versions of its connectors, which the run command carries to the executors' caches.
+    expect(snap).toEqual({
+      id: pipeline.id,
+      version: 1,
+      dag,
+      valid: true,
+      errors: [],
+      connectors: [{ id: con.id, version: 1 }],
+    });
 
     // The connector goes away: the next snapshot re-validates and says why the pipeline cannot run.
     await catalog.connectors.delete(t, con.id);
@@ -56,6 +70,7 @@ describe('internal catalog operations', () => {
         id: con.id,
         type: 'postgres',
         config: expect.objectContaining({ password: expect.stringMatching(/^enc:v2:[0-9a-f]{8}:/) }),
+        version: 1,
       },
     ]);
     expect(JSON.stringify(resolved)).not.toContain(pgConfig.password);
@@ -66,5 +81,35 @@ describe('internal catalog operations', () => {
       })['password'],
     ).toBe(pgConfig.password);
     expect(await catalog.connectors.resolve(newTenant(), [con.id])).toEqual([]);
+  });
+
+  it('announces an update (its new version) and a delete on Redis after the commit, for executor caches', async () => {
+    const prefix = testPrefix();
+    const subscriber = await requireRedis();
+    const heard: ConnectorChanged[] = [];
+    subscriber.on('message', (_channel: string, text: string) =>
+      heard.push(connectorChangedSchema.parse(JSON.parse(text))),
+    );
+    await subscriber.subscribe(`${prefix}${CONNECTORS_CHANGED_CHANNEL}`);
+    const changes = new RedisConnectorChanges({ redisUrl: REDIS_URL, redisPrefix: prefix }, pino({ level: 'silent' }));
+    const connectors = new ConnectorsService(catalog.ds, new ConnectorSecrets(catalog.key), changes);
+    try {
+      const t = newTenant();
+      const con = (
+        await connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })
+      ).data;
+      await connectors.update(t, con.id, { name: 'pg2', config: { ...con.config, database: 'other' } });
+      // What the executors would read on hearing it is already the new version.
+      expect((await connectors.resolve(t, [con.id]))[0]?.version).toBe(2);
+      await connectors.delete(t, con.id);
+      await waitFor(() => heard.length >= 2, { what: 'both announcements', timeoutMs: 5000 });
+      expect(heard).toEqual([
+        { tenant_id: t, connector_id: con.id, version: 2 },
+        { tenant_id: t, connector_id: con.id, version: null },
+      ]);
+    } finally {
+      await changes.close();
+      await subscriber.quit();
+    }
   });
 });

@@ -33,6 +33,7 @@ import {
   runRenewRequestSchema,
 } from './run-claims.js';
 import { recordedSchemasReplySchema, recordedSchemasRequestSchema } from './recorded-schemas.js';
+import { connectorVersionSchema } from './run-messages.js';
 import {
   connectionTestResultSchema,
   connectorPageSchema,
@@ -87,6 +88,8 @@ export const pipelineSnapshotSchema = z.strictObject({
   valid: z.boolean(),
   /** The validation errors when not valid, for the 409 pipeline_invalid detail. */
   errors: z.array(z.strictObject({ code: z.string(), message: z.string() })),
+  /** The tenant's connectors the DAG references, with their versions now (the run command carries them). */
+  connectors: z.array(connectorVersionSchema).max(500).optional(),
 });
 export type PipelineSnapshot = z.infer<typeof pipelineSnapshotSchema>;
 
@@ -94,7 +97,13 @@ export type PipelineSnapshot = z.infer<typeof pipelineSnapshotSchema>;
  * One of what `catalog.connectors.resolve` answers, as an array: only the tenant's connectors among the ids asked
  * for, their secret fields sealed as stored (the executor opens them in memory).
  */
-export const resolvedConnectorSchema = z.strictObject({ id: z.string(), type: z.string(), config: jsonObjectSchema });
+export const resolvedConnectorSchema = z.strictObject({
+  id: z.string(),
+  type: z.string(),
+  config: jsonObjectSchema,
+  /** The connector's revision: executors cache the config under it. */
+  version: z.number().int().min(1).optional(),
+});
 export type ResolvedConnector = z.infer<typeof resolvedConnectorSchema>;
 
 /** What `monitoring.logs.tail` answers: lines after `after_seq` and whether the run has ended. */

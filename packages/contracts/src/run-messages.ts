@@ -17,6 +17,10 @@ import { jsonObjectSchema } from './schemas/common.js';
 const id = z.string().min(1).max(64);
 const timestamp = z.string().min(1).max(40);
 
+/** A connector a run's DAG uses, at the version (the catalog's revision) the catalog knew it at the trigger. */
+export const connectorVersionSchema = z.strictObject({ id, version: z.number().int().min(1) });
+export type ConnectorVersion = z.infer<typeof connectorVersionSchema>;
+
 /** Queue `runs` (scheduler -> executor), job id = run id. The DAG is the snapshot taken at trigger time. */
 export const runCommandSchema = z.strictObject({
   run_id: id,
@@ -27,8 +31,25 @@ export const runCommandSchema = z.strictObject({
   dag: jsonObjectSchema,
   parameters: jsonObjectSchema,
   trigger: z.enum(RUN_TRIGGERS),
+  /**
+   * The DAG's connectors as of the trigger: an executor holding each at this version or newer asks the catalog for
+   * none of them. Absent (a run enqueued again by the reaper, an older scheduler): every connector is resolved.
+   */
+  connectors: z.array(connectorVersionSchema).max(500).optional(),
 });
 export type RunCommand = z.infer<typeof runCommandSchema>;
+
+/**
+ * Redis pub/sub channel (after the deployment's key prefix) on which the catalog announces, after its commit, that a
+ * connector was updated (`version`: its new revision) or deleted (`version`: null). Executors drop their cached copy.
+ */
+export const CONNECTORS_CHANGED_CHANNEL = 'connectors:changed';
+export const connectorChangedSchema = z.strictObject({
+  tenant_id: id,
+  connector_id: id,
+  version: z.number().int().min(1).nullable(),
+});
+export type ConnectorChanged = z.infer<typeof connectorChangedSchema>;
 
 /** Redis pub/sub channel (after the deployment's key prefix) on which the scheduler asks executors to stop a run. */
 export const RUN_CANCEL_CHANNEL = 'runs:cancel';

@@ -1,5 +1,5 @@
 import { BatchedRowReader } from '../common/batched-row-reader.js';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { connectorTypes, getDriver, networkPolicyProblems, validateConnectorConfig } from '@conduit/connectors';
@@ -23,6 +23,7 @@ import {
 } from '@conduit/contracts';
 import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
+import { CONNECTOR_CHANGES, NoConnectorChanges, type ConnectorChanges } from './connector-changes.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
 import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
 import { unreadableSecretErrors, unreadableSecretsResult } from './unreadable-secrets.js';
@@ -61,6 +62,7 @@ export class ConnectorsService {
   constructor(
     private readonly ds: DataSource,
     private readonly secrets: ConnectorSecrets,
+    @Inject(CONNECTOR_CHANGES) private readonly changes: ConnectorChanges = new NoConnectorChanges(),
   ) {
     this.rows = new BatchedRowReader(ds, ConnectorEntity, 'connector');
   }
@@ -203,6 +205,8 @@ export class ConnectorsService {
         return { ...current, ...changes };
       }),
     );
+    // After the commit: an executor that reloads on it must read the new config.
+    await this.changes.announce({ tenant_id: tenantId, connector_id: id, version: row.revision });
     return taggedConnector(row, this.secrets);
   }
 
@@ -211,6 +215,7 @@ export class ConnectorsService {
     if (!isId('connector', id)) throw notFound('connector', id);
     const result = await this.ds.manager.delete(ConnectorEntity, { tenantId, id });
     if (!result.affected) throw notFound('connector', id);
+    await this.changes.announce({ tenant_id: tenantId, connector_id: id, version: null });
     return null;
   }
 
@@ -250,7 +255,7 @@ export class ConnectorsService {
     const wanted = [...new Set(ids.filter((id) => isId('connector', id)))];
     if (wanted.length === 0) return [];
     const rows = await this.ds.manager.find(ConnectorEntity, { where: { tenantId, id: In(wanted) } });
-    return rows.map((row) => ({ id: row.id, type: row.type, config: row.config }));
+    return rows.map((row) => ({ id: row.id, type: row.type, config: row.config, version: row.revision }));
   }
 
   private async load(

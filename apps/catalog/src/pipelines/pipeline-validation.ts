@@ -1,7 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo, type Dag } from '@conduit/dag';
 import { connectorTypes } from '@conduit/connectors';
-import type { FieldError, PipelineValidation } from '@conduit/contracts';
+import type { ConnectorVersion, FieldError, PipelineValidation } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
 
@@ -21,11 +21,27 @@ export async function validatePipelineDag(
   dag: Dag,
   schemas: SchemaEvidence = { kind: 'none' },
 ): Promise<PipelineValidation> {
+  return (await validateWithConnectors(manager, tenantId, dag, schemas)).validation;
+}
+
+/**
+ * validatePipelineDag, also answering the versions of the connectors it looked up (the tenant's only), which a run's
+ * command carries so that executors holding those versions need not ask the catalog for them.
+ */
+export async function validateWithConnectors(
+  manager: EntityManager,
+  tenantId: string,
+  dag: Dag,
+  schemas: SchemaEvidence = { kind: 'none' },
+): Promise<{ validation: PipelineValidation; connectors: ConnectorVersion[] }> {
   const ids = referencedConnectorIds(dag);
   const rows =
     ids.length === 0
       ? []
-      : await manager.find(ConnectorEntity, { select: { id: true, type: true }, where: { tenantId, id: In(ids) } });
+      : await manager.find(ConnectorEntity, {
+          select: { id: true, type: true, revision: true },
+          where: { tenantId, id: In(ids) },
+        });
   const rolesByType = new Map(connectorTypes().map((t) => [t.type, t.roles]));
   const connectors = new Map<string, ConnectorInfo>(
     rows.map((r) => [r.id, { type: r.type, roles: rolesByType.get(r.type) ?? [] }]),
@@ -33,11 +49,12 @@ export async function validatePipelineDag(
   const result = validateDag(dag, { connector: (id) => connectors.get(id) });
   const bound = await schemaIssues(dag, result.execution_order, schemas);
   const errors = [...result.errors, ...bound.errors];
-  return {
+  const validation = {
     valid: errors.length === 0,
     errors,
     warnings: [...result.warnings, ...bound.warnings],
     execution_order: result.execution_order,
     validated_at: new Date().toISOString(),
   };
+  return { validation, connectors: rows.map((r) => ({ id: r.id, version: r.revision })) };
 }

@@ -14,13 +14,14 @@ import {
   type PipelineUpdate,
   type PipelineSnapshot,
   type PipelineValidation,
+  type ConnectorVersion,
   type Tagged,
   unknownProjectError,
   type IdempotencyKey,
 } from '@conduit/contracts';
 import { PipelineEntity } from './pipeline.entity.js';
 import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
-import { dagShapeErrors, validatePipelineDag } from './pipeline-validation.js';
+import { dagShapeErrors, validatePipelineDag, validateWithConnectors } from './pipeline-validation.js';
 import { dagSqlErrors } from './pipeline-sql.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './recorded-schemas.js';
@@ -166,15 +167,25 @@ export class PipelinesService {
    * the check against the columns earlier runs recorded (a run about to start binds against the real ones).
    */
   async validate(tenantId: string, id: string, schemas: 'consult' | 'skip' = 'consult'): Promise<PipelineValidation> {
+    return (await this.revalidate(tenantId, id, schemas)).validation;
+  }
+
+  /** validate, also answering the versions of the connectors the DAG references (the snapshot carries them). */
+  private async revalidate(
+    tenantId: string,
+    id: string,
+    schemas: 'consult' | 'skip',
+  ): Promise<{ validation: PipelineValidation; connectors: ConnectorVersion[] }> {
     const evidence: SchemaEvidence =
       schemas === 'consult'
         ? await this.schemaEvidence(tenantId, id, (await this.rows.get(tenantId, id)).dag as unknown as Dag)
         : { kind: 'none' };
     return this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
-      const validation = await validatePipelineDag(m, tenantId, current.dag as unknown as Dag, evidence);
+      const checked = await validateWithConnectors(m, tenantId, current.dag as unknown as Dag, evidence);
+      const { validation } = checked;
       await m.update(PipelineEntity, { tenantId, id }, { validation, status: validation.valid ? 'valid' : 'invalid' });
-      return validation;
+      return checked;
     });
   }
 
@@ -198,13 +209,14 @@ export class PipelinesService {
     const row = await this.rows.get(tenantId, id);
     // Not against recorded schemas: the run binds its SQL against the sources' columns as they are now, and a source
     // whose table changed since its last run could otherwise never run again to record the change.
-    const validation = await this.validate(tenantId, id, 'skip');
+    const { validation, connectors } = await this.revalidate(tenantId, id, 'skip');
     return {
       id: row.id,
       version: row.version,
       dag: row.dag,
       valid: validation.valid,
       errors: validation.errors.map((e) => ({ code: e.code, message: e.message })),
+      connectors,
     };
   }
 

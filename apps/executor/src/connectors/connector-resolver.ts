@@ -1,11 +1,12 @@
 /**
- * Asks the catalog for the configs of the connectors a run uses. Their secrets arrive sealed as stored (they never
+ * Asks the catalog for the configs of the connectors a run uses (or takes them from the executor's cache). Their secrets arrive sealed as stored (they never
  * cross Redis in clear) and are opened here, in this process's memory only, as the run starts to use them.
  */
 import { decryptSecrets, getDriver } from '@conduit/connectors';
 import { SecretBox, SecretOpenError, isSealed, type SecretKeys } from '@conduit/secrets';
-import type { ResolvedConnector, RpcContext } from '@conduit/contracts';
+import type { ConnectorVersion, ResolvedConnector, RpcContext } from '@conduit/contracts';
 import { type RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
+import type { ConnectorCache } from './connector-cache.js';
 
 export class ConnectorResolveError extends Error {
   constructor(
@@ -24,10 +25,55 @@ export async function resolveConnectors(
   ctx: RpcContext,
   secretsKey: Buffer | SecretKeys,
 ): Promise<Map<string, ResolvedConnector>> {
-  if (ids.length === 0) return new Map();
-  let list: ResolvedConnector[];
+  return openConnectors(await fetchSealed(client, ids, ctx), new SecretBox(secretsKey), ctx.tenant_id);
+}
+
+/**
+ * resolveConnectors through the executor's cache (connector-cache.ts): a connector held at the version the run's
+ * command names, or newer, is not asked for; the others are, in one call, and the answer is held for the next runs.
+ * Secrets are opened per run in both cases.
+ */
+export class CachedConnectorResolver {
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly client: RpcClient,
+    secretsKey: Buffer | SecretKeys,
+    private readonly cache: ConnectorCache,
+  ) {
+    this.box = new SecretBox(secretsKey);
+  }
+
+  async resolve(
+    ids: readonly string[],
+    versions: readonly ConnectorVersion[] | undefined,
+    ctx: RpcContext,
+  ): Promise<Map<string, ResolvedConnector>> {
+    const tenantId = ctx.tenant_id;
+    const wanted = new Map((versions ?? []).map((v) => [v.id, v.version]));
+    const held: ResolvedConnector[] = [];
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const version = wanted.get(id);
+      const hit = version === undefined ? undefined : this.cache.get(tenantId, id, version);
+      if (hit) held.push(hit);
+      else missing.push(id);
+    }
+    if (missing.length > 0) {
+      const generation = this.cache.generation;
+      const answered = await fetchSealed(this.client, missing, ctx);
+      this.cache.store(tenantId, answered, generation);
+      held.push(...answered);
+    }
+    return openConnectors(held, this.box, tenantId);
+  }
+}
+
+/** The configs as the catalog stores them, secrets sealed. */
+async function fetchSealed(client: RpcClient, ids: readonly string[], ctx: RpcContext): Promise<ResolvedConnector[]> {
+  if (ids.length === 0) return [];
   try {
-    list = await client.call('catalog.connectors.resolve', { ctx, data: { ids: [...ids] } });
+    return await client.call('catalog.connectors.resolve', { ctx, data: { ids: [...ids] } });
   } catch (err) {
     if (err instanceof RpcRemoteError) {
       throw new ConnectorResolveError(
@@ -43,8 +89,14 @@ export async function resolveConnectors(
       timeout ? 'service_unavailable' : 'internal',
     );
   }
-  const box = new SecretBox(secretsKey);
-  return new Map(list.map((c) => [c.id, opened(c, box, ctx.tenant_id)]));
+}
+
+function openConnectors(
+  list: readonly ResolvedConnector[],
+  box: SecretBox,
+  tenantId: string,
+): Map<string, ResolvedConnector> {
+  return new Map(list.map((c) => [c.id, opened(c, box, tenantId)]));
 }
 
 /**

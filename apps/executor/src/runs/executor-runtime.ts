@@ -18,6 +18,8 @@ import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js
 import type { RunMemory } from '../data/run-memory.js';
 import { WorkspaceSpares } from '../data/workspace-spares.js';
 import { CancelListener } from './cancel-listener.js';
+import { ConnectorCache } from '../connectors/connector-cache.js';
+import { ConnectorChangeListener } from '../connectors/connector-change-listener.js';
 import { RunProcessor } from './run.processor.js';
 import type { RunMetrics } from '../ops/run-metrics.js';
 
@@ -60,6 +62,8 @@ export class ExecutorRuntime {
   /** RPC to the catalog (connectors) and the scheduler (claims): the transport routes by pattern. */
   private readonly catalog: RedisStreamsClient;
   private readonly cancels: CancelListener;
+  /** Keeps the processor's connector cache current (the catalog's change announcements). */
+  private readonly connectorChanges: ConnectorChangeListener;
   private readonly processor: RunProcessor;
   private worker: Worker | null = null;
   /** This process's folder of run spill folders (see data/replica-folder.ts). */
@@ -83,6 +87,8 @@ export class ExecutorRuntime {
       timeoutMs: opts.catalogTimeoutMs,
     });
     this.cancels = new CancelListener(opts.redisUrl, opts.redisPrefix, opts.logger);
+    const connectorCache = new ConnectorCache();
+    this.connectorChanges = new ConnectorChangeListener(opts.redisUrl, opts.redisPrefix, connectorCache, opts.logger);
     const rpc = new RpcClient(this.catalog);
     this.processor = new RunProcessor({
       reports: this.producers.of(QUEUES.eventsScheduler),
@@ -98,6 +104,7 @@ export class ExecutorRuntime {
       executorId: this.executorId,
       nodeParallelism: opts.nodeParallelism,
       pools: this.pools,
+      connectorCache,
       ...(opts.retryBackoffMs === undefined ? {} : { retryBackoffMs: opts.retryBackoffMs }),
       ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
     });
@@ -114,6 +121,7 @@ export class ExecutorRuntime {
     this.workspaces.warm();
     await Promise.all([
       this.cancels.start(),
+      this.connectorChanges.start(),
       this.catalog.connect(),
       ...this.producers.all().map((p) => p.queue.waitUntilReady()),
     ]);
@@ -157,6 +165,7 @@ export class ExecutorRuntime {
     }
     await Promise.allSettled([
       this.cancels.close(),
+      this.connectorChanges.close(),
       this.catalog.close(),
       this.producers.close(),
       this.pools.closeAll(),

@@ -16,10 +16,12 @@ import {
   type ResolvedConnector,
   type RunCommand,
   type RunNode,
+  type RpcContext,
 } from '@conduit/contracts';
 import type { Logger } from 'pino';
 import type { SecretKeys } from '@conduit/secrets';
-import { resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
+import { CachedConnectorResolver, resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
+import type { ConnectorCache } from '../connectors/connector-cache.js';
 import type { WorkspaceOptions } from '../data/run-workspace.js';
 import type { WorkspaceSource } from '../data/workspace-spares.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
@@ -60,6 +62,11 @@ export interface RunProcessorDeps {
   metrics?: RunMetrics;
   /** The executor's database connection pools, shared by its runs; without them every node connects anew. */
   pools?: ConnectorPools;
+  /**
+   * Connector configs resolved by earlier runs, kept current by the catalog's change announcements (the runtime's
+   * ConnectorChangeListener); without it every run asks the catalog.
+   */
+  connectorCache?: ConnectorCache;
 }
 
 export type RunJobResult = { status: RunOutcome['status'] | 'refused' | 'fenced' };
@@ -68,9 +75,12 @@ export class RunProcessor {
   private readonly active = new Map<string, AbortController>();
   /** Runs claimed or executed here now, from before the claim: the scheduler grants this executor's claims at once. */
   private readonly held = new Set<string>();
+  private readonly cachedResolver: CachedConnectorResolver | undefined;
 
   constructor(private readonly deps: RunProcessorDeps) {
     deps.metrics?.countActiveWith(() => this.active.size);
+    if (deps.connectorCache)
+      this.cachedResolver = new CachedConnectorResolver(deps.catalog, deps.secretsKey, deps.connectorCache);
   }
 
   /** Runs being executed here now. */
@@ -222,12 +232,11 @@ export class RunProcessor {
 
   /** The configs of the connectors the run's DAG uses, their secrets opened (connector-resolver.ts). */
   private async resolveConnectorsOf(command: RunCommand): Promise<Map<string, ResolvedConnector>> {
-    return resolveConnectors(
-      this.deps.catalog,
-      connectorIdsOf(command.dag),
-      { tenant_id: command.tenant_id, scopes: ['read'], request_id: command.run_id },
-      this.deps.secretsKey,
-    );
+    const ids = connectorIdsOf(command.dag);
+    const ctx: RpcContext = { tenant_id: command.tenant_id, scopes: ['read'], request_id: command.run_id };
+    return this.cachedResolver
+      ? this.cachedResolver.resolve(ids, command.connectors, ctx)
+      : resolveConnectors(this.deps.catalog, ids, ctx, this.deps.secretsKey);
   }
 
   private async execute(

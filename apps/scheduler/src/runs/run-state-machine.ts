@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
-import type { IdempotencyKey, RunCommand, RunError, RunEvent, RunReport, RunTrigger } from '@conduit/contracts';
+import type {
+  ConnectorVersion,
+  IdempotencyKey,
+  RunCommand,
+  RunError,
+  RunEvent,
+  RunReport,
+  RunTrigger,
+} from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
@@ -22,6 +30,8 @@ export interface NewRun {
   pipelineId: string;
   pipelineVersion: number;
   dag: Record<string, unknown>;
+  /** The DAG's connectors at their versions as of the snapshot, for the run command (not stored with the run). */
+  connectors?: ConnectorVersion[];
   trigger: RunTrigger;
   parameters: Record<string, unknown>;
   tickId?: string | null;
@@ -50,7 +60,7 @@ export class RunStateMachine {
     const now = new Date();
     const run = this.newRun(m, input, now);
     await m.insert(RunEntity, entityValues<RunEntity>(run));
-    await this.enqueueWithin(m, run, now);
+    await addRunCommand(m, this.commandOf(run, input.connectors), now);
     await addRunEvent(m, runEventOf(run, 'run.queued', now));
     return run;
   }
@@ -77,11 +87,12 @@ export class RunStateMachine {
         )
       ).map((r) => r.id),
     );
+    const connectorsOf = new Map(runs.map((r, i) => [r.id, inputs[i]!.connectors]));
     const created = runs.filter((r) => inserted.has(r.id));
     await addOutboxMessages(
       m,
       created.flatMap((run) => [
-        runCommandMessage(this.commandOf(run), now),
+        runCommandMessage(this.commandOf(run, connectorsOf.get(run.id)), now),
         runEventMessage(runEventOf(run, 'run.queued', now)),
       ]),
     );
@@ -118,12 +129,15 @@ export class RunStateMachine {
     });
   }
 
-  /** Queues the run's command (again, for the reaper's re-enqueue of a lost one). */
+  /**
+   * Queues the run's command again (the reaper's re-enqueue of a lost one), without connector versions: the executor
+   * then resolves every connector as it is now.
+   */
   async enqueueWithin(m: EntityManager, run: RunEntity, at: Date): Promise<void> {
     await addRunCommand(m, this.commandOf(run), at);
   }
 
-  private commandOf(run: RunEntity): RunCommand {
+  private commandOf(run: RunEntity, connectors?: ConnectorVersion[]): RunCommand {
     return {
       run_id: run.id,
       tenant_id: run.tenantId,
@@ -133,6 +147,7 @@ export class RunStateMachine {
       dag: run.dag,
       parameters: run.parameters,
       trigger: run.trigger,
+      ...(connectors && { connectors }),
     };
   }
 

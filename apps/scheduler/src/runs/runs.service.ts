@@ -96,6 +96,7 @@ export class RunsService {
           pipelineId: snapshot.id,
           pipelineVersion: snapshot.version,
           dag: snapshot.dag,
+          ...(snapshot.connectors && { connectors: snapshot.connectors }),
           trigger: 'manual',
           parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
           ...(ctx.idempotency && { idempotency: ctx.idempotency }),

@@ -132,6 +132,7 @@ export class ScheduledRuns {
         pipelineId: snapshot.id,
         pipelineVersion: snapshot.version,
         dag: snapshot.dag,
+        ...(snapshot.connectors && { connectors: snapshot.connectors }),
         trigger: 'schedule',
         parameters: job.parameters,
         tickId: tickIdOf(job.id, job.next_fire_at),

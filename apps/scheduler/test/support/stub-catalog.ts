@@ -28,6 +28,10 @@ export class PipelineStore {
       },
       valid: true,
       errors: [],
+      connectors: [
+        { id: 'con_x', version: 3 },
+        { id: 'con_y', version: 1 },
+      ],
       ...overrides,
     };
     this.byKey.set(`${tenantId}/${snapshot.id}`, snapshot);
