@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
+import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
+import { usePools, type PoolReadOptions } from './support/pool-fixture.js';
 import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -10,33 +11,9 @@ allowPrivateNetworks();
 
 const driver = getDriver('mysql') as Required<ConnectorDriver>;
 const sandbox = useMysqlSandbox();
-let pools: ConnectorPools;
+const { pools, reopen, scope, readOne } = usePools(driver, sandbox);
 
-beforeEach(() => {
-  pools = new ConnectorPools({ max: 2, idleMs: 60_000 });
-});
-afterEach(async () => {
-  await pools.closeAll();
-});
-
-const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
-
-async function readOne(
-  query: string,
-  opts: { tenantId?: string; config?: Record<string, unknown>; pool?: PoolScope } = {},
-): Promise<Record<string, unknown>> {
-  const rows: Record<string, unknown>[] = [];
-  for await (const batch of driver.read(opts.config ?? sandbox.config, {
-    query,
-    tenantId: opts.tenantId ?? 't1',
-    pool: opts.pool ?? scope(),
-  }))
-    rows.push(...batch);
-  return rows[0] ?? {};
-}
-
-const threadId = async (opts?: Parameters<typeof readOne>[1]) =>
-  Number((await readOne('select connection_id() as id', opts))['id']);
+const threadId = async (opts?: PoolReadOptions) => Number((await readOne('select connection_id() as id', opts))['id']);
 
 async function threadAlive(id: number): Promise<boolean> {
   const [rows] = await sandbox.admin.query('select count(*) as n from information_schema.processlist where id = ?', [
@@ -141,15 +118,14 @@ describe('mysql connection pool', () => {
   });
 
   it('closes a pool left idle, and every pool on closeAll', async () => {
-    await pools.closeAll();
-    pools = new ConnectorPools({ max: 2, idleMs: 200 });
+    await reopen(200);
     const idle = await threadId();
     await waitFor(async () => !(await threadAlive(idle)), {
       what: 'the idle connection to be closed',
       timeoutMs: 5000,
     });
     const open = await threadId();
-    await pools.closeAll();
+    await pools().closeAll();
     await waitFor(async () => !(await threadAlive(open)), {
       what: 'closeAll to close the connection',
       timeoutMs: 5000,

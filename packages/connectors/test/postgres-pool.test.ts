@@ -1,42 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
-import { ConnectorPools, getDriver, type ConnectorDriver, type PoolScope } from '../src/index.js';
+import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
+import { usePools, type PoolReadOptions } from './support/pool-fixture.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 const sandbox = usePgSandbox();
-let pools: ConnectorPools;
+const { pools, reopen, scope, readOne } = usePools(driver, sandbox);
 
-beforeEach(() => {
-  pools = new ConnectorPools({ max: 2, idleMs: 60_000 });
-});
-afterEach(async () => {
-  await pools.closeAll();
-});
-
-const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
-
-/** The first row of a pooled read. */
-async function readOne(
-  query: string,
-  opts: { tenantId?: string; pool?: PoolScope; config?: Record<string, unknown> } = {},
-): Promise<Record<string, unknown>> {
-  const rows: Record<string, unknown>[] = [];
-  for await (const batch of driver.read(opts.config ?? sandbox.config, {
-    query,
-    tenantId: opts.tenantId ?? 't1',
-    pool: opts.pool ?? scope(),
-  }))
-    rows.push(...batch);
-  return rows[0] ?? {};
-}
-
-const backendPid = async (opts?: Parameters<typeof readOne>[1]) =>
+const backendPid = async (opts?: PoolReadOptions) =>
   (await readOne('select pg_backend_pid() as pid', opts))['pid'] as number;
 
 async function backendAlive(pid: number): Promise<boolean> {
@@ -57,7 +34,7 @@ describe('postgres connection pool', () => {
     const first = await backendPid();
     await driver.execute(sandbox.config, 'select 1', { tenantId: 't1', pool: scope() });
     expect(await backendPid()).toBe(first);
-    expect(pools.size).toBe(1);
+    expect(pools().size).toBe(1);
   });
 
   it('resets session state before reuse: settings, search_path and temporary tables never reach the next call', async () => {
@@ -100,7 +77,7 @@ describe('postgres connection pool', () => {
     const mine = await backendPid({ tenantId: 't1' });
     const theirs = await backendPid({ tenantId: 't2' });
     expect(theirs).not.toBe(mine);
-    expect(pools.size).toBe(2);
+    expect(pools().size).toBe(2);
   });
 
   it('closes the pool of a connector whose config changed and opens a new one', async () => {
@@ -108,7 +85,7 @@ describe('postgres connection pool', () => {
     const changed = { ...sandbox.config, connect_timeout_ms: 4321 };
     const fresh = await backendPid({ config: changed });
     expect(fresh).not.toBe(old);
-    expect(pools.size).toBe(1);
+    expect(pools().size).toBe(1);
     await waitFor(async () => !(await backendAlive(old)), {
       what: 'the old version to be disconnected',
       timeoutMs: 5000,
@@ -174,19 +151,18 @@ describe('postgres connection pool', () => {
   });
 
   it('closes a pool left idle', async () => {
-    await pools.closeAll();
-    pools = new ConnectorPools({ max: 2, idleMs: 200 });
+    await reopen(200);
     const pid = await backendPid();
     await waitFor(async () => !(await backendAlive(pid)), {
       what: 'the idle connection to be closed',
       timeoutMs: 5000,
     });
-    await waitFor(() => Promise.resolve(pools.size === 0), { what: 'the idle pool to be dropped', timeoutMs: 5000 });
+    await waitFor(() => Promise.resolve(pools().size === 0), { what: 'the idle pool to be dropped', timeoutMs: 5000 });
   });
 
   it('closes every connection on closeAll', async () => {
     const pid = await backendPid();
-    await pools.closeAll();
+    await pools().closeAll();
     await waitFor(async () => !(await backendAlive(pid)), { what: 'the connection to be closed', timeoutMs: 5000 });
     await expect(backendPid()).rejects.toThrow('closed');
   });

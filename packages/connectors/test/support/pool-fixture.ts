@@ -1,0 +1,54 @@
+/** The pool tests' set-up: fresh connector pools for each test, closed after it, and a first-row read through them. */
+import { ConnectorPools, type ConnectorDriver, type PoolScope } from '../../src/index.js';
+
+export interface PoolReadOptions {
+  tenantId?: string;
+  config?: Record<string, unknown>;
+  pool?: PoolScope;
+}
+
+export interface PoolFixture {
+  /** The test's pools. */
+  pools: () => ConnectorPools;
+  /** Closes the test's pools and puts new ones in their place, closing a pool left idle for `idleMs`. */
+  reopen: (idleMs: number) => Promise<void>;
+  /** The pool scope of connector `connectorId` in the test's pools. */
+  scope: (connectorId?: string) => PoolScope;
+  /** The first row of a pooled read (tenant t1, connector c1 and the sandbox's config unless told). */
+  readOne: (query: string, opts?: PoolReadOptions) => Promise<Record<string, unknown>>;
+}
+
+/** At most 2 connections per pool (so a third caller waits), none closed for idleness within a test. */
+const newPools = (idleMs = 60_000) => new ConnectorPools({ max: 2, idleMs });
+
+export function usePools(
+  driver: Required<Pick<ConnectorDriver, 'read'>>,
+  sandbox: { config: Record<string, unknown> },
+): PoolFixture {
+  let pools: ConnectorPools;
+  beforeEach(() => {
+    pools = newPools();
+  });
+  afterEach(async () => {
+    await pools.closeAll();
+  });
+  const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
+  return {
+    pools: () => pools,
+    reopen: async (idleMs) => {
+      await pools.closeAll();
+      pools = newPools(idleMs);
+    },
+    scope,
+    readOne: async (query, opts = {}) => {
+      const rows: Record<string, unknown>[] = [];
+      for await (const batch of driver.read(opts.config ?? sandbox.config, {
+        query,
+        tenantId: opts.tenantId ?? 't1',
+        pool: opts.pool ?? scope(),
+      }))
+        rows.push(...batch);
+      return rows[0] ?? {};
+    },
+  };
+}
