@@ -12,7 +12,7 @@ import {
 import { RedisStreamsContext } from './redis-streams.context.js';
 import { type StreamEntry, StreamConsumer } from './stream-consumer.js';
 import { decodeRequest, type ReplyBody, type RequestMessage, toTransportableError } from './wire.js';
-import { contextFromCarrier, inSpan, SpanKind } from './trace-context.js';
+import { contextFromCarrier, inSpan, recordAnswerError, SpanKind, type Span } from './trace-context.js';
 
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
@@ -134,11 +134,16 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
     const kind = message.id === undefined ? SpanKind.CONSUMER : SpanKind.SERVER;
     return inSpan(`rpc ${message.pattern}`, kind, contextFromCarrier(message), (span) => {
       span.setAttributes({ 'rpc.system': 'redis-streams', 'rpc.method': message.pattern });
-      return this.dispatch(consumer, entry, message);
+      return this.dispatch(consumer, entry, message, span);
     });
   }
 
-  private async dispatch(consumer: StreamConsumer, entry: StreamEntry, message: RequestMessage): Promise<void> {
+  private async dispatch(
+    consumer: StreamConsumer,
+    entry: StreamEntry,
+    message: RequestMessage,
+    span: Span,
+  ): Promise<void> {
     const context = new RedisStreamsContext([message.pattern, entry.entryId, message.metadata, message.deadline]);
     const { id, reply } = message;
     if (id === undefined || reply === undefined) {
@@ -156,10 +161,11 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
     }
     const handler = this.getHandlerByPattern(message.pattern);
     if (!handler) {
+      recordAnswerError(span, NO_MESSAGE_HANDLER);
       const body = JSON.stringify({ id, err: NO_MESSAGE_HANDLER, isDisposed: true } satisfies ReplyBody);
       return consumer.finish(entry.entryId, { channel: reply, body });
     }
-    return this.runHandler(consumer, entry.entryId, handler, message, context, id, reply);
+    return this.runHandler(consumer, entry.entryId, handler, message, context, id, reply, span);
   }
 
   /**
@@ -175,13 +181,16 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
     context: RedisStreamsContext,
     id: string,
     reply: string,
+    span: Span,
   ): Promise<void> {
     let packet: WritePacket;
     try {
       const result: unknown = await handler(message.data, context);
-      if (isObservable(result)) return await this.streamReplies(consumer, entryId, result, message, context, id, reply);
+      if (isObservable(result))
+        return await this.streamReplies(consumer, entryId, result, message, context, id, reply, span);
       packet = { response: result, isDisposed: true };
     } catch (err) {
+      recordAnswerError(span, err);
       packet = { err, isDisposed: true };
     }
     const { body } = serializeReply(id, packet);
@@ -197,11 +206,13 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
     context: RedisStreamsContext,
     id: string,
     reply: string,
+    span: Span,
   ): Promise<void> {
     return new Promise<void>((resolve) => {
       let finished = false;
       const respond = (packet: WritePacket): Promise<unknown> | undefined => {
         if (finished) return undefined;
+        if (packet.err != null) recordAnswerError(span, packet.err);
         const { body, final } = serializeReply(id, packet);
         if (!final) return consumer.commands.publish(reply, body);
         finished = true;

@@ -1,5 +1,6 @@
 // W3C trace context carried inside our own messages (RPC entries, queue jobs), so one run is one trace across
 // processes. Without a registered OpenTelemetry SDK every call here is the API's no-op: nothing is written or read.
+import { isErrorCode, statusOf } from '@conduit/contracts';
 import {
   type Context,
   context,
@@ -73,6 +74,24 @@ export function endSpan(span: Span, err?: unknown): void {
   span.end();
 }
 
+/**
+ * A handler's failed answer on its server span. The span carries the problem's code as `error.type` always, but its
+ * status is error only when the fault is the server's (a 5xx code, or an error with no problem code): a `not_found`
+ * or `validation_failed` answer is the service working, as an HTTP server span's 4xx is.
+ */
+export function recordAnswerError(span: Span, err: unknown): void {
+  if (!span.isRecording()) return;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (isErrorCode(code)) {
+    span.setAttribute('error.type', code);
+    if (statusOf(code) < 500) return;
+  }
+  const { name, message } = errorParts(err);
+  span.recordException({ name, message });
+  if (!isErrorCode(code)) span.setAttribute('error.type', name);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
 /** An error's class and message; an error that crossed the wire is a plain object with those fields. */
 function errorParts(err: unknown): { name: string; message: string } {
   if (err instanceof Error) return { name: err.name, message: err.message };
@@ -108,4 +127,4 @@ export async function inSpan<T>(
   }
 }
 
-export { SpanKind };
+export { SpanKind, type Span };
