@@ -1,44 +1,26 @@
 import { createHash } from 'node:crypto';
 import { newId } from '@conduit/service-kit';
 import { ApiKeysService } from '../src/api-keys/api-keys.service.js';
-import { ApiKeyEntity } from '../src/api-keys/api-key.entity.js';
-import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
+import type { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { DEFAULT_BOOTSTRAP_TENANT_ID } from '../src/auth/auth.config.js';
 import type { Principal } from '../src/auth/principal.js';
-import { ApiKeyCache } from '../src/auth/api-key-cache.js';
-import {
-  eventualRejectionCode,
-  openApiKeyCache,
-  openTestDatabase,
-  openTestRedis,
-  rejectionCode,
-  type TestDatabase,
-  type TestRedis,
-} from './auth-fixtures.js';
+import type { ApiKeyCache } from '../src/auth/api-key-cache.js';
+import { eventualRejectionCode, rejectionCode, useApiKeyWorld } from './auth-fixtures.js';
 
-let db: TestDatabase;
+const world = useApiKeyWorld();
 let keys: ApiKeysService;
 let authenticator: ApiKeyAuthenticator;
-let redis: TestRedis;
 let caches: ApiKeyCache[];
 
 beforeAll(async () => {
-  db = await openTestDatabase();
-  redis = await openTestRedis();
   // Two replicas: keys are revoked through the first and used through the second.
-  caches = [await openApiKeyCache(redis), await openApiKeyCache(redis)];
-  keys = new ApiKeysService(db.dataSource, { BOOTSTRAP_TENANT_ID: DEFAULT_BOOTSTRAP_TENANT_ID }, caches[0]!);
-  authenticator = new ApiKeyAuthenticator(db.dataSource.getRepository(ApiKeyEntity), caches[1]!);
-});
-
-afterAll(async () => {
-  for (const cache of caches) cache.onModuleDestroy();
-  await redis?.cleanup();
-  await db?.drop();
+  caches = [await world.openCache(), await world.openCache()];
+  keys = new ApiKeysService(world.db.dataSource, { BOOTSTRAP_TENANT_ID: DEFAULT_BOOTSTRAP_TENANT_ID }, caches[0]!);
+  authenticator = world.authenticator(caches[1]!);
 });
 
 function rowsOf(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
-  return db.dataSource.query(sql.replaceAll('$schema', `"${db.schema}"`), params);
+  return world.db.dataSource.query(sql.replaceAll('$schema', `"${world.db.schema}"`), params);
 }
 
 describe('API keys', () => {
@@ -67,7 +49,7 @@ describe('API keys', () => {
   it('forgets a cached key on the replica that revokes it before answering', async () => {
     const tenant = newId('tenant');
     const created = await keys.create(tenant, { name: 'same-replica', scopes: ['read'] });
-    const local = new ApiKeyAuthenticator(db.dataSource.getRepository(ApiKeyEntity), caches[0]!);
+    const local = world.authenticator(caches[0]!);
     await local.authenticate(created.key);
     await keys.revoke(tenant, created.id);
     expect(await rejectionCode(local.authenticate(created.key))).toBe('unauthenticated');
@@ -129,10 +111,7 @@ describe('API keys', () => {
 
   it('writes last_used_at at most once a minute', async () => {
     // Without the cache, so that every call reads the row as the first call after a cache expiry does.
-    const authenticator = new ApiKeyAuthenticator(
-      db.dataSource.getRepository(ApiKeyEntity),
-      await openApiKeyCache(redis, 0),
-    );
+    const authenticator = world.authenticator(await world.openCache(0));
     const tenant = newId('tenant');
     const created = await keys.create(tenant, { name: 'used', scopes: ['read'] });
     const lastUsed = async () =>
@@ -158,6 +137,14 @@ describe('API keys', () => {
 
 describe('bootstrap key and tenants', () => {
   const operatorTenant = DEFAULT_BOOTSTRAP_TENANT_ID;
+  /** An admin of the operator tenant, the one that may create tenants. */
+  const operator: Principal = {
+    tenant_id: operatorTenant,
+    scopes: ['admin'],
+    credential_id: 'k',
+    kind: 'api_key',
+    rate_limit_per_minute: null,
+  };
   const firstKey = `bootstrap-${'a'.repeat(30)}`;
   const secondKey = `cnd_${'B'.repeat(43)}`;
 
@@ -190,13 +177,6 @@ describe('bootstrap key and tenants', () => {
   });
 
   it('lets only operators create tenants, each with a working admin key', async () => {
-    const operator: Principal = {
-      tenant_id: operatorTenant,
-      scopes: ['admin'],
-      credential_id: 'k',
-      kind: 'api_key',
-      rate_limit_per_minute: null,
-    };
     const outsider: Principal = { ...operator, tenant_id: newId('tenant') };
     const reader: Principal = { ...operator, scopes: ['read', 'write'] };
     expect(await rejectionCode(keys.createTenant({ name: 'Acme' }, outsider))).toBe('forbidden');
@@ -214,13 +194,6 @@ describe('bootstrap key and tenants', () => {
   });
 
   it('makes at most one API key and one tenant per Idempotency-Key, and refuses to show a key twice', async () => {
-    const operator: Principal = {
-      tenant_id: operatorTenant,
-      scopes: ['admin'],
-      credential_id: 'k',
-      kind: 'api_key',
-      rate_limit_per_minute: null,
-    };
     const tenant = newId('tenant');
     const idem = { key: `idem-${tenant}`, fingerprint: 'c'.repeat(64) };
     // Two requests race (two credentials of the tenant): one key is made, the other request is refused, naming it.

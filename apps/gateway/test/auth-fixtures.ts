@@ -1,15 +1,14 @@
 // Shared by the auth, api-keys and rate-limit suites: a throwaway PostgreSQL schema with the gateway
 // migrations applied, and a Redis connection with a random key prefix. Both fail loudly if the server is absent.
-import { ApiKeyCache } from '../src/auth/api-key-cache.js';
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, migrate } from '@conduit/service-kit';
-import { Redis } from 'ioredis';
+import { createServiceDataSource } from '@conduit/service-kit';
+import { deleteKeys, redisTestPrefix, requireRedis, testSchemas } from '@conduit/testing';
+import type { Redis } from 'ioredis';
+import { ApiKeyCache } from '../src/auth/api-key-cache.js';
+import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
+import { ApiKeyEntity } from '../src/api-keys/api-key.entity.js';
 import { gatewayEntities } from '../src/api-keys/entities.js';
 import { gatewayMigrations } from '../src/migrations/index.js';
-
-const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 export interface TestDatabase {
   dataSource: DataSource;
@@ -17,32 +16,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+// The same path as the gateway's boot: the kit's data source and migrate(), on a throwaway schema.
+const schemas = testSchemas('gateway', (options) =>
+  createServiceDataSource({ ...options, entities: gatewayEntities, migrations: gatewayMigrations }),
+);
+
 export async function openTestDatabase(): Promise<TestDatabase> {
-  const schema = `gw_test_${randomUUID().replace(/-/g, '')}`;
-  // The same path as the gateway's boot: the kit's data source and migrate(), on a throwaway schema.
-  const dataSource = createServiceDataSource({
-    url: DATABASE_URL,
-    schema,
-    entities: gatewayEntities,
-    migrations: gatewayMigrations,
-    poolSize: 8,
-  });
-  try {
-    await migrate(dataSource);
-  } catch (error) {
-    if (dataSource.isInitialized) await dataSource.destroy();
-    throw new Error(`PostgreSQL at ${DATABASE_URL}: cannot migrate a test schema: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  return {
-    dataSource,
-    schema,
-    async drop() {
-      await dataSource.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await dataSource.destroy();
-    },
-  };
+  const schema = schemas.newSchemaName();
+  const dataSource = await schemas.openSchema(schema);
+  return { dataSource, schema, drop: () => schemas.dropSchema(dataSource, schema) };
 }
 
 export interface TestRedis {
@@ -53,37 +35,20 @@ export interface TestRedis {
   cleanup(): Promise<void>;
 }
 
-async function connectRedis(): Promise<Redis> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`Redis is not reachable at ${REDIS_URL}: ${(error as Error).message}`, { cause: error });
-  }
-  return redis;
-}
-
 export async function openTestRedis(): Promise<TestRedis> {
-  const prefix = `test:${randomUUID()}:`;
-  const redis = await connectRedis();
+  const prefix = redisTestPrefix('gateway');
+  const redis = await requireRedis('gateway');
   const extra: Redis[] = [];
   return {
     redis,
     prefix,
     async connect() {
-      const client = await connectRedis();
+      const client = await requireRedis('gateway');
       extra.push(client);
       return client;
     },
     async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deleteKeys(redis, prefix);
       await Promise.all([redis, ...extra].map((client) => client.quit()));
     },
   };
@@ -105,6 +70,45 @@ export async function openApiKeyCache(redis: TestRedis, ttlMs = 5000): Promise<A
   const cache = new ApiKeyCache(redis.redis, { REDIS_PREFIX: redis.prefix, AUTH_CACHE_TTL_MS: ttlMs });
   await cache.onModuleInit();
   return cache;
+}
+
+/** The API-key side of one suite: a migrated schema, Redis, and the key caches it opened (one per gateway replica). */
+export class ApiKeyWorld {
+  /** Set once the suite started. */
+  db!: TestDatabase;
+  redis!: TestRedis;
+  private readonly caches: ApiKeyCache[] = [];
+
+  async start(): Promise<void> {
+    this.db = await openTestDatabase();
+    this.redis = await openTestRedis();
+  }
+
+  /** A started key cache, stopped with the suite. */
+  async openCache(ttlMs?: number): Promise<ApiKeyCache> {
+    const cache = await openApiKeyCache(this.redis, ttlMs);
+    this.caches.push(cache);
+    return cache;
+  }
+
+  /** An authenticator reading the suite's keys through `cache`. */
+  authenticator(cache: ApiKeyCache): ApiKeyAuthenticator {
+    return new ApiKeyAuthenticator(this.db.dataSource.getRepository(ApiKeyEntity), cache);
+  }
+
+  async stop(): Promise<void> {
+    for (const cache of this.caches) cache.onModuleDestroy();
+    await this.redis?.cleanup();
+    await this.db?.drop();
+  }
+}
+
+/** Registers the world's beforeAll and afterAll, and answers it. */
+export function useApiKeyWorld(): ApiKeyWorld {
+  const world = new ApiKeyWorld();
+  beforeAll(() => world.start());
+  afterAll(() => world.stop());
+  return world;
 }
 
 /** The code of the first rejection of `attempt` within `timeoutMs`: for a revocation that reaches another replica. */

@@ -1,47 +1,26 @@
 import { SignJWT } from 'jose';
 import { newId } from '@conduit/service-kit';
 import { ApiKeysService } from '../src/api-keys/api-keys.service.js';
-import { ApiKeyEntity } from '../src/api-keys/api-key.entity.js';
-import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { authConfigSchema, type AuthConfig } from '../src/auth/auth.config.js';
 import { AuthService } from '../src/auth/auth.service.js';
 import { JwtVerifier } from '../src/auth/jwt-verifier.js';
 import type { ApiKeyCache } from '../src/auth/api-key-cache.js';
-import {
-  openApiKeyCache,
-  openTestDatabase,
-  openTestRedis,
-  rejectionCode,
-  type TestDatabase,
-  type TestRedis,
-} from './auth-fixtures.js';
+import { rejectionCode, useApiKeyWorld } from './auth-fixtures.js';
 
 const SECRET = 'a-test-secret-of-at-least-32-bytes!!';
 const ISSUER = 'https://idp.test/';
 const AUDIENCE = 'conduit-api';
 const config: AuthConfig = authConfigSchema.parse({ JWT_SECRET: SECRET, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE });
 
-let db: TestDatabase;
+const world = useApiKeyWorld();
 let auth: AuthService;
 let keys: ApiKeysService;
-let redis: TestRedis;
 let cache: ApiKeyCache;
 
 beforeAll(async () => {
-  db = await openTestDatabase();
-  redis = await openTestRedis();
-  cache = await openApiKeyCache(redis);
-  keys = new ApiKeysService(db.dataSource, config, cache);
-  auth = new AuthService(
-    new ApiKeyAuthenticator(db.dataSource.getRepository(ApiKeyEntity), cache),
-    new JwtVerifier(config),
-  );
-});
-
-afterAll(async () => {
-  cache.onModuleDestroy();
-  await redis?.cleanup();
-  await db?.drop();
+  cache = await world.openCache();
+  keys = new ApiKeysService(world.db.dataSource, config, cache);
+  auth = new AuthService(world.authenticator(cache), new JwtVerifier(config));
 });
 
 interface TokenSpec {
@@ -152,10 +131,7 @@ describe('HS256 bearer tokens', () => {
   });
 
   it('refuses every bearer token when JWT is not configured', async () => {
-    const noJwt = new AuthService(
-      new ApiKeyAuthenticator(db.dataSource.getRepository(ApiKeyEntity), cache),
-      new JwtVerifier(authConfigSchema.parse({})),
-    );
+    const noJwt = new AuthService(world.authenticator(cache), new JwtVerifier(authConfigSchema.parse({})));
     const error = await noJwt.authenticate(bearer(await hsToken())).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unauthenticated' });
     expect((error as Error).message).toMatch(/not accepted/);
