@@ -35,6 +35,7 @@ const JOB_FIELDS = [
   'schedule',
   'status',
   'timezone',
+  'upcoming_runs_at',
   'updated_at',
 ];
 const RUN_FIELDS = [
@@ -179,7 +180,7 @@ describe('job CRUD', () => {
     expect(job.next_run_at).toMatch(RFC3339_MS);
     const paused = await call<Job>(target.stack, 'POST', `/v2/jobs/${job.id}/pause`);
     expect(paused.status).toBe(200);
-    expect(paused.body).toMatchObject({ id: job.id, status: 'paused', next_run_at: null });
+    expect(paused.body).toMatchObject({ id: job.id, status: 'paused', next_run_at: null, upcoming_runs_at: [] });
     expect((await call<Job>(target.stack, 'POST', `/v2/jobs/${job.id}/pause`)).body.status).toBe('paused');
     const paging = await listAll<Job>(target.stack, `/v2/jobs?status=paused`);
     expect(paging.map((j) => j.id)).toContain(job.id);
@@ -192,6 +193,44 @@ describe('job CRUD', () => {
     const resumed = await call<Job>(target.stack, 'POST', `/v2/jobs/${job.id}/resume`);
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ status: 'active', next_run_at: job.next_run_at });
+  });
+
+  it("upcoming_runs_at: the next five fire times, the first next_run_at, each at the schedule's time in its zone", async () => {
+    const job = await create<Job>(target.stack, '/v2/jobs', {
+      name: uniqueName('berlin'),
+      pipeline_id: pipelineId,
+      schedule: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+    });
+    const times = job.upcoming_runs_at;
+    expect(times).toHaveLength(5);
+    expect(times[0]).toBe(job.next_run_at);
+    const berlin = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+    const days = new Set<string>();
+    for (const [i, at] of times.entries()) {
+      expect(at).toMatch(RFC3339_MS);
+      if (i > 0) expect(Date.parse(at)).toBeGreaterThan(Date.parse(times[i - 1]!));
+      const [day, clock] = berlin.format(new Date(at)).split(', ');
+      days.add(day!);
+      // 02:30 Berlin time; on the day of the spring-forward change, when 02:30 does not exist, 03:00.
+      expect(['02:30', '03:00']).toContain(clock);
+    }
+    expect(days.size).toBe(5); // one a day, whatever daylight saving does
+    const listed = await listAll<Job>(target.stack, `/v2/jobs?pipeline_id=${pipelineId}`);
+    expect(listed.find((j) => j.id === job.id)?.upcoming_runs_at).toEqual(times);
+    const manual = await create<Job>(target.stack, '/v2/jobs', {
+      name: uniqueName('by-hand'),
+      pipeline_id: pipelineId,
+    });
+    expect(manual.upcoming_runs_at).toEqual([]);
   });
 
   it('lists by pipeline_id, newest first; an unknown filter value is a 400', async () => {

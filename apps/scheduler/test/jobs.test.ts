@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { QUEUES, rpcPatterns, type Job, type Page, type Run } from '@conduit/contracts';
-import { nextFireTime } from '../src/schedules/next-fire-time.js';
+import { nextFireTime, upcomingFireTimes } from '../src/schedules/next-fire-time.js';
 import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
 
@@ -158,14 +158,24 @@ describe('jobs over RPC', () => {
     expect(await caller.ok(newTenant(), 'scheduler.jobs.usage', { pipeline_id: p1.id })).toEqual({ jobs: 0 });
   });
 
-  it('pause clears the next fire, resume sets it from now; next_run_at follows', async () => {
+  it('pause clears the next fire, resume sets it from now; next_run_at and upcoming_runs_at follow', async () => {
     const t = newTenant();
     const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
       body: { name: 'every5', pipeline_id: store.add(t).id, schedule: '*/5 * * * *', timezone: 'America/New_York' },
     });
     expect(await nextFireAt(job.id)).toBe(job.next_run_at);
+    // The next five, each the scheduler's next fire after the one before; the same in the list.
+    expect(job.upcoming_runs_at).toEqual(
+      upcomingFireTimes('*/5 * * * *', 'America/New_York', new Date(Date.parse(job.next_run_at!) - 1), 5).map((d) =>
+        d.toISOString(),
+      ),
+    );
+    const listed = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 10 } });
+    const inList = listed.data.find((j) => j.id === job.id)!;
+    expect(inList.upcoming_runs_at).toHaveLength(5);
+    expect(inList.upcoming_runs_at[0]).toBe(inList.next_run_at);
     const paused = await caller.ok<Job>(t, 'scheduler.jobs.pause', { id: job.id });
-    expect(paused).toMatchObject({ status: 'paused', next_run_at: null });
+    expect(paused).toMatchObject({ status: 'paused', next_run_at: null, upcoming_runs_at: [] });
     expect(await nextFireAt(job.id)).toBeNull();
     const resumed = await caller.ok<Job>(t, 'scheduler.jobs.resume', { id: job.id });
     expect(resumed.status).toBe('active');
@@ -175,7 +185,7 @@ describe('jobs over RPC', () => {
     const manual = await caller.ok<Job>(t, 'scheduler.jobs.create', {
       body: { name: 'manual', pipeline_id: store.add(t).id },
     });
-    expect(manual.next_run_at).toBeNull();
+    expect(manual).toMatchObject({ next_run_at: null, upcoming_runs_at: [] });
     expect(await nextFireAt(manual.id)).toBeNull();
   });
 
@@ -226,7 +236,7 @@ describe('jobs over RPC', () => {
 
   it('has a handler for every scheduler pattern of the contract', async () => {
     const patterns = rpcPatterns.filter((p) => p.startsWith('scheduler.'));
-    expect(patterns.length).toBe(16);
+    expect(patterns.length).toBe(17);
     for (const pattern of patterns) {
       const reply = await caller.call<unknown>(newTenant(), pattern, {});
       expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed' } });

@@ -50,6 +50,7 @@ import {
   jobPageSchema,
   jobSchema,
   metricsSchema,
+  runDagSchema,
   runLogLineSchema,
   runLogPageSchema,
   runPageSchema,
@@ -171,6 +172,11 @@ export const RPC = {
   },
   'scheduler.runs.get': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
   'scheduler.runs.cancel': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
+  // The DAG as stored with the run (a valid pipeline's when it was triggered), parsed as any JSON object, as a pipeline's.
+  'scheduler.runs.dag': {
+    request: z.strictObject({ job_id: pathId, run_id: pathId }),
+    response: runDagSchema.extend({ dag: jsonObjectSchema }),
+  },
   // Internal, executor -> scheduler: fencing of run executions (run-claims.ts).
   'scheduler.runs.claim': { request: runClaimRequestSchema, response: runClaimSchema },
   'scheduler.runs.renew': { request: runRenewRequestSchema, response: runRenewalSchema },

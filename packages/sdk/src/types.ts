@@ -17,6 +17,7 @@ export type ConnectionTestResult = Schemas['ConnectionTestResult'];
 export type Job = Schemas['Job'];
 export type Run = Schemas['Run'];
 export type RunNode = Schemas['RunNode'];
+export type RunDag = Schemas['RunDag'];
 export type RunLogLine = Schemas['RunLogLine'];
 export type Webhook = Schemas['Webhook'];
 export type Alert = Schemas['Alert'];

@@ -51,6 +51,13 @@ export class RunsController {
     return (await this.backend.call('scheduler.runs.get', { job_id: jobId, run_id: runId }, req)).data;
   }
 
+  @Get('runs/:run_id/dag')
+  @Operation('getRunDag')
+  async dag(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest) {
+    checkIds(jobId, runId);
+    return (await this.backend.call('scheduler.runs.dag', { job_id: jobId, run_id: runId }, req)).data;
+  }
+
   @IdempotentPost('runs/:run_id/cancel')
   @Operation('cancelRun')
   async cancel(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest) {

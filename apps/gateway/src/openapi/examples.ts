@@ -6,6 +6,7 @@ import {
   type jobSchema,
   type pipelineSchema,
   type projectSchema,
+  type runDagSchema,
   type runSchema,
   EXAMPLE_IDS,
   type jobCreateSchema,
@@ -138,6 +139,13 @@ export const exampleJob: z.output<typeof jobSchema> = {
   concurrency_policy: 'forbid',
   parameters: { since_days: 1 },
   next_run_at: '2026-11-23T01:00:00.000Z',
+  upcoming_runs_at: [
+    '2026-11-23T01:00:00.000Z',
+    '2026-11-24T01:00:00.000Z',
+    '2026-11-25T01:00:00.000Z',
+    '2026-11-26T01:00:00.000Z',
+    '2026-11-27T01:00:00.000Z',
+  ],
   last_run: null,
   created_at: T0,
   updated_at: T0,
@@ -201,4 +209,12 @@ export const exampleRunSucceeded: z.output<typeof runSchema> = {
     node('to_dw', 'sink', [1274, 1274]),
   ],
   stats: { rows_read: 1280, rows_written: 1274 },
+};
+
+export const exampleRunDag: z.output<typeof runDagSchema> = {
+  run_id: exampleRunSucceeded.id,
+  job_id: exampleRunSucceeded.job_id,
+  pipeline_id: exampleRunSucceeded.pipeline_id,
+  pipeline_version: exampleRunSucceeded.pipeline_version,
+  dag: exampleDag,
 };

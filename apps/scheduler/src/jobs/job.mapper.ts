@@ -1,15 +1,19 @@
 import { Tagged, type Job, type RunSummary } from '@conduit/contracts';
 import { etagOf } from '@conduit/service-kit';
 import type { JobEntity } from './job.entity.js';
-import { nextFireTime } from '../schedules/next-fire-time.js';
+import { upcomingFires } from '../schedules/upcoming-fires.js';
 
-/** When a job runs next by its schedule: null when paused, unscheduled, or never due. */
-export function nextRunAt(row: JobEntity, now = new Date()): string | null {
-  if (row.status !== 'active' || row.schedule === null) return null;
-  return nextFireTime(row.schedule, row.timezone, now)?.toISOString() ?? null;
+/**
+ * When a job runs next by its schedule (`next_run_at` is the first): empty when paused, unscheduled, or never due.
+ * The API answers them so that a client need not repeat the scheduler's daylight-saving rules.
+ */
+export function upcomingRunsAt(row: JobEntity, now = new Date()): string[] {
+  if (row.status !== 'active' || row.schedule === null) return [];
+  return upcomingFires(row.schedule, row.timezone, now);
 }
 
 export function toJob(row: JobEntity, lastRun: RunSummary | null): Job {
+  const upcoming = upcomingRunsAt(row);
   return {
     id: row.id,
     name: row.name,
@@ -20,7 +24,8 @@ export function toJob(row: JobEntity, lastRun: RunSummary | null): Job {
     status: row.status,
     concurrency_policy: row.concurrencyPolicy,
     parameters: row.parameters,
-    next_run_at: nextRunAt(row),
+    next_run_at: upcoming[0] ?? null,
+    upcoming_runs_at: upcoming,
     last_run: lastRun,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -1,4 +1,4 @@
-import type { Run, RunError, RunEvent, RunNode, RunNodeColumn, RunSummary } from '@conduit/contracts';
+import type { Run, RunDag, RunError, RunEvent, RunNode, RunNodeColumn, RunSummary } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import type { NodeColumnsById, RunEntity, StoredRunNode } from './run.entity.js';
 
@@ -97,5 +97,16 @@ export function runEventOf(row: RunEntity, type: RunEventType, at: Date): RunEve
       error: row.error,
       stats: row.stats,
     },
+  };
+}
+
+/** The DAG the run ran: its snapshot of the pipeline, taken when it was triggered. */
+export function toRunDag(row: RunEntity): RunDag {
+  return {
+    run_id: row.id,
+    job_id: row.jobId,
+    pipeline_id: row.pipelineId,
+    pipeline_version: row.pipelineVersion,
+    dag: row.dag,
   };
 }

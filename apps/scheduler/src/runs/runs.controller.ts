@@ -29,6 +29,11 @@ export class RunsController {
     return this.runs.get(ctx.tenant_id, d.job_id, d.run_id);
   }
 
+  @RpcRoute('scheduler.runs.dag')
+  dag(d: RpcData<'scheduler.runs.dag'>, ctx: RpcContext) {
+    return this.runs.dag(ctx.tenant_id, d.job_id, d.run_id);
+  }
+
   @RpcRoute('scheduler.runs.cancel')
   cancel(d: RpcData<'scheduler.runs.cancel'>, ctx: RpcContext) {
     return this.runs.cancel(ctx.tenant_id, d.job_id, d.run_id);

@@ -7,12 +7,13 @@ import {
   pageOf,
   type Page,
   type Run,
+  type RunDag,
   type RpcContext,
   type RunListQuery,
   type RunTriggerBody,
 } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
-import { toRun } from './run.mapper.js';
+import { toRun, toRunDag } from './run.mapper.js';
 import { RunStateMachine } from './run-state-machine.js';
 import { RunCancelSignals } from './run-cancel-signals.js';
 import { isFinal } from './run-transitions.js';
@@ -133,6 +134,11 @@ export class RunsService {
 
   async get(tenantId: string, jobId: string, runId: string): Promise<Run> {
     return toRun(await this.loadRun(tenantId, jobId, runId));
+  }
+
+  /** The DAG the run ran, which the pipeline may have changed since; 404 as for the run. */
+  async dag(tenantId: string, jobId: string, runId: string): Promise<RunDag> {
+    return toRunDag(await this.loadRun(tenantId, jobId, runId));
   }
 
   /** 409 run_finished when over; else canceled at once, then the queue job removed and the executor told. */

@@ -1,4 +1,5 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { gapsBetween, type Gap } from './zone-gaps.js';
 
 /**
  * When a cron schedule fires next, in its time zone, with api.md's daylight-saving rules:
@@ -8,6 +9,14 @@ import { CronExpressionParser, type CronExpression } from 'cron-parser';
  * The schedule clock computes each next fire with this function, and `next_run_at` shows it.
  */
 export function nextFireTime(pattern: string, timezone: string, after: Date): Date | null {
+  return upcomingFireTimes(pattern, timezone, after, 1)[0] ?? null;
+}
+
+/**
+ * The next `count` fire times from `after`: the times nextFireTime gives, each from the one before (as the schedule
+ * clock moves on once a fire is due); fewer when the schedule runs out of dates. The pattern is read once for all.
+ */
+export function upcomingFireTimes(pattern: string, timezone: string, after: Date, count: number): Date[] {
   let zoned: CronExpression;
   let wall: CronExpression;
   try {
@@ -16,39 +25,37 @@ export function nextFireTime(pattern: string, timezone: string, after: Date): Da
     wall = CronExpressionParser.parse(pattern, { tz: 'UTC' });
   } catch {
     // Five valid fields can still name a date that never comes (`0 0 30 2 *`): such a job never fires.
-    return null;
+    return [];
   }
-  const regular = nextMatching(zoned);
-  const horizon = regular ?? new Date(after.getTime() + YEAR_MS);
-  for (const gap of gapsBetween(timezone, after, horizon)) {
-    if (gap.at.getTime() > after.getTime() && gapMatches(wall, gap)) return gap.at;
-  }
-  return regular;
+  const regular = realMatches(zoned, count);
+  const last = regular.at(-1);
+  const horizon = last !== undefined && regular.length === count ? last : new Date((last ?? after).getTime() + YEAR_MS);
+  const skipped = gapsBetween(timezone, after, horizon)
+    .filter((gap) => gapMatches(wall, gap))
+    .map((gap) => gap.at);
+  // A skipped local time fires at the gap's end, which may also be a regular time: that instant fires once.
+  const merged = [...regular, ...skipped].sort((a, b) => a.getTime() - b.getTime());
+  return merged.filter((at, i) => i === 0 || at.getTime() !== merged[i - 1]!.getTime()).slice(0, count);
 }
 
 const MINUTE_MS = 60_000;
-const SCAN_STEP_MS = 6 * 60 * MINUTE_MS;
 const YEAR_MS = 366 * 24 * 60 * MINUTE_MS;
+/** cron-parser's results in a row that may be shifted past DST gaps before the next real one. */
+const SHIFTED_MAX = 8;
 
-/** The first result of cron-parser that really is a scheduled local time (not one shifted past a DST gap). */
-function nextMatching(expr: CronExpression): Date | null {
+/** The first `count` results of cron-parser that really are scheduled local times (not ones shifted past a gap). */
+function realMatches(expr: CronExpression, count: number): Date[] {
+  const found: Date[] = [];
   try {
-    for (let i = 0; i < 8 && expr.hasNext(); i++) {
+    for (let shifted = 0; found.length < count && shifted < SHIFTED_MAX && expr.hasNext();) {
       const candidate = expr.next().toDate();
-      if (expr.includesDate(candidate)) return candidate;
+      if (expr.includesDate(candidate)) found.push(candidate);
+      else shifted++;
     }
   } catch {
     // cron-parser gives up when no date matches within its search range.
   }
-  return null;
-}
-
-interface Gap {
-  /** The instant local time jumps forward. */
-  at: Date;
-  /** The skipped wall-clock times, as UTC milliseconds: [from, to). */
-  wallFrom: number;
-  wallTo: number;
+  return found;
 }
 
 function gapMatches(wall: CronExpression, gap: Gap): boolean {
@@ -56,60 +63,4 @@ function gapMatches(wall: CronExpression, gap: Gap): boolean {
     if (wall.includesDate(new Date(t))) return true;
   }
   return false;
-}
-
-/** Forward jumps of the zone's UTC offset in (from, to], found by scanning then bisecting to the minute. */
-function gapsBetween(timezone: string, from: Date, to: Date): Gap[] {
-  const gaps: Gap[] = [];
-  let t = from.getTime();
-  let offset = offsetMs(timezone, t);
-  while (t < to.getTime()) {
-    const next = Math.min(t + SCAN_STEP_MS, to.getTime() + MINUTE_MS);
-    const nextOffset = offsetMs(timezone, next);
-    if (nextOffset > offset) {
-      let lo = t;
-      let hi = next;
-      while (hi - lo > MINUTE_MS) {
-        const mid = lo + Math.floor((hi - lo) / 2 / MINUTE_MS) * MINUTE_MS || lo + MINUTE_MS;
-        if (offsetMs(timezone, mid) > offset) hi = mid;
-        else lo = mid;
-      }
-      const at = Math.ceil(hi / MINUTE_MS) * MINUTE_MS;
-      gaps.push({ at: new Date(at), wallFrom: at + offset, wallTo: at + nextOffset });
-    }
-    t = next;
-    offset = nextOffset;
-  }
-  return gaps;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The zone's UTC offset at an instant: its wall-clock time read as UTC, minus the instant. */
-function offsetMs(timezone: string, at: number): number {
-  let f = formatters.get(timezone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, f);
-  }
-  const parts: Record<string, number> = {};
-  for (const p of f.formatToParts(new Date(at))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  const wall = Date.UTC(
-    parts['year']!,
-    parts['month']! - 1,
-    parts['day'],
-    parts['hour'],
-    parts['minute'],
-    parts['second'],
-  );
-  return wall - Math.floor(at / 1000) * 1000;
 }

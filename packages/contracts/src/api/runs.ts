@@ -8,6 +8,7 @@ import {
   RUN_STATUSES,
   RUN_TRIGGERS,
 } from '../schemas/jobs.js';
+import { dagSchema } from '../schemas/dag.js';
 import { RUN_LOG_LEVELS, runErrorSchema, runNodeColumnSchema, runNodeSchema } from '../run-messages.js';
 import { idOf, pageOfSchema, timestamp } from './fields.js';
 
@@ -38,6 +39,15 @@ export const jobSchema = z
     concurrency_policy: z.enum(CONCURRENCY_POLICIES),
     parameters: jsonObject.meta({ description: 'Defaults passed to every run.' }),
     next_run_at: timestamp.nullable().meta({ description: 'Null for a job without a schedule or a paused job.' }),
+    upcoming_runs_at: z
+      .array(timestamp)
+      .max(5)
+      .meta({
+        description:
+          'The next five fire times in the time zone, by the rules the scheduler fires with (a local time skipped by a ' +
+          'daylight-saving change runs at the next valid minute; one that occurs twice runs once); the first is ' +
+          '`next_run_at`. Empty for a job without a schedule, a paused job, or a schedule with no future date.',
+      }),
     last_run: runSummarySchema.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
@@ -93,6 +103,17 @@ export const runSchema = z
     stats: z.strictObject({ rows_read: z.number().int().min(0), rows_written: z.number().int().min(0) }),
   })
   .meta({ id: 'Run' });
+
+/** The DAG a run ran: the pipeline's as it was when the run was triggered, whatever the pipeline became since. */
+export const runDagSchema = z
+  .strictObject({
+    run_id: idOf('run'),
+    job_id: idOf('job'),
+    pipeline_id: idOf('pipeline'),
+    pipeline_version: z.number().int().min(1).meta({ description: "The pipeline's version the run ran." }),
+    dag: dagSchema,
+  })
+  .meta({ id: 'RunDag' });
 
 const count = z.number().int().min(0);
 const millis = z.number().int().min(0).nullable();

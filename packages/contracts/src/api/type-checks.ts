@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Project, Template } from '../schemas/projects.js';
 import type { Pipeline, PipelineValidation } from '../schemas/pipelines.js';
 import type { ConnectionTestResult, Connector, ConnectorTypeDescription } from '../schemas/connectors.js';
-import type { Job, Run } from '../schemas/jobs.js';
+import type { Job, Run, RunDag } from '../schemas/jobs.js';
 import type { Alert, Metrics, RunLogLine } from '../schemas/monitoring.js';
 import type { Delivery, Webhook } from '../schemas/webhooks.js';
 import type { ApiKey, CreatedApiKey, Tenant } from '../schemas/api-keys.js';
@@ -32,6 +32,7 @@ export type AnswerChecks = [
   Check<Same<Out<typeof catalog.connectorTypeDescriptionSchema>, Omit<ConnectorTypeDescription, never>>>,
   Check<Same<Out<typeof runs.jobSchema>, Job>>,
   Check<Same<Out<typeof runs.runSchema>, Run>>,
+  Check<Same<WithoutDag<Out<typeof runs.runDagSchema>>, WithoutDag<RunDag>>>,
   Check<Same<Out<typeof runs.metricsSchema>, Metrics>>,
   Check<Same<Out<typeof runs.alertSchema>, Alert>>,
   Check<Same<Out<typeof runs.runLogLineSchema>, RunLogLine>>,

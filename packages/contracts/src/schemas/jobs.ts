@@ -66,9 +66,20 @@ export interface Job {
   concurrency_policy: ConcurrencyPolicy;
   parameters: Record<string, unknown>;
   next_run_at: string | null;
+  /** The next five fire times, the first being `next_run_at`; empty when there is none. */
+  upcoming_runs_at: string[];
   last_run: RunSummary | null;
   created_at: string;
   updated_at: string;
+}
+
+/** The DAG a run ran (Get Run DAG): the pipeline's as it was when the run was triggered. */
+export interface RunDag {
+  run_id: string;
+  job_id: string;
+  pipeline_id: string;
+  pipeline_version: number;
+  dag: Record<string, unknown>;
 }
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;

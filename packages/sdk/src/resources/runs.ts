@@ -4,7 +4,7 @@ import type { Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { ConduitApiError, ConduitTimeoutError } from '../errors.js';
 import { Paginated } from '../pagination.js';
-import type { QueryOf, Run, RunLogLine } from '../types.js';
+import type { QueryOf, Run, RunDag, RunLogLine } from '../types.js';
 import { isFinalRunStatus } from '../types.js';
 import { defined, unwrap } from '../unwrap.js';
 import type { JobsApi } from './jobs.js';
@@ -97,6 +97,14 @@ export class RunsApi {
       await unwrap(
         this.raw.GET('/v2/jobs/{job_id}/runs/{run_id}', { params: { path: { job_id: jobId, run_id: runId } } }),
       ),
+    );
+  }
+
+  /** The DAG the run ran (with the pipeline's version then), which the pipeline may have changed since. */
+  async dag(runId: string, ref: RunRef = {}): Promise<RunDag> {
+    const jobId = await this.jobIdOf(runId, ref);
+    return unwrap(
+      this.raw.GET('/v2/jobs/{job_id}/runs/{run_id}/dag', { params: { path: { job_id: jobId, run_id: runId } } }),
     );
   }
 

@@ -6,12 +6,13 @@ import {
   jobSchema,
   jobUpdateSchema,
   runListQuerySchema,
+  runDagSchema,
   runPageSchema,
   runSchema,
   runTriggerSchema,
 } from '@conduit/contracts';
 import type { OperationSpec } from '../operation-spec.js';
-import { exampleJob, exampleJobCreate, exampleRunQueued, exampleRunSucceeded } from '../examples.js';
+import { exampleJob, exampleJobCreate, exampleRunDag, exampleRunQueued, exampleRunSucceeded } from '../examples.js';
 import { idParams, one, page } from './common.js';
 
 const jobId = idParams({ job_id: 'job' });
@@ -100,7 +101,7 @@ export const jobOperations: OperationSpec[] = [
     response: {
       schema: jobSchema,
       description: 'The job, paused.',
-      examples: one('Paused', { ...exampleJob, status: 'paused', next_run_at: null }),
+      examples: one('Paused', { ...exampleJob, status: 'paused', next_run_at: null, upcoming_runs_at: [] }),
     },
   },
   {
@@ -169,6 +170,19 @@ export const jobOperations: OperationSpec[] = [
       'at most 1,000, names and types cut at 256 characters, never any row value; `null` until the node has produced output.',
     params: runId,
     response: { schema: runSchema, description: 'The run.', examples: one('Succeeded', exampleRunSucceeded) },
+  },
+  {
+    operationId: 'getRunDag',
+    method: 'get',
+    path: '/v2/jobs/{job_id}/runs/{run_id}/dag',
+    tag: 'Runs',
+    status: 200,
+    summary: 'Get Run DAG',
+    description:
+      "The DAG the run ran: the pipeline's DAG and version as they were when the run was triggered, whatever the " +
+      'pipeline became since (Get Pipeline answers its current one). 404 as for the run.',
+    params: runId,
+    response: { schema: runDagSchema, description: "The run's DAG.", examples: one('The DAG it ran', exampleRunDag) },
   },
   {
     operationId: 'cancelRun',

@@ -1,0 +1,30 @@
+import { describe, expect, it } from '@jest/globals';
+import { upcomingFireTimes } from './next-fire-time.js';
+import { UPCOMING_FIRES, upcomingFires } from './upcoming-fires.js';
+
+const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
+
+describe('upcomingFires', () => {
+  it('answers the next five fire times, and the same ones until the first has passed', () => {
+    const now = new Date('2027-03-26T12:00:00.000Z');
+    const first = upcomingFires('30 2 * * *', 'Europe/Berlin', now);
+    expect(first).toHaveLength(UPCOMING_FIRES);
+    expect(first).toEqual(iso(upcomingFireTimes('30 2 * * *', 'Europe/Berlin', now, UPCOMING_FIRES)));
+    expect(upcomingFires('30 2 * * *', 'Europe/Berlin', new Date('2027-03-27T01:29:59.999Z'))).toEqual(first);
+
+    // At the first time itself, the list moves on by one.
+    const moved = upcomingFires('30 2 * * *', 'Europe/Berlin', new Date(first[0]!));
+    expect(moved.slice(0, 4)).toEqual(first.slice(1));
+    expect(moved[4]).toBe('2027-04-01T00:30:00.000Z');
+    // An earlier moment than the cached one is computed for itself.
+    expect(upcomingFires('30 2 * * *', 'Europe/Berlin', new Date('2027-03-25T12:00:00.000Z'))[0]).toBe(
+      '2027-03-26T01:30:00.000Z',
+    );
+  });
+
+  it('tells schedules apart by their time zone', () => {
+    const now = new Date('2026-10-30T12:00:00.000Z');
+    expect(upcomingFires('30 1 * * *', 'America/New_York', now)[0]).toBe('2026-10-31T05:30:00.000Z');
+    expect(upcomingFires('30 1 * * *', 'UTC', now)[0]).toBe('2026-10-31T01:30:00.000Z');
+  });
+});
