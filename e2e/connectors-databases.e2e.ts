@@ -1,25 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, type Stack } from '@conduit/testing';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { nodeOf, runDagToEnd, uniqueName } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 import type { ConnectionTestResult, Connector } from '@conduit/contracts';
 
 // Database category end to end: a MariaDB table copied into PostgreSQL by a run, checked on the PostgreSQL side.
-let stack: Stack;
-let targetDb: TargetDatabase;
 let dataRoot: string;
 let mariaDb: MariaDatabase;
 let maria: mysql.Connection;
-let target: pg.Client;
 
 beforeAll(async () => {
-  dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-data-'));
   mariaDb = await createMariaDatabase('select');
   maria = mariaDb.root;
   await maria.query(
@@ -33,56 +27,58 @@ beforeAll(async () => {
     i % 10 === 0 ? null : `note "${i}"`,
   ]);
   await maria.query('insert into orders values ?', [rows]);
+});
 
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', CONNECTOR_DATA_ROOT: dataRoot });
-  target = new pg.Client({ connectionString: targetDb.url });
-  await target.connect();
-  await target.query(
-    'create table orders_copy (id int primary key, customer text, amount numeric(10,2), placed_at timestamptz, note text)',
-  );
-}, 120_000);
+const target = useTargetStack({
+  env: async () => {
+    dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-data-'));
+    return { CONNECTOR_DATA_ROOT: dataRoot };
+  },
+  prepare: async (db) => {
+    await db.query(
+      'create table orders_copy (id int primary key, customer text, amount numeric(10,2), placed_at timestamptz, note text)',
+    );
+  },
+});
 
 afterAll(async () => {
-  await target?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   await mariaDb?.drop();
-  await rm(dataRoot, { recursive: true, force: true });
+  if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
 });
 
 describe('mysql -> postgres', () => {
   it('copies a MariaDB table into PostgreSQL, and never shows the mysql password', async () => {
-    const mysqlConnector = await call<Connector>(stack, 'POST', '/v2/connectors', {
+    const mysqlConnector = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
       body: { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() },
     });
     expect(mysqlConnector.status).toBe(201);
     expect(mysqlConnector.text).not.toContain(mariaDb.password);
-    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${mysqlConnector.body.id}/test`);
+    const tested = await call<ConnectionTestResult>(
+      target.stack,
+      'POST',
+      `/v2/connectors/${mysqlConnector.body.id}/test`,
+    );
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(mariaDb.password);
 
-    const pgConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
     const dag = {
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: mysqlConnector.body.id, table: 'orders' } },
-        { id: 'load', type: 'sink', config: { connector_id: pgConnector.id, table: 'orders_copy', mode: 'append' } },
+        {
+          id: 'load',
+          type: 'sink',
+          config: { connector_id: target.connectorId, table: 'orders_copy', mode: 'append' },
+        },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     };
-    const { jobId } = await createPipelineAndJob(stack, dag);
-    const queued = await triggerRun(stack, jobId);
-    const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
+    const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 2500 });
     expect(JSON.stringify(run)).not.toContain(mariaDb.password);
 
-    const { rows } = await target.query<{ n: string; total: string; first: Date; nulls: string }>(
+    const { rows } = await target.db.query<{ n: string; total: string; first: Date; nulls: string }>(
       `select count(*) as n, sum(amount)::text as total, min(placed_at) as first, count(*) filter (where note is null) as nulls from orders_copy`,
     );
     expect(rows[0]).toEqual({
@@ -91,7 +87,7 @@ describe('mysql -> postgres', () => {
       first: new Date(Date.UTC(2024, 0, 1)),
       nulls: '250',
     });
-    const sample = await target.query(
+    const sample = await target.db.query(
       'select id, customer, amount::text as amount, note from orders_copy where id = 12',
     );
     expect(sample.rows).toEqual([{ id: 12, customer: 'customer 11', amount: '13.75', note: 'note "11"' }]);

@@ -3,22 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import duckdb from '@duckdb/node-api';
-import { startStack, type Stack } from '@conduit/testing';
-import pg from 'pg';
 import S3rver from 's3rver';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { createConnector, nodeOf, runDagToEnd } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Object store, warehouse and file categories end to end: S3 CSV objects into DuckDB, and PostgreSQL out to JSON lines.
 // File-based connectors work in their tenant's folder of the data root: <CONNECTOR_DATA_ROOT>/<tenant_id>/.
 const TENANT = `tnt_${'0'.repeat(26)}`;
-let stack: Stack;
-let targetDb: TargetDatabase;
 let dataRoot: string;
 let s3Directory: string;
 let s3Server: S3rver;
 let s3Endpoint: string;
-let source: pg.Client;
 const bucket = 'conduit-e2e';
 
 beforeAll(async () => {
@@ -33,31 +28,18 @@ beforeAll(async () => {
   });
   const address = (await s3Server.run()) as { port: number };
   s3Endpoint = `http://127.0.0.1:${address.port}`;
-  targetDb = await createTargetDatabase();
+});
+
+const target = useTargetStack({
   // The bootstrap key's tenant, named here so the test knows its folder.
-  stack = await startStack({
-    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
-    CONNECTOR_DATA_ROOT: dataRoot,
-    BOOTSTRAP_TENANT_ID: TENANT,
-  });
-  source = new pg.Client({ connectionString: targetDb.url });
-  await source.connect();
-}, 120_000);
+  env: () => Promise.resolve({ CONNECTOR_DATA_ROOT: dataRoot, BOOTSTRAP_TENANT_ID: TENANT }),
+});
 
 afterAll(async () => {
-  await source?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   await s3Server?.close();
   await rm(s3Directory, { recursive: true, force: true });
   await rm(dataRoot, { recursive: true, force: true });
 });
-
-async function runToEnd(dag: Record<string, unknown>) {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  return waitForRunEnd(stack, jobId, queued.id, 60_000);
-}
 
 describe('s3 CSV -> duckdb', () => {
   it("loads every CSV object under a prefix into a DuckDB table in the tenant's folder of the data root", async () => {
@@ -80,30 +62,23 @@ describe('s3 CSV -> duckdb', () => {
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'readings/README.txt', Body: 'not data' }));
     client.destroy();
 
-    const s3Connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('s3'),
-      type: 's3',
-      config: {
-        endpoint: s3Endpoint,
-        region: 'us-east-1',
-        bucket,
-        access_key_id: 'S3RVER',
-        secret_access_key: 'S3RVER',
-        force_path_style: true,
-      },
+    const s3Connector = await createConnector(target.stack, 's3', {
+      endpoint: s3Endpoint,
+      region: 'us-east-1',
+      bucket,
+      access_key_id: 'S3RVER',
+      secret_access_key: 'S3RVER',
+      force_path_style: true,
     });
-    const warehouse = await create(stack, '/v2/connectors', {
-      name: uniqueName('wh'),
-      type: 'duckdb',
-      config: { path: 'warehouse/e2e.duckdb' },
-    });
-    const run = await runToEnd({
+    const warehouse = await createConnector(target.stack, 'duckdb', { path: 'warehouse/e2e.duckdb' }, 'wh');
+    const dag = {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: s3Connector.id, path: 'readings/', format: 'csv' } },
-        { id: 'load', type: 'sink', config: { connector_id: warehouse.id, table: 'readings', mode: 'overwrite' } },
+        { id: 'extract', type: 'source', config: { connector_id: s3Connector, path: 'readings/', format: 'csv' } },
+        { id: 'load', type: 'sink', config: { connector_id: warehouse, table: 'readings', mode: 'overwrite' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
-    });
+    };
+    const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: 1200 });
 
@@ -125,36 +100,28 @@ describe('s3 CSV -> duckdb', () => {
 
 describe('postgres -> file (JSON lines)', () => {
   it("exports a PostgreSQL table as a JSON lines file in the tenant's folder of the data root", async () => {
-    await source.query('create table events (id int primary key, kind text, payload jsonb, at timestamptz)');
-    await source.query(
+    await target.db.query('create table events (id int primary key, kind text, payload jsonb, at timestamptz)');
+    await target.db.query(
       `insert into events select g, case when g % 2 = 0 then 'even' else 'odd' end, jsonb_build_object('n', g),
               timestamptz '2024-03-01 00:00:00+00' + g * interval '1 second' from generate_series(1, 1500) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const files = await create(stack, '/v2/connectors', {
-      name: uniqueName('files'),
-      type: 'file',
-      config: { path: 'exports' },
-    });
-    const run = await runToEnd({
+    const files = await createConnector(target.stack, 'file', { path: 'exports' }, 'files');
+    const dag = {
       nodes: [
         {
           id: 'extract',
           type: 'source',
-          config: { connector_id: pgConnector.id, query: 'select * from events order by id' },
+          config: { connector_id: target.connectorId, query: 'select * from events order by id' },
         },
         {
           id: 'load',
           type: 'sink',
-          config: { connector_id: files.id, path: 'events/events.jsonl', mode: 'overwrite' },
+          config: { connector_id: files, path: 'events/events.jsonl', mode: 'overwrite' },
         },
       ],
       edges: [{ from: 'extract', to: 'load' }],
-    });
+    };
+    const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 1500 });
 

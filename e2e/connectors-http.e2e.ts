@@ -1,20 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startStack, type Stack } from '@conduit/testing';
-import pg from 'pg';
 import { call } from './support/client.js';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import {
+  createConnector,
+  createPipelineAndJob,
+  nodeOf,
+  triggerRun,
+  uniqueName,
+  waitForRunEnd,
+} from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 import type { ConnectionTestResult, Connector, Pipeline } from '@conduit/contracts';
 
 // REST API category end to end: paged JSON records behind bearer auth copied into PostgreSQL by a run, and the
 // DAG's check that a connector can play its node's role.
-let stack: Stack;
-let targetDb: TargetDatabase;
+const target = useTargetStack({
+  prepare: async (db) => {
+    await db.query(
+      'create table api_orders (id int primary key, customer text, amount numeric(12,2), created_at timestamptz)',
+    );
+  },
+});
 let api: Server;
 let apiBase: string;
-let target: pg.Client;
 const token = `tok-${randomUUID()}`;
 const TOTAL = 250;
 const PER_PAGE = 100;
@@ -54,26 +63,16 @@ beforeAll(async () => {
   api = createServer(handle);
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  target = new pg.Client({ connectionString: targetDb.url });
-  await target.connect();
-  await target.query(
-    'create table api_orders (id int primary key, customer text, amount numeric(12,2), created_at timestamptz)',
-  );
-}, 120_000);
+});
 
 afterAll(async () => {
-  await target?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   api?.closeAllConnections();
   await new Promise<void>((resolve) => (api ? api.close(() => resolve()) : resolve()));
 });
 
 describe('http -> postgres', () => {
   it('copies every page of a bearer-protected JSON API into PostgreSQL, retrying a 503', async () => {
-    const httpConnector = await call<Connector>(stack, 'POST', '/v2/connectors', {
+    const httpConnector = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
       body: {
         name: uniqueName('api'),
         type: 'http',
@@ -88,16 +87,15 @@ describe('http -> postgres', () => {
     });
     expect(httpConnector.status).toBe(201);
     expect(httpConnector.body.config.bearer_token).toBe('********');
-    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${httpConnector.body.id}/test`);
+    const tested = await call<ConnectionTestResult>(
+      target.stack,
+      'POST',
+      `/v2/connectors/${httpConnector.body.id}/test`,
+    );
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(token);
 
-    const pgConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const { jobId } = await createPipelineAndJob(stack, {
+    const { jobId } = await createPipelineAndJob(target.stack, {
       nodes: [
         {
           id: 'extract',
@@ -110,13 +108,13 @@ describe('http -> postgres', () => {
             per_page: PER_PAGE,
           },
         },
-        { id: 'load', type: 'sink', config: { connector_id: pgConnector.id, table: 'api_orders', mode: 'append' } },
+        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'api_orders', mode: 'append' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     });
     received.length = 0;
-    const queued = await triggerRun(stack, jobId);
-    const run = await waitForRunEnd(stack, jobId, queued.id, 45_000);
+    const queued = await triggerRun(target.stack, jobId);
+    const run = await waitForRunEnd(target.stack, jobId, queued.id, 45_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: TOTAL });
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: TOTAL });
@@ -129,7 +127,7 @@ describe('http -> postgres', () => {
       { url: '/api/v1/orders?page=2&per_page=100', authorized: true },
       { url: '/api/v1/orders?page=3&per_page=100', authorized: true },
     ]);
-    const { rows } = await target.query<{ id: number; customer: string; amount: string; created_at: Date }>(
+    const { rows } = await target.db.query<{ id: number; customer: string; amount: string; created_at: Date }>(
       'select id, customer, amount::text as amount, created_at from api_orders order by id',
     );
     expect(rows).toEqual(
@@ -144,12 +142,13 @@ describe('http -> postgres', () => {
 
   it('says when the token is wrong (config_error, HTTP 401) without showing it', async () => {
     const wrong = `tok-${randomUUID()}`;
-    const connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('api'),
-      type: 'http',
-      config: { base_url: `${apiBase}/api/v1`, auth_type: 'bearer', bearer_token: wrong, health_path: '/health' },
+    const connector = await createConnector(target.stack, 'http', {
+      base_url: `${apiBase}/api/v1`,
+      auth_type: 'bearer',
+      bearer_token: wrong,
+      health_path: '/health',
     });
-    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${connector.id}/test`);
+    const tested = await call<ConnectionTestResult>(target.stack, 'POST', `/v2/connectors/${connector}/test`);
     expect(tested.body).toMatchObject({
       ok: false,
       error_class: 'config_error',
@@ -161,43 +160,32 @@ describe('http -> postgres', () => {
 
 describe('connector roles', () => {
   it('reports a connector whose type cannot serve its node (connector_unfit): an llm connector as a sink, an api as llm', async () => {
-    const llm = await create(stack, '/v2/connectors', {
-      name: uniqueName('llm'),
-      type: 'openai',
-      config: { base_url: `${apiBase}/v1`, model: 'tiny' },
-    });
-    const restApi = await create(stack, '/v2/connectors', {
-      name: uniqueName('api'),
-      type: 'http',
-      config: { base_url: apiBase },
-    });
-    const pgConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
+    const llm = await createConnector(target.stack, 'openai', { base_url: `${apiBase}/v1`, model: 'tiny' });
+    const restApi = await createConnector(target.stack, 'http', { base_url: apiBase });
     const dag = {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: pgConnector.id, table: 'api_orders' } },
+        { id: 'extract', type: 'source', config: { connector_id: target.connectorId, table: 'api_orders' } },
         {
           id: 'route',
           type: 'decision',
           config: {
             strategy: 'llm',
-            connector_id: restApi.id,
+            connector_id: restApi,
             prompt: 'Rows: {{row_count}}',
             choices: ['a', 'b'],
             default: 'a',
           },
         },
-        { id: 'load', type: 'sink', config: { connector_id: llm.id, table: 'answers' } },
+        { id: 'load', type: 'sink', config: { connector_id: llm, table: 'answers' } },
       ],
       edges: [
         { from: 'extract', to: 'route' },
         { from: 'route', to: 'load', when: 'a' },
       ],
     };
-    const res = await call<Pipeline>(stack, 'POST', '/v2/pipelines', { body: { name: uniqueName('unfit'), dag } });
+    const res = await call<Pipeline>(target.stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('unfit'), dag },
+    });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('invalid');
     const unfit = res.body.validation.errors.filter((e: { code: string }) => e.code === 'connector_unfit');

@@ -1,25 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
-import { startStack, type Stack } from '@conduit/testing';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import pg from 'pg';
-import {
-  create,
-  createPipelineAndJob,
-  nodeOf,
-  triggerRun,
-  uniqueName,
-  waitFor,
-  waitForRunEnd,
-} from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { createConnector, nodeOf, runDagToEnd, waitFor } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Message queue category end to end: PostgreSQL rows published to a RabbitMQ queue (consumed and checked here), and
 // a JetStream stream (published to here) loaded into PostgreSQL by a bounded read.
-let stack: Stack;
-let targetDb: TargetDatabase;
-let db: pg.Client;
+const target = useTargetStack();
 let rabbit: ChannelModel;
 let channel: Channel;
 let nats: NatsConnection;
@@ -48,59 +36,42 @@ beforeAll(async () => {
   }
   jsm = await jetstreamManager(nats);
   await jsm.streams.add({ name: stream, subjects: [`${subjectBase}.>`] });
-
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-}, 120_000);
+});
 
 afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   if (channel) await channel.deleteQueue(queue);
   await rabbit?.close();
   if (jsm) await jsm.streams.delete(stream);
   await nats?.close();
 });
 
-async function runToEnd(dag: Record<string, unknown>) {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  return waitForRunEnd(stack, jobId, queued.id, 45_000);
-}
-
 describe('postgres -> amqp', () => {
   it('publishes every row of a PostgreSQL query as a JSON message to a RabbitMQ queue', async () => {
-    await db.query(
+    await target.db.query(
       'create table shipments (id int primary key, carrier text, express boolean, shipped_at timestamptz)',
     );
-    await db.query(
+    await target.db.query(
       `insert into shipments select g, 'carrier-' || (g % 4), g % 3 = 0, timestamptz '2024-06-01 08:00:00+00' + g * interval '1 minute'
        from generate_series(1, 600) g`,
     );
-    const pgConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
+    const broker = await createConnector(target.stack, 'amqp', {
+      host: '127.0.0.1',
+      port: 5672,
+      username: 'guest',
+      password: 'guest',
     });
-    const broker = await create(stack, '/v2/connectors', {
-      name: uniqueName('mq'),
-      type: 'amqp',
-      config: { host: '127.0.0.1', port: 5672, username: 'guest', password: 'guest' },
-    });
-    const run = await runToEnd({
+    const dag = {
       nodes: [
         {
           id: 'extract',
           type: 'source',
-          config: { connector_id: pgConnector.id, query: 'select * from shipments order by id' },
+          config: { connector_id: target.connectorId, query: 'select * from shipments order by id' },
         },
-        { id: 'publish', type: 'sink', config: { connector_id: broker.id, queue } },
+        { id: 'publish', type: 'sink', config: { connector_id: broker, queue } },
       ],
       edges: [{ from: 'extract', to: 'publish' }],
-    });
+    };
+    const run = await runDagToEnd(target.stack, dag, 45_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'publish')).toMatchObject({ status: 'succeeded', rows_out: 600 });
 
@@ -149,24 +120,15 @@ describe('nats -> postgres', () => {
     await js.publish(`${subjectBase}.noise`, JSON.stringify({ id: -1, sensor: 'noise', celsius: 0 }));
     expect((await jsm.streams.info(stream)).state.messages).toBe(451);
 
-    await db.query('create table readings (id int primary key, sensor text, celsius double precision)');
-    const natsConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('nats'),
-      type: 'nats',
-      config: { host: '127.0.0.1', port: 4222 },
-    });
-    const pgConnector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const run = await runToEnd({
+    await target.db.query('create table readings (id int primary key, sensor text, celsius double precision)');
+    const natsConnector = await createConnector(target.stack, 'nats', { host: '127.0.0.1', port: 4222 });
+    const dag = {
       nodes: [
         {
           id: 'consume',
           type: 'source',
           config: {
-            connector_id: natsConnector.id,
+            connector_id: natsConnector,
             stream,
             subject: `${subjectBase}.readings`,
             consumer: 'etl',
@@ -174,15 +136,16 @@ describe('nats -> postgres', () => {
             wait_ms: 1000,
           },
         },
-        { id: 'load', type: 'sink', config: { connector_id: pgConnector.id, table: 'readings', mode: 'append' } },
+        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'readings', mode: 'append' } },
       ],
       edges: [{ from: 'consume', to: 'load' }],
-    });
+    };
+    const run = await runDagToEnd(target.stack, dag, 45_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'consume')).toMatchObject({ status: 'succeeded', rows_out: 450 });
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 450 });
 
-    const { rows } = await db.query<{ id: number; sensor: string; celsius: number }>(
+    const { rows } = await target.db.query<{ id: number; sensor: string; celsius: number }>(
       'select id, sensor, celsius from readings order by id',
     );
     expect(rows).toEqual(readings);

@@ -1,20 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startStack, type Stack } from '@conduit/testing';
-import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
-import {
-  closedPort,
-  create,
-  createPipelineAndJob,
-  listAll,
-  nodeOf,
-  triggerRun,
-  uniqueName,
-  waitForRunEnd,
-} from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { closedPort, create, listAll, nodeOf, runDagToEnd, uniqueName } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 import { startOwnRedis, type OwnRedis } from '@conduit/testing';
 import type {
   ConnectionTestResult,
@@ -29,13 +18,12 @@ import type {
 // created with distinctive secret values, read back, updated with the mask, tested (against the local server where
 // one runs; an HTTP server that echoes the credentials it got for http/openai; a closed port for s3) and, for
 // postgres, mysql and openai, used by a run.
-let stack: Stack;
-let targetDb: TargetDatabase;
+// debug: the most the services ever log.
+const target = useTargetStack({ env: { LOG_LEVEL: 'debug' } });
 /** The platform's Redis is refused to connectors: redis connectors get a server of the suite's own. */
 let ownRedis: OwnRedis;
 let echo: Server;
 let echoBase: string;
-let db: pg.Client;
 /** Headers of every request the echo server got. */
 const echoed: IncomingHttpHeaders[] = [];
 const MASK = '********';
@@ -52,7 +40,7 @@ const secretFor = (type: string, field: string): string => `Zq-${type}-${field}-
 async function configFor(type: string, secrets: Record<string, string>): Promise<Record<string, unknown>> {
   switch (type) {
     case 'postgres':
-      return { ...targetDb.config(), ...secrets };
+      return { ...target.targetDb.config(), ...secrets };
     case 'mysql':
       return { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', ...secrets };
     case 'amqp':
@@ -98,18 +86,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoBase = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
-  // debug: the most the services ever log.
-  targetDb = await createTargetDatabase();
   ownRedis = await startOwnRedis();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'debug' });
-  db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-}, 120_000);
+});
 
 afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   await ownRedis?.destroy();
   echo?.closeAllConnections();
   await new Promise<void>((resolve) => (echo ? echo.close(() => resolve()) : resolve()));
@@ -120,7 +100,7 @@ function expectNowhere(secrets: string[], ...responses: ApiResponse[]): void {
   for (const res of responses) {
     for (const secret of secrets) expect(res.text).not.toContain(secret);
   }
-  const leaking = stack
+  const leaking = target.stack
     .logs()
     .split('\n')
     .filter((line) => secrets.some((s) => line.includes(s)));
@@ -133,7 +113,7 @@ async function runLogs(jobId: string, runId: string): Promise<ApiResponse<Page<R
   let cursor: string | null = null;
   do {
     const page: ApiResponse<Page<RunLogLine>> = await call<Page<RunLogLine>>(
-      stack,
+      target.stack,
       'GET',
       `/v2/jobs/${jobId}/runs/${runId}/logs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
@@ -146,11 +126,10 @@ async function runLogs(jobId: string, runId: string): Promise<ApiResponse<Page<R
 
 /** Runs the DAG to its end; answers the run and every response that showed it (status, run logs). */
 async function runAndCollect(dag: Record<string, unknown>) {
-  const { jobId } = await createPipelineAndJob(stack, dag);
-  const queued = await triggerRun(stack, jobId);
-  const run = await waitForRunEnd(stack, jobId, queued.id, 30_000);
-  const status = await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`);
-  const runs = await call<Page<Run>>(stack, 'GET', `/v2/jobs/${jobId}/runs`);
+  const run = await runDagToEnd(target.stack, dag, 30_000);
+  const jobId = run.job_id;
+  const status = await call<Run>(target.stack, 'GET', `/v2/jobs/${jobId}/runs/${run.id}`);
+  const runs = await call<Page<Run>>(target.stack, 'GET', `/v2/jobs/${jobId}/runs`);
   const logs = await runLogs(jobId, run.id);
   const lines = logs.flatMap((page) => page.body.data);
   return { run, responses: [status, runs, ...logs], lines };
@@ -158,7 +137,7 @@ async function runAndCollect(dag: Record<string, unknown>) {
 
 describe('secrets of every connector type', () => {
   it('are masked in create, get, list and update, kept by the mask, and absent from Test Connection and the logs', async () => {
-    const typesRes = await call<{ data: ConnectorTypeDescription[] }>(stack, 'GET', '/v2/connector-types');
+    const typesRes = await call<{ data: ConnectorTypeDescription[] }>(target.stack, 'GET', '/v2/connector-types');
     expect(typesRes.status).toBe(200);
     const types = (Array.isArray(typesRes.body) ? typesRes.body : typesRes.body.data) as ConnectorType[];
     const withSecrets = types.filter((t) => t.secret_fields.length > 0);
@@ -181,20 +160,20 @@ describe('secrets of every connector type', () => {
       everySecret.push(...values);
       const masked = Object.fromEntries(fields.map((field) => [field, MASK]));
 
-      const created = await call<Connector>(stack, 'POST', '/v2/connectors', {
+      const created = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
         body: { name: uniqueName(type), type, config: await configFor(type, secrets) },
       });
       expect({ type, status: created.status }).toEqual({ type, status: 201 });
       expect(created.body.config).toMatchObject(masked);
       const id = created.body.id;
 
-      const got = await call<Connector>(stack, 'GET', `/v2/connectors/${id}`);
+      const got = await call<Connector>(target.stack, 'GET', `/v2/connectors/${id}`);
       expect(got.body.config).toMatchObject(masked);
-      const listed = await call<Page<Connector>>(stack, 'GET', `/v2/connectors?type=${type}&limit=200`);
+      const listed = await call<Page<Connector>>(target.stack, 'GET', `/v2/connectors?type=${type}&limit=200`);
       expect(listed.status).toBe(200);
       expect(listed.body.data.find((c: { id: string }) => c.id === id)?.config).toMatchObject(masked);
 
-      const updated = await call<Connector>(stack, 'PUT', `/v2/connectors/${id}`, {
+      const updated = await call<Connector>(target.stack, 'PUT', `/v2/connectors/${id}`, {
         body: { name: uniqueName(type), config: got.body.config },
         headers: { 'if-match': got.headers.get('etag') ?? '' },
       });
@@ -203,11 +182,11 @@ describe('secrets of every connector type', () => {
 
       const sentBefore = echoed.length;
       const started = Date.now();
-      const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${id}/test`);
+      const tested = await call<ConnectionTestResult>(target.stack, 'POST', `/v2/connectors/${id}/test`);
       expect({ type, status: tested.status }).toEqual({ type, status: 200 });
       expect(Date.now() - started).toBeLessThan(11_000);
       expect(tested.body).toMatchObject({ ok: expect.any(Boolean), checks: expect.any(Array) });
-      const afterTest = await call<Connector>(stack, 'GET', `/v2/connectors/${id}`);
+      const afterTest = await call<Connector>(target.stack, 'GET', `/v2/connectors/${id}`);
       expectNowhere(values, created, got, listed, updated, tested, afterTest);
 
       // The echo server saw the credentials the mask kept, so its quoted answer really held them.
@@ -224,7 +203,7 @@ describe('secrets of every connector type', () => {
         expect(tested.body).toMatchObject({ ok: false, error_class: 'config_error' });
       }
     }
-    const all = await listAll(stack, '/v2/connectors');
+    const all = await listAll(target.stack, '/v2/connectors');
     expect(all.length).toBeGreaterThanOrEqual(withSecrets.length);
     for (const secret of everySecret) expect(JSON.stringify(all)).not.toContain(secret);
   });
@@ -233,13 +212,13 @@ describe('secrets of every connector type', () => {
 describe('secrets in runs', () => {
   it('postgres: a run with a password-holding connector shows it in no status, node or run log line', async () => {
     const password = secretFor('postgres', 'run');
-    await db.query('create table secret_src (id int primary key, label text)');
-    await db.query(`create table secret_dst (id int primary key, label text)`);
-    await db.query(`insert into secret_src select g, 'row ' || g from generate_series(1, 50) g`);
-    const connector = await create(stack, '/v2/connectors', {
+    await target.db.query('create table secret_src (id int primary key, label text)');
+    await target.db.query(`create table secret_dst (id int primary key, label text)`);
+    await target.db.query(`insert into secret_src select g, 'row ' || g from generate_series(1, 50) g`);
+    const connector = await create(target.stack, '/v2/connectors', {
       name: uniqueName('pg'),
       type: 'postgres',
-      config: targetDb.config({ password }),
+      config: target.targetDb.config({ password }),
     });
     const { run, responses, lines } = await runAndCollect({
       nodes: [
@@ -250,27 +229,22 @@ describe('secrets in runs', () => {
     });
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 50 });
-    expect((await db.query('select count(*)::int as n from secret_dst')).rows).toEqual([{ n: 50 }]);
+    expect((await target.db.query('select count(*)::int as n from secret_dst')).rows).toEqual([{ n: 50 }]);
     expect(lines.length).toBeGreaterThan(0);
     expectNowhere([password], ...responses);
   });
 
   it('mysql: a run failing on a rejected password shows it in no error, node or run log line', async () => {
     const password = secretFor('mysql', 'run');
-    const connector = await create(stack, '/v2/connectors', {
+    const connector = await create(target.stack, '/v2/connectors', {
       name: uniqueName('maria'),
       type: 'mysql',
       config: { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', password },
     });
-    const target = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
     const { run, responses } = await runAndCollect({
       nodes: [
         { id: 'extract', type: 'source', config: { connector_id: connector.id, query: 'select 1 as one', retries: 0 } },
-        { id: 'load', type: 'sink', config: { connector_id: target.id, table: 'never_made', mode: 'append' } },
+        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'never_made', mode: 'append' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     });
@@ -281,20 +255,15 @@ describe('secrets in runs', () => {
 
   it('openai: an llm decision whose key is refused (and quoted back) shows it in no error, node or run log line', async () => {
     const apiKey = secretFor('openai', 'run');
-    const llm = await create(stack, '/v2/connectors', {
+    const llm = await create(target.stack, '/v2/connectors', {
       name: uniqueName('llm'),
       type: 'openai',
       config: { base_url: `${echoBase}/v1`, model: 'tiny', api_key: apiKey },
     });
-    const source = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
     const sentBefore = echoed.length;
     const { run, responses } = await runAndCollect({
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: source.id, query: 'select 1 as id' } },
+        { id: 'extract', type: 'source', config: { connector_id: target.connectorId, query: 'select 1 as id' } },
         {
           id: 'route',
           type: 'decision',

@@ -1,21 +1,22 @@
-import { startStack, type Stack } from '@conduit/testing';
 import type { Run, RunNodeColumn } from '@conduit/contracts';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
-import { create, createPipelineAndJob, nodeOf, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import {
+  createConnector,
+  createPipelineAndJob,
+  nodeOf,
+  runDagToEnd,
+  triggerRun,
+  waitForRunEnd,
+} from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 
 // Runs show schemas (issue 15), every service its own process: Get Run Status answers each node's output columns
 // with their types. The source is MySQL (a typed read: the server's field metadata becomes DuckDB types), the sink
 // PostgreSQL; a PostgreSQL -> PostgreSQL copy goes through the CSV hand-off, which knows names only.
-let stack: Stack;
-let targetDb: TargetDatabase;
 let mariaDb: MariaDatabase;
 let maria: mysql.Connection;
-let target: pg.Client;
 let mysqlConnectorId: string;
-let pgConnectorId: string;
 
 beforeAll(async () => {
   mariaDb = await createMariaDatabase('select');
@@ -24,27 +25,23 @@ beforeAll(async () => {
   await maria.query(
     `insert into payments values (1, 10.25, 'first'), (2, -3.00, 'refund'), (3, 0.10, null), (4, 99999.99, 'big')`,
   );
+});
 
-  targetDb = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
-  target = new pg.Client({ connectionString: targetDb.url });
-  await target.connect();
-  await target.query('create table doubled (id integer primary key, doubled numeric(18,2) not null)');
-  await target.query('create table payments_pg (id integer, amount numeric(12,2), note text)');
-  await target.query(`insert into payments_pg values (1, 10.25, 'first'), (2, null, 'second')`);
-  await target.query('create table payments_copy (like payments_pg)');
-  mysqlConnectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('maria'), type: 'mysql', config: mariaDb.config() })
-  ).id;
-  pgConnectorId = (
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-  ).id;
-}, 120_000);
+const target = useTargetStack({
+  env: { RATE_LIMIT_PER_MINUTE: '100000' },
+  prepare: async (db) => {
+    await db.query('create table doubled (id integer primary key, doubled numeric(18,2) not null)');
+    await db.query('create table payments_pg (id integer, amount numeric(12,2), note text)');
+    await db.query(`insert into payments_pg values (1, 10.25, 'first'), (2, null, 'second')`);
+    await db.query('create table payments_copy (like payments_pg)');
+  },
+});
+
+beforeAll(async () => {
+  mysqlConnectorId = await createConnector(target.stack, 'mysql', mariaDb.config(), 'maria');
+});
 
 afterAll(async () => {
-  await target?.end();
-  await stack?.stop();
-  await targetDb?.drop();
   await mariaDb?.drop();
 });
 
@@ -61,18 +58,18 @@ describe("Get Run Status shows each node's columns", () => {
           type: 'transform',
           config: { sql: 'select id, amount * 2 as doubled from src where amount > 0' },
         },
-        { id: 'out', type: 'sink', config: { connector_id: pgConnectorId, table: 'doubled', mode: 'append' } },
+        { id: 'out', type: 'sink', config: { connector_id: target.connectorId, table: 'doubled', mode: 'append' } },
       ],
       edges: [
         { from: 'src', to: 'calc' },
         { from: 'calc', to: 'out' },
       ],
     };
-    const { jobId } = await createPipelineAndJob(stack, dag);
-    const queued = await triggerRun(stack, jobId);
+    const { jobId } = await createPipelineAndJob(target.stack, dag);
+    const queued = await triggerRun(target.stack, jobId);
     expect(columnsOf(queued)).toEqual({ src: null, calc: null, out: null });
 
-    const run = await waitForRunEnd(stack, jobId, queued.id, 60_000);
+    const run = await waitForRunEnd(target.stack, jobId, queued.id, 60_000);
     expect(run).toMatchObject({ status: 'succeeded', error: null, stats: { rows_read: 4, rows_written: 3 } });
     const calc = [
       { name: 'id', type: 'INTEGER' },
@@ -91,7 +88,7 @@ describe("Get Run Status shows each node's columns", () => {
     });
     expect(Object.keys(nodeOf(run, 'src'))).toContain('columns');
     // Exact to the cent, and no row value in the run status.
-    const { rows } = await target.query<{ total: string }>('select sum(doubled)::text as total from doubled');
+    const { rows } = await target.db.query<{ total: string }>('select sum(doubled)::text as total from doubled');
     expect(rows[0]!.total).toBe('200020.68');
     expect(JSON.stringify(run.nodes)).not.toMatch(/10\.25|99999|first|refund/);
   });
@@ -102,21 +99,24 @@ describe("Get Run Status shows each node's columns", () => {
         {
           id: 'extract',
           type: 'source',
-          config: { connector_id: pgConnectorId, query: 'select id, amount, note from payments_pg' },
+          config: { connector_id: target.connectorId, query: 'select id, amount, note from payments_pg' },
         },
-        { id: 'load', type: 'sink', config: { connector_id: pgConnectorId, table: 'payments_copy', mode: 'append' } },
+        {
+          id: 'load',
+          type: 'sink',
+          config: { connector_id: target.connectorId, table: 'payments_copy', mode: 'append' },
+        },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     };
-    const { jobId } = await createPipelineAndJob(stack, dag);
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 60_000);
+    const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     const named = ['id', 'amount', 'note'].map((name) => ({ name, type: null }));
     expect(columnsOf(run)).toEqual({ extract: named, load: named });
   });
 
   it("the OpenAPI document says what a node's columns hold", async () => {
-    const spec = (await (await fetch(`${stack.baseUrl}/v2/openapi.json`)).json()) as {
+    const spec = (await (await fetch(`${target.stack.baseUrl}/v2/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { description?: string }>>;
     };
     const description = spec.paths['/v2/jobs/{job_id}/runs/{run_id}']?.['get']?.description ?? '';

@@ -113,6 +113,16 @@ export async function create<T = { id: string }>(
   return res.body;
 }
 
+/** Creates a connector of this type and config under a fresh name (the type's, unless `namePrefix`); answers its id. */
+export async function createConnector(
+  stack: Stack,
+  type: string,
+  config: Record<string, unknown>,
+  namePrefix: string = type,
+): Promise<string> {
+  return (await create(stack, '/v2/connectors', { name: uniqueName(namePrefix), type, config })).id;
+}
+
 /** A valid pipeline with this DAG and a job on it (by hand only unless `job` sets a schedule). */
 export async function createPipelineAndJob(
   stack: Stack,
