@@ -1,11 +1,12 @@
 // A report the contract refuses (issue: security review, MEDIUM): it must cost only itself, never the run's end.
 import { pino } from 'pino';
-import { QUEUES, RUN_ERROR_MESSAGE_MAX, type RunNode } from '@conduit/contracts';
+import { QUEUES, RUN_ERROR_MESSAGE_MAX } from '@conduit/contracts';
 import { newId, QueueProducers } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { RunReporter } from '../src/reporting/run-reporter.js';
 import { runCommand, startExecutor } from './support/executor.js';
 import { reportsOf } from './support/queues.js';
+import { runNode } from './support/run-nodes.js';
 import { REDIS_URL } from './support/redis.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 
@@ -54,18 +55,7 @@ it('sends the rest of a batch when the contract refuses one report, and never re
     { run_id: runId, tenant_id: TENANT, attempt: 1, epoch: 1 },
     pino({ level: 'silent' }),
   );
-  const node = (id: string, message: string): RunNode => ({
-    id,
-    type: 'transform',
-    status: 'failed',
-    started_at: null,
-    finished_at: null,
-    attempts: 1,
-    rows_in: 0,
-    rows_out: 0,
-    output: null,
-    error: { message },
-  });
+  const node = (id: string, message: string) => runNode(id, 'transform', 'failed', { error: { message } });
   // One send on its way, so the next three leave together in one batch, the refused one in the middle.
   void reporter.send({ type: 'run.node', node: node('first', 'short') });
   void reporter.send({ type: 'run.node', node: node('refused', 'x'.repeat(RUN_ERROR_MESSAGE_MAX + 1)) });

@@ -10,6 +10,7 @@ import { SecretBox } from '@conduit/secrets';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
 import { logBatchesOf, reportsOf } from './support/queues.js';
+import { runNode } from './support/run-nodes.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
 
@@ -286,19 +287,8 @@ describe('fencing (issue 16)', () => {
       ],
     };
     const at = new Date().toISOString();
-    const done = (id: string, type: string) => ({
-      id,
-      type,
-      status: 'succeeded' as const,
-      started_at: at,
-      finished_at: at,
-      attempts: 1,
-      rows_in: 1000,
-      rows_out: 1000,
-      output: null,
-      error: null,
-      columns: null,
-    });
+    const done = (id: string, type: string) =>
+      runNode(id, type, 'succeeded', { started_at: at, finished_at: at, rows_in: 1000, rows_out: 1000 });
     // The dead execution read items and committed `out`, then died while `later` ran.
     stubRun(suite.fencing, runId, {
       status: 'running',
@@ -351,24 +341,8 @@ describe('fencing (issue 16)', () => {
       ],
     };
     const at = new Date().toISOString();
-    const node = (
-      id: string,
-      type: string,
-      status: RunNode['status'],
-      output: Record<string, unknown> | null = null,
-    ) => ({
-      id,
-      type,
-      status,
-      started_at: at,
-      finished_at: at,
-      attempts: status === 'pending' ? 0 : 1,
-      rows_in: 0,
-      rows_out: 1000,
-      output,
-      error: null,
-      columns: null,
-    });
+    const node = (id: string, type: string, status: RunNode['status'], output: RunNode['output'] = null) =>
+      runNode(id, type, status, { started_at: at, finished_at: at, rows_out: 1000, output });
     stubRun(suite.fencing, runId, {
       status: 'running',
       epoch: 3,

@@ -5,6 +5,7 @@ import {
   RUN_NODE_COLUMNS_MAX,
   runReportSchema,
 } from '@conduit/contracts';
+import { runNode } from '../../test/support/run-nodes.js';
 import { describeColumns, namedColumns } from './node-columns.js';
 
 let instance: DuckDBInstance;
@@ -83,18 +84,7 @@ describe('describeColumns', () => {
     expect(struct!.type!.endsWith('…')).toBe(true);
     expect(namedColumns(['a\u0000b']).columns).toEqual([{ name: 'a\uFFFDb', type: null }]);
     // What it answers always fits the report's schema.
-    const node = {
-      id: 'n',
-      type: 'transform',
-      status: 'succeeded',
-      started_at: null,
-      finished_at: null,
-      attempts: 1,
-      rows_in: 0,
-      rows_out: 1,
-      output: null,
-      error: null,
-    };
+    const node = runNode('n', 'transform', 'succeeded', { rows_out: 1 });
     expect(
       runReportSchema.safeParse({
         event_id: 'e',

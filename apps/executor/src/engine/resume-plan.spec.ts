@@ -1,22 +1,8 @@
-import type { RunNode } from '@conduit/contracts';
+import { runNode as recorded } from '../../test/support/run-nodes.js';
 import { planRun } from './run-plan.js';
 import { planResume } from './resume-plan.js';
 
 const n = (id: string, type: string) => ({ id, type, config: {} });
-const recorded = (id: string, type: string, status: RunNode['status'], extra: Partial<RunNode> = {}): RunNode => ({
-  id,
-  type,
-  status,
-  started_at: null,
-  finished_at: null,
-  attempts: status === 'pending' ? 0 : 1,
-  rows_in: 0,
-  rows_out: 0,
-  output: null,
-  error: null,
-  columns: null,
-  ...extra,
-});
 
 // src -> clean -> route (decision: big | small) -> big_sink (when big), small_sink (when small); src -> audit (sql)
 const dag = {

@@ -1,23 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { RunNode } from '@conduit/contracts';
+import { runNode } from '../../test/support/run-nodes.js';
 import { RunMetrics } from './run-metrics.js';
 
 function node(overrides: Partial<RunNode>): RunNode {
-  return {
-    id: 'n',
-    type: 'transform',
-    status: 'succeeded',
+  return runNode('n', 'transform', 'succeeded', {
     started_at: '2026-11-25T00:00:00.000Z',
     finished_at: '2026-11-25T00:00:01.500Z',
-    attempts: 1,
-    rows_in: 0,
-    rows_out: 0,
-    output: null,
-    error: null,
-    columns: null,
     ...overrides,
-  };
+  });
 }
 
 async function valuesOf(
