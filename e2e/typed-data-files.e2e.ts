@@ -1,13 +1,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, type Stack } from '@conduit/testing';
+import { startS3Server, startStack, type S3Server, type Stack } from '@conduit/testing';
 import duckdb from '@duckdb/node-api';
 import pg from 'pg';
 import { call } from './support/client.js';
 import { create, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { EXPECTED_DOUBLED, asMoney, moneyDag } from './support/money-pipeline.js';
-import { startS3Bucket, type S3Bucket } from './support/s3-bucket.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // Issue 15 for files and objects: a CSV file (its amount typed by a `columns` override), a Parquet file (its own
@@ -17,7 +16,7 @@ const TENANT = `tnt_${'1'.repeat(26)}`;
 let stack: Stack;
 let targetDb: TargetDatabase;
 let db: pg.Client;
-let s3: S3Bucket;
+let s3: S3Server;
 let dataRoot: string;
 let files: string;
 let objects: string;
@@ -58,7 +57,7 @@ beforeAll(async () => {
     ) t(id, amount, big, day, ts, tags, place)`,
   );
 
-  s3 = await startS3Bucket();
+  s3 = await startS3Server();
   await s3.put('fx/2024-01-01.csv', 'id,rate\n1,1.0001\n2,3.0000\n');
   await s3.put('fx/2024-01-02.csv', 'id,rate,source\n3,0.3333,ecb\n');
 

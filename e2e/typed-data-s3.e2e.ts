@@ -1,7 +1,7 @@
+import { startS3Server, type S3Server } from '@conduit/testing';
 import { create, nodeColumnTypes, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
 import { matrixDag } from './support/money-pipeline.js';
 import { CREATED_TYPES, columnTypes, createMatrix, expectCopiesOfMatrix } from './support/pg-type-matrix.js';
-import { startS3Bucket, type S3Bucket } from './support/s3-bucket.js';
 import { useTargetStack } from './support/target-stack.js';
 
 // Issue 15's type matrix through Parquet on S3, end to end: the PostgreSQL every-type table goes through `select *`
@@ -14,11 +14,11 @@ const REBUILD_SPAN =
   'select * replace (to_months(span.months) + to_days(span.days) + to_microseconds(span.micros) as span) from extract';
 
 const target = useTargetStack({ prepare: createMatrix });
-let s3: S3Bucket;
+let s3: S3Server;
 let objects: string;
 
 beforeAll(async () => {
-  s3 = await startS3Bucket();
+  s3 = await startS3Server();
   objects = (await create(target.stack, '/v2/connectors', { name: uniqueName('s3'), type: 's3', config: s3.config() }))
     .id;
 });

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { freePort, startS3Server, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
-import { freePort } from './support/pg-sandbox.js';
-import { startS3Server, type S3Sandbox } from './support/s3-server.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { batchesOf } from './support/driver-batches.js';
 
@@ -10,20 +9,12 @@ import { batchesOf } from './support/driver-batches.js';
 allowPrivateNetworks();
 
 const driver = getDriver('s3') as ConnectorDriver;
-let s3: S3Sandbox;
-let client: S3Client;
+let s3: S3Server;
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  client = new S3Client({
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
 });
 afterAll(async () => {
-  client.destroy();
   await s3.close();
 });
 
@@ -32,27 +23,23 @@ async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   for await (const batch of batches) out.push(batch);
   return out;
 }
-const put = (key: string, body: string) =>
-  client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
-const text = async (key: string) =>
-  (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToString();
 const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 
 describe('s3 read and write', () => {
   it('reads a CSV object and every data object under a prefix, in key order', async () => {
-    await put('in/a.csv', 'id,name\n1,ann\n2,\n');
-    await put('in/b.jsonl', '{"id":3,"name":"cy"}\n');
-    await put('in/notes.txt', 'not data');
-    expect((await collect(driver.read!(s3.config, { path: 'in/a.csv' }))).flat()).toEqual([
+    await s3.put('in/a.csv', 'id,name\n1,ann\n2,\n');
+    await s3.put('in/b.jsonl', '{"id":3,"name":"cy"}\n');
+    await s3.put('in/notes.txt', 'not data');
+    expect((await collect(driver.read!(s3.config(), { path: 'in/a.csv' }))).flat()).toEqual([
       { id: '1', name: 'ann' },
       { id: '2', name: null },
     ]);
-    expect((await collect(driver.read!(s3.config, { path: 'in' }))).flat()).toEqual([
+    expect((await collect(driver.read!(s3.config(), { path: 'in' }))).flat()).toEqual([
       { id: '1', name: 'ann' },
       { id: '2', name: null },
       { id: 3, name: 'cy' },
     ]);
-    expect((await collect(driver.read!({ ...s3.config, prefix: 'in' }, { path: '*.jsonl' }))).flat()).toEqual([
+    expect((await collect(driver.read!(s3.config({ prefix: 'in' }), { path: '*.jsonl' }))).flat()).toEqual([
       { id: 3, name: 'cy' },
     ]);
   });
@@ -62,13 +49,13 @@ describe('s3 read and write', () => {
       { id: 1, tag: 'x,"y"' },
       { id: 2, tag: null },
     ];
-    expect(await driver.write!(s3.config, { table: 'out/rows.jsonl', mode: 'overwrite' }, batchesOf(rows))).toEqual({
+    expect(await driver.write!(s3.config(), { table: 'out/rows.jsonl', mode: 'overwrite' }, batchesOf(rows))).toEqual({
       rows_written: 2,
     });
-    expect(await text('out/rows.jsonl')).toBe('{"id":1,"tag":"x,\\"y\\""}\n{"id":2,"tag":null}\n');
-    await driver.write!(s3.config, { table: 'out/rows.csv', mode: 'overwrite' }, batchesOf(rows));
-    expect(await text('out/rows.csv')).toBe('id,tag\n1,"x,""y"""\n2,\n');
-    expect((await collect(driver.read!(s3.config, { path: 'out/rows.csv' }))).flat()).toEqual([
+    expect(await s3.text('out/rows.jsonl')).toBe('{"id":1,"tag":"x,\\"y\\""}\n{"id":2,"tag":null}\n');
+    await driver.write!(s3.config(), { table: 'out/rows.csv', mode: 'overwrite' }, batchesOf(rows));
+    expect(await s3.text('out/rows.csv')).toBe('id,tag\n1,"x,""y"""\n2,\n');
+    expect((await collect(driver.read!(s3.config(), { path: 'out/rows.csv' }))).flat()).toEqual([
       { id: '1', tag: 'x,"y"' },
       { id: '2', tag: null },
     ]);
@@ -81,17 +68,17 @@ describe('s3 read and write', () => {
       at: new Date(Date.UTC(2024, 5, 1, 0, 0, i)),
     }));
     await driver.write!(
-      s3.config,
+      s3.config(),
       { table: '', path: 'pq/data.parquet', mode: 'overwrite' },
       batchesOf(rows.slice(0, 1000), rows.slice(1000)),
     );
-    const read = await collect(driver.read!(s3.config, { path: 'pq/', batchSize: 1000 }));
+    const read = await collect(driver.read!(s3.config(), { path: 'pq/', batchSize: 1000 }));
     expect(read.map((b) => b.length)).toEqual([1000, 1000, 1000]);
     expect(read.flat()).toEqual(rows);
   });
 
   it('appends part objects under a prefix and overwrites them', async () => {
-    const cfg = { ...s3.config, prefix: 'parts/', format: 'jsonl' };
+    const cfg = s3.config({ prefix: 'parts/', format: 'jsonl' });
     await driver.write!(cfg, { table: 'daily', mode: 'append' }, batchesOf([{ n: 1 }]));
     await driver.write!(cfg, { table: 'daily', mode: 'append' }, batchesOf([{ n: 2 }]));
     expect((await collect(driver.read!(cfg, { path: 'daily' }))).flat()).toEqual([{ n: 1 }, { n: 2 }]);
@@ -100,7 +87,7 @@ describe('s3 read and write', () => {
   });
 
   it('uploads a large write in parts (multipart upload)', async () => {
-    const cfg = { ...s3.config, part_size_mb: 5 };
+    const cfg = s3.config({ part_size_mb: 5 });
     const batches = (async function* () {
       for (let b = 0; b < 12; b++) {
         yield Array.from({ length: 1000 }, (_, i) => ({ id: b * 1000 + i, pad: 'p'.repeat(1000) }));
@@ -109,12 +96,9 @@ describe('s3 read and write', () => {
     expect(await driver.write!(cfg, { table: 'big/large.csv', mode: 'overwrite' }, batches)).toEqual({
       rows_written: 12_000,
     });
-    const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'big/large.csv' }));
+    const head = await s3.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'big/large.csv' }));
     expect(head.ContentLength).toBeGreaterThan(10 * 1024 * 1024);
-    const uploads = s3.requests.filter(
-      (r) => r.startsWith('PUT /conduit-test/big/large.csv?') && /[?&]uploadId=/.test(r),
-    );
-    expect(uploads.length).toBe(3); // 5 + 5 + ~1.5 MB parts of one multipart upload
+    expect(s3.uploadedParts('big/large.csv')).toHaveLength(3); // 5 + 5 + ~1.5 MB parts of one multipart upload
     expect(s3.requests.some((r) => r.startsWith('POST /conduit-test/big/large.csv?uploads'))).toBe(true);
     const read = (await collect(driver.read!(cfg, { path: 'big/large.csv' }))).flat();
     expect(read).toHaveLength(12_000);
@@ -122,21 +106,17 @@ describe('s3 read and write', () => {
   });
 
   it('says clearly what is missing: an object, a bucket', async () => {
-    await expect(collect(driver.read!(s3.config, { path: 'nothing/here.csv' }))).rejects.toMatchObject({
+    await expect(collect(driver.read!(s3.config(), { path: 'nothing/here.csv' }))).rejects.toMatchObject({
       errorClass: 'config_error',
       message: expect.stringMatching(/no object "nothing\/here.csv"/),
     });
     await expect(
-      collect(driver.read!({ ...s3.config, bucket: 'no-such-bucket' }, { path: 'x.csv' })),
+      collect(driver.read!(s3.config({ bucket: 'no-such-bucket' }), { path: 'x.csv' })),
     ).rejects.toMatchObject({
       errorClass: 'config_error',
     });
     await expect(
-      driver.write!(
-        { ...s3.config, bucket: 'no-such-bucket' },
-        { table: 'x.csv', mode: 'append' },
-        batchesOf([{ a: 1 }]),
-      ),
+      driver.write!(s3.config({ bucket: 'no-such-bucket' }), { table: 'x.csv', mode: 'append' }, batchesOf([{ a: 1 }])),
     ).rejects.toMatchObject({
       errorClass: 'config_error',
       message: expect.stringMatching(/bucket "no-such-bucket" does not exist|NoSuchBucket/),
@@ -150,7 +130,7 @@ describe('s3 Test Connection', () => {
   });
 
   it('passes every check against the server', async () => {
-    const result = await driver.test(s3.config);
+    const result = await driver.test(s3.config());
     expect(result).toMatchObject({ ok: true, error_class: null });
     expect(names(result)).toEqual([
       'resolve:ok',
@@ -163,7 +143,7 @@ describe('s3 Test Connection', () => {
   });
 
   it('calls a missing bucket a config_error at bucket', async () => {
-    const result = await driver.test({ ...s3.config, bucket: 'missing-bucket' });
+    const result = await driver.test(s3.config({ bucket: 'missing-bucket' }));
     expect(result).toMatchObject({
       ok: false,
       error_class: 'config_error',
@@ -181,7 +161,7 @@ describe('s3 Test Connection', () => {
   // s3rver does not verify SigV4 signatures, so a wrong secret is covered by the classifier's unit spec.
   it('calls unknown credentials a config_error at authenticate without showing the secret', async () => {
     const secret = `wrong-${randomUUID()}`;
-    const unknownKey = await driver.test({ ...s3.config, access_key_id: 'NOBODY', secret_access_key: secret });
+    const unknownKey = await driver.test(s3.config({ access_key_id: 'NOBODY', secret_access_key: secret }));
     expect(unknownKey).toMatchObject({
       ok: false,
       error_class: 'config_error',
@@ -192,14 +172,14 @@ describe('s3 Test Connection', () => {
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error', async () => {
-    const unknown = await driver.test({ ...s3.config, endpoint: 'http://no-such-host.invalid:9000' });
+    const unknown = await driver.test(s3.config({ endpoint: 'http://no-such-host.invalid:9000' }));
     expect(unknown).toMatchObject({
       ok: false,
       error_class: 'config_error',
       message: expect.stringMatching(/unknown host/),
     });
     expect(names(unknown)).toEqual(['resolve:failed']);
-    const closed = await driver.test({ ...s3.config, endpoint: `http://127.0.0.1:${await freePort()}` });
+    const closed = await driver.test(s3.config({ endpoint: `http://127.0.0.1:${await freePort()}` }));
     expect(closed).toMatchObject({
       ok: false,
       error_class: 'transient_error',

@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { startS3Server, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type WriteRequest } from '../src/index.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
-import { startS3Server, type S3Sandbox } from './support/s3-server.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
 import { createMatrix, differences, openChecker, readBack, rowsOf } from './support/typed-files.js';
 
@@ -13,22 +13,21 @@ allowPrivateNetworks();
 
 // The typed S3 sink: the run's DuckDB writes the table into its scratch folder and the file is streamed to the object.
 const driver = getDriver('s3') as Required<ConnectorDriver>;
-let s3: S3Sandbox;
-let client: S3Client;
+let s3: S3Server;
 let ws: TestWorkspace;
 let downloads: string;
 
-const write = (req: Partial<WriteRequest> & { table: string }, table = 'matrix', config = s3.config) =>
+const write = (req: Partial<WriteRequest> & { table: string }, table = 'matrix', config = s3.config()) =>
   driver.writeFromTable(config, { mode: 'overwrite', ...req }, ws.target(table));
 const keysUnder = async (prefix: string) =>
-  ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? [])
+  ((await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? [])
     .map((o) => o.Key!)
     .sort();
 
 /** The object saved as a local file, for the test's own DuckDB to read. */
 async function download(key: string): Promise<string> {
   const body = await (
-    await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))
+    await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))
   ).Body!.transformToByteArray();
   const file = join(downloads, key.replace(/\//g, '_'));
   await writeFile(file, body);
@@ -37,12 +36,6 @@ async function download(key: string): Promise<string> {
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  client = new S3Client({
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
   downloads = await mkdtemp(join(tmpdir(), 's3-typed-downloads-'));
   ws = await openTestWorkspace({ timeZone: 'America/New_York' });
   await createMatrix(ws.connection, 'matrix');
@@ -50,7 +43,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  client?.destroy();
   await ws?.close();
   await s3?.close();
   if (downloads) await rm(downloads, { recursive: true, force: true });
@@ -61,7 +53,7 @@ describe('s3 typed write', () => {
     'writes a %s object that reads back as the same rows',
     async (format) => {
       expect(await write({ table: `typed/matrix.${format}` })).toEqual({ rows_written: 4 });
-      const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `typed/matrix.${format}` }));
+      const head = await s3.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `typed/matrix.${format}` }));
       expect(head.ContentType).toBe(
         { parquet: 'application/vnd.apache.parquet', csv: 'text/csv', jsonl: 'application/x-ndjson' }[format],
       );
@@ -81,7 +73,7 @@ describe('s3 typed write', () => {
   );
 
   it('appends part objects under a prefix, an overwrite leaves only its own, and no rows write no object', async () => {
-    const cfg = { ...s3.config, prefix: 'parts/', format: 'parquet' };
+    const cfg = s3.config({ prefix: 'parts/', format: 'parquet' });
     expect(await write({ table: 'daily', mode: 'append' }, 'matrix', cfg)).toEqual({ rows_written: 4 });
     expect(await write({ table: 'daily', mode: 'append' }, 'matrix', cfg)).toEqual({ rows_written: 4 });
     expect(await write({ table: 'daily', mode: 'append' }, 'nothing', cfg)).toEqual({ rows_written: 0 });
@@ -106,14 +98,11 @@ describe('s3 typed write', () => {
     await ws.connection.run(
       `create table large as select i as id, (i * 7 % 100000 * 0.01)::DECIMAL(12,2) as amount, repeat('p', 100) || i as pad from range(120000) t(i)`,
     );
-    const cfg = { ...s3.config, part_size_mb: 5 };
+    const cfg = s3.config({ part_size_mb: 5 });
     expect(await write({ table: 'big/large.csv' }, 'large', cfg)).toEqual({ rows_written: 120_000 });
-    const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'big/large.csv' }));
+    const head = await s3.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: 'big/large.csv' }));
     expect(head.ContentLength).toBeGreaterThan(10 * 1024 * 1024);
-    const parts = s3.requests.filter(
-      (r) => r.startsWith('PUT /conduit-test/big/large.csv?') && /[?&]uploadId=/.test(r),
-    );
-    expect(parts.length).toBe(3);
+    expect(s3.uploadedParts('big/large.csv')).toHaveLength(3);
     const checker = await openChecker();
     try {
       const file = await download('big/large.csv');
@@ -134,7 +123,7 @@ describe('s3 typed write', () => {
       message: 'the s3 connector cannot upsert: use append or overwrite',
     });
     await expect(
-      write({ table: 'x.parquet' }, 'matrix', { ...s3.config, bucket: 'no-such-bucket' }),
+      write({ table: 'x.parquet' }, 'matrix', s3.config({ bucket: 'no-such-bucket' })),
     ).rejects.toMatchObject({ errorClass: 'config_error' });
     expect(await ws.scratchEntries()).toEqual([]);
   });

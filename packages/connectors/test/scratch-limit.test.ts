@@ -1,12 +1,11 @@
 // A typed read brings at most the run's scratch limit into its scratch folder (formats/scratch-limit.ts): an endless
 // S3 object or endless paging fails fast as a config_error naming the limit and its setting, and leaves nothing behind.
 import { createServer, type Server } from 'node:http';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { startS3Server, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
-import { startS3Server, type S3Sandbox } from './support/s3-server.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -45,41 +44,29 @@ function expectLimitError(err: Error & { errorClass: string }): void {
 }
 
 describe('s3 typed read past the scratch limit', () => {
-  let s3: S3Sandbox;
-  let client: S3Client;
+  let s3: S3Server;
   beforeAll(async () => {
     s3 = await startS3Server();
-    client = new S3Client({
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    });
   });
   afterAll(async () => {
-    client.destroy();
     await s3.close();
   });
 
   it('refuses an object whose length is past the limit, and a prefix whose objects together pass it', async () => {
-    await client.send(
-      new PutObjectCommand({ Bucket: s3.bucket, Key: 'big/one.csv', Body: Buffer.from(`a\n${'1\n'.repeat(MiB)}`) }),
-    );
-    expectLimitError(await failureOf(s3Driver.readIntoTable(s3.config, { path: 'big/one.csv' }, limited('s3_big'))));
+    await s3.put('big/one.csv', Buffer.from(`a\n${'1\n'.repeat(MiB)}`));
+    expectLimitError(await failureOf(s3Driver.readIntoTable(s3.config(), { path: 'big/one.csv' }, limited('s3_big'))));
     expect(await ws.scratchEntries()).toEqual([]);
 
     // Each under the limit, together over it: the second is refused.
     const part = Buffer.from(`a\n${'1\n'.repeat(300 * KiB)}`);
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'parts/1.csv', Body: part }));
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'parts/2.csv', Body: part }));
+    await s3.put('parts/1.csv', part);
+    await s3.put('parts/2.csv', part);
     expectLimitError(
-      await failureOf(
-        s3Driver.readIntoTable({ ...s3.config, prefix: 'parts' }, { path: '*.csv' }, limited('s3_parts')),
-      ),
+      await failureOf(s3Driver.readIntoTable(s3.config({ prefix: 'parts' }), { path: '*.csv' }, limited('s3_parts'))),
     );
     expect(await ws.scratchEntries()).toEqual([]);
     // Within the limit the same read works, and what the failed reads took was given back.
-    const one = await s3Driver.readIntoTable({ ...s3.config, prefix: 'parts' }, { path: '1.csv' }, limited('s3_one'));
+    const one = await s3Driver.readIntoTable(s3.config({ prefix: 'parts' }), { path: '1.csv' }, limited('s3_one'));
     expect(one.rows).toBe(300 * KiB);
   });
 

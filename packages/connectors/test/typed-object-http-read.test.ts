@@ -1,12 +1,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { startS3Server, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type ReadRequest } from '../src/index.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
-import { startS3Server, type S3Sandbox } from './support/s3-server.js';
 import { PARQUET_MATRIX, writeParquet } from './support/parquet-fixture.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -14,40 +13,30 @@ allowPrivateNetworks();
 
 const s3Driver = getDriver('s3') as Required<ConnectorDriver>;
 const httpDriver = getDriver('http') as Required<ConnectorDriver>;
-let s3: S3Sandbox;
-let client: S3Client;
+let s3: S3Server;
 let api: HttpFixture;
 let ws: TestWorkspace;
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  client = new S3Client({
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
   api = await startHttpFixture();
   ws = await openTestWorkspace();
 });
 afterAll(async () => {
-  client.destroy();
   await s3.close();
   await api.close();
   await ws.close();
 });
 
-const put = (key: string, body: string | Buffer) =>
-  client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
 const readS3 = (req: ReadRequest, table: string, config: Record<string, unknown> = {}) =>
-  s3Driver.readIntoTable({ ...s3.config, ...config }, req, ws.target(table));
+  s3Driver.readIntoTable(s3.config(config), req, ws.target(table));
 
 describe('s3 typed read', () => {
   it('streams a Parquet object into the scratch folder and keeps its schema', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'typed-s3-pq-'));
     try {
       await writeParquet(join(folder, 'm.parquet'), PARQUET_MATRIX);
-      await put('typed/matrix.parquet', await readFile(join(folder, 'm.parquet')));
+      await s3.put('typed/matrix.parquet', await readFile(join(folder, 'm.parquet')));
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -73,9 +62,9 @@ describe('s3 typed read', () => {
   });
 
   it('reads a glob of two CSV objects in key order, with an override that sums to the cent', async () => {
-    await put('sales/2024-01-02.csv', 'id,amount,region\n3,0.30,eu\n');
-    await put('sales/2024-01-01.csv', 'id,amount\n1,0.10\n2,0.20\n');
-    await put('sales/readme.txt', 'not data');
+    await s3.put('sales/2024-01-02.csv', 'id,amount,region\n3,0.30,eu\n');
+    await s3.put('sales/2024-01-01.csv', 'id,amount\n1,0.10\n2,0.20\n');
+    await s3.put('sales/readme.txt', 'not data');
     const result = await readS3({ path: '*.csv', columns: { amount: 'DECIMAL(12,2)' } }, 's3_sales', {
       prefix: 'sales',
     });
@@ -93,7 +82,7 @@ describe('s3 typed read', () => {
   });
 
   it('names the object key (never the scratch file) when a value does not fit, and refuses an injected type', async () => {
-    await put('bad/one.jsonl', '{"id": 1, "n": "x"}\n');
+    await s3.put('bad/one.jsonl', '{"id": 1, "n": "x"}\n');
     const err = (await readS3({ path: 'bad/one.jsonl', columns: { n: 'INTEGER' } }, 's3_bad').catch(
       (e: unknown) => e,
     )) as Error & { errorClass: string };

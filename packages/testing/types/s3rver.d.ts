@@ -1,4 +1,5 @@
-// s3rver ships no type declarations: the little the tests use.
+// s3rver ships no type declarations: the little the tests use. Referenced by src/servers/s3-server.ts, so every
+// program that imports the kit has them (e2e suites that start s3rver themselves included).
 declare module 's3rver' {
   interface S3rverOptions {
     address?: string;
