@@ -15,6 +15,7 @@ describe('executor config', () => {
       MAX_STALLED_COUNT: 2,
       CONNECTOR_POOL_MAX: 4,
       CONNECTOR_POOL_IDLE_MS: 30_000,
+      CONNECTOR_POOLS_MAX: 64,
     });
     expect(config.EXECUTOR_DATA_DIR).toMatch(/conduit-executor$/);
   });

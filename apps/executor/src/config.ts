@@ -6,6 +6,7 @@ import { secretsEnv } from '@conduit/secrets';
 import {
   DEFAULT_CONNECTOR_POOL_IDLE_MS,
   DEFAULT_CONNECTOR_POOL_MAX,
+  DEFAULT_CONNECTOR_POOLS_MAX,
   DEFAULT_SCRATCH_LIMIT_BYTES,
   refineAllowedNetworks,
 } from '@conduit/connectors';
@@ -86,6 +87,8 @@ export const executorEnvSchema = z
     CONNECTOR_POOL_MAX: positiveInt().max(64).default(DEFAULT_CONNECTOR_POOL_MAX),
     /** A pooled connection unused this long is closed, and so is a pool none of whose connections is in use. */
     CONNECTOR_POOL_IDLE_MS: positiveInt().min(100).default(DEFAULT_CONNECTOR_POOL_IDLE_MS),
+    /** Pools this executor keeps open at most, every tenant's together: past it the least recently used idle go. */
+    CONNECTOR_POOLS_MAX: positiveInt().max(10_000).default(DEFAULT_CONNECTOR_POOLS_MAX),
   })
   .transform((env) => ({ ...env, RUN_STALLED_INTERVAL_MS: env.RUN_STALLED_INTERVAL_MS ?? env.RUN_LOCK_MS }));
 

@@ -40,7 +40,11 @@ async function main(): Promise<void> {
     maxStalledCount: config.MAX_STALLED_COUNT,
     catalogTimeoutMs: config.CATALOG_RPC_TIMEOUT_MS,
     secretsKey: secretKeysOf(config),
-    connectorPools: { max: config.CONNECTOR_POOL_MAX, idleMs: config.CONNECTOR_POOL_IDLE_MS },
+    connectorPools: {
+      max: config.CONNECTOR_POOL_MAX,
+      idleMs: config.CONNECTOR_POOL_IDLE_MS,
+      maxPools: config.CONNECTOR_POOLS_MAX,
+    },
     metrics: new RunMetrics(registry, config.EXECUTOR_CONCURRENCY),
   });
   await runtime.start();

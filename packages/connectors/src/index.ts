@@ -23,6 +23,7 @@ export {
   ConnectorPools,
   DEFAULT_CONNECTOR_POOL_IDLE_MS,
   DEFAULT_CONNECTOR_POOL_MAX,
+  DEFAULT_CONNECTOR_POOLS_MAX,
   type ConnectorPoolOptions,
   type PoolScope,
 } from './pools/connector-pools.js';

@@ -55,6 +55,26 @@ describe('ConnectorPools', () => {
     expect(pools.size).toBe(1);
   });
 
+  it('keeps at most maxPools open by closing the least recently used idle ones, never one in use', () => {
+    const capped = new ConnectorPools({ max: 1, idleMs: 60_000, maxPools: 2 });
+    const use = (connector: string) => capped.use('postgres', 't1', connector, {}, () => new RecordingPool());
+    const first = use('c1');
+    const second = use('c2');
+    second.done();
+    first.done();
+    // c2 was given back first: it goes, c1 stays.
+    const third = use('c3');
+    expect([second.pool.ended, first.pool.ended]).toEqual([true, false]);
+    expect(capped.size).toBe(2);
+    // With every pool in use nothing can go: the new one opens past the cap rather than wait.
+    const again = use('c1');
+    const fourth = use('c4');
+    expect([again.pool.ended, third.pool.ended, fourth.pool.ended]).toEqual([false, false, false]);
+    expect(capped.size).toBe(3);
+    for (const u of [third, again, fourth]) u.done();
+    void capped.closeAll();
+  });
+
   it('refuses calls after closeAll, having closed every pool', async () => {
     const use = pools.use('mysql', 't1', 'c1', {}, () => new RecordingPool());
     use.done();

@@ -10,10 +10,16 @@ export interface ConnectorPoolOptions {
   max?: number;
   /** A connection unused this long is closed, and so is a pool none of whose connections is in use. Default 30000. */
   idleMs?: number;
+  /**
+   * Pools kept open at most: past it, a new pool first closes the least recently used idle ones, so one tenant's many
+   * connectors cannot hold the process's sockets. Pools in use are never closed for it. Default 64.
+   */
+  maxPools?: number;
 }
 
 export const DEFAULT_CONNECTOR_POOL_MAX = 4;
 export const DEFAULT_CONNECTOR_POOL_IDLE_MS = 30_000;
+export const DEFAULT_CONNECTOR_POOLS_MAX = 64;
 
 /** What the registry needs of a driver's pool (pg.Pool and mysql2's pool, wrapped). */
 export interface ClosablePool {
@@ -33,6 +39,8 @@ interface Entry {
   /** Leases not yet given back: a pool is never closed under them for being idle. */
   inUse: number;
   lastUsed: number;
+  /** When it was last given back, in this registry's own count of give-backs: the order to close idle pools in. */
+  givenBackAt: number;
   /** Replaced by a newer version or closed: it closes as soon as nothing uses it. */
   retired: boolean;
 }
@@ -62,15 +70,21 @@ function canonicalJson(value: unknown): string {
 export class ConnectorPools {
   readonly max: number;
   readonly idleMs: number;
+  readonly maxPools: number;
   private readonly entries = new Map<string, Entry>();
   private readonly closing = new Set<Promise<void>>();
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
+  private givenBack = 0;
 
   constructor(opts: ConnectorPoolOptions = {}) {
     this.max = opts.max ?? DEFAULT_CONNECTOR_POOL_MAX;
     this.idleMs = opts.idleMs ?? DEFAULT_CONNECTOR_POOL_IDLE_MS;
+    this.maxPools = opts.maxPools ?? DEFAULT_CONNECTOR_POOLS_MAX;
     if (!Number.isInteger(this.max) || this.max < 1) throw new RangeError('max must be a positive integer');
+    if (!Number.isInteger(this.maxPools) || this.maxPools < 1) {
+      throw new RangeError('maxPools must be a positive integer');
+    }
     if (!Number.isInteger(this.idleMs) || this.idleMs < 1) throw new RangeError('idleMs must be a positive integer');
   }
 
@@ -99,7 +113,8 @@ export class ConnectorPools {
       entry = undefined;
     }
     if (!entry) {
-      entry = { version, pool: create(), inUse: 0, lastUsed: Date.now(), retired: false };
+      this.makeRoom();
+      entry = { version, pool: create(), inUse: 0, lastUsed: Date.now(), givenBackAt: this.givenBack, retired: false };
       this.entries.set(key, entry);
       this.startSweeping();
     }
@@ -113,6 +128,7 @@ export class ConnectorPools {
         given = true;
         used.inUse -= 1;
         used.lastUsed = Date.now();
+        used.givenBackAt = ++this.givenBack;
         if (used.retired && used.inUse === 0) this.end(used);
       },
     };
@@ -129,6 +145,18 @@ export class ConnectorPools {
       this.end(entry);
     }
     await Promise.all(this.closing);
+  }
+
+  /** Closes idle pools, least recently used first, until a new one fits under `maxPools` (or none is idle). */
+  private makeRoom(): void {
+    if (this.entries.size < this.maxPools) return;
+    const idle = [...this.entries]
+      .filter(([, e]) => e.inUse === 0)
+      .sort(([, a], [, b]) => a.givenBackAt - b.givenBackAt);
+    for (const [key, entry] of idle) {
+      if (this.entries.size < this.maxPools) return;
+      this.retire(key, entry);
+    }
   }
 
   private retire(key: string, entry: Entry): void {
