@@ -1,8 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startS3Server, startStack, type S3Server, type Stack } from '@conduit/testing';
-import duckdb from '@duckdb/node-api';
+import { startS3Server, startStack, writeParquet, type S3Server, type Stack } from '@conduit/testing';
 import pg from 'pg';
 import { call } from './support/client.js';
 import { create, nodeOf, runDagToEnd, runOutcome, uniqueName } from './support/helpers.js';
@@ -28,18 +27,6 @@ const PAYMENTS = [
   { id: 2001, cents: 10n },
   { id: 2002, cents: 20n },
 ];
-
-async function writeParquet(path: string, select: string): Promise<void> {
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
-  const c = await instance.connect();
-  try {
-    await c.run(`set TimeZone = 'UTC'`);
-    await c.run(`copy (${select}) to '${path}' (format parquet)`);
-  } finally {
-    c.closeSync();
-    instance.closeSync();
-  }
-}
 
 beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'conduit-e2e-typed-files-'));

@@ -1,12 +1,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startS3Server, type S3Server } from '@conduit/testing';
+import { startS3Server, writeParquet, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type ReadRequest } from '../src/index.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
-import { PARQUET_MATRIX, writeParquet } from './support/parquet-fixture.js';
+import { PARQUET_MATRIX, PARQUET_MATRIX_TYPES } from './support/parquet-fixture.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -42,15 +42,7 @@ describe('s3 typed read', () => {
     }
     const result = await readS3({ path: 'typed/matrix.parquet' }, 's3_matrix');
     expect(result.rows).toBe(3);
-    expect(result.columns.map((c) => c.type)).toEqual([
-      'INTEGER',
-      'DECIMAL(18,4)',
-      'BIGINT',
-      'DATE',
-      'TIMESTAMP WITH TIME ZONE',
-      'INTEGER[]',
-      'STRUCT(city VARCHAR, zip INTEGER)',
-    ]);
+    expect(result.columns.map((c) => [c.name, c.type])).toEqual(PARQUET_MATRIX_TYPES);
     expect(
       await ws.rows('select amount::VARCHAR, big::VARCHAR, day::VARCHAR, tags::VARCHAR from s3_matrix order by id'),
     ).toEqual([

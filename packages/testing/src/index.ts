@@ -10,6 +10,7 @@ export * from './servers/recording-listener.js';
 export * from './servers/silent-listener.js';
 export * from './servers/webhook-receiver.js';
 export * from './servers/s3-server.js';
+export * from './fixtures/parquet-file.js';
 export * from './stack/stack.js';
 export * from './rpc/rpc-test-caller.js';
 export * from './nest/test-microservice.js';
