@@ -30,6 +30,12 @@ const ok = (result: CliResult): CliResult => {
   if (result.code !== 0) throw new Error(`exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   return result;
 };
+/** Writes a copy of the example, changed by `edit`, as `name` in the suite's home; answers its path. */
+const exampleEdited = (name: string, edit: (text: string) => string): string => {
+  const file = join(home, name);
+  writeFileSync(file, edit(readFileSync(EXAMPLE, 'utf8')));
+  return file;
+};
 /** The 1-based line of the first line of `file` holding `text`. */
 const lineOf = (file: string, text: string): number =>
   readFileSync(file, 'utf8')
@@ -106,10 +112,8 @@ describe('pipelines as code', () => {
     expect(valid.stdout).toMatch(/is valid/);
     expect(valid.stderr).toMatch(/CONDUIT_EXAMPLE_PG_HOST is not set/); // a warning offline, not an error
 
-    const broken = join(home, 'broken.yaml');
-    writeFileSync(
-      broken,
-      readFileSync(EXAMPLE, 'utf8')
+    const broken = exampleEdited('broken.yaml', (text) =>
+      text
         .replace('mode: overwrite', 'mode: sideways')
         .replace('{ from: orders, to: big }', '{ from: orders, to: nowhere }'),
     );
@@ -148,12 +152,8 @@ describe('pipelines as code', () => {
   });
 
   it('plans an update naming the fields that changed', async () => {
-    const edited = join(home, 'edited.yaml');
-    writeFileSync(
-      edited,
-      readFileSync(EXAMPLE, 'utf8')
-        .replace('where amount > 500', 'where amount > 900')
-        .replace('timezone: Europe/Paris', 'timezone: UTC'),
+    const edited = exampleEdited('edited.yaml', (text) =>
+      text.replace('where amount > 500', 'where amount > 900').replace('timezone: Europe/Paris', 'timezone: UTC'),
     );
     const plan = ok(await conduit(['plan', '-f', edited], { env }));
     expect(plan.stdout).toMatch(/~ pipeline\s+conduit-example\/big-orders\s+update \(dag\)/);
@@ -162,12 +162,8 @@ describe('pipelines as code', () => {
   });
 
   it("shows the API's problem with each field at fault when apply is refused", async () => {
-    const badCron = join(home, 'bad-cron.yaml');
-    writeFileSync(
-      badCron,
-      readFileSync(EXAMPLE, 'utf8')
-        .replace('"0 2 * * *"', '"0 2 * * * *"')
-        .replace('big-orders-nightly', 'big-orders-hourly'),
+    const badCron = exampleEdited('bad-cron.yaml', (text) =>
+      text.replace('"0 2 * * *"', '"0 2 * * * *"').replace('big-orders-nightly', 'big-orders-hourly'),
     );
     const result = await conduit(['apply', '-f', badCron], { env });
     expect(result.code).toBe(1);
@@ -199,10 +195,8 @@ describe('runs', () => {
   });
 
   it('run --follow exits 1 when the run fails, and --output json answers the failed run', async () => {
-    const failing = join(home, 'failing.yaml');
-    writeFileSync(
-      failing,
-      readFileSync(EXAMPLE, 'utf8')
+    const failing = exampleEdited('failing.yaml', (text) =>
+      text
         .replace(/conduit-example/g, 'conduit-failing')
         .replace('example-warehouse', 'failing-warehouse')
         .replace(/connector: example-warehouse/g, 'connector: failing-warehouse')
