@@ -4,7 +4,14 @@ import { getDriver, type ConnectorDriver, type WriteRequest } from '../src/index
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { TEST_TENANT } from './support/tenant-driver.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
-import { createMatrix, differences, openChecker, readBack, rowsOf, typesOf } from './support/typed-files.js';
+import {
+  MATRIX_COLUMNS,
+  createMatrix,
+  differencesFromMatrix,
+  openChecker,
+  rowsOf,
+  typesOf,
+} from './support/typed-files.js';
 
 // The typed file sink: the run's DuckDB writes the table (COPY ... TO in the scratch folder) and the file is moved
 // into the tenant's folder; each format read back by a plain DuckDB is the table again.
@@ -37,17 +44,7 @@ describe('file typed write: every format keeps the table', () => {
   it.each(['parquet', 'csv', 'jsonl'] as const)('writes %s that reads back as the same rows', async (format) => {
     expect(await write({ table: `out/matrix.${format}` })).toEqual({ rows_written: 4 });
     const file = join(sandbox.home, 'typed', 'out', `matrix.${format}`);
-    const checker = await openChecker();
-    try {
-      // JSON lines cannot tell a JSON null from a missing value, and a JSON column is re-serialised (2.50 -> 2.5).
-      const original =
-        format === 'jsonl'
-          ? `select * replace (nullif(json(doc), 'null') as doc) from original`
-          : 'select * from original';
-      expect(await differences(checker.connection, readBack(format, file), original)).toEqual([]);
-    } finally {
-      checker.close();
-    }
+    expect(await differencesFromMatrix(format, file)).toEqual([]);
     expect(await ws.scratchEntries()).toEqual([]);
   });
 
@@ -56,26 +53,14 @@ describe('file typed write: every format keeps the table', () => {
     const checker = await openChecker();
     try {
       const file = join(sandbox.home, 'typed', 'out', 'types.parquet');
-      expect(await typesOf(checker.connection, `select * from read_parquet('${file}')`)).toEqual([
-        ['id', 'INTEGER'],
-        ['amount', 'DECIMAL(38,10)'],
-        ['price', 'DECIMAL(12,2)'],
-        ['big', 'BIGINT'],
-        ['huge', 'VARCHAR'],
-        ['ratio', 'DOUBLE'],
-        ['flag', 'BOOLEAN'],
-        ['note', 'VARCHAR'],
-        ['day', 'DATE'],
-        ['at', 'TIMESTAMP'],
-        ['instant', 'TIMESTAMP WITH TIME ZONE'],
-        ['span', 'STRUCT("months" BIGINT, "days" BIGINT, micros BIGINT)'],
-        ['uid', 'UUID'],
-        ['nums', 'INTEGER[]'],
-        ['tags', 'VARCHAR[]'],
-        ['pair', 'STRUCT(n INTEGER, s VARCHAR)'],
-        ['raw', 'BLOB'],
-        ['doc', 'JSON'],
-      ]);
+      // Every column keeps its type but these two, which Parquet has no type for.
+      const stored: Record<string, string> = {
+        huge: 'VARCHAR',
+        span: 'STRUCT("months" BIGINT, "days" BIGINT, micros BIGINT)',
+      };
+      expect(await typesOf(checker.connection, `select * from read_parquet('${file}')`)).toEqual(
+        MATRIX_COLUMNS.map(([name, type]) => [name, stored[name] ?? type]),
+      );
       expect(
         await rowsOf(
           checker.connection,
@@ -143,18 +128,7 @@ describe("file typed write: the row sink's modes and names", () => {
     });
     const files = await filesIn('folder');
     expect(files).toEqual([expect.stringMatching(/^part-.*\.csv$/)]);
-    const checker = await openChecker();
-    try {
-      expect(
-        await differences(
-          checker.connection,
-          readBack('csv', join(sandbox.home, 'typed', 'folder', files[0]!)),
-          'select * from original',
-        ),
-      ).toEqual([]);
-    } finally {
-      checker.close();
-    }
+    expect(await differencesFromMatrix('csv', join(sandbox.home, 'typed', 'folder', files[0]!))).toEqual([]);
     expect(await ws.scratchEntries()).toEqual([]);
   });
 

@@ -84,6 +84,23 @@ export async function differences(c: DuckDBConnection, a: string, b: string): Pr
   ];
 }
 
+/**
+ * The matrix as a file of `format` can hold it: JSON lines cannot tell a JSON null from a missing value, and a JSON
+ * column is re-serialised (2.50 -> 2.5).
+ */
+const matrixAsWritten = (format: 'parquet' | 'csv' | 'jsonl'): string =>
+  format === 'jsonl' ? `select * replace (nullif(json(doc), 'null') as doc) from original` : 'select * from original';
+
+/** What differs between the written file, read back by its format, and the matrix: empty when the file is the table. */
+export async function differencesFromMatrix(format: 'parquet' | 'csv' | 'jsonl', file: string): Promise<unknown[]> {
+  const checker = await openChecker();
+  try {
+    return await differences(checker.connection, readBack(format, file), matrixAsWritten(format));
+  } finally {
+    checker.close();
+  }
+}
+
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /**
