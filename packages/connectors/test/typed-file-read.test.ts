@@ -5,6 +5,7 @@ import { writeParquet } from '@conduit/testing';
 import { ConnectorError, getDriver, type ConnectorDriver, type ReadRequest } from '../src/index.js';
 import { bringLocalFile } from '../src/formats/scratch-folder.js';
 import { ScratchAllowance } from '../src/formats/scratch-limit.js';
+import { DAILY_COLUMNS, DAILY_FILES, DAILY_OVERRIDE, expectDailyRows } from './support/daily-csvs.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { PARQUET_MATRIX, PARQUET_MATRIX_TYPES } from './support/parquet-fixture.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
@@ -168,21 +169,10 @@ describe("file typed read: CSV and JSON lines through DuckDB's sniffer", () => {
 
   it('reads a glob of two files in name order as one table with the union of their columns', async () => {
     await mkdir(join(sandbox.home, 'in'), { recursive: true });
-    await writeFile(join(sandbox.home, 'in/2024-01-02.csv'), 'id,amount,region\n3,0.30,eu\n');
-    await writeFile(join(sandbox.home, 'in/2024-01-01.csv'), 'id,amount\n1,0.10\n2,0.20\n');
-    await writeFile(join(sandbox.home, 'in/notes.txt'), 'not data');
-    const result = await read({ path: 'in/*.csv', columns: { amount: 'DECIMAL(12,2)' } }, 'daily');
-    expect(result.columns.map((c) => [c.name, c.type])).toEqual([
-      ['id', 'BIGINT'],
-      ['amount', 'DECIMAL(12,2)'],
-      ['region', 'VARCHAR'],
-    ]);
-    expect(await ws.rows('select id::INTEGER, amount::VARCHAR, region from daily')).toEqual([
-      [1, '0.10', null],
-      [2, '0.20', null],
-      [3, '0.30', 'eu'],
-    ]);
-    expect(await ws.rows('select sum(amount)::VARCHAR from daily')).toEqual([['0.60']]);
+    for (const [name, text] of Object.entries(DAILY_FILES)) await writeFile(join(sandbox.home, 'in', name), text);
+    const result = await read({ path: 'in/*.csv', columns: DAILY_OVERRIDE }, 'daily');
+    expect(result.columns).toEqual(DAILY_COLUMNS);
+    await expectDailyRows(ws, 'daily');
   });
 
   it('a glob that matches nothing gives an empty table', async () => {

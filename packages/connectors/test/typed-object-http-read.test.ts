@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startS3Server, writeParquet, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type ReadRequest } from '../src/index.js';
+import { DAILY_COLUMNS, DAILY_FILES, DAILY_OVERRIDE, expectDailyRows } from './support/daily-csvs.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
@@ -54,23 +55,10 @@ describe('s3 typed read', () => {
   });
 
   it('reads a glob of two CSV objects in key order, with an override that sums to the cent', async () => {
-    await s3.put('sales/2024-01-02.csv', 'id,amount,region\n3,0.30,eu\n');
-    await s3.put('sales/2024-01-01.csv', 'id,amount\n1,0.10\n2,0.20\n');
-    await s3.put('sales/readme.txt', 'not data');
-    const result = await readS3({ path: '*.csv', columns: { amount: 'DECIMAL(12,2)' } }, 's3_sales', {
-      prefix: 'sales',
-    });
-    expect(result.columns).toEqual([
-      { name: 'id', type: 'BIGINT', source_type: 'csv (sniffed)' },
-      { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'csv (columns)' },
-      { name: 'region', type: 'VARCHAR', source_type: 'csv (sniffed)' },
-    ]);
-    expect(await ws.rows('select id::INTEGER, amount::VARCHAR, region from s3_sales')).toEqual([
-      [1, '0.10', null],
-      [2, '0.20', null],
-      [3, '0.30', 'eu'],
-    ]);
-    expect(await ws.rows('select sum(amount)::VARCHAR from s3_sales')).toEqual([['0.60']]);
+    for (const [name, text] of Object.entries(DAILY_FILES)) await s3.put(`sales/${name}`, text);
+    const result = await readS3({ path: '*.csv', columns: DAILY_OVERRIDE }, 's3_sales', { prefix: 'sales' });
+    expect(result.columns).toEqual(DAILY_COLUMNS);
+    await expectDailyRows(ws, 's3_sales');
   });
 
   it('names the object key (never the scratch file) when a value does not fit, and refuses an injected type', async () => {
