@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { getDriver, type ConnectorDriver, type Row, type TestResult } from '../src/index.js';
-import { freePort } from './support/pg-sandbox.js';
+import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
+import {
+  UNKNOWN_HOST,
+  checkNames,
+  expectClosedPortTransient,
+  expectUnknownHostRefused,
+  failureOf,
+} from './support/driver-checks.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
+import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 
 const driver = getDriver('http') as Required<ConnectorDriver>;
 let api: HttpFixture;
-const savedPolicy = process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
-const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 const ITEMS = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` }));
 
 async function readAll(
@@ -22,17 +27,10 @@ async function readAll(
   return { batches, rows };
 }
 
-async function failureOf(work: Promise<unknown>): Promise<Error> {
-  return work.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (err: unknown) => err as Error,
-  );
-}
+// The test server listens on this machine, which the default network policy refuses.
+allowPrivateNetworks();
 
 beforeAll(async () => {
-  process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
   api = await startHttpFixture();
   api.route('/health', (_req, res) => sendJson(res, 200, { ok: true }));
   api.route('/paged', (req, res) => {
@@ -60,8 +58,6 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  if (savedPolicy === undefined) delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
-  else process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = savedPolicy;
   await api.close();
 });
 
@@ -227,7 +223,7 @@ describe('http write', () => {
 
 describe('http network policy', () => {
   it('refuses loopback without the operator setting, in read and in Test Connection', async () => {
-    delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+    const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
     try {
       await expect(readAll({ base_url: api.baseUrl }, { path: '/health' })).rejects.toMatchObject({
         errorClass: 'config_error',
@@ -245,9 +241,9 @@ describe('http network policy', () => {
       });
       const result = await driver.test({ base_url: `http://localhost:${api.port}`, health_path: '/health' });
       expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-      expect(names(result)).toEqual(['resolve:ok', 'network_policy:failed']);
+      expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:failed']);
     } finally {
-      process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+      restore();
     }
   });
 });
@@ -256,23 +252,15 @@ describe('http Test Connection', () => {
   it('passes resolve, network_policy, connect and request', async () => {
     const result = await driver.test({ base_url: `http://localhost:${api.port}`, health_path: '/health' });
     expect(result).toMatchObject({ ok: true, error_class: null, details: { status: 200 } });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'request:ok']);
+    expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'request:ok']);
   });
 
   it('calls an unknown host a config_error at resolve', async () => {
-    const result = await driver.test({ base_url: 'http://no-such-host.invalid' });
-    expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:failed']);
-    expect(result.message).toMatch(/unknown host/);
+    await expectUnknownHostRefused(driver, { base_url: `http://${UNKNOWN_HOST}` });
   });
 
   it('calls a closed port a transient_error at connect, quickly', async () => {
-    const started = Date.now();
-    const result = await driver.test({ base_url: `http://127.0.0.1:${await freePort()}` });
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(result).toMatchObject({ ok: false, error_class: 'transient_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:failed']);
-    expect(result.message).toMatch(/ECONNREFUSED/);
+    await expectClosedPortTransient(driver, (port) => ({ base_url: `http://127.0.0.1:${port}` }));
   });
 
   it('calls a wrong token a config_error at request and never shows it, even when the server echoes it', async () => {
@@ -287,7 +275,7 @@ describe('http Test Connection', () => {
       bearer_token: token,
     });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'request:failed']);
+    expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'request:failed']);
     expect(result.message).toMatch(/HTTP 401 \(check the credentials\).*bad token Bearer \*{8}/);
     expect(JSON.stringify(result)).not.toContain(token);
   });

@@ -1,23 +1,24 @@
 import { randomUUID } from 'node:crypto';
+import { ChatCompletionHttpError, chatCompletion, getDriver, type ConnectorDriver } from '../src/index.js';
 import {
-  ChatCompletionHttpError,
-  chatCompletion,
-  getDriver,
-  type ConnectorDriver,
-  type TestResult,
-} from '../src/index.js';
+  UNKNOWN_HOST,
+  checkNames,
+  expectClosedPortTransient,
+  expectUnknownHostRefused,
+  failureOf,
+} from './support/driver-checks.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
-import { freePort } from './support/pg-sandbox.js';
+import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 
 const driver = getDriver('openai') as ConnectorDriver;
-const names = (r: TestResult) => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
 const apiKey = `sk-${randomUUID()}`;
-const savedPolicy = process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
 let api: HttpFixture;
 let config: Record<string, unknown>;
 
+// The test server listens on this machine, which the default network policy refuses.
+allowPrivateNetworks();
+
 beforeAll(async () => {
-  process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
   api = await startHttpFixture();
   const authorized = (headers: Record<string, unknown>) => headers['authorization'] === `Bearer ${apiKey}`;
   api.route('/v1/models', (req, res) =>
@@ -65,8 +66,6 @@ beforeAll(async () => {
   config = { base_url: `${api.baseUrl}/v1`, api_key: apiKey, model: 'tiny-2', timeout_ms: 5000 };
 });
 afterAll(async () => {
-  if (savedPolicy === undefined) delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
-  else process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = savedPolicy;
   await api.close();
 });
 
@@ -74,7 +73,7 @@ describe('openai Test Connection', () => {
   it('lists the models and finds the configured one', async () => {
     const result = await driver.test(config);
     expect(result).toMatchObject({ ok: true, error_class: null, details: { models: ['tiny-1', 'tiny-2'] } });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:ok', 'model:ok']);
+    expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:ok', 'model:ok']);
     expect(driver.info.roles).toEqual(['llm']);
   });
 
@@ -88,30 +87,23 @@ describe('openai Test Connection', () => {
     const wrong = `sk-${randomUUID()}`;
     const result = await driver.test({ ...config, api_key: wrong });
     expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
-    expect(names(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:failed']);
+    expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:failed']);
     expect(result.message).toMatch(/HTTP 401/);
     expect(JSON.stringify(result)).not.toContain(wrong);
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
-    const unknown = await driver.test({ ...config, base_url: 'http://no-such-host.invalid/v1' });
-    expect(unknown).toMatchObject({
-      ok: false,
-      error_class: 'config_error',
-      message: expect.stringMatching(/unknown host/),
-    });
-    const started = Date.now();
-    const closed = await driver.test({ ...config, base_url: `http://127.0.0.1:${await freePort()}/v1` });
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(closed).toMatchObject({
-      ok: false,
-      error_class: 'transient_error',
-      message: expect.stringMatching(/ECONNREFUSED/),
-    });
+    await expectUnknownHostRefused(driver, { ...config, base_url: `http://${UNKNOWN_HOST}/v1` });
+    // Listing the models is the first request to the server.
+    await expectClosedPortTransient(
+      driver,
+      (port) => ({ ...config, base_url: `http://127.0.0.1:${port}/v1` }),
+      'list_models',
+    );
   });
 
   it('refuses loopback without the operator setting', async () => {
-    delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+    const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
     try {
       const result = await driver.test(config);
       expect(result).toMatchObject({
@@ -120,7 +112,7 @@ describe('openai Test Connection', () => {
         message: expect.stringMatching(/network policy/),
       });
     } finally {
-      process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+      restore();
     }
   });
 });
@@ -145,15 +137,11 @@ describe('chatCompletion', () => {
 
   it('fails with a config_error without the key in the message', async () => {
     const wrong = `sk-${randomUUID()}`;
-    const err = await chatCompletion(
-      { ...config, api_key: wrong },
-      { messages: [{ role: 'user', content: 'x' }] },
-    ).then(
-      () => null,
-      (e: unknown) => e as Error & { errorClass: string },
+    const err = await failureOf(
+      chatCompletion({ ...config, api_key: wrong }, { messages: [{ role: 'user', content: 'x' }] }),
     );
-    expect(err?.errorClass).toBe('config_error');
-    expect(err?.message).not.toContain(wrong);
+    expect(err.errorClass).toBe('config_error');
+    expect(err.message).not.toContain(wrong);
     expect(err).toBeInstanceOf(ChatCompletionHttpError);
     expect(err).toMatchObject({
       status: 401,
@@ -166,9 +154,8 @@ describe('chatCompletion', () => {
     const busy = { ...config, base_url: `${api.baseUrl}/busy` };
     const attempt = async (options?: { maxRetries: number }) => {
       const before = api.requests.length;
-      const err = await chatCompletion(busy, { messages: [{ role: 'user', content: 'x' }] }, undefined, options).then(
-        () => null,
-        (e: unknown) => e,
+      const err = await failureOf(
+        chatCompletion(busy, { messages: [{ role: 'user', content: 'x' }] }, undefined, options),
       );
       return { err, requests: api.requests.length - before };
     };

@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { startS3Server, type S3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
+import { failureOf } from './support/driver-checks.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
@@ -30,13 +31,7 @@ const limited = (table: string): DuckDBTable => ({
   buffers: { csvMaxLineBytes: MiB, csvBufferBytes: 2 * MiB, streamChunkBytes: 64 * KiB, scratchLimitBytes: MiB },
 });
 
-const failureOf = async (read: Promise<unknown>) =>
-  (await read.then(
-    () => undefined,
-    (err: unknown) => err,
-  )) as Error & { errorClass: string };
-
-function expectLimitError(err: Error & { errorClass: string }): void {
+function expectLimitError(err: Error & { errorClass?: string }): void {
   expect(err).toBeInstanceOf(Error);
   expect(err.errorClass).toBe('config_error');
   expect(err.message).toMatch(LIMIT_MESSAGE);
