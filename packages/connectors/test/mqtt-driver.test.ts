@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
-import { startAuthMosquitto, type AuthBroker } from './support/mosquitto.js';
+import { startAuthMosquitto } from './support/mosquitto.js';
+import type { ServerProcess } from './support/server-process.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { inBatches, readBatches } from './support/driver-batches.js';
 import {
@@ -91,7 +92,7 @@ describe('mqtt Test Connection', () => {
 
   describe('against a broker that requires a password', () => {
     const password = `pw-${randomUUID()}`;
-    let broker: AuthBroker;
+    let broker: ServerProcess;
     beforeAll(async () => {
       broker = await startAuthMosquitto('conduit', password);
     });
