@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import type { Job as BullJob } from 'bullmq';
 import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contracts';
 import { newTenant } from './support/db.js';
 import { Receiver, waitFor, type Received, type Responder } from '@conduit/testing';
@@ -42,6 +43,30 @@ async function deliveries(tenant: string, webhookId: string): Promise<Delivery[]
       query: { limit: 200 },
     })
   ).data;
+}
+
+/** Polls until the webhook is disabled, and answers it. */
+function disabledWebhook(tenant: string, id: string): Promise<Webhook> {
+  return waitFor(
+    async () => {
+      const webhook = await caller.ok<Webhook>(tenant, 'webhooks.webhooks.get', { id });
+      return webhook.status === 'disabled' && webhook;
+    },
+    { what: 'the webhook disabled' },
+  );
+}
+
+/** What the dispatcher announced to monitoring about the webhook (disabled, enabled), still waiting there. */
+async function announcementsOf(webhookId: string): Promise<BullJob[]> {
+  const jobs = await monitoring.getJobs(['waiting']);
+  return jobs.filter((job) => (job.data as { webhook?: { id: string } }).webhook?.id === webhookId);
+}
+
+/** Polls until monitoring has an announcement about the webhook that `matches`, and answers it. */
+function announcement(webhookId: string, matches: (job: BullJob) => boolean = () => true): Promise<BullJob> {
+  return waitFor(async () => (await announcementsOf(webhookId)).find(matches), {
+    what: `an announcement about ${webhookId} on events.monitoring`,
+  });
 }
 
 function endpoint(responder?: Responder) {
@@ -334,21 +359,9 @@ describe('disabling', () => {
     const hook = endpoint(() => ({ status: 410 }));
     const webhook = await createWebhook(t, hook.url);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const disabled = await waitFor(
-      async () => {
-        const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
-        return w.status === 'disabled' && w;
-      },
-      { what: 'the webhook disabled' },
-    );
+    const disabled = await disabledWebhook(t, webhook.id);
     expect(disabled.disabled_reason).toBe('gone');
-    const announced = await waitFor(
-      async () => {
-        const jobs = await monitoring.getJobs(['waiting']);
-        return jobs.find((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id);
-      },
-      { what: 'webhook.disabled on events.monitoring' },
-    );
+    const announced = await announcement(webhook.id);
     expect(announced.name).toBe('webhook.disabled');
     expect(announced.id).toBe((announced.data as { event_id: string }).event_id);
     expect(announced.data).toMatchObject({
@@ -371,15 +384,7 @@ describe('disabling', () => {
       body: { status: 'active' },
     });
     expect(reenabled.status).toBe('active');
-    const enabled = await waitFor(
-      async () => {
-        const jobs = await monitoring.getJobs(['waiting']);
-        return jobs.find(
-          (j) => j.name === 'webhook.enabled' && (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id,
-        );
-      },
-      { what: 'webhook.enabled on events.monitoring' },
-    );
+    const enabled = await announcement(webhook.id, (job) => job.name === 'webhook.enabled');
     expect(enabled.data).toMatchObject({ tenant_id: t, webhook: { id: webhook.id, url: hook.url } });
   });
 
@@ -390,8 +395,7 @@ describe('disabling', () => {
     await caller.ok<Webhook>(t, 'webhooks.webhooks.update', { id: webhook.id, body: { status: 'active' } });
     // A window in which an announcement would be enqueued: proves none is.
     await new Promise((r) => setTimeout(r, 600));
-    const jobs = await monitoring.getJobs(['waiting']);
-    expect(jobs.filter((j) => (j.data as { webhook?: { id: string } }).webhook?.id === webhook.id)).toEqual([]);
+    expect(await announcementsOf(webhook.id)).toEqual([]);
   });
 
   it('disables a webhook that kept failing for the configured time', async () => {
@@ -404,25 +408,9 @@ describe('disabling', () => {
       new Date(Date.now() - DISABLE_AFTER_MS - 1000),
     ]);
     await events.publish(runEvent(t, 'run.succeeded'));
-    const disabled = await waitFor(
-      async () => {
-        const w = await caller.ok<Webhook>(t, 'webhooks.webhooks.get', { id: webhook.id });
-        return w.status === 'disabled' && w;
-      },
-      { what: 'the webhook disabled' },
-    );
+    const disabled = await disabledWebhook(t, webhook.id);
     expect(disabled.disabled_reason).toBe('failing');
-    await waitFor(
-      async () => {
-        const jobs = await monitoring.getJobs(['waiting']);
-        return jobs.some(
-          (j) =>
-            (j.data as { webhook?: { id: string }; reason: string }).webhook?.id === webhook.id &&
-            /^failing/.test((j.data as { reason: string }).reason),
-        );
-      },
-      { what: 'webhook.disabled on events.monitoring' },
-    );
+    await announcement(webhook.id, (job) => /^failing/.test((job.data as { reason: string }).reason));
     expect(receiver.requests(hook.path)).toHaveLength(1);
   });
 
