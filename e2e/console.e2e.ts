@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
-import type { WhoAmI } from '@conduit/contracts';
+import type { Pipeline, WhoAmI } from '@conduit/contracts';
 import { startStack, type Stack } from '@conduit/testing';
 import { artifactsDir, launchChromium, screenshot } from './support/browser.js';
 import { call, expectProblem } from './support/client.js';
@@ -190,6 +190,61 @@ it('shows a failed run with the error on the node that failed', async () => {
   expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   await screenshot(page, shots, '08-run-failed-narrow');
   await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it('builds a pipeline: a draft error on its node without saving, then valid with its levels, saved as version 2', async () => {
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByRole('link', { name: projectName }).click();
+  await page.getByLabel('Pipeline name (required)').fill(uniqueName('built'));
+  await page.getByRole('button', { name: 'Create pipeline' }).click();
+  await page.waitForURL(/\/pipelines\/pln_/);
+  const pipelineId = new URL(page.url()).pathname.split('/').pop()!;
+  const editor = page.getByLabel('The DAG as JSON');
+  // The starter DAG reads from the project's connector into it; a transform goes between, with a sink mode to fix.
+  type Node = { id: string; type: string; config: Record<string, unknown> };
+  const starter = JSON.parse(await editor.inputValue()) as { nodes: [Node, Node] };
+  const [source, sink] = starter.nodes;
+  const withMode = (mode: string) => ({
+    nodes: [
+      source,
+      { id: 'big', type: 'transform', config: { sql: 'select id, amount from source where amount >= 200' } },
+      { ...sink, config: { ...sink.config, mode } },
+    ],
+    edges: [
+      { from: source.id, to: 'big' },
+      { from: 'big', to: sink.id },
+    ],
+  });
+  await editor.fill(JSON.stringify(withMode('sideways'), null, 2));
+  const sinkCard = page.locator(`[data-node-id="${sink.id}"]`);
+  await sinkCard.locator('.dag-node-issue').waitFor();
+  expect(await sinkCard.getAttribute('class')).toContain('invalid');
+  expect(await page.locator(`[data-node-id="${source.id}"]`).getAttribute('class')).not.toContain('invalid');
+  const problems = page.getByRole('list', { name: 'Problems with the draft' });
+  expect(await problems.getByRole('listitem').allTextContents()).toEqual([
+    expect.stringMatching(/^nodes\[2\]\.config\.mode /),
+  ]);
+  // Validated, not saved.
+  const stored = (await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipelineId}`)).body;
+  expect([stored.version, stored.dag.nodes.length]).toEqual([1, 2]);
+  await screenshot(page, shots, '08a-draft-invalid');
+
+  await editor.fill(JSON.stringify(withMode('append'), null, 2));
+  const levels = page.getByRole('list', { name: 'Execution levels of the draft' });
+  await levels.waitFor();
+  expect(await levels.getByRole('listitem').allTextContents()).toEqual([
+    `Level 1: ${source.id}`,
+    'Level 2: big',
+    `Level 3: ${sink.id}`,
+  ]);
+  expect(await sinkCard.locator('.dag-node-level').textContent()).toBe('level 3');
+  expect(await sinkCard.getAttribute('class')).not.toContain('invalid');
+  await screenshot(page, shots, '08b-draft-valid');
+  await page.getByRole('button', { name: 'Save and validate' }).click();
+  await page.getByText('Saved version 2: valid.').waitFor();
+  const saved = (await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipelineId}`)).body;
+  expect([saved.version, saved.status, saved.dag.nodes.length]).toEqual([2, 'valid', 3]);
+  await screenshot(page, shots, '08c-pipeline-saved');
 });
 
 it("creates a postgres connector from its type's form and tests it, each check with its latency", async () => {

@@ -1,10 +1,10 @@
 // A pipeline: its DAG as a graph with execution levels and the validate endpoint's issues on the nodes and edges
-// they concern, its JSON editable (checked as typed, validated on Save), and the jobs that run it.
+// they concern, its JSON editable (validated as typed: the graph then shows the draft), and the jobs that run it.
 import type { Pipeline, PipelineValidation } from '@conduit/sdk';
 import { useState } from 'react';
 import { buildGraph, dagIssues } from '../dag/dag-model.js';
 import { DagGraph } from '../dag/dag-graph.js';
-import { DagEditor } from '../pipelines/dag-editor.js';
+import { DagEditor, type ValidatedDraft } from '../pipelines/dag-editor.js';
 import { Link } from '../routing/router.js';
 import { paths } from '../routing/routes.js';
 import { useSession } from '../session/session-context.js';
@@ -24,14 +24,16 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
   const [revalidated, setRevalidated] = useState<PipelineValidation>();
   const [saved, setSaved] = useState<Pipeline>();
   const [validateError, setValidateError] = useState<string>();
+  /** The editor's draft as the API validated it: drawn instead of the saved DAG until it is saved or undone. */
+  const [draft, setDraft] = useState<ValidatedDraft>();
 
   if (loaded.state === 'loading') return <Loading what="the pipeline" />;
   if (loaded.state === 'failed') return <ErrorState error={loaded.error} retry={loaded.reload} />;
   const { jobs } = loaded.value;
   const pipeline = saved ?? loaded.value.pipeline;
   const validation = revalidated ?? (saved ? saved.validation : loaded.value.validation);
-  const graph = buildGraph(pipeline.dag, validation);
-  const wholeDagIssues = dagIssues(validation);
+  const graph = draft ? buildGraph(draft.dag, draft.validation) : buildGraph(pipeline.dag, validation);
+  const wholeDagIssues = dagIssues(draft ? draft.validation : validation);
 
   const validate = () => {
     setValidateError(undefined);
@@ -78,13 +80,25 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
           ))}
         </ul>
       )}
-      <DagGraph nodes={graph.nodes} edges={graph.edges} label={`The DAG of pipeline ${pipeline.name}`} />
+      {draft && (
+        <p className="help" role="note">
+          The graph shows your draft as validated, not saved: save it to make it the pipeline&apos;s next version.
+        </p>
+      )}
+      <DagGraph
+        // A new set of nodes (a draft's) is a new graph, fitted to the view again as on opening.
+        key={graph.nodes.map((n) => n.id).join('\u0000')}
+        nodes={graph.nodes}
+        edges={graph.edges}
+        label={draft ? `Your draft of pipeline ${pipeline.name} (not saved)` : `The DAG of pipeline ${pipeline.name}`}
+      />
       <DagEditor
         pipeline={pipeline}
         onSaved={(next) => {
           setSaved(next);
           setRevalidated(undefined);
         }}
+        onDraftValidated={setDraft}
       />
       <h2>Jobs</h2>
       {jobs.length === 0 ? (

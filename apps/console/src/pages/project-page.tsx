@@ -1,3 +1,4 @@
+import { NewPipelineForm } from '../pipelines/new-pipeline-form.js';
 import { Link } from '../routing/router.js';
 import { paths } from '../routing/routes.js';
 import { useSession } from '../session/session-context.js';
@@ -7,15 +8,17 @@ import { useLoad } from '../ui/use-load.js';
 export function ProjectPage({ projectId }: { projectId: string }) {
   const { client } = useSession();
   const project = useLoad(async () => {
-    const [found, pipelines] = await Promise.all([
+    const [found, pipelines, connectors] = await Promise.all([
       client.projects.get(projectId),
       client.pipelines.list({ projectId, pageSize: 200 }).toArray(200),
+      // For the new pipeline's starter DAG.
+      client.connectors.list({ projectId, pageSize: 1 }).toArray(1),
     ]);
-    return { project: found, pipelines };
+    return { project: found, pipelines, connectors };
   }, [client, projectId]);
   if (project.state === 'loading') return <Loading what="the project" />;
   if (project.state === 'failed') return <ErrorState error={project.error} retry={project.reload} />;
-  const { project: found, pipelines } = project.value;
+  const { project: found, pipelines, connectors } = project.value;
   return (
     <section aria-labelledby="project-title">
       <nav aria-label="Breadcrumb" className="crumbs">
@@ -28,8 +31,8 @@ export function ProjectPage({ projectId }: { projectId: string }) {
         <Empty>
           <p>This project has no pipelines yet.</p>
           <p>
-            Add one to a manifest and run <code>conduit apply</code>, or <code>POST /v2/pipelines</code> with{' '}
-            <code>project_id: "{found.id}"</code>.
+            Create one below, add one to a manifest and run <code>conduit apply</code>, or{' '}
+            <code>POST /v2/pipelines</code> with <code>project_id: "{found.id}"</code>.
           </p>
         </Empty>
       ) : (
@@ -45,6 +48,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           ))}
         </ul>
       )}
+      <NewPipelineForm projectId={found.id} connectors={connectors} />
     </section>
   );
 }

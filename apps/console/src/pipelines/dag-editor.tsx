@@ -1,32 +1,56 @@
-// The DAG's JSON, editable: its shape is checked as it is typed (debounced), Save stores a new version, and the
-// validate endpoint's answer for it comes back with the saved pipeline. The API has no validate-without-saving
-// endpoint (POST /v2/pipelines/{id}/validate takes no body), so rules beyond the shape are checked on Save.
-import type { Pipeline } from '@conduit/sdk';
-import { useEffect, useState } from 'react';
+// The DAG's JSON, editable: its shape is checked in the browser as it is typed, the draft is validated by the API
+// once typing pauses (nothing is stored; its errors and levels go under the editor and, through onDraftValidated,
+// onto the graph), and Save stores a new version with its validation.
+import type { Dag, Pipeline, PipelineValidation } from '@conduit/sdk';
+import { useEffect, useMemo, useState } from 'react';
 import { useSession } from '../session/session-context.js';
 import { describeError } from '../ui/states.js';
-import { readDraft, type DraftDag } from './dag-shape.js';
+import { readDraft } from './dag-shape.js';
+import { DraftFindings } from './draft-findings.js';
+import { useDraftValidation } from './use-draft-validation.js';
 
-/** How long typing may pause before the draft is checked: long enough not to flag every half-typed key. */
+/** How long typing may pause before the shape's problems are listed: long enough not to flag every half-typed key. */
 const CHECK_AFTER_MS = 300;
 
-export function DagEditor({ pipeline, onSaved }: { pipeline: Pipeline; onSaved: (saved: Pipeline) => void }) {
+/** A draft as the API validated it, for the graph; undefined when the graph should show the saved version. */
+export type ValidatedDraft = { dag: Dag; validation: PipelineValidation } | undefined;
+
+export function DagEditor({
+  pipeline,
+  onSaved,
+  onDraftValidated,
+}: {
+  pipeline: Pipeline;
+  onSaved: (saved: Pipeline) => void;
+  onDraftValidated: (draft: ValidatedDraft) => void;
+}) {
   const { client } = useSession();
   const [text, setText] = useState(() => JSON.stringify(pipeline.dag, null, 2));
-  const [draft, setDraft] = useState<DraftDag>(() => readDraft(text));
+  /** The text of the version saved last: it needs no validating, the pipeline carries its validation. */
+  const [savedText, setSavedText] = useState(text);
+  const parsed = useMemo(() => readDraft(text), [text]);
+  const [shape, setShape] = useState(parsed);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  const check = useDraftValidation(pipeline.id, text === savedText ? 'saved' : parsed.ok ? parsed.dag : 'unreadable');
+  const { answer } = check;
 
   useEffect(() => {
-    const timer = setTimeout(() => setDraft(readDraft(text)), CHECK_AFTER_MS);
+    const timer = setTimeout(() => setShape(parsed), CHECK_AFTER_MS);
     return () => clearTimeout(timer);
-  }, [text]);
+  }, [parsed]);
+
+  useEffect(() => {
+    onDraftValidated(answer?.kind === 'validated' ? { dag: answer.dag, validation: answer.validation } : undefined);
+    // Reported when the answer changes; the page passes a state setter.
+  }, [answer]);
 
   const save = () => {
     const current = readDraft(text);
-    setDraft(current);
+    setShape(current);
     if (!current.ok) return;
+    const sentText = text;
     setBusy(true);
     setFailure(undefined);
     setNotice(undefined);
@@ -40,6 +64,7 @@ export function DagEditor({ pipeline, onSaved }: { pipeline: Pipeline; onSaved: 
       .then(
         (saved) => {
           onSaved(saved);
+          setSavedText(sentText);
           setNotice(
             `Saved version ${saved.version}: ${saved.validation.valid ? 'valid' : `${saved.validation.errors.length} validation errors, shown on the graph`}.`,
           );
@@ -59,26 +84,29 @@ export function DagEditor({ pipeline, onSaved }: { pipeline: Pipeline; onSaved: 
         spellCheck={false}
         value={text}
         onChange={(e) => setText(e.target.value)}
-        aria-invalid={!draft.ok}
+        aria-invalid={!shape.ok}
         aria-describedby="dag-json-check"
       />
       <div id="dag-json-check" aria-live="polite">
-        {draft.ok ? (
+        {shape.ok ? (
           <p className="help">
-            Shape OK ({draft.dag.nodes.length} nodes, {draft.dag.edges.length} edges). Connectors, configs and cycles
-            are checked when you save: the API validates saved versions only.
+            Shape OK ({shape.dag.nodes.length} nodes, {shape.dag.edges.length} edges).{' '}
+            {text === savedText
+              ? 'This is the saved version.'
+              : 'The API validates the draft as you type; Save stores it as a new version.'}
           </p>
         ) : (
           <ul className="field-error" aria-label="Problems with the DAG's shape">
-            {draft.problems.map((problem) => (
+            {shape.problems.map((problem) => (
               <li key={problem}>{problem}</li>
             ))}
           </ul>
         )}
+        {text !== savedText && <DraftFindings answer={answer} pending={check.pending} />}
         {notice && <p>{notice}</p>}
       </div>
       <div className="toolbar">
-        <button type="button" onClick={save} disabled={busy || !draft.ok}>
+        <button type="button" onClick={save} disabled={busy || !shape.ok}>
           {busy ? 'Saving…' : 'Save and validate'}
         </button>
         {failure && <span role="alert">{failure}</span>}
