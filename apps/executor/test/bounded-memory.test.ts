@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import type pg from 'pg';
 import { DEFAULT_RUN_MEMORY_LIMIT, parseSize } from '../src/data/run-memory.js';
 import { CONNECTOR_ID, DATA_DIR } from './support/engine-harness.js';
-import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
 const MiB = 1024 * 1024;
 const LIMIT_BYTES = parseSize(DEFAULT_RUN_MEMORY_LIMIT)!;
@@ -23,9 +23,7 @@ const schema = uniqueSchema();
 let db: pg.Client;
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
-  await db.query(`set search_path to ${schema}`);
+  db = await openSchema(schema);
   const columns = '(id bigint primary key, amount numeric(12,2), at timestamptz, note text)';
   await db.query(`create table src ${columns}`);
   await db.query(`create table dst ${columns}`);
@@ -36,10 +34,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 const checksum = async (table: string) =>

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { ConnectorPools } from '@conduit/connectors';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { waitFor } from '@conduit/testing';
 
 const schema = uniqueSchema();
@@ -22,8 +22,7 @@ const chain = (...nodes: ReturnType<typeof sql>[]) => ({
 });
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
+  db = await openSchema(schema);
   await db.query(`create table ${schema}.seen (run text, node text, pid int, temp_gone boolean, timeout text)`);
 });
 beforeEach(() => {
@@ -33,8 +32,7 @@ afterEach(async () => {
   await pools.closeAll();
 });
 afterAll(async () => {
-  await db.query(`drop schema if exists ${schema} cascade`);
-  await db.end();
+  await dropSchema(db, schema);
 });
 
 const record = (run: string, node: string) =>

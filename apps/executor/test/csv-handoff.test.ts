@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { chain, dagNodes, type TestDagNode } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
 const schema = uniqueSchema();
 const config = connectorConfig(schema);
@@ -13,9 +13,7 @@ const { source, sink } = dagNodes(CONNECTOR_ID);
 const pair = (src: TestDagNode, out: TestDagNode) => ({ nodes: [src, out], edges: chain(src.id, out.id) });
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
-  await db.query(`set search_path to ${schema}`);
+  db = await openSchema(schema);
   await db.query(
     `create table wide (id bigint primary key, amount numeric(30,10), tags int[], at timestamptz, note text)`,
   );
@@ -28,10 +26,7 @@ line ' || g end
 });
 
 afterAll(async () => {
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 describe('source -> sink through a CSV hand-off', () => {

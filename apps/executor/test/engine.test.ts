@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import type pg from 'pg';
 import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
 import { CONNECTOR_ID, DATA_DIR, nodeOf, runDag } from './support/engine-harness.js';
-import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
 const ROWS = 100_000;
 const schema = uniqueSchema();
@@ -13,9 +13,7 @@ let db: pg.Client;
 const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
-  await db.query(`set search_path to ${schema}`);
+  db = await openSchema(schema);
   await db.query(
     `create table orders (id integer primary key, name text, amount numeric(12,2), qty integer, created_at timestamptz)`,
   );
@@ -29,10 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 const copyDag = {

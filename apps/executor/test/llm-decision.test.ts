@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { ResolvedConnector } from '@conduit/contracts';
 import { answer, completion, startChatServer, type ScriptedChatServer } from './support/chat-server.js';
 import { CONNECTOR_ID, nodeOf, runDag, type EngineRun } from './support/engine-harness.js';
-import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
 const API_KEY = 'sk-test-7f3a9c1e5b2d4068a1b3c5d7e9f01234';
 const LLM_ID = 'con_llm';
@@ -18,8 +18,7 @@ const privateNetworks = process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
 beforeAll(async () => {
   // The scripted server is on loopback, which connectors may reach only when the operator allows it.
   process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
+  db = await openSchema(schema);
   await db.query(`create table ${schema}.tickets (id integer primary key, subject text)`);
   await db.query(
     `insert into ${schema}.tickets values (1, 'Checkout is down for everyone'), (2, 'Typo on the pricing page'), (3, 'Invoice PDF missing')`,
@@ -34,10 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chat?.close();
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
   if (privateNetworks === undefined) delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
   else process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = privateNetworks;
 });

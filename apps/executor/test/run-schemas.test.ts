@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { chain, dagNodes, rulesDecision } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
 const schema = uniqueSchema();
 const config = connectorConfig(schema);
@@ -12,9 +12,7 @@ let db: pg.Client;
 const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
-  await db.query(`set search_path to ${schema}`);
+  db = await openSchema(schema);
   await db.query(`create table payments (id integer, amount numeric(12,2), note text)`);
   await db.query(`insert into payments values (1, 10.25, 'a'), (2, -3.00, 'b'), (3, 0.10, null)`);
   await db.query(`create table doubled (id integer, doubled numeric(24,2), note text)`);
@@ -22,10 +20,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 describe('node columns in the run outcome', () => {

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { newId } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
-import { DATABASE_URL, connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { DATABASE_URL, connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { reportsOf } from './support/queues.js';
 import { REDIS_URL } from './support/redis.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
@@ -23,8 +23,7 @@ let runtime: ExecutorRuntime | undefined;
 
 beforeAll(async () => {
   if (!existsSync(mainJs)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/executor` first');
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
+  db = await openSchema(schema);
   await db.query(`create table ${schema}.marks (n integer)`);
   suite = await startWorkerSuite({
     tenantId: TENANT,
@@ -37,10 +36,7 @@ afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
   await runtime?.stop(1000);
   await suite?.close();
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 it('takes over the run of a killed executor and finishes it as attempt 2', async () => {

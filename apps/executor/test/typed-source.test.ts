@@ -2,7 +2,7 @@
 // them, and money sums to the cent (issue 15's example), on the real postgres driver against a throwaway schema.
 import type pg from 'pg';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectPg, connectorConfig, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
 const ROWS = 50_000;
 const schema = uniqueSchema();
@@ -22,9 +22,7 @@ const dagOf = (sourceTable: string, targetTable: string) => ({
 });
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
-  await db.query(`set search_path to ${schema}`);
+  db = await openSchema(schema);
   // Amounts near 10^10 with cents: a sum of 50 000 of them has 17 significant digits, more than a DOUBLE holds.
   const rows = `select g, case when g % 10 = 0 then -(g + 0.07) when g % 13 = 0 then null else round(9876543210.99 - g + (g % 100) / 100.0, 2) end,
     case when g % 3 = 0 then null else 'note ' || g end from generate_series(1, ${ROWS}) g`;
@@ -36,10 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 async function sums(table: string, target: string): Promise<{ want: string; got: string; rows: number }> {

@@ -8,7 +8,7 @@ import { stubRun } from './support/scheduler-stub.js';
 import { encryptSecrets } from '@conduit/connectors';
 import { SecretBox } from '@conduit/secrets';
 import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
-import { connectPg, connectorConfig, count, uniqueSchema } from './support/postgres.js';
+import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { logBatchesOf, reportsOf } from './support/queues.js';
 import { runNode } from './support/run-nodes.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
@@ -39,8 +39,7 @@ let suite: WorkerSuite;
 let runtime: ExecutorRuntime;
 
 beforeAll(async () => {
-  db = await connectPg();
-  await db.query(`create schema ${schema}`);
+  db = await openSchema(schema);
   await db.query(`create table ${schema}.items (id integer primary key, label text)`);
   await db.query(`insert into ${schema}.items select g, 'item ' || g from generate_series(1, 1000) g`);
   await db.query(`create table ${schema}.items_copy (id integer primary key, label text)`);
@@ -51,10 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop(1000);
   await suite?.close();
-  if (db) {
-    await db.query(`drop schema if exists ${schema} cascade`);
-    await db.end();
-  }
+  await dropSchema(db, schema);
 });
 
 const { source, transform, sink } = dagNodes('con_pg');

@@ -15,6 +15,21 @@ export async function connectPg(): Promise<pg.Client> {
   return client;
 }
 
+/** Connects and creates the suite's schema, with the connection's search path in it. */
+export async function openSchema(schema: string): Promise<pg.Client> {
+  const db = await connectPg();
+  await db.query(`create schema ${schema}`);
+  await db.query(`set search_path to ${schema}`);
+  return db;
+}
+
+/** Drops the suite's schema and closes its connection; nothing to do when the suite never connected. */
+export async function dropSchema(db: pg.Client | undefined, schema: string): Promise<void> {
+  if (!db) return;
+  await db.query(`drop schema if exists ${schema} cascade`);
+  await db.end();
+}
+
 export function uniqueSchema(): string {
   return `executor_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
