@@ -1,6 +1,6 @@
 // The DAG's shape, checked in the browser as its JSON is typed: what PUT /v2/pipelines/{id} refuses with a 422
 // (nodes need a string `id`, a string `type` and an object `config`; edges a `from` and a `to`). Every other rule
-// (connectors, configs, cycles...) is the validate endpoint's, which checks saved versions only.
+// (connectors, configs, cycles...) is the validate endpoint's: a draft of the right shape is sent to it.
 import type { Dag } from '@conduit/sdk';
 
 export type DraftDag = { ok: true; dag: Dag } | { ok: false; problems: string[] };
