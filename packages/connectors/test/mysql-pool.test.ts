@@ -93,13 +93,7 @@ describe('mysql connection pool', () => {
         signal: controller.signal,
       }),
     ).rejects.toMatchObject({ name: 'AbortError' });
-    const running = async () => {
-      const [rows] = await sandbox.admin.query(
-        'select count(*) as n from information_schema.processlist where info like ? and id <> connection_id()',
-        [`%${marker}%`],
-      );
-      return Number((rows as { n: unknown }[])[0]?.n) > 0;
-    };
+    const running = () => sandbox.threadRuns(marker);
     await waitFor(running, { what: 'the query to start', timeoutMs: 5000 });
     controller.abort();
     await done;

@@ -288,21 +288,11 @@ describe('mysql readIntoTable', () => {
       { query: 'select sleep(30) as s', signal: controller.signal },
       target('stopped'),
     );
-    // mysql2 answers COUNT(*) as a string.
-    const running = async () =>
-      Number(
-        (
-          (
-            await sandbox.admin.query(
-              "select count(*) n from information_schema.processlist where info = 'select sleep(30) as s'",
-            )
-          )[0] as { n: string }[]
-        )[0]!.n,
-      );
-    await waitFor(async () => (await running()) > 0, { what: 'the query in the processlist', timeoutMs: 5_000 });
+    const running = () => sandbox.threadRuns('select sleep(30) as s');
+    await waitFor(running, { what: 'the query in the processlist', timeoutMs: 5_000 });
     controller.abort(reason);
     await expect(reading).rejects.toBe(reason);
-    await waitFor(async () => (await running()) === 0, { what: 'the query to be killed', timeoutMs: 5_000 });
+    await waitFor(async () => !(await running()), { what: 'the query to be killed', timeoutMs: 5_000 });
     expect(await workspace.scratchEntries()).toEqual([]);
     expect(
       await rows("select count(*)::INTEGER n from information_schema.tables where table_name = 'stopped'"),

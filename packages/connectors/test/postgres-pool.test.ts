@@ -21,14 +21,6 @@ async function backendAlive(pid: number): Promise<boolean> {
   return (rows[0] as { n: number }).n > 0;
 }
 
-async function running(marker: string): Promise<boolean> {
-  const { rows } = await sandbox.admin.query(
-    `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
-    [`%${marker}%`],
-  );
-  return (rows[0] as { n: number }).n > 0;
-}
-
 describe('postgres connection pool', () => {
   it('reuses one connection across calls (statements, reads) of a connector', async () => {
     const first = await backendPid();
@@ -115,10 +107,13 @@ describe('postgres connection pool', () => {
         signal: controller.signal,
       }),
     ).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => running(marker), { what: 'the statement to start', timeoutMs: 5000 });
+    await waitFor(() => sandbox.sessionShows(marker), { what: 'the statement to start', timeoutMs: 5000 });
     controller.abort();
     await done;
-    await waitFor(async () => !(await running(marker)), { what: 'the server to stop the statement', timeoutMs: 5000 });
+    await waitFor(async () => !(await sandbox.sessionShows(marker)), {
+      what: 'the server to stop the statement',
+      timeoutMs: 5000,
+    });
     await waitFor(async () => !(await backendAlive(pid)), {
       what: 'the cancelled connection to be closed',
       timeoutMs: 5000,

@@ -16,15 +16,6 @@ beforeAll(async () => {
   );
 });
 
-/** Whether a statement carrying `marker` is still running on the server. */
-async function running(marker: string): Promise<boolean> {
-  const { rows } = await sandbox.admin.query(
-    `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
-    [`%${marker}%`],
-  );
-  return (rows[0] as { n: number }).n > 0;
-}
-
 describe('postgres read', () => {
   it('streams 20,000 rows of a query in batches, in order', async () => {
     const sizes: number[] = [];
@@ -106,14 +97,10 @@ describe('postgres read', () => {
       expect(batch).toHaveLength(batchSize > 20000 ? 20000 : batchSize);
       break;
     }
-    const connected = async () => {
-      const { rows } = await sandbox.admin.query(
-        'select count(*)::int as n from pg_stat_activity where query like $1 and pid <> pg_backend_pid()',
-        [`%${marker}%`],
-      );
-      return (rows[0] as { n: number }).n > 0;
-    };
-    await waitFor(async () => !(await connected()), { what: 'the reader to disconnect', timeoutMs: 5000 });
+    await waitFor(async () => !(await sandbox.sessionShows(marker, { active: false })), {
+      what: 'the reader to disconnect',
+      timeoutMs: 5000,
+    });
   });
 
   it('cancels a fetch in flight on the server', async () => {
@@ -131,11 +118,14 @@ describe('postgres read', () => {
     };
     const started = Date.now();
     const done = expect(iterate()).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => running(marker), { what: 'the slow query to start', timeoutMs: 5000 });
+    await waitFor(() => sandbox.sessionShows(marker), { what: 'the slow query to start', timeoutMs: 5000 });
     controller.abort();
     await done;
     expect(Date.now() - started).toBeLessThan(10_000);
-    await waitFor(async () => !(await running(marker)), { what: 'the server to stop the query', timeoutMs: 5000 });
+    await waitFor(async () => !(await sandbox.sessionShows(marker)), {
+      what: 'the server to stop the query',
+      timeoutMs: 5000,
+    });
   });
 
   it('rejects a read with neither query nor table', async () => {
@@ -181,9 +171,12 @@ describe('postgres execute', () => {
     const done = expect(
       driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, { signal: controller.signal }),
     ).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => running(marker), { what: 'the statement to start', timeoutMs: 5000 });
+    await waitFor(() => sandbox.sessionShows(marker), { what: 'the statement to start', timeoutMs: 5000 });
     controller.abort();
     await done;
-    await waitFor(async () => !(await running(marker)), { what: 'the server to stop the statement', timeoutMs: 5000 });
+    await waitFor(async () => !(await sandbox.sessionShows(marker)), {
+      what: 'the server to stop the statement',
+      timeoutMs: 5000,
+    });
   });
 });

@@ -350,19 +350,14 @@ describe('postgres typed read (readIntoTable)', () => {
       { query: `select g, repeat('${marker}', 10) from generate_series(1, 50000000) g`, signal: controller.signal },
       target('aborted'),
     );
-    const running = async () =>
-      (
-        await sandbox.admin.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`,
-        )
-      ).rows[0]!.n;
-    await waitFor(async () => (await running()) > 0 || (await workspace.scratchEntries()).length > 0, {
+    const running = () => sandbox.sessionShows(marker, { active: false });
+    await waitFor(async () => (await running()) || (await workspace.scratchEntries()).length > 0, {
       what: 'the COPY to start',
       timeoutMs: 10_000,
     });
     controller.abort(new Error('stopped by the test'));
     await expect(read).rejects.toThrow('stopped by the test');
-    await waitFor(async () => (await running()) === 0, { what: 'the server to stop the COPY', timeoutMs: 5_000 });
+    await waitFor(async () => !(await running()), { what: 'the server to stop the COPY', timeoutMs: 5_000 });
     expect(await workspace.scratchEntries()).toEqual([]);
     expect(await duckRows(`select count(*) from information_schema.tables where table_name = 'aborted'`)).toEqual([
       [0n],

@@ -12,6 +12,8 @@ export interface MysqlSandbox {
   config: Record<string, unknown>;
   /** A root connection (database selected) for arranging and checking data. */
   admin: mysql.Connection;
+  /** Whether a connection other than the admin's runs a statement that contains `text`: the server still runs ours. */
+  threadRuns: (text: string) => Promise<boolean>;
   drop(): Promise<void>;
 }
 
@@ -41,6 +43,14 @@ export async function createMysqlSandbox(): Promise<MysqlSandbox> {
     database,
     admin,
     config: { host: MYSQL_HOST, port: MYSQL_PORT, database, user: 'root' },
+    threadRuns: async (text) => {
+      const [rows] = await admin.query(
+        "select count(*) as n from information_schema.processlist where info like concat('%', ?, '%') and id <> connection_id()",
+        [text],
+      );
+      // COUNT(*) is a BIGINT, which the admin connection answers as a string.
+      return Number((rows as { n: string }[])[0]!.n) > 0;
+    },
     async drop() {
       await admin.query(`drop database if exists ${mysql.escapeId(database)}`);
       await admin.end();

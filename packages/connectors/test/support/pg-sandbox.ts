@@ -12,6 +12,11 @@ export interface PgSandbox {
   config: Record<string, unknown>;
   /** An admin connection for arranging and checking data. */
   admin: pg.Client;
+  /**
+   * Whether a session other than the admin's shows a statement that (the running one, or with `active: false` the last one, still
+   * shown while the connection is open) contains `text`: whether the server still runs, or a client still holds, ours.
+   */
+  sessionShows: (text: string, opts?: { active?: boolean }) => Promise<boolean>;
   drop(): Promise<void>;
 }
 
@@ -38,6 +43,14 @@ export async function createPgSandbox(): Promise<PgSandbox> {
     schema,
     admin,
     config: { host: PG_HOST, port: PG_PORT, database: 'postgres', user: 'postgres', schema },
+    sessionShows: async (text, { active = true } = {}) => {
+      const { rows } = await admin.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where query like '%' || $1 || '%' and pid <> pg_backend_pid() and ($2::boolean is false or state = 'active')`,
+        [text, active],
+      );
+      return rows[0]!.n > 0;
+    },
     async drop() {
       await admin.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
       await admin.end();
