@@ -4,6 +4,7 @@ import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 import { usePools, type PoolReadOptions } from './support/pool-fixture.js';
+import { expectAbortStopsStatement } from './support/statement-abort.js';
 import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -85,19 +86,11 @@ describe('mysql connection pool', () => {
   it('kills a pooled query on the server on abort and never reuses its connection', async () => {
     const id = await threadId();
     const marker = `m${randomUUID().replace(/-/g, '')}`;
-    const controller = new AbortController();
-    const done = expect(
-      driver.execute(sandbox.config, `select sleep(60) as ${marker}`, {
-        tenantId: 't1',
-        pool: scope(),
-        signal: controller.signal,
-      }),
-    ).rejects.toMatchObject({ name: 'AbortError' });
-    const running = () => sandbox.threadRuns(marker);
-    await waitFor(running, { what: 'the query to start', timeoutMs: 5000 });
-    controller.abort();
-    await done;
-    await waitFor(async () => !(await running()), { what: 'the server to stop the query', timeoutMs: 5000 });
+    await expectAbortStopsStatement(
+      (signal) =>
+        driver.execute(sandbox.config, `select sleep(60) as ${marker}`, { tenantId: 't1', pool: scope(), signal }),
+      () => sandbox.threadRuns(marker),
+    );
     await waitFor(async () => !(await threadAlive(id)), {
       what: 'the killed connection to be closed',
       timeoutMs: 5000,

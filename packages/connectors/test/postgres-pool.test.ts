@@ -5,6 +5,7 @@ import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 import { usePools, type PoolReadOptions } from './support/pool-fixture.js';
+import { expectAbortStopsStatement } from './support/statement-abort.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -99,21 +100,15 @@ describe('postgres connection pool', () => {
   it('cancels a pooled statement on the server and never reuses its connection', async () => {
     const pid = await backendPid();
     const marker = `m${randomUUID().replace(/-/g, '')}`;
-    const controller = new AbortController();
-    const done = expect(
-      driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, {
-        tenantId: 't1',
-        pool: scope(),
-        signal: controller.signal,
-      }),
-    ).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => sandbox.sessionShows(marker), { what: 'the statement to start', timeoutMs: 5000 });
-    controller.abort();
-    await done;
-    await waitFor(async () => !(await sandbox.sessionShows(marker)), {
-      what: 'the server to stop the statement',
-      timeoutMs: 5000,
-    });
+    await expectAbortStopsStatement(
+      (signal) =>
+        driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, {
+          tenantId: 't1',
+          pool: scope(),
+          signal,
+        }),
+      () => sandbox.sessionShows(marker),
+    );
     await waitFor(async () => !(await backendAlive(pid)), {
       what: 'the cancelled connection to be closed',
       timeoutMs: 5000,

@@ -3,6 +3,7 @@ import { ConnectorError, getDriver, type ConnectorDriver, type Row } from '../sr
 import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { expectAbortStopsStatement } from './support/statement-abort.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -107,25 +108,12 @@ describe('postgres read', () => {
     // The server shows the FETCH, not the query: an unusual batch size makes it ours.
     const batchSize = 10_000 + Math.floor(Math.random() * 89_999);
     const marker = `fetch forward ${batchSize} from`;
-    const controller = new AbortController();
-    const iterate = async () => {
-      for await (const _ of driver.read(sandbox.config, {
-        query: 'select pg_sleep(60)',
-        batchSize,
-        signal: controller.signal,
-      }))
-        void _;
+    const iterate = async (signal: AbortSignal) => {
+      for await (const _ of driver.read(sandbox.config, { query: 'select pg_sleep(60)', batchSize, signal })) void _;
     };
     const started = Date.now();
-    const done = expect(iterate()).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => sandbox.sessionShows(marker), { what: 'the slow query to start', timeoutMs: 5000 });
-    controller.abort();
-    await done;
+    await expectAbortStopsStatement(iterate, () => sandbox.sessionShows(marker));
     expect(Date.now() - started).toBeLessThan(10_000);
-    await waitFor(async () => !(await sandbox.sessionShows(marker)), {
-      what: 'the server to stop the query',
-      timeoutMs: 5000,
-    });
   });
 
   it('rejects a read with neither query nor table', async () => {
@@ -167,16 +155,9 @@ describe('postgres execute', () => {
 
   it('cancels a running statement when the signal aborts', async () => {
     const marker = `m${randomUUID().replace(/-/g, '')}`;
-    const controller = new AbortController();
-    const done = expect(
-      driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, { signal: controller.signal }),
-    ).rejects.toMatchObject({ name: 'AbortError' });
-    await waitFor(() => sandbox.sessionShows(marker), { what: 'the statement to start', timeoutMs: 5000 });
-    controller.abort();
-    await done;
-    await waitFor(async () => !(await sandbox.sessionShows(marker)), {
-      what: 'the server to stop the statement',
-      timeoutMs: 5000,
-    });
+    await expectAbortStopsStatement(
+      (signal) => driver.execute(sandbox.config, `select pg_sleep(60) /* ${marker} */`, { signal }),
+      () => sandbox.sessionShows(marker),
+    );
   });
 });
