@@ -1,5 +1,6 @@
 // The test kit: what the services', packages' and end-to-end tests share, each concern in its folder.
 export * from './postgres/schemas.js';
+export * from './postgres/connector-config.js';
 export * from './redis/redis-keys.js';
 export * from './waits/wait-for.js';
 export * from './http/http-client.js';

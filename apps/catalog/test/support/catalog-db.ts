@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { migrate } from '@conduit/service-kit';
 import { ANY_CONNECTOR_SECRET_FIELD, SECRET_MASK } from '@conduit/contracts';
-import { DATABASE_URL, requirePostgres } from '@conduit/testing';
+import { DATABASE_URL, postgresConnectorConfig, requirePostgres } from '@conduit/testing';
 import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import { createCatalogDataSource } from '../../src/database/catalog-data-source.js';
 import { ConnectorSecrets } from '../../src/connectors/connector-secrets.js';
@@ -80,14 +80,7 @@ export async function rejection(
 
 /** A config for the local PostgreSQL; trust auth accepts any password, so the secret can be anything. */
 export function localPostgresConfig(password = `pw-${randomUUID()}`): Record<string, unknown> {
-  const url = new URL(DATABASE_URL);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 5432),
-    database: url.pathname.slice(1) || 'postgres',
-    user: decodeURIComponent(url.username || 'postgres'),
-    password,
-  };
+  return postgresConnectorConfig({ password });
 }
 
 /** A config as the gateway sends it: its secrets sealed for this tenant (the catalog refuses them in clear). */

@@ -1,8 +1,9 @@
 // A throwaway PostgreSQL schema per suite, and the postgres connector config that points into it.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { DATABASE_URL, postgresConnectorConfig } from '@conduit/testing';
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export { DATABASE_URL };
 
 /** Fails loudly when PostgreSQL is not there, instead of letting every test time out. */
 export async function connectPg(): Promise<pg.Client> {
@@ -36,15 +37,7 @@ export function uniqueSchema(): string {
 
 /** The postgres connector config of the suite's schema. */
 export function connectorConfig(schema: string): Record<string, unknown> {
-  const url = new URL(DATABASE_URL);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 5432),
-    database: url.pathname.slice(1) || 'postgres',
-    user: decodeURIComponent(url.username || 'postgres'),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-    schema,
-  };
+  return postgresConnectorConfig({ schema });
 }
 
 export async function count(client: pg.Client, table: string): Promise<number> {
