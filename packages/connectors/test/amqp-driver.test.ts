@@ -4,14 +4,8 @@ import { AMQP_CONFIG, connectAmqpAdmin, type AmqpAdmin } from './support/amqp-ad
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { waitFor } from '@conduit/testing';
 import { inBatches, readBatches } from './support/driver-batches.js';
-import {
-  UNKNOWN_HOST,
-  checkNames,
-  expectAuthenticateRefused,
-  expectClosedPortTransient,
-  expectReadRefused,
-  expectUnknownHostRefused,
-} from './support/driver-checks.js';
+import { expectAuthenticateRefused, expectReadRefused, expectUnreachable } from './support/driver-checks.js';
+import { checkNames, expectPassed } from './support/test-connection.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -98,14 +92,8 @@ describe('amqp write and read', () => {
 describe('amqp Test Connection', () => {
   it('passes every check against the local RabbitMQ', async () => {
     const result = await driver.test(AMQP_CONFIG);
-    expect(result).toMatchObject({ ok: true, error_class: null, details: { server_product: 'RabbitMQ' } });
-    expect(checkNames(result)).toEqual([
-      'resolve:ok',
-      'network_policy:ok',
-      'connect:ok',
-      'authenticate:ok',
-      'open_channel:ok',
-    ]);
+    expectPassed(result, ['resolve', 'network_policy', 'connect', 'authenticate', 'open_channel']);
+    expect(result.details).toMatchObject({ server_product: 'RabbitMQ' });
   });
 
   it('calls a wrong password a config_error at authenticate and never shows it', async () => {
@@ -124,7 +112,6 @@ describe('amqp Test Connection', () => {
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
-    await expectUnknownHostRefused(driver, { ...AMQP_CONFIG, host: UNKNOWN_HOST });
-    await expectClosedPortTransient(driver, (port) => ({ ...AMQP_CONFIG, port }));
+    await expectUnreachable(driver, (host, port) => ({ ...AMQP_CONFIG, host, port }));
   });
 });

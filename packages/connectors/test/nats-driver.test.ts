@@ -5,14 +5,8 @@ import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { NATS_CONFIG, connectNatsAdmin, startAuthNatsServer } from './support/nats-admin.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { inBatches, readBatches } from './support/driver-batches.js';
-import {
-  UNKNOWN_HOST,
-  checkNames,
-  expectAuthenticateRefused,
-  expectClosedPortTransient,
-  expectReadRefused,
-  expectUnknownHostRefused,
-} from './support/driver-checks.js';
+import { expectAuthenticateRefused, expectReadRefused, expectUnreachable } from './support/driver-checks.js';
+import { checkNames, expectPassed } from './support/test-connection.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -82,20 +76,12 @@ describe('nats write and read', () => {
 describe('nats Test Connection', () => {
   it('passes every check against the local NATS', async () => {
     const result = await driver.test(NATS_CONFIG);
-    expect(result).toMatchObject({ ok: true, error_class: null });
-    expect(checkNames(result)).toEqual([
-      'resolve:ok',
-      'network_policy:ok',
-      'connect:ok',
-      'authenticate:ok',
-      'jetstream:ok',
-    ]);
+    expectPassed(result, ['resolve', 'network_policy', 'connect', 'authenticate', 'jetstream']);
     expect(result.details['server_version']).toMatch(/^\d+\.\d+/);
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
-    await expectUnknownHostRefused(driver, { host: UNKNOWN_HOST });
-    await expectClosedPortTransient(driver, (port) => ({ host: '127.0.0.1', port }));
+    await expectUnreachable(driver, (host, port) => ({ host, port }));
   });
 
   describe('against a nats-server that requires a password', () => {

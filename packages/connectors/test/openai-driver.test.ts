@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChatCompletionHttpError, chatCompletion, getDriver, type ConnectorDriver } from '../src/index.js';
-import {
-  UNKNOWN_HOST,
-  checkNames,
-  expectClosedPortTransient,
-  expectUnknownHostRefused,
-  failureOf,
-} from './support/driver-checks.js';
+import { expectUnreachable, failureOf } from './support/driver-checks.js';
+import { checkNames, expectPassed } from './support/test-connection.js';
 import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
 
@@ -72,8 +67,8 @@ afterAll(async () => {
 describe('openai Test Connection', () => {
   it('lists the models and finds the configured one', async () => {
     const result = await driver.test(config);
-    expect(result).toMatchObject({ ok: true, error_class: null, details: { models: ['tiny-1', 'tiny-2'] } });
-    expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', 'list_models:ok', 'model:ok']);
+    expectPassed(result, ['resolve', 'network_policy', 'list_models', 'model']);
+    expect(result.details).toMatchObject({ models: ['tiny-1', 'tiny-2'] });
     expect(driver.info.roles).toEqual(['llm']);
   });
 
@@ -93,11 +88,10 @@ describe('openai Test Connection', () => {
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {
-    await expectUnknownHostRefused(driver, { ...config, base_url: `http://${UNKNOWN_HOST}/v1` });
     // Listing the models is the first request to the server.
-    await expectClosedPortTransient(
+    await expectUnreachable(
       driver,
-      (port) => ({ ...config, base_url: `http://127.0.0.1:${port}/v1` }),
+      (host, port) => ({ ...config, base_url: `http://${host}:${port}/v1` }),
       'list_models',
     );
   });

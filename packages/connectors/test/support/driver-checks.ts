@@ -1,15 +1,13 @@
 /**
- * What every driver's Test Connection and failed reads must say, asserted once: the checks in order, the error class
- * of an unknown host, a closed port and a wrong secret, and that the secret never shows.
+ * What the object-store, HTTP and messaging drivers' Test Connection and failed reads must say, asserted once: the
+ * error class of an unknown host, a closed port and a wrong secret, and that the secret never shows.
  */
 import { freePort } from '@conduit/testing';
 import type { ConnectorDriver, TestResult } from '../../src/index.js';
-
-/** Each check of a Test Connection result as `name:ok` or `name:failed`, in order. */
-export const checkNames = (r: TestResult): string[] => r.checks.map((c) => `${c.name}:${c.ok ? 'ok' : 'failed'}`);
+import { checkNames } from './test-connection.js';
 
 /** A host no resolver knows (the .invalid top-level domain is reserved for that). */
-export const UNKNOWN_HOST = 'no-such-host.invalid';
+const UNKNOWN_HOST = 'no-such-host.invalid';
 
 /** The error `work` rejects with; fails the test when it resolves. */
 export async function failureOf(work: Promise<unknown>): Promise<Error & { errorClass?: string }> {
@@ -21,12 +19,12 @@ export async function failureOf(work: Promise<unknown>): Promise<Error & { error
   );
 }
 
-/** Test Connection to UNKNOWN_HOST (in `config`): a config_error at resolve that says so. */
+/** Test Connection to a host no resolver knows (`at` makes the config for it): a config_error at resolve, saying so. */
 export async function expectUnknownHostRefused(
   driver: ConnectorDriver,
-  config: Record<string, unknown>,
+  at: (host: string) => Record<string, unknown>,
 ): Promise<void> {
-  const result = await driver.test(config);
+  const result = await driver.test(at(UNKNOWN_HOST));
   expect(result).toMatchObject({
     ok: false,
     error_class: 'config_error',
@@ -36,15 +34,15 @@ export async function expectUnknownHostRefused(
 }
 
 /**
- * Test Connection to a port nothing listens on: a transient_error (ECONNREFUSED) at `failedAt`, the first check that
- * talks to the server, and quickly (no retries into the run's time).
+ * Test Connection to a port nothing listens on (`at` makes the config for it): a transient_error (ECONNREFUSED) at
+ * `failedAt`, the first check that talks to the server, and quickly (no retries into the run's time).
  */
 export async function expectClosedPortTransient(
   driver: ConnectorDriver,
-  configFor: (port: number) => Record<string, unknown>,
+  at: (port: number) => Record<string, unknown>,
   failedAt = 'connect',
 ): Promise<void> {
-  const config = configFor(await freePort());
+  const config = at(await freePort());
   const started = Date.now();
   const result = await driver.test(config);
   expect(Date.now() - started).toBeLessThan(10_000);
@@ -54,6 +52,16 @@ export async function expectClosedPortTransient(
     message: expect.stringMatching(/ECONNREFUSED/),
   });
   expect(checkNames(result)).toEqual(['resolve:ok', 'network_policy:ok', `${failedAt}:failed`]);
+}
+
+/** Both of the above, for a config that names a host and a port (`at` makes it). */
+export async function expectUnreachable(
+  driver: ConnectorDriver,
+  at: (host: string, port: number) => Record<string, unknown>,
+  failedAt = 'connect',
+): Promise<void> {
+  await expectUnknownHostRefused(driver, (host) => at(host, 1));
+  await expectClosedPortTransient(driver, (port) => at('127.0.0.1', port), failedAt);
 }
 
 /** A Test Connection the server refused at authenticate: a config_error that does not show `secret`. */
