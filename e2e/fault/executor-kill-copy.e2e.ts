@@ -2,17 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { ServiceProcess, Stack } from '@conduit/testing';
-import {
-  create,
-  createPipelineAndJob,
-  triggerRun,
-  uniqueName,
-  waitFor,
-  waitForRun,
-  waitForRunEnd,
-} from '../support/helpers.js';
+import { createPipelineAndJob, triggerRun, waitFor, waitForRun, waitForRunEnd } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { executorRunning, killHard, liveExecutors } from '../support/run-executions.js';
 
@@ -27,12 +18,9 @@ const COLUMNS = '(id bigint primary key, amount numeric(12,2), created_at timest
 const REMOVED_LOG = 'removed the spill folders of dead executors';
 
 let fault: FaultStack | undefined;
-let db: pg.Client | undefined;
 let dataDir: string | undefined;
 
 afterEach(async () => {
-  await db?.end();
-  db = undefined;
   await fault?.destroy();
   fault = undefined;
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -54,9 +42,7 @@ interface KilledCopy {
 async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
   dataDir = await mkdtemp(join(tmpdir(), 'conduit-fault-spill-'));
   fault = await startFaultStack({ ...SHORT_LOCKS, ...env, EXECUTOR_DATA_DIR: dataDir });
-  const { stack } = fault;
-  db = new pg.Client({ connectionString: fault.target.url });
-  await db.connect();
+  const { stack, db, connectorId } = fault;
   // Built on the server, as bench/runs-copy.mjs does: 1M rows in a few seconds, none through this process.
   await db.query(`create table copy_src ${COLUMNS}`);
   await db.query(`create table copy_out ${COLUMNS}`);
@@ -65,20 +51,15 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
      from generate_series(1, $1) as i`,
     [ROWS],
   );
-  const connector = await create(stack, '/v2/connectors', {
-    name: uniqueName('pg'),
-    type: 'postgres',
-    config: fault.target.config(),
-  });
   const dag = {
     nodes: [
-      { id: 'extract', type: 'source', config: { connector_id: connector.id, table: 'copy_src' } },
+      { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'copy_src' } },
       { id: 'all', type: 'transform', config: { sql: 'select * from extract' } },
       // Upsert on the table's key: a takeover that copies again rewrites the same 1M rows, it adds none.
       {
         id: 'load',
         type: 'sink',
-        config: { connector_id: connector.id, table: 'copy_out', mode: 'upsert', key: ['id'] },
+        config: { connector_id: connectorId, table: 'copy_out', mode: 'upsert', key: ['id'] },
       },
     ],
     edges: [
@@ -167,11 +148,11 @@ it('R7: killed -9 mid-copy of 1M rows, then started again: the dead folder goes 
   expect(ended.attempt).toBeGreaterThanOrEqual(2);
   expect(executorRunning(stack, runId)).toBe(restarted);
   // The repeat is harmless and counted: exactly the source's rows, each once, none altered, 1M written by the run.
-  const { rows } = await db!.query<{ n: string; distinct_n: string }>(
+  const { rows } = await fault!.db.query<{ n: string; distinct_n: string }>(
     `select count(*) as n, count(distinct id) as distinct_n from copy_out`,
   );
   expect(rows[0]).toEqual({ n: String(ROWS), distinct_n: String(ROWS) });
-  const { rows: diff } = await db!.query<{ n: string }>(
+  const { rows: diff } = await fault!.db.query<{ n: string }>(
     `select count(*) as n from (select * from copy_src except select * from copy_out) d`,
   );
   expect(diff[0]!.n).toBe('0');
@@ -202,7 +183,7 @@ it('R7: killed -9 mid-copy of 1M rows, failed by the reaper before an executor r
     intervalMs: 100,
   });
   expect(restarted.output.join('')).not.toContain('"msg":"run started"');
-  const { rows } = await db!.query<{ n: string }>(`select count(*) as n from copy_out`);
+  const { rows } = await fault!.db.query<{ n: string }>(`select count(*) as n from copy_out`);
   expect(rows[0]!.n).toBe('0');
   expect(await waitForRunEnd(stack, jobId, runId)).toMatchObject({ status: 'failed', finished_at: failed.finished_at });
   await expectOnlyOwnEmptyFolder(restarted);

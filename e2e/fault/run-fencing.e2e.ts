@@ -1,16 +1,6 @@
-import pg from 'pg';
 import type { ServiceProcess, Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
-import {
-  create,
-  createPipelineAndJob,
-  inPool,
-  triggerRun,
-  uniqueName,
-  waitFor,
-  waitForRun,
-  waitForRunEnd,
-} from '../support/helpers.js';
+import { createPipelineAndJob, inPool, triggerRun, waitFor, waitForRun, waitForRunEnd } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import {
   MARKED_ROWS_TABLE,
@@ -28,26 +18,16 @@ import {
 const SHORT_LOCKS = { RUN_LOCK_MS: '2000', RUN_STALLED_INTERVAL_MS: '1000', SCHEDULER_REAPER_INTERVAL_MS: '500' };
 
 let fault: FaultStack | undefined;
-let db: pg.Client | undefined;
 
 afterEach(async () => {
-  await db?.end();
-  db = undefined;
   await fault?.destroy();
   fault = undefined;
 });
 
 async function setUp(env: Record<string, string>, table: string): Promise<{ stack: Stack; connectorId: string }> {
   fault = await startFaultStack(env);
-  db = new pg.Client({ connectionString: fault.target.url });
-  await db.connect();
-  await db.query(`create table ${table} ${MARKED_ROWS_TABLE}`);
-  const connector = await create(fault.stack, '/v2/connectors', {
-    name: uniqueName('pg'),
-    type: 'postgres',
-    config: fault.target.config(),
-  });
-  return { stack: fault.stack, connectorId: connector.id };
+  await fault.db.query(`create table ${table} ${MARKED_ROWS_TABLE}`);
+  return { stack: fault.stack, connectorId: fault.connectorId };
 }
 
 type Run = Awaited<ReturnType<typeof triggerRun>>;
@@ -94,7 +74,7 @@ it('R1: 50 runs, an executor killed with -9 mid-node: every run ends within 60 s
 
   // Exactly once at the sink: one source execution wrote each run's 20 rows, no execution wrote twice, no run wrote
   // twice (a repeated sink or a second execution of a finished run would add an execution).
-  const executions = await rowsByExecution(db!, 'r1_out');
+  const executions = await rowsByExecution(fault!.db, 'r1_out');
   expect(executions).toHaveLength(50);
   expect(executions.every((n) => n === 20)).toBe(true);
   expect(ended.reduce((sum, r) => sum + r.stats.rows_written, 0)).toBe(1000);
@@ -139,7 +119,7 @@ it('a run the reaper failed is never executed when its queue job comes back', as
   expect(JSON.parse(refusal)).toMatchObject({ run_id: run.id, reason: 'finished', status: 'failed' });
   // Nothing ran: no node started on the new executor, no row reached the sink, the run is as the reaper left it.
   expect(next.output.join('')).not.toContain('"msg":"run started"');
-  expect(await rowsByExecution(db!, 'reaped_out')).toEqual([]);
+  expect(await rowsByExecution(fault!.db, 'reaped_out')).toEqual([]);
   expect(await waitForRunEnd(stack, jobId, run.id)).toMatchObject({
     status: 'failed',
     finished_at: failed.finished_at,
@@ -148,7 +128,7 @@ it('a run the reaper failed is never executed when its queue job comes back', as
 
 it('a takeover does not write a committed sink again, and runs what was left', async () => {
   const { stack, connectorId } = await setUp({ ...SHORT_LOCKS, SCHEDULER_RUN_SILENCE_MS: '30000' }, 'first_out');
-  await db!.query(`create table second_out ${MARKED_ROWS_TABLE}`);
+  await fault!.db.query(`create table second_out ${MARKED_ROWS_TABLE}`);
   await stack.startService('executor');
   const dag = {
     nodes: [
@@ -195,7 +175,7 @@ it('a takeover does not write a committed sink again, and runs what was left', a
     slow: ['succeeded', 2],
     second: ['succeeded', 1],
   });
-  expect(await rowsByExecution(db!, 'first_out')).toEqual([100]);
-  expect(await rowsByExecution(db!, 'second_out')).toEqual([100]);
+  expect(await rowsByExecution(fault!.db, 'first_out')).toEqual([100]);
+  expect(await rowsByExecution(fault!.db, 'second_out')).toEqual([100]);
   expect(ended.stats.rows_written).toBe(200);
 }, 150_000);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { stopProcess } from '@conduit/testing';
 import { call } from '../support/client.js';
-import { create, createPipelineAndJob, listAll, uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
+import { createPipelineAndJob, listAll, waitFor, waitForRunEnd } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { MARKED_ROWS_TABLE, markedRowsQuery, rowsByExecution } from '../support/run-executions.js';
 import type { Run } from '@conduit/contracts';
@@ -10,31 +10,22 @@ import type { Run } from '@conduit/contracts';
 // SCHEDULER_FAULT_POINT=after_run_commit). The run and its command were committed together (the outbox): a restarted
 // scheduler publishes the command, and the run executes once. The stack runs on a PostgreSQL and a Redis of its own.
 let fault: FaultStack;
-let db: pg.Client;
 
 beforeAll(async () => {
   fault = await startFaultStack();
-  db = new pg.Client({ connectionString: fault.target.url });
-  await db.connect();
-  await db.query(`create table r4_out ${MARKED_ROWS_TABLE}`);
+  await fault.db.query(`create table r4_out ${MARKED_ROWS_TABLE}`);
 }, 120_000);
 
 afterAll(async () => {
-  await db?.end();
   await fault?.destroy();
 });
 
 it('R4: a scheduler killed between the commit and the enqueue leaves no run queued, and none runs twice', async () => {
-  const { stack } = fault;
-  const connector = await create(stack, '/v2/connectors', {
-    name: uniqueName('pg'),
-    type: 'postgres',
-    config: fault.target.config(),
-  });
+  const { stack, connectorId } = fault;
   const dag = {
     nodes: [
-      { id: 'rows', type: 'source', config: { connector_id: connector.id, query: markedRowsQuery(10, 0) } },
-      { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'r4_out', mode: 'append' } },
+      { id: 'rows', type: 'source', config: { connector_id: connectorId, query: markedRowsQuery(10, 0) } },
+      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'r4_out', mode: 'append' } },
     ],
     edges: [{ from: 'rows', to: 'load' }],
   };
@@ -73,7 +64,7 @@ it('R4: a scheduler killed between the commit and the enqueue leaves no run queu
     expect(all.filter((r) => r.status === 'queued')).toEqual([]);
     expect(all).toHaveLength(committed.rows.length);
     // Each run executed once: one source execution per run reached the sink, with all its rows.
-    expect(await rowsByExecution(db, 'r4_out')).toEqual(committed.rows.map(() => 10));
+    expect(await rowsByExecution(fault.db, 'r4_out')).toEqual(committed.rows.map(() => 10));
     await waitFor(
       async () => {
         const { rows } = await platform.query<{ n: number }>(

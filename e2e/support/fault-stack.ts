@@ -12,7 +12,7 @@ import {
   startOwnRedis,
   startStack,
 } from '@conduit/testing';
-import { copyDag, create, createPipelineAndJob, uniqueName } from './helpers.js';
+import { copyDag, createConnector, createPipelineAndJob } from './helpers.js';
 import { createTargetDatabase, type TargetDatabase } from './target-database.js';
 
 export interface FaultStack {
@@ -20,6 +20,10 @@ export interface FaultStack {
   database: OwnPostgres;
   redis: OwnRedis;
   target: TargetDatabase;
+  /** A client on the target database, for the test's own tables and checks; closed by destroy(). */
+  db: pg.Client;
+  /** The postgres connector to the target database. */
+  connectorId: string;
   jobId: string;
   /** Stops the stack and its servers, and drops the target database. */
   destroy(): Promise<void>;
@@ -40,20 +44,18 @@ export async function startFaultStack(extraEnv: Record<string, string> = {}): Pr
   await db.connect();
   await db.query('create table orders (id integer primary key)');
   await db.query('insert into orders select generate_series(1, 10)');
-  await db.end();
-  const connector = await create(stack, '/v2/connectors', {
-    name: uniqueName('pg'),
-    type: 'postgres',
-    config: target.config(),
-  });
-  const { jobId } = await createPipelineAndJob(stack, copyDag(connector.id), { concurrency_policy: 'allow' });
+  const connectorId = await createConnector(stack, 'postgres', target.config(), 'pg');
+  const { jobId } = await createPipelineAndJob(stack, copyDag(connectorId), { concurrency_policy: 'allow' });
   return {
     stack,
     database,
     redis,
     target,
+    db,
+    connectorId,
     jobId,
     async destroy() {
+      await db.end();
       await stack.stop();
       await Promise.all([database.destroy(), redis.destroy(), target.drop()]);
     },
