@@ -1,11 +1,9 @@
 // A real RedisStreamsServer for service 'catalog' answering only catalog.connectors.resolve, for one tenant.
 import 'reflect-metadata';
 import { Controller, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { startTestMicroservice } from '@conduit/testing';
 import { handleRpc, type ResolvedConnector } from '@conduit/contracts';
-import { RedisStreamsServer } from '@conduit/rpc-streams';
-import { REDIS_URL } from './redis.js';
 
 const CONNECTORS = Symbol('CONNECTORS');
 
@@ -46,10 +44,5 @@ class CatalogStubModule {
 
 export async function startCatalogStub(prefix: string, data: CatalogStubData): Promise<INestMicroservice> {
   ResolveController.data = data;
-  const app = await NestFactory.createMicroservice(CatalogStubModule.forRoot(), {
-    strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'catalog', blockMs: 500 }),
-    logger: false,
-  });
-  await app.listen();
-  return app;
+  return startTestMicroservice(CatalogStubModule.forRoot(), { service: 'catalog', prefix });
 }

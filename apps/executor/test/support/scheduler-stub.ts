@@ -3,11 +3,9 @@
 // The scheduler's own tests prove its compare-and-set on PostgreSQL (apps/scheduler/test/claims.test.ts).
 import 'reflect-metadata';
 import { Controller, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { startTestMicroservice } from '@conduit/testing';
 import { handleRpc, type RunClaim, type RunNode } from '@conduit/contracts';
-import { RedisStreamsServer } from '@conduit/rpc-streams';
-import { REDIS_URL } from './redis.js';
 
 interface StubRun {
   status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
@@ -108,10 +106,5 @@ class SchedulerStubModule {
 
 export async function startSchedulerStub(prefix: string, data: SchedulerStubData): Promise<INestMicroservice> {
   FencingController.data = data;
-  const app = await NestFactory.createMicroservice(SchedulerStubModule.forRoot(), {
-    strategy: new RedisStreamsServer({ url: REDIS_URL, prefix, service: 'scheduler', blockMs: 500 }),
-    logger: false,
-  });
-  await app.listen();
-  return app;
+  return startTestMicroservice(SchedulerStubModule.forRoot(), { service: 'scheduler', prefix });
 }
