@@ -4,46 +4,40 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bindUserSql, isDeclarableType, withSqlBinder, type BindInput } from '../src/index.js';
 
+/** Columns as the binder declares and answers them, written `{ name: type }` in their order. */
+const columns = (types: Record<string, string>) => Object.entries(types).map(([name, type]) => ({ name, type }));
+
 const orders: BindInput = {
   name: 'orders',
-  columns: [
-    { name: 'id', type: 'BIGINT' },
-    { name: 'amount', type: 'DECIMAL(12,2)' },
-    { name: 'note', type: 'VARCHAR' },
-    { name: 'placed_at', type: 'TIMESTAMP WITH TIME ZONE' },
-  ],
+  columns: columns({ id: 'BIGINT', amount: 'DECIMAL(12,2)', note: 'VARCHAR', placed_at: 'TIMESTAMP WITH TIME ZONE' }),
 };
 const customers: BindInput = {
   name: 'Customers',
-  columns: [
-    { name: 'id', type: 'BIGINT' },
-    { name: 'name', type: 'VARCHAR' },
-    { name: 'tags', type: 'VARCHAR[]' },
-  ],
+  columns: columns({ id: 'BIGINT', name: 'VARCHAR', tags: 'VARCHAR[]' }),
 };
 
 describe('bindUserSql', () => {
-  it('answers the output columns with the types of the declared inputs', async () => {
-    expect(await bindUserSql('select id, note, placed_at from orders where amount > 0', [orders])).toEqual({
-      kind: 'bound',
-      columns: [
-        { name: 'id', type: 'BIGINT' },
-        { name: 'note', type: 'VARCHAR' },
-        { name: 'placed_at', type: 'TIMESTAMP WITH TIME ZONE' },
-      ],
-    });
-  });
-
-  it('keeps decimal arithmetic exact: DECIMAL(12,2) * 2 is a DECIMAL', async () => {
-    expect(
-      await bindUserSql('select amount * 2 as doubled, sum(amount) over () as total from orders', [orders]),
-    ).toEqual({
-      kind: 'bound',
-      columns: [
-        { name: 'doubled', type: 'DECIMAL(18,2)' },
-        { name: 'total', type: 'DECIMAL(38,2)' },
-      ],
-    });
+  it.each([
+    [
+      'answers the output columns with the types of the declared inputs',
+      'select id, note, placed_at from orders where amount > 0',
+      [orders],
+      { id: 'BIGINT', note: 'VARCHAR', placed_at: 'TIMESTAMP WITH TIME ZONE' },
+    ],
+    [
+      'keeps decimal arithmetic exact: DECIMAL(12,2) * 2 is a DECIMAL',
+      'select amount * 2 as doubled, sum(amount) over () as total from orders',
+      [orders],
+      { doubled: 'DECIMAL(18,2)', total: 'DECIMAL(38,2)' },
+    ],
+    [
+      'binds a join of two inputs (names match case-insensitively, as in a run)',
+      'select o.id, c.name, c.tags, o.amount from orders o join customers c on c.id = o.id',
+      [orders, customers],
+      { id: 'BIGINT', name: 'VARCHAR', tags: 'VARCHAR[]', amount: 'DECIMAL(12,2)' },
+    ],
+  ])('%s', async (_name, sql, inputs, expected) => {
+    expect(await bindUserSql(sql, inputs)).toEqual({ kind: 'bound', columns: columns(expected) });
   });
 
   it('names a column the inputs do not have', async () => {
@@ -67,19 +61,6 @@ describe('bindUserSql', () => {
       message: expect.stringContaining('order_lines'),
     });
     expect(outcome.kind === 'unknown_table' && outcome.message).not.toMatch(/Did you mean|pg_|duckdb_/);
-  });
-
-  it('binds a join of two inputs (names match case-insensitively, as in a run)', async () => {
-    const sql = 'select o.id, c.name, c.tags, o.amount from orders o join customers c on c.id = o.id';
-    expect(await bindUserSql(sql, [orders, customers])).toEqual({
-      kind: 'bound',
-      columns: [
-        { name: 'id', type: 'BIGINT' },
-        { name: 'name', type: 'VARCHAR' },
-        { name: 'tags', type: 'VARCHAR[]' },
-        { name: 'amount', type: 'DECIMAL(12,2)' },
-      ],
-    });
   });
 
   it('reports another binder error (a type mismatch) as unbindable', async () => {
