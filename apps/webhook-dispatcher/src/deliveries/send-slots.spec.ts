@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { SendSlots } from './send-slots.js';
 
+/** Whether a take still waits a moment (20 ms) on: proving a wait takes waiting. */
+async function stillWaiting(take: Promise<number>): Promise<boolean> {
+  const waited = Symbol('waited');
+  const first = await Promise.race([take, new Promise((r) => setTimeout(() => r(waited), 20))]);
+  return first === waited;
+}
+
 describe('SendSlots', () => {
   it('grants what is free, up to the size', async () => {
     const slots = new SendSlots(3, 1000);
@@ -22,11 +29,8 @@ describe('SendSlots', () => {
     const slots = new SendSlots(8, 5000);
     expect(await slots.take(7)).toBe(7);
     const waiting = slots.take(3);
-    let granted: number | undefined;
-    void waiting.then((n) => (granted = n));
     slots.give(1);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(granted).toBeUndefined(); // two free: not yet enough
+    expect(await stillWaiting(waiting)).toBe(true); // two free: not yet enough
     slots.give(1);
     expect(await waiting).toBe(3);
   });
@@ -35,11 +39,8 @@ describe('SendSlots', () => {
     const slots = new SendSlots(8, 5000);
     expect(await slots.take(8)).toBe(8);
     const waiting = slots.take(8);
-    let granted: number | undefined;
-    void waiting.then((n) => (granted = n));
     slots.give(3);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(granted).toBeUndefined(); // three free: fewer than half
+    expect(await stillWaiting(waiting)).toBe(true); // three free: fewer than half
     slots.give(2);
     expect(await waiting).toBe(5);
     expect(slots.enough(8)).toBe(4);
