@@ -1,22 +1,13 @@
 // The OpenAPI document is good for a typed client: openapi-typescript turns it into types, and a whole flow written
 // with openapi-fetch (flow/client-flow.ts) compiles under tsc --strict with the project's TypeScript.
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '@conduit/gateway/openapi';
+import { runTsc } from '@conduit/testing';
 
-const run = promisify(execFile);
 const flowDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'flow');
-// The repository's compiler (the root's typescript), not the one openapi-typescript brings for itself.
-const tsc = join(
-  dirname(createRequire(join(flowDir, '..', '..', '..', 'package.json')).resolve('typescript/package.json')),
-  'bin',
-  'tsc',
-);
 
 describe('a client typed from the OpenAPI document', () => {
   beforeAll(async () => {
@@ -31,14 +22,7 @@ describe('a client typed from the OpenAPI document', () => {
   }, 60_000);
 
   it('compiles the flow create project -> connector -> pipeline -> job -> trigger run -> get run under --strict', async () => {
-    const result = await run(process.execPath, [tsc, '-p', join(flowDir, 'tsconfig.json')]).then(
-      () => ({ code: 0, out: '' }),
-      (err: { code: number; stdout: string; stderr: string }) => ({
-        code: err.code,
-        out: `${err.stdout}${err.stderr}`,
-      }),
-    );
-    expect(result).toEqual({ code: 0, out: '' });
+    expect(await runTsc(['-p', join(flowDir, 'tsconfig.json')])).toEqual({ code: 0, out: '' });
   }, 120_000);
 
   it('the flow takes no cast and no any', () => {

@@ -17,3 +17,4 @@ export * from './rpc/rpc-test-caller.js';
 export * from './nest/test-microservice.js';
 export * from './suites/service-suite.js';
 export * from './fixtures/dags.js';
+export * from './typescript/tsc.js';
