@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { startAuthMosquitto } from './support/mosquitto.js';
-import type { ServerProcess } from './support/server-process.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { inBatches, readBatches } from './support/driver-batches.js';
 import { expectAuthenticateRefused, expectReadRefused, expectUnreachable } from './support/driver-checks.js';
@@ -83,13 +83,10 @@ describe('mqtt Test Connection', () => {
 
   describe('against a broker that requires a password', () => {
     const password = `pw-${randomUUID()}`;
-    let broker: ServerProcess;
-    beforeAll(async () => {
-      broker = await startAuthMosquitto('conduit', password);
-    });
-    afterAll(async () => {
-      await broker.stop();
-    });
+    const broker = suiteFixture(
+      () => startAuthMosquitto('conduit', password),
+      (server) => server.stop(),
+    );
 
     it('accepts the right password and calls a wrong one a config_error without showing it', async () => {
       const right = await driver.test({ host: '127.0.0.1', port: broker.port, username: 'conduit', password });

@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { NATS_CONFIG, connectNatsAdmin, startAuthNatsServer } from './support/nats-admin.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { inBatches, readBatches } from './support/driver-batches.js';
 import { expectAuthenticateRefused, expectReadRefused, expectUnreachable } from './support/driver-checks.js';
 import { checkNames, expectPassed } from './support/test-connection.js';
@@ -86,13 +87,10 @@ describe('nats Test Connection', () => {
 
   describe('against a nats-server that requires a password', () => {
     const password = `pw-${randomUUID()}`;
-    let server: Awaited<ReturnType<typeof startAuthNatsServer>>;
-    beforeAll(async () => {
-      server = await startAuthNatsServer('conduit', password);
-    });
-    afterAll(async () => {
-      await server.stop();
-    });
+    const server = suiteFixture(
+      () => startAuthNatsServer('conduit', password),
+      (nats) => nats.stop(),
+    );
 
     it('authenticates with the right password (no JetStream there) and refuses a wrong one without showing it', async () => {
       const right = await driver.test({ host: '127.0.0.1', port: server.port, user: 'conduit', password });

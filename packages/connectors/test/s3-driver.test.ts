@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { startS3Server, type S3Server } from '@conduit/testing';
+import { startS3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { batchesOf } from './support/driver-batches.js';
 import { expectAuthenticateRefused, expectUnreachable } from './support/driver-checks.js';
 import { checkNames, expectPassed } from './support/test-connection.js';
@@ -11,14 +12,7 @@ import { checkNames, expectPassed } from './support/test-connection.js';
 allowPrivateNetworks();
 
 const driver = getDriver('s3') as ConnectorDriver;
-let s3: S3Server;
-
-beforeAll(async () => {
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3.close();
-});
+const s3 = suiteFixture(startS3Server, (server) => server.close());
 
 async function collect(batches: AsyncIterable<Row[]>): Promise<Row[][]> {
   const out: Row[][] = [];

@@ -2,10 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { startS3Server, type S3Server } from '@conduit/testing';
+import { startS3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type WriteRequest } from '../src/index.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { createMatrix, differencesFromMatrix, openChecker, rowsOf } from './support/typed-files.js';
 
 // The test server listens on this machine, which the default network policy refuses.
@@ -13,7 +14,7 @@ allowPrivateNetworks();
 
 // The typed S3 sink: the run's DuckDB writes the table into its scratch folder and the file is streamed to the object.
 const driver = getDriver('s3') as Required<ConnectorDriver>;
-let s3: S3Server;
+const s3 = suiteFixture(startS3Server, (server) => server.close());
 let ws: TestWorkspace;
 let downloads: string;
 
@@ -35,7 +36,6 @@ async function download(key: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  s3 = await startS3Server();
   downloads = await mkdtemp(join(tmpdir(), 's3-typed-downloads-'));
   ws = await openTestWorkspace({ timeZone: 'America/New_York' });
   await createMatrix(ws.connection, 'matrix');
@@ -44,7 +44,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ws?.close();
-  await s3?.close();
   if (downloads) await rm(downloads, { recursive: true, force: true });
 });
 

@@ -1,12 +1,13 @@
 // A typed read brings at most the run's scratch limit into its scratch folder (formats/scratch-limit.ts): an endless
 // S3 object or endless paging fails fast as a config_error naming the limit and its setting, and leaves nothing behind.
 import { createServer, type Server } from 'node:http';
-import { startS3Server, type S3Server } from '@conduit/testing';
+import { startS3Server } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { failureOf } from './support/driver-checks.js';
-import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
+import { sendJson, startHttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
-import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
@@ -16,14 +17,10 @@ const MiB = 1024 * KiB;
 const s3Driver = getDriver('s3') as Required<ConnectorDriver>;
 const httpDriver = getDriver('http') as Required<ConnectorDriver>;
 const LIMIT_MESSAGE = /more than 1MiB into the run's scratch folder.*\(RUN_SCRATCH_LIMIT\)/;
-let ws: TestWorkspace;
-
-beforeAll(async () => {
-  ws = await openTestWorkspace();
-});
-afterAll(async () => {
-  await ws.close();
-});
+const ws = suiteFixture(
+  () => openTestWorkspace(),
+  (workspace) => workspace.close(),
+);
 
 /** The run's table with a 1 MiB scratch limit. */
 const limited = (table: string): DuckDBTable => ({
@@ -39,13 +36,7 @@ function expectLimitError(err: Error & { errorClass?: string }): void {
 }
 
 describe('s3 typed read past the scratch limit', () => {
-  let s3: S3Server;
-  beforeAll(async () => {
-    s3 = await startS3Server();
-  });
-  afterAll(async () => {
-    await s3.close();
-  });
+  const s3 = suiteFixture(startS3Server, (server) => server.close());
 
   it('refuses an object whose length is past the limit, and a prefix whose objects together pass it', async () => {
     await s3.put('big/one.csv', Buffer.from(`a\n${'1\n'.repeat(MiB)}`));
@@ -108,13 +99,7 @@ describe('s3 typed read past the scratch limit', () => {
 });
 
 describe('http typed read past the scratch limit', () => {
-  let api: HttpFixture;
-  beforeAll(async () => {
-    api = await startHttpFixture();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = suiteFixture(startHttpFixture, (fixture) => fixture.close());
 
   it('stops endless paging (max_pages counts pages, not bytes) at the limit', async () => {
     let pages = 0;

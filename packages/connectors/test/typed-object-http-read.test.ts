@@ -1,12 +1,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startS3Server, writeParquet, type S3Server } from '@conduit/testing';
+import { startS3Server, writeParquet } from '@conduit/testing';
 import { getDriver, type ConnectorDriver, type ReadRequest } from '../src/index.js';
 import { DAILY_COLUMNS, DAILY_FILES, DAILY_OVERRIDE, expectDailyRows } from './support/daily-csvs.js';
-import { sendJson, startHttpFixture, type HttpFixture } from './support/http-fixture.js';
+import { sendJson, startHttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
-import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
+import { openTestWorkspace } from './support/run-workspace.js';
+import { suiteFixture } from './support/suite-fixture.js';
 import { PARQUET_MATRIX, PARQUET_MATRIX_TYPES } from './support/parquet-fixture.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -14,20 +15,12 @@ allowPrivateNetworks();
 
 const s3Driver = getDriver('s3') as Required<ConnectorDriver>;
 const httpDriver = getDriver('http') as Required<ConnectorDriver>;
-let s3: S3Server;
-let api: HttpFixture;
-let ws: TestWorkspace;
-
-beforeAll(async () => {
-  s3 = await startS3Server();
-  api = await startHttpFixture();
-  ws = await openTestWorkspace();
-});
-afterAll(async () => {
-  await s3.close();
-  await api.close();
-  await ws.close();
-});
+const s3 = suiteFixture(startS3Server, (server) => server.close());
+const api = suiteFixture(startHttpFixture, (fixture) => fixture.close());
+const ws = suiteFixture(
+  () => openTestWorkspace(),
+  (workspace) => workspace.close(),
+);
 
 const readS3 = (req: ReadRequest, table: string, config: Record<string, unknown> = {}) =>
   s3Driver.readIntoTable(s3.config(config), req, ws.target(table));
