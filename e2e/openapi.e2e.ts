@@ -1,10 +1,8 @@
-import pg from 'pg';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { startStack, type Stack } from '@conduit/testing';
 import { buildOpenApiDocument } from '@conduit/gateway/openapi';
 import { call, type ApiResponse } from './support/client.js';
 import { uniqueName, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 import type {
   Alert,
   ConnectionTestResult,
@@ -34,30 +32,22 @@ interface OpenApiSpec {
   paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse>; security?: unknown[] }>>;
   components: { headers: Record<string, { required?: boolean }>; responses: Record<string, DocumentedResponse> };
 }
-let stack: Stack;
-let targetDb: TargetDatabase;
+const target = useTargetStack({
+  prepare: async (db) => {
+    await db.query('create table orders (id integer primary key, amount numeric(12,2) not null)');
+    await db.query('insert into orders values (1, 10.50), (2, -1.00), (3, 7.25)');
+    await db.query('create table orders_clean (id integer primary key, amount numeric(12,2) not null)');
+  },
+});
 let spec: OpenApiSpec;
 let ajv: Ajv2020;
 
 beforeAll(async () => {
-  targetDb = await createTargetDatabase();
-  const target = new pg.Client({ connectionString: targetDb.url });
-  await target.connect();
-  await target.query('create table orders (id integer primary key, amount numeric(12,2) not null)');
-  await target.query('insert into orders values (1, 10.50), (2, -1.00), (3, 7.25)');
-  await target.query('create table orders_clean (id integer primary key, amount numeric(12,2) not null)');
-  await target.end();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  const res = await fetch(`${stack.baseUrl}/v2/openapi.json`);
+  const res = await fetch(`${target.stack.baseUrl}/v2/openapi.json`);
   spec = (await res.json()) as OpenApiSpec;
   // The document's components as one schema resource, so `#/components/schemas/...` refs resolve.
   ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema({ $id: 'conduit', components: spec.components }, 'conduit');
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await targetDb?.drop();
 });
 
 /** The schema an operation's success answer declares. */
@@ -83,30 +73,32 @@ describe('the OpenAPI document', () => {
   it('is public, OpenAPI 3.1, and the document generated from the contracts', async () => {
     expect(spec.openapi).toBe('3.1.0');
     expect(spec).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
-    const docs = await fetch(`${stack.baseUrl}/docs`);
+    const docs = await fetch(`${target.stack.baseUrl}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
   });
 
   it('describes the answers of a whole flow: project, connector, pipeline, job, run, logs, metrics', async () => {
-    const project = await call<Project>(stack, 'POST', '/v2/projects', { body: { name: uniqueName('openapi') } });
+    const project = await call<Project>(target.stack, 'POST', '/v2/projects', {
+      body: { name: uniqueName('openapi') },
+    });
     expectDocumented(project, '/v2/projects', 'post', 201);
     expect(project.headers.get('etag')).toBeTruthy();
 
-    const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
+    const connector = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
       body: {
         name: uniqueName('db'),
         type: 'postgres',
         project_id: project.body.id,
-        config: targetDb.config({ password: 'not-needed-here' }),
+        config: target.targetDb.config({ password: 'not-needed-here' }),
       },
     });
     expectDocumented(connector, '/v2/connectors', 'post', 201);
     const createBody = ajv.getSchema('conduit#/components/schemas/ConnectorCreate')!;
-    expect(createBody({ name: 'x', type: 'postgres', config: targetDb.config() })).toBe(true);
+    expect(createBody({ name: 'x', type: 'postgres', config: target.targetDb.config() })).toBe(true);
     expect(createBody({ name: 'x', type: 'postgres', config: { host: 'h' } })).toBe(false);
 
-    const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${connector.body.id}/test`);
+    const tested = await call<ConnectionTestResult>(target.stack, 'POST', `/v2/connectors/${connector.body.id}/test`);
     expectDocumented(tested, '/v2/connectors/{connector_id}/test', 'post', 200);
 
     const dag = {
@@ -125,72 +117,77 @@ describe('the OpenAPI document', () => {
       ],
     };
     expect(ajv.getSchema('conduit#/components/schemas/Dag')!(dag)).toBe(true);
-    const pipeline = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
+    const pipeline = await call<Pipeline>(target.stack, 'POST', '/v2/pipelines', {
       body: { name: uniqueName('pln'), project_id: project.body.id, dag },
     });
     expectDocumented(pipeline, '/v2/pipelines', 'post', 201);
     expect(pipeline.body.status).toBe('valid');
     expectDocumented(
-      await call<PipelineValidation>(stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`),
+      await call<PipelineValidation>(target.stack, 'POST', `/v2/pipelines/${pipeline.body.id}/validate`),
       '/v2/pipelines/{pipeline_id}/validate',
       'post',
       200,
     );
 
-    const job = await call<Job>(stack, 'POST', '/v2/jobs', {
+    const job = await call<Job>(target.stack, 'POST', '/v2/jobs', {
       body: { name: uniqueName('job'), pipeline_id: pipeline.body.id, schedule: '0 2 * * *' },
     });
     expectDocumented(job, '/v2/jobs', 'post', 201);
 
-    const triggered = await call<Run>(stack, 'POST', `/v2/jobs/${job.body.id}/run`, {
+    const triggered = await call<Run>(target.stack, 'POST', `/v2/jobs/${job.body.id}/run`, {
       body: { parameters: { since_days: 7 } },
     });
     expectDocumented(triggered, '/v2/jobs/{job_id}/run', 'post', 202);
-    const run = await waitForRunEnd(stack, job.body.id, triggered.body.id, 60_000);
+    const run = await waitForRunEnd(target.stack, job.body.id, triggered.body.id, 60_000);
     expect(run.status).toBe('succeeded');
     expectDocumented(
-      await call(stack, 'GET', triggered.headers.get('location')!),
+      await call(target.stack, 'GET', triggered.headers.get('location')!),
       '/v2/jobs/{job_id}/runs/{run_id}',
       'get',
       200,
     );
     expectDocumented(
-      await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.body.id}/runs`),
+      await call<Page<Run>>(target.stack, 'GET', `/v2/jobs/${job.body.id}/runs`),
       '/v2/jobs/{job_id}/runs',
       'get',
       200,
     );
     expectDocumented(
-      await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`),
+      await call<Page<RunLogLine>>(target.stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`),
       '/v2/jobs/{job_id}/runs/{run_id}/logs',
       'get',
       200,
     );
     expectDocumented(
-      await call<Metrics>(stack, 'GET', `/v2/metrics?job_id=${job.body.id}&since=1h`),
+      await call<Metrics>(target.stack, 'GET', `/v2/metrics?job_id=${job.body.id}&since=1h`),
       '/v2/metrics',
       'get',
       200,
     );
-    expectDocumented(await call<Job>(stack, 'GET', `/v2/jobs/${job.body.id}`), '/v2/jobs/{job_id}', 'get', 200);
+    expectDocumented(await call<Job>(target.stack, 'GET', `/v2/jobs/${job.body.id}`), '/v2/jobs/{job_id}', 'get', 200);
     expectDocumented(
-      await call<Pipeline>(stack, 'GET', `/v2/pipelines/${pipeline.body.id}`),
+      await call<Pipeline>(target.stack, 'GET', `/v2/pipelines/${pipeline.body.id}`),
       '/v2/pipelines/{pipeline_id}',
       'get',
       200,
     );
     expectDocumented(
-      await call<{ data: ConnectorTypeDescription[] }>(stack, 'GET', '/v2/connector-types'),
+      await call<{ data: ConnectorTypeDescription[] }>(target.stack, 'GET', '/v2/connector-types'),
       '/v2/connector-types',
       'get',
       200,
     );
-    expectDocumented(await call<{ data: Template[] }>(stack, 'GET', '/v2/templates'), '/v2/templates', 'get', 200);
-    expectDocumented(await call<Page<Alert>>(stack, 'GET', '/v2/alerts'), '/v2/alerts', 'get', 200);
+    expectDocumented(
+      await call<{ data: Template[] }>(target.stack, 'GET', '/v2/templates'),
+      '/v2/templates',
+      'get',
+      200,
+    );
+    expectDocumented(await call<Page<Alert>>(target.stack, 'GET', '/v2/alerts'), '/v2/alerts', 'get', 200);
   }, 120_000);
 
   it('describes the problems: a 401 is the unauthenticated problem with WWW-Authenticate', async () => {
-    const res = await call<ProblemDocument>(stack, 'GET', '/v2/projects', { key: null });
+    const res = await call<ProblemDocument>(target.stack, 'GET', '/v2/projects', { key: null });
     expect(res.status).toBe(401);
     const validate = ajv.getSchema('conduit#/components/schemas/Problem')!;
     expect(validate(res.body) ? null : validate.errors).toBeNull();
@@ -204,7 +201,7 @@ describe('the OpenAPI document', () => {
   it('marks the public endpoints public, and they answer without a credential', async () => {
     for (const path of ['/healthz', '/readyz']) {
       expect(spec.paths[path]?.get?.security).toEqual([]);
-      const res = await fetch(`${stack.baseUrl}${path}`);
+      const res = await fetch(`${target.stack.baseUrl}${path}`);
       expect(res.status).toBe(200);
       const validate = answerSchema(path, 'get', 200);
       expect(validate(await res.json())).toBe(true);

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { call, type ApiResponse } from './support/client.js';
 import {
-  create,
+  createConnector,
   createPipelineAndJob,
   nodeOf,
   triggerRun,
@@ -14,7 +14,7 @@ import {
 } from './support/helpers.js';
 import { recordingListener, startOwnRedis, type OwnRedis, type RecordingListener } from '@conduit/testing';
 import { monitorRedis } from './support/redis-monitor.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 import type { Connector, CreatedApiKey } from '@conduit/contracts';
 
 // Issue 14, findings 2 and 6: connectors may not reach the platform's own PostgreSQL and Redis, nor internal
@@ -76,44 +76,42 @@ async function testConnection(stack: Stack, connectorId: string): Promise<TestAn
 }
 
 describe('with private networks allowed, the platform itself stays out of reach', () => {
-  let stack: Stack;
   let platform: pg.Client;
+  // Declared before the stack's hooks, so it runs before the stack stops (and its database goes).
+  afterAll(async () => {
+    await platform?.end();
+  });
+  const target = useTargetStack();
   let platformDatabase: string;
   let platformRedis: { host: string; port: number };
-  let targetDb: TargetDatabase;
   let ownRedis: OwnRedis;
   const apiKeyCount = async () =>
     Number((await platform.query<{ n: string }>('select count(*) as n from gateway.api_keys')).rows[0]?.n);
 
   beforeAll(async () => {
-    targetDb = await createTargetDatabase();
     ownRedis = await startOwnRedis();
-    stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-    platform = new pg.Client({ connectionString: stack.databaseUrl });
+    platform = new pg.Client({ connectionString: target.stack.databaseUrl });
     await platform.connect();
-    platformDatabase = new URL(stack.databaseUrl).pathname.slice(1);
-    const redisUrl = new URL(stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    platformDatabase = new URL(target.stack.databaseUrl).pathname.slice(1);
+    const redisUrl = new URL(target.stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     platformRedis = { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) };
     // One more key, so that a connector that could write one would change the count we compare.
     expect(
       (
-        await call<CreatedApiKey>(stack, 'POST', '/v2/api-keys', {
+        await call<CreatedApiKey>(target.stack, 'POST', '/v2/api-keys', {
           body: { name: uniqueName('key'), scopes: ['read'] },
         })
       ).status,
     ).toBe(201);
-  }, 120_000);
+  });
 
   afterAll(async () => {
-    await platform?.end();
-    await stack?.stop();
-    await targetDb?.drop();
     await ownRedis?.destroy();
   });
 
   it("refuses a postgres connector to the platform's own database at create, by address and by name (422)", async () => {
     for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
-      const res = await call<Connector>(stack, 'POST', '/v2/connectors', {
+      const res = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
         body: {
           name: uniqueName('pg'),
           type: 'postgres',
@@ -123,19 +121,19 @@ describe('with private networks allowed, the platform itself stays out of reach'
       expectRefusedAtCreate(res, 'platform_service', /this is the platform's own database/);
     }
     // Another database on the same server is a tenant's own business.
-    await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() });
+    await createConnector(target.stack, 'postgres', target.targetDb.config(), 'pg');
   });
 
   it("refuses the platform's Redis to a redis connector and to an http connector at its port (422)", async () => {
     expectRefusedAtCreate(
-      await call<Connector>(stack, 'POST', '/v2/connectors', {
+      await call<Connector>(target.stack, 'POST', '/v2/connectors', {
         body: { name: uniqueName('redis'), type: 'redis', config: platformRedis },
       }),
       'platform_service',
       /platform's own Redis/,
     );
     expectRefusedAtCreate(
-      await call<Connector>(stack, 'POST', '/v2/connectors', {
+      await call<Connector>(target.stack, 'POST', '/v2/connectors', {
         body: {
           name: uniqueName('http'),
           type: 'http',
@@ -146,38 +144,30 @@ describe('with private networks allowed, the platform itself stays out of reach'
       /platform's own Redis/,
     );
     // The same refusal when an existing connector is changed to point there.
-    const own = await create(stack, '/v2/connectors', {
-      name: uniqueName('redis'),
-      type: 'redis',
-      config: { host: ownRedis.host, port: ownRedis.port },
-    });
-    const put = await call<Connector>(stack, 'PUT', `/v2/connectors/${own.id}`, {
+    const own = await createConnector(target.stack, 'redis', { host: ownRedis.host, port: ownRedis.port });
+    const put = await call<Connector>(target.stack, 'PUT', `/v2/connectors/${own}`, {
       body: { name: uniqueName('redis'), config: platformRedis },
     });
     expectRefusedAtCreate(put, 'platform_service', /platform's own Redis/);
   });
 
   it("refuses at test and at run a postgres connector repointed at the platform's database, reading and writing nothing", async () => {
-    const connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const { jobId } = await createPipelineAndJob(stack, {
+    const connector = await createConnector(target.stack, 'postgres', target.targetDb.config(), 'pg');
+    const { jobId } = await createPipelineAndJob(target.stack, {
       nodes: [
         {
           id: 'extract',
           type: 'source',
-          config: { connector_id: connector.id, query: 'select * from gateway.api_keys' },
+          config: { connector_id: connector, query: 'select * from gateway.api_keys' },
         },
-        { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'gateway.api_keys', mode: 'append' } },
+        { id: 'load', type: 'sink', config: { connector_id: connector, table: 'gateway.api_keys', mode: 'append' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     });
     const before = await apiKeyCount();
-    await repoint(platform, connector.id, targetDb.config({ database: platformDatabase }));
+    await repoint(platform, connector, target.targetDb.config({ database: platformDatabase }));
 
-    const tested = await testConnection(stack, connector.id);
+    const tested = await testConnection(target.stack, connector);
     expect(tested).toMatchObject({
       ok: false,
       error_class: 'config_error',
@@ -185,32 +175,23 @@ describe('with private networks allowed, the platform itself stays out of reach'
     });
     expect(tested.checks.at(-1)).toMatchObject({ name: 'network_policy', ok: false });
 
-    const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
     expect(run.status).toBe('failed');
     expect(JSON.stringify(nodeOf(run, 'extract').error)).toMatch(/this is the platform's own database/);
     expect(await apiKeyCount()).toBe(before);
   });
 
   it("refuses at test and at run a redis connector repointed at the platform's Redis: MONITOR sees no command of it", async () => {
-    const connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('redis'),
-      type: 'redis',
-      config: { host: ownRedis.host, port: ownRedis.port },
-    });
+    const connector = await createConnector(target.stack, 'redis', { host: ownRedis.host, port: ownRedis.port });
     const streamKey = `security-${randomUUID()}`;
-    const sink = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const { jobId } = await createPipelineAndJob(stack, {
+    const { jobId } = await createPipelineAndJob(target.stack, {
       nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: connector.id, stream: streamKey } },
-        { id: 'load', type: 'sink', config: { connector_id: sink.id, table: 'stolen', mode: 'append' } },
+        { id: 'extract', type: 'source', config: { connector_id: connector, stream: streamKey } },
+        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'stolen', mode: 'append' } },
       ],
       edges: [{ from: 'extract', to: 'load' }],
     });
-    await repoint(platform, connector.id, platformRedis);
+    await repoint(platform, connector, platformRedis);
 
     const monitor = await monitorRedis(platformRedis);
     const seen = () => monitor.commands.map((command) => command.toLowerCase());
@@ -225,13 +206,13 @@ describe('with private networks allowed, the platform itself stays out of reach'
         timeoutMs: 20_000,
       });
 
-      const tested = await testConnection(stack, connector.id);
+      const tested = await testConnection(target.stack, connector);
       expect(tested).toMatchObject({
         ok: false,
         error_class: 'config_error',
         message: expect.stringMatching(/platform's own Redis/),
       });
-      const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+      const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
       expect(run.status).toBe('failed');
       expect(JSON.stringify(nodeOf(run, 'extract').error)).toMatch(/platform's own Redis/);
 
@@ -256,12 +237,7 @@ describe('with private networks allowed, the platform itself stays out of reach'
   });
 
   it('adds a warning check to Test Connection when the postgres session is a superuser', async () => {
-    const connector = await create(stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const tested = await testConnection(stack, connector.id);
+    const tested = await testConnection(target.stack, target.connectorId);
     expect(tested.ok).toBe(true);
     expect(tested.checks.find((c) => c.name === 'privileges')).toMatchObject({
       ok: true,
@@ -305,16 +281,12 @@ describe('with the default policy, internal addresses are refused for every type
     '%s: Test Connection answers the same for an open and a closed refused port, connecting to neither',
     async (type) => {
       const make = CONFIGS[type] as (host: string, port: number) => Record<string, unknown>;
-      const connector = await create(stack, '/v2/connectors', {
-        name: uniqueName(type),
-        type,
-        config: make('93.184.215.14', 8080),
-      });
+      const connector = await createConnector(stack, type, make('93.184.215.14', 8080));
       const closedPort = listener.port === 65535 ? 65534 : listener.port + 1;
-      await repoint(platform, connector.id, make('127.0.0.1', listener.port));
-      const open = await testConnection(stack, connector.id);
-      await repoint(platform, connector.id, make('127.0.0.1', closedPort));
-      const closed = await testConnection(stack, connector.id);
+      await repoint(platform, connector, make('127.0.0.1', listener.port));
+      const open = await testConnection(stack, connector);
+      await repoint(platform, connector, make('127.0.0.1', closedPort));
+      const closed = await testConnection(stack, connector);
 
       const stable = (r: TestAnswer) => ({
         ...r,
