@@ -1,6 +1,6 @@
 // The gateway's answers for component tests, at the fetch boundary: each test names the documents the pages should
 // get (typed by the SDK), and sees which requests the console made. The real gateway is tested in e2e/console.e2e.ts.
-import type { Dag, Job, Pipeline, Project, Run, RunLogLine } from '@conduit/sdk';
+import type { Dag, Job, Pipeline, Project, Run, RunDag, RunLogLine } from '@conduit/sdk';
 import { vi } from 'vitest';
 
 export type Handler = (request: Request, url: URL) => Response | Promise<Response>;
@@ -107,9 +107,19 @@ export const job: Job = {
   parameters: {},
   last_run: null,
   next_run_at: null,
+  upcoming_runs_at: [],
   created_at: at,
   updated_at: at,
 } as unknown as Job;
+
+/** GET /v2/jobs/{id}/runs/{id}/dag: the DAG the run ran, by default the pipeline's, version 1. */
+export const runDagOf = (ran: Dag = dag, pipelineVersion = 1): RunDag => ({
+  run_id: 'run_1',
+  job_id: job.id,
+  pipeline_id: pipeline.id,
+  pipeline_version: pipelineVersion,
+  dag: ran,
+});
 
 export function runOf(status: Run['status'], nodes: Partial<Record<string, Run['nodes'][number]['status']>>): Run {
   return {

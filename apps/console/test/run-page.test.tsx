@@ -1,9 +1,9 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { Run, RunLogLine } from '@conduit/sdk';
+import type { Dag, Run, RunLogLine } from '@conduit/sdk';
 import { App } from '../src/app.js';
-import { eventStream, job, json, page, pipeline, runOf, stubApi } from './fake-api.js';
+import { dag, eventStream, job, json, page, pipeline, runDagOf, runOf, stubApi } from './fake-api.js';
 
 const line = (seq: number, level: RunLogLine['level'], message: string, node_id: string | null = null): RunLogLine => ({
   seq,
@@ -22,6 +22,7 @@ const common = {
   'GET /v2/projects': () => json(page([])),
   'GET /v2/pipelines/:id': () => json(pipeline),
   'GET /v2/jobs/:id': () => json(job),
+  'GET /v2/jobs/:id/runs/:run/dag': () => json(runDagOf()),
 };
 
 describe('run page', () => {
@@ -139,5 +140,35 @@ describe('run page', () => {
     await userEvent.selectOptions(screen.getByLabelText('Node'), 'out');
     await screen.findByText('wrote 30 rows');
     expect(requests.filter((r) => r.url.includes('/logs')).at(-1)!.url).toContain('node_id=out');
+  });
+
+  it("draws the DAG the run ran, not the pipeline's DAG as it is now", async () => {
+    // The run ran version 1 (orders -> big -> out); the pipeline has since become version 2 with a node `late`.
+    const current = {
+      ...pipeline,
+      version: 2,
+      dag: { nodes: [...dag.nodes, { id: 'late', type: 'sink', config: {} }], edges: dag.edges } as unknown as Dag,
+    };
+    const { requests } = stubApi({
+      ...common,
+      'GET /v2/pipelines/:id': () => json(current),
+      'GET /v2/jobs/:id/runs/:run': () =>
+        json(runOf('succeeded', { orders: 'succeeded', big: 'succeeded', out: 'succeeded' })),
+      'GET /v2/jobs/:id/runs/:run/logs': () => eventStream([]),
+    });
+    openRun();
+    render(<App />);
+    const dagTable = await screen.findByRole('table', { name: 'Nodes by execution level' });
+    const nodeRows = within(dagTable).getAllByRole('row').slice(1);
+    // Levels from the run's DAG itself (a run's DAG comes without a validation).
+    expect(nodeRows.map((row) => [row.children[0]!.textContent, row.children[1]!.textContent])).toEqual([
+      ['1', 'orders'],
+      ['2', 'big'],
+      ['3', 'out'],
+    ]);
+    expect(within(dagTable).queryByText('late')).toBeNull();
+    expect(screen.getByRole('group', { name: /pipeline version 1\)/ })).toBeTruthy();
+    expect(requests.some((r) => r.url.endsWith('/v2/jobs/job_1/runs/run_1/dag'))).toBe(true);
+    expect(requests.some((r) => new URL(r.url).pathname.startsWith('/v2/pipelines/'))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { Dag, PipelineValidation, RunNode } from '@conduit/sdk';
 import { describe, expect, it } from 'vitest';
-import { buildGraph, dagIssues, levelsOf } from './dag-model.js';
+import { buildGraph, dagIssues, levelsOf, levelsOfEdges } from './dag-model.js';
 
 const dag = {
   nodes: [
@@ -71,5 +71,35 @@ describe('buildGraph', () => {
     expect(nodes.find((n) => n.id === 'a')).toMatchObject({ state: 'succeeded', error: undefined });
     expect(nodes.find((n) => n.id === 'join')).toMatchObject({ state: 'failed', error: 'relation "x" does not exist' });
     expect(nodes.find((n) => n.id === 'out')!.state).toBeUndefined();
+  });
+});
+
+describe('levelsOfEdges', () => {
+  it('gives the levels the validation would, from the edges alone (a run’s DAG has no validation)', () => {
+    expect(Object.fromEntries(levelsOfEdges(dag))).toEqual(Object.fromEntries(levelsOf(validation({}))));
+    const { nodes } = buildGraph(dag);
+    expect(nodes.map((n) => [n.id, n.level])).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['join', 2],
+      ['pick', 3],
+      ['out', 4],
+    ]);
+  });
+
+  it('leaves the nodes of a cycle without a level', () => {
+    const cyclic = {
+      nodes: [
+        { id: 'a', type: 'source', config: {} },
+        { id: 'x', type: 'sql', config: {} },
+        { id: 'y', type: 'sql', config: {} },
+      ],
+      edges: [
+        { from: 'a', to: 'x' },
+        { from: 'x', to: 'y' },
+        { from: 'y', to: 'x' },
+      ],
+    } as unknown as Dag;
+    expect(Object.fromEntries(levelsOfEdges(cyclic))).toEqual({ a: 1 });
   });
 });

@@ -39,6 +39,26 @@ export function levelsOf(validation: PipelineValidation | undefined): Map<string
   return levels;
 }
 
+/**
+ * The levels of a DAG without its validation (a run's, which validated when the run was triggered): a node runs one
+ * level after the last of its inputs, as the executor orders them. A node on a cycle gets none.
+ */
+export function levelsOfEdges(dag: Dag): Map<string, number> {
+  const inputs = new Map<string, string[]>(dag.nodes.map((n) => [n.id, []]));
+  for (const edge of dag.edges) inputs.get(edge.to)?.push(edge.from);
+  const levels = new Map<string, number>();
+  let placed = true;
+  while (placed) {
+    placed = false;
+    for (const [id, from] of inputs) {
+      if (levels.has(id) || !from.every((f) => levels.has(f) || !inputs.has(f))) continue;
+      levels.set(id, 1 + Math.max(0, ...from.map((f) => levels.get(f) ?? 0)));
+      placed = true;
+    }
+  }
+  return levels;
+}
+
 function issuesOfNode(issues: readonly Issue[], id: string): string[] {
   return issues.filter((i) => i.node_id === id || (i.cycle?.includes(id) ?? false)).map((i) => i.message);
 }
@@ -53,7 +73,7 @@ export function buildGraph(
   runNodes: readonly RunNode[] = [],
 ): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const issues = validation?.errors ?? [];
-  const levels = levelsOf(validation);
+  const levels = validation ? levelsOf(validation) : levelsOfEdges(dag);
   const runNodeOf = new Map(runNodes.map((n) => [n.id, n]));
   const g = new Graph<GraphLabel, NodeLabel>();
   g.setGraph({ rankdir: 'LR', nodesep: 32, ranksep: 72, marginx: 16, marginy: 16 });

@@ -1,13 +1,11 @@
-// A job's schedule: its cron fields, time zone, and the next five fire times (the API's next_run_at first, then the
-// browser's cron-parser: see fire-times.ts).
+// A job's schedule: its cron fields, time zone, and the next five fire times as the API answers them
+// (`upcoming_runs_at`, computed by the scheduler with its daylight-saving rules, so none is repeated here).
 import type { Job } from '@conduit/sdk';
 import { formatTime } from '../ui/format.js';
-import { inZone, nextFireTimes } from './fire-times.js';
 
-export function ScheduleFacts({ job, now = new Date() }: { job: Job; now?: Date }) {
+export function ScheduleFacts({ job }: { job: Job }) {
   if (!job.schedule) return <p>Runs only when triggered: it has no schedule.</p>;
-  const fromApi = job.next_run_at ? new Date(job.next_run_at) : undefined;
-  const computed = nextFireTimes(job.schedule, job.timezone, fromApi ?? now, fromApi ? 4 : 5);
+  const paused = job.status === 'paused';
   return (
     <>
       <dl className="facts">
@@ -18,9 +16,11 @@ export function ScheduleFacts({ job, now = new Date() }: { job: Job; now?: Date 
         <dt>Time zone</dt>
         <dd>{job.timezone}</dd>
         <dt>Status</dt>
-        <dd>{job.status === 'paused' ? 'paused: no scheduled runs until resumed' : 'active'}</dd>
+        <dd>{paused ? 'paused: no scheduled runs until resumed' : 'active'}</dd>
       </dl>
-      {computed.ok ? (
+      {paused ? null : job.upcoming_runs_at.length === 0 ? (
+        <p>The schedule names no date still to come: it will not fire.</p>
+      ) : (
         <table className="fire-times">
           <caption>Next five fire times</caption>
           <thead>
@@ -30,19 +30,31 @@ export function ScheduleFacts({ job, now = new Date() }: { job: Job; now?: Date 
             </tr>
           </thead>
           <tbody>
-            {[...(fromApi ? [fromApi] : []), ...computed.times].map((at) => (
-              <tr key={at.toISOString()}>
+            {job.upcoming_runs_at.map((at) => (
+              <tr key={at}>
                 <td>
-                  <time dateTime={at.toISOString()}>{inZone(at, job.timezone)}</time>
+                  <time dateTime={at}>{inZone(new Date(at), job.timezone)}</time>
                 </td>
-                <td>{formatTime(at.toISOString())}</td>
+                <td>{formatTime(at)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      ) : (
-        <p role="alert">The schedule could not be read here: {computed.error}</p>
       )}
     </>
   );
+}
+
+/** A time as the job's zone reads it (the zone the schedule is written in), with the zone's abbreviation. */
+function inZone(at: Date, timezone: string): string {
+  return new Intl.DateTimeFormat(undefined, {
+    timeZone: timezone,
+    weekday: 'short',
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  }).format(at);
 }

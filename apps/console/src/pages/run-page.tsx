@@ -18,11 +18,8 @@ import { useLoad } from '../ui/use-load.js';
 export function RunPage({ jobId, runId }: { jobId: string; runId: string }) {
   const { client } = useSession();
   const { run, error, replace } = useLiveRun(client, jobId, runId);
-  const pipelineId = run?.pipeline_id;
-  const pipeline = useLoad(
-    () => (pipelineId ? client.pipelines.get(pipelineId) : new Promise<never>(() => undefined)),
-    [client, pipelineId],
-  );
+  // The DAG the run ran, kept with the run: the pipeline's own may have changed since.
+  const ranDag = useLoad(() => client.runs.dag(runId, { jobId }), [client, jobId, runId]);
   const [canceling, setCanceling] = useState(false);
   const [cancelError, setCancelError] = useState<string>();
 
@@ -54,6 +51,8 @@ export function RunPage({ jobId, runId }: { jobId: string; runId: string }) {
       <dl className="facts">
         <dt>Trigger</dt>
         <dd>{run.trigger}</dd>
+        <dt>Pipeline version</dt>
+        <dd>{run.pipeline_version}</dd>
         <dt>Queued</dt>
         <dd>{formatTime(run.queued_at)}</dd>
         <dt>Duration</dt>
@@ -80,12 +79,12 @@ export function RunPage({ jobId, runId }: { jobId: string; runId: string }) {
         {cancelError && <span role="alert">{cancelError}</span>}
         {error !== undefined && <span role="alert">Could not refresh the run: {describeError(error).message}</span>}
       </div>
-      {pipeline.state === 'failed' && <ErrorState error={pipeline.error} retry={pipeline.reload} />}
-      {pipeline.state === 'loading' && <Loading what="the pipeline's graph" />}
-      {pipeline.state === 'ready' && (
+      {ranDag.state === 'failed' && <ErrorState error={ranDag.error} retry={ranDag.reload} />}
+      {ranDag.state === 'loading' && <Loading what="the run's graph" />}
+      {ranDag.state === 'ready' && (
         <DagGraph
-          {...buildGraph(pipeline.value.dag, pipeline.value.validation, run.nodes)}
-          label={`The DAG of run ${run.id}, coloured by node state`}
+          {...buildGraph(ranDag.value.dag, undefined, run.nodes)}
+          label={`The DAG of run ${run.id} (pipeline version ${ranDag.value.pipeline_version}), coloured by node state`}
         />
       )}
       <Decisions nodes={run.nodes} />
