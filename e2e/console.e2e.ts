@@ -376,3 +376,24 @@ it('says how to build the console when a gateway has none', async () => {
     rmSync(empty, { recursive: true, force: true });
   }
 });
+
+it('loads the graph and chart libraries only with the pages that draw them, not to sign in or list projects', async () => {
+  const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const scripts: string[] = [];
+  fresh.on('request', (request) => {
+    if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+  });
+  try {
+    await fresh.goto(`${stack.baseUrl}/`);
+    await fresh.getByLabel('API key').fill(stack.bootstrapKey);
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.getByRole('link', { name: projectName }).waitFor();
+    // One script, the entry: React Flow, dagre and uPlot are in chunks of their own.
+    expect(scripts).toEqual([expect.stringMatching(/^\/assets\/index-[\w-]+\.js$/)]);
+    await fresh.getByRole('link', { name: 'Monitoring' }).click();
+    await fresh.getByRole('heading', { level: 1, name: 'Monitoring' }).waitFor();
+    expect(scripts.length).toBeGreaterThan(1);
+  } finally {
+    await fresh.close();
+  }
+});

@@ -1,15 +1,18 @@
 // The console: sign-in until a working key is kept, then the page the path names.
 import type { ConduitClient } from '@conduit/sdk';
-import { useEffect, useState } from 'react';
-import { ConnectorPage } from './pages/connector-page.js';
-import { ConnectorsPage } from './pages/connectors-page.js';
-import { JobPage } from './pages/job-page.js';
-import { MonitoringPage } from './pages/monitoring-page.js';
-import { PipelinePage } from './pages/pipeline-page.js';
-import { ProjectPage } from './pages/project-page.js';
+import { Suspense, useEffect, useState } from 'react';
 import { ProjectsPage } from './pages/projects-page.js';
-import { RunPage } from './pages/run-page.js';
-import { WebhooksPage } from './pages/webhooks-page.js';
+import {
+  ConnectorPage,
+  ConnectorsPage,
+  JobPage,
+  MonitoringPage,
+  PipelinePage,
+  ProjectPage,
+  RunPage,
+  WebhooksPage,
+} from './routing/page-chunks.js';
+import { PageLoadBoundary } from './routing/page-load-boundary.js';
 import { Link, Router, useNavigation } from './routing/router.js';
 import { paths } from './routing/routes.js';
 import { identify, type Identity } from './session/identity.js';
@@ -62,6 +65,7 @@ export function App({ baseUrl }: AppProps) {
 
 function Shell() {
   const { identity, signOut } = useSession();
+  const { route } = useNavigation();
   return (
     <>
       <a className="skip" href="#main">
@@ -86,7 +90,11 @@ function Shell() {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page />
+        <PageLoadBoundary routeKey={JSON.stringify(route)}>
+          <Suspense fallback={<Loading what="the page" />}>
+            <Page />
+          </Suspense>
+        </PageLoadBoundary>
       </main>
     </>
   );
