@@ -3,29 +3,23 @@ import mysql from 'mysql2/promise';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
-import { usePools, type PoolReadOptions } from './support/pool-fixture.js';
+import { usePools } from './support/pool-fixture.js';
 import { expectAbortStopsStatement } from './support/statement-abort.js';
-import { waitFor } from '@conduit/testing';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
 
 const driver = getDriver('mysql') as Required<ConnectorDriver>;
 const sandbox = useMysqlSandbox();
-const { pools, reopen, scope, readOne } = usePools(driver, sandbox);
-
-const threadId = async (opts?: PoolReadOptions) => Number((await readOne('select connection_id() as id', opts))['id']);
-
-async function threadAlive(id: number): Promise<boolean> {
-  const [rows] = await sandbox.admin.query('select count(*) as n from information_schema.processlist where id = ?', [
-    id,
-  ]);
-  return Number((rows as { n: unknown }[])[0]?.n) > 0;
-}
+const { pools, reopen, scope, readOne, connectionId, waitClosed } = usePools(
+  driver,
+  sandbox,
+  'select connection_id() as id',
+);
 
 describe('mysql connection pool', () => {
   it('reuses one connection across calls, reset in between: variables and temporary tables never reach the next', async () => {
-    const id = await threadId();
+    const id = await connectionId();
     await driver.execute(sandbox.config, "set @leaked = 'yes'", { tenantId: 't1', pool: scope() });
     await driver.execute(sandbox.config, 'set session wait_timeout = 1234', { tenantId: 't1', pool: scope() });
     await driver.execute(sandbox.config, 'create temporary table leaked_temp (a int)', {
@@ -41,7 +35,7 @@ describe('mysql connection pool', () => {
       tenantId: 't1',
       pool: scope(),
     });
-    expect(await threadId()).toBe(id);
+    expect(await connectionId()).toBe(id);
   });
 
   it("gives the next call the connector's database and the handshake's character set, whatever the last one did", async () => {
@@ -73,29 +67,23 @@ describe('mysql connection pool', () => {
   });
 
   it('keeps tenants and config versions apart', async () => {
-    const mine = await threadId();
-    expect(await threadId({ tenantId: 't2' })).not.toBe(mine);
-    const changed = await threadId({ config: { ...sandbox.config, connect_timeout_ms: 4321 } });
+    const mine = await connectionId();
+    expect(await connectionId({ tenantId: 't2' })).not.toBe(mine);
+    const changed = await connectionId({ config: { ...sandbox.config, connect_timeout_ms: 4321 } });
     expect(changed).not.toBe(mine);
-    await waitFor(async () => !(await threadAlive(mine)), {
-      what: 'the old version to be disconnected',
-      timeoutMs: 5000,
-    });
+    await waitClosed(mine, 'the old version to be disconnected');
   });
 
   it('kills a pooled query on the server on abort and never reuses its connection', async () => {
-    const id = await threadId();
+    const id = await connectionId();
     const marker = `m${randomUUID().replace(/-/g, '')}`;
     await expectAbortStopsStatement(
       (signal) =>
         driver.execute(sandbox.config, `select sleep(60) as ${marker}`, { tenantId: 't1', pool: scope(), signal }),
       () => sandbox.threadRuns(marker),
     );
-    await waitFor(async () => !(await threadAlive(id)), {
-      what: 'the killed connection to be closed',
-      timeoutMs: 5000,
-    });
-    expect(await threadId()).not.toBe(id);
+    await waitClosed(id, 'the killed connection to be closed');
+    expect(await connectionId()).not.toBe(id);
   });
 
   it('opens at most `max` connections: a further caller waits for one to come back', async () => {
@@ -106,23 +94,17 @@ describe('mysql connection pool', () => {
 
   it('closes a pool left idle, and every pool on closeAll', async () => {
     await reopen(200);
-    const idle = await threadId();
-    await waitFor(async () => !(await threadAlive(idle)), {
-      what: 'the idle connection to be closed',
-      timeoutMs: 5000,
-    });
-    const open = await threadId();
+    const idle = await connectionId();
+    await waitClosed(idle, 'the idle connection to be closed');
+    const open = await connectionId();
     await pools().closeAll();
-    await waitFor(async () => !(await threadAlive(open)), {
-      what: 'closeAll to close the connection',
-      timeoutMs: 5000,
-    });
+    await waitClosed(open, 'closeAll to close the connection');
   });
 
   it('still applies the network policy to the connections it opens', async () => {
     const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
     try {
-      await expect(threadId({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
+      await expect(connectionId({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
     } finally {
       restore();
     }

@@ -4,7 +4,7 @@ import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
-import { usePools, type PoolReadOptions } from './support/pool-fixture.js';
+import { usePools } from './support/pool-fixture.js';
 import { expectAbortStopsStatement } from './support/statement-abort.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -12,26 +12,22 @@ allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 const sandbox = usePgSandbox();
-const { pools, reopen, scope, readOne } = usePools(driver, sandbox);
-
-const backendPid = async (opts?: PoolReadOptions) =>
-  (await readOne('select pg_backend_pid() as pid', opts))['pid'] as number;
-
-async function backendAlive(pid: number): Promise<boolean> {
-  const { rows } = await sandbox.admin.query('select count(*)::int as n from pg_stat_activity where pid = $1', [pid]);
-  return (rows[0] as { n: number }).n > 0;
-}
+const { pools, reopen, scope, readOne, connectionId, waitClosed } = usePools(
+  driver,
+  sandbox,
+  'select pg_backend_pid() as id',
+);
 
 describe('postgres connection pool', () => {
   it('reuses one connection across calls (statements, reads) of a connector', async () => {
-    const first = await backendPid();
+    const first = await connectionId();
     await driver.execute(sandbox.config, 'select 1', { tenantId: 't1', pool: scope() });
-    expect(await backendPid()).toBe(first);
+    expect(await connectionId()).toBe(first);
     expect(pools().size).toBe(1);
   });
 
   it('resets session state before reuse: settings, search_path and temporary tables never reach the next call', async () => {
-    const pid = await backendPid();
+    const pid = await connectionId();
     await driver.execute(
       sandbox.config,
       `set search_path to pg_catalog; set statement_timeout = 1234; set application_name = 'leaked';
@@ -67,38 +63,32 @@ describe('postgres connection pool', () => {
   });
 
   it('keeps tenants apart: the same connector id of another tenant has its own connections', async () => {
-    const mine = await backendPid({ tenantId: 't1' });
-    const theirs = await backendPid({ tenantId: 't2' });
+    const mine = await connectionId({ tenantId: 't1' });
+    const theirs = await connectionId({ tenantId: 't2' });
     expect(theirs).not.toBe(mine);
     expect(pools().size).toBe(2);
   });
 
   it('closes the pool of a connector whose config changed and opens a new one', async () => {
-    const old = await backendPid();
+    const old = await connectionId();
     const changed = { ...sandbox.config, connect_timeout_ms: 4321 };
-    const fresh = await backendPid({ config: changed });
+    const fresh = await connectionId({ config: changed });
     expect(fresh).not.toBe(old);
     expect(pools().size).toBe(1);
-    await waitFor(async () => !(await backendAlive(old)), {
-      what: 'the old version to be disconnected',
-      timeoutMs: 5000,
-    });
+    await waitClosed(old, 'the old version to be disconnected');
   });
 
   it('closes a connection left in a failed transaction instead of reusing it', async () => {
-    const pid = await backendPid();
+    const pid = await connectionId();
     await expect(
       driver.execute(sandbox.config, 'begin; select 1/0', { tenantId: 't1', pool: scope() }),
     ).rejects.toMatchObject({ name: 'ConnectorError' });
-    expect(await backendPid()).not.toBe(pid);
-    await waitFor(async () => !(await backendAlive(pid)), {
-      what: 'the failed connection to be closed',
-      timeoutMs: 5000,
-    });
+    expect(await connectionId()).not.toBe(pid);
+    await waitClosed(pid, 'the failed connection to be closed');
   });
 
   it('cancels a pooled statement on the server and never reuses its connection', async () => {
-    const pid = await backendPid();
+    const pid = await connectionId();
     const marker = `m${randomUUID().replace(/-/g, '')}`;
     await expectAbortStopsStatement(
       (signal) =>
@@ -109,11 +99,8 @@ describe('postgres connection pool', () => {
         }),
       () => sandbox.sessionShows(marker),
     );
-    await waitFor(async () => !(await backendAlive(pid)), {
-      what: 'the cancelled connection to be closed',
-      timeoutMs: 5000,
-    });
-    expect(await backendPid()).not.toBe(pid);
+    await waitClosed(pid, 'the cancelled connection to be closed');
+    expect(await connectionId()).not.toBe(pid);
   });
 
   it('opens at most `max` connections: a further caller waits for one to come back', async () => {
@@ -142,25 +129,22 @@ describe('postgres connection pool', () => {
 
   it('closes a pool left idle', async () => {
     await reopen(200);
-    const pid = await backendPid();
-    await waitFor(async () => !(await backendAlive(pid)), {
-      what: 'the idle connection to be closed',
-      timeoutMs: 5000,
-    });
+    const pid = await connectionId();
+    await waitClosed(pid, 'the idle connection to be closed');
     await waitFor(() => Promise.resolve(pools().size === 0), { what: 'the idle pool to be dropped', timeoutMs: 5000 });
   });
 
   it('closes every connection on closeAll', async () => {
-    const pid = await backendPid();
+    const pid = await connectionId();
     await pools().closeAll();
-    await waitFor(async () => !(await backendAlive(pid)), { what: 'the connection to be closed', timeoutMs: 5000 });
-    await expect(backendPid()).rejects.toThrow('closed');
+    await waitClosed(pid, 'the connection to be closed');
+    await expect(connectionId()).rejects.toThrow('closed');
   });
 
   it('still applies the network policy to the connections it opens', async () => {
     const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
     try {
-      await expect(backendPid({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
+      await expect(connectionId({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
     } finally {
       restore();
     }

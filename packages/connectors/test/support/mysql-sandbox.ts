@@ -14,6 +14,8 @@ export interface MysqlSandbox {
   admin: mysql.Connection;
   /** Whether a connection other than the admin's runs a statement that contains `text`: the server still runs ours. */
   threadRuns: (text: string) => Promise<boolean>;
+  /** Whether the server still has connection (thread) `id`. */
+  connectionAlive: (id: number) => Promise<boolean>;
   drop(): Promise<void>;
 }
 
@@ -49,6 +51,10 @@ export async function createMysqlSandbox(): Promise<MysqlSandbox> {
         [text],
       );
       // COUNT(*) is a BIGINT, which the admin connection answers as a string.
+      return Number((rows as { n: string }[])[0]!.n) > 0;
+    },
+    connectionAlive: async (id) => {
+      const [rows] = await admin.query('select count(*) as n from information_schema.processlist where id = ?', [id]);
       return Number((rows as { n: string }[])[0]!.n) > 0;
     },
     async drop() {

@@ -17,6 +17,8 @@ export interface PgSandbox {
    * shown while the connection is open) contains `text`: whether the server still runs, or a client still holds, ours.
    */
   sessionShows: (text: string, opts?: { active?: boolean }) => Promise<boolean>;
+  /** Whether the server still has the connection of backend `pid`. */
+  connectionAlive: (pid: number) => Promise<boolean>;
   drop(): Promise<void>;
 }
 
@@ -48,6 +50,13 @@ export async function createPgSandbox(): Promise<PgSandbox> {
         `select count(*)::int as n from pg_stat_activity
          where query like '%' || $1 || '%' and pid <> pg_backend_pid() and ($2::boolean is false or state = 'active')`,
         [text, active],
+      );
+      return rows[0]!.n > 0;
+    },
+    connectionAlive: async (pid) => {
+      const { rows } = await admin.query<{ n: number }>(
+        'select count(*)::int as n from pg_stat_activity where pid = $1',
+        [pid],
       );
       return rows[0]!.n > 0;
     },

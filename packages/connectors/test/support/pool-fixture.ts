@@ -1,4 +1,8 @@
-/** The pool tests' set-up: fresh connector pools for each test, closed after it, and a first-row read through them. */
+/**
+ * The pool tests' set-up: fresh connector pools for each test, closed after it; a first-row read through them, and
+ * which server connection served it.
+ */
+import { waitFor } from '@conduit/testing';
 import { ConnectorPools, type ConnectorDriver, type PoolScope } from '../../src/index.js';
 
 export interface PoolReadOptions {
@@ -16,6 +20,15 @@ export interface PoolFixture {
   scope: (connectorId?: string) => PoolScope;
   /** The first row of a pooled read (tenant t1, connector c1 and the sandbox's config unless told). */
   readOne: (query: string, opts?: PoolReadOptions) => Promise<Record<string, unknown>>;
+  /** The server's id of the connection a pooled read ran on. */
+  connectionId: (opts?: PoolReadOptions) => Promise<number>;
+  /** Waits until the server no longer has connection `id` (`what` says which, for the timeout's message). */
+  waitClosed: (id: number, what: string) => Promise<void>;
+}
+
+export interface PooledServer {
+  config: Record<string, unknown>;
+  connectionAlive: (id: number) => Promise<boolean>;
 }
 
 /** At most 2 connections per pool (so a third caller waits), none closed for idleness within a test. */
@@ -23,7 +36,9 @@ const newPools = (idleMs = 60_000) => new ConnectorPools({ max: 2, idleMs });
 
 export function usePools(
   driver: Required<Pick<ConnectorDriver, 'read'>>,
-  sandbox: { config: Record<string, unknown> },
+  sandbox: PooledServer,
+  /** A query answering `id`, the server's id of the connection it runs on. */
+  connectionIdQuery: string,
 ): PoolFixture {
   let pools: ConnectorPools;
   beforeEach(() => {
@@ -33,6 +48,16 @@ export function usePools(
     await pools.closeAll();
   });
   const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
+  const readOne: PoolFixture['readOne'] = async (query, opts = {}) => {
+    const rows: Record<string, unknown>[] = [];
+    for await (const batch of driver.read(opts.config ?? sandbox.config, {
+      query,
+      tenantId: opts.tenantId ?? 't1',
+      pool: opts.pool ?? scope(),
+    }))
+      rows.push(...batch);
+    return rows[0] ?? {};
+  };
   return {
     pools: () => pools,
     reopen: async (idleMs) => {
@@ -40,15 +65,8 @@ export function usePools(
       pools = newPools(idleMs);
     },
     scope,
-    readOne: async (query, opts = {}) => {
-      const rows: Record<string, unknown>[] = [];
-      for await (const batch of driver.read(opts.config ?? sandbox.config, {
-        query,
-        tenantId: opts.tenantId ?? 't1',
-        pool: opts.pool ?? scope(),
-      }))
-        rows.push(...batch);
-      return rows[0] ?? {};
-    },
+    readOne,
+    connectionId: async (opts) => Number((await readOne(connectionIdQuery, opts))['id']),
+    waitClosed: (id, what) => waitFor(async () => !(await sandbox.connectionAlive(id)), { what, timeoutMs: 5000 }),
   };
 }
