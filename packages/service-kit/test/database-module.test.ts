@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type pg from 'pg';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { StartupError, createServiceDataSource, migrate, serviceDatabaseModule } from '../src/index.js';
 import type { ServiceClass, ServiceDatabase } from '../src/index.js';
-import { DATABASE_URL, connectPostgres } from './servers.js';
+import { DATABASE_URL } from './servers.js';
+import { useSchemaSandbox } from './support/schema-sandbox.js';
 
 /** A migration as a service writes it: its table qualified with the service's schema. */
 function notesMigration(schema: string, fail = false): ServiceClass {
@@ -30,34 +29,17 @@ class HostModule {
 }
 
 describe('serviceDatabaseModule (TypeOrmModule) on the real PostgreSQL', () => {
-  let admin: pg.Client;
-  const schemas: string[] = [];
-  const apps: INestApplicationContext[] = [];
-
-  function freshSchema(): string {
-    const schema = `kit_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-    schemas.push(schema);
-    return schema;
-  }
+  const sandbox = useSchemaSandbox();
+  const { freshSchema } = sandbox;
 
   async function start(database: ServiceDatabase): Promise<INestApplicationContext> {
     const app = await NestFactory.createApplicationContext(HostModule.with(database), {
       logger: false,
       abortOnError: false,
     });
-    apps.push(app);
+    sandbox.closeFirst(() => app.close());
     return app;
   }
-
-  beforeAll(async () => {
-    admin = await connectPostgres();
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
 
   it('opens and migrates the service schema as the app starts, and closes the pool with the app', async () => {
     const schema = freshSchema();
@@ -65,7 +47,7 @@ describe('serviceDatabaseModule (TypeOrmModule) on the real PostgreSQL', () => {
     const ds = app.get(DataSource);
     expect(ds.isInitialized).toBe(true);
     expect(ds.options).toMatchObject({ schema, synchronize: false, migrationsRun: false });
-    const { rows } = await admin.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+    const { rows } = await sandbox.admin.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
       `${schema}.notes`,
     ]);
     expect(rows[0]?.found).toBe(`${schema}.notes`);

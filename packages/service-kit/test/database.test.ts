@@ -1,16 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import {
-  Column,
-  Entity,
-  PrimaryGeneratedColumn,
-  type DataSource,
-  type MigrationInterface,
-  type QueryRunner,
-} from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
 import type { Logger } from 'pino';
 import { createLogger, createServiceDataSource, migrate, type ServiceClass } from '../src/index.js';
-import { DATABASE_URL, connectPostgres } from './servers.js';
+import { DATABASE_URL } from './servers.js';
+import { useSchemaSandbox } from './support/schema-sandbox.js';
 
 @Entity({ name: 'widgets' })
 class Widget {
@@ -53,15 +45,8 @@ function widgetMigrations(schema: string): ServiceClass[] {
 const MIGRATION_NAMES = ['CreateWidgets1700000000001', 'AddWidgetColour1700000000002'];
 
 describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
-  let admin: pg.Client;
-  const schemas: string[] = [];
-  const dataSources: DataSource[] = [];
-
-  function freshSchema(): string {
-    const schema = `kit_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-    schemas.push(schema);
-    return schema;
-  }
+  const sandbox = useSchemaSandbox();
+  const { freshSchema } = sandbox;
 
   function dataSource(
     schema: string,
@@ -75,24 +60,18 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
       migrations: extra.migrations ?? widgetMigrations(schema),
       poolSize: extra.poolSize,
     });
-    dataSources.push(ds);
+    sandbox.closeFirst(async () => {
+      if (ds.isInitialized) await ds.destroy();
+    });
     return ds;
   }
 
   async function tableExists(qualified: string): Promise<boolean> {
-    const { rows } = await admin.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [qualified]);
+    const { rows } = await sandbox.admin.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+      qualified,
+    ]);
     return rows[0]?.found != null;
   }
-
-  beforeAll(async () => {
-    admin = await connectPostgres();
-  });
-
-  afterAll(async () => {
-    for (const ds of dataSources) if (ds.isInitialized) await ds.destroy();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
 
   it('is migrations-only and keeps its migrations table in its own schema', () => {
     const ds = dataSource(freshSchema(), { poolSize: 3 });
@@ -118,11 +97,13 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
     expect(await migrate(ds)).toEqual(MIGRATION_NAMES);
     expect(await migrate(ds)).toEqual([]);
 
-    const { rows } = await admin.query<{ name: string }>(`SELECT name FROM "${schema}"."migrations" ORDER BY id`);
+    const { rows } = await sandbox.admin.query<{ name: string }>(
+      `SELECT name FROM "${schema}"."migrations" ORDER BY id`,
+    );
     expect(rows.map((row) => row.name)).toEqual(MIGRATION_NAMES);
 
     const saved = await ds.getRepository(Widget).save({ name: 'sprocket', colour: 'red' });
-    const { rows: stored } = await admin.query(`SELECT name, colour FROM "${schema}"."widgets" WHERE id = $1`, [
+    const { rows: stored } = await sandbox.admin.query(`SELECT name, colour FROM "${schema}"."widgets" WHERE id = $1`, [
       saved.id,
     ]);
     expect(stored).toEqual([{ name: 'sprocket', colour: 'red' }]);
@@ -162,7 +143,9 @@ describe('createServiceDataSource + migrate on the real PostgreSQL', () => {
 
     expect(results.map((names) => names.length).sort()).toEqual([0, 2]);
     expect(results.flat()).toEqual(MIGRATION_NAMES);
-    const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}"."migrations"`);
+    const { rows } = await sandbox.admin.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${schema}"."migrations"`,
+    );
     expect(rows[0]?.n).toBe(2);
   });
 
