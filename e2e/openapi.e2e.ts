@@ -153,6 +153,12 @@ describe('the OpenAPI document', () => {
       200,
     );
     expectDocumented(
+      await call(target.stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/dag`),
+      '/v2/jobs/{job_id}/runs/{run_id}/dag',
+      'get',
+      200,
+    );
+    expectDocumented(
       await call<Page<RunLogLine>>(target.stack, 'GET', `/v2/jobs/${job.body.id}/runs/${run.id}/logs`),
       '/v2/jobs/{job_id}/runs/{run_id}/logs',
       'get',
