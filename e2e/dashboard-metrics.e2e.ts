@@ -6,11 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { startStack, type Stack } from '@conduit/testing';
-import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
+import { createPipelineAndJob, triggerRun, waitFor, waitForRunEnd } from './support/helpers.js';
 import { parsePrometheusText } from './support/prometheus-text.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 
 const DASHBOARD = resolve(fileURLToPath(new URL('.', import.meta.url)), '../deploy/grafana/conduit-dashboard.json');
 
@@ -135,32 +133,17 @@ describe('the Grafana dashboard', () => {
 });
 
 describe("a running stack exports every metric the dashboard's queries name", () => {
-  let stack: Stack;
-  let targetDb: TargetDatabase;
-
-  beforeAll(async () => {
-    targetDb = await createTargetDatabase();
-    const db = new pg.Client({ connectionString: targetDb.url });
-    await db.connect();
-    try {
+  const target = useTargetStack({
+    prepare: async (db) => {
       await db.query('create table orders (id integer primary key, amount numeric(10,2) not null)');
       await db.query('insert into orders select i, i * 1.5 from generate_series(1, 500) as i');
       await db.query('create table orders_copy (id integer, amount numeric(10,2))');
-    } finally {
-      await db.end();
-    }
-    stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  }, 90_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-    await targetDb?.drop();
+    },
+    timeoutMs: 90_000,
   });
 
   it('after a run that succeeds and one that fails', async () => {
-    const connectorId = (
-      await create(stack, '/v2/connectors', { name: uniqueName('pg'), type: 'postgres', config: targetDb.config() })
-    ).id;
+    const { stack, connectorId } = target;
     const sink = {
       id: 'load',
       type: 'sink',

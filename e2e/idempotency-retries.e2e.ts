@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { type Stack, startStack } from '@conduit/testing';
 import { type ApiResponse, call, expectProblem } from './support/client.js';
 import { mintToken, uniqueName, waitFor } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Issue 16: a create retried with its Idempotency-Key after a 503 gets the one resource the key made. The catalog is
 // held past the gateway's timeout by a row lock this test takes on the resource's unique name: the catalog's insert
@@ -11,25 +10,20 @@ import { createTargetDatabase, type TargetDatabase } from './support/target-data
 const RPC_TIMEOUT_MS = 1_000;
 const HOLD_AFTER_503_MS = 1_000;
 
-let stack: Stack;
-let target: TargetDatabase;
+/** The platform's own database, where the catalog keeps what the key made. */
 let db: pg.Client;
-
-beforeAll(async () => {
-  target = await createTargetDatabase();
-  stack = await startStack({
-    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
-    RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
-    IDEMPOTENCY_HOLD_AFTER_503_MS: String(HOLD_AFTER_503_MS),
-  });
-  db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
-}, 120_000);
-
+// Declared before the stack's hooks, so it runs before the stack stops (and its database goes).
 afterAll(async () => {
   await db?.end();
-  await stack?.stop();
-  await target?.drop();
+});
+
+const target = useTargetStack({
+  env: { RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), IDEMPOTENCY_HOLD_AFTER_503_MS: String(HOLD_AFTER_503_MS) },
+});
+
+beforeAll(async () => {
+  db = new pg.Client({ connectionString: target.stack.databaseUrl });
+  await db.connect();
 });
 
 /** A transaction holding a row with this name in the catalog's table, so the catalog's own insert of it waits. */
@@ -38,7 +32,7 @@ async function holdName(
   tenantId: string,
   name: string,
 ): Promise<{ release(): Promise<void> }> {
-  const holder = new pg.Client({ connectionString: stack.databaseUrl });
+  const holder = new pg.Client({ connectionString: target.stack.databaseUrl });
   await holder.connect();
   await holder.query('begin');
   if (table === 'projects') {
@@ -62,19 +56,23 @@ async function holdName(
 
 const cases = {
   projects: (name: string) => ({ name }),
-  connectors: (name: string) => ({ name, type: 'postgres', config: target.config({ password: 'idem-secret-123' }) }),
+  connectors: (name: string) => ({
+    name,
+    type: 'postgres',
+    config: target.targetDb.config({ password: 'idem-secret-123' }),
+  }),
 };
 
 describe.each(Object.entries(cases))('POST /v2/%s retried with its Idempotency-Key after a 503', (table, bodyOf) => {
   it('answers 409 in progress meanwhile, then the one resource the key made, and replays it', async () => {
     const tenantId = `tnt_${randomUUID().replace(/-/g, '')}`;
-    const bearer = await mintToken(stack, { tenant_id: tenantId });
+    const bearer = await mintToken(target.stack, { tenant_id: tenantId });
     const name = uniqueName(`idem-${table}`);
     const body = bodyOf(name);
     const key = `retry-${randomUUID()}`;
     // A project or a connector: the test reads only what both have.
     const send = (): Promise<ApiResponse<{ id: string; name: string }>> =>
-      call(stack, 'POST', `/v2/${table}`, { bearer, body, headers: { 'idempotency-key': key } });
+      call(target.stack, 'POST', `/v2/${table}`, { bearer, body, headers: { 'idempotency-key': key } });
 
     const held = await holdName(table as 'projects' | 'connectors', tenantId, name);
     let first: ApiResponse;

@@ -1,40 +1,36 @@
-import pg from 'pg';
-import { startStack, type Stack } from '@conduit/testing';
-import { copyDag, create, createPipelineAndJob, triggerRun, waitFor, waitForRunEnd } from './support/helpers.js';
-import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+import { copyDag, createPipelineAndJob, triggerRun, waitFor, waitForRunEnd } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 import { call } from './support/client.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
 
 // Tracing (operations.md, Tracing): every service its own process exporting OTLP/HTTP JSON to a receiver of this
 // test's own; one triggered run must be one connected trace, from the gateway's request to the executor's nodes.
 let receiver: OtlpReceiver;
-let stack: Stack;
-let targetDb: TargetDatabase;
 
 const SERVER = 2;
 const CLIENT = 3;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  targetDb = await createTargetDatabase();
-  const db = new pg.Client({ connectionString: targetDb.url });
-  await db.connect();
-  await db.query('CREATE TABLE orders (id int PRIMARY KEY, amount numeric)');
-  await db.query('INSERT INTO orders SELECT g, g * 1.5 FROM generate_series(1, 25) g');
-  await db.query('CREATE TABLE orders_copy (id int PRIMARY KEY, amount numeric)');
-  await db.end();
-  stack = await startStack({
-    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    // Spans reach the receiver within 100 ms instead of the default 5 s.
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-  });
-}, 60_000);
+});
+
+const target = useTargetStack({
+  env: () =>
+    Promise.resolve({
+      RATE_LIMIT_PER_MINUTE: '100000',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      // Spans reach the receiver within 100 ms instead of the default 5 s.
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    }),
+  prepare: async (db) => {
+    await db.query('CREATE TABLE orders (id int PRIMARY KEY, amount numeric)');
+    await db.query('INSERT INTO orders SELECT g, g * 1.5 FROM generate_series(1, 25) g');
+    await db.query('CREATE TABLE orders_copy (id int PRIMARY KEY, amount numeric)');
+  },
+  timeoutMs: 60_000,
+});
 
 afterAll(async () => {
-  await stack?.stop();
-  await targetDb?.drop();
   await receiver?.close();
 });
 
@@ -54,14 +50,9 @@ async function connectedTrace(traceId: string, expected: (spans: ReceivedSpan[])
 
 describe('tracing', () => {
   it('makes one run one trace: gateway request, RPC, scheduler, executor run and nodes, pg and Redis calls', async () => {
-    const connector = await create(stack, '/v2/connectors', {
-      name: 'orders',
-      type: 'postgres',
-      config: targetDb.config(),
-    });
-    const { jobId } = await createPipelineAndJob(stack, copyDag(connector.id));
-    const queued = await triggerRun(stack, jobId);
-    const run = await waitForRunEnd(stack, jobId, queued.id);
+    const { jobId } = await createPipelineAndJob(target.stack, copyDag(target.connectorId));
+    const queued = await triggerRun(target.stack, jobId);
+    const run = await waitForRunEnd(target.stack, jobId, queued.id);
     expect({ status: run.status, error: run.error }).toEqual({ status: 'succeeded', error: null });
 
     let runSpan: ReceivedSpan | undefined;
@@ -138,7 +129,7 @@ describe('tracing', () => {
 
   it('starts a new trace at the gateway whatever traceparent the client sends', async () => {
     const clientTraceId = 'c0ffee00c0ffee00c0ffee00c0ffee00';
-    const res = await call(stack, 'GET', '/v2/projects?limit=1', {
+    const res = await call(target.stack, 'GET', '/v2/projects?limit=1', {
       headers: { traceparent: `00-${clientTraceId}-00f067aa0ba902b7-01`, tracestate: 'evil=1' },
     });
     expect(res.status).toBe(200);
