@@ -2,10 +2,9 @@ import { connect, createServer, type Socket } from 'node:net';
 import type { ServiceProcess } from '@conduit/testing';
 import { call } from './support/client.js';
 import {
-  create,
+  createConnector,
   createPipelineAndJob,
   triggerRun,
-  uniqueName,
   waitFor,
   waitForRun,
   waitForRunEnd,
@@ -51,40 +50,44 @@ const liveExecutors = () =>
     (p) => p.name === 'executor' && p.child.exitCode === null && p.child.signalCode === null,
   );
 
+/** Starts a run that sleeps `seconds` on the stack's only executor; answers that executor and the running run. */
+async function sleepyRunOnTheExecutor(
+  seconds: number,
+): Promise<{ executor: ServiceProcess; jobId: string; runId: string }> {
+  const [executor] = liveExecutors();
+  expect(liveExecutors()).toHaveLength(1);
+  const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(seconds));
+  const queued = await triggerRun(target.stack, jobId);
+  await waitForRun(target.stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
+  return { executor: executor!, jobId, runId: queued.id };
+}
+
 describe('executor', () => {
   it('SIGTERM mid-run with a drain grace long enough: the run finishes on that executor, then it exits 0', async () => {
-    const [first] = liveExecutors();
-    expect(liveExecutors()).toHaveLength(1);
-    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(3));
-    const queued = await triggerRun(target.stack, jobId);
-    await waitForRun(target.stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
+    const { executor: first, jobId, runId } = await sleepyRunOnTheExecutor(3);
     // A second executor runs meanwhile: the run must not need it, and the stack keeps an executor afterwards.
     // Its own drain grace is short, for the next test.
     await target.stack.startService('executor', { EXECUTOR_SHUTDOWN_GRACE_MS: '300' });
 
-    const exit = exited(first!);
-    sigterm(first!);
+    const exit = exited(first);
+    sigterm(first);
     const { code, at } = await exit;
     expect(code).toBe(0);
-    const run = await waitForRunEnd(target.stack, jobId, queued.id, 30_000);
+    const run = await waitForRunEnd(target.stack, jobId, runId, 30_000);
     expect(run).toMatchObject({ status: 'succeeded', attempt: 1 });
     // It finished before the process went away, not after another executor took it again.
     expect(Date.parse(run.finished_at!)).toBeLessThanOrEqual(at);
   }, 90_000);
 
   it('SIGTERM mid-run past the drain grace: the run is handed back and the other executor finishes it', async () => {
-    const [draining] = liveExecutors();
-    expect(liveExecutors()).toHaveLength(1);
-    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(6));
-    const queued = await triggerRun(target.stack, jobId);
-    await waitForRun(target.stack, jobId, queued.id, (r) => r.status === 'running', 30_000);
+    const { executor: draining, jobId, runId } = await sleepyRunOnTheExecutor(6);
     await target.stack.startService('executor');
 
-    const exit = exited(draining!);
-    sigterm(draining!);
+    const exit = exited(draining);
+    sigterm(draining);
     // The grace (300 ms) is far shorter than the run: the executor hands the run back and exits cleanly.
     expect((await exit).code).toBe(0);
-    const run = await waitForRunEnd(target.stack, jobId, queued.id, 60_000);
+    const run = await waitForRunEnd(target.stack, jobId, runId, 60_000);
     expect(run).toMatchObject({ status: 'succeeded', attempt: 2, error: null });
     expect(run.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded']);
   }, 120_000);
@@ -137,15 +140,16 @@ describe('gateway', () => {
     const proxy = await slowPostgresProxy(2000);
     try {
       const gateway = target.stack.processes.find((p) => p.name === 'gateway')!;
-      const slow = await create(target.stack, '/v2/connectors', {
-        name: uniqueName('slow-pg'),
-        type: 'postgres',
-        config: target.targetDb.config({ port: proxy.port }),
-      });
+      const slow = await createConnector(
+        target.stack,
+        'postgres',
+        target.targetDb.config({ port: proxy.port }),
+        'slow-pg',
+      );
       const IN_FLIGHT = 4;
       const answers = Promise.all(
         Array.from({ length: IN_FLIGHT }, () =>
-          call<ConnectionTestResult>(target.stack, 'POST', `/v2/connectors/${slow.id}/test`),
+          call<ConnectionTestResult>(target.stack, 'POST', `/v2/connectors/${slow}/test`),
         ),
       );
       // Every request has reached the catalog (through the gateway) and is waiting on the slow target.
