@@ -4,14 +4,14 @@
  * machine (CONDUIT_ENV=development) still starts with the compose file's old fallback key.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Redis } from 'ioredis';
 import { stopProcess } from '@conduit/testing';
 import { closedPort, freePort, waitFor } from './support/helpers.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -135,20 +135,16 @@ describe('a service that cannot start says why in one line and exits 1', () => {
 });
 
 describe('local development (CONDUIT_ENV=development)', () => {
-  const database = `conduit_e2e_startup_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  const prefix = `e2e-${database}:`;
-  beforeAll(() => admin(`CREATE DATABASE ${database}`));
+  // The catalog's own database, and its own prefix of Redis keys.
+  let database: TargetDatabase;
+  let prefix: string;
+  beforeAll(async () => {
+    database = await createTargetDatabase();
+    prefix = `e2e-${database.name}:`;
+  });
   afterAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await database?.drop();
+    if (!prefix) return;
     const redis = new Redis(REDIS_URL);
     try {
       const keys = await redis.keys(`${prefix}*`);
@@ -160,7 +156,7 @@ describe('local development (CONDUIT_ENV=development)', () => {
 
   it("starts with the compose file's old fallback key, which production refuses", async () => {
     const env = {
-      DATABASE_URL: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${database}`),
+      DATABASE_URL: database.url,
       REDIS_URL,
       REDIS_PREFIX: prefix,
       SECRETS_KEY: COMPOSE_FALLBACK_KEY,
