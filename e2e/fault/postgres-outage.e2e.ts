@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
 import { mintToken, uniqueName, waitFor } from '../support/helpers.js';
 import type { OwnPostgres } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
+import { countProjectsNamed } from '../support/platform-database.js';
 import { type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
 import type { Page, Project, Run } from '@conduit/contracts';
 
@@ -118,18 +118,12 @@ it('answers 2xx or 503 with Retry-After naming the database, recovers alone with
   expect(refused.length).toBeGreaterThan(0);
   for (const a of created)
     expect((await call<Project>(stack, 'GET', `/v2/projects/${a.id}`, { bearer })).status).toBe(200);
-  const catalogDb = new pg.Client({ connectionString: stack.databaseUrl });
-  await catalogDb.connect();
-  try {
-    const names = refused.map((a) => String(a.body?.name));
-    const { rows } = await catalogDb.query<{ n: string }>(
-      'select count(*) as n from catalog.projects where name = any($1)',
-      [names],
-    );
-    expect(Number(rows[0]!.n)).toBe(0);
-  } finally {
-    await catalogDb.end();
-  }
+  expect(
+    await countProjectsNamed(
+      stack,
+      refused.map((a) => String(a.body?.name)),
+    ),
+  ).toBe(0);
   // Every accepted trigger is a run the API knows.
   for (const a of answers.filter((x) => x.kind === 'trigger' && x.status === 202)) {
     expect((await call<Run>(stack, 'GET', `/v2/jobs/${jobId}/runs/${a.id}`)).status).toBe(200);

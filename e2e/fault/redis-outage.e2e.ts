@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { Stack } from '@conduit/testing';
 import { call } from '../support/client.js';
 import { uniqueName, waitFor, waitForRunEnd } from '../support/helpers.js';
 import type { OwnRedis } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
+import { countProjectsNamed } from '../support/platform-database.js';
 import {
   type Answer,
   type Load,
@@ -101,17 +101,7 @@ async function expectNothingHalfWritten(answers: Answer[], killedAt: number): Pr
     .filter((a) => a.at > killedAt && a.status === 503 && a.dependency === 'redis')
     .map((a) => String(a.body?.name));
   expect(notSent.length).toBeGreaterThan(0);
-  const catalogDb = new pg.Client({ connectionString: stack.databaseUrl });
-  await catalogDb.connect();
-  try {
-    const { rows } = await catalogDb.query<{ n: string }>(
-      'select count(*) as n from catalog.projects where name = any($1)',
-      [notSent],
-    );
-    expect(Number(rows[0]!.n)).toBe(0);
-  } finally {
-    await catalogDb.end();
-  }
+  expect(await countProjectsNamed(stack, notSent)).toBe(0);
 }
 
 /** Every trigger answered 202 before, during or after the outage ends its run, and none as lost. */
