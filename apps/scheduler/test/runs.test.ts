@@ -35,10 +35,14 @@ async function newJob(tenant: string, extra: Record<string, unknown> = {}): Prom
   });
 }
 
+/** A report as the tests write it, without what `report` fills in; per kind, so each keeps its own fields. */
+type ReportInput<R = RunReport> = R extends RunReport
+  ? Omit<R, 'event_id' | 'at' | 'epoch'> & { event_id?: string; epoch?: number }
+  : never;
+type Finished = Extract<RunReport, { type: 'run.finished' }>;
+
 let reportSeq = 0;
-async function report(
-  r: Omit<RunReport, 'event_id' | 'at' | 'epoch'> & { event_id?: string; epoch?: number },
-): Promise<string> {
+async function report(r: ReportInput): Promise<string> {
   const event_id = r.event_id ?? newId('event');
   // Epoch 0: these runs were never claimed (the claim is tested in claims.test.ts).
   await reportsQueue.add(
@@ -47,6 +51,15 @@ async function report(
     { jobId: `${event_id}-${reportSeq}` },
   );
   return event_id;
+}
+
+/** The executor's report that the run's attempt succeeded, with its row counts and final nodes. */
+function reportSucceeded(
+  base: { run_id: string; tenant_id: string; attempt: number; epoch?: number },
+  stats: Finished['stats'],
+  nodes: Finished['nodes'],
+): Promise<string> {
+  return report({ ...base, type: 'run.finished', status: 'succeeded', error: null, stats, nodes });
 }
 
 async function eventsOf(queue: Queue, runId: string): Promise<string[]> {
@@ -229,14 +242,7 @@ describe('the run state machine, fed by executor reports', () => {
       output: null,
       error: null,
     });
-    await report({
-      ...base,
-      type: 'run.finished',
-      status: 'succeeded',
-      error: null,
-      stats: { rows_read: 10, rows_written: 10 },
-      nodes: [done('orders'), done('to_dw')],
-    });
+    await reportSucceeded(base, { rows_read: 10, rows_written: 10 }, [done('orders'), done('to_dw')]);
     const finished = await runInStatus(caller, t, run, 'succeeded');
     expect(finished.stats).toEqual({ rows_read: 10, rows_written: 10 });
     expect(finished.duration_ms).toBeGreaterThanOrEqual(0);
@@ -310,14 +316,7 @@ describe('the run state machine, fed by executor reports', () => {
       Array.from({ length: 40 }, (_, i) => [`n${i}`, 'succeeded', i]),
     );
 
-    await report({
-      ...base,
-      type: 'run.finished',
-      status: 'succeeded',
-      error: null,
-      stats: { rows_read: 1, rows_written: 0 },
-      nodes: settled.nodes,
-    });
+    await reportSucceeded(base, { rows_read: 1, rows_written: 0 }, settled.nodes);
     await waitFor(async () => (await getRun(caller, t, run)).status === 'succeeded', { what: 'succeeded' });
     await waitFor(async () => (await eventsOf(monitoringQueue, run.id)).length >= 3, { what: 'events published' });
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
@@ -384,14 +383,10 @@ describe('the run state machine, fed by executor reports', () => {
       { name: 'id', type: 'INTEGER' },
       { name: 'amount', type: 'DECIMAL(12,2)' },
     ];
-    await report({
-      ...base,
-      type: 'run.finished',
-      status: 'succeeded',
-      error: null,
-      stats: { rows_read: 2, rows_written: 2 },
-      nodes: [node('orders', 'succeeded', {}), node('to_dw', 'succeeded', { columns: wrote })],
-    });
+    await reportSucceeded(base, { rows_read: 2, rows_written: 2 }, [
+      node('orders', 'succeeded', {}),
+      node('to_dw', 'succeeded', { columns: wrote }),
+    ]);
     const finished = await runInStatus(caller, t, run, 'succeeded');
     expect(finished.nodes.map((n) => [n.id, n.columns])).toEqual([
       ['orders', columns],
