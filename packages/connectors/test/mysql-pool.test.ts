@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { useMysqlSandbox } from './support/mysql-sandbox.js';
-import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
 import { usePools } from './support/pool-fixture.js';
+import { describePoolLifecycle } from './support/pool-lifecycle.js';
 import { expectAbortStopsStatement } from './support/statement-abort.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -11,11 +12,8 @@ allowPrivateNetworks();
 
 const driver = getDriver('mysql') as Required<ConnectorDriver>;
 const sandbox = useMysqlSandbox();
-const { pools, reopen, scope, readOne, connectionId, waitClosed } = usePools(
-  driver,
-  sandbox,
-  'select connection_id() as id',
-);
+const fixture = usePools(driver, sandbox);
+const { scope, readOne, connectionId, waitClosed } = fixture;
 
 describe('mysql connection pool', () => {
   it('reuses one connection across calls, reset in between: variables and temporary tables never reach the next', async () => {
@@ -66,14 +64,6 @@ describe('mysql connection pool', () => {
     }
   });
 
-  it('keeps tenants and config versions apart', async () => {
-    const mine = await connectionId();
-    expect(await connectionId({ tenantId: 't2' })).not.toBe(mine);
-    const changed = await connectionId({ config: { ...sandbox.config, connect_timeout_ms: 4321 } });
-    expect(changed).not.toBe(mine);
-    await waitClosed(mine, 'the old version to be disconnected');
-  });
-
   it('kills a pooled query on the server on abort and never reuses its connection', async () => {
     const id = await connectionId();
     const marker = `m${randomUUID().replace(/-/g, '')}`;
@@ -92,21 +82,5 @@ describe('mysql connection pool', () => {
     expect(new Set(ids).size).toBe(2);
   });
 
-  it('closes a pool left idle, and every pool on closeAll', async () => {
-    await reopen(200);
-    const idle = await connectionId();
-    await waitClosed(idle, 'the idle connection to be closed');
-    const open = await connectionId();
-    await pools().closeAll();
-    await waitClosed(open, 'closeAll to close the connection');
-  });
-
-  it('still applies the network policy to the connections it opens', async () => {
-    const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
-    try {
-      await expect(connectionId({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
-    } finally {
-      restore();
-    }
-  });
+  describePoolLifecycle(sandbox, fixture);
 });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
-import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
-import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
+import { allowPrivateNetworks } from './support/network-policy.js';
 import { usePools } from './support/pool-fixture.js';
+import { describePoolLifecycle } from './support/pool-lifecycle.js';
 import { expectAbortStopsStatement } from './support/statement-abort.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
@@ -12,11 +12,8 @@ allowPrivateNetworks();
 
 const driver = getDriver('postgres') as Required<ConnectorDriver>;
 const sandbox = usePgSandbox();
-const { pools, reopen, scope, readOne, connectionId, waitClosed } = usePools(
-  driver,
-  sandbox,
-  'select pg_backend_pid() as id',
-);
+const fixture = usePools(driver, sandbox);
+const { pools, scope, readOne, connectionId, waitClosed } = fixture;
 
 describe('postgres connection pool', () => {
   it('reuses one connection across calls (statements, reads) of a connector', async () => {
@@ -60,22 +57,6 @@ describe('postgres connection pool', () => {
     } finally {
       await sandbox.admin.query(`drop schema ${escapeIdentifier(odd)}`);
     }
-  });
-
-  it('keeps tenants apart: the same connector id of another tenant has its own connections', async () => {
-    const mine = await connectionId({ tenantId: 't1' });
-    const theirs = await connectionId({ tenantId: 't2' });
-    expect(theirs).not.toBe(mine);
-    expect(pools().size).toBe(2);
-  });
-
-  it('closes the pool of a connector whose config changed and opens a new one', async () => {
-    const old = await connectionId();
-    const changed = { ...sandbox.config, connect_timeout_ms: 4321 };
-    const fresh = await connectionId({ config: changed });
-    expect(fresh).not.toBe(old);
-    expect(pools().size).toBe(1);
-    await waitClosed(old, 'the old version to be disconnected');
   });
 
   it('closes a connection left in a failed transaction instead of reusing it', async () => {
@@ -127,26 +108,5 @@ describe('postgres connection pool', () => {
     await Promise.all(busy);
   });
 
-  it('closes a pool left idle', async () => {
-    await reopen(200);
-    const pid = await connectionId();
-    await waitClosed(pid, 'the idle connection to be closed');
-    await waitFor(() => Promise.resolve(pools().size === 0), { what: 'the idle pool to be dropped', timeoutMs: 5000 });
-  });
-
-  it('closes every connection on closeAll', async () => {
-    const pid = await connectionId();
-    await pools().closeAll();
-    await waitClosed(pid, 'the connection to be closed');
-    await expect(connectionId()).rejects.toThrow('closed');
-  });
-
-  it('still applies the network policy to the connections it opens', async () => {
-    const restore = setEnv({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: undefined });
-    try {
-      await expect(connectionId({ pool: scope('refused') })).rejects.toMatchObject({ errorClass: 'config_error' });
-    } finally {
-      restore();
-    }
-  });
+  describePoolLifecycle(sandbox, fixture);
 });

@@ -14,6 +14,8 @@ export interface MysqlSandbox {
   admin: mysql.Connection;
   /** Whether a connection other than the admin's runs a statement that contains `text`: the server still runs ours. */
   threadRuns: (text: string) => Promise<boolean>;
+  /** A query answering `id`: the thread id of the connection it runs on, as connectionAlive takes it. */
+  connectionIdSql: string;
   /** Whether the server still has connection (thread) `id`. */
   connectionAlive: (id: number) => Promise<boolean>;
   drop(): Promise<void>;
@@ -53,6 +55,7 @@ export async function createMysqlSandbox(): Promise<MysqlSandbox> {
       // COUNT(*) is a BIGINT, which the admin connection answers as a string.
       return Number((rows as { n: string }[])[0]!.n) > 0;
     },
+    connectionIdSql: 'select connection_id() as id',
     connectionAlive: async (id) => {
       const [rows] = await admin.query('select count(*) as n from information_schema.processlist where id = ?', [id]);
       return Number((rows as { n: string }[])[0]!.n) > 0;

@@ -17,6 +17,8 @@ export interface PgSandbox {
    * shown while the connection is open) contains `text`: whether the server still runs, or a client still holds, ours.
    */
   sessionShows: (text: string, opts?: { active?: boolean }) => Promise<boolean>;
+  /** A query answering `id`: the backend pid of the connection it runs on, as connectionAlive takes it. */
+  connectionIdSql: string;
   /** Whether the server still has the connection of backend `pid`. */
   connectionAlive: (pid: number) => Promise<boolean>;
   drop(): Promise<void>;
@@ -53,6 +55,7 @@ export async function createPgSandbox(): Promise<PgSandbox> {
       );
       return rows[0]!.n > 0;
     },
+    connectionIdSql: 'select pg_backend_pid() as id',
     connectionAlive: async (pid) => {
       const { rows } = await admin.query<{ n: number }>(
         'select count(*)::int as n from pg_stat_activity where pid = $1',

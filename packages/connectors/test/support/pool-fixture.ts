@@ -26,20 +26,17 @@ export interface PoolFixture {
   waitClosed: (id: number, what: string) => Promise<void>;
 }
 
+/** The suite's sandbox: where the pools connect, and how the server names and lists its connections. */
 export interface PooledServer {
   config: Record<string, unknown>;
+  connectionIdSql: string;
   connectionAlive: (id: number) => Promise<boolean>;
 }
 
 /** At most 2 connections per pool (so a third caller waits), none closed for idleness within a test. */
 const newPools = (idleMs = 60_000) => new ConnectorPools({ max: 2, idleMs });
 
-export function usePools(
-  driver: Required<Pick<ConnectorDriver, 'read'>>,
-  sandbox: PooledServer,
-  /** A query answering `id`, the server's id of the connection it runs on. */
-  connectionIdQuery: string,
-): PoolFixture {
+export function usePools(driver: Required<Pick<ConnectorDriver, 'read'>>, sandbox: PooledServer): PoolFixture {
   let pools: ConnectorPools;
   beforeEach(() => {
     pools = newPools();
@@ -66,7 +63,7 @@ export function usePools(
     },
     scope,
     readOne,
-    connectionId: async (opts) => Number((await readOne(connectionIdQuery, opts))['id']),
+    connectionId: async (opts) => Number((await readOne(sandbox.connectionIdSql, opts))['id']),
     waitClosed: (id, what) => waitFor(async () => !(await sandbox.connectionAlive(id)), { what, timeoutMs: 5000 }),
   };
 }
