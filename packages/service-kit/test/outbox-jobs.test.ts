@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { QUEUES, type RunCommand, type RunLogBatch } from '@conduit/contracts';
 import { QueueProducers, addOutboxJobs, type OutboxJob } from '../src/index.js';
 import { REDIS_URL } from './servers.js';
+import { useRedisPrefix } from './support/redis-prefix.js';
 
 const batch = (runId: string, message: string): RunLogBatch => ({
   run_id: runId,
@@ -24,16 +23,9 @@ const command = (runId: string): RunCommand => ({
 });
 
 describe("the outbox relay's bulk adds", () => {
-  const redisPrefix = `test-${randomUUID()}:`;
-  const redis = new Redis(REDIS_URL);
+  const { redisPrefix, closeFirst } = useRedisPrefix();
   const producers = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix }, [QUEUES.logs, QUEUES.runs]);
-
-  afterAll(async () => {
-    await producers.close();
-    const keys = await redis.keys(`${redisPrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-  });
+  closeFirst(() => producers.close());
 
   it("adds a turn's jobs per queue in the turn's order, and leaves a job id already queued as it is", async () => {
     const logs = producers.of(QUEUES.logs);

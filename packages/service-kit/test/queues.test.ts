@@ -1,9 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Queue, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { QUEUES, type RunLogBatch } from '@conduit/contracts';
 import {
@@ -19,6 +17,7 @@ import {
   type JobHandlers,
 } from '../src/index.js';
 import { REDIS_URL } from './servers.js';
+import { useRedisPrefix } from './support/redis-prefix.js';
 
 /** A logger whose lines the test reads. */
 function recordingLogger(): { logger: Logger; lines: { level: number; msg: string }[] } {
@@ -70,19 +69,12 @@ class LogsConsumer extends JobConsumer<typeof QUEUES.logs> {
 }
 
 describe('queue consumers', () => {
-  const redisPrefix = `test-${randomUUID()}:`;
-  const redis = new Redis(REDIS_URL);
+  const { redisPrefix, closeFirst } = useRedisPrefix();
   let queue: Queue;
 
   beforeAll(() => {
     queue = new Queue(QUEUES.logs, { connection: queueConnectionOptions(REDIS_URL), prefix: bullPrefix(redisPrefix) });
-  });
-
-  afterAll(async () => {
-    await queue.close();
-    const keys = await redis.keys(`${redisPrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    closeFirst(() => queue.close());
   });
 
   it('parses each job with its schema and dispatches it by name; a job that does not fit fails alone', async () => {
