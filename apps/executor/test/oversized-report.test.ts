@@ -4,7 +4,7 @@ import { QUEUES, RUN_ERROR_MESSAGE_MAX } from '@conduit/contracts';
 import { newId, QueueProducers } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { RunReporter } from '../src/reporting/run-reporter.js';
-import { runCommand, startExecutor } from './support/executor.js';
+import { startExecutor } from './support/executor.js';
 import { reportsOf } from './support/queues.js';
 import { runNode } from './support/run-nodes.js';
 import { REDIS_URL } from './support/redis.js';
@@ -36,7 +36,7 @@ it('a node failing with a 9,000-character message ends the run failed promptly, 
     nodes: [{ id: 'loud', type: 'transform', config: { sql: "select error(repeat('x', 9000))" } }],
     edges: [],
   };
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, dag);
 
   const end = await finishedOf(runId);
   expect(end.status).toBe('failed');

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { newId } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
-import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
+import { startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { DATABASE_URL, connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { reportsOf } from './support/queues.js';
 import { REDIS_URL } from './support/redis.js';
@@ -64,7 +64,7 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     ],
     edges: [{ from: 'nap', to: 'mark' }],
   };
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, dag);
   await waitFor(
     async () =>
       (await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),

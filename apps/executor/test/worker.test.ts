@@ -7,7 +7,7 @@ import type { CatalogStubData } from './support/catalog-stub.js';
 import { stubRun } from './support/scheduler-stub.js';
 import { encryptSecrets } from '@conduit/connectors';
 import { SecretBox } from '@conduit/secrets';
-import { runCommand, startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
+import { startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
 import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { logBatchesOf, reportsOf } from './support/queues.js';
 import { runNode } from './support/run-nodes.js';
@@ -65,7 +65,7 @@ const copyDag = {
 
 it("claims the run, runs it, and reports node changes and finished with the claim's epoch, and log batches", async () => {
   const runId = newId('run');
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, copyDag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, copyDag);
   const end = await suite.finished(runId);
   expect(end).toMatchObject({
     status: 'succeeded',
@@ -124,7 +124,7 @@ it("claims the run, runs it, and reports node changes and finished with the clai
 
 it("fails a run whose connector is not the tenant's, naming the node", async () => {
   const runId = newId('run');
-  await suite.queues.runs.add('run', runCommand(runId, 'tnt_other', copyDag), { jobId: runId });
+  await suite.enqueue(runId, 'tnt_other', copyDag);
   const end = await suite.finished(runId);
   expect(end.status).toBe('failed');
   expect(end.error).toMatchObject({
@@ -137,7 +137,7 @@ it("fails a run whose connector is not the tenant's, naming the node", async () 
 it('fails a run whose connector secret arrived in clear, naming the connector and field, not the value', async () => {
   const runId = newId('run');
   const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_clear', sql: 'select 1' } }], edges: [] };
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, dag);
   const end = await suite.finished(runId);
   expect(end).toMatchObject({
     status: 'failed',
@@ -149,7 +149,7 @@ it('fails a run whose connector secret arrived in clear, naming the connector an
 it('fails a run whose connector secret was sealed for another connector with a config_error, not the value', async () => {
   const runId = newId('run');
   const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_copied', sql: 'select 1' } }], edges: [] };
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, dag);
   const end = await suite.finished(runId);
   expect(end).toMatchObject({
     status: 'failed',
@@ -169,7 +169,7 @@ it('cancels a running run within a second of the cancel message', async () => {
     nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
     edges: [],
   };
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, dag);
   await waitFor(
     async () =>
       (await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
@@ -193,7 +193,7 @@ it('hands active runs back to the queue when draining outlasts the grace period'
     nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
     edges: [],
   };
-  await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+  await suite.enqueue(runId, TENANT, dag);
   await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
   await runtime.stop(300);
   expect(['wait', 'waiting']).toContain(await suite.queues.runs.getJobState(runId));
@@ -224,7 +224,7 @@ describe('fencing (issue 16)', () => {
       ],
       edges: [],
     };
-    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await suite.enqueue(runId, TENANT, dag);
     await waitFor(async () => (await suite.queues.runs.getJobState(runId)) === 'completed', {
       what: 'the job completed',
       timeoutMs: 10_000,
@@ -250,7 +250,7 @@ describe('fencing (issue 16)', () => {
       ],
       edges: [{ from: 'nap', to: 'after' }],
     };
-    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await suite.enqueue(runId, TENANT, dag);
     await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
     // The reaper (or a takeover) moved the run's epoch on.
     const run = suite.fencing.runs.get(runId)!;
@@ -297,7 +297,7 @@ describe('fencing (issue 16)', () => {
         { ...done('later', 'sink'), status: 'running', finished_at: null, rows_out: 0 },
       ],
     });
-    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await suite.enqueue(runId, TENANT, dag);
     const end = await suite.finished(runId);
     expect(end).toMatchObject({ status: 'succeeded', epoch: 2, stats: { rows_read: 1000, rows_written: 2000 } });
     expect(end.nodes.map((n) => [n.id, n.status, n.attempts])).toEqual([
@@ -351,7 +351,7 @@ describe('fencing (issue 16)', () => {
         node('to_small', 'sink', 'running'),
       ],
     });
-    await suite.queues.runs.add('run', runCommand(runId, TENANT, dag), { jobId: runId });
+    await suite.enqueue(runId, TENANT, dag);
     const end = await suite.finished(runId);
     expect(end).toMatchObject({ status: 'succeeded', epoch: 4 });
     expect(end.nodes.map((n) => [n.id, n.status])).toEqual([

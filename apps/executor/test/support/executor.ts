@@ -29,7 +29,7 @@ export async function startExecutor(prefix: string, lockMs = 2000): Promise<Exec
   return runtime;
 }
 
-export function runCommand(runId: string, tenantId: string, dag: Record<string, unknown>): Record<string, unknown> {
+export function runCommand(runId: string, tenantId: string, dag: object): Record<string, unknown> {
   return {
     run_id: runId,
     tenant_id: tenantId,

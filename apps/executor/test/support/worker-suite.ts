@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { RunReport } from '@conduit/contracts';
 import { waitFor } from '@conduit/testing';
 import { startCatalogStub, type CatalogStubData } from './catalog-stub.js';
+import { runCommand } from './executor.js';
 import { openQueues, reportsOf } from './queues.js';
 import { connectRedis, deleteKeys, testPrefix } from './redis.js';
 import { newSchedulerStubData, startSchedulerStub, type SchedulerStubData } from './scheduler-stub.js';
@@ -17,6 +18,8 @@ export interface WorkerSuite {
   /** What the scheduler stub knows and answered: runs, claims, renewals. */
   fencing: SchedulerStubData;
   queues: { runs: Queue; reports: Queue; logs: Queue };
+  /** Puts the run command of `dag` on the runs queue (the job id is the run id), as the scheduler does. */
+  enqueue: (runId: string, tenantId: string, dag: object) => Promise<void>;
   /** The run's run.finished report, once the executor sent it. */
   finished: (runId: string, wait?: { what?: string; timeoutMs?: number }) => Promise<FinishedReport>;
   /** Closes the stubs and queues and removes the prefix's keys; stop the suite's executors first. */
@@ -48,6 +51,9 @@ export async function startWorkerSuite(catalogData: CatalogStubData): Promise<Wo
       redis,
       fencing,
       queues,
+      async enqueue(runId, tenantId, dag) {
+        await queues.runs.add('run', runCommand(runId, tenantId, dag), { jobId: runId });
+      },
       async finished(runId, { what = `run.finished of ${runId}`, timeoutMs = 20_000 } = {}) {
         let found: RunReport | undefined;
         await waitFor(
