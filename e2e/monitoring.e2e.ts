@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startStack, type Stack } from '@conduit/testing';
+import { dagNodes, linearDag, startStack, type Stack } from '@conduit/testing';
 import type { Alert, Metrics, Page, Pipeline, RunLogLine } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import { create, createPipelineAndJob, triggerRun, uniqueName, waitFor, waitForRunEnd } from './support/helpers.js';
@@ -16,24 +16,14 @@ let goodJob: string;
 let badJob: string;
 let badPipeline: string;
 
-const goodDag = () => ({
-  nodes: [
-    { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'mon_src' } },
-    { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'mon_out', mode: 'append' } },
-  ],
-  edges: [{ from: 'extract', to: 'load' }],
-});
-const badDag = () => ({
-  nodes: [
-    { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'mon_src' } },
-    { id: 'clean', type: 'transform', config: { sql: 'select no_such_column from extract' } },
-    { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'mon_out', mode: 'append' } },
-  ],
-  edges: [
-    { from: 'extract', to: 'clean' },
-    { from: 'clean', to: 'load' },
-  ],
-});
+const { source, transform, sink } = dagNodes(() => connectorId);
+const goodDag = () => linearDag(source('extract', { table: 'mon_src' }), sink('load', 'mon_out'));
+const badDag = () =>
+  linearDag(
+    source('extract', { table: 'mon_src' }),
+    transform('clean', 'select no_such_column from extract'),
+    sink('load', 'mon_out'),
+  );
 
 beforeAll(async () => {
   targetDb = await createTargetDatabase();

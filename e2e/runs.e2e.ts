@@ -1,5 +1,5 @@
 import type { Run } from '@conduit/contracts';
-import { chain, dagNodes, rulesDecision } from '@conduit/testing';
+import { branch, chain, dagNodes, linearDag, rulesDecision } from '@conduit/testing';
 import { call, expectProblem } from './support/client.js';
 import {
   RFC3339_MS,
@@ -68,14 +68,11 @@ describe('a postgres -> SQL transform -> postgres upsert pipeline over 100,000 r
   }
 
   it('succeeds, writes exactly the expected rows and shows every node with its row counts; a second run leaves no duplicates', async () => {
-    const dag = {
-      nodes: [
-        source('extract', { table: 'orders_src' }),
-        transform('clean', TRANSFORM_SQL),
-        sink('load', 'orders_out', { mode: 'upsert', key: ['id'] }),
-      ],
-      edges: chain('extract', 'clean', 'load'),
-    };
+    const dag = linearDag(
+      source('extract', { table: 'orders_src' }),
+      transform('clean', TRANSFORM_SQL),
+      sink('load', 'orders_out', { mode: 'upsert', key: ['id'] }),
+    );
     const { jobId, pipelineId } = await createPipelineAndJob(target.stack, dag);
     const queued = await triggerRun(target.stack, jobId);
     expect(queued).toMatchObject({
@@ -139,11 +136,9 @@ describe('a decision by rules', () => {
         sink('small_sink', 'small_out'),
       ],
       edges: [
-        { from: 'numbers', to: 'route' },
-        { from: 'route', to: 'big_rows', when: 'big' },
-        { from: 'big_rows', to: 'big_sink' },
-        { from: 'route', to: 'small_rows', when: 'small' },
-        { from: 'small_rows', to: 'small_sink' },
+        ...chain('numbers', 'route'),
+        ...branch('route', 'big', 'big_rows', 'big_sink'),
+        ...branch('route', 'small', 'small_rows', 'small_sink'),
       ],
     };
     const { jobId } = await createPipelineAndJob(target.stack, dag);
@@ -172,14 +167,13 @@ describe('a node that fails', () => {
 
   it('bad SQL in a transform fails the run with the node id and DuckDB message; the nodes below are skipped', async () => {
     await target.db.query(`create table bad_transform_out (n integer)`);
-    const run = await runToEnd({
-      nodes: [
+    const run = await runToEnd(
+      linearDag(
         source('numbers', { query: 'select 1 as n' }),
         transform('broken', 'select no_such_column from numbers'),
         sink('after', 'bad_transform_out'),
-      ],
-      edges: chain('numbers', 'broken', 'after'),
-    });
+      ),
+    );
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ node_id: 'broken', message: expect.stringMatching(/no_such_column/) });
     expect(run.error!.message).toMatch(/Binder Error/);
@@ -194,10 +188,9 @@ describe('a node that fails', () => {
 
   it("bad SQL on the database fails the run with the node id and PostgreSQL's message", async () => {
     await target.db.query(`create table bad_sql_out (n integer)`);
-    const run = await runToEnd({
-      nodes: [source('numbers', { query: 'select 1 as n from no_such_table' }), sink('after', 'bad_sql_out')],
-      edges: chain('numbers', 'after'),
-    });
+    const run = await runToEnd(
+      linearDag(source('numbers', { query: 'select 1 as n from no_such_table' }), sink('after', 'bad_sql_out')),
+    );
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({
       node_id: 'numbers',
@@ -209,13 +202,12 @@ describe('a node that fails', () => {
 
   it('a node over its timeout_seconds fails after its retries, each attempt stopped at the timeout', async () => {
     const started = Date.now();
-    const run = await runToEnd({
-      nodes: [
+    const run = await runToEnd(
+      linearDag(
         source('stuck', { query: 'select 1 as n from (select pg_sleep(20)) as s', timeout_seconds: 1, retries: 1 }),
         transform('after', 'select n from stuck'),
-      ],
-      edges: chain('stuck', 'after'),
-    });
+      ),
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ node_id: 'stuck', message: expect.stringMatching(/timed out/) });
@@ -241,13 +233,10 @@ async function driverSessions(): Promise<number> {
 describe('cancel', () => {
   it('cancels a long run while its sink writes: canceled at once, drivers stopped within 2 s, no row written after', async () => {
     await target.db.query(`create table cancel_out (n bigint, h text)`);
-    const dag = {
-      nodes: [
-        source('many', { query: 'select i as n, md5(i::text) as h from generate_series(1, 1000000) as i' }),
-        sink('slow_sink', 'cancel_out'),
-      ],
-      edges: chain('many', 'slow_sink'),
-    };
+    const dag = linearDag(
+      source('many', { query: 'select i as n, md5(i::text) as h from generate_series(1, 1000000) as i' }),
+      sink('slow_sink', 'cancel_out'),
+    );
     const { jobId } = await createPipelineAndJob(target.stack, dag);
     const queued = await triggerRun(target.stack, jobId);
     await waitForRun(
@@ -301,21 +290,15 @@ describe('cancel', () => {
 
 /** One row through a transform: the smallest valid pipeline. */
 function quickDag(): Record<string, unknown> {
-  return {
-    nodes: [source('one', { query: 'select 1 as n' }), transform('same', 'select n from one')],
-    edges: chain('one', 'same'),
-  };
+  return linearDag(source('one', { query: 'select 1 as n' }), transform('same', 'select n from one'));
 }
 
 /** A pipeline whose source holds the run for `seconds` in PostgreSQL. */
 function sleepyDag(seconds: number): Record<string, unknown> {
-  return {
-    nodes: [
-      source('sleepy', { query: `select 1 as n from (select pg_sleep(${seconds})) as s` }),
-      transform('after', 'select n from sleepy'),
-    ],
-    edges: chain('sleepy', 'after'),
-  };
+  return linearDag(
+    source('sleepy', { query: `select 1 as n from (select pg_sleep(${seconds})) as s` }),
+    transform('after', 'select n from sleepy'),
+  );
 }
 
 describe('concurrency policies', () => {

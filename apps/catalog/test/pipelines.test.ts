@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { dagNodes, linearDag } from '@conduit/testing';
 import { PipelinesService } from '../src/pipelines/pipelines.service.js';
 import type { PipelineUsage } from '../src/pipelines/pipeline-usage.js';
 import { useFreshCatalog, inTransit, newTenant, rejection } from './support/catalog-db.js';
@@ -15,17 +16,11 @@ async function postgresConnector(tenant: string, name: string): Promise<string> 
 }
 
 function copyDag(sourceId: string, sinkId: string): Record<string, unknown> {
-  return {
-    nodes: [
-      { id: 'orders', type: 'source', config: { connector_id: sourceId, table: 'orders' } },
-      { id: 'clean', type: 'transform', config: { sql: 'select * from orders where amount > 0' } },
-      { id: 'to_dw', type: 'sink', config: { connector_id: sinkId, table: 'orders_clean', mode: 'append' } },
-    ],
-    edges: [
-      { from: 'orders', to: 'clean' },
-      { from: 'clean', to: 'to_dw' },
-    ],
-  };
+  return linearDag(
+    dagNodes(sourceId).source('orders', { table: 'orders' }),
+    dagNodes(sourceId).transform('clean', 'select * from orders where amount > 0'),
+    dagNodes(sinkId).sink('to_dw', 'orders_clean'),
+  );
 }
 
 describe('pipelines', () => {

@@ -6,10 +6,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
+import { dagNodes, linearDag } from '@conduit/testing';
 import { DEFAULT_RUN_MEMORY_LIMIT, parseSize } from '../src/data/run-memory.js';
 import { CONNECTOR_ID, DATA_DIR } from './support/engine-harness.js';
 import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
+const { source, transform, sink } = dagNodes(CONNECTOR_ID);
 const MiB = 1024 * 1024;
 const LIMIT_BYTES = parseSize(DEFAULT_RUN_MEMORY_LIMIT)!;
 /**
@@ -46,17 +48,7 @@ const checksum = async (table: string) =>
 
 it('copies a table several times the run memory limit with the peak RSS under idle + limit + margin', async () => {
   const options = {
-    dag: {
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: CONNECTOR_ID, table: 'src' } },
-        { id: 'all', type: 'transform', config: { sql: 'select * from extract' } },
-        { id: 'load', type: 'sink', config: { connector_id: CONNECTOR_ID, table: 'dst', mode: 'append' } },
-      ],
-      edges: [
-        { from: 'extract', to: 'all' },
-        { from: 'all', to: 'load' },
-      ],
-    },
+    dag: linearDag(source('extract', { table: 'src' }), transform('all', 'select * from extract'), sink('load', 'dst')),
     connectors: [{ id: CONNECTOR_ID, type: 'postgres', config: connectorConfig(schema) }],
     dataDir: DATA_DIR,
     limitBytes: LIMIT_BYTES,

@@ -4,22 +4,14 @@ import type pg from 'pg';
 import { ConnectorPools } from '@conduit/connectors';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
-import { waitFor } from '@conduit/testing';
+import { dagNodes, linearDag, waitFor } from '@conduit/testing';
 
 const schema = uniqueSchema();
 const config = connectorConfig(schema);
 let db: pg.Client;
 let pools: ConnectorPools;
 
-const sql = (id: string, statement: string) => ({
-  id,
-  type: 'sql',
-  config: { connector_id: CONNECTOR_ID, sql: statement },
-});
-const chain = (...nodes: ReturnType<typeof sql>[]) => ({
-  nodes,
-  edges: nodes.slice(1).map((n, i) => ({ from: nodes[i]!.id, to: n.id })),
-});
+const { sql } = dagNodes(CONNECTOR_ID);
 
 beforeAll(async () => {
   db = await openSchema(schema);
@@ -53,7 +45,7 @@ async function seen(run: string): Promise<{ node: string; pid: number; temp_gone
 describe('connection reuse', () => {
   it('runs a chain of sql nodes on one connection, and the next run on it without the first run`s state', async () => {
     const first = await runDag(
-      chain(
+      linearDag(
         record('r1', 'a'),
         sql('b', `set statement_timeout = 4321; create temporary table run_scratch (a int)`),
         record('r1', 'c'),
@@ -67,14 +59,14 @@ describe('connection reuse', () => {
     // Each node starts clean, even within a run: settings and temporary tables end with the node.
     expect(c).toMatchObject({ temp_gone: true, timeout: '0' });
 
-    const second = await runDag(chain(record('r2', 'a')), config, { pools });
+    const second = await runDag(linearDag(record('r2', 'a')), config, { pools });
     expect(second.outcome.status).toBe('succeeded');
     expect(await seen('r2')).toEqual([{ node: 'a', pid: a!.pid, temp_gone: true, timeout: '0' }]);
   });
 
   it('gives another tenant its own connections', async () => {
-    await runDag(chain(record('t1', 'a')), config, { pools });
-    await runDag(chain(record('t2', 'a')), config, { pools, tenantId: 'tnt_other' });
+    await runDag(linearDag(record('t1', 'a')), config, { pools });
+    await runDag(linearDag(record('t2', 'a')), config, { pools, tenantId: 'tnt_other' });
     const [mine] = await seen('t1');
     const [theirs] = await seen('t2');
     expect(theirs!.pid).not.toBe(mine!.pid);
@@ -90,7 +82,7 @@ describe('connection reuse', () => {
       );
       return (rows[0] as { n: number }).n > 0;
     };
-    const run = runDag(chain(sql('slow', `select pg_sleep(60) /* ${marker} */`)), config, {
+    const run = runDag(linearDag(sql('slow', `select pg_sleep(60) /* ${marker} */`)), config, {
       pools,
       signal: controller.signal,
     });

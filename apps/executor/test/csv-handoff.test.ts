@@ -1,7 +1,7 @@
 // A source whose only consumer is a sink hands it COPY CSV through a workspace file instead of a DuckDB table, on the
 // real postgres driver against a throwaway schema. Arrays and microseconds would not survive the DuckDB path.
 import type pg from 'pg';
-import { chain, dagNodes, type TestDagNode } from '@conduit/testing';
+import { dagNodes, linearDag } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
@@ -10,7 +10,6 @@ const config = connectorConfig(schema);
 let db: pg.Client;
 
 const { source, sink } = dagNodes(CONNECTOR_ID);
-const pair = (src: TestDagNode, out: TestDagNode) => ({ nodes: [src, out], edges: chain(src.id, out.id) });
 
 beforeAll(async () => {
   db = await openSchema(schema);
@@ -33,7 +32,7 @@ describe('source -> sink through a CSV hand-off', () => {
   it('copies every row exactly (int8, numeric, arrays, microseconds, quoted text) and reports both nodes', async () => {
     await db.query(`create table wide_copy (like wide)`);
     const run = await runDag(
-      pair(source('extract', { query: 'select * from wide' }), sink('load', 'wide_copy')),
+      linearDag(source('extract', { query: 'select * from wide' }), sink('load', 'wide_copy')),
       config,
     );
     expect(run.outcome).toMatchObject({
@@ -55,7 +54,7 @@ describe('source -> sink through a CSV hand-off', () => {
   it('upserts through the hand-off, the last row of a key winning', async () => {
     await db.query(`create table by_key (id bigint primary key, v text)`);
     await db.query(`insert into by_key values (1, 'old')`);
-    const dag = pair(
+    const dag = linearDag(
       source('keys', { query: `select * from (values (1::bigint, 'first'), (2, 'two'), (1, 'last')) as t(id, v)` }),
       sink('merge', 'by_key', { mode: 'upsert', key: ['id'] }),
     );
@@ -70,7 +69,7 @@ describe('source -> sink through a CSV hand-off', () => {
   it('fails the source and skips the sink when the query is wrong', async () => {
     await db.query(`create table never (n integer)`);
     const run = await runDag(
-      pair(source('bad', { query: 'select n from no_such_table' }), sink('after', 'never')),
+      linearDag(source('bad', { query: 'select n from no_such_table' }), sink('after', 'never')),
       config,
     );
     expect(run.outcome.status).toBe('failed');
@@ -85,7 +84,7 @@ describe('source -> sink through a CSV hand-off', () => {
   it('fails the sink after the source succeeded when the target is wrong; nothing is written', async () => {
     await db.query(`create table narrow (id bigint)`);
     const run = await runDag(
-      pair(source('wide_src', { query: 'select id, note from wide' }), sink('into_narrow', 'narrow')),
+      linearDag(source('wide_src', { query: 'select id, note from wide' }), sink('into_narrow', 'narrow')),
       config,
     );
     expect(run.outcome.status).toBe('failed');
@@ -97,7 +96,7 @@ describe('source -> sink through a CSV hand-off', () => {
 
   it('hands off with retries and a timeout too, each node keeping its own attempts', async () => {
     await db.query(`create table retried (id bigint, tags int[])`);
-    const dag = pair(
+    const dag = linearDag(
       source('src', { query: 'select id, tags from wide where id % 2 = 0', retries: 1, timeout_seconds: 30 }),
       sink('out', 'retried', { retries: 1 }),
     );

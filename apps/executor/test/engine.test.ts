@@ -1,7 +1,7 @@
 // The engine on a real DuckDB and the real postgres driver, against a throwaway schema.
 import { readdir } from 'node:fs/promises';
 import type pg from 'pg';
-import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
+import { branch, chain, dagNodes, linearDag, rulesDecision, waitFor } from '@conduit/testing';
 import { CONNECTOR_ID, DATA_DIR, nodeOf, runDag } from './support/engine-harness.js';
 import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
@@ -30,14 +30,11 @@ afterAll(async () => {
   await dropSchema(db, schema);
 });
 
-const copyDag = {
-  nodes: [
-    source('orders', { query: 'select * from orders' }),
-    transform('clean', 'select *, cast(amount as decimal(12,2)) * qty as total from orders where qty > 0'),
-    sink('to_clean', 'orders_clean', { mode: 'upsert', key: ['id'] }),
-  ],
-  edges: chain('orders', 'clean', 'to_clean'),
-};
+const copyDag = linearDag(
+  source('orders', { query: 'select * from orders' }),
+  transform('clean', 'select *, cast(amount as decimal(12,2)) * qty as total from orders where qty > 0'),
+  sink('to_clean', 'orders_clean', { mode: 'upsert', key: ['id'] }),
+);
 
 describe('source -> transform -> sink', () => {
   const expected = (ROWS * 4) / 5; // qty = 0 for every fifth row
@@ -110,11 +107,9 @@ describe('decision by rules', () => {
         sink('small_out', 'small_orders'),
       ],
       edges: [
-        { from: 'few', to: 'route' },
-        { from: 'route', to: 'big_rows', when: 'big' },
-        { from: 'big_rows', to: 'big_out' },
-        { from: 'route', to: 'small_rows', when: 'small' },
-        { from: 'small_rows', to: 'small_out' },
+        ...chain('few', 'route'),
+        ...branch('route', 'big', 'big_rows', 'big_out'),
+        ...branch('route', 'small', 'small_rows', 'small_out'),
       ],
     };
     const run = await runDag(dag, config);
@@ -233,13 +228,10 @@ describe('failures', () => {
 describe('cancel', () => {
   it('stops within a second, marks nodes canceled and writes nothing', async () => {
     await db.query(`create table cancel_out (id integer, pad text)`);
-    const dag = {
-      nodes: [
-        source('huge', { query: `select g as id, repeat('x', 50) as pad from generate_series(1, 5000000) g` }),
-        sink('out', 'cancel_out'),
-      ],
-      edges: chain('huge', 'out'),
-    };
+    const dag = linearDag(
+      source('huge', { query: `select g as id, repeat('x', 50) as pad from generate_series(1, 5000000) g` }),
+      sink('out', 'cancel_out'),
+    );
     const controller = new AbortController();
     const running = runDag(dag, config, { signal: controller.signal, runId: 'run_cancel' });
     const reading = async () => {

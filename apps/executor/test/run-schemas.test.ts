@@ -1,7 +1,7 @@
 // Each node reports its output columns with their DuckDB types (issue 15, runs show schemas), on a real DuckDB and the
 // real postgres driver against a throwaway schema.
 import type pg from 'pg';
-import { chain, dagNodes, rulesDecision } from '@conduit/testing';
+import { branch, chain, dagNodes, linearDag, rulesDecision } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 
@@ -25,14 +25,11 @@ afterAll(async () => {
 
 describe('node columns in the run outcome', () => {
   it('reports the source, transform and sink columns with the DuckDB types of their tables, never a row value', async () => {
-    const dag = {
-      nodes: [
-        source('src', { query: 'select id, amount, note from payments' }),
-        transform('calc', 'select id, amount * 2 as doubled, note from src where amount > 0'),
-        sink('out', 'doubled'),
-      ],
-      edges: chain('src', 'calc', 'out'),
-    };
+    const dag = linearDag(
+      source('src', { query: 'select id, amount, note from payments' }),
+      transform('calc', 'select id, amount * 2 as doubled, note from src where amount > 0'),
+      sink('out', 'doubled'),
+    );
     const run = await runDag(dag, config);
     expect(run.outcome).toMatchObject({ status: 'succeeded', error: null, stats: { rows_read: 3, rows_written: 2 } });
 
@@ -71,11 +68,7 @@ describe('node columns in the run outcome', () => {
         transform('broken', 'select no_such_column from route'),
         sink('after', 'payments_copy'),
       ],
-      edges: [
-        { from: 'src', to: 'route' },
-        { from: 'route', to: 'broken', when: 'yes' },
-        { from: 'broken', to: 'after' },
-      ],
+      edges: [...chain('src', 'route'), ...branch('route', 'yes', 'broken', 'after')],
     };
     const run = await runDag(dag, config);
     expect(run.outcome.status).toBe('failed');
@@ -92,10 +85,7 @@ describe('node columns in the run outcome', () => {
 
   it('reports the names a CSV hand-off knows, without types, and logs when a wide output is cut to the bound', async () => {
     const handoff = await runDag(
-      {
-        nodes: [source('extract', { query: 'select * from payments' }), sink('load', 'payments_copy')],
-        edges: chain('extract', 'load'),
-      },
+      linearDag(source('extract', { query: 'select * from payments' }), sink('load', 'payments_copy')),
       config,
     );
     expect(handoff.outcome.status).toBe('succeeded');
@@ -109,10 +99,7 @@ describe('node columns in the run outcome', () => {
 
     const select = Array.from({ length: 1002 }, (_, i) => `id as c${i}`).join(', ');
     const wide = await runDag(
-      {
-        nodes: [source('src', { query: 'select id from payments' }), transform('wide', `select ${select} from src`)],
-        edges: chain('src', 'wide'),
-      },
+      linearDag(source('src', { query: 'select id from payments' }), transform('wide', `select ${select} from src`)),
       config,
     );
     expect(wide.outcome.status).toBe('succeeded');

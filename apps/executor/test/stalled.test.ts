@@ -10,7 +10,7 @@ import { DATABASE_URL, connectorConfig, uniqueSchema, dropSchema, openSchema } f
 import { reportsOf } from './support/queues.js';
 import { REDIS_URL } from './support/redis.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
-import { waitFor } from '@conduit/testing';
+import { dagNodes, linearDag, waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_stalled_test';
 const LOCK_MS = 1500;
@@ -57,13 +57,8 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const runId = newId('run');
-  const dag = {
-    nodes: [
-      { id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(2)' } },
-      { id: 'mark', type: 'sql', config: { connector_id: 'con_pg', sql: 'insert into marks values (1)' } },
-    ],
-    edges: [{ from: 'nap', to: 'mark' }],
-  };
+  const { sql } = dagNodes('con_pg');
+  const dag = linearDag(sql('nap', 'select pg_sleep(2)'), sql('mark', 'insert into marks values (1)'));
   await suite.enqueue(runId, TENANT, dag);
   await waitFor(
     async () =>

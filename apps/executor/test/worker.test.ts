@@ -12,7 +12,7 @@ import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './
 import { logBatchesOf, reportsOf } from './support/queues.js';
 import { runNode } from './support/run-nodes.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
-import { chain, dagNodes, rulesDecision, waitFor } from '@conduit/testing';
+import { branch, chain, dagNodes, linearDag, rulesDecision, waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_executor_test';
 const schema = uniqueSchema();
@@ -53,15 +53,12 @@ afterAll(async () => {
   await dropSchema(db, schema);
 });
 
-const { source, transform, sink } = dagNodes('con_pg');
-const copyDag = {
-  nodes: [
-    source('items', { table: 'items' }),
-    transform('even', 'select id, upper(label) as label from items where id % 2 = 0'),
-    sink('out', 'items_copy', { mode: 'upsert', key: ['id'] }),
-  ],
-  edges: chain('items', 'even', 'out'),
-};
+const { source, transform, sink, sql } = dagNodes('con_pg');
+const copyDag = linearDag(
+  source('items', { table: 'items' }),
+  transform('even', 'select id, upper(label) as label from items where id % 2 = 0'),
+  sink('out', 'items_copy', { mode: 'upsert', key: ['id'] }),
+);
 
 it("claims the run, runs it, and reports node changes and finished with the claim's epoch, and log batches", async () => {
   const runId = newId('run');
@@ -136,7 +133,7 @@ it("fails a run whose connector is not the tenant's, naming the node", async () 
 
 it('fails a run whose connector secret arrived in clear, naming the connector and field, not the value', async () => {
   const runId = newId('run');
-  const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_clear', sql: 'select 1' } }], edges: [] };
+  const dag = linearDag(dagNodes('con_clear').sql('q', 'select 1'));
   await suite.enqueue(runId, TENANT, dag);
   const end = await suite.finished(runId);
   expect(end).toMatchObject({
@@ -148,7 +145,7 @@ it('fails a run whose connector secret arrived in clear, naming the connector an
 
 it('fails a run whose connector secret was sealed for another connector with a config_error, not the value', async () => {
   const runId = newId('run');
-  const dag = { nodes: [{ id: 'q', type: 'sql', config: { connector_id: 'con_copied', sql: 'select 1' } }], edges: [] };
+  const dag = linearDag(dagNodes('con_copied').sql('q', 'select 1'));
   await suite.enqueue(runId, TENANT, dag);
   const end = await suite.finished(runId);
   expect(end).toMatchObject({
@@ -165,10 +162,7 @@ it('fails a run whose connector secret was sealed for another connector with a c
 
 it('cancels a running run within a second of the cancel message', async () => {
   const runId = newId('run');
-  const dag = {
-    nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
-    edges: [],
-  };
+  const dag = linearDag(sql('nap', 'select pg_sleep(30)'));
   await suite.enqueue(runId, TENANT, dag);
   await waitFor(
     async () =>
@@ -189,10 +183,7 @@ it('cancels a running run within a second of the cancel message', async () => {
 
 it('hands active runs back to the queue when draining outlasts the grace period', async () => {
   const runId = newId('run');
-  const dag = {
-    nodes: [{ id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } }],
-    edges: [],
-  };
+  const dag = linearDag(sql('nap', 'select pg_sleep(30)'));
   await suite.enqueue(runId, TENANT, dag);
   await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
   await runtime.stop(300);
@@ -214,16 +205,7 @@ describe('fencing (issue 16)', () => {
   it('completes the queue job of a run that is over without running anything or reporting', async () => {
     const runId = newId('run');
     stubRun(suite.fencing, runId, { status: 'failed', epoch: 2 });
-    const dag = {
-      nodes: [
-        {
-          id: 'mark',
-          type: 'sql',
-          config: { connector_id: 'con_pg', sql: "insert into items_copy values (-1, 'must not run')" },
-        },
-      ],
-      edges: [],
-    };
+    const dag = linearDag(sql('mark', "insert into items_copy values (-1, 'must not run')"));
     await suite.enqueue(runId, TENANT, dag);
     await waitFor(async () => (await suite.queues.runs.getJobState(runId)) === 'completed', {
       what: 'the job completed',
@@ -239,17 +221,10 @@ describe('fencing (issue 16)', () => {
 
   it('stops a run at once, with no final report, when the scheduler refuses its lease', async () => {
     const runId = newId('run');
-    const dag = {
-      nodes: [
-        { id: 'nap', type: 'sql', config: { connector_id: 'con_pg', sql: 'select pg_sleep(30)' } },
-        {
-          id: 'after',
-          type: 'sql',
-          config: { connector_id: 'con_pg', sql: "insert into items_copy values (-2, 'must not run')" },
-        },
-      ],
-      edges: [{ from: 'nap', to: 'after' }],
-    };
+    const dag = linearDag(
+      sql('nap', 'select pg_sleep(30)'),
+      sql('after', "insert into items_copy values (-2, 'must not run')"),
+    );
     await suite.enqueue(runId, TENANT, dag);
     await waitFor(async () => runtime.activeRuns.includes(runId), { what: 'the run to be active', timeoutMs: 10_000 });
     // The reaper (or a takeover) moved the run's epoch on.
@@ -330,11 +305,7 @@ describe('fencing (issue 16)', () => {
         sink('to_big', 'big_copy'),
         sink('to_small', 'small_copy'),
       ],
-      edges: [
-        { from: 'items', to: 'route' },
-        { from: 'route', to: 'to_big', when: 'big' },
-        { from: 'route', to: 'to_small', when: 'small' },
-      ],
+      edges: [...chain('items', 'route'), ...branch('route', 'big', 'to_big'), ...branch('route', 'small', 'to_small')],
     };
     const at = new Date().toISOString();
     const node = (id: string, type: string, status: RunNode['status'], output: RunNode['output'] = null) =>

@@ -1,6 +1,6 @@
 import { validateDag, type Dag } from '@conduit/dag';
 import type { RecordedSourceSchema, RunNodeColumn } from '@conduit/contracts';
-import { rulesDecision } from '@conduit/testing';
+import { branch, chain, dagNodes, linearDag, rulesDecision } from '@conduit/testing';
 import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
 
 const PG = { connector_id: 'con_pg', table: 'orders' };
@@ -22,19 +22,11 @@ const recorded = (
 });
 const evidence = (...sources: RecordedSourceSchema[]): SchemaEvidence => ({ kind: 'recorded', reply: { sources } });
 
+const { transform, sink } = dagNodes('con_pg');
+
 /** src -> shape (transform) -> load (sink); `sql` is shape's SQL. */
-function chain(sql: string, source: Record<string, unknown> = PG): Dag {
-  return {
-    nodes: [
-      { id: 'src', type: 'source', config: source },
-      { id: 'shape', type: 'transform', config: { sql } },
-      { id: 'load', type: 'sink', config: { connector_id: 'con_pg', table: 'out' } },
-    ],
-    edges: [
-      { from: 'src', to: 'shape' },
-      { from: 'shape', to: 'load' },
-    ],
-  };
+function shapeDag(sql: string, source: Record<string, unknown> = PG): Dag {
+  return linearDag({ id: 'src', type: 'source', config: source }, transform('shape', sql), sink('load', 'out'));
 }
 
 // The connector checks are not what is tested here: every connector is a PostgreSQL one.
@@ -48,12 +40,15 @@ const check = (dag: Dag, seen: SchemaEvidence) =>
 describe('schemaIssues', () => {
   it('accepts SQL that binds to the recorded columns', async () => {
     expect(
-      await check(chain('select id, amount * 2 as doubled from src where amount > 0'), evidence(recorded('src', PG))),
+      await check(
+        shapeDag('select id, amount * 2 as doubled from src where amount > 0'),
+        evidence(recorded('src', PG)),
+      ),
     ).toEqual({ errors: [], warnings: [] });
   });
 
   it('reports a column the source does not have on the transform, with its path in the DAG', async () => {
-    const { errors } = await check(chain('select id, discount from src'), evidence(recorded('src', PG)));
+    const { errors } = await check(shapeDag('select id, discount from src'), evidence(recorded('src', PG)));
     expect(errors).toEqual([
       {
         code: 'unknown_column',
@@ -65,7 +60,7 @@ describe('schemaIssues', () => {
   });
 
   it('reports a table that is no node of the DAG', async () => {
-    const { errors } = await check(chain('select * from order_lines'), evidence(recorded('src', PG)));
+    const { errors } = await check(shapeDag('select * from order_lines'), evidence(recorded('src', PG)));
     expect(errors).toEqual([
       {
         code: 'unknown_table',
@@ -77,7 +72,7 @@ describe('schemaIssues', () => {
   });
 
   it('reports another binder error (a type mismatch the run would fail on) as sql_binding', async () => {
-    const { errors } = await check(chain('select id from src where note > 1'), evidence(recorded('src', PG)));
+    const { errors } = await check(shapeDag('select id from src where note > 1'), evidence(recorded('src', PG)));
     expect(errors).toEqual([
       expect.objectContaining({ code: 'sql_binding', node_id: 'shape', path: 'nodes[1].config.sql' }),
     ]);
@@ -85,7 +80,7 @@ describe('schemaIssues', () => {
 
   it('says nothing once the source node changed since the run (its columns may have too)', async () => {
     const changed = { ...PG, query: 'select id from orders' };
-    expect(await check(chain('select id, discount from src', changed), evidence(recorded('src', PG)))).toEqual({
+    expect(await check(shapeDag('select id, discount from src', changed), evidence(recorded('src', PG)))).toEqual({
       errors: [],
       warnings: [],
     });
@@ -93,30 +88,30 @@ describe('schemaIssues', () => {
 
   it('says nothing where the run knew no types (a CSV hand-off) or cut the columns', async () => {
     const untyped = ORDERS.map((c) => ({ name: c.name, type: null }));
-    expect((await check(chain('select discount from src'), evidence(recorded('src', PG, untyped)))).errors).toEqual([]);
+    expect((await check(shapeDag('select discount from src'), evidence(recorded('src', PG, untyped)))).errors).toEqual(
+      [],
+    );
     const cut = [...ORDERS, { name: `${'x'.repeat(255)}…`, type: 'VARCHAR' }];
-    expect((await check(chain('select discount from src'), evidence(recorded('src', PG, cut)))).errors).toEqual([]);
+    expect((await check(shapeDag('select discount from src'), evidence(recorded('src', PG, cut)))).errors).toEqual([]);
   });
 
   it('lets known schemas flow through transforms and a decision, and checks rules SQL', async () => {
     const dag: Dag = {
       nodes: [
         { id: 'src', type: 'source', config: PG },
-        { id: 'doubled', type: 'transform', config: { sql: 'select id, amount * 2 as twice from src' } },
+        transform('doubled', 'select id, amount * 2 as twice from src'),
         rulesDecision('route', {
           choices: ['big', 'small'],
           default: 'small',
           rules: [{ choice: 'big', sql: 'select max(amount) > 100 from doubled' }],
         }),
-        { id: 'report', type: 'transform', config: { sql: 'select id, twice, amount from route' } },
-        { id: 'load', type: 'sink', config: { connector_id: 'con_pg', table: 'out' } },
+        transform('report', 'select id, twice, amount from route'),
+        sink('load', 'out'),
       ],
       edges: [
-        { from: 'src', to: 'doubled' },
-        { from: 'doubled', to: 'route' },
-        { from: 'route', to: 'report', when: 'big' },
-        { from: 'route', to: 'load', when: 'small' },
-        { from: 'report', to: 'load' },
+        ...chain('src', 'doubled', 'route'),
+        ...branch('route', 'big', 'report', 'load'),
+        ...branch('route', 'small', 'load'),
       ],
     };
     const { errors } = await check(dag, evidence(recorded('src', PG)));
@@ -127,14 +122,14 @@ describe('schemaIssues', () => {
   });
 
   it('says nothing about a table that is another node of the DAG, whose columns are unknown', async () => {
-    const dag = chain('select s.id, o.x from src s join Other o on o.id = s.id');
+    const dag = shapeDag('select s.id, o.x from src s join Other o on o.id = s.id');
     dag.nodes.push({ id: 'other', type: 'source', config: { connector_id: 'con_pg', table: 'other' } });
     dag.edges.push({ from: 'other', to: 'load' });
     expect((await check(dag, evidence(recorded('src', PG)))).errors).toEqual([]);
   });
 
   it('stops at its time budget with a warning naming the first node left unchecked', async () => {
-    const dag = chain('select id, discount from src');
+    const dag = shapeDag('select id, discount from src');
     const order = validateDag(dag, {
       connector: () => ({ type: 'postgres', roles: ['source', 'sink', 'sql'] }),
     }).execution_order;
@@ -151,7 +146,7 @@ describe('schemaIssues', () => {
   });
 
   it('warns, and reports nothing, when the recorded schemas could not be read', async () => {
-    expect(await check(chain('select discount from src'), { kind: 'unavailable' })).toEqual({
+    expect(await check(shapeDag('select discount from src'), { kind: 'unavailable' })).toEqual({
       errors: [],
       warnings: [{ code: 'schemas_unchecked', message: expect.stringContaining('not checked') }],
     });

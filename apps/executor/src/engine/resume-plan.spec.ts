@@ -1,3 +1,4 @@
+import { branch, chain } from '@conduit/testing';
 import { runNode as recorded } from '../../test/support/run-nodes.js';
 import { planRun } from './run-plan.js';
 import { planResume } from './resume-plan.js';
@@ -15,11 +16,10 @@ const dag = {
     n('audit', 'sql'),
   ],
   edges: [
-    { from: 'src', to: 'clean' },
-    { from: 'clean', to: 'route' },
-    { from: 'route', to: 'big_sink', when: 'big' },
-    { from: 'route', to: 'small_sink', when: 'small' },
-    { from: 'src', to: 'audit' },
+    ...chain('src', 'clean', 'route'),
+    ...branch('route', 'big', 'big_sink'),
+    ...branch('route', 'small', 'small_sink'),
+    ...chain('src', 'audit'),
   ],
 };
 const plan = planRun(dag);
