@@ -7,6 +7,7 @@ import {
   executorRunning,
   killHard,
   liveExecutors,
+  markedRowsDag,
   markedRowsQuery,
   rowsByExecution,
 } from '../support/run-executions.js';
@@ -39,13 +40,7 @@ it('R1: 50 runs, an executor killed with -9 mid-node: every run ends within 60 s
     'r1_out',
   );
   await stack.startService('executor');
-  const dag = {
-    nodes: [
-      { id: 'rows', type: 'source', config: { connector_id: connectorId, query: markedRowsQuery(20, 1.5) } },
-      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'r1_out', mode: 'append' } },
-    ],
-    edges: [{ from: 'rows', to: 'load' }],
-  };
+  const dag = markedRowsDag(connectorId, 'r1_out', 20, 1.5);
   const { jobId } = await createPipelineAndJob(stack, dag, { concurrency_policy: 'allow' });
   const runs: Run[] = await inPool(50, 10, () => triggerRun(stack, jobId));
 
@@ -86,13 +81,7 @@ it('a run the reaper failed is never executed when its queue job comes back', as
   // One executor, killed: no other is left to take its job, so the reaper fails the run once its lease has lapsed
   // and it has been silent 3 s. The next executor's stalled check then finds the job without a lock.
   const { stack, connectorId } = await setUp({ ...SHORT_LOCKS, SCHEDULER_RUN_SILENCE_MS: '3000' }, 'reaped_out');
-  const dag = {
-    nodes: [
-      { id: 'rows', type: 'source', config: { connector_id: connectorId, query: markedRowsQuery(10, 4) } },
-      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'reaped_out', mode: 'append' } },
-    ],
-    edges: [{ from: 'rows', to: 'load' }],
-  };
+  const dag = markedRowsDag(connectorId, 'reaped_out', 10, 4);
   const { jobId } = await createPipelineAndJob(stack, dag);
   const run = await triggerRun(stack, jobId);
   await waitForRun(stack, jobId, run.id, (r) => r.status === 'running');

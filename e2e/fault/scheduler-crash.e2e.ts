@@ -3,7 +3,7 @@ import { stopProcess } from '@conduit/testing';
 import { call } from '../support/client.js';
 import { createPipelineAndJob, listAll, waitFor, waitForRunEnd } from '../support/helpers.js';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
-import { MARKED_ROWS_TABLE, markedRowsQuery, rowsByExecution } from '../support/run-executions.js';
+import { MARKED_ROWS_TABLE, markedRowsDag, rowsByExecution } from '../support/run-executions.js';
 import type { Run } from '@conduit/contracts';
 
 // R4 (issue 16): the scheduler killed with -9 between a run's commit and its enqueue (the test-only fault point
@@ -22,13 +22,7 @@ afterAll(async () => {
 
 it('R4: a scheduler killed between the commit and the enqueue leaves no run queued, and none runs twice', async () => {
   const { stack, connectorId } = fault;
-  const dag = {
-    nodes: [
-      { id: 'rows', type: 'source', config: { connector_id: connectorId, query: markedRowsQuery(10, 0) } },
-      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'r4_out', mode: 'append' } },
-    ],
-    edges: [{ from: 'rows', to: 'load' }],
-  };
+  const dag = markedRowsDag(connectorId, 'r4_out', 10, 0);
   const { jobId } = await createPipelineAndJob(stack, dag, { concurrency_policy: 'allow' });
 
   // The only scheduler gives way to one armed with the fault point.

@@ -36,6 +36,17 @@ export function markedRowsQuery(rows: number, sleepSeconds: number): string {
 
 export const MARKED_ROWS_TABLE = '(n integer not null, execution text not null)';
 
+/** A pipeline appending `markedRowsQuery(rows, sleepSeconds)` (node `rows`) to `table` (node `load`), on one connector. */
+export function markedRowsDag(connectorId: string, table: string, rows: number, sleepSeconds: number) {
+  return {
+    nodes: [
+      { id: 'rows', type: 'source', config: { connector_id: connectorId, query: markedRowsQuery(rows, sleepSeconds) } },
+      { id: 'load', type: 'sink', config: { connector_id: connectorId, table, mode: 'append' } },
+    ],
+    edges: [{ from: 'rows', to: 'load' }],
+  };
+}
+
 /** Rows of a sink table by the source execution that wrote them. */
 export async function rowsByExecution(db: pg.Client, table: string): Promise<number[]> {
   const { rows } = await db.query<{ rows: number }>(`select count(*)::int as rows from ${table} group by execution`);
