@@ -1,24 +1,16 @@
 /** A throwaway database on the local MariaDB/MySQL for one test suite, dropped afterwards. */
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2/promise';
+import type { SqlSandbox } from './sql-sandbox.js';
 import { suiteFixture } from './suite-fixture.js';
 
 export const MYSQL_HOST = process.env['MYSQL_HOST_TEST'] ?? '127.0.0.1';
 export const MYSQL_PORT = Number(process.env['MYSQL_PORT_TEST'] ?? 3306);
 
-export interface MysqlSandbox {
+export interface MysqlSandbox extends SqlSandbox<mysql.Connection> {
   database: string;
-  /** A connector config pointing at the sandbox database. */
-  config: Record<string, unknown>;
-  /** A root connection (database selected) for arranging and checking data. */
-  admin: mysql.Connection;
   /** Whether a connection other than the admin's runs a statement that contains `text`: the server still runs ours. */
   threadRuns: (text: string) => Promise<boolean>;
-  /** A query answering `id`: the thread id of the connection it runs on, as connectionAlive takes it. */
-  connectionIdSql: string;
-  /** Whether the server still has connection (thread) `id`. */
-  connectionAlive: (id: number) => Promise<boolean>;
-  drop(): Promise<void>;
 }
 
 export async function createMysqlSandbox(): Promise<MysqlSandbox> {

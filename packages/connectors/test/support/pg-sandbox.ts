@@ -1,27 +1,19 @@
 /** A throwaway schema on the local PostgreSQL for one test suite, dropped afterwards. */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import type { SqlSandbox } from './sql-sandbox.js';
 import { suiteFixture } from './suite-fixture.js';
 
 export const PG_HOST = process.env['PGHOST_TEST'] ?? '127.0.0.1';
 export const PG_PORT = Number(process.env['PGPORT_TEST'] ?? 5432);
 
-export interface PgSandbox {
+export interface PgSandbox extends SqlSandbox<pg.Client> {
   schema: string;
-  /** A connector config pointing at the sandbox schema. */
-  config: Record<string, unknown>;
-  /** An admin connection for arranging and checking data. */
-  admin: pg.Client;
   /**
-   * Whether a session other than the admin's shows a statement that (the running one, or with `active: false` the last one, still
-   * shown while the connection is open) contains `text`: whether the server still runs, or a client still holds, ours.
+   * Whether a session other than the admin's shows a statement containing `text`: the one it runs, or with
+   * `active: false` also the last one of an idle connection; whether the server still runs, or a client still holds, ours.
    */
   sessionShows: (text: string, opts?: { active?: boolean }) => Promise<boolean>;
-  /** A query answering `id`: the backend pid of the connection it runs on, as connectionAlive takes it. */
-  connectionIdSql: string;
-  /** Whether the server still has the connection of backend `pid`. */
-  connectionAlive: (pid: number) => Promise<boolean>;
-  drop(): Promise<void>;
 }
 
 export async function createPgSandbox(): Promise<PgSandbox> {

@@ -4,6 +4,7 @@
  */
 import { waitFor } from '@conduit/testing';
 import { ConnectorPools, type ConnectorDriver, type PoolScope } from '../../src/index.js';
+import type { SqlSandbox } from './sql-sandbox.js';
 
 export interface PoolReadOptions {
   tenantId?: string;
@@ -27,11 +28,7 @@ export interface PoolFixture {
 }
 
 /** The suite's sandbox: where the pools connect, and how the server names and lists its connections. */
-export interface PooledServer {
-  config: Record<string, unknown>;
-  connectionIdSql: string;
-  connectionAlive: (id: number) => Promise<boolean>;
-}
+export type PooledServer = Pick<SqlSandbox<unknown>, 'config' | 'connectionIdSql' | 'connectionAlive'>;
 
 /** At most 2 connections per pool (so a third caller waits), none closed for idleness within a test. */
 const newPools = (idleMs = 60_000) => new ConnectorPools({ max: 2, idleMs });
@@ -64,6 +61,8 @@ export function usePools(driver: Required<Pick<ConnectorDriver, 'read'>>, sandbo
     scope,
     readOne,
     connectionId: async (opts) => Number((await readOne(sandbox.connectionIdSql, opts))['id']),
-    waitClosed: (id, what) => waitFor(async () => !(await sandbox.connectionAlive(id)), { what, timeoutMs: 5000 }),
+    waitClosed: async (id, what) => {
+      await waitFor(async () => !(await sandbox.connectionAlive(id)), { what, timeoutMs: 5000 });
+    },
   };
 }
