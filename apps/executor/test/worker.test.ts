@@ -131,34 +131,34 @@ it("fails a run whose connector is not the tenant's, naming the node", async () 
   expect(end.nodes.map((n) => n.status)).toEqual(['failed', 'skipped', 'skipped']);
 });
 
-it('fails a run whose connector secret arrived in clear, naming the connector and field, not the value', async () => {
-  const runId = newId('run');
-  const dag = linearDag(dagNodes('con_clear').sql('q', 'select 1'));
-  await suite.enqueue(runId, TENANT, dag);
-  const end = await suite.finished(runId);
-  expect(end).toMatchObject({
-    status: 'failed',
+it.each([
+  {
+    secret: 'arrived in clear',
+    connectorId: 'con_clear',
+    password: 'clear-pw-1',
     error: { code: 'internal', message: 'connector con_clear: secret field "password" arrived in clear' },
-  });
-  expect(JSON.stringify(end)).not.toContain('clear-pw-1');
-});
-
-it('fails a run whose connector secret was sealed for another connector with a config_error, not the value', async () => {
-  const runId = newId('run');
-  const dag = linearDag(dagNodes('con_copied').sql('q', 'select 1'));
-  await suite.enqueue(runId, TENANT, dag);
-  const end = await suite.finished(runId);
-  expect(end).toMatchObject({
-    status: 'failed',
+  },
+  {
+    secret: 'was sealed for another connector',
+    connectorId: 'con_copied',
+    password: 'copied-pw-1',
     error: {
       code: 'config_error',
       message: expect.stringMatching(
         /^connector con_copied: secret field "password" could not be decrypted: .*send the secret again/,
       ),
     },
-  });
-  expect(JSON.stringify(end)).not.toContain('copied-pw-1');
-});
+  },
+])(
+  'fails a run whose connector secret $secret with $error.code, naming connector and field, not the value',
+  async (c) => {
+    const runId = newId('run');
+    await suite.enqueue(runId, TENANT, linearDag(dagNodes(c.connectorId).sql('q', 'select 1')));
+    const end = await suite.finished(runId);
+    expect(end).toMatchObject({ status: 'failed', error: c.error });
+    expect(JSON.stringify(end)).not.toContain(c.password);
+  },
+);
 
 it('cancels a running run within a second of the cancel message', async () => {
   const runId = newId('run');
