@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { MYSQL_HOST, useMysqlSandbox } from './support/mysql-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
-import { checkNames, describeSqlServerFailures, expectPassed } from './support/test-connection.js';
+import { describeSqlServerFailures } from './support/sql-test-connection.js';
+import { checkNames, expectPassed } from './support/test-connection.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();

@@ -3,7 +3,8 @@ import pg from 'pg';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
 import { PG_HOST, usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
-import { checkNames, describeSqlServerFailures, expectPassed } from './support/test-connection.js';
+import { describeSqlServerFailures } from './support/sql-test-connection.js';
+import { checkNames, expectPassed } from './support/test-connection.js';
 
 // The test servers listen on this machine, which the default network policy refuses.
 allowPrivateNetworks();
