@@ -54,7 +54,22 @@ const envelope = (eventId: string) => ({
   epoch: 1,
   at,
 });
-const reportNode = (eventId: string, node: Extract<RunReport, { type: 'run.node' }>['node']): RunReport => ({
+type NodeState = Extract<RunReport, { type: 'run.node' }>['node'];
+/** Node b (the sink) running its first attempt; each test says what differs. */
+const nodeState = (changes: Partial<NodeState> = {}): NodeState => ({
+  id: 'b',
+  type: 'sink',
+  status: 'running',
+  started_at: at,
+  finished_at: null,
+  attempts: 1,
+  rows_in: 0,
+  rows_out: 0,
+  output: null,
+  error: null,
+  ...changes,
+});
+const reportNode = (eventId: string, node: NodeState): RunReport => ({
   type: 'run.node',
   ...envelope(eventId),
   node,
@@ -73,19 +88,7 @@ describe('decideReport', () => {
   const now = new Date('2026-01-01T00:02:00.000Z');
 
   it("refuses (fenced) a report of another epoch than the run's, whatever its attempt or the run's state", () => {
-    const node = {
-      id: 'b',
-      type: 'sink',
-      status: 'succeeded' as const,
-      started_at: at,
-      finished_at: at,
-      attempts: 1,
-      rows_in: 1,
-      rows_out: 1,
-      output: null,
-      error: null,
-    };
-    const nodeReport = reportNode('e5', node);
+    const nodeReport = reportNode('e5', nodeState({ status: 'succeeded', finished_at: at, rows_in: 1, rows_out: 1 }));
     // The reaper failed the run (epoch 2), or a takeover claimed it (epoch 2): the first execution writes nothing more.
     for (const status of ['running', 'failed'] as const) {
       for (const report of [nodeReport, finished, started])
@@ -136,38 +139,16 @@ describe('decideReport', () => {
   });
 
   it('updates one node without a state change or an event', () => {
-    const node = {
-      id: 'b',
-      type: 'sink',
-      status: 'running' as const,
-      started_at: at,
-      finished_at: null,
-      attempts: 1,
-      rows_in: 0,
-      rows_out: 0,
-      output: null,
-      error: null,
-    };
-    const decision = decideReport(run({ status: 'running' }), reportNode('e3', node), now);
+    const decision = decideReport(run({ status: 'running' }), reportNode('e3', nodeState()), now);
     expect(decision).toMatchObject({ apply: true, event: null });
     if (decision.apply) expect(decision.changes.nodes?.map((n) => n.status)).toEqual(['pending', 'running']);
   });
 
   it('never moves a node back to an earlier state (reports taken out of order), but lets a retry run it again', () => {
-    const node = (status: 'running' | 'succeeded' | 'failed', attempts: number) => ({
-      id: 'b',
-      type: 'sink',
-      status,
-      started_at: at,
-      finished_at: status === 'running' ? null : at,
-      attempts,
-      rows_in: 0,
-      rows_out: 0,
-      output: null,
-      error: null,
-    });
-    const report = (n: ReturnType<typeof node>) => reportNode('e4', n);
-    const withB = (n: ReturnType<typeof node>) => run({ status: 'running', nodes: [initialNodes(dag)[0]!, n] });
+    const node = (status: 'running' | 'succeeded' | 'failed', attempts: number) =>
+      nodeState({ status, finished_at: status === 'running' ? null : at, attempts });
+    const report = (n: NodeState) => reportNode('e4', n);
+    const withB = (n: NodeState) => run({ status: 'running', nodes: [initialNodes(dag)[0]!, n] });
     expect(decideReport(withB(node('succeeded', 1)), report(node('running', 1)), now)).toMatchObject({
       apply: false,
       reason: 'an earlier state of node "b"',
@@ -181,20 +162,9 @@ describe('decideReport', () => {
 describe('node columns', () => {
   const now = new Date('2026-01-01T00:02:00.000Z');
   const amount = [{ name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' }];
-  const node = (id: string, extra: Record<string, unknown>) => ({
-    id,
-    type: 'source',
-    status: 'succeeded' as const,
-    started_at: at,
-    finished_at: at,
-    attempts: 1,
-    rows_in: 0,
-    rows_out: 1,
-    output: null,
-    error: null,
-    ...extra,
-  });
-  const nodeReport = (n: ReturnType<typeof node>) => reportNode('e5', n);
+  const node = (id: string, extra: Partial<NodeState>) =>
+    nodeState({ id, type: 'source', status: 'succeeded', finished_at: at, rows_out: 1, ...extra });
+  const nodeReport = (n: NodeState) => reportNode('e5', n);
 
   it("keeps a reported node's columns beside the nodes, by node id, and the node itself without them", () => {
     const decision = decideReport(run({ status: 'running' }), nodeReport(node('a', { columns: amount })), now);
