@@ -18,3 +18,4 @@ export * from './nest/test-microservice.js';
 export * from './suites/service-suite.js';
 export * from './fixtures/dags.js';
 export * from './typescript/tsc.js';
+export * from './nest/settings-overrides.js';

@@ -1,7 +1,7 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { Registry } from 'prom-client';
-import { RpcTestCaller, startTestMicroservice, testLogger } from '@conduit/testing';
+import { RpcTestCaller, type SettingsOverrides, startTestMicroservice, testLogger } from '@conduit/testing';
 import { AppModule } from '../../src/app.module.js';
 import { monitoringSettings, type MonitoringSettings } from '../../src/monitoring-settings.js';
 import { REDIS_URL } from './redis.js';
@@ -16,9 +16,7 @@ export interface MonitoringUnderTest {
 export async function startMonitoring(
   ds: DataSource,
   prefix: string,
-  overrides: Partial<Omit<MonitoringSettings, 'background'>> & {
-    background?: Partial<MonitoringSettings['background']>;
-  } = {},
+  overrides: SettingsOverrides<MonitoringSettings> = {},
 ): Promise<MonitoringUnderTest> {
   const settings = monitoringSettings({
     redisUrl: REDIS_URL,

@@ -1,6 +1,6 @@
 import type { INestMicroservice } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { RpcTestCaller, startTestMicroservice, testLogger } from '@conduit/testing';
+import { RpcTestCaller, type SettingsOverrides, startTestMicroservice, testLogger } from '@conduit/testing';
 import { AppModule } from '../../src/app.module.js';
 import { schedulerSettings, type SchedulerSettings } from '../../src/scheduler-settings.js';
 import { REDIS_URL } from './redis.js';
@@ -14,9 +14,7 @@ export interface SchedulerUnderTest {
 export async function startScheduler(
   ds: DataSource,
   prefix: string,
-  overrides: Partial<Omit<SchedulerSettings, 'background'>> & {
-    background?: Partial<SchedulerSettings['background']>;
-  } = {},
+  overrides: SettingsOverrides<SchedulerSettings> = {},
 ): Promise<SchedulerUnderTest> {
   const { background, ...rest } = overrides;
   const settings = schedulerSettings({

@@ -2,7 +2,7 @@ import { SecretBox, sealFieldsForTransit } from '@conduit/secrets';
 import { Writable } from 'node:stream';
 import type { INestMicroservice } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { RpcTestCaller, startTestMicroservice } from '@conduit/testing';
+import { RpcTestCaller, type SettingsOverrides, startTestMicroservice } from '@conduit/testing';
 import { createLogger } from '@conduit/service-kit';
 import type { RpcReply } from '@conduit/contracts';
 import { AppModule } from '../../src/app.module.js';
@@ -18,15 +18,11 @@ export interface DispatcherUnderTest {
   close(): Promise<void>;
 }
 
-type Overrides = Partial<Omit<DispatcherSettings, 'background'>> & {
-  background?: Partial<DispatcherSettings['background']>;
-};
-
 /** The dispatcher app as one replica: its RPC server on the suite's prefix and its workers. */
 export async function startDispatcher(
   ds: DataSource,
   prefix: string,
-  overrides: Overrides = {},
+  overrides: SettingsOverrides<DispatcherSettings> = {},
 ): Promise<DispatcherUnderTest> {
   const { background, ...rest } = overrides;
   const settings = dispatcherSettings({
