@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { call } from './support/client.js';
-import { nodeOf, runDagToEnd, uniqueName } from './support/helpers.js';
+import { extractLoadDag, nodeOf, runDagToEnd, uniqueName } from './support/helpers.js';
 import { useTargetStack } from './support/target-stack.js';
 import { createMariaDatabase, type MariaDatabase } from './support/maria-database.js';
 import type { ConnectionTestResult, Connector } from '@conduit/contracts';
@@ -62,17 +62,10 @@ describe('mysql -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(mariaDb.password);
 
-    const dag = {
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: mysqlConnector.body.id, table: 'orders' } },
-        {
-          id: 'load',
-          type: 'sink',
-          config: { connector_id: target.connectorId, table: 'orders_copy', mode: 'append' },
-        },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    };
+    const dag = extractLoadDag(
+      { connector_id: mysqlConnector.body.id, table: 'orders' },
+      { connector_id: target.connectorId, table: 'orders_copy', mode: 'append' },
+    );
     const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 2500 });

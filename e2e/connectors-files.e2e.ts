@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import duckdb from '@duckdb/node-api';
 import S3rver from 's3rver';
-import { createConnector, nodeOf, runDagToEnd } from './support/helpers.js';
+import { createConnector, extractLoadDag, nodeOf, runDagToEnd } from './support/helpers.js';
 import { useTargetStack } from './support/target-stack.js';
 
 // Object store, warehouse and file categories end to end: S3 CSV objects into DuckDB, and PostgreSQL out to JSON lines.
@@ -71,13 +71,10 @@ describe('s3 CSV -> duckdb', () => {
       force_path_style: true,
     });
     const warehouse = await createConnector(target.stack, 'duckdb', { path: 'warehouse/e2e.duckdb' }, 'wh');
-    const dag = {
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: s3Connector, path: 'readings/', format: 'csv' } },
-        { id: 'load', type: 'sink', config: { connector_id: warehouse, table: 'readings', mode: 'overwrite' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    };
+    const dag = extractLoadDag(
+      { connector_id: s3Connector, path: 'readings/', format: 'csv' },
+      { connector_id: warehouse, table: 'readings', mode: 'overwrite' },
+    );
     const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: 1200 });
@@ -106,21 +103,10 @@ describe('postgres -> file (JSON lines)', () => {
               timestamptz '2024-03-01 00:00:00+00' + g * interval '1 second' from generate_series(1, 1500) g`,
     );
     const files = await createConnector(target.stack, 'file', { path: 'exports' }, 'files');
-    const dag = {
-      nodes: [
-        {
-          id: 'extract',
-          type: 'source',
-          config: { connector_id: target.connectorId, query: 'select * from events order by id' },
-        },
-        {
-          id: 'load',
-          type: 'sink',
-          config: { connector_id: files, path: 'events/events.jsonl', mode: 'overwrite' },
-        },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    };
+    const dag = extractLoadDag(
+      { connector_id: target.connectorId, query: 'select * from events order by id' },
+      { connector_id: files, path: 'events/events.jsonl', mode: 'overwrite' },
+    );
     const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 1500 });

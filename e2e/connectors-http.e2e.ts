@@ -5,6 +5,7 @@ import { call } from './support/client.js';
 import {
   createConnector,
   createPipelineAndJob,
+  extractLoadDag,
   nodeOf,
   triggerRun,
   uniqueName,
@@ -95,23 +96,19 @@ describe('http -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(token);
 
-    const { jobId } = await createPipelineAndJob(target.stack, {
-      nodes: [
+    const { jobId } = await createPipelineAndJob(
+      target.stack,
+      extractLoadDag(
         {
-          id: 'extract',
-          type: 'source',
-          config: {
-            connector_id: httpConnector.body.id,
-            path: '/orders',
-            records_path: 'data.items',
-            pagination: 'page',
-            per_page: PER_PAGE,
-          },
+          connector_id: httpConnector.body.id,
+          path: '/orders',
+          records_path: 'data.items',
+          pagination: 'page',
+          per_page: PER_PAGE,
         },
-        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'api_orders', mode: 'append' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    });
+        { connector_id: target.connectorId, table: 'api_orders', mode: 'append' },
+      ),
+    );
     received.length = 0;
     const queued = await triggerRun(target.stack, jobId);
     const run = await waitForRunEnd(target.stack, jobId, queued.id, 45_000);

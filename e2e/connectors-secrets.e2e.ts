@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { call, type ApiResponse } from './support/client.js';
-import { closedPort, create, listAll, nodeOf, runDagToEnd, uniqueName } from './support/helpers.js';
+import {
+  closedPort,
+  createConnector,
+  extractLoadDag,
+  listAll,
+  nodeOf,
+  runDagToEnd,
+  uniqueName,
+} from './support/helpers.js';
 import { useTargetStack } from './support/target-stack.js';
 import { startOwnRedis, type OwnRedis } from '@conduit/testing';
 import type {
@@ -215,18 +223,13 @@ describe('secrets in runs', () => {
     await target.db.query('create table secret_src (id int primary key, label text)');
     await target.db.query(`create table secret_dst (id int primary key, label text)`);
     await target.db.query(`insert into secret_src select g, 'row ' || g from generate_series(1, 50) g`);
-    const connector = await create(target.stack, '/v2/connectors', {
-      name: uniqueName('pg'),
-      type: 'postgres',
-      config: target.targetDb.config({ password }),
-    });
-    const { run, responses, lines } = await runAndCollect({
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: connector.id, table: 'secret_src' } },
-        { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'secret_dst', mode: 'append' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    });
+    const connector = await createConnector(target.stack, 'postgres', target.targetDb.config({ password }), 'pg');
+    const { run, responses, lines } = await runAndCollect(
+      extractLoadDag(
+        { connector_id: connector, table: 'secret_src' },
+        { connector_id: connector, table: 'secret_dst', mode: 'append' },
+      ),
+    );
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 50 });
     expect((await target.db.query('select count(*)::int as n from secret_dst')).rows).toEqual([{ n: 50 }]);
@@ -236,18 +239,14 @@ describe('secrets in runs', () => {
 
   it('mysql: a run failing on a rejected password shows it in no error, node or run log line', async () => {
     const password = secretFor('mysql', 'run');
-    const connector = await create(target.stack, '/v2/connectors', {
-      name: uniqueName('maria'),
-      type: 'mysql',
-      config: { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', password },
-    });
-    const { run, responses } = await runAndCollect({
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: connector.id, query: 'select 1 as one', retries: 0 } },
-        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'never_made', mode: 'append' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    });
+    const mysqlConfig = { host: '127.0.0.1', port: 3306, database: 'mysql', user: 'root', password };
+    const connector = await createConnector(target.stack, 'mysql', mysqlConfig, 'maria');
+    const { run, responses } = await runAndCollect(
+      extractLoadDag(
+        { connector_id: connector, query: 'select 1 as one', retries: 0 },
+        { connector_id: target.connectorId, table: 'never_made', mode: 'append' },
+      ),
+    );
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ node_id: 'extract', message: expect.stringMatching(/denied/i) });
     expectNowhere([password], ...responses);
@@ -255,11 +254,8 @@ describe('secrets in runs', () => {
 
   it('openai: an llm decision whose key is refused (and quoted back) shows it in no error, node or run log line', async () => {
     const apiKey = secretFor('openai', 'run');
-    const llm = await create(target.stack, '/v2/connectors', {
-      name: uniqueName('llm'),
-      type: 'openai',
-      config: { base_url: `${echoBase}/v1`, model: 'tiny', api_key: apiKey },
-    });
+    const llmConfig = { base_url: `${echoBase}/v1`, model: 'tiny', api_key: apiKey };
+    const llm = await createConnector(target.stack, 'openai', llmConfig, 'llm');
     const sentBefore = echoed.length;
     const { run, responses } = await runAndCollect({
       nodes: [
@@ -269,7 +265,7 @@ describe('secrets in runs', () => {
           type: 'decision',
           config: {
             strategy: 'llm',
-            connector_id: llm.id,
+            connector_id: llm,
             prompt: 'Rows: {{rows}}',
             choices: ['a', 'b'],
             default: 'a',

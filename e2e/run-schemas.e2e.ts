@@ -3,6 +3,7 @@ import mysql from 'mysql2/promise';
 import {
   createConnector,
   createPipelineAndJob,
+  extractLoadDag,
   nodeOf,
   runDagToEnd,
   triggerRun,
@@ -94,21 +95,10 @@ describe("Get Run Status shows each node's columns", () => {
   });
 
   it('a PostgreSQL -> PostgreSQL CSV hand-off shows the column names without types', async () => {
-    const dag = {
-      nodes: [
-        {
-          id: 'extract',
-          type: 'source',
-          config: { connector_id: target.connectorId, query: 'select id, amount, note from payments_pg' },
-        },
-        {
-          id: 'load',
-          type: 'sink',
-          config: { connector_id: target.connectorId, table: 'payments_copy', mode: 'append' },
-        },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    };
+    const dag = extractLoadDag(
+      { connector_id: target.connectorId, query: 'select id, amount, note from payments_pg' },
+      { connector_id: target.connectorId, table: 'payments_copy', mode: 'append' },
+    );
     const run = await runDagToEnd(target.stack, dag, 60_000);
     expect(run.status).toBe('succeeded');
     const named = ['id', 'amount', 'note'].map((name) => ({ name, type: null }));

@@ -6,6 +6,7 @@ import { call, type ApiResponse } from './support/client.js';
 import {
   createConnector,
   createPipelineAndJob,
+  extractLoadDag,
   nodeOf,
   triggerRun,
   uniqueName,
@@ -153,17 +154,13 @@ describe('with private networks allowed, the platform itself stays out of reach'
 
   it("refuses at test and at run a postgres connector repointed at the platform's database, reading and writing nothing", async () => {
     const connector = await createConnector(target.stack, 'postgres', target.targetDb.config(), 'pg');
-    const { jobId } = await createPipelineAndJob(target.stack, {
-      nodes: [
-        {
-          id: 'extract',
-          type: 'source',
-          config: { connector_id: connector, query: 'select * from gateway.api_keys' },
-        },
-        { id: 'load', type: 'sink', config: { connector_id: connector, table: 'gateway.api_keys', mode: 'append' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    });
+    const { jobId } = await createPipelineAndJob(
+      target.stack,
+      extractLoadDag(
+        { connector_id: connector, query: 'select * from gateway.api_keys' },
+        { connector_id: connector, table: 'gateway.api_keys', mode: 'append' },
+      ),
+    );
     const before = await apiKeyCount();
     await repoint(platform, connector, target.targetDb.config({ database: platformDatabase }));
 
@@ -184,13 +181,13 @@ describe('with private networks allowed, the platform itself stays out of reach'
   it("refuses at test and at run a redis connector repointed at the platform's Redis: MONITOR sees no command of it", async () => {
     const connector = await createConnector(target.stack, 'redis', { host: ownRedis.host, port: ownRedis.port });
     const streamKey = `security-${randomUUID()}`;
-    const { jobId } = await createPipelineAndJob(target.stack, {
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: connector, stream: streamKey } },
-        { id: 'load', type: 'sink', config: { connector_id: target.connectorId, table: 'stolen', mode: 'append' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    });
+    const { jobId } = await createPipelineAndJob(
+      target.stack,
+      extractLoadDag(
+        { connector_id: connector, stream: streamKey },
+        { connector_id: target.connectorId, table: 'stolen', mode: 'append' },
+      ),
+    );
     await repoint(platform, connector, platformRedis);
 
     const monitor = await monitorRedis(platformRedis);

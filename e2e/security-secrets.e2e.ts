@@ -13,6 +13,7 @@ import { call, expectProblem } from './support/client.js';
 import {
   create,
   createPipelineAndJob,
+  extractLoadDag,
   localPostgresConfig,
   nodeOf,
   triggerRun,
@@ -113,13 +114,13 @@ describe('finding 2: secrets cross processes only sealed', () => {
     const tested = await call<ConnectionTestResult>(stack, 'POST', `/v2/connectors/${connector.id}/test`);
     expect(tested.body).toMatchObject({ ok: true });
 
-    const { jobId } = await createPipelineAndJob(stack, {
-      nodes: [
-        { id: 'extract', type: 'source', config: { connector_id: connector.id, table: 'src' } },
-        { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'dst', mode: 'append' } },
-      ],
-      edges: [{ from: 'extract', to: 'load' }],
-    });
+    const { jobId } = await createPipelineAndJob(
+      stack,
+      extractLoadDag(
+        { connector_id: connector.id, table: 'src' },
+        { connector_id: connector.id, table: 'dst', mode: 'append' },
+      ),
+    );
     const run = await waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id, 30_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'load')).toMatchObject({ rows_out: 20 });

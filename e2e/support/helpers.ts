@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { freePort, waitFor, type Stack } from '@conduit/testing';
+import { freePort, linearDag, waitFor, type Stack } from '@conduit/testing';
 import type { Page, Project, Run, RunNode } from '@conduit/contracts';
 import { call, type ApiResponse } from './client.js';
 
@@ -91,15 +91,20 @@ export async function expectHealthy(stack: Stack): Promise<void> {
   expect(roundTrip.status).toBe(200);
 }
 
+/** A two-node DAG: a source `extract` with this config feeding a sink `load` with that one. */
+export function extractLoadDag(
+  source: Record<string, unknown>,
+  sink: Record<string, unknown>,
+): Record<string, unknown> {
+  return linearDag({ id: 'extract', type: 'source', config: source }, { id: 'load', type: 'sink', config: sink });
+}
+
 /** A valid two-node DAG: a postgres source feeding a postgres sink. */
 export function copyDag(connectorId: string): Record<string, unknown> {
-  return {
-    nodes: [
-      { id: 'extract', type: 'source', config: { connector_id: connectorId, table: 'orders' } },
-      { id: 'load', type: 'sink', config: { connector_id: connectorId, table: 'orders_copy', mode: 'append' } },
-    ],
-    edges: [{ from: 'extract', to: 'load' }],
-  };
+  return extractLoadDag(
+    { connector_id: connectorId, table: 'orders' },
+    { connector_id: connectorId, table: 'orders_copy', mode: 'append' },
+  );
 }
 
 /** Creates a resource; fails with the answer's text unless it is a 201. Answers the created resource. */
