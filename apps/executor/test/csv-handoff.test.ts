@@ -1,18 +1,12 @@
 // A source whose only consumer is a sink hands it COPY CSV through a workspace file instead of a DuckDB table, on the
 // real postgres driver against a throwaway schema. Arrays and microseconds would not survive the DuckDB path.
-import type pg from 'pg';
 import { dagNodes, linearDag } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
-
-const schema = uniqueSchema();
-const config = connectorConfig(schema);
-let db: pg.Client;
+import { count, useSuiteSchema } from './support/postgres.js';
 
 const { source, sink } = dagNodes(CONNECTOR_ID);
 
-beforeAll(async () => {
-  db = await openSchema(schema);
+const suite = useSuiteSchema(async (db) => {
   await db.query(
     `create table wide (id bigint primary key, amount numeric(30,10), tags int[], at timestamptz, note text)`,
   );
@@ -23,14 +17,11 @@ line ' || g end
      from generate_series(1, 20000) g`,
   );
 });
-
-afterAll(async () => {
-  await dropSchema(db, schema);
-});
+const { config } = suite;
 
 describe('source -> sink through a CSV hand-off', () => {
   it('copies every row exactly (int8, numeric, arrays, microseconds, quoted text) and reports both nodes', async () => {
-    await db.query(`create table wide_copy (like wide)`);
+    await suite.db.query(`create table wide_copy (like wide)`);
     const run = await runDag(
       linearDag(source('extract', { query: 'select * from wide' }), sink('load', 'wide_copy')),
       config,
@@ -42,7 +33,7 @@ describe('source -> sink through a CSV hand-off', () => {
     });
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_in: 0, rows_out: 20000, attempts: 1 });
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_in: 20000, rows_out: 20000, attempts: 1 });
-    const { rows } = await db.query<{ n: number }>(
+    const { rows } = await suite.db.query<{ n: number }>(
       `select count(*)::int as n from ((table wide except all table wide_copy) union all (table wide_copy except all table wide)) d`,
     );
     expect(rows[0]?.n).toBe(0);
@@ -52,22 +43,22 @@ describe('source -> sink through a CSV hand-off', () => {
   });
 
   it('upserts through the hand-off, the last row of a key winning', async () => {
-    await db.query(`create table by_key (id bigint primary key, v text)`);
-    await db.query(`insert into by_key values (1, 'old')`);
+    await suite.db.query(`create table by_key (id bigint primary key, v text)`);
+    await suite.db.query(`insert into by_key values (1, 'old')`);
     const dag = linearDag(
       source('keys', { query: `select * from (values (1::bigint, 'first'), (2, 'two'), (1, 'last')) as t(id, v)` }),
       sink('merge', 'by_key', { mode: 'upsert', key: ['id'] }),
     );
     const run = await runDag(dag, config);
     expect(run.outcome.status).toBe('succeeded');
-    expect((await db.query(`select id::int, v from by_key order by id`)).rows).toEqual([
+    expect((await suite.db.query(`select id::int, v from by_key order by id`)).rows).toEqual([
       { id: 1, v: 'last' },
       { id: 2, v: 'two' },
     ]);
   });
 
   it('fails the source and skips the sink when the query is wrong', async () => {
-    await db.query(`create table never (n integer)`);
+    await suite.db.query(`create table never (n integer)`);
     const run = await runDag(
       linearDag(source('bad', { query: 'select n from no_such_table' }), sink('after', 'never')),
       config,
@@ -82,7 +73,7 @@ describe('source -> sink through a CSV hand-off', () => {
   });
 
   it('fails the sink after the source succeeded when the target is wrong; nothing is written', async () => {
-    await db.query(`create table narrow (id bigint)`);
+    await suite.db.query(`create table narrow (id bigint)`);
     const run = await runDag(
       linearDag(source('wide_src', { query: 'select id, note from wide' }), sink('into_narrow', 'narrow')),
       config,
@@ -91,11 +82,11 @@ describe('source -> sink through a CSV hand-off', () => {
     expect(run.outcome.error).toMatchObject({ node_id: 'into_narrow', message: expect.stringContaining('"note"') });
     expect(nodeOf(run, 'into_narrow').status).toBe('failed');
     expect(nodeOf(run, 'wide_src')).toMatchObject({ status: 'succeeded', rows_out: 20000 });
-    expect(await count(db, 'narrow')).toBe(0);
+    expect(await count(suite.db, 'narrow')).toBe(0);
   });
 
   it('hands off with retries and a timeout too, each node keeping its own attempts', async () => {
-    await db.query(`create table retried (id bigint, tags int[])`);
+    await suite.db.query(`create table retried (id bigint, tags int[])`);
     const dag = linearDag(
       source('src', { query: 'select id, tags from wide where id % 2 = 0', retries: 1, timeout_seconds: 30 }),
       sink('out', 'retried', { retries: 1 }),
@@ -104,6 +95,6 @@ describe('source -> sink through a CSV hand-off', () => {
     expect(run.outcome.status).toBe('succeeded');
     expect(nodeOf(run, 'src')).toMatchObject({ status: 'succeeded', attempts: 1, rows_out: 10000 });
     expect(nodeOf(run, 'out')).toMatchObject({ status: 'succeeded', attempts: 1, rows_in: 10000, rows_out: 10000 });
-    expect(await count(db, 'retried')).toBe(10000);
+    expect(await count(suite.db, 'retried')).toBe(10000);
   });
 });

@@ -1,19 +1,14 @@
 // The engine on a real DuckDB and the real postgres driver, against a throwaway schema.
 import { readdir } from 'node:fs/promises';
-import type pg from 'pg';
 import { branch, chain, dagNodes, linearDag, rulesDecision, waitFor } from '@conduit/testing';
 import { CONNECTOR_ID, DATA_DIR, nodeOf, runDag } from './support/engine-harness.js';
-import { connectorConfig, count, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { count, useSuiteSchema } from './support/postgres.js';
 
 const ROWS = 100_000;
-const schema = uniqueSchema();
-const config = connectorConfig(schema);
-let db: pg.Client;
 
 const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
-beforeAll(async () => {
-  db = await openSchema(schema);
+const suite = useSuiteSchema(async (db) => {
   await db.query(
     `create table orders (id integer primary key, name text, amount numeric(12,2), qty integer, created_at timestamptz)`,
   );
@@ -25,10 +20,7 @@ beforeAll(async () => {
     `create table orders_clean (id integer primary key, name text, amount numeric(12,2), qty integer, total numeric(14,2), created_at timestamptz)`,
   );
 });
-
-afterAll(async () => {
-  await dropSchema(db, schema);
-});
+const { config } = suite;
 
 const copyDag = linearDag(
   source('orders', { query: 'select * from orders' }),
@@ -43,7 +35,7 @@ describe('source -> transform -> sink', () => {
     const first = await runDag(copyDag, config);
     expect(first.outcome.error).toBeNull();
     expect(first.outcome.status).toBe('succeeded');
-    expect(await count(db, 'orders_clean')).toBe(expected);
+    expect(await count(suite.db, 'orders_clean')).toBe(expected);
 
     expect(nodeOf(first, 'orders')).toMatchObject({ status: 'succeeded', rows_in: 0, rows_out: ROWS, attempts: 1 });
     expect(nodeOf(first, 'clean')).toMatchObject({ status: 'succeeded', rows_in: ROWS, rows_out: expected });
@@ -56,7 +48,7 @@ describe('source -> transform -> sink', () => {
     // Every node went pending -> running -> succeeded, reported as it happened.
     expect(first.changes.filter((c) => c.id === 'clean').map((c) => c.status)).toEqual(['running', 'succeeded']);
 
-    const { rows } = await db.query(`select * from orders_clean where id = 1234`);
+    const { rows } = await suite.db.query(`select * from orders_clean where id = 1234`);
     expect(rows[0]).toEqual({
       id: 1234,
       name: 'order 1234',
@@ -68,7 +60,7 @@ describe('source -> transform -> sink', () => {
 
     const second = await runDag(copyDag, config);
     expect(second.outcome.status).toBe('succeeded');
-    expect(await count(db, 'orders_clean')).toBe(expected);
+    expect(await count(suite.db, 'orders_clean')).toBe(expected);
     expect(nodeOf(second, 'to_clean').rows_out).toBe(expected);
   });
 
@@ -88,8 +80,8 @@ describe('source -> transform -> sink', () => {
 
 describe('decision by rules', () => {
   it('runs the chosen branch and skips the other with its descendants', async () => {
-    await db.query(`create table big_orders (id integer, name text)`);
-    await db.query(`create table small_orders (id integer, name text)`);
+    await suite.db.query(`create table big_orders (id integer, name text)`);
+    await suite.db.query(`create table small_orders (id integer, name text)`);
     const dag = {
       nodes: [
         source('few', { query: 'select id, name from orders where id <= 50' }),
@@ -123,8 +115,8 @@ describe('decision by rules', () => {
     expect(nodeOf(run, 'big_rows').status).toBe('skipped');
     expect(nodeOf(run, 'big_out').status).toBe('skipped');
     expect(nodeOf(run, 'small_out')).toMatchObject({ status: 'succeeded', rows_out: 25 });
-    expect(await count(db, 'big_orders')).toBe(0);
-    expect(await count(db, 'small_orders')).toBe(25);
+    expect(await count(suite.db, 'big_orders')).toBe(0);
+    expect(await count(suite.db, 'small_orders')).toBe(25);
     expect(run.lines.some((l) => l.node_id === 'route' && l.message.startsWith('chose "small"'))).toBe(true);
   });
 
@@ -152,7 +144,7 @@ describe('decision by rules', () => {
 
 describe('failures', () => {
   it('fails the run on bad SQL, naming the node and the message; nodes below are skipped, other branches finish', async () => {
-    await db.query(`create table side_out (id integer)`);
+    await suite.db.query(`create table side_out (id integer)`);
     const dag = {
       nodes: [
         source('src', { query: 'select id from orders where id <= 10' }),
@@ -176,7 +168,7 @@ describe('failures', () => {
     });
     expect(nodeOf(run, 'below').status).toBe('skipped');
     expect(nodeOf(run, 'side_sink')).toMatchObject({ status: 'succeeded', rows_out: 7 });
-    expect(await count(db, 'side_out')).toBe(7);
+    expect(await count(suite.db, 'side_out')).toBe(7);
   });
 
   it('names the database message when the source query is wrong', async () => {
@@ -211,7 +203,7 @@ describe('failures', () => {
   });
 
   it('succeeds on a later attempt', async () => {
-    await db.query(`create sequence tries`);
+    await suite.db.query(`create sequence tries`);
     const sql = `do $$ begin if nextval('tries') < 3 then perform pg_sleep(5); end if; end $$`;
     const dag = {
       nodes: [
@@ -227,7 +219,7 @@ describe('failures', () => {
 
 describe('cancel', () => {
   it('stops within a second, marks nodes canceled and writes nothing', async () => {
-    await db.query(`create table cancel_out (id integer, pad text)`);
+    await suite.db.query(`create table cancel_out (id integer, pad text)`);
     const dag = linearDag(
       source('huge', { query: `select g as id, repeat('x', 50) as pad from generate_series(1, 5000000) g` }),
       sink('out', 'cancel_out'),
@@ -235,7 +227,7 @@ describe('cancel', () => {
     const controller = new AbortController();
     const running = runDag(dag, config, { signal: controller.signal, runId: 'run_cancel' });
     const reading = async () => {
-      const { rows } = await db.query<{ n: number }>(
+      const { rows } = await suite.db.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity where query like '%generate_series(1, 5000000)%' and pid <> pg_backend_pid()`,
       );
       return rows[0]?.n ?? 0;
@@ -252,6 +244,6 @@ describe('cancel', () => {
       what: 'the server to stop the source query',
       timeoutMs: 2000,
     });
-    expect(await count(db, 'cancel_out')).toBe(0);
+    expect(await count(suite.db, 'cancel_out')).toBe(0);
   });
 });

@@ -1,26 +1,16 @@
 // Each node reports its output columns with their DuckDB types (issue 15, runs show schemas), on a real DuckDB and the
 // real postgres driver against a throwaway schema.
-import type pg from 'pg';
 import { branch, chain, dagNodes, linearDag, rulesDecision } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
-
-const schema = uniqueSchema();
-const config = connectorConfig(schema);
-let db: pg.Client;
+import { useSuiteSchema } from './support/postgres.js';
 
 const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
-beforeAll(async () => {
-  db = await openSchema(schema);
+const { config } = useSuiteSchema(async (db) => {
   await db.query(`create table payments (id integer, amount numeric(12,2), note text)`);
   await db.query(`insert into payments values (1, 10.25, 'a'), (2, -3.00, 'b'), (3, 0.10, null)`);
   await db.query(`create table doubled (id integer, doubled numeric(24,2), note text)`);
   await db.query(`create table payments_copy (like payments)`);
-});
-
-afterAll(async () => {
-  await dropSchema(db, schema);
 });
 
 describe('node columns in the run outcome', () => {

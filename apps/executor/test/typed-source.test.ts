@@ -1,28 +1,20 @@
 // A PostgreSQL source read with its catalog's types (readIntoTable): a transform does arithmetic and comparisons on
 // them, and money sums to the cent (issue 15's example), on the real postgres driver against a throwaway schema.
-import type pg from 'pg';
+import { dagNodes, linearDag } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { useSuiteSchema } from './support/postgres.js';
 
 const ROWS = 50_000;
-const schema = uniqueSchema();
-const config = connectorConfig(schema);
-let db: pg.Client;
 
-const dagOf = (sourceTable: string, targetTable: string) => ({
-  nodes: [
-    { id: 'src', type: 'source', config: { connector_id: CONNECTOR_ID, table: sourceTable } },
-    { id: 'doubled', type: 'transform', config: { sql: 'select id, amount * 2 as doubled from src where amount > 0' } },
-    { id: 'out', type: 'sink', config: { connector_id: CONNECTOR_ID, table: targetTable, mode: 'append' } },
-  ],
-  edges: [
-    { from: 'src', to: 'doubled' },
-    { from: 'doubled', to: 'out' },
-  ],
-});
+const { source, transform, sink } = dagNodes(CONNECTOR_ID);
+const dagOf = (sourceTable: string, targetTable: string) =>
+  linearDag(
+    source('src', { table: sourceTable }),
+    transform('doubled', 'select id, amount * 2 as doubled from src where amount > 0'),
+    sink('out', targetTable),
+  );
 
-beforeAll(async () => {
-  db = await openSchema(schema);
+const suite = useSuiteSchema(async (db) => {
   // Amounts near 10^10 with cents: a sum of 50 000 of them has 17 significant digits, more than a DOUBLE holds.
   const rows = `select g, case when g % 10 = 0 then -(g + 0.07) when g % 13 = 0 then null else round(9876543210.99 - g + (g % 100) / 100.0, 2) end,
     case when g % 3 = 0 then null else 'note ' || g end from generate_series(1, ${ROWS}) g`;
@@ -32,14 +24,13 @@ beforeAll(async () => {
   await db.query(`create table src_plain (id int, amount numeric, note text)`);
   await db.query(`insert into src_plain ${rows}`);
 });
-
-afterAll(async () => {
-  await dropSchema(db, schema);
-});
+const { config } = suite;
 
 async function sums(table: string, target: string): Promise<{ want: string; got: string; rows: number }> {
-  const want = await db.query<{ s: string }>(`select (sum(amount) * 2)::text as s from ${table} where amount > 0`);
-  const got = await db.query<{ s: string; n: number }>(
+  const want = await suite.db.query<{ s: string }>(
+    `select (sum(amount) * 2)::text as s from ${table} where amount > 0`,
+  );
+  const got = await suite.db.query<{ s: string; n: number }>(
     `select sum(doubled)::text as s, count(*)::int as n from ${target}`,
   );
   return { want: want.rows[0]!.s, got: got.rows[0]!.s, rows: got.rows[0]!.n };
@@ -61,7 +52,8 @@ describe('typed postgres source through a transform', () => {
     ]);
     const { want, got, rows } = await sums(sourceTable, target);
     expect(rows).toBe(
-      (await db.query<{ n: number }>(`select count(*)::int as n from ${sourceTable} where amount > 0`)).rows[0]!.n,
+      (await suite.db.query<{ n: number }>(`select count(*)::int as n from ${sourceTable} where amount > 0`)).rows[0]!
+        .n,
     );
     expect(got).toBe(want);
     // 17 significant digits: through a DOUBLE the cents would differ.

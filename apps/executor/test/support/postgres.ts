@@ -1,5 +1,6 @@
 // A throwaway PostgreSQL schema per suite, and the postgres connector config that points into it.
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import pg from 'pg';
 import { DATABASE_URL, postgresConnectorConfig } from '@conduit/testing';
 
@@ -29,6 +30,33 @@ export async function dropSchema(db: pg.Client | undefined, schema: string): Pro
   if (!db) return;
   await db.query(`drop schema if exists ${schema} cascade`);
   await db.end();
+}
+
+export interface SuiteSchema {
+  schema: string;
+  /** The postgres connector config pointing into the schema. */
+  config: Record<string, unknown>;
+  /** The suite's connection, its search path in the schema: open from the suite's beforeAll on. */
+  readonly db: pg.Client;
+}
+
+/** A throwaway schema for the suite: opened before its tests (`setUp` then makes its tables), dropped after them. */
+export function useSuiteSchema(setUp: (db: pg.Client) => Promise<void> = async () => undefined): SuiteSchema {
+  const schema = uniqueSchema();
+  let db: pg.Client | undefined;
+  beforeAll(async () => {
+    db = await openSchema(schema);
+    await setUp(db);
+  });
+  afterAll(() => dropSchema(db, schema));
+  return {
+    schema,
+    config: connectorConfig(schema),
+    get db() {
+      if (!db) throw new Error("the suite's schema opens in its beforeAll");
+      return db;
+    },
+  };
 }
 
 export function uniqueSchema(): string {
