@@ -23,6 +23,12 @@ const dag = {
   ],
 };
 const plan = planRun(dag);
+/** The history up to the decision: src and clean succeeded, route chose big. */
+const decidedBig = [
+  recorded('src', 'source', 'succeeded'),
+  recorded('clean', 'transform', 'succeeded'),
+  recorded('route', 'decision', 'succeeded', { output: { choice: 'big', reason: 'r' } }),
+];
 const keys = (m: ReadonlyMap<string, unknown>) => [...m.keys()].sort();
 
 describe('planResume', () => {
@@ -33,9 +39,7 @@ describe('planResume', () => {
 
   it('keeps a committed sink and the nodes nothing unfinished reads; the decision keeps its choice', () => {
     const resume = planResume(plan, [
-      recorded('src', 'source', 'succeeded'),
-      recorded('clean', 'transform', 'succeeded'),
-      recorded('route', 'decision', 'succeeded', { output: { choice: 'big', reason: 'r' } }),
+      ...decidedBig,
       recorded('big_sink', 'sink', 'succeeded', { rows_out: 7 }),
       recorded('small_sink', 'sink', 'skipped'),
       recorded('audit', 'sql', 'running'),
@@ -49,9 +53,7 @@ describe('planResume', () => {
 
   it('re-runs succeeded upstream nodes, transitively, only for a node that must still run', () => {
     const resume = planResume(plan, [
-      recorded('src', 'source', 'succeeded'),
-      recorded('clean', 'transform', 'succeeded'),
-      recorded('route', 'decision', 'succeeded', { output: { choice: 'big', reason: 'r' } }),
+      ...decidedBig,
       recorded('big_sink', 'sink', 'running', { attempts: 2 }),
       recorded('small_sink', 'sink', 'skipped'),
       recorded('audit', 'sql', 'succeeded'),
@@ -65,9 +67,7 @@ describe('planResume', () => {
 
   it('rebuilds nothing for a branch the decision did not choose', () => {
     const resume = planResume(plan, [
-      recorded('src', 'source', 'succeeded'),
-      recorded('clean', 'transform', 'succeeded'),
-      recorded('route', 'decision', 'succeeded', { output: { choice: 'big', reason: 'r' } }),
+      ...decidedBig,
       recorded('big_sink', 'sink', 'succeeded'),
       recorded('small_sink', 'sink', 'pending'),
       recorded('audit', 'sql', 'succeeded'),
@@ -77,14 +77,14 @@ describe('planResume', () => {
   });
 
   it('never re-runs a succeeded sink or sql node for its output, and runs failed or canceled nodes again', () => {
-    const chain = planRun({
+    const withDdl = planRun({
       nodes: [n('a', 'source'), n('ddl', 'sql'), n('b', 'transform')],
       edges: [
         { from: 'ddl', to: 'b' },
         { from: 'a', to: 'b' },
       ],
     });
-    const resume = planResume(chain, [
+    const resume = planResume(withDdl, [
       recorded('a', 'source', 'failed'),
       recorded('ddl', 'sql', 'succeeded'),
       recorded('b', 'transform', 'canceled'),
