@@ -2,15 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { call } from './support/client.js';
-import {
-  createConnector,
-  createPipelineAndJob,
-  extractLoadDag,
-  nodeOf,
-  triggerRun,
-  uniqueName,
-  waitForRunEnd,
-} from './support/helpers.js';
+import { createConnector, extractLoadDag, nodeOf, runDagToEnd, uniqueName } from './support/helpers.js';
 import { useTargetStack } from './support/target-stack.js';
 import type { ConnectionTestResult, Connector, Pipeline } from '@conduit/contracts';
 
@@ -96,22 +88,19 @@ describe('http -> postgres', () => {
     expect(tested.body).toMatchObject({ ok: true, error_class: null });
     expect(tested.text).not.toContain(token);
 
-    const { jobId } = await createPipelineAndJob(
-      target.stack,
-      extractLoadDag(
-        {
-          connector_id: httpConnector.body.id,
-          path: '/orders',
-          records_path: 'data.items',
-          pagination: 'page',
-          per_page: PER_PAGE,
-        },
-        { connector_id: target.connectorId, table: 'api_orders', mode: 'append' },
-      ),
+    const dag = extractLoadDag(
+      {
+        connector_id: httpConnector.body.id,
+        path: '/orders',
+        records_path: 'data.items',
+        pagination: 'page',
+        per_page: PER_PAGE,
+      },
+      { connector_id: target.connectorId, table: 'api_orders', mode: 'append' },
     );
+    // From here on, only the run's requests (the test above called /health).
     received.length = 0;
-    const queued = await triggerRun(target.stack, jobId);
-    const run = await waitForRunEnd(target.stack, jobId, queued.id, 45_000);
+    const run = await runDagToEnd(target.stack, dag, 45_000);
     expect(run.status).toBe('succeeded');
     expect(nodeOf(run, 'extract')).toMatchObject({ status: 'succeeded', rows_out: TOTAL });
     expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: TOTAL });
