@@ -1,30 +1,23 @@
 // The engine with the executor's connection pools: nodes and runs share a connector's connections, never its state.
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
 import { ConnectorPools } from '@conduit/connectors';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
-import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { useSuiteSchema } from './support/postgres.js';
 import { dagNodes, linearDag, waitFor } from '@conduit/testing';
 
-const schema = uniqueSchema();
-const config = connectorConfig(schema);
-let db: pg.Client;
+const suite = useSuiteSchema(async (db) => {
+  await db.query(`create table seen (run text, node text, pid int, temp_gone boolean, timeout text)`);
+});
+const { schema, config } = suite;
 let pools: ConnectorPools;
 
 const { sql } = dagNodes(CONNECTOR_ID);
 
-beforeAll(async () => {
-  db = await openSchema(schema);
-  await db.query(`create table ${schema}.seen (run text, node text, pid int, temp_gone boolean, timeout text)`);
-});
 beforeEach(() => {
   pools = new ConnectorPools({ max: 4, idleMs: 60_000 });
 });
 afterEach(async () => {
   await pools.closeAll();
-});
-afterAll(async () => {
-  await dropSchema(db, schema);
 });
 
 const record = (run: string, node: string) =>
@@ -35,7 +28,7 @@ const record = (run: string, node: string) =>
   );
 
 async function seen(run: string): Promise<{ node: string; pid: number; temp_gone: boolean; timeout: string }[]> {
-  const { rows } = await db.query(
+  const { rows } = await suite.db.query(
     `select node, pid, temp_gone, timeout from ${schema}.seen where run = $1 order by node`,
     [run],
   );
@@ -76,7 +69,7 @@ describe('connection reuse', () => {
     const marker = `m${randomUUID().replace(/-/g, '')}`;
     const controller = new AbortController();
     const running = async () => {
-      const { rows } = await db.query(
+      const { rows } = await suite.db.query(
         `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
         [`%${marker}%`],
       );
