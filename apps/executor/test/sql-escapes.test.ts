@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDriver, type ConnectorDriver } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
-import { rulesDecision } from '@conduit/testing';
-import { sqlEscapes } from '../../../packages/connectors/test/support/sql-escapes.js';
+import { rulesDecision, sqlEscapes } from '@conduit/testing';
+
 import { TEST_TENANT, nodeOf, runDag } from './support/engine-harness.js';
 
 const MARKER = 'conduit-engine-secret-5c1d';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDriver, userSqlProblem, type ConnectorDriver, type Row } from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
-import { sqlEscapes } from './support/sql-escapes.js';
+import { sqlEscapes } from '@conduit/testing';
 import { withTenant } from './support/tenant-driver.js';
 
 const MARKER = 'conduit-secret-marker-7f3a';

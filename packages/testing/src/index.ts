@@ -19,3 +19,4 @@ export * from './suites/service-suite.js';
 export * from './fixtures/dags.js';
 export * from './typescript/tsc.js';
 export * from './nest/settings-overrides.js';
+export * from './fixtures/sql-escapes.js';

@@ -8,7 +8,7 @@ import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 function routes(): Array<[string, string, RequestMethod]> {
   const found: Array<[string, string, RequestMethod]> = [];
   for (const controller of GATEWAY_CONTROLLERS) {
-    const proto = controller.prototype as Record<string, unknown>;
+    const proto = controller.prototype as unknown as Record<string, unknown>;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const handler = proto[name];
       if (name === 'constructor' || typeof handler !== 'function') continue;
@@ -25,9 +25,9 @@ describe('@IdempotentPost', () => {
     const posts = all.filter(([, , method]) => method === RequestMethod.POST);
     expect(posts.length).toBeGreaterThanOrEqual(14);
     for (const [controller, name, method] of all) {
-      const handler = (GATEWAY_CONTROLLERS.find((c) => c.name === controller)!.prototype as Record<string, unknown>)[
-        name
-      ] as object;
+      const handler = (
+        GATEWAY_CONTROLLERS.find((c) => c.name === controller)!.prototype as unknown as Record<string, unknown>
+      )[name] as object;
       const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[];
       expect({ route: `${controller}.${name}`, idempotent: interceptors.includes(IdempotencyInterceptor) }).toEqual({
         route: `${controller}.${name}`,

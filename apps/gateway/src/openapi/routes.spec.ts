@@ -23,7 +23,7 @@ function routes(): Route[] {
   const found: Route[] = [];
   for (const controller of GATEWAY_CONTROLLERS) {
     const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
-    const proto = controller.prototype as Record<string, unknown>;
+    const proto = controller.prototype as unknown as Record<string, unknown>;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const handler = proto[name];
       if (name === 'constructor' || typeof handler !== 'function') continue;

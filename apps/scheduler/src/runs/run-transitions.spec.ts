@@ -39,6 +39,8 @@ function run(overrides: Partial<RunEntity> = {}): RunEntity {
       claimedBy: 'x',
       claimAttempt: 1,
       leaseUntil: null,
+      idempotencyKey: null,
+      idempotencyFingerprint: null,
     } satisfies RunEntity,
     overrides,
   );
