@@ -29,7 +29,8 @@ describe('jobs over RPC', () => {
         name: 'nightly',
         pipeline_id: pipeline.id,
         schedule: '30 2 * * *',
-        timezone: 'Europe/Paris',
+        // Any spelling the runtime knows is accepted and stored as the canonical name.
+        timezone: 'europe/PARIS',
         parameters: { full: true },
       },
     });

@@ -3,6 +3,7 @@ import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } f
 import type { Logger } from 'pino';
 import {
   AppError,
+  canonicalTimeZone,
   unknownPipelineError,
   isId,
   pageOf,
@@ -181,7 +182,8 @@ export class JobsService {
       pipelineId: body.pipeline_id,
       schedule:
         body.schedule === undefined || body.schedule === null ? null : body.schedule.trim().replace(/\s+/g, ' '),
-      timezone: body.timezone,
+      // Stored as ICU spells it: `utc` and `UTC` are one zone (and one key of the fire-time caches).
+      timezone: canonicalTimeZone(body.timezone) ?? body.timezone,
       concurrencyPolicy: body.concurrency_policy,
       parameters: body.parameters,
     };

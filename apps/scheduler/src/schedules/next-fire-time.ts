@@ -16,7 +16,14 @@ export function nextFireTime(pattern: string, timezone: string, after: Date): Da
  * The next `count` fire times from `after`: the times nextFireTime gives, each from the one before (as the schedule
  * clock moves on once a fire is due); fewer when the schedule runs out of dates. The pattern is read once for all.
  */
-export function upcomingFireTimes(pattern: string, timezone: string, after: Date, count: number): Date[] {
+export function upcomingFireTimes(
+  pattern: string,
+  timezone: string,
+  after: Date,
+  count: number,
+  /** Fires after the first are looked for only this far past it (a rare schedule lists fewer). */
+  withinMs = Infinity,
+): Date[] {
   let zoned: CronExpression;
   let wall: CronExpression;
   try {
@@ -27,9 +34,11 @@ export function upcomingFireTimes(pattern: string, timezone: string, after: Date
     // Five valid fields can still name a date that never comes (`0 0 30 2 *`): such a job never fires.
     return [];
   }
-  const regular = realMatches(zoned, count);
+  const regular = realMatches(zoned, count, withinMs);
+  const until = (regular[0] ?? after).getTime() + withinMs;
   const last = regular.at(-1);
-  const horizon = last !== undefined && regular.length === count ? last : new Date((last ?? after).getTime() + YEAR_MS);
+  const open = new Date(Math.min((last ?? after).getTime() + YEAR_MS, until));
+  const horizon = last !== undefined && regular.length === count ? last : open;
   const skipped = gapsBetween(timezone, after, horizon)
     .filter((gap) => gapMatches(wall, gap))
     .map((gap) => gap.at);
@@ -43,12 +52,16 @@ const YEAR_MS = 366 * 24 * 60 * MINUTE_MS;
 /** cron-parser's results in a row that may be shifted past DST gaps before the next real one. */
 const SHIFTED_MAX = 8;
 
-/** The first `count` results of cron-parser that really are scheduled local times (not ones shifted past a gap). */
-function realMatches(expr: CronExpression, count: number): Date[] {
+/**
+ * The first `count` results of cron-parser that really are scheduled local times (not ones shifted past a gap), the
+ * ones after the first no later than `withinMs` past it (cron-parser walks day by day: a rare date costs its years).
+ */
+function realMatches(expr: CronExpression, count: number, withinMs: number): Date[] {
   const found: Date[] = [];
   try {
     for (let shifted = 0; found.length < count && shifted < SHIFTED_MAX && expr.hasNext();) {
       const candidate = expr.next().toDate();
+      if (found.length > 0 && candidate.getTime() > found[0]!.getTime() + withinMs) break;
       if (expr.includesDate(candidate)) found.push(candidate);
       else shifted++;
     }

@@ -27,4 +27,27 @@ describe('upcomingFires', () => {
     expect(upcomingFires('30 1 * * *', 'America/New_York', now)[0]).toBe('2026-10-31T05:30:00.000Z');
     expect(upcomingFires('30 1 * * *', 'UTC', now)[0]).toBe('2026-10-31T01:30:00.000Z');
   });
+
+  it('reads every spelling of a zone as that zone', () => {
+    const now = new Date('2026-10-30T12:00:00.000Z');
+    expect(upcomingFires('30 1 * * *', 'america/new_york', now)).toEqual(
+      upcomingFires('30 1 * * *', 'America/New_York', now),
+    );
+  });
+
+  it('lists the fires of a rare schedule only within two years of its first', () => {
+    const now = new Date('2026-11-25T00:00:00.000Z');
+    // 29 February: 2028, then 2032 (past the window), so one time; next_run_at's own computation is unbounded.
+    expect(upcomingFires('0 0 29 2 *', 'Europe/Berlin', now)).toEqual(['2028-02-28T23:00:00.000Z']);
+    expect(iso(upcomingFireTimes('0 0 29 2 *', 'Europe/Berlin', now, 2))).toEqual([
+      '2028-02-28T23:00:00.000Z',
+      '2032-02-28T23:00:00.000Z',
+    ]);
+    // Yearly: the first and the next two years' (within 2 x 366 days of the first).
+    expect(upcomingFires('0 9 1 1 *', 'UTC', now)).toEqual([
+      '2027-01-01T09:00:00.000Z',
+      '2028-01-01T09:00:00.000Z',
+      '2029-01-01T09:00:00.000Z',
+    ]);
+  });
 });

@@ -1,7 +1,13 @@
+import { canonicalTimeZone } from '@conduit/contracts';
 import { upcomingFireTimes } from './next-fire-time.js';
 
 /** How many fire times a job answers in `upcoming_runs_at`. */
 export const UPCOMING_FIRES = 5;
+/**
+ * How far past the first fire the others are looked for: a rare schedule (`0 0 29 2 *`) would otherwise walk a
+ * decade of a zone's daylight-saving changes per answer; it lists fewer than five instead.
+ */
+export const UPCOMING_WITHIN_MS = 2 * 366 * 24 * 3600 * 1000;
 /** Schedules kept; past it the cache starts again (a page of jobs has at most 200). */
 const CACHE_MAX = 1_000;
 
@@ -17,13 +23,16 @@ const bySchedule = new Map<string, Entry>();
 
 /** The schedule's next UPCOMING_FIRES fire times from `now`, as ISO strings (upcomingFireTimes, cached). */
 export function upcomingFires(pattern: string, timezone: string, now: Date): string[] {
-  const key = `${pattern}\u0000${timezone}`;
+  // Older rows may hold another spelling of the zone: one key (and one set of zone caches) per real zone.
+  const zone = canonicalTimeZone(timezone) ?? timezone;
+  const key = `${pattern}\u0000${zone}`;
   const cached = bySchedule.get(key);
   const first = cached?.times[0];
   if (cached && first !== undefined && cached.from <= now.getTime() && now.getTime() < Date.parse(first)) {
     return cached.times;
   }
-  const times = upcomingFireTimes(pattern, timezone, now, UPCOMING_FIRES).map((at) => at.toISOString());
+  const fires = upcomingFireTimes(pattern, zone, now, UPCOMING_FIRES, UPCOMING_WITHIN_MS);
+  const times = fires.map((at) => at.toISOString());
   if (bySchedule.size >= CACHE_MAX) bySchedule.clear();
   bySchedule.set(key, { from: now.getTime(), times });
   return times;

@@ -8,9 +8,13 @@ export interface Gap {
 }
 
 const MINUTE_MS = 60_000;
-const SCAN_STEP_MS = 6 * 60 * MINUTE_MS;
-/** Zone-years kept; a tenant's schedules use a handful of zones over a few years, so this bound is rarely met. */
-const CACHE_MAX = 2_000;
+/** No zone changes its offset twice within a day, so a day's step finds every jump (then bisected to the minute). */
+const SCAN_STEP_MS = 24 * 60 * MINUTE_MS;
+/**
+ * Zone-years kept: every canonical zone (~600, jobs store canonical names) for the years a page of schedules looks
+ * at; an entry is a few numbers. Past it the cache starts again.
+ */
+const CACHE_MAX = 20_000;
 
 // A zone's jumps within one UTC calendar year, found once: a schedule's next five fires (a job's `upcoming_runs_at`)
 // may look years ahead (`0 0 29 2 *`), and every job of a list page asks again.
@@ -32,7 +36,12 @@ function gapsInYear(timezone: string, year: number): Gap[] {
   let gaps = gapsByZoneYear.get(key);
   if (!gaps) {
     if (gapsByZoneYear.size >= CACHE_MAX) gapsByZoneYear.clear();
-    gaps = scanGaps(timezone, Date.UTC(year, 0, 1), Date.UTC(year + 1, 0, 1));
+    const from = Date.UTC(year, 0, 1);
+    const to = Date.UTC(year + 1, 0, 1);
+    // Most zones keep one offset all year (no daylight saving): the same offset at both ends and mid-year says so
+    // without a scan. (A permanent change of a zone's standard offset inside such a year is not seen.)
+    const steady = [from, Date.UTC(year, 6, 1), to - MINUTE_MS].map((t) => offsetMs(timezone, t));
+    gaps = steady.every((o) => o === steady[0]) ? [] : scanGaps(timezone, from, to);
     gapsByZoneYear.set(key, gaps);
   }
   return gaps;
@@ -63,6 +72,7 @@ function scanGaps(timezone: string, from: number, to: number): Gap[] {
   return gaps;
 }
 
+/** One formatter per zone spelling; bounded like the zone-years (jobs store canonical names). */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The zone's UTC offset at an instant: its wall-clock time read as UTC, minus the instant. */
@@ -79,6 +89,7 @@ function offsetMs(timezone: string, at: number): number {
       minute: 'numeric',
       second: 'numeric',
     });
+    if (formatters.size >= 1_000) formatters.clear();
     formatters.set(timezone, f);
   }
   const parts: Record<string, number> = {};
