@@ -29,8 +29,7 @@ describe('jobs over RPC', () => {
         name: 'nightly',
         pipeline_id: pipeline.id,
         schedule: '30 2 * * *',
-        // Any spelling the runtime knows is accepted and stored as the canonical name.
-        timezone: 'europe/PARIS',
+        timezone: 'Europe/Paris',
         parameters: { full: true },
       },
     });

@@ -72,8 +72,9 @@ export function checkCron(expression: string): string | undefined {
 
 /** True for a time zone the runtime knows (IANA names such as `Europe/Paris`, and `UTC`). */
 /**
- * The zone's canonical IANA name as the runtime's ICU spells it (`america/new_york` -> `America/New_York`): a job
- * stores this one, so equal zones are one key wherever a zone keys a cache. Undefined when the name is no zone.
+ * The zone's canonical name as the runtime's ICU spells it (`america/new_york` -> `America/New_York`, `US/Eastern`
+ * too): one key for one zone wherever a zone keys a cache. Not for display: ICU's canonical names are older ones
+ * (`Asia/Kolkata` -> `Asia/Calcutta`). Undefined when the name is no zone.
  */
 export function canonicalTimeZone(name: string): string | undefined {
   if (name.length === 0 || name.length > 64) return undefined;

@@ -3,7 +3,6 @@ import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } f
 import type { Logger } from 'pino';
 import {
   AppError,
-  canonicalTimeZone,
   unknownPipelineError,
   isId,
   pageOf,
@@ -182,8 +181,7 @@ export class JobsService {
       pipelineId: body.pipeline_id,
       schedule:
         body.schedule === undefined || body.schedule === null ? null : body.schedule.trim().replace(/\s+/g, ' '),
-      // Stored as ICU spells it: `utc` and `UTC` are one zone (and one key of the fire-time caches).
-      timezone: canonicalTimeZone(body.timezone) ?? body.timezone,
+      timezone: body.timezone,
       concurrencyPolicy: body.concurrency_policy,
       parameters: body.parameters,
     };

@@ -23,7 +23,7 @@ const bySchedule = new Map<string, Entry>();
 
 /** The schedule's next UPCOMING_FIRES fire times from `now`, as ISO strings (upcomingFireTimes, cached). */
 export function upcomingFires(pattern: string, timezone: string, now: Date): string[] {
-  // Older rows may hold another spelling of the zone: one key (and one set of zone caches) per real zone.
+  // Jobs keep the zone as sent (any casing, any alias): one key, and one set of zone caches, per real zone.
   const zone = canonicalTimeZone(timezone) ?? timezone;
   const key = `${pattern}\u0000${zone}`;
   const cached = bySchedule.get(key);
