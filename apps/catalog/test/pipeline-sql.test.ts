@@ -2,6 +2,7 @@
 // naming the node and the field, on create and on update; ordinary SQL is stored as before.
 import { describe, expect, it } from '@jest/globals';
 import { rulesDecision } from '@conduit/testing';
+import { dagSqlErrors } from '../src/pipelines/pipeline-sql.js';
 import { useFreshCatalog, newTenant, rejection } from './support/catalog-db.js';
 
 const cat = useFreshCatalog();
@@ -92,5 +93,18 @@ describe('pipeline SQL at save time', () => {
       }),
     ]);
     expect((await cat.pipelines.get(t, created.data.id)).data.version).toBe(1);
+  });
+
+  it('parses for at most its time budget: SQL left unparsed is not refused here (the engine refuses it at run time)', async () => {
+    const t = newTenant();
+    const duck = (await cat.connectors.create(t, { name: 'duck', type: 'duckdb', config: { path: 'wh.duckdb' } })).data
+      .id;
+    const pg = (
+      await cat.connectors.create(t, { name: 'pg', type: 'postgres', config: { host: 'db', database: 'd', user: 'u' } })
+    ).data.id;
+    const bad = "select * from read_text('/etc/passwd')";
+    const dag = dagWith(duck, pg, { transform: bad, rule: bad, query: bad, statement: bad });
+    expect(await dagSqlErrors(cat.ds.manager, t, dag)).toHaveLength(4);
+    expect(await dagSqlErrors(cat.ds.manager, t, dag, -1)).toEqual([]);
   });
 });

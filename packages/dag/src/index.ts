@@ -16,7 +16,7 @@ export {
 export { checkDagShape, MAX_SHAPE_PROBLEMS } from './dag-shape.js';
 export { validateDag } from './validate-dag.js';
 export { referencedConnectorIds, connectorRoleOf } from './connector-refs.js';
-export { SINK_MODES, SCHEMA_EVOLUTIONS, DECISION_STRATEGIES } from './node-config.rules.js';
+export { SINK_MODES, SCHEMA_EVOLUTIONS, DECISION_STRATEGIES, DECISION_RULES_MAX } from './node-config.rules.js';
 export {
   PROMPT_PLACEHOLDERS,
   parsePromptTemplate,

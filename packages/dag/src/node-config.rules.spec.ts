@@ -1,5 +1,6 @@
 import { validateDag } from './validate-dag.js';
 import { referencedConnectorIds } from './connector-refs.js';
+import { DECISION_RULES_MAX } from './node-config.rules.js';
 import type { Dag, DagNode, ValidationIssue } from './dag.model.js';
 import { apiExampleDag, ctx, sink, source } from './testing/dag-fixtures.js';
 
@@ -163,6 +164,9 @@ describe('invalid_node_config: decision', () => {
       '.rules[0].sql',
       '.rules[1]',
     ]);
+    const rule = { choice: 'a', sql: 'select true' };
+    expect(configPaths(rulesDecision({ rules: Array(DECISION_RULES_MAX).fill(rule) }))).toEqual([]);
+    expect(configPaths(rulesDecision({ rules: Array(DECISION_RULES_MAX + 1).fill(rule) }))).toEqual(['.rules']);
   });
 
   it('llm: connector_id, prompt, min_confidence in [0, 1], sample_rows 1..1000', () => {

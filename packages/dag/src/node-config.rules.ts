@@ -11,6 +11,8 @@ export type SinkMode = (typeof SINK_MODES)[number];
 /** `none`: a column the target lacks fails the sink; `add_columns`: it is added to the target table. */
 export const SCHEMA_EVOLUTIONS = ['none', 'add_columns'] as const;
 export const DECISION_STRATEGIES = ['rules', 'llm'] as const;
+/** Rules one decision may hold: each is a statement the catalog parses on every save and draft validation. */
+export const DECISION_RULES_MAX = 100;
 
 /** Fields any node may set. */
 const COMMON_FIELDS = ['timeout_seconds', 'retries'];
@@ -71,6 +73,10 @@ function checkDecisionRules(c: ConfigChecker, choices: readonly string[] | undef
         ? 'is required for strategy "rules"'
         : `must be a non-empty list of { choice, sql } (got ${Array.isArray(rules) ? 'an empty list' : describeValue(rules)})`,
     );
+    return;
+  }
+  if (rules.length > DECISION_RULES_MAX) {
+    c.fail('rules', `has ${rules.length} rules; a decision takes at most ${DECISION_RULES_MAX}`);
     return;
   }
   rules.forEach((rule: unknown, i) => {

@@ -5,13 +5,18 @@
  * naming the node, so its author learns it now rather than from a failed run.
  */
 import { In, type EntityManager } from 'typeorm';
-import { DAG_LIMITS, referencedConnectorIds, type Dag } from '@conduit/dag';
+import { DAG_LIMITS, DECISION_RULES_MAX, referencedConnectorIds, type Dag } from '@conduit/dag';
 import { userSqlProblem, type UserSqlKind } from '@conduit/connectors';
 import type { FieldError } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 
 /** The connector type whose SQL runs in DuckDB; other connectors' SQL runs on their own servers. */
 const DUCKDB = 'duckdb';
+/**
+ * How long one save or draft validation may spend parsing its SQL. What is left unparsed is not refused here; the
+ * executor's engine refuses it when the node runs (this check is the early answer, not the guard).
+ */
+export const SQL_CHECK_BUDGET_MS = 1000;
 
 interface SqlField {
   path: string;
@@ -26,7 +31,8 @@ function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: stri
   if (node.type === 'transform' && text(config['sql']))
     return [{ path: `${at}.config.sql`, sql: config['sql'], kind: 'select' }];
   if (node.type === 'decision' && config['strategy'] === 'rules' && Array.isArray(config['rules'])) {
-    return config['rules'].flatMap((rule: unknown, i) => {
+    // A decision over the rule limit is invalid for that alone: its rules past the limit are not parsed.
+    return config['rules'].slice(0, DECISION_RULES_MAX).flatMap((rule: unknown, i) => {
       const sql = (rule as { sql?: unknown } | null)?.sql;
       return text(sql) ? [{ path: `${at}.config.rules[${i}].sql`, sql, kind: 'select' as const }] : [];
     });
@@ -40,7 +46,12 @@ function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: stri
 }
 
 /** 422 field errors (`sql_not_allowed`) for every SQL field DuckDB would refuse; empty when all may run. */
-export async function dagSqlErrors(manager: EntityManager, tenantId: string, dag: Dag): Promise<FieldError[]> {
+export async function dagSqlErrors(
+  manager: EntityManager,
+  tenantId: string,
+  dag: Dag,
+  budgetMs = SQL_CHECK_BUDGET_MS,
+): Promise<FieldError[]> {
   // A DAG over the node limit is stored invalid for that reason alone; parsing thousands of statements would only
   // make its author wait (and the gateway time out) for errors about a pipeline that cannot run anyway.
   if (dag.nodes.length > DAG_LIMITS.maxNodes) return [];
@@ -59,10 +70,12 @@ export async function dagSqlErrors(manager: EntityManager, tenantId: string, dag
     if (!verdict) verdicts.set(key, (verdict = userSqlProblem(field.sql, field.kind)));
     return verdict;
   };
+  const deadline = performance.now() + budgetMs;
   for (const [index, node] of dag.nodes.entries()) {
     const connectorId = node.config['connector_id'];
     const type = typeof connectorId === 'string' ? typeOf.get(connectorId) : undefined;
     for (const field of sqlFieldsOf(node, `dag.nodes[${index}]`, type)) {
+      if (performance.now() > deadline) return errors;
       const problem = await problemOf(field);
       if (problem !== null)
         errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
