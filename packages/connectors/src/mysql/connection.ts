@@ -91,6 +91,11 @@ export function killOnAbort(connection: mysql.Connection, cfg: MysqlConfig, sign
   return () => signal.removeEventListener('abort', onAbort);
 }
 
+/** A pooled connection's socket was connected (by pool.ts) to a checked address: the one it is connected to now. */
+function socketAddressOf(connection: mysql.Connection): string | undefined {
+  return (connection as unknown as { stream?: { remoteAddress?: string } }).stream?.remoteAddress;
+}
+
 async function killThenClose(connection: mysql.Connection, cfg: MysqlConfig): Promise<void> {
   const { threadId } = connection;
   if (threadId !== null && threadId !== undefined) {
@@ -100,7 +105,7 @@ async function killThenClose(connection: mysql.Connection, cfg: MysqlConfig): Pr
         cfg,
         AbortSignal.timeout(KILL_GRACE_MS),
         { connectTimeout: KILL_GRACE_MS },
-        connectedAddress.get(connection),
+        connectedAddress.get(connection) ?? socketAddressOf(connection),
       );
       await killer
         .promise()
