@@ -60,6 +60,7 @@ export { bullPrefix, type QueueLocation } from './queues/queue-connection.js';
 export { QUEUE_JOB_OPTIONS } from './queues/job-options.js';
 export { QueueProducer, QueueProducers, type ProducedJob, type ProducedJobOptions } from './queues/queue-producer.js';
 export { JobDataInvalidError } from './queues/job-data-invalid-error.js';
+export { ChannelSubscription, type ChannelSubscriptionOptions } from './channels/channel-subscription.js';
 export {
   JobConsumer,
   QueueWorkers,

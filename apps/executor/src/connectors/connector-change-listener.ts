@@ -3,56 +3,38 @@
  * drops the connector's cached config (connector-cache.ts). Pub/sub delivers only to connected subscribers: whenever
  * the subscription is made again after a disconnect, the whole cache is cleared, since announcements may have been lost.
  */
-import { Redis } from 'ioredis';
-import { CONNECTORS_CHANGED_CHANNEL, connectorChangedSchema } from '@conduit/contracts';
+import { CONNECTORS_CHANGED_CHANNEL, connectorChangedSchema, type ConnectorChanged } from '@conduit/contracts';
+import { ChannelSubscription } from '@conduit/service-kit';
 import type { Logger } from 'pino';
 import type { ConnectorCache } from './connector-cache.js';
 
 export class ConnectorChangeListener {
-  private subscriber: Redis | null = null;
-  readonly channel: string;
+  private readonly subscription: ChannelSubscription<ConnectorChanged>;
 
-  constructor(
-    private readonly redisUrl: string,
-    redisPrefix: string,
-    private readonly cache: ConnectorCache,
-    private readonly logger: Logger,
-  ) {
-    this.channel = `${redisPrefix}${CONNECTORS_CHANGED_CHANNEL}`;
-  }
-
-  async start(): Promise<void> {
-    const subscriber = new Redis(this.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    subscriber.on('error', (err) => this.logger.warn({ err }, 'connector changes subscriber connection error'));
-    subscriber.on('message', (_channel: string, text: string) => this.onMessage(text));
-    // ioredis subscribes again by itself after a reconnect; what was announced in between is unknown.
-    subscriber.on('ready', () => this.cache.clear());
-    await subscriber.connect();
-    await subscriber.subscribe(this.channel);
-    this.subscriber = subscriber;
-  }
-
-  async close(): Promise<void> {
-    const subscriber = this.subscriber;
-    this.subscriber = null;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
-  }
-
-  private onMessage(text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const message = connectorChangedSchema.safeParse(parsed);
-    if (!message.success) {
+  constructor(redisUrl: string, redisPrefix: string, cache: ConnectorCache, logger: Logger) {
+    this.subscription = new ChannelSubscription({
+      redisUrl,
+      channel: `${redisPrefix}${CONNECTORS_CHANGED_CHANNEL}`,
+      schema: connectorChangedSchema,
+      name: 'connector change',
+      logger,
+      onMessage: ({ tenant_id, connector_id, version }) => cache.drop(tenant_id, connector_id, version),
       // Unknown what changed: nothing held can be trusted.
-      this.logger.warn({ channel: this.channel }, 'malformed connector change message; cleared the connector cache');
-      this.cache.clear();
-      return;
-    }
-    const { tenant_id, connector_id, version } = message.data;
-    this.cache.drop(tenant_id, connector_id, version);
+      onMalformed: () => cache.clear(),
+      // ioredis subscribes again by itself after a reconnect; what was announced in between is unknown.
+      onReady: () => cache.clear(),
+    });
+  }
+
+  get channel(): string {
+    return this.subscription.channel;
+  }
+
+  start(): Promise<void> {
+    return this.subscription.start();
+  }
+
+  close(): Promise<void> {
+    return this.subscription.close();
   }
 }

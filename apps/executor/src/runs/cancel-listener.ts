@@ -1,28 +1,29 @@
 /** Listens on `${REDIS_PREFIX}runs:cancel` and calls the handler registered for the run it names, if held here. */
-import { Redis } from 'ioredis';
-import { RUN_CANCEL_CHANNEL, runCancelSchema } from '@conduit/contracts';
+import { RUN_CANCEL_CHANNEL, runCancelSchema, type RunCancel } from '@conduit/contracts';
+import { ChannelSubscription } from '@conduit/service-kit';
 import type { Logger } from 'pino';
 
 export class CancelListener {
   private readonly handlers = new Map<string, () => void>();
-  private subscriber: Redis | null = null;
-  readonly channel: string;
+  private readonly subscription: ChannelSubscription<RunCancel>;
 
-  constructor(
-    private readonly redisUrl: string,
-    redisPrefix: string,
-    private readonly logger: Logger,
-  ) {
-    this.channel = `${redisPrefix}${RUN_CANCEL_CHANNEL}`;
+  constructor(redisUrl: string, redisPrefix: string, logger: Logger) {
+    this.subscription = new ChannelSubscription({
+      redisUrl,
+      channel: `${redisPrefix}${RUN_CANCEL_CHANNEL}`,
+      schema: runCancelSchema,
+      name: 'cancel',
+      logger,
+      onMessage: ({ run_id }) => this.handlers.get(run_id)?.(),
+    });
   }
 
-  async start(): Promise<void> {
-    const subscriber = new Redis(this.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    subscriber.on('error', (err) => this.logger.warn({ err }, 'cancel subscriber connection error'));
-    subscriber.on('message', (_channel: string, text: string) => this.onMessage(text));
-    await subscriber.connect();
-    await subscriber.subscribe(this.channel);
-    this.subscriber = subscriber;
+  get channel(): string {
+    return this.subscription.channel;
+  }
+
+  start(): Promise<void> {
+    return this.subscription.start();
   }
 
   /** Returns the unregister function. */
@@ -33,24 +34,7 @@ export class CancelListener {
     };
   }
 
-  async close(): Promise<void> {
-    const subscriber = this.subscriber;
-    this.subscriber = null;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
-  }
-
-  private onMessage(text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const message = runCancelSchema.safeParse(parsed);
-    if (!message.success) {
-      this.logger.warn({ channel: this.channel }, 'ignored a malformed cancel message');
-      return;
-    }
-    this.handlers.get(message.data.run_id)?.();
+  close(): Promise<void> {
+    return this.subscription.close();
   }
 }
