@@ -25,6 +25,7 @@ export {
 } from './database-module.js';
 export { TypeOrmPinoLogger } from './typeorm-pino-logger.js';
 export { migrate } from './migrate.js';
+export { runMigrateCommand, type MigrateCommand } from './migrate-command.js';
 export { logReseal, resealRows, type ResealOutcome, type ResealPlan } from './persistence/reseal-rows.js';
 export { dataSourceReadinessCheck, redisReadinessCheck } from './readiness-checks.js';
 export { RpcRoute, type RpcController } from './rpc/rpc-route.decorator.js';
