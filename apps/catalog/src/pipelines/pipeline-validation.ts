@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { In, type EntityManager } from 'typeorm';
 import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo, type Dag } from '@conduit/dag';
 import { connectorTypes } from '@conduit/connectors';
@@ -57,4 +58,20 @@ export async function validateWithConnectors(
     validated_at: new Date().toISOString(),
   };
   return { validation, connectors: rows.map((r) => ({ id: r.id, version: r.revision })) };
+}
+
+/**
+ * Whether a pipeline's stored validation already says what `fresh` says (when it was made aside): then storing `fresh`
+ * would change nothing but `validated_at`. Compared as JSON, the form the jsonb column holds.
+ */
+export function sameValidation(
+  stored: { status: string; validation: PipelineValidation },
+  fresh: PipelineValidation,
+): boolean {
+  const { validated_at: _storedAt, ...was } = stored.validation;
+  const { validated_at: _freshAt, ...now } = fresh;
+  return (
+    stored.status === (fresh.valid ? 'valid' : 'invalid') &&
+    isDeepStrictEqual(JSON.parse(JSON.stringify(was)), JSON.parse(JSON.stringify(now)))
+  );
 }

@@ -14,14 +14,13 @@ import {
   type PipelineUpdate,
   type PipelineSnapshot,
   type PipelineValidation,
-  type ConnectorVersion,
   type Tagged,
   unknownProjectError,
   type IdempotencyKey,
 } from '@conduit/contracts';
 import { PipelineEntity } from './pipeline.entity.js';
 import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
-import { dagShapeErrors, validatePipelineDag, validateWithConnectors } from './pipeline-validation.js';
+import { dagShapeErrors, sameValidation, validatePipelineDag, validateWithConnectors } from './pipeline-validation.js';
 import { dagSqlErrors } from './pipeline-sql.js';
 import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './recorded-schemas.js';
@@ -167,25 +166,15 @@ export class PipelinesService {
    * the check against the columns earlier runs recorded (a run about to start binds against the real ones).
    */
   async validate(tenantId: string, id: string, schemas: 'consult' | 'skip' = 'consult'): Promise<PipelineValidation> {
-    return (await this.revalidate(tenantId, id, schemas)).validation;
-  }
-
-  /** validate, also answering the versions of the connectors the DAG references (the snapshot carries them). */
-  private async revalidate(
-    tenantId: string,
-    id: string,
-    schemas: 'consult' | 'skip',
-  ): Promise<{ validation: PipelineValidation; connectors: ConnectorVersion[] }> {
     const evidence: SchemaEvidence =
       schemas === 'consult'
         ? await this.schemaEvidence(tenantId, id, (await this.rows.get(tenantId, id)).dag as unknown as Dag)
         : { kind: 'none' };
     return this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
-      const checked = await validateWithConnectors(m, tenantId, current.dag as unknown as Dag, evidence);
-      const { validation } = checked;
+      const validation = await validatePipelineDag(m, tenantId, current.dag as unknown as Dag, evidence);
       await m.update(PipelineEntity, { tenantId, id }, { validation, status: validation.valid ? 'valid' : 'invalid' });
-      return checked;
+      return validation;
     });
   }
 
@@ -202,14 +191,27 @@ export class PipelinesService {
   }
 
   /**
-   * The pipeline as a run takes it. Validation runs again, since its connectors may have changed or gone, and
-   * its result is stored like any other validation.
+   * The pipeline as a run takes it. Validation runs again, since its connectors may have changed or gone; its result
+   * is stored like any other validation, but only when it differs from the stored one: a pipeline triggered again and
+   * again with nothing changed costs two reads, not a transaction and a write each time.
    */
   async snapshot(tenantId: string, id: string): Promise<PipelineSnapshot> {
     const row = await this.rows.get(tenantId, id);
     // Not against recorded schemas: the run binds its SQL against the sources' columns as they are now, and a source
     // whose table changed since its last run could otherwise never run again to record the change.
-    const { validation, connectors } = await this.revalidate(tenantId, id, 'skip');
+    const { validation, connectors } = await validateWithConnectors(
+      this.ds.manager,
+      tenantId,
+      row.dag as unknown as Dag,
+    );
+    if (!sameValidation(row, validation)) {
+      // Only over the version validated: an update committed since stored its own validation of its own DAG.
+      await this.ds.manager.update(
+        PipelineEntity,
+        { tenantId, id, version: row.version },
+        { validation, status: validation.valid ? 'valid' : 'invalid' },
+      );
+    }
     return {
       id: row.id,
       version: row.version,
