@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo, type Dag } from '@conduit/dag';
-import { connectorTypes } from '@conduit/connectors';
+import { getDriver } from '@conduit/connectors';
 import type { ConnectorVersion, FieldError, PipelineValidation } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
@@ -9,6 +9,25 @@ import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
 /** Shape problems of a DAG as 422 field errors (paths start at `dag`); empty when the shape is fine. */
 export function dagShapeErrors(dag: unknown): FieldError[] {
   return checkDagShape(dag).map((p) => ({ path: p.path, code: p.code, message: p.message }));
+}
+
+/**
+ * The tenant's connectors among `ids` (another tenant's are as unknown as missing ones). Fixed SQL rather than find(),
+ * which built and parsed the same query again on every trigger's snapshot.
+ */
+async function tenantConnectors(
+  manager: EntityManager,
+  tenantId: string,
+  ids: string[],
+): Promise<{ id: string; type: string; revision: number }[]> {
+  if (ids.length === 0) return [];
+  const { driver } = manager.connection;
+  const { schema, tableName } = manager.connection.getMetadata(ConnectorEntity);
+  const table = schema ? `${driver.escape(schema)}.${driver.escape(tableName)}` : driver.escape(tableName);
+  return manager.query(`SELECT id, type, revision FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::text[])`, [
+    tenantId,
+    ids,
+  ]);
 }
 
 /**
@@ -35,17 +54,9 @@ export async function validateWithConnectors(
   dag: Dag,
   schemas: SchemaEvidence = { kind: 'none' },
 ): Promise<{ validation: PipelineValidation; connectors: ConnectorVersion[] }> {
-  const ids = referencedConnectorIds(dag);
-  const rows =
-    ids.length === 0
-      ? []
-      : await manager.find(ConnectorEntity, {
-          select: { id: true, type: true, revision: true },
-          where: { tenantId, id: In(ids) },
-        });
-  const rolesByType = new Map(connectorTypes().map((t) => [t.type, t.roles]));
+  const rows = await tenantConnectors(manager, tenantId, referencedConnectorIds(dag));
   const connectors = new Map<string, ConnectorInfo>(
-    rows.map((r) => [r.id, { type: r.type, roles: rolesByType.get(r.type) ?? [] }]),
+    rows.map((r) => [r.id, { type: r.type, roles: getDriver(r.type)?.info.roles ?? [] }]),
   );
   const result = validateDag(dag, { connector: (id) => connectors.get(id) });
   const bound = await schemaIssues(dag, result.execution_order, schemas);
