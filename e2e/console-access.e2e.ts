@@ -1,0 +1,174 @@
+import pg from 'pg';
+import type { Browser, Page } from 'playwright-core';
+import { startStack, type Stack } from '@conduit/testing';
+import { artifactsDir, launchChromium, screenshot } from './support/browser.js';
+import { create, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { lowContrastText, tabThrough, unnamedControls } from './support/page-audit.js';
+import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
+
+// The web console (issue 20) for everyone: each main page by keyboard alone, labelled, in readable contrast, on a
+// phone's width; and the filters of a job's runs and of a run's live log, against the whole stack.
+let stack: Stack;
+let targetDb: TargetDatabase;
+let browser: Browser;
+let page: Page;
+let ids: { project: string; connector: string; pipeline: string; job: string; run: string };
+const shots = artifactsDir('console');
+
+beforeAll(async () => {
+  targetDb = await createTargetDatabase();
+  const db = new pg.Client({ connectionString: targetDb.url });
+  await db.connect();
+  await db.query(`create table orders (id integer primary key, amount integer not null)`);
+  await db.query(`insert into orders select i, i * 10 from generate_series(1, 30) as i`);
+  await db.query(`create table big_orders (id integer primary key, amount integer not null)`);
+  await db.end();
+  // The console polls its run every second; the rate limit has its own tests.
+  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+  const project = await create(stack, '/v2/projects', { name: uniqueName('access'), description: 'For everyone' });
+  const connector = await create(stack, '/v2/connectors', {
+    name: uniqueName('pg'),
+    type: 'postgres',
+    config: targetDb.config(),
+    project_id: project.id,
+  });
+  const pipeline = await create(stack, '/v2/pipelines', {
+    name: uniqueName('big-orders'),
+    project_id: project.id,
+    dag: {
+      nodes: [
+        { id: 'orders', type: 'source', config: { connector_id: connector.id, table: 'orders' } },
+        { id: 'big', type: 'transform', config: { sql: 'select id, amount from orders where amount >= 200' } },
+        { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'big_orders', mode: 'append' } },
+      ],
+      edges: [
+        { from: 'orders', to: 'big' },
+        { from: 'big', to: 'load' },
+      ],
+    },
+  });
+  const job = await create(stack, '/v2/jobs', { name: uniqueName('nightly'), pipeline_id: pipeline.id });
+  const run = await waitForRunEnd(stack, job.id, (await triggerRun(stack, job.id)).id, 60_000);
+  expect(run.status).toBe('succeeded');
+  ids = { project: project.id, connector: connector.id, pipeline: pipeline.id, job: job.id, run: run.id };
+
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await targetDb?.drop();
+});
+
+/** The main pages, each with what shows it has loaded. */
+const mainPages = () => [
+  { name: 'projects', path: '/', ready: 'main .cards a' },
+  { name: 'project', path: `/projects/${ids.project}`, ready: 'main .cards a' },
+  { name: 'pipeline', path: `/pipelines/${ids.pipeline}`, ready: '.react-flow__node' },
+  { name: 'job', path: `/jobs/${ids.job}`, ready: 'table.runs' },
+  { name: 'run', path: `/jobs/${ids.job}/runs/${ids.run}`, ready: '.react-flow__node' },
+  { name: 'connectors', path: '/connectors', ready: 'main h2' },
+  { name: 'connector', path: `/connectors/${ids.connector}`, ready: 'main form' },
+  { name: 'monitoring', path: '/monitoring', ready: '.chart-canvas canvas' },
+  { name: 'webhooks', path: '/webhooks', ready: 'main .state-empty' },
+];
+
+async function open(path: string, ready: string): Promise<void> {
+  await page.goto(`${stack.baseUrl}${path}`);
+  await page.locator(ready).first().waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Loading/ })
+    .first()
+    .waitFor({ state: 'detached' });
+}
+
+it('signs in by keyboard alone: Tab to the key, type it, Enter', async () => {
+  await page.goto(`${stack.baseUrl}/`);
+  await page.getByLabel('API key').waitFor();
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('api-key');
+  await page.keyboard.type(stack.bootstrapKey);
+  await page.keyboard.press('Enter');
+  await page.getByTestId('tenant').waitFor();
+  expect(await page.getByTestId('tenant').textContent()).toBe('Operators');
+});
+
+it('on every main page: each control labelled, text at 4.5:1 or more, each control reached by Tab with its focus seen', async () => {
+  const findings: Record<string, unknown> = {};
+  for (const { name, path, ready } of mainPages()) {
+    await open(path, ready);
+    const walk = await tabThrough(page);
+    findings[name] = {
+      unnamed: await unnamedControls(page),
+      lowContrast: await lowContrastText(page),
+      missed: walk.missed,
+      unseen: walk.unseen,
+    };
+    // A page with controls: the walk that found nothing missing did visit them.
+    expect([name, walk.stops > 3]).toEqual([name, true]);
+  }
+  const clean = { unnamed: [], lowContrast: [], missed: [], unseen: [] };
+  expect(findings).toEqual(Object.fromEntries(mainPages().map(({ name }) => [name, clean])));
+});
+
+it('fits every main page to a 390 px phone without scrolling sideways', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const widths: Record<string, number> = {};
+    for (const { name, path, ready } of mainPages()) {
+      await open(path, ready);
+      widths[name] = await page.evaluate(() => document.documentElement.scrollWidth);
+      await screenshot(page, shots, `phone-${name}`);
+    }
+    expect(Object.entries(widths).filter(([, width]) => width > 390)).toEqual([]);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+});
+
+it("filters a job's runs by status, and a run's live log (SSE) by node and by level on the server", async () => {
+  await open(`/jobs/${ids.job}`, 'table.runs');
+  const status = page.getByLabel('Status');
+  await status.selectOption('failed');
+  await page.getByText('No failed runs among the latest.').waitFor();
+  expect(await page.getByRole('link', { name: ids.run }).count()).toBe(0);
+  await status.selectOption('succeeded');
+  await page.getByRole('link', { name: ids.run }).click();
+
+  const logs = page.getByRole('region', { name: 'Logs' });
+  const logLines = logs.getByRole('log', { name: 'Run log' }).getByRole('listitem');
+  const ended = page.getByText('run ended: log complete');
+  await ended.waitFor();
+  const all = await logLines.allTextContents();
+  const streamOf = (param: string) =>
+    page.waitForRequest((request) => request.url().includes('/logs?') && request.url().includes(param));
+
+  const byNode = streamOf('node_id=load');
+  await logs.getByRole('combobox', { name: /^Node/ }).selectOption('load');
+  expect((await byNode).headers()['accept']).toContain('text/event-stream');
+  await ended.waitFor();
+  const loadLines = await logLines.allTextContents();
+  expect(loadLines.length).toBeGreaterThan(0);
+  expect(loadLines.length).toBeLessThan(all.length);
+  expect(loadLines.filter((line) => !line.includes('[load]'))).toEqual([]);
+
+  // By level: the info lines only, then none (the run succeeded, so no line is an error).
+  await logs.getByRole('combobox', { name: /^Node/ }).selectOption('');
+  const level = logs.getByRole('combobox', { name: /^Level/ });
+  const infoStream = streamOf('level=info');
+  await level.selectOption('info');
+  await infoStream;
+  await ended.waitFor();
+  const levels = await logs.locator('.log-level').allTextContents();
+  expect(levels.length).toBeGreaterThan(0);
+  expect(new Set(levels)).toEqual(new Set(['info']));
+  await screenshot(page, shots, 'run-log-filtered');
+  const errorStream = streamOf('level=error');
+  await level.selectOption('error');
+  await errorStream;
+  await ended.waitFor();
+  expect(await logLines.allTextContents()).toEqual(['No log lines.']);
+});
