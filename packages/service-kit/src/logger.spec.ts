@@ -24,6 +24,20 @@ describe('createLogger', () => {
     expect(line?.['time']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
+  it('stamps each line with the time it was written, not a stale one', async () => {
+    const out = capture();
+    const logger = createLogger({ service: 's', destination: out.stream });
+    const before = Date.now();
+    logger.info('first');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    logger.info('second');
+    const after = Date.now();
+    const times = out.lines().map((line) => Date.parse(line['time'] as string));
+    expect(times[0]).toBeGreaterThanOrEqual(before);
+    expect(times[1]).toBeGreaterThan(times[0] as number);
+    expect(times[1]).toBeLessThanOrEqual(after);
+  });
+
   it('honours the level', () => {
     const out = capture();
     const logger = createLogger({ service: 's', level: 'warn', destination: out.stream });
