@@ -14,5 +14,7 @@ export function toProject(row: ProjectEntity): Project {
 }
 
 export function taggedProject(row: ProjectEntity): Tagged<Project> {
-  return new Tagged(toProject(row), etagOf(row.id, row.revision, row.updatedAt.toISOString()));
+  const project = toProject(row);
+  // updated_at is row.updatedAt.toISOString() already: a Date's ISO string costs about a microsecond per call.
+  return new Tagged(project, etagOf(row.id, row.revision, project.updated_at));
 }
