@@ -2,8 +2,9 @@ import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type Stack } from '@conduit/testing';
 import { artifactsDir, launchChromium, screenshot } from './support/browser.js';
-import { create, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
+import { create, createPipelineAndJob, getRun, triggerRun, uniqueName, waitForRunEnd } from './support/helpers.js';
 import { lowContrastText, tabThrough, unnamedControls } from './support/page-audit.js';
+import { MARKED_ROWS_TABLE, markedRowsDag } from './support/run-executions.js';
 import { createTargetDatabase, type TargetDatabase } from './support/target-database.js';
 
 // The web console (issue 20) for everyone: each main page by keyboard alone, labelled, in readable contrast, on a
@@ -12,7 +13,7 @@ let stack: Stack;
 let targetDb: TargetDatabase;
 let browser: Browser;
 let page: Page;
-let ids: { project: string; connector: string; pipeline: string; job: string; run: string };
+let ids: { project: string; connector: string; pipeline: string; job: string; run: string; slowJob: string };
 const shots = artifactsDir('console');
 
 beforeAll(async () => {
@@ -22,6 +23,7 @@ beforeAll(async () => {
   await db.query(`create table orders (id integer primary key, amount integer not null)`);
   await db.query(`insert into orders select i, i * 10 from generate_series(1, 30) as i`);
   await db.query(`create table big_orders (id integer primary key, amount integer not null)`);
+  await db.query(`create table slow_out ${MARKED_ROWS_TABLE}`);
   await db.end();
   // The console polls its run every second; the rate limit has its own tests.
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
@@ -50,7 +52,16 @@ beforeAll(async () => {
   const job = await create(stack, '/v2/jobs', { name: uniqueName('nightly'), pipeline_id: pipeline.id });
   const run = await waitForRunEnd(stack, job.id, (await triggerRun(stack, job.id)).id, 60_000);
   expect(run.status).toBe('succeeded');
-  ids = { project: project.id, connector: connector.id, pipeline: pipeline.id, job: job.id, run: run.id };
+  // Its source sleeps 60 s in PostgreSQL: a run to cancel.
+  const slow = await createPipelineAndJob(stack, markedRowsDag(connector.id, 'slow_out', 3, 60));
+  ids = {
+    project: project.id,
+    connector: connector.id,
+    pipeline: pipeline.id,
+    job: job.id,
+    run: run.id,
+    slowJob: slow.jobId,
+  };
 
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -171,4 +182,19 @@ it("filters a job's runs by status, and a run's live log (SSE) by node and by le
   await errorStream;
   await ended.waitFor();
   expect(await logLines.allTextContents()).toEqual(['No log lines.']);
+});
+
+it('cancels a running run from its page: canceled on the page and in the API, its node marked, its log ended', async () => {
+  await open(`/jobs/${ids.slowJob}`, 'main h1');
+  await page.getByRole('button', { name: 'Trigger run' }).click();
+  await page.waitForURL(new RegExp(`/jobs/${ids.slowJob}/runs/run_`));
+  const runId = new URL(page.url()).pathname.split('/').pop()!;
+  await page.locator('[data-node-id="rows"].state-running').waitFor({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await page.getByTestId('run-status').filter({ hasText: 'canceled' }).waitFor();
+  await page.getByText('run ended: log complete').waitFor();
+  expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+  expect(await page.locator('[data-node-id="rows"]').getAttribute('class')).toContain('state-canceled');
+  expect((await getRun(stack, ids.slowJob, runId)).status).toBe('canceled');
+  await screenshot(page, shots, 'run-canceled');
 });
