@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { LineBatch } from './line-batch.js';
 
 /** Keys whose values are replaced by `[redacted]` (to three levels deep; see redactPaths). */
 export const SENSITIVE_KEYS = [
@@ -65,11 +66,14 @@ let unflushed = false;
  * The process's stdout as one shared pino destination that writes lines in batches of about 4 KiB, directly from the
  * event loop: one write() for a dozen lines of a busy gateway, rather than a write (and, asynchronously, a hand-off
  * to libuv's thread pool and back) per line or per turn. A quiet process has its lines written within 100 ms by a
- * timer; `fatal` lines and the process's exit (pino's own exit hook) write everything at once.
+ * timer; `fatal` lines and the process's exit write everything at once (LineBatch.flushSync).
  */
 export function stdoutDestination(): DestinationStream {
   if (!stdout) {
-    const destination = pino.destination({ dest: 1, sync: true, minLength: BUFFER_BYTES });
+    // sonic-boom writes each batch at once (no minLength): LineBatch does the batching, more cheaply.
+    const destination = new LineBatch(pino.destination({ dest: 1, sync: true }), BUFFER_BYTES);
+    // pino's exit hook flushes only sonic-boom: the lines gathered here are written by this one.
+    process.on('exit', () => destination.flushSync());
     setInterval(() => {
       if (!unflushed) return;
       unflushed = false;
