@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type Stack } from '@conduit/testing';
@@ -13,7 +15,18 @@ let stack: Stack;
 let targetDb: TargetDatabase;
 let browser: Browser;
 let page: Page;
-let ids: { project: string; connector: string; pipeline: string; job: string; run: string; slowJob: string };
+let ids: {
+  project: string;
+  connector: string;
+  pipeline: string;
+  job: string;
+  run: string;
+  slowJob: string;
+  decidedJob: string;
+  decidedRun: string;
+};
+/** An OpenAI-compatible chat endpoint (an outside service, so a local stand-in) that always picks `big`, 87 % sure. */
+let llm: Server;
 const shots = artifactsDir('console');
 
 beforeAll(async () => {
@@ -24,6 +37,7 @@ beforeAll(async () => {
   await db.query(`insert into orders select i, i * 10 from generate_series(1, 30) as i`);
   await db.query(`create table big_orders (id integer primary key, amount integer not null)`);
   await db.query(`create table slow_out ${MARKED_ROWS_TABLE}`);
+  await db.query(`create table decided_out (id integer primary key, amount integer not null)`);
   await db.end();
   // The console polls its run every second; the rate limit has its own tests.
   stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
@@ -52,6 +66,48 @@ beforeAll(async () => {
   const job = await create(stack, '/v2/jobs', { name: uniqueName('nightly'), pipeline_id: pipeline.id });
   const run = await waitForRunEnd(stack, job.id, (await triggerRun(stack, job.id)).id, 60_000);
   expect(run.status).toBe('succeeded');
+  llm = createServer((_req, res) => {
+    const content = JSON.stringify({ choice: 'big', reason: 'most orders are large', confidence: 0.87 });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'chatcmpl-console',
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: 'stand-in',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
+  const openai = await create(stack, '/v2/connectors', {
+    name: uniqueName('llm'),
+    type: 'openai',
+    config: { base_url: `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`, model: 'stand-in' },
+  });
+  const decided = await createPipelineAndJob(stack, {
+    nodes: [
+      { id: 'orders', type: 'source', config: { connector_id: connector.id, table: 'orders' } },
+      {
+        id: 'route',
+        type: 'decision',
+        config: {
+          strategy: 'llm',
+          connector_id: openai.id,
+          prompt: 'Rows: {{row_count}}',
+          choices: ['big', 'small'],
+          default: 'small',
+        },
+      },
+      { id: 'load', type: 'sink', config: { connector_id: connector.id, table: 'decided_out', mode: 'append' } },
+    ],
+    edges: [
+      { from: 'orders', to: 'route' },
+      { from: 'route', to: 'load', when: 'big' },
+    ],
+  });
+  const decidedRun = await waitForRunEnd(stack, decided.jobId, (await triggerRun(stack, decided.jobId)).id, 60_000);
+  expect(decidedRun.status).toBe('succeeded');
   // Its source sleeps 60 s in PostgreSQL: a run to cancel.
   const slow = await createPipelineAndJob(stack, markedRowsDag(connector.id, 'slow_out', 3, 60));
   ids = {
@@ -61,6 +117,8 @@ beforeAll(async () => {
     job: job.id,
     run: run.id,
     slowJob: slow.jobId,
+    decidedJob: decided.jobId,
+    decidedRun: decidedRun.id,
   };
 
   browser = await launchChromium();
@@ -70,6 +128,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
+  await new Promise((resolve) => llm?.close(resolve));
   await targetDb?.drop();
 });
 
@@ -184,12 +243,19 @@ it("filters a job's runs by status, and a run's live log (SSE) by node and by le
   expect(await logLines.allTextContents()).toEqual(['No log lines.']);
 });
 
-it('cancels a running run from its page: canceled on the page and in the API, its node marked, its log ended', async () => {
+it("streams a running run's log live, and cancels it from its page: canceled here and in the API, its node marked", async () => {
   await open(`/jobs/${ids.slowJob}`, 'main h1');
   await page.getByRole('button', { name: 'Trigger run' }).click();
   await page.waitForURL(new RegExp(`/jobs/${ids.slowJob}/runs/run_`));
   const runId = new URL(page.url()).pathname.split('/').pop()!;
   await page.locator('[data-node-id="rows"].state-running').waitFor({ timeout: 30_000 });
+  // Live: the log shows the run's first lines while its source still sleeps, its stream still open.
+  const logs = page.getByRole('region', { name: 'Logs' });
+  await logs.getByRole('listitem').filter({ hasText: '[rows] source started' }).waitFor();
+  expect([await logs.getByRole('status').textContent(), await page.getByTestId('run-status').textContent()]).toEqual([
+    '● live',
+    'running',
+  ]);
   await page.getByRole('button', { name: 'Cancel run' }).click();
   await page.getByTestId('run-status').filter({ hasText: 'canceled' }).waitFor();
   await page.getByText('run ended: log complete').waitFor();
@@ -197,4 +263,13 @@ it('cancels a running run from its page: canceled on the page and in the API, it
   expect(await page.locator('[data-node-id="rows"]').getAttribute('class')).toContain('state-canceled');
   expect((await getRun(stack, ids.slowJob, runId)).status).toBe('canceled');
   await screenshot(page, shots, 'run-canceled');
+});
+
+it("shows an LLM decision's choice, reason and confidence on its run's page, the branch it chose run", async () => {
+  await open(`/jobs/${ids.decidedJob}/runs/${ids.decidedRun}`, '.react-flow__node');
+  const decisions = page.getByRole('region', { name: 'Decisions' });
+  expect(await decisions.locator('dt').allTextContents()).toEqual(['route']);
+  expect(await decisions.locator('dd').textContent()).toBe('chose big (confidence 87%)most orders are large');
+  expect(await page.locator('[data-node-id="load"]').getAttribute('class')).toContain('state-succeeded');
+  await screenshot(page, shots, 'run-llm-decision');
 });
