@@ -93,11 +93,11 @@ describe('open alerts acknowledge', () => {
     const card = within(region).getByText('nightly failed 3 times').closest('li')!;
     expect(card.textContent).toContain('again since acknowledged');
     expect(acknowledgedSection(region)).toBeNull();
-    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.Acme Corp')!)).toEqual({ alt_1: 3 });
+    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.tnt_1')!)).toEqual({ alt_1: 3 });
 
     // Acknowledging it again records the new count, so the mark goes until the next occurrence.
     await userEvent.click(within(card).getByRole('button', { name: 'Acknowledge “nightly failed 3 times”' }));
-    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.Acme Corp')!)).toEqual({ alt_1: 4 });
+    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.tnt_1')!)).toEqual({ alt_1: 4 });
   });
 
   it('keeps each tenant’s acknowledgements apart', async () => {
@@ -112,7 +112,7 @@ describe('open alerts acknowledge', () => {
     expect(screen.getByTestId('tenant').textContent).toBe('Globex');
     expect(mainList(other.region)).toEqual(['nightly failed 3 times']);
     expect(acknowledgedSection(other.region)).toBeNull();
-    expect(localStorage.getItem('conduit.alertAcks.Globex')).toBeNull();
-    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.Acme Corp')!)).toEqual({ alt_1: 3 });
+    expect(localStorage.getItem('conduit.alertAcks.tnt_2')).toBeNull();
+    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.tnt_1')!)).toEqual({ alt_1: 3 });
   });
 });

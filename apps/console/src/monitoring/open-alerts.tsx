@@ -82,7 +82,7 @@ function AlertCard({ alert, note, children }: { alert: Alert; note?: string | un
 
 /** The signed-in tenant's acknowledgements, pruned to the alerts still open and saved on every change. */
 function useAlertAcks(alerts: readonly Alert[]) {
-  const { tenant } = useSession().identity;
+  const { tenantId: tenant } = useSession().identity;
   const [stored, setStored] = useState<AlertAcks>(() => loadAlertAcks(tenant));
   const acks = useMemo(() => keepOpen(stored, alerts), [stored, alerts]);
   useEffect(() => saveAlertAcks(tenant, acks), [tenant, acks]);

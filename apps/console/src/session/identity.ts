@@ -4,6 +4,8 @@ import { ConduitApiError, type ConduitClient, type Problem } from '@conduit/sdk'
 export interface Identity {
   /** The tenant's name, or its id for a tenant that has none (one only bearer tokens name). */
   tenant: string;
+  /** The tenant's id: what keys anything the browser keeps per tenant (two tenants may share a name). */
+  tenantId: string;
   scopes: string[];
 }
 
@@ -23,5 +25,5 @@ export async function identify(client: ConduitClient): Promise<Identity> {
       },
     );
   }
-  return { tenant: data.tenant.name ?? data.tenant.id, scopes: [...data.credential.scopes] };
+  return { tenant: data.tenant.name ?? data.tenant.id, tenantId: data.tenant.id, scopes: [...data.credential.scopes] };
 }
