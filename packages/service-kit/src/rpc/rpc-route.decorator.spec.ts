@@ -8,10 +8,11 @@ class Probe {
   readonly logger = pino({ level: 'silent' });
   seen: RpcContext[] = [];
 
-  @RpcRoute('catalog.projects.get')
-  async get(_d: RpcData<'catalog.projects.get'>, ctx: RpcContext) {
+  // A pattern whose answer is null, so the probe needs no resource to return.
+  @RpcRoute('catalog.projects.delete')
+  async get(_d: RpcData<'catalog.projects.delete'>, ctx: RpcContext): Promise<null> {
     this.seen.push(ctx);
-    return { ok: true };
+    return null;
   }
 }
 
@@ -27,9 +28,9 @@ describe('@RpcRoute', () => {
     await handler.call(
       probe,
       { ...message, ctx: { ...message.ctx, deadline: 1 } },
-      new RedisStreamsContext(['catalog.projects.get', '1-0', undefined, deadline]),
+      new RedisStreamsContext(['catalog.projects.delete', '1-0', undefined, deadline]),
     );
-    await handler.call(probe, message, new RedisStreamsContext(['catalog.projects.get', '1-1', undefined]));
+    await handler.call(probe, message, new RedisStreamsContext(['catalog.projects.delete', '1-1', undefined]));
     expect(probe.seen[0]?.deadline).toBe(deadline);
     expect(probe.seen[1]?.deadline).toBeUndefined();
   });
