@@ -27,14 +27,21 @@ function dagWith(
   };
 }
 
+/** A duckdb and a postgres connector of the tenant: SQL of the first is DuckDB's to judge, of the second its server's. */
+async function duckAndPostgres(t: string): Promise<{ duck: string; pg: string }> {
+  const duck = await cat.connectors.create(t, { name: 'duck', type: 'duckdb', config: { path: 'wh.duckdb' } });
+  const pg = await cat.connectors.create(t, {
+    name: 'pg',
+    type: 'postgres',
+    config: { host: 'db', database: 'd', user: 'u' },
+  });
+  return { duck: duck.data.id, pg: pg.data.id };
+}
+
 describe('pipeline SQL at save time', () => {
   it('refuses file readers, a second statement, COPY and SET with a 422 naming each node, on create and update', async () => {
     const t = newTenant();
-    const duck = (await cat.connectors.create(t, { name: 'duck', type: 'duckdb', config: { path: 'wh.duckdb' } })).data
-      .id;
-    const pg = (
-      await cat.connectors.create(t, { name: 'pg', type: 'postgres', config: { host: 'db', database: 'd', user: 'u' } })
-    ).data.id;
+    const { duck, pg } = await duckAndPostgres(t);
     const hostile = {
       transform: "select * from read_text('/etc/passwd')",
       rule: 'select true; select false',
@@ -97,11 +104,7 @@ describe('pipeline SQL at save time', () => {
 
   it('parses for at most its time budget: SQL left unparsed is not refused here (the engine refuses it at run time)', async () => {
     const t = newTenant();
-    const duck = (await cat.connectors.create(t, { name: 'duck', type: 'duckdb', config: { path: 'wh.duckdb' } })).data
-      .id;
-    const pg = (
-      await cat.connectors.create(t, { name: 'pg', type: 'postgres', config: { host: 'db', database: 'd', user: 'u' } })
-    ).data.id;
+    const { duck, pg } = await duckAndPostgres(t);
     const bad = "select * from read_text('/etc/passwd')";
     const dag = dagWith(duck, pg, { transform: bad, rule: bad, query: bad, statement: bad });
     expect(await dagSqlErrors(cat.ds.manager, t, dag)).toHaveLength(4);
