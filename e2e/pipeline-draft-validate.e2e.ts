@@ -1,32 +1,25 @@
 import { createConduitClient, type Dag } from '@conduit/sdk';
-import { startStack, type Stack } from '@conduit/testing';
-import type { Connector, Pipeline, PipelineValidation, ProblemDocument } from '@conduit/contracts';
+import type { Stack } from '@conduit/testing';
+import type { Pipeline, PipelineValidation, ProblemDocument } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
-import { RFC3339_MS, copyDag, localPostgresConfig, mintToken, uniqueName } from './support/helpers.js';
+import { RFC3339_MS, copyDag, mintToken, uniqueName } from './support/helpers.js';
+import { useTargetStack } from './support/target-stack.js';
 
 // Validate Pipeline with a draft (`POST /v2/pipelines/{id}/validate` with `{ dag }`, docs/api-decisions.md): the
 // draft is validated by the saved DAG's rules and nothing is stored. The console validates its editor's text with it.
+const target = useTargetStack();
 let stack: Stack;
 let connectorId: string;
 let saved: Pipeline;
 
 beforeAll(async () => {
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
-  const connector = await call<Connector>(stack, 'POST', '/v2/connectors', {
-    body: { name: uniqueName('pg'), type: 'postgres', config: localPostgresConfig() },
-  });
-  expect(connector.status).toBe(201);
-  connectorId = connector.body.id;
+  ({ stack, connectorId } = target);
   const created = await call<Pipeline>(stack, 'POST', '/v2/pipelines', {
     body: { name: uniqueName('draft-target'), dag: copyDag(connectorId) },
   });
   expect([created.status, created.body.status]).toEqual([201, 'valid']);
   saved = created.body;
 }, 60_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
 
 const validatePath = () => `/v2/pipelines/${saved.id}/validate`;
 
