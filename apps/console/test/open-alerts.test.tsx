@@ -32,13 +32,16 @@ const noRuns = {
   series: [],
 };
 
-/** Serves `open` as the tenant's open alerts (the test changes it between mounts) and `tenant` as who the key is. */
-function serveAlerts(open: Alert[], tenant = whoAmI.tenant) {
+/**
+ * Serves `open` as the tenant's open alerts (the test changes it between mounts) and `tenant` as who the key is;
+ * `morePages` answers them as the first page of a longer list.
+ */
+function serveAlerts(open: Alert[], tenant = whoAmI.tenant, morePages = false) {
   stubApi({
     'GET /v2/whoami': () => json({ ...whoAmI, tenant }),
     'GET /v2/metrics': () => json(noRuns),
     'GET /v2/jobs': () => json(page([])),
-    'GET /v2/alerts': () => json(page(open)),
+    'GET /v2/alerts': () => json({ ...page(open), next_cursor: morePages ? 'cur_next' : null }),
   });
 }
 
@@ -114,5 +117,21 @@ describe('open alerts acknowledge', () => {
     expect(acknowledgedSection(other.region)).toBeNull();
     expect(localStorage.getItem('conduit.alertAcks.tnt_2')).toBeNull();
     expect(JSON.parse(localStorage.getItem('conduit.alertAcks.tnt_1')!)).toEqual({ alt_1: 3 });
+  });
+
+  it('keeps the acknowledgement of an alert beyond the first page listed', async () => {
+    const open = [alertOf('alt_1', 'nightly failed 3 times', 3), alertOf('alt_2', 'hourly failed twice', 2)];
+    serveAlerts(open);
+    const first = await openMonitoring();
+    await userEvent.click(within(first.region).getByRole('button', { name: 'Acknowledge “hourly failed twice”' }));
+    first.unmount();
+
+    // Newer alerts pushed alt_2 off the first page: it is still open, so its acknowledgement must survive.
+    serveAlerts([alertOf('alt_3', 'daily failed once', 1), open[0]!], whoAmI.tenant, true);
+    const { region } = await openMonitoring();
+    expect(within(region).getByText('Only the 2 newest open alerts are shown.')).toBeTruthy();
+    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.tnt_1')!)).toEqual({ alt_2: 2 });
+    await userEvent.click(within(region).getByRole('button', { name: 'Acknowledge “daily failed once”' }));
+    expect(JSON.parse(localStorage.getItem('conduit.alertAcks.tnt_1')!)).toEqual({ alt_2: 2, alt_3: 1 });
   });
 });

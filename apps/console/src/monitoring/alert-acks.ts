@@ -23,8 +23,13 @@ export function saveAlertAcks(tenant: string, acks: AlertAcks, storage: Storage 
   else storage.setItem(itemFor(tenant), JSON.stringify(acks));
 }
 
-/** The acknowledgements of alerts still open; the others can never show again (a resolved alert stays resolved). */
-export function keepOpen(acks: AlertAcks, open: readonly Alert[]): AlertAcks {
+/**
+ * The acknowledgements of alerts still open; the others can never show again (a resolved alert stays resolved).
+ * Only a complete list of the open alerts can tell which are closed: while `open` is its first page, an
+ * acknowledgement of an alert beyond it is kept.
+ */
+export function keepOpen(acks: AlertAcks, open: readonly Alert[], complete: boolean): AlertAcks {
+  if (!complete) return acks;
   return Object.fromEntries(open.filter((a) => a.id in acks).map((a) => [a.id, acks[a.id]!]));
 }
 

@@ -10,8 +10,9 @@ import { formatTime } from '../ui/format.js';
 import { Empty } from '../ui/states.js';
 import { keepOpen, loadAlertAcks, saveAlertAcks, sortByAck, type AlertAcks } from './alert-acks.js';
 
-export function OpenAlerts({ alerts }: { alerts: readonly Alert[] }) {
-  const { acks, acknowledge, unacknowledge } = useAlertAcks(alerts);
+/** `complete` is false when `alerts` is only the newest page of the open alerts. */
+export function OpenAlerts({ alerts, complete }: { alerts: readonly Alert[]; complete: boolean }) {
+  const { acks, acknowledge, unacknowledge } = useAlertAcks(alerts, complete);
   const { listed, acknowledged } = sortByAck(alerts, acks);
   return (
     <section aria-labelledby="alerts-title">
@@ -38,6 +39,7 @@ export function OpenAlerts({ alerts }: { alerts: readonly Alert[] }) {
           ))}
         </ul>
       )}
+      {!complete && <p className="help">Only the {alerts.length} newest open alerts are shown.</p>}
       {acknowledged.length > 0 && (
         <details>
           <summary>Acknowledged ({acknowledged.length})</summary>
@@ -81,10 +83,10 @@ function AlertCard({ alert, note, children }: { alert: Alert; note?: string | un
 }
 
 /** The signed-in tenant's acknowledgements, pruned to the alerts still open and saved on every change. */
-function useAlertAcks(alerts: readonly Alert[]) {
+function useAlertAcks(alerts: readonly Alert[], complete: boolean) {
   const { tenantId: tenant } = useSession().identity;
   const [stored, setStored] = useState<AlertAcks>(() => loadAlertAcks(tenant));
-  const acks = useMemo(() => keepOpen(stored, alerts), [stored, alerts]);
+  const acks = useMemo(() => keepOpen(stored, alerts, complete), [stored, alerts, complete]);
   useEffect(() => saveAlertAcks(tenant, acks), [tenant, acks]);
   return {
     acks,

@@ -32,7 +32,7 @@ export function MonitoringPage() {
         metrics: await dataOf(client.raw.GET('/v2/metrics', { params: { query: { since, job_id: job.id } } })),
       })),
     );
-    return { overall, perJob, alerts: alerts.data };
+    return { overall, perJob, alerts: alerts.data, allAlertsListed: alerts.next_cursor === null };
   }, [client, since]);
 
   const overall = loaded.state === 'ready' ? loaded.value.overall : undefined;
@@ -95,7 +95,7 @@ export function MonitoringPage() {
             <TimeChart title="Average run duration" times={charts.times} series={charts.durations} />
           </div>
           <JobMetricsTable rows={loaded.value.perJob} />
-          <OpenAlerts alerts={loaded.value.alerts} />
+          <OpenAlerts alerts={loaded.value.alerts} complete={loaded.value.allAlertsListed} />
         </>
       )}
     </section>
