@@ -1,6 +1,7 @@
 /** The amqp (RabbitMQ) connector's type metadata, config schema, and the typed config the driver works with. */
 import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
+import { configField, configObject } from '../config-schema-fields.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
 export interface AmqpConfig {
@@ -25,21 +26,18 @@ export const amqpInfo: ConnectorTypeInfo = {
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.amqp,
   location_fields: ['host', 'port', 'vhost'],
-  config_schema: {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    type: 'object',
-    properties: {
-      host: { type: 'string', minLength: 1, maxLength: 255 },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 5672 },
+  config_schema: configObject(
+    {
+      host: configField.host(),
+      port: configField.port(5672),
       vhost: { type: 'string', maxLength: 255, default: '/' },
-      username: { type: 'string', minLength: 1, maxLength: 255 },
-      password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
-      tls: { type: 'boolean', default: false },
-      connect_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 10000 },
+      username: configField.userName(),
+      password: configField.password(),
+      tls: configField.tls(),
+      connect_timeout_ms: configField.connectTimeout(100, 10000),
     },
-    required: ['host', 'username'],
-    additionalProperties: false,
-  },
+    ['host', 'username'],
+  ),
 };
 
 export function parseAmqpConfig(config: Record<string, unknown>): AmqpConfig {

@@ -1,6 +1,7 @@
 /** The mysql connector's type metadata, config schema, and the typed config the driver works with. */
 import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
+import { configField, configObject } from '../config-schema-fields.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
 export type MysqlSslMode = 'disable' | 'require' | 'verify-full';
@@ -25,21 +26,18 @@ export const mysqlInfo: ConnectorTypeInfo = {
   roles: ['source', 'sink', 'sql'],
   secret_fields: CONNECTOR_SECRET_FIELDS.mysql,
   location_fields: ['host', 'port'],
-  config_schema: {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    type: 'object',
-    properties: {
-      host: { type: 'string', minLength: 1, maxLength: 255, description: 'Host name or IP address' },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 3306 },
+  config_schema: configObject(
+    {
+      host: configField.host(),
+      port: configField.port(3306),
       database: { type: 'string', minLength: 1, maxLength: 64 },
-      user: { type: 'string', minLength: 1, maxLength: 80 },
-      password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
-      ssl: { type: 'string', enum: ['disable', 'require', 'verify-full'], default: 'disable' },
-      connect_timeout_ms: { type: 'integer', minimum: 1, maximum: 600000, default: 30000 },
+      user: configField.userName(80),
+      password: configField.password(),
+      ssl: configField.sslMode(),
+      connect_timeout_ms: configField.connectTimeout(1, 30000),
     },
-    required: ['host', 'database', 'user'],
-    additionalProperties: false,
-  },
+    ['host', 'database', 'user'],
+  ),
 };
 
 /** Validates and applies defaults; throws a config_error ConnectorError naming every problem. */

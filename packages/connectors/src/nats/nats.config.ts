@@ -1,6 +1,7 @@
 /** The nats (NATS with JetStream) connector's type metadata, config schema, and the typed config the driver works with. */
 import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
 import { assertValidConfig } from '../config-parser.js';
+import { configField, configObject } from '../config-schema-fields.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
 export interface NatsConfig {
@@ -24,21 +25,18 @@ export const natsInfo: ConnectorTypeInfo = {
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.nats,
   location_fields: ['host', 'port'],
-  config_schema: {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    type: 'object',
-    properties: {
-      host: { type: 'string', minLength: 1, maxLength: 255 },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 4222 },
-      user: { type: 'string', minLength: 1, maxLength: 255 },
-      password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
+  config_schema: configObject(
+    {
+      host: configField.host(),
+      port: configField.port(4222),
+      user: configField.userName(),
+      password: configField.password(),
       token: { type: 'string', maxLength: 4096, writeOnly: true, 'x-secret': true },
-      tls: { type: 'boolean', default: false },
-      connect_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 10000 },
+      tls: configField.tls(),
+      connect_timeout_ms: configField.connectTimeout(100, 10000),
     },
-    required: ['host'],
-    additionalProperties: false,
-  },
+    ['host'],
+  ),
 };
 
 export function parseNatsConfig(config: Record<string, unknown>): NatsConfig {

@@ -1,7 +1,7 @@
 /** The postgres connector's type metadata, config schema, and the typed config the driver works with. */
 import { CONNECTOR_SECRET_FIELDS } from '@conduit/contracts';
-import { compileConfigValidator } from '../config-schema-validator.js';
-import { ConnectorError } from '../connector-error.js';
+import { assertValidConfig } from '../config-parser.js';
+import { configField, configObject } from '../config-schema-fields.js';
 import type { ConnectorTypeInfo } from '../types.js';
 
 export type PostgresSslMode = 'disable' | 'require' | 'verify-full';
@@ -28,33 +28,24 @@ export const postgresInfo: ConnectorTypeInfo = {
   roles: ['source', 'sink', 'sql'],
   secret_fields: CONNECTOR_SECRET_FIELDS.postgres,
   location_fields: ['host', 'port'],
-  config_schema: {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    type: 'object',
-    properties: {
-      host: { type: 'string', minLength: 1, maxLength: 255, description: 'Host name or IP address' },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 5432 },
+  config_schema: configObject(
+    {
+      host: configField.host(),
+      port: configField.port(5432),
       database: { type: 'string', minLength: 1, maxLength: 63 },
-      user: { type: 'string', minLength: 1, maxLength: 63 },
-      password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
-      ssl: { type: 'string', enum: ['disable', 'require', 'verify-full'], default: 'disable' },
+      user: configField.userName(63),
+      password: configField.password(),
+      ssl: configField.sslMode(),
       schema: { type: 'string', minLength: 1, maxLength: 63, default: 'public' },
-      connect_timeout_ms: { type: 'integer', minimum: 1, maximum: 600000 },
+      connect_timeout_ms: configField.connectTimeout(1),
     },
-    required: ['host', 'database', 'user'],
-    additionalProperties: false,
-  },
+    ['host', 'database', 'user'],
+  ),
 };
-
-const validate = compileConfigValidator(postgresInfo.config_schema);
 
 /** Validates and applies defaults; throws a config_error ConnectorError naming every problem. */
 export function parsePostgresConfig(config: Record<string, unknown>): PostgresConfig {
-  const problems = validate(config);
-  if (problems.length > 0) {
-    const list = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    throw new ConnectorError(`invalid postgres config: ${list}`, 'config_error');
-  }
+  assertValidConfig(postgresInfo, config);
   return {
     host: config['host'] as string,
     port: (config['port'] as number | undefined) ?? 5432,
