@@ -18,8 +18,8 @@ export interface TransferBuffers {
   streamChunkBytes: number;
   /**
    * The most the typed reads of one run (s3 downloads, http pages, copied files) may hold in its scratch folder at
-   * once (RUN_SCRATCH_LIMIT); a read that would pass it fails as a config_error (formats/scratch-limit.ts).
-   * Default DEFAULT_SCRATCH_LIMIT_BYTES.
+   * once (the executor's RUN_SCRATCH_LIMIT); a read that would pass it fails as a config_error
+   * (formats/scratch-limit.ts). Default DEFAULT_SCRATCH_LIMIT_BYTES.
    */
   scratchLimitBytes?: number;
 }
@@ -27,8 +27,8 @@ export interface TransferBuffers {
 const MiB = 1024 * 1024;
 
 /**
- * RUN_SCRATCH_LIMIT's default, 8 GiB: two runs (EXECUTOR_CONCURRENCY's default) at their limit hold 16 GiB of the
- * executor's 20 GiB spill volume (k8s/base/executor.yaml), leaving the rest to DuckDB's own spill.
+ * The scratch limit of a driver called without one (tools, tests). An executor always passes its runs' own
+ * (RUN_SCRATCH_LIMIT, by default half of a run's share of EXECUTOR_DATA_DIR_SIZE: apps/executor/src/config.ts).
  */
 export const DEFAULT_SCRATCH_LIMIT_BYTES = 8 * 1024 * MiB;
 
