@@ -3,7 +3,8 @@
 //   1. trigger -> running latency: started_at - queued_at of the run resource, one run at a time;
 //      baseline: a bare BullMQ add -> worker pickup on the same Redis, in this process (the queue hop alone);
 //   2. a 40-node chain of no-op transforms from the trigger's 202 to `succeeded` seen by polling;
-//   3. 1-node runs per second with one executor, then with two.
+//   3. 1-node runs per second with one executor, then with two (these runs are bound by the whole stack's CPU, not
+//      by the executor: the executor scaling goal is judged by runs-scaling.mjs, whose runs wait).
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
@@ -16,9 +17,8 @@ const CHAIN_NODES = 40;
 const CHAIN_REPEATS = Number(process.env.BENCH_RUNS_CHAIN_REPEATS ?? 5);
 const THROUGHPUT_RUNS = Number(process.env.BENCH_RUNS_THROUGHPUT_N ?? 150);
 const IN_FLIGHT = Number(process.env.BENCH_RUNS_IN_FLIGHT ?? 8);
-// Issue 18's goals: the run start, the 40-node chain, sustained 1-node runs/s, the 202's p99 under that load, and
-// what a second executor adds.
-const GOALS = { p50_ms: 5, p99_ms: 25, chain_ms: 200, runs_per_sec: 300, trigger_202_p99_ms: 25, executor_scale: 1.6 };
+// Issue 18's goals: the run start, the 40-node chain, sustained 1-node runs/s and the 202's p99 under that load.
+const GOALS = { p50_ms: 5, p99_ms: 25, chain_ms: 200, runs_per_sec: 300, trigger_202_p99_ms: 25 };
 
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -165,13 +165,12 @@ const met = {
   chain: chain.wall.p50_ms <= GOALS.chain_ms,
   runs_per_sec: Math.max(one.runs_per_sec, two.runs_per_sec) >= GOALS.runs_per_sec,
   trigger_202_p99: Math.max(one.trigger_202.p99_ms, two.trigger_202.p99_ms) <= GOALS.trigger_202_p99_ms,
-  executor_scale: scale >= GOALS.executor_scale,
 };
 const verdicts = Object.entries(met)
   .map(([goal, ok]) => `${goal} ${ok ? 'met' : 'NOT met'}`)
   .join(', ');
 console.log(
-  `ratio: trigger -> running p50 is ${ratio}x a bare BullMQ pickup; two executors give ${scale}x one (goal >= ${GOALS.executor_scale}x)`,
+  `ratio: trigger -> running p50 is ${ratio}x a bare BullMQ pickup; two executors give ${scale}x one on these CPU-bound runs (executor scaling: runs-scaling.mjs)`,
 );
 console.log(
   `goals (p50 <= ${GOALS.p50_ms} ms, p99 <= ${GOALS.p99_ms} ms, chain <= ${GOALS.chain_ms} ms, >= ${GOALS.runs_per_sec} runs/s, 202 p99 <= ${GOALS.trigger_202_p99_ms} ms): ${verdicts}`,
