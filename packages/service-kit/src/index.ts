@@ -2,6 +2,7 @@ export { ConfigError, LOG_LEVELS, baseEnv, envPort, loadConfig, type LogLevelNam
 export { REDACTED, SENSITIVE_KEYS, createLogger, type CreateLoggerOptions } from './logger.js';
 export { NestPinoLogger } from './nest-pino-logger.js';
 export { createMetricsRegistry } from './metrics.js';
+export { BucketHistogram, HistogramSeries, type BucketHistogramOptions } from './bucket-histogram.js';
 export { OpsModule } from './ops/ops.module.js';
 export { OPS_PATHS, type OpsModuleOptions } from './ops/ops-options.js';
 export {

@@ -5,12 +5,11 @@ import type { ClientProxy } from '@nestjs/microservices';
 import type { FastifyRequest } from 'fastify';
 import type { RpcContext, RpcData, RpcPattern } from '@conduit/contracts';
 import { type CallOptions, type RpcAnswer, RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
-import { UNAVAILABLE_RETRY_AFTER_S } from '@conduit/service-kit';
+import { type BucketHistogram, UNAVAILABLE_RETRY_AFTER_S } from '@conduit/service-kit';
 import { HeaderedError } from '../http/problem.js';
 import { GATEWAY_CONFIG, METRICS_REGISTRY, RPC_CLIENT } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
 import { rpcDurationHistogram, type RpcOutcome } from './rpc-metrics.js';
-import { labelledObserver } from '../http/labelled-observer.js';
 import { principalOf } from '../access/principal-of.js';
 import { idempotencyOf } from '../idempotency/request-idempotency.js';
 
@@ -29,7 +28,7 @@ export type BackendAnswer<P extends RpcPattern> = RpcAnswer<P>;
 /** Forwards an operation to the service that owns it, with the caller's context, and unwraps the reply. */
 @Injectable()
 export class BackendClient {
-  private readonly observeDuration: (labels: [pattern: string, outcome: RpcOutcome], seconds: number) => void;
+  private readonly durations: BucketHistogram<'pattern' | 'outcome'>;
   private readonly rpc: RpcClient;
 
   constructor(
@@ -37,7 +36,7 @@ export class BackendClient {
     @Inject(METRICS_REGISTRY) registry: Registry,
     @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'NODE_ENV'>,
   ) {
-    this.observeDuration = labelledObserver(rpcDurationHistogram(registry));
+    this.durations = rpcDurationHistogram(registry);
     // Replies are parsed with their response schemas in development and tests, where a service answering off the
     // contract must show; in production they pass on unchecked: parsing a page of runs costs more CPU than the
     // rest of its request (docs/rpc.md).
@@ -85,7 +84,7 @@ export class BackendClient {
       }
       throw err;
     } finally {
-      this.observeDuration([pattern, outcome], (performance.now() - started) / 1000);
+      this.durations.observe([pattern, outcome], (performance.now() - started) / 1000);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { BucketHistogram } from '@conduit/service-kit';
 
 export type RpcOutcome = 'ok' | 'error' | 'timeout' | 'failure';
 
@@ -7,12 +8,12 @@ const NAME = 'rpc_request_duration_seconds';
 /**
  * `rpc_request_duration_seconds{pattern,outcome}`: how long the gateway waits for each backend operation. outcome is
  * `ok`, `error` (a domain error answered), `timeout` (no answer in time) or `failure` (transport or malformed reply).
- * Registered once per registry, whoever asks first.
+ * Registered once per registry, whoever asks first. Observed on every forwarded request, hence a BucketHistogram.
  */
-export function rpcDurationHistogram(registry: Registry): Histogram<'pattern' | 'outcome'> {
-  const existing = registry.getSingleMetric(NAME);
-  if (existing) return existing as Histogram<'pattern' | 'outcome'>;
-  return new Histogram({
+export function rpcDurationHistogram(registry: Registry): BucketHistogram<'pattern' | 'outcome'> {
+  const existing = registry.getSingleMetric(NAME) as unknown;
+  if (existing instanceof BucketHistogram) return existing as BucketHistogram<'pattern' | 'outcome'>;
+  return new BucketHistogram({
     name: NAME,
     help: 'Duration of RPC requests from the gateway to the backend services',
     labelNames: ['pattern', 'outcome'],
