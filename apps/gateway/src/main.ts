@@ -8,6 +8,7 @@ import { RedisStreamsClient } from '@conduit/rpc-streams';
 import {
   NestPinoLogger,
   bootConfig,
+  createAccessLog,
   createLogger,
   createMetricsRegistry,
   dataSourceReadinessCheck,
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
   registerJsonBodyParser(fastify);
   registerNulCharacterCheck(fastify);
   // Access lines carry only named, non-secret fields (see request-log.ts): no redaction pass needed.
-  registerRequestLog(fastify, createLogger({ service: 'gateway', level: config.LOG_LEVEL, redact: false }));
+  registerRequestLog(fastify, createAccessLog({ service: 'gateway', level: config.LOG_LEVEL }));
   registerRequestMetrics(fastify, registry);
   registerDrainOnClose(fastify);
 

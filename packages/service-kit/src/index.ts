@@ -1,5 +1,6 @@
 export { ConfigError, LOG_LEVELS, baseEnv, envPort, loadConfig, type LogLevelName } from './config.js';
 export { REDACTED, SENSITIVE_KEYS, createLogger, type CreateLoggerOptions } from './logger.js';
+export { createAccessLog, type AccessFields, type AccessLog, type AccessLogOptions } from './access-log.js';
 export { NestPinoLogger } from './nest-pino-logger.js';
 export { createMetricsRegistry } from './metrics.js';
 export { BucketHistogram, HistogramSeries, type BucketHistogramOptions } from './bucket-histogram.js';

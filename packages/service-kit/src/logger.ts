@@ -85,7 +85,7 @@ export function stdoutDestination(): DestinationStream {
 }
 
 /** pino's streamWrite hook: notes that the shared stdout destination holds a line the timer must write. */
-function noteLine(line: string): string {
+export function noteLine(line: string): string {
   unflushed = true;
   return line;
 }
@@ -97,7 +97,7 @@ let stamp = '';
  * pino's `isoTime` (`,"time":"<ISO 8601>"`), built once per millisecond: a Date's toISOString costs about a
  * microsecond, and a busy gateway writes several access lines in the same millisecond.
  */
-function isoTimeOfThisMillisecond(): string {
+export function isoTimeOfThisMillisecond(): string {
   const now = Date.now();
   if (now !== stampedAt) {
     stampedAt = now;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import type { AccessLog } from '@conduit/service-kit';
 
 /**
  * One line per request, with its id and outcome. Headers and bodies are never logged: they carry
  * credentials and connector secrets.
  */
-export function registerRequestLog(app: FastifyInstance, logger: Logger): void {
+export function registerRequestLog(app: FastifyInstance, logger: AccessLog): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', String(request.id));
     done();
