@@ -3,6 +3,7 @@ import { type DomainError, AppError, isErrorCode } from './errors.js';
 import { fieldErrorsOf } from './validation.js';
 import { SCOPES } from './schemas/common.js';
 import { RPC, type RpcData, type RpcPattern, type RpcResponse } from './rpc-patterns.js';
+import { isUsualEnvelope } from './rpc-envelope-check.js';
 
 /**
  * A client's `Idempotency-Key` as the gateway hands it to the service that creates the resource: the service keeps
@@ -56,6 +57,12 @@ export function serviceOf(pattern: string): string {
 // Built once: zod compiles a schema on its first parse, which is far dearer than the parse itself.
 const rpcEnvelopeSchema = z.strictObject({ ctx: rpcContextSchema, data: z.unknown() });
 
+/** The envelope as the schema parses it, or undefined when it is malformed. */
+function parsedEnvelope(message: unknown): RpcRequest<unknown> | undefined {
+  const envelope = rpcEnvelopeSchema.safeParse(message);
+  return envelope.success ? { ctx: envelope.data.ctx, data: envelope.data.data } : undefined;
+}
+
 /** A handler's answer with the resource's ETag, for GET and PUT. */
 export class Tagged<R> {
   constructor(
@@ -81,14 +88,14 @@ export async function handleRpc<P extends RpcPattern, R>(
   onUnexpected: (err: unknown) => void,
 ): Promise<RpcReply<Untagged<R>>> {
   try {
-    const envelope = rpcEnvelopeSchema.safeParse(message);
-    if (!envelope.success) throw new AppError('internal', 'malformed RPC envelope');
-    const parsed = RPC[pattern].request.safeParse(envelope.data.data, { reportInput: true });
+    const envelope = isUsualEnvelope(message) ? message : parsedEnvelope(message);
+    if (!envelope) throw new AppError('internal', 'malformed RPC envelope');
+    const parsed = RPC[pattern].request.safeParse(envelope.data, { reportInput: true });
     if (!parsed.success) {
       // The gateway validates with the same schemas first, so this only happens for a foreign or stale caller.
       throw new AppError('validation_failed', 'invalid request', fieldErrorsOf(parsed.error));
     }
-    const result = await handler(parsed.data as RpcData<P>, envelope.data.ctx);
+    const result = await handler(parsed.data as RpcData<P>, envelope.ctx);
     if (result instanceof Tagged) return { ok: true, data: result.data as Untagged<R>, etag: result.etag };
     return { ok: true, data: result as Untagged<R> };
   } catch (err) {
