@@ -44,3 +44,24 @@ describe('nulCharacterProblem', () => {
     expect(nulCharacterProblem(request({ body: undefined }))).toBeNull();
   });
 });
+
+describe('nulCharacterErrors on inputs without NUL', () => {
+  it('finds nothing in clean input of every shape, and still everything in input with NUL', () => {
+    const clean = [
+      {},
+      [],
+      '',
+      'x',
+      0,
+      null,
+      undefined,
+      { a: [[{ b: ['c'] }]], d: true },
+      Object.create(null) as object,
+    ];
+    for (const value of clean) expect(nulCharacterErrors(value)).toEqual([]);
+    const deep: unknown[] = ['\u0000'];
+    for (let i = 0; i < 200; i++) deep.splice(0, 1, [deep[0]]);
+    expect(nulCharacterErrors({ deep })).toHaveLength(1);
+    expect(nulCharacterErrors([{ ['\u0000']: 1 }, 'a\u0000'])).toHaveLength(2);
+  });
+});
