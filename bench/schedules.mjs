@@ -90,6 +90,30 @@ async function bareInserts(databaseUrl) {
   return summary(delays);
 }
 
+/**
+ * Where the batches' time went, hop by hop, from the scheduler's `scheduled runs queued` lines (each batch logs the
+ * milliseconds of its steps and how long after its fire time it committed): mean and max per hop, and when the runs
+ * became visible (their batch's commit - their minute; queued_at is taken before the insert, so it says less).
+ */
+function batchHops(stack, from, to) {
+  const batches = stack.processes
+    .filter((p) => p.name === 'scheduler')
+    .flatMap((p) => p.output.join('').split('\n'))
+    .filter((line) => line.includes('"scheduled runs queued"'))
+    .map((line) => JSON.parse(line))
+    .filter((b) => b.ms && Date.parse(b.time) >= from && Date.parse(b.time) <= to);
+  const hops = {};
+  for (const b of batches) for (const [hop, ms] of Object.entries(b.ms)) (hops[hop] ??= []).push(ms);
+  const stats = Object.fromEntries(
+    Object.entries(hops).map(([hop, ms]) => [
+      hop,
+      { mean_ms: round(ms.reduce((a, x) => a + x, 0) / ms.length, 0), max_ms: Math.max(...ms) },
+    ]),
+  );
+  const committed = batches.flatMap((b) => Array.from({ length: b.runs }, () => b.late_ms)).sort((a, b) => a - b);
+  return { batches: batches.length, hops: stats, committed: summary(committed) };
+}
+
 const load = (await import('node:os')).loadavg()[0];
 console.log(`${JOBS} every-minute schedules over ${MINUTES} minute(s); load average ${round(load, 2)} at start`);
 const bull = await bullmqSchedulers(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -195,6 +219,15 @@ try {
   console.log(
     `fire time (queued_at - scheduled minute) over ${fires.length} runs: p50 ${fire.p50_ms} ms, p99 ${fire.p99_ms} ms, max ${fire.max_ms} ms (goal p99 <= ${GOAL_P99_MS} ms); missed ${missed}, doubled ${doubled}`,
   );
+  const hops = batchHops(stack, windowStart, Date.now());
+  console.log(
+    `${hops.batches} batches, hop by hop (mean / max ms): ${Object.entries(hops.hops)
+      .map(([hop, h]) => `${hop} ${h.mean_ms} / ${h.max_ms}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `runs committed (visible) after their minute: p50 ${hops.committed.p50_ms} ms, p99 ${hops.committed.p99_ms} ms, max ${hops.committed.max_ms} ms`,
+  );
   console.log(
     `CPU over the measured minutes (% of one core): ${cpuLine}; the scheduler used ${schedulerMsPerMinute} ms of CPU a minute, ${round((schedulerMsPerMinute * 1000) / JOBS, 0)} us per fire`,
   );
@@ -207,6 +240,7 @@ try {
       goal_met: fire.p99_ms <= GOAL_P99_MS && missed === 0 && doubled === 0,
     },
     cpu_pct: cpu,
+    batches: hops,
     baseline_bullmq_schedulers: bull,
     baseline_pg_inserts: inserts,
     headline: {

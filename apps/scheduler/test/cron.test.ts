@@ -6,7 +6,7 @@ import { newId } from '@conduit/service-kit';
 import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { JobSchedules } from '../src/schedules/job-schedules.js';
 import { ScheduleClock } from '../src/schedules/schedule-clock.js';
-import { FIRE_BATCH } from '../src/schedules/scheduled-runs.js';
+import { FIRE_BATCH, ScheduledRuns } from '../src/schedules/scheduled-runs.js';
 import { RunStateMachine, type NewRun } from '../src/runs/run-state-machine.js';
 import { newTenant, openSchema } from './support/db.js';
 import { waitFor } from '@conduit/testing';
@@ -92,6 +92,46 @@ describe('cron schedules fired by the schedule clock', () => {
     expect(next.get(due.id)).toBe(dueAt.toISOString());
     expect(await ticks.getJobScheduler('job_stale')).toBeUndefined();
     await suite.ds.query(`DELETE FROM jobs WHERE id = $1`, [due.id]);
+  });
+
+  it('takes a batch ahead of its fire time: jobs held, runs made at the time; a stop while it waits leaves the fire due', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    const clock = suite.scheduler.app.get(ScheduleClock);
+    const scheduled = suite.scheduler.app.get(ScheduledRuns);
+    const nextFire = async () =>
+      (await suite.ds.query<{ next_fire_at: Date }[]>(`SELECT next_fire_at FROM jobs WHERE id = $1`, [job.id]))[0]!
+        .next_fire_at;
+    await clock.stop();
+    try {
+      const at = new Date(Date.now() + 1500);
+      await suite.ds.query(`UPDATE jobs SET schedule = '0 0 1 1 *', next_fire_at = $2 WHERE id = $1`, [job.id, at]);
+      const request = { at, limit: 10, snapshots: new Map() };
+      const stopped = () => Promise.reject(new Error('clock stopped'));
+      await expect(scheduled.fireDue({ ...request, untilDue: stopped })).rejects.toThrow('clock stopped');
+      expect((await nextFire()).toISOString()).toBe(at.toISOString());
+
+      let seenAhead: { free: number; runs: number } | undefined;
+      const taken = await scheduled.fireDue({
+        ...request,
+        untilDue: async (when) => {
+          const free = await suite.ds.query<{ id: string }[]>(
+            `SELECT id FROM jobs WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+            [job.id],
+          );
+          seenAhead = { free: free.length, runs: (await runsOf(t, job)).length };
+          await new Promise((r) => setTimeout(r, when.getTime() - Date.now()));
+        },
+      });
+      expect(taken).toBe(1);
+      expect(seenAhead).toEqual({ free: 0, runs: 0 });
+      const [run] = await runsOf(t, job);
+      expect(Date.parse(run!.queued_at)).toBeGreaterThanOrEqual(at.getTime());
+      expect((await nextFire()).toISOString()).toBe(nextFireTime('0 0 1 1 *', 'UTC', at)!.toISOString());
+    } finally {
+      clock.start();
+      await unschedule(job);
+    }
   });
 
   it('fires a time missed while no clock ran once when a clock is back, without a storm', async () => {
