@@ -43,8 +43,8 @@ const spillFolderOf = (p: ServiceProcess): string =>
 const executors = (): ServiceProcess[] => liveExecutors(target.stack);
 const executorRunning = (runId: string): ServiceProcess | undefined => startedBy(target.stack, runId);
 
-/** The run's spill folder and the spare workspace's opened for the executor's next run. */
-const FOLDERS_WHILE_RUNNING = 2;
+/** The folder of the run's database: an executor opens one ahead at start, and the run takes it (workspace-pool.ts). */
+const FOLDERS_WHILE_RUNNING = 1;
 
 describe('an executor killed mid-run', () => {
   it('the run does not stay running: the other executor takes it over and it succeeds, with no duplicate rows', async () => {
@@ -80,10 +80,9 @@ describe('an executor killed mid-run', () => {
     });
     const survivor = executors().find((p) => p !== victim)!;
 
-    // An executor keeps the next run's workspace opened ahead (workspace-spares.ts): while the run is in its slow
-    // node, its folder and the new spare's are there.
+    // While the run is in its slow node, its database's folder is there.
     await waitFor(async () => (await readdir(spillFolderOf(victim!))).length === FOLDERS_WHILE_RUNNING, {
-      what: "the run's spill folder and the next spare's",
+      what: "the folder of the run's database",
       timeoutMs: 5000,
       intervalMs: 50,
     });
@@ -114,12 +113,16 @@ describe('an executor killed mid-run', () => {
     );
     expect(rows[0]).toEqual({ n: '1000', distinct_n: '1000' });
     expect(run.stats.rows_written).toBe(1000);
-    // The run has ended: its spill folder went with it, whichever executor finished it; each executor keeps only the
-    // spare it opened for its next run.
+    // The run has ended: its folders went with it, whichever executor finished it; each executor keeps only its
+    // databases for the next runs (one here: one run at a time), their scratch folders empty.
     for (const p of executors()) {
       const left = await readdir(spillFolderOf(p));
       expect(left.length).toBeLessThanOrEqual(1);
-      for (const name of left) expect(name).toMatch(/^spare-/);
+      for (const name of left) {
+        expect(name).toMatch(/^db-/);
+        expect(await readdir(join(spillFolderOf(p), name))).toEqual(['scratch']);
+        expect(await readdir(join(spillFolderOf(p), name, 'scratch'))).toEqual([]);
+      }
     }
   });
 });

@@ -79,18 +79,21 @@ async function killMidCopy(env: Record<string, string>): Promise<KilledCopy> {
     intervalMs: 50,
   });
 
-  // The copy is under way: the run's folder in the victim's spill folder holds a transfer file (the source's COPY
-  // parts, or the sink's CSV) in its scratch folder.
+  // The copy is under way: the victim's spill folder holds a transfer file of the run (the source's COPY parts in its
+  // scratch folder, or a CSV hand-off in its run folder). An executor keeps its runs' databases from run to run
+  // (workspace-pool.ts), each in a folder `db-...` holding `scratch/<run>/` and `run-<run>/` while a run uses it.
   const victimFolder = join(dataDir, folderOf(victim!));
-  // A run's workspace is the spare its executor opened ahead (workspace-spares.ts, named `spare-...`), beside the one
-  // opened for its next run: the run's is the one whose scratch folder holds files.
-  const workspaceFolders = async () => readdir(victimFolder).catch(() => [] as string[]);
+  const filesUnder = async (dir: string, depth: number): Promise<string[]> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const nested = await Promise.all(
+      entries.map(async (e) =>
+        e.isDirectory() ? (depth > 0 ? filesUnder(join(dir, e.name), depth - 1) : []) : [join(dir, e.name)],
+      ),
+    );
+    return nested.flat();
+  };
   const transferFiles = async (): Promise<string[]> =>
-    (
-      await Promise.all(
-        (await workspaceFolders()).map((f) => readdir(join(victimFolder, f, 'scratch')).catch(() => [] as string[])),
-      )
-    ).flat();
+    (await filesUnder(victimFolder, 3)).filter((f) => /\/(scratch\/[^/]+|run-[^/]+)\/[^/]+$/.test(f));
   await waitFor(async () => (await transferFiles()).length > 0, {
     what: "a transfer file of the run in the victim's spill folder",
     timeoutMs: 30_000,
@@ -128,10 +131,14 @@ async function restartExecutor(stack: Stack, victimFolder: string): Promise<Serv
 /** The run has ended, however: only the live executor's own folder is left, with no run folder in it. */
 async function expectOnlyOwnEmptyFolder(live: ServiceProcess): Promise<void> {
   expect(await readdir(dataDir!)).toEqual([folderOf(live)]);
-  // No run's folder: at most the spare the executor opened for its next run.
+  // No run's folder: at most the databases the executor keeps for its next runs, each with an empty scratch folder.
   const left = await readdir(join(dataDir!, folderOf(live)));
-  expect(left.length).toBeLessThanOrEqual(1);
-  for (const name of left) expect(name).toMatch(/^spare-/);
+  expect(left.length).toBeLessThanOrEqual(2);
+  for (const name of left) {
+    expect(name).toMatch(/^db-/);
+    expect(await readdir(join(dataDir!, folderOf(live), name))).toEqual(['scratch']);
+    expect(await readdir(join(dataDir!, folderOf(live), name, 'scratch'))).toEqual([]);
+  }
 }
 
 it('R7: killed -9 mid-copy of 1M rows, then started again: the dead folder goes at start, the run is taken over, no folder is left', async () => {

@@ -20,7 +20,7 @@ describe('RunWorkspace', () => {
         "select current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), " +
           "current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('autoinstall_known_extensions')",
       );
-      expect(settings.getRows()[0]).toEqual(['80.0 MiB', 1n, workspace.spillDir, false, true, false]);
+      expect(settings.getRows()[0]).toEqual(['80.0 MiB', 1n, workspace.database.dir, false, true, false]);
       await expect(connection.run("set memory_limit = '10GB'")).rejects.toThrow(/configuration has been locked/);
       await expect(connection.run('set enable_external_access = true')).rejects.toThrow(
         /configuration has been locked/,

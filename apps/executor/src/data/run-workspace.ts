@@ -1,20 +1,19 @@
 /**
- * One DuckDB database per run: in memory, with the run's memory limit (run-memory.ts) and a spill directory of its
- * own, so a large input pages to disk instead of exhausting the executor. Every node table lives here under its node
- * id. Tenants' SQL runs here, so the instance is sandboxed at creation (no file access, no extensions, configuration
- * locked): the platform's memory_limit, threads and temp_directory are set first and no statement can change them.
+ * A run's place to work: its DuckDB (workspace-database.ts: in memory, with the run's memory limit, spilling to the
+ * instance's folder, sandboxed), a folder of its own for CSV hand-offs and one inside the instance's scratch folder
+ * for typed reads and writes. Every node table lives in the database under its node id.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import duckdb from '@duckdb/node-api';
-import { lockDown, preparableConfig, type TransferBuffers } from '@conduit/connectors';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { TransferBuffers } from '@conduit/connectors';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { holdChunkCollector } from './chunk-collector.js';
 import type { RunMemory } from './run-memory.js';
+import { WorkspaceDatabase } from './workspace-database.js';
 
 export interface WorkspaceOptions {
-  /** Parent of the per-run spill directories. */
+  /** Parent of the databases' folders. */
   dataDir: string;
   /** The run's memory: DuckDB's memory_limit and threads, and what bulk transfers may buffer. */
   memory: RunMemory;
@@ -30,53 +29,44 @@ export interface CsvOutput {
 export class RunWorkspace {
   private readonly connections = new Set<DuckDBConnection>();
   private readonly csvOutputs = new Map<string, CsvOutput>();
-  /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts); none while a spare. */
+  /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts). */
   private releaseCollector: (() => void) | undefined;
 
   private constructor(
-    private readonly instance: DuckDBInstance,
+    readonly database: WorkspaceDatabase,
+    /** The run's own folder (CSV hand-offs), outside what DuckDB may read. */
     readonly spillDir: string,
-    /** The one folder DuckDB may read and write files in (typed bulk reads and writes); inside the spill folder. */
+    /** The one folder this run's DuckDB work reads and writes files in (typed bulk reads and writes). */
     readonly scratchDir: string,
     /** What a typed read or write of this run may buffer (handed to the drivers with each table). */
     readonly buffers: TransferBuffers,
+    /** Whether {@link close} closes the database too (a database of its own, not a pool's). */
+    private readonly ownsDatabase: boolean,
   ) {}
 
+  /** A workspace on a database of its own, closed with it (runs without a pool: tests, in-process runs). */
   static async open(runId: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
-    return (await RunWorkspace.prepare(runId, opts)).begin();
-  }
-
-  /**
-   * A workspace not yet any run's (workspace-spares.ts opens one ahead of the next run): a fresh, locked database and
-   * an empty spill folder named after `name`. {@link begin} hands it to its run.
-   */
-  static async prepare(name: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
-    const spillDir = join(opts.dataDir, `${name.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`);
-    await mkdir(spillDir, { recursive: true });
-    const { memory } = opts;
-    // preserve_insertion_order stays on (DuckDB's default): a transform's ORDER BY must reach a sink's file and decide
-    // which row of a key an upsert keeps; turning it off would let DuckDB reorder any scan.
-    const config: Record<string, string> = { ...memory.duckdb, temp_directory: spillDir };
-    const scratchDir = join(spillDir, 'scratch');
-    await mkdir(scratchDir);
+    const database = await WorkspaceDatabase.open(runId, opts.dataDir, opts.memory);
     try {
-      const instance = await duckdb.DuckDBInstance.create(':memory:', preparableConfig(config));
-      // Before any connection is handed out: typed reads and writes move data through files of the scratch folder
-      // (DuckDB's own CSV reader and writer), and nothing else on the machine.
-      const first = await instance.connect();
-      try {
-        await lockDown(first, [], [scratchDir]);
-      } catch (err) {
-        instance.closeSync();
-        throw err;
-      } finally {
-        first.closeSync();
-      }
-      return new RunWorkspace(instance, spillDir, scratchDir, memory.buffers);
+      return (await RunWorkspace.within(database, runId, opts.memory, true)).begin();
     } catch (err) {
-      await rm(spillDir, { recursive: true, force: true });
+      await database.close();
       throw err;
     }
+  }
+
+  /** A workspace for `runId` on `database` (empty: new or recycled), with folders of its own. */
+  static async within(
+    database: WorkspaceDatabase,
+    runId: string,
+    memory: RunMemory,
+    ownsDatabase = false,
+  ): Promise<RunWorkspace> {
+    const name = `${runId.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`;
+    const spillDir = join(database.dir, `run-${name}`);
+    const scratchDir = join(database.scratchRoot, name);
+    await Promise.all([mkdir(spillDir), mkdir(scratchDir)]);
+    return new RunWorkspace(database, spillDir, scratchDir, memory.buffers, ownsDatabase);
   }
 
   /** Starts the run's use of the workspace. */
@@ -87,7 +77,7 @@ export class RunWorkspace {
 
   /** A connection of its own for one node: nodes run in parallel and each can be interrupted alone. */
   async connect(): Promise<DuckDBConnection> {
-    const connection = await this.instance.connect();
+    const connection = await this.database.connect();
     this.connections.add(connection);
     return connection;
   }
@@ -109,7 +99,10 @@ export class RunWorkspace {
     return this.csvOutputs.get(nodeId);
   }
 
-  /** Closes every connection and the database, and removes the spill files. */
+  /**
+   * Closes every connection and removes the run's folders; the database too if it is the workspace's own. A pool's
+   * database is recycled by the pool (workspace-pool.ts), after this.
+   */
   async close(): Promise<void> {
     for (const connection of this.connections) {
       try {
@@ -120,7 +113,11 @@ export class RunWorkspace {
     }
     this.connections.clear();
     this.releaseCollector?.();
-    this.instance.closeSync();
-    await rm(this.spillDir, { recursive: true, force: true });
+    this.releaseCollector = undefined;
+    await Promise.all([
+      rm(this.spillDir, { recursive: true, force: true }),
+      rm(this.scratchDir, { recursive: true, force: true }),
+      this.ownsDatabase ? this.database.close() : undefined,
+    ]);
   }
 }

@@ -14,7 +14,7 @@ import {
 import type { DagNode } from '@conduit/dag';
 import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
 import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
-import type { WorkspaceSource } from '../data/workspace-spares.js';
+import type { WorkspaceSource } from '../data/workspace-pool.js';
 import { inNodeSpan } from './node-span.js';
 import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
 import { RunAborted, policyOf, runAttempts } from './attempts.js';

@@ -16,7 +16,7 @@ import { QueueProducers, QueueWorkers, reconnectDelay } from '@conduit/service-k
 import type { SecretKeys } from '@conduit/secrets';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import type { RunMemory } from '../data/run-memory.js';
-import { WorkspaceSpares } from '../data/workspace-spares.js';
+import { WorkspacePool } from '../data/workspace-pool.js';
 import { CancelListener } from './cancel-listener.js';
 import { ConnectorCache } from '../connectors/connector-cache.js';
 import { ConnectorChangeListener } from '../connectors/connector-change-listener.js';
@@ -70,14 +70,14 @@ export class ExecutorRuntime {
   private readonly spillRoot: string;
   /** Database connections shared by the runs and nodes of this process, closed at stop. */
   private readonly pools: ConnectorPools;
-  /** The next run's DuckDB, opened ahead, and the ended runs' folders being removed. */
-  private readonly workspaces: WorkspaceSpares;
+  /** The runs' DuckDB instances, kept from run to run (recycled and checked between runs). */
+  private readonly workspaces: WorkspacePool;
 
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     this.pools = new ConnectorPools(opts.connectorPools);
     const workspace = { dataDir: this.spillRoot, memory: opts.runMemory };
-    this.workspaces = new WorkspaceSpares(workspace, opts.logger);
+    this.workspaces = new WorkspacePool(workspace, opts.logger, opts.concurrency);
     // A report's add fails rather than waits out an outage (RunReporter tries it again); the connection comes back as the worker's.
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
     this.producers = QueueProducers.open(opts, [QUEUES.eventsScheduler, QUEUES.logs], connection);

@@ -23,7 +23,7 @@ import type { SecretKeys } from '@conduit/secrets';
 import { CachedConnectorResolver, resolveConnectors, ConnectorResolveError } from '../connectors/connector-resolver.js';
 import type { ConnectorCache } from '../connectors/connector-cache.js';
 import type { WorkspaceOptions } from '../data/run-workspace.js';
-import type { WorkspaceSource } from '../data/workspace-spares.js';
+import type { WorkspaceSource } from '../data/workspace-pool.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
 import { reportedError } from '../engine/reported-text.js';
 import { inRunSpan } from './run-span.js';
@@ -51,7 +51,7 @@ export interface RunProcessorDeps {
   secretsKey: Buffer | SecretKeys;
   cancels: CancelListener;
   workspace: WorkspaceOptions;
-  /** The runs' workspaces opened ahead (data/workspace-spares.ts); without it each run opens its own. */
+  /** The runs' workspaces, kept from run to run (data/workspace-pool.ts); without it each run opens its own. */
   workspaces?: WorkspaceSource;
   logger: Logger;
   /** Names this executor in run.started. */

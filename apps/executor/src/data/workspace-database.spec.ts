@@ -1,0 +1,194 @@
+// A run database kept from run to run: nothing a run makes is visible to the next, and the sandbox holds on it.
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { runMemory } from './run-memory.js';
+import { RunWorkspace } from './run-workspace.js';
+import { WorkspaceDatabase } from './workspace-database.js';
+
+const dataDir = join(tmpdir(), `conduit-workspace-db-spec-${process.pid}`);
+const memory = runMemory(128 * 1024 * 1024, 1);
+
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const rows = async (connection: DuckDBConnection, sql: string): Promise<unknown[][]> =>
+  (await connection.runAndReadAll(sql)).getRows();
+
+/** Runs `work` as one run on `database` (a node's connection), then ends the run as the pool does. */
+async function asRun(
+  database: WorkspaceDatabase,
+  work: (connection: DuckDBConnection, workspace: RunWorkspace) => Promise<void>,
+): Promise<boolean> {
+  const workspace = await RunWorkspace.within(database, 'run_spec', memory);
+  await work(await workspace.connect(), workspace);
+  await workspace.close();
+  return database.recycle();
+}
+
+/** What a run can see of what was made before it: every listing of the catalog and the per-connection state. */
+async function visible(connection: DuckDBConnection): Promise<Record<string, unknown>> {
+  return {
+    databases: await rows(connection, 'select database_name from duckdb_databases() order by 1'),
+    schemas: await rows(connection, 'select database_name, schema_name from duckdb_schemas() where not internal'),
+    tables: await rows(connection, 'select database_name, table_name from duckdb_tables()'),
+    views: await rows(connection, 'select view_name from duckdb_views() where not internal'),
+    sequences: await rows(connection, 'select sequence_name from duckdb_sequences()'),
+    types: await rows(connection, 'select type_name from duckdb_types() where not internal'),
+    macros: await rows(connection, 'select function_name from duckdb_functions() where not internal'),
+    indexes: await rows(connection, 'select index_name from duckdb_indexes()'),
+    prepared: await rows(connection, 'select name from duckdb_prepared_statements()'),
+    variables: await rows(connection, 'select name from duckdb_variables()'),
+    logs: await rows(connection, 'select count(*) from duckdb_logs'),
+    schema: await rows(connection, "select current_database(), current_schema(), current_setting('search_path')"),
+  };
+}
+
+const EMPTY = {
+  databases: [['memory'], ['system'], ['temp']],
+  schemas: [],
+  tables: [],
+  views: [],
+  sequences: [],
+  types: [],
+  macros: [],
+  indexes: [],
+  prepared: [],
+  variables: [],
+  logs: [[0n]],
+  schema: [['memory', 'main', '']],
+};
+
+describe('WorkspaceDatabase', () => {
+  it('recycles a run that made catalog objects and connection state: the next run on the same instance sees none of it', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      let scratch = '';
+      const reused = await asRun(database, async (c, workspace) => {
+        scratch = workspace.scratchDir;
+        expect(await visible(c)).toEqual(EMPTY);
+        for (const sql of [
+          'create table secret_rows as select 42 as n',
+          'create index secret_index on secret_rows (n)',
+          'create view secret_view as select * from secret_rows',
+          'create macro secret_macro(x) as x + 42',
+          'create macro secret_table_macro() as table select 42',
+          'create sequence secret_sequence start 42',
+          "create type secret_type as enum ('forty-two')",
+          'create schema secret_schema',
+          'create table secret_schema.more as select 42 as n',
+          'create temp table secret_temp as select 42 as n',
+          'create temp macro secret_temp_macro(x) as x',
+          'prepare secret_statement as select 42',
+          'set variable secret_variable = 42',
+          "set search_path = 'secret_schema'",
+          'begin transaction',
+          'insert into secret_rows values (43)',
+        ])
+          await c.run(sql);
+        await c.run(`copy secret_rows to '${join(workspace.scratchDir, 'rows.csv')}'`);
+        // A second connection of the run, left open in a transaction: the run's end closes it.
+        const other = await workspace.connect();
+        await other.run('begin transaction');
+        await other.run('insert into memory.main.secret_rows values (44)');
+      });
+      expect(reused).toBe(true);
+
+      await asRun(database, async (c, workspace) => {
+        expect(await visible(c)).toEqual(EMPTY);
+        await expect(c.run('select * from secret_rows')).rejects.toThrow(/does not exist/);
+        await expect(c.run('select secret_macro(1)')).rejects.toThrow(/does not exist/);
+        await expect(c.run("select nextval('secret_sequence')")).rejects.toThrow(/does not exist/);
+        // The earlier run's scratch folder is gone, and another run's is not this one's.
+        expect(workspace.scratchDir).not.toBe(scratch);
+        expect(await readdir(database.scratchRoot)).toEqual([workspace.scratchDir.split('/').pop()]);
+        await expect(c.run(`select * from read_csv('${join(scratch, 'rows.csv')}')`)).rejects.toThrow(
+          /No files found|does not exist|disabled by configuration/,
+        );
+        // The next run's own tables work as before.
+        await c.run('create table secret_rows as select 1 as n');
+        expect(await rows(c, 'select n from secret_rows')).toEqual([[1]]);
+      });
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('keeps the sandbox on a recycled instance: limits, no file access beyond the scratch folder, no extensions, locked', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    const outside = join(dataDir, 'outside.csv');
+    await writeFile(outside, 'n\n42\n');
+    try {
+      for (let run = 0; run < 2; run++) {
+        const recycled = await asRun(database, async (c, workspace) => {
+          expect(
+            await rows(
+              c,
+              "select current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), " +
+                "current_setting('enable_external_access'), current_setting('lock_configuration'), " +
+                "current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions')",
+            ),
+          ).toEqual([['80.0 MiB', 1n, database.dir, false, true, false, false]]);
+          for (const sql of [
+            "set memory_limit = '10GB'",
+            'set enable_external_access = true',
+            'set lock_configuration = false',
+            `set allowed_directories = ['/']`,
+            'reset threads',
+          ])
+            await expect(c.run(sql)).rejects.toThrow(/configuration has been locked/);
+          await expect(c.run(`select * from read_csv('${outside}')`)).rejects.toThrow(/disabled by configuration/);
+          await expect(c.run(`copy (select 1) to '${join(dataDir, 'out.csv')}'`)).rejects.toThrow(
+            /disabled by configuration/,
+          );
+          await expect(c.run('install httpfs')).rejects.toThrow(/disabled by configuration/);
+          await expect(c.run('load httpfs')).rejects.toThrow(/disabled through configuration/);
+          // No secret can be made, so none can outlive a run.
+          await expect(c.run("create secret leaked (type s3, key_id 'a', secret 'b')")).rejects.toThrow();
+          await expect(c.run('create temporary secret leaked (type http)')).rejects.toThrow();
+          await c.run(`copy (select 42 as n) to '${join(workspace.scratchDir, 'ok.csv')}'`);
+          expect(await rows(c, `select n from read_csv('${join(workspace.scratchDir, 'ok.csv')}')`)).toEqual([[42n]]);
+        });
+        expect(recycled).toBe(true);
+      }
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('recycles a run whose sort spilled to disk only if DuckDB removed its spill files', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      const recycled = await asRun(database, async (c) => {
+        // A sort larger than the memory limit still finishes: it spills into the instance's folder.
+        const sorted = await rows(
+          c,
+          'select count(*) from (select md5(i::varchar) || md5((i + 1)::varchar) as s from range(1500000) r(i) order by s desc)',
+        );
+        expect(sorted).toEqual([[1_500_000n]]);
+      });
+      if (recycled) expect(await readdir(database.dir)).toEqual(['scratch']);
+      else await expect(database.connect()).rejects.toThrow(/closed/);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it.each([
+    ['attaches another database', ["attach ':memory:' as kept", 'create table kept.main.t as select 42 as n']],
+    ['turns logging on', ["call enable_logging(storage = 'memory')", 'select 42']],
+    ['breaks the instance', ["call enable_logging(storage = 'file', storage_path = '/tmp/conduit-logs')"]],
+    // DuckDB lets SQL write in its temp_directory, the instance's folder: a file left there would be the next run's.
+    ['leaves a file in the spill folder', ["copy (select 42 as n) to 'DIR/left.csv'"]],
+  ])('closes an instance a run changed beyond its default database (%s) instead of reusing it', async (_, sql) => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    const recycled = await asRun(database, async (c) => {
+      for (const statement of sql) await c.run(statement.replace('DIR', database.dir));
+    });
+    expect(recycled).toBe(false);
+    await expect(database.connect()).rejects.toThrow(/closed/);
+    expect(await readdir(dataDir)).not.toContain(database.dir.split('/').pop());
+  });
+});

@@ -1,0 +1,45 @@
+// The pool hands each run a database nobody else holds, empty and locked, reuses it after the run, and removes the
+// run's folders.
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { runMemory } from './run-memory.js';
+import { WorkspacePool } from './workspace-pool.js';
+
+const dataDir = join(tmpdir(), `conduit-pool-spec-${process.pid}`);
+
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('WorkspacePool', () => {
+  it('gives concurrent runs databases of their own and a later run a recycled one, without the earlier tables', async () => {
+    const pool = new WorkspacePool({ dataDir, memory: runMemory(128 * 1024 * 1024, 1) }, pino({ level: 'silent' }), 1);
+    pool.warm();
+    const first = await pool.take('run_a');
+    const second = await pool.take('run_b');
+    expect(second.database).not.toBe(first.database);
+    const connection = await first.connect();
+    await connection.run('create table t as select 1 as n');
+    await expect(connection.run("set memory_limit = '10GB'")).rejects.toThrow(/configuration has been locked/);
+    const other = await second.connect();
+    await expect(other.run('select * from t')).rejects.toThrow(/does not exist/);
+
+    pool.release(first);
+    pool.release(second);
+    await pool.settled();
+    // One database kept (maxIdle 1), the other closed with its folder; no run's folder left.
+    const [kept, ...none] = await readdir(dataDir);
+    expect(none).toEqual([]);
+    expect((await readdir(join(dataDir, kept!))).filter((name) => name !== 'scratch')).toEqual([]);
+    expect(await readdir(join(dataDir, kept!, 'scratch'))).toEqual([]);
+
+    const third = await pool.take('run_c');
+    expect([first.database, second.database]).toContain(third.database);
+    await expect((await third.connect()).run('select * from t')).rejects.toThrow(/does not exist/);
+    pool.release(third);
+    await pool.close();
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+});
