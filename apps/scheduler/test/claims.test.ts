@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
-import { QUEUES, type Run, type RunClaim, type RunRenewal } from '@conduit/contracts';
-import { newId } from '@conduit/service-kit';
+import { QUEUES, runEventSchema, type Run, type RunClaim, type RunEvent, type RunRenewal } from '@conduit/contracts';
+import { JOB_TRACE_KEY, newId } from '@conduit/service-kit';
+import { RunEntity } from '../src/runs/run.entity.js';
+import { runEventOf } from '../src/runs/run.mapper.js';
 import { RunReaper } from '../src/reaper/run-reaper.js';
 import { newTenant } from './support/db.js';
 import { getRun, triggerQueuedRun } from './support/runs.js';
@@ -111,6 +113,23 @@ describe('claiming a run', () => {
     expect(await getRun(caller, t, run)).toMatchObject({ status: 'running', attempt: 2 });
     // A takeover is no new start.
     expect(await eventTypes(run.id)).toEqual(['run.queued', 'run.started']);
+  });
+
+  it('announces the start with the event runEventOf makes of the claimed row (the claim builds it in SQL)', async () => {
+    const t = newTenant();
+    const run = await triggered(t);
+    await claim(t, run, 'exec-a', 1, 60_000);
+    const [started] = await suite.ds.query<{ payload: RunEvent & Record<string, unknown>; created_at: Date }[]>(
+      `SELECT payload, created_at FROM outbox WHERE run_id = $1 AND kind = 'run_event' AND payload->>'type' = 'run.started'`,
+      [run.id],
+    );
+    const row = await suite.ds.manager.findOneByOrFail(RunEntity, { id: run.id });
+    const { [JOB_TRACE_KEY]: _trace, ...payload } = started!.payload;
+    const expected = runEventOf(row, 'run.started', new Date(payload.created_at));
+    expect(payload).toEqual({ ...expected, event_id: payload.event_id });
+    expect(payload.event_id).toMatch(/^evt_/);
+    expect(started!.created_at.toISOString()).toBe(payload.created_at);
+    expect(runEventSchema.safeParse(payload).success).toBe(true);
   });
 
   it("grants the holder's own executor again at once with the next attempt (its answer lost), fencing the earlier epoch", async () => {

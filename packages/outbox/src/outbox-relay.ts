@@ -26,7 +26,12 @@ export interface OutboxRelayOptions {
   batch?: number;
   /** Published rows are kept this long, for inspection, then deleted. Default: one hour. */
   keepPublishedMs?: number;
+  /** How often a pass that found nothing deletes the published rows past keepPublishedMs. Default: one minute. */
+  pruneEveryMs?: number;
 }
+
+/** An extra column's name: it goes into the SQL as it is. */
+const COLUMN = /^[a-z_][a-z0-9_]*$/;
 
 /**
  * Publishes outbox rows in id order and marks them published. Woken in-process right after a commit, and by a
@@ -40,12 +45,23 @@ export class OutboxRelay {
   private stopped = false;
   private readonly batch: number;
   private readonly keepPublishedMs: number;
-  private readonly selectColumns: string;
+  private readonly pruneEveryMs: number;
+  private prunedAt = 0;
+  /** The turn's first round trip: begin, then take and mark the oldest pending rows (BEGIN and one UPDATE). */
+  private readonly takeSql: string;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.batch = opts.batch ?? 100;
     this.keepPublishedMs = opts.keepPublishedMs ?? 60 * 60 * 1000;
-    this.selectColumns = ['id', 'message_id', 'payload', ...(opts.columns ?? [])].join(', ');
+    this.pruneEveryMs = opts.pruneEveryMs ?? 60 * 1000;
+    const columns = ['id', 'message_id', 'payload', ...(opts.columns ?? [])];
+    for (const column of columns) if (!COLUMN.test(column)) throw new Error(`outbox: "${column}" is not a column name`);
+    if (!Number.isInteger(this.batch) || this.batch < 1) throw new Error('outbox: batch must be a positive integer');
+    // The CTE takes the rows once (a locking CTE is never inlined, so its LIMIT cannot be evaluated twice).
+    this.takeSql = `BEGIN; WITH taken AS (
+        SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${this.batch} FOR UPDATE SKIP LOCKED)
+      UPDATE outbox o SET published_at = now() FROM taken WHERE o.id = taken.id
+      RETURNING ${columns.map((c) => `o.${c}`).join(', ')}`;
   }
 
   /** Starts the sweep and publishes what is pending now. */
@@ -88,7 +104,8 @@ export class OutboxRelay {
       total += n;
       if (n < this.batch || this.stopped) break;
     }
-    if (total === 0) {
+    if (total === 0 && Date.now() - this.prunedAt >= this.pruneEveryMs) {
+      this.prunedAt = Date.now();
       await this.opts.dataSource.query(`DELETE FROM outbox WHERE published_at < $1`, [
         new Date(Date.now() - this.keepPublishedMs),
       ]);
@@ -96,15 +113,39 @@ export class OutboxRelay {
     return total;
   }
 
+  /**
+   * One turn in two round trips (three when `publish` reads): `BEGIN` and the UPDATE that takes and marks the rows go
+   * as one simple query (it has no parameters), then the publish, then `COMMIT`. The mark is undone by a rollback when
+   * the publish fails, and another relay skips the rows while they are held, as it did with SELECT ... FOR UPDATE.
+   */
   private async publishBatch(): Promise<number> {
-    return this.opts.dataSource.transaction(async (m) => {
-      const rows = await m.query<OutboxRow[]>(
-        `SELECT ${this.selectColumns} FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${this.batch} FOR UPDATE SKIP LOCKED`,
-      );
-      if (rows.length === 0) return 0;
-      await this.opts.publish(m, rows);
-      await m.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+    const runner = this.opts.dataSource.createQueryRunner();
+    const client = (await runner.connect()) as SimpleQueryClient;
+    try {
+      const results = await client.query(this.takeSql);
+      const rows = results[1]?.rows ?? [];
+      if (rows.length > 0) {
+        rows.sort(byId);
+        await this.opts.publish(runner.manager, rows);
+      }
+      await client.query('COMMIT');
       return rows.length;
-    });
+    } catch (err) {
+      // As TypeORM's own transactions do: a connection that broke is dropped by the pool on its error event.
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
   }
+}
+
+/** The pg client of a query runner: a query string of several statements answers one result each. */
+interface SimpleQueryClient {
+  query(sql: string): Promise<{ rows: OutboxRow[] }[]>;
+}
+
+/** Outbox ids are bigints as text: shorter is smaller, then by characters. */
+function byId(a: OutboxRow, b: OutboxRow): number {
+  return a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

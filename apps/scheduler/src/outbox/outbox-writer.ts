@@ -39,25 +39,31 @@ export function addRunEvent(m: EntityManager, event: RunEvent): Promise<void> {
 }
 
 /**
- * Many run commands and events in one statement (in this order, so the relay publishes them so), in the caller's
- * transaction. They go as one JSON document: an array of JSON texts costs escaping on both sides.
+ * The INSERT of outbox rows from a JSON document of messages (outboxJson) given as the parameter `param`: one
+ * statement for any number, in the document's order. A JSON document, not an array of JSON texts, which would cost
+ * escaping on both sides.
  */
-export async function addOutboxMessages(m: EntityManager, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  await m.query(
-    `INSERT INTO outbox (kind, message_id, run_id, payload, created_at)
+export const OUTBOX_INSERT_FROM_JSON = (
+  param: string,
+) => `INSERT INTO outbox (kind, message_id, run_id, payload, created_at)
      SELECT kind, message_id, run_id, payload, created_at
-       FROM json_to_recordset($1::json) AS x(kind text, message_id text, run_id text, payload jsonb, created_at timestamptz)`,
-    [
-      JSON.stringify(
-        messages.map((x) => ({
-          kind: x['kind'],
-          message_id: x.message_id,
-          run_id: x['run_id'],
-          payload: x.payload,
-          created_at: x.created_at,
-        })),
-      ),
-    ],
+       FROM json_to_recordset(${param}::json) AS x(kind text, message_id text, run_id text, payload jsonb, created_at timestamptz)`;
+
+/** The messages as OUTBOX_INSERT_FROM_JSON reads them. */
+export function outboxJson(messages: readonly OutboxMessage[]): string {
+  return JSON.stringify(
+    messages.map((x) => ({
+      kind: x['kind'],
+      message_id: x.message_id,
+      run_id: x['run_id'],
+      payload: x.payload,
+      created_at: x.created_at,
+    })),
   );
+}
+
+/** Many run commands and events in one statement (in this order, so the relay publishes them so), in the caller's transaction. */
+export async function addOutboxMessages(m: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await m.query(OUTBOX_INSERT_FROM_JSON('$1'), [outboxJson(messages)]);
 }

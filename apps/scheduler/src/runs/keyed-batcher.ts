@@ -1,7 +1,8 @@
 /**
  * Groups items submitted concurrently under one key and hands each group to `apply` in submission order, one group
  * per key at a time: what arrives while a key's group is being applied waits and forms that key's next group.
- * Used to apply the reports of one run in one transaction instead of one transaction (and one row lock) each.
+ * With one key for everything it is a turn batcher: one group in flight, what arrives meanwhile forms the next (the
+ * scheduler's reports, applied a group per transaction whatever runs they are of).
  */
 export type ApplyBatch<T, R> = (items: T[]) => Promise<R[]>;
 

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import type { RunClaim, RunClaimRequest, RunReleaseRequest, RunRenewRequest, RunRenewal } from '@conduit/contracts';
-import { RunEntity, type NodeColumnsById, type StoredRunNode } from './run.entity.js';
-import { orderedNode, runEventOf } from './run.mapper.js';
+import type { RunEntity } from './run.entity.js';
+import { claimSql, runOfRow } from './run-rows.js';
+import { orderedNode } from './run.mapper.js';
 import { isFinal } from './run-transitions.js';
-import { addRunEvent } from '../outbox/outbox-writer.js';
-import { OutboxRelay } from '@conduit/service-kit';
+import { newId, OutboxRelay, withJobTrace } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 
 /**
@@ -24,38 +24,22 @@ export class RunClaims {
   ) {}
 
   async claim(tenantId: string, req: RunClaimRequest): Promise<RunClaim> {
-    const outcome = await this.ds.transaction(async (m) => {
-      // The lease is measured on the database's clock only: executors' clocks never decide who holds a run. The
-      // holder's own executor claims again at once whatever its attempt (a claim whose answer it lost comes back with
-      // the next attempt): an executor never claims a run it is still executing (run.processor.ts), and the new
-      // epoch fences whatever it ran before.
-      const granted = await m.query<
-        [{ epoch: number; nodes: StoredRunNode[]; node_columns: NodeColumnsById }[], number]
-      >(
-        `UPDATE runs SET epoch = epoch + 1, status = 'running', claimed_by = $3, claim_attempt = $4,
-                lease_until = clock_timestamp() + make_interval(secs => $5::float8 / 1000),
-                started_at = COALESCE(started_at, now()), attempt = $4, last_event_at = now()
-          WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'running')
-            AND (lease_until IS NULL OR lease_until <= clock_timestamp() OR claimed_by = $3)
-          RETURNING epoch, nodes, node_columns`,
-        [req.run_id, tenantId, req.executor_id, req.attempt, req.lease_ms],
-      );
-      const row = granted[0][0];
-      if (!row) return this.refusal(m, tenantId, req.run_id);
-      // The first claim is the run's start: announce it with the claim, in the same transaction.
-      if (row.epoch === 1) {
-        const run = await m.findOneByOrFail(RunEntity, { id: req.run_id });
-        await addRunEvent(m, runEventOf(run, 'run.started', new Date()));
-      }
-      const claim: RunClaim = {
-        granted: true,
-        epoch: row.epoch,
-        nodes: row.nodes.map((n) =>
-          orderedNode(n, Object.hasOwn(row.node_columns, n.id) ? row.node_columns[n.id]! : null),
-        ),
-      };
-      return claim;
-    });
+    // The lease is measured on the database's clock only: executors' clocks never decide who holds a run. The holder's
+    // own executor claims again at once whatever its attempt (a claim whose answer it lost comes back with the next
+    // attempt): an executor never claims a run it is still executing (run.processor.ts), and the new epoch fences
+    // whatever it ran before. The first claim is the run's start, announced by the same statement (one commit).
+    const m = this.ds.manager;
+    const rows = await m.query<Record<string, unknown>[]>(claimSql(m), [
+      req.run_id,
+      tenantId,
+      req.executor_id,
+      req.attempt,
+      req.lease_ms,
+      newId('event'),
+      new Date().toISOString(),
+      JSON.stringify(withJobTrace({})),
+    ]);
+    const outcome = rows[0] ? this.granted(runOfRow(m, rows[0])) : await this.refusal(tenantId, req.run_id);
     if (outcome.granted) {
       if (outcome.epoch === 1) this.relay.wake();
       else
@@ -102,8 +86,16 @@ export class RunClaims {
     return { released: rows.length === 1 };
   }
 
-  private async refusal(m: EntityManager, tenantId: string, runId: string): Promise<RunClaim> {
-    const [row] = await m.query<{ status: RunEntity['status']; left_ms: number | null }[]>(
+  private granted(row: RunEntity): RunClaim {
+    return {
+      granted: true,
+      epoch: row.epoch,
+      nodes: row.nodes.map((n) => orderedNode(n, Object.hasOwn(row.nodeColumns, n.id) ? row.nodeColumns[n.id]! : null)),
+    };
+  }
+
+  private async refusal(tenantId: string, runId: string): Promise<RunClaim> {
+    const [row] = await this.ds.query<{ status: RunEntity['status']; left_ms: number | null }[]>(
       `SELECT status, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000))::int AS left_ms FROM runs WHERE id = $1 AND tenant_id = $2`,
       [runId, tenantId],
     );

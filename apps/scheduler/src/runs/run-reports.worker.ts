@@ -7,12 +7,21 @@ import { KeyedBatcher } from './keyed-batcher.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
-/** Reports taken at once; the ones of one run among them are applied in one transaction. */
-const REPORT_CONCURRENCY = 16;
+/**
+ * Reports taken at once: those that arrive while a batch is being applied form the next one, so a turn's reports of
+ * every run cost one transaction (a 40-node run sends ~80 reports in a few hundred ms; 1-node runs, a few each).
+ */
+const REPORT_CONCURRENCY = 64;
+
+/** Reports applied in one transaction at most. */
+const REPORTS_PER_BATCH = 200;
+
+/** Every report goes to one batcher key: one batch in flight, so one run's reports are applied in queue order. */
+const ONE_LANE = 'reports';
 
 /**
- * Consumes executor reports (queue `events.scheduler`) into the run state machine. Reports of one run taken
- * together are applied in one transaction, in queue order (a 40-node run sends ~80 reports in a few hundred ms).
+ * Consumes executor reports (queue `events.scheduler`) into the run state machine. The reports taken together, of
+ * any runs, are applied in one transaction in queue order (run-state-machine.ts applyReports).
  */
 @Injectable()
 export class RunReportsWorker extends JobConsumer<typeof QUEUES.eventsScheduler> {
@@ -27,8 +36,9 @@ export class RunReportsWorker extends JobConsumer<typeof QUEUES.eventsScheduler>
   ) {
     super(QUEUES.eventsScheduler, workers, logger);
     this.batcher = new KeyedBatcher(
-      (report) => `${report.tenant_id}/${report.run_id}`,
+      () => ONE_LANE,
       (reports) => this.machine.applyReports(reports),
+      REPORTS_PER_BATCH,
     );
   }
 

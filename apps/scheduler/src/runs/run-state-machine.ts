@@ -13,10 +13,13 @@ import type {
 import { RunEntity } from './run.entity.js';
 import { runEventOf, type RunEventType } from './run.mapper.js';
 import { closeNodes, decideReport, initialNodes, isFinal, type RunChanges } from './run-transitions.js';
+import { markAndLockReported, rowOfRun, runInsertList, writeReportedRuns } from './run-rows.js';
 import {
   addOutboxMessages,
   addRunCommand,
   addRunEvent,
+  OUTBOX_INSERT_FROM_JSON,
+  outboxJson,
   runCommandMessage,
   runEventMessage,
 } from '../outbox/outbox-writer.js';
@@ -63,6 +66,34 @@ export class RunStateMachine {
     await addRunCommand(m, this.commandOf(run, input.connectors), now);
     await addRunEvent(m, runEventOf(run, 'run.queued', now));
     return run;
+  }
+
+  /**
+   * Trigger Run of a job that allows overlapping runs, as ONE statement (so no BEGIN or COMMIT of its own): the run,
+   * its command and its `run.queued` event are inserted only while the job is still the tenant's at the revision the
+   * caller read (every change of its policy or parameters bumps it), holding the job row shared to the end as the
+   * transaction did. Answers null, having written nothing, when the job has moved on: the caller then makes the run
+   * the locked way.
+   */
+  async createWhileJobAt(input: NewRun, jobRevision: number): Promise<RunEntity | null> {
+    const m = this.ds.manager;
+    const now = new Date();
+    const run = this.newRun(m, input, now);
+    const list = runInsertList(m);
+    const messages = [
+      runCommandMessage(this.commandOf(run, input.connectors), now),
+      runEventMessage(runEventOf(run, 'run.queued', now)),
+    ];
+    const inserted = await m.query<{ id: string }[]>(
+      `WITH job AS (SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2 AND revision = $3 FOR SHARE),
+            run AS (INSERT INTO runs (${list})
+                    SELECT ${list} FROM json_populate_record(NULL::runs, $4::json) WHERE EXISTS (SELECT 1 FROM job)
+                    RETURNING id),
+            messages AS (${OUTBOX_INSERT_FROM_JSON('$5')} WHERE EXISTS (SELECT 1 FROM run))
+       SELECT id FROM run`,
+      [input.jobId, input.tenantId, jobRevision, JSON.stringify(rowOfRun(m, run)), outboxJson(messages)],
+    );
+    return inserted.length === 1 ? run : null;
   }
 
   /**
@@ -207,24 +238,20 @@ export class RunStateMachine {
   }
 
   /**
-   * Applies reports of ONE run, in the order given, in one transaction holding the run row once: each report is
-   * decided against the run as the earlier ones left it, exactly as if applied one by one.
+   * Applies reports of any runs in one transaction (the reports taken in one turn): every run they name is locked once,
+   * in id order, and each report is decided against its run as the earlier ones of that run left it, exactly as if
+   * applied one by one in the order given. Two statements whatever the number of runs
+   * (and BEGIN, COMMIT): the event ids recorded with the runs locked, then the runs' new states with their events.
    */
   async applyReports(reports: readonly RunReport[]): Promise<ReportOutcome[]> {
-    const first = reports[0];
-    if (!first) return [];
-    if (reports.some((r) => r.run_id !== first.run_id || r.tenant_id !== first.tenant_id))
-      throw new Error('applyReports takes the reports of one run');
+    if (reports.length === 0) return [];
     return this.ds.transaction(async (m) => {
-      const fresh = await this.markProcessed(m, reports);
+      const keys = new Map<string, { id: string; tenantId: string }>();
+      for (const r of reports) keys.set(`${r.tenant_id}/${r.run_id}`, { id: r.run_id, tenantId: r.tenant_id });
+      const eventIds = reports.map((r) => r.event_id);
+      const { fresh, runs } = await markAndLockReported(m, eventIds, [...keys.values()]);
       if (fresh.size === 0) return reports.map(() => 'duplicate' as const);
-      const run = await m.findOne(RunEntity, {
-        where: { id: first.run_id, tenantId: first.tenant_id },
-        lock: { mode: 'pessimistic_write' },
-      });
-      // The row is written once whatever the number of reports: a second UPDATE of a row this transaction already
-      // updated re-checks its foreign key (FOR KEY SHARE on the job), which deadlocks against a trigger holding it.
-      const changes: RunChanges = {};
+      const changed = new Set<RunEntity>();
       const events: RunEvent[] = [];
       const outcomes: ReportOutcome[] = [];
       for (const report of reports) {
@@ -232,49 +259,43 @@ export class RunStateMachine {
           outcomes.push('duplicate');
           continue;
         }
-        if (!run) {
+        const run = runs.get(report.run_id);
+        if (!run || run.tenantId !== report.tenant_id) {
           this.logger.warn({ run_id: report.run_id, event_id: report.event_id }, 'report for an unknown run ignored');
           outcomes.push('unknown_run');
           continue;
         }
-        const now = new Date();
-        const decision = decideReport(run, report, now);
-        if (!decision.apply && decision.fenced) {
-          this.logger.warn(
-            { run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason },
-            'report of a fenced execution refused',
-          );
-          this.fencedReports.inc();
-          outcomes.push('fenced');
-          continue;
-        }
-        if (!decision.apply) {
-          this.logger.info(
-            { run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason },
-            'stale report ignored',
-          );
-          outcomes.push('stale');
-          continue;
-        }
-        Object.assign(run, decision.changes);
-        Object.assign(changes, decision.changes);
-        if (decision.event) events.push(runEventOf(run, decision.event, now));
-        outcomes.push('applied');
+        const outcome = this.decide(run, report, events);
+        if (outcome === 'applied') changed.add(run);
+        outcomes.push(outcome);
       }
-      if (run && Object.keys(changes).length > 0)
-        await m.update(RunEntity, { id: run.id }, entityValues<RunEntity>(changes));
-      for (const event of events) await addRunEvent(m, event);
+      await writeReportedRuns(m, [...changed], events.map(runEventMessage));
       return outcomes;
     });
   }
 
-  /** Records the reports' event ids as processed; answers those not processed before (each once). */
-  private async markProcessed(m: EntityManager, reports: readonly RunReport[]): Promise<Set<string>> {
-    const inserted = await m.query<{ event_id: string }[]>(
-      `INSERT INTO processed_events (event_id, processed_at) SELECT unnest($1::text[]), $2 ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-      [reports.map((r) => r.event_id), new Date()],
-    );
-    return new Set(inserted.map((r) => r.event_id));
+  /** Decides one report against its run (changed in place when applied); an event it causes goes to `events`. */
+  private decide(run: RunEntity, report: RunReport, events: RunEvent[]): ReportOutcome {
+    const now = new Date();
+    const decision = decideReport(run, report, now);
+    if (!decision.apply && decision.fenced) {
+      this.logger.warn(
+        { run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason },
+        'report of a fenced execution refused',
+      );
+      this.fencedReports.inc();
+      return 'fenced';
+    }
+    if (!decision.apply) {
+      this.logger.info(
+        { run_id: run.id, event_id: report.event_id, type: report.type, reason: decision.reason },
+        'stale report ignored',
+      );
+      return 'stale';
+    }
+    Object.assign(run, decision.changes);
+    if (decision.event) events.push(runEventOf(run, decision.event, now));
+    return 'applied';
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, LessThan, type FindOptionsWhere } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import {
   AppError,
@@ -13,8 +13,9 @@ import {
   type RunTriggerBody,
 } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
+import { runOfRow, runSelectListWithoutDag } from './run-rows.js';
 import { toRun, toRunDag } from './run.mapper.js';
-import { RunStateMachine } from './run-state-machine.js';
+import { RunStateMachine, type NewRun } from './run-state-machine.js';
 import { RunCancelSignals } from './run-cancel-signals.js';
 import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
@@ -53,7 +54,7 @@ export class RunsService {
 
   /** A manual trigger's run (scheduled runs are made in batches by schedules/scheduled-runs.ts). */
   private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<RunEntity> {
-    const job = await this.loadJob(ctx.tenant_id, jobId);
+    const job = await this.triggeredJob(ctx.tenant_id, jobId);
     const snapshot = await this.snapshots.get(ctx, job.pipelineId);
     if (!snapshot)
       throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
@@ -66,6 +67,25 @@ export class RunsService {
         'pipeline_invalid',
         `pipeline ${snapshot.id} does not validate (${first || 'no details'}); fix it, then trigger again`,
       );
+    }
+    const newRun = (parameters: Record<string, unknown>, jobIdOf: string): NewRun => ({
+      tenantId: ctx.tenant_id,
+      jobId: jobIdOf,
+      pipelineId: snapshot.id,
+      pipelineVersion: snapshot.version,
+      dag: snapshot.dag,
+      ...(snapshot.connectors && { connectors: snapshot.connectors }),
+      trigger: 'manual',
+      parameters: { ...parameters, ...(body.parameters ?? {}) },
+      ...(ctx.idempotency && { idempotency: ctx.idempotency }),
+    });
+    // A job that allows overlapping runs takes the run in one statement while it is still at the revision read; one
+    // that has changed since (policy, parameters) or another policy takes the transaction below.
+    if (job.concurrencyPolicy === 'allow') {
+      assertBeforeDeadline(ctx);
+      await this.faultCommitDelay();
+      const created = await this.machine.createWhileJobAt(newRun(job.parameters, job.id), job.revision);
+      if (created) return this.queued(created, job.id, []);
     }
     let replaced: string[] = [];
     // A job that allows overlapping runs needs neither its row held alone nor its active runs: a shared hold keeps the
@@ -91,20 +111,9 @@ export class RunsService {
           for (const run of active) await this.machine.cancelWithin(m, run);
           replaced = active.map((r) => r.id);
         }
-        const run = await this.machine.createWithin(m, {
-          tenantId: ctx.tenant_id,
-          jobId: locked.id,
-          pipelineId: snapshot.id,
-          pipelineVersion: snapshot.version,
-          dag: snapshot.dag,
-          ...(snapshot.connectors && { connectors: snapshot.connectors }),
-          trigger: 'manual',
-          parameters: { ...locked.parameters, ...(body.parameters ?? {}) },
-          ...(ctx.idempotency && { idempotency: ctx.idempotency }),
-        });
+        const run = await this.machine.createWithin(m, newRun(locked.parameters, locked.id));
         assertBeforeDeadline(ctx);
-        if (this.settings.faultCommitDelayMs > 0)
-          await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
+        await this.faultCommitDelay();
         return run;
       });
     let created: RunEntity;
@@ -115,21 +124,68 @@ export class RunsService {
       shared = false;
       created = await create();
     }
+    return this.queued(created, job.id, replaced);
+  }
+
+  /** After a trigger's commit: the relay woken, replaced runs' executors told. */
+  private async queued(created: RunEntity, jobId: string, replaced: string[]): Promise<RunEntity> {
     reachFaultPoint('after_run_commit');
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
-    this.logger.info({ run_id: created.id, job_id: job.id, trigger: 'manual', replaced }, 'run queued');
+    this.logger.info({ run_id: created.id, job_id: jobId, trigger: 'manual', replaced }, 'run queued');
     return created;
   }
 
+  /** Test only (SCHEDULER_FAULT_COMMIT_DELAY_MS): the wait after the deadline check, before the commit. */
+  private async faultCommitDelay(): Promise<void> {
+    if (this.settings.faultCommitDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
+  }
+
+  /** What Trigger Run reads of the job before the snapshot (fixed SQL: this is every trigger's first read). */
+  private async triggeredJob(tenantId: string, jobId: string): Promise<TriggeredJob> {
+    if (!isId('job', jobId)) throw notFound('job', jobId);
+    const [row] = await this.ds.query<
+      {
+        id: string;
+        pipeline_id: string;
+        concurrency_policy: JobEntity['concurrencyPolicy'];
+        parameters: Record<string, unknown>;
+        revision: number;
+      }[]
+    >(`SELECT id, pipeline_id, concurrency_policy, parameters, revision FROM jobs WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      jobId,
+    ]);
+    if (!row) throw notFound('job', jobId);
+    return {
+      id: row.id,
+      pipelineId: row.pipeline_id,
+      concurrencyPolicy: row.concurrency_policy,
+      parameters: row.parameters,
+      revision: row.revision,
+    };
+  }
+
+  /**
+   * One statement (fixed SQL) when the page has runs: a run of the tenant's under the job means the job is there (its
+   * runs go with it). An empty page reads the job for its 404.
+   */
   async list(tenantId: string, jobId: string, query: RunListQuery): Promise<Page<Run>> {
-    const job = await this.loadJob(tenantId, jobId);
+    if (!isId('job', jobId)) throw notFound('job', jobId);
+    const m = this.ds.manager;
     const after = cursorAfter(query.cursor);
-    const where: FindOptionsWhere<RunEntity> = { tenantId, jobId: job.id };
-    if (query.status) where.status = query.status;
-    if (after !== undefined) where.id = LessThan(after);
-    const rows = await this.ds.manager.find(RunEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
-    return pageOf(rows.map(toRun), query.limit, (r) => r.id);
+    const rows = await m.query<Record<string, unknown>[]>(
+      `SELECT ${runSelectListWithoutDag(m)} FROM runs r
+        WHERE r.tenant_id = $1 AND r.job_id = $2 AND ($3::text IS NULL OR r.status = $3) AND ($4::text IS NULL OR r.id < $4)
+        ORDER BY r.id DESC LIMIT $5`,
+      [tenantId, jobId, query.status ?? null, after ?? null, query.limit + 1],
+    );
+    if (rows.length === 0) await this.loadJob(tenantId, jobId);
+    return pageOf(
+      rows.map((row) => toRun(runOfRow(m, row))),
+      query.limit,
+      (r) => r.id,
+    );
   }
 
   async get(tenantId: string, jobId: string, runId: string): Promise<Run> {
@@ -172,6 +228,8 @@ export class RunsService {
     return run;
   }
 }
+
+type TriggeredJob = Pick<JobEntity, 'id' | 'pipelineId' | 'concurrencyPolicy' | 'parameters' | 'revision'>;
 
 /** The job's concurrency policy changed between reading the job and holding its row. */
 class PolicyChanged extends Error {}
