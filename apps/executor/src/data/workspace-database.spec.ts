@@ -116,6 +116,24 @@ describe('WorkspaceDatabase', () => {
     }
   });
 
+  it('empties the log of a run that turned logging on and off again', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      const recycled = await asRun(database, async (c) => {
+        await c.run("call enable_logging(storage = 'memory')");
+        await c.run('select 42 as secret_answer');
+        await c.run('call disable_logging()');
+        expect((await rows(c, 'select count(*) from duckdb_logs'))[0]?.[0]).not.toBe(0n);
+      });
+      expect(recycled).toBe(true);
+      await asRun(database, async (c) => {
+        expect(await visible(c)).toEqual(EMPTY);
+      });
+    } finally {
+      await database.close();
+    }
+  });
+
   it('keeps the sandbox on a recycled instance: limits, no file access beyond the scratch folder, no extensions, locked', async () => {
     const database = await WorkspaceDatabase.open('db', dataDir, memory);
     const outside = join(dataDir, 'outside.csv');

@@ -25,15 +25,19 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { RunMemory } from './run-memory.js';
 
 /**
- * Everything a run can change at the instance's level: the attached databases, every setting's value, the log.
- * Read on the platform's own connection, whose local settings never change.
+ * Everything a run can change at the instance's level: which databases are attached and every setting's value (a
+ * run's `CALL enable_logging()` changes settings despite the lock). Read on the platform's own connection, whose
+ * local settings never change. The log is emptied by the recycling itself.
  */
 const INSTANCE_STATE_SQL =
-  "select (select string_agg(database_name, ',' order by database_name) from duckdb_databases()), " +
-  "(select string_agg(name || '=' || coalesce(value, '<null>'), ';' order by name) from duckdb_settings()), " +
-  '(select count(*) from duckdb_logs)';
+  "select (select count(*) || ',' || count(*) filter (where database_name in ('memory', 'system', 'temp')) " +
+  'from duckdb_databases()), ' +
+  "(select string_agg(name || '=' || coalesce(value, '<null>'), ';') from duckdb_settings())";
 
-/** The default database is detached from a connection using another one: DuckDB refuses to detach the one in use. */
+/**
+ * The default database is detached from a connection using another one: DuckDB refuses to detach the one in use.
+ * One call (DuckDB runs them in order; its answer is not the last statement's rows, hence the state apart).
+ */
 const RECYCLE_SQL = [
   "attach ':memory:' as conduit_recycling",
   'use conduit_recycling',
@@ -41,7 +45,8 @@ const RECYCLE_SQL = [
   "attach ':memory:' as memory",
   'use memory',
   'detach conduit_recycling',
-];
+  'call truncate_duckdb_logs()',
+].join(';\n');
 
 export class WorkspaceDatabase {
   /** Until {@link close}. */
@@ -101,7 +106,7 @@ export class WorkspaceDatabase {
   async recycle(): Promise<boolean> {
     if (!this.open) return false;
     try {
-      for (const statement of RECYCLE_SQL) await this.platform.run(statement);
+      await this.platform.run(RECYCLE_SQL);
       if ((await instanceState(this.platform)) === this.pristine && (await this.foldersEmpty())) return true;
     } catch {
       // A run that broke the instance (e.g. logging to a file it may not write) gets it closed, like any difference.

@@ -38,7 +38,11 @@ describe('WorkspacePool', () => {
     const third = await pool.take('run_c');
     expect([first.database, second.database]).toContain(third.database);
     await expect((await third.connect()).run('select * from t')).rejects.toThrow(/does not exist/);
+    // A run taken while the last one's database is being recycled waits for it instead of opening another.
     pool.release(third);
+    const fourth = await pool.take('run_d');
+    expect(fourth.database).toBe(third.database);
+    pool.release(fourth);
     await pool.close();
     expect(await readdir(dataDir)).toEqual([]);
   });
