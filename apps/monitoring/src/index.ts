@@ -11,9 +11,9 @@ export {
   type MonitoringDataSourceOptions,
 } from './database/monitoring-data-source.js';
 export { MonitoringMetrics } from './telemetry/monitoring-metrics.js';
-export { MonitoringEvents, type EventOutcome } from './events/monitoring-events.js';
+export { MonitoringEvents, MAX_EVENT_BATCH, type EventOutcome } from './events/monitoring-events.js';
 export { MonitoringEventsWorker } from './events/monitoring-events.worker.js';
-export { upsertRunFact } from './facts/run-facts.js';
+export { recordAndApply, type StatementResult } from './events/event-statement.js';
 export { alertRules, CRITICAL_AFTER_FAILURES } from './alerts/alert-rules.js';
 export { AlertsService } from './alerts/alerts.service.js';
 export { MetricsService } from './metrics/metrics.service.js';
@@ -21,5 +21,6 @@ export { bucketSizeFor, MAX_BUCKETS } from './metrics/bucket-size.js';
 export { RunLogsService, RUN_END_GRACE_MS, type RunRef, type TailFilter } from './logs/run-logs.service.js';
 export { RunLogsWorker } from './logs/run-logs.worker.js';
 export { LogRetention, type CleanupResult } from './logs/log-retention.js';
-export { insertRunLogBatch } from './logs/run-log-writer.js';
+export { insertRunLogBatches } from './logs/run-log-writer.js';
+export { RunLogStore, MAX_LOG_BATCHES } from './logs/run-log-store.js';
 export { seqOf, gapFreePrefix, LINES_PER_ATTEMPT } from './logs/run-log-seq.js';

@@ -5,6 +5,9 @@ import { newId } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
 import { newRun, runEvent } from './support/run-events.js';
+import { MonitoringEvents } from '../src/events/monitoring-events.js';
+import { recordAndApply } from '../src/events/event-statement.js';
+import { pooledStatements, transactionStatements } from '../src/common/sql-runner.js';
 
 const suite = useMonitoringSuite({ queues: [QUEUES.eventsMonitoring, QUEUES.eventsWebhooks] });
 const { caller, publish } = suite;
@@ -79,6 +82,89 @@ describe('run facts', () => {
     const other = newRun(newId('job'));
     await publish(runEvent(t, other, 'failed'), runEvent(t, other, 'queued'));
     expect(await factOf(other.id)).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('events applied in batches', () => {
+  it('give each event of a batch the outcome applying them one by one would give', async () => {
+    const t = newTenant();
+    const events = suite.monitoring.app.get(MonitoringEvents);
+    const counted = async () => ({
+      queued: await runsCounted('queued'),
+      running: await runsCounted('running'),
+      succeeded: await runsCounted('succeeded'),
+    });
+    const before = await counted();
+    const run = newRun(newId('job'));
+    const queued = runEvent(t, run, 'queued');
+    const running = runEvent(t, run, 'running');
+    const succeeded = runEvent(t, run, 'succeeded', { durationMs: 42 });
+    const overtaken = newRun(newId('job'));
+    // Submitted in one turn, so they share one transaction: a run's three stages, a copy, a stale event after a
+    // final one, and another run whose final event came first.
+    const outcomes = await Promise.all(
+      [
+        queued,
+        running,
+        { ...running },
+        succeeded,
+        runEvent(t, run, 'running', { attempt: 2 }),
+        runEvent(t, overtaken, 'failed'),
+        runEvent(t, overtaken, 'queued'),
+      ].map((e) => events.apply(e)),
+    );
+    expect(outcomes).toEqual(['applied', 'applied', 'duplicate', 'applied', 'stale', 'applied', 'stale']);
+    expect(await factOf(run.id)).toMatchObject({ status: 'succeeded', attempt: 1, duration_ms: 42 });
+    expect(await factOf(overtaken.id)).toMatchObject({ status: 'failed' });
+    const after = await counted();
+    expect(after).toEqual({ queued: before.queued + 1, running: before.running + 1, succeeded: before.succeeded + 1 });
+    // The failure opened its job's alert within the batch.
+    expect((await alertsOf(t)).data.map((a) => a.job_id)).toEqual([overtaken.job_id]);
+  });
+
+  it('resolve an alert opened by a failure earlier in the same batch', async () => {
+    const t = newTenant();
+    const events = suite.monitoring.app.get(MonitoringEvents);
+    const jobId = newId('job');
+    await Promise.all(
+      [runEvent(t, newRun(jobId), 'failed'), runEvent(t, newRun(jobId), 'succeeded')].map((e) => events.apply(e)),
+    );
+    expect((await alertsOf(t)).data).toMatchObject([{ job_id: jobId, status: 'resolved', occurrences: 1 }]);
+  });
+});
+
+describe('events of one run applied by two replicas at once', () => {
+  it('keep the later state: the statement waits for the other insert and then finds the run further along', async () => {
+    const t = newTenant();
+    const run = newRun(newId('job'));
+    const other = suite.ds.createQueryRunner();
+    await other.connect();
+    await other.startTransaction();
+    try {
+      await recordAndApply(transactionStatements(other.manager), [runEvent(t, run, 'running')], {
+        unlessAlerting: false,
+      });
+      const [{ pid }] = (await other.query(`SELECT pg_backend_pid() AS pid`)) as [{ pid: number }];
+      const queued = runEvent(t, run, 'queued');
+      const racing = recordAndApply(pooledStatements(suite.ds), [queued], { unlessAlerting: true });
+      await waitFor(
+        async () =>
+          (
+            await suite.ds.query<unknown[]>(
+              `SELECT 1 FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))`,
+              [pid],
+            )
+          ).length > 0,
+        { what: 'the statement waiting on the other insert' },
+      );
+      await other.commitTransaction();
+      const done = await racing;
+      expect([...done.fresh]).toEqual([queued.event_id]);
+      expect([...done.applied]).toEqual([]);
+    } finally {
+      await other.release();
+    }
+    expect(await factOf(run.id)).toMatchObject({ status: 'running' });
   });
 });
 

@@ -3,6 +3,7 @@ import { useMonitoringSuite } from './support/monitoring-suite.js';
 import { QUEUES, type Page, type RunLogBatch, type RunLogLine, type RunLogTail } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { LogRetention } from '../src/logs/log-retention.js';
+import { RunLogStore } from '../src/logs/run-log-store.js';
 import { seqOf } from '../src/logs/run-log-seq.js';
 import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
@@ -98,6 +99,21 @@ describe('run logs', () => {
       node_id: 'a',
       message: 'attempt 1 line 0',
     });
+  });
+
+  it('store the batches of one turn in one statement, each line counted once, for its first batch', async () => {
+    const store = suite.monitoring.app.get(RunLogStore);
+    const other = newRun(newId('job'));
+    const first = logBatch(t, other, 0, 4);
+    const stored = await Promise.all(
+      [first, logBatch(t, other, 2, 4), { ...first }, logBatch(t, other, 0, 2, 2)].map((b) => store.store(b)),
+    );
+    expect(stored).toEqual([4, 2, 0, 2]);
+    expect((await listOk(t, other)).data.map((l) => l.message)).toEqual([
+      ...Array.from({ length: 6 }, (_, n) => `attempt 1 line ${n}`),
+      'attempt 2 line 0',
+      'attempt 2 line 1',
+    ]);
   });
 
   it('filter by level and node', async () => {

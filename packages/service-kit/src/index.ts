@@ -86,3 +86,4 @@ export {
   type Span,
   type TraceCarrier,
 } from './tracing/spans.js';
+export { AGAIN, GroupCommit, failingAlone } from './batching/group-commit.js';

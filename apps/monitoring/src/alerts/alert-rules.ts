@@ -61,6 +61,11 @@ async function resolveAlert(m: EntityManager, open: AlertRow, at: Date): Promise
   await addAlertEvent(m, alertEventOf(resolved, 'alert.resolved', new Date()));
 }
 
+/** A job's key among the batch's subjects: `tenant/job`. */
+export function jobKeyOf(event: RunEvent): string {
+  return `${event.tenant_id}/${event.run.job_id}`;
+}
+
 function whenOf(event: RunEvent): Date {
   return new Date(event.run.finished_at ?? event.created_at);
 }

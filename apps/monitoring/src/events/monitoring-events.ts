@@ -1,51 +1,143 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { MonitoringEvent, RunStatus } from '@conduit/contracts';
-import { upsertRunFact } from '../facts/run-facts.js';
-import { alertRules } from '../alerts/alert-rules.js';
-import { OutboxRelay } from '@conduit/service-kit';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { MonitoringEvent, RunEvent, RunStatus } from '@conduit/contracts';
+import { GroupCommit, OutboxRelay, failingAlone } from '@conduit/service-kit';
+import { alertRules, jobKeyOf } from '../alerts/alert-rules.js';
 import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
+import { recordAndApply } from './event-statement.js';
+import { pooledStatements, transactionStatements, type SqlRunner } from '../common/sql-runner.js';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'stale';
 
+/** Events applied together at most; the events worker takes as many jobs at once, so a burst fills one batch. */
+export const MAX_EVENT_BATCH = 100;
+
+interface BatchResult {
+  outcomes: EventOutcome[];
+  counted: RunStatus[];
+  announced: boolean;
+}
+
+function isRunEvent(event: MonitoringEvent): event is RunEvent {
+  return event.type.startsWith('run.');
+}
+
 /**
- * Applies one event of `events.monitoring` at most once per event id: run events update the run's fact and, when
+ * The batch cut into rounds in which each run has one event at most (a statement can move a fact once), in order:
+ * a run's second event goes in the second round, and so on.
+ */
+function roundsOf(events: MonitoringEvent[]): MonitoringEvent[][] {
+  const rounds: MonitoringEvent[][] = [];
+  const seen = new Map<string, number>();
+  for (const event of events) {
+    const key = isRunEvent(event) ? event.run.id : event.event_id;
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (rounds[round] ??= []).push(event);
+  }
+  return rounds;
+}
+
+/**
+ * Applies the events of `events.monitoring` at most once per event id: run events update the run's fact and, when
  * they move it, the job's alerts; `webhook.disabled` opens an alert on the webhook, `webhook.enabled` resolves it.
+ * The events that arrive while a batch is written go together in the next one (group commit). A batch of run events
+ * that touches no alert (no failure, no open alert on a succeeded run's job: nearly every batch) is one statement
+ * (event-statement.ts), committed on its own; any other batch is applied in a transaction with its alerts. Each
+ * event's outcome is the one applying the batch's events one by one, in order, would give.
  */
 @Injectable()
 export class MonitoringEvents {
+  private readonly commits: GroupCommit<MonitoringEvent, EventOutcome | Error>;
+  private readonly pooled: SqlRunner;
+
   constructor(
     private readonly ds: DataSource,
     private readonly relay: OutboxRelay,
     private readonly metrics: MonitoringMetrics,
-  ) {}
+  ) {
+    this.pooled = pooledStatements(ds);
+    // A batch that fails is applied again event by event, so that one event that cannot be applied fails alone.
+    this.commits = new GroupCommit(
+      failingAlone((events: MonitoringEvent[]) => this.applyBatch(events)),
+      MAX_EVENT_BATCH,
+    );
+  }
 
   async apply(event: MonitoringEvent): Promise<EventOutcome> {
-    let counted: RunStatus | null = null;
-    let announced = false;
-    const outcome = await this.ds.transaction(async (m): Promise<EventOutcome> => {
-      const inserted = await m.query<unknown[]>(
-        `INSERT INTO processed_events (event_id, processed_at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-        [event.event_id, new Date()],
-      );
-      if (inserted.length === 0) return 'duplicate';
-      if (event.type === 'webhook.disabled') {
-        announced = await alertRules.webhookDisabled(m, event);
-        return 'applied';
-      }
-      if (event.type === 'webhook.enabled') {
-        announced = await alertRules.webhookEnabled(m, event);
-        return 'applied';
-      }
-      if (!(await upsertRunFact(m, event))) return 'stale';
-      counted = event.run.status;
-      if (event.type === 'run.failed') announced = await alertRules.runFailed(m, event);
-      else if (event.type === 'run.succeeded') announced = await alertRules.runSucceeded(m, event);
-      return 'applied';
-    });
-    // After the commit: a rolled-back transaction neither counts nor announces.
-    if (counted) this.metrics.countRun(counted);
-    if (announced) this.relay.wake();
+    const outcome = await this.commits.submit(event);
+    if (outcome instanceof Error) throw outcome;
     return outcome;
+  }
+
+  private async applyBatch(events: MonitoringEvent[]): Promise<EventOutcome[]> {
+    const result = (await this.withoutAlerts(events)) ?? (await this.ds.transaction((m) => this.withAlerts(m, events)));
+    // After the commit: a rolled-back transaction neither counts nor announces.
+    for (const status of result.counted) this.metrics.countRun(status);
+    if (result.announced) this.relay.wake();
+    return result.outcomes;
+  }
+
+  /** The one-statement path, when the batch cannot touch an alert; null when it may (nothing was written). */
+  private async withoutAlerts(events: MonitoringEvent[]): Promise<BatchResult | null> {
+    const plain = events.every((e) => isRunEvent(e) && e.type !== 'run.failed');
+    const rounds = roundsOf(events);
+    if (!plain || rounds.length > 1) return null;
+    const done = await recordAndApply(this.pooled, events, { unlessAlerting: true });
+    if (!done.written) return null;
+    return this.resultOf(events, done.fresh, this.appliedEvents(events, done.fresh, done.applied), false);
+  }
+
+  private async withAlerts(m: EntityManager, events: MonitoringEvent[]): Promise<BatchResult> {
+    const fresh = new Set<string>();
+    const applied = new Set<MonitoringEvent>();
+    const alerting = new Set<string>();
+    for (const round of roundsOf(events)) {
+      const done = await recordAndApply(transactionStatements(m), round, { unlessAlerting: false });
+      done.fresh.forEach((id) => fresh.add(id));
+      this.appliedEvents(round, done.fresh, done.applied).forEach((e) => applied.add(e));
+      done.alerting.forEach((key) => alerting.add(key));
+    }
+    // A failure always takes its job's lock; a success only when its job has an open alert, or a failure before it in
+    // this batch. A failure committing meanwhile in another transaction is as if it came after the success.
+    for (const e of events) if (applied.has(e) && e.type === 'run.failed') alerting.add(jobKeyOf(e));
+    let announced = false;
+    const firsts = this.firstCopies(events, fresh);
+    for (const event of events) {
+      if (!firsts.has(event)) continue;
+      if (event.type === 'webhook.disabled') announced = (await alertRules.webhookDisabled(m, event)) || announced;
+      else if (event.type === 'webhook.enabled') announced = (await alertRules.webhookEnabled(m, event)) || announced;
+      else if (!applied.has(event) || !alerting.has(jobKeyOf(event))) continue;
+      else if (event.type === 'run.failed') announced = (await alertRules.runFailed(m, event)) || announced;
+      else if (event.type === 'run.succeeded') announced = (await alertRules.runSucceeded(m, event)) || announced;
+    }
+    return this.resultOf(events, fresh, applied, announced);
+  }
+
+  /** The run events of a round that moved their fact: fresh, and their run among those the statement wrote. */
+  private appliedEvents(round: MonitoringEvent[], fresh: Set<string>, runs: Set<string>): Set<MonitoringEvent> {
+    return new Set(round.filter((e) => isRunEvent(e) && fresh.has(e.event_id) && runs.has(e.run.id)));
+  }
+
+  /** The first copy of each fresh event id in the batch (a second copy is a duplicate, as one after the other). */
+  private firstCopies(events: MonitoringEvent[], fresh: Set<string>): Set<MonitoringEvent> {
+    const left = new Set(fresh);
+    return new Set(events.filter((e) => left.delete(e.event_id)));
+  }
+
+  private resultOf(
+    events: MonitoringEvent[],
+    fresh: Set<string>,
+    applied: Set<MonitoringEvent>,
+    announced: boolean,
+  ): BatchResult {
+    const firsts = this.firstCopies(events, fresh);
+    return {
+      outcomes: events.map((e) =>
+        !firsts.has(e) ? 'duplicate' : !isRunEvent(e) || applied.has(e) ? 'applied' : 'stale',
+      ),
+      counted: events.filter((e): e is RunEvent => applied.has(e)).map((e) => e.run.status),
+      announced,
+    };
   }
 }

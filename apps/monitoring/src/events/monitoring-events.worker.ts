@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { QUEUES, type MonitoringEvent } from '@conduit/contracts';
 import { JobConsumer, QueueWorkers, type ConsumerOptions, type JobHandlers } from '@conduit/service-kit';
-import { MonitoringEvents } from './monitoring-events.js';
+import { MAX_EVENT_BATCH, MonitoringEvents } from './monitoring-events.js';
 import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
 import { MONITORING_LOGGER, MONITORING_SETTINGS } from '../common/tokens.js';
 import type { MonitoringSettings } from '../monitoring-settings.js';
@@ -22,7 +22,9 @@ export class MonitoringEventsWorker extends JobConsumer<typeof QUEUES.eventsMoni
   }
 
   protected consumerOptions(): ConsumerOptions {
-    return { enabled: this.settings.background.events, concurrency: 8 };
+    // Each event waits only for its batch's transaction: taking a batch's worth of jobs at once lets a burst be
+    // applied in full batches.
+    return { enabled: this.settings.background.events, concurrency: MAX_EVENT_BATCH };
   }
 
   protected handlers(): JobHandlers<typeof QUEUES.eventsMonitoring> {

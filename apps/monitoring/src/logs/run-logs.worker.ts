@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import { QUEUES } from '@conduit/contracts';
 import { JobConsumer, QueueWorkers, type ConsumerOptions, type JobHandlers } from '@conduit/service-kit';
-import { insertRunLogBatch } from './run-log-writer.js';
+import { MAX_LOG_BATCHES, RunLogStore } from './run-log-store.js';
 import { MonitoringMetrics } from '../telemetry/monitoring-metrics.js';
 import { MONITORING_LOGGER, MONITORING_SETTINGS } from '../common/tokens.js';
 import type { MonitoringSettings } from '../monitoring-settings.js';
@@ -14,7 +13,7 @@ import type { MonitoringSettings } from '../monitoring-settings.js';
 export class RunLogsWorker extends JobConsumer<typeof QUEUES.logs> {
   constructor(
     workers: QueueWorkers,
-    private readonly ds: DataSource,
+    private readonly store: RunLogStore,
     private readonly metrics: MonitoringMetrics,
     @Inject(MONITORING_LOGGER) logger: Logger,
     @Inject(MONITORING_SETTINGS) private readonly settings: MonitoringSettings,
@@ -23,12 +22,14 @@ export class RunLogsWorker extends JobConsumer<typeof QUEUES.logs> {
   }
 
   protected consumerOptions(): ConsumerOptions {
-    return { enabled: this.settings.background.logs, concurrency: 4 };
+    // Each batch waits only for its statement: taking a statement's worth of jobs at once lets a burst be stored in
+    // full statements.
+    return { enabled: this.settings.background.logs, concurrency: MAX_LOG_BATCHES };
   }
 
   /** Stores one batch; answers how many lines were new. */
   protected handlers(): JobHandlers<typeof QUEUES.logs> {
-    return { 'run.logs': (batch) => insertRunLogBatch(this.ds.manager, batch) };
+    return { 'run.logs': (batch) => this.store.store(batch) };
   }
 
   /** Times every job, parsing included. */

@@ -6,7 +6,7 @@ import { newId } from '@conduit/service-kit';
 import { AttemptRunner } from './attempt-runner.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
 import { DeliveryQueue } from './delivery-queue.js';
-import { AGAIN, GroupCommit } from '../common/group-commit.js';
+import { AGAIN, GroupCommit } from '@conduit/service-kit';
 import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER } from '../common/tokens.js';
 

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { GroupCommit } from '../common/group-commit.js';
+import { GroupCommit } from '@conduit/service-kit';
 
 /** One succeeded attempt to record. */
 export interface SuccessRecord {

@@ -52,3 +52,21 @@ export class GroupCommit<T, R> {
     this.draining = null;
   }
 }
+
+/**
+ * Wraps a batch write so that a batch that fails is written again item by item: one item that cannot be written
+ * fails alone (its Error as its result), and the others are written. Pair with a GroupCommit of `R | Error`.
+ */
+export function failingAlone<T, R>(write: (items: T[]) => Promise<R[]>): (items: T[]) => Promise<(R | Error)[]> {
+  const isolated = async (items: T[]): Promise<(R | Error)[]> => {
+    try {
+      return await write(items);
+    } catch (err) {
+      if (items.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+      const alone: (R | Error)[] = [];
+      for (const item of items) alone.push((await isolated([item]))[0]!);
+      return alone;
+    }
+  };
+  return isolated;
+}
