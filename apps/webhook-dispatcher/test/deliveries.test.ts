@@ -187,13 +187,13 @@ describe('planning in batches', () => {
     const payloadOf = (tenant: string) => webhookPayloadOf(runEvent(tenant, 'run.succeeded'))!;
     const [first, second, ofB] = [payloadOf(a), payloadOf(a), payloadOf(b)];
     // PostgreSQL refuses a NUL character in text: this event's statement fails, and only this event with it.
-    const bad = payloadOf('tnt_with_\u0000_nul');
+    const bad = { ...payloadOf(a), id: 'evt_with_\u0000_nul' };
     const results = await Promise.allSettled([
       planner.fanOut(a, first),
       planner.fanOut(a, second),
       planner.fanOut(a, first), // the same event again, in the same batch
       planner.fanOut(b, ofB),
-      planner.fanOut('tnt_with_\u0000_nul', bad),
+      planner.fanOut(a, bad),
     ]);
     const planned = results.map((r) => (r.status === 'fulfilled' ? r.value.map((p) => p.webhook_id) : 'failed'));
     expect(planned).toEqual([[webhookA.id], [webhookA.id], [], [webhookB.id], 'failed']);

@@ -249,8 +249,7 @@ export class RunStateMachine {
       const keys = new Map<string, { id: string; tenantId: string }>();
       for (const r of reports) keys.set(`${r.tenant_id}/${r.run_id}`, { id: r.run_id, tenantId: r.tenant_id });
       const eventIds = reports.map((r) => r.event_id);
-      const withDag = reports.some((r) => r.type === 'run.started');
-      const { fresh, runs } = await markAndLockReported(m, eventIds, [...keys.values()], withDag);
+      const { fresh, runs } = await markAndLockReported(m, eventIds, [...keys.values()]);
       if (fresh.size === 0) return reports.map(() => 'duplicate' as const);
       const changed = new Set<RunEntity>();
       const events: RunEvent[] = [];

@@ -7,6 +7,7 @@ import { DeliveryWorker } from './delivery.worker.js';
 import { SourceEventsWorker } from './source-events.worker.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import { DeliverySweeper } from './delivery-sweeper.js';
+import { SubscribedTenants } from '../webhooks/subscribed-tenants.js';
 
 @Module({
   controllers: [DeliveriesController],
@@ -18,7 +19,8 @@ import { DeliverySweeper } from './delivery-sweeper.js';
     SourceEventsWorker,
     DeliverySweeper,
     DeliveryQueue,
+    SubscribedTenants,
   ],
-  exports: [DeliveryPlanner],
+  exports: [DeliveryPlanner, SubscribedTenants],
 })
 export class DeliveriesModule {}

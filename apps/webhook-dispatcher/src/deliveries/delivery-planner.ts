@@ -9,6 +9,7 @@ import { DeliveryQueue } from './delivery-queue.js';
 import { AGAIN, GroupCommit } from '@conduit/service-kit';
 import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER } from '../common/tokens.js';
+import { SubscribedTenants } from '../webhooks/subscribed-tenants.js';
 
 /** A first attempt just written. */
 export interface PlannedAttempt {
@@ -60,6 +61,7 @@ export class DeliveryPlanner {
     private readonly ds: DataSource,
     private readonly runner: AttemptRunner,
     private readonly deliveries: DeliveryQueue,
+    private readonly subscribed: SubscribedTenants,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
   ) {
     this.commits = new GroupCommit((requests) => this.planBatch(requests), MAX_PLAN_BATCH);
@@ -171,13 +173,18 @@ export class DeliveryPlanner {
   }
 
   /**
-   * The targets of each request, in one query for all the fan-outs of the batch. A second copy of an event within
-   * the batch gets none: only one copy may plan.
+   * The targets of each request, in one query for all the fan-outs of the batch, and none for a tenant without an
+   * active webhook (SubscribedTenants: no query at all when no tenant of the batch has one). A second copy of an event
+   * within the batch gets none: only one copy may plan.
    */
   private async targetsOf(requests: PlanRequest[]): Promise<Target[][]> {
     const seen = new Set<string>();
     const firsts = requests.map((r) => !seen.has(r.payload.id) && Boolean(seen.add(r.payload.id)));
-    const lookups = requests.map((r, i) => (firsts[i] && !r.targets ? i : -1)).filter((i) => i >= 0);
+    const fanOuts = requests.some((r, i) => firsts[i] && !r.targets);
+    const subscribed = fanOuts ? await this.subscribed.current() : null;
+    const lookups = requests
+      .map((r, i) => (firsts[i] && !r.targets && (!subscribed || subscribed.has(r.tenantId)) ? i : -1))
+      .filter((i) => i >= 0);
     const found = new Map<number, Target[]>();
     if (lookups.length > 0) {
       const rows = await this.ds.query<(Target & { i: number })[]>(
