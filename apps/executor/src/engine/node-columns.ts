@@ -10,6 +10,8 @@ import {
   RUN_NODE_COLUMNS_MAX,
   type RunNodeColumn,
 } from '@conduit/contracts';
+import { quoteIdent } from '../data/sql-names.js';
+import { messageOf } from './node-failure.js';
 
 /** The columns reported (at most RUN_NODE_COLUMNS_MAX) and how many the output really has. */
 export interface NodeColumns {
@@ -37,27 +39,30 @@ function columnOf(name: string, type: string | null, sourceType: string | undefi
 }
 
 /**
- * The columns of a table or view of the run's DuckDB, in order, with DuckDB's types. `declared` (a typed source's
- * own columns) adds each column's source type, matched by name.
+ * The columns of a table or view of the run's DuckDB, in order, with DuckDB's types (`DESCRIBE`: the names and type
+ * names duckdb_columns() gives, at a third of its cost, since it reads one table instead of listing every column of
+ * every table and system view). `declared` (a typed source's own columns) adds each column's source type, matched
+ * by name. A table that does not exist has none.
  */
 export async function describeColumns(
   connection: DuckDBConnection,
   table: string,
   declared: readonly ColumnSpec[] = [],
 ): Promise<NodeColumns> {
-  const prepared = await connection.prepare(
-    `select column_name, data_type, count(*) over () from duckdb_columns()
-     where database_name = current_database() and schema_name = current_schema() and table_name = $1
-     order by column_index limit $2`,
-  );
-  prepared.bindVarchar(1, table);
-  prepared.bindInteger(2, RUN_NODE_COLUMNS_MAX);
-  const rows = (await prepared.runAndReadAll()).getRows();
+  let rows: unknown[][];
+  try {
+    rows = (await connection.runAndReadAll(`describe ${quoteIdent(table)}`)).getRows();
+  } catch (err) {
+    if (messageOf(err).startsWith('Catalog Error')) return { columns: [], total: 0 };
+    throw err;
+  }
   const sourceTypes = new Map(
     declared.flatMap((c) => (c.source_type === undefined ? [] : [[c.name, c.source_type] as const])),
   );
-  const columns = rows.map(([name, type]) => columnOf(String(name), String(type), sourceTypes.get(String(name))));
-  return { columns, total: rows.length === 0 ? 0 : Number(rows[0]![2]) };
+  const columns = rows
+    .slice(0, RUN_NODE_COLUMNS_MAX)
+    .map(([name, type]) => columnOf(String(name), String(type), sourceTypes.get(String(name))));
+  return { columns, total: rows.length };
 }
 
 /** Columns known only by name (the CSV hand-off passes PostgreSQL's text form, no DuckDB table): type null. */
