@@ -8,7 +8,7 @@ import { prepareUserSql } from '@conduit/connectors';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
-import { countInputs, countRows, withDuckDB } from './duckdb-session.js';
+import { countInputs, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
 import { describeColumns } from '../node-columns.js';
 
@@ -30,14 +30,15 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
     ).catch((err: unknown) => {
       throw asConfigError(err, 'the SQL');
     });
+    let rowsOut: number;
     try {
       if (create.statementType !== duckdb.StatementType.CREATE)
         throw new NodeFailure('the SQL must be one SELECT statement', false, 'config_error');
-      await create.run();
+      // CREATE TABLE ... AS answers the rows it wrote: no count(*) of the new table after.
+      rowsOut = Number((await create.runAndReadAll()).getRows()[0]?.[0] ?? 0);
     } finally {
       create.destroySync();
     }
-    const rowsOut = await countRows(connection, ctx.node.id);
     ctx.log('info', `transformed ${rowsIn} input rows into ${rowsOut} rows`);
     return {
       rows_in: rowsIn,
