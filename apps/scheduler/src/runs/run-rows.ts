@@ -77,6 +77,8 @@ export async function markAndLockReported(
   m: EntityManager,
   eventIds: readonly string[],
   keys: readonly { id: string; tenantId: string }[],
+  /** Read the DAG too (only a legacy `run.started` report needs it, to restart the nodes). */
+  withDag: boolean,
 ): Promise<{ fresh: Set<string>; runs: Map<string, RunEntity> }> {
   const rows = await m.query<({ fresh_event_ids: string[] } & Record<string, unknown>)[]>(
     `WITH fresh AS (
@@ -84,7 +86,8 @@ export async function markAndLockReported(
        ON CONFLICT (event_id) DO NOTHING RETURNING event_id)
      SELECT (SELECT coalesce(array_agg(event_id), '{}') FROM fresh) AS fresh_event_ids, locked.*
        FROM (VALUES (1)) AS one (x) LEFT JOIN LATERAL (
-         SELECT ${runSelectList(m)} FROM runs r JOIN unnest($3::text[], $4::text[]) AS k(id, tenant_id)
+         SELECT ${withDag ? runSelectList(m) : runSelectListWithoutDag(m)}
+           FROM runs r JOIN unnest($3::text[], $4::text[]) AS k(id, tenant_id)
              ON r.id = k.id AND r.tenant_id = k.tenant_id
           ORDER BY r.id FOR UPDATE OF r) AS locked ON true`,
     [eventIds, new Date(), keys.map((k) => k.id), keys.map((k) => k.tenantId)],

@@ -249,7 +249,8 @@ export class RunStateMachine {
       const keys = new Map<string, { id: string; tenantId: string }>();
       for (const r of reports) keys.set(`${r.tenant_id}/${r.run_id}`, { id: r.run_id, tenantId: r.tenant_id });
       const eventIds = reports.map((r) => r.event_id);
-      const { fresh, runs } = await markAndLockReported(m, eventIds, [...keys.values()]);
+      const withDag = reports.some((r) => r.type === 'run.started');
+      const { fresh, runs } = await markAndLockReported(m, eventIds, [...keys.values()], withDag);
       if (fresh.size === 0) return reports.map(() => 'duplicate' as const);
       const changed = new Set<RunEntity>();
       const events: RunEvent[] = [];
