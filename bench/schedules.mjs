@@ -90,18 +90,23 @@ async function bareInserts(databaseUrl) {
   return summary(delays);
 }
 
+/** The scheduler's batch lines logged since `from`. */
+function loggedBatches(stack, from) {
+  return stack.processes
+    .filter((p) => p.name === 'scheduler')
+    .flatMap((p) => p.output.join('').split('\n'))
+    .filter((line) => line.includes('"scheduled runs queued"'))
+    .map((line) => JSON.parse(line))
+    .filter((b) => b.ms && Date.parse(b.time) >= from);
+}
+
 /**
  * Where the batches' time went, hop by hop, from the scheduler's `scheduled runs queued` lines (each batch logs the
  * milliseconds of its steps and how long after its fire time it committed): mean and max per hop, and when the runs
  * became visible (their batch's commit - their minute; queued_at is taken before the insert, so it says less).
  */
-function batchHops(stack, from, to) {
-  const batches = stack.processes
-    .filter((p) => p.name === 'scheduler')
-    .flatMap((p) => p.output.join('').split('\n'))
-    .filter((line) => line.includes('"scheduled runs queued"'))
-    .map((line) => JSON.parse(line))
-    .filter((b) => b.ms && Date.parse(b.time) >= from && Date.parse(b.time) <= to);
+function batchHops(stack, from) {
+  const batches = loggedBatches(stack, from);
   const hops = {};
   for (const b of batches) for (const [hop, ms] of Object.entries(b.ms)) (hops[hop] ??= []).push(ms);
   const stats = Object.fromEntries(
@@ -219,7 +224,11 @@ try {
   console.log(
     `fire time (queued_at - scheduled minute) over ${fires.length} runs: p50 ${fire.p50_ms} ms, p99 ${fire.p99_ms} ms, max ${fire.max_ms} ms (goal p99 <= ${GOAL_P99_MS} ms); missed ${missed}, doubled ${doubled}`,
   );
-  const hops = batchHops(stack, windowStart, Date.now());
+  // A batch's line is written after its commit: wait for the lines of every run counted.
+  const logged = () => loggedBatches(stack, windowStart).reduce((n, b) => n + b.runs, 0);
+  for (const until = Date.now() + 5000; logged() < fires.length && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 100));
+  const hops = batchHops(stack, windowStart);
   console.log(
     `${hops.batches} batches, hop by hop (mean / max ms): ${Object.entries(hops.hops)
       .map(([hop, h]) => `${hop} ${h.mean_ms} / ${h.max_ms}`)
