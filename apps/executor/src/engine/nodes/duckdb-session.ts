@@ -3,6 +3,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RunWorkspace } from '../../data/run-workspace.js';
 import { quoteIdent } from '../../data/sql-names.js';
 
+/** How often a cancelled node's connection is interrupted again until its work returns. */
+const REINTERRUPT_MS = 25;
+
 export async function withDuckDB<T>(
   workspace: RunWorkspace,
   signal: AbortSignal,
@@ -10,7 +13,13 @@ export async function withDuckDB<T>(
 ): Promise<T> {
   signal.throwIfAborted();
   const connection = await workspace.connect();
-  const onAbort = () => connection.interrupt();
+  let reinterrupt: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    connection.interrupt();
+    // DuckDB clears an interrupt when the next statement starts, so one landing between two statements of the node
+    // (its checks, the tenant's SQL, the counts) would be lost: repeat it until the work settles.
+    reinterrupt = setInterval(() => connection.interrupt(), REINTERRUPT_MS);
+  };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     return await work(connection);
@@ -18,6 +27,7 @@ export async function withDuckDB<T>(
     throw signal.aborted ? signal.reason : err;
   } finally {
     signal.removeEventListener('abort', onAbort);
+    clearInterval(reinterrupt);
     workspace.release(connection);
   }
 }
