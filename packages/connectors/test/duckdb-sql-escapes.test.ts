@@ -81,6 +81,24 @@ describe('duckdb connector refuses every statement of the SQL-escape corpus', ()
   });
 });
 
+describe('user SQL may not read the instance counters or hold a slot waiting', () => {
+  // A run's DuckDB instance serves an executor slot's runs one after another: its counters would tell a tenant how
+  // much earlier runs did, and a sleep only holds the slot.
+  it.each([
+    [
+      'select current_connection_id() as c',
+      "current_connection_id(), which is not allowed: it reads the server's counters",
+    ],
+    ['select 1 as a where current_transaction_id() > 0', 'current_transaction_id(), which is not allowed'],
+    ['select current_query_id() as q', 'current_query_id(), which is not allowed'],
+    ['select txid_current() as x', 'txid_current(), which is not allowed'],
+    ['select a from (select sleep_ms(10) as s, 1 as a)', 'sleep_ms(), which is not allowed: it only waits'],
+    ['select pg_sleep(1) as s', 'pg_sleep(), which is not allowed: it only waits'],
+  ])('%s', async (sql, problem) => {
+    expect(await userSqlProblem(sql, 'select')).toContain(problem);
+  });
+});
+
 describe('duckdb connector still runs ordinary SQL', () => {
   it('reads its own tables with queries of every shape, and runs DDL and DML', async () => {
     expect(

@@ -42,8 +42,18 @@ const ROW_MAKERS: ReadonlySet<string> = new Set([
   'repeat_row',
 ]);
 
-/** Scalar functions that answer the server's settings or environment (paths of the operator's layout). */
-const SERVER_FUNCTIONS: ReadonlySet<string> = new Set(['current_setting', 'getenv', 'getvariable']);
+/** Scalar functions refused in user SQL, each with why. */
+const SERVER_FUNCTIONS: ReadonlyMap<string, string> = new Map([
+  // The server's settings or environment (paths of the operator's layout).
+  ...['current_setting', 'getenv', 'getvariable'].map((name) => [name, "it reads the server's settings"] as const),
+  // The instance's counters: an executor slot's instance serves run after run, so they would tell how many
+  // connections, transactions and statements earlier runs (of any tenant) made.
+  ...['current_connection_id', 'current_transaction_id', 'current_query_id', 'txid_current'].map(
+    (name) => [name, "it reads the server's counters"] as const,
+  ),
+  // Waiting does nothing to data; it only holds an executor slot.
+  ...['sleep_ms', 'pg_sleep'].map((name) => [name, 'it only waits'] as const),
+]);
 
 /** Schemas and catalogs of DuckDB's own views (settings, databases with their paths, functions...). */
 const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
@@ -123,9 +133,8 @@ function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<s
       return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
     }
   }
-  if (node['class'] === 'FUNCTION' && SERVER_FUNCTIONS.has(text(node['function_name']))) {
-    return `calls ${text(node['function_name'])}(), which is not allowed: it reads the server's settings`;
-  }
+  const refused = node['class'] === 'FUNCTION' ? SERVER_FUNCTIONS.get(text(node['function_name'])) : undefined;
+  if (refused) return `calls ${text(node['function_name'])}(), which is not allowed: ${refused}`;
   for (const value of Object.values(node)) {
     const problem = treeProblem(value, views, names);
     if (problem) return problem;
