@@ -11,7 +11,7 @@ import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
-import { allRuns, jobFor, listRuns, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { allRuns, drained, jobFor, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 import { stackProfiles } from './lib/stack-profiles.mjs';
 
 const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 200);
@@ -33,19 +33,6 @@ async function triggerBurst(stack, jobId, count) {
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, triggerer));
   return ids;
-}
-
-/** Waits until the job has no queued or running run, polling the run list (one call per status) every 100 ms. */
-async function drained(stack, jobId, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [queued, running] = await Promise.all(
-      ['queued', 'running'].map((status) => listRuns(stack, jobId, { status, limit: 1 })),
-    );
-    if (queued.data.length === 0 && running.data.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`runs still queued or running after ${timeoutMs} ms`);
-    await sleep(100);
-  }
 }
 
 // `--profile`: CPU profiles of every service over the burst (sampling costs CPU too: compare figures without it).

@@ -13,7 +13,7 @@ import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
-import { allRuns, jobFor, listRuns, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { allRuns, drained, jobFor, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 8);
 const WAIT_MS = Number(process.env.BENCH_SCALE_WAIT_MS ?? 2000);
@@ -28,7 +28,6 @@ const MiB = 1024 * 1024;
 // Each wait drawn from 0.75-1.25 x WAIT_MS, so the runs' starts and ends spread out instead of a whole executor's
 // slots finishing, reporting and claiming in the same instant each wave (a burst that measures the stack's CPU).
 const STATEMENT = `select 1 as n from (select pg_sleep(${WAIT_MS / 1000} * (0.75 + random() / 2))) as s`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs/s while every slot was busy: ended between the first end and the last start, over that window. */
 function steadyRate(spans) {
@@ -67,19 +66,6 @@ function rssMiB(pid) {
   return { rss: round(kib('VmRSS') / 1024, 0), peak: round(kib('VmHWM') / 1024, 0) };
 }
 
-/** Waits until the job has no queued or running run (two list calls every 100 ms, not one poll per run). */
-async function drained(stack, jobId, timeoutMs = 300_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [queued, running] = await Promise.all(
-      ['queued', 'running'].map((status) => listRuns(stack, jobId, { status, limit: 1 })),
-    );
-    if (queued.data.length === 0 && running.data.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`runs still queued or running after ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
-
 /**
  * Triggers `count` runs (IN_FLIGHT triggers at a time, far faster than the slots take them), waits until none is left,
  * checks every one succeeded (none lost); runs/s over first queued_at .. last finished_at, and the CPU per run of
@@ -97,7 +83,7 @@ async function phase(stack, jobId, count) {
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, triggerer));
-  await drained(stack, jobId);
+  await drained(stack, jobId, 300_000);
   const cpu = endCpu();
   const wanted = new Set(ids);
   const runs = (await allRuns(stack, jobId)).filter((r) => wanted.has(r.id));

@@ -1,6 +1,7 @@
 // The few public-API calls the run benches make: create a connector, a pipeline and a job, trigger runs and wait
 // for them. Every call goes through the gateway like a client's; an unexpected status throws with the body.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const FINAL = new Set(['succeeded', 'failed', 'canceled']);
 
@@ -87,4 +88,17 @@ export async function allRuns(stack, jobId) {
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return runs;
+}
+
+/** Waits until the job has no queued or running run (two list calls every 100 ms, not one poll per run). */
+export async function drained(stack, jobId, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [queued, running] = await Promise.all(
+      ['queued', 'running'].map((status) => listRuns(stack, jobId, { status, limit: 1 })),
+    );
+    if (queued.data.length === 0 && running.data.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`runs still queued or running after ${timeoutMs} ms`);
+    await sleep(100);
+  }
 }
