@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runEventSchema } from './run-messages.js';
+import { runEventSchema, type RunEvent } from './run-messages.js';
 import { ALERT_RULES, ALERT_SEVERITIES, ALERT_STATUSES } from './schemas/monitoring.js';
 
 /** Event kinds a webhook can subscribe to (api.md, Webhook). */
@@ -12,6 +12,17 @@ export const WEBHOOK_EVENT_TYPES = [
   'alert.resolved',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * The webhook kind each run event is delivered as; `run.queued` is none, so the scheduler does not send it to the
+ * webhook dispatcher at all.
+ */
+export const WEBHOOK_KIND_OF_RUN_EVENT: Readonly<Partial<Record<RunEvent['type'], WebhookEventType>>> = {
+  'run.started': 'job.started',
+  'run.succeeded': 'job.completed',
+  'run.failed': 'job.failed',
+  'run.canceled': 'job.canceled',
+};
 
 const id = z.string().min(1).max(64);
 const timestamp = z.string().min(1).max(40);

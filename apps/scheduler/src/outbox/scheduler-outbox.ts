@@ -1,11 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '@conduit/outbox';
-import { QUEUES, type RunCommand, type RunEvent } from '@conduit/contracts';
+import { QUEUES, WEBHOOK_KIND_OF_RUN_EVENT, type RunCommand, type RunEvent } from '@conduit/contracts';
 import type { OutboxJob, OutboxOptions } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
 /**
- * Where the scheduler's outbox rows go: run commands to `runs`, run events to monitoring and the webhook dispatcher.
+ * Where the scheduler's outbox rows go: run commands to `runs`, run events to monitoring and (those a webhook can
+ * subscribe to) the webhook dispatcher.
  * A turn's jobs are added with one addBulk per queue (service-kit outbox-relay.ts), which keeps a job id's existing
  * job as add does.
  */
@@ -24,7 +25,9 @@ async function jobsOf(rows: OutboxRow[], m: EntityManager): Promise<OutboxJob[]>
     }
     const event = row.payload as RunEvent;
     jobs.push({ queue: QUEUES.eventsMonitoring, name: event.type, data: event, opts });
-    jobs.push({ queue: QUEUES.eventsWebhooks, name: event.type, data: event, opts });
+    // An event no webhook can subscribe to would only be taken and dropped by the dispatcher.
+    if (WEBHOOK_KIND_OF_RUN_EVENT[event.type])
+      jobs.push({ queue: QUEUES.eventsWebhooks, name: event.type, data: event, opts });
   }
   return jobs;
 }

@@ -1,17 +1,16 @@
-import type { AlertEvent, RunEvent, WebhookEventType, WebhookPayload, WebhookSourceEvent } from '@conduit/contracts';
-
-const RUN_EVENT_KINDS: Partial<Record<RunEvent['type'], WebhookEventType>> = {
-  'run.started': 'job.started',
-  'run.succeeded': 'job.completed',
-  'run.failed': 'job.failed',
-  'run.canceled': 'job.canceled',
-  // run.queued is not a webhook event.
-};
+import {
+  WEBHOOK_KIND_OF_RUN_EVENT,
+  type AlertEvent,
+  type RunEvent,
+  type WebhookEventType,
+  type WebhookPayload,
+  type WebhookSourceEvent,
+} from '@conduit/contracts';
 
 /** The webhook kind of a source event, or null for one no webhook can subscribe to. */
 export function webhookKindOf(event: WebhookSourceEvent): WebhookEventType | null {
   if (event.type === 'alert.opened' || event.type === 'alert.resolved') return event.type;
-  return RUN_EVENT_KINDS[event.type] ?? null;
+  return WEBHOOK_KIND_OF_RUN_EVENT[event.type] ?? null;
 }
 
 function runData(event: RunEvent): Record<string, unknown> {
