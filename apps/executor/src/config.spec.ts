@@ -12,6 +12,8 @@ describe('executor config', () => {
       // Eight runs' scratch takes half of the 32Gi spill volume of k8s/base/executor.yaml, DuckDB's spill the rest.
       EXECUTOR_DATA_DIR_SIZE: 32 * 1024 ** 3,
       RUN_SCRATCH_LIMIT: 2 * 1024 ** 3,
+      // The rest of each run's 4GiB share caps DuckDB's spill.
+      RUN_SPILL_LIMIT: 2 * 1024 ** 3,
       RUN_LOCK_MS: 30_000,
       RUN_STALLED_INTERVAL_MS: 30_000,
       MAX_STALLED_COUNT: 2,
@@ -65,6 +67,9 @@ describe('executor config', () => {
     // Given explicitly, the runs' scratch together may take half of the data dir.
     expect(loadExecutorConfig({ ...key, EXECUTOR_CONCURRENCY: '2', RUN_SCRATCH_LIMIT: '8GiB' }).RUN_SCRATCH_LIMIT).toBe(
       8 * GiB,
+    );
+    expect(loadExecutorConfig({ ...key, EXECUTOR_CONCURRENCY: '2', RUN_SCRATCH_LIMIT: '6GiB' }).RUN_SPILL_LIMIT).toBe(
+      10 * GiB,
     );
     expect(() => loadExecutorConfig({ ...key, RUN_SCRATCH_LIMIT: '8GiB' })).toThrow(
       /^RUN_SCRATCH_LIMIT: 8 runs \(EXECUTOR_CONCURRENCY\) of 8GiB hold 64GiB, more than half of EXECUTOR_DATA_DIR_SIZE \(32GiB;/m,

@@ -118,9 +118,12 @@ export const executorEnvSchema = z
     for (const problem of memoryProblems(env)) ctx.addIssue({ code: 'custom', ...problem });
     const scratch = runScratchLimit(env);
     if ('problem' in scratch) ctx.addIssue({ code: 'custom', ...scratch.problem });
+    const scratchBytes = 'bytes' in scratch ? scratch.bytes : 0;
     return {
       ...env,
-      RUN_SCRATCH_LIMIT: 'bytes' in scratch ? scratch.bytes : 0,
+      RUN_SCRATCH_LIMIT: scratchBytes,
+      /** Derived, not read: the rest of a run's share of the data dir, DuckDB's max_temp_directory_size for it. */
+      RUN_SPILL_LIMIT: Math.floor(env.EXECUTOR_DATA_DIR_SIZE / env.EXECUTOR_CONCURRENCY) - scratchBytes,
       RUN_STALLED_INTERVAL_MS: env.RUN_STALLED_INTERVAL_MS ?? env.RUN_LOCK_MS,
     };
   });
@@ -152,8 +155,9 @@ function memoryProblems(env: {
 
 /**
  * A run's scratch limit: RUN_SCRATCH_LIMIT, or half of the run's share of EXECUTOR_DATA_DIR_SIZE. Either way the
- * runs' reads together take at most half the data dir, keeping the other half for DuckDB's spill (not capped per run
- * yet): in k8s an emptyDir past its sizeLimit gets the pod, and every tenant's run on it, evicted.
+ * runs' reads together take at most half the data dir, keeping the other half for DuckDB's spill (each run's capped at
+ * the rest of its share, RUN_SPILL_LIMIT): in k8s an emptyDir past its sizeLimit gets the pod, and every tenant's run
+ * on it, evicted.
  */
 function runScratchLimit(env: {
   EXECUTOR_CONCURRENCY: number;

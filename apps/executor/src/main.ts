@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     concurrency: config.EXECUTOR_CONCURRENCY,
     nodeParallelism: config.EXECUTOR_NODE_PARALLELISM,
     dataDir: config.EXECUTOR_DATA_DIR,
-    runMemory: runMemory(config.RUN_MEMORY_LIMIT, undefined, config.RUN_SCRATCH_LIMIT),
+    runMemory: runMemory(config.RUN_MEMORY_LIMIT, undefined, config.RUN_SCRATCH_LIMIT, config.RUN_SPILL_LIMIT),
     lockDurationMs: config.RUN_LOCK_MS,
     stalledIntervalMs: config.RUN_STALLED_INTERVAL_MS,
     maxStalledCount: config.MAX_STALLED_COUNT,

@@ -20,6 +20,7 @@ describe('runMemory', () => {
         streamChunkBytes: 320 * 1024,
         scratchLimitBytes: 8 * 1024 * MiB,
       },
+      spillLimitBytes: 8 * 1024 * MiB,
     });
     expect(runMemory(256 * MiB, 8)).toMatchObject({
       duckdb: { memory_limit: '176MiB', threads: '3' },
@@ -27,6 +28,8 @@ describe('runMemory', () => {
     });
     // The run's scratch limit (RUN_SCRATCH_LIMIT) travels to the drivers with the buffers.
     expect(runMemory(256 * MiB, 8, 512 * MiB).buffers.scratchLimitBytes).toBe(512 * MiB);
+    // So does its spill limit (RUN_SPILL_LIMIT), to DuckDB's max_temp_directory_size.
+    expect(runMemory(256 * MiB, 8, 512 * MiB, 1536 * MiB).spillLimitBytes).toBe(1536 * MiB);
   });
 
   it('keeps DuckDB pool, buffers and threads inside the limit at its smallest and caps them at its largest', () => {
@@ -52,6 +55,7 @@ describe('runMemory', () => {
 
   it('refuses a limit under 88 MiB', () => {
     expect(() => runMemory(87 * MiB)).toThrow(RangeError);
+    expect(() => runMemory(88 * MiB, 1, MiB, 0)).toThrow(/spill limit/);
   });
 });
 

@@ -24,6 +24,8 @@ const RESERVE_PER_THREAD_BYTES = 16 * MiB;
 const POOL_PER_THREAD_BYTES = 40 * MiB;
 /** The smallest limit a run may have: one thread's pool plus what is held outside it. */
 export const MIN_RUN_MEMORY_BYTES = POOL_PER_THREAD_BYTES + RESERVE_BYTES + RESERVE_PER_THREAD_BYTES;
+/** A run's spill limit without an executor's config (tests, in-process runs): as much as its default scratch. */
+export const DEFAULT_SPILL_LIMIT_BYTES = DEFAULT_SCRATCH_LIMIT_BYTES;
 
 export interface RunMemory {
   /** The run's whole limit, in bytes. */
@@ -32,6 +34,11 @@ export interface RunMemory {
   duckdb: DuckdbMemorySettings;
   /** What the typed readers and writers may buffer. */
   buffers: TransferBuffers;
+  /**
+   * The most DuckDB may spill to disk for the run (its max_temp_directory_size): past it a statement fails with
+   * DuckDB's out-of-memory error instead of filling the executor's data dir, shared with the other slots' runs.
+   */
+  spillLimitBytes: number;
 }
 
 export interface DuckdbMemorySettings {
@@ -50,13 +57,18 @@ const clamp = (value: number, min: number, max: number): number => Math.min(max,
 
 /**
  * Derives a run's settings from its limit; `cores` caps the threads (default: the cores Node may use). The run's
- * scratch limit (RUN_SCRATCH_LIMIT) is not memory, but travels to the drivers with the buffers.
+ * scratch limit (RUN_SCRATCH_LIMIT) and spill limit (config.ts, RUN_SPILL_LIMIT) are disk, not memory, but travel
+ * with it: the first to the drivers with the buffers, the second to DuckDB.
  */
 export function runMemory(
   limitBytes: number,
   cores: number = availableParallelism(),
   scratchLimitBytes: number = DEFAULT_SCRATCH_LIMIT_BYTES,
+  spillLimitBytes: number = DEFAULT_SPILL_LIMIT_BYTES,
 ): RunMemory {
+  if (!Number.isFinite(spillLimitBytes) || spillLimitBytes < MiB) {
+    throw new RangeError("a run's spill limit must be at least 1 MiB");
+  }
   if (!Number.isFinite(limitBytes) || limitBytes < MIN_RUN_MEMORY_BYTES) {
     throw new RangeError(`a run's memory limit must be at least ${MIN_RUN_MEMORY_BYTES / MiB} MiB`);
   }
@@ -80,6 +92,7 @@ export function runMemory(
       streamChunkBytes: clamp(Math.floor(limitBytes / 256 / (64 * KiB)), 1, 16) * 64 * KiB,
       scratchLimitBytes,
     },
+    spillLimitBytes,
   };
 }
 

@@ -26,15 +26,24 @@ export interface CsvOutput {
   rows: number;
 }
 
+/** How long {@link RunWorkspace.close} waits for an interrupted statement to end before closing its connection. */
+const INTERRUPT_SETTLE_MS = 1000;
+const REINTERRUPT_MS = 25;
+
 export class RunWorkspace {
   private readonly connections = new Set<DuckDBConnection>();
+  /** Set by {@link close}: no connection is handed out after it. */
+  private closed = false;
   private readonly csvOutputs = new Map<string, CsvOutput>();
   /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts). */
   private releaseCollector: (() => void) | undefined;
 
   private constructor(
     readonly database: WorkspaceDatabase,
-    /** The run's own folder (CSV hand-offs), outside what DuckDB may read. */
+    /**
+     * The run's own folder (CSV hand-offs). It lies in DuckDB's temp_directory, which DuckDB lets SQL read and write
+     * whatever the sandbox says; the user SQL checker refuses file functions, and only this run's files are there.
+     */
     readonly spillDir: string,
     /** The one folder this run's DuckDB work reads and writes files in (typed bulk reads and writes). */
     readonly scratchDir: string,
@@ -42,6 +51,8 @@ export class RunWorkspace {
     readonly buffers: TransferBuffers,
     /** Whether {@link close} closes the database too (a database of its own, not a pool's). */
     private readonly ownsDatabase: boolean,
+    /** The run's database in the instance (workspace-database.ts): every connection handed out `use`s it. */
+    private readonly runDatabase: string,
   ) {}
 
   /** A workspace on a database of its own, closed with it (runs without a pool: tests, in-process runs). */
@@ -66,7 +77,7 @@ export class RunWorkspace {
     const spillDir = join(database.dir, `run-${name}`);
     const scratchDir = join(database.scratchRoot, name);
     await Promise.all([mkdir(spillDir), mkdir(scratchDir)]);
-    return new RunWorkspace(database, spillDir, scratchDir, memory.buffers, ownsDatabase);
+    return new RunWorkspace(database, spillDir, scratchDir, memory.buffers, ownsDatabase, database.currentRun);
   }
 
   /** Starts the run's use of the workspace. */
@@ -77,7 +88,13 @@ export class RunWorkspace {
 
   /** A connection of its own for one node: nodes run in parallel and each can be interrupted alone. */
   async connect(): Promise<DuckDBConnection> {
-    const connection = await this.database.connect();
+    if (this.closed) throw new Error("the run's workspace is closed");
+    const connection = await this.database.connect(this.runDatabase);
+    if (this.closed) {
+      // Opened while the run ended: never handed out, so the recycle check does not find it open.
+      connection.closeSync();
+      throw new Error("the run's workspace is closed");
+    }
     this.connections.add(connection);
     return connection;
   }
@@ -104,14 +121,10 @@ export class RunWorkspace {
    * database is recycled by the pool (workspace-pool.ts), after this.
    */
   async close(): Promise<void> {
-    for (const connection of this.connections) {
-      try {
-        connection.closeSync();
-      } catch {
-        // Already closed.
-      }
-    }
+    this.closed = true;
+    const left = [...this.connections];
     this.connections.clear();
+    await Promise.all(left.map(closeSettled));
     this.releaseCollector?.();
     this.releaseCollector = undefined;
     await Promise.all([
@@ -119,5 +132,31 @@ export class RunWorkspace {
       rm(this.scratchDir, { recursive: true, force: true }),
       this.ownsDatabase ? this.database.close() : undefined,
     ]);
+  }
+}
+
+/**
+ * Closes a connection its node did not release, which may still be running a statement: closing it then would leave
+ * that statement's promise pending for ever (and the connection counted open). Interrupted, a statement ends at once;
+ * a probe queued behind it on the same connection settles when it has. The interrupt is repeated because DuckDB
+ * clears it when a statement starts (one sent just before would be lost). A statement still running after the wait
+ * keeps the connection counted open, and the pool closes the instance instead of recycling it.
+ */
+async function closeSettled(connection: DuckDBConnection): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const interrupting = setInterval(() => connection.interrupt(), REINTERRUPT_MS);
+  try {
+    connection.interrupt();
+    const probe = connection.run('select 1').then(
+      () => undefined,
+      () => undefined,
+    );
+    await Promise.race([probe, new Promise((resolve) => (timer = setTimeout(resolve, INTERRUPT_SETTLE_MS)))]);
+    connection.closeSync();
+  } catch {
+    // Already closed.
+  } finally {
+    clearInterval(interrupting);
+    clearTimeout(timer);
   }
 }

@@ -23,7 +23,10 @@ async function asRun(
   work: (connection: DuckDBConnection, workspace: RunWorkspace) => Promise<void>,
 ): Promise<boolean> {
   const workspace = await RunWorkspace.within(database, 'run_spec', memory);
-  await work(await workspace.connect(), workspace);
+  const connection = await workspace.connect();
+  await work(connection, workspace);
+  // As the engine does once a node's work has settled; connections left open are the run's end's to close.
+  workspace.release(connection);
   await workspace.close();
   return database.recycle();
 }
@@ -31,7 +34,11 @@ async function asRun(
 /** What a run can see of what was made before it: every listing of the catalog and the per-connection state. */
 async function visible(connection: DuckDBConnection): Promise<Record<string, unknown>> {
   return {
-    databases: await rows(connection, 'select database_name from duckdb_databases() order by 1'),
+    // The run's database has a name of its own (run_<uuid>): shown as <run>.
+    databases: await rows(
+      connection,
+      "select if(database_name = current_database(), '<run>', database_name) from duckdb_databases() order by 1",
+    ),
     schemas: await rows(connection, 'select database_name, schema_name from duckdb_schemas() where not internal'),
     tables: await rows(connection, 'select database_name, table_name from duckdb_tables()'),
     views: await rows(connection, 'select view_name from duckdb_views() where not internal'),
@@ -42,12 +49,16 @@ async function visible(connection: DuckDBConnection): Promise<Record<string, unk
     prepared: await rows(connection, 'select name from duckdb_prepared_statements()'),
     variables: await rows(connection, 'select name from duckdb_variables()'),
     logs: await rows(connection, 'select count(*) from duckdb_logs'),
-    schema: await rows(connection, "select current_database(), current_schema(), current_setting('search_path')"),
+    schema: await rows(
+      connection,
+      "select regexp_full_match(current_database(), 'run_[0-9a-f]{32}'), current_schema(), " +
+        "replace(current_setting('search_path'), current_database(), '<run>')",
+    ),
   };
 }
 
 const EMPTY = {
-  databases: [['memory'], ['system'], ['temp']],
+  databases: [['<run>'], ['system'], ['temp']],
   schemas: [],
   tables: [],
   views: [],
@@ -58,7 +69,7 @@ const EMPTY = {
   prepared: [],
   variables: [],
   logs: [[0n]],
-  schema: [['memory', 'main', '']],
+  schema: [[true, 'main', '<run>.main']],
 };
 
 describe('WorkspaceDatabase', () => {
@@ -92,7 +103,7 @@ describe('WorkspaceDatabase', () => {
         // A second connection of the run, left open in a transaction: the run's end closes it.
         const other = await workspace.connect();
         await other.run('begin transaction');
-        await other.run('insert into memory.main.secret_rows values (44)');
+        await other.run('insert into main.secret_rows values (44)');
       });
       expect(reused).toBe(true);
 
@@ -188,7 +199,7 @@ describe('WorkspaceDatabase', () => {
         expect(sorted).toEqual([[1_500_000n]]);
       });
       if (recycled) expect(await readdir(database.dir)).toEqual(['scratch']);
-      else await expect(database.connect()).rejects.toThrow(/closed/);
+      else await expect(database.connect(database.currentRun)).rejects.toThrow(/closed/);
     } finally {
       await database.close();
     }
@@ -206,7 +217,95 @@ describe('WorkspaceDatabase', () => {
       for (const statement of sql) await c.run(statement.replace('DIR', database.dir));
     });
     expect(recycled).toBe(false);
-    await expect(database.connect()).rejects.toThrow(/closed/);
+    await expect(database.connect(database.currentRun)).rejects.toThrow(/closed/);
     expect(await readdir(dataDir)).not.toContain(database.dir.split('/').pop());
+  });
+});
+
+describe('WorkspaceDatabase, what outlives a run', () => {
+  it('gives each run a database of a fresh name: a connection or workspace of the last run cannot reach the next', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      const last = await RunWorkspace.within(database, 'run_a', memory);
+      const lastRun = database.currentRun;
+      await (await last.connect()).run('create table a_rows as select 1 as n');
+      await last.close();
+      expect(await database.recycle()).toBe(true);
+      expect(database.currentRun).not.toBe(lastRun);
+      await expect(last.connect()).rejects.toThrow(/closed/);
+      await expect(database.connect(lastRun)).rejects.toThrow(/closed/);
+      const next = await RunWorkspace.within(database, 'run_b', memory);
+      const c = await next.connect();
+      expect(await rows(c, 'select current_database()')).toEqual([[database.currentRun]]);
+      await expect(c.run(`select * from ${lastRun}.main.a_rows`)).rejects.toThrow(/does not exist/);
+      await next.close();
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('closes the instance instead of recycling it while a connection other than the platform one is open', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    const workspace = await RunWorkspace.within(database, 'run_a', memory);
+    // Not the workspace's: nothing closes it when the run ends.
+    const untracked = await database.connect(database.currentRun);
+    await untracked.run('create table a_rows as select 1 as n');
+    await workspace.close();
+    expect(await database.recycle()).toBe(false);
+    await expect(database.connect(database.currentRun)).rejects.toThrow(/closed/);
+    untracked.closeSync();
+  });
+
+  it('interrupts a statement still running when its run ends, which settles, and recycles once it has', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      const workspace = await RunWorkspace.within(database, 'run_a', memory);
+      const busy = await workspace.connect();
+      const running = busy.run('select count(*) from range(1000000000000)');
+      // Until DuckDB has started it: the probe closing the connection waits for it.
+      await new Promise((resolve) => setImmediate(resolve));
+      const started = Date.now();
+      await workspace.close();
+      await expect(running).rejects.toThrow(/Interrupted/);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(await database.recycle()).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('closes a connection that finishes opening after its run ended, without handing it out', async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      const workspace = await RunWorkspace.within(database, 'run_a', memory);
+      const opening = workspace.connect();
+      await workspace.close();
+      await expect(opening).rejects.toThrow(/closed/);
+      expect(await database.recycle()).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("caps the run's spill at its limit, failing the statement clearly, and keeps the limit through recycling", async () => {
+    const small = { ...memory, spillLimitBytes: 4 * 1024 * 1024 };
+    const database = await WorkspaceDatabase.open('db', dataDir, small);
+    try {
+      for (let run = 0; run < 2; run++) {
+        const recycled = await asRun(database, async (c) => {
+          expect(await rows(c, "select current_setting('max_temp_directory_size')")).toEqual([['4.0 MiB']]);
+          // ~150 MiB of rows in an 80 MiB pool: DuckDB must spill far more than 4 MiB.
+          await expect(
+            c.run(
+              'create table big as select i, md5(i::varchar) || md5((i + 1)::varchar) as s from range(3000000) r(i)',
+            ),
+          ).rejects.toThrow(/failed to offload data block.*max_temp_directory_size/s);
+          await c.run('create table fits as select 42 as n');
+        });
+        expect(recycled).toBe(true);
+      }
+    } finally {
+      await database.close();
+    }
   });
 });

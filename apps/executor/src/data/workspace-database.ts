@@ -6,9 +6,11 @@
  * memory_limit, threads and temp_directory, external access off but for the slot's scratch folder, no extensions,
  * configuration locked.
  *
- * Between runs, {@link recycle} detaches the default database `memory` (every table, view, macro, sequence, type and
- * schema a run made goes with it: DuckDB cannot create entries in `system`) and attaches an empty one under the same
- * name, so new connections land in it. Per-connection state (temp objects, prepared statements, variables, local
+ * Each run gets a database of its own, attached under a fresh name (`run_<uuid>`) that every connection handed out
+ * `use`s: {@link recycle} attaches the next run's empty one and detaches the last run's (every table, view, macro,
+ * sequence, type and schema it made goes with it: DuckDB cannot create entries in `system`), so a connection or query
+ * that outlived its run finds its database gone rather than the next run's. Recycling also requires the platform's
+ * connection to be the only one left open. Per-connection state (temp objects, prepared statements, variables, local
  * settings) ends with the run's connections, closed before. What a run could leave at the instance's level despite
  * the lock (another attached database, `CALL enable_logging()`, any changed setting) is checked against the state
  * the instance had when it was new: any difference, or any error, and the instance is closed instead of reused.
@@ -25,28 +27,35 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { RunMemory } from './run-memory.js';
 
 /**
- * Everything a run can change at the instance's level: which databases are attached and every setting's value (a
- * run's `CALL enable_logging()` changes settings despite the lock). Read on the platform's own connection, whose
- * local settings never change. The log is emptied by the recycling itself.
+ * Everything a run can change at the instance's level: the connections still open, which databases are attached
+ * and every setting's value (a run's `CALL enable_logging()` changes settings despite the lock). Read on the
+ * platform's own connection, whose local settings never change but for search_path, which follows the run database
+ * it `use`s (left out). The log is emptied by the recycling itself.
  */
 const INSTANCE_STATE_SQL =
-  "select (select count(*) || ',' || count(*) filter (where database_name in ('memory', 'system', 'temp')) " +
+  'select (select count from duckdb_connection_count()), ' +
+  "(select count(*) || ',' || count(*) filter (where database_name in ('system', 'temp', current_database())) " +
   'from duckdb_databases()), ' +
-  "(select string_agg(name || '=' || coalesce(value, '<null>'), ';') from duckdb_settings())";
+  "(select string_agg(name || '=' || coalesce(value, '<null>'), ';' order by name) from duckdb_settings() " +
+  "where name <> 'search_path')";
+
+/** A run database's name: fresh for each run, so nothing holding an earlier run's name reaches a later run's. */
+const runDatabaseName = (): string => `run_${randomUUID().replace(/-/g, '')}`;
 
 /**
- * The default database is detached from a connection using another one: DuckDB refuses to detach the one in use.
- * One call (DuckDB runs them in order; its answer is not the last statement's rows, hence the state apart).
+ * The next run's database attached and the platform's connection moved to it, the last run's detached (DuckDB
+ * refuses to detach the database in use). One call: DuckDB runs them in order and stops at the first that fails, so
+ * with a connection of the last run still open (or a statement running on one), which would see the next run's
+ * database listed, none of it is done: the instance is closed instead, before that database exists.
  */
-const RECYCLE_SQL = [
-  "attach ':memory:' as conduit_recycling",
-  'use conduit_recycling',
-  'detach memory',
-  "attach ':memory:' as memory",
-  'use memory',
-  'detach conduit_recycling',
-  'call truncate_duckdb_logs()',
-].join(';\n');
+const switchSql = (from: string, to: string): string =>
+  [
+    "select if((select count from duckdb_connection_count()) = 1, 1, error('a connection of the last run is open'))",
+    `attach ':memory:' as ${to}`,
+    `use ${to}`,
+    `detach ${from}`,
+    'call truncate_duckdb_logs()',
+  ].join(';\n');
 
 export class WorkspaceDatabase {
   /** Until {@link close}. */
@@ -61,7 +70,14 @@ export class WorkspaceDatabase {
     /** The one folder DuckDB may read and write files in; each run gets a folder of its own inside. */
     readonly scratchRoot: string,
     private readonly pristine: string,
+    /** The database the next (or current) run works in: `run_<uuid>`, new at each recycle. */
+    private runDatabase: string,
   ) {}
+
+  /** The name of the database a run taking the instance now works in ({@link connect} takes it back). */
+  get currentRun(): string {
+    return this.runDatabase;
+  }
 
   /** A new locked instance in a folder of its own under `dataDir`. */
   static async open(name: string, dataDir: string, memory: RunMemory): Promise<WorkspaceDatabase> {
@@ -77,12 +93,17 @@ export class WorkspaceDatabase {
       let platform: DuckDBConnection | undefined;
       try {
         platform = await instance.connect();
+        // Set, not given at creation: DuckDB 1.5.6 shows a created instance's max_temp_directory_size but does not
+        // enforce it. Fixed here, it also never changes (left unset, the first spill turns it into a figure).
+        await platform.run(`set max_temp_directory_size = '${Math.floor(memory.spillLimitBytes / 1024)}KiB'`);
         // Before any run's connection: typed reads and writes move data through files of the scratch folder (DuckDB's
         // own CSV reader and writer), and nothing else on the machine.
         await lockDown(platform, [], [scratchRoot]);
-        // As recycling leaves the platform's connection (its search_path is part of the state compared).
-        await platform.run('use memory');
-        return new WorkspaceDatabase(instance, platform, dir, scratchRoot, await instanceState(platform));
+        // The default database `memory` goes: a connection that did not `use` the run's database reaches none.
+        const runDatabase = runDatabaseName();
+        await platform.run(switchSql('memory', runDatabase));
+        const pristine = await instanceState(platform);
+        return new WorkspaceDatabase(instance, platform, dir, scratchRoot, pristine, runDatabase);
       } catch (err) {
         platform?.closeSync();
         instance.closeSync();
@@ -94,9 +115,19 @@ export class WorkspaceDatabase {
     }
   }
 
-  async connect(): Promise<DuckDBConnection> {
-    if (!this.open) throw new Error('the run database is closed');
-    return this.instance.connect();
+  /** A connection in run database `runDatabase`, refused unless that is still the current run's. */
+  async connect(runDatabase: string): Promise<DuckDBConnection> {
+    if (!this.open || runDatabase !== this.runDatabase) throw new Error('the run database is closed');
+    const connection = await this.instance.connect();
+    try {
+      // Checked again: the run may have ended while the connection opened.
+      if (runDatabase !== this.runDatabase) throw new Error('the run database is closed');
+      await connection.run(`use ${runDatabase}`);
+      return connection;
+    } catch (err) {
+      connection.closeSync();
+      throw err;
+    }
   }
 
   /**
@@ -106,7 +137,9 @@ export class WorkspaceDatabase {
   async recycle(): Promise<boolean> {
     if (!this.open) return false;
     try {
-      await this.platform.run(RECYCLE_SQL);
+      const next = runDatabaseName();
+      await this.platform.run(switchSql(this.runDatabase, next));
+      this.runDatabase = next;
       if ((await instanceState(this.platform)) === this.pristine && (await this.foldersEmpty())) return true;
     } catch {
       // A run that broke the instance (e.g. logging to a file it may not write) gets it closed, like any difference.

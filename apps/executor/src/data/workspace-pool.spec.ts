@@ -46,4 +46,28 @@ describe('WorkspacePool', () => {
     await pool.close();
     expect(await readdir(dataDir)).toEqual([]);
   });
+
+  it("never hands a run's instance to the next while a connection of the last one is open (it reads none of its tables)", async () => {
+    const pool = new WorkspacePool({ dataDir, memory: runMemory(128 * 1024 * 1024, 1) }, pino({ level: 'silent' }), 1);
+    const first = await pool.take('run_a');
+    // Opened around the workspace, so its end does not close it: the reviewer's stale connection.
+    const stale = await first.database.connect(first.database.currentRun);
+    await stale.run('create table a_rows as select 1 as n');
+    pool.release(first);
+    await pool.settled();
+
+    const second = await pool.take('run_b');
+    expect(second.database).not.toBe(first.database);
+    await (await second.connect()).run('create table b_rows as select 2 as n');
+    await expect(stale.run('select * from b_rows')).rejects.toThrow(/does not exist/);
+    await expect(stale.run('insert into b_rows values (3)')).rejects.toThrow(/does not exist/);
+    expect((await stale.runAndReadAll('select database_name from duckdb_databases() order by 1')).getRows()).toEqual([
+      [first.database.currentRun],
+      ['system'],
+      ['temp'],
+    ]);
+    stale.closeSync();
+    pool.release(second);
+    await pool.close();
+  });
 });
