@@ -5,11 +5,16 @@ import { WebhookEntity } from '../webhooks/webhook.entity.js';
 import { DeliveryEntity } from '../deliveries/delivery.entity.js';
 import { Init1733000000000 } from '../migrations/1733000000000-init.js';
 import { IdempotencyKeys1764110000000 } from '../migrations/1764110000000-idempotency-keys.js';
+import { SubscriptionsVersion1764120000000 } from '../migrations/1764120000000-subscriptions-version.js';
 import { DEFAULT_SCHEMA } from './schema-name.js';
 
 export const DISPATCHER_ENTITIES = [WebhookEntity, DeliveryEntity];
 /** In order; append new migrations here. */
-export const DISPATCHER_MIGRATIONS = [Init1733000000000, IdempotencyKeys1764110000000];
+export const DISPATCHER_MIGRATIONS = [
+  Init1733000000000,
+  IdempotencyKeys1764110000000,
+  SubscriptionsVersion1764120000000,
+];
 
 export interface DispatcherDataSourceOptions {
   url: string;

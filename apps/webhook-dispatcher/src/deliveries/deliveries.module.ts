@@ -21,6 +21,6 @@ import { SubscribedTenants } from '../webhooks/subscribed-tenants.js';
     DeliveryQueue,
     SubscribedTenants,
   ],
-  exports: [DeliveryPlanner, SubscribedTenants],
+  exports: [DeliveryPlanner],
 })
 export class DeliveriesModule {}

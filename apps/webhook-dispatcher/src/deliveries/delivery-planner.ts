@@ -174,8 +174,8 @@ export class DeliveryPlanner {
 
   /**
    * The targets of each request, in one query for all the fan-outs of the batch, and none for a tenant without an
-   * active webhook (SubscribedTenants: no query at all when no tenant of the batch has one). A second copy of an event
-   * within the batch gets none: only one copy may plan.
+   * active webhook (SubscribedTenants: only its one-row version read when no tenant of the batch has one). A second
+   * copy of an event within the batch gets none: only one copy may plan.
    */
   private async targetsOf(requests: PlanRequest[]): Promise<Target[][]> {
     const seen = new Set<string>();

@@ -22,7 +22,6 @@ import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
 import { OutboxRelay } from '@conduit/service-kit';
 import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
-import { SubscribedTenants } from './subscribed-tenants.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 import {
   newId,
@@ -45,7 +44,6 @@ export class WebhooksService {
     private readonly secrets: SecretBox,
     private readonly planner: DeliveryPlanner,
     private readonly relay: OutboxRelay,
-    private readonly subscribed: SubscribedTenants,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
@@ -55,8 +53,6 @@ export class WebhooksService {
       find: (key) => this.ds.manager.findOneBy(WebhookEntity, { tenantId, idempotencyKey: key }),
       create: () => this.insertNew(tenantId, sealedBody, ctx),
     });
-    // Also when found again: the retry of a create whose token could not be written (a 503) writes it.
-    await this.subscribed.changed();
     return taggedWebhook(row);
   }
 
@@ -126,8 +122,6 @@ export class WebhooksService {
       return Object.assign(current, changes);
     });
     if (reenabled) this.relay.wake();
-    // Events accepted from now on see the change (SubscribedTenants); Redis failing here makes this answer a 503.
-    await this.subscribed.changed();
     return taggedWebhook(row);
   }
 
