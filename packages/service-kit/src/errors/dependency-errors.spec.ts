@@ -93,6 +93,46 @@ describe('unavailableDependencyOf', () => {
     }
   });
 
+  it("classifies Redis's 'not now' replies (failover, out of memory, failed save, loading) as Redis, not other replies", async () => {
+    // Error replies Redis gives in those states, and one that is the command's fault.
+    const replies = [
+      "READONLY You can't write against a read only replica.",
+      "OOM command not allowed when used memory > 'maxmemory'.",
+      'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+      'LOADING Redis is loading the dataset in memory',
+      'CLUSTERDOWN The cluster is down',
+      'WRONGTYPE Operation against a key holding the wrong kind of value',
+    ];
+    // A command on key `k<i>` gets the i-th reply, whatever else arrives with it; any other (ioredis's CLIENT SETINFO
+    // at connect) gets +OK.
+    const server = createServer((socket) =>
+      socket.on('data', (data) => {
+        for (const [command] of data.toString().matchAll(/\*\d+\r\n(?:\$\d+\r\n[^\r]*\r\n)+/g)) {
+          const key = /\r\nk(\d+)\r\n/.exec(command);
+          socket.write(key ? `-${replies[Number(key[1])]}\r\n` : '+OK\r\n');
+        }
+      }),
+    );
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const address = server.address();
+    const client = new Redis({
+      port: typeof address === 'object' && address ? address.port : 0,
+      lazyConnect: true,
+      enableReadyCheck: false,
+      retryStrategy: () => null,
+    });
+    client.on('error', () => undefined);
+    try {
+      const classes = [];
+      for (let i = 0; i < replies.length; i++)
+        classes.push(unavailableDependencyOf(await failureOf(() => client.set(`k${i}`, 'v'))));
+      expect(classes).toEqual(['redis', 'redis', 'redis', 'redis', 'redis', undefined]);
+    } finally {
+      client.disconnect();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
   it('classifies an RPC timeout as a service and leaves domain and programming errors alone', () => {
     expect(unavailableDependencyOf(new RpcTimeoutError('catalog.projects.list', 5000))).toBe('service');
     expect(unavailableDependencyOf(new RedisUnavailableError('catalog.projects.list'))).toBe('redis');

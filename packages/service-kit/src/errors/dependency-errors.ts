@@ -52,7 +52,14 @@ function isErrorLike(value: unknown): value is ErrorLike {
 }
 
 /**
- * ioredis: its command timeout, a closed or unwritable connection, and Redis still loading its AOF after a restart.
+ * Redis replies that mean "not now" rather than "wrong command": still loading its data after a restart, a replica
+ * during a failover (READONLY), out of memory under `noeviction` (OOM), refusing writes after a failed save (MISCONF),
+ * a cluster that is down or resharding (CLUSTERDOWN, TRYAGAIN), a master down (MASTERDOWN).
+ */
+const REDIS_UNAVAILABLE_REPLIES = /^(LOADING|READONLY|OOM|MISCONF|CLUSTERDOWN|TRYAGAIN|MASTERDOWN)\b/;
+
+/**
+ * ioredis: its command timeout, a closed or unwritable connection, and the server's "not now" replies.
  * (Our RPC client's RedisUnavailableError is recognised by its class.)
  */
 function isRedisUnavailable(err: ErrorLike): boolean {
@@ -61,7 +68,7 @@ function isRedisUnavailable(err: ErrorLike): boolean {
     err.message === 'Command timed out' ||
     err.message === 'Connection is closed.' ||
     err.message.startsWith("Stream isn't writeable") ||
-    (err.name === 'ReplyError' && err.message.startsWith('LOADING'))
+    (err.name === 'ReplyError' && REDIS_UNAVAILABLE_REPLIES.test(err.message))
   );
 }
 
