@@ -103,6 +103,27 @@ describe('Idempotency-Key on the scheduler', () => {
     }
   });
 
+  it('commits no run when the job row was held past its caller giving up (a job update, the schedule clock)', async () => {
+    const t = newTenant();
+    const job = await newJob(t);
+    // Another transaction holds the job row alone, as an update of the job or the schedule clock taking its fire does.
+    const holder = suite.ds.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await holder.query(`SELECT 1 FROM "${schema}".jobs WHERE id = $1 FOR UPDATE`, [job.id]);
+      // The caller waits 1 s: time for the deadline check (and the test's commit delay), not for the row.
+      await expect(
+        callWith<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} }, undefined, 1_000),
+      ).rejects.toMatchObject({ name: 'RpcTimeoutError' });
+      await holder.commitTransaction();
+    } finally {
+      await holder.release();
+    }
+    await schedulerIdle();
+    expect(await runsOf(job.id)).toEqual([]);
+  });
+
   it('a retry after a 503 whose run committed late answers that run', async () => {
     const t = newTenant();
     const job = await newJob(t);

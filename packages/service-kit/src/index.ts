@@ -40,7 +40,7 @@ export {
   type CreateOnceOptions,
   type IdempotentRow,
 } from './idempotency/create-once.js';
-export { isForeignKeyViolation, isUniqueViolation } from './persistence/pg-errors.js';
+export { isForeignKeyViolation, isLockNotAvailable, isUniqueViolation } from './persistence/pg-errors.js';
 export { entityValues } from './persistence/entity-values.js';
 export { newId } from './ids/new-id.js';
 export { etagOf } from './resources/etag.js';

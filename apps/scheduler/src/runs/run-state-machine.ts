@@ -25,7 +25,7 @@ import {
 } from '../outbox/outbox-writer.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
-import { newId, entityValues, idempotencyColumns } from '@conduit/service-kit';
+import { newId, entityValues, idempotencyColumns, isLockNotAvailable } from '@conduit/service-kit';
 
 export interface NewRun {
   tenantId: string;
@@ -72,8 +72,10 @@ export class RunStateMachine {
    * Trigger Run of a job that allows overlapping runs, as ONE statement (so no BEGIN or COMMIT of its own): the run,
    * its command and its `run.queued` event are inserted only while the job is still the tenant's at the revision the
    * caller read (every change of its policy or parameters bumps it), holding the job row shared to the end as the
-   * transaction did. Answers null, having written nothing, when the job has moved on: the caller then makes the run
-   * the locked way.
+   * transaction did. Answers null, having written nothing, when the job has moved on or its row is held exclusively
+   * (an update of the job, the schedule clock taking its fire): the caller then makes the run the locked way. Never
+   * waiting for the row here keeps the caller's deadline check the last thing before the commit: a statement that
+   * waited could commit after the gateway answered 503 (docs/reliability.md).
    */
   async createWhileJobAt(input: NewRun, jobRevision: number): Promise<RunEntity | null> {
     const m = this.ds.manager;
@@ -84,15 +86,20 @@ export class RunStateMachine {
       runCommandMessage(this.commandOf(run, input.connectors), now),
       runEventMessage(runEventOf(run, 'run.queued', now)),
     ];
-    const inserted = await m.query<{ id: string }[]>(
-      `WITH job AS (SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2 AND revision = $3 FOR SHARE),
+    const inserted = await m
+      .query<{ id: string }[]>(
+        `WITH job AS (SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2 AND revision = $3 FOR SHARE NOWAIT),
             run AS (INSERT INTO runs (${list})
                     SELECT ${list} FROM json_populate_record(NULL::runs, $4::json) WHERE EXISTS (SELECT 1 FROM job)
                     RETURNING id),
             messages AS (${OUTBOX_INSERT_FROM_JSON('$5')} WHERE EXISTS (SELECT 1 FROM run))
        SELECT id FROM run`,
-      [input.jobId, input.tenantId, jobRevision, JSON.stringify(rowOfRun(m, run)), outboxJson(messages)],
-    );
+        [input.jobId, input.tenantId, jobRevision, JSON.stringify(rowOfRun(m, run)), outboxJson(messages)],
+      )
+      .catch((err: unknown) => {
+        if (isLockNotAvailable(err)) return [];
+        throw err;
+      });
     return inserted.length === 1 ? run : null;
   }
 

@@ -2,6 +2,7 @@ import { QueryFailedError } from 'typeorm';
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
+const LOCK_NOT_AVAILABLE = '55P03';
 
 function constraintOf(err: unknown, sqlState: string): string | undefined {
   if (!(err instanceof QueryFailedError)) return undefined;
@@ -18,4 +19,9 @@ export function isUniqueViolation(err: unknown, constraint: string): boolean {
 /** True when `err` is a foreign-key violation on that constraint. */
 export function isForeignKeyViolation(err: unknown, constraint: string): boolean {
   return constraintOf(err, FOREIGN_KEY_VIOLATION) === constraint;
+}
+
+/** True when `err` is PostgreSQL's refusal to wait for a lock (`NOWAIT`, or `lock_timeout` passed). */
+export function isLockNotAvailable(err: unknown): boolean {
+  return constraintOf(err, LOCK_NOT_AVAILABLE) !== undefined;
 }
