@@ -60,14 +60,15 @@ describe('tracing', () => {
       timeoutMs: 20_000,
       what: 'the run span',
     });
-    // The run.queued event, written under the trigger, reaches monitoring and the webhook dispatcher in it too, and
-    // the executor's reports reach the scheduler in it.
+    // The run.queued event, written under the trigger, reaches monitoring in it too (the webhook dispatcher is not
+    // sent it: no webhook subscribes to it), the executor's reports reach the scheduler in it, and the run.succeeded
+    // event they make reaches the webhook dispatcher in it.
     const trace = await connectedTrace(
       runSpan!.traceId,
       (spans) =>
         spans.filter((s) => s.name.startsWith('node ')).length === 2 &&
         spans.some((s) => s.service === 'monitoring' && s.name === 'job events.monitoring/run.queued') &&
-        spans.some((s) => s.service === 'webhook-dispatcher' && s.name === 'job events.webhooks/run.queued') &&
+        spans.some((s) => s.service === 'webhook-dispatcher' && s.name === 'job events.webhooks/run.succeeded') &&
         spans.some((s) => s.service === 'scheduler' && s.name === 'job events.scheduler/run.finished'),
     );
 

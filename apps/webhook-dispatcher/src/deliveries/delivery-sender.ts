@@ -44,11 +44,11 @@ export class DeliverySender {
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     return new Promise<SendResult>((resolve) => {
       let settled = false;
-      const finish = (result: Omit<SendResult, 'latencyMs'>): void => {
+      const finish = (result: Omit<SendResult, 'latencyMs'>, atLeastMs = 0): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ ...result, latencyMs: Math.round(performance.now() - started) });
+        resolve({ ...result, latencyMs: Math.max(atLeastMs, Math.round(performance.now() - started)) });
       };
       const options: https.RequestOptions = {
         protocol: url.protocol,
@@ -77,7 +77,12 @@ export class DeliverySender {
         });
       });
       const timer = setTimeout(() => {
-        finish({ statusCode: null, error: `timed out after ${timeoutMs} ms without an answer`, retryAfterMs: null });
+        // libuv runs timers off the event loop's cached clock, so this may fire a fraction of a millisecond before
+        // performance.now() says the time is up: the attempt waited the whole timeout either way.
+        finish(
+          { statusCode: null, error: `timed out after ${timeoutMs} ms without an answer`, retryAfterMs: null },
+          timeoutMs,
+        );
         req.destroy();
       }, timeoutMs);
       req.on('error', (err) => finish({ statusCode: null, error: describe(err), retryAfterMs: null }));
