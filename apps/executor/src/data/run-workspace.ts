@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { keepInterrupting } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
 import type { RunMemory } from './run-memory.js';
 import { WorkspaceDatabase } from './workspace-database.js';
@@ -28,7 +29,6 @@ export interface CsvOutput {
 
 /** How long {@link RunWorkspace.close} waits for an interrupted statement to end before closing its connection. */
 const INTERRUPT_SETTLE_MS = 1000;
-const REINTERRUPT_MS = 25;
 
 export class RunWorkspace {
   private readonly connections = new Set<DuckDBConnection>();
@@ -144,9 +144,9 @@ export class RunWorkspace {
  */
 async function closeSettled(connection: DuckDBConnection): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const interrupting = setInterval(() => connection.interrupt(), REINTERRUPT_MS);
+  let stopInterrupting: (() => void) | undefined;
   try {
-    connection.interrupt();
+    stopInterrupting = keepInterrupting(connection);
     const probe = connection.run('select 1').then(
       () => undefined,
       () => undefined,
@@ -156,7 +156,7 @@ async function closeSettled(connection: DuckDBConnection): Promise<void> {
   } catch {
     // Already closed.
   } finally {
-    clearInterval(interrupting);
+    stopInterrupting?.();
     clearTimeout(timer);
   }
 }

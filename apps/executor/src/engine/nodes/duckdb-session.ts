@@ -1,10 +1,8 @@
 /** A DuckDB connection for one node attempt, interrupted when the attempt's signal aborts and always released. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RunWorkspace } from '../../data/run-workspace.js';
+import { keepInterrupting } from '../../data/interrupts.js';
 import { quoteIdent } from '../../data/sql-names.js';
-
-/** How often a cancelled node's connection is interrupted again until its work returns. */
-const REINTERRUPT_MS = 25;
 
 export async function withDuckDB<T>(
   workspace: RunWorkspace,
@@ -13,13 +11,10 @@ export async function withDuckDB<T>(
 ): Promise<T> {
   signal.throwIfAborted();
   const connection = await workspace.connect();
-  let reinterrupt: NodeJS.Timeout | undefined;
-  const onAbort = () => {
-    connection.interrupt();
-    // DuckDB clears an interrupt when the next statement starts, so one landing between two statements of the node
-    // (its checks, the tenant's SQL, the counts) would be lost: repeat it until the work settles.
-    reinterrupt = setInterval(() => connection.interrupt(), REINTERRUPT_MS);
-  };
+  // Repeated until the work returns: one interrupt landing between two statements of the node (its checks, the
+  // tenant's SQL, the counts) would be lost.
+  let stopInterrupting: (() => void) | undefined;
+  const onAbort = () => (stopInterrupting = keepInterrupting(connection));
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     return await work(connection);
@@ -27,7 +22,7 @@ export async function withDuckDB<T>(
     throw signal.aborted ? signal.reason : err;
   } finally {
     signal.removeEventListener('abort', onAbort);
-    clearInterval(reinterrupt);
+    stopInterrupting?.();
     workspace.release(connection);
   }
 }
