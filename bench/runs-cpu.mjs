@@ -11,7 +11,7 @@ import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
-import { allRuns, drained, jobFor, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { allRuns, drained, jobFor, stackConnector, trigger, triggerMany, waitSucceeded } from './lib/runs-api.mjs';
 import { stackProfiles } from './lib/stack-profiles.mjs';
 
 const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 200);
@@ -21,19 +21,6 @@ const IN_FLIGHT = 8;
 const GOAL_MS_PER_RUN = 6;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Triggers `count` runs, IN_FLIGHT triggers at a time; answers their ids. */
-async function triggerBurst(stack, jobId, count) {
-  const ids = [];
-  const triggerer = async () => {
-    while (ids.length < count) {
-      const pending = ids.push(undefined) - 1;
-      ids[pending] = (await trigger(stack, jobId)).id;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, triggerer));
-  return ids;
-}
 
 // `--profile`: CPU profiles of every service over the burst (sampling costs CPU too: compare figures without it).
 const profiles = stackProfiles();
@@ -62,7 +49,7 @@ try {
   profiles.start(stack);
   const started = performance.now();
   const endBurst = startCpuAccount(groups);
-  const ids = await triggerBurst(stack, jobId, RUNS);
+  const ids = await triggerMany(stack, jobId, RUNS, IN_FLIGHT);
   await drained(stack, jobId);
   burst = endBurst();
   burstSec = (performance.now() - started) / 1000;

@@ -13,7 +13,7 @@ import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
-import { allRuns, drained, jobFor, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
+import { allRuns, drained, jobFor, stackConnector, trigger, triggerMany, waitSucceeded } from './lib/runs-api.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 8);
 const WAIT_MS = Number(process.env.BENCH_SCALE_WAIT_MS ?? 2000);
@@ -75,14 +75,7 @@ async function phase(stack, jobId, count) {
   const groups = {};
   for (const p of stack.processes) (groups[p.name] ??= []).push(p.child.pid);
   const endCpu = startCpuAccount(groups);
-  const ids = [];
-  const triggerer = async () => {
-    while (ids.length < count) {
-      const slot = ids.push(undefined) - 1;
-      ids[slot] = (await trigger(stack, jobId)).id;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, triggerer));
+  const ids = await triggerMany(stack, jobId, count, IN_FLIGHT);
   await drained(stack, jobId, 300_000);
   const cpu = endCpu();
   const wanted = new Set(ids);

@@ -102,3 +102,16 @@ export async function drained(stack, jobId, timeoutMs = 120_000) {
     await sleep(100);
   }
 }
+
+/** Triggers `count` runs of a job, `inFlight` Trigger Run calls at a time; answers their ids in trigger order. */
+export async function triggerMany(stack, jobId, count, inFlight) {
+  const ids = [];
+  const triggerer = async () => {
+    while (ids.length < count) {
+      const slot = ids.push(undefined) - 1;
+      ids[slot] = (await trigger(stack, jobId)).id;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, triggerer));
+  return ids;
+}
