@@ -112,11 +112,8 @@ export class RunStateMachine {
     if (inputs.length === 0) return [];
     const now = new Date();
     const runs = inputs.map((input) => this.newRun(m, input, now));
-    const columns = m.connection.getMetadata(RunEntity).columns;
-    const rows = runs.map((r) =>
-      Object.fromEntries(columns.map((c) => [c.databaseName, (c.getEntityValue(r) as unknown) ?? null])),
-    );
-    const list = columns.map((c) => `"${c.databaseName}"`).join(', ');
+    const rows = runs.map((r) => rowOfRun(m, r));
+    const list = runInsertList(m);
     const inserted = new Set(
       (
         await m.query<{ id: string }[]>(
