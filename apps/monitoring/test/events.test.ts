@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { useMonitoringSuite } from './support/monitoring-suite.js';
 import { QUEUES, alertEventSchema, type Alert, type AlertEvent, type Page, type RunEvent } from '@conduit/contracts';
-import { newId } from '@conduit/service-kit';
+import { newId, unbatchedJobs } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
 import { waitFor } from '@conduit/testing';
 import { newRun, runEvent } from './support/run-events.js';
@@ -27,7 +27,7 @@ async function alertsOf(tenant: string, query: Record<string, unknown> = {}): Pr
 }
 
 async function alertEventsFor(alertId: string): Promise<AlertEvent[]> {
-  const jobs = await webhooksQueue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+  const jobs = unbatchedJobs(await webhooksQueue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']));
   return jobs
     .map((j) => ({ id: j.id, event: alertEventSchema.parse(j.data) }))
     .filter(({ event }) => event.alert.id === alertId)

@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { REDIS_URL } from './support/redis.js';
 import { QUEUES, type Job, type Run } from '@conduit/contracts';
-import { OutboxRelay, QueueProducers, createLogger, type QueueProducer } from '@conduit/service-kit';
+import { OutboxRelay, QueueProducers, createLogger, unbatchedJobs, type QueueProducer } from '@conduit/service-kit';
 import { schedulerOutbox } from '../src/outbox/scheduler-outbox.js';
 import { schedulerSettings } from '../src/scheduler-settings.js';
 import { newTenant } from './support/db.js';
 import { startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
+import { SCHEDULER_PRODUCES, drainOutbox } from './support/outbox.js';
 
-const SCHEDULER_PRODUCES = [QUEUES.runs, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks];
 // No scheduler of the suite's: each test starts the replicas it crashes.
 const suite = useSchedulerSuite({ scheduler: false, queues: [QUEUES.runs, QUEUES.eventsMonitoring] });
 const { caller, store, prefix } = suite;
@@ -58,7 +58,7 @@ describe('the transactional outbox', () => {
       expect(await relay.drain()).toBeGreaterThanOrEqual(2);
       const job = await runsQueue.getJob(run.id);
       expect(job?.data).toMatchObject({ run_id: run.id, tenant_id: t });
-      const events = await monitoringQueue.getJobs(['waiting']);
+      const events = unbatchedJobs(await monitoringQueue.getJobs(['waiting']));
       expect(events.some((e) => (e.data as { run: { id: string } }).run.id === run.id && e.name === 'run.queued')).toBe(
         true,
       );
@@ -89,19 +89,9 @@ describe('the transactional outbox', () => {
     } finally {
       await quiet.close();
     }
-    const queues = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix: prefix }, SCHEDULER_PRODUCES);
-    try {
-      await new OutboxRelay(
-        suite.ds,
-        queues,
-        createLogger({ service: 't', level: 'silent' }),
-        schedulerOutbox(schedulerSettings({ redisUrl: REDIS_URL, redisPrefix: prefix })),
-      ).drain();
-    } finally {
-      await queues.close();
-    }
+    await drainOutbox(suite.ds, prefix);
     expect(await runsQueue.getJob(run.id)).toBeUndefined();
-    const events = await monitoringQueue.getJobs(['waiting']);
+    const events = unbatchedJobs(await monitoringQueue.getJobs(['waiting']));
     expect(
       events
         .filter((e) => (e.data as { run: { id: string } }).run.id === run.id)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { REDIS_URL } from './support/redis.js';
-import type { Job as BullJob, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   QUEUES,
@@ -13,7 +13,7 @@ import {
   type Run,
   type RunReport,
 } from '@conduit/contracts';
-import { newId } from '@conduit/service-kit';
+import { newId, unbatchedJobs } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
 import { getRun, runInStatus } from './support/runs.js';
 import { waitFor } from '@conduit/testing';
@@ -63,7 +63,7 @@ function reportSucceeded(
 }
 
 async function eventsOf(queue: Queue, runId: string): Promise<string[]> {
-  const jobs: BullJob[] = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+  const jobs = unbatchedJobs(await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']));
   return jobs
     .filter((j) => (j.data as { run?: { id?: string } }).run?.id === runId)
     .sort((a, b) => a.timestamp - b.timestamp || String(a.id).localeCompare(String(b.id)))

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import type { Job as BullJob } from 'bullmq';
 import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contracts';
 import { newTenant } from './support/db.js';
+import { unbatchedJobs, type QueuedJob } from '@conduit/service-kit';
 import { Receiver, waitFor, type Received, type Responder } from '@conduit/testing';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
 import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
@@ -57,13 +57,13 @@ function disabledWebhook(tenant: string, id: string): Promise<Webhook> {
 }
 
 /** What the dispatcher announced to monitoring about the webhook (disabled, enabled), still waiting there. */
-async function announcementsOf(webhookId: string): Promise<BullJob[]> {
-  const jobs = await monitoring.getJobs(['waiting']);
+async function announcementsOf(webhookId: string): Promise<QueuedJob[]> {
+  const jobs = unbatchedJobs(await monitoring.getJobs(['waiting']));
   return jobs.filter((job) => (job.data as { webhook?: { id: string } }).webhook?.id === webhookId);
 }
 
 /** Polls until monitoring has an announcement about the webhook that `matches`, and answers it. */
-function announcement(webhookId: string, matches: (job: BullJob) => boolean = () => true): Promise<BullJob> {
+function announcement(webhookId: string, matches: (job: QueuedJob) => boolean = () => true): Promise<QueuedJob> {
   return waitFor(async () => (await announcementsOf(webhookId)).find(matches), {
     what: `an announcement about ${webhookId} on events.monitoring`,
   });

@@ -63,6 +63,7 @@ export { bullPrefix, type QueueLocation } from './queues/queue-connection.js';
 export { QUEUE_JOB_OPTIONS } from './queues/job-options.js';
 export { QueueProducer, QueueProducers, type ProducedJob, type ProducedJobOptions } from './queues/queue-producer.js';
 export { JobDataInvalidError } from './queues/job-data-invalid-error.js';
+export { unbatchedJobs, type QueuedJob } from './queues/unbatched-jobs.js';
 export { ChannelSubscription, type ChannelSubscriptionOptions } from './channels/channel-subscription.js';
 export {
   JobConsumer,

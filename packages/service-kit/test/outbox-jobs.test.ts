@@ -1,4 +1,4 @@
-import { QUEUES, type RunCommand, type RunLogBatch } from '@conduit/contracts';
+import { QUEUES, type BatchJobData, type RunCommand, type RunLogBatch } from '@conduit/contracts';
 import { QueueProducers, addOutboxJobs, type OutboxJob } from '../src/index.js';
 import { REDIS_URL } from './servers.js';
 import { useRedisPrefix } from './support/redis-prefix.js';
@@ -27,9 +27,7 @@ describe("the outbox relay's bulk adds", () => {
   const producers = QueueProducers.open({ redisUrl: REDIS_URL, redisPrefix }, [QUEUES.logs, QUEUES.runs]);
   closeFirst(() => producers.close());
 
-  it("adds a turn's jobs per queue in the turn's order, and leaves a job id already queued as it is", async () => {
-    const logs = producers.of(QUEUES.logs);
-    await logs.add('run.logs', batch('run_2', 'first send'), { jobId: 'log_2' });
+  it("adds a turn's jobs per queue in the turn's order, batched but for runs, and a turn sent again adds nothing new", async () => {
     const log = (id: string, message: string): OutboxJob => ({
       queue: QUEUES.logs,
       name: 'run.logs',
@@ -42,19 +40,17 @@ describe("the outbox relay's bulk adds", () => {
       data: command(id),
       opts: { jobId: id },
     });
-    await addOutboxJobs(producers, [
-      log('log_1', 'one'),
-      run('run_a'),
-      log('log_2', 'sent again'),
-      log('log_3', 'three'),
-      run('run_b'),
-    ]);
+    const turn = [log('log_1', 'one'), run('run_a'), log('log_2', 'two'), log('log_3', 'three'), run('run_b')];
+    await addOutboxJobs(producers, turn);
+    await addOutboxJobs(producers, turn);
 
-    // Oldest first: the queue's order is the turn's, and the job sent again kept its first data.
-    const waitingLogs = await logs.queue.getJobs(['wait'], 0, -1, true);
-    expect(waitingLogs.map((j) => [j.id, (j.data as RunLogBatch).lines[0]?.message])).toEqual([
-      ['log_2', 'first send'],
+    // One batch job for the turn's log jobs, its items in the turn's order; one job per run command.
+    const waitingLogs = await producers.of(QUEUES.logs).queue.getJobs(['wait'], 0, -1, true);
+    expect(waitingLogs.map((j) => j.name)).toEqual(['batch']);
+    const items = (waitingLogs[0]!.data as BatchJobData).jobs;
+    expect(items.map((i) => [i.id, (i.data as RunLogBatch).lines[0]?.message])).toEqual([
       ['log_1', 'one'],
+      ['log_2', 'two'],
       ['log_3', 'three'],
     ]);
     const waitingRuns = await producers.of(QUEUES.runs).queue.getJobs(['wait'], 0, -1, true);

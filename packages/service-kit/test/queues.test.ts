@@ -1,8 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Writable } from 'node:stream';
 import { Queue, type Job } from 'bullmq';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { QUEUES, type RunLogBatch } from '@conduit/contracts';
 import {
   JobConsumer,
@@ -18,26 +17,7 @@ import {
 } from '../src/index.js';
 import { REDIS_URL } from './servers.js';
 import { useRedisPrefix } from './support/redis-prefix.js';
-
-/** A logger whose lines the test reads. */
-function recordingLogger(): { logger: Logger; lines: { level: number; msg: string }[] } {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { recordingLogger, until } from './support/recording-logger.js';
 
 const batch = (runId: string): RunLogBatch => ({
   run_id: runId,
@@ -78,7 +58,7 @@ describe('queue consumers', () => {
   });
 
   it('parses each job with its schema and dispatches it by name; a job that does not fit fails alone', async () => {
-    const { logger, lines } = recordingLogger();
+    const { logger, lines } = recordingLogger<{ level: number; msg: string }>();
     const consumer = new LogsConsumer(new QueueWorkers({ redisUrl: REDIS_URL, redisPrefix }), logger);
     consumer.onApplicationBootstrap();
     try {
@@ -104,13 +84,14 @@ describe('queue consumers', () => {
   });
 
   it('names each job of a consumed queue that has no handler', () => {
-    const { logger } = recordingLogger();
+    const { logger } = recordingLogger<{ level: number; msg: string }>();
     const consumer = new LogsConsumer(new QueueWorkers({ redisUrl: REDIS_URL, redisPrefix }), logger);
     expect(missingHandlers([QUEUES.logs], [consumer])).toEqual([]);
     expect(missingHandlers([QUEUES.logs, QUEUES.eventsScheduler], [consumer])).toEqual([
       'no handler for job "run.started" of queue events.scheduler',
       'no handler for job "run.node" of queue events.scheduler',
       'no handler for job "run.finished" of queue events.scheduler',
+      'no handler for job "batch" of queue events.scheduler',
     ]);
     expect(missingHandlers([], [consumer])).toEqual([
       'LogsConsumer consumes logs, which QueuesModule.forRoot does not list',
@@ -118,7 +99,7 @@ describe('queue consumers', () => {
   });
 
   it('refuses to start a service that consumes a queue without a handler for each of its jobs', async () => {
-    const { logger } = recordingLogger();
+    const { logger } = recordingLogger<{ level: number; msg: string }>();
     @Module({ imports: [QueuesModule.forRoot({ redisUrl: REDIS_URL, redisPrefix, logger, consume: [QUEUES.logs] })] })
     class ServiceWithoutConsumer {}
     // createApplicationContext runs the init hooks: the check fails it before any worker starts.
@@ -128,7 +109,7 @@ describe('queue consumers', () => {
   });
 
   it('gives a service typed producers that parse before sending, and its consumers', async () => {
-    const { logger } = recordingLogger();
+    const { logger } = recordingLogger<{ level: number; msg: string }>();
     @Injectable()
     class Consumer extends LogsConsumer {
       constructor(workers: QueueWorkers) {

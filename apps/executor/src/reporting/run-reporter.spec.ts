@@ -15,7 +15,7 @@ function flakyQueue(down: () => boolean) {
       sends.push(1);
       return { id: data.event_id };
     },
-    addBulk: async (jobs: { name: string; data: { event_id: string } }[]) => {
+    addBatch: async (jobs: { name: string; data: { event_id: string } }[]) => {
       await Promise.resolve();
       if (down()) throw new Error('Connection is closed.');
       added.push(...jobs.map((j) => j.name));

@@ -1,8 +1,9 @@
 /**
  * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: one send at a time,
  * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way leave together
- * in the next one (one round trip for all, in order), so a run's bookkeeping never queues up behind its nodes. Job
- * id = event id (deduplication).
+ * in the next one, as one `batch` job (QueueProducer.addBatch: one round trip and one job for all, applied in order),
+ * so a run's bookkeeping never queues up behind its nodes. Job id (a lone report's, a batch item's) = event id: the
+ * scheduler applies an event id once (processed_events).
  */
 import type { QueueProducer } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
@@ -97,7 +98,7 @@ export class RunReporter {
     for (let attempt = 0; ; attempt++) {
       try {
         if (reports.length === 1) await this.queue.add(reports[0]!.type, reports[0]!, { jobId: reports[0]!.event_id });
-        else await this.queue.addBulk(reports.map((r) => ({ name: r.type, data: r, opts: { jobId: r.event_id } })));
+        else await this.queue.addBatch(reports.map((r) => ({ name: r.type, data: r, opts: { jobId: r.event_id } })));
         return;
       } catch (err) {
         if (err instanceof JobDataInvalidError) {

@@ -1,9 +1,19 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { jobNamesOf, jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
+import type { z } from 'zod';
+import {
+  BATCH_JOB,
+  isBatchable,
+  jobNamesOf,
+  jobSchemaOf,
+  type BatchJobData,
+  type JobData,
+  type JobName,
+  type QueueName,
+} from '@conduit/contracts';
 import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-connection.js';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, type Context } from '@opentelemetry/api';
 import { inSpan } from '@conduit/rpc-streams';
 import { splitJobTrace } from './job-trace.js';
 
@@ -64,9 +74,9 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
   /** Called when a job fails (after the error line of process() for a job that does not fit). Default: none. */
   protected onJobFailed?(job: Job | undefined, err: Error): void;
 
-  /** The job names this consumer handles (the start-up check compares them with the contracts' table). */
+  /** The job names this consumer handles, `batch` (the kit's own) included (the start-up check compares them). */
   handledJobNames(): string[] {
-    return Object.keys(this.handlers());
+    return [...Object.keys(this.handlers()), ...(isBatchable(this.queue) ? [BATCH_JOB] : [])];
   }
 
   onApplicationBootstrap(): void {
@@ -83,42 +93,103 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
 
   /**
    * Parses the job and runs its handler in a span (`job <queue>/<name>`, kind consumer) that continues the
-   * producer's trace; answers what the handler answers.
+   * producer's trace; answers what the handler answers. A batch job is taken apart (processBatch).
    */
   process(job: Job): Promise<unknown> {
+    if (job.name === BATCH_JOB && isBatchable(this.queue)) return this.processBatch(job);
     const { payload, parent } = splitJobTrace(job.data);
+    return this.inJobSpan(job.name, parent, () => {
+      const taken = this.take(job.name, payload);
+      if ('run' in taken) return taken.run(job);
+      this.logger.error({ queue: this.queue, job_id: job.id, job_name: job.name, ...taken.log }, taken.refused);
+      throw new UnrecoverableError(taken.reason);
+    });
+  }
+
+  /**
+   * A batch job (QueueProducer.addBatch): each item is parsed with its own schema and handed to the handler of its
+   * name in a span continuing the item's own trace. All are started in the batch's order before any is awaited, so
+   * a group-committing handler takes them together and one run's items keep their order; the job is done when all
+   * are. An item that does not fit is dropped alone with one error line, as a lone job would fail unrecoverable.
+   * A handler that throws fails the whole batch (once every item has settled), and the retry hands every item again:
+   * safe because each consumer of a batchable queue applies an item once however often it comes (the scheduler's
+   * reports by processed_events ON CONFLICT (event_id), monitoring's events ON CONFLICT (event_id), run_logs ON
+   * CONFLICT (run_id, seq), the dispatcher's source events ON CONFLICT (event_id)).
+   */
+  private async processBatch(job: Job): Promise<unknown> {
+    const parsed = jobSchemaOf(this.queue, BATCH_JOB)!.safeParse(splitJobTrace(job.data).payload);
+    if (!parsed.success) {
+      const log = { queue: this.queue, job_id: job.id, job_name: BATCH_JOB, issues: issuesOf(parsed.error) };
+      this.logger.error(log, 'malformed job failed: its data does not match its schema');
+      throw new UnrecoverableError(`job ${this.queue}/${BATCH_JOB} does not match its schema`);
+    }
+    const settled = await Promise.allSettled(
+      (parsed.data as BatchJobData).jobs.map((item) => {
+        const { payload, parent } = splitJobTrace(item.data);
+        return this.inJobSpan(item.name, parent, () => {
+          const taken = this.take(item.name, payload);
+          if ('run' in taken) return taken.run(job);
+          const log = { queue: this.queue, job_id: job.id, item_id: item.id, job_name: item.name, ...taken.log };
+          this.logger.error(log, taken.dropped);
+          return Promise.resolve(undefined);
+        });
+      }),
+    );
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+  }
+
+  /** Runs `work` in the span of one job (or batch item) of this queue, continuing `parent`. */
+  private inJobSpan(name: string, parent: Context, work: () => Promise<unknown>): Promise<unknown> {
     return inSpan(
-      `job ${this.queue}/${job.name}`,
+      `job ${this.queue}/${name}`,
       SpanKind.CONSUMER,
       parent,
       (span) => {
         span.setAttributes({ 'messaging.system': 'bullmq', 'messaging.destination.name': this.queue });
-        return this.handle(job, payload);
+        return work();
       },
       '@conduit/service-kit',
     );
   }
 
-  private async handle(job: Job, data: unknown): Promise<unknown> {
+  /** A job's handler bound to the data its name's schema parsed, or why the job is refused (its error line). */
+  private take(name: string, data: unknown): { run: (job: Job) => Promise<unknown> } | Refusal {
     // Looked up by a name read from Redis; the data it is given below is what that name's schema parsed.
     const handlers = this.handlers() as unknown as Record<string, (data: unknown, job: Job) => Promise<unknown>>;
-    const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
-    const schema = jobSchemaOf(this.queue, job.name);
-    if (!handler || !schema) {
-      this.logger.error({ queue: this.queue, job_id: job.id, job_name: job.name }, 'job with an unknown name failed');
-      throw new UnrecoverableError(`queue ${this.queue} has no handler for job "${job.name}"`);
-    }
+    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+    const schema = jobSchemaOf(this.queue, name);
+    if (!handler || !schema)
+      return {
+        refused: 'job with an unknown name failed',
+        dropped: 'batch item dropped: no handler for its name',
+        reason: `queue ${this.queue} has no handler for job "${name}"`,
+        log: {},
+      };
     const parsed = schema.safeParse(data);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
-      this.logger.error(
-        { queue: this.queue, job_id: job.id, job_name: job.name, issues },
-        'malformed job failed: its data does not match its schema',
-      );
-      throw new UnrecoverableError(`job ${this.queue}/${job.name} does not match its schema`);
-    }
-    return handler(parsed.data, job);
+    if (!parsed.success)
+      return {
+        refused: 'malformed job failed: its data does not match its schema',
+        dropped: 'batch item dropped: its data does not match its schema',
+        reason: `job ${this.queue}/${name} does not match its schema`,
+        log: { issues: issuesOf(parsed.error) },
+      };
+    return { run: (job) => handler(parsed.data, job) };
   }
+}
+
+/** Why a job is refused: its error line's message (a lone job's, a batch item's) and fields, the failed job's reason. */
+interface Refusal {
+  refused: string;
+  dropped: string;
+  reason: string;
+  log: object;
+}
+
+/** The first few schema refusals, as paths and messages (never the values). */
+function issuesOf(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
 }
 
 /**

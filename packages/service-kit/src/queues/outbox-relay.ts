@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import { OutboxRelay as Relay, type OutboxRow } from '@conduit/outbox';
-import type { QueueName } from '@conduit/contracts';
+import { isBatchable, type QueueName } from '@conduit/contracts';
 import { QueueProducers, type ProducedJob } from './queue-producer.js';
 import { QUEUES_LOGGER, QUEUES_OUTBOX } from './queue-tokens.js';
 
@@ -25,9 +25,11 @@ export interface OutboxOptions {
 export type OutboxJob = { [Q in QueueName]: ProducedJob<Q> & { queue: Q } }[QueueName];
 
 /**
- * Adds a turn's jobs with one addBulk per queue (one round trip each, all at once), each queue's jobs in the turn's
- * order. BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it is, so a turn sent again
- * after a failure adds only what it had not. Resolves once every job is added; the relay then marks the rows.
+ * Adds a turn's jobs with one round trip per queue (all at once), each queue's jobs in the turn's order: a batchable
+ * queue's as `batch` jobs (addBatch: one job per 100, not one per event), `runs` with addBulk (an executor takes one
+ * run per job). BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it is, so a turn sent
+ * again after a failure adds no run command twice; its events may be queued again in other batches, and their
+ * consumers apply each once by its event id. Resolves once every job is added; the relay then marks the rows.
  */
 export async function addOutboxJobs(producers: QueueProducers, jobs: readonly OutboxJob[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxJob[]>();
@@ -36,12 +38,18 @@ export async function addOutboxJobs(producers: QueueProducers, jobs: readonly Ou
     if (list) list.push(job);
     else byQueue.set(job.queue, [job]);
   }
-  // Each list holds jobs of its queue only, which the Map's key type cannot say; addBulk reads name, data and opts.
-  await Promise.all([...byQueue].map(([queue, list]) => (producers.of(queue) as unknown as BulkAdder).addBulk(list)));
+  // Each list holds jobs of its queue only, which the Map's key type cannot say; both read name, data and opts.
+  await Promise.all(
+    [...byQueue].map(([queue, list]) => {
+      const producer = producers.of(queue) as unknown as BulkAdder;
+      return isBatchable(queue) ? producer.addBatch(list) : producer.addBulk(list);
+    }),
+  );
 }
 
 interface BulkAdder {
   addBulk(jobs: readonly OutboxJob[]): Promise<unknown>;
+  addBatch(jobs: readonly OutboxJob[]): Promise<unknown>;
 }
 
 /**

@@ -1,5 +1,14 @@
+import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions, type Job } from 'bullmq';
-import { jobSchemaOf, type JobData, type JobName, type QueueName } from '@conduit/contracts';
+import {
+  BATCH_JOB,
+  BATCH_MAX_ITEMS,
+  jobSchemaOf,
+  type BatchJobData,
+  type JobData,
+  type JobName,
+  type QueueName,
+} from '@conduit/contracts';
 import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-connection.js';
 import { QUEUE_JOB_OPTIONS } from './job-options.js';
 import { JobDataInvalidError } from './job-data-invalid-error.js';
@@ -47,6 +56,33 @@ export class QueueProducer<Q extends QueueName> {
     return this.queue.addBulk(jobs.map((j) => ({ name: j.name, data: withJobTrace(j.data, carrier), opts: j.opts })));
   }
 
+  /**
+   * Jobs that may travel together (a batchable queue's: contracts' isBatchable), in one round trip and as few jobs
+   * as BATCH_MAX_ITEMS allows: one job is added as itself, as add() does; more go as `batch` jobs whose items keep
+   * their own name, dedupe id (the job id each would have alone) and trace context, and which the consumer hands
+   * item by item, in order, to its handlers (job-consumer.ts). A batch's job id is derived from its items' ids, so
+   * the same items sent again in the same groups are one job; sent in other groups (a turn re-sent with more rows),
+   * an item can be queued twice, which is why only queues whose every consumer applies an item once by its id are
+   * batchable (contracts' QUEUE_JOBS). Throws JobDataInvalidError, and sends none, when an item's schema refuses its
+   * data. No item may have a delay: a batch is taken at once.
+   */
+  async addBatch(jobs: readonly ProducedJob<Q>[]): Promise<Job[]> {
+    if (jobs.length === 1) return [await this.add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts)];
+    for (const job of jobs) {
+      if (job.opts.delay) throw new Error(`job ${this.name}/${job.name} has a delay: it cannot go in a batch`);
+      this.check(job.name, job.data);
+    }
+    const carrier = traceCarrierOf();
+    const items = jobs.map((j) => ({ name: j.name, id: j.opts.jobId, data: withJobTrace(j.data, carrier) }));
+    const batches: { name: string; data: BatchJobData; opts: ProducedJobOptions }[] = [];
+    for (let i = 0; i < items.length; i += BATCH_MAX_ITEMS) {
+      const data = { jobs: items.slice(i, i + BATCH_MAX_ITEMS) };
+      this.check(BATCH_JOB, data);
+      batches.push({ name: BATCH_JOB, data, opts: { jobId: batchJobId(data.jobs.map((item) => item.id)) } });
+    }
+    return this.queue.addBulk(batches);
+  }
+
   private check(jobName: string, traced: unknown): void {
     // An outbox row may already carry the trace context of the request that wrote it: the schema is the payload's.
     const { payload: data } = splitJobTrace(traced);
@@ -60,6 +96,11 @@ export class QueueProducer<Q extends QueueName> {
         parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`),
       );
   }
+}
+
+/** A batch's job id: the same items (by id, in order) make the same id. BullMQ refuses a custom id with one `:`. */
+function batchJobId(itemIds: readonly string[]): string {
+  return `${BATCH_JOB}-${createHash('sha256').update(JSON.stringify(itemIds)).digest('hex')}`;
 }
 
 /** The producers of the queues a service declared (QueuesModule.forRoot's `produce`). */
