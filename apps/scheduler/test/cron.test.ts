@@ -7,7 +7,7 @@ import { nextFireTime } from '../src/schedules/next-fire-time.js';
 import { JobSchedules } from '../src/schedules/job-schedules.js';
 import { ScheduleClock } from '../src/schedules/schedule-clock.js';
 import { FIRE_BATCH, ScheduledRuns } from '../src/schedules/scheduled-runs.js';
-import { RunStateMachine, type NewRun } from '../src/runs/run-state-machine.js';
+import { RunStateMachine } from '../src/runs/run-state-machine.js';
 import { newTenant, openSchema } from './support/db.js';
 import { waitFor } from '@conduit/testing';
 import { startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
@@ -192,10 +192,10 @@ describe('cron schedules fired by the schedule clock', () => {
     const made: string[] = [];
     for (const app of [suite.scheduler.app, two.app]) {
       const machine = app.get(RunStateMachine);
-      const original = machine.createManyWithin.bind(machine);
-      machine.createManyWithin = (m, inputs: NewRun[]) => {
-        made.push(...inputs.filter((i) => i.jobId === job.id).map((i) => i.tickId!));
-        return original(m, inputs);
+      const original = machine.createScheduledWithin.bind(machine);
+      machine.createScheduledWithin = (m, batch, drafts) => {
+        made.push(...drafts.filter((d) => d.jobId === job.id).map((d) => d.tickId));
+        return original(m, batch, drafts);
       };
     }
     await fastSchedule(job, '* * * * * *');

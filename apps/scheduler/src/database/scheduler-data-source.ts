@@ -10,6 +10,7 @@ import { RunNodeColumns1764025000000 } from '../migrations/1764025000000-run-nod
 import { RunClaims1764095000000 } from '../migrations/1764095000000-run-claims.js';
 import { IdempotencyKeys1764110000000 } from '../migrations/1764110000000-idempotency-keys.js';
 import { JobNextFire1764200000000 } from '../migrations/1764200000000-job-next-fire.js';
+import { ScheduledRunsOutbox1764300000000 } from '../migrations/1764300000000-scheduled-runs-outbox.js';
 import { DEFAULT_SCHEMA } from './schema-name.js';
 
 export const SCHEDULER_ENTITIES = [JobEntity, RunEntity, ProcessedEventEntity, OutboxMessageEntity];
@@ -20,6 +21,7 @@ export const SCHEDULER_MIGRATIONS = [
   RunClaims1764095000000,
   IdempotencyKeys1764110000000,
   JobNextFire1764200000000,
+  ScheduledRunsOutbox1764300000000,
 ];
 
 export interface SchedulerDataSourceOptions {

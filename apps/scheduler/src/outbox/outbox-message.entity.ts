@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-export type OutboxKind = 'run_command' | 'run_event';
+/** A run's command, a run's event, or a batch of the schedule clock's runs (outbox/scheduled-runs-message.ts). */
+export type OutboxKind = 'run_command' | 'run_event' | 'scheduled_runs';
 
 /** A message written in the transaction of the change it announces, published to BullMQ after the commit. */
 @Entity({ name: 'outbox' })
@@ -11,7 +12,7 @@ export class OutboxMessageEntity {
   @Column({ type: 'text' })
   kind!: OutboxKind;
 
-  /** The BullMQ job id: the run id of a command, the event id of an event. */
+  /** The BullMQ job id: the run id of a command, the event id of an event (a batch's first run: its runs carry theirs). */
   @Column({ type: 'text', name: 'message_id' })
   messageId!: string;
 

@@ -3,47 +3,82 @@ import type { OutboxRow } from '@conduit/outbox';
 import { QUEUES, WEBHOOK_KIND_OF_RUN_EVENT, type RunCommand, type RunEvent } from '@conduit/contracts';
 import type { OutboxJob, OutboxOptions } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
+import {
+  scheduledRunCommand,
+  scheduledRunEvent,
+  scheduledRunIds,
+  type ScheduledRunsPayload,
+} from './scheduled-runs-message.js';
 
 /**
  * Where the scheduler's outbox rows go: run commands to `runs`, run events to monitoring and (those a webhook can
- * subscribe to) the webhook dispatcher.
+ * subscribe to) the webhook dispatcher; a `scheduled_runs` row becomes each of its runs' command and `run.queued`
+ * event, in the order of a command row and an event row per run (scheduled-runs-message.ts).
  * A turn's jobs are added with one addBulk per queue (service-kit outbox-relay.ts), which keeps a job id's existing
  * job as add does.
  */
 async function jobsOf(rows: OutboxRow[], m: EntityManager): Promise<OutboxJob[]> {
-  const queued = await queuedRuns(
+  const runs = await lockedRuns(
     m,
-    rows.filter((r) => r['kind'] === 'run_command').map((r) => r['run_id'] as string),
+    rows.flatMap((r) =>
+      r['kind'] === 'run_command'
+        ? [r['run_id'] as string]
+        : r['kind'] === 'scheduled_runs'
+          ? scheduledRunIds(r.payload as unknown as ScheduledRunsPayload)
+          : [],
+    ),
   );
+  const queued = (id: string) => runs.get(id)?.status === 'queued';
   const jobs: OutboxJob[] = [];
   for (const row of rows) {
-    const opts = { jobId: row.message_id };
     if (row['kind'] === 'run_command') {
-      if (queued.has(row['run_id'] as string))
-        jobs.push({ queue: QUEUES.runs, name: 'run', data: row.payload as RunCommand, opts });
-      continue;
-    }
-    const event = row.payload as RunEvent;
-    jobs.push({ queue: QUEUES.eventsMonitoring, name: event.type, data: event, opts });
-    // An event no webhook can subscribe to would only be taken and dropped by the dispatcher.
-    if (WEBHOOK_KIND_OF_RUN_EVENT[event.type])
-      jobs.push({ queue: QUEUES.eventsWebhooks, name: event.type, data: event, opts });
+      if (queued(row['run_id'] as string))
+        jobs.push({
+          queue: QUEUES.runs,
+          name: 'run',
+          data: row.payload as RunCommand,
+          opts: { jobId: row.message_id },
+        });
+    } else if (row['kind'] === 'scheduled_runs') {
+      const payload = row.payload as unknown as ScheduledRunsPayload;
+      for (const run of payload.runs) {
+        if (queued(run.run_id)) {
+          const command = scheduledRunCommand(payload, run, runs.get(run.run_id)!.parameters);
+          jobs.push({ queue: QUEUES.runs, name: 'run', data: command, opts: { jobId: run.run_id } });
+        }
+        jobs.push(...eventJobs(scheduledRunEvent(payload, run), run.event_id));
+      }
+    } else jobs.push(...eventJobs(row.payload as RunEvent, row.message_id));
   }
   return jobs;
 }
 
+function eventJobs(event: RunEvent, jobId: string): OutboxJob[] {
+  const opts = { jobId };
+  const jobs: OutboxJob[] = [{ queue: QUEUES.eventsMonitoring, name: event.type, data: event, opts }];
+  // An event no webhook can subscribe to would only be taken and dropped by the dispatcher.
+  if (WEBHOOK_KIND_OF_RUN_EVENT[event.type])
+    jobs.push({ queue: QUEUES.eventsWebhooks, name: event.type, data: event, opts });
+  return jobs;
+}
+
 /**
- * The runs among `ids` still queued. Holding their rows (FOR SHARE, in id order like every other multi-run lock)
- * orders this against a cancel: a run canceled before it was published is never enqueued, and a cancel that commits
- * after it finds the queue job to remove.
+ * The runs among `ids` (their status, and the parameters a scheduled run's command takes from its row). Holding
+ * their rows (FOR SHARE, in id order like every other multi-run lock) orders this against a cancel: a run canceled
+ * before it was published is never enqueued, and a cancel that commits after it finds the queue job to remove.
  */
-async function queuedRuns(m: EntityManager, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const runs = await m.query<{ id: string; status: string }[]>(
-    `SELECT id, status FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
+async function lockedRuns(m: EntityManager, ids: string[]): Promise<Map<string, LockedRun>> {
+  if (ids.length === 0) return new Map();
+  const runs = await m.query<(LockedRun & { id: string })[]>(
+    `SELECT id, status, parameters FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
     [ids],
   );
-  return new Set(runs.filter((r) => r.status === 'queued').map((r) => r.id));
+  return new Map(runs.map((r) => [r.id, r]));
+}
+
+interface LockedRun {
+  status: string;
+  parameters: Record<string, unknown>;
 }
 
 /** The scheduler's outbox for QueuesModule: relayed when `background.relay` is on. */

@@ -1,12 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DataSource, In, IsNull, LessThan, Raw, type EntityManager } from 'typeorm';
+import { DataSource, In, LessThan, Raw, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import { OutboxRelay, QueueProducers, schemaOf } from '@conduit/service-kit';
 import { QUEUES, type RunError } from '@conduit/contracts';
 import { RunEntity } from '../runs/run.entity.js';
 import { RunStateMachine, ACTIVE_RUN_STATUSES } from '../runs/run-state-machine.js';
 import { EXECUTOR_STOPPED_RESPONDING, lostExecutorError } from '../runs/run-errors.js';
-import { OutboxMessageEntity } from '../outbox/outbox-message.entity.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 
@@ -103,7 +102,7 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
     // Not yet published: the relay will, so there is nothing to judge yet.
-    if (await m.existsBy(OutboxMessageEntity, { runId: run.id, kind: 'run_command', publishedAt: IsNull() })) return;
+    if (await commandPending(m, run.id)) return;
     const job = await this.producers.of(QUEUES.runs).queue.getJob(run.id);
     const state = job ? await job.getState() : 'missing';
     if (ALIVE.has(state) && !(state === 'active' && (await this.lockLost(run.id)))) return;
@@ -130,4 +129,15 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     await this.machine.failWithin(m, run, error);
     done.failed.push(run.id);
   }
+}
+
+/** Whether the run's command is still in the outbox: its own row, or the `scheduled_runs` row naming it. */
+async function commandPending(m: EntityManager, runId: string): Promise<boolean> {
+  const [row] = await m.query<{ pending: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL
+       AND ((kind = 'run_command' AND run_id = $1)
+         OR (kind = 'scheduled_runs' AND payload->'runs' @> jsonb_build_array(jsonb_build_object('run_id', $1::text))))) AS pending`,
+    [runId],
+  );
+  return row?.pending ?? false;
 }

@@ -23,6 +23,8 @@ import {
   runCommandMessage,
   runEventMessage,
 } from '../outbox/outbox-writer.js';
+import { scheduledRunsMessages, type ScheduledRunRef } from '../outbox/scheduled-runs-message.js';
+import { insertScheduledRuns, type ScheduledBatch, type ScheduledRunDraft } from './scheduled-run-rows.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
 import { newId, entityValues, idempotencyColumns, isLockNotAvailable } from '@conduit/service-kit';
@@ -37,8 +39,7 @@ export interface NewRun {
   connectors?: ConnectorVersion[];
   trigger: RunTrigger;
   parameters: Record<string, unknown>;
-  tickId?: string | null;
-  /** The client's Idempotency-Key and request fingerprint (Trigger Run); absent for ticks. */
+  /** The client's Idempotency-Key and request fingerprint (Trigger Run). */
   idempotency?: IdempotencyKey;
 }
 
@@ -104,34 +105,19 @@ export class RunStateMachine {
   }
 
   /**
-   * createWithin for many runs at once (the schedule clock's ticks): one insert for the runs and one for their outbox
-   * messages. A run whose tick already made one is skipped; answers the runs inserted. The rows go as one JSON
-   * document (TypeORM's multi-row insert builder costs more CPU than the database spends on the insert).
+   * createWithin for a batch of the schedule clock's runs (made ready before their fire time): one insert for the
+   * runs (scheduled-run-rows.ts) and one for their outbox rows, one per 100 runs (scheduled-runs-message.ts). A run
+   * whose tick already made one is skipped; answers the runs inserted.
    */
-  async createManyWithin(m: EntityManager, inputs: NewRun[]): Promise<RunEntity[]> {
-    if (inputs.length === 0) return [];
+  async createScheduledWithin(
+    m: EntityManager,
+    batch: ScheduledBatch,
+    drafts: readonly ScheduledRunDraft[],
+  ): Promise<ScheduledRunRef[]> {
     const now = new Date();
-    const runs = inputs.map((input) => this.newRun(m, input, now));
-    const rows = runs.map((r) => rowOfRun(m, r));
-    const list = runInsertList(m);
-    const inserted = new Set(
-      (
-        await m.query<{ id: string }[]>(
-          `INSERT INTO runs (${list}) SELECT ${list} FROM json_populate_recordset(NULL::runs, $1::json) ON CONFLICT DO NOTHING RETURNING id`,
-          [JSON.stringify(rows)],
-        )
-      ).map((r) => r.id),
-    );
-    const connectorsOf = new Map(runs.map((r, i) => [r.id, inputs[i]!.connectors]));
-    const created = runs.filter((r) => inserted.has(r.id));
-    await addOutboxMessages(
-      m,
-      created.flatMap((run) => [
-        runCommandMessage(this.commandOf(run, connectorsOf.get(run.id)), now),
-        runEventMessage(runEventOf(run, 'run.queued', now)),
-      ]),
-    );
-    return created;
+    const runs = await insertScheduledRuns(m, batch, drafts, now);
+    await addOutboxMessages(m, scheduledRunsMessages(runs, now));
+    return runs;
   }
 
   private newRun(m: EntityManager, input: NewRun, now: Date): RunEntity {
@@ -154,7 +140,7 @@ export class RunStateMachine {
       nodeColumns: {},
       stats: { rows_read: 0, rows_written: 0 },
       lastEventAt: now,
-      tickId: input.tickId ?? null,
+      tickId: null,
       requeues: 0,
       ...idempotencyColumns(input.idempotency),
       epoch: 0,

@@ -8,7 +8,7 @@ function iso(d: Date | null): string | null {
   return d ? d.toISOString() : null;
 }
 
-function durationMs(row: RunEntity): number | null {
+function durationMs(row: Pick<RunEntity, 'startedAt' | 'finishedAt'>): number | null {
   return row.startedAt && row.finishedAt ? Math.max(0, row.finishedAt.getTime() - row.startedAt.getTime()) : null;
 }
 
@@ -75,10 +75,36 @@ export function toRunSummary(
   };
 }
 
-/** The event announcing the run's new state to monitoring and the webhook dispatcher. */
-export function runEventOf(row: RunEntity, type: RunEventType, at: Date): RunEvent {
+/** What of a run its events tell. */
+export type RunEventSource = Pick<
+  RunEntity,
+  | 'id'
+  | 'tenantId'
+  | 'jobId'
+  | 'pipelineId'
+  | 'pipelineVersion'
+  | 'status'
+  | 'trigger'
+  | 'attempt'
+  | 'queuedAt'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'error'
+  | 'stats'
+>;
+
+/**
+ * The event announcing the run's new state to monitoring and the webhook dispatcher; a new id unless given (the
+ * outbox row of a batch of scheduled runs keeps its events' ids, so a re-publish dedupes).
+ */
+export function runEventOf(
+  row: RunEventSource,
+  type: RunEventType,
+  at: Date,
+  eventId: string = newId('event'),
+): RunEvent {
   return {
-    event_id: newId('event'),
+    event_id: eventId,
     type,
     created_at: at.toISOString(),
     tenant_id: row.tenantId,

@@ -4,7 +4,13 @@ import type { Logger } from 'pino';
 import { AppError, type PipelineSnapshot } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import type { ConcurrencyPolicy } from '@conduit/contracts';
-import { ACTIVE_RUN_STATUSES, RunStateMachine, type NewRun } from '../runs/run-state-machine.js';
+import { ACTIVE_RUN_STATUSES, RunStateMachine } from '../runs/run-state-machine.js';
+import {
+  prepareScheduledBatch,
+  type ScheduledBatch,
+  type ScheduledRunDraft,
+  type ScheduledRunInput,
+} from '../runs/scheduled-run-rows.js';
 import { RunCancelSignals } from '../runs/run-cancel-signals.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay } from '@conduit/service-kit';
@@ -43,7 +49,7 @@ interface DueJob {
 /** A due job whose pipeline validates, with the run it makes unless its concurrency policy says otherwise. */
 interface Candidate {
   job: DueJob;
-  run: NewRun;
+  run: ScheduledRunDraft;
 }
 
 /** The run of a fire: `repeat:<job id>:<fire time in ms>`, unique, so a fire time makes one run at most. */
@@ -54,12 +60,12 @@ export function tickIdOf(jobId: string, fireAt: Date): string {
 /**
  * Makes the runs of the due jobs, a batch at a time, with trigger `schedule` and the same rules as Trigger Run
  * (the pipeline must validate; `forbid` skips a fire while a run is active, `replace` cancels it), in one transaction
- * per batch: the jobs are held (FOR UPDATE SKIP LOCKED), the runs and their outbox messages written in two
- * statements, and each job's next fire moved on from the fire time (or now, if later), so a fire missed while no
- * replica ran is made once.
+ * per batch: the jobs are held (FOR UPDATE SKIP LOCKED), the runs and their outbox rows written in two statements,
+ * and each job's next fire moved on from the fire time (or now, if later), so a fire missed while no replica ran is
+ * made once.
  *
- * A batch may be taken shortly before its fire time: the jobs are held, their next fires moved on and their pipelines
- * asked for ahead, and the runs are written once the time has come. Nothing is visible before the commit, so a crash
+ * A batch may be taken shortly before its fire time: the jobs are held, their next fires moved on, their pipelines
+ * asked for and their runs' rows built ahead, and the runs are written once the time has come. Nothing is visible before the commit, so a crash
  * or a stop in between leaves the jobs as they were; a change to one of these jobs (or a Trigger Run of it) waits for
  * the commit, and applies after the fire.
  */
@@ -102,13 +108,13 @@ export class ScheduledRuns {
       if (due.length === 0) return { taken: 0, created: 0, replaced: [] as string[] };
       await this.moveOn(m, due, at);
       hops.lap('move_on');
-      const candidates = await this.candidatesOf(due, snapshots);
+      const { batch, candidates } = await this.candidatesOf(due, snapshots);
       hops.lap('snapshots');
       await untilDue(at);
       hops.lap('wait');
-      const { inputs, replaced } = await this.applyPolicies(m, candidates);
+      const { drafts, replaced } = await this.applyPolicies(m, candidates);
       hops.lap('policies');
-      const runs = await this.machine.createManyWithin(m, inputs);
+      const runs = await this.machine.createScheduledWithin(m, batch, drafts);
       hops.lap('insert');
       return { taken: due.length, created: runs.length, replaced };
     });
@@ -143,10 +149,17 @@ export class ScheduledRuns {
     );
   }
 
-  /** The due jobs whose pipeline validates, each with its run; the others' fires are skipped (logged). */
-  private async candidatesOf(due: DueJob[], cache: SnapshotCache): Promise<Candidate[]> {
+  /**
+   * The due jobs whose pipeline validates, each with its run's row made ready; the others' fires are skipped
+   * (logged).
+   */
+  private async candidatesOf(
+    due: DueJob[],
+    cache: SnapshotCache,
+  ): Promise<{ batch: ScheduledBatch; candidates: Candidate[] }> {
     const snapshots = await this.snapshotsOf(due, cache);
-    const candidates: Candidate[] = [];
+    const jobs: DueJob[] = [];
+    const inputs: ScheduledRunInput[] = [];
     for (const job of due) {
       const snapshot = snapshots.get(`${job.tenant_id}/${job.pipeline_id}`);
       const skip =
@@ -161,22 +174,17 @@ export class ScheduledRuns {
         this.logger.warn({ job_id: job.id, tick: tickIdOf(job.id, job.next_fire_at), detail: skip }, 'tick skipped');
         continue;
       }
-      candidates.push({
-        job,
-        run: {
-          tenantId: job.tenant_id,
-          jobId: job.id,
-          pipelineId: snapshot.id,
-          pipelineVersion: snapshot.version,
-          dag: snapshot.dag,
-          ...(snapshot.connectors && { connectors: snapshot.connectors }),
-          trigger: 'schedule',
-          parameters: job.parameters,
-          tickId: tickIdOf(job.id, job.next_fire_at),
-        },
+      jobs.push(job);
+      inputs.push({
+        tenantId: job.tenant_id,
+        jobId: job.id,
+        tickId: tickIdOf(job.id, job.next_fire_at),
+        snapshot,
+        parameters: job.parameters,
       });
     }
-    return candidates;
+    const batch = prepareScheduledBatch(inputs);
+    return { batch, candidates: jobs.map((job, i) => ({ job, run: batch.drafts[i]! })) };
   }
 
   /**
@@ -187,12 +195,12 @@ export class ScheduledRuns {
   private async applyPolicies(
     m: EntityManager,
     candidates: Candidate[],
-  ): Promise<{ inputs: NewRun[]; replaced: string[] }> {
+  ): Promise<{ drafts: ScheduledRunDraft[]; replaced: string[] }> {
     const active = await this.jobsWithActiveRuns(
       m,
       candidates.filter((c) => c.job.concurrency_policy !== 'allow').map((c) => c.job.id),
     );
-    const inputs: NewRun[] = [];
+    const drafts: ScheduledRunDraft[] = [];
     const replaced: string[] = [];
     for (const { job, run } of candidates) {
       if (active.has(job.id) && job.concurrency_policy === 'forbid') {
@@ -206,9 +214,9 @@ export class ScheduledRuns {
         for (const activeRun of await this.machine.activeRunsWithin(m, job.id))
           replaced.push((await this.machine.cancelWithin(m, activeRun)).id);
       }
-      inputs.push(run);
+      drafts.push(run);
     }
-    return { inputs, replaced };
+    return { drafts, replaced };
   }
 
   /** The pipelines of the batch as runs take them, each asked for once a pass; a failed ask is that pipeline's Error. */
