@@ -29,7 +29,7 @@ export {
 } from './pools/connector-pools.js';
 export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
-export { prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
+export { checkUserSelect, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
 export {
   bindUserSql,

@@ -146,10 +146,35 @@ function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<s
  * What DuckDB's parser makes of `sql` (json_serialize_sql, which serializes SELECTs only): `select` with the problem
  * of its tree (undefined when it reads only tables), or `other` for any other kind of statement.
  */
-async function parseTree(
-  connection: DuckDBConnection,
-  sql: string,
-): Promise<{ kind: 'select'; problem: string | undefined } | { kind: 'other' }> {
+type TreeVerdict = { kind: 'select'; problem: string | undefined } | { kind: 'other' };
+
+/**
+ * Verdicts of parseTree by SQL text. A verdict is a function of the text alone (DuckDB's parser and its own view
+ * names, fixed for the process), and a pipeline's SQL is the same at every run: serializing its tree is the dearest
+ * step of the check (~0.6 ms), so a text seen lately is not parsed into JSON again. Bounded: the most recent
+ * TREE_VERDICTS_MAX texts of at most TREE_VERDICT_TEXT_MAX characters (a refusal is kept too; a parse error is not).
+ */
+const treeVerdicts = new Map<string, TreeVerdict>();
+const TREE_VERDICTS_MAX = 1000;
+const TREE_VERDICT_TEXT_MAX = 16 * 1024;
+
+async function parseTree(connection: DuckDBConnection, sql: string): Promise<TreeVerdict> {
+  const known = treeVerdicts.get(sql);
+  if (known) {
+    // Most recent last: the oldest is the first evicted.
+    treeVerdicts.delete(sql);
+    treeVerdicts.set(sql, known);
+    return known;
+  }
+  const verdict = await serializedTreeVerdict(connection, sql);
+  if (sql.length <= TREE_VERDICT_TEXT_MAX) {
+    treeVerdicts.set(sql, verdict);
+    if (treeVerdicts.size > TREE_VERDICTS_MAX) treeVerdicts.delete(treeVerdicts.keys().next().value!);
+  }
+  return verdict;
+}
+
+async function serializedTreeVerdict(connection: DuckDBConnection, sql: string): Promise<TreeVerdict> {
   const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
   const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
   if (tree['error'] === true) {
@@ -275,6 +300,17 @@ async function checkedStatement(
     throw err;
   }
   return prepared;
+}
+
+/**
+ * The part of the check that needs no tables: `sql` is exactly one SELECT whose parse tree reads only tables. For a
+ * query the caller then runs inside a statement that prepareUserSql checks whole (a transform's `CREATE TABLE ... AS
+ * (<sql>)`): that check prepares and explains what really runs, so preparing and explaining the query alone first
+ * would only repeat it. Throws as prepareUserSql does.
+ */
+export async function checkUserSelect(connection: DuckDBConnection, sql: string): Promise<void> {
+  await extractOne(connection, sql);
+  await checkTree(connection, sql, 'select');
 }
 
 /**

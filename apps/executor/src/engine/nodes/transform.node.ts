@@ -1,10 +1,10 @@
 /**
  * `transform`: `CREATE TABLE "<node id>" AS (<sql>)` over its inputs, each a table named after its node id. The SQL
- * is the tenant's: DuckDB's parser must see exactly one SELECT that reads only tables (prepareUserSql), and the
+ * is the tenant's: DuckDB's parser must see exactly one SELECT that reads only tables (checkUserSelect), and the
  * statement built around it must again be exactly one CREATE, so nothing in the SQL can end ours and start another.
  */
 import duckdb from '@duckdb/node-api';
-import { prepareUserSql } from '@conduit/connectors';
+import { checkUserSelect, prepareUserSql } from '@conduit/connectors';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
@@ -17,10 +17,10 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
   if (typeof sql !== 'string' || sql.trim() === '') throw new NodeFailure('transform needs config.sql', false);
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     const rowsIn = await countInputs(connection, ctx.inputs);
-    const select = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
+    // The SELECT alone: one statement, reading only tables. The CREATE below is prepared and its plan checked whole.
+    await checkUserSelect(connection, sql).catch((err: unknown) => {
       throw asConfigError(err, 'the SQL');
     });
-    select.destroySync();
     // New lines, so a trailing `-- comment` of the SQL cannot swallow the closing parenthesis.
     const body = sql.trim().replace(/;[\s;]*$/, '');
     const create = await prepareUserSql(
