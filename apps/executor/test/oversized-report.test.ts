@@ -1,7 +1,7 @@
 // A report the contract refuses (issue: security review, MEDIUM): it must cost only itself, never the run's end.
 import { pino } from 'pino';
 import { QUEUES, RUN_ERROR_MESSAGE_MAX } from '@conduit/contracts';
-import { newId, QueueProducers } from '@conduit/service-kit';
+import { GroupedAdds, newId, QueueProducers } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { RunReporter } from '../src/reporting/run-reporter.js';
 import { startExecutor } from './support/executor.js';
@@ -51,7 +51,7 @@ it('a node failing with a 9,000-character message ends the run failed promptly, 
 it('sends the rest of a batch when the contract refuses one report, and never retries the refused one', async () => {
   const runId = newId('run');
   const reporter = new RunReporter(
-    producers.of(QUEUES.eventsScheduler),
+    new GroupedAdds(producers.of(QUEUES.eventsScheduler)),
     { run_id: runId, tenant_id: TENANT, attempt: 1, epoch: 1 },
     pino({ level: 'silent' }),
   );

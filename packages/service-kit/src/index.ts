@@ -64,6 +64,7 @@ export { QUEUE_JOB_OPTIONS } from './queues/job-options.js';
 export { QueueProducer, QueueProducers, type ProducedJob, type ProducedJobOptions } from './queues/queue-producer.js';
 export { JobDataInvalidError } from './queues/job-data-invalid-error.js';
 export { unbatchedJobs, type QueuedJob } from './queues/unbatched-jobs.js';
+export { GroupedAdds } from './queues/grouped-adds.js';
 export { ChannelSubscription, type ChannelSubscriptionOptions } from './channels/channel-subscription.js';
 export {
   JobConsumer,

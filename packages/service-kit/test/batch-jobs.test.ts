@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { context, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { QUEUES, type RunLogBatch, type RunReport } from '@conduit/contracts';
 import {
   JobConsumer,
@@ -16,6 +16,7 @@ import {
 } from '../src/index.js';
 import { REDIS_URL } from './servers.js';
 import { useRedisPrefix } from './support/redis-prefix.js';
+import { useTracing } from './support/tracing.js';
 import { recordingLogger, until } from './support/recording-logger.js';
 
 const at = new Date().toISOString();
@@ -197,14 +198,7 @@ describe('batch jobs', () => {
 
   describe('with tracing on', () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    beforeAll(() => provider.register());
-    afterAll(async () => {
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
-    });
+    useTracing(exporter);
 
     it("runs each item in its own span, continuing the item's own trace", async () => {
       const { logger } = recordingLogger();

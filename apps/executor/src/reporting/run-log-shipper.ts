@@ -1,8 +1,9 @@
 /**
  * Ships one run's log lines to the `logs` queue in small batches: every 200 ms, or at once when 500 lines wait.
  * Lines are numbered from 0 within the attempt; a batch's job id names its first line, so a resend is a duplicate.
+ * The executor's runs' batches leave together (GroupedAdds).
  */
-import type { QueueProducer } from '@conduit/service-kit';
+import type { GroupedAdds } from '@conduit/service-kit';
 import { LOG_MESSAGE_MAX_BYTES, type QUEUES, type RunLogBatch } from '@conduit/contracts';
 import type { Logger } from 'pino';
 import type { RunLogLevel, RunLogSink } from '../engine/run-log-sink.js';
@@ -33,7 +34,7 @@ export class RunLogShipper implements RunLogSink {
   private readonly maxBatchLines: number;
 
   constructor(
-    private readonly queue: QueueProducer<typeof QUEUES.logs>,
+    private readonly queue: GroupedAdds<typeof QUEUES.logs>,
     private readonly run: Omit<RunLogBatch, 'lines'>,
     private readonly logger: Logger,
     opts: LogShipperOptions = {},
@@ -65,7 +66,7 @@ export class RunLogShipper implements RunLogSink {
       const jobId = `${batch.run_id}-${batch.attempt}-${batch.lines[0]!.n}`;
       this.chain = this.chain.then(async () => {
         try {
-          await this.queue.add('run.logs', batch, { jobId });
+          await this.queue.add([{ name: 'run.logs', data: batch, opts: { jobId } }]);
         } catch (err) {
           this.logger.error({ err, run_id: batch.run_id, lines: batch.lines.length }, 'could not ship run log lines');
         }

@@ -1,5 +1,5 @@
 import type { QUEUES } from '@conduit/contracts';
-import type { QueueProducer } from '@conduit/service-kit';
+import type { GroupedAdds } from '@conduit/service-kit';
 import { pino } from 'pino';
 import { RunReporter } from './run-reporter.js';
 
@@ -8,21 +8,13 @@ function flakyQueue(down: () => boolean) {
   const added: string[] = [];
   const sends: number[] = [];
   const queue = {
-    add: async (name: string, data: { event_id: string }) => {
-      await Promise.resolve();
-      if (down()) throw new Error('Connection is closed.');
-      added.push(name);
-      sends.push(1);
-      return { id: data.event_id };
-    },
-    addBatch: async (jobs: { name: string; data: { event_id: string } }[]) => {
+    add: async (jobs: { name: string }[]) => {
       await Promise.resolve();
       if (down()) throw new Error('Connection is closed.');
       added.push(...jobs.map((j) => j.name));
       sends.push(jobs.length);
-      return jobs.map((j) => ({ id: j.data.event_id }));
     },
-  } as unknown as QueueProducer<typeof QUEUES.eventsScheduler>;
+  } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
   return { queue, added, sends };
 }
 

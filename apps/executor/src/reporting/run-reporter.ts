@@ -1,11 +1,11 @@
 /**
  * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: one send at a time,
  * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way leave together
- * in the next one, as one `batch` job (QueueProducer.addBatch: one round trip and one job for all, applied in order),
- * so a run's bookkeeping never queues up behind its nodes. Job id (a lone report's, a batch item's) = event id: the
+ * in the next one, with those of the executor's other runs (GroupedAdds: one round trip and a `batch` job for all,
+ * each run's applied in its order), so a run's bookkeeping never queues up behind its nodes. Job id (a lone report's, a batch item's) = event id: the
  * scheduler applies an event id once (processed_events).
  */
-import type { QueueProducer } from '@conduit/service-kit';
+import type { GroupedAdds } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
 import { JobDataInvalidError, newId, withJobTrace } from '@conduit/service-kit';
 import type { Logger } from 'pino';
@@ -51,7 +51,7 @@ export class RunReporter {
   private sending = false;
 
   constructor(
-    private readonly queue: QueueProducer<typeof QUEUES.eventsScheduler>,
+    private readonly queue: GroupedAdds<typeof QUEUES.eventsScheduler>,
     private readonly run: RunIdentity,
     private readonly logger: Logger,
     private readonly retryMs = REPORT_RETRY_MS,
@@ -97,8 +97,7 @@ export class RunReporter {
     const reports = batch.map((p) => p.report);
     for (let attempt = 0; ; attempt++) {
       try {
-        if (reports.length === 1) await this.queue.add(reports[0]!.type, reports[0]!, { jobId: reports[0]!.event_id });
-        else await this.queue.addBatch(reports.map((r) => ({ name: r.type, data: r, opts: { jobId: r.event_id } })));
+        await this.queue.add(reports.map((r) => ({ name: r.type, data: r, opts: { jobId: r.event_id } })));
         return;
       } catch (err) {
         if (err instanceof JobDataInvalidError) {

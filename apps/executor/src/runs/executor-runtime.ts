@@ -12,7 +12,7 @@ import { ConnectorPools, type ConnectorPoolOptions } from '@conduit/connectors';
 import { QUEUES, RUN_LEASE_MAX_MS, RUN_LEASE_MIN_MS } from '@conduit/contracts';
 import { RedisStreamsClient, RpcClient } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
-import { QueueProducers, QueueWorkers, reconnectDelay } from '@conduit/service-kit';
+import { GroupedAdds, QueueProducers, QueueWorkers, reconnectDelay } from '@conduit/service-kit';
 import type { SecretKeys } from '@conduit/secrets';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import type { RunMemory } from '../data/run-memory.js';
@@ -91,8 +91,8 @@ export class ExecutorRuntime {
     this.connectorChanges = new ConnectorChangeListener(opts.redisUrl, opts.redisPrefix, connectorCache, opts.logger);
     const rpc = new RpcClient(this.catalog);
     this.processor = new RunProcessor({
-      reports: this.producers.of(QUEUES.eventsScheduler),
-      logs: this.producers.of(QUEUES.logs),
+      reports: new GroupedAdds(this.producers.of(QUEUES.eventsScheduler)),
+      logs: new GroupedAdds(this.producers.of(QUEUES.logs)),
       catalog: rpc,
       scheduler: rpc,
       leaseMs: leaseMsOf(opts.lockDurationMs),

@@ -6,7 +6,7 @@
  * renewal runs nothing more and reports nothing.
  */
 import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
-import type { QueueProducer } from '@conduit/service-kit';
+import type { GroupedAdds } from '@conduit/service-kit';
 import type { ConnectorPools } from '@conduit/connectors';
 import type { RpcClient } from '@conduit/rpc-streams';
 import { checkDagShape, referencedConnectorIds, type Dag } from '@conduit/dag';
@@ -40,8 +40,8 @@ const CLAIM_RETRY_MS = 2000;
 const HELD_MARGIN_MS = 250;
 
 export interface RunProcessorDeps {
-  reports: QueueProducer<typeof QUEUES.eventsScheduler>;
-  logs: QueueProducer<typeof QUEUES.logs>;
+  reports: GroupedAdds<typeof QUEUES.eventsScheduler>;
+  logs: GroupedAdds<typeof QUEUES.logs>;
   catalog: RpcClient;
   /** Claims and lease renewals (the same Redis Streams transport routes them to the scheduler). */
   scheduler: RpcClient;

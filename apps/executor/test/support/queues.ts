@@ -1,7 +1,7 @@
 // Reading what the executor put on events.scheduler and logs (nothing consumes them in these tests).
 import { Queue } from 'bullmq';
 import { QUEUES, runLogBatchSchema, runReportSchema, type RunLogBatch, type RunReport } from '@conduit/contracts';
-import { bullPrefix } from '@conduit/service-kit';
+import { bullPrefix, unbatchedJobs } from '@conduit/service-kit';
 import { REDIS_URL } from './redis.js';
 
 export function openQueues(prefix: string): { runs: Queue; reports: Queue; logs: Queue } {
@@ -13,9 +13,9 @@ export function openQueues(prefix: string): { runs: Queue; reports: Queue; logs:
   };
 }
 
-/** A run's reports in the order they were added, each validated by the schema the scheduler uses. */
+/** A run's reports in the order they were added (lone or in batch jobs), each validated by the schema the scheduler uses. */
 export async function reportsOf(queue: Queue, runId: string): Promise<RunReport[]> {
-  const jobs = await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true);
+  const jobs = unbatchedJobs(await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true));
   return (
     jobs
       .filter((job) => (job.data as { run_id?: string }).run_id === runId)
@@ -26,7 +26,7 @@ export async function reportsOf(queue: Queue, runId: string): Promise<RunReport[
 }
 
 export async function logBatchesOf(queue: Queue, runId: string): Promise<RunLogBatch[]> {
-  const jobs = await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true);
+  const jobs = unbatchedJobs(await queue.getJobs(['waiting', 'wait', 'completed', 'failed', 'active'], 0, -1, true));
   return jobs
     .filter((job) => (job.data as { run_id?: string }).run_id === runId)
     .map((job) => runLogBatchSchema.parse(job.data))
