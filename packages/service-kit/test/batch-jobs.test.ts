@@ -143,7 +143,7 @@ describe('batch jobs', () => {
     expect(await reports.queue.getJobCounts('wait')).toEqual({ wait: 0 });
   });
 
-  it('hands the items to the handlers of their names in order, all started before any ends; a malformed item is dropped alone', async () => {
+  it('hands the items to the handlers of their names in order, all started before any ends; a malformed item fails the batch, kept for a retry', async () => {
     const { logger, lines } = recordingLogger();
     const consumer = new ReportsConsumer(new QueueWorkers(location), logger);
     consumer.gate = 3;
@@ -163,15 +163,18 @@ describe('batch jobs', () => {
         },
         { jobId: 'batch-1' },
       );
-      await until(async () => (await batch.getState()) === 'completed', 'the batch job');
+      await until(async () => (await batch.getState()) === 'failed', 'the batch job');
+      expect((await raw.getJob('batch-1'))?.failedReason).toMatch(
+        /^1 item\(s\) of the batch refused: job .* does not match/,
+      );
       expect(consumer.taken.map((t) => [t.name, t.event_id])).toEqual([
         ['run.started', 'evt_a'],
         ['run.finished', 'evt_b'],
         ['run.started', 'evt_c'],
       ]);
-      const errors = lines.filter((l) => l['level'] === 50);
+      const errors = lines.filter((l) => l['level'] === 50 && l['item_id'] !== undefined);
       expect(errors.map((l) => [l['msg'], l['item_id'], l['job_name']])).toEqual([
-        ['batch item dropped: its data does not match its schema', 'evt_m', 'run.node'],
+        ['malformed job failed: its data does not match its schema', 'evt_m', 'run.node'],
       ]);
     } finally {
       await consumer.onModuleDestroy();

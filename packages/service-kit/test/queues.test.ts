@@ -142,7 +142,7 @@ describe('queue consumers', () => {
       );
       const job = await logs.add('run.logs', batch('run_6'), { jobId: 'sent' });
       // The queue's defaults apply (job-options.ts): retried through an outage, a failed batch kept a day.
-      expect(job.opts).toMatchObject({ attempts: 8, removeOnFail: { age: 24 * 3600, count: 10_000 } });
+      expect(job.opts).toMatchObject({ attempts: 8, removeOnFail: { age: 24 * 3600, count: 1_000 } });
       const consumer = app.get(Consumer);
       await until(() => consumer.taken.some((b) => b.run_id === 'run_6'), 'the produced job');
     } finally {

@@ -11,7 +11,11 @@ import { runEventOf } from '../runs/run.mapper.js';
  * command also needs the run (its status, locked, and parameters).
  */
 
-/** Runs per row: bounds what one relay turn (100 rows) reads and holds, as 100 rows of commands did. */
+/**
+ * Runs per row. A relay turn of 100 such rows names up to 10,000 runs (a busy minute's): it holds their rows FOR
+ * SHARE while it publishes, their commands go 500 per MULTI and their events 100 per batch job (service-kit's
+ * outbox-relay.ts), so Redis is never held for the whole turn.
+ */
 export const RUNS_PER_MESSAGE = 100;
 
 /** The runs' trigger: the clock makes only scheduled runs. */

@@ -79,7 +79,11 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
         take: BATCH,
         lock: { mode: 'pessimistic_write' },
       });
-      for (const run of runs) await this.examine(m, run, done);
+      const unpublished = await commandsPending(
+        m,
+        runs.map((r) => r.id),
+      );
+      for (const run of runs) if (!unpublished.has(run.id)) await this.examine(m, run, done);
       return done;
     });
     if (result && (result.requeued.length > 0 || result.failed.length > 0)) {
@@ -100,9 +104,8 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     return (await client.get(`${queue.toKey(runId)}:lock`)) === null;
   }
 
+  /** A run whose command was published (one still in the outbox is the relay's to publish: nothing to judge yet). */
   private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
-    // Not yet published: the relay will, so there is nothing to judge yet.
-    if (await commandPending(m, run.id)) return;
     const job = await this.producers.of(QUEUES.runs).queue.getJob(run.id);
     const state = job ? await job.getState() : 'missing';
     if (ALIVE.has(state) && !(state === 'active' && (await this.lockLost(run.id)))) return;
@@ -131,13 +134,18 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-/** Whether the run's command is still in the outbox: its own row, or the `scheduled_runs` row naming it. */
-async function commandPending(m: EntityManager, runId: string): Promise<boolean> {
-  const [row] = await m.query<{ pending: boolean }[]>(
-    `SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL
-       AND ((kind = 'run_command' AND run_id = $1)
-         OR (kind = 'scheduled_runs' AND payload->'runs' @> jsonb_build_array(jsonb_build_object('run_id', $1::text))))) AS pending`,
-    [runId],
+/**
+ * The runs among `ids` whose command is still in the outbox: in its own row, or in a `scheduled_runs` row naming it.
+ * One statement a sweep; the pending rows are few (the relay publishes them within moments of their commit).
+ */
+async function commandsPending(m: EntityManager, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await m.query<{ run_id: string }[]>(
+    `SELECT run_id FROM outbox WHERE published_at IS NULL AND kind = 'run_command' AND run_id = ANY($1::text[])
+     UNION
+     SELECT r->>'run_id' FROM outbox, jsonb_array_elements(payload->'runs') AS r
+      WHERE published_at IS NULL AND kind = 'scheduled_runs' AND r->>'run_id' = ANY($1::text[])`,
+    [ids],
   );
-  return row?.pending ?? false;
+  return new Set(rows.map((r) => r.run_id));
 }

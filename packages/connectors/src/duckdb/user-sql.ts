@@ -152,7 +152,8 @@ type TreeVerdict = { kind: 'select'; problem: string | undefined } | { kind: 'ot
  * Verdicts of parseTree by SQL text. A verdict is a function of the text alone (DuckDB's parser and its own view
  * names, fixed for the process), and a pipeline's SQL is the same at every run: serializing its tree is the dearest
  * step of the check (~0.6 ms), so a text seen lately is not parsed into JSON again. Bounded: the most recent
- * TREE_VERDICTS_MAX texts of at most TREE_VERDICT_TEXT_MAX characters (a refusal is kept too; a parse error is not).
+ * TREE_VERDICTS_MAX texts of at most TREE_VERDICT_TEXT_MAX characters (a refusal is kept too; a parse error, or any
+ * other error of the serializer, is not).
  */
 const treeVerdicts = new Map<string, TreeVerdict>();
 const TREE_VERDICTS_MAX = 1000;
@@ -166,22 +167,30 @@ async function parseTree(connection: DuckDBConnection, sql: string): Promise<Tre
     treeVerdicts.set(sql, known);
     return known;
   }
-  const verdict = await serializedTreeVerdict(connection, sql);
-  if (sql.length <= TREE_VERDICT_TEXT_MAX) {
+  const { verdict, lasting } = await serializedTreeVerdict(connection, sql);
+  if (lasting && sql.length <= TREE_VERDICT_TEXT_MAX) {
     treeVerdicts.set(sql, verdict);
     if (treeVerdicts.size > TREE_VERDICTS_MAX) treeVerdicts.delete(treeVerdicts.keys().next().value!);
   }
   return verdict;
 }
 
-async function serializedTreeVerdict(connection: DuckDBConnection, sql: string): Promise<TreeVerdict> {
+/**
+ * The verdict, and whether it is one of the text alone (`lasting`): a SELECT's tree, or DuckDB's answer that only a
+ * SELECT serializes. Any other error (out of memory, say) says nothing lasting of the text and is not kept.
+ */
+async function serializedTreeVerdict(
+  connection: DuckDBConnection,
+  sql: string,
+): Promise<{ verdict: TreeVerdict; lasting: boolean }> {
   const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
   const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
   if (tree['error'] === true) {
     if (text(tree['error_type']) === 'parser') throw refuse(`is not valid SQL: ${scalarText(tree['error_message'])}`);
-    return { kind: 'other' };
+    return { verdict: { kind: 'other' }, lasting: text(tree['error_type']) === 'not implemented' };
   }
-  return { kind: 'select', problem: treeProblem(tree['statements'] ?? null, await systemViewNames(), new Set()) };
+  const problem = treeProblem(tree['statements'] ?? null, await systemViewNames(), new Set());
+  return { verdict: { kind: 'select', problem }, lasting: true };
 }
 
 /**

@@ -1,8 +1,9 @@
 import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import type { QueueName } from '@conduit/contracts';
-import { GroupCommit, failingAlone } from '../batching/group-commit.js';
+import { GroupCommit } from '../batching/group-commit.js';
 import type { ProducedJob, QueueProducer } from './queue-producer.js';
 import { withJobTrace } from './job-trace.js';
+import { JobDataInvalidError } from './job-data-invalid-error.js';
 
 /** Most callers' groups in one add (each group is a caller's jobs, e.g. one run's reports). */
 const MAX_GROUPS = 50;
@@ -11,21 +12,32 @@ const MAX_GROUPS = 50;
  * Adds to a batchable queue from many callers at once (an executor's runs, each sending its reports or log lines):
  * the groups of jobs submitted while an add is on its way leave together in the next one, as `batch` jobs
  * (QueueProducer.addBatch), so a burst of runs costs one round trip and a few jobs instead of one job per report. A
- * caller's group stays whole and in its order; a group that cannot be added (its data refused by its schema, Redis
- * away) fails alone, to its caller, and the others are added. Each job carries the trace context of its caller's
- * add, not of whichever caller's add started the round.
+ * caller's group stays whole and in its order; a group its schema refuses fails alone, to its caller, and the others
+ * are added. Each job carries the trace context of its caller's add, not of whichever caller's add started the round.
  */
 export class GroupedAdds<Q extends QueueName> {
   private readonly commits: GroupCommit<readonly ProducedJob<Q>[], Error | undefined>;
 
   constructor(readonly producer: QueueProducer<Q>) {
-    this.commits = new GroupCommit(
-      failingAlone(async (groups: (readonly ProducedJob<Q>[])[]) => {
-        await context.with(ROOT_CONTEXT, () => producer.addBatch(groups.flat()));
-        return groups.map(() => undefined);
-      }),
-      MAX_GROUPS,
-    );
+    this.commits = new GroupCommit((groups) => this.write(groups), MAX_GROUPS);
+  }
+
+  /**
+   * One add for every group; when a schema refuses one, each group again alone, so the refused one fails by itself.
+   * Any other failure (Redis away) is every group's at once: each caller tries again on its own schedule, rather
+   * than the groups being tried one after another, each waiting out the outage.
+   */
+  private async write(groups: (readonly ProducedJob<Q>[])[]): Promise<(Error | undefined)[]> {
+    const add = (jobs: readonly ProducedJob<Q>[]) => context.with(ROOT_CONTEXT, () => this.producer.addBatch(jobs));
+    try {
+      await add(groups.flat());
+      return groups.map(() => undefined);
+    } catch (err) {
+      if (!(err instanceof JobDataInvalidError) || groups.length === 1) return groups.map(() => asError(err));
+      const results: (Error | undefined)[] = [];
+      for (const group of groups) results.push(await add(group).then(() => undefined, asError));
+      return results;
+    }
   }
 
   /** Resolves once `jobs` are on the queue; rejects with what kept them off it. */
@@ -34,3 +46,5 @@ export class GroupedAdds<Q extends QueueName> {
     if (result instanceof Error) throw result;
   }
 }
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));

@@ -110,7 +110,9 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
    * A batch job (QueueProducer.addBatch): each item is parsed with its own schema and handed to the handler of its
    * name in a span continuing the item's own trace. All are started in the batch's order before any is awaited, so
    * a group-committing handler takes them together and one run's items keep their order; the job is done when all
-   * are. An item that does not fit is dropped alone with one error line, as a lone job would fail unrecoverable.
+   * are. An item that does not fit (no handler for its name, its data refused: a consumer older than its producer)
+   * gets one error line, and once the others have settled the batch fails unrecoverable, as such a lone job would:
+   * it stays with the failed jobs, to be tried again once the consumer knows the item, not dropped.
    * A handler that throws fails the whole batch (once every item has settled), and the retry hands every item again:
    * safe because each consumer of a batchable queue applies an item once however often it comes (the scheduler's
    * reports by processed_events ON CONFLICT (event_id), monitoring's events ON CONFLICT (event_id), run_logs ON
@@ -123,6 +125,7 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
       this.logger.error(log, 'malformed job failed: its data does not match its schema');
       throw new UnrecoverableError(`job ${this.queue}/${BATCH_JOB} does not match its schema`);
     }
+    const refused: Refusal[] = [];
     const settled = await Promise.allSettled(
       (parsed.data as BatchJobData).jobs.map((item) => {
         const { payload, parent } = splitJobTrace(item.data);
@@ -130,13 +133,16 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
           const taken = this.take(item.name, payload);
           if ('run' in taken) return taken.run(job);
           const log = { queue: this.queue, job_id: job.id, item_id: item.id, job_name: item.name, ...taken.log };
-          this.logger.error(log, taken.dropped);
+          this.logger.error(log, taken.refused);
+          refused.push(taken);
           return Promise.resolve(undefined);
         });
       }),
     );
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
+    if (refused.length > 0)
+      throw new UnrecoverableError(`${refused.length} item(s) of the batch refused: ${refused[0]!.reason}`);
     return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
   }
 
@@ -163,7 +169,6 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
     if (!handler || !schema)
       return {
         refused: 'job with an unknown name failed',
-        dropped: 'batch item dropped: no handler for its name',
         reason: `queue ${this.queue} has no handler for job "${name}"`,
         log: {},
       };
@@ -171,7 +176,6 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
     if (!parsed.success)
       return {
         refused: 'malformed job failed: its data does not match its schema',
-        dropped: 'batch item dropped: its data does not match its schema',
         reason: `job ${this.queue}/${name} does not match its schema`,
         log: { issues: issuesOf(parsed.error) },
       };
@@ -179,10 +183,9 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
   }
 }
 
-/** Why a job is refused: its error line's message (a lone job's, a batch item's) and fields, the failed job's reason. */
+/** Why a job (or batch item) is refused: its error line's message and fields, and the failed job's reason. */
 interface Refusal {
   refused: string;
-  dropped: string;
   reason: string;
   log: object;
 }

@@ -15,8 +15,17 @@ const KEEP = {
   removeOnFail: { age: 7 * DAY_S, count: 10_000 },
 } as const satisfies JobsOptions;
 
-/** Events a consumer may fail on while our own infrastructure is down: tried again with backoff. */
-const EVENT: JobsOptions = { ...KEEP, attempts: 8, backoff: { type: 'exponential', delay: 1000 } };
+/**
+ * Events a consumer may fail on while our own infrastructure is down: tried again with backoff. Their queues carry
+ * `batch` jobs of up to 100 events each, so a tenth of the count of other jobs is kept (Redis runs noeviction: what
+ * is kept must stay bounded).
+ */
+const EVENT: JobsOptions = {
+  removeOnComplete: { age: HOUR_S, count: 1_000 },
+  removeOnFail: { age: 7 * DAY_S, count: 1_000 },
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1000 },
+};
 
 /** The default job options of each queue (its producers add only a job id, and a delay where one applies). */
 export const QUEUE_JOB_OPTIONS: Readonly<Record<QueueName, JobsOptions>> = {
@@ -26,10 +35,15 @@ export const QUEUE_JOB_OPTIONS: Readonly<Record<QueueName, JobsOptions>> = {
   [QUEUES.eventsMonitoring]: EVENT,
   [QUEUES.eventsWebhooks]: EVENT,
   // Reports: the executor tries an add again itself (run-reporter.ts); a job is processed once.
-  [QUEUES.eventsScheduler]: { ...KEEP, attempts: 1 },
+  [QUEUES.eventsScheduler]: {
+    ...KEEP,
+    removeOnComplete: EVENT.removeOnComplete,
+    removeOnFail: EVENT.removeOnFail,
+    attempts: 1,
+  },
   // Log batches are stored idempotently (run_id, seq), so a monitoring database outage is ridden out by retries
   // rather than losing lines; a batch that still fails holds tenant log text, so it stays a day, not a week.
-  [QUEUES.logs]: { ...EVENT, removeOnFail: { age: DAY_S, count: 10_000 } },
+  [QUEUES.logs]: { ...EVENT, removeOnFail: { age: DAY_S, count: 1_000 } },
   // The receiver's failures are retried as new attempts by the dispatcher; BullMQ's own retries only cover our
   // infrastructure failing (database, Redis).
   [QUEUES.webhookDeliveries]: {

@@ -27,7 +27,7 @@ export type OutboxJob = { [Q in QueueName]: ProducedJob<Q> & { queue: Q } }[Queu
 /**
  * Adds a turn's jobs with one round trip per queue (all at once), each queue's jobs in the turn's order: a batchable
  * queue's as `batch` jobs (addBatch: one job per 100, not one per event), `runs` with addBulk (an executor takes one
- * run per job). BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it is, so a turn sent
+ * run per job), 500 a round trip. BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it is, so a turn sent
  * again after a failure adds no run command twice; its events may be queued again in other batches, and their
  * consumers apply each once by its event id. Resolves once every job is added; the relay then marks the rows.
  */
@@ -40,12 +40,17 @@ export async function addOutboxJobs(producers: QueueProducers, jobs: readonly Ou
   }
   // Each list holds jobs of its queue only, which the Map's key type cannot say; both read name, data and opts.
   await Promise.all(
-    [...byQueue].map(([queue, list]) => {
+    [...byQueue].map(async ([queue, list]) => {
       const producer = producers.of(queue) as unknown as BulkAdder;
-      return isBatchable(queue) ? producer.addBatch(list) : producer.addBulk(list);
+      if (isBatchable(queue)) return producer.addBatch(list);
+      // One MULTI each: a turn of the schedule clock's runs (thousands of commands) never holds Redis at once.
+      for (let i = 0; i < list.length; i += BULK_ADD_MAX) await producer.addBulk(list.slice(i, i + BULK_ADD_MAX));
     }),
   );
 }
+
+/** Most jobs in one addBulk (one MULTI/EXEC, which Redis runs without serving anyone else). */
+const BULK_ADD_MAX = 500;
 
 interface BulkAdder {
   addBulk(jobs: readonly OutboxJob[]): Promise<unknown>;
