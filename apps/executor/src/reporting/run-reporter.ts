@@ -2,8 +2,8 @@
  * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: one send at a time,
  * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way leave together
  * in the next one, with those of the executor's other runs (GroupedAdds: one round trip and a `batch` job for all,
- * each run's applied in its order), so a run's bookkeeping never queues up behind its nodes. Job id (a lone report's, a batch item's) = event id: the
- * scheduler applies an event id once (processed_events).
+ * each run's applied in its order), so a run's bookkeeping never queues up behind its nodes. Job id (a lone report's,
+ * a batch item's) = event id: the scheduler applies an event id once (processed_events).
  */
 import type { GroupedAdds } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';

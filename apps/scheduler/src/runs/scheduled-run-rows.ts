@@ -8,7 +8,7 @@ import { SCHEDULED_TRIGGER, type ScheduledPipeline, type ScheduledRunRef } from 
  * The rows of the schedule clock's runs, made ready before the fire time and inserted at it: each pipeline's DAG and
  * initial nodes go once per batch, not once per run, and the columns whose value a new run takes from the table's
  * defaults (attempt 1, node_columns {}, requeues 0, epoch 0, the nulls) are not written. A row read back is the one
- * createWithin writes (cron.test.ts compares them).
+ * createWithin writes (scheduled-runs-outbox.test.ts compares them).
  */
 
 /** A run of the batch: all of its row but its id and times. */

@@ -65,9 +65,9 @@ export function tickIdOf(jobId: string, fireAt: Date): string {
  * made once.
  *
  * A batch may be taken shortly before its fire time: the jobs are held, their next fires moved on, their pipelines
- * asked for and their runs' rows built ahead, and the runs are written once the time has come. Nothing is visible before the commit, so a crash
- * or a stop in between leaves the jobs as they were; a change to one of these jobs (or a Trigger Run of it) waits for
- * the commit, and applies after the fire.
+ * asked for and their runs' rows built ahead, and the runs are written once the time has come. Nothing is visible
+ * before the commit, so a crash or a stop in between leaves the jobs as they were; a change to one of these jobs (or
+ * a Trigger Run of it) waits for the commit, and applies after the fire.
  */
 @Injectable()
 export class ScheduledRuns {

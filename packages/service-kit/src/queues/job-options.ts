@@ -16,16 +16,16 @@ const KEEP = {
 } as const satisfies JobsOptions;
 
 /**
- * Events a consumer may fail on while our own infrastructure is down: tried again with backoff. Their queues carry
- * `batch` jobs of up to 100 events each, so a tenth of the count of other jobs is kept (Redis runs noeviction: what
- * is kept must stay bounded).
+ * KEEP for the batchable queues, which carry `batch` jobs of up to 100 events each: a tenth of the count (Redis runs
+ * noeviction: what is kept must stay bounded).
  */
-const EVENT: JobsOptions = {
+const KEEP_BATCHES = {
   removeOnComplete: { age: HOUR_S, count: 1_000 },
   removeOnFail: { age: 7 * DAY_S, count: 1_000 },
-  attempts: 8,
-  backoff: { type: 'exponential', delay: 1000 },
-};
+} as const satisfies JobsOptions;
+
+/** Events a consumer may fail on while our own infrastructure is down: tried again with backoff. */
+const EVENT: JobsOptions = { ...KEEP_BATCHES, attempts: 8, backoff: { type: 'exponential', delay: 1000 } };
 
 /** The default job options of each queue (its producers add only a job id, and a delay where one applies). */
 export const QUEUE_JOB_OPTIONS: Readonly<Record<QueueName, JobsOptions>> = {
@@ -35,12 +35,7 @@ export const QUEUE_JOB_OPTIONS: Readonly<Record<QueueName, JobsOptions>> = {
   [QUEUES.eventsMonitoring]: EVENT,
   [QUEUES.eventsWebhooks]: EVENT,
   // Reports: the executor tries an add again itself (run-reporter.ts); a job is processed once.
-  [QUEUES.eventsScheduler]: {
-    ...KEEP,
-    removeOnComplete: EVENT.removeOnComplete,
-    removeOnFail: EVENT.removeOnFail,
-    attempts: 1,
-  },
+  [QUEUES.eventsScheduler]: { ...KEEP_BATCHES, attempts: 1 },
   // Log batches are stored idempotently (run_id, seq), so a monitoring database outage is ridden out by retries
   // rather than losing lines; a batch that still fails holds tenant log text, so it stays a day, not a week.
   [QUEUES.logs]: { ...EVENT, removeOnFail: { age: DAY_S, count: 1_000 } },

@@ -1,6 +1,6 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { context, trace } from '@opentelemetry/api';
 import { JOB_TRACE_KEY, splitJobTrace, withJobTrace } from './job-trace.js';
+import { useTracing } from '../../test/support/tracing.js';
 
 const command = { run_id: 'run_1', tenant_id: 't_1' };
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -13,14 +13,7 @@ describe('trace context in job data', () => {
   });
 
   describe('with an SDK registered', () => {
-    const provider = new NodeTracerProvider();
-    beforeAll(() => provider.register());
-    afterAll(async () => {
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
-    });
+    useTracing();
 
     it("sends the active span's context and gives the consumer the payload and that context", () => {
       const span = trace.getTracer('test').startSpan('rpc scheduler.runs.trigger');

@@ -27,9 +27,10 @@ export type OutboxJob = { [Q in QueueName]: ProducedJob<Q> & { queue: Q } }[Queu
 /**
  * Adds a turn's jobs with one round trip per queue (all at once), each queue's jobs in the turn's order: a batchable
  * queue's as `batch` jobs (addBatch: one job per 100, not one per event), `runs` with addBulk (an executor takes one
- * run per job), 500 a round trip. BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it is, so a turn sent
- * again after a failure adds no run command twice; its events may be queued again in other batches, and their
- * consumers apply each once by its event id. Resolves once every job is added; the relay then marks the rows.
+ * run per job), 500 a round trip. BullMQ's addBulk, like add, leaves a job whose id is already in the queue as it
+ * is, so a turn sent again after a failure adds no run command twice; its events may be queued again in other
+ * batches, and their consumers apply each once by its event id. Resolves once every job is added; the relay then
+ * marks the rows.
  */
 export async function addOutboxJobs(producers: QueueProducers, jobs: readonly OutboxJob[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxJob[]>();
