@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { freePort, linearDag, waitFor, type Stack } from '@conduit/testing';
 import type { Page, Project, Run, RunNode } from '@conduit/contracts';
-import { call, type ApiResponse } from './client.js';
+import { call, problemCode, type ApiResponse } from './client.js';
 
 export { freePort, waitFor } from '@conduit/testing';
 
@@ -116,6 +116,28 @@ export async function create<T = { id: string }>(
   const res = await call<T>(stack, 'POST', path, { body });
   if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${res.text}`);
   return res.body;
+}
+
+/**
+ * Creates a resource as a careful client does under faults: one Idempotency-Key for every attempt, and a 503 or a
+ * 409 `idempotency_in_progress` retried after its Retry-After (at most 1 s here) until a 201, within `timeoutMs`.
+ */
+export async function createUntilAccepted<T = { id: string }>(
+  stack: Stack,
+  path: string,
+  body: Record<string, unknown>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const headers = { 'idempotency-key': `create-${randomUUID()}` };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call<T>(stack, 'POST', path, { body, headers });
+    if (res.status === 201) return res.body;
+    const retryable = res.status === 503 || (res.status === 409 && problemCode(res) === 'idempotency_in_progress');
+    if (!retryable || Date.now() > deadline) throw new Error(`POST ${path} answered ${res.status}: ${res.text}`);
+    const afterMs = Math.min(1_000, Number(res.headers.get('retry-after') ?? 1) * 1_000);
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+  }
 }
 
 /** Creates a connector of this type and config under a fresh name (the type's, unless `namePrefix`); answers its id. */
