@@ -56,18 +56,19 @@ it('sends the rest of a batch when the contract refuses one report, and never re
     pino({ level: 'silent' }),
   );
   const node = (id: string, message: string) => runNode(id, 'transform', 'failed', { error: { message } });
-  // One send on its way, so the next three leave together in one batch, the refused one in the middle.
-  void reporter.send({ type: 'run.node', node: node('first', 'short') });
-  void reporter.send({ type: 'run.node', node: node('refused', 'x'.repeat(RUN_ERROR_MESSAGE_MAX + 1)) });
-  void reporter.send({ type: 'run.node', node: node('after', 'short') });
+  // Made in one turn, the four leave together in one batch, the refused one in the middle.
+  reporter.send({ type: 'run.node', node: node('first', 'short') });
+  reporter.send({ type: 'run.node', node: node('refused', 'x'.repeat(RUN_ERROR_MESSAGE_MAX + 1)) });
+  reporter.send({ type: 'run.node', node: node('after', 'short') });
   const startedMs = Date.now();
-  await reporter.send({
+  reporter.send({
     type: 'run.finished',
     status: 'failed',
     error: { message: 'short' },
     stats: { rows_read: 0, rows_written: 0 },
     nodes: [],
   });
+  await reporter.flushed();
   // Well under one retry pause of an outage: nothing waited for the refused report.
   expect(Date.now() - startedMs).toBeLessThan(2_000);
   const sent = (await reportsOf(suite.queues.reports, runId)).map((r) => (r.type === 'run.node' ? r.node.id : r.type));

@@ -1,70 +1,112 @@
-import type { QUEUES } from '@conduit/contracts';
+import type { QUEUES, RunNode } from '@conduit/contracts';
 import type { GroupedAdds } from '@conduit/service-kit';
+import { waitFor } from '@conduit/testing';
 import { pino } from 'pino';
 import { RunReporter } from './run-reporter.js';
 
-/** A queue whose adds fail while `down` says so, recording the ones that got through and each send's size. */
-function flakyQueue(down: () => boolean) {
+/**
+ * A queue whose adds fail while `down` says so and wait while `gate` is set, recording each added report (its type,
+ * with the node id and status of a node report) and each send's size.
+ */
+function recordingQueue(down: () => boolean = () => false) {
   const added: string[] = [];
   const sends: number[] = [];
+  let gate: Promise<void> | undefined;
   const queue = {
-    add: async (jobs: { name: string }[]) => {
+    add: async (jobs: { name: string; data: { node?: RunNode } }[]) => {
       await Promise.resolve();
+      await gate;
       if (down()) throw new Error('Connection is closed.');
-      added.push(...jobs.map((j) => j.name));
+      added.push(...jobs.map((j) => (j.data.node ? `${j.data.node.id}:${j.data.node.status}` : j.name)));
       sends.push(jobs.length);
     },
   } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
-  return { queue, added, sends };
+  /** Holds every add until the returned function is called. */
+  const hold = (): (() => void) => {
+    let open!: () => void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    return () => {
+      gate = undefined;
+      open();
+    };
+  };
+  return { queue, added, sends, hold };
 }
 
 const identity = { run_id: 'run_1', tenant_id: 'tnt_1', attempt: 1, epoch: 1 };
 const silent = pino({ level: 'silent' });
+const node = (id: string, status: RunNode['status']) => ({ id, status }) as RunNode;
+const finished = (nodes: RunNode[] = []) => ({
+  type: 'run.finished' as const,
+  status: 'succeeded' as const,
+  error: null,
+  stats: { rows_read: 0, rows_written: 0 },
+  nodes,
+});
 
 describe('RunReporter', () => {
   it('keeps a report that Redis refused and sends it, in order, once Redis is back (a final report is never dropped by an outage)', async () => {
     let failures = 3;
-    const { queue, added } = flakyQueue(() => failures-- > 0);
+    const { queue, added } = recordingQueue(() => failures-- > 0);
     const reporter = new RunReporter(queue, identity, silent);
-    void reporter.send({ type: 'run.node', node: { id: 'n' } as never });
-    void reporter.send({
-      type: 'run.finished',
-      status: 'succeeded',
-      error: null,
-      stats: { rows_read: 0, rows_written: 0 },
-      nodes: [],
-    });
+    reporter.send({ type: 'run.node', node: node('n', 'failed') });
+    reporter.send(finished());
     await reporter.flushed();
-    expect(added).toEqual(['run.node', 'run.finished']);
+    expect(added).toEqual(['n:failed', 'run.finished']);
   });
 
-  it('sends the reports made while a send is on its way together, in order, in the next send', async () => {
-    const { queue, added, sends } = flakyQueue(() => false);
+  it('sends the reports of one turn together, and those made while a send is on its way together in the next', async () => {
+    const { queue, added, sends, hold } = recordingQueue();
     const reporter = new RunReporter(queue, identity, silent);
-    for (const id of ['a', 'b', 'c']) void reporter.send({ type: 'run.node', node: { id } as never });
-    await reporter.send({
-      type: 'run.finished',
-      status: 'succeeded',
-      error: null,
-      stats: { rows_read: 0, rows_written: 0 },
-      nodes: [],
-    });
-    expect(added).toEqual(['run.node', 'run.node', 'run.node', 'run.finished']);
-    expect(sends).toEqual([1, 3]);
+    const release = hold();
+    reporter.send({ type: 'run.node', node: node('a', 'succeeded') });
+    reporter.send({ type: 'run.node', node: node('b', 'skipped') });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const id of ['c', 'd', 'e']) reporter.send({ type: 'run.node', node: node(id, 'succeeded') });
+    release();
+    await reporter.flushed();
+    expect(added).toEqual(['a:succeeded', 'b:skipped', 'c:succeeded', 'd:succeeded', 'e:succeeded']);
+    expect(sends).toEqual([2, 3]);
+  });
+
+  it("holds a node's running report for the progress delay and drops it when the node ends first", async () => {
+    const { queue, added } = recordingQueue();
+    const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 50 });
+    reporter.send({ type: 'run.node', node: node('short', 'running') });
+    reporter.send({ type: 'run.node', node: node('long', 'running') });
+    reporter.send({ type: 'run.node', node: node('short', 'succeeded') });
+    await waitFor(() => added.length === 2, { what: 'the short node end and the long node start' });
+    expect(added).toEqual(['short:succeeded', 'long:running']);
+    reporter.send({ type: 'run.node', node: node('long', 'succeeded') });
+    await reporter.flushed();
+    expect(added).toEqual(['short:succeeded', 'long:running', 'long:succeeded']);
+  });
+
+  it("sends a held running report as soon as the run's reports are flushed (a run handed back)", async () => {
+    const { queue, added } = recordingQueue();
+    const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 60_000 });
+    reporter.send({ type: 'run.node', node: node('a', 'running') });
+    await reporter.flushed();
+    expect(added).toEqual(['a:running']);
+  });
+
+  it('drops the node reports of its batch that the final report states again, and keeps the others', async () => {
+    const { queue, added, sends } = recordingQueue();
+    const reporter = new RunReporter(queue, identity, silent);
+    reporter.send({ type: 'run.node', node: node('a', 'running') });
+    reporter.send({ type: 'run.node', node: node('b', 'succeeded') });
+    reporter.send({ type: 'run.node', node: node('c', 'failed') });
+    reporter.send(finished([node('a', 'succeeded'), node('b', 'succeeded')]));
+    await reporter.flushed();
+    expect(added).toEqual(['c:failed', 'run.finished']);
+    expect(sends).toEqual([2]);
   });
 
   it('gives up after its retry time, logging, without throwing', async () => {
-    const { queue, added } = flakyQueue(() => true);
-    const reporter = new RunReporter(queue, identity, silent, 50);
-    await expect(
-      reporter.send({
-        type: 'run.finished',
-        status: 'failed',
-        error: null,
-        stats: { rows_read: 0, rows_written: 0 },
-        nodes: [],
-      }),
-    ).resolves.toBeUndefined();
+    const { queue, added } = recordingQueue(() => true);
+    const reporter = new RunReporter(queue, identity, silent, { retryMs: 50 });
+    reporter.send({ ...finished(), status: 'failed' });
+    await expect(reporter.flushed()).resolves.toBeUndefined();
     expect(added).toEqual([]);
   });
 });

@@ -1,9 +1,15 @@
 /**
  * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: one send at a time,
- * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way leave together
- * in the next one, with those of the executor's other runs (GroupedAdds: one round trip and a `batch` job for all,
- * each run's applied in its order), so a run's bookkeeping never queues up behind its nodes. Job id (a lone report's,
- * a batch item's) = event id: the scheduler applies an event id once (processed_events).
+ * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way, or in the
+ * same turn of the event loop, leave together in the next one, with those of the executor's other runs
+ * (GroupedAdds: one round trip and a `batch` job for all, each run's applied in its order), so a run's bookkeeping
+ * never queues up behind its nodes. Job id (a lone report's, a batch item's) = event id: the scheduler applies an
+ * event id once (processed_events).
+ *
+ * Progress is sent only while it says something: a node's `running` report waits PROGRESS_REPORT_DELAY_MS and is
+ * dropped when the node's next state comes first (a short node reports once), and node reports that leave with the
+ * run's final report are dropped for the nodes it carries (it states every node). A node's end is never held back
+ * beyond the turn: a run taken over resumes from the node states the scheduler has (resume-plan.ts).
  */
 import type { GroupedAdds } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
@@ -39,48 +45,98 @@ type Body =
 /** Most reports in one send. */
 const MAX_BATCH = 100;
 
+/**
+ * How long a node's `running` report waits: a node that ends sooner sends its end alone. What a client sees of a
+ * node's start is at most this late; ends and the run's state are not delayed.
+ */
+export const PROGRESS_REPORT_DELAY_MS = 100;
+
 interface Pending {
   report: RunReport;
   /** From when it was made, not from its turn: reports queued behind one that waits out an outage share its deadline. */
   giveUpAt: number;
 }
 
+export interface RunReporterOptions {
+  /** How long a failed send is tried again; default REPORT_RETRY_MS. */
+  retryMs?: number;
+  /** How long a node's `running` report waits; default PROGRESS_REPORT_DELAY_MS. */
+  progressDelayMs?: number;
+}
+
 export class RunReporter {
   private pending: Pending[] = [];
+  /** `running` reports waiting to be sent, by node id: a later report of the node replaces its entry. */
+  private readonly held = new Map<string, Pending>();
+  private heldTimer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private sending = false;
+  private readonly retryMs: number;
+  private readonly progressDelayMs: number;
 
   constructor(
     private readonly queue: GroupedAdds<typeof QUEUES.eventsScheduler>,
     private readonly run: RunIdentity,
     private readonly logger: Logger,
-    private readonly retryMs = REPORT_RETRY_MS,
-  ) {}
+    options: RunReporterOptions = {},
+  ) {
+    this.retryMs = options.retryMs ?? REPORT_RETRY_MS;
+    this.progressDelayMs = options.progressDelayMs ?? PROGRESS_REPORT_DELAY_MS;
+  }
 
   /**
-   * Queues the report behind the earlier ones (stamped `at`, default now). A failed send is tried again for `retryMs`,
-   * then logged; never thrown. Resolves once this report and every earlier one is on the queue (or logged as lost).
+   * Queues the report behind the earlier ones (stamped `at`, default now); a node's `running` report waits (see
+   * above). A failed send is tried again for `retryMs`, then logged; never thrown: flushed() says when all is sent.
    */
-  send(body: Body, at = new Date()): Promise<void> {
+  send(body: Body, at = new Date()): void {
     // With the context of the run's (or node's) span: the scheduler applies it in that trace (job-trace.ts).
     const report = withJobTrace<RunReport>({ ...body, event_id: newId('event'), ...this.run, at: at.toISOString() });
-    this.pending.push({ report, giveUpAt: Date.now() + this.retryMs });
-    if (!this.sending) {
-      this.sending = true;
-      this.chain = this.drain();
+    const item = { report, giveUpAt: Date.now() + this.retryMs };
+    if (body.type === 'run.node') {
+      this.held.delete(body.node.id);
+      if (body.node.status === 'running') {
+        this.held.set(body.node.id, item);
+        this.heldTimer ??= setTimeout(() => this.releaseHeld(), this.progressDelayMs).unref();
+        return;
+      }
     }
+    if (body.type === 'run.finished') {
+      // The final report states every node it carries: their waiting progress says nothing more.
+      for (const node of body.nodes) this.held.delete(node.id);
+      this.releaseHeld();
+    }
+    this.pending.push(item);
+    this.startSending();
+  }
+
+  /** Resolves once every report made so far, waiting ones included, is on the queue (or logged as lost). */
+  flushed(): Promise<void> {
+    this.releaseHeld();
     return this.chain;
   }
 
-  /** Resolves once every report sent so far is on the queue (or logged as lost). */
-  flushed(): Promise<void> {
-    return this.chain;
+  /** The waiting `running` reports join the pending ones, in the order they were made (the map's order). */
+  private releaseHeld(): void {
+    clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
+    if (this.held.size === 0) return;
+    this.pending.push(...this.held.values());
+    this.held.clear();
+    this.startSending();
+  }
+
+  private startSending(): void {
+    if (this.sending) return;
+    this.sending = true;
+    this.chain = this.drain();
   }
 
   private async drain(): Promise<void> {
     try {
+      // One turn of the event loop: a node's end and the run's, made in this one, leave together.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, MAX_BATCH);
+        const batch = withoutSuperseded(this.pending.splice(0, MAX_BATCH));
         await this.sendBatch(batch);
       }
     } finally {
@@ -121,4 +177,12 @@ export class RunReporter {
       }
     }
   }
+}
+
+/** The batch without the node reports that a later final report of the batch states again. */
+function withoutSuperseded(batch: Pending[]): Pending[] {
+  const final = batch.findLast((p) => p.report.type === 'run.finished')?.report;
+  if (final?.type !== 'run.finished') return batch;
+  const stated = new Set(final.nodes.map((n) => n.id));
+  return batch.filter((p) => p.report.type !== 'run.node' || !stated.has(p.report.node.id));
 }

@@ -274,7 +274,7 @@ export class RunProcessor {
         log,
         onNodeChange: (node) => {
           this.deps.metrics?.nodeChanged(node);
-          void reporter.send({ type: 'run.node', node });
+          reporter.send({ type: 'run.node', node });
         },
         recorded: claim.recorded,
         maxParallelNodes: this.deps.nodeParallelism,
@@ -300,7 +300,7 @@ export class RunProcessor {
         null,
         `run ${status} in ${Date.now() - startedMs} ms${outcome.error ? `: ${outcome.error.message}` : ''}`,
       );
-      void reporter.send({
+      reporter.send({
         type: 'run.finished',
         status,
         error: status === 'canceled' ? null : outcome.error,

@@ -32,3 +32,23 @@ export async function logBatchesOf(queue: Queue, runId: string): Promise<RunLogB
     .map((job) => runLogBatchSchema.parse(job.data))
     .sort((a, b) => a.lines[0]!.n - b.lines[0]!.n);
 }
+
+/**
+ * Each node's run.node reports of a run as `status` (or `status:attempts`), in the order made. A node's start is left
+ * out when the node ended within the progress delay, and its end when it rode with the final report, which states it
+ * (run-reporter.ts): compare with `leftOutOf`.
+ */
+export function nodeReportsOf(reports: RunReport[], withAttempts = false): Record<string, string[]> {
+  const byNode: Record<string, string[]> = {};
+  for (const r of reports) {
+    if (r.type !== 'run.node') continue;
+    const shown = withAttempts ? `${r.node.status}:${r.node.attempts}` : r.node.status;
+    (byNode[r.node.id] ??= []).push(shown);
+  }
+  return byNode;
+}
+
+/** `expected` without the entries `actual` left out: equals `actual` when that only leaves entries out, in order. */
+export function leftOutOf(expected: readonly string[], actual: readonly string[] = []): string[] {
+  return expected.filter((e) => actual.includes(e));
+}
