@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { waitFor } from '@conduit/testing';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { REDIS_URL } from './support/redis.js';
 import { QUEUES, type Job, type Run } from '@conduit/contracts';
@@ -73,6 +74,31 @@ describe('the transactional outbox', () => {
       expect((await runsQueue.getJobs(['waiting'])).filter((j) => j.id === run.id)).toHaveLength(1);
     } finally {
       await queues.close();
+    }
+  });
+
+  it("queues a manual trigger's command once, though both the trigger and the relay add it", async () => {
+    const live = await startScheduler(suite.ds, prefix, { background: { relay: true, ticks: false, reaper: false } });
+    const t = newTenant();
+    try {
+      const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+        body: { name: 'at-once', pipeline_id: store.add(t).id },
+      });
+      const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      const queued = await waitFor(() => runsQueue.getJob(run.id), { what: "the run's command on the queue" });
+      expect(queued.data).toMatchObject({ run_id: run.id, tenant_id: t, job_id: job.id, trigger: 'manual' });
+      await drainOutbox(suite.ds, prefix);
+      const unpublished = await suite.ds.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`,
+        [run.id],
+      );
+      expect(unpublished[0]?.n).toBe(0);
+      const commands = (await runsQueue.getJobs(['waiting', 'delayed', 'active'])).filter(
+        (j) => (j.data as { run_id?: string }).run_id === run.id,
+      );
+      expect(commands.map((j) => j.id)).toEqual([run.id]);
+    } finally {
+      await live.close();
     }
   });
 

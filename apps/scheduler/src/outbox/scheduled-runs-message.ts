@@ -8,7 +8,7 @@ import { runEventOf } from '../runs/run.mapper.js';
  * runs instead of two full rows (command, `run.queued` event) per run. The relay builds each run's command and event
  * when it publishes (scheduler-outbox.ts), with the job ids of before: the run id for a command, the event id kept in
  * the row for an event, so a re-publish dedupes. The event comes from the row alone, as a run_event row's does; the
- * command also needs the run (its status, locked, and parameters).
+ * command also needs the run (its status and parameters).
  */
 
 /**

@@ -18,7 +18,7 @@ import {
  * job as add does.
  */
 async function jobsOf(rows: OutboxRow[], m: EntityManager): Promise<OutboxJob[]> {
-  const runs = await lockedRuns(
+  const runs = await runsOf(
     m,
     rows.flatMap((r) =>
       r['kind'] === 'run_command'
@@ -63,20 +63,22 @@ function eventJobs(event: RunEvent, jobId: string): OutboxJob[] {
 }
 
 /**
- * The runs among `ids` (their status, and the parameters a scheduled run's command takes from its row). Holding
- * their rows (FOR SHARE, in id order like every other multi-run lock) orders this against a cancel: a run canceled
- * before it was published is never enqueued, and a cancel that commits after it finds the queue job to remove.
+ * The runs among `ids` (their status, and the parameters a scheduled run's command takes from its row), read without
+ * a lock: a run canceled before this read is never enqueued. A cancel that commits after it may miss the job it
+ * looks for (not added yet), and the job is then added for a run that is over: its executor's claim is refused and
+ * nothing runs (run-claims.ts), as for a manual trigger's command, which the scheduler adds at once after its commit
+ * (runs.service.ts). Holding the rows (FOR SHARE) would make that command's claim wait for this turn's commit.
  */
-async function lockedRuns(m: EntityManager, ids: string[]): Promise<Map<string, LockedRun>> {
+async function runsOf(m: EntityManager, ids: string[]): Promise<Map<string, PublishedRun>> {
   if (ids.length === 0) return new Map();
-  const runs = await m.query<(LockedRun & { id: string })[]>(
-    `SELECT id, status, parameters FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
+  const runs = await m.query<(PublishedRun & { id: string })[]>(
+    `SELECT id, status, parameters FROM runs WHERE id = ANY($1::text[])`,
     [ids],
   );
   return new Map(runs.map((r) => [r.id, r]));
 }
 
-interface LockedRun {
+interface PublishedRun {
   status: string;
   parameters: Record<string, unknown>;
 }

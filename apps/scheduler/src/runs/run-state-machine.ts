@@ -64,7 +64,7 @@ export class RunStateMachine {
     const now = new Date();
     const run = this.newRun(m, input, now);
     await m.insert(RunEntity, entityValues<RunEntity>(run));
-    await addRunCommand(m, this.commandOf(run, input.connectors), now);
+    await addRunCommand(m, this.runCommandOf(run, input.connectors), now);
     await addRunEvent(m, runEventOf(run, 'run.queued', now));
     return run;
   }
@@ -84,7 +84,7 @@ export class RunStateMachine {
     const run = this.newRun(m, input, now);
     const list = runInsertList(m);
     const messages = [
-      runCommandMessage(this.commandOf(run, input.connectors), now),
+      runCommandMessage(this.runCommandOf(run, input.connectors), now),
       runEventMessage(runEventOf(run, 'run.queued', now)),
     ];
     const inserted = await m
@@ -155,10 +155,11 @@ export class RunStateMachine {
    * then resolves every connector as it is now.
    */
   async enqueueWithin(m: EntityManager, run: RunEntity, at: Date): Promise<void> {
-    await addRunCommand(m, this.commandOf(run), at);
+    await addRunCommand(m, this.runCommandOf(run), at);
   }
 
-  private commandOf(run: RunEntity, connectors?: ConnectorVersion[]): RunCommand {
+  /** The command that queues `run` (what its outbox row carries), with the connector versions of its trigger. */
+  runCommandOf(run: RunEntity, connectors?: ConnectorVersion[]): RunCommand {
     return {
       run_id: run.id,
       tenant_id: run.tenantId,

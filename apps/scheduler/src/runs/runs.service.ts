@@ -3,9 +3,11 @@ import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import {
   AppError,
+  QUEUES,
   isId,
   pageOf,
   type Page,
+  type ConnectorVersion,
   type Run,
   type RunDag,
   type RpcContext,
@@ -20,7 +22,7 @@ import { RunCancelSignals } from './run-cancel-signals.js';
 import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
-import { OutboxRelay } from '@conduit/service-kit';
+import { OutboxRelay, QueueProducers } from '@conduit/service-kit';
 import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import { assertBeforeDeadline, createOnce, cursorAfter, notFound } from '@conduit/service-kit';
@@ -34,6 +36,7 @@ export class RunsService {
     private readonly cancels: RunCancelSignals,
     private readonly snapshots: PipelineSnapshots,
     private readonly relay: OutboxRelay,
+    private readonly producers: QueueProducers,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
   ) {}
@@ -85,7 +88,7 @@ export class RunsService {
       assertBeforeDeadline(ctx);
       await this.faultCommitDelay();
       const created = await this.machine.createWhileJobAt(newRun(job.parameters, job.id), job.revision);
-      if (created) return this.queued(created, job.id, []);
+      if (created) return this.queued(created, job.id, [], snapshot.connectors);
     }
     let replaced: string[] = [];
     // A job that allows overlapping runs needs neither its row held alone nor its active runs: a shared hold keeps the
@@ -124,16 +127,38 @@ export class RunsService {
       shared = false;
       created = await create();
     }
-    return this.queued(created, job.id, replaced);
+    return this.queued(created, job.id, replaced, snapshot.connectors);
   }
 
-  /** After a trigger's commit: the relay woken, replaced runs' executors told. */
-  private async queued(created: RunEntity, jobId: string, replaced: string[]): Promise<RunEntity> {
+  /** After a trigger's commit: the command queued, the relay woken, replaced runs' executors told. */
+  private async queued(
+    created: RunEntity,
+    jobId: string,
+    replaced: string[],
+    connectors: ConnectorVersion[] | undefined,
+  ): Promise<RunEntity> {
     reachFaultPoint('after_run_commit');
+    this.queueAtOnce(created, connectors);
     this.relay.wake();
     if (replaced.length > 0) await this.cancels.announce(replaced);
     this.logger.info({ run_id: created.id, job_id: jobId, trigger: 'manual', replaced }, 'run queued');
     return created;
+  }
+
+  /**
+   * Adds the run's command to `runs` right after its commit, under the job id the relay's add of its outbox row uses
+   * (BullMQ keeps the first of the two), so the run starts without waiting for the relay's turn. The outbox row still
+   * guarantees the command: this add is not awaited, and one that fails (Redis away) is left to the relay. A process
+   * that relays nothing (background.relay off) queues nothing here either.
+   */
+  private queueAtOnce(run: RunEntity, connectors: ConnectorVersion[] | undefined): void {
+    if (!this.settings.background.relay) return;
+    this.producers
+      .of(QUEUES.runs)
+      .add('run', this.machine.runCommandOf(run, connectors), { jobId: run.id })
+      .catch((err: unknown) =>
+        this.logger.debug({ err, run_id: run.id }, 'run command not queued at once; the outbox relay queues it'),
+      );
   }
 
   /** Test only (SCHEDULER_FAULT_COMMIT_DELAY_MS): the wait after the deadline check, before the commit. */
