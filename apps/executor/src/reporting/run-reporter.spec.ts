@@ -1,5 +1,6 @@
+import { jest } from '@jest/globals';
 import type { QUEUES, RunNode } from '@conduit/contracts';
-import type { GroupedAdds } from '@conduit/service-kit';
+import { JobDataInvalidError, type GroupedAdds } from '@conduit/service-kit';
 import { waitFor } from '@conduit/testing';
 import { pino } from 'pino';
 import { RunReporter } from './run-reporter.js';
@@ -80,6 +81,48 @@ describe('RunReporter', () => {
     reporter.send({ type: 'run.node', node: node('long', 'succeeded') });
     await reporter.flushed();
     expect(added).toEqual(['short:succeeded', 'long:running', 'long:succeeded']);
+  });
+
+  it('holds each running report for its own delay, not for the one of the first report held', async () => {
+    // Fake clock for the delays only: the reporter's turn (setImmediate) and the queue's promises stay real.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    try {
+      const { queue, added } = recordingQueue();
+      const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 100 });
+      reporter.send({ type: 'run.node', node: node('a', 'running') });
+      jest.advanceTimersByTime(60);
+      reporter.send({ type: 'run.node', node: node('b', 'running') });
+      jest.advanceTimersByTime(40);
+      await settle();
+      expect(added).toEqual(['a:running']);
+      jest.advanceTimersByTime(59);
+      await settle();
+      expect(added).toEqual(['a:running']);
+      jest.advanceTimersByTime(1);
+      await settle();
+      expect(added).toEqual(['a:running', 'b:running']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('sends every node end of a batch whose final report the contract refuses', async () => {
+    const { queue, added } = recordingQueue();
+    const refusing = {
+      add: async (jobs: { name: string; data: { node?: RunNode } }[]) => {
+        if (jobs.some((j) => j.name === 'run.finished'))
+          throw new JobDataInvalidError('events.scheduler', 'run.finished', ['nodes: too large']);
+        return (queue as unknown as { add: (j: typeof jobs) => Promise<void> }).add(jobs);
+      },
+    } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
+    const reporter = new RunReporter(refusing, identity, silent);
+    reporter.send({ type: 'run.node', node: node('a', 'succeeded') });
+    reporter.send(finished([node('a', 'succeeded')]));
+    await reporter.flushed();
+    expect(added).toEqual(['a:succeeded']);
   });
 
   it("sends a held running report as soon as the run's reports are flushed (a run handed back)", async () => {

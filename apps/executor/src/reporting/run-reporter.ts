@@ -1,6 +1,6 @@
 /**
- * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`, in order: one send at a time,
- * so the scheduler sees a node's running before its succeeded. Reports made while a send is on its way, or in the
+ * Sends one run's reports (run.started, run.node, run.finished) to `events.scheduler`: one send at a time, so the
+ * scheduler sees a node's running before its succeeded. Reports made while a send is on its way, or in the
  * same turn of the event loop, leave together in the next one, with those of the executor's other runs
  * (GroupedAdds: one round trip and a `batch` job for all, each run's applied in its order), so a run's bookkeeping
  * never queues up behind its nodes. Job id (a lone report's, a batch item's) = event id: the scheduler applies an
@@ -9,7 +9,8 @@
  * Progress is sent only while it says something: a node's `running` report waits PROGRESS_REPORT_DELAY_MS and is
  * dropped when the node's next state comes first (a short node reports once), and node reports that leave with the
  * run's final report are dropped for the nodes it carries (it states every node). A node's end is never held back
- * beyond the turn: a run taken over resumes from the node states the scheduler has (resume-plan.ts).
+ * beyond the turn: a run taken over resumes from the node states the scheduler has (resume-plan.ts). Order holds per
+ * node: a `running` report sent after its wait goes behind reports of other nodes made meanwhile.
  */
 import type { GroupedAdds } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
@@ -66,8 +67,11 @@ export interface RunReporterOptions {
 
 export class RunReporter {
   private pending: Pending[] = [];
-  /** `running` reports waiting to be sent, by node id: a later report of the node replaces its entry. */
-  private readonly held = new Map<string, Pending>();
+  /**
+   * `running` reports waiting to be sent, by node id, each until its own `dueAt`: a later report of the node replaces
+   * its entry. In the order they were made (a Map keeps insertion order), so the earliest due comes first.
+   */
+  private readonly held = new Map<string, Pending & { dueAt: number }>();
   private heldTimer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private sending = false;
@@ -95,15 +99,15 @@ export class RunReporter {
     if (body.type === 'run.node') {
       this.held.delete(body.node.id);
       if (body.node.status === 'running') {
-        this.held.set(body.node.id, item);
-        this.heldTimer ??= setTimeout(() => this.releaseHeld(), this.progressDelayMs).unref();
+        this.held.set(body.node.id, { ...item, dueAt: Date.now() + this.progressDelayMs });
+        this.heldTimer ??= this.armHeldTimer();
         return;
       }
     }
     if (body.type === 'run.finished') {
       // The final report states every node it carries: their waiting progress says nothing more.
       for (const node of body.nodes) this.held.delete(node.id);
-      this.releaseHeld();
+      this.releaseHeld(Infinity);
     }
     this.pending.push(item);
     this.startSending();
@@ -111,18 +115,39 @@ export class RunReporter {
 
   /** Resolves once every report made so far, waiting ones included, is on the queue (or logged as lost). */
   flushed(): Promise<void> {
-    this.releaseHeld();
+    this.releaseHeld(Infinity);
     return this.chain;
   }
 
-  /** The waiting `running` reports join the pending ones, in the order they were made (the map's order). */
-  private releaseHeld(): void {
-    clearTimeout(this.heldTimer);
-    this.heldTimer = undefined;
-    if (this.held.size === 0) return;
-    this.pending.push(...this.held.values());
-    this.held.clear();
-    this.startSending();
+  /** A timer for the earliest waiting report (the map's first); undefined when none waits. */
+  private armHeldTimer(): NodeJS.Timeout | undefined {
+    const first = this.held.values().next();
+    if (first.done) return undefined;
+    const timer = setTimeout(
+      () => {
+        this.heldTimer = undefined;
+        this.releaseHeld(Date.now());
+        this.heldTimer = this.armHeldTimer();
+      },
+      Math.max(0, first.value.dueAt - Date.now()),
+    );
+    return timer.unref();
+  }
+
+  /** The waiting `running` reports due by `now` join the pending ones, in the order they were made. */
+  private releaseHeld(now: number): void {
+    if (now === Infinity) {
+      clearTimeout(this.heldTimer);
+      this.heldTimer = undefined;
+    }
+    let released = false;
+    for (const [nodeId, item] of this.held) {
+      if (item.dueAt > now) break;
+      this.held.delete(nodeId);
+      this.pending.push({ report: item.report, giveUpAt: item.giveUpAt });
+      released = true;
+    }
+    if (released) this.startSending();
   }
 
   private startSending(): void {
@@ -136,8 +161,8 @@ export class RunReporter {
       // One turn of the event loop: a node's end and the run's, made in this one, leave together.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.pending.length > 0) {
-        const batch = withoutSuperseded(this.pending.splice(0, MAX_BATCH));
-        await this.sendBatch(batch);
+        const batch = this.pending.splice(0, MAX_BATCH);
+        await this.sendBatch(withoutSuperseded(batch), batch);
       }
     } finally {
       this.sending = false;
@@ -145,11 +170,13 @@ export class RunReporter {
   }
 
   /**
-   * Tries the batch until its newest report's deadline, so a final report is never given up sooner than alone. A
-   * report the contract refuses is permanent: the batch (none of it sent) goes one by one, and that one is dropped.
+   * Tries the batch until its latest report's deadline, so a final report is never given up sooner than alone. A
+   * report the contract refuses is permanent: the batch (none of it sent) goes one by one, and that one is dropped;
+   * one by one from `whole`, the batch before superseded reports were left out (a refused final report would
+   * otherwise take the node ends it stated with it).
    */
-  private async sendBatch(batch: Pending[]): Promise<void> {
-    const giveUpAt = batch.at(-1)!.giveUpAt;
+  private async sendBatch(batch: Pending[], whole: Pending[] = batch): Promise<void> {
+    const giveUpAt = Math.max(...batch.map((p) => p.giveUpAt));
     const reports = batch.map((p) => p.report);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -157,8 +184,8 @@ export class RunReporter {
         return;
       } catch (err) {
         if (err instanceof JobDataInvalidError) {
-          if (batch.length > 1) {
-            for (const one of batch) await this.sendBatch([one]);
+          if (whole.length > 1) {
+            for (const one of whole) await this.sendBatch([one]);
           } else {
             // Without the data: it is what was too large or malformed, and may hold a tenant's values.
             const { type, event_id } = reports[0]!;

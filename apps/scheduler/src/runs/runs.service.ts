@@ -148,14 +148,19 @@ export class RunsService {
   /**
    * Adds the run's command to `runs` right after its commit, under the job id the relay's add of its outbox row uses
    * (BullMQ keeps the first of the two), so the run starts without waiting for the relay's turn. The outbox row still
-   * guarantees the command: this add is not awaited, and one that fails (Redis away) is left to the relay. A process
-   * that relays nothing (background.relay off) queues nothing here either.
+   * guarantees the command: this add is not awaited, and never fails the trigger. While Redis is away it waits in
+   * the connection's offline queue and goes when Redis is back (harmless even for a run canceled meanwhile: its claim
+   * is refused). A process that relays nothing (background.relay off) queues nothing here either.
    */
   private queueAtOnce(run: RunEntity, connectors: ConnectorVersion[] | undefined): void {
     if (!this.settings.background.relay) return;
-    this.producers
-      .of(QUEUES.runs)
-      .add('run', this.machine.runCommandOf(run, connectors), { jobId: run.id })
+    // Two turns later, so the trigger's answer goes first (the RPC server sends a turn's replies from a setImmediate,
+    // and the add parses and serializes the whole DAG); in a promise, since the producer's schema check throws
+    // before it sends and must not fail a committed trigger.
+    new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
+      .then(() =>
+        this.producers.of(QUEUES.runs).add('run', this.machine.runCommandOf(run, connectors), { jobId: run.id }),
+      )
       .catch((err: unknown) =>
         this.logger.debug({ err, run_id: run.id }, 'run command not queued at once; the outbox relay queues it'),
       );

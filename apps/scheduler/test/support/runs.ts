@@ -6,13 +6,27 @@ import { waitFor } from '@conduit/testing';
 import type { SchedulerCaller } from './scheduler-app.js';
 import type { SchedulerSuite } from './scheduler-suite.js';
 
-/** Creates a job (on a pipeline of the suite's stub catalog) and triggers a run; resolves once its command is queued. */
+/**
+ * Creates a job (on a pipeline of the suite's stub catalog) and triggers a run; resolves once its command is queued
+ * and its outbox rows published: the trigger adds the command at once and the relay adds it again (a no-op), so a
+ * test that removes the job waits for both.
+ */
 export async function triggerQueuedRun(suite: SchedulerSuite, t: string, job: Partial<Job> = {}): Promise<Run> {
   const created = await suite.caller.ok<Job>(t, 'scheduler.jobs.create', {
     body: { name: `j-${newId('job')}`, pipeline_id: suite.store.add(t).id, ...job },
   });
   const run = await suite.caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: created.id, body: {} });
   await waitFor(() => suite.queue(QUEUES.runs).getJob(run.id), { what: 'the command enqueued' });
+  await waitFor(
+    async () =>
+      (
+        await suite.ds.query<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`,
+          [run.id],
+        )
+      )[0]?.n === 0,
+    { what: "the run's outbox rows published" },
+  );
   return run;
 }
 
