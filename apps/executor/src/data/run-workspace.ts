@@ -3,7 +3,7 @@
  * instance's folder, sandboxed), a folder of its own for CSV hand-offs and one inside the instance's scratch folder
  * for typed reads and writes. Every node table lives in the database under its node id.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { TransferBuffers } from '@conduit/connectors';
@@ -128,10 +128,22 @@ export class RunWorkspace {
     this.releaseCollector?.();
     this.releaseCollector = undefined;
     await Promise.all([
-      rm(this.spillDir, { recursive: true, force: true }),
-      rm(this.scratchDir, { recursive: true, force: true }),
+      removeFolder(this.spillDir),
+      removeFolder(this.scratchDir),
       this.ownsDatabase ? this.database.close() : undefined,
     ]);
+  }
+}
+
+/**
+ * Removes a folder and what it holds. A run's folders are mostly empty by now (each read removes its own files): one
+ * rmdir then, where a recursive rm looks the folder up twice before removing it.
+ */
+async function removeFolder(dir: string): Promise<void> {
+  try {
+    await rmdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') await rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -21,8 +21,13 @@ import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-typ
 import type { PostgresConfig } from './postgres.config.js';
 import { DEFAULT_READ_BATCH_SIZE, paramsOf, sourceSql } from './read.js';
 
-// Text forms that do not depend on the server's or the role's settings: UTC offsets, ISO dates, shortest exact floats.
-const SESSION = `set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local extra_float_digits = 3`;
+/**
+ * One read-only snapshot, with text forms that do not depend on the server's or the role's settings: UTC offsets,
+ * ISO dates, shortest exact floats. One simple query (no parameters), so one round trip.
+ */
+const BEGIN_SNAPSHOT =
+  `begin isolation level repeatable read read only; ` +
+  `set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local extra_float_digits = 3`;
 
 const TYPE_ROWS = `with recursive t as (
     select oid, typname, typtype, typcategory, typelem, typbasetype, typtypmod from pg_type where oid = any($1::oid[])
@@ -93,8 +98,7 @@ async function copyToParts(
   });
   const { client } = session;
   try {
-    await client.query('begin isolation level repeatable read read only');
-    await client.query(SESSION);
+    await client.query(BEGIN_SNAPSHOT);
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
     const described = await client.query({
       text: `select * from (\n${sql}\n) as conduit_source limit 0`,
