@@ -2,9 +2,16 @@
 // benchmark), through the whole stack (startStack: every service its own process), from sending Trigger Run to seeing
 // `succeeded`, beside the least the same work costs: the 40 statements one after the other on one pooled connection
 // from this process (400 ms of sleep plus bare round trips). Goal (issue 18): <= 500 ms, i.e. <= 100 ms of
-// orchestration over the 400 ms of work.
+// orchestration over the 400 ms of work. Between the two, the run engine alone: the same DAG through executeRun in
+// this process, on a pooled connector and a kept DuckDB as an executor's, with no queue, scheduler or reports: what
+// the engine's own work per node costs, so the rest of the orchestration is the hops around it.
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { ConnectorPools } from '@conduit/connectors';
+import { DEFAULT_RUN_MEMORY_LIMIT, WorkspacePool, executeRun, parseSize, runMemory } from '@conduit/executor';
 import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
@@ -39,6 +46,49 @@ async function pooledStatements(url, rounds) {
     }
   } finally {
     await pool.end();
+  }
+  return summary(times);
+}
+
+/** The DAG through the run engine in this process, `rounds` times after a warm-up round (pools of its own). */
+async function engineAlone(url, dag, rounds) {
+  const { hostname, port, pathname, username } = new URL(url);
+  const config = {
+    host: hostname,
+    port: Number(port || 5432),
+    database: pathname.slice(1),
+    user: username || 'postgres',
+  };
+  const connectors = new Map([
+    [dag.nodes[0].config.connector_id, { id: dag.nodes[0].config.connector_id, type: 'postgres', config }],
+  ]);
+  const pools = new ConnectorPools();
+  const memory = runMemory(parseSize(DEFAULT_RUN_MEMORY_LIMIT));
+  const workspace = { dataDir: join(tmpdir(), `conduit-bench-engine-${process.pid}`), memory };
+  const workspaces = new WorkspacePool(workspace, { warn: () => undefined }, 1);
+  workspaces.warm();
+  const times = [];
+  try {
+    for (let r = 0; r < rounds + 1; r++) {
+      const started = performance.now();
+      const outcome = await executeRun({
+        runId: `run_bench_engine_${r}`,
+        tenantId: 'tnt_bench',
+        dag,
+        connectors,
+        workspace,
+        workspaces,
+        signal: new AbortController().signal,
+        log: { write() {} },
+        pools,
+      });
+      if (outcome.status !== 'succeeded')
+        throw new Error(`engine run ${outcome.status}: ${JSON.stringify(outcome.error)}`);
+      if (r > 0) times.push(performance.now() - started);
+    }
+  } finally {
+    await Promise.all([pools.closeAll(), workspaces.close()]);
+    await rm(workspace.dataDir, { recursive: true, force: true });
   }
   return summary(times);
 }
@@ -110,7 +160,7 @@ const stack = await startBenchStack({
   CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
   ...profiles.env,
 });
-let database, baseline, chain;
+let database, baseline, engine, chain;
 try {
   database = await createBenchDatabase(stack);
   baseline = await pooledStatements(database.url, RUNS);
@@ -124,6 +174,12 @@ try {
     config: { connector_id: connectorId, sql: STATEMENT },
   }));
   const edges = nodes.slice(1).map((n, i) => ({ from: `s${i}`, to: n.id }));
+  // The bench process connects to its own database as the stack's executor does (private networks allowed).
+  process.env.CONNECTOR_ALLOW_PRIVATE_NETWORKS = 'true';
+  engine = await engineAlone(database.url, { nodes, edges }, RUNS);
+  console.log(
+    `${NODES} sql nodes through the run engine alone (executeRun in this process, pooled)  p50 ${engine.p50_ms} ms  p95 ${engine.p95_ms} ms  (n=${engine.n})`,
+  );
   const jobId = await jobFor(stack, { nodes, edges });
   profiles.start(stack);
   chain = await chainRuns(stack, jobId, RUNS);
@@ -153,7 +209,7 @@ console.log(
   `  per node: duration p50 ${h.node_ms.p50_ms} ms p95 ${h.node_ms.p95_ms} ms (10 ms of sleep); gap to the next node p50 ${h.gap_ms.p50_ms} ms p95 ${h.gap_ms.p95_ms} ms`,
 );
 console.log(
-  `orchestration (p50 - ${WORK_MS} ms of sleep) ${orchestration} ms; ${overBaseline} ms over the baseline; ratio ${ratio}x baseline`,
+  `orchestration (p50 - ${WORK_MS} ms of sleep) ${orchestration} ms; ${overBaseline} ms over the baseline; ratio ${ratio}x baseline; the engine alone ${round(engine.p50_ms - baseline.p50_ms, 1)} ms over it, the hops around it ${round(chain.wall.p50_ms - engine.p50_ms, 1)} ms`,
 );
 console.log(
   `goals: <= ${GOALS.wall_ms} ms ${met.wall ? 'met' : 'NOT met'}; orchestration <= ${GOALS.orchestration_ms} ms ${met.orchestration ? 'met' : 'NOT met'}`,
@@ -167,6 +223,7 @@ printResult('runs-sql-chain', {
   statement: STATEMENT,
   chain,
   baseline: { name: 'pooled_connection_40_statements', ...baseline },
+  engine_alone: engine,
   orchestration_ms: orchestration,
   over_baseline_ms: overBaseline,
   ratio,
