@@ -47,4 +47,18 @@ describe('failingAlone', () => {
     expect(results[2]).toBe(4);
     expect(calls).toEqual([[1, 2, 3], [1], [2], [3]]);
   });
+
+  it("fails every item at once on a failure that is no item's own, writing none alone", async () => {
+    const calls: number[][] = [];
+    const down = new Error('store away');
+    const write = failingAlone(
+      async (items: number[]) => {
+        calls.push(items);
+        throw down;
+      },
+      (err) => err !== down,
+    );
+    expect(await write([1, 2, 3])).toEqual([down, down, down]);
+    expect(calls).toEqual([[1, 2, 3]]);
+  });
 });

@@ -56,13 +56,19 @@ export class GroupCommit<T, R> {
 /**
  * Wraps a batch write so that a batch that fails is written again item by item: one item that cannot be written
  * fails alone (its Error as its result), and the others are written. Pair with a GroupCommit of `R | Error`.
+ * `itemsOwn` says which failures may be one item's (default: any); any other (the store away) is every item's at
+ * once, with no retry one by one, each caller trying again on its own schedule.
  */
-export function failingAlone<T, R>(write: (items: T[]) => Promise<R[]>): (items: T[]) => Promise<(R | Error)[]> {
+export function failingAlone<T, R>(
+  write: (items: T[]) => Promise<R[]>,
+  itemsOwn: (err: unknown) => boolean = () => true,
+): (items: T[]) => Promise<(R | Error)[]> {
   const isolated = async (items: T[]): Promise<(R | Error)[]> => {
     try {
       return await write(items);
     } catch (err) {
-      if (items.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+      const error = err instanceof Error ? err : new Error(String(err));
+      if (items.length === 1 || !itemsOwn(err)) return items.map(() => error);
       const alone: (R | Error)[] = [];
       for (const item of items) alone.push((await isolated([item]))[0]!);
       return alone;

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import type { QueueName } from '@conduit/contracts';
-import { GroupCommit } from '../batching/group-commit.js';
+import { GroupCommit, failingAlone } from '../batching/group-commit.js';
 import type { ProducedJob, QueueProducer } from './queue-producer.js';
 import { withJobTrace } from './job-trace.js';
 import { JobDataInvalidError } from './job-data-invalid-error.js';
@@ -19,25 +19,19 @@ export class GroupedAdds<Q extends QueueName> {
   private readonly commits: GroupCommit<readonly ProducedJob<Q>[], Error | undefined>;
 
   constructor(readonly producer: QueueProducer<Q>) {
-    this.commits = new GroupCommit((groups) => this.write(groups), MAX_GROUPS);
-  }
-
-  /**
-   * One add for every group; when a schema refuses one, each group again alone, so the refused one fails by itself.
-   * Any other failure (Redis away) is every group's at once: each caller tries again on its own schedule, rather
-   * than the groups being tried one after another, each waiting out the outage.
-   */
-  private async write(groups: (readonly ProducedJob<Q>[])[]): Promise<(Error | undefined)[]> {
-    const add = (jobs: readonly ProducedJob<Q>[]) => context.with(ROOT_CONTEXT, () => this.producer.addBatch(jobs));
-    try {
-      await add(groups.flat());
-      return groups.map(() => undefined);
-    } catch (err) {
-      if (!(err instanceof JobDataInvalidError) || groups.length === 1) return groups.map(() => asError(err));
-      const results: (Error | undefined)[] = [];
-      for (const group of groups) results.push(await add(group).then(() => undefined, asError));
-      return results;
-    }
+    // One add for every group; when a schema refuses one, each group again alone, so the refused one fails by itself.
+    // Any other failure (Redis away) is every group's at once: each caller tries again on its own schedule, rather
+    // than the groups being tried one after another, each waiting out the outage.
+    this.commits = new GroupCommit(
+      failingAlone(
+        async (groups: (readonly ProducedJob<Q>[])[]) => {
+          await context.with(ROOT_CONTEXT, () => producer.addBatch(groups.flat()));
+          return groups.map(() => undefined);
+        },
+        (err) => err instanceof JobDataInvalidError,
+      ),
+      MAX_GROUPS,
+    );
   }
 
   /** Resolves once `jobs` are on the queue; rejects with what kept them off it. */
@@ -46,5 +40,3 @@ export class GroupedAdds<Q extends QueueName> {
     if (result instanceof Error) throw result;
   }
 }
-
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
