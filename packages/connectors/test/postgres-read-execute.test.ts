@@ -116,6 +116,25 @@ describe('postgres read', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('refuses a source query that adds a second statement, on every read path, and runs none of it', async () => {
+    const table = `injected_${randomUUID().slice(0, 8)}`;
+    const drain = async (rows: AsyncIterable<unknown>) => {
+      for await (const _ of rows) void _;
+    };
+    // The query as it is sent alone (the cursor's), and as it is sent inside a subquery (COPY's description).
+    for (const query of [
+      `select 1 as n; commit; create table ${table} (a int)`,
+      `select 1 as n) q; commit; create table ${table} (a int); select 1 as n from (select 1`,
+    ]) {
+      await expect(drain(driver.read(sandbox.config, { query }))).rejects.toMatchObject({ name: 'ConnectorError' });
+      await expect(drain(driver.readCsv(sandbox.config, { query }))).rejects.toMatchObject({ name: 'ConnectorError' });
+    }
+    const exists = await sandbox.admin.query<{ t: string | null }>(`select to_regclass($1) as t`, [
+      `${sandbox.schema}.${table}`,
+    ]);
+    expect(exists.rows[0]?.t).toBeNull();
+  });
+
   it('rejects a read with neither query nor table', async () => {
     const iterate = async () => {
       for await (const _ of driver.read(sandbox.config, {})) void _;

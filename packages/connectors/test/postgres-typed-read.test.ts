@@ -270,6 +270,17 @@ describe('postgres typed read (readIntoTable)', () => {
     ).toEqual([[6n]]);
   });
 
+  it('refuses a source query that adds a second statement and runs none of it', async () => {
+    const query = `select 1 as n) q; commit; create table injected_typed (a int); select 1 as n from (select 1`;
+    await expect(driver.readIntoTable(sandbox.config, { query }, target('injected'))).rejects.toThrow(
+      /multiple commands/,
+    );
+    const exists = await sandbox.admin.query<{ t: string | null }>(`select to_regclass($1) as t`, [
+      `${sandbox.schema}.injected_typed`,
+    ]);
+    expect(exists.rows[0]?.t).toBeNull();
+  });
+
   it('creates the typed table for an empty result', async () => {
     const result = await driver.readIntoTable(
       sandbox.config,

@@ -8,7 +8,7 @@ import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
-import { paramsOf, readRows, sourceSql } from './read.js';
+import { oneStatement, paramsOf, readRows, sourceSql } from './read.js';
 
 /** Yields CSV chunks as the server sends them; stops and closes the connection when the consumer stops early. */
 export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }> {
@@ -23,7 +23,8 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
   try {
     await client.query('begin isolation level repeatable read read only');
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
-    const described = await client.query(`select * from (\n${sql}\n) as conduit_source limit 0`);
+    // One statement (oneStatement): the COPY below repeats the same text.
+    const described = await client.query(oneStatement(`select * from (\n${sql}\n) as conduit_source limit 0`));
     const columns = described.fields.map((f) => f.name);
     const out = client.query(copyTo(`copy (\n${sql}\n) to stdout with (format csv)`));
     for await (const csv of out as AsyncIterable<Buffer>) {

@@ -19,7 +19,7 @@ import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
 import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
 import type { PostgresConfig } from './postgres.config.js';
-import { DEFAULT_READ_BATCH_SIZE, paramsOf, sourceSql } from './read.js';
+import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
 
 /**
  * One read-only snapshot, with text forms that do not depend on the server's or the role's settings: UTC offsets,
@@ -100,10 +100,8 @@ async function copyToParts(
   try {
     await client.query(BEGIN_SNAPSHOT);
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
-    const described = await client.query({
-      text: `select * from (\n${sql}\n) as conduit_source limit 0`,
-      values: params,
-    });
+    // One statement (oneStatement): the COPY below repeats the same text.
+    const described = await client.query(oneStatement(`select * from (\n${sql}\n) as conduit_source limit 0`, params));
     const fields: PgField[] = described.fields.map((f) => ({
       name: f.name,
       oid: f.dataTypeID,

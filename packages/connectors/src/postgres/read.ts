@@ -1,4 +1,5 @@
 /** Streams a query's rows in batches through a server-side cursor, so memory stays bounded whatever the size. */
+import type pg from 'pg';
 import { ConnectorError } from '../connector-error.js';
 import type { ReadRequest, Row } from '../types.js';
 import { openSession } from './pool.js';
@@ -10,6 +11,16 @@ export const DEFAULT_READ_BATCH_SIZE = 5000;
 const CURSOR = 'conduit_read_cursor';
 
 /** `query` (trailing semicolons dropped; `$n` placeholders take `req.params`) or every row of `table`. */
+/**
+ * A source's query as it is first sent: with the extended protocol, which takes one statement, so a query that ends
+ * its subquery and adds `; commit; ...` is refused before anything runs, rather than leaving the read-only snapshot
+ * (a plain query string may hold several statements). The COPY that follows repeats a text refused here.
+ */
+export function oneStatement(text: string, values: unknown[] = []): pg.QueryConfig<unknown[]> {
+  // queryMode is pg's own (lib/query.js), missing from its type declarations.
+  return { text, values, queryMode: 'extended' } as pg.QueryConfig<unknown[]>;
+}
+
 export function sourceSql(cfg: PostgresConfig, req: ReadRequest): string {
   if (typeof req.query === 'string' && req.query.trim() !== '') return req.query.trim().replace(/[;\s]+$/, '');
   if (typeof req.table === 'string' && req.table !== '')
@@ -47,7 +58,7 @@ export async function* readRows(cfg: PostgresConfig, req: ReadRequest): AsyncGen
   try {
     // One snapshot for the whole read, and a source never writes.
     await client.query('begin isolation level repeatable read read only');
-    await client.query(`declare ${CURSOR} no scroll cursor for ${sql}`, params);
+    await client.query(oneStatement(`declare ${CURSOR} no scroll cursor for ${sql}`, params));
     for (;;) {
       signal?.throwIfAborted();
       const { rows } = await client.query<Row>(`fetch forward ${batchSize} from ${CURSOR}`);
