@@ -4,7 +4,8 @@
  * loads one part while the next is still arriving. `parts()` yields each completed part in order; it ends once the
  * stream has ended, and fails with the stream's error if it is destroyed, so a cut stream is never taken for a whole.
  */
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { removeFile } from './remove-file.js';
 import { Writable } from 'node:stream';
 
 const QUOTE = 0x22;
@@ -71,7 +72,7 @@ export class CsvPartFiles extends Writable {
       this.destroy();
       await closed;
     }
-    await Promise.all(this.files.map((file) => rm(file, { force: true })));
+    await Promise.all(this.files.map(removeFile));
   }
 
   /** The completed parts, in order, as they complete. */
@@ -132,7 +133,7 @@ export class CsvPartFiles extends Writable {
     this.handle = undefined;
     await handle.close();
     const file = this.files[this.files.length - 1]!;
-    if (this.size === 0) await rm(file, { force: true });
+    if (this.size === 0) await removeFile(file);
     else this.completed.push(file);
     this.size = 0;
     this.wake?.();

@@ -4,7 +4,6 @@
  * source's own column types and loads the file into it. No value passes through JS; the file is removed after.
  */
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConnectorError } from '../connector-error.js';
 import type { ColumnSpec, DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
@@ -13,6 +12,7 @@ import type { DuckdbConfig } from './duckdb.config.js';
 import { copyToParquetSql, deduplicated, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
 import { sourceSql } from './read.js';
 import { prepareUserSql } from './user-sql.js';
+import { removeFile } from '../remove-file.js';
 
 export async function readIntoTable(
   cfg: DuckdbConfig,
@@ -44,7 +44,7 @@ export async function readIntoTable(
     signal?.throwIfAborted();
     return await loadParquet(target, file, columns);
   } finally {
-    await rm(file, { force: true });
+    await removeFile(file);
   }
 }
 

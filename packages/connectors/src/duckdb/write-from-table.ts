@@ -6,7 +6,6 @@
  * `create: false`; a column the target lacks fails naming it unless `schema_evolution: "add_columns"`.
  */
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
@@ -15,6 +14,7 @@ import { qualifiedTable, quoteIdent, toDuckdbError, withDatabase } from './datab
 import type { DuckdbConfig } from './duckdb.config.js';
 import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
 import { load, ORDINAL, STAGING, tableExists } from './write.js';
+import { removeFile } from '../remove-file.js';
 
 export async function writeFromTable(
   cfg: DuckdbConfig,
@@ -60,7 +60,7 @@ export async function writeFromTable(
       },
     );
   } finally {
-    await rm(file, { force: true });
+    await removeFile(file);
   }
 }
 

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,6 +15,7 @@ import { encodeRows } from '../formats/encode.js';
 import type { Row, WriteRequest } from '../types.js';
 import { databaseFile, qualifiedTable, quoteIdent, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
+import { removeFile } from '../remove-file.js';
 
 export const ORDINAL = '_conduit_ordinal';
 export const STAGING = 'conduit_staging';
@@ -65,7 +65,7 @@ export async function writeDuckdb(
     );
     return { rows_written: rows };
   } finally {
-    await rm(staged, { force: true });
+    await removeFile(staged);
   }
 }
 

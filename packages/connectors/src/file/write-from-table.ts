@@ -6,13 +6,14 @@
  * into place, so a reader never sees half a file. The scratch file is always removed.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exportTable } from '../formats/export-table.js';
 import { extensionOf } from '../formats/file-format.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
 import type { FileConfig } from './file.config.js';
 import { fileTarget, publishFile, temporaryPathOf, writeError, writesNothingWhenEmpty } from './write.js';
+import { removeFile } from '../remove-file.js';
 
 export async function writeFileFromTable(
   cfg: FileConfig,
@@ -35,10 +36,10 @@ export async function writeFileFromTable(
     return { rows_written: rows };
   } catch (err) {
     // The cleanup's own failure must not hide the write's.
-    if (temporary !== undefined) await rm(temporary, { force: true }).catch(() => undefined);
+    if (temporary !== undefined) await removeFile(temporary).catch(() => undefined);
     throw signal?.aborted ? signal.reason : await writeError(target, err);
   } finally {
-    await rm(scratch, { force: true });
+    await removeFile(scratch);
   }
 }
 

@@ -18,6 +18,7 @@ import { fileSystemError } from '../path-messages.js';
 import type { Row, WriteRequest } from '../types.js';
 import type { FileConfig } from './file.config.js';
 import { nodePathOf } from './read.js';
+import { removeFile } from '../remove-file.js';
 
 const exists = (path: string) =>
   stat(path).then(
@@ -87,14 +88,14 @@ export async function writeFile(
     await pipeline(Readable.from(chunks), createWriteStream(temporary), req.signal ? { signal: req.signal } : {});
     req.signal?.throwIfAborted();
     if (rows === 0 && writesNothingWhenEmpty(target, req.mode)) {
-      await rm(temporary, { force: true });
+      await removeFile(temporary);
       return { rows_written: 0 };
     }
     await publishFile(target, req.mode, temporary);
     return { rows_written: rows };
   } catch (err) {
     // The cleanup's own failure (ENOTDIR when the folder could not be made) must not hide the write's.
-    await rm(temporary, { force: true }).catch(() => undefined);
+    await removeFile(temporary).catch(() => undefined);
     throw req.signal?.aborted ? req.signal.reason : await writeError(target, err);
   }
 }

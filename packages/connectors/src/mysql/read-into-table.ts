@@ -5,7 +5,7 @@
  * written out every megabyte.
  */
 import { randomUUID } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FieldPacket, TypeCastField } from 'mysql2';
 import { ConnectorError } from '../connector-error.js';
@@ -17,6 +17,7 @@ import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 import { paramsOf, sourceSql } from './read.js';
 import { typedColumns, type TypedColumn } from './typed-columns.js';
+import { removeFile } from '../remove-file.js';
 
 const FLUSH_BYTES = 1 << 20;
 const ROW_BUFFER = 1000;
@@ -56,7 +57,7 @@ export async function readIntoTable(cfg: MysqlConfig, req: ReadRequest, target: 
       columns: columns.map(({ name, type, source_type }) => ({ name, type, ...(source_type ? { source_type } : {}) })),
     };
   } finally {
-    await rm(file, { force: true });
+    await removeFile(file);
   }
 }
 

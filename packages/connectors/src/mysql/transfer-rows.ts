@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import mysql from 'mysql2';
 import type { Connection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
@@ -15,6 +14,7 @@ import { ConnectorError } from '../connector-error.js';
 import { quoteIdent, toDuckdbError } from '../duckdb/database.js';
 import type { DuckDBTable } from '../types.js';
 import type { WriteColumn } from './duckdb-to-mysql-types.js';
+import { removeFile } from '../remove-file.js';
 
 const STATEMENT_BYTES = 1_000_000;
 // MySQL 8 warns that VALUES() in ON DUPLICATE KEY UPDATE is deprecated; MariaDB has no other spelling.
@@ -97,7 +97,7 @@ export async function loadWithInfile(connection: Connection, source: DuckDBTable
       await connection.query(`drop temporary table ${staging}`);
     }
   } finally {
-    await rm(file, { force: true });
+    await removeFile(file);
   }
 }
 

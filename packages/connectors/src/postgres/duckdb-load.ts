@@ -4,8 +4,8 @@
  * field and the empty string a quoted one, so they stay apart.
  */
 import type { ColumnSpec, DuckDBTable } from '../types.js';
-import { rm } from 'node:fs/promises';
 import { ConnectorError } from '../connector-error.js';
+import { removeFile } from '../remove-file.js';
 import { DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
 import { quoteIdent } from '../duckdb/database.js';
 import { decimalPlan, guardedDuck, MAX_DECIMAL_PRECISION, sqlString, type ColumnPlan } from './pg-types.js';
@@ -69,7 +69,7 @@ export async function loadCsvPartsIntoTable(
     } else {
       for await (const part of parts) {
         rows += (await insert(part)).rowsChanged;
-        await rm(part, { force: true });
+        await removeFile(part);
       }
     }
     await connection.run('commit');

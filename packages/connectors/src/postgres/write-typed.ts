@@ -6,13 +6,14 @@
  * (creating a missing table, adding columns, truncating, copying, merging), so a failure leaves the target as it was.
  */
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBType } from '@duckdb/node-api';
 import type pg from 'pg';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent as duckIdent } from '../duckdb/database.js';
 import { readGrowingFile } from '../growing-file.js';
+import { removeFile } from '../remove-file.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, WriteRequest } from '../types.js';
 import { openSession } from './pool.js';
@@ -80,7 +81,7 @@ export async function writeFromTable(
     throw signal?.aborted ? signal.reason : withCopyContext(err, signal);
   } finally {
     await session.close();
-    await rm(file, { force: true });
+    await removeFile(file);
   }
 }
 

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exportTable } from '../formats/export-table.js';
 import { extensionOf } from '../formats/file-format.js';
@@ -14,6 +13,7 @@ import type { DuckDBTable, WriteRequest } from '../types.js';
 import { newS3Client, toS3ConnectorError } from './s3-client.js';
 import type { S3Config } from './s3.config.js';
 import { objectTarget, putObject, writesNothingWhenEmpty } from './write.js';
+import { removeFile } from '../remove-file.js';
 
 export async function writeObjectFromTable(
   cfg: S3Config,
@@ -35,6 +35,6 @@ export async function writeObjectFromTable(
     throw toS3ConnectorError(err, cfg.bucket, signal);
   } finally {
     client.destroy();
-    if (scratch !== undefined) await rm(scratch, { force: true });
+    if (scratch !== undefined) await removeFile(scratch);
   }
 }
