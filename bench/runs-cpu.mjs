@@ -13,6 +13,7 @@ import { startCpuAccount } from './lib/cpu-usage.mjs';
 import { printResult, round } from './lib/report.mjs';
 import { allRuns, drained, jobFor, stackConnector, trigger, triggerMany, waitSucceeded } from './lib/runs-api.mjs';
 import { stackProfiles } from './lib/stack-profiles.mjs';
+import { machineProfile } from './lib/machine-profile.mjs';
 
 const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 200);
 const WARMUP_RUNS = 20;
@@ -24,6 +25,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // `--profile`: CPU profiles of every service over the burst (sampling costs CPU too: compare figures without it).
 const profiles = stackProfiles();
+// `--perf`: the whole machine sampled over the burst, native code and the kernel included (lib/machine-profile.mjs).
+const machine = machineProfile();
 const stack = await startBenchStack({
   RATE_LIMIT_PER_MINUTE: '1000000',
   CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -49,9 +52,11 @@ try {
   profiles.start(stack);
   const started = performance.now();
   const endBurst = startCpuAccount(groups);
+  machine.start();
   const ids = await triggerMany(stack, jobId, RUNS, IN_FLIGHT);
   await drained(stack, jobId);
   burst = endBurst();
+  await machine.stop(groups);
   burstSec = (performance.now() - started) / 1000;
 
   // Outside the window: every run of the burst must have succeeded (none lost, none failed).
@@ -107,6 +112,7 @@ console.log(
 );
 
 profiles.print();
+const machineSplit = machine.print(RUNS);
 
 printResult('runs-cpu', {
   runs: RUNS,
@@ -114,6 +120,7 @@ printResult('runs-cpu', {
   runs_per_sec: round(RUNS / burstSec, 1),
   idle_sec: IDLE_SEC,
   profiled: profiles.enabled,
+  ...(machineSplit ? { machine_profile_ms_per_run: machineSplit } : {}),
   cpu_ms_per_run: perRun,
   cpu_ms_per_run_sum: total,
   goal_ms_per_run: GOAL_MS_PER_RUN,
