@@ -11,7 +11,7 @@ import { describeColumns } from '../node-columns.js';
 
 export async function rebuildDecision(ctx: NodeContext, recorded: RunNode, choice: string): Promise<NodeResult> {
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    const rowsIn = await countInputs(connection, ctx.inputs);
+    const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
     await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
     ctx.log('info', `output rebuilt; the recorded choice "${choice}" stands`);
     return {

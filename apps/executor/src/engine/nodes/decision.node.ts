@@ -57,7 +57,7 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
   if (typeof fallback !== 'string') throw new NodeFailure('a decision needs config.default', false);
   const rules = rulesOf(config);
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    const rowsIn = await countInputs(connection, ctx.inputs);
+    const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
     let choice = fallback;
     let reason = 'no rule matched: default';
     for (const [index, rule] of rules.entries()) {

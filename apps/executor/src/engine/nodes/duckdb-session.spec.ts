@@ -1,6 +1,10 @@
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import type { RunWorkspace } from '../../data/run-workspace.js';
-import { withDuckDB } from './duckdb-session.js';
+import { runMemory } from '../../data/run-memory.js';
+import { RunWorkspace } from '../../data/run-workspace.js';
+import { countInputs, withDuckDB } from './duckdb-session.js';
 
 describe('withDuckDB', () => {
   let instance: DuckDBInstance;
@@ -29,5 +33,72 @@ describe('withDuckDB', () => {
     });
     await expect(done).rejects.toThrow('canceled');
     expect(secondStatement).toBe('not run');
+  });
+});
+
+describe('withDuckDB on a run workspace', () => {
+  const dataDir = join(tmpdir(), `conduit-duckdb-session-spec-${process.pid}`);
+  let workspace: RunWorkspace;
+
+  beforeEach(async () => {
+    workspace = await RunWorkspace.open('run_session_spec', { dataDir, memory: runMemory(128 * 1024 * 1024, 1) });
+  });
+  afterEach(() => workspace.close());
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  const openConnections = async (): Promise<bigint> =>
+    withDuckDB(workspace, new AbortController().signal, async (c) => {
+      const rows = (await c.runAndReadAll('select count from duckdb_connection_count()')).getRows();
+      return rows[0]![0] as bigint;
+    });
+
+  it("hands the connection a node gave back whole to the run's next node, and closes one that failed or was interrupted", async () => {
+    const signal = new AbortController().signal;
+    const first = await withDuckDB(workspace, signal, async (c) => c);
+    const second = await withDuckDB(workspace, signal, async (c) => c);
+    expect(second).toBe(first);
+
+    let failed: DuckDBConnection | undefined;
+    await expect(
+      withDuckDB(workspace, signal, async (c) => {
+        failed = c;
+        await c.run('begin transaction');
+        throw new Error('the node failed mid-transaction');
+      }),
+    ).rejects.toThrow('mid-transaction');
+    expect(failed).toBe(first);
+    await expect(failed!.run('select 1')).rejects.toThrow();
+
+    // Aborted while its work ends normally: an interrupt may be on its way to the connection.
+    const cancel = new AbortController();
+    let interrupted: DuckDBConnection | undefined;
+    await withDuckDB(workspace, cancel.signal, async (c) => {
+      interrupted = c;
+      cancel.abort(new Error('canceled'));
+    });
+    const next = await withDuckDB(workspace, signal, async (c) => c);
+    expect(next).not.toBe(interrupted);
+    expect(next).not.toBe(failed);
+    // The platform's connection and the one counting: none of the closed ones stays open.
+    expect(await openConnections()).toBe(2n);
+  });
+
+  it('closes the connections kept for the next node when the run ends', async () => {
+    const signal = new AbortController().signal;
+    const kept = await withDuckDB(workspace, signal, async (c) => c);
+    await workspace.close();
+    await expect(kept.run('select 1')).rejects.toThrow();
+    await expect(workspace.connect()).rejects.toThrow(/closed/);
+  });
+
+  it('counts an input unless DuckDB already answered its rows when this execution made it', async () => {
+    const signal = new AbortController().signal;
+    await withDuckDB(workspace, signal, async (c) => {
+      await c.run('create table made as select * from range(3)');
+      await c.run('create table recorded as select * from range(2)');
+    });
+    // A recorded figure is taken as it is: 7, not the table's 2, shows that it was not counted again.
+    workspace.setTableRows('recorded', 7);
+    expect(await withDuckDB(workspace, signal, (c) => countInputs(workspace, c, ['made', 'recorded']))).toBe(10);
   });
 });

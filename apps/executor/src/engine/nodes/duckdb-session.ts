@@ -16,14 +16,18 @@ export async function withDuckDB<T>(
   let stopInterrupting: (() => void) | undefined;
   const onAbort = () => (stopInterrupting = keepInterrupting(connection));
   signal.addEventListener('abort', onAbort, { once: true });
+  let whole = false;
   try {
-    return await work(connection);
+    const result = await work(connection);
+    whole = !signal.aborted;
+    return result;
   } catch (err) {
     throw signal.aborted ? signal.reason : err;
   } finally {
     signal.removeEventListener('abort', onAbort);
     stopInterrupting?.();
-    workspace.release(connection);
+    // Only a connection whose work ended well goes to the run's next node; one interrupted or failed is closed.
+    workspace.release(connection, whole && stopInterrupting === undefined);
   }
 }
 
@@ -32,8 +36,13 @@ export async function countRows(connection: DuckDBConnection, table: string): Pr
   return Number(reader.getRows()[0]?.[0] ?? 0);
 }
 
-export async function countInputs(connection: DuckDBConnection, inputs: readonly string[]): Promise<number> {
+/** The rows of the node's inputs: as DuckDB answered when this execution made them (setTableRows), else counted. */
+export async function countInputs(
+  workspace: RunWorkspace,
+  connection: DuckDBConnection,
+  inputs: readonly string[],
+): Promise<number> {
   let total = 0;
-  for (const input of inputs) total += await countRows(connection, input);
+  for (const input of inputs) total += workspace.knownTableRows(input) ?? (await countRows(connection, input));
   return total;
 }

@@ -16,7 +16,7 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
   const sql = ctx.node.config['sql'];
   if (typeof sql !== 'string' || sql.trim() === '') throw new NodeFailure('transform needs config.sql', false);
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    const rowsIn = await countInputs(connection, ctx.inputs);
+    const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
     // The SELECT alone: one statement, reading only tables. The CREATE below is prepared and its plan checked whole.
     await checkUserSelect(connection, sql).catch((err: unknown) => {
       throw asConfigError(err, 'the SQL');
@@ -39,6 +39,7 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
     } finally {
       create.destroySync();
     }
+    ctx.workspace.setTableRows(ctx.node.id, rowsOut);
     ctx.log('info', `transformed ${rowsIn} input rows into ${rowsOut} rows`);
     return {
       rows_in: rowsIn,
