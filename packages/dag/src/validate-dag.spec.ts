@@ -37,6 +37,15 @@ describe('validateDag: graph rules', () => {
     expect(errors).toEqual([expect.objectContaining({ code: 'duplicate_node_id', node_id: 'a', path: 'nodes[2].id' })]);
   });
 
+  it('duplicate_node_id for ids that differ only in case (their tables would be one)', () => {
+    const dag: Dag = { nodes: [source('Orders'), transform('orders')], edges: [{ from: 'Orders', to: 'orders' }] };
+    const errors = validateDag(dag, ctx).errors;
+    expect(errors).toEqual([
+      expect.objectContaining({ code: 'duplicate_node_id', node_id: 'orders', path: 'nodes[1].id' }),
+    ]);
+    expect(errors[0]!.message).toContain('"Orders"');
+  });
+
   it('invalid_node_id for an empty id', () => {
     const dag: Dag = { nodes: [source(' ', { table: 'orders' })], edges: [] };
     expect(validateDag(dag, ctx).errors).toEqual([

@@ -34,7 +34,11 @@ function checkLimits(dag: Dag, errors: ValidationIssue[]): void {
 }
 
 function checkNodes(dag: Dag, graph: DagGraph, ctx: ValidationContext, errors: ValidationIssue[]): void {
+  // A node's output is a table named after its id, and table names ignore case: "Orders" and "orders" would be one.
+  const firstOfFolded = new Map<string, string>();
   dag.nodes.forEach((node, i) => {
+    const folded = node.id.toLowerCase();
+    const same = firstOfFolded.get(folded);
     if (node.id.trim() === '') {
       errors.push({
         code: 'invalid_node_id',
@@ -48,7 +52,15 @@ function checkNodes(dag: Dag, graph: DagGraph, ctx: ValidationContext, errors: V
         node_id: node.id,
         path: `nodes[${i}].id`,
       });
+    } else if (same !== undefined) {
+      errors.push({
+        code: 'duplicate_node_id',
+        message: `node id "${node.id}" differs from "${same}" only in case: each node's output is a table named after its id, and table names ignore case`,
+        node_id: node.id,
+        path: `nodes[${i}].id`,
+      });
     }
+    if (same === undefined) firstOfFolded.set(folded, node.id);
     if (!isNodeType(node.type)) {
       errors.push({
         code: 'unknown_node_type',

@@ -114,8 +114,9 @@ export class RunWorkspace {
 
   /**
    * Takes a node's connection back: kept for the run's next node when `whole` (its node ended without an error or an
-   * interrupt, so no statement runs on it and no transaction is open; a node changes nothing else of a connection:
-   * the tenant's SQL is one SELECT), else closed.
+   * interrupt, so no statement runs on it and no transaction is open; the tenant's SQL is one checked SELECT, which
+   * can leave nothing on its connection but a random seed, and withDuckDB does not keep a connection whose SQL may
+   * seed), else closed.
    */
   release(connection: DuckDBConnection, whole = false): void {
     if (!this.connections.delete(connection)) return;

@@ -10,7 +10,7 @@ import { NodeFailure, messageOf } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
-import { countInputs, withDuckDB } from './duckdb-session.js';
+import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
 import { describeColumns } from '../node-columns.js';
 
@@ -56,25 +56,30 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
   const fallback = config['default'];
   if (typeof fallback !== 'string') throw new NodeFailure('a decision needs config.default', false);
   const rules = rulesOf(config);
-  return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
-    let choice = fallback;
-    let reason = 'no rule matched: default';
-    for (const [index, rule] of rules.entries()) {
-      if (await ruleHolds(connection, rule, index)) {
-        choice = rule.choice;
-        reason = `rules[${index}] matched: ${rule.sql}`;
-        break;
+  return withDuckDB(
+    ctx.workspace,
+    ctx.signal,
+    async (connection) => {
+      const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
+      let choice = fallback;
+      let reason = 'no rule matched: default';
+      for (const [index, rule] of rules.entries()) {
+        if (await ruleHolds(connection, rule, index)) {
+          choice = rule.choice;
+          reason = `rules[${index}] matched: ${rule.sql}`;
+          break;
+        }
       }
-    }
-    await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
-    ctx.log('info', `chose "${choice}" (${reason})`);
-    return {
-      rows_in: rowsIn,
-      rows_out: rowsIn,
-      output: { choice, reason },
-      choice,
-      columns: await describeColumns(connection, ctx.node.id),
-    };
-  });
+      await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
+      ctx.log('info', `chose "${choice}" (${reason})`);
+      return {
+        rows_in: rowsIn,
+        rows_out: rowsIn,
+        output: { choice, reason },
+        choice,
+        columns: await describeColumns(connection, ctx.node.id),
+      };
+    },
+    !rules.some((rule) => seedsRandom(rule.sql)),
+  );
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { runMemory } from '../../data/run-memory.js';
 import { RunWorkspace } from '../../data/run-workspace.js';
-import { countInputs, withDuckDB } from './duckdb-session.js';
+import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 
 describe('withDuckDB', () => {
   let instance: DuckDBInstance;
@@ -81,6 +81,25 @@ describe('withDuckDB on a run workspace', () => {
     expect(next).not.toBe(failed);
     // The platform's connection and the one counting: none of the closed ones stays open.
     expect(await openConnections()).toBe(2n);
+  });
+
+  it('closes a connection whose tenant SQL may have seeded its random generator, though its node ended well', async () => {
+    const signal = new AbortController().signal;
+    const sql = 'select setseed(0.5) as seeded';
+    expect(seedsRandom(sql)).toBe(true);
+    expect(seedsRandom('select random() as r -- no SetSeed here, but a mention counts')).toBe(true);
+    expect(seedsRandom('select random() as r')).toBe(false);
+    const seeded = await withDuckDB(
+      workspace,
+      signal,
+      async (c) => {
+        await c.run(sql);
+        return c;
+      },
+      !seedsRandom(sql),
+    );
+    await expect(seeded.run('select 1')).rejects.toThrow();
+    expect(await withDuckDB(workspace, signal, async (c) => c)).not.toBe(seeded);
   });
 
   it('closes the connections kept for the next node when the run ends', async () => {

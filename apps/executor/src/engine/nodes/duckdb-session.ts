@@ -1,13 +1,25 @@
-/** A DuckDB connection for one node attempt, interrupted when the attempt's signal aborts and always released. */
+/** A DuckDB connection for one node attempt, interrupted when the attempt's signal aborts and always given back. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RunWorkspace } from '../../data/run-workspace.js';
 import { keepInterrupting } from '../../data/interrupts.js';
 import { quoteIdent } from '../../data/sql-names.js';
 
+/**
+ * Whether the tenant's SQL may call setseed(), which seeds its connection's random generator for every later statement
+ * on it: such a node's connection is not kept for the run's next node, whose random() and uuid() must not follow a
+ * seed it never set. Any mention counts, even in a comment or a string: the cost of a miss is one new connection.
+ */
+export const seedsRandom = (sql: string): boolean => /setseed/i.test(sql);
+
+/**
+ * Runs `work` on a connection of the run's workspace. `keep` false: the connection is closed after, even when the work
+ * ended well (see seedsRandom); otherwise one that ended well goes to the run's next node.
+ */
 export async function withDuckDB<T>(
   workspace: RunWorkspace,
   signal: AbortSignal,
   work: (connection: DuckDBConnection) => Promise<T>,
+  keep = true,
 ): Promise<T> {
   signal.throwIfAborted();
   const connection = await workspace.connect();
@@ -27,7 +39,7 @@ export async function withDuckDB<T>(
     signal.removeEventListener('abort', onAbort);
     stopInterrupting?.();
     // Only a connection whose work ended well goes to the run's next node; one interrupted or failed is closed.
-    workspace.release(connection, whole && stopInterrupting === undefined);
+    workspace.release(connection, keep && whole && stopInterrupting === undefined);
   }
 }
 
