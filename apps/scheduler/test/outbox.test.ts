@@ -9,6 +9,7 @@ import { schedulerSettings } from '../src/scheduler-settings.js';
 import { newTenant } from './support/db.js';
 import { startScheduler, type SchedulerUnderTest } from './support/scheduler-app.js';
 import { SCHEDULER_PRODUCES, drainOutbox } from './support/outbox.js';
+import { outboxPublished } from './support/runs.js';
 
 // No scheduler of the suite's: each test starts the replicas it crashes.
 const suite = useSchedulerSuite({ scheduler: false, queues: [QUEUES.runs, QUEUES.eventsMonitoring] });
@@ -88,16 +89,7 @@ describe('the transactional outbox', () => {
       const queued = await waitFor(() => runsQueue.getJob(run.id), { what: "the run's command on the queue" });
       expect(queued.data).toMatchObject({ run_id: run.id, tenant_id: t, job_id: job.id, trigger: 'manual' });
       // The live scheduler's relay publishes the rows (a drain of our own would skip them while it holds them).
-      await waitFor(
-        async () =>
-          (
-            await suite.ds.query<{ n: number }[]>(
-              `SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`,
-              [run.id],
-            )
-          )[0]?.n === 0,
-        { what: "the run's outbox rows published" },
-      );
+      await outboxPublished(suite.ds, run.id);
       const commands = (await runsQueue.getJobs(['waiting', 'delayed', 'active'])).filter(
         (j) => (j.data as { run_id?: string }).run_id === run.id,
       );

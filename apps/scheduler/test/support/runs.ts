@@ -3,6 +3,7 @@
 import { QUEUES, type Job, type Run, type RunReport } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
 import { waitFor } from '@conduit/testing';
+import type { DataSource } from 'typeorm';
 import type { SchedulerCaller } from './scheduler-app.js';
 import type { SchedulerSuite } from './scheduler-suite.js';
 
@@ -17,17 +18,22 @@ export async function triggerQueuedRun(suite: SchedulerSuite, t: string, job: Pa
   });
   const run = await suite.caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: created.id, body: {} });
   await waitFor(() => suite.queue(QUEUES.runs).getJob(run.id), { what: 'the command enqueued' });
-  await waitFor(
+  await outboxPublished(suite.ds, run.id);
+  return run;
+}
+
+/** Resolves once a live relay has published every outbox row of the run. */
+export function outboxPublished(ds: DataSource, runId: string): Promise<boolean> {
+  return waitFor(
     async () =>
       (
-        await suite.ds.query<{ n: number }[]>(
+        await ds.query<{ n: number }[]>(
           `SELECT count(*)::int AS n FROM outbox WHERE run_id = $1 AND published_at IS NULL`,
-          [run.id],
+          [runId],
         )
       )[0]?.n === 0,
     { what: "the run's outbox rows published" },
   );
-  return run;
 }
 
 export function getRun(caller: SchedulerCaller, t: string, run: Run): Promise<Run> {

@@ -10,7 +10,6 @@ import type { PostgresConfig } from './postgres.config.js';
 export const DEFAULT_READ_BATCH_SIZE = 5000;
 const CURSOR = 'conduit_read_cursor';
 
-/** `query` (trailing semicolons dropped; `$n` placeholders take `req.params`) or every row of `table`. */
 /**
  * A source's query as it is first sent: with the extended protocol, which takes one statement, so a query that ends
  * its subquery and adds `; commit; ...` is refused before anything runs, rather than leaving the read-only snapshot
@@ -21,6 +20,7 @@ export function oneStatement(text: string, values: unknown[] = []): pg.QueryConf
   return { text, values, queryMode: 'extended' } as pg.QueryConfig<unknown[]>;
 }
 
+/** `query` (trailing semicolons dropped; `$n` placeholders take `req.params`) or every row of `table`. */
 export function sourceSql(cfg: PostgresConfig, req: ReadRequest): string {
   if (typeof req.query === 'string' && req.query.trim() !== '') return req.query.trim().replace(/[;\s]+$/, '');
   if (typeof req.table === 'string' && req.table !== '')

@@ -38,8 +38,8 @@ export async function withDuckDB<T>(
   } finally {
     signal.removeEventListener('abort', onAbort);
     stopInterrupting?.();
-    // Only a connection whose work ended well goes to the run's next node; one interrupted or failed is closed.
-    workspace.release(connection, keep && whole && stopInterrupting === undefined);
+    // Only a connection whose work ended well (not aborted, so never interrupted) goes to the run's next node.
+    workspace.release(connection, keep && whole);
   }
 }
 
