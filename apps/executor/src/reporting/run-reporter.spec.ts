@@ -109,6 +109,64 @@ describe('RunReporter', () => {
     }
   });
 
+  describe('the end of a node that may wait (endMayWait)', () => {
+    const repeatable = (n: RunNode) => n.id.startsWith('t');
+
+    it('waits, and every waiting end leaves once the first is due, in the order made', async () => {
+      jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+      const settle = async () => {
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      try {
+        const { queue, added, sends } = recordingQueue();
+        const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 100, endMayWait: repeatable });
+        reporter.send({ type: 'run.node', node: node('t1', 'running') });
+        reporter.send({ type: 'run.node', node: node('t1', 'succeeded') });
+        jest.advanceTimersByTime(60);
+        reporter.send({ type: 'run.node', node: node('t2', 'succeeded') });
+        reporter.send({ type: 'run.node', node: node('t3', 'running') });
+        jest.advanceTimersByTime(39);
+        await settle();
+        expect(added).toEqual([]);
+        jest.advanceTimersByTime(1);
+        await settle();
+        // t2's end went with t1's, 40 ms before its own delay; t3's start keeps its own.
+        expect(added).toEqual(['t1:succeeded', 't2:succeeded']);
+        expect(sends).toEqual([2]);
+        jest.advanceTimersByTime(60);
+        await settle();
+        expect(added).toEqual(['t1:succeeded', 't2:succeeded', 't3:running']);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('leaves ahead of any report that does not wait, so no later end reaches the scheduler before it', async () => {
+      const { queue, added, sends } = recordingQueue();
+      const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 60_000, endMayWait: repeatable });
+      reporter.send({ type: 'run.node', node: node('t1', 'succeeded') });
+      reporter.send({ type: 'run.node', node: node('t2', 'running') });
+      reporter.send({ type: 'run.node', node: node('sink', 'succeeded') });
+      await waitFor(() => added.length === 2, { what: "the waiting end and the sink's" });
+      expect(added).toEqual(['t1:succeeded', 'sink:succeeded']);
+      expect(sends).toEqual([2]);
+      reporter.send({ type: 'run.node', node: node('t2', 'failed') });
+      await waitFor(() => added.length === 3, { what: 'the failure, at once' });
+      expect(added).toEqual(['t1:succeeded', 'sink:succeeded', 't2:failed']);
+    });
+
+    it("is dropped for the nodes the final report states, and a node that cannot run again doesn't wait", async () => {
+      const { queue, added } = recordingQueue();
+      const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 60_000, endMayWait: repeatable });
+      reporter.send({ type: 'run.node', node: node('source', 'succeeded') });
+      await waitFor(() => added.length === 1, { what: "the source's end, at once" });
+      reporter.send({ type: 'run.node', node: node('t1', 'succeeded') });
+      reporter.send(finished([node('source', 'succeeded'), node('t1', 'succeeded')]));
+      await reporter.flushed();
+      expect(added).toEqual(['source:succeeded', 'run.finished']);
+    });
+  });
+
   it('sends every node end of a batch whose final report the contract refuses', async () => {
     const { queue, added } = recordingQueue();
     const refusing = {

@@ -8,9 +8,12 @@
  *
  * Progress is sent only while it says something: a node's `running` report waits PROGRESS_REPORT_DELAY_MS and is
  * dropped when the node's next state comes first (a short node reports once), and node reports that leave with the
- * run's final report are dropped for the nodes it carries (it states every node). A node's end is never held back
- * beyond the turn: a run taken over resumes from the node states the scheduler has (resume-plan.ts). Order holds per
- * node: a `running` report sent after its wait goes behind reports of other nodes made meanwhile.
+ * run's final report are dropped for the nodes it carries (it states every node). A node's success waits as long
+ * only where the run may lose it (`endMayWait`): a run taken over resumes from the node states the scheduler has
+ * (resume-plan.ts), so only a node that can run again at no cost outside the run (a transform, a rules decision) has
+ * its end wait; the waiting ends all leave when the first is due or with any report that does not wait, before it, so
+ * the scheduler never holds a node's end without the ends made before it. Order holds per node: a `running` report
+ * sent after its wait goes behind reports of other nodes made meanwhile.
  */
 import type { GroupedAdds } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
@@ -58,25 +61,35 @@ interface Pending {
   giveUpAt: number;
 }
 
+interface Held extends Pending {
+  dueAt: number;
+  /** A node's end (not its `running`): the ends held leave together. */
+  end: boolean;
+}
+
 export interface RunReporterOptions {
   /** How long a failed send is tried again; default REPORT_RETRY_MS. */
   retryMs?: number;
-  /** How long a node's `running` report waits; default PROGRESS_REPORT_DELAY_MS. */
+  /** How long a node's `running` report (and an end that may wait) waits; default PROGRESS_REPORT_DELAY_MS. */
   progressDelayMs?: number;
+  /** Whether this node's success may wait like its progress (see above); default none does. */
+  endMayWait?: (node: RunNode) => boolean;
 }
 
 export class RunReporter {
   private pending: Pending[] = [];
   /**
-   * `running` reports waiting to be sent, by node id, each until its own `dueAt`: a later report of the node replaces
-   * its entry. In the order they were made (a Map keeps insertion order), so the earliest due comes first.
+   * Reports waiting to be sent, by node id, each until its own `dueAt` (the ends: until the first end's): a later
+   * report of the node replaces its entry. In the order they were made (a Map keeps insertion order), so the earliest
+   * due comes first.
    */
-  private readonly held = new Map<string, Pending & { dueAt: number }>();
+  private readonly held = new Map<string, Held>();
   private heldTimer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private sending = false;
   private readonly retryMs: number;
   private readonly progressDelayMs: number;
+  private readonly endMayWait: (node: RunNode) => boolean;
 
   constructor(
     private readonly queue: GroupedAdds<typeof QUEUES.eventsScheduler>,
@@ -86,6 +99,7 @@ export class RunReporter {
   ) {
     this.retryMs = options.retryMs ?? REPORT_RETRY_MS;
     this.progressDelayMs = options.progressDelayMs ?? PROGRESS_REPORT_DELAY_MS;
+    this.endMayWait = options.endMayWait ?? (() => false);
   }
 
   /**
@@ -97,17 +111,22 @@ export class RunReporter {
     const report = withJobTrace<RunReport>({ ...body, event_id: newId('event'), ...this.run, at: at.toISOString() });
     const item = { report, giveUpAt: Date.now() + this.retryMs };
     if (body.type === 'run.node') {
-      this.held.delete(body.node.id);
-      if (body.node.status === 'running') {
-        this.held.set(body.node.id, { ...item, dueAt: Date.now() + this.progressDelayMs });
+      const { node } = body;
+      this.held.delete(node.id);
+      const end = node.status === 'succeeded' && this.endMayWait(node);
+      if (node.status === 'running' || end) {
+        this.held.set(node.id, { ...item, dueAt: Date.now() + this.progressDelayMs, end });
         this.heldTimer ??= this.armHeldTimer();
         return;
       }
     }
     if (body.type === 'run.finished') {
-      // The final report states every node it carries: their waiting progress says nothing more.
+      // The final report states every node it carries: their waiting reports say nothing more.
       for (const node of body.nodes) this.held.delete(node.id);
       this.releaseHeld(Infinity);
+    } else {
+      // Never ahead of a node's end made before it.
+      this.releaseHeld(-Infinity);
     }
     this.pending.push(item);
     this.startSending();
@@ -134,15 +153,20 @@ export class RunReporter {
     return timer.unref();
   }
 
-  /** The waiting `running` reports due by `now` join the pending ones, in the order they were made. */
+  /**
+   * The waiting reports due by `now`, and every waiting end once one is due (all of them at `-Infinity`), join the
+   * pending ones, in the order they were made.
+   */
   private releaseHeld(now: number): void {
     if (now === Infinity) {
       clearTimeout(this.heldTimer);
       this.heldTimer = undefined;
     }
+    let endsDue = now === -Infinity;
+    for (const item of this.held.values()) if (item.end && item.dueAt <= now) endsDue = true;
     let released = false;
     for (const [nodeId, item] of this.held) {
-      if (item.dueAt > now) break;
+      if (item.dueAt > now && !(item.end && endsDue)) continue;
       this.held.delete(nodeId);
       this.pending.push({ report: item.report, giveUpAt: item.giveUpAt });
       released = true;

@@ -26,6 +26,7 @@ import type { WorkspaceOptions } from '../data/run-workspace.js';
 import type { WorkspaceSource } from '../data/workspace-pool.js';
 import { executeRun, type RunOutcome } from '../engine/run-engine.js';
 import { reportedError } from '../engine/reported-text.js';
+import { repeatableNodeIds } from '../engine/repeatable-nodes.js';
 import { inRunSpan } from './run-span.js';
 import { RunLogShipper } from '../reporting/run-log-shipper.js';
 import { RunReporter } from '../reporting/run-reporter.js';
@@ -249,7 +250,11 @@ export class RunProcessor {
     const { logger } = this.deps;
     const { attempt, epoch } = claim;
     const identity = { run_id: command.run_id, tenant_id: command.tenant_id, attempt };
-    const reporter = new RunReporter(this.deps.reports, { ...identity, epoch }, logger);
+    // A repeatable node's end may wait for the next report: a takeover runs it again at no cost (run-reporter.ts).
+    const repeatable = repeatableNodeIds(command.dag);
+    const reporter = new RunReporter(this.deps.reports, { ...identity, epoch }, logger, {
+      endMayWait: (node) => repeatable.has(node.id),
+    });
     const log = new RunLogShipper(this.deps.logs, { ...identity, job_id: command.job_id }, logger);
     const startedMs = takenAt.getTime();
     // The claim started the run on the scheduler's side: no run.started report.
