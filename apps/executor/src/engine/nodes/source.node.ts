@@ -35,6 +35,8 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
           target,
         );
         ctx.log('info', `read ${rows} rows`);
+        // The rows the driver loaded into the new table: the next transform or decision need not count them again.
+        ctx.workspace.setTableRows(ctx.node.id, rows);
         return {
           rows_in: 0,
           rows_out: rows,
@@ -58,6 +60,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
       }
       const rows = await loader.finish();
       ctx.log('info', `read ${rows} rows`);
+      ctx.workspace.setTableRows(ctx.node.id, rows);
       return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id) };
     } catch (err) {
       loader.abandon();
