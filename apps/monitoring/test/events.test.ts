@@ -122,6 +122,50 @@ describe('events applied in batches', () => {
     expect((await alertsOf(t)).data.map((a) => a.job_id)).toEqual([overtaken.job_id]);
   });
 
+  it('give a batch of several events per run, without a failure, the outcomes one by one would give', async () => {
+    // A run's queued, started and end often come in one batch (the scheduler publishes a short run's events in one
+    // turn): one statement per round of them, each committed on its own.
+    const t = newTenant();
+    const events = suite.monitoring.app.get(MonitoringEvents);
+    const statuses = ['queued', 'running', 'succeeded'] as const;
+    const counted = async () => Promise.all(statuses.map((s) => runsCounted(s)));
+    const before = await counted();
+    const [a, b] = [newRun(newId('job')), newRun(newId('job'))];
+    const aRunning = runEvent(t, a, 'running');
+    const outcomes = await Promise.all(
+      [
+        runEvent(t, a, 'queued'),
+        aRunning,
+        runEvent(t, b, 'queued'),
+        { ...aRunning },
+        runEvent(t, a, 'succeeded', { durationMs: 7 }),
+        runEvent(t, b, 'running'),
+        runEvent(t, a, 'running', { attempt: 2 }),
+      ].map((e) => events.apply(e)),
+    );
+    expect(outcomes).toEqual(['applied', 'applied', 'applied', 'duplicate', 'applied', 'applied', 'stale']);
+    expect(await factOf(a.id)).toMatchObject({ status: 'succeeded', attempt: 1, duration_ms: 7 });
+    expect(await factOf(b.id)).toMatchObject({ status: 'running' });
+    expect(await counted()).toEqual([before[0]! + 2, before[1]! + 2, before[2]! + 1]);
+  });
+
+  it("resolve a job's open alert when its run's success comes in a later round of the batch", async () => {
+    const t = newTenant();
+    const events = suite.monitoring.app.get(MonitoringEvents);
+    const jobId = newId('job');
+    await events.apply(runEvent(t, newRun(jobId), 'failed'));
+    expect((await alertsOf(t)).data).toMatchObject([{ job_id: jobId, status: 'open' }]);
+    const run = newRun(jobId);
+    const outcomes = await Promise.all(
+      [runEvent(t, run, 'queued'), runEvent(t, run, 'running'), runEvent(t, run, 'succeeded')].map((e) =>
+        events.apply(e),
+      ),
+    );
+    expect(outcomes).toEqual(['applied', 'applied', 'applied']);
+    expect(await factOf(run.id)).toMatchObject({ status: 'succeeded' });
+    expect((await alertsOf(t)).data).toMatchObject([{ job_id: jobId, status: 'resolved', occurrences: 1 }]);
+  });
+
   it('resolve an alert opened by a failure earlier in the same batch', async () => {
     const t = newTenant();
     const events = suite.monitoring.app.get(MonitoringEvents);

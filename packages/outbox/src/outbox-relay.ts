@@ -40,6 +40,8 @@ const COLUMN = /^[a-z_][a-z0-9_]*$/;
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
+  /** A wake asked for within a while (wakeWithin); any wake before it takes its place. */
+  private soon: NodeJS.Timeout | null = null;
   private draining: Promise<unknown> | null = null;
   private again = false;
   private stopped = false;
@@ -75,12 +77,16 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.soon) clearTimeout(this.soon);
     await this.draining?.catch(() => undefined);
   }
 
   /** Publishes what is pending now; concurrent wakes coalesce into one more pass. */
   wake(): void {
     if (this.stopped) return;
+    // This pass (or the one after the pass under way) takes every row committed before this call.
+    if (this.soon) clearTimeout(this.soon);
+    this.soon = null;
     if (this.draining) {
       this.again = true;
       return;
@@ -94,6 +100,16 @@ export class OutboxRelay {
           this.wake();
         }
       });
+  }
+
+  /**
+   * Publishes what is pending within `ms`, or with the next wake if sooner: for rows whose consumers want them soon
+   * but not at once, so that they leave in one turn with the rows committed after them.
+   */
+  wakeWithin(ms: number): void {
+    if (this.stopped || this.soon) return;
+    this.soon = setTimeout(() => this.wake(), ms);
+    this.soon.unref();
   }
 
   /** Publishes every pending row; answers how many. */

@@ -51,6 +51,15 @@ function turnRelay(publish: (rows: OutboxRow[]) => Promise<void>, batch?: number
 const pending = async (): Promise<number> =>
   Number((await ds.query<{ n: string }[]>(`SELECT count(*) AS n FROM outbox WHERE published_at IS NULL`))[0]!.n);
 
+/** Resolves once `done()` holds (checked every 10 ms); throws after 5 s. */
+async function until(done: () => boolean): Promise<void> {
+  const giveUpAt = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > giveUpAt) throw new Error('timed out waiting for the relay');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 const message = (id: string) => ({
   message_id: id,
   kind: 'event',
@@ -126,6 +135,33 @@ describe('transactional outbox', () => {
     expect((counts[0] ?? 0) + (counts[1] ?? 0)).toBe(250);
     expect(new Set(seen).size).toBe(250);
     expect(seen).toHaveLength(250);
+  });
+
+  it('publishes within the time wakeWithin gives, or with an earlier wake, in one turn with the rows after', async () => {
+    const turns: string[][] = [];
+    const r = turnRelay(async (rows) => void turns.push(rows.map((row) => row.message_id)));
+    try {
+      await ds.transaction((m) => writeOutbox(m, message('evt_start')));
+      const askedAt = Date.now();
+      r.wakeWithin(150);
+      await ds.transaction((m) => writeOutbox(m, message('evt_end')));
+      // Nothing goes before the time asked, unless woken.
+      expect(turns).toEqual([]);
+      await until(() => turns.length > 0);
+      expect(Date.now() - askedAt).toBeGreaterThanOrEqual(140);
+      expect(turns).toEqual([['evt_start', 'evt_end']]);
+
+      // A wake before the time publishes at once, and the time asked makes no turn of its own after it.
+      await ds.transaction((m) => writeOutbox(m, message('evt_next')));
+      r.wakeWithin(60_000);
+      await ds.transaction((m) => writeOutbox(m, message('evt_final')));
+      r.wake();
+      await until(() => turns.length === 2);
+      expect(turns[1]).toEqual(['evt_next', 'evt_final']);
+      expect(await pending()).toBe(0);
+    } finally {
+      await r.stop();
+    }
   });
 
   it('refuses a column name that is not one', async () => {

@@ -78,14 +78,47 @@ export class MonitoringEvents {
     return result.outcomes;
   }
 
-  /** The one-statement path, when the batch cannot touch an alert; null when it may (nothing was written). */
+  /**
+   * The path of one statement per round (a round per event of a run: a run's queued, started and end often come in
+   * one batch), each committed on its own, when the batch cannot touch an alert; null when the first round could
+   * (nothing was written). A later round that could goes, with the rounds after it, to the transaction.
+   */
   private async withoutAlerts(events: MonitoringEvent[]): Promise<BatchResult | null> {
     const plain = events.every((e) => isRunEvent(e) && e.type !== 'run.failed');
+    if (!plain) return null;
     const rounds = roundsOf(events);
-    if (!plain || rounds.length > 1) return null;
-    const done = await recordAndApply(this.pooled, events, { unlessAlerting: true });
-    if (!done.written) return null;
-    return this.resultOf(events, done.fresh, this.appliedEvents(events, done.fresh, done.applied), false);
+    const fresh = new Set<string>();
+    const applied = new Set<MonitoringEvent>();
+    let done = 0;
+    try {
+      for (; done < rounds.length; done++) {
+        const round = rounds[done]!;
+        const result = await recordAndApply(this.pooled, round, { unlessAlerting: true });
+        if (!result.written) break;
+        result.fresh.forEach((id) => fresh.add(id));
+        this.appliedEvents(round, result.fresh, result.applied).forEach((e) => applied.add(e));
+      }
+      if (done === 0) return null;
+      if (done === rounds.length) return this.resultOf(events, fresh, applied, false);
+      const ahead = rounds.slice(0, done).flat();
+      const first = this.resultOf(ahead, fresh, applied, false);
+      const written = new Set(ahead);
+      const rest = events.filter((e) => !written.has(e));
+      const after = await this.ds.transaction((m) => this.withAlerts(m, rest));
+      const outcomes = new Map([
+        ...ahead.map((e, i) => [e, first.outcomes[i]!] as const),
+        ...rest.map((e, i) => [e, after.outcomes[i]!] as const),
+      ]);
+      return {
+        outcomes: events.map((e) => outcomes.get(e)!),
+        counted: [...first.counted, ...after.counted],
+        announced: after.announced,
+      };
+    } catch (err) {
+      // The rounds written are committed, and a batch applied again sees their events as duplicates: count them now.
+      for (const e of applied) if (isRunEvent(e)) this.metrics.countRun(e.run.status);
+      throw err;
+    }
   }
 
   private async withAlerts(m: EntityManager, events: MonitoringEvent[]): Promise<BatchResult> {

@@ -11,6 +11,14 @@ import {
 } from './scheduled-runs-message.js';
 
 /**
+ * How long a run's start (its command's outbox copy, `run.queued`, `run.started`) may wait in the outbox for the
+ * run's next row: a run that ends within it has its events published in one relay turn, one batch job per consumer,
+ * after its run has been claimed and has run, instead of a turn and a job each while it starts (issue 18). The
+ * command itself is added at once by the trigger (runs.service.ts); an end is published at once, with what waits.
+ */
+export const RUN_START_EVENTS_WAIT_MS = 100;
+
+/**
  * Where the scheduler's outbox rows go: run commands to `runs`, run events to monitoring and (those a webhook can
  * subscribe to) the webhook dispatcher; a `scheduled_runs` row becomes each of its runs' command and `run.queued`
  * event, in the order of a command row and an event row per run (scheduled-runs-message.ts).

@@ -8,6 +8,7 @@ import { orderedNode } from './run.mapper.js';
 import { isFinal } from './run-transitions.js';
 import { newId, OutboxRelay, withJobTrace } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
+import { RUN_START_EVENTS_WAIT_MS } from '../outbox/scheduler-outbox.js';
 
 /**
  * Fencing of run executions (issue 16). An executor claims a run before its first node: one compare-and-set on the
@@ -41,7 +42,7 @@ export class RunClaims {
     ]);
     const outcome = rows[0] ? this.granted(runOfRow(m, rows[0])) : await this.refusal(tenantId, req.run_id);
     if (outcome.granted) {
-      if (outcome.epoch === 1) this.relay.wake();
+      if (outcome.epoch === 1) this.relay.wakeWithin(RUN_START_EVENTS_WAIT_MS);
       else
         this.logger.warn(
           { run_id: req.run_id, epoch: outcome.epoch, executor_id: req.executor_id, attempt: req.attempt },

@@ -27,6 +27,7 @@ import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import { assertBeforeDeadline, createOnce, cursorAfter, notFound } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
+import { RUN_START_EVENTS_WAIT_MS } from '../outbox/scheduler-outbox.js';
 
 @Injectable()
 export class RunsService {
@@ -139,7 +140,9 @@ export class RunsService {
   ): Promise<RunEntity> {
     reachFaultPoint('after_run_commit');
     this.queueAtOnce(created, connectors);
-    this.relay.wake();
+    // The runs it replaced end now: their events go at once (and this run's with them).
+    if (replaced.length > 0) this.relay.wake();
+    else this.relay.wakeWithin(RUN_START_EVENTS_WAIT_MS);
     if (replaced.length > 0) await this.cancels.announce(replaced);
     this.logger.info({ run_id: created.id, job_id: jobId, trigger: 'manual', replaced }, 'run queued');
     return created;

@@ -94,6 +94,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.opts.enabled) this.relay.wake();
   }
 
+  /** Publishes what is pending within `ms`, or with an earlier wake (packages/outbox `wakeWithin`). */
+  wakeWithin(ms: number): void {
+    if (this.opts.enabled) this.relay.wakeWithin(ms);
+  }
+
   /** Publishes every pending row; answers how many (tests call it directly). */
   drain(): Promise<number> {
     return this.relay.drain();
