@@ -18,7 +18,7 @@ import { machineProfile } from './lib/machine-profile.mjs';
 const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 200);
 const WARMUP_RUNS = 20;
 const IDLE_SEC = Number(process.env.BENCH_CPU_IDLE_SEC ?? 3);
-const IN_FLIGHT = 8;
+const IN_FLIGHT = Number(process.env.BENCH_CPU_IN_FLIGHT ?? 8);
 const GOAL_MS_PER_RUN = 6;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -15,6 +15,8 @@ export class CsvPartFiles extends Writable {
   /** Every part file made, loaded or not: what the caller removes at the end. */
   readonly files: string[] = [];
   private readonly completed: string[] = [];
+  /** Bytes of each completed part. */
+  private readonly sizes = new Map<string, number>();
   private handle: FileHandle | undefined;
   private size = 0;
   private inQuotes = false;
@@ -73,6 +75,11 @@ export class CsvPartFiles extends Writable {
       await closed;
     }
     await Promise.all(this.files.map(removeFile));
+  }
+
+  /** The bytes of a part `parts()` yielded. */
+  bytesOf(file: string): number | undefined {
+    return this.sizes.get(file);
   }
 
   /** The completed parts, in order, as they complete. */
@@ -134,7 +141,10 @@ export class CsvPartFiles extends Writable {
     await handle.close();
     const file = this.files[this.files.length - 1]!;
     if (this.size === 0) await removeFile(file);
-    else this.completed.push(file);
+    else {
+      this.sizes.set(file, this.size);
+      this.completed.push(file);
+    }
     this.size = 0;
     this.wake?.();
   }

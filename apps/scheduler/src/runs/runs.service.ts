@@ -221,8 +221,19 @@ export class RunsService {
     );
   }
 
+  /**
+   * Fixed SQL without the DAG the run ran (a client polls this while its run goes on: TypeORM's find built the query
+   * again each time and read the whole DAG snapshot, which the answer does not show).
+   */
   async get(tenantId: string, jobId: string, runId: string): Promise<Run> {
-    return toRun(await this.loadRun(tenantId, jobId, runId));
+    if (!isId('job', jobId) || !isId('run', runId)) throw notFound('run', runId);
+    const m = this.ds.manager;
+    const [row] = await m.query<Record<string, unknown>[]>(
+      `SELECT ${runSelectListWithoutDag(m)} FROM runs r WHERE r.tenant_id = $1 AND r.job_id = $2 AND r.id = $3`,
+      [tenantId, jobId, runId],
+    );
+    if (!row) throw notFound('run', runId);
+    return toRun(runOfRow(m, row));
   }
 
   /** The DAG the run ran, which the pipeline may have changed since; 404 as for the run. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FieldPacket, TypeCastField } from 'mysql2';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent, toDuckdbError } from '../duckdb/database.js';
-import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
+import { csvReaderSizes, DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { openMysqlSession, type MysqlSessionOptions } from './pool.js';
 import { toMysqlConnectorError } from './mysql-errors.js';
@@ -50,8 +50,8 @@ export async function readIntoTable(cfg: MysqlConfig, req: ReadRequest, target: 
   const params = paramsOf(req);
   const file = join(target.scratchDir, `mysql-read-${randomUUID()}.csv`);
   try {
-    const { columns, rows } = await streamToCsv(cfg, sql, params, file, req);
-    await loadCsv(target, columns, file);
+    const { columns, rows, bytes } = await streamToCsv(cfg, sql, params, file, req);
+    await loadCsv(target, columns, file, bytes);
     return {
       rows,
       columns: columns.map(({ name, type, source_type }) => ({ name, type, ...(source_type ? { source_type } : {}) })),
@@ -67,7 +67,7 @@ async function streamToCsv(
   params: unknown[],
   file: string,
   opts: MysqlSessionOptions,
-): Promise<{ columns: TypedColumn[]; rows: number }> {
+): Promise<{ columns: TypedColumn[]; rows: number; bytes: number }> {
   const { signal } = opts;
   const session = await openMysqlSession(cfg, opts).catch((err: unknown) => {
     throw toMysqlConnectorError(err, signal);
@@ -90,6 +90,7 @@ async function streamToCsv(
     });
     const stream = query.stream({ highWaterMark: ROW_BUFFER });
     let rows = 0;
+    let bytes = 0;
     let pending = '';
     try {
       for await (const row of stream as AsyncIterable<(string | Buffer | null)[]>) {
@@ -98,7 +99,7 @@ async function streamToCsv(
         rows++;
         if (pending.length >= FLUSH_BYTES) {
           signal?.throwIfAborted();
-          await out.write(pending);
+          bytes += (await out.write(pending)).bytesWritten;
           pending = '';
         }
       }
@@ -108,10 +109,10 @@ async function streamToCsv(
     if (fieldsError) throw fieldsError;
     if (!columns)
       throw new ConnectorError('the query returned no rows and no columns: a source needs a SELECT', 'config_error');
-    await out.write(pending);
+    bytes += (await out.write(pending)).bytesWritten;
     signal?.throwIfAborted();
     finished = true;
-    return { columns, rows };
+    return { columns, rows, bytes };
   } catch (err) {
     throw signal?.aborted ? signal.reason : toMysqlConnectorError(err, signal);
   } finally {
@@ -133,9 +134,14 @@ function encodeRow(columns: readonly TypedColumn[], row: readonly (string | Buff
 }
 
 /** Creates the node's table with the declared types and fills it with DuckDB's CSV reader. */
-async function loadCsv(target: DuckDBTable, columns: readonly TypedColumn[], file: string): Promise<void> {
+async function loadCsv(
+  target: DuckDBTable,
+  columns: readonly TypedColumn[],
+  file: string,
+  bytes: number,
+): Promise<void> {
   const table = quoteIdent(target.table);
-  const buffers = target.buffers ?? DEFAULT_TRANSFER_BUFFERS;
+  const sizes = csvReaderSizes(target.buffers ?? DEFAULT_TRANSFER_BUFFERS, bytes);
   const declared = columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
   // Bytes travel as hex text and become BLOBs here; everything else is read with its declared type.
   const fileTypes = columns
@@ -149,8 +155,9 @@ async function loadCsv(target: DuckDBTable, columns: readonly TypedColumn[], fil
     await target.connection.run(
       `insert into ${table} select ${projection} from read_csv(${sqlString(file)}, columns = {${fileTypes}}, header = false, ` +
         `auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, ` +
-        // A row's longest CSV line, and DuckDB's read buffer, from the run's memory limit (DuckDB refuses longer rows).
-        `max_line_size = ${buffers.csvMaxLineBytes}, buffer_size = ${buffers.csvBufferBytes})`,
+        // A row's longest CSV line, and DuckDB's read buffer, from the run's memory limit (DuckDB refuses longer rows),
+        // no larger than the file needs.
+        `max_line_size = ${sizes.maxLineBytes}, buffer_size = ${sizes.bufferBytes})`,
     );
     await target.connection.run('commit');
   } catch (err) {

@@ -6,7 +6,7 @@
 import type { ColumnSpec, DuckDBTable } from '../types.js';
 import { ConnectorError } from '../connector-error.js';
 import { removeFile } from '../remove-file.js';
-import { DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
+import { csvReaderSizes, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
 import { quoteIdent } from '../duckdb/database.js';
 import { decimalPlan, guardedDuck, MAX_DECIMAL_PRECISION, sqlString, type ColumnPlan } from './pg-types.js';
 
@@ -27,15 +27,26 @@ function readCsvSql(
   files: string | readonly string[],
   columns: readonly LoadColumn[],
   buffers: TransferBuffers,
+  bytesOf: PartBytes,
 ): string {
   const declared = columns.map((c, i) => `${sqlString(fieldName(i))}: ${sqlString(c.plan.csvType)}`).join(', ');
+  const list = typeof files === 'string' ? [files] : files;
   const from = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
+  let largest: number | undefined = 0;
+  for (const file of list) {
+    const bytes = bytesOf(file);
+    largest = bytes === undefined || largest === undefined ? undefined : Math.max(largest, bytes);
+  }
+  const sizes = csvReaderSizes(buffers, largest);
   return (
     `read_csv(${from}, columns = {${declared}}, header = false, auto_detect = false, delim = ',', quote = '"',` +
-    ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${buffers.csvMaxLineBytes},` +
-    ` buffer_size = ${buffers.csvBufferBytes})`
+    ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${sizes.maxLineBytes},` +
+    ` buffer_size = ${sizes.bufferBytes})`
   );
 }
+
+/** The bytes of a part file, when known (the reader is then sized to it: csvReaderSizes). */
+export type PartBytes = (file: string) => number | undefined;
 
 /**
  * Creates `target.table` and fills it from the CSV `parts` (files, in order) in one transaction, each part as it
@@ -46,6 +57,7 @@ export async function loadCsvPartsIntoTable(
   target: DuckDBTable,
   parts: AsyncIterable<string>,
   declared: readonly LoadColumn[],
+  bytesOf: PartBytes = () => undefined,
 ): Promise<{ rows: number; columns: ColumnSpec[] }> {
   if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
   const { connection } = target;
@@ -56,13 +68,15 @@ export async function loadCsvPartsIntoTable(
     const waitForAll = declared.some((c) => c.plan.unboundedNumeric);
     const all: string[] = [];
     if (waitForAll) for await (const part of parts) all.push(part);
-    const columns = waitForAll ? await withUnboundedNumericsDecided(target, all, declared, buffers) : [...declared];
+    const columns = waitForAll
+      ? await withUnboundedNumericsDecided(target, all, declared, buffers, bytesOf)
+      : [...declared];
     await connection.run(
       `create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.plan.duckType}`).join(', ')})`,
     );
     const values = columns.map((c, i) => `${guardedDuck(c.plan, c.name, c.sourceType, fieldName(i))}`).join(', ');
     const insert = (files: string | readonly string[]) =>
-      connection.run(`insert into ${table} select ${values} from ${readCsvSql(files, columns, buffers)}`);
+      connection.run(`insert into ${table} select ${values} from ${readCsvSql(files, columns, buffers, bytesOf)}`);
     let rows = 0;
     if (waitForAll) {
       if (all.length > 0) rows = (await insert(all)).rowsChanged;
@@ -91,6 +105,7 @@ async function withUnboundedNumericsDecided(
   files: readonly string[],
   columns: readonly LoadColumn[],
   buffers: TransferBuffers,
+  bytesOf: PartBytes,
 ): Promise<LoadColumn[]> {
   const unbounded = [...columns.keys()].filter((i) => columns[i]!.plan.unboundedNumeric);
   if (unbounded.length === 0) return [...columns];
@@ -108,7 +123,7 @@ async function withUnboundedNumericsDecided(
       ? unbounded.flatMap(() => [0, 0, false])
       : (
           await target.connection.runAndReadAll(
-            `select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers)}`,
+            `select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers, bytesOf)}`,
           )
         ).getRows()[0]!;
   const decided = [...columns];

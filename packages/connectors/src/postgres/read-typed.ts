@@ -62,7 +62,7 @@ export async function readIntoTable(
   try {
     const copying = copyToParts(cfg, sql, params, parts, declared, { signal, tenantId: req.tenantId, pool: req.pool });
     const loading = Promise.race([columnsKnown, copying]).then((columns) =>
-      loadCsvPartsIntoTable(target, parts.parts(), columns),
+      loadCsvPartsIntoTable(target, parts.parts(), columns, (file) => parts.bytesOf(file)),
     );
     loading.catch((err: unknown) => loadFailed.abort(err));
     const [copied, loaded] = await Promise.allSettled([copying, loading]);
