@@ -1,19 +1,34 @@
 import { repeatableNodeIds } from './repeatable-nodes.js';
 
 describe('repeatableNodeIds', () => {
-  it('names the transforms and the rules decisions, and no node that reaches a connector or a model', () => {
+  it('names the transforms a transform, decision or sink reads, and no other node', () => {
+    const node = (id: string, type: string, config: Record<string, unknown> = {}) => ({ id, type, config });
     const dag = {
       nodes: [
-        { id: 'src', type: 'source', config: {} },
-        { id: 'clean', type: 'transform', config: {} },
-        { id: 'by_rules', type: 'decision', config: { strategy: 'rules' } },
-        { id: 'by_llm', type: 'decision', config: { strategy: 'llm' } },
-        { id: 'stmt', type: 'sql', config: {} },
-        { id: 'out', type: 'sink', config: {} },
+        node('src', 'source'),
+        node('clean', 'transform'),
+        node('enrich', 'transform'),
+        node('route', 'decision', { strategy: 'rules' }),
+        node('judge', 'decision', { strategy: 'llm' }),
+        node('for_sink', 'transform'),
+        node('out', 'sink'),
+        node('leaf', 'transform'),
+        node('before_sql', 'transform'),
+        node('stmt', 'sql'),
       ],
-      edges: [],
+      edges: [
+        { from: 'src', to: 'clean' },
+        { from: 'clean', to: 'enrich' },
+        { from: 'enrich', to: 'route' },
+        { from: 'route', to: 'judge', when: 'x' },
+        { from: 'judge', to: 'for_sink', when: 'y' },
+        { from: 'for_sink', to: 'out' },
+        { from: 'clean', to: 'leaf' },
+        { from: 'clean', to: 'before_sql' },
+        { from: 'before_sql', to: 'stmt' },
+      ],
     };
-    expect([...repeatableNodeIds(dag)]).toEqual(['clean', 'by_rules']);
+    expect([...repeatableNodeIds(dag)].sort()).toEqual(['clean', 'enrich', 'for_sink']);
   });
 
   it('names none of a malformed DAG (the engine reports it)', () => {

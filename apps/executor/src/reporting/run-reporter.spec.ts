@@ -155,6 +155,32 @@ describe('RunReporter', () => {
       expect(added).toEqual(['t1:succeeded', 'sink:succeeded', 't2:failed']);
     });
 
+    it('leaves as soon as a node whose end cannot wait starts (a sink may write next)', async () => {
+      const { queue, added } = recordingQueue();
+      const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 60_000, endMayWait: repeatable });
+      reporter.send({ type: 'run.node', node: node('t1', 'succeeded') });
+      reporter.send({ type: 'run.node', node: node('t2', 'running') });
+      reporter.send({ type: 'run.node', node: node('sink', 'running') });
+      await waitFor(() => added.length === 1, { what: 'the waiting end' });
+      expect(added).toEqual(['t1:succeeded']);
+    });
+
+    it('is sent after all when the final report that stated it is refused by its schema', async () => {
+      const { queue, added } = recordingQueue();
+      const refusing = {
+        add: async (jobs: { name: string; data: { node?: RunNode } }[]) => {
+          if (jobs.some((j) => j.name === 'run.finished'))
+            throw new JobDataInvalidError('events.scheduler', 'run.finished', ['nodes: too large']);
+          return (queue as unknown as { add: (j: typeof jobs) => Promise<void> }).add(jobs);
+        },
+      } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
+      const reporter = new RunReporter(refusing, identity, silent, { progressDelayMs: 60_000, endMayWait: repeatable });
+      reporter.send({ type: 'run.node', node: node('t1', 'succeeded') });
+      reporter.send(finished([node('t1', 'succeeded')]));
+      await reporter.flushed();
+      expect(added).toEqual(['t1:succeeded']);
+    });
+
     it("is dropped for the nodes the final report states, and a node that cannot run again doesn't wait", async () => {
       const { queue, added } = recordingQueue();
       const reporter = new RunReporter(queue, identity, silent, { progressDelayMs: 60_000, endMayWait: repeatable });

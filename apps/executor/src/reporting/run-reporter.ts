@@ -10,10 +10,10 @@
  * dropped when the node's next state comes first (a short node reports once), and node reports that leave with the
  * run's final report are dropped for the nodes it carries (it states every node). A node's success waits as long
  * only where the run may lose it (`endMayWait`): a run taken over resumes from the node states the scheduler has
- * (resume-plan.ts), so only a node that can run again at no cost outside the run (a transform, a rules decision) has
- * its end wait; the waiting ends all leave when the first is due or with any report that does not wait, before it, so
- * the scheduler never holds a node's end without the ends made before it. Order holds per node: a `running` report
- * sent after its wait goes behind reports of other nodes made meanwhile.
+ * (resume-plan.ts), so only a node that a takeover would run again anyway (engine/repeatable-nodes.ts) has its end
+ * wait; the waiting ends all leave when the first is due, or with any report that does not wait and before it, or
+ * as a node whose end cannot wait starts, so the scheduler never holds a node's end without the ends made before
+ * it. Order holds per node: a `running` report sent after its wait goes behind reports of other nodes made meanwhile.
  */
 import type { GroupedAdds } from '@conduit/service-kit';
 import type { QUEUES, RunError, RunNode, RunReport } from '@conduit/contracts';
@@ -113,7 +113,10 @@ export class RunReporter {
     if (body.type === 'run.node') {
       const { node } = body;
       this.held.delete(node.id);
-      const end = node.status === 'succeeded' && this.endMayWait(node);
+      const mayWait = this.endMayWait(node);
+      // A node whose end cannot wait is about to act outside the run: the ends made before it leave now.
+      if (node.status === 'running' && !mayWait) this.releaseHeld(-Infinity);
+      const end = node.status === 'succeeded' && mayWait;
       if (node.status === 'running' || end) {
         this.held.set(node.id, { ...item, dueAt: Date.now() + this.progressDelayMs, end });
         this.heldTimer ??= this.armHeldTimer();
@@ -121,8 +124,9 @@ export class RunReporter {
       }
     }
     if (body.type === 'run.finished') {
-      // The final report states every node it carries: their waiting reports say nothing more.
-      for (const node of body.nodes) this.held.delete(node.id);
+      // The final report states every node it carries: their waiting progress says nothing more. Their waiting ends
+      // leave with it, to be dropped from its batch (withoutSuperseded), or sent should the final report be refused.
+      for (const node of body.nodes) if (this.held.get(node.id)?.end === false) this.held.delete(node.id);
       this.releaseHeld(Infinity);
     } else {
       // Never ahead of a node's end made before it.

@@ -250,7 +250,7 @@ export class RunProcessor {
     const { logger } = this.deps;
     const { attempt, epoch } = claim;
     const identity = { run_id: command.run_id, tenant_id: command.tenant_id, attempt };
-    // A repeatable node's end may wait for the next report: a takeover runs it again at no cost (run-reporter.ts).
+    // Such a node's end may wait for the next report: a takeover would run it again anyway (repeatable-nodes.ts).
     const repeatable = repeatableNodeIds(command.dag);
     const reporter = new RunReporter(this.deps.reports, { ...identity, epoch }, logger, {
       endMayWait: (node) => repeatable.has(node.id),
