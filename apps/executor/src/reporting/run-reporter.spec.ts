@@ -34,6 +34,17 @@ function recordingQueue(down: () => boolean = () => false) {
   return { queue, added, sends, hold };
 }
 
+/** `queue`, but a send holding a final report is refused by the contract (as a too large one is). */
+function refusingFinal(queue: GroupedAdds<typeof QUEUES.eventsScheduler>): GroupedAdds<typeof QUEUES.eventsScheduler> {
+  return {
+    add: async (jobs: { name: string; data: { node?: RunNode } }[]) => {
+      if (jobs.some((j) => j.name === 'run.finished'))
+        throw new JobDataInvalidError('events.scheduler', 'run.finished', ['nodes: too large']);
+      return (queue as unknown as { add: (j: typeof jobs) => Promise<void> }).add(jobs);
+    },
+  } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
+}
+
 const identity = { run_id: 'run_1', tenant_id: 'tnt_1', attempt: 1, epoch: 1 };
 const silent = pino({ level: 'silent' });
 const node = (id: string, status: RunNode['status']) => ({ id, status }) as RunNode;
@@ -167,14 +178,10 @@ describe('RunReporter', () => {
 
     it('is sent after all when the final report that stated it is refused by its schema', async () => {
       const { queue, added } = recordingQueue();
-      const refusing = {
-        add: async (jobs: { name: string; data: { node?: RunNode } }[]) => {
-          if (jobs.some((j) => j.name === 'run.finished'))
-            throw new JobDataInvalidError('events.scheduler', 'run.finished', ['nodes: too large']);
-          return (queue as unknown as { add: (j: typeof jobs) => Promise<void> }).add(jobs);
-        },
-      } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
-      const reporter = new RunReporter(refusing, identity, silent, { progressDelayMs: 60_000, endMayWait: repeatable });
+      const reporter = new RunReporter(refusingFinal(queue), identity, silent, {
+        progressDelayMs: 60_000,
+        endMayWait: repeatable,
+      });
       reporter.send({ type: 'run.node', node: node('t1', 'succeeded') });
       reporter.send(finished([node('t1', 'succeeded')]));
       await reporter.flushed();
@@ -195,14 +202,7 @@ describe('RunReporter', () => {
 
   it('sends every node end of a batch whose final report the contract refuses', async () => {
     const { queue, added } = recordingQueue();
-    const refusing = {
-      add: async (jobs: { name: string; data: { node?: RunNode } }[]) => {
-        if (jobs.some((j) => j.name === 'run.finished'))
-          throw new JobDataInvalidError('events.scheduler', 'run.finished', ['nodes: too large']);
-        return (queue as unknown as { add: (j: typeof jobs) => Promise<void> }).add(jobs);
-      },
-    } as unknown as GroupedAdds<typeof QUEUES.eventsScheduler>;
-    const reporter = new RunReporter(refusing, identity, silent);
+    const reporter = new RunReporter(refusingFinal(queue), identity, silent);
     reporter.send({ type: 'run.node', node: node('a', 'succeeded') });
     reporter.send(finished([node('a', 'succeeded')]));
     await reporter.flushed();
