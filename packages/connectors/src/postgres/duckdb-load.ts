@@ -31,13 +31,12 @@ function readCsvSql(
 ): string {
   const declared = columns.map((c, i) => `${sqlString(fieldName(i))}: ${sqlString(c.plan.csvType)}`).join(', ');
   const list = typeof files === 'string' ? [files] : files;
-  const from = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
-  let largest: number | undefined = 0;
-  for (const file of list) {
-    const bytes = bytesOf(file);
-    largest = bytes === undefined || largest === undefined ? undefined : Math.max(largest, bytes);
-  }
-  const sizes = csvReaderSizes(buffers, largest);
+  const from = typeof files === 'string' ? sqlString(files) : `[${list.map(sqlString).join(', ')}]`;
+  const bytes = list.map(bytesOf);
+  const sizes = csvReaderSizes(
+    buffers,
+    bytes.every((b): b is number => b !== undefined) ? Math.max(...bytes) : undefined,
+  );
   return (
     `read_csv(${from}, columns = {${declared}}, header = false, auto_detect = false, delim = ',', quote = '"',` +
     ` escape = '"', nullstr = '', allow_quoted_nulls = false, max_line_size = ${sizes.maxLineBytes},` +
@@ -57,7 +56,7 @@ export async function loadCsvPartsIntoTable(
   target: DuckDBTable,
   parts: AsyncIterable<string>,
   declared: readonly LoadColumn[],
-  bytesOf: PartBytes = () => undefined,
+  bytesOf: PartBytes,
 ): Promise<{ rows: number; columns: ColumnSpec[] }> {
   if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
   const { connection } = target;
