@@ -95,3 +95,37 @@ export function startCpuWindow(groups) {
     );
   };
 }
+
+/** A process's main thread's CPU (the JS event loop; the task whose id is the pid), in seconds, or undefined. */
+function mainThreadSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return (f[11] + f[12]) / TICKS_PER_SEC;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts an account of the main threads of groups ({ label: pid[] }: Node processes); the returned function answers
+ * { label: cpu seconds } of their event loops. The rest of a Node process's CPU is its other threads: libuv's pool
+ * (file system calls, and a native addon's work such as DuckDB's statements) and V8's garbage collector helpers.
+ */
+export function startMainThreadAccount(groups) {
+  const read = () =>
+    Object.fromEntries(
+      Object.entries(groups).map(([label, pids]) => [
+        label,
+        pids.reduce((s, pid) => s + (mainThreadSeconds(pid) ?? 0), 0),
+      ]),
+    );
+  const before = read();
+  return () => {
+    const after = read();
+    return Object.fromEntries(Object.keys(after).map((label) => [label, Math.max(0, after[label] - before[label])]));
+  };
+}

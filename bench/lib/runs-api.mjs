@@ -18,11 +18,12 @@ export async function api(stack, method, path, body, expected) {
 }
 
 /**
- * A postgres connector on `database` of the stack's server: never the stack's own database, which connectors may not
- * reach. The stack must allow private networks (the server is on this machine).
+ * A postgres connector on `database` of the stack's server (its host and port): never the stack's own database, which
+ * connectors may not reach. The stack must allow private networks (the server is on this machine).
  */
 export async function stackConnector(stack, database) {
-  const config = { host: '127.0.0.1', port: 5432, database, user: 'postgres' };
+  const server = new URL(stack.databaseUrl);
+  const config = { host: server.hostname, port: Number(server.port || 5432), database, user: 'postgres' };
   return (
     await api(
       stack,

@@ -35,7 +35,12 @@ async function pgTool(command: string, args: string[]): Promise<void> {
   await run(file, argv, { timeout: 60_000 });
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+export interface OwnPostgresOptions {
+  /** Server settings given at start (`-c name=value`), e.g. shared_preload_libraries for a bench's statement counts. */
+  settings?: Readonly<Record<string, string>>;
+}
+
+export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promise<OwnPostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'conduit-test-pg-'));
   if (process.getuid?.() === 0) {
     const { stdout: uid } = await run('id', ['-u', 'postgres']);
@@ -50,8 +55,9 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   await pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync']);
 
   const start = async () => {
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-    await pgTool('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+    const settings = Object.entries(options.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
+    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${settings.join('')}`;
+    await pgTool('pg_ctl', ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', 'start']);
     await waitFor(
       async () => {
         const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1000 });
