@@ -4,8 +4,8 @@
  */
 import { startStack } from '@conduit/testing';
 
-/** Settings a bench run may try from its own environment (`EXECUTOR_CONCURRENCY=8 node runs-cpu.mjs`). */
-const TUNABLE = ['EXECUTOR_CONCURRENCY', 'EXECUTOR_NODE_PARALLELISM', 'RUN_MEMORY_LIMIT'];
+/** Settings a bench run may try from its own environment (`EXECUTOR_CONCURRENCY=8 node runs-cpu.mjs`); every service gets them. */
+const TUNABLE = ['EXECUTOR_CONCURRENCY', 'EXECUTOR_NODE_PARALLELISM', 'RUN_MEMORY_LIMIT', 'UV_THREADPOOL_SIZE'];
 
 export function startBenchStack(env = {}, servers = {}) {
   const tried = Object.fromEntries(TUNABLE.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
