@@ -1,14 +1,15 @@
 // What one 1-node run asks of PostgreSQL and Redis (issue 18, "hop by hop"): the statements each server ran and the
-// round trips the services made, per run, counted on a PostgreSQL and a Redis of the bench's own (initdb and
+// commands the services sent, per run, counted on a PostgreSQL and a Redis of the bench's own (initdb and
 // redis-server in a temporary folder), so nothing else on the machine is counted and the counters may be reset:
 // - PostgreSQL: pg_stat_statements (preloaded on the bench's server), by database: the platform's own and the
 //   source's (the connector's session: snapshot, column types, COPY, its reset);
-// - Redis: the commands a client sent (MONITOR, less the commands a script ran itself), by command and by queue or
-//   RPC stream, and INFO commandstats for every command run, scripts' own included.
-// A round trip costs CPU on both sides of the socket (on this machine, writes to a loopback socket are 13-36% of a
+// - Redis: the commands a client sent (MONITOR, less the commands a script ran itself; the commands of one pipeline
+//   count one each), by command and by queue or RPC stream, and INFO commandstats for every command run, scripts'
+//   own included.
+// Each message costs CPU on both sides of its socket (on this machine, writes to a loopback socket are 13-36% of a
 // service's CPU under load: bench/README.md), so these counts say where runs-cpu.mjs's figures come from.
-// Baseline: a bare BullMQ job (add -> worker -> completed) counted the same way on the same Redis: a run costs so
-// many bare jobs' worth of Redis round trips.
+// Baseline: a bare BullMQ job (add -> worker -> completed) counted the same way on the same Redis: a run sends so
+// many bare jobs' worth of Redis commands.
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -66,7 +67,7 @@ async function commandStats(redis) {
   return total;
 }
 
-/** Client round trips and commands run for `count` bare BullMQ jobs, `IN_FLIGHT` added at a time. */
+/** Commands sent by clients and commands run for `count` bare BullMQ jobs, `IN_FLIGHT` added at a time. */
 async function bareBullmqJobs(redisUrl, count) {
   const connection = { url: redisUrl, maxRetriesPerRequest: null };
   const prefix = `bench-bare-${randomUUID().slice(0, 8)}`;
@@ -89,7 +90,7 @@ async function bareBullmqJobs(redisUrl, count) {
   await worker.close();
   await queue.close();
   admin.disconnect();
-  return { round_trips: round(counted.total / count, 2), commands_run: round(run / count, 1) };
+  return { commands_sent: round(counted.total / count, 2), commands_run: round(run / count, 1) };
 }
 
 const postgres = await startOwnPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements' } });
@@ -121,7 +122,8 @@ try {
     await redis.config('RESETSTAT');
     const counting = await countClientCommands(redisServer.url);
     await triggerMany(stack, jobId, RUNS, IN_FLIGHT);
-    await drained(stack, jobId);
+    // Polled once a second: the polls' own statements and commands are a few per burst, under 1% of the counts.
+    await drained(stack, jobId, 120_000, 1000);
     const redisCounted = await counting.stop();
     const commandsRun = await commandStats(redis);
     // pg_stat_statements counts a statement when it ends: every run's are in once the runs are drained.
@@ -156,13 +158,13 @@ const pgFigures = {
 };
 const ranked = (map) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, perRun(n)]));
 const redisFigures = {
-  round_trips: perRun(redisCounted.total),
+  commands_sent: perRun(redisCounted.total),
   scripts: perRun((redisCounted.byCommand.get('evalsha') ?? 0) + (redisCounted.byCommand.get('eval') ?? 0)),
   commands_run: perRun(commandsRun),
   by_command: ranked(redisCounted.byCommand),
   by_queue_or_stream: ranked(redisCounted.byGroup),
 };
-const bareJobs = round(redisFigures.round_trips / bare.round_trips, 1);
+const bareJobs = round(redisFigures.commands_sent / bare.commands_sent, 1);
 
 console.log(
   `per 1-node run (${RUNS} runs, ${IN_FLIGHT} triggers in flight), on a PostgreSQL and a Redis of the bench's own:`,
@@ -175,7 +177,7 @@ for (const r of rows.slice(0, TOP_STATEMENTS))
     `  ${String(perRun(r.calls)).padStart(5)}  ${r.database === sourceDatabase ? 'source  ' : 'platform'}  ${r.query.slice(0, 100)}`,
   );
 console.log(
-  `Redis: ${redisFigures.round_trips} round trips (of them ${redisFigures.scripts} BullMQ scripts), ${redisFigures.commands_run} commands run with the scripts' own`,
+  `Redis: ${redisFigures.commands_sent} commands sent (of them ${redisFigures.scripts} BullMQ scripts), ${redisFigures.commands_run} commands run with the scripts' own`,
 );
 console.log(
   `  by command: ${Object.entries(redisFigures.by_command)
@@ -189,7 +191,7 @@ console.log(
     .join(', ')}`,
 );
 console.log(
-  `baseline: a bare BullMQ job (add -> worker -> completed) ${bare.round_trips} round trips, ${bare.commands_run} commands run; a run costs ${bareJobs} bare jobs' worth of round trips`,
+  `baseline: a bare BullMQ job (add -> worker -> completed) ${bare.commands_sent} commands sent, ${bare.commands_run} commands run; a run sends ${bareJobs} bare jobs' worth`,
 );
 
 printResult('runs-round-trips', {
@@ -204,8 +206,8 @@ printResult('runs-round-trips', {
   redis_per_run: redisFigures,
   baseline: { name: 'bare_bullmq_job', ...bare },
   headline: {
-    subject: `per 1-node run ${round(pgFigures.platform + pgFigures.source, 1)} PostgreSQL statements, ${redisFigures.round_trips} Redis round trips`,
-    baseline: `bare BullMQ job ${bare.round_trips} Redis round trips`,
-    ratio: `${bareJobs}x a bare job's round trips`,
+    subject: `per 1-node run ${round(pgFigures.platform + pgFigures.source, 1)} PostgreSQL statements, ${redisFigures.commands_sent} Redis commands sent`,
+    baseline: `bare BullMQ job ${bare.commands_sent} Redis commands sent`,
+    ratio: `${bareJobs}x a bare job's commands`,
   },
 });

@@ -91,8 +91,8 @@ export async function allRuns(stack, jobId) {
   return runs;
 }
 
-/** Waits until the job has no queued or running run (two list calls every 100 ms, not one poll per run). */
-export async function drained(stack, jobId, timeoutMs = 120_000) {
+/** Waits until the job has no queued or running run (two list calls every `everyMs`, not one poll per run). */
+export async function drained(stack, jobId, timeoutMs = 120_000, everyMs = 100) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [queued, running] = await Promise.all(
@@ -100,7 +100,7 @@ export async function drained(stack, jobId, timeoutMs = 120_000) {
     );
     if (queued.data.length === 0 && running.data.length === 0) return;
     if (Date.now() > deadline) throw new Error(`runs still queued or running after ${timeoutMs} ms`);
-    await sleep(100);
+    await sleep(everyMs);
   }
 }
 
