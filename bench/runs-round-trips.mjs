@@ -150,12 +150,16 @@ await postgres.destroy();
 
 const perRun = (n) => round(n / RUNS, 2);
 const { rows, redisCounted, commandsRun, sourceDatabase } = figures;
-const statements = (which) => rows.filter((r) => (r.database === sourceDatabase) === (which === 'source'));
-const callsOf = (list) => list.reduce((s, r) => s + r.calls, 0);
-const pgFigures = {
-  platform: perRun(callsOf(statements('platform'))),
-  source: perRun(callsOf(statements('source'))),
-};
+/** Each statement per run, by the database it ran in: the source's (the connector's session) or the platform's. */
+const statements = rows.map((r) => ({
+  calls: r.calls,
+  per_run: perRun(r.calls),
+  database: r.database === sourceDatabase ? 'source' : 'platform',
+  query: r.query,
+}));
+const callsIn = (database) => statements.reduce((s, st) => s + (st.database === database ? st.calls : 0), 0);
+const pgFigures = { platform: perRun(callsIn('platform')), source: perRun(callsIn('source')) };
+const pgTotal = round(pgFigures.platform + pgFigures.source, 1);
 const ranked = (map) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, perRun(n)]));
 const redisFigures = {
   commands_sent: perRun(redisCounted.total),
@@ -165,31 +169,25 @@ const redisFigures = {
   by_queue_or_stream: ranked(redisCounted.byGroup),
 };
 const bareJobs = round(redisFigures.commands_sent / bare.commands_sent, 1);
+const listed = (perKey, limit) =>
+  Object.entries(perKey)
+    .slice(0, limit)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
 
 console.log(
   `per 1-node run (${RUNS} runs, ${IN_FLIGHT} triggers in flight), on a PostgreSQL and a Redis of the bench's own:`,
 );
 console.log(
-  `PostgreSQL statements: ${round(pgFigures.platform + pgFigures.source, 1)} (the platform's database ${pgFigures.platform}, the source's ${pgFigures.source})`,
+  `PostgreSQL statements: ${pgTotal} (the platform's database ${pgFigures.platform}, the source's ${pgFigures.source})`,
 );
-for (const r of rows.slice(0, TOP_STATEMENTS))
-  console.log(
-    `  ${String(perRun(r.calls)).padStart(5)}  ${r.database === sourceDatabase ? 'source  ' : 'platform'}  ${r.query.slice(0, 100)}`,
-  );
+for (const st of statements.slice(0, TOP_STATEMENTS))
+  console.log(`  ${String(st.per_run).padStart(5)}  ${st.database.padEnd(8)}  ${st.query.slice(0, 100)}`);
 console.log(
   `Redis: ${redisFigures.commands_sent} commands sent (of them ${redisFigures.scripts} BullMQ scripts), ${redisFigures.commands_run} commands run with the scripts' own`,
 );
-console.log(
-  `  by command: ${Object.entries(redisFigures.by_command)
-    .slice(0, 10)
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ')}`,
-);
-console.log(
-  `  by queue or RPC stream: ${Object.entries(redisFigures.by_queue_or_stream)
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ')}`,
-);
+console.log(`  by command: ${listed(redisFigures.by_command, 10)}`);
+console.log(`  by queue or RPC stream: ${listed(redisFigures.by_queue_or_stream)}`);
 console.log(
   `baseline: a bare BullMQ job (add -> worker -> completed) ${bare.commands_sent} commands sent, ${bare.commands_run} commands run; a run sends ${bareJobs} bare jobs' worth`,
 );
@@ -198,15 +196,11 @@ printResult('runs-round-trips', {
   runs: RUNS,
   in_flight: IN_FLIGHT,
   postgres_statements_per_run: pgFigures,
-  top_statements: rows.slice(0, TOP_STATEMENTS).map((r) => ({
-    per_run: perRun(r.calls),
-    database: r.database === sourceDatabase ? 'source' : 'platform',
-    query: r.query.slice(0, 160),
-  })),
+  top_statements: statements.slice(0, TOP_STATEMENTS).map((st) => ({ ...st, query: st.query.slice(0, 160) })),
   redis_per_run: redisFigures,
   baseline: { name: 'bare_bullmq_job', ...bare },
   headline: {
-    subject: `per 1-node run ${round(pgFigures.platform + pgFigures.source, 1)} PostgreSQL statements, ${redisFigures.commands_sent} Redis commands sent`,
+    subject: `per 1-node run ${pgTotal} PostgreSQL statements, ${redisFigures.commands_sent} Redis commands sent`,
     baseline: `bare BullMQ job ${bare.commands_sent} Redis commands sent`,
     ratio: `${bareJobs}x a bare job's commands`,
   },

@@ -10,14 +10,21 @@ const TICKS_PER_SEC = 100; // USER_HZ on Linux
  * window (a connection opened per node) is only seen in the postmaster's cutime.
  */
 function cpuTimes(pid) {
+  const f = statFields(`/proc/${pid}/stat`);
+  return f && { own: (f[11] + f[12]) / TICKS_PER_SEC, children: (f[13] + f[14]) / TICKS_PER_SEC };
+}
+
+/**
+ * The numeric fields of a /proc stat file after "(comm)" (state is field 3, utime 14, stime 15, cutime 16, cstime
+ * 17: here at 11-14), or undefined once the process or thread is gone.
+ */
+function statFields(path) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "(comm)": state is field 3, utime 14, stime 15, cutime 16, cstime 17.
-    const f = stat
+    const stat = readFileSync(path, 'utf8');
+    return stat
       .slice(stat.lastIndexOf(')') + 2)
       .split(' ')
       .map(Number);
-    return { own: (f[11] + f[12]) / TICKS_PER_SEC, children: (f[13] + f[14]) / TICKS_PER_SEC };
   } catch {
     return undefined;
   }
@@ -98,16 +105,8 @@ export function startCpuWindow(groups) {
 
 /** A process's main thread's CPU (the JS event loop; the task whose id is the pid), in seconds, or undefined. */
 function mainThreadSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return (f[11] + f[12]) / TICKS_PER_SEC;
-  } catch {
-    return undefined;
-  }
+  const f = statFields(`/proc/${pid}/task/${pid}/stat`);
+  return f && (f[11] + f[12]) / TICKS_PER_SEC;
 }
 
 /**

@@ -140,10 +140,11 @@ export class RunsService {
   ): Promise<RunEntity> {
     reachFaultPoint('after_run_commit');
     this.queueAtOnce(created, connectors);
-    // The runs it replaced end now: their events go at once (and this run's with them).
-    if (replaced.length > 0) this.relay.wake();
-    else this.relay.wakeWithin(RUN_START_EVENTS_WAIT_MS);
-    if (replaced.length > 0) await this.cancels.announce(replaced);
+    if (replaced.length > 0) {
+      // The runs it replaced end now: their events go at once (and this run's with them).
+      this.relay.wake();
+      await this.cancels.announce(replaced);
+    } else this.relay.wakeWithin(RUN_START_EVENTS_WAIT_MS);
     this.logger.info({ run_id: created.id, job_id: jobId, trigger: 'manual', replaced }, 'run queued');
     return created;
   }

@@ -36,7 +36,10 @@ async function pgTool(command: string, args: string[]): Promise<void> {
 }
 
 export interface OwnPostgresOptions {
-  /** Server settings given at start (`-c name=value`), e.g. shared_preload_libraries for a bench's statement counts. */
+  /**
+   * Server settings given at start (`-c name=value`; values without spaces), e.g. shared_preload_libraries for a
+   * bench's statement counts.
+   */
   settings?: Readonly<Record<string, string>>;
 }
 
