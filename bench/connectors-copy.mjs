@@ -151,7 +151,17 @@ try {
   console.log(
     `ratios vs postgres -> postgres: mysql ${ratios.mysql_vs_postgres}, s3 parquet ${ratios.s3_parquet_vs_postgres}`,
   );
-  printResult('connectors-copy', { rows: ROWS, rounds: ROUNDS, ...figures, ratios, headline: ratios });
+  printResult('connectors-copy', {
+    rows: ROWS,
+    rounds: ROUNDS,
+    ...figures,
+    ratios,
+    headline: {
+      subject: `mysql ${figures.mysql_to_postgres.rows_per_sec} rows/s, s3 parquet ${figures.s3_parquet_to_postgres.rows_per_sec} rows/s`,
+      baseline: `postgres -> postgres ${baseline} rows/s`,
+      ratio: `mysql ${ratios.mysql_vs_postgres}x, s3 parquet ${ratios.s3_parquet_vs_postgres}x the baseline`,
+    },
+  });
 } finally {
   await admin.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
   await admin.end();
