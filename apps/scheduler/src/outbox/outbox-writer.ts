@@ -33,6 +33,19 @@ export function addRunCommand(m: EntityManager, command: RunCommand, at: Date): 
   return writeOutbox(m, runCommandMessage(command, at));
 }
 
+/**
+ * Withdraws a canceled run's command row the relay has not published (marked as published, so no turn queues it).
+ * A turn that holds the row has added its job before it commits, and this UPDATE waits for that commit: either way
+ * the job, if any, exists before the cancel commits, so the cancel's removal of it (run-cancel-signals.ts) is not
+ * undone by a late publish.
+ */
+export async function withdrawRunCommand(m: EntityManager, runId: string): Promise<void> {
+  await m.query(
+    `UPDATE outbox SET published_at = now() WHERE kind = 'run_command' AND run_id = $1 AND published_at IS NULL`,
+    [runId],
+  );
+}
+
 /** A run event for monitoring and the webhook dispatcher, published only if the caller's transaction commits. */
 export function addRunEvent(m: EntityManager, event: RunEvent): Promise<void> {
   return writeOutbox(m, runEventMessage(event));

@@ -22,6 +22,7 @@ import {
   outboxJson,
   runCommandMessage,
   runEventMessage,
+  withdrawRunCommand,
 } from '../outbox/outbox-writer.js';
 import { scheduledRunsMessages, type ScheduledRunRef } from '../outbox/scheduled-runs-message.js';
 import { insertScheduledRuns, type ScheduledBatch, type ScheduledRunDraft } from './scheduled-run-rows.js';
@@ -188,6 +189,7 @@ export class RunStateMachine {
    */
   async cancelWithin(m: EntityManager, run: RunEntity): Promise<RunEntity> {
     const now = new Date();
+    await withdrawRunCommand(m, run.id);
     return this.fenceWithin(
       m,
       run,
