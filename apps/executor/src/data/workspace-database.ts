@@ -62,6 +62,16 @@ const switchSql = (from: string, to: string): string =>
  * Switches `platform` from run database `from` to a new `to` (see {@link switchSql}), then answers the instance's
  * state. Two calls: a multi-statement call answers its first statement's rows, not its last's.
  */
+/** The entries (settings, databases, counts) whose value differs between two states, by name only. */
+function changedEntries(pristine: string, state: string): string {
+  const [before, after] = [pristine.split('\n'), state.split('\n')];
+  const changed = [
+    ...before.filter((line) => !after.includes(line)),
+    ...after.filter((line) => !before.includes(line)),
+  ];
+  return [...new Set(changed.map((line) => line.slice(0, line.indexOf('='))))].slice(0, 5).join(', ');
+}
+
 async function switchRunDatabase(platform: DuckDBConnection, from: string, to: string): Promise<string> {
   await platform.run(switchSql(from, to));
   const rows = (await platform.runAndReadAll(INSTANCE_STATE_SQL)).getRows();
@@ -74,6 +84,8 @@ async function switchRunDatabase(platform: DuckDBConnection, from: string, to: s
 export class WorkspaceDatabase {
   /** Until {@link close}. */
   private open = true;
+  /** Why the last {@link recycle} closed the instance instead of reusing it; for the log, never a value a run set. */
+  refusal: string | undefined;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -149,26 +161,31 @@ export class WorkspaceDatabase {
    */
   async recycle(): Promise<boolean> {
     if (!this.open) return false;
+    this.refusal = undefined;
     try {
       const next = runDatabaseName();
       const state = await switchRunDatabase(this.platform, this.runDatabase, next);
       this.runDatabase = next;
-      if (state === this.pristine && (await this.foldersEmpty())) return true;
-    } catch {
+      this.refusal =
+        state === this.pristine ? await this.leftovers() : `changed: ${changedEntries(this.pristine, state)}`;
+    } catch (err) {
       // A run that broke the instance (e.g. logging to a file it may not write) gets it closed, like any difference.
+      this.refusal = `failed: ${err instanceof Error ? err.message : String(err)}`;
     }
+    if (this.refusal === undefined) return true;
     await this.close();
     return false;
   }
 
   /**
-   * Whether the instance's folder holds nothing but an empty scratch folder, the runs' own folders being removed:
-   * DuckDB lets SQL read and write its temp_directory, so a file a run left there (or a spill file DuckDB kept) would
-   * be the next run's to read.
+   * What the instance's folder holds beyond an empty scratch folder, the runs' own folders being removed (undefined:
+   * nothing): DuckDB lets SQL read and write its temp_directory, so a file a run left there (or a spill file DuckDB
+   * kept) would be the next run's to read.
    */
-  private async foldersEmpty(): Promise<boolean> {
+  private async leftovers(): Promise<string | undefined> {
     const [inDir, inScratch] = await Promise.all([readdir(this.dir), readdir(this.scratchRoot)]);
-    return inDir.length === 1 && inDir[0] === 'scratch' && inScratch.length === 0;
+    const left = [...inDir.filter((name) => name !== 'scratch'), ...inScratch.map((name) => join('scratch', name))];
+    return left.length === 0 && inDir.includes('scratch') ? undefined : `files left: ${left.slice(0, 5).join(', ')}`;
   }
 
   /** Closes the instance and removes its folder. */

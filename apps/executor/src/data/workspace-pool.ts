@@ -88,7 +88,10 @@ export class WorkspacePool implements WorkspaceSource {
       return undefined;
     }
     if (await database.recycle()) return database;
-    this.logger.warn('a run left its database unlike a new one: closed it instead of reusing it');
+    this.logger.warn(
+      { why: database.refusal },
+      'a run left its database unlike a new one: closed it instead of reusing it',
+    );
     return undefined;
   }
 
