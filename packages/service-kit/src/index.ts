@@ -42,6 +42,7 @@ export {
 } from './idempotency/create-once.js';
 export { isForeignKeyViolation, isLockNotAvailable, isUniqueViolation } from './persistence/pg-errors.js';
 export { entityValues } from './persistence/entity-values.js';
+export { preparedQuery } from './persistence/prepared-query.js';
 export { newId } from './ids/new-id.js';
 export { etagOf } from './resources/etag.js';
 export { assertIfMatch } from './resources/if-match.js';

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo, type Dag } from '@conduit/dag';
 import { getDriver } from '@conduit/connectors';
 import type { ConnectorVersion, FieldError, PipelineValidation } from '@conduit/contracts';
+import { preparedQuery } from '@conduit/service-kit';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
 
@@ -24,10 +25,11 @@ async function tenantConnectors(
   const { driver } = manager.connection;
   const { schema, tableName } = manager.connection.getMetadata(ConnectorEntity);
   const table = schema ? `${driver.escape(schema)}.${driver.escape(tableName)}` : driver.escape(tableName);
-  return manager.query(`SELECT id, type, revision FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::text[])`, [
-    tenantId,
-    ids,
-  ]);
+  return preparedQuery(
+    manager,
+    `SELECT id, type, revision FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::text[])`,
+    [tenantId, ids],
+  );
 }
 
 /**

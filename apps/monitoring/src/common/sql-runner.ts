@@ -1,19 +1,18 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Pool } from 'pg';
+import { preparedQuery } from '@conduit/service-kit';
 
-/** A named statement and its values; answers its rows. */
-export type SqlRunner = <R>(query: { name: string; text: string; values: unknown[] }) => Promise<R[]>;
+/** A statement of fixed text and its values; answers its rows. */
+export type SqlRunner = <R>(query: { text: string; values: unknown[] }) => Promise<R[]>;
 
 /**
- * Outside a transaction: as a named statement on the data source's pool (TypeORM's own, with its schema's
+ * Outside a transaction: a named statement on the data source's pool (TypeORM's own, with its schema's
  * search_path), so each connection parses and plans a hot statement once instead of at every call.
  */
 export function pooledStatements(ds: DataSource): SqlRunner {
-  const pool = (ds.driver as unknown as { master: Pool }).master;
-  return async <R>(query: { name: string; text: string; values: unknown[] }) => (await pool.query(query)).rows as R[];
+  return <R>(query: { text: string; values: unknown[] }) => preparedQuery<R>(ds.manager, query.text, query.values);
 }
 
-/** Inside a transaction: on its connection, through TypeORM (unnamed). */
+/** Inside a transaction: a named statement on its connection. */
 export function transactionStatements(m: EntityManager): SqlRunner {
-  return <R>(query: { text: string; values: unknown[] }) => m.query<R[]>(query.text, query.values);
+  return <R>(query: { text: string; values: unknown[] }) => preparedQuery<R>(m, query.text, query.values);
 }

@@ -89,7 +89,6 @@ export async function recordAndApply(
   opts: { unlessAlerting: boolean },
 ): Promise<StatementResult> {
   const [row] = await run<{ ok: boolean; fresh: string[]; applied: string[]; alerting: string[] }>({
-    name: 'monitoring-record-and-apply',
     text: STATEMENT,
     values: [JSON.stringify(events.map(rowOf)), opts.unlessAlerting, new Date()],
   });

@@ -9,7 +9,6 @@ import type { SqlRunner } from '../common/sql-runner.js';
 export async function insertRunLogBatches(run: SqlRunner, batches: readonly RunLogBatch[]): Promise<number[]> {
   const lines = batches.flatMap((b) => b.lines.map((l) => ({ b, l, seq: seqOf(b.attempt, l.n) })));
   const rows = await run<{ run_id: string; seq: string }>({
-    name: 'monitoring-insert-run-logs',
     text: `INSERT INTO run_logs (run_id, seq, tenant_id, job_id, attempt, n, ts, level, node_id, message)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::int[], $7::timestamptz[],
                           $8::text[], $9::text[], $10::text[])

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '@conduit/outbox';
 import { QUEUES, WEBHOOK_KIND_OF_RUN_EVENT, type RunCommand, type RunEvent } from '@conduit/contracts';
-import type { OutboxJob, OutboxOptions } from '@conduit/service-kit';
+import { preparedQuery, type OutboxJob, type OutboxOptions } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 import {
   scheduledRunCommand,
@@ -79,7 +79,8 @@ function eventJobs(event: RunEvent, jobId: string): OutboxJob[] {
  */
 async function runsOf(m: EntityManager, ids: string[]): Promise<Map<string, PublishedRun>> {
   if (ids.length === 0) return new Map();
-  const runs = await m.query<(PublishedRun & { id: string })[]>(
+  const runs = await preparedQuery<PublishedRun & { id: string }>(
+    m,
     `SELECT id, status, parameters FROM runs WHERE id = ANY($1::text[])`,
     [ids],
   );

@@ -6,7 +6,7 @@ import type { RunEntity } from './run.entity.js';
 import { claimSql, runOfRow } from './run-rows.js';
 import { orderedNode } from './run.mapper.js';
 import { isFinal } from './run-transitions.js';
-import { newId, OutboxRelay, withJobTrace } from '@conduit/service-kit';
+import { newId, OutboxRelay, preparedQuery, withJobTrace } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { RUN_START_EVENTS_WAIT_MS } from '../outbox/scheduler-outbox.js';
 
@@ -30,7 +30,7 @@ export class RunClaims {
     // attempt): an executor never claims a run it is still executing (run.processor.ts), and the new epoch fences
     // whatever it ran before. The first claim is the run's start, announced by the same statement (one commit).
     const m = this.ds.manager;
-    const rows = await m.query<Record<string, unknown>[]>(claimSql(m), [
+    const rows = await preparedQuery(m, claimSql(m), [
       req.run_id,
       tenantId,
       req.executor_id,

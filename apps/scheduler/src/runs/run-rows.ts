@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxMessage } from '@conduit/outbox';
+import { preparedQuery } from '@conduit/service-kit';
 import { RunEntity } from './run.entity.js';
 import { addOutboxMessages, OUTBOX_INSERT_FROM_JSON, outboxJson } from '../outbox/outbox-writer.js';
 
@@ -80,7 +81,8 @@ export async function markAndLockReported(
   /** Read the DAG too (only a legacy `run.started` report needs it, to restart the nodes). */
   withDag: boolean,
 ): Promise<{ fresh: Set<string>; runs: Map<string, RunEntity> }> {
-  const rows = await m.query<({ fresh_event_ids: string[] } & Record<string, unknown>)[]>(
+  const rows = await preparedQuery<{ fresh_event_ids: string[] } & Record<string, unknown>>(
+    m,
     `WITH fresh AS (
        INSERT INTO processed_events (event_id, processed_at) SELECT unnest($1::text[]), $2
        ON CONFLICT (event_id) DO NOTHING RETURNING event_id)
@@ -144,8 +146,8 @@ export async function writeReportedRuns(
     stats: run.stats,
     last_event_at: run.lastEventAt,
   }));
-  if (events.length === 0) await m.query(UPDATE_REPORTED, [JSON.stringify(rows)]);
-  else await m.query(UPDATE_REPORTED_WITH_EVENTS, [JSON.stringify(rows), outboxJson(events)]);
+  if (events.length === 0) await preparedQuery(m, UPDATE_REPORTED, [JSON.stringify(rows)]);
+  else await preparedQuery(m, UPDATE_REPORTED_WITH_EVENTS, [JSON.stringify(rows), outboxJson(events)]);
 }
 
 /** A timestamptz(3) as Date.toISOString() writes it (UTC, milliseconds, `Z`). */

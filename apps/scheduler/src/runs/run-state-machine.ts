@@ -28,7 +28,7 @@ import { scheduledRunsMessages, type ScheduledRunRef } from '../outbox/scheduled
 import { insertScheduledRuns, type ScheduledBatch, type ScheduledRunDraft } from './scheduled-run-rows.js';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import { FencedReportsCounter } from './fenced-reports.counter.js';
-import { newId, entityValues, idempotencyColumns, isLockNotAvailable } from '@conduit/service-kit';
+import { newId, entityValues, idempotencyColumns, isLockNotAvailable, preparedQuery } from '@conduit/service-kit';
 
 export interface NewRun {
   tenantId: string;
@@ -88,20 +88,19 @@ export class RunStateMachine {
       runCommandMessage(this.runCommandOf(run, input.connectors), now),
       runEventMessage(runEventOf(run, 'run.queued', now)),
     ];
-    const inserted = await m
-      .query<{ id: string }[]>(
-        `WITH job AS (SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2 AND revision = $3 FOR SHARE NOWAIT),
+    const inserted = await preparedQuery<{ id: string }>(
+      m,
+      `WITH job AS (SELECT 1 FROM jobs WHERE id = $1 AND tenant_id = $2 AND revision = $3 FOR SHARE NOWAIT),
             run AS (INSERT INTO runs (${list})
                     SELECT ${list} FROM json_populate_record(NULL::runs, $4::json) WHERE EXISTS (SELECT 1 FROM job)
                     RETURNING id),
             messages AS (${OUTBOX_INSERT_FROM_JSON('$5')} WHERE EXISTS (SELECT 1 FROM run))
        SELECT id FROM run`,
-        [input.jobId, input.tenantId, jobRevision, JSON.stringify(rowOfRun(m, run)), outboxJson(messages)],
-      )
-      .catch((err: unknown) => {
-        if (isLockNotAvailable(err)) return [];
-        throw err;
-      });
+      [input.jobId, input.tenantId, jobRevision, JSON.stringify(rowOfRun(m, run)), outboxJson(messages)],
+    ).catch((err: unknown) => {
+      if (isLockNotAvailable(err)) return [];
+      throw err;
+    });
     return inserted.length === 1 ? run : null;
   }
 

@@ -25,7 +25,7 @@ import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { OutboxRelay, QueueProducers } from '@conduit/service-kit';
 import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
-import { assertBeforeDeadline, createOnce, cursorAfter, notFound } from '@conduit/service-kit';
+import { assertBeforeDeadline, createOnce, cursorAfter, notFound, preparedQuery } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 import { RUN_START_EVENTS_WAIT_MS } from '../outbox/scheduler-outbox.js';
 
@@ -178,18 +178,17 @@ export class RunsService {
   /** What Trigger Run reads of the job before the snapshot (fixed SQL: this is every trigger's first read). */
   private async triggeredJob(tenantId: string, jobId: string): Promise<TriggeredJob> {
     if (!isId('job', jobId)) throw notFound('job', jobId);
-    const [row] = await this.ds.query<
-      {
-        id: string;
-        pipeline_id: string;
-        concurrency_policy: JobEntity['concurrencyPolicy'];
-        parameters: Record<string, unknown>;
-        revision: number;
-      }[]
-    >(`SELECT id, pipeline_id, concurrency_policy, parameters, revision FROM jobs WHERE tenant_id = $1 AND id = $2`, [
-      tenantId,
-      jobId,
-    ]);
+    const [row] = await preparedQuery<{
+      id: string;
+      pipeline_id: string;
+      concurrency_policy: JobEntity['concurrencyPolicy'];
+      parameters: Record<string, unknown>;
+      revision: number;
+    }>(
+      this.ds.manager,
+      `SELECT id, pipeline_id, concurrency_policy, parameters, revision FROM jobs WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, jobId],
+    );
     if (!row) throw notFound('job', jobId);
     return {
       id: row.id,
@@ -208,7 +207,8 @@ export class RunsService {
     if (!isId('job', jobId)) throw notFound('job', jobId);
     const m = this.ds.manager;
     const after = cursorAfter(query.cursor);
-    const rows = await m.query<Record<string, unknown>[]>(
+    const rows = await preparedQuery(
+      m,
       `SELECT ${runSelectListWithoutDag(m)} FROM runs r
         WHERE r.tenant_id = $1 AND r.job_id = $2 AND ($3::text IS NULL OR r.status = $3) AND ($4::text IS NULL OR r.id < $4)
         ORDER BY r.id DESC LIMIT $5`,
@@ -229,7 +229,8 @@ export class RunsService {
   async get(tenantId: string, jobId: string, runId: string): Promise<Run> {
     if (!isId('job', jobId) || !isId('run', runId)) throw notFound('run', runId);
     const m = this.ds.manager;
-    const [row] = await m.query<Record<string, unknown>[]>(
+    const [row] = await preparedQuery(
+      m,
       `SELECT ${runSelectListWithoutDag(m)} FROM runs r WHERE r.tenant_id = $1 AND r.job_id = $2 AND r.id = $3`,
       [tenantId, jobId, runId],
     );

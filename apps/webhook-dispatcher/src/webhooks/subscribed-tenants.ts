@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { performance } from 'node:perf_hooks';
+import { preparedQuery } from '@conduit/service-kit';
 
 /**
  * The longest a loaded set is used even when its version still matches: a last bound on what the version could miss
@@ -39,8 +40,10 @@ export class SubscribedTenants {
   async current(): Promise<ReadonlySet<string> | null> {
     const loaded = this.loaded;
     if (loaded && performance.now() - loaded.loadedAt < MAX_AGE_MS) {
-      const [row] = await this.ds.query<{ version: string }[]>(
+      const [row] = await preparedQuery<{ version: string }>(
+        this.ds.manager,
         `SELECT version::text AS version FROM webhook_subscriptions_version WHERE id`,
+        [],
       );
       if (row?.version === loaded.version) return loaded.tenants;
     }
