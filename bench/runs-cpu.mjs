@@ -31,6 +31,10 @@ const stack = await startBenchStack({
   RATE_LIMIT_PER_MINUTE: '1000000',
   CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
   ...profiles.env,
+  ...machine.env,
+  // Both: the preload and V8's perf map.
+  ...(profiles.enabled &&
+    machine.enabled && { NODE_OPTIONS: `${profiles.env.NODE_OPTIONS} ${machine.env.NODE_OPTIONS}` }),
 });
 let database, idle, burst, burstMain, burstSec;
 try {

@@ -93,7 +93,11 @@ async function bareBullmqJobs(redisUrl, count) {
   return { commands_sent: round(counted.total / count, 2), commands_run: round(run / count, 1) };
 }
 
-const postgres = await startOwnPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements' } });
+// track_planning: each statement's planning time apart from its execution (an unnamed statement is planned at every
+// call, a named one once per connection).
+const postgres = await startOwnPostgres({
+  settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
+});
 const redisServer = await startOwnRedis();
 let stack;
 let database;
@@ -128,7 +132,8 @@ try {
     const commandsRun = await commandStats(redis);
     // pg_stat_statements counts a statement when it ends: every run's are in once the runs are drained.
     const { rows } = await admin.query(
-      `select d.datname as database, s.calls::int as calls, regexp_replace(s.query, '\\s+', ' ', 'g') as query
+      `select d.datname as database, s.calls::int as calls, s.plans::int as plans, s.total_plan_time as plan_ms,
+              s.total_exec_time as exec_ms, regexp_replace(s.query, '\\s+', ' ', 'g') as query
          from pg_stat_statements s join pg_database d on d.oid = s.dbid
         where d.datname <> 'postgres' order by s.calls desc`,
     );
@@ -155,8 +160,19 @@ const statements = rows.map((r) => ({
   calls: r.calls,
   per_run: perRun(r.calls),
   database: r.database === sourceDatabase ? 'source' : 'platform',
+  // Server time per run: planning (when planned at that call) and execution.
+  plan_ms: round(r.plan_ms / RUNS, 3),
+  exec_ms: round(r.exec_ms / RUNS, 3),
+  planned_per_call: r.calls ? round(r.plans / r.calls, 2) : 0,
   query: r.query,
 }));
+const serverMs = (st) => st.plan_ms + st.exec_ms;
+const byServerTime = [...statements].sort((a, b) => serverMs(b) - serverMs(a));
+const sumOf = (key) =>
+  round(
+    statements.reduce((s, st) => s + st[key], 0),
+    2,
+  );
 const callsIn = (database) => statements.reduce((s, st) => s + (st.database === database ? st.calls : 0), 0);
 const pgFigures = { platform: perRun(callsIn('platform')), source: perRun(callsIn('source')) };
 const pgTotal = round(pgFigures.platform + pgFigures.source, 1);
@@ -184,6 +200,13 @@ console.log(
 for (const st of statements.slice(0, TOP_STATEMENTS))
   console.log(`  ${String(st.per_run).padStart(5)}  ${st.database.padEnd(8)}  ${st.query.slice(0, 100)}`);
 console.log(
+  `PostgreSQL server time: planning ${sumOf('plan_ms')} ms, execution ${sumOf('exec_ms')} ms a run; the most (ms a run, planned per call):`,
+);
+for (const st of byServerTime.slice(0, TOP_STATEMENTS))
+  console.log(
+    `  plan ${st.plan_ms.toFixed(3)} exec ${st.exec_ms.toFixed(3)} (${st.planned_per_call})  ${st.database.padEnd(8)}  ${st.query.slice(0, 90)}`,
+  );
+console.log(
   `Redis: ${redisFigures.commands_sent} commands sent (of them ${redisFigures.scripts} BullMQ scripts), ${redisFigures.commands_run} commands run with the scripts' own`,
 );
 console.log(`  by command: ${listed(redisFigures.by_command, 10)}`);
@@ -196,6 +219,7 @@ printResult('runs-round-trips', {
   runs: RUNS,
   in_flight: IN_FLIGHT,
   postgres_statements_per_run: pgFigures,
+  postgres_server_ms_per_run: { planning: sumOf('plan_ms'), execution: sumOf('exec_ms') },
   top_statements: statements.slice(0, TOP_STATEMENTS).map((st) => ({ ...st, query: st.query.slice(0, 160) })),
   redis_per_run: redisFigures,
   baseline: { name: 'bare_bullmq_job', ...bare },

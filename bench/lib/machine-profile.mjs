@@ -1,7 +1,9 @@
 // `--perf` for runs-cpu.mjs: where the machine's CPU went during the burst, by process and by layer, from Linux
 // `perf record -a` (every thread of every process, native code included: DuckDB's work on libuv's threads, the
 // PostgreSQL backends, Redis and the kernel's part of each, which the services' own --profile cannot see).
-// Needs `perf` and the right to sample the whole machine (root, or kernel.perf_event_paranoid <= 0).
+// Needs `perf` and the right to sample the whole machine (root, or kernel.perf_event_paranoid <= 0). The services
+// start with V8's --perf-basic-prof-only-functions (a /tmp/perf-<pid>.map of its compiled JavaScript functions), so
+// perf names the JavaScript that runs and each service's top functions are printed with their share of its CPU.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,33 @@ function layerOf(dso) {
   return 'other';
 }
 const LAYERS = ['node/V8 (JS, GC)', 'DuckDB', 'server', 'libc/malloc', 'kernel', 'other'];
+/** Functions printed per service, by samples. */
+const TOP_FUNCTIONS = Number(process.env.BENCH_PERF_TOP ?? 12);
+
+/** What part of V8 (or of the compiled JavaScript) a symbol of a node process is. */
+function v8PartOf(sym, dso) {
+  if (dso.startsWith('[JIT]')) return 'JS';
+  if (/Scavenge|MarkCompact|Sweep|Heap::|heap::|Marking|Evacuat|GC|Minor|CppHeap|cppgc/.test(sym)) return 'GC';
+  if (
+    /compiler::|maglev|Maglev|baseline::|Baseline(?!OutOfLine)|Turbofan|Compile|Parser|Parse|Scanner|Zone|Bytecode(?!Handler)/.test(
+      sym,
+    )
+  )
+    return 'compilers';
+  if (/IC(_|$)|IC::|FeedbackVector|FeedbackNexus/.test(sym)) return 'ICs';
+  if (/Interpreter|Handler$|BaselineOutOfLine/.test(sym)) return 'interpreter';
+  if (sym.startsWith('Builtins_')) return 'builtins';
+  return 'runtime';
+}
+const V8_PARTS = ['JS', 'builtins', 'ICs', 'interpreter', 'runtime', 'compilers', 'GC'];
+
+/** A function's name as perf gives it, shortened: V8's `JS:*name file:line` and paths up to their package. */
+const shortSymbol = (sym) =>
+  sym
+    .replace(/^(LazyCompile|Function|JS):[*~^+]?/, '')
+    .replace(/\S*node_modules\//g, '')
+    .replace(/\S*\/(apps|packages)\//g, '$1/')
+    .replace(/^file:\/\//, '');
 
 function tgidOf(tid) {
   try {
@@ -40,14 +69,16 @@ function threadsOf(pid) {
 
 /** The machine profile when `--perf` is among the arguments; otherwise one that does nothing. */
 export function machineProfile(argv = process.argv) {
-  if (!argv.includes('--perf')) return { enabled: false, start() {}, async stop() {}, print() {} };
+  if (!argv.includes('--perf')) return { enabled: false, env: {}, start() {}, async stop() {}, print() {} };
   const check = spawnSync('perf', ['--version'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error('--perf needs Linux perf on the PATH (e.g. apt install linux-perf)');
   const dir = mkdtempSync(join(tmpdir(), 'conduit-bench-perf-'));
   const file = join(dir, 'perf.data');
-  let recorder, table;
+  let recorder, table, functions, v8Parts;
   return {
     enabled: true,
+    /** Environment for startBenchStack: V8 writes the names perf needs for JavaScript frames. */
+    env: { NODE_OPTIONS: '--perf-basic-prof-only-functions' },
     start() {
       recorder = spawn('perf', ['record', '-F', String(HZ), '-a', '-o', file, '--quiet'], {
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -67,14 +98,29 @@ export function machineProfile(argv = process.argv) {
       for (const [tgid, label] of groupOfTgid) for (const tid of threadsOf(tgid)) groupOfTid.set(tid, label);
       const report = spawnSync(
         'perf',
-        ['report', '-i', file, '--stdio', '--sort', 'pid,dso', '-g', 'none', '-F', 'sample,pid,dso', '-t', '\t'],
-        { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+        [
+          'report',
+          '-i',
+          file,
+          '--stdio',
+          '--sort',
+          'pid,dso,sym',
+          '-g',
+          'none',
+          '-F',
+          'sample,pid,dso,sym',
+          '-t',
+          '\t',
+        ],
+        { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
       );
       if (report.status !== 0) throw new Error(`perf report failed: ${report.stderr.slice(-500)}`);
       table = {};
+      functions = {};
+      v8Parts = {};
       for (const line of report.stdout.split('\n')) {
         if (line.startsWith('#') || line.trim() === '') continue;
-        const [samples, thread, dso] = line.split('\t').map((s) => s.trim());
+        const [samples, thread, dso, sym] = line.split('\t').map((s) => s.trim());
         const match = /^(\d+):(.*)$/.exec(thread ?? '');
         if (!match || !dso) continue;
         const [tid, comm] = [Number(match[1]), match[2]];
@@ -86,7 +132,18 @@ export function machineProfile(argv = process.argv) {
         const row = (table[group] ??= {});
         const layer = layerOf(dso);
         row[layer] = (row[layer] ?? 0) + Number(samples);
+        if (group === 'other processes') continue;
+        const cleanSym = (sym ?? '').replace(/^\[[.k]\]\s*/, '');
+        // A node process's samples by part of V8: its compiled JavaScript apart from the engine's own work.
+        const where = layer === LAYERS[0] ? v8PartOf(cleanSym, dso) : layer.split(/[ /]/)[0];
+        const name = `${shortSymbol(cleanSym)}  [${where}]`;
+        const byName = (functions[group] ??= new Map());
+        byName.set(name, (byName.get(name) ?? 0) + Number(samples));
+        if (layer !== LAYERS[0]) continue;
+        const parts = (v8Parts[group] ??= {});
+        parts[where] = (parts[where] ?? 0) + Number(samples);
       }
+      for (const pids of Object.values(groups)) for (const pid of pids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
       rmSync(dir, { recursive: true, force: true });
     },
     /** ms of CPU per run by process and layer (perf's samples: compare shares with the /proc figures above). */
@@ -110,6 +167,18 @@ export function machineProfile(argv = process.argv) {
       const all = Object.values(totals).reduce((s, v) => s + v, 0);
       console.log(`  ${'all'.padEnd(20)}${LAYERS.map((l) => cell(totals[l])).join('')} ${cell(all)}`);
       console.log(`  layers: ${LAYERS.join(', ')} (server: the postgres or redis-server binary itself)`);
+      console.log(
+        `\n  by process: node/V8 by part, then the top ${TOP_FUNCTIONS} functions (ms of CPU per run; [part or layer]):`,
+      );
+      for (const [group] of rows) {
+        const byName = functions[group];
+        if (!byName) continue;
+        const parts = v8Parts[group];
+        const split = parts && V8_PARTS.map((part) => `${part} ${ms(parts[part] ?? 0).toFixed(2)}`).join(', ');
+        console.log(`  ${group}${split ? `: ${split}` : ''}`);
+        for (const [name, samples] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, TOP_FUNCTIONS))
+          console.log(`    ${ms(samples).toFixed(2).padStart(6)}  ${name.slice(0, 110)}`);
+      }
       const rounded = (row) =>
         Object.fromEntries(Object.entries(row).map(([l, v]) => [l, Math.round(ms(v) * 100) / 100]));
       return Object.fromEntries([...rows, ['all', totals]].map(([g, row]) => [g, rounded(row)]));
