@@ -58,10 +58,6 @@ const switchSql = (from: string, to: string): string =>
     'call truncate_duckdb_logs()',
   ].join(';\n');
 
-/**
- * Switches `platform` from run database `from` to a new `to` (see {@link switchSql}), then answers the instance's
- * state. Two calls: a multi-statement call answers its first statement's rows, not its last's.
- */
 /** The entries (settings, databases, counts) whose value differs between two states, by name only. */
 function changedEntries(pristine: string, state: string): string {
   const [before, after] = [pristine.split('\n'), state.split('\n')];
@@ -72,6 +68,10 @@ function changedEntries(pristine: string, state: string): string {
   return [...new Set(changed.map((line) => line.slice(0, line.indexOf('='))))].slice(0, 5).join(', ');
 }
 
+/**
+ * Switches `platform` from run database `from` to a new `to` (see {@link switchSql}), then answers the instance's
+ * state. Two calls: a multi-statement call answers its first statement's rows, not its last's.
+ */
 async function switchRunDatabase(platform: DuckDBConnection, from: string, to: string): Promise<string> {
   await platform.run(switchSql(from, to));
   const rows = (await platform.runAndReadAll(INSTANCE_STATE_SQL)).getRows();
@@ -84,7 +84,7 @@ async function switchRunDatabase(platform: DuckDBConnection, from: string, to: s
 export class WorkspaceDatabase {
   /** Until {@link close}. */
   private open = true;
-  /** Why the last {@link recycle} closed the instance instead of reusing it; for the log, never a value a run set. */
+  /** Why the last {@link recycle} closed the instance: what changed (names only), the files left, or the error. */
   refusal: string | undefined;
 
   private constructor(

@@ -207,8 +207,8 @@ export class RunsService {
     if (!isId('job', jobId)) throw notFound('job', jobId);
     const m = this.ds.manager;
     const after = cursorAfter(query.cursor);
-    const rows = await preparedQuery(
-      m,
+    // Unnamed: its optional filters are better planned for each call's values than once for all.
+    const rows = await m.query<Record<string, unknown>[]>(
       `SELECT ${runSelectListWithoutDag(m)} FROM runs r
         WHERE r.tenant_id = $1 AND r.job_id = $2 AND ($3::text IS NULL OR r.status = $3) AND ($4::text IS NULL OR r.id < $4)
         ORDER BY r.id DESC LIMIT $5`,
