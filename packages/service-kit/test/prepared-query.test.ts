@@ -53,4 +53,23 @@ describe('preparedQuery on the real PostgreSQL', () => {
       { id: 10 },
     ]);
   });
+
+  it("never runs a transaction's statement on the pool once the server ended the transaction's session", async () => {
+    const ds2 = createServiceDataSource({ url: DATABASE_URL, schema, entities: [], migrations: [], poolSize: 2 });
+    await ds2.initialize();
+    try {
+      const ran: unknown[] = [];
+      const failed = ds2.transaction(async (m) => {
+        await m.query('SELECT pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
+        // This one meets the closed socket, which releases the runner; the next meets the released runner.
+        await preparedQuery(m, 'SELECT 1 AS one', []).catch(() => undefined);
+        ran.push(await preparedQuery(m, "INSERT INTO items (id, label) VALUES (20, 'after') RETURNING id", []));
+      });
+      await expect(failed).rejects.toMatchObject({ name: 'QueryRunnerProviderAlreadyReleasedError' });
+      expect(ran).toEqual([]);
+      expect(await preparedQuery(ds2.manager, 'SELECT id FROM items WHERE id = $1', [20])).toEqual([]);
+    } finally {
+      await ds2.destroy();
+    }
+  });
 });

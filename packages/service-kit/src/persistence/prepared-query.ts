@@ -24,30 +24,43 @@ function nameOf(text: string): string {
   return name;
 }
 
+/** An error PostgreSQL answered (it has a SQLSTATE): the connection is still good. Anything else may have broken it. */
+const isServerError = (err: unknown): boolean =>
+  typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+
 /**
- * Runs `text` with `values` as a named statement: on the manager's connection when it has one (a transaction's),
- * else on its data source's pool. Answers the rows; fails as `m.query` does (QueryFailedError, logged the same way).
+ * Runs `text` with `values` as a named statement: on the manager's connection when it has one (a transaction's; a
+ * released one fails as `m.query` does, never falling back to the pool, which would run it outside the
+ * transaction), else on a connection of its data source's pool. Answers the rows; fails as `m.query` does: a failed
+ * connect as it came, a failed statement as QueryFailedError, logged by TypeORM's logger and timed without the wait
+ * for a connection.
  */
 export async function preparedQuery<R = Record<string, unknown>>(
   m: EntityManager,
   text: string,
   values: readonly unknown[],
 ): Promise<R[]> {
-  const query = { name: nameOf(text), text, values: values as unknown[] };
+  const runner = m.queryRunner;
+  if (runner?.isReleased) return m.query<R[]>(text, [...values]);
   const { logger, driver } = m.connection;
-  const started = Date.now();
+  const pooled = runner ? undefined : await (driver as unknown as { master: Pool }).master.connect();
+  const client = pooled ?? ((await runner!.connect()) as PoolClient);
+  const query = { name: nameOf(text), text, values: values as unknown[] };
+  let failure: unknown;
   try {
-    const runner = m.queryRunner;
-    const result: QueryResult =
-      runner && !runner.isReleased
-        ? await ((await runner.connect()) as PoolClient).query(query)
-        : await (driver as unknown as { master: Pool }).master.query(query);
+    const started = Date.now();
+    const result: QueryResult = await client.query(query);
     const took = Date.now() - started;
     const slowMs = driver.options.maxQueryExecutionTime;
     if (slowMs && took > slowMs) logger.logQuerySlow(took, text, query.values);
     return result.rows as R[];
   } catch (err) {
-    logger.logQueryError(err instanceof Error ? err : String(err), text, query.values);
-    throw new QueryFailedError(text, query.values, err instanceof Error ? err : new Error(String(err)));
+    failure = err;
+    logger.logQueryError(err as Error, text, query.values);
+    // As TypeORM does, whatever the error's realm.
+    throw new QueryFailedError(text, query.values, err as Error);
+  } finally {
+    // A connection the error may have broken leaves the pool (pg's own pool.query drops it on any error).
+    pooled?.release(failure === undefined || isServerError(failure) ? undefined : (failure as Error));
   }
 }
