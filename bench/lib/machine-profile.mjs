@@ -25,19 +25,22 @@ const LAYERS = ['node/V8 (JS, GC)', 'DuckDB', 'server', 'libc/malloc', 'kernel',
 /** Functions printed per service, by samples. */
 const TOP_FUNCTIONS = Number(process.env.BENCH_PERF_TOP ?? 12);
 
-/** What part of V8 (or of the compiled JavaScript) a symbol of a node process is. */
+/**
+ * What part of V8 (or of the compiled JavaScript) a symbol of a node process is. A builtin is code that runs (those
+ * Sparkplug's code calls included), never a compiler, but for lazy compilation; JSON's parser is the runtime's.
+ */
 function v8PartOf(sym, dso) {
   if (dso.startsWith('[JIT]')) return 'JS';
+  if (sym.startsWith('Builtins_')) {
+    if (sym.startsWith('Builtins_CompileLazy')) return 'compilers';
+    if (/IC(_|$)|IC_|ICTrampoline/.test(sym)) return 'ICs';
+    if (/Interpreter|Handler$|BaselineOutOfLine/.test(sym)) return 'interpreter';
+    return 'builtins';
+  }
   if (/Scavenge|MarkCompact|Sweep|Heap::|heap::|Marking|Evacuat|GC|Minor|CppHeap|cppgc/.test(sym)) return 'GC';
-  if (
-    /compiler::|maglev|Maglev|baseline::|Baseline(?!OutOfLine)|Turbofan|Compile|Parser|Parse|Scanner|Zone|Bytecode(?!Handler)/.test(
-      sym,
-    )
-  )
-    return 'compilers';
-  if (/IC(_|$)|IC::|FeedbackVector|FeedbackNexus/.test(sym)) return 'ICs';
-  if (/Interpreter|Handler$|BaselineOutOfLine/.test(sym)) return 'interpreter';
-  if (sym.startsWith('Builtins_')) return 'builtins';
+  if (/Json/.test(sym)) return 'runtime';
+  if (/compiler::|maglev|Maglev|baseline::|Compiler|Compile|Parser|Scanner|Zone|Bytecode/.test(sym)) return 'compilers';
+  if (/IC::|FeedbackVector|FeedbackNexus/.test(sym)) return 'ICs';
   return 'runtime';
 }
 const V8_PARTS = ['JS', 'builtins', 'ICs', 'interpreter', 'runtime', 'compilers', 'GC'];
