@@ -16,20 +16,22 @@ import { useTargetStack } from './support/target-stack.js';
 // gave the scheduler at the trigger; an executor holding them asks the catalog nothing; the catalog's announcement of
 // an update or a delete drops them, so a run claimed afterwards never gets the old config or a deleted connector.
 // One executor slot (EXECUTOR_CONCURRENCY=1) lets a run wait in the queue, triggered before a change it must see.
+// And the pipeline snapshots the scheduler holds while the tenant's catalog generation stays (held-snapshots.ts): a
+// trigger after any change of the tenant's pipelines or connectors takes them as changed.
 const target = useTargetStack({
   env: { LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '100000', EXECUTOR_CONCURRENCY: '1' },
   timeoutMs: 120_000,
 });
 
-/** The catalog's resolve calls so far: it logs one debug line per RPC it takes (RpcLogInterceptor). */
-function resolveCalls(catalog: ServiceProcess): number {
+/** The catalog's calls of a handler so far: it logs one debug line per RPC it takes (RpcLogInterceptor). */
+function catalogCalls(catalog: ServiceProcess, handler: string): number {
   return catalog.output
     .join('')
     .split('\n')
-    .filter(
-      (line) => line.includes('"msg":"rpc received"') && line.includes('"handler":"ConnectorsController.resolve"'),
-    ).length;
+    .filter((line) => line.includes('"msg":"rpc received"') && line.includes(`"handler":"${handler}"`)).length;
 }
+
+const resolveCalls = (catalog: ServiceProcess): number => catalogCalls(catalog, 'ConnectorsController.resolve');
 
 /** Waits for the catalog to have logged `n` resolve calls (its logger writes within 100 ms), then answers the count. */
 async function resolveCallsReach(catalog: ServiceProcess, n: number): Promise<number> {
@@ -99,4 +101,62 @@ it('asks the catalog once for a connector across runs, and sees its update and i
     node_id: 'q',
     message: `node "q" failed: connector "${connectorId}" does not exist`,
   });
+}, 120_000);
+
+it("triggers take the pipeline held by the scheduler until the tenant's pipelines or connectors change", async () => {
+  const { stack, targetDb } = target;
+  const catalog = stack.processes.find((p) => p.name === 'catalog')!;
+  const snapshotCalls = () => catalogCalls(catalog, 'PipelinesController.snapshot');
+  /** The snapshot calls logged once the catalog's logger had time to write (within 100 ms), counted from `from`. */
+  const snapshotCallsSince = async (from: number, expected: number): Promise<number> => {
+    await waitFor(() => snapshotCalls() >= from + expected, { what: 'snapshot calls logged', timeoutMs: 5_000 }).catch(
+      () => undefined,
+    );
+    return snapshotCalls() - from;
+  };
+  const name = uniqueName('held');
+  const connectorId = (await create(stack, '/v2/connectors', { name, type: 'postgres', config: targetDb.config() })).id;
+  const sqlDag = (sql: string) => ({
+    nodes: [{ id: 'q', type: 'sql', config: { connector_id: connectorId, sql } }],
+    edges: [],
+  });
+  const { jobId, pipelineId } = await createPipelineAndJob(stack, sqlDag('select 1 as one'));
+  const runToEnd = async (): Promise<Run> => waitForRunEnd(stack, jobId, (await triggerRun(stack, jobId)).id);
+
+  const first = await runToEnd();
+  expect(first).toMatchObject({ status: 'succeeded', pipeline_version: 1 });
+  const held = snapshotCalls();
+  for (let i = 0; i < 3; i += 1) expect((await runToEnd()).status).toBe('succeeded');
+  // Nothing changed: no trigger asked the catalog.
+  expect(await snapshotCallsSince(held, 0)).toBe(0);
+
+  // A new version of the pipeline: the next trigger takes it, and asks the catalog once.
+  const put = await call(stack, 'PUT', `/v2/pipelines/${pipelineId}`, {
+    body: { name: uniqueName('held-pipeline'), dag: sqlDag('select 2 as two') },
+  });
+  expect(put.status).toBe(200);
+  const second = await runToEnd();
+  expect(second).toMatchObject({ status: 'succeeded', pipeline_version: 2 });
+  expect(await snapshotCallsSince(held, 1)).toBe(1);
+
+  // A change of another pipeline of the tenant counts too (the generation is the tenant's): one more ask.
+  const other = await create<{ id: string }>(stack, '/v2/pipelines', {
+    name: uniqueName('held-other'),
+    dag: sqlDag('select 3'),
+  });
+  const otherPut = await call(stack, 'PUT', `/v2/pipelines/${other.id}`, {
+    body: { name: uniqueName('held-other'), dag: sqlDag('select 4') },
+  });
+  expect(otherPut.status).toBe(200);
+  expect((await runToEnd()).status).toBe('succeeded');
+  expect((await runToEnd()).status).toBe('succeeded');
+  expect(await snapshotCallsSince(held, 2)).toBe(2);
+
+  // A deleted connector makes the very next trigger a 409 pipeline_invalid, with no run made.
+  const runsBefore = (await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${jobId}/runs`)).body.data.length;
+  expect((await call(stack, 'DELETE', `/v2/connectors/${connectorId}`)).status).toBe(204);
+  const refused = await call(stack, 'POST', `/v2/jobs/${jobId}/run`);
+  expect(refused.status).toBe(409);
+  expect((refused.body as { code: string }).code).toBe('pipeline_invalid');
+  expect((await call<{ data: Run[] }>(stack, 'GET', `/v2/jobs/${jobId}/runs`)).body.data).toHaveLength(runsBefore);
 }, 120_000);

@@ -7,7 +7,7 @@ import { CATALOG_LOGGER, SECRETS_KEY } from './common/tokens.js';
 import { RpcLogInterceptor } from './common/rpc-log.interceptor.js';
 import { NoPipelineUsage, PIPELINE_USAGE, type PipelineUsage } from './pipelines/pipeline-usage.js';
 import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './pipelines/recorded-schemas.js';
-import { CONNECTOR_CHANGES, NoConnectorChanges, type ConnectorChanges } from './connectors/connector-changes.js';
+import { CATALOG_CHANGES, NoCatalogChanges, type CatalogChanges } from './common/catalog-changes.js';
 
 /** What the catalog is built from; main.ts makes them from the config, tests from their own schema. */
 export interface CatalogDeps {
@@ -20,8 +20,8 @@ export interface CatalogDeps {
   pipelineUsage?: PipelineUsage;
   /** What earlier runs recorded of pipelines' source columns; without it no run is known (tests of the catalog alone). */
   recordedSchemas?: RecordedSchemas;
-  /** Tells executors a connector changed; without it nobody is told (tests of the catalog alone). */
-  connectorChanges?: ConnectorChanges;
+  /** Tells the scheduler and executors that pipelines or connectors changed; without it nobody is (tests of the catalog alone). */
+  catalogChanges?: CatalogChanges;
   /** Closes what the caller opened for the app (database pool, Redis) once Nest has shut down. */
   onShutdown?: () => Promise<void>;
 }
@@ -48,12 +48,12 @@ export class CatalogCoreModule {
         { provide: SECRETS_KEY, useValue: deps.secretsKey },
         { provide: PIPELINE_USAGE, useValue: deps.pipelineUsage ?? new NoPipelineUsage() },
         { provide: RECORDED_SCHEMAS, useValue: deps.recordedSchemas ?? new NoRecordedSchemas() },
-        { provide: CONNECTOR_CHANGES, useValue: deps.connectorChanges ?? new NoConnectorChanges() },
+        { provide: CATALOG_CHANGES, useValue: deps.catalogChanges ?? new NoCatalogChanges() },
         { provide: ResourceCloser, useFactory: () => new ResourceCloser(deps.onShutdown) },
         // Only when its lines would be written: any interceptor wraps every RPC in an RxJS pipeline.
         ...(deps.logger.isLevelEnabled('debug') ? [{ provide: APP_INTERCEPTOR, useClass: RpcLogInterceptor }] : []),
       ],
-      exports: [CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE, RECORDED_SCHEMAS, CONNECTOR_CHANGES],
+      exports: [CATALOG_LOGGER, SECRETS_KEY, PIPELINE_USAGE, RECORDED_SCHEMAS, CATALOG_CHANGES],
     };
   }
 }

@@ -10,7 +10,7 @@ import { ConnectorSecrets } from './connectors/connector-secrets.js';
 import { resealConnectorSecrets } from './connectors/connector-reseal.js';
 import { SchedulerPipelineUsage } from './pipelines/scheduler-pipeline-usage.js';
 import { SchedulerRecordedSchemas } from './pipelines/scheduler-recorded-schemas.js';
-import { RedisConnectorChanges } from './connectors/connector-changes.js';
+import { RedisCatalogChanges } from './common/catalog-changes.js';
 
 runService('catalog', async () => {
   const config = bootConfig();
@@ -37,7 +37,7 @@ runService('catalog', async () => {
   // asks it what columns earlier runs recorded for the pipeline's sources.
   const scheduler = new RedisStreamsClient({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   await scheduler.connect();
-  const connectorChanges = new RedisConnectorChanges(
+  const catalogChanges = new RedisCatalogChanges(
     { redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX },
     logger,
   );
@@ -56,12 +56,12 @@ runService('catalog', async () => {
         secretsKey: secretKeys,
         pipelineUsage: new SchedulerPipelineUsage(scheduler),
         recordedSchemas: new SchedulerRecordedSchemas(scheduler),
-        connectorChanges,
+        catalogChanges,
         ops,
         onShutdown,
       }),
     closeAlso: async () => {
-      await Promise.all([scheduler.close(), connectorChanges.close()]);
+      await Promise.all([scheduler.close(), catalogChanges.close()]);
     },
     // So that the global RpcLogInterceptor also wraps the RPC handlers.
     inheritAppConfig: true,

@@ -1,11 +1,20 @@
 import { freshCatalog, inTransit, newTenant, type CatalogUnderTest } from './support/catalog-db.js';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
 import { ConnectorsService } from '../src/connectors/connectors.service.js';
-import { RedisConnectorChanges } from '../src/connectors/connector-changes.js';
-import { CONNECTORS_CHANGED_CHANNEL, connectorChangedSchema, type ConnectorChanged } from '@conduit/contracts';
+import { PipelinesService } from '../src/pipelines/pipelines.service.js';
+import { NoPipelineUsage } from '../src/pipelines/pipeline-usage.js';
+import { NoRecordedSchemas } from '../src/pipelines/recorded-schemas.js';
+import { RedisCatalogChanges } from '../src/common/catalog-changes.js';
+import {
+  CATALOG_GENERATION_KEY_PREFIX,
+  CONNECTORS_CHANGED_CHANNEL,
+  connectorChangedSchema,
+  type ConnectorChanged,
+} from '@conduit/contracts';
+import { TenantGenerations } from '@conduit/service-kit';
 import { waitFor } from '@conduit/testing';
 import { pino } from 'pino';
-import { REDIS_URL, requireRedis, testPrefix } from './support/redis.js';
+import { REDIS_URL, deleteKeys, requireRedis, testPrefix } from './support/redis.js';
 
 /** The internal operations other services call: a pipeline snapshot for a run, connector configs for an executor. */
 describe('internal catalog operations', () => {
@@ -91,7 +100,7 @@ describe('internal catalog operations', () => {
       heard.push(connectorChangedSchema.parse(JSON.parse(text))),
     );
     await subscriber.subscribe(`${prefix}${CONNECTORS_CHANGED_CHANNEL}`);
-    const changes = new RedisConnectorChanges({ redisUrl: REDIS_URL, redisPrefix: prefix }, pino({ level: 'silent' }));
+    const changes = new RedisCatalogChanges({ redisUrl: REDIS_URL, redisPrefix: prefix }, pino({ level: 'silent' }));
     const connectors = new ConnectorsService(catalog.ds, new ConnectorSecrets(catalog.key), changes);
     try {
       const t = newTenant();
@@ -110,6 +119,49 @@ describe('internal catalog operations', () => {
     } finally {
       await changes.close();
       await subscriber.quit();
+    }
+  });
+
+  it("bumps the tenant's catalog generation before answering every change a held pipeline snapshot depends on", async () => {
+    const prefix = testPrefix();
+    const redis = await requireRedis();
+    const generations = new TenantGenerations(redis, `${prefix}${CATALOG_GENERATION_KEY_PREFIX}`);
+    const changes = new RedisCatalogChanges({ redisUrl: REDIS_URL, redisPrefix: prefix }, pino({ level: 'silent' }));
+    const connectors = new ConnectorsService(catalog.ds, new ConnectorSecrets(catalog.key), changes);
+    const pipelines = new PipelinesService(catalog.ds, new NoPipelineUsage(), new NoRecordedSchemas(), changes);
+    try {
+      const t = newTenant();
+      const other = newTenant();
+      const otherBefore = await generations.read(other);
+      // Each step answers only once its bump is in Redis: the generation read right after differs from the one before.
+      const seen = [await generations.read(t)];
+      const step = async (what: string, change: () => Promise<unknown>) => {
+        await change();
+        const now = await generations.read(t);
+        expect({ what, moved: !seen.includes(now) }).toEqual({ what, moved: true });
+        seen.push(now);
+      };
+      let con = { id: '' };
+      await step('connector created', async () => {
+        con = (
+          await connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })
+        ).data;
+      });
+      const dag = { nodes: [{ id: 'src', type: 'source', config: { connector_id: con.id, table: 'a' } }], edges: [] };
+      const pipeline = (await pipelines.create(t, { name: 'p', dag })).data;
+      await step('pipeline updated', () => pipelines.update(t, pipeline.id, { name: 'p2', dag }));
+      await step('connector updated', () =>
+        connectors.update(t, con.id, { name: 'pg2', config: inTransit(catalog.key, t, pgConfig) }),
+      );
+      await step('connector tested', () => connectors.test(t, con.id));
+      await step('pipeline deleted', () => pipelines.delete(t, pipeline.id));
+      await step('connector deleted', () => connectors.delete(t, con.id));
+      // Another tenant's copies stay good.
+      expect(await generations.read(other)).toBe(otherBefore);
+    } finally {
+      await changes.close();
+      await deleteKeys(redis, prefix);
+      await redis.quit();
     }
   });
 });

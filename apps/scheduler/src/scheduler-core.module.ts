@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from './common/tokens.js';
-import { QUEUES } from '@conduit/contracts';
-import { QueuesModule } from '@conduit/service-kit';
+import { Redis } from 'ioredis';
+import { CATALOG_GENERATION_KEY_PREFIX, QUEUES } from '@conduit/contracts';
+import { QueuesModule, TenantGenerations } from '@conduit/service-kit';
 import { PipelineSnapshots } from './catalog-client/pipeline-snapshots.js';
 import { schedulerOutbox } from './outbox/scheduler-outbox.js';
 import { RunCancelPublisher } from './runs/run-cancel-publisher.js';
@@ -24,17 +25,19 @@ export interface SchedulerDeps {
   registry?: Registry;
 }
 
-/** Closes the cancel publisher and the catalog client after every worker has stopped (in onModuleDestroy). */
+/** Closes the cancel publisher and the catalog's connections after every worker has stopped (in onModuleDestroy). */
 class ConnectionCloser implements OnApplicationShutdown {
   constructor(
     private readonly cancels: RunCancelPublisher,
     private readonly catalog: RedisStreamsClient,
+    private readonly generations: Redis,
     private readonly close: (() => Promise<void>) | undefined,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.cancels.close();
     await this.catalog.close();
+    await this.generations.quit().catch(() => this.generations.disconnect());
     await this.close?.();
   }
 }
@@ -50,6 +53,13 @@ export class SchedulerCoreModule {
       prefix: deps.settings.redisPrefix,
       timeoutMs: deps.settings.catalogTimeoutMs,
     });
+    // The tenants' catalog generations, read at each trigger to use the pipeline snapshots held (held-snapshots.ts).
+    const generationsRedis = new Redis(deps.settings.redisUrl, { maxRetriesPerRequest: 2 });
+    generationsRedis.on('error', (err) => deps.logger.debug({ err }, 'catalog generations connection error'));
+    const generations = new TenantGenerations(
+      generationsRedis,
+      `${deps.settings.redisPrefix}${CATALOG_GENERATION_KEY_PREFIX}`,
+    );
     const queuesModule = QueuesModule.forRoot({
       redisUrl: deps.settings.redisUrl,
       redisPrefix: deps.settings.redisPrefix,
@@ -66,8 +76,11 @@ export class SchedulerCoreModule {
         { provide: SCHEDULER_LOGGER, useValue: deps.logger },
         { provide: SCHEDULER_SETTINGS, useValue: deps.settings },
         { provide: RunCancelPublisher, useValue: cancels },
-        { provide: PipelineSnapshots, useValue: new PipelineSnapshots(catalog) },
-        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(cancels, catalog, deps.onShutdown) },
+        { provide: PipelineSnapshots, useValue: new PipelineSnapshots(catalog, generations) },
+        {
+          provide: ConnectionCloser,
+          useFactory: () => new ConnectionCloser(cancels, catalog, generationsRedis, deps.onShutdown),
+        },
         { provide: FencedReportsCounter, useValue: new FencedReportsCounter(deps.registry) },
       ],
       exports: [SCHEDULER_LOGGER, SCHEDULER_SETTINGS, RunCancelPublisher, PipelineSnapshots, FencedReportsCounter],

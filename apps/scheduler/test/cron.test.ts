@@ -164,6 +164,7 @@ describe('cron schedules fired by the schedule clock', () => {
     const t = newTenant();
     const job = await newJob(t);
     store.unavailable.add(job.pipeline_id);
+    await store.changed(t);
     const dueAt = new Date(Date.now() - 60_000);
     await suite.ds.query(`UPDATE jobs SET schedule = '0 0 1 1 *', next_fire_at = $2 WHERE id = $1`, [job.id, dueAt]);
     // Asked on two passes: the first outage rolled its batch back rather than skipping the fire.

@@ -91,6 +91,7 @@ describe('Idempotency-Key on the scheduler', () => {
     const t = newTenant();
     const job = await newJob(t);
     store.snapshotDelayMs = 400;
+    await store.changed(t);
     try {
       // The caller waits 300 ms; the catalog alone takes 400: the deadline has passed when the transaction would commit.
       await expect(

@@ -23,6 +23,7 @@ describe('Get Run DAG', () => {
       edges: [...(pipeline.dag['edges'] as unknown[]), { from: 'to_dw', to: 'tidy' }],
     };
     store.add(t, { id: pipeline.id, version: 2, dag: changed });
+    await store.changed(t);
     const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
 
     expect(await caller.ok<RunDag>(t, 'scheduler.runs.dag', { job_id: job.id, run_id: first.id })).toEqual({

@@ -156,6 +156,35 @@ describe('Trigger Run', () => {
     });
   });
 
+  it("takes an allow job's change made anywhere at its next trigger, though the job was held from the last", async () => {
+    const t = newTenant();
+    const job = await newJob(t, { concurrency_policy: 'allow' });
+    const first = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(first).toMatchObject({ pipeline_id: job.pipeline_id, parameters: { region: 'eu', limit: 10 } });
+    // Changed as another replica's update does (a new revision): another pipeline and other parameters.
+    const other = store.add(t);
+    const changed = `UPDATE jobs SET parameters = $2, pipeline_id = $3, revision = revision + 1 WHERE id = $1`;
+    await suite.ds.query(changed, [job.id, { region: 'us' }, other.id]);
+    const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(second).toMatchObject({ pipeline_id: other.id, parameters: { region: 'us' } });
+    // Another policy since: the held copy's `allow` is not acted on.
+    await suite.ds.query(`UPDATE jobs SET concurrency_policy = 'forbid', revision = revision + 1 WHERE id = $1`, [
+      job.id,
+    ]);
+    const refused = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'run_in_progress' } });
+    // Held for its tenant only, and gone with the job.
+    const foreign = await caller.call<Run>(newTenant(), 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(foreign).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    await suite.ds.query(`UPDATE jobs SET concurrency_policy = 'allow', revision = revision + 1 WHERE id = $1`, [
+      job.id,
+    ]);
+    await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    await suite.ds.query(`DELETE FROM jobs WHERE id = $1`, [job.id]);
+    const gone = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+    expect(gone).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
   it('answers pipeline_invalid for a pipeline that does not validate, naming its errors', async () => {
     const t = newTenant();
     const pipeline = store.add(t, { valid: false, errors: [{ code: 'cycle', message: 'a -> b -> a' }] });

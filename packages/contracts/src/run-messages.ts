@@ -51,6 +51,14 @@ export const connectorChangedSchema = z.strictObject({
 });
 export type ConnectorChanged = z.infer<typeof connectorChangedSchema>;
 
+/**
+ * Redis key (after the deployment's key prefix, then the tenant id) of the tenant's catalog generation
+ * (service-kit `TenantGenerations`): the catalog bumps it after every committed change of the tenant's pipelines or
+ * connectors, before answering it; the scheduler reads it at each trigger and uses a pipeline snapshot it holds only
+ * while the generation is the one it read before asking the catalog for that snapshot. An opaque decimal text.
+ */
+export const CATALOG_GENERATION_KEY_PREFIX = 'catalog:generation:';
+
 /** Redis pub/sub channel (after the deployment's key prefix) on which the scheduler asks executors to stop a run. */
 export const RUN_CANCEL_CHANNEL = 'runs:cancel';
 export const runCancelSchema = z.strictObject({ run_id: id });

@@ -23,7 +23,7 @@ import {
 } from '@conduit/contracts';
 import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
-import { CONNECTOR_CHANGES, NoConnectorChanges, type ConnectorChanges } from './connector-changes.js';
+import { CATALOG_CHANGES, NoCatalogChanges, type CatalogChanges } from '../common/catalog-changes.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
 import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
 import { unreadableSecretErrors, unreadableSecretsResult } from './unreadable-secrets.js';
@@ -62,7 +62,7 @@ export class ConnectorsService {
   constructor(
     private readonly ds: DataSource,
     private readonly secrets: ConnectorSecrets,
-    @Inject(CONNECTOR_CHANGES) private readonly changes: ConnectorChanges = new NoConnectorChanges(),
+    @Inject(CATALOG_CHANGES) private readonly changes: CatalogChanges = new NoCatalogChanges(),
   ) {
     this.rows = new BatchedRowReader(ds, ConnectorEntity, 'connector');
   }
@@ -132,6 +132,8 @@ export class ConnectorsService {
         assertBeforeDeadline(ctx);
       }),
     );
+    // A pipeline that named this id before it existed validates now: held snapshots of the tenant are stale.
+    await this.changes.changed(tenantId);
     return row;
   }
 
@@ -206,7 +208,7 @@ export class ConnectorsService {
       }),
     );
     // After the commit: an executor that reloads on it must read the new config.
-    await this.changes.announce({ tenant_id: tenantId, connector_id: id, version: row.revision });
+    await this.changes.connectorChanged({ tenant_id: tenantId, connector_id: id, version: row.revision });
     return taggedConnector(row, this.secrets);
   }
 
@@ -215,7 +217,7 @@ export class ConnectorsService {
     if (!isId('connector', id)) throw notFound('connector', id);
     const result = await this.ds.manager.delete(ConnectorEntity, { tenantId, id });
     if (!result.affected) throw notFound('connector', id);
-    await this.changes.announce({ tenant_id: tenantId, connector_id: id, version: null });
+    await this.changes.connectorChanged({ tenant_id: tenantId, connector_id: id, version: null });
     return null;
   }
 
@@ -243,6 +245,8 @@ export class ConnectorsService {
       })
       .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
       .execute();
+    // A new revision: the next trigger's snapshot carries it (no announcement: the config is the same).
+    await this.changes.changed(tenantId);
     return result;
   }
 

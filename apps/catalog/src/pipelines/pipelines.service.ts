@@ -26,6 +26,7 @@ import { PIPELINE_USAGE, type PipelineUsage } from './pipeline-usage.js';
 import { NoRecordedSchemas, RECORDED_SCHEMAS, type RecordedSchemas } from './recorded-schemas.js';
 import { hasBindableSql, type SchemaEvidence } from './pipeline-schemas.js';
 import { projectRefErrors } from '../projects/project-refs.js';
+import { CATALOG_CHANGES, NoCatalogChanges, type CatalogChanges } from '../common/catalog-changes.js';
 import {
   newId,
   type CreateContext,
@@ -60,6 +61,7 @@ export class PipelinesService {
     private readonly ds: DataSource,
     @Inject(PIPELINE_USAGE) private readonly usage: PipelineUsage,
     @Inject(RECORDED_SCHEMAS) private readonly recordedSchemas: RecordedSchemas = new NoRecordedSchemas(),
+    @Inject(CATALOG_CHANGES) private readonly changes: CatalogChanges = new NoCatalogChanges(),
   ) {
     this.rows = new BatchedRowReader(ds, PipelineEntity, 'pipeline');
   }
@@ -148,6 +150,8 @@ export class PipelinesService {
         return { ...current, ...changes };
       }),
     );
+    // Before the answer: a trigger sent after it takes this version (a new pipeline needs none: nobody holds it).
+    await this.changes.changed(tenantId);
     return taggedPipeline(row);
   }
 
@@ -158,6 +162,7 @@ export class PipelinesService {
     }
     const result = await this.ds.manager.delete(PipelineEntity, { tenantId, id });
     if (!result.affected) throw notFound('pipeline', id);
+    await this.changes.changed(tenantId);
     return null;
   }
 

@@ -1,17 +1,54 @@
 import type { ClientProxy } from '@nestjs/microservices';
 import { AppError, onBehalfOf, type PipelineSnapshot, type RpcContext } from '@conduit/contracts';
 import { RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
+import type { TenantGenerations } from '@conduit/service-kit';
+import { HeldSnapshots } from './held-snapshots.js';
 
-/** Reads a pipeline as a run takes it, from the catalog (`catalog.pipelines.snapshot`). */
+/**
+ * Reads a pipeline as a run takes it, from the catalog (`catalog.pipelines.snapshot`), or from the snapshots held
+ * while the tenant's catalog generation has not moved (held-snapshots.ts). Without generations (tests of the
+ * scheduler alone), every read asks the catalog.
+ */
 export class PipelineSnapshots {
   private readonly rpc: RpcClient;
 
-  constructor(client: ClientProxy) {
+  constructor(
+    client: ClientProxy,
+    private readonly generations?: TenantGenerations,
+    private readonly held = new HeldSnapshots(),
+  ) {
     this.rpc = new RpcClient(client);
   }
 
-  /** The snapshot, or null when the tenant has no such pipeline; a silent catalog is a 503. */
-  async get(ctx: RpcContext, pipelineId: string): Promise<PipelineSnapshot | null> {
+  /**
+   * The tenant's catalog generation now, to start before the reads that precede a snapshot's (it is one Redis round
+   * trip); undefined when there are no generations or Redis did not answer: then nothing held is used or stored.
+   */
+  generationOf(tenantId: string): Promise<string | undefined> {
+    if (!this.generations) return Promise.resolve(undefined);
+    return this.generations.read(tenantId).catch(() => undefined);
+  }
+
+  /**
+   * The snapshot, or null when the tenant has no such pipeline; a silent catalog is a 503. `generation` must have been
+   * read before this call (by default, here): what the catalog answers is held under it.
+   */
+  async get(
+    ctx: RpcContext,
+    pipelineId: string,
+    generation: Promise<string | undefined> = this.generationOf(ctx.tenant_id),
+  ): Promise<PipelineSnapshot | null> {
+    const read = await generation;
+    if (read !== undefined) {
+      const held = this.held.get(ctx.tenant_id, pipelineId, read);
+      if (held) return held;
+    }
+    const snapshot = await this.ask(ctx, pipelineId);
+    if (read !== undefined && snapshot) this.held.store(ctx.tenant_id, pipelineId, read, snapshot);
+    return snapshot;
+  }
+
+  private async ask(ctx: RpcContext, pipelineId: string): Promise<PipelineSnapshot | null> {
     try {
       return await this.rpc.call('catalog.pipelines.snapshot', { ctx: onBehalfOf(ctx), data: { id: pipelineId } });
     } catch (err) {

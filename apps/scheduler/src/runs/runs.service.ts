@@ -13,6 +13,7 @@ import {
   type RpcContext,
   type RunListQuery,
   type RunTriggerBody,
+  type PipelineSnapshot,
 } from '@conduit/contracts';
 import { RunEntity } from './run.entity.js';
 import { runOfRow, runSelectListWithoutDag } from './run-rows.js';
@@ -22,6 +23,7 @@ import { RunCancelSignals } from './run-cancel-signals.js';
 import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
+import { TriggeredJobs, type TriggeredJob } from './triggered-jobs.js';
 import { OutboxRelay, QueueProducers } from '@conduit/service-kit';
 import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
@@ -36,6 +38,7 @@ export class RunsService {
     private readonly machine: RunStateMachine,
     private readonly cancels: RunCancelSignals,
     private readonly snapshots: PipelineSnapshots,
+    private readonly jobs: TriggeredJobs,
     private readonly relay: OutboxRelay,
     private readonly producers: QueueProducers,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
@@ -58,8 +61,16 @@ export class RunsService {
 
   /** A manual trigger's run (scheduled runs are made in batches by schedules/scheduled-runs.ts). */
   private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<RunEntity> {
-    const job = await this.triggeredJob(ctx.tenant_id, jobId);
-    const snapshot = await this.snapshots.get(ctx, job.pipelineId);
+    // Read beside the job: whether a snapshot held of the pipeline is still the catalog's.
+    const generation = this.snapshots.generationOf(ctx.tenant_id);
+    const held = this.jobs.heldCopy(ctx.tenant_id, jobId);
+    if (held) {
+      const created = await this.createFromHeld(ctx, held, body, generation);
+      if (created) return created;
+      this.jobs.forget(ctx.tenant_id, jobId);
+    }
+    const job = await this.jobs.read(ctx.tenant_id, jobId);
+    const snapshot = await this.snapshots.get(ctx, job.pipelineId, generation);
     if (!snapshot)
       throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
     if (!snapshot.valid) {
@@ -72,17 +83,8 @@ export class RunsService {
         `pipeline ${snapshot.id} does not validate (${first || 'no details'}); fix it, then trigger again`,
       );
     }
-    const newRun = (parameters: Record<string, unknown>, jobIdOf: string): NewRun => ({
-      tenantId: ctx.tenant_id,
-      jobId: jobIdOf,
-      pipelineId: snapshot.id,
-      pipelineVersion: snapshot.version,
-      dag: snapshot.dag,
-      ...(snapshot.connectors && { connectors: snapshot.connectors }),
-      trigger: 'manual',
-      parameters: { ...parameters, ...(body.parameters ?? {}) },
-      ...(ctx.idempotency && { idempotency: ctx.idempotency }),
-    });
+    const newRun = (parameters: Record<string, unknown>, jobIdOf: string) =>
+      newRunOf(ctx, snapshot, body, parameters, jobIdOf);
     // A job that allows overlapping runs takes the run in one statement while it is still at the revision read; one
     // that has changed since (policy, parameters) or another policy takes the transaction below.
     if (job.concurrencyPolicy === 'allow') {
@@ -131,6 +133,28 @@ export class RunsService {
     return this.queued(created, job.id, replaced, snapshot.connectors);
   }
 
+  /**
+   * The run of an `allow` job as this scheduler last read it, in one statement that inserts only while the job is
+   * still at that revision (triggered-jobs.ts). Null when it is not, or when its pipeline does not take a run now: the
+   * trigger then reads the job again and answers from what it reads, never from the held copy.
+   */
+  private async createFromHeld(
+    ctx: RpcContext,
+    job: TriggeredJob,
+    body: RunTriggerBody,
+    generation: Promise<string | undefined>,
+  ): Promise<RunEntity | null> {
+    const snapshot = await this.snapshots.get(ctx, job.pipelineId, generation);
+    if (!snapshot?.valid) return null;
+    assertBeforeDeadline(ctx);
+    await this.faultCommitDelay();
+    const created = await this.machine.createWhileJobAt(
+      newRunOf(ctx, snapshot, body, job.parameters, job.id),
+      job.revision,
+    );
+    return created && this.queued(created, job.id, [], snapshot.connectors);
+  }
+
   /** After a trigger's commit: the command queued, the relay woken, replaced runs' executors told. */
   private async queued(
     created: RunEntity,
@@ -173,30 +197,6 @@ export class RunsService {
   /** Test only (SCHEDULER_FAULT_COMMIT_DELAY_MS): the wait after the deadline check, before the commit. */
   private async faultCommitDelay(): Promise<void> {
     if (this.settings.faultCommitDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.faultCommitDelayMs));
-  }
-
-  /** What Trigger Run reads of the job before the snapshot (fixed SQL: this is every trigger's first read). */
-  private async triggeredJob(tenantId: string, jobId: string): Promise<TriggeredJob> {
-    if (!isId('job', jobId)) throw notFound('job', jobId);
-    const [row] = await preparedQuery<{
-      id: string;
-      pipeline_id: string;
-      concurrency_policy: JobEntity['concurrencyPolicy'];
-      parameters: Record<string, unknown>;
-      revision: number;
-    }>(
-      this.ds.manager,
-      `SELECT id, pipeline_id, concurrency_policy, parameters, revision FROM jobs WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, jobId],
-    );
-    if (!row) throw notFound('job', jobId);
-    return {
-      id: row.id,
-      pipelineId: row.pipeline_id,
-      concurrencyPolicy: row.concurrency_policy,
-      parameters: row.parameters,
-      revision: row.revision,
-    };
   }
 
   /**
@@ -275,7 +275,26 @@ export class RunsService {
   }
 }
 
-type TriggeredJob = Pick<JobEntity, 'id' | 'pipelineId' | 'concurrencyPolicy' | 'parameters' | 'revision'>;
-
 /** The job's concurrency policy changed between reading the job and holding its row. */
 class PolicyChanged extends Error {}
+
+/** The run a manual trigger makes of the job's pipeline as snapshotted, with the job's parameters and the body's. */
+function newRunOf(
+  ctx: RpcContext,
+  snapshot: PipelineSnapshot,
+  body: RunTriggerBody,
+  parameters: Record<string, unknown>,
+  jobId: string,
+): NewRun {
+  return {
+    tenantId: ctx.tenant_id,
+    jobId,
+    pipelineId: snapshot.id,
+    pipelineVersion: snapshot.version,
+    dag: snapshot.dag,
+    ...(snapshot.connectors && { connectors: snapshot.connectors }),
+    trigger: 'manual',
+    parameters: { ...parameters, ...(body.parameters ?? {}) },
+    ...(ctx.idempotency && { idempotency: ctx.idempotency }),
+  };
+}

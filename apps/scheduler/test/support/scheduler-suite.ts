@@ -39,6 +39,7 @@ export class SchedulerSuite extends ServiceSuite<SchedulerUnderTest> {
   }
 
   protected override async startFixtures(): Promise<void> {
+    this.fixture(this.store.connect(REDIS_URL, this.prefix));
     this.catalog = this.fixture(await startStubCatalog(REDIS_URL, this.prefix, this.store));
   }
 }

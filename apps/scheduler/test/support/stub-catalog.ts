@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { Controller, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { AppError, handleRpc, type PipelineSnapshot } from '@conduit/contracts';
-import { newId } from '@conduit/service-kit';
+import { Redis } from 'ioredis';
+import { AppError, CATALOG_GENERATION_KEY_PREFIX, handleRpc, type PipelineSnapshot } from '@conduit/contracts';
+import { TenantGenerations, newId } from '@conduit/service-kit';
 import { startTestMicroservice } from '@conduit/testing';
 
 /** The pipelines the stub catalog knows, per tenant. */
@@ -13,6 +14,25 @@ export class PipelineStore {
   /** Pipelines whose snapshot answers a 503 (the catalog's database out), and how often each was asked. */
   readonly unavailable = new Set<string>();
   readonly asked = new Map<string, number>();
+  /** What the catalog bumps after a change, on the suite's prefix (`connect`). */
+  private generations?: TenantGenerations;
+
+  /** Opens the store's Redis connection for `changed`; the suite closes it after the tests. */
+  connect(redisUrl: string, prefix: string): { close(): Promise<void> } {
+    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+    this.generations = new TenantGenerations(redis, `${prefix}${CATALOG_GENERATION_KEY_PREFIX}`);
+    return { close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
+  }
+
+  /**
+   * What the catalog does after a change of the tenant's pipelines: the scheduler's held snapshots of the tenant are
+   * no longer used. Tests call it after replacing a pipeline, and after making the catalog slow or out, so that the
+   * scheduler asks the catalog rather than using what it holds.
+   */
+  async changed(tenantId: string): Promise<void> {
+    if (!this.generations) throw new Error('the store is not connected');
+    await this.generations.bump(tenantId);
+  }
 
   /** Adds a valid two-node pipeline (or the given snapshot fields) for the tenant; answers its id. */
   add(tenantId: string, overrides: Partial<PipelineSnapshot> = {}): PipelineSnapshot {
