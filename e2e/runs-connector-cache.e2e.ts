@@ -19,7 +19,13 @@ import { useTargetStack } from './support/target-stack.js';
 // And the pipeline snapshots the scheduler holds while the tenant's catalog generation stays (held-snapshots.ts): a
 // trigger after any change of the tenant's pipelines or connectors takes them as changed.
 const target = useTargetStack({
-  env: { LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '100000', EXECUTOR_CONCURRENCY: '1' },
+  // Snapshots held for 10 minutes: what a test counts then never depends on how slow the machine is.
+  env: {
+    LOG_LEVEL: 'debug',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    EXECUTOR_CONCURRENCY: '1',
+    SCHEDULER_SNAPSHOT_HOLD_MS: '600000',
+  },
   timeoutMs: 120_000,
 });
 

@@ -4,7 +4,7 @@ import { ConnectorsService } from '../src/connectors/connectors.service.js';
 import { PipelinesService } from '../src/pipelines/pipelines.service.js';
 import { NoPipelineUsage } from '../src/pipelines/pipeline-usage.js';
 import { NoRecordedSchemas } from '../src/pipelines/recorded-schemas.js';
-import { RedisCatalogChanges } from '../src/common/catalog-changes.js';
+import { RedisCatalogChanges, type CatalogChanges } from '../src/common/catalog-changes.js';
 import {
   CATALOG_GENERATION_KEY_PREFIX,
   CONNECTORS_CHANGED_CHANNEL,
@@ -122,23 +122,49 @@ describe('internal catalog operations', () => {
     }
   });
 
-  it("bumps the tenant's catalog generation before answering every change a held pipeline snapshot depends on", async () => {
+  it('marks every change a held snapshot depends on as pending before its commit, and moves the generation before answering', async () => {
     const prefix = testPrefix();
     const redis = await requireRedis();
     const generations = new TenantGenerations(redis, `${prefix}${CATALOG_GENERATION_KEY_PREFIX}`);
-    const changes = new RedisCatalogChanges({ redisUrl: REDIS_URL, redisPrefix: prefix }, pino({ level: 'silent' }));
+    const redisChanges = new RedisCatalogChanges(
+      { redisUrl: REDIS_URL, redisPrefix: prefix },
+      pino({ level: 'silent' }),
+    );
+    // What the scheduler would read while each write runs, before its commit.
+    const readDuringWrites: (string | null)[] = [];
+    const changes: CatalogChanges = {
+      change: (tenantId, write) =>
+        redisChanges.change(tenantId, async () => {
+          readDuringWrites.push(await generations.read(tenantId));
+          return write();
+        }),
+      connectorChanged: (change) => redisChanges.connectorChanged(change),
+    };
     const connectors = new ConnectorsService(catalog.ds, new ConnectorSecrets(catalog.key), changes);
     const pipelines = new PipelinesService(catalog.ds, new NoPipelineUsage(), new NoRecordedSchemas(), changes);
     try {
       const t = newTenant();
       const other = newTenant();
       const otherBefore = await generations.read(other);
-      // Each step answers only once its bump is in Redis: the generation read right after differs from the one before.
       const seen = [await generations.read(t)];
       const step = async (what: string, change: () => Promise<unknown>) => {
+        const writes = readDuringWrites.length;
         await change();
+        // The answer comes once the generation moved: read right after, it is usable and new.
         const now = await generations.read(t);
-        expect({ what, moved: !seen.includes(now) }).toEqual({ what, moved: true });
+        expect({
+          what,
+          wrote: readDuringWrites.length - writes,
+          during: readDuringWrites.at(-1),
+          usable: now !== null,
+          moved: !seen.includes(now),
+        }).toEqual({
+          what,
+          wrote: 1,
+          during: null,
+          usable: true,
+          moved: true,
+        });
         seen.push(now);
       };
       let con = { id: '' };
@@ -159,7 +185,7 @@ describe('internal catalog operations', () => {
       // Another tenant's copies stay good.
       expect(await generations.read(other)).toBe(otherBefore);
     } finally {
-      await changes.close();
+      await redisChanges.close();
       await deleteKeys(redis, prefix);
       await redis.quit();
     }

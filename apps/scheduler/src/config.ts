@@ -20,6 +20,8 @@ export const schedulerEnvSchema = z
     SCHEDULER_RPC_CONCURRENCY: positiveInt().max(1000).default(64),
     /** How long a call to the catalog waits for its answer. */
     SCHEDULER_CATALOG_TIMEOUT_MS: positiveInt().max(60_000).default(5000),
+    /** How long a pipeline snapshot taken from the catalog is used by triggers at most; 0 holds none. */
+    SCHEDULER_SNAPSHOT_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     /** Period of the outbox sweep (the relay is also woken right after each commit). */
     SCHEDULER_OUTBOX_SWEEP_MS: positiveInt().max(60_000).default(500),
     /** Period of the reaper that fails lost or abandoned runs. */

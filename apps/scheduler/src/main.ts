@@ -41,6 +41,7 @@ runService('scheduler', async () => {
           redisUrl: config.REDIS_URL,
           redisPrefix: config.REDIS_PREFIX,
           catalogTimeoutMs: config.SCHEDULER_CATALOG_TIMEOUT_MS,
+          snapshotHoldMs: config.SCHEDULER_SNAPSHOT_HOLD_MS,
           outboxSweepMs: config.SCHEDULER_OUTBOX_SWEEP_MS,
           reaperIntervalMs: config.SCHEDULER_REAPER_INTERVAL_MS,
           runSilenceMs: config.SCHEDULER_RUN_SILENCE_MS,

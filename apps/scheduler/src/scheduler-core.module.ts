@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { CATALOG_GENERATION_KEY_PREFIX, QUEUES } from '@conduit/contracts';
 import { QueuesModule, TenantGenerations } from '@conduit/service-kit';
 import { PipelineSnapshots } from './catalog-client/pipeline-snapshots.js';
+import { HeldSnapshots } from './catalog-client/held-snapshots.js';
 import { schedulerOutbox } from './outbox/scheduler-outbox.js';
 import { RunCancelPublisher } from './runs/run-cancel-publisher.js';
 import type { SchedulerSettings } from './scheduler-settings.js';
@@ -76,7 +77,17 @@ export class SchedulerCoreModule {
         { provide: SCHEDULER_LOGGER, useValue: deps.logger },
         { provide: SCHEDULER_SETTINGS, useValue: deps.settings },
         { provide: RunCancelPublisher, useValue: cancels },
-        { provide: PipelineSnapshots, useValue: new PipelineSnapshots(catalog, generations) },
+        {
+          provide: PipelineSnapshots,
+          useValue:
+            deps.settings.snapshotHoldMs > 0
+              ? new PipelineSnapshots(
+                  catalog,
+                  { of: generations, logger: deps.logger },
+                  new HeldSnapshots({ ttlMs: deps.settings.snapshotHoldMs }),
+                )
+              : new PipelineSnapshots(catalog),
+        },
         {
           provide: ConnectionCloser,
           useFactory: () => new ConnectionCloser(cancels, catalog, generationsRedis, deps.onShutdown),

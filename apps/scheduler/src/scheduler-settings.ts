@@ -5,6 +5,8 @@ export interface SchedulerSettings {
   redisPrefix: string;
   /** Default 5000. */
   catalogTimeoutMs: number;
+  /** How long a held pipeline snapshot is used at most (held-snapshots.ts); 0 holds none. Default 30000. */
+  snapshotHoldMs: number;
   /** Period of the outbox sweep. Default 500. */
   outboxSweepMs: number;
   /** Period of the reaper. Default 10000. */
@@ -22,6 +24,7 @@ export function schedulerSettings(
 ): SchedulerSettings {
   return {
     catalogTimeoutMs: 5000,
+    snapshotHoldMs: 30_000,
     outboxSweepMs: 500,
     reaperIntervalMs: 10_000,
     runSilenceMs: 60_000,

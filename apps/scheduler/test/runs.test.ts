@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { REDIS_URL } from './support/redis.js';
 import type { Queue } from 'bullmq';
@@ -16,6 +16,7 @@ import {
 import { newId, unbatchedJobs } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
 import { getRun, runInStatus } from './support/runs.js';
+import { TriggeredJobs } from '../src/runs/triggered-jobs.js';
 import { waitFor } from '@conduit/testing';
 
 const suite = useSchedulerSuite({
@@ -156,33 +157,63 @@ describe('Trigger Run', () => {
     });
   });
 
-  it("takes an allow job's change made anywhere at its next trigger, though the job was held from the last", async () => {
+  it("triggers an unchanged allow job without reading it, and takes the job's change made anywhere", async () => {
     const t = newTenant();
     const job = await newJob(t, { concurrency_policy: 'allow' });
-    const first = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    expect(first).toMatchObject({ pipeline_id: job.pipeline_id, parameters: { region: 'eu', limit: 10 } });
-    // Changed as another replica's update does (a new revision): another pipeline and other parameters.
-    const other = store.add(t);
-    const changed = `UPDATE jobs SET parameters = $2, pipeline_id = $3, revision = revision + 1 WHERE id = $1`;
-    await suite.ds.query(changed, [job.id, { region: 'us' }, other.id]);
-    const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    expect(second).toMatchObject({ pipeline_id: other.id, parameters: { region: 'us' } });
-    // Another policy since: the held copy's `allow` is not acted on.
-    await suite.ds.query(`UPDATE jobs SET concurrency_policy = 'forbid', revision = revision + 1 WHERE id = $1`, [
-      job.id,
-    ]);
-    const refused = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'run_in_progress' } });
-    // Held for its tenant only, and gone with the job.
-    const foreign = await caller.call<Run>(newTenant(), 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    expect(foreign).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    await suite.ds.query(`UPDATE jobs SET concurrency_policy = 'allow', revision = revision + 1 WHERE id = $1`, [
-      job.id,
-    ]);
+    const jobs = suite.scheduler.app.get(TriggeredJobs);
+    const reads = jest.spyOn(jobs, 'read');
+    try {
+      const first = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(first).toMatchObject({ pipeline_id: job.pipeline_id, parameters: { region: 'eu', limit: 10 } });
+      const again = await caller.ok<Run>(t, 'scheduler.runs.trigger', {
+        job_id: job.id,
+        body: { parameters: { n: 2 } },
+      });
+      expect(again).toMatchObject({ parameters: { region: 'eu', limit: 10, n: 2 } });
+      // The first trigger read the job; the second took its held copy.
+      expect(reads).toHaveBeenCalledTimes(1);
+      // Held for its tenant only: another tenant's trigger of the same id reads, and finds nothing.
+      const foreign = await caller.call<Run>(newTenant(), 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(foreign).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(reads).toHaveBeenCalledTimes(2);
+
+      // Changed as another replica's update does (a new revision): another pipeline and other parameters.
+      const other = store.add(t);
+      const changed = `UPDATE jobs SET parameters = $2, pipeline_id = $3, revision = revision + 1 WHERE id = $1`;
+      await suite.ds.query(changed, [job.id, { region: 'us' }, other.id]);
+      const second = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(second).toMatchObject({ pipeline_id: other.id, parameters: { region: 'us' } });
+      // Another policy since: the held copy's `allow` is not acted on.
+      await suite.ds.query(`UPDATE jobs SET concurrency_policy = 'forbid', revision = revision + 1 WHERE id = $1`, [
+        job.id,
+      ]);
+      const refused = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'run_in_progress' } });
+      // Gone with the job.
+      await suite.ds.query(`UPDATE jobs SET concurrency_policy = 'allow', revision = revision + 1 WHERE id = $1`, [
+        job.id,
+      ]);
+      await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      await suite.ds.query(`DELETE FROM jobs WHERE id = $1`, [job.id]);
+      const gone = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(gone).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('asks the catalog once a trigger for the pipeline of a held allow job that no longer validates', async () => {
+    const t = newTenant();
+    const job = await newJob(t, { concurrency_policy: 'allow' });
     await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    await suite.ds.query(`DELETE FROM jobs WHERE id = $1`, [job.id]);
-    const gone = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
-    expect(gone).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    store.add(t, { id: job.pipeline_id, valid: false, errors: [{ code: 'cycle', message: 'a -> b -> a' }] });
+    await store.changed(t);
+    const asked = store.asked.get(job.pipeline_id) ?? 0;
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'pipeline_invalid' } });
+    }
+    expect((store.asked.get(job.pipeline_id) ?? 0) - asked).toBe(2);
   });
 
   it('answers pipeline_invalid for a pipeline that does not validate, naming its errors', async () => {

@@ -52,10 +52,10 @@ export const connectorChangedSchema = z.strictObject({
 export type ConnectorChanged = z.infer<typeof connectorChangedSchema>;
 
 /**
- * Redis key (after the deployment's key prefix, then the tenant id) of the tenant's catalog generation
- * (service-kit `TenantGenerations`): the catalog bumps it after every committed change of the tenant's pipelines or
- * connectors, before answering it; the scheduler reads it at each trigger and uses a pipeline snapshot it holds only
- * while the generation is the one it read before asking the catalog for that snapshot. An opaque decimal text.
+ * Prefix (after the deployment's key prefix) of the Redis keys of each tenant's catalog generation and pending mark
+ * (service-kit `TenantGenerations`): the catalog marks a change of the tenant's pipelines or connectors pending before
+ * its commit and bumps the generation after it; the scheduler reads the generation at each trigger and uses a
+ * pipeline snapshot it holds only while the generation is the one it read before asking the catalog for that snapshot.
  */
 export const CATALOG_GENERATION_KEY_PREFIX = 'catalog:generation:';
 

@@ -1,14 +1,12 @@
 /**
- * What the catalog tells other services after a change of a tenant's pipelines or connectors has committed, before it
- * answers the change (issue 18):
- * - the tenant's catalog generation is bumped (contracts `CATALOG_GENERATION_KEY_PREFIX`): the scheduler holds the
- *   pipeline snapshots Trigger Run takes and uses one only while the generation is the one it read before asking, so
- *   a trigger sent after a change's answer never takes the pipeline as it was before it;
- * - a connector's update or delete is announced on `connectors:changed`: executors drop their cached config
- *   (apps/executor/src/connectors/connector-cache.ts); one that misses it (disconnected) forgets its whole cache when it
- *   reconnects, and its entries expire after a short TTL anyway.
- * Neither ever fails the change, which has committed whatever happens to them. Should Redis refuse the bump, the
- * scheduler's copies still expire within their TTL (30 s): that is the bound on staleness after a Redis failure.
+ * What the catalog tells other services of a change of a tenant's pipelines or connectors (issue 18):
+ * - the tenant's catalog generation (contracts `CATALOG_GENERATION_KEY_PREFIX`, service-kit `TenantGenerations`):
+ *   each change runs inside `change`, marked pending before its commit and bumped after it. The scheduler holds the
+ *   pipeline snapshots Trigger Run takes and uses one only while the generation reads as it did before it asked, and
+ *   none while a change is pending, so no trigger takes a pipeline as it was before a committed change;
+ * - a connector's update or delete is announced on `connectors:changed` after the commit: executors drop their
+ *   cached config (apps/executor/src/connectors/connector-cache.ts); one that misses it (disconnected) forgets its
+ *   whole cache when it reconnects, and its entries expire after a short TTL anyway. It never fails the change.
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -18,15 +16,21 @@ import { TenantGenerations } from '@conduit/service-kit';
 export const CATALOG_CHANGES = Symbol('CATALOG_CHANGES');
 
 export interface CatalogChanges {
-  /** A pipeline or connector of the tenant was made, changed or deleted. Never throws. */
-  changed(tenantId: string): Promise<void>;
-  /** A connector was updated (`version`: its new revision) or deleted (`version`: null). Never throws. */
+  /**
+   * Runs `write`, which commits a change of the tenant's pipelines or connectors, so that no held snapshot is used
+   * from before its commit to after its bump. A 503 without the change when Redis does not take the mark.
+   */
+  change<T>(tenantId: string, write: () => Promise<T>): Promise<T>;
+  /** After the commit of a connector's update (`version`: its new revision) or delete (null). Never throws. */
   connectorChanged(change: ConnectorChanged): Promise<void>;
 }
 
 /** Tests of the catalog alone: nobody holds copies. */
 export class NoCatalogChanges implements CatalogChanges {
-  async changed(): Promise<void> {}
+  change<T>(_tenantId: string, write: () => Promise<T>): Promise<T> {
+    return write();
+  }
+
   async connectorChanged(): Promise<void> {}
 }
 
@@ -41,26 +45,25 @@ export class RedisCatalogChanges implements CatalogChanges {
   ) {
     this.publisher = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2 });
     this.publisher.on('error', (err) => logger.warn({ err }, 'catalog changes connection error'));
-    this.generations = new TenantGenerations(this.publisher, `${settings.redisPrefix}${CATALOG_GENERATION_KEY_PREFIX}`);
+    this.generations = new TenantGenerations(
+      this.publisher,
+      `${settings.redisPrefix}${CATALOG_GENERATION_KEY_PREFIX}`,
+      {
+        onBumpFailed: (err, tenantId) =>
+          logger.warn(
+            { err, tenant_id: tenantId },
+            "could not bump the tenant's catalog generation; its triggers ask the catalog until the pending mark expires (60 s)",
+          ),
+      },
+    );
     this.channel = `${settings.redisPrefix}${CONNECTORS_CHANGED_CHANNEL}`;
   }
 
-  async changed(tenantId: string): Promise<void> {
-    try {
-      await this.generations.bump(tenantId);
-    } catch (err) {
-      this.logger.warn(
-        { err, tenant_id: tenantId },
-        "could not bump the tenant's catalog generation; triggers may take the pipelines as they were for up to 30 s",
-      );
-    }
+  change<T>(tenantId: string, write: () => Promise<T>): Promise<T> {
+    return this.generations.around(tenantId, write);
   }
 
   async connectorChanged(change: ConnectorChanged): Promise<void> {
-    await Promise.all([this.changed(change.tenant_id), this.announce(change)]);
-  }
-
-  private async announce(change: ConnectorChanged): Promise<void> {
     try {
       await this.publisher.publish(this.channel, JSON.stringify(change));
     } catch (err) {

@@ -126,14 +126,15 @@ export class ConnectorsService {
       updatedAt: now,
       ...idempotencyColumns(ctx.idempotency),
     });
-    await this.writing(body, () =>
-      this.ds.transaction(async (m) => {
-        await m.insert(ConnectorEntity, entityValues<ConnectorEntity>(row));
-        assertBeforeDeadline(ctx);
-      }),
+    // A pipeline that named this id before it existed validates now: held snapshots of the tenant go.
+    await this.changes.change(tenantId, () =>
+      this.writing(body, () =>
+        this.ds.transaction(async (m) => {
+          await m.insert(ConnectorEntity, entityValues<ConnectorEntity>(row));
+          assertBeforeDeadline(ctx);
+        }),
+      ),
     );
-    // A pipeline that named this id before it existed validates now: held snapshots of the tenant are stale.
-    await this.changes.changed(tenantId);
     return row;
   }
 
@@ -166,46 +167,48 @@ export class ConnectorsService {
    * last test meaningless, so status goes back to `untested`.
    */
   async update(tenantId: string, id: string, body: ConnectorUpdate, ifMatch?: string): Promise<Tagged<Connector>> {
-    const row = await this.writing(body, () =>
-      this.ds.transaction(async (m) => {
-        const current = await this.load(m, tenantId, id, true);
-        assertIfMatch(ifMatch, taggedConnector(current, this.secrets).etag);
-        const errors: FieldError[] = [];
-        if (body.type !== undefined && body.type !== current.type) {
-          errors.push({
-            path: 'type',
-            code: 'immutable',
-            message: `type cannot change (it is "${current.type}"); create a new connector instead`,
-          });
-        }
-        const incoming = this.secrets.fromTransit(tenantId, body.config);
-        const owner = { tenantId, connectorId: id };
-        // A stored secret that does not open (copied from another connector, or under a key no longer configured)
-        // cannot be kept with "********": it must be sent again, like a secret that would follow a move.
-        const { config: stored, unreadable } = this.secrets.openReadable(current.type, current.config, owner);
-        const config = this.secrets.merge(current.type, incoming, stored);
-        errors.push(
-          ...unreadableSecretErrors(unreadable, incoming),
-          ...validateConnectorConfig(current.type, config),
-          ...urlCredentialErrors(current.type, config),
-          ...headerCredentialErrors(current.type, config),
-          ...resendErrors(current.type, incoming, stored),
-          ...(await projectRefErrors(m, tenantId, body.project_id)),
-        );
-        if (errors.length === 0) errors.push(...(await networkPolicyProblems(current.type, config)));
-        if (errors.length > 0) throw validationFailed(errors);
-        const configChanged = !isDeepStrictEqual(config, stored);
-        const changes = {
-          name: body.name,
-          projectId: body.project_id ?? null,
-          config: this.secrets.seal(current.type, config, owner),
-          revision: current.revision + 1,
-          updatedAt: new Date(),
-          ...(configChanged ? { status: 'untested' as const, lastTest: null } : {}),
-        };
-        await m.update(ConnectorEntity, { tenantId, id }, entityValues<ConnectorEntity>(changes));
-        return { ...current, ...changes };
-      }),
+    const row = await this.changes.change(tenantId, () =>
+      this.writing(body, () =>
+        this.ds.transaction(async (m) => {
+          const current = await this.load(m, tenantId, id, true);
+          assertIfMatch(ifMatch, taggedConnector(current, this.secrets).etag);
+          const errors: FieldError[] = [];
+          if (body.type !== undefined && body.type !== current.type) {
+            errors.push({
+              path: 'type',
+              code: 'immutable',
+              message: `type cannot change (it is "${current.type}"); create a new connector instead`,
+            });
+          }
+          const incoming = this.secrets.fromTransit(tenantId, body.config);
+          const owner = { tenantId, connectorId: id };
+          // A stored secret that does not open (copied from another connector, or under a key no longer configured)
+          // cannot be kept with "********": it must be sent again, like a secret that would follow a move.
+          const { config: stored, unreadable } = this.secrets.openReadable(current.type, current.config, owner);
+          const config = this.secrets.merge(current.type, incoming, stored);
+          errors.push(
+            ...unreadableSecretErrors(unreadable, incoming),
+            ...validateConnectorConfig(current.type, config),
+            ...urlCredentialErrors(current.type, config),
+            ...headerCredentialErrors(current.type, config),
+            ...resendErrors(current.type, incoming, stored),
+            ...(await projectRefErrors(m, tenantId, body.project_id)),
+          );
+          if (errors.length === 0) errors.push(...(await networkPolicyProblems(current.type, config)));
+          if (errors.length > 0) throw validationFailed(errors);
+          const configChanged = !isDeepStrictEqual(config, stored);
+          const changes = {
+            name: body.name,
+            projectId: body.project_id ?? null,
+            config: this.secrets.seal(current.type, config, owner),
+            revision: current.revision + 1,
+            updatedAt: new Date(),
+            ...(configChanged ? { status: 'untested' as const, lastTest: null } : {}),
+          };
+          await m.update(ConnectorEntity, { tenantId, id }, entityValues<ConnectorEntity>(changes));
+          return { ...current, ...changes };
+        }),
+      ),
     );
     // After the commit: an executor that reloads on it must read the new config.
     await this.changes.connectorChanged({ tenant_id: tenantId, connector_id: id, version: row.revision });
@@ -215,7 +218,7 @@ export class ConnectorsService {
   /** Pipelines that reference a deleted connector become invalid at their next validation (api.md is silent here). */
   async delete(tenantId: string, id: string): Promise<null> {
     if (!isId('connector', id)) throw notFound('connector', id);
-    const result = await this.ds.manager.delete(ConnectorEntity, { tenantId, id });
+    const result = await this.changes.change(tenantId, () => this.ds.manager.delete(ConnectorEntity, { tenantId, id }));
     if (!result.affected) throw notFound('connector', id);
     await this.changes.connectorChanged({ tenant_id: tenantId, connector_id: id, version: null });
     return null;
@@ -236,17 +239,18 @@ export class ConnectorsService {
         ? await unreadableSecretsResult(unreadable)
         : await driver.test(config, { timeoutMs: LIMITS.testConnectionMs, tenantId });
     // Increment in SQL: an update that landed during the test must not be overwritten with this read's revision.
-    await this.ds.manager
-      .createQueryBuilder()
-      .update(ConnectorEntity)
-      .set({
-        ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }),
-        revision: () => 'revision + 1',
-      })
-      .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
-      .execute();
     // A new revision: the next trigger's snapshot carries it (no announcement: the config is the same).
-    await this.changes.changed(tenantId);
+    await this.changes.change(tenantId, () =>
+      this.ds.manager
+        .createQueryBuilder()
+        .update(ConnectorEntity)
+        .set({
+          ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }),
+          revision: () => 'revision + 1',
+        })
+        .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
+        .execute(),
+    );
     return result;
   }
 

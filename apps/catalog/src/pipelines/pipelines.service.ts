@@ -130,28 +130,29 @@ export class PipelinesService {
   async update(tenantId: string, id: string, body: PipelineUpdate, ifMatch?: string): Promise<Tagged<Pipeline>> {
     // Asked before the transaction, so that no row stays locked while the scheduler is waited for.
     const schemas = await this.schemaEvidence(tenantId, id, body.dag as unknown as Dag);
-    const row = await this.writing(body, () =>
-      this.ds.transaction(async (m) => {
-        const current = await this.load(m, tenantId, id, true);
-        assertIfMatch(ifMatch, taggedPipeline(current).etag);
-        await this.refuseMalformed(m, tenantId, body.dag, body.project_id);
-        const validation = await validatePipelineDag(m, tenantId, body.dag as unknown as Dag, schemas);
-        const changes = {
-          name: body.name,
-          description: body.description ?? null,
-          dag: body.dag,
-          projectId: body.project_id ?? null,
-          version: current.version + 1,
-          status: validation.valid ? ('valid' as const) : ('invalid' as const),
-          validation,
-          updatedAt: new Date(),
-        };
-        await m.update(PipelineEntity, { tenantId, id }, entityValues<PipelineEntity>(changes));
-        return { ...current, ...changes };
-      }),
+    // A trigger after this change takes the new version (a new pipeline needs none of this: nobody holds it).
+    const row = await this.changes.change(tenantId, () =>
+      this.writing(body, () =>
+        this.ds.transaction(async (m) => {
+          const current = await this.load(m, tenantId, id, true);
+          assertIfMatch(ifMatch, taggedPipeline(current).etag);
+          await this.refuseMalformed(m, tenantId, body.dag, body.project_id);
+          const validation = await validatePipelineDag(m, tenantId, body.dag as unknown as Dag, schemas);
+          const changes = {
+            name: body.name,
+            description: body.description ?? null,
+            dag: body.dag,
+            projectId: body.project_id ?? null,
+            version: current.version + 1,
+            status: validation.valid ? ('valid' as const) : ('invalid' as const),
+            validation,
+            updatedAt: new Date(),
+          };
+          await m.update(PipelineEntity, { tenantId, id }, entityValues<PipelineEntity>(changes));
+          return { ...current, ...changes };
+        }),
+      ),
     );
-    // Before the answer: a trigger sent after it takes this version (a new pipeline needs none: nobody holds it).
-    await this.changes.changed(tenantId);
     return taggedPipeline(row);
   }
 
@@ -160,9 +161,8 @@ export class PipelinesService {
     if (await this.usage.isInUse(tenantId, id)) {
       throw new AppError('pipeline_in_use', `pipeline ${id} is used by a job; delete or change the job first`);
     }
-    const result = await this.ds.manager.delete(PipelineEntity, { tenantId, id });
+    const result = await this.changes.change(tenantId, () => this.ds.manager.delete(PipelineEntity, { tenantId, id }));
     if (!result.affected) throw notFound('pipeline', id);
-    await this.changes.changed(tenantId);
     return null;
   }
 

@@ -59,26 +59,31 @@ describe('HeldSnapshots', () => {
       true,
     ]);
 
-    const oneDag = JSON.stringify(snapshotOf('x').dag).length;
-    const bounded = new HeldSnapshots({ maxBytes: oneDag * 2 });
+    const one = JSON.stringify(snapshotOf('x')).length * 2;
+    const bounded = new HeldSnapshots({ maxBytes: one * 2 });
     for (const id of ['a', 'b', 'c']) bounded.store('t', id, '1', snapshotOf(id));
     expect(bounded.size).toBe(2);
     expect(bounded.get('t', 'a', '1')).toBeUndefined();
     // Stored again under a new generation, an entry's bytes are counted once.
     for (let i = 0; i < 5; i += 1) bounded.store('t', 'b', String(i), snapshotOf('b'));
     expect(bounded.size).toBe(2);
-    const tooSmall = new HeldSnapshots({ maxBytes: oneDag - 1 });
+    const tooSmall = new HeldSnapshots({ maxBytes: one - 1 });
     tooSmall.store('t', 'a', '1', snapshotOf('a'));
     expect(tooSmall.size).toBe(0);
   });
 
-  it('freezes what it holds, since every trigger of the pipeline shares it', () => {
+  it('answers a copy of its own at every use: what one trigger does to it, the next does not see', () => {
     const held = new HeldSnapshots();
     held.store('t', 'p', '1', snapshotOf('p'));
-    const snapshot = held.get('t', 'p', '1')!;
-    expect(Object.isFrozen(snapshot.dag)).toBe(true);
-    expect(() => {
-      (snapshot.dag['nodes'] as unknown[]).push({});
-    }).toThrow(TypeError);
+    const first = held.get('t', 'p', '1')!;
+    (first.dag['nodes'] as unknown[]).push({ id: 'extra' });
+    expect((held.get('t', 'p', '1')!.dag['nodes'] as unknown[]).length).toBe(1);
+  });
+
+  it('counts what it holds by its text, so a DAG that weighs more parsed than written costs its text', () => {
+    const text = JSON.stringify(snapshotOf('x')).length * 2;
+    const held = new HeldSnapshots({ maxBytes: text * 2 });
+    for (const id of ['a', 'b', 'c']) held.store('t', id, '1', { ...snapshotOf('x'), id });
+    expect(held.size).toBe(2);
   });
 });

@@ -1,8 +1,12 @@
 import type { ClientProxy } from '@nestjs/microservices';
 import { AppError, onBehalfOf, type PipelineSnapshot, type RpcContext } from '@conduit/contracts';
 import { RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
+import type { Logger } from 'pino';
 import type { TenantGenerations } from '@conduit/service-kit';
 import { HeldSnapshots } from './held-snapshots.js';
+
+/** At most one warning a minute that generations cannot be read (every trigger then asks the catalog). */
+const READ_FAILURE_WARNING_MS = 60_000;
 
 /**
  * Reads a pipeline as a run takes it, from the catalog (`catalog.pipelines.snapshot`), or from the snapshots held
@@ -11,10 +15,11 @@ import { HeldSnapshots } from './held-snapshots.js';
  */
 export class PipelineSnapshots {
   private readonly rpc: RpcClient;
+  private lastReadWarning = -Infinity;
 
   constructor(
     client: ClientProxy,
-    private readonly generations?: TenantGenerations,
+    private readonly generations?: { of: TenantGenerations; logger: Logger },
     private readonly held = new HeldSnapshots(),
   ) {
     this.rpc = new RpcClient(client);
@@ -22,11 +27,23 @@ export class PipelineSnapshots {
 
   /**
    * The tenant's catalog generation now, to start before the reads that precede a snapshot's (it is one Redis round
-   * trip); undefined when there are no generations or Redis did not answer: then nothing held is used or stored.
+   * trip); undefined while a change of the tenant's is pending, without generations, or when Redis did not answer:
+   * then nothing held is used or stored. Never rejects.
    */
   generationOf(tenantId: string): Promise<string | undefined> {
-    if (!this.generations) return Promise.resolve(undefined);
-    return this.generations.read(tenantId).catch(() => undefined);
+    const generations = this.generations;
+    if (!generations) return Promise.resolve(undefined);
+    return generations.of.read(tenantId).then(
+      (generation) => generation ?? undefined,
+      (err: unknown) => {
+        const now = performance.now();
+        if (now - this.lastReadWarning >= READ_FAILURE_WARNING_MS) {
+          this.lastReadWarning = now;
+          generations.logger.warn({ err }, 'cannot read catalog generations; every trigger asks the catalog meanwhile');
+        }
+        return undefined;
+      },
+    );
   }
 
   /**

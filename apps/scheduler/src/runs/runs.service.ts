@@ -64,13 +64,18 @@ export class RunsService {
     // Read beside the job: whether a snapshot held of the pipeline is still the catalog's.
     const generation = this.snapshots.generationOf(ctx.tenant_id);
     const held = this.jobs.heldCopy(ctx.tenant_id, jobId);
+    let asked: { pipelineId: string; snapshot: PipelineSnapshot | null } | undefined;
     if (held) {
-      const created = await this.createFromHeld(ctx, held, body, generation);
+      const snapshot = await this.snapshots.get(ctx, held.pipelineId, generation);
+      const created = snapshot?.valid ? await this.createFromHeld(ctx, held, body, snapshot) : null;
       if (created) return created;
       this.jobs.forget(ctx.tenant_id, jobId);
+      asked = { pipelineId: held.pipelineId, snapshot };
     }
     const job = await this.jobs.read(ctx.tenant_id, jobId);
-    const snapshot = await this.snapshots.get(ctx, job.pipelineId, generation);
+    // The pipeline asked for just now, when the job still names it: one ask a trigger, also for an invalid pipeline.
+    const snapshot =
+      asked?.pipelineId === job.pipelineId ? asked.snapshot : await this.snapshots.get(ctx, job.pipelineId, generation);
     if (!snapshot)
       throw new AppError('pipeline_invalid', `pipeline ${job.pipelineId} of job ${job.id} no longer exists`);
     if (!snapshot.valid) {
@@ -135,17 +140,15 @@ export class RunsService {
 
   /**
    * The run of an `allow` job as this scheduler last read it, in one statement that inserts only while the job is
-   * still at that revision (triggered-jobs.ts). Null when it is not, or when its pipeline does not take a run now: the
-   * trigger then reads the job again and answers from what it reads, never from the held copy.
+   * still at that revision (triggered-jobs.ts). Null when it is not: the trigger then reads the job again and answers
+   * from what it reads, never from the held copy.
    */
   private async createFromHeld(
     ctx: RpcContext,
     job: TriggeredJob,
     body: RunTriggerBody,
-    generation: Promise<string | undefined>,
+    snapshot: PipelineSnapshot,
   ): Promise<RunEntity | null> {
-    const snapshot = await this.snapshots.get(ctx, job.pipelineId, generation);
-    if (!snapshot?.valid) return null;
     assertBeforeDeadline(ctx);
     await this.faultCommitDelay();
     const created = await this.machine.createWhileJobAt(

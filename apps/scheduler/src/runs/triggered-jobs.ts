@@ -4,7 +4,7 @@
  * read first (issue 18): that statement inserts only while the job is still the tenant's at the revision held
  * (`RunStateMachine.createWhileJobAt`), and every change of a job raises its revision, so a held copy is never acted
  * on once the job changed; the trigger then reads the job again. The copies are bounded in entries, bytes of
- * parameters and age, only to bound memory.
+ * parameters (held as text) and age, only to bound memory.
  */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -14,10 +14,16 @@ import type { JobEntity } from '../jobs/job.entity.js';
 
 export type TriggeredJob = Pick<JobEntity, 'id' | 'pipelineId' | 'concurrencyPolicy' | 'parameters' | 'revision'>;
 
+/** A job as held: its parameters as text, parsed at every use (what they weigh here is their text). */
+interface HeldJob extends Omit<TriggeredJob, 'parameters'> {
+  parametersText: string;
+}
+
 @Injectable()
 export class TriggeredJobs {
-  private readonly held = new LruCopies<TriggeredJob>({
+  private readonly held = new LruCopies<HeldJob>({
     maxEntries: 10_000,
+    // Two bytes a character, as V8 may store them.
     maxBytes: 16 * 1024 * 1024,
     ttlMs: 10 * 60_000,
   });
@@ -47,14 +53,20 @@ export class TriggeredJobs {
       revision: row.revision,
     };
     const key = copyKeyOf(tenantId, jobId);
-    if (job.concurrencyPolicy === 'allow') this.held.set(key, job, JSON.stringify(job.parameters).length);
-    else this.held.delete(key);
+    if (job.concurrencyPolicy === 'allow') {
+      const { parameters, ...rest } = job;
+      const parametersText = JSON.stringify(parameters);
+      this.held.set(key, { ...rest, parametersText }, parametersText.length * 2);
+    } else this.held.delete(key);
     return job;
   }
 
-  /** The `allow` job as last read, to be acted on only under its revision. */
+  /** The `allow` job as last read (parameters of its own), to be acted on only under its revision. */
   heldCopy(tenantId: string, jobId: string): TriggeredJob | undefined {
-    return this.held.get(copyKeyOf(tenantId, jobId));
+    const held = this.held.get(copyKeyOf(tenantId, jobId));
+    if (!held) return undefined;
+    const { parametersText, ...rest } = held;
+    return { ...rest, parameters: JSON.parse(parametersText) as Record<string, unknown> };
   }
 
   /** The held copy did not take a run: the next trigger reads the job. */
