@@ -167,19 +167,15 @@ describe('internal catalog operations', () => {
         });
         seen.push(now);
       };
-      let con = { id: '' };
-      await step('connector created', async () => {
-        con = (
-          await connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })
-        ).data;
-      });
+      const con = (
+        await connectors.create(t, { name: 'pg', type: 'postgres', config: inTransit(catalog.key, t, pgConfig) })
+      ).data;
       const dag = { nodes: [{ id: 'src', type: 'source', config: { connector_id: con.id, table: 'a' } }], edges: [] };
       const pipeline = (await pipelines.create(t, { name: 'p', dag })).data;
       await step('pipeline updated', () => pipelines.update(t, pipeline.id, { name: 'p2', dag }));
       await step('connector updated', () =>
         connectors.update(t, con.id, { name: 'pg2', config: inTransit(catalog.key, t, pgConfig) }),
       );
-      await step('connector tested', () => connectors.test(t, con.id));
       await step('pipeline deleted', () => pipelines.delete(t, pipeline.id));
       await step('connector deleted', () => connectors.delete(t, con.id));
       // Another tenant's copies stay good.

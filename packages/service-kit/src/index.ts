@@ -90,5 +90,5 @@ export {
   type TraceCarrier,
 } from './tracing/spans.js';
 export { AGAIN, GroupCommit, failingAlone } from './batching/group-commit.js';
-export { TenantGenerations } from './generations/tenant-generations.js';
+export { TenantGenerations, type TenantGenerationsOptions } from './generations/tenant-generations.js';
 export { LruCopies, copyKeyOf, type LruCopiesOptions } from './caching/lru-copies.js';

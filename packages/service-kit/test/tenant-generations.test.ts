@@ -3,17 +3,20 @@
 // makes every later read differ from every earlier one.
 import { Redis } from 'ioredis';
 import { AppError } from '@conduit/contracts';
-import { TenantGenerations } from '../src/index.js';
+import { TenantGenerations, type TenantGenerationsOptions } from '../src/index.js';
 import { connectRedis } from './servers.js';
 import { useRedisPrefix } from './support/redis-prefix.js';
 
 describe('TenantGenerations on the real Redis', () => {
   const { redisPrefix, closeFirst } = useRedisPrefix();
 
-  async function generationsOn(name: string): Promise<{ redis: Redis; generations: TenantGenerations }> {
+  async function generationsOn(
+    name: string,
+    opts: TenantGenerationsOptions = {},
+  ): Promise<{ redis: Redis; generations: TenantGenerations }> {
     const redis = await connectRedis();
     closeFirst(async () => void redis.disconnect());
-    return { redis, generations: new TenantGenerations(redis, `${redisPrefix}${name}:`) };
+    return { redis, generations: new TenantGenerations(redis, `${redisPrefix}${name}:`, opts) };
   }
 
   it('reads the same generation until a change, none while one is pending, and another after each', async () => {
@@ -91,14 +94,42 @@ describe('TenantGenerations on the real Redis', () => {
     expect(await redis.ttl(`${redisPrefix}lost:g:ten_a`)).toBe(-2);
   });
 
-  it('answers another generation after its connection dropped, even for a value Redis set back', async () => {
-    const { redis, generations } = await generationsOn('dropped');
+  it('moves the generation at the mark, so a copy from before never matches even should the bump never come', async () => {
+    const { redis, generations } = await generationsOn('marked');
+    const before = await generations.read('ten_a');
+    await generations.around('ten_a', async () => {
+      // The change's mark lost (its catalog died, the mark lapsed) before any bump.
+      await redis.del(`${redisPrefix}marked:p:ten_a`);
+      const meanwhile = await generations.read('ten_a');
+      expect(meanwhile).not.toBeNull();
+      expect(meanwhile).not.toBe(before);
+    });
+  });
+
+  it('renews a mark while its change runs, however long it takes', async () => {
+    const { generations } = await generationsOn('renewed', { pendingTtlSeconds: 0.3 });
+    const reads: (string | null)[] = [];
+    await generations.around('ten_a', async () => {
+      for (let i = 0; i < 6; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        reads.push(await generations.read('ten_a'));
+      }
+    });
+    expect(reads).toEqual([null, null, null, null, null, null]);
+    expect(await generations.read('ten_a')).not.toBeNull();
+  });
+
+  it("answers none for a mark's life after its connection dropped, then another generation than before", async () => {
+    let now = 0;
+    const { redis, generations } = await generationsOn('dropped', { now: () => now });
     const key = `${redisPrefix}dropped:g:ten_a`;
     const before = await generations.read('ten_a');
     const value = await redis.get(key);
     await redis.client('KILL', 'ID', String(await redis.client('ID')), 'SKIPME', 'no');
-    // The same value in Redis (as after a crash that lost the bumps since it): still not the generation read before.
+    // The same value in Redis (as after a crash that lost the bumps since it): never the generation read before.
     await redis.set(key, value!);
+    expect(await generations.read('ten_a')).toBeNull();
+    now += 60_000;
     const after = await generations.read('ten_a');
     expect(after).not.toBeNull();
     expect(after).not.toBe(before);

@@ -52,7 +52,7 @@ export class RedisCatalogChanges implements CatalogChanges {
         onBumpFailed: (err, tenantId) =>
           logger.warn(
             { err, tenant_id: tenantId },
-            "could not bump the tenant's catalog generation; its triggers ask the catalog until the pending mark expires (60 s)",
+            "could not bump the tenant's catalog generation; its triggers ask the catalog until the change's mark lapses (60 s)",
           ),
       },
     );

@@ -126,14 +126,12 @@ export class ConnectorsService {
       updatedAt: now,
       ...idempotencyColumns(ctx.idempotency),
     });
-    // A pipeline that named this id before it existed validates now: held snapshots of the tenant go.
-    await this.changes.change(tenantId, () =>
-      this.writing(body, () =>
-        this.ds.transaction(async (m) => {
-          await m.insert(ConnectorEntity, entityValues<ConnectorEntity>(row));
-          assertBeforeDeadline(ctx);
-        }),
-      ),
+    // No held snapshot depends on it: only valid snapshots are held, and they name connectors that exist.
+    await this.writing(body, () =>
+      this.ds.transaction(async (m) => {
+        await m.insert(ConnectorEntity, entityValues<ConnectorEntity>(row));
+        assertBeforeDeadline(ctx);
+      }),
     );
     return row;
   }
@@ -239,18 +237,17 @@ export class ConnectorsService {
         ? await unreadableSecretsResult(unreadable)
         : await driver.test(config, { timeoutMs: LIMITS.testConnectionMs, tenantId });
     // Increment in SQL: an update that landed during the test must not be overwritten with this read's revision.
-    // A new revision: the next trigger's snapshot carries it (no announcement: the config is the same).
-    await this.changes.change(tenantId, () =>
-      this.ds.manager
-        .createQueryBuilder()
-        .update(ConnectorEntity)
-        .set({
-          ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }),
-          revision: () => 'revision + 1',
-        })
-        .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
-        .execute(),
-    );
+    // A new revision, the config unchanged: a held snapshot naming the one before still gets this config (executors
+    // use what they hold at that revision or newer), so neither the scheduler nor the executors are told.
+    await this.ds.manager
+      .createQueryBuilder()
+      .update(ConnectorEntity)
+      .set({
+        ...entityValues<ConnectorEntity>({ status: result.ok ? 'ok' : 'failed', lastTest: result }),
+        revision: () => 'revision + 1',
+      })
+      .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
+      .execute();
     return result;
   }
 
