@@ -72,4 +72,20 @@ describe('preparedQuery on the real PostgreSQL', () => {
       await ds2.destroy();
     }
   });
+
+  it('survives the server ending a pooled connection under a statement, and the pool goes on with another', async () => {
+    // A PostgreSQL shutting down answers the running statement with 57P01, then closes the socket: the close comes
+    // while the connection is still taken from the pool, with no statement left to take the error.
+    const ds3 = createServiceDataSource({ url: DATABASE_URL, schema, entities: [], migrations: [], poolSize: 1 });
+    await ds3.initialize();
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        const failed = preparedQuery(ds3.manager, 'SELECT pg_terminate_backend(pg_backend_pid())', []);
+        await expect(failed).rejects.toBeInstanceOf(QueryFailedError);
+        expect(await preparedQuery(ds3.manager, 'SELECT 2 AS two', [])).toEqual([{ two: 2 }]);
+      }
+    } finally {
+      await ds3.destroy();
+    }
+  });
 });

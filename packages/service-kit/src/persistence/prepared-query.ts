@@ -24,9 +24,14 @@ function nameOf(text: string): string {
   return name;
 }
 
-/** An error PostgreSQL answered (it has a SQLSTATE): the connection is still good. Anything else may have broken it. */
-const isServerError = (err: unknown): boolean =>
-  typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+/**
+ * An error PostgreSQL answered (it has a SQLSTATE) about the statement: the connection is still good. Anything else
+ * may have broken it, and so does a session the server is ending (57P01-57P03: shutdown, crash, not yet accepting).
+ */
+const keepsConnection = (err: unknown): boolean => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^57P0[123]$/.test(code);
+};
 
 /**
  * Runs `text` with `values` as a named statement: on the manager's connection when it has one (a transaction's; a
@@ -47,6 +52,13 @@ export async function preparedQuery<R = Record<string, unknown>>(
   const client = pooled ?? ((await runner!.connect()) as PoolClient);
   const query = { name: nameOf(text), text, values: values as unknown[] };
   let failure: unknown;
+  // A taken connection has no listener of the pool's (TypeORM's runner adds its own): the server closing the socket
+  // after the statement's error, before the release, would otherwise be an unhandled 'error' that ends the process.
+  let broken: Error | undefined;
+  const onBroken = (err: Error) => {
+    broken ??= err;
+  };
+  pooled?.on('error', onBroken);
   try {
     const started = Date.now();
     const result: QueryResult = await client.query(query);
@@ -61,6 +73,7 @@ export async function preparedQuery<R = Record<string, unknown>>(
     throw new QueryFailedError(text, query.values, err as Error);
   } finally {
     // A connection the error may have broken leaves the pool (pg's own pool.query drops it on any error).
-    pooled?.release(failure === undefined || isServerError(failure) ? undefined : (failure as Error));
+    pooled?.removeListener('error', onBroken);
+    pooled?.release(broken ?? (failure === undefined || keepsConnection(failure) ? undefined : (failure as Error)));
   }
 }
