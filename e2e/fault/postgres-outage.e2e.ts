@@ -5,7 +5,7 @@ import { mintToken, uniqueName, waitFor } from '../support/helpers.js';
 import type { OwnPostgres } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { countProjectsNamed } from '../support/platform-database.js';
-import { type Operation, readiness, startLoad, unexpectedAnswers } from '../support/fault-load.js';
+import { type Operation, readiness, startLoad, stopLoads, unexpectedAnswers } from '../support/fault-load.js';
 import type { Page, Project, Run } from '@conduit/contracts';
 
 // R3 (issue 16): the platform's PostgreSQL stops under a light load of reads and writes, then starts again.
@@ -26,6 +26,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await stopLoads();
   await fault?.destroy();
 });
 

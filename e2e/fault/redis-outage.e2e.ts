@@ -11,6 +11,7 @@ import {
   type Operation,
   readiness,
   startLoad,
+  stopLoads,
   unexpectedAnswers,
 } from '../support/fault-load.js';
 import type { Page, Project, Run, ProblemDocument } from '@conduit/contracts';
@@ -34,6 +35,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await stopLoads();
   await fault?.destroy();
 });
 

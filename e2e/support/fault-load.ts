@@ -38,13 +38,21 @@ export interface Load {
   stop(): Promise<Answer[]>;
 }
 
+/** Loads not stopped yet: a test that fails before its own `stop()` would leave them sending, and jest never exits. */
+const running = new Set<Load>();
+
+/** Stops every load still sending; for afterAll, before the stack goes. */
+export async function stopLoads(): Promise<void> {
+  await Promise.all([...running].map((load) => load.stop()));
+}
+
 /** `clients` loops, each picking its next operation from `next` (called with a running count). */
 export function startLoad(stack: Stack, clients: number, next: (n: number) => Operation): Load {
   const answers: Answer[] = [];
-  let running = true;
+  let sending = true;
   let count = 0;
   const loop = async () => {
-    while (running) {
+    while (sending) {
       const op = next(count++);
       const at = Date.now();
       try {
@@ -83,14 +91,17 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
     }
   };
   const loops = Array.from({ length: clients }, () => loop());
-  return {
+  const load: Load = {
     answers,
     async stop() {
-      running = false;
+      sending = false;
+      running.delete(load);
       await Promise.all(loops);
       return answers;
     },
   };
+  running.add(load);
+  return load;
 }
 
 /**

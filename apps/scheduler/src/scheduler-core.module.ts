@@ -31,14 +31,14 @@ class ConnectionCloser implements OnApplicationShutdown {
   constructor(
     private readonly cancels: RunCancelPublisher,
     private readonly catalog: RedisStreamsClient,
-    private readonly generations: Redis,
+    private readonly generations: Redis | undefined,
     private readonly close: (() => Promise<void>) | undefined,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.cancels.close();
     await this.catalog.close();
-    await this.generations.quit().catch(() => this.generations.disconnect());
+    await this.generations?.quit().catch(() => this.generations?.disconnect());
     await this.close?.();
   }
 }
@@ -54,13 +54,11 @@ export class SchedulerCoreModule {
       prefix: deps.settings.redisPrefix,
       timeoutMs: deps.settings.catalogTimeoutMs,
     });
-    // The tenants' catalog generations, read at each trigger to use the pipeline snapshots held (held-snapshots.ts).
-    const generationsRedis = new Redis(deps.settings.redisUrl, { maxRetriesPerRequest: 2 });
-    generationsRedis.on('error', (err) => deps.logger.debug({ err }, 'catalog generations connection error'));
-    const generations = new TenantGenerations(
-      generationsRedis,
-      `${deps.settings.redisPrefix}${CATALOG_GENERATION_KEY_PREFIX}`,
-    );
+    // The tenants' catalog generations, read at each trigger to use the pipeline snapshots held (held-snapshots.ts);
+    // no connection is opened when none is held.
+    const generationsRedis =
+      deps.settings.snapshotHoldMs > 0 ? new Redis(deps.settings.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+    generationsRedis?.on('error', (err) => deps.logger.debug({ err }, 'catalog generations connection error'));
     const queuesModule = QueuesModule.forRoot({
       redisUrl: deps.settings.redisUrl,
       redisPrefix: deps.settings.redisPrefix,
@@ -79,14 +77,16 @@ export class SchedulerCoreModule {
         { provide: RunCancelPublisher, useValue: cancels },
         {
           provide: PipelineSnapshots,
-          useValue:
-            deps.settings.snapshotHoldMs > 0
-              ? new PipelineSnapshots(
-                  catalog,
-                  { of: generations, logger: deps.logger },
-                  new HeldSnapshots({ ttlMs: deps.settings.snapshotHoldMs }),
-                )
-              : new PipelineSnapshots(catalog),
+          useValue: generationsRedis
+            ? new PipelineSnapshots(catalog, {
+                generations: new TenantGenerations(
+                  generationsRedis,
+                  `${deps.settings.redisPrefix}${CATALOG_GENERATION_KEY_PREFIX}`,
+                ),
+                held: new HeldSnapshots({ ttlMs: deps.settings.snapshotHoldMs }),
+                logger: deps.logger,
+              })
+            : new PipelineSnapshots(catalog),
         },
         {
           provide: ConnectionCloser,

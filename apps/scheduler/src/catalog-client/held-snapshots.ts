@@ -18,8 +18,8 @@ export interface HeldSnapshotsOptions {
   maxEntries?: number;
   /** Bytes of snapshot text held at most, all entries together. Default 32 MiB (a DAG is at most 1 MiB). */
   maxBytes?: number;
-  /** How long an entry is used. Default 30 s. */
-  ttlMs?: number;
+  /** How long an entry is used (the scheduler's `snapshotHoldMs`). */
+  ttlMs: number;
   now?: () => number;
 }
 
@@ -31,11 +31,11 @@ interface Held {
 export class HeldSnapshots {
   private readonly copies: LruCopies<Held>;
 
-  constructor(opts: HeldSnapshotsOptions = {}) {
+  constructor(opts: HeldSnapshotsOptions) {
     this.copies = new LruCopies({
       maxEntries: opts.maxEntries ?? 1000,
       maxBytes: opts.maxBytes ?? 32 * 1024 * 1024,
-      ttlMs: opts.ttlMs ?? 30_000,
+      ttlMs: opts.ttlMs,
       ...(opts.now && { now: opts.now }),
     });
   }

@@ -3,15 +3,22 @@ import { AppError, onBehalfOf, type PipelineSnapshot, type RpcContext } from '@c
 import { RpcClient, RpcRemoteError, RpcTimeoutError } from '@conduit/rpc-streams';
 import type { Logger } from 'pino';
 import type { TenantGenerations } from '@conduit/service-kit';
-import { HeldSnapshots } from './held-snapshots.js';
+import type { HeldSnapshots } from './held-snapshots.js';
 
 /** At most one warning a minute that generations cannot be read (every trigger then asks the catalog). */
 const READ_FAILURE_WARNING_MS = 60_000;
 
+/** What lets the scheduler use the snapshots it took: the tenants' generations and the copies held under them. */
+export interface SnapshotHold {
+  generations: TenantGenerations;
+  held: HeldSnapshots;
+  logger: Logger;
+}
+
 /**
  * Reads a pipeline as a run takes it, from the catalog (`catalog.pipelines.snapshot`), or from the snapshots held
- * while the tenant's catalog generation has not moved (held-snapshots.ts). Without generations (tests of the
- * scheduler alone), every read asks the catalog.
+ * while the tenant's catalog generation has not moved (held-snapshots.ts). Without a hold
+ * (`SCHEDULER_SNAPSHOT_HOLD_MS=0`), every read asks the catalog.
  */
 export class PipelineSnapshots {
   private readonly rpc: RpcClient;
@@ -19,8 +26,7 @@ export class PipelineSnapshots {
 
   constructor(
     client: ClientProxy,
-    private readonly generations?: { of: TenantGenerations; logger: Logger },
-    private readonly held = new HeldSnapshots(),
+    private readonly hold?: SnapshotHold,
   ) {
     this.rpc = new RpcClient(client);
   }
@@ -31,15 +37,15 @@ export class PipelineSnapshots {
    * then nothing held is used or stored. Never rejects.
    */
   generationOf(tenantId: string): Promise<string | undefined> {
-    const generations = this.generations;
-    if (!generations) return Promise.resolve(undefined);
-    return generations.of.read(tenantId).then(
+    const hold = this.hold;
+    if (!hold) return Promise.resolve(undefined);
+    return hold.generations.read(tenantId).then(
       (generation) => generation ?? undefined,
       (err: unknown) => {
         const now = performance.now();
         if (now - this.lastReadWarning >= READ_FAILURE_WARNING_MS) {
           this.lastReadWarning = now;
-          generations.logger.warn({ err }, 'cannot read catalog generations; every trigger asks the catalog meanwhile');
+          hold.logger.warn({ err }, 'cannot read catalog generations; every trigger asks the catalog meanwhile');
         }
         return undefined;
       },
@@ -56,12 +62,12 @@ export class PipelineSnapshots {
     generation: Promise<string | undefined> = this.generationOf(ctx.tenant_id),
   ): Promise<PipelineSnapshot | null> {
     const read = await generation;
-    if (read !== undefined) {
-      const held = this.held.get(ctx.tenant_id, pipelineId, read);
-      if (held) return held;
-    }
+    const held = this.hold?.held;
+    if (read === undefined || !held) return this.ask(ctx, pipelineId);
+    const copy = held.get(ctx.tenant_id, pipelineId, read);
+    if (copy) return copy;
     const snapshot = await this.ask(ctx, pipelineId);
-    if (read !== undefined && snapshot) this.held.store(ctx.tenant_id, pipelineId, read, snapshot);
+    if (snapshot) held.store(ctx.tenant_id, pipelineId, read, snapshot);
     return snapshot;
   }
 
