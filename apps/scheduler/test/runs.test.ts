@@ -202,6 +202,42 @@ describe('Trigger Run', () => {
     }
   });
 
+  it('makes the run of the pipeline the job names when its row is held, should the job be repointed after it was read', async () => {
+    for (const policy of ['forbid', 'allow'] as const) {
+      const t = newTenant();
+      const job = await newJob(t, { concurrency_policy: policy });
+      const other = store.add(t);
+      // Another replica's update lands between this trigger's read of the job and its hold of the row; for `allow`,
+      // the one-statement insert finds the revision moved and the trigger takes the transaction.
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the instance as `this`
+      const original = TriggeredJobs.prototype.read;
+      let repointed = false;
+      const reads = jest.spyOn(TriggeredJobs.prototype, 'read').mockImplementation(async function (
+        this: TriggeredJobs,
+        tenantId: string,
+        jobId: string,
+      ) {
+        const read = await original.call(this, tenantId, jobId);
+        if (!repointed) {
+          repointed = true;
+          await suite.ds.query(
+            `UPDATE jobs SET parameters = $2, pipeline_id = $3, revision = revision + 1 WHERE id = $1`,
+            [job.id, { region: 'us' }, other.id],
+          );
+        }
+        return read;
+      });
+      try {
+        const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+        // Never the first pipeline's DAG with the job's new parameters: the job as it is, read again.
+        expect(run).toMatchObject({ pipeline_id: other.id, parameters: { region: 'us' } });
+        expect(reads).toHaveBeenCalledTimes(2);
+      } finally {
+        reads.mockRestore();
+      }
+    }
+  });
+
   it('asks the catalog once a trigger for the pipeline of a held allow job that no longer validates', async () => {
     const t = newTenant();
     const job = await newJob(t, { concurrency_policy: 'allow' });

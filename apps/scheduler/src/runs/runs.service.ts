@@ -72,6 +72,28 @@ export class RunsService {
       this.jobs.forget(ctx.tenant_id, jobId);
       asked = { pipelineId: held.pipelineId, snapshot };
     }
+    // The job read, then its row held: should the job name another pipeline by then, the run would be one pipeline's
+    // snapshot with another's job (its parameters); it is made again from a fresh read instead.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.createFromRead(ctx, jobId, body, generation, asked);
+      } catch (err) {
+        if (!(err instanceof JobRepointed)) throw err;
+        if (attempt === MAX_REPOINTED_ATTEMPTS)
+          throw new AppError('service_unavailable', `job ${jobId} kept changing while its run was made; trigger again`);
+        asked = undefined;
+      }
+    }
+  }
+
+  /** The run of the job as read now, under its concurrency policy (see createRun). */
+  private async createFromRead(
+    ctx: RpcContext,
+    jobId: string,
+    body: RunTriggerBody,
+    generation: Promise<string | undefined>,
+    asked: { pipelineId: string; snapshot: PipelineSnapshot | null } | undefined,
+  ): Promise<RunEntity> {
     const job = await this.jobs.read(ctx.tenant_id, jobId);
     // The pipeline asked for just now, when the job still names it: one ask a trigger, also for an invalid pipeline.
     const snapshot =
@@ -110,6 +132,7 @@ export class RunsService {
           lock: { mode: shared ? 'pessimistic_read' : 'pessimistic_write' },
         });
         if (!locked) throw notFound('job', jobId);
+        if (locked.pipelineId !== job.pipelineId) throw new JobRepointed();
         if (shared && locked.concurrencyPolicy !== 'allow') throw new PolicyChanged();
         const active = shared ? [] : await this.machine.activeRunsWithin(m, locked.id);
         if (active.length > 0 && locked.concurrencyPolicy === 'forbid') {
@@ -280,6 +303,12 @@ export class RunsService {
 
 /** The job's concurrency policy changed between reading the job and holding its row. */
 class PolicyChanged extends Error {}
+
+/** The job names another pipeline than when it was read: the snapshot taken is not its pipeline's. */
+class JobRepointed extends Error {}
+
+/** Fresh reads of a job that changed its pipeline under a trigger, before the trigger gives up (503). */
+const MAX_REPOINTED_ATTEMPTS = 3;
 
 /** The run a manual trigger makes of the job's pipeline as snapshotted, with the job's parameters and the body's. */
 function newRunOf(
