@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
+import { jest } from '@jest/globals';
+import { ConnectorPools, getDriver, type ConnectorDriver, type DuckDBTable } from '../src/index.js';
 import { waitFor } from '@conduit/testing';
 import { usePgSandbox } from './support/pg-sandbox.js';
 import { allowPrivateNetworks } from './support/network-policy.js';
@@ -279,6 +280,47 @@ describe('postgres typed read (readIntoTable)', () => {
       `${sandbox.schema}.injected_typed`,
     ]);
     expect(exists.rows[0]?.t).toBeNull();
+  });
+
+  it("asks a pool's server once for a built-in type's name, and at every read for an enum's", async () => {
+    const pools = new ConnectorPools({ max: 1, idleMs: 60_000 });
+    const queries = jest.spyOn(pg.Client.prototype, 'query');
+    const asked = () => queries.mock.calls.filter(([q]) => typeof q === 'string' && q.includes('format_type')).length;
+    const pooled = (tenantId: string, query: string, table: string) =>
+      driver.readIntoTable(sandbox.config, { query, tenantId, pool: { pools, connectorId: 'c1' } }, target(table));
+    try {
+      const builtins = 'select id, n, nu, vc, ch, ta, tstz, iv from matrix where id = 1';
+      const alone = await driver.readIntoTable(sandbox.config, { query: builtins }, target('names_alone'));
+      const first = await pooled('t1', builtins, 'names_first');
+      const before = asked();
+      const second = await pooled('t1', builtins, 'names_second');
+      expect(asked()).toBe(before);
+      // The names kept are the server's own: the same as a read on a connection of its own prints.
+      expect(second.columns).toEqual(first.columns);
+      expect(first.columns).toEqual(alone.columns);
+      expect(first.columns.map((c) => c.source_type)).toEqual([
+        'integer',
+        'numeric(12,2)',
+        'numeric',
+        'character varying(10)',
+        'character(3)',
+        'text[]',
+        'timestamp with time zone',
+        'interval',
+      ]);
+      // Another tenant's pool keeps names of its own.
+      await pooled('t2', builtins, 'names_other_tenant');
+      expect(asked()).toBe(before + 1);
+      // An enum can be dropped and made again under another name: asked at every read. (A domain's column is
+      // described as its base type, a built-in one here.)
+      const user = 'select e, dm from matrix where id = 1';
+      for (const table of ['names_user_1', 'names_user_2'])
+        expect((await pooled('t1', user, table)).columns.map((c) => c.source_type)).toEqual(['mood', 'numeric(12,2)']);
+      expect(asked()).toBe(before + 3);
+    } finally {
+      queries.mockRestore();
+      await pools.closeAll();
+    }
   });
 
   it('creates the typed table for an empty result', async () => {

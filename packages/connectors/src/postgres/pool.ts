@@ -7,6 +7,7 @@ import type { PoolScope } from '../pools/connector-pools.js';
 import { takeAbortably } from '../pools/abortable-take.js';
 import { allowedAddress, cancelOnAbort, clientConfig, closeClient, connectClient } from './connection.js';
 import type { PostgresConfig } from './postgres.config.js';
+import { TypeNames } from './type-names.js';
 
 export interface SessionOptions {
   /** Aborting cancels the running statement on the server; the connection is then closed, never reused. */
@@ -18,6 +19,8 @@ export interface SessionOptions {
 
 export interface PgSession {
   client: pg.Client;
+  /** The type names kept with the connection's pool (type-names.ts); none for a connection of its own. */
+  typeNames?: TypeNames;
   /** Gives the connection back to its pool when clean, else closes it; call once, when the work is done. */
   close(): Promise<void>;
 }
@@ -49,6 +52,7 @@ export async function openSession(cfg: PostgresConfig, opts: SessionOptions): Pr
   const stopCancelling = cancelOnAbort(client, cfg, signal);
   return {
     client,
+    typeNames: typeNamesOf(use.pool),
     close: async () => {
       stopCancelling();
       try {
@@ -58,6 +62,15 @@ export async function openSession(cfg: PostgresConfig, opts: SessionOptions): Pr
       }
     },
   };
+}
+
+/** Each pool's type names, gone with the pool. */
+const typeNamesByPool = new WeakMap<pg.Pool, TypeNames>();
+
+function typeNamesOf(pool: pg.Pool): TypeNames {
+  let names = typeNamesByPool.get(pool);
+  if (!names) typeNamesByPool.set(pool, (names = new TypeNames()));
+  return names;
 }
 
 /** pg's client state, which its type declarations do not show. */

@@ -18,6 +18,7 @@ import { encodeCsvBatch } from './copy-csv.js';
 import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
 import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
+import { isServerType, type TypeNames } from './type-names.js';
 import type { PostgresConfig } from './postgres.config.js';
 import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
 
@@ -96,7 +97,7 @@ async function copyToParts(
   const session = await openSession(cfg, opts).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
-  const { client } = session;
+  const { client, typeNames } = session;
   try {
     await client.query(BEGIN_SNAPSHOT);
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
@@ -107,7 +108,7 @@ async function copyToParts(
       oid: f.dataTypeID,
       typmod: f.dataTypeModifier,
     }));
-    const columns = await declareColumns(client, fields);
+    const columns = await declareColumns(client, fields, typeNames);
     const positional = columns.map((_c, i) => `c${i}`);
     const normalised = columns.map((c, i) => `${c.plan.pg(`q.c${i}`)} as c${i}`).join(', ');
     const select = `select ${normalised} from (\n${sql}\n) as q(${positional.join(', ')})`;
@@ -125,8 +126,15 @@ async function copyToParts(
   }
 }
 
-/** Each field's plan, with pg_type looked up once for the types that are not built in. */
-async function declareColumns(client: pg.Client, fields: readonly PgField[]): Promise<LoadColumn[]> {
+/**
+ * Each field's plan, with pg_type looked up once for the types that are not built in, and each type's name as
+ * `format_type` prints it: asked of the server unless every field's is kept with the pool (type-names.ts).
+ */
+async function declareColumns(
+  client: pg.Client,
+  fields: readonly PgField[],
+  typeNames: TypeNames | undefined,
+): Promise<LoadColumn[]> {
   const unknown = unknownOids(fields);
   const catalog = new Map<number, PgTypeRow>();
   if (unknown.length > 0) {
@@ -140,11 +148,25 @@ async function declareColumns(client: pg.Client, fields: readonly PgField[]): Pr
       });
   }
   const plans = planColumns(fields, catalog);
-  const { rows: names } = await client.query<{ name: string }>(
+  const names = await typeNamesOf(client, fields, typeNames);
+  return fields.map((f, i) => ({ name: f.name, sourceType: names[i]!, plan: plans[i]! }));
+}
+
+/** The fields' type names, as `format_type` prints them; that of a type made with the server asked once per pool. */
+async function typeNamesOf(
+  client: pg.Client,
+  fields: readonly PgField[],
+  typeNames: TypeNames | undefined,
+): Promise<string[]> {
+  const kept = fields.map((f) => (isServerType(f) ? typeNames?.get(f) : undefined));
+  if (kept.every((name) => name !== undefined)) return kept;
+  const { rows } = await client.query<{ name: string }>(
     'select format_type(o, nullif(m, -1)) as name from unnest($1::oid[], $2::int[]) with ordinality as u(o, m, i) order by i',
     [fields.map((f) => f.oid), fields.map((f) => f.typmod)],
   );
-  return fields.map((f, i) => ({ name: f.name, sourceType: names[i]!.name, plan: plans[i]! }));
+  const names = rows.map((r) => r.name);
+  fields.forEach((f, i) => typeNames?.set(f, names[i]!));
+  return names;
 }
 
 /** COPY takes no bind parameters: a query with `params` is fetched through a cursor, as text, and written as CSV. */
