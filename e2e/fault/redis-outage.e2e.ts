@@ -10,8 +10,9 @@ import {
   type Load,
   type Operation,
   readiness,
+  haltLoads,
+  haltedLoadsEnded,
   startLoad,
-  stopLoads,
   unexpectedAnswers,
 } from '../support/fault-load.js';
 import type { Page, Project, Run, ProblemDocument } from '@conduit/contracts';
@@ -34,9 +35,12 @@ beforeAll(async () => {
   ({ stack, redis, jobId } = fault);
 }, 120_000);
 
+afterEach(haltLoads);
+
 afterAll(async () => {
-  await stopLoads();
+  haltLoads();
   await fault?.destroy();
+  await haltedLoadsEnded();
 });
 
 const operations = (n: number): Operation => {

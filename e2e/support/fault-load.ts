@@ -38,12 +38,24 @@ export interface Load {
   stop(): Promise<Answer[]>;
 }
 
-/** Loads not stopped yet: a test that fails before its own `stop()` would leave them sending, and jest never exits. */
+/**
+ * Loads not stopped yet: a test that fails before its own `stop()` would leave them sending, into the next test and
+ * past the file, and jest never exits. What the stopped ones still wait for, too.
+ */
 const running = new Set<Load>();
+const ending: Promise<unknown>[] = [];
 
-/** Stops every load still sending; for afterAll, before the stack goes. */
-export async function stopLoads(): Promise<void> {
-  await Promise.all([...running].map((load) => load.stop()));
+/**
+ * Stops every load sending, without waiting for the requests under way (one may hang on a stack the test broke):
+ * for afterEach, and for afterAll before the stack goes, whose end makes those requests fail.
+ */
+export function haltLoads(): void {
+  for (const load of running) ending.push(load.stop());
+}
+
+/** Resolves once every halted load's requests have ended; for afterAll, after the stack is gone. */
+export async function haltedLoadsEnded(): Promise<void> {
+  await Promise.allSettled(ending.splice(0));
 }
 
 /** `clients` loops, each picking its next operation from `next` (called with a running count). */
@@ -91,13 +103,14 @@ export function startLoad(stack: Stack, clients: number, next: (n: number) => Op
     }
   };
   const loops = Array.from({ length: clients }, () => loop());
+  let ended: Promise<Answer[]> | undefined;
   const load: Load = {
     answers,
-    async stop() {
+    stop() {
       sending = false;
       running.delete(load);
-      await Promise.all(loops);
-      return answers;
+      ended ??= Promise.all(loops).then(() => answers);
+      return ended;
     },
   };
   running.add(load);

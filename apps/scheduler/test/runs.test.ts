@@ -71,6 +71,21 @@ async function eventsOf(queue: Queue, runId: string): Promise<string[]> {
     .map((j) => runEventSchema.parse(j.data).type);
 }
 
+/** Spies on Trigger Run's reads of jobs, running `afterRead` after each: another replica's update landing there. */
+function afterEachJobRead(afterRead: () => Promise<void>) {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the instance as `this`
+  const read = TriggeredJobs.prototype.read;
+  return jest.spyOn(TriggeredJobs.prototype, 'read').mockImplementation(async function (
+    this: TriggeredJobs,
+    tenantId: string,
+    jobId: string,
+  ) {
+    const job = await read.call(this, tenantId, jobId);
+    await afterRead();
+    return job;
+  });
+}
+
 describe('Trigger Run', () => {
   it('queues a run with the pipeline snapshot, enqueues its command (job id = run id) and announces run.queued', async () => {
     const t = newTenant();
@@ -209,23 +224,14 @@ describe('Trigger Run', () => {
       const other = store.add(t);
       // Another replica's update lands between this trigger's read of the job and its hold of the row; for `allow`,
       // the one-statement insert finds the revision moved and the trigger takes the transaction.
-      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the instance as `this`
-      const original = TriggeredJobs.prototype.read;
       let repointed = false;
-      const reads = jest.spyOn(TriggeredJobs.prototype, 'read').mockImplementation(async function (
-        this: TriggeredJobs,
-        tenantId: string,
-        jobId: string,
-      ) {
-        const read = await original.call(this, tenantId, jobId);
-        if (!repointed) {
-          repointed = true;
-          await suite.ds.query(
-            `UPDATE jobs SET parameters = $2, pipeline_id = $3, revision = revision + 1 WHERE id = $1`,
-            [job.id, { region: 'us' }, other.id],
-          );
-        }
-        return read;
+      const reads = afterEachJobRead(async () => {
+        if (repointed) return;
+        repointed = true;
+        await suite.ds.query(
+          `UPDATE jobs SET parameters = $2, pipeline_id = $3, revision = revision + 1 WHERE id = $1`,
+          [job.id, { region: 'us' }, other.id],
+        );
       });
       try {
         const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
@@ -235,6 +241,32 @@ describe('Trigger Run', () => {
       } finally {
         reads.mockRestore();
       }
+    }
+  });
+
+  it('gives up with a 503 and makes no run when the job is repointed under each of three attempts', async () => {
+    const t = newTenant();
+    const job = await newJob(t, { concurrency_policy: 'forbid' });
+    const pipelines = [job.pipeline_id, store.add(t).id];
+    let repoints = 0;
+    const reads = afterEachJobRead(async () => {
+      repoints += 1;
+      await suite.ds.query(`UPDATE jobs SET pipeline_id = $2, revision = revision + 1 WHERE id = $1`, [
+        job.id,
+        pipelines[repoints % 2],
+      ]);
+    });
+    try {
+      const refused = await caller.call<Run>(t, 'scheduler.runs.trigger', { job_id: job.id, body: {} });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'service_unavailable' } });
+      expect(reads).toHaveBeenCalledTimes(3);
+      const runs = await suite.ds.query<{ count: number }[]>(
+        `SELECT count(*)::int AS count FROM runs WHERE job_id = $1`,
+        [job.id],
+      );
+      expect(runs).toEqual([{ count: 0 }]);
+    } finally {
+      reads.mockRestore();
     }
   });
 

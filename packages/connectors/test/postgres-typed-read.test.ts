@@ -323,6 +323,30 @@ describe('postgres typed read (readIntoTable)', () => {
     }
   });
 
+  it("never keeps a name a tenant's query printed otherwise by changing its transaction's search_path", async () => {
+    // An immutable function runs while the describe is planned: its set_config holds for the read's transaction, where
+    // a type of the tenant's named `text` then makes format_type print the built-in one qualified.
+    await sandbox.admin.query(`create schema shadow; create type shadow.text as enum ('x')`);
+    await sandbox.admin.query(`create function shadow_path() returns text immutable language plpgsql as $$
+      begin return set_config('search_path', 'shadow, pg_catalog, ' || current_setting('search_path'), true); end $$`);
+    const pools = new ConnectorPools({ max: 1, idleMs: 60_000 });
+    const pooled = (query: string, table: string) =>
+      driver.readIntoTable(
+        sandbox.config,
+        { query, tenantId: 't1', pool: { pools, connectorId: 'c1' } },
+        target(table),
+      );
+    try {
+      const shadowed = await pooled(`select 'x'::pg_catalog.text as t where shadow_path() is not null`, 'shadowed');
+      expect(shadowed.columns.map((c) => c.source_type)).toEqual(['pg_catalog.text']);
+      const plain = await pooled(`select 'x'::text as t`, 'plain');
+      expect(plain.columns.map((c) => c.source_type)).toEqual(['text']);
+    } finally {
+      await pools.closeAll();
+      await sandbox.admin.query(`drop function shadow_path(); drop schema shadow cascade`);
+    }
+  });
+
   it('creates the typed table for an empty result', async () => {
     const result = await driver.readIntoTable(
       sandbox.config,

@@ -62,7 +62,7 @@ export class RunsService {
   /** A manual trigger's run (scheduled runs are made in batches by schedules/scheduled-runs.ts). */
   private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<RunEntity> {
     // Read beside the job: whether a snapshot held of the pipeline is still the catalog's.
-    const generation = this.snapshots.generationOf(ctx.tenant_id);
+    let generation = this.snapshots.generationOf(ctx.tenant_id);
     const held = this.jobs.heldCopy(ctx.tenant_id, jobId);
     let asked: { pipelineId: string; snapshot: PipelineSnapshot | null } | undefined;
     if (held) {
@@ -73,15 +73,17 @@ export class RunsService {
       asked = { pipelineId: held.pipelineId, snapshot };
     }
     // The job read, then its row held: should the job name another pipeline by then, the run would be one pipeline's
-    // snapshot with another's job (its parameters); it is made again from a fresh read instead.
+    // snapshot with another's job (its parameters); it is made again from fresh reads instead, the generation too
+    // (the pipeline the job names now may have changed since the first was read).
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.createFromRead(ctx, jobId, body, generation, asked);
       } catch (err) {
         if (!(err instanceof JobRepointed)) throw err;
-        if (attempt === MAX_REPOINTED_ATTEMPTS)
+        if (attempt === REPOINTED_ATTEMPTS)
           throw new AppError('service_unavailable', `job ${jobId} kept changing while its run was made; trigger again`);
         asked = undefined;
+        generation = this.snapshots.generationOf(ctx.tenant_id);
       }
     }
   }
@@ -307,8 +309,8 @@ class PolicyChanged extends Error {}
 /** The job names another pipeline than when it was read: the snapshot taken is not its pipeline's. */
 class JobRepointed extends Error {}
 
-/** Fresh reads of a job that changed its pipeline under a trigger, before the trigger gives up (503). */
-const MAX_REPOINTED_ATTEMPTS = 3;
+/** Attempts, in all, of a trigger whose job keeps changing its pipeline under it, before it gives up (503). */
+const REPOINTED_ATTEMPTS = 3;
 
 /** The run a manual trigger makes of the job's pipeline as snapshotted, with the job's parameters and the body's. */
 function newRunOf(

@@ -18,7 +18,7 @@ import { encodeCsvBatch } from './copy-csv.js';
 import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
 import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
-import { isServerType, type TypeNames } from './type-names.js';
+import type { TypeNames } from './type-names.js';
 import type { PostgresConfig } from './postgres.config.js';
 import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
 
@@ -152,19 +152,20 @@ async function declareColumns(
   return fields.map((f, i) => ({ name: f.name, sourceType: names[i]!, plan: plans[i]! }));
 }
 
-/** The fields' type names, as `format_type` prints them; that of a type made with the server asked once per pool. */
+/** The fields' type names, as `format_type` prints them; a built-in type's asked once per pool (type-names.ts). */
 async function typeNamesOf(
   client: pg.Client,
   fields: readonly PgField[],
   typeNames: TypeNames | undefined,
 ): Promise<string[]> {
-  const kept = fields.map((f) => (isServerType(f) ? typeNames?.get(f) : undefined));
+  const kept = fields.map((f) => typeNames?.get(f));
   if (kept.every((name) => name !== undefined)) return kept;
   const { rows } = await client.query<{ name: string }>(
     'select format_type(o, nullif(m, -1)) as name from unnest($1::oid[], $2::int[]) with ordinality as u(o, m, i) order by i',
     [fields.map((f) => f.oid), fields.map((f) => f.typmod)],
   );
   const names = rows.map((r) => r.name);
+  // Only a built-in type's unqualified name is kept (type-names.ts).
   fields.forEach((f, i) => typeNames?.set(f, names[i]!));
   return names;
 }

@@ -1,20 +1,23 @@
 /**
  * The names `format_type` gave the column types of a pooled connector's typed reads, kept with its pool (issue 18:
- * one round trip less per typed read). Only for the types made with the server (`initdb`: OIDs below 16384, which
- * no object made later takes), whose names are fixed for it. Enums, arrays of them and extensions' types are asked
- * at every read: they can be dropped and made again under other names. A pool is one tenant's connector at one
- * config, so nothing here crosses tenants; bounded, since typmods (`varchar(n)`, `numeric(p,s)`) make many keys.
+ * one round trip less per typed read). Only for PostgreSQL's own built-in types (OIDs below 10000, assigned in its
+ * sources, the same in every version and never dropped) and only names as the default search_path prints them
+ * (unqualified): a pool may reach another server after a DNS change, initdb's other objects (10000-16383) differ
+ * between versions, and a tenant's query can change the search_path for its own transaction, which would print
+ * `pg_catalog.text`. Everything else (enums and their arrays, extensions' types, system views' row types) is asked
+ * at every read. A pool is one tenant's connector at one config, so nothing here crosses tenants; bounded, since
+ * typmods (`varchar(n)`, `numeric(p,s)`) make many keys.
  */
 import type { PgField } from './pg-types.js';
 
 /** Names kept per pool at most; past it, new ones are asked at every read. */
 const MAX_NAMES = 1_000;
 
-/** PostgreSQL's FirstNormalObjectId: every OID below it was assigned when the server's cluster was made. */
-const FIRST_NORMAL_OBJECT_ID = 16_384;
+/** PostgreSQL's FirstGenbkiObjectId: the OIDs below it are assigned by hand in its sources. */
+const FIRST_GENBKI_OBJECT_ID = 10_000;
 
-/** Whether the field's type came with the server, so that its name is fixed for it. */
-export const isServerType = (field: PgField): boolean => field.oid < FIRST_NORMAL_OBJECT_ID;
+/** Whether the field's type is one of PostgreSQL's own, whose name is the same on every server. */
+const isBuiltinType = (field: PgField): boolean => field.oid < FIRST_GENBKI_OBJECT_ID;
 
 export class TypeNames {
   private readonly names = new Map<string, string>();
@@ -24,9 +27,9 @@ export class TypeNames {
     return this.names.get(keyOf(field));
   }
 
-  /** Keeps the name the server gave the field's type, if the type came with the server. */
+  /** Keeps the name the server gave the field's type, if the type is built in and the name unqualified. */
   set(field: PgField, name: string): void {
-    if (isServerType(field) && this.names.size < MAX_NAMES) this.names.set(keyOf(field), name);
+    if (isBuiltinType(field) && !name.includes('.') && this.names.size < MAX_NAMES) this.names.set(keyOf(field), name);
   }
 }
 
