@@ -5,14 +5,7 @@ import { mintToken, uniqueName, waitFor } from '../support/helpers.js';
 import type { OwnPostgres } from '@conduit/testing';
 import { type FaultStack, startFaultStack } from '../support/fault-stack.js';
 import { countProjectsNamed } from '../support/platform-database.js';
-import {
-  type Operation,
-  readiness,
-  haltLoads,
-  haltedLoadsEnded,
-  startLoad,
-  unexpectedAnswers,
-} from '../support/fault-load.js';
+import { type Operation, readiness, haltLoads, startLoad, unexpectedAnswers } from '../support/fault-load.js';
 import type { Page, Project, Run } from '@conduit/contracts';
 
 // R3 (issue 16): the platform's PostgreSQL stops under a light load of reads and writes, then starts again.
@@ -35,9 +28,7 @@ beforeAll(async () => {
 afterEach(haltLoads);
 
 afterAll(async () => {
-  haltLoads();
   await fault?.destroy();
-  await haltedLoadsEnded();
 });
 
 const SERVICES_WITH_A_DATABASE: string[] = ['gateway', 'catalog', 'scheduler', 'monitoring', 'webhook-dispatcher'];

@@ -11,7 +11,6 @@ import {
   type Operation,
   readiness,
   haltLoads,
-  haltedLoadsEnded,
   startLoad,
   unexpectedAnswers,
 } from '../support/fault-load.js';
@@ -38,9 +37,7 @@ beforeAll(async () => {
 afterEach(haltLoads);
 
 afterAll(async () => {
-  haltLoads();
   await fault?.destroy();
-  await haltedLoadsEnded();
 });
 
 const operations = (n: number): Operation => {

@@ -47,13 +47,13 @@ const ending: Promise<unknown>[] = [];
 
 /**
  * Stops every load sending, without waiting for the requests under way (one may hang on a stack the test broke):
- * for afterEach, and for afterAll before the stack goes, whose end makes those requests fail.
+ * for afterEach, and for FaultStack.destroy before the stack goes, whose end makes those requests fail.
  */
 export function haltLoads(): void {
   for (const load of running) ending.push(load.stop());
 }
 
-/** Resolves once every halted load's requests have ended; for afterAll, after the stack is gone. */
+/** Resolves once every halted load's requests have ended; for FaultStack.destroy, after the stack is gone. */
 export async function haltedLoadsEnded(): Promise<void> {
   await Promise.allSettled(ending.splice(0));
 }

@@ -13,6 +13,7 @@ import {
   startStack,
 } from '@conduit/testing';
 import { copyDag, createConnector, createPipelineAndJob } from './helpers.js';
+import { haltLoads, haltedLoadsEnded } from './fault-load.js';
 import { createTargetDatabase, type TargetDatabase } from './target-database.js';
 
 export interface FaultStack {
@@ -25,7 +26,10 @@ export interface FaultStack {
   /** The postgres connector to the target database. */
   connectorId: string;
   jobId: string;
-  /** Stops the stack and its servers, and drops the target database. */
+  /**
+   * Stops the stack and its servers, and drops the target database. A load still sending (a test that failed before
+   * its own stop) is halted first and its requests awaited once the stack is gone (fault-load.ts).
+   */
   destroy(): Promise<void>;
 }
 
@@ -55,8 +59,10 @@ export async function startFaultStack(extraEnv: Record<string, string> = {}): Pr
     connectorId,
     jobId,
     async destroy() {
+      haltLoads();
       await db.end();
       await stack.stop();
+      await haltedLoadsEnded();
       await Promise.all([database.destroy(), redis.destroy(), target.drop()]);
     },
   };

@@ -148,12 +148,12 @@ async function declareColumns(
       });
   }
   const plans = planColumns(fields, catalog);
-  const names = await typeNamesOf(client, fields, typeNames);
+  const names = await columnTypeNames(client, fields, typeNames);
   return fields.map((f, i) => ({ name: f.name, sourceType: names[i]!, plan: plans[i]! }));
 }
 
 /** The fields' type names, as `format_type` prints them; a built-in type's asked once per pool (type-names.ts). */
-async function typeNamesOf(
+async function columnTypeNames(
   client: pg.Client,
   fields: readonly PgField[],
   typeNames: TypeNames | undefined,
