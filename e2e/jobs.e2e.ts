@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Job, Page, Pipeline, Run, ProblemDocument } from '@conduit/contracts';
 import { call, expectProblem } from './support/client.js';
 import {
@@ -415,6 +416,46 @@ describe('Trigger Run and the runs of a job', () => {
     );
     await waitForRunEnd(target.stack, job.id, first.body.id);
     expect((await listAll<Run>(target.stack, `/v2/jobs/${job.id}/runs`)).map((r) => r.id)).toEqual([first.body.id]);
+  });
+
+  it('keeps an Idempotency-Key per kind of resource; a trigger without a body is the same request as {}', async () => {
+    const headers = { 'idempotency-key': `kinds-${randomUUID()}` };
+    const project = await call<{ id: string }>(target.stack, 'POST', '/v2/projects', {
+      body: { name: uniqueName('idem-kind') },
+      headers,
+    });
+    expect(project.status).toBe(201);
+    const pipeline = await call<{ id: string }>(target.stack, 'POST', '/v2/pipelines', {
+      body: { name: uniqueName('idem-kind'), dag: { nodes: [], edges: [] } },
+      headers,
+    });
+    expect(pipeline.status).toBe(201);
+    expect(pipeline.headers.get('idempotent-replayed')).toBeNull();
+    expect(pipeline.body.id).toMatch(/^pln_/);
+
+    const job = await create<Job>(target.stack, '/v2/jobs', {
+      name: uniqueName('idem-body'),
+      pipeline_id: pipelineId,
+      concurrency_policy: 'allow',
+    });
+    const first = await call<Run>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, { headers });
+    expect(first.status).toBe(202);
+    const again = await call<Run>(target.stack, 'POST', `/v2/jobs/${job.id}/run`, { body: {}, headers });
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    // The same kind (a run) through another job's trigger is another request under the same key.
+    const other = await create<Job>(target.stack, '/v2/jobs', {
+      name: uniqueName('idem-other'),
+      pipeline_id: pipelineId,
+      concurrency_policy: 'allow',
+    });
+    expectProblem(
+      await call<Run>(target.stack, 'POST', `/v2/jobs/${other.id}/run`, { headers }),
+      422,
+      'idempotency_key_reused',
+    );
+    await waitForRunEnd(target.stack, job.id, first.body.id);
   });
 
   it('lists runs newest first, page by page, with no run skipped or repeated; filters by status', async () => {

@@ -223,7 +223,7 @@ describe('decision by llm', () => {
     expectNoKey(result);
   });
 
-  it('fails the node with a config error naming the connector on a 401, and the key is in no log', async () => {
+  it('takes the default on a 401, naming the connector in the reason and an error log, the key in none', async () => {
     chat.script({
       status: 401,
       body: {
@@ -235,21 +235,29 @@ describe('decision by llm', () => {
       },
     });
     const result = await run({ retries: 2 });
-    expect(result.outcome.status).toBe('failed');
-    expect(result.outcome.error).toEqual({
-      node_id: 'route',
-      code: 'config_error',
-      message: 'node "route" failed: connector "con_llm": the model server rejected its api_key (HTTP 401)',
+    expect(result.outcome.status).toBe('succeeded');
+    // A failed answer (api.md): the default, asked once (a wrong key is not retried), the reason saying what to fix.
+    expect(nodeOf(result, 'route')).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(nodeOf(result, 'route').output).toMatchObject({
+      choice: 'routine',
+      fell_back: true,
+      attempts: 1,
+      reason: 'fell back to default: connector "con_llm": the model server rejected its api_key (HTTP 401)',
     });
-    // A wrong key is not transient: no retry, no default, both branches skipped.
-    expect(nodeOf(result, 'route')).toMatchObject({ status: 'failed', attempts: 1 });
     expect(chat.calls).toHaveLength(1);
+    expect(result.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        node_id: 'route',
+        message: expect.stringContaining('the model server rejected its api_key (HTTP 401)'),
+      }),
+    );
     expect(nodeOf(result, 'page_oncall').status).toBe('skipped');
-    expect(nodeOf(result, 'queue').status).toBe('skipped');
+    expect(nodeOf(result, 'queue').status).toBe('succeeded');
     expectNoKey(result);
   });
 
-  it('fails the node with a config error when the network policy refuses the endpoint, without calling it', async () => {
+  it('takes the default when the network policy refuses the endpoint, without calling it', async () => {
     chat.script(answer('urgent', 'never asked', 1));
     // The policy covers every connector type: only the postgres source's address is allowed, and the endpoint is
     // another loopback address, refused before any connection.
@@ -265,12 +273,12 @@ describe('decision by llm', () => {
       delete process.env['CONNECTOR_ALLOWED_NETWORKS'];
       llm.config['base_url'] = baseUrl;
     }
-    expect(result.outcome.status).toBe('failed');
-    expect(result.outcome.error).toMatchObject({
-      node_id: 'route',
-      code: 'config_error',
-      message: expect.stringMatching(
-        /^node "route" failed: connector "con_llm": refused by the network policy: 127\.0\.0\.2 is a loopback address/,
+    expect(result.outcome.status).toBe('succeeded');
+    expect(nodeOf(result, 'route').output).toMatchObject({
+      choice: 'routine',
+      fell_back: true,
+      reason: expect.stringMatching(
+        /^fell back to default: connector "con_llm": refused by the network policy: 127\.0\.0\.2 is a loopback address/,
       ),
     });
     expect(chat.calls).toHaveLength(0);

@@ -99,7 +99,20 @@ describe('API keys', () => {
     expect(await rejectionCode(keys.revoke(newId('tenant'), created.id))).toBe('not_found');
     expect(await rejectionCode(keys.revoke(owner, newId('apiKey')))).toBe('not_found');
     expect(await rejectionCode(keys.revoke(owner, 'key_nope'))).toBe('not_found');
+    expect(await rejectionCode(keys.get(newId('tenant'), created.id))).toBe('not_found');
+    expect(await rejectionCode(keys.get(owner, newId('apiKey')))).toBe('not_found');
+    expect(await rejectionCode(keys.get(owner, 'key_nope'))).toBe('not_found');
     await expect(authenticator.authenticate(created.key)).resolves.toMatchObject({ tenant_id: owner });
+  });
+
+  it('answers a live key by id (the Location of its create) without the key, and a revoked one as not_found', async () => {
+    const owner = newId('tenant');
+    const { key, ...shown } = await keys.create(owner, { name: 'by-id', scopes: ['read'] });
+    const got = await keys.get(owner, shown.id);
+    expect(got).toEqual(shown);
+    expect(JSON.stringify(got)).not.toContain(key.slice(12));
+    await keys.revoke(owner, shown.id);
+    expect(await rejectionCode(keys.get(owner, shown.id))).toBe('not_found');
   });
 
   it('rejects an invalid body with every field at fault', async () => {

@@ -45,6 +45,7 @@ describe('IdempotencyInterceptor', () => {
     const request = {
       method: 'POST',
       url: '/v1/api-keys',
+      routeOptions: { url: '/v1/api-keys' },
       headers: { 'idempotency-key': 'create-key-1' },
       body: { name: 'ci' },
       principal: { credential_id: 'key_caller', tenant_id: 'ten_idem' },

@@ -197,6 +197,20 @@ describe('network policy (SSRF)', () => {
     expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'url', code }] } });
   });
 
+  it('accepts a host name that does not resolve (as connectors do), still checking the rest of the body', async () => {
+    // `.invalid` never resolves (RFC 2606): the name is checked again before every attempt.
+    const url = 'https://hooks.example.invalid/conduit';
+    const created = await caller.ok<Webhook>(newTenant(), 'webhooks.webhooks.create', {
+      body: { url, events: ['job.failed'], secret: SECRET },
+    });
+    expect(created.url).toBe(url);
+    expect(
+      await caller.call(newTenant(), 'webhooks.webhooks.create', {
+        body: { url, events: ['job.failed'], secret: 'whsec_not base64!!!!' },
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'secret' }] } });
+  });
+
   it('refuses a private address on update too', async () => {
     const t = newTenant();
     const webhook = await caller.ok<Webhook>(t, 'webhooks.webhooks.create', {

@@ -118,6 +118,21 @@ describe('invalid_node_config: transform, sql', () => {
     expect(configPaths(node('sql', { connector_id: 'con_pg', sql: 'refresh materialized view v' }))).toEqual([]);
     expect(configPaths(node('sql', { sql: 3 }))).toEqual(['.connector_id', '.sql']);
   });
+
+  it('an unknown field of a transform, a sql node or a decision is a typo, reported with the fields it takes', () => {
+    expect(configPaths(node('transform', { sql: 'select 1', retry: 3, timeout_seconds: 5 }))).toEqual(['.retry']);
+    expect(configPaths(node('sql', { connector_id: 'con_pg', sql: 'select 1', timeout_second: 5 }))).toEqual([
+      '.timeout_second',
+    ]);
+    expect(configPaths(rulesDecision({ choise: 'a' }))).toEqual(['.choise']);
+    expect(configPaths(llmDecision({ sample_row: 5, min_confidence: 0.5 }))).toEqual(['.sample_row']);
+    const [error] = errorsOf(node('transform', { sql: 'select 1', retry: 3 }));
+    expect(error!.message).toBe(
+      'node "n": config.retry is not a field of a transform node (its fields: timeout_seconds, retries, sql)',
+    );
+    // A source's and a sink's other fields are their connector's own (path, topic...): not refused here.
+    expect(configPaths(node('source', { connector_id: 'con_pg', table: 't', format: 'csv' }))).toEqual([]);
+  });
 });
 
 describe('invalid_node_config: sink', () => {

@@ -20,6 +20,36 @@ const COMMON_FIELDS = ['timeout_seconds', 'retries'];
 const SOURCE_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'query', 'table', 'columns']);
 const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 'key', 'create', 'schema_evolution']);
 
+/**
+ * Every field a transform, a sql node or a decision takes: these have no connector fields of their own, so any other
+ * key is a typo that must not pass silently (api.md: unknown fields are refused). Sources and sinks keep theirs open
+ * for their connector's own fields (path, format, topic...).
+ */
+const CLOSED_FIELDS: Partial<Record<NodeType, ReadonlySet<string>>> = {
+  transform: new Set([...COMMON_FIELDS, 'sql']),
+  sql: new Set([...COMMON_FIELDS, 'connector_id', 'sql']),
+  decision: new Set([
+    ...COMMON_FIELDS,
+    'strategy',
+    'choices',
+    'default',
+    'rules',
+    'connector_id',
+    'prompt',
+    'min_confidence',
+    'sample_rows',
+  ]),
+};
+
+function checkUnknownFields(c: ConfigChecker, type: NodeType): void {
+  const known = CLOSED_FIELDS[type];
+  if (!known) return;
+  const expected = [...known].join(', ');
+  for (const key of Object.keys(c.config)) {
+    if (!known.has(key)) c.fail(key, `is not a field of a ${type} node (its fields: ${expected})`);
+  }
+}
+
 function hasConnectorOwnField(config: Record<string, unknown>, standard: ReadonlySet<string>): boolean {
   return Object.keys(config).some((key) => !standard.has(key) && config[key] !== undefined);
 }
@@ -127,6 +157,7 @@ export function checkNodeConfig(node: DagNode, type: NodeType, index: number, is
   const checker = new ConfigChecker(node.id, `nodes[${index}].config`, node.config, issues);
   CHECKS[type](checker);
   checkCommon(checker);
+  checkUnknownFields(checker, type);
 }
 
 /** The choices of a decision node whose `choices` is a list (its valid entries), else undefined. */

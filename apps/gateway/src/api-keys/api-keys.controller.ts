@@ -28,6 +28,13 @@ export class ApiKeysController {
     return this.keys.list(principalOf(req).tenant_id, parseQueryOrThrow(apiKeyListQuerySchema, req.query ?? {}));
   }
 
+  @Get('api-keys/:key_id')
+  @RequireScope('admin')
+  @Operation('getApiKey')
+  get(@Param('key_id') id: string, @Req() req: FastifyRequest) {
+    return this.keys.get(principalOf(req).tenant_id, id);
+  }
+
   @Delete('api-keys/:key_id')
   @RequireScope('admin')
   @Operation('revokeApiKey')

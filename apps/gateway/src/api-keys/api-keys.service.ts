@@ -77,6 +77,16 @@ export class ApiKeysService {
     return { data: page.data.map(toApiKey), next_cursor: page.next_cursor };
   }
 
+  /** A live key of the tenant; another tenant's, a revoked or an unknown one is a 404. */
+  async get(tenantId: string, id: string): Promise<ApiKey> {
+    if (!isId('apiKey', id)) throw notFound();
+    const row = await this.dataSource
+      .getRepository(ApiKeyEntity)
+      .findOneBy({ id, tenant_id: tenantId, revoked_at: IsNull() });
+    if (!row) throw notFound();
+    return toApiKey(row);
+  }
+
   /** Revokes a live key of the tenant; effective for the very next request (authentication reads the row). */
   async revoke(tenantId: string, id: string): Promise<void> {
     if (!isId('apiKey', id)) throw notFound();

@@ -71,11 +71,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const principal = principalOf(request);
-    const scope = createHash('sha256').update(`${principal.credential_id}\n${header}`).digest('hex');
+    // The route's pattern, not its URL: a key is unique per kind of resource (a project's and a pipeline's are two
+    // records), while the same key on another job's trigger is the same kind with another body (422).
+    const route = request.routeOptions.url ?? request.url;
+    const scope = createHash('sha256').update(`${principal.credential_id}\n${route}\n${header}`).digest('hex');
     const key = `${this.config.REDIS_PREFIX}idem:${principal.tenant_id}:${scope}`;
     const aad = `idempotency:${principal.tenant_id}:${scope}`;
     const fingerprint = createHmac('sha256', this.fingerprintKey)
-      .update(`${request.url}\n${canonicalJson(request.body ?? null)}`)
+      .update(`${request.url}\n${canonicalJson(request.body ?? {})}`)
       .digest('hex');
 
     return from(this.claim(key, fingerprint)).pipe(
@@ -112,7 +115,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     aad: string,
   ): Promise<unknown> {
     if (record.fingerprint !== fingerprint) {
-      throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with another request body');
+      throw new AppError(
+        'idempotency_key_reused',
+        'this Idempotency-Key was used with another request (another body, or another resource of the same kind)',
+      );
     }
     if (record.state === 'in_flight') {
       const retryAfter = record.held

@@ -1,11 +1,13 @@
 /**
  * The conversation of one llm decision: ask for `{ choice, reason, confidence }` with a JSON schema (plain JSON when
  * the server rejects response_format), re-ask once after an unusable answer, and take `default` on an error, on the
- * deadline, on low confidence or on a second unusable answer. A rejected api key (401/403) or an endpoint the network
- * policy refuses is a config error instead: no later run can succeed with it, so it must not hide behind a default.
+ * deadline, on low confidence or on a second unusable answer, as api.md asks of every failed answer. A rejected api
+ * key (401/403), an unknown host or an endpoint the network policy refuses (never called) are failed answers too, but
+ * no later run can do better with them: the default is taken with an error-level log line naming the connector, and
+ * the node's output says why (`fell_back`, `reason`).
  */
 import { ConnectorError } from '@conduit/connectors';
-import { NodeFailure, messageOf } from '../../node-failure.js';
+import { messageOf } from '../../node-failure.js';
 import type { RunLogLevel } from '../../run-log-sink.js';
 import { checkAnswer, correctionMessages, responseFormat, systemMessage } from './answer-contract.js';
 import { ChatHttpError, type ChatClient, type ChatMessage, type ChatResult } from './chat-client.js';
@@ -66,8 +68,8 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
     fell_back: fellBack,
     attempts,
   });
-  const fallBack = (why: string, confidence: number | null = null): LlmDecision => {
-    opts.log('warn', `llm: taking default "${opts.default}": ${why}`);
+  const fallBack = (why: string, confidence: number | null = null, level: RunLogLevel = 'warn'): LlmDecision => {
+    opts.log(level, `llm: taking default "${opts.default}": ${why}`);
     return decided(opts.default, `fell back to default: ${why}`, confidence, true);
   };
 
@@ -85,16 +87,16 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
       if (deadline.aborted) return fallBack(`no answer within ${opts.deadlineMs} ms`);
       // Settings no later run can succeed with either (refused by the network policy, unknown host).
       if (err instanceof ConnectorError && err.errorClass === 'config_error') {
-        throw new NodeFailure(`connector "${opts.connectorId}": ${err.message}`, false, 'config_error');
+        return fallBack(`connector "${opts.connectorId}": ${err.message}`, null, 'error');
       }
       if (!(err instanceof ChatHttpError)) return fallBack(`request failed: ${messageOf(err)}`);
       opts.log('warn', `llm request ${attempts}: HTTP ${err.status} after ${Date.now() - sentMs} ms: ${err.message}`);
       if (err.status === 401 || err.status === 403) {
         const what = err.status === 401 ? 'rejected its api_key' : 'refused access (check its api_key and model)';
-        throw new NodeFailure(
+        return fallBack(
           `connector "${opts.connectorId}": the model server ${what} (HTTP ${err.status})`,
-          false,
-          'config_error',
+          null,
+          'error',
         );
       }
       if (structured && rejectsResponseFormat(err)) {
