@@ -320,4 +320,22 @@ describe('webhook network policy by default, end to end', () => {
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([{ path: 'url', code, message: expect.any(String) }]);
   });
+
+  it("lists a url's shape beside the body's other faults", async () => {
+    for (const [url, code] of [
+      ['ftp://93.184.215.14/hook', 'url_scheme_not_allowed'],
+      ['not a url', 'invalid_url'],
+    ] as const) {
+      const res = await call<ProblemDocument>(stack, 'POST', '/v2/webhooks', { body: { url, events: [] } });
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toHaveLength(3);
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ path: 'events' }),
+          expect.objectContaining({ path: 'secret', code: 'required' }),
+          expect.objectContaining({ path: 'url', code }),
+        ]),
+      );
+    }
+  });
 });

@@ -9,8 +9,29 @@ const eventsSchema = z
   .max(WEBHOOK_EVENT_TYPES.length)
   .refine((e) => new Set(e).size === e.length, { message: 'events must be unique' });
 
-/** The URL's scheme and host are checked by the dispatcher, whose network policy is configuration. */
-const urlSchema = z.string().min(1).max(2048);
+/**
+ * The URL's shape is checked here, so that it is listed beside the body's other faults: absolute, http or https,
+ * with a host. Whether plain http is allowed, credentials in it and where its host resolves are checked by the
+ * dispatcher, whose network policy is configuration (its codes: url_scheme_not_allowed, url_not_allowed).
+ */
+const urlSchema = z
+  .string()
+  .min(1)
+  .max(2048)
+  .superRefine((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL', params: { code: 'invalid_url' } });
+      return;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      ctx.addIssue({ code: 'custom', message: 'must be an https URL', params: { code: 'url_scheme_not_allowed' } });
+    } else if (url.hostname === '') {
+      ctx.addIssue({ code: 'custom', message: 'must name a host', params: { code: 'invalid_url' } });
+    }
+  });
 const secretSchema = z.string().min(16).max(256);
 
 export const webhookCreateSchema = z.strictObject({
