@@ -25,6 +25,15 @@ export function localEnv() {
       .filter((l) => l.includes('=') && !l.startsWith('#'))
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
-  // A developer's machine: the services accept well-known secrets here, and only here (docs/operations.md).
-  return { CONDUIT_ENV: 'development', ...fromFile, ...process.env };
+  // A developer's machine: the services accept well-known secrets here, and only here (docs/operations.md), and
+  // connectors and webhooks may reach the machine's own servers (a local PostgreSQL, a receiver on localhost); the
+  // platform's own database and Redis stay refused. Compose and Kubernetes keep the refusals (docs/security.md).
+  return {
+    CONDUIT_ENV: 'development',
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    ...fromFile,
+    ...process.env,
+  };
 }

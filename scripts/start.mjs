@@ -32,6 +32,12 @@ async function waitReady(name, port, child) {
   throw new Error(`${name} was not ready within 60 s`);
 }
 
+/** The executor's libuv pool: a thread per run slot for its DuckDB statements, four more (docs/operations.md). */
+function threadPoolOf(name, env) {
+  if (name !== 'executor' || env.UV_THREADPOOL_SIZE) return {};
+  return { UV_THREADPOOL_SIZE: String(Number(env.EXECUTOR_CONCURRENCY ?? 8) + 4) };
+}
+
 function stopAll(code) {
   if (stopping) return;
   stopping = true;
@@ -49,7 +55,7 @@ try {
   for (const service of SERVICES) {
     const port = Number(env[service.portVar] ?? service.port);
     const child = spawn(process.execPath, [resolve(ROOT, `apps/${service.name}/dist/main.js`)], {
-      env: { ...env, [service.portVar]: String(port) },
+      env: { ...env, ...threadPoolOf(service.name, env), [service.portVar]: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

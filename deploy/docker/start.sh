@@ -6,4 +6,9 @@ if [ ! -f "$main" ]; then
   echo "start: this image has no service \"$SERVICE\"" >&2
   exit 64
 fi
+if [ "$SERVICE" = executor ] && [ -z "${UV_THREADPOOL_SIZE:-}" ]; then
+  # One libuv thread per run slot for its DuckDB statements, and four for files and DNS (docs/operations.md).
+  UV_THREADPOOL_SIZE=$(( ${EXECUTOR_CONCURRENCY:-8} + 4 ))
+  export UV_THREADPOOL_SIZE
+fi
 exec node "$main"

@@ -17,6 +17,21 @@ import { ExecutorRuntime } from './runs/executor-runtime.js';
 import { RunMetrics } from './ops/run-metrics.js';
 import { runMemory } from './data/run-memory.js';
 
+/**
+ * Every DuckDB statement of a run holds one of libuv's threads while it runs (threads=1), as do file and DNS calls.
+ * With Node's default 4 threads, four long statements of one tenant would hold every other run's, so the launchers
+ * (npm start, the image's start.sh, the test stack) set UV_THREADPOOL_SIZE to EXECUTOR_CONCURRENCY + 4. It must be
+ * set before the process starts: an ES module's code runs after the pool exists.
+ */
+function warnOnSmallThreadPool(concurrency: number, logger: ReturnType<typeof createLogger>): void {
+  const threads = Number(process.env['UV_THREADPOOL_SIZE']) || 4;
+  if (threads >= concurrency + 1) return;
+  logger.warn(
+    { uv_threadpool_size: threads, executor_concurrency: concurrency },
+    `UV_THREADPOOL_SIZE (${threads}) is below EXECUTOR_CONCURRENCY + 1: one run's long statements can hold every other run's; start the executor with UV_THREADPOOL_SIZE=${concurrency + 4} (docs/operations.md, Sizing executors)`,
+  );
+}
+
 async function main(): Promise<void> {
   // First: the instrumentations must be in place before the database and Redis clients exist.
   await startTracing('executor', { instrumentPg: false });
@@ -26,6 +41,7 @@ async function main(): Promise<void> {
     redisUrl: config.REDIS_URL,
     ports: [{ variable: 'EXECUTOR_PORT', port: config.EXECUTOR_PORT, host: config.HOST }],
   });
+  warnOnSmallThreadPool(config.EXECUTOR_CONCURRENCY, logger);
   const registry = createMetricsRegistry('executor');
   const runtime = new ExecutorRuntime({
     redisUrl: config.REDIS_URL,

@@ -1,5 +1,6 @@
 // A source whose only consumer is a sink hands it COPY CSV through a workspace file instead of a DuckDB table, on the
 // real postgres driver against a throwaway schema. Arrays and microseconds would not survive the DuckDB path.
+import { randomUUID } from 'node:crypto';
 import { dagNodes, linearDag } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { count, useSuiteSchema } from './support/postgres.js';
@@ -96,5 +97,71 @@ describe('source -> sink through a CSV hand-off', () => {
     expect(nodeOf(run, 'src')).toMatchObject({ status: 'succeeded', attempts: 1, rows_out: 10000 });
     expect(nodeOf(run, 'out')).toMatchObject({ status: 'succeeded', attempts: 1, rows_in: 10000, rows_out: 10000 });
     expect(await count(suite.db, 'retried')).toBe(10000);
+  });
+
+  it("keeps every value exact whatever the source role's DateStyle, TimeZone, IntervalStyle and float digits", async () => {
+    await suite.db.query(
+      `create table styled (id int, d date, ts timestamp, tstz timestamptz, f float8, r real, iv interval)`,
+    );
+    await suite.db.query(
+      `insert into styled values
+         (1, '2024-03-04', '2024-03-04 05:06:07.123456', '2024-03-04 05:06:07.123456+00', 0.3, 16777217, '-1 year 2 mons -3 days 04:05:06.789'),
+         (2, '0044-03-15 BC', '1999-12-31 23:59:59.999999', '1969-12-31 23:59:59.999999+00', 1e300/3, 0.1, '1 day -00:00:01')`,
+    );
+    // A role whose sessions print dates as DD/MM/YYYY, in India's time (IST), floats rounded, intervals as SQL does.
+    const role = `executor_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    await suite.db.query(`create role ${role} login`);
+    try {
+      for (const setting of [
+        `datestyle = 'SQL, DMY'`,
+        `timezone = 'Asia/Kolkata'`,
+        `extra_float_digits = 0`,
+        `intervalstyle = 'sql_standard'`,
+      ])
+        await suite.db.query(`alter role ${role} set ${setting}`);
+      await suite.db.query(`grant all on schema ${suite.schema} to ${role}`);
+      await suite.db.query(`create table styled_copy (like styled)`);
+      await suite.db.query(`create table styled_params (like styled)`);
+      await suite.db.query(`grant all on all tables in schema ${suite.schema} to ${role}`);
+      const styledConfig = { ...config, user: role };
+      for (const [from, into] of [
+        [{ query: 'select * from styled' }, 'styled_copy'],
+        // With params the rows come through a cursor instead of COPY: the same text.
+        [{ query: 'select * from styled where id > $1', params: [0] }, 'styled_params'],
+      ] as const) {
+        const run = await runDag(linearDag(source('src', from), sink('out', into)), styledConfig);
+        expect(run.outcome.status).toBe('succeeded');
+        expect(run.lines.map((l) => l.message)).toContain('rows go to sink "out" as CSV, COPY to COPY');
+        const { rows } = await suite.db.query<{ n: number }>(
+          `select count(*)::int as n from ((table styled except all table ${into}) union all (table ${into} except all table styled)) d`,
+        );
+        expect({ into, differing: rows[0]?.n }).toEqual({ into, differing: 0 });
+      }
+    } finally {
+      await suite.db.query(`drop owned by ${role}`);
+      await suite.db.query(`drop role ${role}`);
+    }
+  });
+
+  it("goes through DuckDB when the sink's table must be created or take new columns, and says so", async () => {
+    await suite.db.query(`create table evolving (id bigint)`);
+    const cases = [
+      { into: 'made_by_sink', options: {}, query: 'select id, amount, tags from wide where id % 1000 = 0' },
+      { into: 'evolving', options: { schema_evolution: 'add_columns' }, query: 'select id, note from wide limit 3' },
+      // No rows at all: the table is still created, as on the DuckDB path.
+      { into: 'made_empty', options: {}, query: 'select id, amount from wide where false' },
+    ];
+    for (const { into, options, query } of cases) {
+      const run = await runDag(linearDag(source('src', { query }), sink('out', into, options)), config);
+      expect({ into, status: run.outcome.status }).toEqual({ into, status: 'succeeded' });
+      expect(run.lines.map((l) => l.message)).toContainEqual(
+        expect.stringMatching(
+          /^rows go to sink "out" through DuckDB: its table does not exist yet or takes new columns/,
+        ),
+      );
+    }
+    expect(await count(suite.db, 'made_by_sink')).toBe(20);
+    expect((await suite.db.query(`select note from evolving where note is not null`)).rows).toHaveLength(3);
+    expect(await count(suite.db, 'made_empty')).toBe(0);
   });
 });

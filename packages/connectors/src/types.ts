@@ -1,5 +1,6 @@
 /** The shapes every connector driver shares: type metadata, Test Connection results, and the data-plane calls. */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckdbLimits } from './duckdb/limits.js';
 import type { PoolScope } from './pools/connector-pools.js';
 import type { TransferBuffers } from './transfer-buffers.js';
 
@@ -63,6 +64,12 @@ export interface ReadRequest {
   tenantId?: string;
   /** The executor's connection pools: database drivers reuse this connector's connections (with `tenantId`). */
   pool?: PoolScope | undefined;
+  /**
+   * The memory, threads and spill of a DuckDB instance the driver opens (the duckdb connector's file); default
+   * DEFAULT_DUCKDB_LIMITS, without spill. Set by the caller after the node's config, as `pool` is: a config key of
+   * this name must never stand in for the platform's limits.
+   */
+  duckdbLimits?: DuckdbLimits | undefined;
   [k: string]: unknown;
 }
 
@@ -82,6 +89,12 @@ export interface WriteRequest {
   tenantId?: string;
   /** The executor's connection pools: database drivers reuse this connector's connections (with `tenantId`). */
   pool?: PoolScope | undefined;
+  /**
+   * The memory, threads and spill of a DuckDB instance the driver opens (the duckdb connector's file); default
+   * DEFAULT_DUCKDB_LIMITS, without spill. Set by the caller after the node's config, as `pool` is: a config key of
+   * this name must never stand in for the platform's limits.
+   */
+  duckdbLimits?: DuckdbLimits | undefined;
   [k: string]: unknown;
 }
 
@@ -138,6 +151,11 @@ export interface ExecuteOptions {
   tenantId?: string;
   /** The executor's connection pools: database drivers reuse this connector's connections (with `tenantId`). */
   pool?: PoolScope | undefined;
+  /**
+   * The memory, threads and spill of a DuckDB instance the driver opens (the duckdb connector's file); default
+   * DEFAULT_DUCKDB_LIMITS, without spill. Set by the caller (the executor: its run's).
+   */
+  duckdbLimits?: DuckdbLimits | undefined;
 }
 
 export interface ConnectorDriver {
@@ -154,6 +172,12 @@ export interface ConnectorDriver {
   ): Promise<{ rows_written: number }>;
   /** Streams rows as COPY CSV (bounded memory); the generator's return value counts the rows. */
   readCsv?(config: Record<string, unknown>, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }>;
+  /**
+   * Whether `writeCsv` takes this request exactly as `writeFromTable` would take the same rows: the executor hands a
+   * source's CSV straight to this sink only then. CSV carries no column types, so a target that must be created or
+   * widened from the input's types (a missing table, `schema_evolution: add_columns`) is no.
+   */
+  csvTargetReady?(config: Record<string, unknown>, req: WriteRequest): Promise<boolean>;
   /** Writes COPY CSV chunks (as `write` writes batches); returns rows written. */
   writeCsv?(
     config: Record<string, unknown>,

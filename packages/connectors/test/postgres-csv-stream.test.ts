@@ -63,7 +63,8 @@ describe('postgres COPY CSV read and write', () => {
       }),
     );
     expect(rows_read).toBe(2);
-    expect(chunks.map((c) => c.csv.toString()).join('')).toBe('2,""\n3,"\\."\n');
+    // Every value as PostgreSQL's text, quoted (COPY FROM reads a quoted field into any type; NULL stays unquoted).
+    expect(chunks.map((c) => c.csv.toString()).join('')).toBe('"2",""\n"3","\\."\n');
 
     await expect(
       drain(driver.readCsv(sandbox.config, { query: 'select * from no_such_table -- trailing comment' })),

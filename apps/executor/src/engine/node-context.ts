@@ -26,8 +26,12 @@ export interface NodeContext {
   log(level: RunLogLevel, message: string): void;
   /** Rows per batch handed to a sink's driver. */
   sinkBatchRows: number;
-  /** A source only: its one consumer takes COPY CSV, so the rows go to a workspace file (csv-handoff.ts). */
-  csvHandoff: boolean;
+  /**
+   * A source only, when its one consumer is a sink whose driver takes COPY CSV: the sink's id and whether its target
+   * takes CSV as the typed write would (asked when the source starts); then the rows go to a workspace file
+   * (csv-handoff.ts), else through the run's DuckDB as for any other sink.
+   */
+  csvHandoff: CsvHandoff | undefined;
 }
 
 export interface NodeResult {
@@ -41,3 +45,8 @@ export interface NodeResult {
 }
 
 export type NodeRunner = (ctx: NodeContext) => Promise<NodeResult>;
+
+export interface CsvHandoff {
+  sinkId: string;
+  ready(): Promise<boolean>;
+}

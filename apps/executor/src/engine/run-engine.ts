@@ -18,7 +18,7 @@ import type { WorkspaceSource } from '../data/workspace-pool.js';
 import { inNodeSpan } from './node-span.js';
 import { DEFAULT_SINK_BATCH_ROWS } from '../data/table-reader.js';
 import { RunAborted, policyOf, runAttempts } from './attempts.js';
-import type { NodeContext, NodeResult } from './node-context.js';
+import type { CsvHandoff, NodeContext, NodeResult } from './node-context.js';
 import { NodeFailure, messageOf, toNodeFailure } from './node-failure.js';
 import { NodeRecord } from './node-record.js';
 import { reportedError } from './reported-text.js';
@@ -27,6 +27,7 @@ import type { RunLogSink } from './run-log-sink.js';
 import { planRun, type PlanNode, type RunPlan } from './run-plan.js';
 import { connectorFor, llmConnectorFor } from './connector-access.js';
 import { csvHandoffSink } from './nodes/csv-handoff.js';
+import { sinkRequestOf } from './nodes/sink-request.js';
 import { planResume, type ResumePlan } from './resume-plan.js';
 import type { ServerPaths } from './server-paths.js';
 import { rebuildDecision } from './nodes/decision-rebuild.js';
@@ -271,10 +272,28 @@ class RunExecution {
       parameters: this.opts.parameters ?? {},
       log: (level, message) => this.opts.log.write(level, node.id, message),
       sinkBatchRows: this.opts.sinkBatchRows ?? DEFAULT_SINK_BATCH_ROWS,
-      csvHandoff:
-        csvHandoffSink(this.plan, planNode, (p, role) =>
-          connectorFor(p.node, role, this.opts.connectors, this.opts.drivers ?? getDriver),
-        ) !== undefined,
+      csvHandoff: this.csvHandoffOf(planNode, signal),
+    };
+  }
+
+  /** A source's CSV hand-off to its sink, when the plan allows one; the sink's target is asked when the source starts. */
+  private csvHandoffOf(planNode: PlanNode, signal: AbortSignal): CsvHandoff | undefined {
+    const lookup = (p: PlanNode, role: 'read' | 'write') =>
+      connectorFor(p.node, role, this.opts.connectors, this.opts.drivers ?? getDriver);
+    const sink = csvHandoffSink(this.plan, planNode, lookup);
+    if (!sink) return undefined;
+    return {
+      sinkId: sink.node.id,
+      ready: async () => {
+        const { connector, driver } = lookup(sink, 'write');
+        const request = sinkRequestOf({
+          node: sink.node,
+          signal,
+          tenantId: this.opts.tenantId,
+          pool: poolScopeOf(sink.node, this.opts.pools),
+        });
+        return (await driver.csvTargetReady?.(connector.config, request)) ?? false;
+      },
     };
   }
 

@@ -7,7 +7,7 @@ import { readRows } from './read.js';
 import { readCsv } from './read-csv.js';
 import { readIntoTable } from './read-typed.js';
 import { testPostgres } from './test-connection.js';
-import { writeCsv, writeRows } from './write.js';
+import { csvTargetReady, writeCsv, writeRows } from './write.js';
 import { writeFromTable } from './write-typed.js';
 
 const WRITE_MODES = new Set(['append', 'overwrite', 'upsert']);
@@ -44,6 +44,10 @@ export const postgresDriver: ConnectorDriver = {
 
   async write(config: Record<string, unknown>, req: WriteRequest, batches: AsyncIterable<Row[]>) {
     return writeRows(writeConfigOf(config, req), req, batches);
+  },
+
+  async csvTargetReady(config: Record<string, unknown>, req: WriteRequest) {
+    return csvTargetReady(writeConfigOf(config, req), req);
   },
 
   async writeCsv(config: Record<string, unknown>, req: WriteRequest, chunks: AsyncIterable<CsvChunk>) {

@@ -1,38 +1,50 @@
 /**
- * Reads a query as COPY CSV: `COPY (query) TO STDOUT` streamed chunk by chunk, with no row ever parsed in JS, in
- * one read-only snapshot. Every type keeps PostgreSQL's own text form (numeric, int8, arrays, intervals exact).
+ * Reads a query as COPY CSV for the CSV hand-off (a postgres source straight into a postgres sink): `COPY (query) TO
+ * STDOUT` streamed chunk by chunk, with no row ever parsed in JS, in one read-only snapshot whose text forms are the
+ * typed read's (snapshot.ts: ISO dates, UTC, exact floats), so the database's own DateStyle or TimeZone never changes
+ * a value on its way. Every type keeps PostgreSQL's own text form (numeric, int8, arrays, intervals exact).
  */
+import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { CsvChunk, ReadRequest } from '../types.js';
 import { openSession } from './pool.js';
-import { columnsOf, encodeCsvBatch } from './copy-csv.js';
+import { encodeCsvBatch } from './copy-csv.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
-import { oneStatement, paramsOf, readRows, sourceSql } from './read.js';
+import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
+import { BEGIN_SNAPSHOT, TEXT_VALUES } from './snapshot.js';
 
 /** Yields CSV chunks as the server sends them; stops and closes the connection when the consumer stops early. */
 export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }> {
-  // COPY takes no bind parameters: a query with `params` goes through the cursor and is encoded here instead.
-  if (paramsOf(req).length > 0) return yield* encodedRows(cfg, req);
   const { signal } = req;
   const sql = sourceSql(cfg, req);
+  const params = paramsOf(req);
   const session = await openSession(cfg, req).catch((err: unknown) => {
     throw toConnectorError(err, signal);
   });
   const { client } = session;
   try {
-    await client.query('begin isolation level repeatable read read only');
+    await client.query(BEGIN_SNAPSHOT);
     // The newlines keep a trailing `-- comment` of the query from swallowing the closing parenthesis.
-    // One statement (oneStatement): the COPY below repeats the same text.
-    const described = await client.query(oneStatement(`select * from (\n${sql}\n) as conduit_source limit 0`));
+    // One statement (oneStatement): the COPY or the cursor below repeats the same text.
+    const described = await client.query(oneStatement(`select * from (\n${sql}\n) as conduit_source limit 0`, params));
     const columns = described.fields.map((f) => f.name);
-    const out = client.query(copyTo(`copy (\n${sql}\n) to stdout with (format csv)`));
-    for await (const csv of out as AsyncIterable<Buffer>) {
-      signal?.throwIfAborted();
-      yield { columns, csv };
+    let rowsRead = 0;
+    if (params.length > 0) {
+      for await (const csv of cursorCsv(client, sql, params, columns, signal)) {
+        rowsRead += csv.rows;
+        yield { columns, csv: csv.text };
+      }
+    } else {
+      const out = client.query(copyTo(`copy (\n${sql}\n) to stdout with (format csv)`));
+      for await (const csv of out as AsyncIterable<Buffer>) {
+        signal?.throwIfAborted();
+        yield { columns, csv };
+      }
+      rowsRead = out.rowCount;
     }
     await client.query('commit');
-    return { rows_read: out.rowCount };
+    return { rows_read: rowsRead };
   } catch (err) {
     throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
   } finally {
@@ -40,13 +52,29 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
   }
 }
 
-async function* encodedRows(cfg: PostgresConfig, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }> {
-  let rowsRead = 0;
-  let columns: string[] | undefined;
-  for await (const rows of readRows(cfg, req)) {
-    columns ??= columnsOf(rows);
-    rowsRead += rows.length;
-    yield { columns, csv: encodeCsvBatch(rows, columns) };
+/**
+ * COPY takes no bind parameters: a query with `params` is fetched through a cursor in the same snapshot, every value
+ * as PostgreSQL's text (never node-postgres's Date or arrays, which would cut microseconds or respell literals), and
+ * encoded as the same CSV COPY prints.
+ */
+async function* cursorCsv(
+  client: pg.Client,
+  sql: string,
+  params: unknown[],
+  columns: readonly string[],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<{ text: string; rows: number }> {
+  await client.query({
+    text: `declare conduit_csv_read no scroll cursor for select * from (\n${sql}\n) as conduit_source`,
+    values: params,
+  });
+  for (;;) {
+    signal?.throwIfAborted();
+    const { rows } = await client.query<Record<string, unknown>>({
+      text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_csv_read`,
+      types: TEXT_VALUES,
+    });
+    if (rows.length > 0) yield { text: encodeCsvBatch(rows, columns), rows: rows.length };
+    if (rows.length < DEFAULT_READ_BATCH_SIZE) return;
   }
-  return { rows_read: rowsRead };
 }

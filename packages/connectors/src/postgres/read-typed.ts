@@ -21,14 +21,7 @@ import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-typ
 import type { TypeNames } from './type-names.js';
 import type { PostgresConfig } from './postgres.config.js';
 import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
-
-/**
- * One read-only snapshot, with text forms that do not depend on the server's or the role's settings: UTC offsets,
- * ISO dates, shortest exact floats. One simple query (no parameters), so one round trip.
- */
-const BEGIN_SNAPSHOT =
-  `begin isolation level repeatable read read only; ` +
-  `set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local extra_float_digits = 3`;
+import { BEGIN_SNAPSHOT, TEXT_VALUES } from './snapshot.js';
 
 const TYPE_ROWS = `with recursive t as (
     select oid, typname, typtype, typcategory, typelem, typbasetype, typtypmod from pg_type where oid = any($1::oid[])
@@ -36,9 +29,6 @@ const TYPE_ROWS = `with recursive t as (
     select p.oid, p.typname, p.typtype, p.typcategory, p.typelem, p.typbasetype, p.typtypmod
     from pg_type p join t on p.oid = t.typelem or p.oid = t.typbasetype
   ) select oid, typname, typtype, typcategory, typelem, typbasetype, typtypmod from t`;
-
-/** Every value as PostgreSQL's text (the cursor path must see what COPY prints). */
-const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
 /** COPY output is cut into parts of about this size: DuckDB loads one while PostgreSQL sends the next. */
 const PART_BYTES = 64 * 1024 * 1024;

@@ -13,6 +13,7 @@ import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
+import { targetColumns } from './target-table.js';
 import type { PostgresConfig } from './postgres.config.js';
 
 // Orders the copied rows so that, of several rows with one key, the last one wins.
@@ -24,6 +25,21 @@ export async function writeRows(
   batches: AsyncIterable<Row[]>,
 ): Promise<{ rows_written: number }> {
   return writeCsv(cfg, req, encodeBatches(batches));
+}
+
+/** The CSV hand-off's condition (ConnectorDriver.csvTargetReady): the table exists and takes no new columns. */
+export async function csvTargetReady(cfg: PostgresConfig, req: WriteRequest): Promise<boolean> {
+  if (req.schema_evolution === 'add_columns') return false;
+  const session = await openSession(cfg, req).catch((err: unknown) => {
+    throw toConnectorError(err, req.signal);
+  });
+  try {
+    return (await targetColumns(session.client, qualifiedTable(req.table, cfg.schema))) !== undefined;
+  } catch (err) {
+    throw toConnectorError(err, req.signal);
+  } finally {
+    await session.close();
+  }
 }
 
 /** Writes COPY CSV chunks; the first chunk's columns name the target columns. */

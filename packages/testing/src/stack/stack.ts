@@ -121,8 +121,13 @@ export async function startStack(extraEnv: Record<string, string> = {}, servers:
     const portVar = `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
     const ports: Record<string, string> = { [portVar]: String(port) };
     if (name === 'gateway') ports.GATEWAY_METRICS_PORT = String(await freePort());
+    // As the launchers do (docs/operations.md, Sizing executors): a libuv thread per run slot, four more.
+    const threads =
+      name === 'executor' && !env.UV_THREADPOOL_SIZE && !more.UV_THREADPOOL_SIZE
+        ? { UV_THREADPOOL_SIZE: String(Number(more.EXECUTOR_CONCURRENCY ?? env.EXECUTOR_CONCURRENCY ?? 8) + 4) }
+        : {};
     const child = spawn(process.execPath, [resolve(ROOT, `apps/${name}/dist/main.js`)], {
-      env: { PATH: process.env.PATH ?? '', ...env, ...ports, ...more },
+      env: { PATH: process.env.PATH ?? '', ...env, ...threads, ...ports, ...more },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

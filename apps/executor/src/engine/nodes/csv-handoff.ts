@@ -12,8 +12,8 @@ import type { ConnectorDriver, CsvChunk } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
 import type { CsvOutput } from '../../data/run-workspace.js';
 import type { PlanNode, RunPlan } from '../run-plan.js';
-import type { NodeContext, NodeResult } from '../node-context.js';
-import { NodeFailure } from '../node-failure.js';
+import type { CsvHandoff, NodeContext, NodeResult } from '../node-context.js';
+import { NodeFailure, messageOf } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
 import { namedColumns } from '../node-columns.js';
 
@@ -29,12 +29,35 @@ export function csvHandoffSink(plan: RunPlan, source: PlanNode, lookup: Connecto
   const sink = plan.byId.get(edge.to);
   if (edge.when !== undefined || !sink || sink.node.type !== 'sink' || sink.inputs.length !== 1) return undefined;
   try {
-    if (!lookup(source, 'read').driver.readCsv || !lookup(sink, 'write').driver.writeCsv) return undefined;
+    const writer = lookup(sink, 'write').driver;
+    if (!lookup(source, 'read').driver.readCsv || !writer.writeCsv || !writer.csvTargetReady) return undefined;
   } catch {
     // A missing or unfit connector: the DuckDB path's runners report it as usual.
     return undefined;
   }
   return sink;
+}
+
+/**
+ * Whether this attempt hands the source's rows to its sink as CSV: only when the sink's target takes them as the typed
+ * write would (ConnectorDriver.csvTargetReady), else they go through the run's DuckDB, typed from the source's catalog.
+ * The run's log says which.
+ */
+export async function handsOffCsv(ctx: NodeContext, handoff: CsvHandoff): Promise<boolean> {
+  let why: string;
+  try {
+    if (await handoff.ready()) {
+      ctx.log('info', `rows go to sink "${handoff.sinkId}" as CSV, COPY to COPY`);
+      return true;
+    }
+    why = "its table does not exist yet or takes new columns, made from the rows' types";
+  } catch (err) {
+    ctx.signal.throwIfAborted();
+    // The sink meets the same failure when it runs, and reports it there.
+    why = `its table could not be checked (${messageOf(err)})`;
+  }
+  ctx.log('info', `rows go to sink "${handoff.sinkId}" through DuckDB: ${why}`);
+  return false;
 }
 
 /** The source's side: its rows as CSV into a workspace file (rewritten by each attempt). */

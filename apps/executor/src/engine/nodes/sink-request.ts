@@ -7,7 +7,7 @@ import { withoutEngineKeys } from './engine-keys.js';
 const MODES: readonly WriteMode[] = ['append', 'overwrite', 'upsert'];
 
 /** The driver's write request from the node's config; throws a NodeFailure for an unknown mode. */
-export function sinkRequestOf(ctx: NodeContext): WriteRequest {
+export function sinkRequestOf(ctx: Pick<NodeContext, 'node' | 'signal' | 'tenantId' | 'pool'>): WriteRequest {
   const { mode: rawMode, key, table, ...rest } = withoutEngineKeys(ctx.node.config);
   const mode = (rawMode ?? 'append') as WriteMode;
   if (!MODES.includes(mode)) throw new NodeFailure(`unknown sink mode "${String(rawMode)}"`, false);

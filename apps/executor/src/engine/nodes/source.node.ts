@@ -6,7 +6,7 @@ import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
 import { withoutEngineKeys } from './engine-keys.js';
-import { runSourceToCsv } from './csv-handoff.js';
+import { handsOffCsv, runSourceToCsv } from './csv-handoff.js';
 import { asConfigError } from './sql-refusal.js';
 import { describeColumns } from '../node-columns.js';
 
@@ -17,7 +17,7 @@ export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
 
 export async function runSource(ctx: NodeContext): Promise<NodeResult> {
   const request = sourceRequestOf(ctx);
-  if (ctx.csvHandoff) return runSourceToCsv(ctx, request);
+  if (ctx.csvHandoff && (await handsOffCsv(ctx, ctx.csvHandoff))) return runSourceToCsv(ctx, request);
   const { connector, driver } = ctx.connector('read');
   return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
     if (driver.readIntoTable) {

@@ -1,0 +1,16 @@
+/** What every read of a postgres source opens with, and how its values arrive when they do not come by COPY. */
+import type pg from 'pg';
+
+/**
+ * One read-only snapshot, with text forms that do not depend on the server's, the database's or the role's settings:
+ * UTC offsets, ISO dates, PostgreSQL's own interval style, shortest exact floats. Both the typed read (into DuckDB)
+ * and the CSV hand-off (COPY to COPY) read under it, so a source whose database prints `DMY` dates or rounded floats
+ * arrives the same either way. One simple query (no parameters), so one round trip.
+ */
+export const BEGIN_SNAPSHOT =
+  `begin isolation level repeatable read read only; ` +
+  `set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local intervalstyle = 'postgres'; ` +
+  `set local extra_float_digits = 3`;
+
+/** Every value as PostgreSQL's text (a cursor's rows must be what COPY prints), never node-postgres's JS values. */
+export const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
