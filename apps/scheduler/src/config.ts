@@ -28,6 +28,10 @@ export const schedulerEnvSchema = z
     SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
     /** A run whose executor has been silent this long, with no live queue job, is failed. */
     SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
+    /** A run no executor has taken this long after it was queued is failed (`queue_timeout`): no executor runs. */
+    SCHEDULER_QUEUED_RUN_TIMEOUT_MS: positiveInt()
+      .max(7 * 86_400_000)
+      .default(3_600_000),
     /** Test only (fault suite R4), refused in production: where the scheduler kills itself with SIGKILL. */
     SCHEDULER_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
     /**

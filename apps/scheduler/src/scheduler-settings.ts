@@ -13,6 +13,8 @@ export interface SchedulerSettings {
   reaperIntervalMs: number;
   /** How long a queued or running run may go without news before the reaper looks at its queue job. Default 60000. */
   runSilenceMs: number;
+  /** How long a run may stay queued (no executor took it) before the reaper fails it. Default 3600000. */
+  queuedRunTimeoutMs: number;
   /** Test only (SCHEDULER_FAULT_COMMIT_DELAY_MS): how long Trigger Run waits just before its commit. Default 0. */
   faultCommitDelayMs: number;
   /** Which background loops run in this process (tests switch some off to observe a crash window). */
@@ -28,6 +30,7 @@ export function schedulerSettings(
     outboxSweepMs: 500,
     reaperIntervalMs: 10_000,
     runSilenceMs: 60_000,
+    queuedRunTimeoutMs: 3_600_000,
     faultCommitDelayMs: 0,
     ...partial,
     background: { relay: true, reaper: true, ticks: true, reports: true, ...partial.background },

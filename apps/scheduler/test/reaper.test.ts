@@ -10,9 +10,16 @@ import { getRun, runInStatus, runStartedReport, triggerQueuedRun } from './suppo
 import { waitFor } from '@conduit/testing';
 
 const SILENCE_MS = 400;
+// Well past what the other tests take between a trigger and their last sweep.
+const QUEUED_TIMEOUT_MS = 3000;
 // The reaper's timer is too slow to fire during the suite: each test sweeps by hand, when it is ready.
 const suite = useSchedulerSuite({
-  scheduler: { runSilenceMs: SILENCE_MS, reaperIntervalMs: 600_000, background: { ticks: false } },
+  scheduler: {
+    runSilenceMs: SILENCE_MS,
+    queuedRunTimeoutMs: QUEUED_TIMEOUT_MS,
+    reaperIntervalMs: 600_000,
+    background: { ticks: false },
+  },
   queues: [QUEUES.runs, QUEUES.eventsScheduler],
 });
 const { caller, prefix } = suite;
@@ -55,6 +62,26 @@ describe('the reaper', () => {
     expect(result?.failed).not.toContain(run.id);
     expect(result?.requeued).not.toContain(run.id);
     expect((await getRun(caller, t, run)).status).toBe('queued');
+  });
+
+  it('fails a run no executor took within the queued timeout, removing its job', async () => {
+    const t = newTenant();
+    const run = await triggerQueuedRun(suite, t);
+    expect(await runsQueue.getJob(run.id)).toBeDefined();
+    await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), {
+      what: 'the queued timeout to lapse',
+      timeoutMs: QUEUED_TIMEOUT_MS + 5000,
+    });
+    const failed = await getRun(caller, t, run);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'queue_timeout',
+        message: 'no executor took the run within 3 s of its trigger (is an executor running?)',
+      },
+    });
+    expect(Date.parse(failed.finished_at!) - Date.parse(failed.queued_at)).toBeGreaterThanOrEqual(QUEUED_TIMEOUT_MS);
+    expect(await runsQueue.getJob(run.id)).toBeUndefined();
   });
 
   it('fails a running run whose executor went silent and whose queue job is gone', async () => {

@@ -2,9 +2,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeFailure, toNodeFailure } from './node-failure.js';
 
+/**
+ * A node that sets no `timeout_seconds` gets the most one may set (api.md: a run never stays `running` for ever): a
+ * statement that never ends, or one tenant's query holding a slot, is stopped after a day like any timeout.
+ */
+export const DEFAULT_NODE_TIMEOUT_S = 86_400;
+
 export interface AttemptPolicy {
-  /** Per attempt; undefined: no limit. */
-  timeoutMs: number | undefined;
+  /** Per attempt. */
+  timeoutMs: number;
   /** Attempts after the first. */
   retries: number;
   /** Wait before retry n (from 1) is baseMs * 2^(n-1). */
@@ -22,7 +28,7 @@ export function policyOf(config: Record<string, unknown>, backoffBaseMs: number)
   const timeout = config['timeout_seconds'];
   const retries = config['retries'];
   return {
-    timeoutMs: typeof timeout === 'number' && timeout > 0 ? Math.round(timeout * 1000) : undefined,
+    timeoutMs: Math.round((typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_NODE_TIMEOUT_S) * 1000),
     retries: typeof retries === 'number' && Number.isInteger(retries) && retries > 0 ? Math.min(retries, 10) : 0,
     backoffBaseMs,
   };
@@ -46,15 +52,15 @@ export async function runAttempts<T>(
   for (let attempt = 1; ; attempt++) {
     if (runSignal.aborted) throw new RunAborted(runSignal.reason);
     hooks.onAttempt(attempt);
-    const timeout = policy.timeoutMs === undefined ? undefined : AbortSignal.timeout(policy.timeoutMs);
-    const signal = timeout ? AbortSignal.any([runSignal, timeout]) : runSignal;
+    const timeout = AbortSignal.timeout(policy.timeoutMs);
+    const signal = AbortSignal.any([runSignal, timeout]);
     let failure: NodeFailure;
     try {
       return await work(signal);
     } catch (err) {
       if (runSignal.aborted) throw new RunAborted(runSignal.reason);
-      failure = timeout?.aborted
-        ? new NodeFailure(`timed out after ${policy.timeoutMs! / 1000} s`, true, 'timeout')
+      failure = timeout.aborted
+        ? new NodeFailure(`timed out after ${policy.timeoutMs / 1000} s`, true, 'timeout')
         : toNodeFailure(err);
     }
     if (!failure.retryable || attempt > policy.retries) throw failure;

@@ -22,7 +22,9 @@ export interface ReapResult {
  * Makes sure no run stays queued or running for ever. Looks at active runs silent for longer than
  * `runSilenceMs` whose command was published, and at their queue job:
  * - a queued run whose job is missing was lost: it is re-enqueued once, then failed;
- * - a job that failed, completed without a final report, or vanished under a running run: the run fails.
+ * - a job that failed, completed without a final report, or vanished under a running run: the run fails;
+ * - a run still queued `queuedRunTimeoutMs` after it was queued (no executor took it, e.g. none runs): its job is
+ *   removed and the run fails with `queue_timeout`, which frees its job's `forbid` slot for the next tick.
  * It acts only once the run's lease has expired, and fails a run by a compare-and-set that bumps its epoch, so an
  * executor that comes back (or a stalled job handed to another one) can neither report on the run nor claim it.
  * One replica sweeps at a time (a transaction-level advisory lock); the others skip the round.
@@ -108,6 +110,20 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
     const job = await this.producers.of(QUEUES.runs).queue.getJob(run.id);
     const state = job ? await job.getState() : 'missing';
+    if (
+      run.status === 'queued' &&
+      state !== 'active' &&
+      run.queuedAt.getTime() <= Date.now() - this.settings.queuedRunTimeoutMs
+    ) {
+      // An executor taking the job meanwhile has its claim refused: the failure below bumps the epoch.
+      await job?.remove().catch(() => undefined);
+      await this.machine.failWithin(m, run, {
+        code: 'queue_timeout',
+        message: `no executor took the run within ${formatDuration(this.settings.queuedRunTimeoutMs)} of its trigger (is an executor running?)`,
+      });
+      done.failed.push(run.id);
+      return;
+    }
     if (ALIVE.has(state) && !(state === 'active' && (await this.lockLost(run.id)))) return;
     if (run.status === 'queued' && state === 'missing' && run.requeues < 1) {
       await m.update(RunEntity, { id: run.id }, { requeues: run.requeues + 1, lastEventAt: new Date() });
@@ -148,4 +164,11 @@ async function commandsPending(m: EntityManager, ids: string[]): Promise<Set<str
     [ids],
   );
   return new Set(rows.map((r) => r.run_id));
+}
+
+/** `1 h`, `90 s`: the timeout as an operator set it, in the unit it reads best in. */
+function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms / 1000} s`;
 }
