@@ -160,6 +160,11 @@ export interface ExecuteOptions {
 
 export interface ConnectorDriver {
   readonly info: ConnectorTypeInfo;
+  /**
+   * The node config fields this driver reads beyond a source's or sink's standard ones (`params`), when declared:
+   * pipeline validation then reports any other field of a source or sink on it as a typo (`mdoe`, `kye`).
+   */
+  readonly nodeFields?: { readonly source?: readonly string[]; readonly sink?: readonly string[] };
   /** Really connects, step by step, within `timeoutMs` (default 10000); never throws: failures are in the result. */
   test(config: Record<string, unknown>, opts?: TestOptions): Promise<TestResult>;
   /** Streams rows in batches (bounded memory). */

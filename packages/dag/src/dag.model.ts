@@ -56,6 +56,11 @@ export type ConnectorRole = 'source' | 'sink' | 'sql' | 'llm';
 export interface ConnectorInfo {
   type: string;
   roles: readonly ConnectorRole[];
+  /**
+   * The node config fields its driver reads beyond the standard ones (a postgres source's `params`), where the driver
+   * declares them: any other field of a source or sink on it is then a typo. Undeclared: any field passes.
+   */
+  nodeFields?: { readonly source?: readonly string[]; readonly sink?: readonly string[] };
 }
 
 export interface ValidationContext {

@@ -130,8 +130,20 @@ describe('invalid_node_config: transform, sql', () => {
     expect(error!.message).toBe(
       'node "n": config.retry is not a field of a transform node (its fields: timeout_seconds, retries, sql)',
     );
-    // A source's and a sink's other fields are their connector's own (path, topic...): not refused here.
-    expect(configPaths(node('source', { connector_id: 'con_pg', table: 't', format: 'csv' }))).toEqual([]);
+    // A source's and a sink's other fields are their connector's own (path, topic...), where its driver declares none.
+    expect(configPaths(node('source', { connector_id: 'con_s3', path: 'in/a.csv', format: 'csv' }))).toEqual([]);
+  });
+
+  it("a source's or sink's field its connector's driver does not declare is a typo", () => {
+    expect(configPaths(node('source', { connector_id: 'con_pg', query: 'select $1', params: [1] }))).toEqual([]);
+    expect(configPaths(node('source', { connector_id: 'con_pg', table: 't', timeout_second: 5 }))).toEqual([
+      '.timeout_second',
+    ]);
+    expect(configPaths(sink('out', { table: 'x', mdoe: 'overwrite', kye: ['id'] }))).toEqual(['.mdoe', '.kye']);
+    const [error] = errorsOf(sink('out', { table: 'x', mdoe: 'overwrite' }));
+    expect(error!.message).toBe(
+      'node "out": config.mdoe is not a field of a sink on a postgres connector (its fields: timeout_seconds, retries, connector_id, table, mode, key, create, schema_evolution)',
+    );
   });
 });
 

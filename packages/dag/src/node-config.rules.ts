@@ -2,7 +2,7 @@
 // `invalid_node_config` issue with its config path; connector existence is checked elsewhere.
 import { columnOverrideProblems } from './column-overrides.js';
 import { ConfigChecker, isNonEmptyString, describeValue } from './config-checker.js';
-import type { DagNode, NodeType, ValidationIssue } from './dag.model.js';
+import type { ConnectorInfo, DagNode, NodeType, ValidationIssue } from './dag.model.js';
 import { isPlainObject } from './dag-shape.js';
 import { parsePromptTemplate } from './prompt-template.js';
 
@@ -152,12 +152,33 @@ const CHECKS: Record<NodeType, (c: ConfigChecker) => void> = {
   decision: checkDecision,
 };
 
-/** Appends an `invalid_node_config` issue for every wrong field of node `index`'s config. */
-export function checkNodeConfig(node: DagNode, type: NodeType, index: number, issues: ValidationIssue[]): void {
+/**
+ * Appends an `invalid_node_config` issue for every wrong field of node `index`'s config. `connector` is the node's
+ * connector when it exists: a source's or sink's fields are closed once its driver declares its own.
+ */
+export function checkNodeConfig(
+  node: DagNode,
+  type: NodeType,
+  index: number,
+  issues: ValidationIssue[],
+  connector?: ConnectorInfo,
+): void {
   const checker = new ConfigChecker(node.id, `nodes[${index}].config`, node.config, issues);
   CHECKS[type](checker);
   checkCommon(checker);
   checkUnknownFields(checker, type);
+  if (type === 'source' || type === 'sink') checkConnectorFields(checker, type, connector);
+}
+
+function checkConnectorFields(c: ConfigChecker, role: 'source' | 'sink', connector: ConnectorInfo | undefined): void {
+  const own = connector?.nodeFields?.[role];
+  if (!connector || !own) return;
+  const standard = role === 'source' ? SOURCE_FIELDS : SINK_FIELDS;
+  const known = [...standard, ...own];
+  for (const key of Object.keys(c.config)) {
+    if (!standard.has(key) && !own.includes(key))
+      c.fail(key, `is not a field of a ${role} on a ${connector.type} connector (its fields: ${known.join(', ')})`);
+  }
 }
 
 /** The choices of a decision node whose `choices` is a list (its valid entries), else undefined. */

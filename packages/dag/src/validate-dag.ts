@@ -70,7 +70,9 @@ function checkNodes(dag: Dag, graph: DagGraph, ctx: ValidationContext, errors: V
       });
       return;
     }
-    checkNodeConfig(node, node.type, i, errors);
+    const connectorId = node.config['connector_id'];
+    const connector = typeof connectorId === 'string' ? ctx.connector(connectorId) : undefined;
+    checkNodeConfig(node, node.type, i, errors, connector);
     checkNodeConnector(node, i, ctx, errors);
   });
 }

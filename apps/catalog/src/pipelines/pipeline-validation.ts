@@ -58,7 +58,12 @@ export async function validateWithConnectors(
 ): Promise<{ validation: PipelineValidation; connectors: ConnectorVersion[] }> {
   const rows = await tenantConnectors(manager, tenantId, referencedConnectorIds(dag));
   const connectors = new Map<string, ConnectorInfo>(
-    rows.map((r) => [r.id, { type: r.type, roles: getDriver(r.type)?.info.roles ?? [] }]),
+    rows.map((r) => {
+      const driver = getDriver(r.type);
+      const info: ConnectorInfo = { type: r.type, roles: driver?.info.roles ?? [] };
+      if (driver?.nodeFields) info.nodeFields = driver.nodeFields;
+      return [r.id, info];
+    }),
   );
   const result = validateDag(dag, { connector: (id) => connectors.get(id) });
   const bound = await schemaIssues(dag, result.execution_order, schemas);

@@ -22,6 +22,8 @@ function writeConfigOf(config: Record<string, unknown>, req: WriteRequest): Mysq
 export const mysqlDriver: ConnectorDriver = {
   info: mysqlInfo,
 
+  nodeFields: { source: ['params'], sink: [] },
+
   test: testMysql,
 
   read(config: Record<string, unknown>, req: ReadRequest): AsyncIterable<Row[]> {

@@ -23,6 +23,8 @@ function writeConfigOf(config: Record<string, unknown>, req: WriteRequest): Post
 export const postgresDriver: ConnectorDriver = {
   info: postgresInfo,
 
+  nodeFields: { source: ['params'], sink: [] },
+
   test: testPostgres,
 
   read(config: Record<string, unknown>, req: ReadRequest): AsyncIterable<Row[]> {

@@ -2,7 +2,7 @@
 import type { ConnectorInfo, Dag, DagNode, ValidationContext, ValidationIssue } from '../dag.model.js';
 
 export const CONNECTORS: Record<string, ConnectorInfo> = {
-  con_pg: { type: 'postgres', roles: ['source', 'sink', 'sql'] },
+  con_pg: { type: 'postgres', roles: ['source', 'sink', 'sql'], nodeFields: { source: ['params'], sink: [] } },
   con_s3: { type: 's3', roles: ['source', 'sink'] },
   con_llm: { type: 'openai', roles: ['llm'] },
 };
