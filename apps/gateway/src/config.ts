@@ -20,6 +20,12 @@ export const gatewayEnvSchema = z
     GATEWAY_METRICS_PORT: envPort().default(DEFAULT_GATEWAY_METRICS_PORT),
     /** The built web console served at `/`; default apps/console/dist beside this app (as in the image). */
     CONSOLE_DIR: z.string().min(1).optional(),
+    /**
+     * How long a client may take to send a whole request, head and body, before it is answered 408 and its connection
+     * closed: a client dripping a body (slowloris) cannot hold a connection. Answers are not bounded by it (a live
+     * log stream lasts as long as its run).
+     */
+    REQUEST_RECEIVE_TIMEOUT_MS: positiveInt(1000, 600_000).default(30_000),
     /** How long the gateway waits for a backend service before answering 503. */
     RPC_TIMEOUT_MS: positiveInt(100, 60_000).default(5000),
     ...rateLimitEnvShape,

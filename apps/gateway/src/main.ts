@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { LIMITS } from '@conduit/contracts';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import {
   NestPinoLogger,
@@ -18,14 +17,7 @@ import {
 } from '@conduit/service-kit';
 import { AppModule } from './app.module.js';
 import { loadGatewayConfig } from './config.js';
-import { requestIdOf } from './http/request-id.js';
-import { registerJsonBodyParser } from './http/json-body.js';
-import { RouteTable } from './http/routes.js';
-import { registerRequestLog } from './http/request-log.js';
-import { registerRequestMetrics } from './http/request-metrics.js';
-import { registerDrainOnClose } from './http/drain-on-close.js';
-import { registerNulCharacterCheck } from './http/nul-characters.js';
-import { onClientError } from './http/client-errors.js';
+import { createGatewayServer } from './http/gateway-server.js';
 import { startMetricsPort } from './http/metrics-port.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { gatewayEntities } from './api-keys/entities.js';
@@ -70,24 +62,11 @@ async function main(): Promise<void> {
   await rpc.connect();
   const registry = createMetricsRegistry('gateway');
 
-  // maxParamLength: Fastify's default (100) answers a longer path id with its own 414; api.md wants a 404 problem,
-  // which the id check gives. Node refuses request heads over 16 KiB anyway.
-  const adapter = new FastifyAdapter({
-    bodyLimit: LIMITS.bodyBytes,
-    genReqId: requestIdOf,
-    logger: false,
-    maxParamLength: 16 * 1024,
-    clientErrorHandler: onClientError,
+  const { adapter, fastify, routes } = createGatewayServer({
+    receiveTimeoutMs: config.REQUEST_RECEIVE_TIMEOUT_MS,
+    accessLog: createAccessLog({ service: 'gateway', level: config.LOG_LEVEL }),
+    registry,
   });
-  const fastify = adapter.getInstance();
-  const routes = new RouteTable();
-  routes.attach(fastify);
-  registerJsonBodyParser(fastify);
-  registerNulCharacterCheck(fastify);
-  // Access lines carry only named, non-secret fields (see request-log.ts): no redaction pass needed.
-  registerRequestLog(fastify, createAccessLog({ service: 'gateway', level: config.LOG_LEVEL }));
-  registerRequestMetrics(fastify, registry);
-  registerDrainOnClose(fastify);
 
   // The app opens the data source (TypeOrmModule): the readiness checks, called only once it listens, find it there.
   const opened: { app?: NestFastifyApplication } = {};
@@ -120,6 +99,7 @@ async function main(): Promise<void> {
     checks: readiness,
     port: config.GATEWAY_METRICS_PORT,
     host: config.GATEWAY_HOST,
+    receiveTimeoutMs: config.REQUEST_RECEIVE_TIMEOUT_MS,
     logger,
   });
   // Closes with the API app (SIGTERM): scrapes keep answering while the API drains.

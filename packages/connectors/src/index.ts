@@ -41,6 +41,7 @@ export {
   type SqlBinder,
 } from './duckdb/sql-binder.js';
 export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js';
+export type { DuckdbLimits } from './duckdb/limits.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export {

@@ -116,17 +116,11 @@ describe('duckdb connector still runs ordinary SQL', () => {
     expect(await driver.execute!(cfg, 'drop table u')).toEqual({ rows_affected: 0 });
   });
 
-  it('does not let a view made by a sql node hide a table function from a later query', async () => {
-    expect(
-      await driver.execute!(cfg, 'create or replace view leak as select name, value from duckdb_settings()'),
-    ).toEqual({ rows_affected: 0 });
-    await expect(drain(driver.read!(cfg, { query: 'select * from leak' }))).rejects.toThrow(
-      'the query uses the table function duckdb_settings(), which is not allowed',
-    );
-    await expect(driver.execute!(cfg, 'create table copied as select * from leak')).rejects.toThrow(
-      'the statement uses the table function duckdb_settings()',
-    );
-    await driver.execute!(cfg, 'drop view leak');
+  it('does not let a sql node make a view that hides a table function (planted ones: duckdb-bound-sql.test.ts)', async () => {
+    await expect(
+      driver.execute!(cfg, 'create or replace view leak as select name, value from duckdb_settings()'),
+    ).rejects.toThrow('the statement calls the table function duckdb_settings(), which is not allowed');
+    await expect(drain(driver.read!(cfg, { query: 'select * from leak' }))).rejects.toThrow(/leak does not exist/);
   });
 
   it('names what is wrong: a second statement, a statement kind, a function', async () => {

@@ -6,11 +6,11 @@
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { TransferBuffers } from '@conduit/connectors';
+import type { DuckdbLimits, TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { keepInterrupting } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
-import type { RunMemory } from './run-memory.js';
+import { parseSize, type RunMemory } from './run-memory.js';
 import { WorkspaceDatabase } from './workspace-database.js';
 
 export interface WorkspaceOptions {
@@ -59,6 +59,11 @@ export class RunWorkspace {
     readonly buffers: TransferBuffers,
     /** Whether {@link close} closes the database too (a database of its own, not a pool's). */
     private readonly ownsDatabase: boolean,
+    /**
+     * The bounds of a DuckDB a connector opens for this run (the duckdb connector's file): the run's memory_limit and
+     * threads, spilling into the run's own folder up to its spill limit. Drivers get it after the node's config.
+     */
+    readonly duckdbLimits: DuckdbLimits,
     /** The run's database in the instance (workspace-database.ts): every connection handed out `use`s it. */
     private readonly runDatabase: string,
   ) {}
@@ -85,7 +90,21 @@ export class RunWorkspace {
     const spillDir = join(database.dir, `run-${name}`);
     const scratchDir = join(database.scratchRoot, name);
     await Promise.all([mkdir(spillDir), mkdir(scratchDir)]);
-    return new RunWorkspace(database, spillDir, scratchDir, memory.buffers, ownsDatabase, database.currentRun);
+    const duckdbLimits: DuckdbLimits = {
+      memoryLimitBytes: parseSize(memory.duckdb.memory_limit)!,
+      threads: Number(memory.duckdb.threads),
+      spillDirectory: spillDir,
+      spillLimitBytes: memory.spillLimitBytes,
+    };
+    return new RunWorkspace(
+      database,
+      spillDir,
+      scratchDir,
+      memory.buffers,
+      ownsDatabase,
+      duckdbLimits,
+      database.currentRun,
+    );
   }
 
   /** Starts the run's use of the workspace. */

@@ -291,6 +291,7 @@ class RunExecution {
           signal,
           tenantId: this.opts.tenantId,
           pool: poolScopeOf(sink.node, this.opts.pools),
+          workspace: this.workspace,
         });
         return (await driver.csvTargetReady?.(connector.config, request)) ?? false;
       },

@@ -16,7 +16,16 @@ interface RouteAccess {
   scope: Scope | undefined;
 }
 
-/** Every /v2 request: who is calling (401), within their rate (429), with the scope the route needs (403). */
+/**
+ * Routes served without a credential though they cannot carry @Public(): /healthz and /readyz come from
+ * service-kit's OpsController, and api.md makes them public. Every other route needs one.
+ */
+const OPEN_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+
+/**
+ * Every request to a route but OPEN_ROUTES and @Public() ones (so all of /v2, however spelt): who is calling (401),
+ * within their rate (429), with the scope the route needs (403).
+ */
 @Injectable()
 export class AccessGuard implements CanActivate {
   /** Decorator metadata never changes after boot: read it once per handler instead of on every request. */
@@ -34,9 +43,9 @@ export class AccessGuard implements CanActivate {
     if (route.isPublic) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    // Only /v2 needs a credential: /healthz and /readyz come from service-kit's OpsController,
-    // which cannot carry @Public(), and api.md makes them public.
-    if (!/^\/v2(\/|\?|$)/.test(request.url)) return true;
+    // The route Fastify matched, never the URL as sent: its router decodes `/%762/projects` and takes an
+    // absolute-form target (`http://host/v2/projects`) to /v2 routes, which a test of the raw URL let through.
+    if (OPEN_ROUTES.has(request.routeOptions.url ?? '')) return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const apiKey = request.headers['x-api-key'];
     const authorization = request.headers.authorization;

@@ -59,8 +59,10 @@ export function serveConsole(fastify: FastifyInstance, { dir }: ConsoleFiles): b
       },
     });
   }
-  fastify.get('/*', (request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0] ?? '/';
+  fastify.get('/*', (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
+    // The path as the router read it (decoded, origin of an absolute-form target dropped), not as sent: `/%762/x`
+    // is an API path too, and keeps the API's 404.
+    const path = `/${request.params['*']}`;
     if (API_PATHS.test(path) || (FILE_PATH.test(path) && path !== '/index.html')) return reply.callNotFound();
     // A client route is a page only for a browser (its navigations accept text/html): an API client that asks for
     // /projects or /v3/projects keeps the API's 404 problem, not a 200 of HTML.

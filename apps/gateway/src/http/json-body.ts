@@ -17,8 +17,8 @@ export function jsonDepth(value: unknown, stopAt: number): number {
 
 /**
  * The only body parser: JSON, at most 1 MiB, nested at most 64 deep. Any other content type is a 415
- * (Fastify answers it for types without a parser), a body that is not JSON a 400. NUL characters in its strings
- * are refused with every other input's (nul-characters.ts).
+ * (Fastify answers it for types without a parser), a body that is not JSON a 400. NUL characters and lone surrogates
+ * in its strings are refused with every other input's (invalid-characters.ts).
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();

@@ -3,10 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { type OpsModuleOptions, NestPinoLogger, OpsModule } from '@conduit/service-kit';
+import { receiveTimeouts } from './gateway-server.js';
 
 export interface MetricsPortOptions extends OpsModuleOptions {
   port: number;
   host: string;
+  /** REQUEST_RECEIVE_TIMEOUT_MS: a private port, but a dripping client must not hold it either. */
+  receiveTimeoutMs: number;
   logger: Logger;
 }
 
@@ -17,8 +20,8 @@ export interface MetricsPortOptions extends OpsModuleOptions {
  * (no shutdown hooks here: two apps re-raising SIGTERM would cut the API's drain short).
  */
 export async function startMetricsPort(options: MetricsPortOptions): Promise<INestApplication> {
-  const { port, host, logger, ...ops } = options;
-  const app = await NestFactory.create(OpsModule.forRoot(ops), new FastifyAdapter(), {
+  const { port, host, receiveTimeoutMs, logger, ...ops } = options;
+  const app = await NestFactory.create(OpsModule.forRoot(ops), new FastifyAdapter(receiveTimeouts(receiveTimeoutMs)), {
     logger: new NestPinoLogger(logger),
   });
   await app.listen(port, host);

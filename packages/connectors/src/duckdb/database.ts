@@ -1,20 +1,23 @@
 /**
  * Opening the connector's DuckDB file for one call and always closing it again: DuckDB lets one process at a time
  * write a file, so holding it open would lock out every other process (and the executor's other runs). The file is
- * the tenant's (its folder of the data root), and is opened sandboxed (sandbox.ts): SQL on it reaches no other file.
+ * the tenant's (its folder of the data root), and is opened sandboxed (sandbox.ts): SQL on it reaches no other file,
+ * and within the caller's limits (limits.ts), which SQL cannot change.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import duckdb, { type DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import { displayPath, resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import type { ErrorClass } from '../types.js';
 import type { DuckdbConfig } from './duckdb.config.js';
-import { lockDown, preparableConfig, sandboxedConfig } from './sandbox.js';
+import { instanceLimits, type DuckdbLimits } from './limits.js';
+import { lockDown, preparableConfig } from './sandbox.js';
 
 export interface OpenDatabase {
   connection: DuckDBConnection;
-  close(): void;
+  /** Closes the file and removes the instance's spill folder. */
+  close(): Promise<void>;
 }
 
 export interface OpenOptions {
@@ -23,6 +26,8 @@ export interface OpenOptions {
   tenantId: string | undefined;
   /** Files besides the database the platform's own SQL must read (a bulk load's staging file); default none. */
   allowedPaths?: readonly string[];
+  /** The instance's memory, threads and spill; default DEFAULT_DUCKDB_LIMITS, without spill. */
+  limits?: DuckdbLimits | undefined;
 }
 
 /** The database file of `cfg` in the tenant's folder. */
@@ -42,26 +47,26 @@ export async function openDatabase(cfg: DuckdbConfig, opts: OpenOptions): Promis
     throw new ConnectorError(`database file "${displayPath(root, file)}" does not exist`, 'config_error');
   }
   if (mode === 'write') await mkdir(dirname(file), { recursive: true });
-  const platform: Record<string, string> = mode === 'read' ? { access_mode: 'READ_ONLY' } : {};
-  const config = allowedPaths.length > 0 ? preparableConfig(platform) : sandboxedConfig(platform);
-  const instance = await duckdb.DuckDBInstance.create(file, config).catch((err: unknown) => {
+  const limits = await instanceLimits(opts.limits);
+  const platform = { ...(mode === 'read' ? { access_mode: 'READ_ONLY' } : {}), ...limits.config };
+  // Locked after the spill cap is set (see InstanceLimits), always before anyone else's SQL.
+  const instance = await duckdb.DuckDBInstance.create(file, preparableConfig(platform)).catch((err: unknown) => {
     throw toDuckdbError(err);
   });
   const connection = await instance.connect();
-  if (allowedPaths.length > 0) {
-    await lockDown(connection, allowedPaths).catch((err: unknown) => {
-      connection.closeSync();
-      instance.closeSync();
-      throw toDuckdbError(err);
-    });
-  }
-  return {
-    connection,
-    close() {
-      connection.closeSync();
-      instance.closeSync();
-    },
+  const close = async () => {
+    connection.closeSync();
+    instance.closeSync();
+    if (limits.spillFolder !== undefined) await rm(limits.spillFolder, { recursive: true, force: true });
   };
+  try {
+    await connection.run(`set max_temp_directory_size = '${limits.maxTempDirectorySize}'`);
+    await lockDown(connection, allowedPaths);
+  } catch (err) {
+    await close();
+    throw toDuckdbError(err);
+  }
+  return { connection, close };
 }
 
 /** Runs `work` on the open file, interrupting it when `signal` aborts, and always closes the file. */
@@ -81,7 +86,7 @@ export async function withDatabase<T>(
     throw signal?.aborted ? signal.reason : toDuckdbError(err);
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    db.close();
+    await db.close();
   }
 }
 

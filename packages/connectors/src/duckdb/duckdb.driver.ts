@@ -47,6 +47,6 @@ export const duckdbDriver: ConnectorDriver = {
   async execute(config: Record<string, unknown>, sql: string, opts: ExecuteOptions = {}) {
     const cfg = parseDuckdbConfig(config);
     if (sql.trim() === '') throw new ConnectorError('the statement is empty', 'config_error');
-    return executeDuckdb(cfg, sql, opts.tenantId, opts.signal);
+    return executeDuckdb(cfg, sql, opts);
   },
 };

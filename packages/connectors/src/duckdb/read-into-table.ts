@@ -25,7 +25,7 @@ export async function readIntoTable(
   try {
     const columns = await withDatabase(
       cfg,
-      { mode: 'read', tenantId: req.tenantId, allowedPaths: [file] },
+      { mode: 'read', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
       signal,
       async (connection) => {
         // The user's query is checked as today's row read checks it: one SELECT that reads only tables.

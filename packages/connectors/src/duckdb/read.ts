@@ -22,7 +22,7 @@ export async function* readDuckdb(cfg: DuckdbConfig, req: ReadRequest): AsyncGen
   const { sql, own } = sourceSql(cfg, req);
   const batchSize = batchSizeOf(req);
   signal?.throwIfAborted();
-  const db = await openDatabase(cfg, { mode: 'read', tenantId: req.tenantId });
+  const db = await openDatabase(cfg, { mode: 'read', tenantId: req.tenantId, limits: req.duckdbLimits });
   const onAbort = () => db.connection.interrupt();
   signal?.addEventListener('abort', onAbort, { once: true });
   let prepared: DuckDBPreparedStatement | undefined;
@@ -38,6 +38,6 @@ export async function* readDuckdb(cfg: DuckdbConfig, req: ReadRequest): AsyncGen
   } finally {
     signal?.removeEventListener('abort', onAbort);
     prepared?.destroySync();
-    db.close();
+    await db.close();
   }
 }

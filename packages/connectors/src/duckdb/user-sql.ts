@@ -1,8 +1,9 @@
 /**
  * The one check of SQL a user writes (transform and rules-decision SQL, a duckdb source `query`, a duckdb sql node's
  * statement), done by DuckDB's own parser rather than by looking for words: exactly one statement, of a kind the
- * node allows, whose parse tree (json_serialize_sql) and plan (EXPLAIN) read only tables: no table function but a
- * few that make rows from values, no view of DuckDB's own settings or catalog, no function that reads settings.
+ * node allows, whose parse tree (json_serialize_sql) and bound plan (json_serialize_plan) read only tables: no table
+ * function but a few that make rows from values, no view of DuckDB's own settings or catalog, no function that reads
+ * settings or counters or only waits, whether written out or reached through a view or macro.
  * DuckDB's locks (sandbox.ts) are what stop files being read or written; this check is what lets the error say what
  * is not allowed, closes what the locks leave open (settings, paths in the catalog), and lets the catalog say it at
  * save time.
@@ -15,6 +16,7 @@ import duckdb, {
 import { ConnectorError } from '../connector-error.js';
 import { scalarText } from '../formats/scalar-text.js';
 import { withParsingConnection } from './sandbox.js';
+import { planProblem, systemViewNames, text, treeProblem, type JsonObject } from './sql-problems.js';
 
 const { StatementType } = duckdb;
 
@@ -32,33 +34,6 @@ const DATA_STATEMENTS: ReadonlySet<number> = new Set([
   StatementType.ALTER,
 ]);
 
-/** Table functions that make rows out of values; every other one reads files, settings or the catalog. */
-const ROW_MAKERS: ReadonlySet<string> = new Set([
-  'range',
-  'generate_series',
-  'unnest',
-  'json_each',
-  'json_tree',
-  'repeat_row',
-]);
-
-/** Scalar functions refused in user SQL, each with why. */
-const SERVER_FUNCTIONS: ReadonlyMap<string, string> = new Map([
-  // The server's settings or environment (paths of the operator's layout).
-  ...['current_setting', 'getenv', 'getvariable'].map((name) => [name, "it reads the server's settings"] as const),
-  // The instance's counters: an executor slot's instance serves run after run, so they would tell how many
-  // connections, transactions and statements earlier runs (of any tenant) made.
-  ...['current_connection_id', 'current_transaction_id', 'current_query_id', 'txid_current'].map(
-    (name) => [name, "it reads the server's counters"] as const,
-  ),
-  // Waiting does nothing to data; it only holds an executor slot.
-  ...['sleep_ms', 'pg_sleep'].map((name) => [name, 'it only waits'] as const),
-]);
-
-/** Schemas and catalogs of DuckDB's own views (settings, databases with their paths, functions...). */
-const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
-const SYSTEM_CATALOGS: ReadonlySet<string> = new Set(['system', 'temp']);
-
 const refuse = (message: string): ConnectorError => new ConnectorError(message, 'config_error');
 
 // Duck-typed: errors of the native binding come from another realm, so `instanceof Error` is false for them.
@@ -72,75 +47,6 @@ const oneLine = (message: string): string =>
   (message.split('\n')[0] ?? message).replace(/^(Failed to extract statements: |[A-Za-z ]*Error: )+/, '').trim();
 
 const typeName = (type: number): string => (StatementType[type] ?? 'unknown').toLowerCase().replace(/_/g, ' ');
-
-/** DuckDB's own view names (duckdb_settings, pg_settings, duckdb_databases...), asked of DuckDB once. */
-let systemViews: Promise<ReadonlySet<string>> | undefined;
-function systemViewNames(): Promise<ReadonlySet<string>> {
-  systemViews ??= withParsingConnection((c) =>
-    // Those an unqualified name reaches (main and pg_catalog); information_schema's (tables, columns...) need its name.
-    c.runAndReadAll(
-      "select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'",
-    ),
-  )
-    .then((reader) => new Set(reader.getRows().map((row) => String(row[0]))))
-    .catch((err: unknown) => {
-      systemViews = undefined;
-      throw err;
-    });
-  return systemViews;
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-const isObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (value: Json | undefined): string => (typeof value === 'string' ? value.toLowerCase() : '');
-
-/** The first thing in a SELECT's parse tree that reaches beyond its tables, as a message; undefined when none. */
-function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<string>): string | undefined {
-  if (Array.isArray(node)) {
-    for (const child of node) {
-      const problem = treeProblem(child, views, ctes);
-      if (problem) return problem;
-    }
-    return undefined;
-  }
-  if (!isObject(node)) return undefined;
-  const names = new Set(ctes);
-  for (const entry of isObject(node['cte_map']) && Array.isArray(node['cte_map']['map'])
-    ? node['cte_map']['map']
-    : []) {
-    if (isObject(entry)) names.add(text(entry['key']));
-  }
-  if (node['type'] === 'TABLE_FUNCTION' && isObject(node['function'])) {
-    const name = text(node['function']['function_name']);
-    if (!ROW_MAKERS.has(name))
-      return `calls the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
-  }
-  if (node['type'] === 'BASE_TABLE') {
-    const table = text(node['table_name']);
-    const schema = text(node['schema_name']);
-    const catalog = text(node['catalog_name']);
-    if (/[/\\]|\.(csv|tsv|json|jsonl|ndjson|parquet|txt|gz|zst)$/.test(table)) {
-      return `reads the file "${table}", which is not allowed: SQL reads only the pipeline's own tables`;
-    }
-    if (
-      SYSTEM_CATALOGS.has(catalog) ||
-      SYSTEM_SCHEMAS.has(schema) ||
-      (schema === '' && !names.has(table) && views.has(table))
-    ) {
-      return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
-    }
-  }
-  const refused = node['class'] === 'FUNCTION' ? SERVER_FUNCTIONS.get(text(node['function_name'])) : undefined;
-  if (refused) return `calls ${text(node['function_name'])}(), which is not allowed: ${refused}`;
-  for (const value of Object.values(node)) {
-    const problem = treeProblem(value, views, names);
-    if (problem) return problem;
-  }
-  return undefined;
-}
 
 /**
  * What DuckDB's parser makes of `sql` (json_serialize_sql, which serializes SELECTs only): `select` with the problem
@@ -204,39 +110,24 @@ async function checkTree(connection: DuckDBConnection, sql: string, kind: UserSq
   return tree.kind === 'select';
 }
 
-/** Table functions of a plan: `extra_info.Function` of its scans, also those a view or a macro brings in. */
-function planFunctions(node: Json, found: string[]): string[] {
-  if (Array.isArray(node)) for (const child of node) planFunctions(child, found);
-  else if (isObject(node)) {
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'Function' && typeof value === 'string') found.push(value.toLowerCase());
-      else planFunctions(value, found);
-    }
-  }
-  return found;
-}
-
-/**
- * The first table function beyond the row makers in the statement's plan, as a message. The plan sees what the
- * parse tree cannot: a view or macro the tenant made earlier, and the query inside a CREATE or INSERT. A statement
- * DuckDB cannot explain has no scan to check (DuckDB's locks still hold for it).
- */
-async function planProblem(connection: DuckDBConnection, sql: string): Promise<string | undefined> {
-  let plan: Json;
-  try {
-    const reader = await connection.runAndReadAll(`explain (format json) ${sql}`);
-    plan = JSON.parse(String(reader.getRows()[0]?.[1] ?? 'null')) as Json;
-  } catch {
-    return undefined;
-  }
-  const name = planFunctions(plan, []).find((fn) => !ROW_MAKERS.has(fn));
-  return name === undefined
-    ? undefined
-    : `uses the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
-}
-
 const FILE_REFUSAL = "may not read or write files: SQL reads only the pipeline's own tables";
 const isPermissionError = (err: unknown): boolean => /Permission Error/.test(messageOf(err));
+
+/**
+ * What the statement's bound plan reaches beyond its tables (sql-problems.ts), as a message. The plan sees what the
+ * parse tree cannot: views, macros and table macros (made by the tenant earlier, nested or not) expanded, the query
+ * inside a CREATE or INSERT, and the bodies a CREATE stores. A statement DuckDB cannot serialize so is refused: what
+ * it runs would go unchecked.
+ */
+async function boundPlanProblem(connection: DuckDBConnection, sql: string): Promise<string | undefined> {
+  const reader = await connection.runAndReadAll('select json_serialize_plan($1::varchar)', [sql]);
+  const plan = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
+  if (plan['error'] === true) {
+    if (text(plan['error_type']) === 'permission') return FILE_REFUSAL;
+    return `cannot be checked, which is not allowed: DuckDB cannot show its plan (${oneLine(scalarText(plan['error_message']))})`;
+  }
+  return planProblem(plan['plans'] ?? null);
+}
 
 /** Exactly one statement, or the message saying why not. */
 async function extractOne(connection: DuckDBConnection, sql: string) {
@@ -301,8 +192,7 @@ async function checkedStatement(
   }
   try {
     checkType(prepared.statementType, kind, parsedSelect);
-    // One statement, checked above: prefixing EXPLAIN cannot make it two.
-    const problem = await planProblem(connection, sql);
+    const problem = await boundPlanProblem(connection, sql);
     if (problem) throw refuse(problem);
   } catch (err) {
     prepared.destroySync();

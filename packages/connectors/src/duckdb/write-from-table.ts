@@ -34,7 +34,7 @@ export async function writeFromTable(
     signal?.throwIfAborted();
     return await withDatabase(
       cfg,
-      { mode: 'write', tenantId: req.tenantId, allowedPaths: [file] },
+      { mode: 'write', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
       signal,
       async (connection) => {
         await connection.run('begin transaction');

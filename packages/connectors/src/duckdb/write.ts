@@ -40,7 +40,7 @@ export async function writeDuckdb(
     // The staging file is the one file besides the database this instance may read (our SQL, not the user's).
     await withDatabase(
       cfg,
-      { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged] },
+      { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged], limits: req.duckdbLimits },
       signal,
       async (connection) => {
         await pipeline(

@@ -15,6 +15,7 @@ import type { PlanNode, RunPlan } from '../run-plan.js';
 import type { CsvHandoff, NodeContext, NodeResult } from '../node-context.js';
 import { NodeFailure, messageOf } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
+import { driverRequest } from './source.node.js';
 import { namedColumns } from '../node-columns.js';
 
 type ConnectorLookup = (
@@ -66,12 +67,7 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
   if (!driver.readCsv)
     throw new NodeFailure(`connector type "${connector.type}" cannot read CSV`, false, 'connector_unfit');
   const path = ctx.workspace.csvPathFor(ctx.node.id);
-  const reading = driver.readCsv(connector.config, {
-    ...request,
-    signal: ctx.signal,
-    tenantId: ctx.tenantId,
-    pool: ctx.pool,
-  });
+  const reading = driver.readCsv(connector.config, driverRequest(ctx, request));
   let columns: readonly string[] = [];
   let rowsRead = 0;
   const bytes = async function* () {

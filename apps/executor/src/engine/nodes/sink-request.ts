@@ -7,7 +7,9 @@ import { withoutEngineKeys } from './engine-keys.js';
 const MODES: readonly WriteMode[] = ['append', 'overwrite', 'upsert'];
 
 /** The driver's write request from the node's config; throws a NodeFailure for an unknown mode. */
-export function sinkRequestOf(ctx: Pick<NodeContext, 'node' | 'signal' | 'tenantId' | 'pool'>): WriteRequest {
+export function sinkRequestOf(
+  ctx: Pick<NodeContext, 'node' | 'signal' | 'tenantId' | 'pool' | 'workspace'>,
+): WriteRequest {
   const { mode: rawMode, key, table, ...rest } = withoutEngineKeys(ctx.node.config);
   const mode = (rawMode ?? 'append') as WriteMode;
   if (!MODES.includes(mode)) throw new NodeFailure(`unknown sink mode "${String(rawMode)}"`, false);
@@ -18,7 +20,8 @@ export function sinkRequestOf(ctx: Pick<NodeContext, 'node' | 'signal' | 'tenant
     ...(Array.isArray(key) ? { key: key as string[] } : {}),
     signal: ctx.signal,
     tenantId: ctx.tenantId,
-    // Set after the node's config: a config key of this name never stands in for the executor's pools.
+    // Set after the node's config: a config key of these names never stands in for the executor's pools or limits.
     pool: ctx.pool,
+    duckdbLimits: ctx.workspace.duckdbLimits,
   };
 }

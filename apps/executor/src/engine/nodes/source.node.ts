@@ -2,6 +2,7 @@
  * `source`: fills a DuckDB table named after the node: typed and in bulk where the driver can (`readIntoTable`), else
  * from its batches of rows (or hands CSV straight to its sink, see csv-handoff.ts).
  */
+import type { ReadRequest } from '@conduit/connectors';
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
@@ -13,6 +14,20 @@ import { describeColumns } from '../node-columns.js';
 /** The driver's read request: the node's config without the engine's own keys. */
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
   return withoutEngineKeys(ctx.node.config);
+}
+
+/**
+ * The request a driver reads with: the node's config, then what only the executor sets (set after it, so a config key
+ * of these names never stands in for the run's signal, tenant, pools or DuckDB limits).
+ */
+export function driverRequest(ctx: NodeContext, request: Record<string, unknown>): ReadRequest {
+  return {
+    ...request,
+    signal: ctx.signal,
+    tenantId: ctx.tenantId,
+    pool: ctx.pool,
+    duckdbLimits: ctx.workspace.duckdbLimits,
+  };
 }
 
 export async function runSource(ctx: NodeContext): Promise<NodeResult> {
@@ -29,11 +44,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
           scratchDir: ctx.workspace.scratchDir,
           buffers: ctx.workspace.buffers,
         };
-        const { rows, columns } = await driver.readIntoTable(
-          connector.config,
-          { ...request, signal: ctx.signal, tenantId: ctx.tenantId, pool: ctx.pool },
-          target,
-        );
+        const { rows, columns } = await driver.readIntoTable(connector.config, driverRequest(ctx, request), target);
         ctx.log('info', `read ${rows} rows`);
         // The rows the driver loaded into the new table: the next transform or decision need not count them again.
         ctx.workspace.setTableRows(ctx.node.id, rows);
@@ -49,12 +60,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
     }
     const loader = new TableLoader(connection, ctx.node.id);
     try {
-      for await (const batch of driver.read!(connector.config, {
-        ...request,
-        signal: ctx.signal,
-        tenantId: ctx.tenantId,
-        pool: ctx.pool,
-      })) {
+      for await (const batch of driver.read!(connector.config, driverRequest(ctx, request))) {
         ctx.signal.throwIfAborted();
         await loader.append(batch);
       }

@@ -11,6 +11,7 @@ export async function runSql(ctx: NodeContext): Promise<NodeResult> {
     signal: ctx.signal,
     tenantId: ctx.tenantId,
     pool: ctx.pool,
+    duckdbLimits: ctx.workspace.duckdbLimits,
   }).catch((err: unknown) => {
     throw asConfigError(err);
   });

@@ -1,0 +1,140 @@
+/**
+ * What user SQL may not reach (user-sql.ts), found in DuckDB's JSON of a statement: its parse tree (what the text
+ * says) and its bound plan (what DuckDB makes of it against the catalog, views and macros expanded).
+ */
+import { withParsingConnection } from './sandbox.js';
+
+/** Table functions that make rows out of values; every other one reads files, settings or the catalog. */
+const ROW_MAKERS: ReadonlySet<string> = new Set([
+  'range',
+  'generate_series',
+  'unnest',
+  'json_each',
+  'json_tree',
+  'repeat_row',
+]);
+
+/** Scalar functions refused in user SQL, each with why. */
+const SERVER_FUNCTIONS: ReadonlyMap<string, string> = new Map([
+  // The server's settings or environment (paths of the operator's layout).
+  ...['current_setting', 'getenv', 'getvariable'].map((name) => [name, "it reads the server's settings"] as const),
+  // The instance's counters: an executor slot's instance serves run after run, so they would tell how many
+  // connections, transactions and statements earlier runs (of any tenant) made.
+  ...['current_connection_id', 'current_transaction_id', 'current_query_id', 'txid_current'].map(
+    (name) => [name, "it reads the server's counters"] as const,
+  ),
+  // Waiting does nothing to data; it only holds an executor slot.
+  ...['sleep_ms', 'pg_sleep'].map((name) => [name, 'it only waits'] as const),
+]);
+
+/** Schemas and catalogs of DuckDB's own views (settings, databases with their paths, functions...). */
+const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
+const SYSTEM_CATALOGS: ReadonlySet<string> = new Set(['system', 'temp']);
+
+/** DuckDB's own view names (duckdb_settings, pg_settings, duckdb_databases...), asked of DuckDB once. */
+let systemViews: Promise<ReadonlySet<string>> | undefined;
+export function systemViewNames(): Promise<ReadonlySet<string>> {
+  systemViews ??= withParsingConnection((c) =>
+    // Those an unqualified name reaches (main and pg_catalog); information_schema's (tables, columns...) need its name.
+    c.runAndReadAll(
+      "select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'",
+    ),
+  )
+    .then((reader) => new Set(reader.getRows().map((row) => String(row[0]))))
+    .catch((err: unknown) => {
+      systemViews = undefined;
+      throw err;
+    });
+  return systemViews;
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const text = (value: Json | undefined): string => (typeof value === 'string' ? value.toLowerCase() : '');
+
+/**
+ * The first thing in a parse tree (json_serialize_sql's of a SELECT, or the parsed parts of a bound plan: a CREATE's
+ * view or macro body, a column's default) that reaches beyond its tables, as a message; undefined when none.
+ */
+export function treeProblem(node: Json, views: ReadonlySet<string>, ctes: ReadonlySet<string>): string | undefined {
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const problem = treeProblem(child, views, ctes);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (!isObject(node)) return undefined;
+  const names = new Set(ctes);
+  for (const entry of isObject(node['cte_map']) && Array.isArray(node['cte_map']['map'])
+    ? node['cte_map']['map']
+    : []) {
+    if (isObject(entry)) names.add(text(entry['key']));
+  }
+  if (node['type'] === 'TABLE_FUNCTION' && isObject(node['function'])) {
+    const name = text(node['function']['function_name']);
+    if (!ROW_MAKERS.has(name))
+      return `calls the table function ${name}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
+  }
+  if (node['type'] === 'BASE_TABLE') {
+    const table = text(node['table_name']);
+    const schema = text(node['schema_name']);
+    const catalog = text(node['catalog_name']);
+    if (/[/\\]|\.(csv|tsv|json|jsonl|ndjson|parquet|txt|gz|zst)$/.test(table)) {
+      return `reads the file "${table}", which is not allowed: SQL reads only the pipeline's own tables`;
+    }
+    if (
+      SYSTEM_CATALOGS.has(catalog) ||
+      SYSTEM_SCHEMAS.has(schema) ||
+      (schema === '' && !names.has(table) && views.has(table))
+    ) {
+      return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
+    }
+  }
+  const refused = node['class'] === 'FUNCTION' ? SERVER_FUNCTIONS.get(text(node['function_name'])) : undefined;
+  if (refused) return `calls ${text(node['function_name'])}(), which is not allowed: ${refused}`;
+  for (const value of Object.values(node)) {
+    const problem = treeProblem(value, views, names);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Scans a bound plan may have: a table's own (seq_scan) and the row makers. */
+const SCANS: ReadonlySet<string> = new Set([...ROW_MAKERS, 'seq_scan']);
+
+/**
+ * The first thing in a bound plan (json_serialize_plan, not optimized) that reaches beyond its tables, as a message;
+ * undefined when none. Binding expands every view, macro and table macro, whoever made them and however nested, and
+ * a function is still itself here: the optimizer has not yet folded current_setting() into its value.
+ */
+function boundProblem(node: Json): string | undefined {
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const problem = boundProblem(child);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (!isObject(node)) return undefined;
+  if (node['type'] === 'LOGICAL_GET' && !SCANS.has(text(node['name'])))
+    return `uses the table function ${text(node['name'])}(), which is not allowed: SQL reads only the pipeline's own tables, never files, settings or the catalog`;
+  const refused = typeof node['expression_class'] === 'string' ? SERVER_FUNCTIONS.get(text(node['name'])) : undefined;
+  if (refused) return `calls ${text(node['name'])}(), which is not allowed: ${refused}`;
+  // DuckDB computes a macro parameter's default once, when the macro is created: the plan holds only its value.
+  if (Array.isArray(node['default_parameters']) && node['default_parameters'].length > 0)
+    return 'gives a macro parameter a default, which is not allowed: DuckDB computes it when the macro is created, unchecked';
+  for (const value of Object.values(node)) {
+    const problem = boundProblem(value);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** The first problem of a statement's plan: what binding brought in, then what the statement stores unbound. */
+export async function planProblem(plan: Json): Promise<string | undefined> {
+  return boundProblem(plan) ?? treeProblem(plan, await systemViewNames(), new Set());
+}
