@@ -120,13 +120,41 @@ const isPermissionError = (err: unknown): boolean => /Permission Error/.test(mes
  * it runs would go unchecked.
  */
 async function boundPlanProblem(connection: DuckDBConnection, sql: string): Promise<string | undefined> {
-  const reader = await connection.runAndReadAll('select json_serialize_plan($1::varchar)', [sql]);
-  const plan = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
+  const plan = JSON.parse(await serializedPlan(connection, sql)) as JsonObject;
   if (plan['error'] === true) {
     if (text(plan['error_type']) === 'permission') return FILE_REFUSAL;
     return `cannot be checked, which is not allowed: DuckDB cannot show its plan (${oneLine(scalarText(plan['error_message']))})`;
   }
   return planProblem(plan['plans'] ?? null);
+}
+
+interface PlanStatement {
+  prepared: DuckDBPreparedStatement;
+  /** One check at a time per connection: a bind and its run must not interleave with another's. */
+  turn: Promise<unknown>;
+}
+
+/** Each connection's `json_serialize_plan($1)`, prepared once: parsing and binding it again cost half the check. */
+const planStatements = new WeakMap<DuckDBConnection, Promise<PlanStatement>>();
+
+/** json_serialize_plan of `sql` (bound as a value, never spliced into the statement) on `connection`. */
+async function serializedPlan(connection: DuckDBConnection, sql: string): Promise<string> {
+  let entry = planStatements.get(connection);
+  if (!entry) {
+    entry = connection
+      .prepare('select json_serialize_plan($1::varchar)')
+      .then((prepared) => ({ prepared, turn: Promise.resolve() }));
+    planStatements.set(connection, entry);
+    entry.catch(() => planStatements.delete(connection));
+  }
+  const statement = await entry;
+  const serialized = statement.turn.then(async () => {
+    statement.prepared.bindVarchar(1, sql);
+    const reader = await statement.prepared.runAndReadAll();
+    return String(reader.getRows()[0]?.[0] ?? '{}');
+  });
+  statement.turn = serialized.catch(() => undefined);
+  return serialized;
 }
 
 /** Exactly one statement, or the message saying why not. */
