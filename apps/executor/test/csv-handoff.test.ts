@@ -137,6 +137,18 @@ describe('source -> sink through a CSV hand-off', () => {
         );
         expect({ into, differing: rows[0]?.n }).toEqual({ into, differing: 0 });
       }
+      // A timestamp into a timestamptz column is read as UTC, as the typed write reads it, whatever the role's zone.
+      await suite.db.query(`create table styled_tz (id int, ts timestamptz)`);
+      await suite.db.query(`grant all on styled_tz to ${role}`);
+      const run = await runDag(
+        linearDag(source('src', { query: 'select id, ts from styled' }), sink('out', 'styled_tz')),
+        styledConfig,
+      );
+      expect(run.lines.map((l) => l.message)).toContain('rows go to sink "out" as CSV, COPY to COPY');
+      const { rows } = await suite.db.query<{ n: number }>(
+        `select count(*)::int as n from styled s join styled_tz z using (id) where z.ts = s.ts at time zone 'UTC'`,
+      );
+      expect(rows[0]?.n).toBe(2);
     } finally {
       await suite.db.query(`drop owned by ${role}`);
       await suite.db.query(`drop role ${role}`);
@@ -163,5 +175,21 @@ describe('source -> sink through a CSV hand-off', () => {
     expect(await count(suite.db, 'made_by_sink')).toBe(20);
     expect((await suite.db.query(`select note from evolving where note is not null`)).rows).toHaveLength(3);
     expect(await count(suite.db, 'made_empty')).toBe(0);
+  });
+
+  it('leaves an upsert whose key is no unique key of the table to the typed write, which says so', async () => {
+    await suite.db.query(`create table no_key (id bigint, v text)`);
+    const run = await runDag(
+      linearDag(
+        source('src', { query: `select 1::bigint as id, 'a' as v` }),
+        sink('out', 'no_key', { mode: 'upsert', key: ['id'] }),
+      ),
+      config,
+    );
+    expect(run.lines.map((l) => l.message)).toContainEqual(
+      expect.stringMatching(/^rows go to sink "out" through DuckDB/),
+    );
+    expect(run.outcome.status).toBe('failed');
+    expect(run.outcome.error).toMatchObject({ node_id: 'out', message: expect.stringContaining('unique') });
   });
 });

@@ -64,10 +64,24 @@ describe('the reaper', () => {
     expect((await getRun(caller, t, run)).status).toBe('queued');
   });
 
-  it('fails a run no executor took within the queued timeout, removing its job', async () => {
+  it('fails a run no executor took within the queued timeout while none runs, removing its job', async () => {
     const t = newTenant();
     const run = await triggerQueuedRun(suite, t);
     expect(await runsQueue.getJob(run.id)).toBeDefined();
+    // A connected executor that has not taken the job (busy with others): a backlog, not a run nobody will take.
+    const busy = new Worker(QUEUES.runs, async () => undefined, {
+      connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+      prefix: bullPrefix(prefix),
+      autorun: false,
+    });
+    try {
+      await waitFor(async () => (await runsQueue.getWorkersCount()) > 0, { what: 'the worker connected' });
+      await new Promise((r) => setTimeout(r, QUEUED_TIMEOUT_MS));
+      expect((await reaper.sweep())?.failed).not.toContain(run.id);
+      expect((await getRun(caller, t, run)).status).toBe('queued');
+    } finally {
+      await busy.close();
+    }
     await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), {
       what: 'the queued timeout to lapse',
       timeoutMs: QUEUED_TIMEOUT_MS + 5000,
@@ -77,7 +91,7 @@ describe('the reaper', () => {
       status: 'failed',
       error: {
         code: 'queue_timeout',
-        message: 'no executor took the run within 3 s of its trigger (is an executor running?)',
+        message: 'no executor took the run within 3 s of its trigger: none is running',
       },
     });
     expect(Date.parse(failed.finished_at!) - Date.parse(failed.queued_at)).toBeGreaterThanOrEqual(QUEUED_TIMEOUT_MS);

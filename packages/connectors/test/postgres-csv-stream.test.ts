@@ -65,6 +65,11 @@ describe('postgres COPY CSV read and write', () => {
     expect(rows_read).toBe(2);
     // Every value as PostgreSQL's text, quoted (COPY FROM reads a quoted field into any type; NULL stays unquoted).
     expect(chunks.map((c) => c.csv.toString()).join('')).toBe('"2",""\n"3","\\."\n');
+    // By position: two columns of one name and one named __proto__ each keep their value.
+    const odd = await drain(
+      driver.readCsv(sandbox.config, { query: `select $1::int as a, 2 as a, 'x' as "__proto__"`, params: [1] }),
+    );
+    expect(odd.chunks.map((c) => c.csv.toString()).join('')).toBe('"1","2","x"\n');
 
     await expect(
       drain(driver.readCsv(sandbox.config, { query: 'select * from no_such_table -- trailing comment' })),

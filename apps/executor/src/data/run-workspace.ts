@@ -60,8 +60,8 @@ export class RunWorkspace {
     /** Whether {@link close} closes the database too (a database of its own, not a pool's). */
     private readonly ownsDatabase: boolean,
     /**
-     * The bounds of a DuckDB a connector opens for this run (the duckdb connector's file): the run's memory_limit and
-     * threads, spilling into the run's own folder up to its spill limit. Drivers get it after the node's config.
+     * The bounds of a DuckDB a connector opens for this run (the duckdb connector's file): half the run's memory_limit
+     * and spill limit, its threads, spilling into the run's own folder. Drivers get it after the node's config.
      */
     readonly duckdbLimits: DuckdbLimits,
     /** The run's database in the instance (workspace-database.ts): every connection handed out `use`s it. */
@@ -90,11 +90,13 @@ export class RunWorkspace {
     const spillDir = join(database.dir, `run-${name}`);
     const scratchDir = join(database.scratchRoot, name);
     await Promise.all([mkdir(spillDir), mkdir(scratchDir)]);
+    // Half the run's DuckDB pool and spill: the connector's instance works beside the run's own, and the two together
+    // stay near what the executor's sizing gives a run (docs/operations.md).
     const duckdbLimits: DuckdbLimits = {
-      memoryLimitBytes: parseSize(memory.duckdb.memory_limit)!,
+      memoryLimitBytes: Math.max(8 * 1024 * 1024, Math.floor(parseSize(memory.duckdb.memory_limit)! / 2)),
       threads: Number(memory.duckdb.threads),
       spillDirectory: spillDir,
-      spillLimitBytes: memory.spillLimitBytes,
+      spillLimitBytes: Math.floor(memory.spillLimitBytes / 2),
     };
     return new RunWorkspace(
       database,

@@ -23,8 +23,9 @@ export interface ReapResult {
  * `runSilenceMs` whose command was published, and at their queue job:
  * - a queued run whose job is missing was lost: it is re-enqueued once, then failed;
  * - a job that failed, completed without a final report, or vanished under a running run: the run fails;
- * - a run still queued `queuedRunTimeoutMs` after it was queued (no executor took it, e.g. none runs): its job is
- *   removed and the run fails with `queue_timeout`, which frees its job's `forbid` slot for the next tick.
+ * - a run still queued `queuedRunTimeoutMs` after it was queued while no executor listens on the runs queue: its
+ *   job is removed and the run fails with `queue_timeout`, which frees its job's `forbid` slot for the next tick. A
+ *   backlog behind busy executors is not failed: one tenant's long runs must not fail everyone else's waiting ones.
  * It acts only once the run's lease has expired, and fails a run by a compare-and-set that bumps its epoch, so an
  * executor that comes back (or a stalled job handed to another one) can neither report on the run nor claim it.
  * One replica sweeps at a time (a transaction-level advisory lock); the others skip the round.
@@ -106,6 +107,11 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     return (await client.get(`${queue.toKey(runId)}:lock`)) === null;
   }
 
+  /** Whether any executor's worker is connected to the runs queue (BullMQ names its connections after the queue). */
+  private async executorsListening(): Promise<boolean> {
+    return (await this.producers.of(QUEUES.runs).queue.getWorkersCount()) > 0;
+  }
+
   /** A run whose command was published (one still in the outbox is the relay's to publish: nothing to judge yet). */
   private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
     const job = await this.producers.of(QUEUES.runs).queue.getJob(run.id);
@@ -113,13 +119,14 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     if (
       run.status === 'queued' &&
       state !== 'active' &&
-      run.queuedAt.getTime() <= Date.now() - this.settings.queuedRunTimeoutMs
+      run.queuedAt.getTime() <= Date.now() - this.settings.queuedRunTimeoutMs &&
+      !(await this.executorsListening())
     ) {
       // An executor taking the job meanwhile has its claim refused: the failure below bumps the epoch.
       await job?.remove().catch(() => undefined);
       await this.machine.failWithin(m, run, {
         code: 'queue_timeout',
-        message: `no executor took the run within ${formatDuration(this.settings.queuedRunTimeoutMs)} of its trigger (is an executor running?)`,
+        message: `no executor took the run within ${formatDuration(this.settings.queuedRunTimeoutMs)} of its trigger: none is running`,
       });
       done.failed.push(run.id);
       return;

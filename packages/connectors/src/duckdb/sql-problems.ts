@@ -27,6 +27,90 @@ const SERVER_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ...['sleep_ms', 'pg_sleep'].map((name) => [name, 'it only waits'] as const),
 ]);
 
+/**
+ * The first call of a refused function written in `sql`, as a message; undefined when none. Read from the text, before
+ * DuckDB binds anything: binding evaluates what it can fold (a table function's arguments, a constant LIMIT) and a
+ * CREATE ... AS keeps only the bound query, so the bound plan alone would see `range(length(current_setting(...)))`
+ * as a number. Strings and comments are skipped; a quoted name counts as written (`"current_setting"(...)`).
+ */
+export function refusedCallInText(sql: string): string | undefined {
+  for (const { name, next } of identifiers(sql)) {
+    if (next !== '(') continue;
+    const refused = SERVER_FUNCTIONS.get(name);
+    if (refused) return `calls ${name}(), which is not allowed: ${refused}`;
+  }
+  return undefined;
+}
+
+/** Each identifier of `sql` (lower-cased unless quoted) with the first character after it, whitespace and comments skipped. */
+function* identifiers(sql: string): Generator<{ name: string; next: string }> {
+  let i = 0;
+  let pending: string | undefined;
+  const skipped = (at: number): number => {
+    // Whitespace and comments (DuckDB's block comments nest, as PostgreSQL's do).
+    for (;;) {
+      while (at < sql.length && /\s/.test(sql[at]!)) at++;
+      if (sql.startsWith('--', at)) {
+        const end = sql.indexOf('\n', at);
+        at = end === -1 ? sql.length : end + 1;
+      } else if (sql.startsWith('/*', at)) {
+        let depth = 0;
+        while (at < sql.length) {
+          if (sql.startsWith('/*', at)) {
+            depth++;
+            at += 2;
+          } else if (sql.startsWith('*/', at)) {
+            at += 2;
+            if (--depth === 0) break;
+          } else at++;
+        }
+      } else return at;
+    }
+  };
+  while (i < sql.length) {
+    i = skipped(i);
+    if (i >= sql.length) break;
+    const c = sql[i]!;
+    if (pending !== undefined) {
+      yield { name: pending, next: c };
+      pending = undefined;
+    }
+    if (c === "'" || ((c === 'e' || c === 'E') && sql[i + 1] === "'")) {
+      // A string: '' doubles a quote; E'...' also escapes with a backslash.
+      const escapes = c !== "'";
+      i += escapes ? 2 : 1;
+      while (i < sql.length) {
+        if (escapes && sql[i] === '\\') i += 2;
+        else if (sql[i] === "'" && sql[i + 1] === "'") i += 2;
+        else if (sql[i] === "'") break;
+        else i++;
+      }
+      i++;
+    } else if (c === '$' && /^\$[A-Za-z_]*\$/.test(sql.slice(i, i + 64))) {
+      const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(i, i + 64))![0];
+      const end = sql.indexOf(tag, i + tag.length);
+      i = end === -1 ? sql.length : end + tag.length;
+    } else if (c === '"') {
+      let name = '';
+      i++;
+      while (i < sql.length) {
+        if (sql[i] === '"' && sql[i + 1] === '"') {
+          name += '"';
+          i += 2;
+        } else if (sql[i] === '"') break;
+        else name += sql[i++];
+      }
+      i++;
+      pending = name.toLowerCase();
+    } else if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
+      const start = i;
+      while (i < sql.length && /[\w$\u0080-\uffff]/.test(sql[i]!)) i++;
+      pending = sql.slice(start, i).toLowerCase();
+    } else i++;
+  }
+  if (pending !== undefined) yield { name: pending, next: '' };
+}
+
 /** Schemas and catalogs of DuckDB's own views (settings, databases with their paths, functions...). */
 const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
 const SYSTEM_CATALOGS: ReadonlySet<string> = new Set(['system', 'temp']);

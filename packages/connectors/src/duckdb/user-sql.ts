@@ -16,7 +16,7 @@ import duckdb, {
 import { ConnectorError } from '../connector-error.js';
 import { scalarText } from '../formats/scalar-text.js';
 import { withParsingConnection } from './sandbox.js';
-import { planProblem, systemViewNames, text, treeProblem, type JsonObject } from './sql-problems.js';
+import { planProblem, refusedCallInText, systemViewNames, text, treeProblem, type JsonObject } from './sql-problems.js';
 
 const { StatementType } = duckdb;
 
@@ -208,6 +208,8 @@ async function checkedStatement(
   kind: UserSqlKind,
   unbound: 'throw' | 'pass',
 ): Promise<DuckDBPreparedStatement | undefined> {
+  const written = refusedCallInText(sql);
+  if (written) throw refuse(written);
   const extracted = await extractOne(connection, sql);
   const parsedSelect = await checkTree(connection, sql, kind);
   let prepared: DuckDBPreparedStatement;
@@ -236,6 +238,8 @@ async function checkedStatement(
  * would only repeat it. Throws as prepareUserSql does.
  */
 export async function checkUserSelect(connection: DuckDBConnection, sql: string): Promise<void> {
+  const written = refusedCallInText(sql);
+  if (written) throw refuse(written);
   await extractOne(connection, sql);
   await checkTree(connection, sql, 'select');
 }

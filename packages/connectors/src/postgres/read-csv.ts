@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { CsvChunk, ReadRequest } from '../types.js';
 import { openSession } from './pool.js';
-import { encodeCsvBatch } from './copy-csv.js';
+import { encodeCsvValue } from './copy-csv.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
 import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
@@ -31,7 +31,7 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
     const columns = described.fields.map((f) => f.name);
     let rowsRead = 0;
     if (params.length > 0) {
-      for await (const csv of cursorCsv(client, sql, params, columns, signal)) {
+      for await (const csv of cursorCsv(client, sql, params, signal)) {
         rowsRead += csv.rows;
         yield { columns, csv: csv.text };
       }
@@ -61,7 +61,6 @@ async function* cursorCsv(
   client: pg.Client,
   sql: string,
   params: unknown[],
-  columns: readonly string[],
   signal: AbortSignal | undefined,
 ): AsyncGenerator<{ text: string; rows: number }> {
   await client.query({
@@ -70,11 +69,14 @@ async function* cursorCsv(
   });
   for (;;) {
     signal?.throwIfAborted();
-    const { rows } = await client.query<Record<string, unknown>>({
+    const { rows } = await client.query<unknown[]>({
       text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_csv_read`,
       types: TEXT_VALUES,
+      // By position: two columns of one name, or one named `__proto__`, each keep their own value.
+      rowMode: 'array',
     });
-    if (rows.length > 0) yield { text: encodeCsvBatch(rows, columns), rows: rows.length };
+    if (rows.length > 0)
+      yield { text: rows.map((row) => `${row.map(encodeCsvValue).join(',')}\n`).join(''), rows: rows.length };
     if (rows.length < DEFAULT_READ_BATCH_SIZE) return;
   }
 }

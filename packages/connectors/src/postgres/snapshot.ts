@@ -12,5 +12,12 @@ export const BEGIN_SNAPSHOT =
   `set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local intervalstyle = 'postgres'; ` +
   `set local extra_float_digits = 3`;
 
+/**
+ * How a write's session reads CSV text, whatever the target's or the role's settings: a timestamp without zone going
+ * into a timestamptz column is UTC (as DuckDB's casts have it), intervals are read field by field with their signs.
+ * One simple query: begin and the settings in one round trip.
+ */
+export const BEGIN_WRITE = `begin; set local timezone = 'UTC'; set local intervalstyle = 'postgres'`;
+
 /** Every value as PostgreSQL's text (a cursor's rows must be what COPY prints), never node-postgres's JS values. */
 export const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };

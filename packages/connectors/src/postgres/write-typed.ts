@@ -23,6 +23,7 @@ import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
 import { isUniqueKey, targetColumns, type TargetColumn } from './target-table.js';
 import { copyInto, upsert } from './write.js';
+import { BEGIN_WRITE } from './snapshot.js';
 
 interface SourceColumn {
   name: string;
@@ -47,11 +48,7 @@ export async function writeFromTable(
   let exporting: Promise<void> | undefined;
   let exported = false;
   try {
-    await client.query('begin');
-    // How PostgreSQL reads the CSV's text: a timestamp without zone going into a timestamptz column is UTC (as in
-    // DuckDB's casts), and intervals are read field by field with their own signs.
-    await client.query(`set local timezone = 'UTC'`);
-    await client.query(`set local intervalstyle = 'postgres'`);
+    await client.query(BEGIN_WRITE);
     const mappings = await prepareTarget(client, req, target, columns, key);
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
     signal?.throwIfAborted();

@@ -13,7 +13,8 @@ import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
-import { targetColumns } from './target-table.js';
+import { isUniqueKey, targetColumns } from './target-table.js';
+import { BEGIN_WRITE } from './snapshot.js';
 import type { PostgresConfig } from './postgres.config.js';
 
 // Orders the copied rows so that, of several rows with one key, the last one wins.
@@ -27,14 +28,19 @@ export async function writeRows(
   return writeCsv(cfg, req, encodeBatches(batches));
 }
 
-/** The CSV hand-off's condition (ConnectorDriver.csvTargetReady): the table exists and takes no new columns. */
+/**
+ * The CSV hand-off's condition (ConnectorDriver.csvTargetReady): the table exists, takes no new columns, and an
+ * upsert's key is one of its unique keys (else the typed write's own check says what is wrong).
+ */
 export async function csvTargetReady(cfg: PostgresConfig, req: WriteRequest): Promise<boolean> {
   if (req.schema_evolution === 'add_columns') return false;
   const session = await openSession(cfg, req).catch((err: unknown) => {
     throw toConnectorError(err, req.signal);
   });
   try {
-    return (await targetColumns(session.client, qualifiedTable(req.table, cfg.schema))) !== undefined;
+    const table = qualifiedTable(req.table, cfg.schema);
+    if ((await targetColumns(session.client, table)) === undefined) return false;
+    return req.mode !== 'upsert' || (await isUniqueKey(session.client, table, req.key ?? []));
   } catch (err) {
     throw toConnectorError(err, req.signal);
   } finally {
@@ -61,7 +67,8 @@ export async function writeCsv(
   });
   const { client } = session;
   try {
-    await client.query('begin');
+    // The CSV hand-off's text is read as the typed write reads its own (snapshot.ts).
+    await client.query(BEGIN_WRITE);
     let rowsWritten = 0;
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
     if (first && req.mode === 'upsert') {
