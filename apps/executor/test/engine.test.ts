@@ -143,6 +143,18 @@ describe('decision by rules', () => {
 });
 
 describe('failures', () => {
+  it("never reports its connector's secret, even when the source's server echoes it from the tenant's SQL", async () => {
+    const password = 'Hidden-Passw0rd-in-the-query';
+    // Trust authentication here: the password is the connector's, unused by the server, and echoed by the query.
+    const run = await runDag(linearDag(source('leaky', { query: `select '${password}'::int as n`, retries: 1 })), {
+      ...config,
+      password,
+    });
+    expect(run.outcome.status).toBe('failed');
+    expect(run.outcome.error?.message).toContain('invalid input syntax for type integer: "********"');
+    expect(JSON.stringify([run.outcome, run.lines, run.changes])).not.toContain(password);
+  });
+
   it('fails the run on bad SQL, naming the node and the message; nodes below are skipped, other branches finish', async () => {
     await suite.db.query(`create table side_out (id integer)`);
     const dag = {

@@ -63,7 +63,13 @@ export {
   secretsToResend,
   type SecretOwner,
 } from './secrets.js';
-export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';
+export {
+  runChecks,
+  scrubSecrets,
+  DEFAULT_TEST_TIMEOUT_MS,
+  type CheckStep,
+  type CheckPlan,
+} from './connection-checks.js';
 export {
   chatCompletion,
   listModels,

@@ -7,12 +7,19 @@
 import {
   connectorEnvironment,
   getDriver,
+  scrubSecrets,
   type ConnectorDriver,
   type ConnectorPools,
   type PoolScope,
 } from '@conduit/connectors';
 import type { DagNode } from '@conduit/dag';
-import type { ResolvedConnector, RunError, RunNode } from '@conduit/contracts';
+import {
+  CONNECTOR_SECRET_FIELDS,
+  type KnownConnectorType,
+  type ResolvedConnector,
+  type RunError,
+  type RunNode,
+} from '@conduit/contracts';
 import { RunWorkspace, type WorkspaceOptions } from '../data/run-workspace.js';
 import type { WorkspaceSource } from '../data/workspace-pool.js';
 import { inNodeSpan } from './node-span.js';
@@ -227,7 +234,7 @@ class RunExecution {
             log.write(
               'warn',
               node.id,
-              `attempt ${attempt} failed: ${toNodeFailure(failure, this.hidden).message}; retrying in ${delayMs} ms`,
+              `attempt ${attempt} failed: ${this.reportedFailure(node, failure).message}; retrying in ${delayMs} ms`,
             ),
         },
         (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
@@ -248,7 +255,7 @@ class RunExecution {
         log.write('warn', node.id, 'canceled');
         return;
       }
-      const failure = toNodeFailure(err, this.hidden);
+      const failure = this.reportedFailure(node, err);
       this.change(record, () => record.failed(failure.message, failure.code));
       log.write('error', node.id, `failed: ${failure.message}`);
       this.firstError ??= reportedError(`node "${node.id}" failed: ${failure.message}`, {
@@ -256,6 +263,21 @@ class RunExecution {
         ...(failure.code === undefined ? {} : { code: failure.code }),
       });
     }
+  }
+
+  /**
+   * A node's failure as reported (its error, its log lines): without the server's paths, and without its connector's
+   * secrets, which a server may echo back from the tenant's own SQL or data (`select 'the password'::int`).
+   */
+  private reportedFailure(node: DagNode, err: unknown): NodeFailure {
+    const failure = toNodeFailure(err, this.hidden);
+    const id = node.config['connector_id'];
+    const connector = typeof id === 'string' ? this.opts.connectors.get(id) : undefined;
+    if (!connector) return failure;
+    const fields: readonly string[] = CONNECTOR_SECRET_FIELDS[connector.type as KnownConnectorType] ?? [];
+    const secrets = fields.map((f) => connector.config[f]).filter((v): v is string => typeof v === 'string');
+    const message = scrubSecrets(failure.message, secrets);
+    return message === failure.message ? failure : new NodeFailure(message, failure.retryable, failure.code);
   }
 
   private context(planNode: PlanNode, inputs: string[], signal: AbortSignal): NodeContext {
