@@ -17,6 +17,7 @@ export type {
   TestOptions,
   ExecuteOptions,
   ConnectorDriver,
+  DuckdbLimits,
 } from './types.js';
 export { ConnectorError } from './connector-error.js';
 export {
@@ -41,7 +42,6 @@ export {
   type SqlBinder,
 } from './duckdb/sql-binder.js';
 export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js';
-export type { DuckdbLimits } from './duckdb/limits.js';
 export { connectorTypes, getDriver } from './registry.js';
 export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export {

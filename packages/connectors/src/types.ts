@@ -1,6 +1,5 @@
 /** The shapes every connector driver shares: type metadata, Test Connection results, and the data-plane calls. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DuckdbLimits } from './duckdb/limits.js';
 import type { PoolScope } from './pools/connector-pools.js';
 import type { TransferBuffers } from './transfer-buffers.js';
 
@@ -26,6 +25,24 @@ export interface ConnectorTypeInfo {
    * that changes one must send every stored secret again: a kept "********" would follow it to the new place.
    */
   location_fields: readonly string[];
+}
+
+/** The bounds of a DuckDB instance a driver opens (the duckdb connector's file); see duckdb/limits.ts. */
+export interface DuckdbLimits {
+  /**
+   * DuckDB's memory_limit (its buffer pool), in bytes: past it a statement spills, or fails with DuckDB's
+   * out-of-memory error. Default DEFAULT_DUCKDB_LIMITS' 128 MiB (duckdb/limits.ts); at least 8 MiB.
+   */
+  memoryLimitBytes?: number;
+  /** DuckDB's threads; default 1. */
+  threads?: number;
+  /**
+   * An existing folder of the platform's, outside the data root (e.g. the run's own folder), in which the instance
+   * spills: into a folder of its own inside, removed when the file is closed. Default none: DuckDB does not spill.
+   */
+  spillDirectory?: string;
+  /** The most the instance may spill (max_temp_directory_size), in bytes; default 1 GiB. Only with spillDirectory. */
+  spillLimitBytes?: number;
 }
 
 /** `config_error`: the settings are wrong, fix them. `transient_error`: try again later. */

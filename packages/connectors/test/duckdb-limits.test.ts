@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { openDatabase } from '../src/duckdb/database.js';
-import type { DuckdbLimits } from '../src/duckdb/limits.js';
+import type { DuckdbLimits } from '../src/types.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { batchesOf } from './support/driver-batches.js';
 import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';

@@ -11,7 +11,8 @@ import { ConnectorError } from '../connector-error.js';
 import { displayPath, resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import type { ErrorClass } from '../types.js';
 import type { DuckdbConfig } from './duckdb.config.js';
-import { instanceLimits, type DuckdbLimits } from './limits.js';
+import type { DuckdbLimits } from '../types.js';
+import { instanceLimits } from './limits.js';
 import { lockDown, preparableConfig } from './sandbox.js';
 
 export interface OpenDatabase {

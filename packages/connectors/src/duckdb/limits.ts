@@ -9,25 +9,9 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { ConnectorError } from '../connector-error.js';
 import { connectorEnvironment } from '../environment.js';
+import type { DuckdbLimits } from '../types.js';
 
 const MiB = 1024 * 1024;
-
-export interface DuckdbLimits {
-  /**
-   * DuckDB's memory_limit (its buffer pool), in bytes: past it a statement spills, or fails with DuckDB's
-   * out-of-memory error. Default {@link DEFAULT_DUCKDB_LIMITS}'s 128 MiB; at least 8 MiB.
-   */
-  memoryLimitBytes?: number;
-  /** DuckDB's threads; default 1. */
-  threads?: number;
-  /**
-   * An existing folder of the platform's, outside the data root (e.g. the run's own folder), in which the instance
-   * spills: into a folder of its own inside, removed when the file is closed. Default none: DuckDB does not spill.
-   */
-  spillDirectory?: string;
-  /** The most the instance may spill (max_temp_directory_size), in bytes; default 1 GiB. Only with spillDirectory. */
-  spillLimitBytes?: number;
-}
 
 /** What an instance gets without limits (tools, tests, a caller that passes none). */
 export const DEFAULT_DUCKDB_LIMITS = {

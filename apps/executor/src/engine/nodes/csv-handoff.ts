@@ -15,7 +15,7 @@ import type { PlanNode, RunPlan } from '../run-plan.js';
 import type { CsvHandoff, NodeContext, NodeResult } from '../node-context.js';
 import { NodeFailure, messageOf } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
-import { driverRequest } from './source.node.js';
+import { driverRequest } from './driver-request.js';
 import { namedColumns } from '../node-columns.js';
 
 type ConnectorLookup = (

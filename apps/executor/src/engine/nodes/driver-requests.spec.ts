@@ -2,7 +2,7 @@
 // config key of the same name (a tenant's `duckdbLimits` would otherwise size the DuckDB a connector opens).
 import type { NodeContext } from '../node-context.js';
 import { sinkRequestOf } from './sink-request.js';
-import { driverRequest } from './source.node.js';
+import { driverRequest } from './driver-request.js';
 
 const runLimits = { memoryLimitBytes: 64 * 1024 * 1024, threads: 1, spillDirectory: '/tmp/run', spillLimitBytes: 1 };
 const hostile = {

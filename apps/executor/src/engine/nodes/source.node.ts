@@ -2,32 +2,18 @@
  * `source`: fills a DuckDB table named after the node: typed and in bulk where the driver can (`readIntoTable`), else
  * from its batches of rows (or hands CSV straight to its sink, see csv-handoff.ts).
  */
-import type { ReadRequest } from '@conduit/connectors';
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { withDuckDB } from './duckdb-session.js';
 import { withoutEngineKeys } from './engine-keys.js';
 import { handsOffCsv, runSourceToCsv } from './csv-handoff.js';
+import { driverRequest } from './driver-request.js';
 import { asConfigError } from './sql-refusal.js';
 import { describeColumns } from '../node-columns.js';
 
 /** The driver's read request: the node's config without the engine's own keys. */
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
   return withoutEngineKeys(ctx.node.config);
-}
-
-/**
- * The request a driver reads with: the node's config, then what only the executor sets (set after it, so a config key
- * of these names never stands in for the run's signal, tenant, pools or DuckDB limits).
- */
-export function driverRequest(ctx: NodeContext, request: Record<string, unknown>): ReadRequest {
-  return {
-    ...request,
-    signal: ctx.signal,
-    tenantId: ctx.tenantId,
-    pool: ctx.pool,
-    duckdbLimits: ctx.workspace.duckdbLimits,
-  };
 }
 
 export async function runSource(ctx: NodeContext): Promise<NodeResult> {
