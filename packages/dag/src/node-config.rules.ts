@@ -22,8 +22,7 @@ const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 
 
 /**
  * Every field a transform, a sql node or a decision takes: these have no connector fields of their own, so any other
- * key is a typo that must not pass silently (api.md: unknown fields are refused). Sources and sinks keep theirs open
- * for their connector's own fields (path, format, topic...).
+ * key is a typo that must not pass silently (api.md: unknown fields are refused).
  */
 const CLOSED_FIELDS: Partial<Record<NodeType, ReadonlySet<string>>> = {
   transform: new Set([...COMMON_FIELDS, 'sql']),
@@ -41,12 +40,30 @@ const CLOSED_FIELDS: Partial<Record<NodeType, ReadonlySet<string>>> = {
   ]),
 };
 
-function checkUnknownFields(c: ConfigChecker, type: NodeType): void {
-  const known = CLOSED_FIELDS[type];
+/**
+ * Every field a node may set, and what the message calls the node, where all its fields are known: a transform's, a
+ * sql node's, a decision's, and a source's or sink's on a connector whose driver declares its own fields. Undefined
+ * otherwise: a source's or sink's other fields are then its connector's (path, format, topic...).
+ */
+function knownFields(
+  type: NodeType,
+  connector: ConnectorInfo | undefined,
+): { fields: readonly string[]; of: string } | undefined {
+  const closed = CLOSED_FIELDS[type];
+  if (closed) return { fields: [...closed], of: `a ${type} node` };
+  if (type !== 'source' && type !== 'sink') return undefined;
+  const own = connector?.nodeFields?.[type];
+  if (!connector || !own) return undefined;
+  const standard = type === 'source' ? SOURCE_FIELDS : SINK_FIELDS;
+  return { fields: [...standard, ...own], of: `a ${type} on a ${connector.type} connector` };
+}
+
+function checkUnknownFields(c: ConfigChecker, type: NodeType, connector: ConnectorInfo | undefined): void {
+  const known = knownFields(type, connector);
   if (!known) return;
-  const expected = [...known].join(', ');
   for (const key of Object.keys(c.config)) {
-    if (!known.has(key)) c.fail(key, `is not a field of a ${type} node (its fields: ${expected})`);
+    if (!known.fields.includes(key))
+      c.fail(key, `is not a field of ${known.of} (its fields: ${known.fields.join(', ')})`);
   }
 }
 
@@ -166,19 +183,7 @@ export function checkNodeConfig(
   const checker = new ConfigChecker(node.id, `nodes[${index}].config`, node.config, issues);
   CHECKS[type](checker);
   checkCommon(checker);
-  checkUnknownFields(checker, type);
-  if (type === 'source' || type === 'sink') checkConnectorFields(checker, type, connector);
-}
-
-function checkConnectorFields(c: ConfigChecker, role: 'source' | 'sink', connector: ConnectorInfo | undefined): void {
-  const own = connector?.nodeFields?.[role];
-  if (!connector || !own) return;
-  const standard = role === 'source' ? SOURCE_FIELDS : SINK_FIELDS;
-  const known = [...standard, ...own];
-  for (const key of Object.keys(c.config)) {
-    if (!standard.has(key) && !own.includes(key))
-      c.fail(key, `is not a field of a ${role} on a ${connector.type} connector (its fields: ${known.join(', ')})`);
-  }
+  checkUnknownFields(checker, type, connector);
 }
 
 /** The choices of a decision node whose `choices` is a list (its valid entries), else undefined. */

@@ -21,14 +21,12 @@ export async function webhookInputErrors(
       if (err.code !== 'url_unresolvable') errors.push({ path: 'url', code: err.code, message: err.message });
     }
   }
-  return errors.concat(secretErrors(input.secret));
-}
-
-function secretErrors(secret: string | undefined): FieldError[] {
-  if (secret === undefined) return [];
-  // The gateway checks the length too, but the secret crossed sealed, so only here is it seen again.
-  const length = [...secret].length;
-  const problem = length < 16 || length > 256 ? 'must be 16 to 256 characters' : secretProblem(secret);
-  // The message never quotes the secret.
-  return problem ? [{ path: 'secret', code: 'invalid_secret', message: problem }] : [];
+  if (input.secret !== undefined) {
+    // The gateway checks the length too, but the secret crossed sealed, so only here is it seen again.
+    const length = [...input.secret].length;
+    const problem = length < 16 || length > 256 ? 'must be 16 to 256 characters' : secretProblem(input.secret);
+    // The message never quotes the secret.
+    if (problem) errors.push({ path: 'secret', code: 'invalid_secret', message: problem });
+  }
+  return errors;
 }

@@ -4,15 +4,14 @@
  * typed read's (snapshot.ts: ISO dates, UTC, exact floats), so the database's own DateStyle or TimeZone never changes
  * a value on its way. Every type keeps PostgreSQL's own text form (numeric, int8, arrays, intervals exact).
  */
-import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { CsvChunk, ReadRequest } from '../types.js';
 import { openSession } from './pool.js';
-import { encodeCsvValue } from './copy-csv.js';
 import { toConnectorError } from './pg-errors.js';
 import type { PostgresConfig } from './postgres.config.js';
-import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
-import { BEGIN_SNAPSHOT, TEXT_VALUES } from './snapshot.js';
+import { oneStatement, paramsOf, sourceSql } from './read.js';
+import { BEGIN_SNAPSHOT } from './snapshot.js';
+import { cursorCsv } from './cursor-csv.js';
 
 /** Yields CSV chunks as the server sends them; stops and closes the connection when the consumer stops early. */
 export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }> {
@@ -31,7 +30,7 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
     const columns = described.fields.map((f) => f.name);
     let rowsRead = 0;
     if (params.length > 0) {
-      for await (const csv of cursorCsv(client, sql, params, signal)) {
+      for await (const csv of cursorCsv(client, `select * from (\n${sql}\n) as conduit_source`, params, signal)) {
         rowsRead += csv.rows;
         yield { columns, csv: csv.text };
       }
@@ -49,34 +48,5 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
     throw signal?.aborted ? signal.reason : toConnectorError(err, signal);
   } finally {
     await session.close();
-  }
-}
-
-/**
- * COPY takes no bind parameters: a query with `params` is fetched through a cursor in the same snapshot, every value
- * as PostgreSQL's text (never node-postgres's Date or arrays, which would cut microseconds or respell literals), and
- * encoded as the same CSV COPY prints.
- */
-async function* cursorCsv(
-  client: pg.Client,
-  sql: string,
-  params: unknown[],
-  signal: AbortSignal | undefined,
-): AsyncGenerator<{ text: string; rows: number }> {
-  await client.query({
-    text: `declare conduit_csv_read no scroll cursor for select * from (\n${sql}\n) as conduit_source`,
-    values: params,
-  });
-  for (;;) {
-    signal?.throwIfAborted();
-    const { rows } = await client.query<unknown[]>({
-      text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_csv_read`,
-      types: TEXT_VALUES,
-      // By position: two columns of one name, or one named `__proto__`, each keep their own value.
-      rowMode: 'array',
-    });
-    if (rows.length > 0)
-      yield { text: rows.map((row) => `${row.map(encodeCsvValue).join(',')}\n`).join(''), rows: rows.length };
-    if (rows.length < DEFAULT_READ_BATCH_SIZE) return;
   }
 }

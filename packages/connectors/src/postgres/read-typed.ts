@@ -14,14 +14,14 @@ import { quoteIdent as duckIdent } from '../duckdb/database.js';
 import { DEFAULT_TRANSFER_BUFFERS } from '../transfer-buffers.js';
 import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { openSession, type SessionOptions } from './pool.js';
-import { encodeCsvBatch } from './copy-csv.js';
 import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
 import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
 import type { TypeNames } from './type-names.js';
 import type { PostgresConfig } from './postgres.config.js';
-import { DEFAULT_READ_BATCH_SIZE, oneStatement, paramsOf, sourceSql } from './read.js';
-import { BEGIN_SNAPSHOT, TEXT_VALUES } from './snapshot.js';
+import { oneStatement, paramsOf, sourceSql } from './read.js';
+import { BEGIN_SNAPSHOT } from './snapshot.js';
+import { cursorCsv } from './cursor-csv.js';
 
 const TYPE_ROWS = `with recursive t as (
     select oid, typname, typtype, typcategory, typelem, typbasetype, typtypmod from pg_type where oid = any($1::oid[])
@@ -103,7 +103,7 @@ async function copyToParts(
     const normalised = columns.map((c, i) => `${c.plan.pg(`q.c${i}`)} as c${i}`).join(', ');
     const select = `select ${normalised} from (\n${sql}\n) as q(${positional.join(', ')})`;
     declared(columns);
-    if (params.length > 0) await cursorToFile(client, select, params, positional, out, signal);
+    if (params.length > 0) await cursorToFile(client, select, params, out, signal);
     else await pipeline(client.query(copyTo(`copy (${select}) to stdout with (format csv)`)), out);
     await client.query('commit');
     return columns;
@@ -160,12 +160,11 @@ async function columnTypeNames(
   return names;
 }
 
-/** COPY takes no bind parameters: a query with `params` is fetched through a cursor, as text, and written as CSV. */
+/** The cursor's CSV (cursor-csv.ts) into `out`, with backpressure; `out` is ended only once every row is written. */
 async function cursorToFile(
   client: pg.Client,
   select: string,
   params: unknown[],
-  columns: string[],
   out: Writable,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -173,18 +172,10 @@ async function cursorToFile(
     out.once('finish', resolve);
     out.once('error', reject);
   });
-  // Ended only when every row is written: a failure destroys `out` instead (copyToParts), never ends it.
+  // A failure destroys `out` instead (copyToParts), never ends it.
   finished.catch(() => undefined);
-  await client.query({ text: `declare conduit_typed_read no scroll cursor for ${select}`, values: params });
-  for (;;) {
-    signal?.throwIfAborted();
-    const { rows } = await client.query({
-      text: `fetch forward ${DEFAULT_READ_BATCH_SIZE} from conduit_typed_read`,
-      types: TEXT_VALUES,
-    });
-    if (rows.length > 0 && !out.write(encodeCsvBatch(rows, columns)))
-      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-    if (rows.length < DEFAULT_READ_BATCH_SIZE) break;
+  for await (const { text } of cursorCsv(client, select, params, signal)) {
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   out.end();
   await finished;

@@ -1,5 +1,4 @@
-/** What every read of a postgres source opens with, and how its values arrive when they do not come by COPY. */
-import type pg from 'pg';
+/** What every postgres read and write opens its transaction with: text forms that no server or role setting changes. */
 
 /**
  * One read-only snapshot, with text forms that do not depend on the server's, the database's or the role's settings:
@@ -18,6 +17,3 @@ export const BEGIN_SNAPSHOT =
  * One simple query: begin and the settings in one round trip.
  */
 export const BEGIN_WRITE = `begin; set local timezone = 'UTC'; set local intervalstyle = 'postgres'`;
-
-/** Every value as PostgreSQL's text (a cursor's rows must be what COPY prints), never node-postgres's JS values. */
-export const TEXT_VALUES: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
