@@ -42,6 +42,8 @@ export class RunWorkspace {
   private readonly tableRows = new Map<string, number>();
   /** Set by {@link close}: no connection is handed out after it. */
   private closed = false;
+  /** Whether a connection was handed out for a tenant's SQL ({@link connect}); set before that SQL can run. */
+  ranTenantSql = false;
   private readonly csvOutputs = new Map<string, CsvOutput>();
   /** The run's streams' finished chunks are freed while it is open (chunk-collector.ts). */
   private releaseCollector: (() => void) | undefined;
@@ -115,9 +117,15 @@ export class RunWorkspace {
     return this;
   }
 
-  /** A connection of its own for one node: nodes run in parallel and each can be interrupted alone. */
-  async connect(): Promise<DuckDBConnection> {
+  /**
+   * A connection of its own for one node: nodes run in parallel and each can be interrupted alone. `sql` says whose
+   * statements it runs: `platform` only the platform's own (loads, reads, counts, views of node ids), whose identifiers
+   * and types are quoted or come from a catalog's printed types; `tenant` (the default) a tenant's SQL too, after which
+   * the run's end checks the whole instance against its state when new (WorkspaceDatabase.recycle).
+   */
+  async connect(sql: 'tenant' | 'platform' = 'tenant'): Promise<DuckDBConnection> {
     if (this.closed) throw new Error("the run's workspace is closed");
+    if (sql === 'tenant') this.ranTenantSql = true;
     const kept = this.idle.pop();
     if (kept) {
       this.connections.add(kept);

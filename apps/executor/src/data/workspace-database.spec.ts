@@ -17,18 +17,22 @@ afterAll(async () => {
 const rows = async (connection: DuckDBConnection, sql: string): Promise<unknown[][]> =>
   (await connection.runAndReadAll(sql)).getRows();
 
-/** Runs `work` as one run on `database` (a node's connection), then ends the run as the pool does. */
+/**
+ * Runs `work` as one run on `database` (a node's connection, for a tenant's SQL unless `sql` says `platform`), then
+ * ends the run as the pool does.
+ */
 async function asRun(
   database: WorkspaceDatabase,
   work: (connection: DuckDBConnection, workspace: RunWorkspace) => Promise<void>,
+  sql: 'tenant' | 'platform' = 'tenant',
 ): Promise<boolean> {
   const workspace = await RunWorkspace.within(database, 'run_spec', memory);
-  const connection = await workspace.connect();
+  const connection = await workspace.connect(sql);
   await work(connection, workspace);
   // As the engine does once a node's work has settled; connections left open are the run's end's to close.
   workspace.release(connection);
   await workspace.close();
-  return database.recycle();
+  return database.recycle(workspace.ranTenantSql ? 'whole' : 'run');
 }
 
 /** What a run can see of what was made before it: every listing of the catalog and the per-connection state. */
@@ -228,6 +232,36 @@ describe('WorkspaceDatabase', () => {
     expect(database.refusal).toMatch(why);
     await expect(database.connect(database.currentRun)).rejects.toThrow(/closed/);
     expect(await readdir(dataDir)).not.toContain(database.dir.split('/').pop());
+  });
+
+  it("recycles a run of the platform's statements alone without comparing the settings, and still refuses what it checks", async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    const load = async (c: DuckDBConnection) => {
+      await c.run('create table loaded as select 42 as n');
+      expect(await rows(c, 'describe loaded')).toHaveLength(1);
+    };
+    expect(await asRun(database, load, 'platform')).toBe(true);
+    await asRun(database, async (c) => expect(await visible(c)).toEqual(EMPTY), 'platform');
+    // What only the settings' comparison sees goes unseen after such a run: which is why every node that may run a
+    // tenant's SQL marks its run (RunWorkspace connect), and this run's next recycle compares them.
+    expect(
+      await asRun(database, async (c) => void (await c.run("call enable_logging(storage = 'memory')")), 'platform'),
+    ).toBe(true);
+    expect(await asRun(database, load)).toBe(false);
+    expect(database.refusal).toMatch(/^changed: setting enable_logging\b/);
+
+    const next = await WorkspaceDatabase.open('db', dataDir, memory);
+    const file = join(next.dir, 'left.csv');
+    expect(await asRun(next, async (c) => void (await c.run(`copy (select 42 as n) to '${file}'`)), 'platform')).toBe(
+      false,
+    );
+    expect(next.refusal).toMatch(/^files left: left\.csv$/);
+
+    const last = await WorkspaceDatabase.open('db', dataDir, memory);
+    const untracked = await last.connect(last.currentRun);
+    expect(await asRun(last, load, 'platform')).toBe(false);
+    expect(last.refusal).toMatch(/a connection of the last run is open/);
+    untracked.closeSync();
   });
 });
 

@@ -13,7 +13,9 @@
  * connection to be the only one left open. Per-connection state (temp objects, prepared statements, variables, local
  * settings) ends with the run's connections, closed before. What a run could leave at the instance's level despite
  * the lock (another attached database, `CALL enable_logging()`, any changed setting) is checked against the state
- * the instance had when it was new: any difference, or any error, and the instance is closed instead of reused.
+ * the instance had when it was new: any difference, or any error, and the instance is closed instead of reused. That
+ * check is made after every run that may have run a tenant's SQL (RunWorkspace connect), not after a run of the
+ * platform's own statements alone (a source into a sink), which cannot change what it compares.
  * Secrets cannot be made at all (DuckDB's secret manager needs file access). What a run can still infer from the
  * instance's counters (catalog oids, transaction ids) is how many objects and statements earlier runs of the slot
  * made, not what they held (bench/README.md, "Where a run's time goes").
@@ -68,12 +70,13 @@ function changedEntries(pristine: string, state: string): string {
   return [...new Set(changed.map((line) => line.slice(0, line.indexOf('='))))].slice(0, 5).join(', ');
 }
 
-/**
- * Switches `platform` from run database `from` to a new `to` (see {@link switchSql}), then answers the instance's
- * state. Two calls: a multi-statement call answers its first statement's rows, not its last's.
- */
-async function switchRunDatabase(platform: DuckDBConnection, from: string, to: string): Promise<string> {
+/** Switches `platform` from run database `from` to a new `to` (see {@link switchSql}). */
+async function switchRunDatabase(platform: DuckDBConnection, from: string, to: string): Promise<void> {
   await platform.run(switchSql(from, to));
+}
+
+/** The instance's state ({@link INSTANCE_STATE_SQL}) as one text, compared with its state when new. */
+async function instanceState(platform: DuckDBConnection): Promise<string> {
   const rows = (await platform.runAndReadAll(INSTANCE_STATE_SQL)).getRows();
   return rows
     .map(([what, value]) => `${String(what)}=${String(value)}`)
@@ -127,7 +130,8 @@ export class WorkspaceDatabase {
         await lockDown(platform, [], [scratchRoot]);
         // The default database `memory` goes: a connection that did not `use` the run's database reaches none.
         const runDatabase = runDatabaseName();
-        const pristine = await switchRunDatabase(platform, 'memory', runDatabase);
+        await switchRunDatabase(platform, 'memory', runDatabase);
+        const pristine = await instanceState(platform);
         return new WorkspaceDatabase(instance, platform, dir, scratchRoot, pristine, runDatabase);
       } catch (err) {
         platform?.closeSync();
@@ -158,14 +162,21 @@ export class WorkspaceDatabase {
   /**
    * Gives the next run an empty default database, once every connection of the last run is closed. Answers false
    * (and closes the instance) when the instance is not as it was new; the caller then opens another.
+   *
+   * `check`: `whole` compares the instance's settings and databases with its state when new (~2 ms of CPU, half the
+   * recycle), after a run in which a tenant's SQL may have run; `run` leaves that out, after a run that ran only the
+   * platform's own statements (RunWorkspace connect), which change no setting and attach nothing: the last check
+   * found the instance as new, and nothing since could change it. Both require every other connection closed and
+   * the folder empty.
    */
-  async recycle(): Promise<boolean> {
+  async recycle(check: 'whole' | 'run' = 'whole'): Promise<boolean> {
     if (!this.open) return false;
     this.refusal = undefined;
     try {
       const next = runDatabaseName();
-      const state = await switchRunDatabase(this.platform, this.runDatabase, next);
+      await switchRunDatabase(this.platform, this.runDatabase, next);
       this.runDatabase = next;
+      const state = check === 'whole' ? await instanceState(this.platform) : this.pristine;
       this.refusal =
         state === this.pristine ? await this.leftovers() : `changed: ${changedEntries(this.pristine, state)}`;
     } catch (err) {

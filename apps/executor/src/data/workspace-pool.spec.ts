@@ -70,4 +70,26 @@ describe('WorkspacePool', () => {
     pool.release(second);
     await pool.close();
   });
+
+  it("compares the instance's settings after a run that may have run a tenant's SQL, not after one of the platform's alone", async () => {
+    const pool = new WorkspacePool({ dataDir, memory: runMemory(128 * 1024 * 1024, 1) }, pino({ level: 'silent' }), 1);
+    const enableLogging = async (sql: 'tenant' | 'platform') => {
+      const run = await pool.take('run_logs');
+      await (await run.connect(sql)).run("call enable_logging(storage = 'memory')");
+      pool.release(run);
+      await pool.settled();
+      return run.database;
+    };
+    // The platform's statements never do this; done here, it shows which check the pool asked for.
+    const unchecked = await enableLogging('platform');
+    const next = await pool.take('run_next');
+    expect(next.database).toBe(unchecked);
+    pool.release(next);
+    await pool.settled();
+    const checked = await enableLogging('tenant');
+    const after = await pool.take('run_after');
+    expect(after.database).not.toBe(checked);
+    pool.release(after);
+    await pool.close();
+  });
 });

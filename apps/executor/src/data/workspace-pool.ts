@@ -87,7 +87,7 @@ export class WorkspacePool implements WorkspaceSource {
       await database.close();
       return undefined;
     }
-    if (await database.recycle()) return database;
+    if (await database.recycle(workspace.ranTenantSql ? 'whole' : 'run')) return database;
     this.logger.warn(
       { why: database.refusal },
       'a run left its database unlike a new one: closed it instead of reusing it',

@@ -6,20 +6,25 @@
 import type { RunNode } from '@conduit/contracts';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { decisionViewSql } from '../decisions/decision-view.js';
-import { countInputs, withDuckDB } from './duckdb-session.js';
+import { PLATFORM_SQL, countInputs, withDuckDB } from './duckdb-session.js';
 import { describeColumns } from '../node-columns.js';
 
 export async function rebuildDecision(ctx: NodeContext, recorded: RunNode, choice: string): Promise<NodeResult> {
-  return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
-    await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
-    ctx.log('info', `output rebuilt; the recorded choice "${choice}" stands`);
-    return {
-      rows_in: rowsIn,
-      rows_out: rowsIn,
-      output: recorded.output,
-      choice,
-      columns: await describeColumns(connection, ctx.node.id),
-    };
-  });
+  return withDuckDB(
+    ctx.workspace,
+    ctx.signal,
+    async (connection) => {
+      const rowsIn = await countInputs(ctx.workspace, connection, ctx.inputs);
+      await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
+      ctx.log('info', `output rebuilt; the recorded choice "${choice}" stands`);
+      return {
+        rows_in: rowsIn,
+        rows_out: rowsIn,
+        output: recorded.output,
+        choice,
+        columns: await describeColumns(connection, ctx.node.id),
+      };
+    },
+    PLATFORM_SQL,
+  );
 }

@@ -80,6 +80,6 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
         columns: await describeColumns(connection, ctx.node.id),
       };
     },
-    !rules.some((rule) => seedsRandom(rule.sql)),
+    { keep: !rules.some((rule) => seedsRandom(rule.sql)) },
   );
 }

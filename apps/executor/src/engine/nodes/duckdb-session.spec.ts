@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { runMemory } from '../../data/run-memory.js';
 import { RunWorkspace } from '../../data/run-workspace.js';
-import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
+import { PLATFORM_SQL, countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 
 describe('withDuckDB', () => {
   let instance: DuckDBInstance;
@@ -96,10 +96,25 @@ describe('withDuckDB on a run workspace', () => {
         await c.run(sql);
         return c;
       },
-      !seedsRandom(sql),
+      { keep: !seedsRandom(sql) },
     );
     await expect(seeded.run('select 1')).rejects.toThrow();
     expect(await withDuckDB(workspace, signal, async (c) => c)).not.toBe(seeded);
+  });
+
+  it("marks the run as one that ran a tenant's SQL unless every node said its connection runs the platform's alone", async () => {
+    const signal = new AbortController().signal;
+    await withDuckDB(workspace, signal, async (c) => c.run('create table loaded as select 1 as n'), PLATFORM_SQL);
+    expect(workspace.ranTenantSql).toBe(false);
+    // Marked when the connection is handed out, before any of the node's SQL runs: a node that fails is counted too.
+    await expect(
+      withDuckDB(workspace, signal, async () => {
+        expect(workspace.ranTenantSql).toBe(true);
+        throw new Error('the SQL failed');
+      }),
+    ).rejects.toThrow('the SQL failed');
+    await withDuckDB(workspace, signal, async (c) => c.run('select 1'), PLATFORM_SQL);
+    expect(workspace.ranTenantSql).toBe(true);
   });
 
   it('closes the connections kept for the next node when the run ends', async () => {

@@ -11,18 +11,33 @@ import { quoteIdent } from '../../data/sql-names.js';
  */
 export const seedsRandom = (sql: string): boolean => /setseed/i.test(sql);
 
+/** How a node uses its DuckDB connection. */
+export interface DuckDBUse {
+  /**
+   * `platform`: only the platform's own statements run on it (loads, reads, counts, views built from node ids), never a
+   * tenant's SQL, so the run's database needs no check of the instance's settings when the run ends (RunWorkspace
+   * connect). The default, `tenant`, is the safe one.
+   */
+  sql?: 'tenant' | 'platform';
+  /** False: the connection is closed after, even when the work ended well (see seedsRandom). */
+  keep?: boolean;
+}
+
+/** A node that runs only the platform's own statements on its connection. */
+export const PLATFORM_SQL: DuckDBUse = { sql: 'platform' };
+
 /**
- * Runs `work` on a connection of the run's workspace. `keep` false: the connection is closed after, even when the work
- * ended well (see seedsRandom); otherwise one that ended well goes to the run's next node.
+ * Runs `work` on a connection of the run's workspace; one that ended well goes to the run's next node, unless `keep`
+ * is false.
  */
 export async function withDuckDB<T>(
   workspace: RunWorkspace,
   signal: AbortSignal,
   work: (connection: DuckDBConnection) => Promise<T>,
-  keep = true,
+  { sql = 'tenant', keep = true }: DuckDBUse = {},
 ): Promise<T> {
   signal.throwIfAborted();
-  const connection = await workspace.connect();
+  const connection = await workspace.connect(sql);
   // Repeated until the work returns: one interrupt landing between two statements of the node (its checks, the
   // tenant's SQL, the counts) would be lost.
   let stopInterrupting: (() => void) | undefined;

@@ -3,7 +3,7 @@ import { readBatches } from '../../data/table-reader.js';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
-import { countRows, withDuckDB } from './duckdb-session.js';
+import { PLATFORM_SQL, countRows, withDuckDB } from './duckdb-session.js';
 import { sinkRequestOf } from './sink-request.js';
 import { runSinkFromCsv } from './csv-handoff.js';
 import { describeColumns } from '../node-columns.js';
@@ -17,31 +17,41 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   const { connector, driver } = ctx.connector('write');
   const request = sinkRequestOf(ctx);
   const { table, mode } = request;
-  return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    // Read before writing: a failure after the write would retry it, and append twice.
-    const columns = await describeColumns(connection, input);
-    if (driver.writeFromTable) {
-      // Typed and in bulk: the driver maps the table's DuckDB types to the target's.
-      const rowsIn = await countRows(connection, input);
-      const source = { connection, table: input, scratchDir: ctx.workspace.scratchDir, buffers: ctx.workspace.buffers };
-      const { rows_written } = await driver.writeFromTable(connector.config, request, source);
+  return withDuckDB(
+    ctx.workspace,
+    ctx.signal,
+    async (connection) => {
+      // Read before writing: a failure after the write would retry it, and append twice.
+      const columns = await describeColumns(connection, input);
+      if (driver.writeFromTable) {
+        // Typed and in bulk: the driver maps the table's DuckDB types to the target's.
+        const rowsIn = await countRows(connection, input);
+        const source = {
+          connection,
+          table: input,
+          scratchDir: ctx.workspace.scratchDir,
+          buffers: ctx.workspace.buffers,
+        };
+        const { rows_written } = await driver.writeFromTable(connector.config, request, source);
+        ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
+        return { rows_in: rowsIn, rows_out: rows_written, output: null, columns };
+      }
+      let rowsIn = 0;
+      const batches = (async function* () {
+        for await (const batch of readBatches(
+          connection,
+          `select * from ${quoteIdent(input)}`,
+          ctx.sinkBatchRows,
+          ctx.signal,
+        )) {
+          rowsIn += batch.length;
+          yield batch;
+        }
+      })();
+      const { rows_written } = await driver.write!(connector.config, request, batches);
       ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
       return { rows_in: rowsIn, rows_out: rows_written, output: null, columns };
-    }
-    let rowsIn = 0;
-    const batches = (async function* () {
-      for await (const batch of readBatches(
-        connection,
-        `select * from ${quoteIdent(input)}`,
-        ctx.sinkBatchRows,
-        ctx.signal,
-      )) {
-        rowsIn += batch.length;
-        yield batch;
-      }
-    })();
-    const { rows_written } = await driver.write!(connector.config, request, batches);
-    ctx.log('info', `wrote ${rows_written} of ${rowsIn} rows to ${String(table)} (${mode})`);
-    return { rows_in: rowsIn, rows_out: rows_written, output: null, columns };
-  });
+    },
+    PLATFORM_SQL,
+  );
 }

@@ -4,7 +4,7 @@
  */
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
-import { withDuckDB } from './duckdb-session.js';
+import { PLATFORM_SQL, withDuckDB } from './duckdb-session.js';
 import { withoutEngineKeys } from './engine-keys.js';
 import { handsOffCsv, runSourceToCsv } from './csv-handoff.js';
 import { driverRequest } from './driver-request.js';
@@ -20,43 +20,48 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
   const request = sourceRequestOf(ctx);
   if (ctx.csvHandoff && (await handsOffCsv(ctx, ctx.csvHandoff))) return runSourceToCsv(ctx, request);
   const { connector, driver } = ctx.connector('read');
-  return withDuckDB(ctx.workspace, ctx.signal, async (connection) => {
-    if (driver.readIntoTable) {
-      // Typed and in bulk: the table's columns have the types the source's own catalog declares.
+  return withDuckDB(
+    ctx.workspace,
+    ctx.signal,
+    async (connection) => {
+      if (driver.readIntoTable) {
+        // Typed and in bulk: the table's columns have the types the source's own catalog declares.
+        try {
+          const target = {
+            connection,
+            table: ctx.node.id,
+            scratchDir: ctx.workspace.scratchDir,
+            buffers: ctx.workspace.buffers,
+          };
+          const { rows, columns } = await driver.readIntoTable(connector.config, driverRequest(ctx, request), target);
+          ctx.log('info', `read ${rows} rows`);
+          // The rows the driver loaded into the new table: the next transform or decision need not count them again.
+          ctx.workspace.setTableRows(ctx.node.id, rows);
+          return {
+            rows_in: 0,
+            rows_out: rows,
+            output: null,
+            columns: await describeColumns(connection, ctx.node.id, columns),
+          };
+        } catch (err) {
+          throw asConfigError(err);
+        }
+      }
+      const loader = new TableLoader(connection, ctx.node.id);
       try {
-        const target = {
-          connection,
-          table: ctx.node.id,
-          scratchDir: ctx.workspace.scratchDir,
-          buffers: ctx.workspace.buffers,
-        };
-        const { rows, columns } = await driver.readIntoTable(connector.config, driverRequest(ctx, request), target);
+        for await (const batch of driver.read!(connector.config, driverRequest(ctx, request))) {
+          ctx.signal.throwIfAborted();
+          await loader.append(batch);
+        }
+        const rows = await loader.finish();
         ctx.log('info', `read ${rows} rows`);
-        // The rows the driver loaded into the new table: the next transform or decision need not count them again.
         ctx.workspace.setTableRows(ctx.node.id, rows);
-        return {
-          rows_in: 0,
-          rows_out: rows,
-          output: null,
-          columns: await describeColumns(connection, ctx.node.id, columns),
-        };
+        return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id) };
       } catch (err) {
+        loader.abandon();
         throw asConfigError(err);
       }
-    }
-    const loader = new TableLoader(connection, ctx.node.id);
-    try {
-      for await (const batch of driver.read!(connector.config, driverRequest(ctx, request))) {
-        ctx.signal.throwIfAborted();
-        await loader.append(batch);
-      }
-      const rows = await loader.finish();
-      ctx.log('info', `read ${rows} rows`);
-      ctx.workspace.setTableRows(ctx.node.id, rows);
-      return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id) };
-    } catch (err) {
-      loader.abandon();
-      throw asConfigError(err);
-    }
-  });
+    },
+    PLATFORM_SQL,
+  );
 }

@@ -51,6 +51,6 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
         columns: await describeColumns(connection, ctx.node.id),
       };
     },
-    !seedsRandom(sql),
+    { keep: !seedsRandom(sql) },
   );
 }

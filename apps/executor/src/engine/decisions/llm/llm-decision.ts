@@ -6,7 +6,7 @@
 import { ConnectorError, parseOpenAiConfig, type OpenAiConfig } from '@conduit/connectors';
 import type { NodeContext, NodeResult } from '../../node-context.js';
 import { NodeFailure } from '../../node-failure.js';
-import { withDuckDB } from '../../nodes/duckdb-session.js';
+import { PLATFORM_SQL, withDuckDB } from '../../nodes/duckdb-session.js';
 import { decisionViewSql } from '../decision-view.js';
 import { describeColumns, type NodeColumns } from '../../node-columns.js';
 import { readDecisionInput, type DecisionInput } from './decision-input.js';
@@ -42,6 +42,7 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
         columns: await describeColumns(connection, ctx.node.id),
       };
     },
+    PLATFORM_SQL,
   );
   const prompt = renderPrompt(config.prompt, input, ctx.parameters);
   if (prompt.missingParams.length > 0) {
