@@ -76,6 +76,25 @@ describe('postgres COPY CSV read and write', () => {
     ).rejects.toThrow('relation "no_such_table" does not exist');
   });
 
+  it("writes a boolean into a text column as PostgreSQL's cast and a typed write do (true, not t), by COPY and cursor", async () => {
+    await sandbox.admin.query('create table csv_flags (id bigint, flag text, again boolean)');
+    const reads = [
+      { query: 'select id, flag, flag as again from csv_src order by id -- trailing comment' },
+      { query: 'select id, flag, flag as again from csv_src where id > $1 order by id', params: [0] },
+    ];
+    for (const read of reads) {
+      const { chunks } = await drain(driver.readCsv(sandbox.config, read));
+      expect(chunks[0]!.columns).toEqual(['id', 'flag', 'again']);
+      await driver.writeCsv(sandbox.config, { table: 'csv_flags', mode: 'overwrite' }, replay(chunks));
+      const { rows } = await sandbox.admin.query('select id::text as id, flag, again from csv_flags order by id');
+      expect(rows).toEqual([
+        { id: '2', flag: null, again: null },
+        { id: '3', flag: 'false', again: false },
+        { id: '9007199254740993', flag: 'true', again: true },
+      ]);
+    }
+  });
+
   it('overwrites in one transaction, and an empty read leaves an appended table as it was', async () => {
     await sandbox.admin.query('create table csv_over (id bigint, name text)');
     await sandbox.admin.query(`insert into csv_over values (100, 'old')`);

@@ -13,6 +13,21 @@ import { oneStatement, paramsOf, sourceSql } from './read.js';
 import { BEGIN_SNAPSHOT } from './snapshot.js';
 import { cursorCsv } from './cursor-csv.js';
 
+/** PostgreSQL's `boolean`: its output is `t` and `f`, its text (a cast, and a typed write's) `true` and `false`. */
+const BOOL_OID = 16;
+
+/**
+ * The read's rows as the CSV carries them. A boolean's output (`t`) is what COPY prints, but a text column of the sink
+ * would keep it as it is, where a typed write (and PostgreSQL's own cast) writes `true`: a query with a boolean column
+ * is read by position with that column as its text. A boolean target takes either.
+ */
+function csvSelect(sql: string, fields: readonly { dataTypeID: number }[]): string | undefined {
+  if (!fields.some((f) => f.dataTypeID === BOOL_OID)) return undefined;
+  const names = fields.map((_f, i) => `c${i}`);
+  const values = fields.map((f, i) => (f.dataTypeID === BOOL_OID ? `q.c${i}::text` : `q.c${i}`));
+  return `select ${values.join(', ')} from (\n${sql}\n) as q(${names.join(', ')})`;
+}
+
 /** Yields CSV chunks as the server sends them; stops and closes the connection when the consumer stops early. */
 export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGenerator<CsvChunk, { rows_read: number }> {
   const { signal } = req;
@@ -28,14 +43,16 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
     // One statement (oneStatement): the COPY or the cursor below repeats the same text.
     const described = await client.query(oneStatement(`select * from (\n${sql}\n) as conduit_source limit 0`, params));
     const columns = described.fields.map((f) => f.name);
+    const select = csvSelect(sql, described.fields);
     let rowsRead = 0;
     if (params.length > 0) {
-      for await (const csv of cursorCsv(client, `select * from (\n${sql}\n) as conduit_source`, params, signal)) {
+      const query = select ?? `select * from (\n${sql}\n) as conduit_source`;
+      for await (const csv of cursorCsv(client, query, params, signal)) {
         rowsRead += csv.rows;
         yield { columns, csv: csv.text };
       }
     } else {
-      const out = client.query(copyTo(`copy (\n${sql}\n) to stdout with (format csv)`));
+      const out = client.query(copyTo(`copy (\n${select ?? sql}\n) to stdout with (format csv)`));
       for await (const csv of out as AsyncIterable<Buffer>) {
         signal?.throwIfAborted();
         yield { columns, csv };
