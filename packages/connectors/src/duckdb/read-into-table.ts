@@ -13,6 +13,7 @@ import { copyToParquetSql, deduplicated, describeColumns, importSelect, sqlStrin
 import { sourceSql } from './read.js';
 import { prepareUserSql } from './user-sql.js';
 import { removeFile } from '../remove-file.js';
+import { runOneStatement } from './one-statement.js';
 
 export async function readIntoTable(
   cfg: DuckdbConfig,
@@ -59,10 +60,12 @@ async function loadParquet(
   try {
     await connection.run('begin transaction');
     try {
-      await connection.run(
+      await runOneStatement(
+        connection,
         `create table ${table} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`,
       );
-      const inserted = await connection.run(
+      const inserted = await runOneStatement(
+        connection,
         `insert into ${table} select ${importSelect(columns)} from read_parquet(${sqlString(file)})`,
       );
       await connection.run('commit');
