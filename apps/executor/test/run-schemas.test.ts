@@ -46,6 +46,21 @@ describe('node columns in the run outcome', () => {
     ]);
   });
 
+  it("reports a sink's columns after a typed source as its input's DuckDB columns, without the source's types", async () => {
+    // A table that does not exist yet: the rows go through DuckDB, not the CSV hand-off.
+    const dag = linearDag(source('src', { query: 'select id, amount from payments' }), sink('out', 'payments_new'));
+    const run = await runDag(dag, config);
+    expect(run.outcome.status).toBe('succeeded');
+    expect(nodeOf(run, 'src').columns).toEqual([
+      { name: 'id', type: 'INTEGER', source_type: 'integer' },
+      { name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' },
+    ]);
+    expect(nodeOf(run, 'out').columns).toEqual([
+      { name: 'id', type: 'INTEGER' },
+      { name: 'amount', type: 'DECIMAL(12,2)' },
+    ]);
+  });
+
   it("reports a decision's columns (its input's), null for a failed node and for the nodes it skipped", async () => {
     const dag = {
       nodes: [

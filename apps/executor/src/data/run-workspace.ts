@@ -12,6 +12,7 @@ import { keepInterrupting } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
 import { parseSize, type RunMemory } from './run-memory.js';
 import { WorkspaceDatabase } from './workspace-database.js';
+import type { NodeColumns } from './table-columns.js';
 
 export interface WorkspaceOptions {
   /** Parent of the databases' folders. */
@@ -40,6 +41,8 @@ export class RunWorkspace {
   private readonly idle: DuckDBConnection[] = [];
   /** Rows of node tables made in this execution, as DuckDB answered the statement that made each (a transform's). */
   private readonly tableRows = new Map<string, number>();
+  /** Columns of node tables and views made in this execution, as described when each was made. */
+  private readonly tableColumns = new Map<string, NodeColumns>();
   /** Set by {@link close}: no connection is handed out after it. */
   private closed = false;
   /** Whether a connection was handed out for a tenant's SQL ({@link connect}); set before that SQL can run. */
@@ -164,6 +167,16 @@ export class RunWorkspace {
   /** The rows of node table `nodeId` when this execution made it; undefined when it must be counted. */
   knownTableRows(nodeId: string): number | undefined {
     return this.tableRows.get(nodeId);
+  }
+
+  /** Records the columns of node table `nodeId` as described when it was made (see {@link setTableRows}). */
+  setTableColumns(nodeId: string, columns: NodeColumns): void {
+    this.tableColumns.set(nodeId, columns);
+  }
+
+  /** The columns of node table `nodeId` when this execution made it; undefined when they must be described. */
+  knownTableColumns(nodeId: string): NodeColumns | undefined {
+    return this.tableColumns.get(nodeId);
   }
 
   /** Where a node writes its CSV output: a file of the spill directory, removed with it. */

@@ -12,12 +12,10 @@ import {
 } from '@conduit/contracts';
 import { quoteIdent } from '../data/sql-names.js';
 import { messageOf } from './node-failure.js';
+import type { NodeColumns } from '../data/table-columns.js';
+import type { NodeContext } from './node-context.js';
 
-/** The columns reported (at most RUN_NODE_COLUMNS_MAX) and how many the output really has. */
-export interface NodeColumns {
-  columns: RunNodeColumn[];
-  total: number;
-}
+export type { NodeColumns };
 
 /**
  * Cuts a name or type to `max` characters, marking the cut so it is never mistaken for the real one. NUL and a
@@ -63,6 +61,34 @@ export async function describeColumns(
     .slice(0, RUN_NODE_COLUMNS_MAX)
     .map(([name, type]) => columnOf(String(name), String(type), sourceTypes.get(String(name))));
   return { columns, total: rows.length };
+}
+
+/**
+ * The columns of the node's own output table or view (named after it), recorded in the run's workspace for the nodes
+ * that read it: a node's output never changes after its node (the tenant's SQL only reads).
+ */
+export async function outputColumns(
+  ctx: NodeContext,
+  connection: DuckDBConnection,
+  declared: readonly ColumnSpec[] = [],
+): Promise<NodeColumns> {
+  const columns = await describeColumns(connection, ctx.node.id, declared);
+  ctx.workspace.setTableColumns(ctx.node.id, columns);
+  return columns;
+}
+
+/**
+ * The columns of input `input`: as recorded when this execution made it (without the source types a typed source
+ * declared: DESCRIBE has none), else described.
+ */
+export async function inputColumns(
+  ctx: NodeContext,
+  connection: DuckDBConnection,
+  input: string,
+): Promise<NodeColumns> {
+  const known = ctx.workspace.knownTableColumns(input);
+  if (!known) return describeColumns(connection, input);
+  return { columns: known.columns.map(({ name, type }) => ({ name, type })), total: known.total };
 }
 
 /** Columns known only by name (the CSV hand-off passes PostgreSQL's text form, no DuckDB table): type null. */

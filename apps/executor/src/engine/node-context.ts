@@ -3,7 +3,7 @@ import type { ConnectorDriver, PoolScope } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
 import type { DagNode } from '@conduit/dag';
 import type { RunWorkspace } from '../data/run-workspace.js';
-import type { NodeColumns } from './node-columns.js';
+import type { NodeColumns } from '../data/table-columns.js';
 import type { RunLogLevel } from './run-log-sink.js';
 
 export interface NodeContext {

@@ -7,7 +7,7 @@ import type { RunNode } from '@conduit/contracts';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { decisionViewSql } from '../decisions/decision-view.js';
 import { PLATFORM_SQL, countInputs, withDuckDB } from './duckdb-session.js';
-import { describeColumns } from '../node-columns.js';
+import { outputColumns } from '../node-columns.js';
 
 export async function rebuildDecision(ctx: NodeContext, recorded: RunNode, choice: string): Promise<NodeResult> {
   return withDuckDB(
@@ -22,7 +22,7 @@ export async function rebuildDecision(ctx: NodeContext, recorded: RunNode, choic
         rows_out: rowsIn,
         output: recorded.output,
         choice,
-        columns: await describeColumns(connection, ctx.node.id),
+        columns: await outputColumns(ctx, connection),
       };
     },
     PLATFORM_SQL,

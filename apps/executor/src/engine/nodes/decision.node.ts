@@ -12,7 +12,7 @@ import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
 import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
-import { describeColumns } from '../node-columns.js';
+import { outputColumns } from '../node-columns.js';
 
 interface Rule {
   choice: string;
@@ -77,7 +77,7 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
         rows_out: rowsIn,
         output: { choice, reason },
         choice,
-        columns: await describeColumns(connection, ctx.node.id),
+        columns: await outputColumns(ctx, connection),
       };
     },
     { keep: !rules.some((rule) => seedsRandom(rule.sql)) },

@@ -6,7 +6,7 @@ import type { NodeContext, NodeResult } from '../node-context.js';
 import { PLATFORM_SQL, countRows, withDuckDB } from './duckdb-session.js';
 import { sinkRequestOf } from './sink-request.js';
 import { runSinkFromCsv } from './csv-handoff.js';
-import { describeColumns } from '../node-columns.js';
+import { inputColumns } from '../node-columns.js';
 
 export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   if (ctx.inputs.length !== 1)
@@ -22,7 +22,7 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
     ctx.signal,
     async (connection) => {
       // Read before writing: a failure after the write would retry it, and append twice.
-      const columns = await describeColumns(connection, input);
+      const columns = await inputColumns(ctx, connection, input);
       if (driver.writeFromTable) {
         // Typed and in bulk: the driver maps the table's DuckDB types to the target's.
         const rowsIn = await countRows(connection, input);

@@ -9,7 +9,7 @@ import { withoutEngineKeys } from './engine-keys.js';
 import { handsOffCsv, runSourceToCsv } from './csv-handoff.js';
 import { driverRequest } from './driver-request.js';
 import { asConfigError } from './sql-refusal.js';
-import { describeColumns } from '../node-columns.js';
+import { outputColumns } from '../node-columns.js';
 
 /** The driver's read request: the node's config without the engine's own keys. */
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
@@ -41,7 +41,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
             rows_in: 0,
             rows_out: rows,
             output: null,
-            columns: await describeColumns(connection, ctx.node.id, columns),
+            columns: await outputColumns(ctx, connection, columns),
           };
         } catch (err) {
           throw asConfigError(err);
@@ -56,7 +56,7 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
         const rows = await loader.finish();
         ctx.log('info', `read ${rows} rows`);
         ctx.workspace.setTableRows(ctx.node.id, rows);
-        return { rows_in: 0, rows_out: rows, output: null, columns: await describeColumns(connection, ctx.node.id) };
+        return { rows_in: 0, rows_out: rows, output: null, columns: await outputColumns(ctx, connection) };
       } catch (err) {
         loader.abandon();
         throw asConfigError(err);

@@ -10,7 +10,7 @@ import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
-import { describeColumns } from '../node-columns.js';
+import { outputColumns } from '../node-columns.js';
 
 export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
   const sql = ctx.node.config['sql'];
@@ -48,7 +48,7 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
         rows_in: rowsIn,
         rows_out: rowsOut,
         output: null,
-        columns: await describeColumns(connection, ctx.node.id),
+        columns: await outputColumns(ctx, connection),
       };
     },
     { keep: !seedsRandom(sql) },

@@ -8,7 +8,7 @@ import type { NodeContext, NodeResult } from '../../node-context.js';
 import { NodeFailure } from '../../node-failure.js';
 import { PLATFORM_SQL, withDuckDB } from '../../nodes/duckdb-session.js';
 import { decisionViewSql } from '../decision-view.js';
-import { describeColumns, type NodeColumns } from '../../node-columns.js';
+import { outputColumns, type NodeColumns } from '../../node-columns.js';
 import { readDecisionInput, type DecisionInput } from './decision-input.js';
 import { llmDecisionConfigOf } from './llm-decision-config.js';
 import { runLlmExchange } from './llm-exchange.js';
@@ -39,7 +39,7 @@ export async function runLlmDecision(ctx: NodeContext): Promise<NodeResult> {
       await connection.run(decisionViewSql(ctx.node.id, ctx.inputs));
       return {
         input: await readDecisionInput(connection, ctx.node.id, config.sampleRows),
-        columns: await describeColumns(connection, ctx.node.id),
+        columns: await outputColumns(ctx, connection),
       };
     },
     PLATFORM_SQL,
