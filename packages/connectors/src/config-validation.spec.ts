@@ -67,3 +67,28 @@ describe('validateConnectorConfig', () => {
     ]);
   });
 });
+
+describe('http headers', () => {
+  const base = { base_url: 'https://api.example.com' };
+  const paths = (config: Record<string, unknown>) => validateConnectorConfig('http', config).map((p) => p.path);
+
+  it('takes field names and values as HTTP allows them', () => {
+    expect(paths({ ...base, headers: { 'X-Team': 'data', Accept: 'application/json' } })).toEqual([]);
+    expect(paths({ ...base, auth_type: 'header', auth_header_name: 'X-Api-Key', auth_header_value: 'k' })).toEqual([]);
+  });
+
+  it('refuses a line break or NUL in a name or value, and the headers that frame the request, at save', () => {
+    expect(
+      paths({ ...base, auth_type: 'header', auth_header_name: 'X-Api-Key\r\nX-Evil: 1', auth_header_value: 'k' }),
+    ).toEqual(['config.auth_header_name']);
+    expect(
+      paths({ ...base, auth_type: 'header', auth_header_name: 'X-Api-Key', auth_header_value: 'k\r\nX-Evil: 1' }),
+    ).toEqual(['config.auth_header_value']);
+    expect(paths({ ...base, headers: { 'X-Ok': 'a\nb' } })).toEqual(['config.headers.X-Ok']);
+    for (const name of ['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Proxy-Authorization', 'X Y', ''])
+      expect(paths({ ...base, headers: { [name]: 'x' } })).not.toEqual([]);
+    // Never the secret's value in the problem.
+    const problems = validateConnectorConfig('http', { ...base, auth_header_value: 'hunter2\n' });
+    expect(JSON.stringify(problems)).not.toContain('hunter2');
+  });
+});

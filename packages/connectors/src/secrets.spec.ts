@@ -70,6 +70,24 @@ describe('secretsToResend', () => {
     ).toEqual(['secret_access_key']);
   });
 
+  it('names each masked secret when the TLS setting changes: a stored secret never goes out less protected', () => {
+    expect(
+      secretsToResend(
+        'postgres',
+        { ...stored, ssl: 'disable', password: SECRET_MASK },
+        { ...stored, ssl: 'verify-full' },
+      ),
+    ).toEqual(['password']);
+    const mysql = { host: 'db', user: 'u', password: 'enc:v1:m', ssl: 'require' };
+    expect(secretsToResend('mysql', { ...mysql, ssl: 'disable', password: SECRET_MASK }, mysql)).toEqual(['password']);
+    for (const type of ['redis', 'amqp', 'mqtt', 'nats']) {
+      const held = { host: 'broker', password: 'enc:v1:b', tls: true };
+      expect(secretsToResend(type, { ...held, tls: false, password: SECRET_MASK }, held)).toEqual(['password']);
+    }
+    // Unchanged, the default spelled out or left out alike: nothing to send again.
+    expect(secretsToResend('postgres', { ...stored, ssl: 'disable', password: SECRET_MASK }, stored)).toEqual([]);
+  });
+
   it('asks nothing when the place is the same (defaults count), or the secrets are sent anew', () => {
     expect(secretsToResend('postgres', { ...stored, user: 'other', password: SECRET_MASK }, stored)).toEqual([]);
     expect(secretsToResend('postgres', { ...stored, port: 5432, password: SECRET_MASK }, stored)).toEqual([]);

@@ -77,6 +77,10 @@ describe('cursors', () => {
     expect(decodeCursor(encodeCursor({ after: 'prj_1' }))).toEqual({ after: 'prj_1' });
     expect(decodeCursor('not-a-cursor')).toBeUndefined();
     expect(decodeCursor(Buffer.from('{"after":5}').toString('base64url'))).toBeUndefined();
+    expect(decodeCursor(encodeCursor({ after: '42' }))).toEqual({ after: '42' });
+    // A NUL (PostgreSQL refuses it in text: was a 500), control characters and other scripts were never issued.
+    for (const after of ['\u0000', 'prj_1\u0000', 'a\nb', 'prj 1', 'é'])
+      expect(decodeCursor(encodeCursor({ after }))).toBeUndefined();
   });
 
   it('page from limit + 1 rows', () => {

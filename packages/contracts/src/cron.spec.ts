@@ -1,4 +1,4 @@
-import { checkCron, isTimeZone, jobCreateSchema, parseOrThrow, AppError } from './index.js';
+import { checkCron, cronNeverFires, isTimeZone, jobCreateSchema, parseOrThrow, AppError } from './index.js';
 
 describe('checkCron', () => {
   it.each([
@@ -21,6 +21,34 @@ describe('checkCron', () => {
     ['* * * FOO *', '"FOO" is not a valid month'],
     ['5-1 * * * *', 'minute range "5-1" runs backwards'],
   ])('refuses %j: %s', (expr, message) => expect(checkCron(expr)).toBe(message));
+
+  // No date matches: decided on the months of a leap year (cron-parser would search for years and find nothing).
+  it.each([
+    ['* * 31 4,6,9,11 *', 'day of month 31 never comes in April, June, September or November: the schedule never fires'],
+    ['0 0 30 2 *', 'day of month 30 never comes in February: the schedule never fires'],
+    ['0 0 30,31 FEB *', 'day of month 30,31 never comes in February: the schedule never fires'],
+    ['0 0 31 2-6/2 *', 'day of month 31 never comes in February, April or June: the schedule never fires'],
+    // `30/5` is 30 to the end of the month by 5 (cron-parser's reading): 30 only.
+    ['0 0 30/5 2 *', 'day of month 30/5 never comes in February: the schedule never fires'],
+  ])('refuses %j, which never fires: %s', (expr, message) => expect(checkCron(expr)).toBe(message));
+
+  it.each([
+    '0 0 29 2 *', // every four years
+    '0 0 30,29 2 *',
+    '0 0 31 2/2 *', // August, October, December
+    '0 0 31 4 1-5', // day of month or day of week: every weekday of April
+    '0 0 30 2 */1',
+    '0 0 */10 2 *', // 1, 11, 21
+  ])('accepts %s, which fires', (expr) => expect(checkCron(expr)).toBeUndefined());
+
+  it('tells a stored schedule that never fires, six fields (seconds) too, and nothing else', () => {
+    expect(cronNeverFires('* * 31 4,6,9,11 *')).toBe(true);
+    expect(cronNeverFires('*/3 0 0 30 2 *')).toBe(true);
+    expect(cronNeverFires('0 0 29 2 *')).toBe(false);
+    expect(cronNeverFires('0 0 31 2 MON')).toBe(false);
+    expect(cronNeverFires('60 0 30 2 *')).toBe(false); // invalid, not "never"
+    expect(cronNeverFires('0 0 30 2')).toBe(false);
+  });
 });
 
 describe('job create schema', () => {

@@ -51,15 +51,61 @@ function checkItem(field: Field, item: string): string | undefined {
   return undefined;
 }
 
-/** undefined when the expression is valid, else a message naming the field at fault. */
-export function checkCron(expression: string): string | undefined {
-  const parts = expression
+/** The values a checked field allows, read as cron-parser reads them (`5/15` is 5 to the field's end, by 15). */
+function valuesOf(field: Field, text: string): number[] {
+  const values: number[] = [];
+  for (const item of text.split(',')) {
+    const [range, step] = item.split('/') as [string, string?];
+    const by = step === undefined ? 1 : Number(step);
+    const bounds = range === '*' ? [field.min, field.max] : range.split('-').map((b) => valueOf(field, b)!);
+    const to = bounds[1] ?? (step === undefined ? bounds[0]! : field.max);
+    for (let v = bounds[0]!; v <= to; v += by) values.push(v);
+  }
+  return values;
+}
+
+/** Days of each month in a leap year: a month and day that ever come together come in a leap year (29 February). */
+const LEAP_MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+
+/**
+ * A message when no date ever matches the (checked) day-of-month, month and day-of-week fields, such as `31 4,6,9,11
+ * *` or `30 2 *`: decided on the twelve months of a leap year, not by searching years. As cron-parser (the
+ * scheduler's library) reads a schedule, a day of week other than `*` is restricted, and when both day fields are, a
+ * day matches when either does: such a schedule fires every week whatever its days of month.
+ */
+function neverFires(dayOfMonth: string, month: string, dayOfWeek: string): string | undefined {
+  if (dayOfWeek !== '*') return undefined;
+  const days = valuesOf(FIELDS[2], dayOfMonth);
+  const months = [...new Set(valuesOf(FIELDS[3], month))];
+  if (months.some((m) => days.some((d) => d <= LEAP_MONTH_DAYS[m - 1]!))) return undefined;
+  const names = months.map((m) => MONTH_NAMES[m - 1]!);
+  const monthText = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}` : names[0]!;
+  return `day of month ${dayOfMonth} never comes in ${monthText}: the schedule never fires`;
+}
+
+function fieldsOf(expression: string): string[] {
+  return expression
     .trim()
     .split(/\s+/)
     .filter((p) => p !== '');
-  if (parts.length !== 5) {
-    return `expected 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
-  }
+}
+
+/** The first field at fault of five, if any (not whether the dates ever come). */
+function fieldProblem(parts: readonly string[]): string | undefined {
   for (let i = 0; i < 5; i++) {
     const field = FIELDS[i]!;
     for (const item of parts[i]!.split(',')) {
@@ -68,6 +114,26 @@ export function checkCron(expression: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** undefined when the expression is valid, else a message naming the field at fault. */
+export function checkCron(expression: string): string | undefined {
+  const parts = fieldsOf(expression);
+  if (parts.length !== 5) {
+    return `expected 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}`;
+  }
+  return fieldProblem(parts) ?? neverFires(parts[2]!, parts[3]!, parts[4]!);
+}
+
+/**
+ * True for an expression whose fields are valid but whose dates never come (what checkCron refuses as never firing),
+ * decided without searching: the scheduler answers such a stored schedule "never" at once. A six-field expression
+ * (seconds first, which only the scheduler's own tests store) is read on its last five fields.
+ */
+export function cronNeverFires(expression: string): boolean {
+  const parts = fieldsOf(expression);
+  const five = parts.length === 6 ? parts.slice(1) : parts;
+  return five.length === 5 && fieldProblem(five) === undefined && neverFires(five[2]!, five[3]!, five[4]!) !== undefined;
 }
 
 /** True for a time zone the runtime knows (IANA names such as `Europe/Paris`, and `UTC`). */

@@ -29,7 +29,9 @@ export function decodeCursor(cursor: string): CursorPosition | undefined {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (value && typeof value === 'object' && typeof (value as { after?: unknown }).after === 'string') {
       const after = (value as { after: string }).after;
-      if (after.length > 0 && after.length <= 64) return { after };
+      // Every key a page ends at is an id or a number: printable ASCII. Anything else (a NUL, which PostgreSQL refuses
+      // in text, control characters, other scripts) was never issued.
+      if (after.length > 0 && after.length <= 64 && /^[\x21-\x7e]+$/.test(after)) return { after };
     }
   } catch {
     // fall through: not a cursor we issued

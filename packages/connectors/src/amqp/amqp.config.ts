@@ -25,7 +25,7 @@ export const amqpInfo: ConnectorTypeInfo = {
     'AMQP 0-9-1 broker (RabbitMQ): consume a bounded batch from a queue, publish JSON messages with confirms.',
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.amqp,
-  location_fields: ['host', 'port', 'vhost'],
+  location_fields: ['host', 'port', 'vhost', 'tls'],
   config_schema: configObject(
     {
       host: configField.host(),

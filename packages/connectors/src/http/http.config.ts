@@ -27,6 +27,24 @@ export interface HttpConfig {
   max_retry_wait_ms: number;
 }
 
+/** Headers that frame the request or address the hop, which the client sets itself: never from a config. */
+const RESERVED_HEADERS = [
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+];
+const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('');
+/** An HTTP field name (RFC 9110 token), none of RESERVED_HEADERS nor a `proxy-` one (JSON Schema patterns have no flags). */
+const HEADER_NAME_PATTERN = `^(?!(?:${[...RESERVED_HEADERS.map(anyCase), `${anyCase('proxy')}-.*`].join('|')})$)[!#$%&'*+.^_\`|~0-9A-Za-z-]+$`;
+/** A field value: a line break or NUL would end the header and start another (or a body). */
+const HEADER_VALUE_PATTERN = '^[^\\r\\n\\u0000]*$';
+
 export const httpInfo: ConnectorTypeInfo = {
   type: 'http',
   category: 'rest_api',
@@ -40,12 +58,29 @@ export const httpInfo: ConnectorTypeInfo = {
     properties: {
       base_url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://', description: 'http(s) URL' },
       auth_type: { type: 'string', enum: ['none', 'header', 'bearer', 'basic'], default: 'none' },
-      auth_header_name: { type: 'string', minLength: 1, maxLength: 256, description: 'Header for auth_type header' },
-      auth_header_value: { type: 'string', maxLength: 8192, writeOnly: true, 'x-secret': true },
+      auth_header_name: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 256,
+        pattern: HEADER_NAME_PATTERN,
+        description: 'Header for auth_type header: an HTTP field name, not one the connector sets itself',
+      },
+      auth_header_value: {
+        type: 'string',
+        maxLength: 8192,
+        pattern: HEADER_VALUE_PATTERN,
+        writeOnly: true,
+        'x-secret': true,
+      },
       bearer_token: { type: 'string', maxLength: 8192, writeOnly: true, 'x-secret': true },
       username: { type: 'string', maxLength: 256 },
       password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
-      headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 8192 }, maxProperties: 50 },
+      headers: {
+        type: 'object',
+        propertyNames: { maxLength: 256, pattern: HEADER_NAME_PATTERN },
+        additionalProperties: { type: 'string', maxLength: 8192, pattern: HEADER_VALUE_PATTERN },
+        maxProperties: 50,
+      },
       health_path: { type: 'string', maxLength: 2048, default: '/' },
       timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
       max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
@@ -65,6 +100,28 @@ const AUTH_NEEDS: Record<HttpAuthType, readonly string[]> = {
   basic: ['username', 'password'],
 };
 
+const HEADER_NAME = new RegExp(HEADER_NAME_PATTERN, 'u');
+const HEADER_VALUE = new RegExp(HEADER_VALUE_PATTERN, 'u');
+
+/** The headers' names and values as HTTP allows them, and none of the request's framing. Values are never quoted. */
+function headerProblems(config: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const name = (field: string, value: string) => {
+    if (!HEADER_NAME.test(value)) problems.push(`${field}: not an HTTP header name, or one the connector sets itself`);
+  };
+  const authName = config['auth_header_name'];
+  if (typeof authName === 'string') name('config.auth_header_name', authName);
+  const authValue = config['auth_header_value'];
+  if (typeof authValue === 'string' && !HEADER_VALUE.test(authValue))
+    problems.push('config.auth_header_value: contains a line break or NUL');
+  const headers = (config['headers'] as Record<string, string> | undefined) ?? {};
+  for (const [key, value] of Object.entries(headers)) {
+    name(`config.headers.${key}`, key);
+    if (!HEADER_VALUE.test(value)) problems.push(`config.headers.${key}: contains a line break or NUL`);
+  }
+  return problems;
+}
+
 /** Validates and applies defaults; throws a config_error ConnectorError naming every problem. */
 export function parseHttpConfig(config: Record<string, unknown>): HttpConfig {
   const problems = validate(config).map((p) => `${p.path}: ${p.message}`);
@@ -75,6 +132,7 @@ export function parseHttpConfig(config: Record<string, unknown>): HttpConfig {
   }
   if (problems.length === 0 && !URL.canParse(config['base_url'] as string))
     problems.push('config.base_url: not a valid URL');
+  if (problems.length === 0) problems.push(...headerProblems(config));
   if (problems.length > 0) throw new ConnectorError(`invalid http config: ${problems.join('; ')}`, 'config_error');
   return {
     base_url: config['base_url'] as string,

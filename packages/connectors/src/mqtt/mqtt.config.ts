@@ -22,7 +22,7 @@ export const mqttInfo: ConnectorTypeInfo = {
   description: 'MQTT broker: collect a bounded batch from a topic subscription, publish JSON messages with QoS 1.',
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.mqtt,
-  location_fields: ['host', 'port'],
+  location_fields: ['host', 'port', 'tls'],
   config_schema: configObject(
     {
       host: configField.host(),

@@ -25,7 +25,7 @@ export const mysqlInfo: ConnectorTypeInfo = {
   description: 'MySQL or MariaDB database: read tables or queries, write with multi-row inserts, run statements.',
   roles: ['source', 'sink', 'sql'],
   secret_fields: CONNECTOR_SECRET_FIELDS.mysql,
-  location_fields: ['host', 'port'],
+  location_fields: ['host', 'port', 'ssl'],
   config_schema: configObject(
     {
       host: configField.host(),

@@ -24,7 +24,7 @@ export const natsInfo: ConnectorTypeInfo = {
   description: 'NATS JetStream: fetch a bounded batch from a stream consumer, publish JSON messages with acks.',
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.nats,
-  location_fields: ['host', 'port'],
+  location_fields: ['host', 'port', 'tls'],
   config_schema: configObject(
     {
       host: configField.host(),

@@ -27,7 +27,7 @@ export const postgresInfo: ConnectorTypeInfo = {
   description: 'PostgreSQL database: read tables or queries, write with COPY, run statements.',
   roles: ['source', 'sink', 'sql'],
   secret_fields: CONNECTOR_SECRET_FIELDS.postgres,
-  location_fields: ['host', 'port'],
+  location_fields: ['host', 'port', 'ssl'],
   config_schema: configObject(
     {
       host: configField.host(),

@@ -25,7 +25,7 @@ export const redisInfo: ConnectorTypeInfo = {
   description: 'Redis Streams: read a bounded batch with XRANGE or a consumer group (XREADGROUP), append with XADD.',
   roles: ['source', 'sink'],
   secret_fields: CONNECTOR_SECRET_FIELDS.redis,
-  location_fields: ['host', 'port'],
+  location_fields: ['host', 'port', 'tls'],
   config_schema: configObject(
     {
       host: configField.host(),

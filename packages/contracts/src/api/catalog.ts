@@ -124,9 +124,9 @@ export const connectorTypeDescriptionSchema = z
       .record(z.string(), z.unknown())
       .meta({ description: 'JSON Schema (2020-12) of its config; secret fields carry `writeOnly` and `x-secret`.' }),
     secret_fields: z.array(z.string()),
-    location_fields: z
-      .array(z.string())
-      .meta({ description: 'Fields that say where it connects: changing one requires sending every secret again.' }),
+    location_fields: z.array(z.string()).meta({
+      description: 'Fields that say where and how (TLS) it connects: changing one requires sending every secret again.',
+    }),
   })
   .meta({ id: 'ConnectorType' });
 
