@@ -84,6 +84,8 @@ describe('with private networks allowed, the platform itself stays out of reach'
   });
   const target = useTargetStack();
   let platformDatabase: string;
+  /** The platform's PostgreSQL server (a server of the run's own, apart from the suites' target databases). */
+  let platformPort: number;
   let platformRedis: { host: string; port: number };
   let ownRedis: OwnRedis;
   const apiKeyCount = async () =>
@@ -94,6 +96,7 @@ describe('with private networks allowed, the platform itself stays out of reach'
     platform = new pg.Client({ connectionString: target.stack.databaseUrl });
     await platform.connect();
     platformDatabase = new URL(target.stack.databaseUrl).pathname.slice(1);
+    platformPort = Number(new URL(target.stack.databaseUrl).port || 5432);
     const redisUrl = new URL(target.stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     platformRedis = { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) };
     // One more key, so that a connector that could write one would change the count we compare.
@@ -110,18 +113,21 @@ describe('with private networks allowed, the platform itself stays out of reach'
     await ownRedis?.destroy();
   });
 
-  it("refuses a postgres connector to the platform's own database at create, by address and by name (422)", async () => {
-    for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
-      const res = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
-        body: {
-          name: uniqueName('pg'),
-          type: 'postgres',
-          config: { host, port: 5432, database: platformDatabase, user: 'postgres' },
-        },
-      });
-      expectRefusedAtCreate(res, 'platform_service', /this is the platform's own database/);
-    }
-    // Another database on the same server is a tenant's own business.
+  it("refuses a postgres connector to any database of the platform's own server at create, by address and by name (422)", async () => {
+    // Not only the platform's database: from any database of its server, the platform's role (a superuser here)
+    // reads the server's files and other databases (pg_read_binary_file of its WAL, an attacker's probe).
+    for (const database of [platformDatabase, 'postgres', 'template1'])
+      for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1']) {
+        const res = await call<Connector>(target.stack, 'POST', '/v2/connectors', {
+          body: {
+            name: uniqueName('pg'),
+            type: 'postgres',
+            config: { host, port: platformPort, database, user: 'postgres' },
+          },
+        });
+        expectRefusedAtCreate(res, 'platform_service', /is the platform's own PostgreSQL server/);
+      }
+    // Another server (the suites' target databases) is a tenant's own business.
     await createConnector(target.stack, 'postgres', target.targetDb.config(), 'pg');
   });
 
@@ -152,7 +158,7 @@ describe('with private networks allowed, the platform itself stays out of reach'
     expectRefusedAtCreate(put, 'platform_service', /platform's own Redis/);
   });
 
-  it("refuses at test and at run a postgres connector repointed at the platform's database, reading and writing nothing", async () => {
+  it("refuses at test and at run a postgres connector repointed at the platform's server, reading and writing nothing", async () => {
     const connector = await createConnector(target.stack, 'postgres', target.targetDb.config(), 'pg');
     const { jobId } = await createPipelineAndJob(
       target.stack,
@@ -162,19 +168,24 @@ describe('with private networks allowed, the platform itself stays out of reach'
       ),
     );
     const before = await apiKeyCount();
-    await repoint(platform, connector, target.targetDb.config({ database: platformDatabase }));
+    for (const database of [platformDatabase, 'postgres']) {
+      await repoint(
+        platform,
+        connector,
+        target.targetDb.config({ host: '127.0.0.1', port: platformPort, database, user: 'postgres' }),
+      );
+      const tested = await testConnection(target.stack, connector);
+      expect(tested).toMatchObject({
+        ok: false,
+        error_class: 'config_error',
+        message: expect.stringMatching(/is the platform's own PostgreSQL server/),
+      });
+      expect(tested.checks.at(-1)).toMatchObject({ name: 'network_policy', ok: false });
 
-    const tested = await testConnection(target.stack, connector);
-    expect(tested).toMatchObject({
-      ok: false,
-      error_class: 'config_error',
-      message: expect.stringMatching(/this is the platform's own database/),
-    });
-    expect(tested.checks.at(-1)).toMatchObject({ name: 'network_policy', ok: false });
-
-    const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
-    expect(run.status).toBe('failed');
-    expect(JSON.stringify(nodeOf(run, 'extract').error)).toMatch(/this is the platform's own database/);
+      const run = await waitForRunEnd(target.stack, jobId, (await triggerRun(target.stack, jobId)).id);
+      expect(run.status).toBe('failed');
+      expect(JSON.stringify(nodeOf(run, 'extract').error)).toMatch(/is the platform's own PostgreSQL server/);
+    }
     expect(await apiKeyCount()).toBe(before);
   });
 

@@ -1,11 +1,27 @@
-// `npm start`: every service of Conduit as its own Node process against the local PostgreSQL and Redis.
+// `npm start`: every service of Conduit as its own Node process against the local Redis, and a PostgreSQL server of the
+// platform's own (local-postgres.mjs) beside the machine's, which stays for the data connectors use.
 // Each service applies its own migrations at boot. Ctrl-C stops them all.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { SERVICES } from './services.mjs';
 import { ROOT, localEnv } from './local-env.mjs';
+import { startLocalPostgres, stopLocalPostgres } from './local-postgres.mjs';
 
 const env = localEnv();
+let ownPostgres = false;
+if (!env.DATABASE_URL) {
+  const url = startLocalPostgres(Number(env.LOCAL_POSTGRES_PORT ?? 5433));
+  if (url) {
+    env.DATABASE_URL = url;
+    ownPostgres = true;
+  } else {
+    process.stderr.write(
+      'initdb and pg_ctl are not installed: the platform keeps its database on the PostgreSQL at 127.0.0.1:5432, ' +
+        'which connectors may then never reach (docs/security.md); point them at another server, or install ' +
+        "PostgreSQL's server tools so that npm start runs one of the platform's own.\n",
+    );
+  }
+}
 const children = [];
 let stopping = false;
 
@@ -42,10 +58,12 @@ function stopAll(code) {
   if (stopping) return;
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 10_000).unref();
-  Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(() =>
-    process.exit(code),
-  );
+  const exit = () => {
+    if (ownPostgres) stopLocalPostgres();
+    process.exit(code);
+  };
+  setTimeout(exit, 10_000).unref();
+  Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(exit);
 }
 
 process.on('SIGINT', () => stopAll(0));
@@ -75,6 +93,7 @@ try {
 Conduit is up.
   API:      ${url}/v2   (OpenAPI: ${url}/v2/openapi.json, Swagger UI: ${url}/docs)
   API key:  ${env.BOOTSTRAP_API_KEY}   (kept in .conduit/local.env)
+  Database: ${ownPostgres ? `the platform's own PostgreSQL server, port ${env.LOCAL_POSTGRES_PORT ?? 5433} (.conduit/postgres); connectors use other servers, e.g. yours at 5432` : 'DATABASE_URL as given'}
   Metrics:  http://localhost:${env.GATEWAY_METRICS_PORT ?? 3100}/metrics   (the gateway's; each other service on its port)
   Try:      curl -s -H "X-API-Key: ${env.BOOTSTRAP_API_KEY}" ${url}/v2/projects
 Ctrl-C stops every service.

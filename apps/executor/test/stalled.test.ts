@@ -44,9 +44,9 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
     env: {
       ...process.env,
       REDIS_URL,
-      // The platform's database stands elsewhere: connectors may never reach the platform's own (issue 14), and the
-      // suite's connector uses the test database.
-      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { pathname: '/conduit_platform' }).toString(),
+      // The platform's database stands on another server: connectors may never reach the platform's own PostgreSQL
+      // server (issue 14), and the suite's connector uses the test database's. The executor itself never connects.
+      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { port: '1', pathname: '/conduit_platform' }).toString(),
       REDIS_PREFIX: suite.prefix,
       SECRETS_KEY: TEST_SECRETS_KEY.toString('hex'),
       EXECUTOR_PORT: '0',

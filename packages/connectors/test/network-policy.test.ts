@@ -172,7 +172,7 @@ describe("the platform's own services are refused whatever the settings", () => 
         const result = await driver(type).test(config);
         expect(lastCheck(result)).toMatchObject({ name: 'network_policy', ok: false });
         expect(result).toMatchObject({ error_class: 'config_error' });
-        expect(result.message).toMatch(/platform's own (Redis|database)/);
+        expect(result.message).toMatch(/platform's own (Redis|PostgreSQL server)/);
         const err = await (CONNECT[type]?.(config) ?? Promise.resolve()).then(
           () => null,
           (e: unknown) => e as Error,
@@ -183,30 +183,31 @@ describe("the platform's own services are refused whatever the settings", () => 
     },
   );
 
-  it("a postgres connector to the platform's database says so at create (catalog check), test and connect", async () => {
-    // Without REDIS_URL on that port, only the database rule applies.
+  it("refuses every database of the platform's PostgreSQL server, to every connector type, at create, test and connect", async () => {
+    // Without REDIS_URL on that port, only the database server's rule applies.
     const only = setEnv({ REDIS_URL: undefined });
     try {
       const config = CONFIGS['postgres']?.('127.0.0.1', platform.port) ?? {};
-      const own = { ...config, database: 'conduit_platform' };
-      expect(await networkPolicyProblems('postgres', own)).toEqual([
-        expect.objectContaining({
-          path: 'config.host',
-          code: 'platform_service',
-          message: expect.stringContaining("this is the platform's own database"),
-        }),
-      ]);
-      const result = await driver('postgres').test(own);
-      expect(result.message).toMatch(/this is the platform's own database/);
-      await expect(CONNECT['postgres']?.(own)).rejects.toThrow(/this is the platform's own database/);
+      // The platform's database, and another of the same server: a role that works there reads the platform's
+      // files and databases from any of them (pg_read_binary_file, COPY TO PROGRAM, dblink).
+      for (const database of ['conduit_platform', 'tenant_data', 'postgres']) {
+        const target = { ...config, database };
+        expect(await networkPolicyProblems('postgres', target)).toEqual([
+          expect.objectContaining({
+            path: 'config.host',
+            code: 'platform_service',
+            message: expect.stringContaining("is the platform's own PostgreSQL server"),
+          }),
+        ]);
+        const result = await driver('postgres').test(target);
+        expect(result.message).toMatch(/platform's own PostgreSQL server/);
+        await expect(CONNECT['postgres']?.(target)).rejects.toThrow(/platform's own PostgreSQL server/);
+      }
+      for (const type of TYPES) {
+        const result = await driver(type).test(CONFIGS[type]?.('localhost', platform.port) ?? {});
+        expect(result.message).toMatch(/platform's own PostgreSQL server/);
+      }
       expect(platform.connections()).toBe(0);
-
-      // Another database on the same server, and the same port for another type, stay allowed.
-      expect(await networkPolicyProblems('postgres', { ...config, database: 'tenant_data' })).toEqual([]);
-      expect(await networkPolicyProblems('http', CONFIGS['http']?.('127.0.0.1', platform.port) ?? {})).toEqual([]);
-      const other = await driver('postgres').test({ ...config, database: 'tenant_data' });
-      expect(other.checks.map((c) => c.name)).toContain('connect');
-      expect(platform.connections()).toBeGreaterThan(0);
     } finally {
       only();
     }

@@ -1,7 +1,10 @@
 /**
- * The platform's own PostgreSQL database (DATABASE_URL) and Redis (REDIS_URL), which no connector may reach whatever
- * the network settings: a tenant with either would read every tenant's keys, secrets and RPC traffic. Compared after
- * DNS resolution: the same port, and an address of the platform's host, or both local to this machine.
+ * The platform's own PostgreSQL server (DATABASE_URL) and Redis (REDIS_URL), which no connector may reach whatever
+ * the network settings: a tenant with either would read every tenant's keys, secrets and RPC traffic. The whole
+ * PostgreSQL server, not only the platform's database: a role that works there (the platform's own, often a
+ * superuser) reads the platform's files and other databases from any database of the server (pg_read_binary_file,
+ * COPY ... TO PROGRAM, dblink). Compared after DNS resolution: the same port, and an address of the platform's host,
+ * or both local to this machine.
  */
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
@@ -14,7 +17,7 @@ interface PlatformService {
   what: 'database' | 'redis';
   host: string;
   port: number;
-  /** The database name (postgres only): another database on the same server stays reachable. */
+  /** The platform's database (postgres only), named in the refusal. */
   database?: string;
 }
 
@@ -90,21 +93,19 @@ export interface PlatformTarget {
 }
 
 /**
- * Throws when the target is the platform's Redis (for every connector type: an http request to Redis's port is a
- * classic SSRF) or the platform's database (postgres connectors naming the same database on the same server).
+ * Throws when the target is the platform's Redis or the platform's PostgreSQL server, for every connector type (an
+ * http request to Redis's port is a classic SSRF) and every database of that server.
  */
 export async function assertNotPlatform(target: PlatformTarget, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const address = parseIp(target.address);
   if (!address) return;
   for (const service of platformServices(env)) {
     if (service.port !== target.port) continue;
-    if (service.what === 'database' && (target.connectorType !== 'postgres' || target.database !== service.database))
-      continue;
     if (!(await sameServer(service, address))) continue;
     throw new ConnectorError(
       service.what === 'redis'
         ? `refused: ${target.address} port ${target.port} is the platform's own Redis, which connectors may never reach, whatever the network settings`
-        : `refused: this is the platform's own database ("${service.database ?? ''}" at ${target.address} port ${target.port}), which connectors may never reach, whatever the network settings; use another database`,
+        : `refused: ${target.address} port ${target.port} is the platform's own PostgreSQL server (it holds the platform's database "${service.database ?? ''}"), which connectors may never reach, whatever the network settings, nor any of its databases; keep the data connectors read on another server`,
       'config_error',
       { code: PLATFORM_SERVICE_CODE },
     );

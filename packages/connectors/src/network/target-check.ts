@@ -11,7 +11,7 @@ import { currentNetworkPolicy, policyError, refusalReason } from './network-poli
 import { assertNotPlatform } from './platform-services.js';
 
 export interface NetworkTarget {
-  /** The connector's type: the platform's database is refused to postgres connectors, its Redis to every type. */
+  /** The connector's type, named in messages: the platform's PostgreSQL server and Redis are refused to every type. */
   connectorType: string;
   /** As configured: a name or an IP literal (IPv6 with or without brackets). */
   host: string;

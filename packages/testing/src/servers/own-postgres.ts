@@ -2,7 +2,8 @@
  * A PostgreSQL of the test's own (initdb, pg_ctl) in a temporary folder on a free port, which a fault test may stop
  * and start again without touching the machine's server.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,8 @@ export interface OwnPostgres {
   start(): Promise<void>;
   /** Stops it and removes its folder. */
   destroy(): Promise<void>;
+  /** The same, synchronously (`pg_ctl stop -m immediate`): for a process's `exit` handler. */
+  destroySync(): void;
 }
 
 /** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user, which owns the folder. */
@@ -41,6 +44,11 @@ export interface OwnPostgresOptions {
    * bench's statement counts.
    */
   settings?: Readonly<Record<string, string>>;
+  /**
+   * Commits as the machine's server does (fsync on): for the platform's database of a stack whose figures a bench
+   * reads. Off by default: a fault test's durability is not the point, and fsync off keeps it fast on a busy machine.
+   */
+  durable?: boolean;
 }
 
 export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promise<OwnPostgres> {
@@ -54,12 +62,12 @@ export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promis
   const data = join(dir, 'data');
   const port = await freePort();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  // fsync off: the test's durability is not the point and it keeps initdb and the test fast on a busy machine.
   await pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync']);
 
   const start = async () => {
     const settings = Object.entries(options.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
-    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${settings.join('')}`;
+    const fsync = options.durable ? '' : ' -c fsync=off';
+    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fsync}${settings.join('')}`;
     await pgTool('pg_ctl', ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', 'start']);
     await waitFor(
       async () => {
@@ -87,6 +95,11 @@ export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promis
     async destroy() {
       await stop().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
+    },
+    destroySync() {
+      const [file, argv] = asPostgresUser('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      spawnSync(file, argv, { stdio: 'ignore', timeout: 30_000 });
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -7,20 +7,24 @@ import { Redis } from 'ioredis';
 import { deleteKeys } from '../redis/redis-keys.js';
 import { freePort } from '../servers/free-port.js';
 import { waitFor } from '../waits/wait-for.js';
+import { platformPgAdminUrl } from './platform-postgres.js';
 
 // packages/testing/dist/stack/stack.js -> the repository root.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-/** Where the stack's servers are; by default E2E_PG_URL and E2E_REDIS_URL, else the machine's own. */
+/**
+ * Where the stack's servers are. PostgreSQL: a server of its own (platform-postgres.ts), never the one the suites'
+ * connectors use. Redis: E2E_REDIS_URL, else the machine's.
+ */
 export interface StackServers {
   /** A PostgreSQL URL of a role that may create databases; the stack's database is created beside its database. */
   pgAdminUrl?: string;
   redisUrl?: string;
 }
 
-function serversOf(servers: StackServers): Required<StackServers> {
+async function serversOf(servers: StackServers): Promise<Required<StackServers>> {
   return {
-    pgAdminUrl: servers.pgAdminUrl ?? process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    pgAdminUrl: servers.pgAdminUrl ?? (await platformPgAdminUrl()),
     redisUrl: servers.redisUrl ?? process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379',
   };
 }
@@ -91,7 +95,7 @@ async function adminQuery(pgAdminUrl: string, sql: string): Promise<void> {
  * PostgreSQL (a database of its own) and Redis (a key prefix of its own), so it runs beside a developer's stack.
  */
 export async function startStack(extraEnv: Record<string, string> = {}, servers: StackServers = {}): Promise<Stack> {
-  const { pgAdminUrl, redisUrl } = serversOf(servers);
+  const { pgAdminUrl, redisUrl } = await serversOf(servers);
   await assertServersUp({ pgAdminUrl, redisUrl });
   const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
   const database = `conduit_e2e_${suffix}`;
