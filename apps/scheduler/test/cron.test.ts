@@ -272,6 +272,48 @@ describe('cron schedules fired by the schedule clock', () => {
     }
   }, 40_000);
 
+  it('moves a stored schedule that never fires on to no next fire, and keeps firing the other jobs', async () => {
+    const t = newTenant();
+    const fast = await newJob(t);
+    const template = await newJob(t, { schedule: '0 0 1 1 *' });
+    // Stored before the API refused them (made in the table directly): one due (its next fire from before), one
+    // without a next fire (boot reconciles it), and a form the exact check does not read (`?`).
+    const never = [
+      { id: newId('job'), schedule: '* * 31 4,6,9,11 *', next: new Date(Date.now() - 1000) },
+      { id: newId('job'), schedule: '0 0 30 2 *', next: null },
+      { id: newId('job'), schedule: '0 0 31 4,6,9,11 ?', next: new Date(Date.now() - 1000) },
+    ];
+    await suite.ds.query(
+      `INSERT INTO jobs (id, tenant_id, name, description, pipeline_id, schedule, timezone, status, concurrency_policy, parameters, revision, created_at, updated_at, next_fire_at)
+       SELECT v.id, tenant_id, name || v.n, description, pipeline_id, v.schedule, 'Europe/Paris', 'active', 'allow', parameters, 1, created_at, updated_at, v.next
+         FROM jobs, unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS v(id, schedule, next, n)
+        WHERE jobs.id = $4`,
+      [never.map((j) => j.id), never.map((j) => j.schedule), never.map((j) => j.next), template.id],
+    );
+    await fastSchedule(fast, '* * * * * *');
+    await suite.scheduler.app.get(JobSchedules).reconcile();
+    // The due ones fire their stored time once, then have no next fire; the clock goes on with the others.
+    await waitFor(async () => (await runsOf(t, fast)).length >= 3, { what: 'the other job fired', timeoutMs: 15_000 });
+    await waitFor(
+      async () => {
+        const rows = await suite.ds.query<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND next_fire_at IS NULL`,
+          [never.map((j) => j.id)],
+        );
+        return rows[0]!.n === never.length;
+      },
+      { what: 'the never-firing jobs moved on to no next fire' },
+    );
+    const before = (await runsOf(t, fast)).length;
+    await waitFor(async () => (await runsOf(t, fast)).length > before, { what: 'the other job still firing' });
+    await unschedule(fast);
+    const listed = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 200 } });
+    for (const { id } of never) {
+      expect(listed.data.find((j) => j.id === id)).toMatchObject({ next_run_at: null, upcoming_runs_at: [] });
+    }
+    await suite.ds.query(`DELETE FROM jobs WHERE id = ANY($1)`, [never.map((j) => j.id)]);
+  }, 30_000);
+
   it('produces a run by itself from a five-field `* * * * *` schedule', async () => {
     const t = newTenant();
     const job = await newJob(t, { schedule: '* * * * *' });

@@ -3,6 +3,7 @@ import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { QUEUES, rpcPatterns, type Job, type Page, type Run } from '@conduit/contracts';
 import { nextFireTime, upcomingFireTimes } from '../src/schedules/next-fire-time.js';
 import { newTenant } from './support/db.js';
+import { newId } from '@conduit/service-kit';
 import { waitFor } from '@conduit/testing';
 
 // The schedule clock stays off: these tests look at the next fire times, not at runs they would make.
@@ -120,6 +121,106 @@ describe('jobs over RPC', () => {
       ok: false,
       error: { code: 'validation_failed', errors: [{ path: 'body.schedule', code: 'invalid_cron' }] },
     });
+  });
+
+  it('refuses a schedule whose dates never come at create and update (422 invalid_cron naming the day of month)', async () => {
+    const t = newTenant();
+    const pipeline = store.add(t);
+    const neverFires = (reply: unknown, month: string) =>
+      expect(reply).toMatchObject({
+        ok: false,
+        error: {
+          code: 'validation_failed',
+          errors: [
+            {
+              path: 'body.schedule',
+              code: 'invalid_cron',
+              message: expect.stringMatching(new RegExp(`^day of month .* never comes in ${month}.*never fires`)),
+            },
+          ],
+        },
+      });
+    neverFires(
+      await caller.call(t, 'scheduler.jobs.create', {
+        body: { name: 'day31', pipeline_id: pipeline.id, schedule: '* * 31 4,6,9,11 *' },
+      }),
+      'April, June, September or November',
+    );
+    neverFires(
+      await caller.call(t, 'scheduler.jobs.create', {
+        body: { name: 'feb30', pipeline_id: pipeline.id, schedule: '0 0 30 2 *' },
+      }),
+      'February',
+    );
+    expect((await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 10 } })).data).toEqual([]);
+
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'monthly', pipeline_id: pipeline.id, schedule: '0 0 1 * *' },
+    });
+    neverFires(
+      await caller.call(t, 'scheduler.jobs.update', {
+        id: job.id,
+        body: { name: 'monthly', pipeline_id: pipeline.id, schedule: '0 0 30 FEB *', timezone: 'Europe/Paris' },
+      }),
+      'February',
+    );
+    expect(await caller.ok<Job>(t, 'scheduler.jobs.get', { id: job.id })).toMatchObject({ schedule: '0 0 1 * *' });
+  });
+
+  it('accepts a schedule of 29 February: it fires in the next leap year', async () => {
+    const t = newTenant();
+    const job = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'leap', pipeline_id: store.add(t).id, schedule: '0 12 29 2 *' },
+    });
+    expect(job.next_run_at).toMatch(/^\d{4}-02-29T12:00:00\.000Z$/);
+    const year = new Date(job.next_run_at!).getUTCFullYear();
+    expect(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)).toBe(true);
+    expect(await nextFireAt(job.id)).toBe(job.next_run_at);
+    // Either day field: the 30th of February never comes, but every Monday of February does.
+    const either = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'mondays', pipeline_id: store.add(t).id, schedule: '0 12 30 2 MON' },
+    });
+    expect(new Date(either.next_run_at!).getUTCDay()).toBe(1);
+  });
+
+  it('answers a stored schedule that never fires (from before the API refused it) as never, page after page', async () => {
+    const t = newTenant();
+    const template = await caller.ok<Job>(t, 'scheduler.jobs.create', {
+      body: { name: 'template', pipeline_id: store.add(t).id, schedule: '0 0 1 * *' },
+    });
+    // 200 distinct schedules (none shares another's cached answer): cron-parser alone searched ~0.7 s for each one.
+    const schedules = Array.from({ length: 199 }, (_, i) =>
+      i % 2 === 0 ? `${i % 60} ${Math.floor(i / 60)} 31 4,6,9,11 *` : `${i % 60} ${Math.floor(i / 60)} 30,31 2 *`,
+    );
+    // A form the exact check does not read (`?`) is still answered never, at the search's horizon.
+    schedules.push('0 0 31 4,6,9,11 ?');
+    const ids = schedules.map(() => newId('job'));
+    await suite.ds.query(
+      `INSERT INTO jobs (id, tenant_id, name, description, pipeline_id, schedule, timezone, status, concurrency_policy, parameters, revision, created_at, updated_at, next_fire_at)
+       SELECT s.id, tenant_id, name || s.n, description, pipeline_id, s.schedule, 'Europe/Paris', 'active', concurrency_policy, parameters, 1, created_at, updated_at, NULL
+         FROM jobs, unnest($1::text[], $2::text[]) WITH ORDINALITY AS s(id, schedule, n) WHERE jobs.id = $3`,
+      [ids, schedules, template.id],
+    );
+    const page = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', { query: { limit: 200 } });
+    expect(page.data).toHaveLength(200);
+    const stored = page.data.filter((j) => j.id !== template.id);
+    expect(stored.length).toBeGreaterThanOrEqual(199);
+    for (const job of stored) expect(job).toMatchObject({ status: 'active', next_run_at: null, upcoming_runs_at: [] });
+    const rest = await caller.ok<Page<Job>>(t, 'scheduler.jobs.list', {
+      query: { limit: 200, cursor: page.next_cursor },
+    });
+    expect([...page.data, ...rest.data].map((j) => j.schedule).sort()).toEqual([...schedules, '0 0 1 * *'].sort());
+    const one = ids[0]!;
+    expect(await caller.ok<Job>(t, 'scheduler.jobs.get', { id: one })).toMatchObject({
+      schedule: schedules[0],
+      next_run_at: null,
+      upcoming_runs_at: [],
+    });
+    // Paused and resumed, it still has no next fire; other jobs keep theirs.
+    await caller.ok(t, 'scheduler.jobs.pause', { id: one });
+    expect(await caller.ok<Job>(t, 'scheduler.jobs.resume', { id: one })).toMatchObject({ next_run_at: null });
+    expect(await nextFireAt(one)).toBeNull();
+    expect(await nextFireAt(template.id)).toBe(template.next_run_at);
   });
 
   it('lists newest first with filters and keyset pages, and counts usage per pipeline', async () => {

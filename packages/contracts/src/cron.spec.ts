@@ -24,7 +24,10 @@ describe('checkCron', () => {
 
   // No date matches: decided on the months of a leap year (cron-parser would search for years and find nothing).
   it.each([
-    ['* * 31 4,6,9,11 *', 'day of month 31 never comes in April, June, September or November: the schedule never fires'],
+    [
+      '* * 31 4,6,9,11 *',
+      'day of month 31 never comes in April, June, September or November: the schedule never fires',
+    ],
     ['0 0 30 2 *', 'day of month 30 never comes in February: the schedule never fires'],
     ['0 0 30,31 FEB *', 'day of month 30,31 never comes in February: the schedule never fires'],
     ['0 0 31 2-6/2 *', 'day of month 31 never comes in February, April or June: the schedule never fires'],

@@ -133,7 +133,9 @@ export function checkCron(expression: string): string | undefined {
 export function cronNeverFires(expression: string): boolean {
   const parts = fieldsOf(expression);
   const five = parts.length === 6 ? parts.slice(1) : parts;
-  return five.length === 5 && fieldProblem(five) === undefined && neverFires(five[2]!, five[3]!, five[4]!) !== undefined;
+  return (
+    five.length === 5 && fieldProblem(five) === undefined && neverFires(five[2]!, five[3]!, five[4]!) !== undefined
+  );
 }
 
 /** True for a time zone the runtime knows (IANA names such as `Europe/Paris`, and `UTC`). */

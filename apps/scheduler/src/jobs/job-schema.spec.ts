@@ -20,6 +20,8 @@ describe('job body validation', () => {
     ['a zero step', '*/0 * * * *'],
     ['an empty schedule', ''],
     ['blanks only', '   '],
+    ['a day of month that never comes (31 April, June, September, November)', '* * 31 4,6,9,11 *'],
+    ['30 February', '0 0 30 2 *'],
   ])('refuses a schedule with %s as invalid_cron', (_what, schedule) => {
     expect(fieldErrors({ schedule })).toEqual([{ path: 'schedule', code: 'invalid_cron' }]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextFireTime, upcomingFireTimes } from './next-fire-time.js';
+import { FIRE_HORIZON_MS, nextFireTime, upcomingFireTimes } from './next-fire-time.js';
 
 /** The fire times from `from` on, each computed from the previous one as BullMQ does. */
 function fires(pattern: string, timezone: string, from: string, count: number): string[] {
@@ -117,5 +117,21 @@ describe('upcomingFireTimes', () => {
       '2032-02-29T00:00:00.000Z',
     ]);
     expect(upcoming('0 0 30 2 *', 'UTC', '2026-01-01T00:00:00.000Z')).toEqual([]);
+  });
+
+  it('answers none for a stored schedule no date matches; its horizon is past the longest wait of one that fires', () => {
+    // Refused by the API now; jobs stored before may hold them. The exact check answers at once.
+    expect(upcoming('* * 31 4,6,9,11 *', 'Europe/Paris', '2026-01-01T00:00:00.000Z')).toEqual([]);
+    expect(nextFireTime('0 0 30,31 2 *', 'America/New_York', new Date('2026-01-01T00:00:00.000Z'))).toBeNull();
+    // A form the exact check does not read (`?`): cron-parser's search ends at the horizon instead of its loop limit.
+    expect(upcoming('0 0 31 4,6,9,11 ?', 'UTC', '2026-01-01T00:00:00.000Z')).toEqual([]);
+    // The horizon is past the longest wait of a schedule that fires: 29 February 2096, then 2104 (2100 is no leap year).
+    expect(FIRE_HORIZON_MS).toBeGreaterThan(
+      Date.parse('2104-02-29T00:00:00.000Z') - Date.parse('2096-03-01T00:00:00Z'),
+    );
+    expect(fires('0 0 29 2 *', 'UTC', '2096-03-01T00:00:00.000Z', 2)).toEqual([
+      '2104-02-29T00:00:00.000Z',
+      '2108-02-29T00:00:00.000Z',
+    ]);
   });
 });

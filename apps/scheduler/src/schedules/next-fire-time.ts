@@ -1,3 +1,4 @@
+import { cronNeverFires } from '@conduit/contracts';
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { gapsBetween, type Gap } from './zone-gaps.js';
 
@@ -15,6 +16,8 @@ export function nextFireTime(pattern: string, timezone: string, after: Date): Da
 /**
  * The next `count` fire times from `after`: the times nextFireTime gives, each from the one before (as the schedule
  * clock moves on once a fire is due); fewer when the schedule runs out of dates. The pattern is read once for all.
+ * A schedule whose dates never come answers none at once, and no search goes past FIRE_HORIZON_MS per fire: the
+ * answer never holds the event loop for long, whatever the stored schedule.
  */
 export function upcomingFireTimes(
   pattern: string,
@@ -24,14 +27,19 @@ export function upcomingFireTimes(
   /** Fires after the first are looked for only this far past it (a rare schedule lists fewer). */
   withinMs = Infinity,
 ): Date[] {
+  // The API refuses these; a job stored before it did may still hold one (cron-parser would search for ever).
+  if (cronNeverFires(pattern)) return [];
+  // The first fire comes within the horizon of `after`, each next one within it of the one before, and those after
+  // the first within `withinMs` of it: past that, there is none (cron-parser stops at endDate).
+  const endDate = new Date(after.getTime() + Math.min(count * FIRE_HORIZON_MS, FIRE_HORIZON_MS + withinMs));
   let zoned: CronExpression;
   let wall: CronExpression;
   try {
-    zoned = CronExpressionParser.parse(pattern, { tz: timezone, currentDate: after });
+    zoned = CronExpressionParser.parse(pattern, { tz: timezone, currentDate: after, endDate });
     // The same pattern read on wall-clock times written as UTC: tells whether a skipped local time matches.
     wall = CronExpressionParser.parse(pattern, { tz: 'UTC' });
   } catch {
-    // Five valid fields can still name a date that never comes (`0 0 30 2 *`): such a job never fires.
+    // A pattern cron-parser does not take (it refuses a value listed twice, `0 0 1,1 * *`) never fires.
     return [];
   }
   const regular = realMatches(zoned, count, withinMs);
@@ -49,6 +57,12 @@ export function upcomingFireTimes(
 
 const MINUTE_MS = 60_000;
 const YEAR_MS = 366 * 24 * 60 * MINUTE_MS;
+/**
+ * How far past `after`, or past the fire before, a fire is looked for: no schedule that fires at all has two fires
+ * further apart (29 February, 2096 to 2104, is the longest). Past it the schedule counts as never firing: cron-parser
+ * walks month by month and day by day, and a schedule no date matches costs it ~10,000 steps (a third of a second).
+ */
+export const FIRE_HORIZON_MS = 8 * YEAR_MS;
 /** cron-parser's results in a row that may be shifted past DST gaps before the next real one. */
 const SHIFTED_MAX = 8;
 
@@ -59,14 +73,15 @@ const SHIFTED_MAX = 8;
 function realMatches(expr: CronExpression, count: number, withinMs: number): Date[] {
   const found: Date[] = [];
   try {
-    for (let shifted = 0; found.length < count && shifted < SHIFTED_MAX && expr.hasNext();) {
+    // No hasNext(): it runs the same search as next(), which throws at the end anyway.
+    for (let shifted = 0; found.length < count && shifted < SHIFTED_MAX;) {
       const candidate = expr.next().toDate();
       if (found.length > 0 && candidate.getTime() > found[0]!.getTime() + withinMs) break;
       if (expr.includesDate(candidate)) found.push(candidate);
       else shifted++;
     }
   } catch {
-    // cron-parser gives up when no date matches within its search range.
+    // cron-parser gives up when no date matches before endDate or within its search range.
   }
   return found;
 }

@@ -35,6 +35,17 @@ describe('upcomingFires', () => {
     );
   });
 
+  it('keeps an answer of no fire at all like any other', () => {
+    const now = new Date('2026-11-25T00:00:00.000Z');
+    const never = upcomingFires('0 0 31 4,6,9,11 ?', 'Europe/Paris', now);
+    expect(never).toEqual([]);
+    // The same answer, not computed again (a search that finds nothing is the costly one).
+    expect(upcomingFires('0 0 31 4,6,9,11 ?', 'Europe/Paris', new Date(now.getTime() + 3_600_000))).toBe(never);
+    expect(upcomingFires('0 0 31 4,6,9,11 ?', 'Europe/Paris', new Date(now.getTime() + 2 * 86_400_000))).not.toBe(
+      never,
+    );
+  });
+
   it('lists the fires of a rare schedule only within two years of its first', () => {
     const now = new Date('2026-11-25T00:00:00.000Z');
     // 29 February: 2028, then 2032 (past the window), so one time; next_run_at's own computation is unbounded.
