@@ -28,6 +28,11 @@ export const schedulerEnvSchema = z
     SCHEDULER_REAPER_INTERVAL_MS: positiveInt().max(600_000).default(10_000),
     /** A run whose executor has been silent this long, with no live queue job, is failed. */
     SCHEDULER_RUN_SILENCE_MS: positiveInt().max(86_400_000).default(60_000),
+    /**
+     * After a run's lease lapsed while executors run, how long they have to take it over (BullMQ's stalled check, two
+     * passes of the executors' RUN_STALLED_INTERVAL_MS) before the reaper fails it: keep it above twice that interval.
+     */
+    SCHEDULER_STALLED_GRACE_MS: positiveInt().max(3_600_000).default(75_000),
     /** A run no executor has taken this long after it was queued is failed (`queue_timeout`): no executor runs. */
     SCHEDULER_QUEUED_RUN_TIMEOUT_MS: positiveInt()
       .max(7 * 86_400_000)

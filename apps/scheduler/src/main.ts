@@ -45,6 +45,7 @@ runService('scheduler', async () => {
           outboxSweepMs: config.SCHEDULER_OUTBOX_SWEEP_MS,
           reaperIntervalMs: config.SCHEDULER_REAPER_INTERVAL_MS,
           runSilenceMs: config.SCHEDULER_RUN_SILENCE_MS,
+          stalledGraceMs: config.SCHEDULER_STALLED_GRACE_MS,
           queuedRunTimeoutMs: config.SCHEDULER_QUEUED_RUN_TIMEOUT_MS,
           faultCommitDelayMs: config.SCHEDULER_FAULT_COMMIT_DELAY_MS,
         }),

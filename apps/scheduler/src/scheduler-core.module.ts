@@ -63,7 +63,14 @@ export class SchedulerCoreModule {
       redisUrl: deps.settings.redisUrl,
       redisPrefix: deps.settings.redisPrefix,
       logger: deps.logger,
-      produce: [QUEUES.runs, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks, QUEUES.schedulerTicks],
+      // events.scheduler too: the reaper asks whether reports wait for a retry (run-reaper.ts).
+      produce: [
+        QUEUES.runs,
+        QUEUES.eventsMonitoring,
+        QUEUES.eventsWebhooks,
+        QUEUES.schedulerTicks,
+        QUEUES.eventsScheduler,
+      ],
       consume: [QUEUES.eventsScheduler],
       outbox: schedulerOutbox(deps.settings),
     });

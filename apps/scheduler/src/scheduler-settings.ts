@@ -15,6 +15,12 @@ export interface SchedulerSettings {
   runSilenceMs: number;
   /** How long a run may stay queued (no executor took it) before the reaper fails it. Default 3600000. */
   queuedRunTimeoutMs: number;
+  /**
+   * How long after a run's lease lapsed, its queue job still active without a lock (its executor died), the reaper
+   * leaves it to the executors still running: BullMQ's stalled check moves such a job back to the queue within two of
+   * its passes (RUN_STALLED_INTERVAL_MS, 30 s), and another executor takes the run over. Default 75000.
+   */
+  stalledGraceMs: number;
   /** Test only (SCHEDULER_FAULT_COMMIT_DELAY_MS): how long Trigger Run waits just before its commit. Default 0. */
   faultCommitDelayMs: number;
   /** Which background loops run in this process (tests switch some off to observe a crash window). */
@@ -31,6 +37,7 @@ export function schedulerSettings(
     reaperIntervalMs: 10_000,
     runSilenceMs: 60_000,
     queuedRunTimeoutMs: 3_600_000,
+    stalledGraceMs: 75_000,
     faultCommitDelayMs: 0,
     ...partial,
     background: { relay: true, reaper: true, ticks: true, reports: true, ...partial.background },

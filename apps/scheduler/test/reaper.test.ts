@@ -5,6 +5,8 @@ import { Worker } from 'bullmq';
 import { QUEUES } from '@conduit/contracts';
 import { bullPrefix } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
+import { SCHEDULER_SETTINGS } from '../src/common/tokens.js';
+import type { SchedulerSettings } from '../src/scheduler-settings.js';
 import { newTenant } from './support/db.js';
 import { getRun, runInStatus, runStartedReport, triggerQueuedRun } from './support/runs.js';
 import { waitFor } from '@conduit/testing';
@@ -16,6 +18,8 @@ const QUEUED_TIMEOUT_MS = 3000;
 const suite = useSchedulerSuite({
   scheduler: {
     runSilenceMs: SILENCE_MS,
+    // The tests below that need the grace set it themselves.
+    stalledGraceMs: 1,
     queuedRunTimeoutMs: QUEUED_TIMEOUT_MS,
     reaperIntervalMs: 600_000,
     background: { ticks: false },
@@ -145,6 +149,49 @@ describe('the reaper', () => {
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
       expect(failed.error?.message).toContain('no executor holds it any more');
     } finally {
+      release();
+      await executor.close();
+    }
+  });
+
+  it("leaves a dead executor's run to the executors still running for the stalled grace, then fails it", async () => {
+    const settings = suite.scheduler.app.get<SchedulerSettings>(SCHEDULER_SETTINGS);
+    const t = newTenant();
+    const run = await triggerQueuedRun(suite, t);
+    let release = () => undefined as void;
+    // Takes the job and never renews its lock (a dead executor), while its connection says an executor listens.
+    const executor = new Worker(
+      QUEUES.runs,
+      (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()),
+      {
+        connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+        prefix: bullPrefix(prefix),
+        concurrency: 10,
+        lockDuration: 300,
+        lockRenewTime: 600_000,
+        stalledInterval: 600_000,
+      },
+    );
+    await waitFor(async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'), {
+      what: 'the executor took the job',
+    });
+    await reportsQueue.add('run.started', runStartedReport(t, run, 'dying'));
+    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
+    try {
+      await silence();
+      const lockKey = `${runsQueue.toKey(run.id)}:lock`;
+      const redis = await runsQueue.backend.client;
+      await waitFor(async () => (await redis.get(lockKey)) === null, { what: 'the lock expired' });
+      // Within the grace a live executor's stalled check would take the job back: the reaper leaves the run.
+      settings.stalledGraceMs = 60_000;
+      expect((await reaper.sweep())?.failed).not.toContain(run.id);
+      expect((await getRun(caller, t, run)).status).toBe('running');
+      // Past it, nobody did: failed.
+      settings.stalledGraceMs = 1;
+      expect((await reaper.sweep())?.failed).toContain(run.id);
+      expect(await getRun(caller, t, run)).toMatchObject({ status: 'failed', error: { code: 'executor_lost' } });
+    } finally {
+      settings.stalledGraceMs = 1;
       release();
       await executor.close();
     }

@@ -61,7 +61,7 @@ export { bootConfig, checkServiceConfig, isLocalDevelopment } from './startup/se
 export { preflight, type ListenPort, type PreflightOptions } from './startup/preflight.js';
 export { queueConnectionOptions, reconnectDelay, type QueueConnectionOptions } from './queues/queue-connection.js';
 export { bullPrefix, type QueueLocation } from './queues/queue-connection.js';
-export { QUEUE_JOB_OPTIONS } from './queues/job-options.js';
+export { OUTAGE_BACKOFF, QUEUE_JOB_OPTIONS, outageBackoff } from './queues/job-options.js';
 export { QueueProducer, QueueProducers, type ProducedJob, type ProducedJobOptions } from './queues/queue-producer.js';
 export { JobDataInvalidError } from './queues/job-data-invalid-error.js';
 export { unbatchedJobs, type QueuedJob } from './queues/unbatched-jobs.js';

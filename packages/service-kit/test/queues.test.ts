@@ -6,6 +6,7 @@ import { QUEUES, type RunLogBatch } from '@conduit/contracts';
 import {
   JobConsumer,
   JobDataInvalidError,
+  OUTAGE_BACKOFF,
   QueueProducers,
   QueueWorkers,
   QueuesModule,
@@ -142,7 +143,11 @@ describe('queue consumers', () => {
       );
       const job = await logs.add('run.logs', batch('run_6'), { jobId: 'sent' });
       // The queue's defaults apply (job-options.ts): retried through an outage, a failed batch kept a day.
-      expect(job.opts).toMatchObject({ attempts: 8, removeOnFail: { age: 24 * 3600, count: 1_000 } });
+      expect(job.opts).toMatchObject({
+        attempts: 17_300,
+        backoff: { type: OUTAGE_BACKOFF },
+        removeOnFail: { age: 24 * 3600, count: 1_000 },
+      });
       const consumer = app.get(Consumer);
       await until(() => consumer.taken.some((b) => b.run_id === 'run_6'), 'the produced job');
     } finally {

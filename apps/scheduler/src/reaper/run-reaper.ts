@@ -86,7 +86,8 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
         m,
         runs.map((r) => r.id),
       );
-      for (const run of runs) if (!unpublished.has(run.id)) await this.examine(m, run, done);
+      const reportsWaiting = once(() => this.reportsWaiting());
+      for (const run of runs) if (!unpublished.has(run.id)) await this.examine(m, run, done, reportsWaiting);
       return done;
     });
     if (result && (result.requeued.length > 0 || result.failed.length > 0)) {
@@ -97,14 +98,25 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * An active job whose lock has expired: its executor died. Live executors move such a job back to the queue
-   * within their stalled-check interval, far shorter than the silence that brings the reaper here; when none is
-   * left to do so, the run would stay `running` for ever.
+   * An active job whose lock has expired: its executor died. Live executors move such a job back to the queue within
+   * two of their stalled checks (withinStalledGrace); when none is left to do so, the run would stay `running` for ever.
    */
   private async lockLost(runId: string): Promise<boolean> {
     const queue = this.producers.of(QUEUES.runs).queue;
     const client = await queue.backend.client;
     return (await client.get(`${queue.toKey(runId)}:lock`)) === null;
+  }
+
+  /** Whether executors' reports wait in their queue (a retry after an outage is a delayed job). */
+  private async reportsWaiting(): Promise<boolean> {
+    const counts = await this.producers.of(QUEUES.eventsScheduler).queue.getJobCounts('wait', 'delayed', 'prioritized');
+    return Object.values(counts).some((n) => n > 0);
+  }
+
+  /** Whether the run's lease (else its last news) ended less than `stalledGraceMs` ago. */
+  private withinStalledGrace(run: RunEntity): boolean {
+    const lapsedAt = (run.leaseUntil ?? run.lastEventAt).getTime();
+    return Date.now() - lapsedAt < this.settings.stalledGraceMs;
   }
 
   /** Whether any executor's worker is connected to the runs queue (BullMQ names its connections after the queue). */
@@ -113,7 +125,12 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** A run whose command was published (one still in the outbox is the relay's to publish: nothing to judge yet). */
-  private async examine(m: EntityManager, run: RunEntity, done: ReapResult): Promise<void> {
+  private async examine(
+    m: EntityManager,
+    run: RunEntity,
+    done: ReapResult,
+    reportsWaiting: () => Promise<boolean>,
+  ): Promise<void> {
     const job = await this.producers.of(QUEUES.runs).queue.getJob(run.id);
     const state = job ? await job.getState() : 'missing';
     if (
@@ -131,13 +148,22 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
       done.failed.push(run.id);
       return;
     }
-    if (ALIVE.has(state) && !(state === 'active' && (await this.lockLost(run.id)))) return;
+    if (ALIVE.has(state)) {
+      if (state !== 'active' || !(await this.lockLost(run.id))) return;
+      // Its executor died. While executors run, their stalled check moves the job back to the queue and one of them
+      // takes the run over: the silence says nothing of that (a long node reports nothing, and lease renewals are no
+      // news), so they get the grace from the lease's end before the run is failed.
+      if (this.withinStalledGrace(run) && (await this.executorsListening())) return;
+    }
     if (run.status === 'queued' && state === 'missing' && run.requeues < 1) {
       await m.update(RunEntity, { id: run.id }, { requeues: run.requeues + 1, lastEventAt: new Date() });
       await this.machine.enqueueWithin(m, run, new Date());
       done.requeued.push(run.id);
       return;
     }
+    // A job that completed ran to its end: its final report may still wait for a try after an outage of this
+    // database (job-options.ts). Judged once no report waits.
+    if (state === 'completed' && (await reportsWaiting())) return;
     let error: RunError;
     if (state === 'failed') error = lostExecutorError(job?.failedReason);
     else if (run.status === 'queued' && state === 'missing')
@@ -155,6 +181,12 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     await this.machine.failWithin(m, run, error);
     done.failed.push(run.id);
   }
+}
+
+/** `load`'s answer, asked for at most once. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let answer: Promise<T> | undefined;
+  return () => (answer ??= load());
 }
 
 /**

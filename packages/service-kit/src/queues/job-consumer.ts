@@ -16,6 +16,7 @@ import { bullPrefix, queueConnectionOptions, type QueueLocation } from './queue-
 import { SpanKind, type Context } from '@opentelemetry/api';
 import { inSpan } from '@conduit/rpc-streams';
 import { splitJobTrace } from './job-trace.js';
+import { outageBackoff } from './job-options.js';
 
 /** One handler per job name of queue Q, given the data its schema parsed. */
 export type JobHandlers<Q extends QueueName> = {
@@ -42,7 +43,12 @@ export class QueueWorkers {
   }
 
   open(queue: QueueName, processor: Processor, opts: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
-    return new Worker(queue, processor, { ...opts, connection: this.connection, prefix: this.prefix });
+    return new Worker(queue, processor, {
+      ...opts,
+      connection: this.connection,
+      prefix: this.prefix,
+      settings: { backoffStrategy: outageBackoff },
+    });
   }
 }
 
