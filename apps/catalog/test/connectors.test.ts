@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { freePort } from '@conduit/testing';
+import { freePort, silentListener, waitFor } from '@conduit/testing';
+import { TEST_CONNECTIONS_PER_TENANT } from '../src/connectors/connectors.service.js';
 import { SECRET_MASK } from '@conduit/connectors';
 import { ConnectorSecrets } from '../src/connectors/connector-secrets.js';
 import { useFreshCatalog, inTransit, localPostgresConfig, newTenant, rejection } from './support/catalog-db.js';
@@ -193,5 +194,45 @@ describe('connectors', () => {
     const postgres = types.find((x) => x.type === 'postgres');
     expect(postgres).toMatchObject({ category: 'database', secret_fields: ['password'] });
     expect(postgres?.roles).toEqual(expect.arrayContaining(['source', 'sink', 'sql']));
+  });
+});
+
+describe('Test Connection, one tenant among others', () => {
+  it("answers a tenant's tests beyond its slots with rate_limited, leaving other tenants' tests alone", async () => {
+    const hung = await silentListener();
+    const before = process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+    process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = 'true';
+    try {
+      const [a, b] = [newTenant(), newTenant()];
+      let n = 0;
+      const make = async (tenant: string) =>
+        (
+          await cat.connectors.create(tenant, {
+            name: `hung-${n++}`,
+            type: 'http',
+            config: { base_url: `http://127.0.0.1:${hung.port}/` },
+          })
+        ).data.id;
+      const held = await Promise.all(Array.from({ length: TEST_CONNECTIONS_PER_TENANT }, () => make(a)));
+      const running = held.map((id) => cat.connectors.test(a, id));
+      await waitFor(() => hung.openConnections() >= TEST_CONNECTIONS_PER_TENANT, {
+        what: "tenant a's tests to be waiting on the hung server",
+      });
+      const refused = await rejection(cat.connectors.test(a, await make(a)));
+      expect(refused).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('connection tests') });
+
+      const other = cat.connectors.test(b, await make(b));
+      await waitFor(() => hung.openConnections() > TEST_CONNECTIONS_PER_TENANT, {
+        what: "tenant b's test to reach the server",
+      });
+      await hung.close();
+      for (const result of await Promise.all([...running, other])) expect(result.ok).toBe(false);
+      // The slots are back once the tests ended.
+      expect((await cat.connectors.test(a, held[0]!)).ok).toBe(false);
+    } finally {
+      if (before === undefined) delete process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'];
+      else process.env['CONNECTOR_ALLOW_PRIVATE_NETWORKS'] = before;
+      await hung.close();
+    }
   });
 });

@@ -48,6 +48,7 @@ export { etagOf } from './resources/etag.js';
 export { assertIfMatch } from './resources/if-match.js';
 export { cursorAfter } from './resources/cursor.js';
 export { notFound } from './resources/not-found.js';
+export { TenantSlots } from './fairness/tenant-slots.js';
 export { runService, startRpcService, type RpcServiceOptions } from './boot/rpc-service.js';
 export {
   UNAVAILABLE_RETRY_AFTER_S,

@@ -40,11 +40,17 @@ import {
   isForeignKeyViolation,
   isUniqueViolation,
   notFound,
+  TenantSlots,
 } from '@conduit/service-kit';
 
 const NAME_KEY = 'connectors_tenant_name_key';
 const PROJECT_FKEY = 'connectors_project_fkey';
-/** api.md: Test Connection answers within 10 s. */
+/**
+ * Connection tests of one tenant under way at once in a replica; more are a 429 (with Retry-After). api.md: a test
+ * answers within 10 s, so a tenant's burst of tests against a host that never answers would otherwise hold every RPC
+ * slot (CATALOG_RPC_CONCURRENCY, 64) for that long.
+ */
+export const TEST_CONNECTIONS_PER_TENANT = 4;
 
 export interface ConnectorTypeList {
   data: ConnectorTypeDescription[];
@@ -58,6 +64,9 @@ function isKnownType(type: string): boolean {
 export class ConnectorsService {
   /** Reads outside a transaction, batched with the others of the moment. */
   private readonly rows: BatchedRowReader<ConnectorEntity>;
+
+  /** A test may wait 10 s on the network: one tenant's tests must not hold every RPC slot of the catalog. */
+  private readonly testSlots = new TenantSlots(TEST_CONNECTIONS_PER_TENANT);
 
   constructor(
     private readonly ds: DataSource,
@@ -224,6 +233,21 @@ export class ConnectorsService {
 
   /** Really connects with the stored config (no transaction is held meanwhile), then stores the outcome. */
   async test(tenantId: string, id: string): Promise<ConnectionTestResult> {
+    const release = this.testSlots.take(tenantId);
+    if (!release) {
+      throw new AppError(
+        'rate_limited',
+        `${TEST_CONNECTIONS_PER_TENANT} connection tests of this tenant are under way; try again when one has ended`,
+      );
+    }
+    try {
+      return await this.testNow(tenantId, id);
+    } finally {
+      release();
+    }
+  }
+
+  private async testNow(tenantId: string, id: string): Promise<ConnectionTestResult> {
     const current = await this.rows.get(tenantId, id);
     const driver = getDriver(current.type);
     if (!driver) throw new AppError('validation_failed', `connector type "${current.type}" is no longer available`);

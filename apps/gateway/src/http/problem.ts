@@ -16,6 +16,8 @@ export class HeaderedError extends AppError {
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
   const doc = problemDocument(error.toDomainError(), request.url.split('?')[0] ?? '/', String(request.id));
   if (error instanceof HeaderedError) reply.headers(error.headers);
+  // api.md: a 429 says when to come back; the gateway's own limiter says more precisely, a service's refusal 1 s.
+  if (doc.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
   if (doc.status === 503) {
     // Every 503 says when to come back and what class of dependency is missing (a backend service unless told).
     doc.dependency ??= 'service';

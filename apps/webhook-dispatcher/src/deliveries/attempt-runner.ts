@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
-import { newId } from '@conduit/service-kit';
+import { TenantSlots, newId } from '@conduit/service-kit';
 import { DeliverySender, type SendResult } from './delivery-sender.js';
 import type { ClaimedAttempt } from './claimed-attempt.js';
 import { SuccessBatcher } from './success-batcher.js';
@@ -56,6 +56,8 @@ export class AttemptRunner implements OnModuleDestroy {
   /** Admitted attempts waiting for one of the `deliveryConcurrency` POST slots, oldest first. */
   private readonly waiting: ClaimedAttempt[] = [];
   private sending = 0;
+  /** POSTs under way by tenant: one tenant's receivers that never answer must not hold every slot (a quarter each). */
+  private readonly tenantSlots: TenantSlots;
 
   constructor(
     private readonly ds: DataSource,
@@ -67,6 +69,7 @@ export class AttemptRunner implements OnModuleDestroy {
   ) {
     this.successes = new SuccessBatcher(ds);
     this.slots = new SendSlots(settings.deliveryConcurrency * ADMITTED_PER_SLOT, SLOT_WAIT_MS);
+    this.tenantSlots = new TenantSlots(Math.max(1, Math.floor(settings.deliveryConcurrency / 4)));
     this.signers = new SignerCache(secrets);
   }
 
@@ -99,22 +102,43 @@ export class AttemptRunner implements OnModuleDestroy {
     this.pump();
   }
 
-  /** Starts waiting attempts while POST slots are free. */
-  private pump(): void {
-    while (this.sending < this.settings.deliveryConcurrency && this.waiting.length > 0) {
-      const c = this.waiting.shift()!;
+  /**
+   * The oldest waiting attempt whose tenant holds fewer than its share of the POST slots, with that slot taken (an
+   * attempt waiting too long is left to the sweep on the way), or undefined.
+   */
+  private nextWaiting(): { c: ClaimedAttempt; releaseTenant: () => void } | undefined {
+    for (let i = 0; i < this.waiting.length;) {
+      const c = this.waiting[i]!;
       if (Date.now() - c.claimed_at.getTime() > MAX_ADMITTED_WAIT_MS) {
         // Receivers held every slot for long (timeouts): rather than send it late while the sweep, seeing its claim
         // grow stale, sends it too, it is left to the sweep.
+        this.waiting.splice(i, 1);
         this.slots.give(1);
         continue;
       }
+      const releaseTenant = this.tenantSlots.take(c.tenant_id);
+      if (releaseTenant) {
+        this.waiting.splice(i, 1);
+        return { c, releaseTenant };
+      }
+      i++;
+    }
+    return undefined;
+  }
+
+  /** Starts waiting attempts while POST slots are free, oldest first among the tenants under their fair share. */
+  private pump(): void {
+    while (this.sending < this.settings.deliveryConcurrency && this.waiting.length > 0) {
+      const next = this.nextWaiting();
+      if (!next) return;
+      const { c, releaseTenant } = next;
       this.sending++;
       let held = true;
       const release = (): void => {
         if (!held) return;
         held = false;
         this.sending--;
+        releaseTenant();
         this.pump();
       };
       void this.attempt(c, release)
