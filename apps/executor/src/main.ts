@@ -67,6 +67,8 @@ async function main(): Promise<void> {
 
   // Only for /readyz: the runtime keeps connections of its own.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  // An outage shows in /readyz (and ioredis reconnects by itself): not an 'Unhandled error event' on stderr.
+  redis.on('error', () => undefined);
   const app = await NestFactory.create<NestFastifyApplication>(
     ExecutorAppModule.forRoot({ registry, checks: [redisReadinessCheck(redis)] }),
     new FastifyAdapter(),

@@ -45,6 +45,9 @@ const DEAD_CONSUMER_IDLE_MS = 10 * 60_000;
 const READ_ERROR_BACKOFF_MS = 1000;
 const UNBLOCK_PATIENCE_MS = 2000;
 
+/** Connection errors of a client whose callers meet them as errors of their own commands. */
+const ignoreConnectionError = (): void => undefined;
+
 export class StreamConsumer {
   /** Dedicated to the blocking XREADGROUP: a blocked connection cannot serve other commands. */
   readonly reader: Redis;
@@ -68,6 +71,10 @@ export class StreamConsumer {
     this.reader = new Redis(config.url, { lazyConnect: true, maxRetriesPerRequest: null });
     // Auto-pipelining: replies and claims issued in one turn of the event loop go out in one write.
     this.commands = new Redis(config.url, { lazyConnect: true, enableAutoPipelining: true });
+    // ioredis reconnects by itself; an outage reaches the read loop and the commands as errors, which say it. Without
+    // a listener, each reconnect attempt printed an 'Unhandled error event' stack to stderr.
+    this.reader.on('error', ignoreConnectionError);
+    this.commands.on('error', ignoreConnectionError);
   }
 
   get inFlightCount(): number {

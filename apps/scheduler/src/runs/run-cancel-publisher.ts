@@ -8,6 +8,8 @@ export class RunCancelPublisher {
 
   constructor(settings: { redisUrl: string; redisPrefix: string }) {
     this.publisher = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2 });
+    // An outage fails publish(), whose caller says so (ioredis reconnects by itself): not an unhandled error event.
+    this.publisher.on('error', () => undefined);
     this.channel = `${settings.redisPrefix}${RUN_CANCEL_CHANNEL}`;
   }
 

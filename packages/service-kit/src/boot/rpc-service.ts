@@ -47,6 +47,8 @@ export interface RpcServiceOptions {
 export async function startRpcService(opts: RpcServiceOptions): Promise<INestApplication> {
   // Only for /readyz: the RPC transport and BullMQ keep connections of their own.
   const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
+  // An outage shows in /readyz (and ioredis reconnects by itself): not an 'Unhandled error event' on stderr.
+  redis.on('error', () => undefined);
   // The app opens the data source (TypeOrmModule): /readyz, called only once it listens, finds it there.
   const opened: { app?: NestFastifyApplication } = {};
   const ops: RpcServiceOps = {
