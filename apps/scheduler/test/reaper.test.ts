@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { useSchedulerSuite } from './support/scheduler-suite.js';
 import { REDIS_URL } from './support/redis.js';
 import { Worker } from 'bullmq';
-import { QUEUES } from '@conduit/contracts';
+import { QUEUES, type Run } from '@conduit/contracts';
 import { bullPrefix } from '@conduit/service-kit';
 import { RunReaper } from '../src/reaper/run-reaper.js';
 import { SCHEDULER_SETTINGS } from '../src/common/tokens.js';
@@ -37,6 +37,33 @@ beforeAll(() => {
 
 // A fixed wait on purpose: the run's silence lapsing is what the reaper is tested on.
 const silence = () => new Promise((r) => setTimeout(r, SILENCE_MS + 100));
+
+/**
+ * An executor that takes the run's job, reports it started and goes silent: it never renews its lock, so the lock
+ * expires, and it runs no stalled check. Jobs of earlier tests may still wait in the queue: it takes them too, and
+ * holds only this run's.
+ */
+async function dyingExecutor(tenant: string, run: Run): Promise<{ release: () => void; executor: Worker }> {
+  let release = () => undefined as void;
+  const executor = new Worker(
+    QUEUES.runs,
+    (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()),
+    {
+      connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+      prefix: bullPrefix(prefix),
+      concurrency: 10,
+      lockDuration: 300,
+      lockRenewTime: 600_000,
+      stalledInterval: 600_000,
+    },
+  );
+  await waitFor(async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'), {
+    what: 'the executor took the job',
+  });
+  await reportsQueue.add('run.started', runStartedReport(tenant, run, 'dying'));
+  await waitFor(async () => (await getRun(caller, tenant, run)).status === 'running', { what: 'running' });
+  return { release: () => release(), executor };
+}
 
 describe('the reaper', () => {
   it('re-enqueues a queued run whose queue job was lost, once, then fails it', async () => {
@@ -123,25 +150,7 @@ describe('the reaper', () => {
     const run = await triggerQueuedRun(suite, t);
     // An executor takes the job and goes silent: it never renews its lock, so the lock expires, and no live
     // worker runs BullMQ's stalled check.
-    let release = () => undefined as void;
-    // Jobs of earlier tests may still wait in the queue: take them too, and hold only this run's.
-    const executor = new Worker(
-      QUEUES.runs,
-      (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()),
-      {
-        connection: { url: REDIS_URL, maxRetriesPerRequest: null },
-        prefix: bullPrefix(prefix),
-        concurrency: 10,
-        lockDuration: 300,
-        lockRenewTime: 600_000,
-        stalledInterval: 600_000,
-      },
-    );
-    await waitFor(async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'), {
-      what: 'the executor took the job',
-    });
-    await reportsQueue.add('run.started', runStartedReport(t, run, 'dying'));
-    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
+    const { release, executor } = await dyingExecutor(t, run);
     try {
       await silence();
       await waitFor(async () => (await reaper.sweep())?.failed.includes(run.id), { what: 'the lock expired' });
@@ -158,25 +167,8 @@ describe('the reaper', () => {
     const settings = suite.scheduler.app.get<SchedulerSettings>(SCHEDULER_SETTINGS);
     const t = newTenant();
     const run = await triggerQueuedRun(suite, t);
-    let release = () => undefined as void;
-    // Takes the job and never renews its lock (a dead executor), while its connection says an executor listens.
-    const executor = new Worker(
-      QUEUES.runs,
-      (job) => (job.id === run.id ? new Promise<void>((r) => (release = r)) : Promise.resolve()),
-      {
-        connection: { url: REDIS_URL, maxRetriesPerRequest: null },
-        prefix: bullPrefix(prefix),
-        concurrency: 10,
-        lockDuration: 300,
-        lockRenewTime: 600_000,
-        stalledInterval: 600_000,
-      },
-    );
-    await waitFor(async () => (await runsQueue.getJob(run.id))?.getState().then((s) => s === 'active'), {
-      what: 'the executor took the job',
-    });
-    await reportsQueue.add('run.started', runStartedReport(t, run, 'dying'));
-    await waitFor(async () => (await getRun(caller, t, run)).status === 'running', { what: 'running' });
+    // Its connection stays: an executor listens on the queue, as live ones would.
+    const { release, executor } = await dyingExecutor(t, run);
     try {
       await silence();
       const lockKey = `${runsQueue.toKey(run.id)}:lock`;
