@@ -98,7 +98,7 @@ async function benchSize(rows) {
 
   try {
     // Connectors may never reach the platform's own database: the tables live in a database of the bench's own.
-    database = await createBenchDatabase(stack);
+    database = await createBenchDatabase();
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
     for (const table of ['bench_src', 'bench_raw', 'bench_pipe', 'bench_typed'])

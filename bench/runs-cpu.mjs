@@ -38,7 +38,7 @@ const stack = await startBenchStack({
 });
 let database, idle, burst, burstMain, burstSec;
 try {
-  database = await createBenchDatabase(stack);
+  database = await createBenchDatabase();
   const connectorId = await stackConnector(stack, database.name);
   const jobId = await jobFor(stack, {
     nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }],

@@ -1,7 +1,8 @@
 // What one 1-node run asks of PostgreSQL and Redis (issue 18, "hop by hop"): the statements each server ran and the
 // commands the services sent, per run, counted on a PostgreSQL and a Redis of the bench's own (initdb and
 // redis-server in a temporary folder), so nothing else on the machine is counted and the counters may be reset:
-// - PostgreSQL: pg_stat_statements (preloaded on the bench's server), by database: the platform's own and the
+// - PostgreSQL: pg_stat_statements (preloaded on the bench's two servers: the platform's, and the source's, apart since
+//   connectors may never reach the platform's own server), by database: the platform's own and the
 //   source's (the connector's session: snapshot, column types, COPY, its reset);
 // - Redis: the commands a client sent (MONITOR, less the commands a script ran itself; the commands of one pipeline
 //   count one each), by command and by queue or RPC stream, and INFO commandstats for every command run, scripts'
@@ -95,9 +96,10 @@ async function bareBullmqJobs(redisUrl, count) {
 
 // track_planning: each statement's planning time apart from its execution (an unnamed statement is planned at every
 // call, a named one once per connection).
-const postgres = await startOwnPostgres({
-  settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
-});
+const STATS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' };
+// Two servers: the platform's, and the source's (connectors may never reach the platform's own server).
+const postgres = await startOwnPostgres({ settings: STATS });
+const dataServer = await startOwnPostgres({ settings: STATS });
 const redisServer = await startOwnRedis();
 let stack;
 let database;
@@ -107,8 +109,8 @@ try {
     { RATE_LIMIT_PER_MINUTE: '1000000', CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' },
     { pgAdminUrl: postgres.adminUrl, redisUrl: redisServer.url },
   );
-  database = await createBenchDatabase(stack);
-  const connectorId = await stackConnector(stack, database.name);
+  database = await createBenchDatabase(dataServer.adminUrl);
+  const connectorId = await stackConnector(stack, database.name, dataServer.adminUrl);
   const jobId = await jobFor(stack, {
     nodes: [{ id: 'one', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }],
     edges: [],
@@ -119,10 +121,14 @@ try {
 
   const admin = new pg.Client({ connectionString: postgres.adminUrl });
   await admin.connect();
+  const dataAdmin = new pg.Client({ connectionString: dataServer.adminUrl });
+  await dataAdmin.connect();
   const redis = new Redis(redisServer.url);
   try {
-    await admin.query('create extension if not exists pg_stat_statements');
-    await admin.query('select pg_stat_statements_reset()');
+    for (const server of [admin, dataAdmin]) {
+      await server.query('create extension if not exists pg_stat_statements');
+      await server.query('select pg_stat_statements_reset()');
+    }
     await redis.config('RESETSTAT');
     const counting = await countClientCommands(redisServer.url);
     await triggerMany(stack, jobId, RUNS, IN_FLIGHT);
@@ -131,15 +137,17 @@ try {
     const redisCounted = await counting.stop();
     const commandsRun = await commandStats(redis);
     // pg_stat_statements counts a statement when it ends: every run's are in once the runs are drained.
-    const { rows } = await admin.query(
-      `select d.datname as database, s.calls::int as calls, s.plans::int as plans, s.total_plan_time as plan_ms,
+    const statsSql = `select d.datname as database, s.calls::int as calls, s.plans::int as plans, s.total_plan_time as plan_ms,
               s.total_exec_time as exec_ms, regexp_replace(s.query, '\\s+', ' ', 'g') as query
          from pg_stat_statements s join pg_database d on d.oid = s.dbid
-        where d.datname <> 'postgres' order by s.calls desc`,
+        where d.datname <> 'postgres' order by s.calls desc`;
+    const rows = [...(await admin.query(statsSql)).rows, ...(await dataAdmin.query(statsSql)).rows].sort(
+      (x, y) => y.calls - x.calls,
     );
     figures = { rows, redisCounted, commandsRun, sourceDatabase: database.name };
   } finally {
     await admin.end();
+    await dataAdmin.end();
     redis.disconnect();
   }
 } catch (err) {
@@ -152,6 +160,7 @@ try {
 const bare = await bareBullmqJobs(redisServer.url, BARE_JOBS);
 await redisServer.destroy();
 await postgres.destroy();
+await dataServer.destroy();
 
 const perRun = (n) => round(n / RUNS, 2);
 const { rows, redisCounted, commandsRun, sourceDatabase } = figures;

@@ -124,7 +124,7 @@ const stack = await startBenchStack({
 });
 let database, baseline, one, two, memory;
 try {
-  database = await createBenchDatabase(stack);
+  database = await createBenchDatabase();
   baseline = await pooledStatements(database.url);
   console.log(
     `baseline: ${baseline.statements} x pg_sleep(${(0.75 * WAIT_MS) / 1000}-${(1.25 * WAIT_MS) / 1000} s) on a pg.Pool of ${CONCURRENCY}  ${baseline.per_sec} statements/s  (${baseline.ended} ended in the ${baseline.seconds} s all connections were busy)`,

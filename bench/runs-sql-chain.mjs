@@ -162,7 +162,7 @@ const stack = await startBenchStack({
 });
 let database, baseline, engine, chain;
 try {
-  database = await createBenchDatabase(stack);
+  database = await createBenchDatabase();
   baseline = await pooledStatements(database.url, RUNS);
   console.log(
     `${NODES} x ${STATEMENT} on one pooled connection (baseline)  p50 ${baseline.p50_ms} ms  p95 ${baseline.p95_ms} ms  (n=${baseline.n})`,

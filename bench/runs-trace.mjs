@@ -152,7 +152,7 @@ let database;
 const runIds = [];
 let pickupMs;
 try {
-  database = await createBenchDatabase(stack);
+  database = await createBenchDatabase();
   const connectorId = await stackConnector(stack, database.name);
   const jobId = await jobFor(stack, {
     nodes: [{ id: 'one', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }],

@@ -2,6 +2,7 @@
 // for them. Every call goes through the gateway like a client's; an unexpected status throws with the body.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DATA_SERVER_URL } from './bench-database.mjs';
 
 const FINAL = new Set(['succeeded', 'failed', 'canceled']);
 
@@ -18,12 +19,17 @@ export async function api(stack, method, path, body, expected) {
 }
 
 /**
- * A postgres connector on `database` of the stack's server (its host and port): never the stack's own database, which
- * connectors may not reach. The stack must allow private networks (the server is on this machine).
+ * A postgres connector on `database` of the benches' data server (bench-database.mjs): never the stack's own server,
+ * which connectors may not reach. The stack must allow private networks (the server is on this machine).
  */
-export async function stackConnector(stack, database) {
-  const server = new URL(stack.databaseUrl);
-  const config = { host: server.hostname, port: Number(server.port || 5432), database, user: 'postgres' };
+export async function stackConnector(stack, database, serverUrl = DATA_SERVER_URL) {
+  const server = new URL(serverUrl);
+  const config = {
+    host: server.hostname,
+    port: Number(server.port || 5432),
+    database,
+    user: decodeURIComponent(server.username) || 'postgres',
+  };
   return (
     await api(
       stack,
