@@ -20,6 +20,13 @@ describe('checkCron', () => {
     ['* * * * 8', 'day of week 8 is out of range 0-7'],
     ['* * * FOO *', '"FOO" is not a valid month'],
     ['5-1 * * * *', 'minute range "5-1" runs backwards'],
+    // cron-parser (the scheduler's) refuses a value listed twice: the job would never fire.
+    ['0 0 1,1 * *', 'day of month "1,1" lists 1 twice'],
+    ['1-5,3 * * * *', 'minute "1-5,3" lists 3 twice'],
+    ['*/5,10 * * * *', 'minute "*/5,10" lists 10 twice'],
+    ['0 0 * * 0,7', 'day of week "0,7" lists 0 twice'],
+    ['0 0 * * SUN,0', 'day of week "SUN,0" lists 0 twice'],
+    ['0 0 * JAN,1 *', 'month "JAN,1" lists 1 twice'],
   ])('refuses %j: %s', (expr, message) => expect(checkCron(expr)).toBe(message));
 
   // No date matches: decided on the months of a leap year (cron-parser would search for years and find nothing).

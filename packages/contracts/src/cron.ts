@@ -104,6 +104,21 @@ function fieldsOf(expression: string): string[] {
     .filter((p) => p !== '');
 }
 
+/**
+ * A message when a checked field's list names a value twice (`1,1`, `1-5,3`, `*\/5,10`, Sunday as `0,7`):
+ * cron-parser, which computes the fire times, refuses such a field, so a job holding it would never fire.
+ */
+function repeatedValue(field: Field, text: string): string | undefined {
+  if (!text.includes(',')) return undefined;
+  const seen = new Set<number>();
+  for (const raw of valuesOf(field, text)) {
+    const value = field.name === 'day of week' && raw === 7 ? 0 : raw;
+    if (seen.has(value)) return `${field.name} "${text}" lists ${value} twice`;
+    seen.add(value);
+  }
+  return undefined;
+}
+
 /** The first field at fault of five, if any (not whether the dates ever come). */
 function fieldProblem(parts: readonly string[]): string | undefined {
   for (let i = 0; i < 5; i++) {
@@ -112,6 +127,8 @@ function fieldProblem(parts: readonly string[]): string | undefined {
       const problem = checkItem(field, item);
       if (problem) return problem;
     }
+    const repeated = repeatedValue(field, parts[i]!);
+    if (repeated) return repeated;
   }
   return undefined;
 }
