@@ -228,20 +228,23 @@ describe('planning in batches', () => {
 });
 
 describe('one tenant among others', () => {
-  it("holds at most a quarter of the POST slots for one tenant's receivers that never answer: another's ping goes at once", async () => {
+  it("holds at most three quarters of the POST slots for one tenant's receivers that never answer: another's ping goes at once", async () => {
     const hung = await silentListener();
     try {
       const [a, b] = [newTenant(), newTenant()];
       const stuck = await createWebhook(a, `http://127.0.0.1:${hung.port}/never`);
       // More test pings than the 100 POST slots: each would hold its slot for the whole timeout.
       for (let i = 0; i < 150; i++) await caller.ok<Delivery>(a, 'webhooks.webhooks.test', { id: stuck.id });
-      await waitFor(() => hung.openConnections() >= 25, { what: "tenant a's pings to hold their share of the slots" });
+      await waitFor(() => hung.openConnections() >= 75, {
+        what: "tenant a's pings to hold what they may of the slots",
+      });
       const hook = endpoint();
       const webhook = await createWebhook(b, hook.url);
       await caller.ok<Delivery>(b, 'webhooks.webhooks.test', { id: webhook.id });
       await waitFor(() => receiver.requests(hook.path).length === 1, { what: "tenant b's ping" });
-      // Tenant a's first pings are still waiting on their receiver (the suite's timeout is 1 s), never more than 25.
-      expect(hung.openConnections()).toBe(25);
+      // Tenant a's first pings are still waiting on their receiver (the suite's timeout is 1 s), never more than 75:
+      // the last quarter of the slots stays for other tenants.
+      expect(hung.openConnections()).toBe(75);
     } finally {
       await hung.close();
     }

@@ -56,7 +56,7 @@ export class AttemptRunner implements OnModuleDestroy {
   /** Admitted attempts waiting for one of the `deliveryConcurrency` POST slots, oldest first. */
   private readonly waiting: ClaimedAttempt[] = [];
   private sending = 0;
-  /** POSTs under way by tenant: one tenant's receivers that never answer must not hold every slot (a quarter each). */
+  /** POSTs under way by tenant: one tenant's receivers that never answer must not hold every slot (nextWaiting). */
   private readonly tenantSlots: TenantSlots;
 
   constructor(
@@ -103,10 +103,15 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   /**
-   * The oldest waiting attempt whose tenant holds fewer than its share of the POST slots, with that slot taken (an
-   * attempt waiting too long is left to the sweep on the way), or undefined.
+   * The next attempt to send, its tenant's slot taken: the oldest of a tenant under its share of the POST slots (a
+   * quarter); else, while more than a share of the slots is free, the oldest of any tenant: a tenant alone uses up to
+   * three quarters, and the last quarter stays for another tenant's attempt, which then goes at once. An attempt
+   * waiting too long is left to the sweep on the way.
    */
   private nextWaiting(): { c: ClaimedAttempt; releaseTenant: () => void } | undefined {
+    const share = this.tenantSlots.perTenant;
+    const lending = this.sending < this.settings.deliveryConcurrency - share;
+    let oldest = -1;
     for (let i = 0; i < this.waiting.length;) {
       const c = this.waiting[i]!;
       if (Date.now() - c.claimed_at.getTime() > MAX_ADMITTED_WAIT_MS) {
@@ -121,9 +126,12 @@ export class AttemptRunner implements OnModuleDestroy {
         this.waiting.splice(i, 1);
         return { c, releaseTenant };
       }
+      if (oldest < 0) oldest = i;
       i++;
     }
-    return undefined;
+    if (oldest < 0 || !lending) return undefined;
+    const [c] = this.waiting.splice(oldest, 1);
+    return { c: c!, releaseTenant: this.tenantSlots.take(c!.tenant_id, true)! };
   }
 
   /** Starts waiting attempts while POST slots are free, oldest first among the tenants under their fair share. */

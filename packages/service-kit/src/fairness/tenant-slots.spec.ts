@@ -13,5 +13,10 @@ describe('TenantSlots', () => {
     expect(slots.inUse('a')).toBe(1);
     expect(slots.take('a')).toBeDefined();
     expect(slots.take('a')).toBeUndefined();
+    // Past its share where the caller lends it: counted all the same.
+    const lent = slots.take('a', true);
+    expect(slots.inUse('a')).toBe(3);
+    lent!();
+    expect(slots.inUse('a')).toBe(2);
   });
 });

@@ -8,10 +8,13 @@ export class TenantSlots {
 
   constructor(readonly perTenant: number) {}
 
-  /** Takes a slot of `tenantId`'s: its release, or undefined when all of them are taken. */
-  take(tenantId: string): (() => void) | undefined {
+  /**
+   * Takes a slot of `tenantId`'s: its release, or undefined when all of them are taken. `pastShare`: counted, but
+   * taken even beyond `perTenant` (a pool that lends a tenant its idle room decides when, and gives it back first).
+   */
+  take(tenantId: string, pastShare = false): (() => void) | undefined {
     const now = this.held.get(tenantId) ?? 0;
-    if (now >= this.perTenant) return undefined;
+    if (now >= this.perTenant && !pastShare) return undefined;
     this.held.set(tenantId, now + 1);
     let released = false;
     return () => {
