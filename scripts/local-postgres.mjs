@@ -12,12 +12,21 @@ const DIR = resolve(ROOT, '.conduit/postgres');
 const DATA = resolve(DIR, 'data');
 
 /** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` user, which owns the folder. */
+function asPostgres(command, args) {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
 function pgTool(command, args) {
-  const [file, argv] =
-    process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  const [file, argv] = asPostgres(command, args);
   const done = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
   if (done.status !== 0)
     throw new Error(`${command} failed: ${(done.stderr || done.stdout || String(done.error)).trim()}`);
+}
+
+/** `pg_ctl status`: 0 while the server of DATA runs. */
+function isRunning() {
+  const [file, argv] = asPostgres('pg_ctl', ['-D', DATA, 'status']);
+  return spawnSync(file, argv, { stdio: 'ignore' }).status === 0;
 }
 
 function hasTool(command) {
@@ -39,8 +48,11 @@ export function startLocalPostgres(port) {
     }
     pgTool('initdb', ['-D', DATA, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
   }
-  const options = `-p ${port} -k ${DIR} -c listen_addresses=127.0.0.1`;
-  pgTool('pg_ctl', ['-D', DATA, '-o', options, '-l', resolve(DIR, 'log'), '-w', 'start']);
+  // Still running after a launcher that could not stop it (killed): used as it is.
+  if (!isRunning()) {
+    const options = `-p ${port} -k ${DIR} -c listen_addresses=127.0.0.1`;
+    pgTool('pg_ctl', ['-D', DATA, '-o', options, '-l', resolve(DIR, 'log'), '-w', 'start']);
+  }
   return `postgres://postgres@127.0.0.1:${port}/postgres`;
 }
 

@@ -189,6 +189,28 @@ describe('the reaper', () => {
     }
   });
 
+  it("fails a dead executor's run within the grace when no executor is left to take it over", async () => {
+    const settings = suite.scheduler.app.get<SchedulerSettings>(SCHEDULER_SETTINGS);
+    const t = newTenant();
+    const run = await triggerQueuedRun(suite, t);
+    const { release, executor } = await dyingExecutor(t, run);
+    try {
+      await silence();
+      const lockKey = `${runsQueue.toKey(run.id)}:lock`;
+      const redis = await runsQueue.backend.client;
+      await waitFor(async () => (await redis.get(lockKey)) === null, { what: 'the lock expired' });
+      settings.stalledGraceMs = 60_000;
+      // Gone without finishing its job (forced): the job stays active without a lock, and nobody listens.
+      await executor.close(true);
+      await waitFor(async () => (await runsQueue.getWorkersCount()) === 0, { what: 'no executor listening' });
+      expect((await reaper.sweep())?.failed).toContain(run.id);
+    } finally {
+      settings.stalledGraceMs = 1;
+      release();
+      await executor.close();
+    }
+  });
+
   it('fails a run as soon as its queue job fails (QueueEvents), stalls read as a lost executor', async () => {
     const t = newTenant();
     const crashing = await triggerQueuedRun(suite, t);

@@ -3,9 +3,10 @@ import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { QUEUES, type Delivery, type Page, type Webhook } from '@conduit/contracts';
 import { newTenant } from './support/db.js';
-import { unbatchedJobs, type QueuedJob } from '@conduit/service-kit';
+import { unbatchedJobs, type QueuedJob, type TenantSlots } from '@conduit/service-kit';
 import { Receiver, silentListener, waitFor, type Received, type Responder } from '@conduit/testing';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
+import { AttemptRunner } from '../src/deliveries/attempt-runner.js';
 import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
 import { alertEvent, runEvent } from './support/events.js';
 
@@ -242,9 +243,12 @@ describe('one tenant among others', () => {
       const webhook = await createWebhook(b, hook.url);
       await caller.ok<Delivery>(b, 'webhooks.webhooks.test', { id: webhook.id });
       await waitFor(() => receiver.requests(hook.path).length === 1, { what: "tenant b's ping" });
-      // Tenant a's first pings are still waiting on their receiver (the suite's timeout is 1 s), never more than 75:
-      // the last quarter of the slots stays for other tenants.
-      expect(hung.openConnections()).toBe(75);
+      // Tenant a's first pings still wait on their receiver (the suite's timeout is 1 s); of the POSTs sent at once,
+      // never more than 75 are its: the last quarter of the slots stays for other tenants. (Attempts the sweep takes
+      // back to the queue under load, past their wait, are not bounded per tenant: docs/api-decisions.md.)
+      expect(hung.openConnections()).toBeGreaterThanOrEqual(75);
+      const runner = suite.dispatcher.app.get<AttemptRunner, { tenantSlots: TenantSlots }>(AttemptRunner);
+      expect(runner.tenantSlots.inUse(a)).toBeLessThanOrEqual(75);
     } finally {
       await hung.close();
     }

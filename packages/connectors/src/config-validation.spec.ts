@@ -85,6 +85,7 @@ describe('http headers', () => {
       paths({ ...base, auth_type: 'header', auth_header_name: 'X-Api-Key', auth_header_value: 'k\r\nX-Evil: 1' }),
     ).toEqual(['config.auth_header_value']);
     expect(paths({ ...base, headers: { 'X-Ok': 'a\nb' } })).toEqual(['config.headers.X-Ok']);
+    expect(paths({ ...base, auth_type: 'bearer', bearer_token: 't\r\nX-Evil: 1' })).toEqual(['config.bearer_token']);
     for (const name of ['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Proxy-Authorization', 'X Y', ''])
       expect(paths({ ...base, headers: { [name]: 'x' } })).not.toEqual([]);
     // Never the secret's value in the problem.

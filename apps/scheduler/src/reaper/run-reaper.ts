@@ -107,10 +107,12 @@ export class RunReaper implements OnApplicationBootstrap, OnModuleDestroy {
     return (await client.get(`${queue.toKey(runId)}:lock`)) === null;
   }
 
-  /** Whether executors' reports wait in their queue (a retry after an outage is a delayed job). */
+  /**
+   * Whether executors' reports wait for a retry (a delayed job: none in normal operation, so a steady backlog never
+   * puts the judgement off; after an outage the retries come back within 5 s of its end, job-options.ts).
+   */
   private async reportsWaiting(): Promise<boolean> {
-    const counts = await this.producers.of(QUEUES.eventsScheduler).queue.getJobCounts('wait', 'delayed', 'prioritized');
-    return Object.values(counts).some((n) => n > 0);
+    return (await this.producers.of(QUEUES.eventsScheduler).queue.getDelayedCount()) > 0;
   }
 
   /** Whether the run's lease (else its last news) ended less than `stalledGraceMs` ago. */

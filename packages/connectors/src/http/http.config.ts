@@ -72,7 +72,13 @@ export const httpInfo: ConnectorTypeInfo = {
         writeOnly: true,
         'x-secret': true,
       },
-      bearer_token: { type: 'string', maxLength: 8192, writeOnly: true, 'x-secret': true },
+      bearer_token: {
+        type: 'string',
+        maxLength: 8192,
+        pattern: HEADER_VALUE_PATTERN,
+        writeOnly: true,
+        'x-secret': true,
+      },
       username: { type: 'string', maxLength: 256 },
       password: { type: 'string', maxLength: 1024, writeOnly: true, 'x-secret': true },
       headers: {
@@ -111,9 +117,11 @@ function headerProblems(config: Record<string, unknown>): string[] {
   };
   const authName = config['auth_header_name'];
   if (typeof authName === 'string') name('config.auth_header_name', authName);
-  const authValue = config['auth_header_value'];
-  if (typeof authValue === 'string' && !HEADER_VALUE.test(authValue))
-    problems.push('config.auth_header_value: contains a line break or NUL');
+  for (const field of ['auth_header_value', 'bearer_token']) {
+    const value = config[field];
+    if (typeof value === 'string' && !HEADER_VALUE.test(value))
+      problems.push(`config.${field}: contains a line break or NUL`);
+  }
   const headers = (config['headers'] as Record<string, string> | undefined) ?? {};
   for (const [key, value] of Object.entries(headers)) {
     name(`config.headers.${key}`, key);

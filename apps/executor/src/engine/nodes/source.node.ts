@@ -4,7 +4,7 @@
  */
 import { TableLoader } from '../../data/table-loader.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
-import { PLATFORM_SQL, withDuckDB } from './duckdb-session.js';
+import { PLATFORM_SQL, withDuckDB, type DuckDBUse } from './duckdb-session.js';
 import { withoutEngineKeys } from './engine-keys.js';
 import { handsOffCsv, runSourceToCsv } from './csv-handoff.js';
 import { driverRequest } from './driver-request.js';
@@ -15,6 +15,17 @@ import { outputColumns } from '../node-columns.js';
 export function sourceRequestOf(ctx: NodeContext): Record<string, unknown> {
   return withoutEngineKeys(ctx.node.config);
 }
+
+/**
+ * Sources whose statements in the run's DuckDB carry only types the platform maps itself (from the source database's
+ * type numbers, pg-types.ts and mysql's typed-columns.ts): their runs need no check of the instance's settings when
+ * they end (RunWorkspace connect). The others build them around types the tenant's own data declares (a DuckDB file's
+ * printed types, a file's sniffed schema): counted as a tenant's SQL, so the whole check runs, whatever DuckDB prints.
+ */
+const PLATFORM_TYPED_SOURCES = new Set(['postgres', 'mysql']);
+
+const workspaceUseOf = (connectorType: string): DuckDBUse =>
+  PLATFORM_TYPED_SOURCES.has(connectorType) ? PLATFORM_SQL : {};
 
 export async function runSource(ctx: NodeContext): Promise<NodeResult> {
   const request = sourceRequestOf(ctx);
@@ -62,6 +73,6 @@ export async function runSource(ctx: NodeContext): Promise<NodeResult> {
         throw asConfigError(err);
       }
     },
-    PLATFORM_SQL,
+    workspaceUseOf(connector.type),
   );
 }
