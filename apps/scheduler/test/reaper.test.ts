@@ -38,6 +38,14 @@ beforeAll(() => {
 // A fixed wait on purpose: the run's silence lapsing is what the reaper is tested on.
 const silence = () => new Promise((r) => setTimeout(r, SILENCE_MS + 100));
 
+/** Waits out the run's silence, then until its job's lock (never renewed by a dying executor) has expired. */
+async function lockExpired(run: Run): Promise<void> {
+  await silence();
+  const lockKey = `${runsQueue.toKey(run.id)}:lock`;
+  const redis = await runsQueue.backend.client;
+  await waitFor(async () => (await redis.get(lockKey)) === null, { what: 'the lock expired' });
+}
+
 /**
  * An executor that takes the run's job, reports it started and goes silent: it never renews its lock, so the lock
  * expires, and it runs no stalled check. Jobs of earlier tests may still wait in the queue: it takes them too, and
@@ -170,10 +178,7 @@ describe('the reaper', () => {
     // Its connection stays: an executor listens on the queue, as live ones would.
     const { release, executor } = await dyingExecutor(t, run);
     try {
-      await silence();
-      const lockKey = `${runsQueue.toKey(run.id)}:lock`;
-      const redis = await runsQueue.backend.client;
-      await waitFor(async () => (await redis.get(lockKey)) === null, { what: 'the lock expired' });
+      await lockExpired(run);
       // Within the grace a live executor's stalled check would take the job back: the reaper leaves the run.
       settings.stalledGraceMs = 60_000;
       expect((await reaper.sweep())?.failed).not.toContain(run.id);
@@ -195,10 +200,7 @@ describe('the reaper', () => {
     const run = await triggerQueuedRun(suite, t);
     const { release, executor } = await dyingExecutor(t, run);
     try {
-      await silence();
-      const lockKey = `${runsQueue.toKey(run.id)}:lock`;
-      const redis = await runsQueue.backend.client;
-      await waitFor(async () => (await redis.get(lockKey)) === null, { what: 'the lock expired' });
+      await lockExpired(run);
       settings.stalledGraceMs = 60_000;
       // Gone without finishing its job (forced): the job stays active without a lock, and nobody listens.
       await executor.close(true);
