@@ -38,8 +38,10 @@ const summary = (values) => {
 async function pooledStatements(url, rounds) {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const times = [];
+  const cpu = cpuMeter();
   try {
     for (let r = 0; r < rounds + 1; r++) {
+      if (r === 1) cpu.start();
       const started = performance.now();
       for (let i = 0; i < NODES; i++) await pool.query(STATEMENT);
       if (r > 0) times.push(performance.now() - started);
@@ -47,7 +49,19 @@ async function pooledStatements(url, rounds) {
   } finally {
     await pool.end();
   }
-  return summary(times);
+  return { ...summary(times), cpu_ms_per_run: cpu.msPer(rounds) };
+}
+
+/** This process's CPU (every thread) from start() on, in ms per run: what the engine's work costs beside its wall time. */
+function cpuMeter() {
+  let from;
+  return {
+    start: () => (from = process.cpuUsage()),
+    msPer: (runs) => {
+      const used = process.cpuUsage(from);
+      return round((used.user + used.system) / 1000 / runs, 2);
+    },
+  };
 }
 
 /** The DAG through the run engine in this process, `rounds` times after a warm-up round (pools of its own). */
@@ -68,8 +82,10 @@ async function engineAlone(url, dag, rounds) {
   const workspaces = new WorkspacePool(workspace, { warn: () => undefined }, 1);
   workspaces.warm();
   const times = [];
+  const cpu = cpuMeter();
   try {
     for (let r = 0; r < rounds + 1; r++) {
+      if (r === 1) cpu.start();
       const started = performance.now();
       const outcome = await executeRun({
         runId: `run_bench_engine_${r}`,
@@ -90,7 +106,7 @@ async function engineAlone(url, dag, rounds) {
     await Promise.all([pools.closeAll(), workspaces.close()]);
     await rm(workspace.dataDir, { recursive: true, force: true });
   }
-  return summary(times);
+  return { ...summary(times), cpu_ms_per_run: cpu.msPer(rounds) };
 }
 
 /**
@@ -165,7 +181,7 @@ try {
   database = await createBenchDatabase();
   baseline = await pooledStatements(database.url, RUNS);
   console.log(
-    `${NODES} x ${STATEMENT} on one pooled connection (baseline)  p50 ${baseline.p50_ms} ms  p95 ${baseline.p95_ms} ms  (n=${baseline.n})`,
+    `${NODES} x ${STATEMENT} on one pooled connection (baseline)  p50 ${baseline.p50_ms} ms  p95 ${baseline.p95_ms} ms  (n=${baseline.n}; CPU ${baseline.cpu_ms_per_run} ms a run)`,
   );
   const connectorId = await stackConnector(stack, database.name);
   const nodes = Array.from({ length: NODES }, (_, i) => ({
@@ -178,7 +194,7 @@ try {
   process.env.CONNECTOR_ALLOW_PRIVATE_NETWORKS = 'true';
   engine = await engineAlone(database.url, { nodes, edges }, RUNS);
   console.log(
-    `${NODES} sql nodes through the run engine alone (executeRun in this process, pooled)  p50 ${engine.p50_ms} ms  p95 ${engine.p95_ms} ms  (n=${engine.n})`,
+    `${NODES} sql nodes through the run engine alone (executeRun in this process, pooled)  p50 ${engine.p50_ms} ms  p95 ${engine.p95_ms} ms  (n=${engine.n}; CPU ${engine.cpu_ms_per_run} ms a run, every thread)`,
   );
   const jobId = await jobFor(stack, { nodes, edges });
   profiles.start(stack);

@@ -1,4 +1,5 @@
 /** Runs one node with its `timeout_seconds` per attempt and `retries` with exponential backoff. */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeFailure, toNodeFailure } from './node-failure.js';
 
@@ -52,16 +53,17 @@ export async function runAttempts<T>(
   for (let attempt = 1; ; attempt++) {
     if (runSignal.aborted) throw new RunAborted(runSignal.reason);
     hooks.onAttempt(attempt);
-    const timeout = AbortSignal.timeout(policy.timeoutMs);
-    const signal = AbortSignal.any([runSignal, timeout]);
+    const limit = new AttemptSignal(runSignal, policy.timeoutMs);
     let failure: NodeFailure;
     try {
-      return await work(signal);
+      return await work(limit.signal);
     } catch (err) {
       if (runSignal.aborted) throw new RunAborted(runSignal.reason);
-      failure = timeout.aborted
+      failure = limit.timedOut
         ? new NodeFailure(`timed out after ${policy.timeoutMs / 1000} s`, true, 'timeout')
         : toNodeFailure(err);
+    } finally {
+      limit.done();
     }
     if (!failure.retryable || attempt > policy.retries) throw failure;
     const delayMs = policy.backoffBaseMs * 2 ** (attempt - 1);
@@ -71,5 +73,40 @@ export async function runAttempts<T>(
     } catch {
       throw new RunAborted(runSignal.reason);
     }
+  }
+}
+
+/**
+ * One attempt's signal: aborted by the run's signal or once `timeoutMs` has passed, until `done`, which frees both.
+ * One controller, a listener and a timer cleared at the end, rather than AbortSignal.timeout and AbortSignal.any: those
+ * leave a day-long timer to a finalizer and build two more signals at every attempt of every node (issue 18).
+ */
+class AttemptSignal {
+  readonly signal: AbortSignal;
+  timedOut = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onRunAbort: () => void;
+
+  constructor(
+    private readonly runSignal: AbortSignal,
+    timeoutMs: number,
+  ) {
+    this.signal = this.controller.signal;
+    this.onRunAbort = () => this.controller.abort(runSignal.reason);
+    // A run's nodes in parallel each listen while they run (EXECUTOR_NODE_PARALLELISM, up to 64): not a leak.
+    setMaxListeners(0, runSignal);
+    runSignal.addEventListener('abort', this.onRunAbort, { once: true });
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, timeoutMs);
+    // As AbortSignal.timeout's: a node's time limit alone never keeps the process up.
+    this.timer.unref();
+  }
+
+  done(): void {
+    clearTimeout(this.timer);
+    this.runSignal.removeEventListener('abort', this.onRunAbort);
   }
 }

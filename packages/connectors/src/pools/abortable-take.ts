@@ -7,10 +7,12 @@ export async function takeAbortably<C extends { release(): void }>(
   signal: AbortSignal | undefined,
 ): Promise<C> {
   if (!signal) return pending;
-  const waited = new AbortController();
-  const abortion = new Promise<undefined>((resolve) =>
-    signal.addEventListener('abort', () => resolve(undefined), { once: true, signal: waited.signal }),
-  );
+  // A listener removed at the end, not one bound to a controller aborted then: that abort builds a DOMException at
+  // every take of every node (issue 18).
+  let stopWaiting: (value: undefined) => void = () => undefined;
+  const abortion = new Promise<undefined>((resolve) => (stopWaiting = resolve));
+  const onAbort = () => stopWaiting(undefined);
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
     const connection = await Promise.race([pending, abortion]);
     if (connection && !signal.aborted) return connection;
@@ -20,6 +22,6 @@ export async function takeAbortably<C extends { release(): void }>(
     );
     throw signal.reason;
   } finally {
-    waited.abort();
+    signal.removeEventListener('abort', onAbort);
   }
 }
