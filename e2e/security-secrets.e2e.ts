@@ -189,32 +189,61 @@ describe('finding 4: a connector that moves must be sent its secrets again', () 
 });
 
 describe('finding 9: no credentials in URLs', () => {
+  // The gateway refuses them before the body crosses Redis: a credential outside a secret field would cross in clear.
+  const sentToRedis = (value: string) => monitor.commands.some((c) => c.includes(value));
+
   it.each([
-    ['http', { base_url: 'https://me:Pw-in-url-1@api.example.com/' }, 'config.base_url'],
-    ['http', { base_url: 'https://api.example.com/v1?api_key=Pw-in-url-2' }, 'config.base_url'],
-    ['openai', { base_url: 'https://llm.example.com/v1?token=Pw-in-url-3', model: 'tiny' }, 'config.base_url'],
-  ])('%s %j is a 422 pointing to the secret settings, and not stored', async (type, config, path) => {
-    const res = await call<ProblemDocument>(stack, 'POST', '/v2/connectors', {
-      body: { name: uniqueName(type), type, config },
+    ['http', { base_url: 'https://me:Pw-in-url-1@api.example.com/' }, 'config.base_url', 'credentials_in_url'],
+    ['http', { base_url: 'https://api.example.com/v1?api_key=Pw-in-url-2' }, 'config.base_url', 'credentials_in_url'],
+    [
+      'openai',
+      { base_url: 'https://llm.example.com/v1?token=Pw-in-url-3', model: 'tiny' },
+      'config.base_url',
+      'credentials_in_url',
+    ],
+    [
+      'http',
+      { base_url: 'https://api.example.com/', headers: { Authorization: 'Bearer Pw-in-url-5' } },
+      'config.headers.Authorization',
+      'credentials_in_header',
+    ],
+  ])(
+    '%s %j is a 422 pointing to the secret settings, not stored, and never sent on',
+    async (type, config, path, code) => {
+      const res = await call<ProblemDocument>(stack, 'POST', '/v2/connectors', {
+        body: { name: uniqueName(type), type, config },
+      });
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({ path, code, message: expect.stringMatching(/put the credential in|use auth_type/) }),
+      ]);
+      expect(res.text).not.toContain('Pw-in-url');
+      expect(sentToRedis('Pw-in-url')).toBe(false);
+    },
+  );
+
+  it('an update that writes a credential into a URL is refused before it is sent on', async () => {
+    const api = await create<{ id: string }>(stack, '/v2/connectors', {
+      name: uniqueName('api'),
+      type: 'http',
+      config: { base_url: 'https://api.example.com/v1' },
+    });
+    const res = await call<ProblemDocument>(stack, 'PUT', `/v2/connectors/${api.id}`, {
+      body: { name: uniqueName('api'), config: { base_url: 'https://api.example.com/v1?access_token=Pw-in-url-6' } },
     });
     expectProblem(res, 422, 'validation_failed');
-    expect(res.body.errors).toEqual([
-      expect.objectContaining({
-        path,
-        code: 'credentials_in_url',
-        message: expect.stringContaining('put the credential in'),
-      }),
-    ]);
-    expect(res.text).not.toContain('Pw-in-url');
+    expect(res.body.errors).toEqual([expect.objectContaining({ path: 'config.base_url', code: 'credentials_in_url' })]);
+    expect(sentToRedis('Pw-in-url-6')).toBe(false);
   });
 
-  it('a webhook url with ?token= is refused as user:password@ is', async () => {
+  it('a webhook url with ?token= is refused as user:password@ is, and never sent on', async () => {
     const res = await call<ProblemDocument>(stack, 'POST', '/v2/webhooks', {
       body: { url: `${receiver.endpoint().url}?token=Pw-in-url-4`, events: ['job.failed'], secret: secret('w') },
     });
     expectProblem(res, 422, 'validation_failed');
     expect(res.body.errors).toEqual([expect.objectContaining({ path: 'url', code: 'invalid_url' })]);
     expect(res.text).not.toContain('Pw-in-url');
+    expect(sentToRedis('Pw-in-url-4')).toBe(false);
   });
 });
 

@@ -12,6 +12,8 @@ export * from './schemas/projects.js';
 export * from './schemas/pipelines.js';
 export * from './schemas/connectors.js';
 export * from './schemas/connector-secret-fields.js';
+export * from './url-credentials.js';
+export * from './schemas/connector-credentials.js';
 export * from './schemas/api-keys.js';
 export * from './cron.js';
 export * from './schemas/jobs.js';

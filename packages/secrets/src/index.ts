@@ -3,4 +3,3 @@ export { KEY_BYTES, keyIdOf, parsePreviousSecretsKeys, type SecretKeys } from '.
 export * from './bindings.js';
 export * from './transit.js';
 export * from './secrets-key-env.js';
-export * from './url-credentials.js';

@@ -6,6 +6,7 @@ import { connectorTypes, getDriver, networkPolicyProblems, validateConnectorConf
 import {
   LIMITS,
   AppError,
+  connectorCredentialErrors,
   isId,
   pageOf,
   validationFailed,
@@ -25,7 +26,7 @@ import { ConnectorEntity } from './connector.entity.js';
 import { ConnectorSecrets } from './connector-secrets.js';
 import { CATALOG_CHANGES, NoCatalogChanges, type CatalogChanges } from '../common/catalog-changes.js';
 import { taggedConnector, toConnector } from './connector.mapper.js';
-import { headerCredentialErrors, resendErrors, urlCredentialErrors } from './connector-config-checks.js';
+import { resendErrors } from './connector-config-checks.js';
 import { unreadableSecretErrors, unreadableSecretsResult } from './unreadable-secrets.js';
 import { projectRefErrors } from '../projects/project-refs.js';
 import {
@@ -102,11 +103,7 @@ export class ConnectorsService {
   private async insertNew(tenantId: string, body: ConnectorCreate, ctx: CreateContext): Promise<ConnectorEntity> {
     const plain = this.secrets.fromTransit(tenantId, body.config);
     const errors: FieldError[] = isKnownType(body.type)
-      ? [
-          ...validateConnectorConfig(body.type, plain),
-          ...urlCredentialErrors(body.type, plain),
-          ...headerCredentialErrors(body.type, plain),
-        ]
+      ? [...validateConnectorConfig(body.type, plain), ...connectorCredentialErrors(body.type, plain)]
       : [
           {
             path: 'type',
@@ -196,8 +193,7 @@ export class ConnectorsService {
           errors.push(
             ...unreadableSecretErrors(unreadable, incoming),
             ...validateConnectorConfig(current.type, config),
-            ...urlCredentialErrors(current.type, config),
-            ...headerCredentialErrors(current.type, config),
+            ...connectorCredentialErrors(current.type, config),
             ...resendErrors(current.type, incoming, stored),
             ...(await projectRefErrors(m, tenantId, body.project_id)),
           );

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { urlCredentialProblem } from '@conduit/secrets';
+import { WEBHOOK_URL_CREDENTIALS_HINT, urlCredentialProblem } from '@conduit/contracts';
 import { webhookAddressRefusal } from './address-policy.js';
 
 export interface UrlPolicyOptions {
@@ -41,11 +41,7 @@ export function parseWebhookUrl(text: string, opts: UrlPolicyOptions): URL {
     );
   }
   const credentials = urlCredentialProblem(url);
-  if (credentials)
-    throw new UrlRefusedError(
-      'invalid_url',
-      `${credentials}: the secret signs deliveries, the receiver checks the signature`,
-    );
+  if (credentials) throw new UrlRefusedError('invalid_url', `${credentials}: ${WEBHOOK_URL_CREDENTIALS_HINT}`);
   if (url.hostname === '') throw new UrlRefusedError('invalid_url', 'must name a host');
   return url;
 }

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { descriptionSchema } from './common.js';
 import { pageQueryShape } from '../pagination.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../events.js';
+import { urlCredentialProblem } from '../url-credentials.js';
+
+/** Where a webhook's credential belongs instead of its URL (the gateway's and the dispatcher's refusals). */
+export const WEBHOOK_URL_CREDENTIALS_HINT = 'the secret signs deliveries, the receiver checks the signature';
 
 const eventsSchema = z
   .array(z.enum(WEBHOOK_EVENT_TYPES))
@@ -11,8 +15,9 @@ const eventsSchema = z
 
 /**
  * The URL's shape is checked here, so that it is listed beside the body's other faults: absolute, http or https,
- * with a host. Whether plain http is allowed, credentials in it and where its host resolves are checked by the
- * dispatcher, whose network policy is configuration (its codes: url_scheme_not_allowed, url_not_allowed).
+ * with a host, and no credentials in it (user:password@, ?token=), which the gateway must not send on to the
+ * dispatcher in clear. Whether plain http is allowed and where its host resolves are checked by the dispatcher, whose
+ * network policy is configuration (its codes: url_scheme_not_allowed, url_not_allowed).
  */
 const urlSchema = z
   .string()
@@ -26,8 +31,15 @@ const urlSchema = z
       ctx.addIssue({ code: 'custom', message: 'must be an absolute URL', params: { code: 'invalid_url' } });
       return;
     }
+    const credentials = urlCredentialProblem(url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       ctx.addIssue({ code: 'custom', message: 'must be an https URL', params: { code: 'url_scheme_not_allowed' } });
+    } else if (credentials) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${credentials}: ${WEBHOOK_URL_CREDENTIALS_HINT}`,
+        params: { code: 'invalid_url' },
+      });
     } else if (url.hostname === '') {
       ctx.addIssue({ code: 'custom', message: 'must name a host', params: { code: 'invalid_url' } });
     }

@@ -1,0 +1,59 @@
+import { connectorCredentialErrors } from './connector-credentials.js';
+import { webhookCreateSchema, webhookUpdateSchema } from './webhooks.js';
+
+describe('connectorCredentialErrors', () => {
+  it("points a URL's credential to the type's secret settings, or to the list of them when the type is not known", () => {
+    const config = { base_url: 'https://me:Pw-1@api.example.com/', endpoint: 'https://s3.example.com/?sig=Pw-2' };
+    const known = connectorCredentialErrors('http', config);
+    expect(known).toEqual([
+      {
+        path: 'config.base_url',
+        code: 'credentials_in_url',
+        message:
+          "must not carry credentials (user:password@): put the credential in the connector's secret settings (auth_header_value, bearer_token, password) instead",
+      },
+      expect.objectContaining({ path: 'config.endpoint', code: 'credentials_in_url' }),
+    ]);
+    expect(connectorCredentialErrors(undefined, config)[0]?.message).toContain('GET /v2/connector-types');
+    expect(JSON.stringify(known)).not.toContain('Pw-');
+  });
+
+  it('refuses plain headers that carry a credential, naming them and never their values', () => {
+    const errors = connectorCredentialErrors(undefined, {
+      base_url: 'https://api.example.com/',
+      headers: { Accept: 'application/json', Authorization: 'Bearer Pw-3', 'X-Auth-Token': 'Pw-4' },
+    });
+    expect(errors.map((e) => [e.path, e.code])).toEqual([
+      ['config.headers.Authorization', 'credentials_in_header'],
+      ['config.headers.X-Auth-Token', 'credentials_in_header'],
+    ]);
+    expect(errors[0]?.message).toContain('auth_header_value');
+    expect(JSON.stringify(errors)).not.toContain('Pw-');
+  });
+
+  it('passes a config without credentials, and values that are no URL', () => {
+    expect(
+      connectorCredentialErrors('http', {
+        base_url: 'https://api.example.com/v1?format=json',
+        note: 'token=abc',
+        headers: { Accept: 'text/csv' },
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('webhook url', () => {
+  it.each([['https://me:Pw-5@hooks.example.com/in'], ['https://hooks.example.com/in?token=Pw-6']])(
+    'refuses %s with invalid_url, as the dispatcher does, so the gateway never sends it on',
+    (url) => {
+      for (const schema of [webhookCreateSchema, webhookUpdateSchema]) {
+        const parsed = schema.safeParse({ url, events: ['job.failed'], secret: 'a-secret-of-16-chars' });
+        expect(parsed.success).toBe(false);
+        const issue = parsed.error?.issues.find((i) => i.path[0] === 'url');
+        expect(issue).toMatchObject({ params: { code: 'invalid_url' } });
+        expect(issue?.message).toMatch(/^must not carry credentials.*the secret signs deliveries/);
+        expect(issue?.message).not.toContain('Pw-');
+      }
+    },
+  );
+});
