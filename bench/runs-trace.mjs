@@ -11,7 +11,8 @@
 // span's start is anchored to its process's millisecond clock (the OpenTelemetry SDK's), so starts across services
 // compare to about a millisecond; lengths are exact.
 // Baseline: a bare BullMQ add -> worker start, as runs-scheduling.mjs prints it. BENCH_TRACE_DUMP=<file> also writes
-// every span received there (JSON), to read one trace whole.
+// every span received there (JSON), to read one trace whole. BENCH_TRACE_IN_FLIGHT=8 triggers the runs 8 at a time
+// instead, as runs-scheduling.mjs's runs/s load does: where a run's time, and its 202's, go under that load.
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +23,7 @@ import { printResult, quantile, round } from './lib/report.mjs';
 import { jobFor, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 
 const RUNS = Number(process.env.BENCH_TRACE_RUNS ?? 40);
+const IN_FLIGHT = Number(process.env.BENCH_TRACE_IN_FLIGHT ?? 1);
 const WARMUP = 5;
 
 /** Collects the spans the services export (OTLP/HTTP with JSON bodies, what exporter-trace-otlp-http sends). */
@@ -107,7 +109,13 @@ function readTrace(spans) {
     const key = `${s.service}: ${s.name.replace(/(run|node) [\w-]+/, '$1 <id>')}`;
     if (!first.has(key)) first.set(key, { start: at(s.start), ms: s.end - s.start });
   }
-  return { toRunning: stretch(claim.start), toApplied: stretch(finished.end), first, stores };
+  return {
+    toAccepted: stretch(root.end),
+    toRunning: stretch(claim.start),
+    toApplied: stretch(finished.end),
+    first,
+    stores,
+  };
 }
 
 /** A bare BullMQ job's add -> its worker's start, p50 over 100 (the floor of the queue hop a run takes). */
@@ -158,10 +166,18 @@ try {
     nodes: [{ id: 'one', type: 'sql', config: { connector_id: connectorId, sql: 'select 1' } }],
     edges: [],
   });
-  for (let i = 0; i < WARMUP + RUNS; i++) {
+  for (let i = 0; i < WARMUP + (IN_FLIGHT > 1 ? 0 : RUNS); i++) {
     const { id } = await trigger(stack, jobId);
     await waitSucceeded(stack, jobId, id, { everyMs: 10 });
     if (i >= WARMUP) runIds.push(id);
+  }
+  if (IN_FLIGHT > 1) {
+    let left = RUNS;
+    const triggerer = async () => {
+      while (left-- > 0) runIds.push((await trigger(stack, jobId)).id);
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, triggerer));
+    for (const id of runIds) await waitSucceeded(stack, jobId, id, { everyMs: 20 });
   }
   pickupMs = await bullmqPickup(stack);
 } finally {
@@ -185,7 +201,8 @@ const traces = runIds
   .filter(Boolean);
 if (traces.length === 0) throw new Error(`no run trace came in (${receiver.spans.length} spans received)`);
 
-console.log(`${traces.length} 1-node runs (sql \`select 1\`), one at a time, each one trace; p50 over the runs, ms`);
+const pace = IN_FLIGHT > 1 ? `${IN_FLIGHT} triggers at a time (the runs/s load)` : 'one at a time';
+console.log(`${traces.length} 1-node runs (sql \`select 1\`), ${pace}, each one trace; p50 over the runs, ms`);
 console.log('\nspans in the order they start (the first of each name), start after Trigger Run was received, length:');
 const keys = [...new Set(traces.flatMap((t) => [...t.first.keys()]))]
   .map((key) => ({ key, runs: traces.filter((t) => t.first.has(key)) }))
@@ -211,6 +228,7 @@ const share = (pick) => ({
   in_redis_ms: round(p50(traces.map((t) => pick(t).redis)), 2),
   elsewhere_ms: round(p50(traces.map((t) => pick(t).elsewhere)), 2),
 });
+const toAccepted = share((t) => t.toAccepted);
 const toRunning = share((t) => t.toRunning);
 const toApplied = share((t) => t.toApplied);
 const line = (what, s) =>
@@ -218,12 +236,15 @@ const line = (what, s) =>
     `${what}: ${s.total_ms} ms; inside PostgreSQL calls ${s.in_postgres_ms}, inside Redis calls ${s.in_redis_ms}, in neither ${s.elsewhere_ms} (the services' own code, queue waits, the kernel)`,
   );
 console.log('');
+line('Trigger Run received -> its 202 sent', toAccepted);
 line('Trigger Run received -> the claim (the run starts)', toRunning);
 line('Trigger Run received -> final report applied', toApplied);
 console.log(`baseline: a bare BullMQ add -> worker start p50 ${round(pickupMs, 2)} ms`);
 
 printResult('runs-trace', {
   runs: traces.length,
+  in_flight: IN_FLIGHT,
+  to_accepted: toAccepted,
   to_running: toRunning,
   to_final_report_applied: toApplied,
   baseline: { name: 'bullmq_add_to_pickup_p50_ms', value: round(pickupMs, 2) },
