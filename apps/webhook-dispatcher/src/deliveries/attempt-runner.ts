@@ -19,7 +19,8 @@ import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 
-export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+/** `deferred`: not sent, its claim given back, for the sweep to queue again (a tenant past its share; see run). */
+export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped' | 'deferred';
 
 /** How long a new event waits for room among the admitted attempts before its attempts are queued instead. */
 const SLOT_WAIT_MS = 2000;
@@ -58,6 +59,8 @@ export class AttemptRunner implements OnModuleDestroy {
   private sending = 0;
   /** POSTs under way by tenant: one tenant's receivers that never answer must not hold every slot (nextWaiting). */
   private readonly tenantSlots: TenantSlots;
+  /** The same for the attempts the queue's worker sends (retries, what the sweep queues): see run. */
+  private readonly queuedTenantSlots: TenantSlots;
 
   constructor(
     private readonly ds: DataSource,
@@ -70,6 +73,7 @@ export class AttemptRunner implements OnModuleDestroy {
     this.successes = new SuccessBatcher(ds);
     this.slots = new SendSlots(settings.deliveryConcurrency * ADMITTED_PER_SLOT, SLOT_WAIT_MS);
     this.tenantSlots = new TenantSlots(Math.max(1, Math.floor(settings.deliveryConcurrency / 4)));
+    this.queuedTenantSlots = new TenantSlots(Math.max(1, Math.floor((settings.deliveryConcurrency * 3) / 4)));
     this.signers = new SignerCache(secrets);
   }
 
@@ -165,10 +169,32 @@ export class AttemptRunner implements OnModuleDestroy {
     return this.settings.timeoutMs + CLAIM_MARGIN_MS;
   }
 
+  /**
+   * Sends an attempt taken from the queue. The queue's worker sends `deliveryConcurrency` at once, and it cannot see
+   * whose attempts wait behind the one it took, so a tenant holds at most three quarters of them: past that (its
+   * receivers slow or silent, its retries piling up), an attempt is not sent now but given back, and the sweep queues
+   * it again (it is due, unclaimed) within two sweep periods. The last quarter stays for other tenants' retries.
+   */
   async run(deliveryId: string): Promise<AttemptResult> {
     const claimed = await this.claim(deliveryId);
     if (!claimed) return 'skipped';
-    return this.attempt(claimed);
+    const releaseTenant = this.queuedTenantSlots.take(claimed.tenant_id);
+    if (!releaseTenant) return this.giveBack(claimed);
+    try {
+      return await this.attempt(claimed);
+    } finally {
+      releaseTenant();
+    }
+  }
+
+  /** Drops this process's claim of an attempt it did not send (unless the claim has moved on meanwhile). */
+  private async giveBack(c: ClaimedAttempt): Promise<AttemptResult> {
+    await this.ds.query(
+      `UPDATE deliveries SET claimed_at = NULL WHERE id = $1 AND status = 'pending' AND claimed_at = $2`,
+      [c.id, c.claimed_at],
+    );
+    this.logger.debug({ delivery_id: c.id, tenant_id: c.tenant_id }, 'attempt deferred: its tenant holds its share');
+    return 'deferred';
   }
 
   /**
