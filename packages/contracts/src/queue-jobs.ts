@@ -3,8 +3,14 @@ import { alertEventSchema, webhookDisabledEventSchema, webhookEnabledEventSchema
 import { QUEUES, type QueueName } from './queues.js';
 import { runCommandSchema, runEventSchema, runLogBatchSchema, runReportSchema } from './run-messages.js';
 
-/** Queue `webhook-deliveries` (dispatcher -> itself): one attempt, the deliveries row to send. */
-export const deliveryJobSchema = z.strictObject({ delivery_id: z.string().min(1).max(64) });
+/**
+ * Queue `webhook-deliveries` (dispatcher -> itself): one attempt, the deliveries row to send, and its tenant (so the
+ * worker can bound each tenant's share before it touches the row; absent in jobs queued before it was added).
+ */
+export const deliveryJobSchema = z.strictObject({
+  delivery_id: z.string().min(1).max(64),
+  tenant_id: z.string().min(1).max(64).optional(),
+});
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
 /** A run event is published under its own type as the job name. */

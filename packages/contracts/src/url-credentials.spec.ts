@@ -1,4 +1,4 @@
-import { isCredentialName, urlCredentialProblem } from './url-credentials.js';
+import { isCredentialName, textUrlCredentialProblem, urlCredentialProblem } from './url-credentials.js';
 
 describe('urlCredentialProblem', () => {
   it.each([
@@ -42,8 +42,39 @@ describe('isCredentialName', () => {
     ]) {
       expect({ name, credential: isCredentialName(name) }).toEqual({ name, credential: true });
     }
-    for (const name of ['Accept', 'Content-Type', 'X-Request-Id', 'User-Agent', 'page', 'monkey']) {
+    for (const name of ['X-Auth-Key', 'Authentication', 'Ocp-Apim-Subscription-Key', 'private_key', 'auth_key'])
+      expect({ name, credential: isCredentialName(name) }).toEqual({ name, credential: true });
+    for (const name of [
+      'Accept',
+      'Content-Type',
+      'X-Request-Id',
+      'User-Agent',
+      'page',
+      'monkey',
+      'author',
+      'sort_key',
+      'Idempotency-Key',
+    ]) {
       expect({ name, credential: isCredentialName(name) }).toEqual({ name, credential: false });
     }
   });
+});
+
+describe('textUrlCredentialProblem', () => {
+  it.each([
+    ['https:/me:Pw-1@api.example.com/', 'must not carry credentials (user:password@)'],
+    ['https:\\\\me:Pw-2@api.example.com/', 'must not carry credentials (user:password@)'],
+    ['https://me:Pw-3@api.example.com:99999/', 'must not carry credentials (user:password@)'],
+    ['https://api.example.com/cb#access_token=Pw-4', 'must not carry credentials in its query (access_token)'],
+    ['amqps://me:Pw-5@mq.example.com/vhost', 'must not carry credentials (user:password@)'],
+  ])('refuses %s however it is written', (text, problem) => {
+    expect(textUrlCredentialProblem(text)).toBe(problem);
+  });
+
+  it.each(['api.example.com', 'https://api.example.com/v1?page=2', 'C:\\data\\file.csv', 'Note: no URL here'])(
+    'passes %s',
+    (text) => {
+      expect(textUrlCredentialProblem(text)).toBeUndefined();
+    },
+  );
 });

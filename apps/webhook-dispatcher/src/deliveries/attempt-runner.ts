@@ -19,8 +19,7 @@ import { returnedRows } from '../common/returned-rows.js';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 
-/** `deferred`: not sent, its claim given back, for the sweep to queue again (a tenant past its share; see run). */
-export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped' | 'deferred';
+export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
 /** How long a new event waits for room among the admitted attempts before its attempts are queued instead. */
 const SLOT_WAIT_MS = 2000;
@@ -59,8 +58,9 @@ export class AttemptRunner implements OnModuleDestroy {
   private sending = 0;
   /** POSTs under way by tenant: one tenant's receivers that never answer must not hold every slot (nextWaiting). */
   private readonly tenantSlots: TenantSlots;
-  /** The same for the attempts the queue's worker sends (retries, what the sweep queues): see run. */
+  /** The same for the attempts the queue's worker sends (retries, what the sweep queues): see takeQueueSlot. */
   private readonly queuedTenantSlots: TenantSlots;
+  private queueSending = 0;
 
   constructor(
     private readonly ds: DataSource,
@@ -73,7 +73,7 @@ export class AttemptRunner implements OnModuleDestroy {
     this.successes = new SuccessBatcher(ds);
     this.slots = new SendSlots(settings.deliveryConcurrency * ADMITTED_PER_SLOT, SLOT_WAIT_MS);
     this.tenantSlots = new TenantSlots(Math.max(1, Math.floor(settings.deliveryConcurrency / 4)));
-    this.queuedTenantSlots = new TenantSlots(Math.max(1, Math.floor((settings.deliveryConcurrency * 3) / 4)));
+    this.queuedTenantSlots = new TenantSlots(Math.max(1, Math.floor(settings.deliveryConcurrency / 4)));
     this.signers = new SignerCache(secrets);
   }
 
@@ -170,31 +170,35 @@ export class AttemptRunner implements OnModuleDestroy {
   }
 
   /**
-   * Sends an attempt taken from the queue. The queue's worker sends `deliveryConcurrency` at once, and it cannot see
-   * whose attempts wait behind the one it took, so a tenant holds at most three quarters of them: past that (its
-   * receivers slow or silent, its retries piling up), an attempt is not sent now but given back, and the sweep queues
-   * it again (it is due, unclaimed) within two sweep periods. The last quarter stays for other tenants' retries.
+   * A slot of the queue's worker for an attempt of `tenantId` (its release), or undefined when the attempt must wait:
+   * the rule of the attempts sent at once (nextWaiting). The worker sends `deliveryConcurrency` at once and cannot see
+   * whose jobs wait behind the one it took, so a tenant under its quarter always goes, and one past it only while
+   * more than a quarter of the worker stays free: one tenant's silent receivers (its retries piling up, each holding
+   * a slot for the whole timeout) never hold every other tenant's retries behind theirs.
    */
+  takeQueueSlot(tenantId: string): (() => void) | undefined {
+    const share = this.queuedTenantSlots.perTenant;
+    const releaseTenant =
+      this.queuedTenantSlots.take(tenantId) ??
+      (this.queueSending < this.settings.deliveryConcurrency - share
+        ? this.queuedTenantSlots.take(tenantId, true)
+        : undefined);
+    if (!releaseTenant) return undefined;
+    this.queueSending++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.queueSending--;
+      releaseTenant();
+    };
+  }
+
+  /** Sends an attempt taken from the queue (its slot taken with takeQueueSlot, where the job names its tenant). */
   async run(deliveryId: string): Promise<AttemptResult> {
     const claimed = await this.claim(deliveryId);
     if (!claimed) return 'skipped';
-    const releaseTenant = this.queuedTenantSlots.take(claimed.tenant_id);
-    if (!releaseTenant) return this.giveBack(claimed);
-    try {
-      return await this.attempt(claimed);
-    } finally {
-      releaseTenant();
-    }
-  }
-
-  /** Drops this process's claim of an attempt it did not send (unless the claim has moved on meanwhile). */
-  private async giveBack(c: ClaimedAttempt): Promise<AttemptResult> {
-    await this.ds.query(
-      `UPDATE deliveries SET claimed_at = NULL WHERE id = $1 AND status = 'pending' AND claimed_at = $2`,
-      [c.id, c.claimed_at],
-    );
-    this.logger.debug({ delivery_id: c.id, tenant_id: c.tenant_id }, 'attempt deferred: its tenant holds its share');
-    return 'deferred';
+    return this.attempt(claimed);
   }
 
   /**
@@ -352,7 +356,7 @@ export class AttemptRunner implements OnModuleDestroy {
     const planned = next as { id: string; delayMs: number } | null;
     if (!planned) return 'failed';
     try {
-      await this.deliveries.enqueue([planned]);
+      await this.deliveries.enqueue([{ ...planned, tenantId: c.tenant_id }]);
     } catch (err) {
       this.logger.warn({ err, delivery_id: planned.id }, 'could not queue a retry; the sweep queues it');
     }

@@ -160,7 +160,11 @@ export class DeliveryPlanner {
       claimed.map((a) => this.claimedAttempt(requests[a.request] as PlanRequest, bodies[a.request] as string, a, now)),
     );
     try {
-      await this.deliveries.enqueue(planned.filter((a) => !a.claimed).map((a) => ({ id: a.id, delayMs: 0 })));
+      await this.deliveries.enqueue(
+        planned
+          .filter((a) => !a.claimed)
+          .map((a) => ({ id: a.id, tenantId: (requests[a.request] as PlanRequest).tenantId, delayMs: 0 })),
+      );
     } catch (err) {
       this.logger.warn(
         { err, event_ids: requests.map((r) => r.payload.id) },

@@ -44,13 +44,13 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Queues the lost attempts due for longer than one sweep period; answers how many. */
   async sweep(now = new Date()): Promise<number> {
-    const rows = await this.ds.query<{ id: string }[]>(
-      `SELECT id FROM deliveries
+    const rows = await this.ds.query<{ id: string; tenant_id: string }[]>(
+      `SELECT id, tenant_id FROM deliveries
        WHERE status = 'pending' AND due_at < $1 AND (claimed_at IS NULL OR claimed_at < $2)
        ORDER BY due_at LIMIT ${BATCH}`,
       [new Date(now.getTime() - this.settings.sweepMs), new Date(now.getTime() - this.runner.staleClaimMs)],
     );
-    await this.deliveries.enqueue(rows.map((r) => ({ id: r.id, delayMs: 0 })));
+    await this.deliveries.enqueue(rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, delayMs: 0 })));
     return rows.length;
   }
 }

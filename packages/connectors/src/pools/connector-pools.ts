@@ -76,9 +76,6 @@ export class ConnectorPools {
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
   private givenBack = 0;
-  /** Leases out over every pool, and who waits for there to be none. */
-  private leased = 0;
-  private idleWaiters: (() => void)[] = [];
 
   constructor(opts: ConnectorPoolOptions = {}) {
     this.max = opts.max ?? DEFAULT_CONNECTOR_POOL_MAX;
@@ -94,15 +91,6 @@ export class ConnectorPools {
   /** Pools open now (for tests and metrics). */
   get size(): number {
     return this.entries.size;
-  }
-
-  /**
-   * Resolves once no lease is out: every connection taken is back in its pool or closed (a driver gives a connection
-   * back after its caller is done, once it is reset). For tests that reuse a connection on purpose.
-   */
-  whenIdle(): Promise<void> {
-    if (this.leased === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /**
@@ -132,14 +120,12 @@ export class ConnectorPools {
     }
     const used = entry;
     used.inUse += 1;
-    this.leased += 1;
     let given = false;
     return {
       pool: used.pool as P,
       done: () => {
         if (given) return;
         given = true;
-        if (--this.leased === 0) for (const wake of this.idleWaiters.splice(0)) wake();
         used.inUse -= 1;
         used.lastUsed = Date.now();
         used.givenBackAt = ++this.givenBack;

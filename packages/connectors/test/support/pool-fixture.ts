@@ -43,9 +43,6 @@ export function usePools(driver: Required<Pick<ConnectorDriver, 'read'>>, sandbo
   });
   const scope = (connectorId = 'c1'): PoolScope => ({ pools, connectorId });
   const readOne: PoolFixture['readOne'] = async (query, opts = {}) => {
-    // The calls before it and this one each end with their connection back in its pool (reset after the call
-    // returns): the reads see the connection reuse the tests are about, not a second connection opened meanwhile.
-    await pools.whenIdle();
     const rows: Record<string, unknown>[] = [];
     for await (const batch of driver.read(opts.config ?? sandbox.config, {
       query,
@@ -53,7 +50,6 @@ export function usePools(driver: Required<Pick<ConnectorDriver, 'read'>>, sandbo
       pool: opts.pool ?? scope(),
     }))
       rows.push(...batch);
-    await pools.whenIdle();
     return rows[0] ?? {};
   };
   return {

@@ -31,6 +31,20 @@ describe('connectorCredentialErrors', () => {
     expect(JSON.stringify(errors)).not.toContain('Pw-');
   });
 
+  it('finds a URL at any depth, and leaves the secret fields (sealed before the body goes on) alone', () => {
+    const errors = connectorCredentialErrors('http', {
+      base_url: 'https://api.example.com/',
+      password: 'a:b@c',
+      pagination: { next: { url: 'https://api.example.com/next?private_key=Pw-6' } },
+      mirrors: ['https://ok.example.com/', 'https://me:Pw-7@mirror.example.com/'],
+    });
+    expect(errors.map((e) => [e.path, e.code])).toEqual([
+      ['config.pagination.next.url', 'credentials_in_url'],
+      ['config.mirrors.1', 'credentials_in_url'],
+    ]);
+    expect(JSON.stringify(errors)).not.toContain('Pw-');
+  });
+
   it('passes a config without credentials, and values that are no URL', () => {
     expect(
       connectorCredentialErrors('http', {

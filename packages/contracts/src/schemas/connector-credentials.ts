@@ -4,8 +4,8 @@
  * credential never travels unsealed; the catalog checks the same again for what reaches it by other paths.
  */
 import type { FieldError } from '../errors.js';
-import { isCredentialName, urlCredentialProblem } from '../url-credentials.js';
-import { CONNECTOR_SECRET_FIELDS } from './connector-secret-fields.js';
+import { isCredentialName, textUrlCredentialProblem } from '../url-credentials.js';
+import { ANY_CONNECTOR_SECRET_FIELD, CONNECTOR_SECRET_FIELDS } from './connector-secret-fields.js';
 
 /** The type's secret settings, where a credential belongs (any type's when the type is not known: a PUT's body). */
 function secretFieldsOf(type: string | undefined): readonly string[] {
@@ -14,7 +14,10 @@ function secretFieldsOf(type: string | undefined): readonly string[] {
     : [];
 }
 
-/** Every top-level string that is an absolute URL (base_url, endpoint...) and carries a credential. */
+/**
+ * Every string of the config, at any depth, that is a URL carrying a credential (base_url, endpoint, a URL in a list
+ * or an object...). The secret fields are not looked at: they are sealed before the body goes on.
+ */
 export function urlCredentialErrors(type: string | undefined, config: Record<string, unknown>): FieldError[] {
   const secretFields = secretFieldsOf(type);
   const where =
@@ -22,18 +25,28 @@ export function urlCredentialErrors(type: string | undefined, config: Record<str
       ? `the connector's secret settings (${secretFields.join(', ')})`
       : "the connector type's secret settings (GET /v2/connector-types lists them)";
   const errors: FieldError[] = [];
-  for (const [field, value] of Object.entries(config)) {
-    if (typeof value !== 'string' || !value.includes('://') || !URL.canParse(value)) continue;
-    const problem = urlCredentialProblem(new URL(value));
-    if (problem)
-      errors.push({
-        path: `config.${field}`,
-        code: 'credentials_in_url',
-        message: `${problem}: put the credential in ${where} instead`,
-      });
-  }
-  return errors;
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (typeof value === 'string') {
+      const problem = textUrlCredentialProblem(value);
+      if (problem)
+        errors.push({
+          path,
+          code: 'credentials_in_url',
+          message: `${problem}: put the credential in ${where} instead`,
+        });
+    } else if (depth < MAX_DEPTH && value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) visit(inner, `${path}.${key.slice(0, 64)}`, depth + 1);
+    }
+  };
+  for (const [field, value] of Object.entries(config))
+    if (!ANY_CONNECTOR_SECRET_FIELD.includes(field)) visit(value, `config.${field}`, 1);
+  return errors.slice(0, MAX_ERRORS);
 }
+
+/** Deeper than any connector's schema goes; the body's own limits bound the rest. */
+const MAX_DEPTH = 8;
+/** A body full of them gets the first few. */
+const MAX_ERRORS = 20;
 
 /** Plain `headers` (stored and answered in clear) naming a credential: it belongs in the type's secret settings. */
 export function headerCredentialErrors(type: string | undefined, config: Record<string, unknown>): FieldError[] {

@@ -18,9 +18,12 @@ import { inSpan } from '@conduit/rpc-streams';
 import { splitJobTrace } from './job-trace.js';
 import { outageBackoff } from './job-options.js';
 
-/** One handler per job name of queue Q, given the data its schema parsed. */
+/**
+ * One handler per job name of queue Q, given the data its schema parsed, the job, and the worker's lock token of it
+ * (what job.moveToDelayed needs to put the job back for later).
+ */
 export type JobHandlers<Q extends QueueName> = {
-  [J in JobName<Q>]: (data: JobData<Q, J>, job: Job) => Promise<unknown>;
+  [J in JobName<Q>]: (data: JobData<Q, J>, job: Job, token?: string) => Promise<unknown>;
 };
 
 /** A consumer's worker: connection and prefix come from the queue location, the rest from the consumer. */
@@ -88,7 +91,7 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
   onApplicationBootstrap(): void {
     const { enabled, ...opts } = this.consumerOptions();
     if (!enabled) return;
-    this.worker = this.workers.open(this.queue, (job: Job) => this.process(job), opts);
+    this.worker = this.workers.open(this.queue, (job: Job, token?: string) => this.process(job, token), opts);
     this.worker.on('error', (err) => this.logger.warn({ err }, `${this.queue} worker error`));
     this.worker.on('failed', (job, err) => this.onJobFailed?.(job, err));
   }
@@ -101,12 +104,12 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
    * Parses the job and runs its handler in a span (`job <queue>/<name>`, kind consumer) that continues the
    * producer's trace; answers what the handler answers. A batch job is taken apart (processBatch).
    */
-  process(job: Job): Promise<unknown> {
+  process(job: Job, token?: string): Promise<unknown> {
     if (job.name === BATCH_JOB && isBatchable(this.queue)) return this.processBatch(job);
     const { payload, parent } = splitJobTrace(job.data);
     return this.inJobSpan(job.name, parent, () => {
       const taken = this.take(job.name, payload);
-      if ('run' in taken) return taken.run(job);
+      if ('run' in taken) return taken.run(job, token);
       this.logger.error({ queue: this.queue, job_id: job.id, job_name: job.name, ...taken.log }, taken.refused);
       throw new UnrecoverableError(taken.reason);
     });
@@ -167,9 +170,12 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
   }
 
   /** A job's handler bound to the data its name's schema parsed, or why the job is refused (its error line). */
-  private take(name: string, data: unknown): { run: (job: Job) => Promise<unknown> } | Refusal {
+  private take(name: string, data: unknown): { run: (job: Job, token?: string) => Promise<unknown> } | Refusal {
     // Looked up by a name read from Redis; the data it is given below is what that name's schema parsed.
-    const handlers = this.handlers() as unknown as Record<string, (data: unknown, job: Job) => Promise<unknown>>;
+    const handlers = this.handlers() as unknown as Record<
+      string,
+      (data: unknown, job: Job, token?: string) => Promise<unknown>
+    >;
     const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     const schema = jobSchemaOf(this.queue, name);
     if (!handler || !schema)
@@ -185,7 +191,7 @@ export abstract class JobConsumer<Q extends QueueName> implements OnApplicationB
         reason: `job ${this.queue}/${name} does not match its schema`,
         log: { issues: issuesOf(parsed.error) },
       };
-    return { run: (job) => handler(parsed.data, job) };
+    return { run: (job, token) => handler(parsed.data, job, token) };
   }
 }
 
