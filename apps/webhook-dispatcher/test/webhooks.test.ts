@@ -216,6 +216,26 @@ describe('network policy (SSRF)', () => {
     ).toMatchObject({ ok: false, error: { code: 'validation_failed', errors: [{ path: 'secret' }] } });
   });
 
+  it('leaves a webhook as it is on a PATCH that changes nothing: same updated_at, same ETag', async () => {
+    const t = newTenant();
+    const body = { url: PUBLIC_URL, events: ['job.failed', 'alert.opened'], secret: SECRET, description: 'ops' };
+    const created = await caller.call<Webhook>(t, 'webhooks.webhooks.create', { body });
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    const id = created.data.id;
+    for (const same of [{}, { url: PUBLIC_URL, events: ['job.failed', 'alert.opened'], description: 'ops' }]) {
+      const again = await caller.call<Webhook>(t, 'webhooks.webhooks.update', { id, body: same });
+      expect(again).toMatchObject({ ok: true, data: created.data, etag: created.etag });
+    }
+    // Anything that differs is a change: a new updated_at and ETag.
+    const changed = await caller.call<Webhook>(t, 'webhooks.webhooks.update', {
+      id,
+      body: { events: ['alert.opened', 'job.failed'] },
+    });
+    if (!changed.ok) throw new Error(JSON.stringify(changed.error));
+    expect(changed.data.events).toEqual(['alert.opened', 'job.failed']);
+    expect(changed.etag).not.toBe(created.etag);
+  });
+
   it('refuses a private address on update too', async () => {
     const t = newTenant();
     const webhook = await caller.ok<Webhook>(t, 'webhooks.webhooks.create', {

@@ -104,15 +104,21 @@ export class WebhooksService {
     const row = await this.ds.transaction(async (m) => {
       const current = await this.load(m, tenantId, id, true);
       assertIfMatch(ifMatch, webhookEtag(current));
-      const changes: Partial<WebhookEntity> = { revision: current.revision + 1, updatedAt: new Date() };
-      if (body.url !== undefined) changes.url = body.url;
-      if (body.events !== undefined) changes.events = body.events;
-      if (body.description !== undefined) changes.description = body.description;
+      const changes: Partial<WebhookEntity> = {};
+      if (body.url !== undefined && body.url !== current.url) changes.url = body.url;
+      if (body.events !== undefined && !sameEvents(body.events, current.events)) changes.events = body.events;
+      if (body.description !== undefined && body.description !== current.description)
+        changes.description = body.description;
+      // A secret sent is a rotation, even of the same value (the stored one is sealed, not compared).
       if (body.secret !== undefined) changes.secretSealed = sealWebhookSecret(this.secrets, tenantId, id, body.secret);
       if (body.status === 'active' && current.status !== 'active')
         Object.assign(changes, { status: 'active', disabledReason: null, failingSince: null });
       if (body.status === 'disabled' && current.status !== 'disabled')
         Object.assign(changes, { status: 'disabled', disabledReason: 'manual' });
+      // A PATCH that changes nothing (`{}`, or the values the webhook has) leaves it as it is: same revision, same
+      // updated_at, same ETag.
+      if (Object.keys(changes).length === 0) return current;
+      Object.assign(changes, { revision: current.revision + 1, updatedAt: new Date() });
       await m.update(WebhookEntity, { tenantId, id }, entityValues<WebhookEntity>(changes));
       // Only a webhook the dispatcher disabled (410, failing) has a webhook_disabled alert to end.
       if (changes.status === 'active' && current.disabledReason !== 'manual') {
@@ -179,4 +185,9 @@ export class WebhooksService {
     if (!row) throw notFound('webhook', id);
     return row;
   }
+}
+
+/** The same event kinds in the same order (the order is answered as it was sent). */
+function sameEvents(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((kind, i) => kind === b[i]);
 }
