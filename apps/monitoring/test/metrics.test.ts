@@ -52,6 +52,13 @@ describe('Get Metrics', () => {
     expect(m.series.every((b) => new Date(b.start).getTime() % 60_000 === 0)).toBe(true);
   });
 
+  it('answers many calls at once, more than the database pool holds, each the same', async () => {
+    // Each call reads on two connections: callers waiting for their second must never hold the pool between them.
+    const answers = await Promise.all(Array.from({ length: 30 }, () => metrics(t, { job_id: jobA, since: '1h' })));
+    const runs = answers.map((m) => m.runs);
+    expect(runs).toEqual(runs.map(() => ({ total: 7, queued: 1, running: 1, succeeded: 3, failed: 2, canceled: 0 })));
+  });
+
   it('covers every job of the tenant without job_id, and 24h by default', async () => {
     const m = await metrics(t, {});
     expect(m).toMatchObject({ job_id: null, since: '24h', runs: { total: 9, succeeded: 4, failed: 2, canceled: 1 } });
