@@ -4,6 +4,7 @@ import { secretKeysOf } from '@conduit/secrets';
 import { RedisStreamsClient } from '@conduit/rpc-streams';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
+import { knowPlatformServices } from '@conduit/connectors';
 import { bootConfig } from './boot-config.js';
 import { catalogDatabaseOptions } from './database/catalog-data-source.js';
 import { ConnectorSecrets } from './connectors/connector-secrets.js';
@@ -14,6 +15,8 @@ import { RedisCatalogChanges } from './common/catalog-changes.js';
 
 runService('catalog', async () => {
   const config = bootConfig();
+  // Connectors refuse the platform's own PostgreSQL and Redis, also where only the config's defaults name them.
+  knowPlatformServices(config);
   const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
   await preflight({
     databaseUrl: config.DATABASE_URL,

@@ -11,6 +11,7 @@ import {
   startTracing,
 } from '@conduit/service-kit';
 import { secretKeysOf } from '@conduit/secrets';
+import { knowPlatformServices } from '@conduit/connectors';
 import { bootConfig } from './boot-config.js';
 import { ExecutorAppModule } from './ops/executor-app.module.js';
 import { ExecutorRuntime } from './runs/executor-runtime.js';
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
   // First: the instrumentations must be in place before the database and Redis clients exist.
   await startTracing('executor', { instrumentPg: false });
   const config = bootConfig();
+  // Connectors refuse the platform's own PostgreSQL and Redis, also where only the config's defaults name them.
+  knowPlatformServices(config);
   const logger = createLogger({ service: 'executor', level: config.LOG_LEVEL });
   await preflight({
     redisUrl: config.REDIS_URL,

@@ -50,7 +50,7 @@ export {
   type NetworkPolicyProblem,
 } from './network/connector-targets.js';
 export { refineAllowedNetworks, refusalReason, type NetworkPolicy } from './network/network-policy.js';
-export { assertNotPlatform } from './network/platform-services.js';
+export { assertNotPlatform, knowPlatformServices } from './network/platform-services.js';
 export {
   SECRET_MASK,
   maskSecrets,

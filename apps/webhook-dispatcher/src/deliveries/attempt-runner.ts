@@ -60,7 +60,6 @@ export class AttemptRunner implements OnModuleDestroy {
   private readonly tenantSlots: TenantSlots;
   /** The same for the attempts the queue's worker sends (retries, what the sweep queues): see takeQueueSlot. */
   private readonly queuedTenantSlots: TenantSlots;
-  private queueSending = 0;
 
   constructor(
     private readonly ds: DataSource,
@@ -113,8 +112,7 @@ export class AttemptRunner implements OnModuleDestroy {
    * waiting too long is left to the sweep on the way.
    */
   private nextWaiting(): { c: ClaimedAttempt; releaseTenant: () => void } | undefined {
-    const share = this.tenantSlots.perTenant;
-    const lending = this.sending < this.settings.deliveryConcurrency - share;
+    const lending = this.tenantSlots.lends(this.settings.deliveryConcurrency);
     let oldest = -1;
     for (let i = 0; i < this.waiting.length;) {
       const c = this.waiting[i]!;
@@ -177,21 +175,7 @@ export class AttemptRunner implements OnModuleDestroy {
    * a slot for the whole timeout) never hold every other tenant's retries behind theirs.
    */
   takeQueueSlot(tenantId: string): (() => void) | undefined {
-    const share = this.queuedTenantSlots.perTenant;
-    const releaseTenant =
-      this.queuedTenantSlots.take(tenantId) ??
-      (this.queueSending < this.settings.deliveryConcurrency - share
-        ? this.queuedTenantSlots.take(tenantId, true)
-        : undefined);
-    if (!releaseTenant) return undefined;
-    this.queueSending++;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      this.queueSending--;
-      releaseTenant();
-    };
+    return this.queuedTenantSlots.takeOrBorrow(tenantId, this.settings.deliveryConcurrency);
   }
 
   /** Sends an attempt taken from the queue (its slot taken with takeQueueSlot, where the job names its tenant). */

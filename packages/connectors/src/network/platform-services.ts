@@ -30,6 +30,16 @@ function urlOf(text: string | undefined): URL | null {
   }
 }
 
+/**
+ * Names the platform's own PostgreSQL and Redis as the service's validated config has them, where this process's
+ * environment does not already: a service started without DATABASE_URL or REDIS_URL works on its config's defaults,
+ * which connectors must not reach either. Called once at start by the services whose connectors connect.
+ */
+export function knowPlatformServices(config: { DATABASE_URL: string; REDIS_URL: string }): void {
+  process.env['DATABASE_URL'] ??= config.DATABASE_URL;
+  process.env['REDIS_URL'] ??= config.REDIS_URL;
+}
+
 /** The platform's services as this process's environment names them. */
 export function platformServices(env: NodeJS.ProcessEnv = process.env): PlatformService[] {
   const services: PlatformService[] = [];

@@ -19,4 +19,18 @@ describe('TenantSlots', () => {
     lent!();
     expect(slots.inUse('a')).toBe(2);
   });
+
+  it('lends a tenant past its share only while more than a share of the pool stays free', () => {
+    const slots = new TenantSlots(1);
+    // A pool of 3: a tenant holds its one slot, borrows a second, then the last stays for another tenant.
+    const taken = [slots.takeOrBorrow('a', 3), slots.takeOrBorrow('a', 3)];
+    expect(taken.every(Boolean)).toBe(true);
+    expect(slots.takeOrBorrow('a', 3)).toBeUndefined();
+    const other = slots.takeOrBorrow('b', 3);
+    expect(other).toBeDefined();
+    taken[1]!();
+    expect(slots.lends(3)).toBe(false);
+    other!();
+    expect(slots.takeOrBorrow('a', 3)).toBeDefined();
+  });
 });
