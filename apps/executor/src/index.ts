@@ -8,3 +8,4 @@ export { DEFAULT_RUN_MEMORY_LIMIT, parseSize, runMemory, type RunMemory } from '
 export { executorEnvSchema, loadExecutorConfig, type ExecutorConfig } from './config.js';
 export { ExecutorRuntime, type ExecutorRuntimeOptions } from './runs/executor-runtime.js';
 export { RunProcessor, type RunProcessorDeps, type RunJobResult } from './runs/run.processor.js';
+export { describeColumns as nodeColumnsOf } from './engine/node-columns.js';

@@ -56,6 +56,77 @@ describe('describeColumns', () => {
     expect(columns[1]).toEqual({ name: 'amount', type: 'DECIMAL(12,2)', source_type: 'numeric(12,2)' });
   });
 
+  it('names every type exactly as DESCRIBE does, aliases and nested types included', async () => {
+    // The types a source's catalog maps to (packages/connectors pg-types, mysql, duckdb) and what a tenant's SQL can
+    // make: `printed` are read from a prepared `select *`, a table with a STRUCT or UNION anywhere from DESCRIBE.
+    await connection.run(`create type mood as enum ('sad', 'it''s', 'a"b', ''); create type score as integer`);
+    const printed = [
+      'boolean',
+      'tinyint',
+      'smallint',
+      'integer',
+      'bigint',
+      'hugeint',
+      'utinyint',
+      'usmallint',
+      'uinteger',
+      'ubigint',
+      'uhugeint',
+      'float',
+      'double',
+      'decimal(4,1)',
+      'decimal(18,3)',
+      'decimal(38,10)',
+      'varchar',
+      'varchar collate nocase',
+      'blob',
+      'bit',
+      'uuid',
+      'json',
+      'date',
+      'time',
+      'timetz',
+      'timestamp',
+      'timestamptz',
+      'time_ns',
+      'timestamp_s',
+      'timestamp_ms',
+      'timestamp_ns',
+      'interval',
+      'varint',
+      'mood',
+      'score',
+      'integer[]',
+      'varchar[][]',
+      'json[]',
+      'decimal(12,2)[]',
+      'mood[]',
+      'score[]',
+      'integer[3]',
+      'json[2]',
+      'map(varchar, json)',
+      'map(integer, double[])',
+    ];
+    const structured = [
+      'struct(a integer, "B c" varchar)',
+      'struct(x json)[]',
+      'union(num integer, "we ird" varchar)',
+      'map(varchar, struct("Select" integer))',
+      'integer',
+    ];
+    for (const [table, types] of [
+      ['printed', printed],
+      ['structured', structured],
+    ] as const) {
+      await connection.run(`create table ${table} (${types.map((t, i) => `"c ${i}" ${t}`).join(', ')})`);
+      const described = (await connection.runAndReadAll(`describe ${table}`))
+        .getRows()
+        .map(([name, type]) => ({ name: String(name), type: String(type) }));
+      expect(described).toHaveLength(types.length);
+      expect(await describeColumns(connection, table)).toEqual({ columns: described, total: types.length });
+    }
+  });
+
   it("answers nothing for a table that does not exist, never another schema's or a prefix match", async () => {
     await connection.run(`create schema other; create table other.ghost as select 1 as x`);
     expect(await describeColumns(connection, 'ghost')).toEqual({ columns: [], total: 0 });
