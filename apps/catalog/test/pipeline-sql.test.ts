@@ -110,4 +110,24 @@ describe('pipeline SQL at save time', () => {
     expect(await dagSqlErrors(cat.ds.manager, t, dag)).toHaveLength(4);
     expect(await dagSqlErrors(cat.ds.manager, t, dag, -1)).toEqual([]);
   });
+
+  it('stays within its budget and its memory for SQL whose binding folds a huge or slow constant', async () => {
+    const t = newTenant();
+    const { duck, pg } = await duckAndPostgres(t);
+    const huge = "select repeat('a', 2000000000) as x";
+    const slow = `select ${Array.from({ length: 600 }, () => '1').join(' + ')} as n`;
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const errors = await dagSqlErrors(
+      cat.ds.manager,
+      t,
+      dagWith(duck, pg, { transform: huge, rule: slow, query: 'select 1', statement: slow }),
+      500,
+    );
+    // Neither is refused here: the huge constant fails to fold in the check's child, the slow one is not judged in
+    // time (the run checks both again).
+    expect(errors).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+  });
 });

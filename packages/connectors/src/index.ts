@@ -31,6 +31,7 @@ export {
 export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
 export { checkUserSelect, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
+export { isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
 export {
   bindUserSql,
@@ -63,13 +64,8 @@ export {
   secretsToResend,
   type SecretOwner,
 } from './secrets.js';
-export {
-  runChecks,
-  scrubSecrets,
-  DEFAULT_TEST_TIMEOUT_MS,
-  type CheckStep,
-  type CheckPlan,
-} from './connection-checks.js';
+export { scrubSecrets, secretScrubber } from './secret-scrub.js';
+export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';
 export {
   chatCompletion,
   listModels,

@@ -1,12 +1,12 @@
 /**
  * Tenants' SQL in a DAG checked at save time by the same checker the executor runs (userSqlProblem of
- * @conduit/connectors): transform and rules-decision SQL, and the query or statement of a duckdb connector's node.
+ * @conduit/connectors, in a child process bounded in memory and time: isolatedSqlProblem): transform and rules-decision SQL, and the query or statement of a duckdb connector's node.
  * A pipeline with SQL that could never run (a file reader, a second statement, a SET...) is refused with a 422
  * naming the node, so its author learns it now rather than from a failed run.
  */
 import { In, type EntityManager } from 'typeorm';
 import { DAG_LIMITS, DECISION_RULES_MAX, referencedConnectorIds, type Dag } from '@conduit/dag';
-import { userSqlProblem, type UserSqlKind } from '@conduit/connectors';
+import { isolatedSqlProblem, type UserSqlKind } from '@conduit/connectors';
 import type { FieldError } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 
@@ -63,21 +63,23 @@ export async function dagSqlErrors(
   const typeOf = new Map(rows.map((r) => [r.id, r.type]));
   const errors: FieldError[] = [];
   // The same statement in many nodes is parsed once.
-  const verdicts = new Map<string, Promise<string | null>>();
-  const problemOf = (field: SqlField): Promise<string | null> => {
+  const verdicts = new Map<string, Promise<string | null | undefined>>();
+  const deadline = performance.now() + budgetMs;
+  // Undefined: not checked within the budget (the run checks it again).
+  const problemOf = (field: SqlField): Promise<string | null | undefined> => {
     const key = `${field.kind}\u0000${field.sql}`;
     let verdict = verdicts.get(key);
-    if (!verdict) verdicts.set(key, (verdict = userSqlProblem(field.sql, field.kind)));
+    if (!verdict)
+      verdicts.set(key, (verdict = isolatedSqlProblem(field.sql, field.kind, deadline - performance.now())));
     return verdict;
   };
-  const deadline = performance.now() + budgetMs;
   for (const [index, node] of dag.nodes.entries()) {
     const connectorId = node.config['connector_id'];
     const type = typeof connectorId === 'string' ? typeOf.get(connectorId) : undefined;
     for (const field of sqlFieldsOf(node, `dag.nodes[${index}]`, type)) {
       if (performance.now() > deadline) return errors;
       const problem = await problemOf(field);
-      if (problem !== null)
+      if (typeof problem === 'string')
         errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
     }
   }

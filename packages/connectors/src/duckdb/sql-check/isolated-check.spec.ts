@@ -1,0 +1,39 @@
+import { userSqlProblem } from '../user-sql.js';
+import { isolatedSqlProblem } from './isolated-check.js';
+
+describe('isolatedSqlProblem', () => {
+  it('answers what userSqlProblem answers, from a child process', async () => {
+    for (const [sql, kind] of [
+      ["select * from read_text('/etc/passwd')", 'select'],
+      ["select current_setting('threads') as t", 'select'],
+      ["attach ':memory:' as other", 'statement'],
+      ['select 1; select 2', 'select'],
+      ['select * from range(3)', 'select'],
+    ] as const) {
+      expect([sql, await isolatedSqlProblem(sql, kind, 10_000)]).toEqual([sql, await userSqlProblem(sql, kind)]);
+    }
+  });
+
+  it('bounds the memory a folded constant may take: the check answers, the process does not grow', async () => {
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    // A 2 GB string folded while binding (8-9 GB of the process in userSqlProblem itself).
+    const problem = await isolatedSqlProblem("select repeat('a', 2000000000) as x", 'select', 10_000);
+    expect(problem === null || typeof problem === 'string').toBe(true);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('answers undefined at its time limit for a statement that binds for long, and the next check still answers', async () => {
+    // Binding a 600-term sum takes seconds here (it grows with the cube of the terms).
+    const slow = `select ${Array.from({ length: 600 }, () => '1').join(' + ')} as n`;
+    const started = performance.now();
+    expect(await isolatedSqlProblem(slow, 'select', 200)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await isolatedSqlProblem("select getenv('HOME') as h", 'select', 10_000)).toMatch(/getenv/);
+  });
+
+  it('answers undefined without a check when no time is left', async () => {
+    expect(await isolatedSqlProblem('select 1', 'select', 0)).toBeUndefined();
+  });
+});
