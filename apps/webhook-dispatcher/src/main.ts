@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createLogger, logReseal, preflight, runService, startRpcService } from '@conduit/service-kit';
 import { SecretBox, secretKeysOf } from '@conduit/secrets';
+import { knowPlatformServices } from '@conduit/connectors';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { bootConfig } from './boot-config.js';
@@ -10,6 +11,8 @@ import { resealWebhookSecrets } from './webhooks/webhook-reseal.js';
 
 runService('webhook-dispatcher', async () => {
   const config = bootConfig();
+  // Webhook URLs may never name the platform's PostgreSQL or Redis, also where the environment leaves them to defaults.
+  knowPlatformServices(config);
   const logger = createLogger({ service: 'webhook-dispatcher', level: config.LOG_LEVEL });
   await preflight({
     databaseUrl: config.DATABASE_URL,

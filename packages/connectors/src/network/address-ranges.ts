@@ -17,14 +17,24 @@ function ranges(list: ReadonlyArray<readonly [string, string]>): Range[] {
   });
 }
 
-/** Instance metadata services (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS ECS; Alibaba; Oracle; AWS IPv6). */
+/**
+ * Instance metadata and credential services: AWS, GCP, Azure, OpenStack, DigitalOcean (169.254.169.254), AWS ECS task
+ * credentials (169.254.170.2), AWS DNS (169.254.169.253), EKS Pod Identity (169.254.170.23, fd00:ec2::23), AWS IPv6
+ * (fd00:ec2::254), GCP IPv6 (fd20:ce::254), Azure WireServer (168.63.129.16), Alibaba (100.100.100.200), Oracle
+ * (192.0.0.192), Tencent (169.254.0.23).
+ */
 const METADATA = ranges([
   ['169.254.169.254/32', 'cloud metadata'],
   ['169.254.170.2/32', 'cloud metadata'],
+  ['169.254.170.23/32', 'cloud metadata'],
   ['169.254.169.253/32', 'cloud metadata'],
+  ['169.254.0.23/32', 'cloud metadata'],
+  ['168.63.129.16/32', 'cloud metadata'],
   ['100.100.100.200/32', 'cloud metadata'],
   ['192.0.0.192/32', 'cloud metadata'],
   ['fd00:ec2::254/128', 'cloud metadata'],
+  ['fd00:ec2::23/128', 'cloud metadata'],
+  ['fd20:ce::254/128', 'cloud metadata'],
 ]);
 
 const REFUSED = ranges([

@@ -74,7 +74,8 @@ const zeros = (bytes: Uint8Array, from: number, to: number): boolean => bytes.su
 
 /**
  * The IPv4 address an IPv6 form carries and reaches: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`),
- * SIIT-translated (`::ffff:0:a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`) and 6to4 (`2002:AABB:CCDD::`). Null otherwise.
+ * SIIT-translated (`::ffff:0:a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`, and `64:ff9b:1::/48` for local use), 6to4
+ * (`2002:AABB:CCDD::`) and Teredo's client (`2001:0:...`, inverted). Null otherwise.
  */
 export function embeddedIpv4(address: IpAddress): IpAddress | null {
   if (address.family !== 6) return null;
@@ -83,6 +84,11 @@ export function embeddedIpv4(address: IpAddress): IpAddress | null {
   if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(b, 10, 12)) return ipv4(b, 12);
   if (zeros(b, 0, 12) && !zeros(b, 12, 15)) return ipv4(b, 12);
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12)) return ipv4(b, 12);
+  // Local-use NAT64 (64:ff9b:1::/48), as the /96 translators use it.
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b[4] === 0 && b[5] === 1) return ipv4(b, 12);
   if (b[0] === 0x20 && b[1] === 0x02) return ipv4(b, 2);
+  // Teredo (2001:0::/32): the client's address, stored inverted in the last four bytes.
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0)
+    return { family: 4, bytes: b.slice(12, 16).map((byte) => byte ^ 0xff) };
   return null;
 }

@@ -92,6 +92,13 @@ describe('network policy: metadata addresses are never reachable', () => {
     '64:ff9b::a9fe:a9fe',
     '2002:a9fe:a9fe::1',
     '::169.254.169.254',
+    '169.254.170.23',
+    'fd00:ec2::23',
+    'fd20:ce::254',
+    '169.254.0.23',
+    '168.63.129.16',
+    '64:ff9b:1::a9fe:a9fe',
+    '2001:0:4136:e378:8000:63bf:5601:5601',
   ])('%s is refused even with private networks and every range allowed', (address) => {
     expect(refusalReason(address, closed)).toMatch(/cloud metadata/);
     expect(refusalReason(address, open)).toMatch(/cloud metadata/);
