@@ -155,6 +155,27 @@ describe('failures', () => {
     expect(JSON.stringify([run.outcome, run.lines, run.changes])).not.toContain(password);
   });
 
+  it("never reports any connector's secret of the run in another node's error or log lines, in any case", async () => {
+    const password = 'Hidden-Passw0rd-in-a-transform';
+    // The transform has no connector of its own: the secret is the source's, echoed upper-cased by DuckDB.
+    const dag = {
+      nodes: [
+        source('orders', { query: 'select 1 as n' }),
+        {
+          id: 'leaky',
+          type: 'transform',
+          config: { sql: `select upper('${password}')::int as n from orders`, retries: 1 },
+        },
+      ],
+      edges: [{ from: 'orders', to: 'leaky' }],
+    };
+    const run = await runDag(dag, { ...config, password });
+    expect(run.outcome.status).toBe('failed');
+    expect(run.outcome.error?.message).toContain('********');
+    const reported = JSON.stringify([run.outcome, run.lines, run.changes]).toLowerCase();
+    expect(reported).not.toContain(password.toLowerCase());
+  });
+
   it('fails the run on bad SQL, naming the node and the message; nodes below are skipped, other branches finish', async () => {
     await suite.db.query(`create table side_out (id integer)`);
     const dag = {

@@ -76,6 +76,18 @@ describe('scrubSecrets', () => {
     expect(scrubSecrets('Connection terminated unexpectedly', ['pw1'])).toBe('Connection terminated unexpectedly');
   });
 
+  it('masks a secret in the forms a server echoes it: JSON-escaped, percent-encoded, in any case', () => {
+    const secret = 'QuoTe"Secret\\Value12345';
+    const echoed = JSON.stringify({ 'x-token': secret });
+    expect(echoed).toContain('QuoTe\\"Secret\\\\Value12345');
+    expect(scrubSecrets(`echo: ${echoed}`, [secret])).toBe('echo: {"x-token":"********"}');
+    expect(scrubSecrets('authorization: bearer toktoksecretvalue42', ['TokTokSecretValue42'])).toBe(
+      'authorization: bearer ********',
+    );
+    expect(scrubSecrets(`GET /?key=${encodeURIComponent('p@ss word/1')}`, ['p@ss word/1'])).toBe('GET /?key=********');
+    expect(scrubSecrets('Short PW1 echoed', ['pw1'])).toBe(WITHHELD_MESSAGE);
+  });
+
   it('leaves a text without secrets alone, whatever their length', () => {
     expect(scrubSecrets('connection refused', ['', 'a-long-secret-value', 'zz'])).toBe('connection refused');
   });

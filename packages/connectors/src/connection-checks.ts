@@ -2,8 +2,10 @@
  * Runs a driver's Test Connection steps in order under one deadline, stopping at the first failure.
  * Shared by every driver so that results look the same whatever the connector type.
  */
-import { SECRET_MASK } from './secret-mask.js';
+import { scrubSecrets } from './secret-scrub.js';
 import type { ErrorClass, TestCheck, TestResult } from './types.js';
+
+export { MIN_MASKED_SECRET_LENGTH, WITHHELD_MESSAGE, scrubSecrets } from './secret-scrub.js';
 
 export const DEFAULT_TEST_TIMEOUT_MS = 10_000;
 const CLEANUP_WAIT_MS = 1_000;
@@ -108,25 +110,6 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-/** Secrets at least this long are masked where they stand; a shorter one that occurs withholds the whole text. */
-export const MIN_MASKED_SECRET_LENGTH = 8;
-export const WITHHELD_MESSAGE = '(message withheld: it contains the value of a secret field)';
-
-/**
- * The text without any secret's value. A long secret is replaced by SECRET_MASK where it occurs (a server echoing a
- * key or a URL with a password). A short one would occur by chance inside ordinary words, and masking every
- * occurrence would spell it out (`does not e********ist` for the password `x`): the whole text is withheld instead.
- */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length === 0 || !out.includes(secret)) continue;
-    if (secret.length < MIN_MASKED_SECRET_LENGTH) return WITHHELD_MESSAGE;
-    out = out.split(secret).join(SECRET_MASK);
-  }
-  return out;
 }
 
 function elapsed(since: number): number {

@@ -7,7 +7,7 @@
 import {
   connectorEnvironment,
   getDriver,
-  scrubSecrets,
+  secretScrubber,
   type ConnectorDriver,
   type ConnectorPools,
   type PoolScope,
@@ -116,6 +116,8 @@ class RunExecution {
   private readonly maxParallel: number;
   private readonly resume: ResumePlan;
   private readonly hidden: ServerPaths;
+  /** Every secret of the run's connectors out of a text: any node's server or library may echo any of them. */
+  private readonly scrub: (text: string) => string;
 
   constructor(
     private readonly plan: RunPlan,
@@ -134,6 +136,7 @@ class RunExecution {
     this.maxParallel = Math.max(1, opts.maxParallelNodes ?? 4);
     const paths = opts.serverPaths ?? { dataRoot: connectorEnvironment().dataRoot, dataDir: opts.workspace.dataDir };
     this.hidden = { ...paths, tenantId: opts.tenantId };
+    this.scrub = secretScrubber(runSecrets(opts.connectors));
   }
 
   async run(): Promise<RunOutcome> {
@@ -234,7 +237,7 @@ class RunExecution {
             log.write(
               'warn',
               node.id,
-              `attempt ${attempt} failed: ${this.reportedFailure(node, failure).message}; retrying in ${delayMs} ms`,
+              `attempt ${attempt} failed: ${this.reportedFailure(failure).message}; retrying in ${delayMs} ms`,
             ),
         },
         (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
@@ -255,7 +258,7 @@ class RunExecution {
         log.write('warn', node.id, 'canceled');
         return;
       }
-      const failure = this.reportedFailure(node, err);
+      const failure = this.reportedFailure(err);
       this.change(record, () => record.failed(failure.message, failure.code));
       log.write('error', node.id, `failed: ${failure.message}`);
       this.firstError ??= reportedError(`node "${node.id}" failed: ${failure.message}`, {
@@ -266,17 +269,12 @@ class RunExecution {
   }
 
   /**
-   * A node's failure as reported (its error, its log lines): without the server's paths, and without its connector's
-   * secrets, which a server may echo back from the tenant's own SQL or data (`select 'the password'::int`).
+   * A node's failure as reported (its error, its log lines): without the server's paths, and without the run's
+   * connectors' secrets, which a server may echo back from the tenant's own SQL or data (`select 'the password'::int`).
    */
-  private reportedFailure(node: DagNode, err: unknown): NodeFailure {
+  private reportedFailure(err: unknown): NodeFailure {
     const failure = toNodeFailure(err, this.hidden);
-    const id = node.config['connector_id'];
-    const connector = typeof id === 'string' ? this.opts.connectors.get(id) : undefined;
-    if (!connector) return failure;
-    const fields: readonly string[] = CONNECTOR_SECRET_FIELDS[connector.type as KnownConnectorType] ?? [];
-    const secrets = fields.map((f) => connector.config[f]).filter((v): v is string => typeof v === 'string');
-    const message = scrubSecrets(failure.message, secrets);
+    const message = this.scrub(failure.message);
     return message === failure.message ? failure : new NodeFailure(message, failure.retryable, failure.code);
   }
 
@@ -292,7 +290,7 @@ class RunExecution {
       connector: (role) => connectorFor(node, role, this.opts.connectors, this.opts.drivers ?? getDriver),
       llmConnector: () => llmConnectorFor(node, this.opts.connectors, this.opts.drivers ?? getDriver),
       parameters: this.opts.parameters ?? {},
-      log: (level, message) => this.opts.log.write(level, node.id, message),
+      log: (level, message) => this.opts.log.write(level, node.id, this.scrub(message)),
       sinkBatchRows: this.opts.sinkBatchRows ?? DEFAULT_SINK_BATCH_ROWS,
       csvHandoff: this.csvHandoffOf(planNode, signal),
     };
@@ -342,4 +340,12 @@ function statsOf(plan: RunPlan, nodes: RunNode[]): { rows_read: number; rows_wri
     if (type === 'sink') rowsWritten += node.rows_out;
   }
   return { rows_read: rowsRead, rows_written: rowsWritten };
+}
+
+/** The values of every secret field of the run's connectors. */
+function runSecrets(connectors: ReadonlyMap<string, ResolvedConnector>): string[] {
+  return [...connectors.values()].flatMap((connector) => {
+    const fields: readonly string[] = CONNECTOR_SECRET_FIELDS[connector.type as KnownConnectorType] ?? [];
+    return fields.map((f) => connector.config[f]).filter((v): v is string => typeof v === 'string');
+  });
 }
