@@ -161,6 +161,22 @@ it('huge numbers are refused with 400/422 where they do not fit', async () => {
   };
   const stored = await survive<Pipeline>('POST', '/v2/pipelines', { body: { name: uniqueName('num'), dag } });
   expect(stored.status).toBeLessThan(500);
+  // Past a double's range JSON.parse makes Infinity, which would be stored as null: refused, naming the field.
+  const infinite = await survive<{ errors: unknown[] }>('POST', '/v2/pipelines', {
+    rawBody: JSON.stringify({ name: uniqueName('num'), dag }).replace('1e+300', '1e400'),
+    headers: json,
+  });
+  expect([infinite.status, infinite.body.errors]).toEqual([
+    422,
+    [expect.objectContaining({ path: 'dag.nodes[0].config.timeout_seconds', code: 'number_out_of_range' })],
+  ]);
+});
+
+it('a body that is not UTF-8 is a 400, never stored with replacement characters', async () => {
+  const name = uniqueName('bytes');
+  const rawBody = Buffer.concat([Buffer.from(`{"name":"${name}`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+  const res = await survive<{ code: string }>('POST', '/v2/projects', { rawBody, headers: json });
+  expect([res.status, res.body.code]).toEqual([400, 'malformed_json']);
 });
 
 it.each([

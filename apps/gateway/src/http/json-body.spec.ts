@@ -1,4 +1,4 @@
-import { jsonDepth, protoKeyPath } from './json-body.js';
+import { infiniteNumberPath, jsonDepth, protoKeyPath } from './json-body.js';
 
 const parsed = (text: string) => ({ text, value: JSON.parse(text) as unknown });
 
@@ -31,5 +31,20 @@ describe('jsonDepth', () => {
     expect(jsonDepth({ a: [{ b: 1 }] }, 64)).toBe(3);
     const deep = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000)) as unknown;
     expect(jsonDepth(deep, 64)).toBe(65);
+  });
+});
+
+describe('infiniteNumberPath', () => {
+  it.each([
+    ['{"a":1e400}', 'a'],
+    ['{"a":{"b":[1,-1E+999]}}', 'a.b[1]'],
+    [`[${'9'.repeat(400)}]`, '[0]'],
+  ])('finds the number past a double in %s', (text, path) => {
+    expect(infiniteNumberPath(text, JSON.parse(text))).toBe(path);
+  });
+
+  it('answers nothing for numbers a double holds, or for texts that only look like one', () => {
+    for (const text of ['{"a":1e300}', '{"a":"1e400"}', '{"a":1.7976931348623157e308}', '{"e400":1}'])
+      expect(infiniteNumberPath(text, JSON.parse(text))).toBeUndefined();
   });
 });

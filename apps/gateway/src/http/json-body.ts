@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { AppError, LIMITS } from '@conduit/contracts';
 
@@ -40,16 +41,38 @@ export function protoKeyPath(text: string, value: unknown): string | undefined {
 }
 
 /**
+ * The body path of the first number too large for a double (`1e400`, which JSON.parse makes Infinity and JSON then
+ * writes as null), or undefined. Walked only when the text holds a number that may be one: an exponent of three
+ * digits or more, or a run of over 300 digits.
+ */
+export function infiniteNumberPath(text: string, value: unknown): string | undefined {
+  if (!/\d[eE]\+?\d{3}|\d{301}/.test(text)) return undefined;
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return path;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, `${path}[${i}]`]));
+    else for (const [key, child] of Object.entries(v)) stack.push([child, path === '' ? key : `${path}.${key}`]);
+  }
+  return undefined;
+}
+
+/**
  * The only body parser: JSON, at most 1 MiB, nested at most 64 deep. Any other content type is a 415
- * (Fastify answers it for types without a parser), a body that is not JSON a 400. NUL characters and lone surrogates
- * in its strings are refused with every other input's (invalid-characters.ts).
+ * (Fastify answers it for types without a parser), a body that is not JSON (or not UTF-8) a 400, a number too large
+ * for a double a 422. NUL characters and lone surrogates in its strings are refused with every other input's
+ * (invalid-characters.ts).
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit: LIMITS.bodyBytes },
+    { parseAs: 'buffer', bodyLimit: LIMITS.bodyBytes },
     (_req, body, done) => {
+      // JSON text is Unicode: bytes that are not UTF-8 would be stored as U+FFFD, changed without a word.
+      if (typeof body !== 'string' && !isUtf8(body))
+        return done(new AppError('malformed_json', 'the body is not valid JSON: it is not UTF-8 text'), undefined);
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
       let parsed: unknown;
@@ -72,6 +95,19 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
         return done(
           new AppError('validation_failed', '1 field is invalid', [
             { path: proto, code: 'invalid_key', message: 'a key named __proto__ is never taken' },
+          ]),
+          undefined,
+        );
+      }
+      const infinite = infiniteNumberPath(text, parsed);
+      if (infinite !== undefined) {
+        return done(
+          new AppError('validation_failed', '1 field is invalid', [
+            {
+              path: infinite,
+              code: 'number_out_of_range',
+              message: 'the number is too large to be kept (at most about 1.8e308)',
+            },
           ]),
           undefined,
         );
