@@ -220,6 +220,18 @@ describe('a node that fails', () => {
       intervalMs: 100,
     });
   });
+
+  it('takes timeout_seconds and retries set on the node itself, beside its config (api.md)', async () => {
+    const stuck = {
+      ...source('stuck', { query: 'select 1 as n from (select pg_sleep(20)) as s' }),
+      timeout_seconds: 1,
+      retries: 1,
+    };
+    const run = await runToEnd(linearDag(stuck, transform('after', 'select n from stuck')));
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ node_id: 'stuck', message: expect.stringMatching(/timed out/) });
+    expect(nodeOf(run, 'stuck')).toMatchObject({ status: 'failed', attempts: 2 });
+  });
 });
 
 /** Sessions the connector drivers hold open on the stack's database (they all say application_name 'conduit'). */

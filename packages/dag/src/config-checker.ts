@@ -24,13 +24,15 @@ export class ConfigChecker {
     readonly basePath: string,
     readonly config: Record<string, unknown>,
     private readonly issues: ValidationIssue[],
+    /** What the message calls the object checked: `config`, or '' for the node's own fields. */
+    private readonly label = 'config',
   ) {}
 
   /** `sub` is relative to the config: `mode`, `rules[1].sql`; empty for the config itself. */
   fail(sub: string, message: string): void {
     const path =
       sub === '' ? this.basePath : sub.startsWith('[') ? `${this.basePath}${sub}` : `${this.basePath}.${sub}`;
-    const field = sub === '' ? 'config' : `config.${sub}`;
+    const field = sub === '' ? this.label : this.label === '' ? sub : `${this.label}.${sub}`;
     this.issues.push({
       code: 'invalid_node_config',
       message: `node "${this.nodeId}": ${field} ${message}`,

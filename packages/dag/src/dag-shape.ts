@@ -6,7 +6,8 @@ import { DAG_SHAPE_LIMITS, type ShapeProblem } from './dag.model.js';
 export const MAX_SHAPE_PROBLEMS = 100;
 
 const DAG_KEYS = new Set(['nodes', 'edges']);
-const NODE_KEYS = new Set(['id', 'type', 'config']);
+/** A node's own fields: `timeout_seconds` and `retries` may stand here or in its config (node-settings.ts). */
+const NODE_KEYS = new Set(['id', 'type', 'config', 'timeout_seconds', 'retries']);
 const EDGE_KEYS = new Set(['from', 'to', 'when']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

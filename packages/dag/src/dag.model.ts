@@ -18,6 +18,9 @@ export interface DagNode {
   /** A string, not NodeType: an unknown type is a validation error, not a shape error. */
   type: string;
   config: Record<string, unknown>;
+  /** Also allowed in `config` (node-settings.ts): the engine reads them from either. */
+  timeout_seconds?: unknown;
+  retries?: unknown;
 }
 
 export interface DagEdge {

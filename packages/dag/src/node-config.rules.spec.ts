@@ -259,6 +259,36 @@ describe('invalid_node_config: timeout_seconds and retries on any node', () => {
   });
 });
 
+describe('timeout_seconds and retries on the node itself (api.md: every node may also set them)', () => {
+  const onNode = (extra: Record<string, unknown>, config: Record<string, unknown> = {}): DagNode => ({
+    ...node('transform', { sql: 's', ...config }),
+    ...extra,
+  });
+
+  it('accepts them beside the config, and the same value in both places', () => {
+    expect(errorsOf(onNode({ timeout_seconds: 30, retries: 2 }))).toEqual([]);
+    expect(errorsOf(onNode({ retries: 2 }, { retries: 2, timeout_seconds: 5 }))).toEqual([]);
+  });
+
+  it('refuses a bad value where it stands, and two different values', () => {
+    expect(errorsOf(onNode({ timeout_seconds: 0, retries: 11 }))).toEqual([
+      expect.objectContaining({
+        code: 'invalid_node_config',
+        path: 'nodes[1].timeout_seconds',
+        message: expect.stringMatching(/^node "n": timeout_seconds /),
+      }),
+      expect.objectContaining({ code: 'invalid_node_config', path: 'nodes[1].retries' }),
+    ]);
+    expect(errorsOf(onNode({ retries: 1 }, { retries: 3 }))).toEqual([
+      expect.objectContaining({
+        code: 'invalid_node_config',
+        path: 'nodes[1].retries',
+        message: 'node "n": retries is set on the node (1) and in its config (3); set it once',
+      }),
+    ]);
+  });
+});
+
 describe('connectors', () => {
   it('unknown_connector with the connector_id path', () => {
     expect(errorsOf(sink('n', { connector_id: 'con_gone' }))).toEqual([

@@ -5,6 +5,7 @@ import { ConfigChecker, isNonEmptyString, describeValue } from './config-checker
 import type { ConnectorInfo, DagNode, NodeType, ValidationIssue } from './dag.model.js';
 import { isPlainObject } from './dag-shape.js';
 import { parsePromptTemplate } from './prompt-template.js';
+import { NODE_SETTINGS, nodeSettingIssues } from './node-settings.js';
 
 export const SINK_MODES = ['append', 'overwrite', 'upsert'] as const;
 export type SinkMode = (typeof SINK_MODES)[number];
@@ -184,6 +185,10 @@ export function checkNodeConfig(
   CHECKS[type](checker);
   checkCommon(checker);
   checkUnknownFields(checker, type, connector);
+  // The same settings on the node itself: checked where they stand, and not set twice differently.
+  const own = Object.fromEntries(NODE_SETTINGS.flatMap((key) => (node[key] === undefined ? [] : [[key, node[key]]])));
+  if (Object.keys(own).length > 0) checkCommon(new ConfigChecker(node.id, `nodes[${index}]`, own, issues, ''));
+  nodeSettingIssues(node, index, issues);
 }
 
 /** The choices of a decision node whose `choices` is a list (its valid entries), else undefined. */

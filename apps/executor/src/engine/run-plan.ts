@@ -1,5 +1,5 @@
 /** The DAG of a run command, checked for shape and cycles, with each node's incoming and outgoing edges. */
-import { checkDagShape, type Dag, type DagEdge, type DagNode } from '@conduit/dag';
+import { checkDagShape, nodeWithSettings, type Dag, type DagEdge, type DagNode } from '@conduit/dag';
 
 export interface PlanNode {
   node: DagNode;
@@ -24,7 +24,9 @@ export function planRun(dagInput: Record<string, unknown>): RunPlan {
   }
   const dag = dagInput as unknown as Dag;
   const byId = new Map<string, PlanNode>();
-  for (const node of dag.nodes) {
+  for (const given of dag.nodes) {
+    // Its timeout_seconds and retries read from its config, wherever the DAG sets them.
+    const node = nodeWithSettings(given);
     if (byId.has(node.id)) throw new Error(`the DAG has two nodes with id "${node.id}"`);
     byId.set(node.id, { node, inputs: [], outputs: [] });
   }

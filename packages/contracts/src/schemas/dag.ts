@@ -130,8 +130,9 @@ export const decisionConfigSchema = z
       'Chooses one of `choices`; branches not chosen are `skipped`, as are the nodes that depend only on them.',
   });
 
+/** The same two settings may stand on the node itself (api.md: every node may also set them); not in both places. */
 const node = <T extends string, C extends z.ZodType>(type: T, config: C, id: string) =>
-  z.strictObject({ id: nodeId, type: z.literal(type), config }).meta({ id });
+  z.strictObject({ id: nodeId, type: z.literal(type), config, ...commonConfig }).meta({ id });
 
 export const dagNodeSchema = z
   .discriminatedUnion('type', [
