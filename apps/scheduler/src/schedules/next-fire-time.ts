@@ -52,7 +52,11 @@ export function upcomingFireTimes(
     .map((gap) => gap.at);
   // A skipped local time fires at the gap's end, which may also be a regular time: that instant fires once.
   const merged = [...regular, ...skipped].sort((a, b) => a.getTime() - b.getTime());
-  return merged.filter((at, i) => i === 0 || at.getTime() !== merged[i - 1]!.getTime()).slice(0, count);
+  // The window runs from the first fire, which may be a skipped time's before the first regular one.
+  const first = merged[0]?.getTime() ?? 0;
+  return merged
+    .filter((at, i) => (i === 0 || at.getTime() !== merged[i - 1]!.getTime()) && at.getTime() - first <= withinMs)
+    .slice(0, count);
 }
 
 const MINUTE_MS = 60_000;

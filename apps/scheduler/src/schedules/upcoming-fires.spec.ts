@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { upcomingFireTimes } from './next-fire-time.js';
-import { UPCOMING_FIRES, upcomingFires } from './upcoming-fires.js';
+import { UPCOMING_FIRES, UPCOMING_WITHIN_MS, upcomingFires } from './upcoming-fires.js';
 
 const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
 
@@ -60,5 +60,11 @@ describe('upcomingFires', () => {
       '2028-01-01T09:00:00.000Z',
       '2029-01-01T09:00:00.000Z',
     ]);
+    // Also when the first is a time the spring-forward change skips (28 March 2027 is the change's Sunday in Paris):
+    // the window runs from it, not from the first regular fire a year later.
+    const yearly = upcomingFires('30 2 28 3 *', 'Europe/Paris', now);
+    expect(yearly[0]).toBe('2027-03-28T01:00:00.000Z');
+    expect(yearly.every((at) => Date.parse(at) - Date.parse(yearly[0]!) <= UPCOMING_WITHIN_MS)).toBe(true);
+    expect(yearly).toHaveLength(3);
   });
 });
