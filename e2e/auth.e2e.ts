@@ -32,6 +32,7 @@ async function newTenant(): Promise<{ tenantId: string; key: string }> {
     body: { name: uniqueName('tenant') },
   });
   expect(res.status).toBe(201);
+  expect(res.headers.get('location')).toBe(`/v2/tenants/${res.body.tenant.id}`);
   return { tenantId: res.body.tenant.id, key: res.body.api_key.key };
 }
 
@@ -150,6 +151,23 @@ describe('bearer JWT', () => {
       403,
       'forbidden',
     );
+  });
+});
+
+describe('tenants', () => {
+  it("reads a tenant at its create's Location: an operator any, an admin its own, anyone else a 404", async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const asOperator = await call<Tenant>(stack, 'GET', `/v2/tenants/${a.tenantId}`);
+    expect(asOperator.status).toBe(200);
+    expect(asOperator.body).toEqual({ id: a.tenantId, name: expect.any(String), created_at: expect.any(String) });
+    expect((await call<Tenant>(stack, 'GET', `/v2/tenants/${a.tenantId}`, { key: a.key })).body.id).toBe(a.tenantId);
+    for (const [key, id] of [
+      [b.key, a.tenantId],
+      [a.key, 'tnt_00000000000000000000000000'],
+      [a.key, 'not-an-id'],
+    ] as const)
+      expect((await call(stack, 'GET', `/v2/tenants/${id}`, { key })).status).toBe(404);
   });
 });
 

@@ -52,7 +52,16 @@ export class ApiKeysController {
   @IdempotentPost('tenants')
   @RequireScope('admin')
   @Operation('createTenant')
-  createTenant(@Req() req: FastifyRequest) {
-    return this.keys.createTenant(req.body ?? {}, principalOf(req), idempotencyOf(req));
+  async createTenant(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const created = await this.keys.createTenant(req.body ?? {}, principalOf(req), idempotencyOf(req));
+    reply.header('location', `/v2/tenants/${created.tenant.id}`);
+    return created;
+  }
+
+  @Get('tenants/:tenant_id')
+  @RequireScope('admin')
+  @Operation('getTenant')
+  getTenant(@Param('tenant_id') id: string, @Req() req: FastifyRequest) {
+    return this.keys.getTenant(id, principalOf(req));
   }
 }

@@ -180,6 +180,20 @@ export class ApiKeysService {
     );
   }
 
+  /**
+   * A tenant (the create's `Location`): any tenant for an operator, its own for any other admin; every other id reads
+   * as one that does not exist.
+   */
+  async getTenant(id: string, caller: Principal): Promise<Tenant> {
+    const operator = caller.tenant_id === this.config.BOOTSTRAP_TENANT_ID;
+    const row =
+      isId('tenant', id) && (operator || id === caller.tenant_id)
+        ? await this.dataSource.manager.findOneBy(TenantEntity, { id })
+        : null;
+    if (!row) throw new AppError('not_found', 'no tenant with that id');
+    return toTenant(row);
+  }
+
   private async insertKey(
     manager: EntityManager,
     tenantId: string,

@@ -7,6 +7,7 @@ import {
   apiKeySchema,
   createdApiKeySchema,
   createdTenantSchema,
+  tenantSchema,
   healthSchema,
   readinessSchema,
   tenantCreateSchema,
@@ -98,6 +99,26 @@ export const accessOperations: OperationSpec[] = [
       examples: one('The tenant', {
         tenant: { id: EXAMPLE_IDS.tenant, name: 'Acme Corp', created_at: '2026-11-22T10:15:00.000Z' },
         api_key: { ...createdKey, name: 'admin', scopes: ['admin'] },
+      }),
+    },
+  },
+  {
+    operationId: 'getTenant',
+    method: 'get',
+    path: '/v2/tenants/{tenant_id}',
+    tag: 'API keys',
+    status: 200,
+    summary: 'Get Tenant',
+    description:
+      "Admin scope. A tenant (the create's `Location`): operators read any tenant, another tenant's admins their own.",
+    params: idParams({ tenant_id: 'tenant' }),
+    response: {
+      schema: tenantSchema,
+      description: 'The tenant.',
+      examples: one('The tenant', {
+        id: EXAMPLE_IDS.tenant,
+        name: 'Acme Corp',
+        created_at: '2026-11-22T10:15:00.000Z',
       }),
     },
   },
