@@ -5,8 +5,6 @@
 import { scrubSecrets } from './secret-scrub.js';
 import type { ErrorClass, TestCheck, TestResult } from './types.js';
 
-export { MIN_MASKED_SECRET_LENGTH, WITHHELD_MESSAGE, scrubSecrets } from './secret-scrub.js';
-
 export const DEFAULT_TEST_TIMEOUT_MS = 10_000;
 const CLEANUP_WAIT_MS = 1_000;
 

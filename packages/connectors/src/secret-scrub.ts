@@ -1,25 +1,44 @@
 /**
  * Secrets taken out of text a server, a library or a node wrote (Test Connection messages, a run's errors and log
- * lines). A server echoes what it was sent in its own spelling: JSON-escaped inside a body, percent-encoded in a URL,
- * lower-cased in a header dump. Each secret is looked for in those forms too, whatever the letters' case.
+ * lines). A server echoes what it was sent in its own spelling: JSON-escaped inside a body (`\"`, `\\`, `\/`,
+ * `\u00f6`), percent-encoded in a URL or a form (`%2F`, `+`), lower-cased in a header dump. Each secret is looked
+ * for in those forms too, whatever the ASCII letters' case. Plain `indexOf` over the text per form: the secrets are a
+ * tenant's (a run may hold hundreds, each kilobytes long), so no pattern is compiled from them.
  */
 import { SECRET_MASK } from './secret-mask.js';
 
 /** Secrets at least this long are masked where they stand; a shorter one that occurs withholds the whole text. */
 export const MIN_MASKED_SECRET_LENGTH = 8;
 export const WITHHELD_MESSAGE = '(message withheld: it contains the value of a secret field)';
+/** The most characters one written form of a secret takes per character of it (`\u00f6`). */
+export const MAX_FORM_GROWTH = 6;
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+/** ASCII letters lower-cased, every other character kept: the same length, so positions carry over. */
+const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 
-/** The forms a secret reaches text in: as written, JSON-escaped, percent-encoded. */
+const jsonEscaped = (secret: string): string => JSON.stringify(secret).slice(1, -1);
+const asciiJson = (secret: string): string =>
+  jsonEscaped(secret).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A secret as written, JSON-escaped (also with `\/` and as ASCII), percent-encoded (also `+` for a space). */
 function writtenForms(secret: string): string[] {
-  return [...new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])];
+  const forms = [secret, jsonEscaped(secret), asciiJson(secret), jsonEscaped(secret).replaceAll('/', '\\/')];
+  try {
+    const encoded = encodeURIComponent(secret);
+    forms.push(encoded, encoded.replaceAll('%20', '+'));
+  } catch {
+    // A lone surrogate has no percent-encoding (and a server could not have received one).
+  }
+  return [...new Set(forms.map(asciiLower))];
 }
 
-/** One case-insensitive pattern for every form of every secret, the longest forms first; null for none. */
-function patternOf(secrets: readonly string[], flags: string): RegExp | null {
-  const forms = [...new Set(secrets.flatMap(writtenForms))].sort((a, b) => b.length - a.length);
-  return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), flags);
+/** The [start, end) ranges where any of `forms` occurs in `lower`. */
+function occurrences(lower: string, forms: readonly string[]): [number, number][] {
+  const found: [number, number][] = [];
+  for (const form of forms) {
+    for (let at = lower.indexOf(form); at !== -1; at = lower.indexOf(form, at + 1)) found.push([at, at + form.length]);
+  }
+  return found;
 }
 
 /**
@@ -28,18 +47,26 @@ function patternOf(secrets: readonly string[], flags: string): RegExp | null {
  * e********ist` for the password `x`): the whole text is withheld instead. Build it once for many texts.
  */
 export function secretScrubber(secrets: readonly string[]): (text: string) => string {
-  const present = secrets.filter((s) => s.length > 0);
-  const long = patternOf(
-    present.filter((s) => s.length >= MIN_MASKED_SECRET_LENGTH),
-    'gi',
-  );
-  const short = patternOf(
-    present.filter((s) => s.length < MIN_MASKED_SECRET_LENGTH),
-    'i',
-  );
+  const present = [...new Set(secrets.filter((s) => s.length > 0))];
+  const longForms = [...new Set(present.filter((s) => s.length >= MIN_MASKED_SECRET_LENGTH).flatMap(writtenForms))];
+  const shortForms = [...new Set(present.filter((s) => s.length < MIN_MASKED_SECRET_LENGTH).flatMap(writtenForms))];
+  if (longForms.length === 0 && shortForms.length === 0) return (text) => text;
   return (text) => {
-    if (short?.test(text)) return WITHHELD_MESSAGE;
-    return long ? text.replace(long, SECRET_MASK) : text;
+    const lower = asciiLower(text);
+    if (shortForms.some((form) => lower.includes(form))) return WITHHELD_MESSAGE;
+    const found = occurrences(lower, longForms).sort((a, b) => a[0] - b[0]);
+    if (found.length === 0) return text;
+    // Overlapping or touching occurrences are masked as one.
+    let out = '';
+    let kept = 0;
+    for (let i = 0; i < found.length;) {
+      const start = found[i]![0];
+      let end = found[i]![1];
+      for (i++; i < found.length && found[i]![0] <= end; i++) end = Math.max(end, found[i]![1]);
+      out += text.slice(kept, start) + SECRET_MASK;
+      kept = end;
+    }
+    return out + text.slice(kept);
   };
 }
 

@@ -1,13 +1,14 @@
 // The structural check run at create/update: a DAG failing it is refused (422), anything
 // that passes is stored and judged by validateDag. Codes match @conduit/contracts' field errors.
 import { DAG_SHAPE_LIMITS, type ShapeProblem } from './dag.model.js';
+import { NODE_SETTINGS } from './node-settings.js';
 
 /** Enough to fix a broken document without answering a megabyte of problems. */
 export const MAX_SHAPE_PROBLEMS = 100;
 
 const DAG_KEYS = new Set(['nodes', 'edges']);
-/** A node's own fields: `timeout_seconds` and `retries` may stand here or in its config (node-settings.ts). */
-const NODE_KEYS = new Set(['id', 'type', 'config', 'timeout_seconds', 'retries']);
+/** A node's own fields: its settings may stand here or in its config (node-settings.ts). */
+const NODE_KEYS = new Set(['id', 'type', 'config', ...NODE_SETTINGS]);
 const EDGE_KEYS = new Set(['from', 'to', 'when']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -15,7 +15,7 @@ export {
 } from './dag.model.js';
 export { checkDagShape, MAX_SHAPE_PROBLEMS } from './dag-shape.js';
 export { validateDag } from './validate-dag.js';
-export { nodeWithSettings } from './node-settings.js';
+export { NODE_SETTINGS, nodeWithSettings } from './node-settings.js';
 export { referencedConnectorIds, connectorRoleOf } from './connector-refs.js';
 export { SINK_MODES, SCHEMA_EVOLUTIONS, DECISION_STRATEGIES, DECISION_RULES_MAX } from './node-config.rules.js';
 export {

@@ -286,6 +286,8 @@ describe('timeout_seconds and retries on the node itself (api.md: every node may
         message: 'node "n": retries is set on the node (1) and in its config (3); set it once',
       }),
     ]);
+    // A value refused where it stands is not reported again as a conflict.
+    expect(errorsOf(onNode({ retries: 11 }, { retries: 3 })).map((e) => e.path)).toEqual(['nodes[1].retries']);
   });
 });
 

@@ -15,8 +15,8 @@ export const DECISION_STRATEGIES = ['rules', 'llm'] as const;
 /** Rules one decision may hold: each is a statement the catalog parses on every save and draft validation. */
 export const DECISION_RULES_MAX = 100;
 
-/** Fields any node may set. */
-const COMMON_FIELDS = ['timeout_seconds', 'retries'];
+/** Fields any node may set, in its config or on itself. */
+const COMMON_FIELDS: readonly string[] = NODE_SETTINGS;
 /** Fields of a source/sink besides which anything else is a connector's own field (path, topic...). */
 const SOURCE_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'query', 'table', 'columns']);
 const SINK_FIELDS = new Set([...COMMON_FIELDS, 'connector_id', 'table', 'mode', 'key', 'create', 'schema_evolution']);

@@ -6,13 +6,14 @@ import { describeValue } from './config-checker.js';
 export const NODE_SETTINGS = ['timeout_seconds', 'retries'] as const;
 
 /**
- * An `invalid_node_config` issue for a setting given on the node and in its config with different values. The
- * values themselves are checked as the config's (nodeWithSettings moves them there first).
+ * An `invalid_node_config` issue for a setting given on the node and in its config with different values (each
+ * value is checked where it stands, node-config.rules.ts; one already refused there is not reported twice).
  */
 export function nodeSettingIssues(node: DagNode, index: number, issues: ValidationIssue[]): void {
   for (const key of NODE_SETTINGS) {
     const [own, inConfig] = [node[key], node.config[key]];
     if (own === undefined || inConfig === undefined || own === inConfig) continue;
+    if (issues.some((issue) => issue.path === `nodes[${index}].${key}`)) continue;
     issues.push({
       code: 'invalid_node_config',
       message: `node "${node.id}": ${key} is set on the node (${describeValue(own)}) and in its config (${describeValue(inConfig)}); set it once`,

@@ -1,4 +1,4 @@
-import { infiniteNumberPath, jsonDepth, protoKeyPath } from './json-body.js';
+import { infiniteNumberPaths, jsonDepth, protoKeyPath } from './json-body.js';
 
 const parsed = (text: string) => ({ text, value: JSON.parse(text) as unknown });
 
@@ -34,17 +34,26 @@ describe('jsonDepth', () => {
   });
 });
 
-describe('infiniteNumberPath', () => {
+describe('infiniteNumberPaths', () => {
   it.each([
-    ['{"a":1e400}', 'a'],
-    ['{"a":{"b":[1,-1E+999]}}', 'a.b[1]'],
-    [`[${'9'.repeat(400)}]`, '[0]'],
-  ])('finds the number past a double in %s', (text, path) => {
-    expect(infiniteNumberPath(text, JSON.parse(text))).toBe(path);
+    ['an exponent', '{"a":1e400}', ['a']],
+    ['a negative one in a list', '{"a":{"b":[1,-1E+999]}}', ['a.b[1]']],
+    ['400 digits', `[${'9'.repeat(400)}]`, ['[0]']],
+    ['250 digits and a small exponent', `{"a":${'9'.repeat(250)}e99}`, ['a']],
+    ['every one, in document order', '{"a":1e400,"b":[2e400,{"c":3e400}]}', ['a', 'b[0]', 'b[1].c']],
+  ])('finds %s', (_what, text, paths) => {
+    expect(infiniteNumberPaths(text, JSON.parse(text))).toEqual(paths);
   });
 
   it('answers nothing for numbers a double holds, or for texts that only look like one', () => {
     for (const text of ['{"a":1e300}', '{"a":"1e400"}', '{"a":1.7976931348623157e308}', '{"e400":1}'])
-      expect(infiniteNumberPath(text, JSON.parse(text))).toBeUndefined();
+      expect(infiniteNumberPaths(text, JSON.parse(text))).toEqual([]);
+  });
+
+  it('scans a megabyte of long digit runs in linear time', () => {
+    const text = `[${Array.from({ length: 3_400 }, () => '1'.repeat(300)).join(',')}]`;
+    const started = performance.now();
+    expect(infiniteNumberPaths(text, JSON.parse(text))).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(100);
   });
 });

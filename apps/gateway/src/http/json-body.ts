@@ -41,21 +41,26 @@ export function protoKeyPath(text: string, value: unknown): string | undefined {
 }
 
 /**
- * The body path of the first number too large for a double (`1e400`, which JSON.parse makes Infinity and JSON then
- * writes as null), or undefined. Walked only when the text holds a number that may be one: an exponent of three
- * digits or more, or a run of over 300 digits.
+ * The body paths, in document order, of the numbers too large for a double (`1e400`, `<300 digits>e99`: JSON.parse
+ * makes them Infinity, which JSON then writes as null); empty when none. Walked only when the text holds a number that
+ * may be one: one with an exponent, or a run of over 300 digits (matched from its first digit only, so the scan stays
+ * linear in the text).
  */
-export function infiniteNumberPath(text: string, value: unknown): string | undefined {
-  if (!/\d[eE]\+?\d{3}|\d{301}/.test(text)) return undefined;
+export function infiniteNumberPaths(text: string, value: unknown): string[] {
+  if (!/\d[eE]|(?<!\d)\d{301}/.test(text)) return [];
+  const paths: string[] = [];
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
-    if (typeof v === 'number' && !Number.isFinite(v)) return path;
+    if (typeof v === 'number' && !Number.isFinite(v)) paths.push(path);
     if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, `${path}[${i}]`]));
-    else for (const [key, child] of Object.entries(v)) stack.push([child, path === '' ? key : `${path}.${key}`]);
+    const children: [unknown, string][] = Array.isArray(v)
+      ? v.map((child, i) => [child, `${path}[${i}]`])
+      : Object.entries(v).map(([key, child]) => [child, path === '' ? key : `${path}.${key}`]);
+    // Reversed onto the stack, so they come off it in document order.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
-  return undefined;
+  return paths;
 }
 
 /**
@@ -99,16 +104,19 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
           undefined,
         );
       }
-      const infinite = infiniteNumberPath(text, parsed);
-      if (infinite !== undefined) {
+      const infinite = infiniteNumberPaths(text, parsed);
+      if (infinite.length > 0) {
+        const errors = infinite.map((path) => ({
+          path,
+          code: 'number_out_of_range',
+          message: 'the number is too large to be kept (at most about 1.8e308)',
+        }));
         return done(
-          new AppError('validation_failed', '1 field is invalid', [
-            {
-              path: infinite,
-              code: 'number_out_of_range',
-              message: 'the number is too large to be kept (at most about 1.8e308)',
-            },
-          ]),
+          new AppError(
+            'validation_failed',
+            `${errors.length} field${errors.length === 1 ? ' is' : 's are'} invalid`,
+            errors,
+          ),
           undefined,
         );
       }

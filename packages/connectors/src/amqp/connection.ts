@@ -1,6 +1,6 @@
 /** Opening and closing broker connections, and turning amqplib failures into ConnectorErrors without secrets. */
 import amqp, { type ChannelModel } from 'amqplib';
-import { scrubSecrets } from '../connection-checks.js';
+import { scrubSecrets } from '../secret-scrub.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
 import { checkedAddress, tlsServerName } from '../network/target-check.js';

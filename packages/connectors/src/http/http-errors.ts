@@ -1,5 +1,5 @@
 /** Classifies HTTP answers and network failures: settings to fix (config_error) or worth retrying (transient_error). */
-import { scrubSecrets } from '../connection-checks.js';
+import { scrubSecrets, MAX_FORM_GROWTH } from '../secret-scrub.js';
 import { ConnectorError } from '../connector-error.js';
 import type { ErrorClass } from '../types.js';
 import type { HttpResponse } from './http-client.js';
@@ -56,8 +56,9 @@ export class HttpStatusError extends ConnectorError {
 /** An unsuccessful answer as an error: authentication and missing resources are settings, 429/5xx transient. */
 export function statusError(res: HttpResponse, what: string, secrets: readonly string[]): HttpStatusError {
   const hint = res.status === 401 ? ' (check the credentials)' : res.status === 403 ? ' (no permission)' : '';
-  // The server may echo what we sent, so its answer is scrubbed before it is cut (a cut could split a secret).
-  const longest = Math.max(0, ...secrets.map((s) => s.length));
+  // The server may echo what we sent, so its answer is scrubbed before it is cut (a cut could split a secret, in any
+  // of the forms it is looked for in).
+  const longest = Math.max(0, ...secrets.map((s) => s.length)) * MAX_FORM_GROWTH;
   const body = scrubSecrets(res.body.slice(0, 4096 + longest), secrets).slice(0, 4096);
   const snippet = body.slice(0, 200).replace(/\s+/g, ' ').trim();
   const errorClass: ErrorClass = isRetryableStatus(res.status) ? 'transient_error' : 'config_error';

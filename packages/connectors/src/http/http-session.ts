@@ -3,7 +3,7 @@
  * connections honouring Retry-After (bounded by max_retry_wait_ms). Errors are ConnectorErrors without secrets.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { scrubSecrets } from '../connection-checks.js';
+import { scrubSecrets } from '../secret-scrub.js';
 import { ConnectorError } from '../connector-error.js';
 import { sendHttp, type HttpResponse } from './http-client.js';
 import { authHeaders, httpSecrets, type HttpConfig } from './http.config.js';

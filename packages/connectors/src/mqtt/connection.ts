@@ -1,7 +1,7 @@
 /** Opening and closing MQTT clients, and turning their failures into ConnectorErrors without secrets. */
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
-import { scrubSecrets } from '../connection-checks.js';
+import { scrubSecrets } from '../secret-scrub.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
 import { checkedAddress, tlsServerName } from '../network/target-check.js';

@@ -1,7 +1,7 @@
 /** Opening and closing NATS connections, and turning client failures into ConnectorErrors without secrets. */
 import { isIP } from 'node:net';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { scrubSecrets } from '../connection-checks.js';
+import { scrubSecrets } from '../secret-scrub.js';
 import { ConnectorError } from '../connector-error.js';
 import { isTransientNetCode, isUnknownHostCode } from '../network-steps.js';
 import { checkedAddress, tlsServerName } from '../network/target-check.js';

@@ -2,7 +2,7 @@
  * The address ranges a connector may not reach by default, each with the name a user reads in the refusal, and the
  * cloud metadata addresses it may never reach. First match wins, so narrower ranges come before the wider ones.
  */
-import { embeddedIpv4, inPrefix, parsePrefix, type IpAddress, type IpPrefix } from './ip-address.js';
+import { embeddedIpv4, inPrefix, localNat64Ipv4s, parsePrefix, type IpAddress, type IpPrefix } from './ip-address.js';
 
 interface Range {
   prefix: IpPrefix;
@@ -83,7 +83,8 @@ const match = (list: readonly Range[], address: IpAddress): string | null =>
 /** True for a metadata address, also written as an IPv6 form that reaches it (mapped, NAT64, 6to4...). */
 export function isMetadataAddress(address: IpAddress): boolean {
   const inner = embeddedIpv4(address);
-  return match(METADATA, address) !== null || (inner !== null && match(METADATA, inner) !== null);
+  const carried = inner === null ? localNat64Ipv4s(address) : [inner, ...localNat64Ipv4s(address)];
+  return match(METADATA, address) !== null || carried.some((ip) => match(METADATA, ip) !== null);
 }
 
 /** The kind of internal range `address` is in (e.g. `loopback`), or null for a public unicast address. */

@@ -77,15 +77,28 @@ const zeros = (bytes: Uint8Array, from: number, to: number): boolean => bytes.su
  * SIIT-translated (`::ffff:0:a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`, and `64:ff9b:1::/48` for local use), 6to4
  * (`2002:AABB:CCDD::`) and Teredo's client (`2001:0:...`, inverted). Null otherwise.
  */
+const isNat64 = (b: Uint8Array): boolean => b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
+const isLocalNat64 = (b: Uint8Array): boolean => isNat64(b) && b[4] === 0 && b[5] === 1;
+
+/**
+ * Every IPv4 address an address of the local-use NAT64 prefix (64:ff9b:1::/48) may carry: a translator there may use
+ * any of RFC 6052's layouts for a /48, /56, /64 or /96 prefix (bits 64-71 are never the address's). Empty otherwise.
+ */
+export function localNat64Ipv4s(address: IpAddress): IpAddress[] {
+  const b = address.bytes;
+  if (address.family !== 6 || !isLocalNat64(b)) return [];
+  const of = (...at: number[]): IpAddress => ({ family: 4, bytes: Uint8Array.from(at.map((i) => b[i]!)) });
+  return [of(6, 7, 9, 10), of(7, 9, 10, 11), of(9, 10, 11, 12), of(12, 13, 14, 15)];
+}
+
 export function embeddedIpv4(address: IpAddress): IpAddress | null {
   if (address.family !== 6) return null;
   const b = address.bytes;
   if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return ipv4(b, 12);
   if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(b, 10, 12)) return ipv4(b, 12);
   if (zeros(b, 0, 12) && !zeros(b, 12, 15)) return ipv4(b, 12);
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12)) return ipv4(b, 12);
-  // Local-use NAT64 (64:ff9b:1::/48), as the /96 translators use it.
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b[4] === 0 && b[5] === 1) return ipv4(b, 12);
+  // NAT64: the well-known prefix, and local use (64:ff9b:1::/48) as the /96 translators use it (localNat64Ipv4s).
+  if (isNat64(b) && (zeros(b, 4, 12) || isLocalNat64(b))) return ipv4(b, 12);
   if (b[0] === 0x20 && b[1] === 0x02) return ipv4(b, 2);
   // Teredo (2001:0::/32): the client's address, stored inverted in the last four bytes.
   if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0)

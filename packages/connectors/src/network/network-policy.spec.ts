@@ -98,6 +98,9 @@ describe('network policy: metadata addresses are never reachable', () => {
     '169.254.0.23',
     '168.63.129.16',
     '64:ff9b:1::a9fe:a9fe',
+    '64:ff9b:1:a9fe:a9:fe00::',
+    '64:ff9b:1:a9:fe:a9fe:808:808',
+    '64:ff9b:1:0:a9:fea9:fe00:0',
     '2001:0:4136:e378:8000:63bf:5601:5601',
   ])('%s is refused even with private networks and every range allowed', (address) => {
     expect(refusalReason(address, closed)).toMatch(/cloud metadata/);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { userSqlProblem } from '../user-sql.js';
 import { isolatedSqlProblem } from './isolated-check.js';
 
@@ -33,7 +34,30 @@ describe('isolatedSqlProblem', () => {
     expect(await isolatedSqlProblem("select getenv('HOME') as h", 'select', 10_000)).toMatch(/getenv/);
   });
 
-  it('answers undefined without a check when no time is left', async () => {
+  it("does not end another caller's check when one caller's time is up", async () => {
+    const slow = `select ${Array.from({ length: 600 }, () => '1').join(' + ')} as n`;
+    const [abandoned, other] = await Promise.all([
+      isolatedSqlProblem(slow, 'select', 100),
+      isolatedSqlProblem("create table t as select getenv('HOME') as h", 'statement', 10_000),
+    ]);
+    expect(abandoned).toBeUndefined();
+    expect(other).toMatch(/getenv/);
+  });
+
+  it('sends the checks in flight to a new child when the child dies', async () => {
+    // A check that binds for about a second here, long enough to kill its child under it.
+    const sql = `select ${Array.from({ length: 400 }, () => '1').join(' + ')} as n`;
+    const answer = isolatedSqlProblem(sql, 'select', 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const children = execFileSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    for (const pid of children) process.kill(Number(pid), 'SIGKILL');
+    expect(await answer).toBeNull();
+  });
+
+  it('answers undefined without a check when no time is left, and clamps a timeout past what a timer takes', async () => {
+    expect(await isolatedSqlProblem('select 1', 'select', Number.POSITIVE_INFINITY)).toBeNull();
     expect(await isolatedSqlProblem('select 1', 'select', 0)).toBeUndefined();
   });
 });

@@ -1,0 +1,52 @@
+import { scrubSecrets, secretScrubber, WITHHELD_MESSAGE } from './secret-scrub.js';
+
+describe('scrubSecrets', () => {
+  it('masks a long secret where it stands', () => {
+    expect(scrubSecrets('auth failed for key sk-live-0123456789 (sk-live-0123456789)', ['sk-live-0123456789'])).toBe(
+      'auth failed for key ******** (********)',
+    );
+  });
+
+  it('withholds the whole text when a short secret occurs, rather than spelling it out by masking', () => {
+    const text = 'database "nodb_xyz" does not exist (SQLSTATE 3D000)';
+    expect(scrubSecrets(text, ['x'])).toBe(WITHHELD_MESSAGE);
+    expect(scrubSecrets(text, ['x'])).not.toContain('x');
+    expect(scrubSecrets('Connection terminated unexpectedly', ['pw1'])).toBe('Connection terminated unexpectedly');
+  });
+
+  it('masks a secret in the forms a server echoes it: JSON-escaped, percent-encoded, in any case', () => {
+    const secret = 'QuoTe"Secret\\Value12345';
+    const echoed = JSON.stringify({ 'x-token': secret });
+    expect(echoed).toContain('QuoTe\\"Secret\\\\Value12345');
+    expect(scrubSecrets(`echo: ${echoed}`, [secret])).toBe('echo: {"x-token":"********"}');
+    expect(scrubSecrets('authorization: bearer toktoksecretvalue42', ['TokTokSecretValue42'])).toBe(
+      'authorization: bearer ********',
+    );
+    expect(scrubSecrets(`GET /?key=${encodeURIComponent('p@ss word/1')}`, ['p@ss word/1'])).toBe('GET /?key=********');
+    expect(scrubSecrets('Short PW1 echoed', ['pw1'])).toBe(WITHHELD_MESSAGE);
+  });
+
+  it('leaves a text without secrets alone, whatever their length', () => {
+    expect(scrubSecrets('connection refused', ['', 'a-long-secret-value', 'zz'])).toBe('connection refused');
+  });
+
+  it('masks the other forms servers write: \\/ and \\u escapes, + for a space', () => {
+    expect(scrubSecrets('{"u":"http:\\/\\/x\\/Path\\/Secret1"}', ['http://x/Path/Secret1'])).toBe('{"u":"********"}');
+    expect(scrubSecrets('{"p":"S\\u00f6me-Secret"}', ['Söme-Secret'])).toBe('{"p":"********"}');
+    expect(scrubSecrets('body: pw=two+words+secret', ['two words secret'])).toBe('body: pw=********');
+  });
+
+  it('masks overlapping occurrences as one, and never throws on a secret with a lone surrogate', () => {
+    expect(scrubSecrets('x abcdefghij-klmno y', ['abcdefghij', 'fghij-klmno'])).toBe('x ******** y');
+    expect(scrubSecrets('text', ['\ud800-not-unicode'])).toBe('text');
+  });
+
+  it('stays fast for many long secrets (a tenant chooses them): no pattern is compiled from them', () => {
+    const secrets = Array.from({ length: 1500 }, (_, i) => `${i}-${'k'.repeat(8_000)}`);
+    const text = `${'ordinary log text '.repeat(5_000)}${secrets[1499]}`;
+    const started = performance.now();
+    const scrub = secretScrubber(secrets);
+    expect(scrub(text).endsWith('********')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
