@@ -2,7 +2,7 @@
 // duckdb sql node, every statement fails its node with a config_error, the server's file is not read (its marker
 // shows nowhere) and nothing is written. Ordinary SQL in the same node types still runs.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDriver, type ConnectorDriver } from '@conduit/connectors';
@@ -138,6 +138,34 @@ describe('ordinary SQL still runs in every node type', () => {
       code: 'config_error',
       message: expect.stringContaining('current_setting'),
     });
+  });
+
+  it("keeps a constant's memory within the run's limit: no GBs taken while the statement is planned", async () => {
+    // Folded while planning, this took 2-9 GB of the executor past memory_limit; computed as the query runs, DuckDB's
+    // limit refuses it at once. Also through the duckdb connector's own statement.
+    const huge = "repeat('a', 1000000000)";
+    const dag = {
+      nodes: [
+        { id: 'tx', type: 'transform', config: { sql: `select ${huge} as x` } },
+        { id: 'stmt', type: 'sql', config: { connector_id: duck.id, sql: `create table big as select ${huge} as x` } },
+      ],
+      edges: [],
+    };
+    // The process's peak resident size: what a folded constant takes is freed again by the time the run ends.
+    const peakKib = async () => Number(/VmHWM:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))![1]);
+    const before = await peakKib();
+    const started = performance.now();
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    for (const id of ['tx', 'stmt'])
+      expect([id, nodeOf(run, id)]).toEqual([
+        id,
+        expect.objectContaining({
+          status: 'failed',
+          error: expect.objectContaining({ message: expect.stringMatching(/Out of Memory/) }),
+        }),
+      ]);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect((await peakKib()) - before).toBeLessThan(512 * 1024);
   });
 
   it("runs a tenant's duckdb connector in its own folder: another tenant with the same path sees no table", async () => {

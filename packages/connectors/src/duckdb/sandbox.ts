@@ -16,14 +16,23 @@ const LOCKS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A DuckDB instance config: the platform's own settings (memory_limit, threads, temp_directory, access_mode...) and
- * then the locks. Order matters: DuckDB refuses temp_directory once external access is off, so the platform's
- * settings go first (object keys keep their insertion order and the binding applies them in that order).
+ * Constants are not folded while a statement is planned: DuckDB's expression rewriter computes them outside the
+ * instance's memory_limit and past any interrupt, so `select repeat('a', 2000000000)` took 2-9 GB of the process
+ * before a row ran. Unfolded, the same expression runs as the query does, under memory_limit (an `Out of Memory
+ * Error` at once) and interruptible; results are the same, only such constants are computed per row.
+ */
+const PLANNING: Readonly<Record<string, string>> = { disabled_optimizers: 'expression_rewriter' };
+
+/**
+ * A DuckDB instance config: the platform's own settings (memory_limit, threads, temp_directory, access_mode...),
+ * the planning rule above, then the locks. Order matters: DuckDB refuses temp_directory once external access is off,
+ * so the platform's settings go first (object keys keep their insertion order and the binding applies them in that
+ * order).
  */
 export function sandboxedConfig(platform: Readonly<Record<string, string>> = {}): Record<string, string> {
   const config: Record<string, string> = {};
-  for (const [key, value] of Object.entries(platform)) if (!(key in LOCKS)) config[key] = value;
-  return { ...config, ...LOCKS };
+  for (const [key, value] of Object.entries(platform)) if (!(key in LOCKS) && !(key in PLANNING)) config[key] = value;
+  return { ...config, ...PLANNING, ...LOCKS };
 }
 
 /**
