@@ -31,7 +31,7 @@ export {
 export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
 export { checkUserSelect, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
-export { isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
+export { isolatedBind, isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
 export {
   bindUserSql,

@@ -145,6 +145,19 @@ describe('schemaIssues', () => {
     });
   });
 
+  it("binds outside the catalog's process: a constant the binder folds does not grow it", async () => {
+    // A JSON path is folded while binding, outside DuckDB's memory limit: 2 GB of the process that binds.
+    const dag = shapeDag("select json_extract(note, repeat('$', 2000000000)) as j from src");
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const { errors } = await check(dag, evidence(recorded('src', PG)));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+    // The child cannot take that much: binding fails there, reported as the SQL not binding, the message cut short.
+    expect(errors).toEqual([expect.objectContaining({ code: 'sql_binding', node_id: 'shape' })]);
+    expect(errors[0]!.message.length).toBeLessThan(1_200);
+  });
+
   it('warns, and reports nothing, when the recorded schemas could not be read', async () => {
     expect(await check(shapeDag('select discount from src'), { kind: 'unavailable' })).toEqual({
       errors: [],

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { DAG_LIMITS, type Dag, type DagNode, type ValidationIssue } from '@conduit/dag';
-import { withSqlBinder, type BindColumn, type BindOutcome, type SqlBinder } from '@conduit/connectors';
+import { isDeclarableType, isolatedBind, type BindColumn, type BindOutcome } from '@conduit/connectors';
 import {
   RUN_NODE_COLUMN_NAME_MAX,
   RUN_NODE_COLUMN_TYPE_MAX,
@@ -112,11 +112,12 @@ function issueOf(
 }
 
 /**
- * Walks the DAG in execution order on one binder, declaring each node's output table once its columns are known;
- * stops at `deadline` (performance.now()) with a warning naming the first node left unchecked.
+ * Walks the DAG in execution order, binding each node's SQL against its inputs' columns in the SQL-check child
+ * (isolatedBind: binding computes what the binder needs, unbounded, so never in the catalog's own process) and
+ * knowing each node's output once its columns are known; stops at `deadline` (performance.now()), or when a bind does
+ * not answer by it, with a warning naming the first node left unchecked.
  */
 async function walk(
-  binder: SqlBinder,
   dag: Dag,
   order: readonly string[][],
   recorded: ReadonlyMap<string, RecordedSourceSchema>,
@@ -129,37 +130,45 @@ async function walk(
   const known = new Map<string, BindColumn[]>();
   const issues: ValidationIssue[] = [];
   const warnings: ValidationIssue[] = [];
-  const declare = async (id: string, columns: BindColumn[] | undefined) => {
-    if (columns && (await binder.declare(id, columns))) known.set(id, columns);
+  const declare = (id: string, columns: BindColumn[] | undefined) => {
+    if (columns && columns.every((c) => isDeclarableType(c.type))) known.set(id, columns);
+  };
+  const stopAt = (ids: readonly string[]) => {
+    // Only SQL left unchecked is worth a warning (the rest may be sinks).
+    const next = ids.find((rest) => sqlOf(dag.nodes[indexOf.get(rest)!]!, '').length > 0);
+    if (next !== undefined) {
+      const message = `checking SQL against its inputs' columns stopped after ${SCHEMA_CHECK_BUDGET_MS} ms: node "${next}" and those after it in the execution order were not checked`;
+      warnings.push({ code: UNCHECKED, message, node_id: next });
+    }
   };
   const ids = order.flat();
-  for (const [at, id] of ids.entries()) {
+  walking: for (const [at, id] of ids.entries()) {
     if (performance.now() > deadline) {
-      // Only SQL left unchecked is worth a warning (the rest may be sinks).
-      const next = ids.slice(at).find((rest) => sqlOf(dag.nodes[indexOf.get(rest)!]!, '').length > 0);
-      if (next !== undefined) {
-        const message = `checking SQL against its inputs' columns stopped after ${SCHEMA_CHECK_BUDGET_MS} ms: node "${next}" and those after it in the execution order were not checked`;
-        warnings.push({ code: UNCHECKED, message, node_id: next });
-      }
+      stopAt(ids.slice(at));
       break;
     }
     const index = indexOf.get(id)!;
     const node = dag.nodes[index]!;
     const inputs = [...new Set(inputsOf.get(id) ?? [])];
     if (node.type === 'source') {
-      await declare(id, sourceColumns(node, recorded.get(id)));
+      declare(id, sourceColumns(node, recorded.get(id)));
       continue;
     }
     if (inputs.length === 0 || !inputs.every((input) => known.has(input))) continue;
+    const tables = inputs.map((input) => ({ name: input, columns: known.get(input)! }));
     let output: BindColumn[] | undefined;
     for (const field of sqlOf(node, `nodes[${index}]`)) {
-      const outcome = await binder.bind(field.sql);
+      const outcome = await isolatedBind(field.sql, tables, deadline - performance.now());
+      if (!outcome) {
+        stopAt(ids.slice(at));
+        break walking;
+      }
       const issue = issueOf(outcome, node, field.path, inputs, nodeIds);
       if (issue) issues.push(issue);
       if (outcome.kind === 'bound') output = outcome.columns;
     }
-    if (node.type === 'transform') await declare(id, output);
-    else if (node.type === 'decision' && inputs.length === 1) await declare(id, known.get(inputs[0]!));
+    if (node.type === 'transform') declare(id, output);
+    else if (node.type === 'decision' && inputs.length === 1) declare(id, known.get(inputs[0]!));
   }
   return { errors: issues, warnings };
 }
@@ -186,5 +195,5 @@ export async function schemaIssues(
   if (new Set(dag.nodes.map((n) => n.id)).size !== dag.nodes.length) return { errors: [], warnings: [] };
   const recorded = new Map(evidence.reply.sources.map((s) => [s.node_id, s]));
   if (recorded.size === 0) return { errors: [], warnings: [] };
-  return withSqlBinder((binder) => walk(binder, dag, order, recorded, deadline));
+  return walk(dag, order, recorded, deadline);
 }

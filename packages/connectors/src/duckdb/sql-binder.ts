@@ -71,18 +71,23 @@ const messageOf = (err: unknown): string => {
   return typeof own === 'string' ? own : String(err);
 };
 
+/** The longest message kept: DuckDB's can hold a value the SQL computed (a struct key it did not find), of any size. */
+const MESSAGE_MAX = 1000;
+
 /**
  * DuckDB's message without the SQL excerpt (`LINE 1: ...` and its caret) and without a table suggestion, which
- * names whatever DuckDB holds (its own views) rather than the pipeline's tables.
+ * names whatever DuckDB holds (its own views) rather than the pipeline's tables; cut at MESSAGE_MAX characters.
  */
 function plainMessage(message: string): string {
-  const head = message.split(/\n\s*LINE \d+:/)[0] ?? message;
-  return head
+  const cut = message.slice(0, MESSAGE_MAX * 4);
+  const head = cut.split(/\n\s*LINE \d+:/)[0] ?? cut;
+  const plain = head
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !/^Did you mean/.test(line))
     .join(' ')
     .replace(/^(Binder|Catalog) Error: /, '');
+  return plain.length > MESSAGE_MAX ? `${plain.slice(0, MESSAGE_MAX - 1)}…` : plain;
 }
 
 /** What DuckDB's binder error means for the SQL's author. */

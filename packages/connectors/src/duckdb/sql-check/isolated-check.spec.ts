@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { bindUserSql, type BindInput } from '../sql-binder.js';
 import { userSqlProblem } from '../user-sql.js';
-import { isolatedSqlProblem } from './isolated-check.js';
+import { isolatedBind, isolatedSqlProblem } from './isolated-check.js';
 
 describe('isolatedSqlProblem', () => {
   it('answers what userSqlProblem answers, from a child process', async () => {
@@ -59,5 +60,23 @@ describe('isolatedSqlProblem', () => {
   it('answers undefined without a check when no time is left, and clamps a timeout past what a timer takes', async () => {
     expect(await isolatedSqlProblem('select 1', 'select', Number.POSITIVE_INFINITY)).toBeNull();
     expect(await isolatedSqlProblem('select 1', 'select', 0)).toBeUndefined();
+  });
+
+  it('binds in the child as bindUserSql does, and answers undefined when time is up', async () => {
+    const inputs: BindInput[] = [{ name: 'src', columns: [{ name: 'amount', type: 'DECIMAL(12,2)' }] }];
+    for (const sql of ['select amount * 2 as twice from src', 'select nope from src', 'select * from other']) {
+      expect([sql, await isolatedBind(sql, inputs, 10_000)]).toEqual([sql, await bindUserSql(sql, inputs)]);
+    }
+    const slow = `select ${Array.from({ length: 600 }, () => 'amount').join(' + ')} as n from src`;
+    expect(await isolatedBind(slow, inputs, 100)).toBeUndefined();
+  });
+
+  it("bounds what binding folds (a table function's argument): the process does not grow", async () => {
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const outcome = await isolatedBind("select * from unnest([repeat('a', 2000000000)])", [], 10_000);
+    expect(outcome?.kind).toBe('unbindable');
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
   });
 });

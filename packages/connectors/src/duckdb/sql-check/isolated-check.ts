@@ -1,6 +1,6 @@
 /**
- * userSqlProblem in a child process of its own, for a process that checks other tenants' SQL while it serves them
- * (the catalog, at save time). Binding a statement folds its constants, and DuckDB neither bounds nor interrupts that
+ * userSqlProblem and bindUserSql in a child process of its own, for a process that checks other tenants' SQL while it
+ * serves them (the catalog, at save time). Binding a statement folds its constants, and DuckDB neither bounds nor interrupts that
  * work: `select repeat('a', 2000000000)` grew the catalog by 9 GB and a 92-character `list_transform` over `range`
  * bound for minutes, each holding a libuv thread and the save's transaction (an attacker's probes). In the child, an
  * allocation past its data-size limit fails (DuckDB then leaves the constant unfolded), and a check past its caller's
@@ -11,8 +11,9 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { BindInput, BindOutcome } from '../sql-binder.js';
 import type { UserSqlKind } from '../user-sql.js';
-import { isSqlCheckAnswer, type SqlCheckRequest } from './messages.js';
+import { isSqlCheckAnswer, type SqlCheckAnswer, type SqlCheckRequest, type SqlCheckWork } from './messages.js';
 
 /** The child's data-size limit (RLIMIT_DATA): Node and the 64 MB parsing instance fit many times over. */
 const CHILD_DATA_LIMIT_KIB = 1024 * 1024;
@@ -33,7 +34,7 @@ const WARN_EVERY_MS = 60_000;
 
 interface Pending {
   request: SqlCheckRequest;
-  resolve: (problem: string | null | undefined) => void;
+  resolve: (answer: SqlCheckAnswer | undefined) => void;
   timer: NodeJS.Timeout;
   sentAt: number;
   /** Sent again to a new child once already: a second restart answers it undefined. */
@@ -49,12 +50,12 @@ class SqlCheckProcess {
   private nextId = 1;
   private lastWarning = 0;
 
-  /** The problem of `sql`, null when it may run, undefined when it could not be checked within `timeoutMs`. */
-  check(sql: string, kind: UserSqlKind, timeoutMs: number): Promise<string | null | undefined> {
+  /** The child's answer to `work`, undefined when it did not answer within `timeoutMs`. */
+  ask(work: SqlCheckWork, timeoutMs: number): Promise<SqlCheckAnswer | undefined> {
     if (!(timeoutMs > 0)) return Promise.resolve(undefined);
     const child = this.started();
     if (!child) return Promise.resolve(undefined);
-    const request: SqlCheckRequest = { id: this.nextId++, sql, kind };
+    const request: SqlCheckRequest = { ...work, id: this.nextId++ };
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.abandon(request.id), Math.min(timeoutMs, MAX_TIMEOUT_MS));
       this.pending.set(request.id, { request, resolve, timer, sentAt: Date.now(), resent: false });
@@ -93,7 +94,7 @@ class SqlCheckProcess {
     child.on('message', (message: unknown) => {
       if (!isSqlCheckAnswer(message)) return;
       if (this.abandoned.delete(message.id)) return;
-      this.settle(message.id, 'failed' in message ? undefined : message.problem);
+      this.settle(message.id, message);
     });
     child.on('error', (err) => this.exited(child, `the SQL-check child failed: ${err.message}`));
     child.on('exit', (code, signal) =>
@@ -109,12 +110,12 @@ class SqlCheckProcess {
     });
   }
 
-  private settle(id: number, problem: string | null | undefined): void {
+  private settle(id: number, answer: SqlCheckAnswer | undefined): void {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.pending.delete(id);
     clearTimeout(entry.timer);
-    entry.resolve(problem);
+    entry.resolve(answer);
     this.hold();
   }
 
@@ -196,10 +197,25 @@ const checks = new SqlCheckProcess();
  * userSqlProblem of `sql`, checked in the process's SQL-check child within `timeoutMs`: the problem, null when the SQL
  * may run, undefined when it could not be checked in time (or the child could not start).
  */
-export function isolatedSqlProblem(
+export async function isolatedSqlProblem(
   sql: string,
   kind: UserSqlKind,
   timeoutMs: number,
 ): Promise<string | null | undefined> {
-  return checks.check(sql, kind, timeoutMs);
+  const answer = await checks.ask({ op: 'check', sql, kind }, timeoutMs);
+  return answer && 'problem' in answer ? answer.problem : undefined;
+}
+
+/**
+ * bindUserSql of `sql` against `inputs`, in the process's SQL-check child within `timeoutMs`: binding folds the
+ * constants the binder needs (a table function's arguments, a `LIMIT`, a JSON path or a pattern) and expands macros,
+ * unbounded by DuckDB. Undefined when it did not bind in time (or the child could not start).
+ */
+export async function isolatedBind(
+  sql: string,
+  inputs: readonly BindInput[],
+  timeoutMs: number,
+): Promise<BindOutcome | undefined> {
+  const answer = await checks.ask({ op: 'bind', sql, inputs: [...inputs] }, timeoutMs);
+  return answer && 'outcome' in answer ? answer.outcome : undefined;
 }
