@@ -297,6 +297,13 @@ describe('decision by llm', () => {
     expectNoKey(result);
   });
 
+  it("masks the key where the provider echoes it in its answer's reason", async () => {
+    chat.script(answer('urgent', `auth=Bearer ${API_KEY}`, 0.9));
+    const result = await run();
+    expect(nodeOf(result, 'route').output).toMatchObject({ choice: 'urgent', reason: 'auth=Bearer ********' });
+    expectNoKey(result);
+  });
+
   it('asks for plain JSON when the server rejects response_format', async () => {
     chat.script(
       { status: 400, body: { error: { message: 'Unrecognized request argument supplied: response_format' } } },

@@ -33,6 +33,14 @@ describe('runChecks', () => {
     ]);
   });
 
+  it('scrubs secrets from the details a server answered (its version, its model ids)', async () => {
+    const steps: CheckPlan = plan([ok('a')], ['s3cr3t-pw!']);
+    steps.details['server_version'] = 'S3CR3T-PW!';
+    steps.details['models'] = ['m', 'Bearer s3cr3t-pw!'];
+    const result = await runChecks(steps);
+    expect(result.details).toEqual({ server_version: '********', models: ['m', 'Bearer ********'] });
+  });
+
   it('ends at the deadline even when a step ignores its signal', async () => {
     let sawAbort = false;
     const hanging: CheckStep = {

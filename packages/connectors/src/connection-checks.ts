@@ -2,7 +2,7 @@
  * Runs a driver's Test Connection steps in order under one deadline, stopping at the first failure.
  * Shared by every driver so that results look the same whatever the connector type.
  */
-import { scrubSecrets } from './secret-scrub.js';
+import { scrubbedValue, secretScrubber } from './secret-scrub.js';
 import type { ErrorClass, TestCheck, TestResult } from './types.js';
 
 export const DEFAULT_TEST_TIMEOUT_MS = 10_000;
@@ -43,7 +43,7 @@ export async function runChecks(plan: CheckPlan, opts: RunChecksOptions = {}): P
   const started = performance.now();
   const deadline = AbortSignal.timeout(Math.max(1, timeoutMs));
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-  const scrub = (text: string) => scrubSecrets(text, plan.secrets);
+  const scrub = secretScrubber(plan.secrets);
   const checks: TestCheck[] = [];
   let failure: { error_class: ErrorClass; message: string } | null = null;
 
@@ -72,7 +72,8 @@ export async function runChecks(plan: CheckPlan, opts: RunChecksOptions = {}): P
     message: failure ? failure.message : scrub(plan.successMessage(plan.details)),
     error_class: failure ? failure.error_class : null,
     checks,
-    details: plan.details,
+    // What the server answered (its version, its models) may echo a credential as well as a message may.
+    details: scrubbedValue(plan.details, scrub),
     tested_at: new Date().toISOString(),
   };
 }

@@ -64,7 +64,7 @@ export {
   secretsToResend,
   type SecretOwner,
 } from './secrets.js';
-export { scrubSecrets, secretScrubber } from './secret-scrub.js';
+export { scrubbedValue, scrubSecrets, secretScrubber } from './secret-scrub.js';
 export { runChecks, DEFAULT_TEST_TIMEOUT_MS, type CheckStep, type CheckPlan } from './connection-checks.js';
 export {
   chatCompletion,

@@ -1,4 +1,4 @@
-import { scrubSecrets, secretScrubber, WITHHELD_MESSAGE } from './secret-scrub.js';
+import { scrubbedValue, scrubSecrets, secretScrubber, WITHHELD_MESSAGE } from './secret-scrub.js';
 
 describe('scrubSecrets', () => {
   it('masks a long secret where it stands', () => {
@@ -48,5 +48,22 @@ describe('scrubSecrets', () => {
     const scrub = secretScrubber(secrets);
     expect(scrub(text).endsWith('********')).toBe(true);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('scrubbedValue', () => {
+  it('masks every string and key of a value, at any depth, leaving other values alone', () => {
+    const scrub = secretScrubber(['sk-0123456789']);
+    const value = { reason: 'key sk-0123456789', n: 1, ok: true, none: null, list: [{ 'Bearer sk-0123456789': 'x' }] };
+    expect(scrubbedValue(value, scrub)).toEqual({
+      reason: 'key ********',
+      n: 1,
+      ok: true,
+      none: null,
+      list: [{ 'Bearer ********': 'x' }],
+    });
+    let deep: unknown = 'sk-0123456789';
+    for (let i = 0; i < 200; i++) deep = [deep];
+    expect(JSON.stringify(scrubbedValue(deep, scrub))).not.toContain('sk-0123456789');
   });
 });

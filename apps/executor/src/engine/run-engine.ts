@@ -7,6 +7,7 @@
 import {
   connectorEnvironment,
   getDriver,
+  scrubbedValue,
   secretScrubber,
   type ConnectorDriver,
   type ConnectorPools,
@@ -243,15 +244,19 @@ class RunExecution {
         (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
       );
       if (result.choice !== undefined) this.choices.set(node.id, result.choice);
-      this.change(record, () => record.succeeded(result));
+      // An LLM's reason, a column named after a header: what a server answered may echo a secret of the run's.
+      const shown = { ...result, output: scrubbedValue(result.output, this.scrub) };
+      if (result.columns)
+        shown.columns = { ...result.columns, columns: scrubbedValue(result.columns.columns, this.scrub) };
+      this.change(record, () => record.succeeded(shown));
       log.write(
         'info',
         node.id,
         `succeeded in ${Date.now() - startedMs} ms: rows_in=${result.rows_in} rows_out=${result.rows_out}`,
       );
-      const shown = result.columns?.columns.length ?? 0;
-      if (result.columns && result.columns.total > shown)
-        log.write('info', node.id, `${result.columns.total} output columns; the run status shows the first ${shown}`);
+      const listed = result.columns?.columns.length ?? 0;
+      if (result.columns && result.columns.total > listed)
+        log.write('info', node.id, `${result.columns.total} output columns; the run status shows the first ${listed}`);
     } catch (err) {
       if (err instanceof RunAborted) {
         this.change(record, () => record.canceled());
