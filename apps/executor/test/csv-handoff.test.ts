@@ -5,7 +5,7 @@ import { dagNodes, linearDag } from '@conduit/testing';
 import { CONNECTOR_ID, nodeOf, runDag } from './support/engine-harness.js';
 import { count, useSuiteSchema } from './support/postgres.js';
 
-const { source, sink } = dagNodes(CONNECTOR_ID);
+const { source, sink, transform } = dagNodes(CONNECTOR_ID);
 
 const suite = useSuiteSchema(async (db) => {
   await db.query(
@@ -56,6 +56,42 @@ describe('source -> sink through a CSV hand-off', () => {
       { id: 1, v: 'last' },
       { id: 2, v: 'two' },
     ]);
+  });
+
+  it('never rounds a numeric into a narrower numeric(p,s) column: values that fit pass, one that would not fails the sink', async () => {
+    await suite.db.query(`create table scaled (id int, v numeric(38,1))`);
+    const from = (values: string) => `select id, v::numeric as v from (values ${values}) as t(id, v)`;
+    // Both ways to the sink: the CSV hand-off (source straight into it) and the typed write (through a transform).
+    const paths = [
+      (query: string) => linearDag(source('src', { query }), sink('out', 'scaled')),
+      (query: string) =>
+        linearDag(source('src', { query }), transform('t', 'select * from src'), sink('out', 'scaled')),
+    ];
+    for (const [i, dagOf] of paths.entries()) {
+      await suite.db.query('truncate scaled');
+      const fits = await runDag(dagOf(from(`(1, '1.5'), (2, '2.50'), (3, null)`)), config);
+      expect({ path: i, status: fits.outcome.status }).toEqual({ path: i, status: 'succeeded' });
+      const rounds = await runDag(dagOf(from(`(4, '1.25'), (5, '0.005')`)), config);
+      expect({ path: i, status: rounds.outcome.status, error: rounds.outcome.error }).toEqual({
+        path: i,
+        status: 'failed',
+        error: expect.objectContaining({
+          node_id: 'out',
+          message: expect.stringContaining('column "v" holds a value with more than 1 decimal places'),
+        }),
+      });
+      const { rows } = await suite.db.query<{ id: number; v: string | null }>(
+        'select id, v::text from scaled order by id',
+      );
+      expect({ path: i, rows }).toEqual({
+        path: i,
+        rows: [
+          { id: 1, v: '1.5' },
+          { id: 2, v: '2.5' },
+          { id: 3, v: null },
+        ],
+      });
+    }
   });
 
   it('fails the source and skips the sink when the query is wrong', async () => {

@@ -122,6 +122,11 @@ export interface WriteRequest {
 export interface CsvChunk {
   columns: readonly string[];
   csv: string | Buffer;
+  /**
+   * Per column, the decimal places the source declares for a numeric one: `s` of numeric(p,s), `any` for an
+   * unbounded numeric, undefined for any other type. A sink whose column would round such text checks it first.
+   */
+  scales?: readonly (number | 'any' | undefined)[];
 }
 
 /** A column as a source's own catalog declares it, in DuckDB's type system (never guessed from values). */

@@ -6,7 +6,7 @@
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { DuckdbLimits, TransferBuffers } from '@conduit/connectors';
+import type { CsvChunk, DuckdbLimits, TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { keepInterrupting } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
@@ -25,6 +25,8 @@ export interface WorkspaceOptions {
 export interface CsvOutput {
   path: string;
   columns: readonly string[];
+  /** The numeric columns' declared decimal places, as the source's chunks carried them (CsvChunk.scales). */
+  scales?: CsvChunk['scales'];
   rows: number;
 }
 

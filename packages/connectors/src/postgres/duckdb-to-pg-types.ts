@@ -122,11 +122,34 @@ const NESTED = new Set<DuckDBTypeId>([
   DuckDBTypeId.UNION,
 ]);
 
+/** The scale of a `numeric(p,s)` as format_type names it; undefined for an unbounded numeric or another type. */
+export function numericScaleOf(pgType: string): number | undefined {
+  const match = /^numeric\(\d+,(-?\d+)\)$/.exec(pgType);
+  return match ? Number(match[1]) : undefined;
+}
+
+const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
 /**
  * How a DuckDB column is written into an existing PostgreSQL column of type `targetType` (as format_type names it):
  * PostgreSQL casts the text to the target's type, so only nested values going into json or jsonb need another form.
+ * A DECIMAL with more decimal places than a `numeric(p,s)` target would be rounded by PostgreSQL without a word: a
+ * value that would lose a digit fails the export instead (DuckDB's error()), naming the column; values that fit pass.
  */
-export function pgColumnInto(type: DuckDBType, targetType: string): PgColumnMapping {
+export function pgColumnInto(type: DuckDBType, targetType: string, column: string): PgColumnMapping {
   if (NESTED.has(type.typeId) && (targetType === 'json' || targetType === 'jsonb')) return JSONB;
+  const targetScale = numericScaleOf(targetType);
+  if (type.typeId === DuckDBTypeId.DECIMAL && targetScale !== undefined && targetScale < type.scale) {
+    const message = sqlString(
+      `column "${column}" holds a value with more than ${targetScale} decimal places, which the target column ` +
+        `(${targetType}) would round: widen the column (e.g. to numeric) or round the value in a transform`,
+    );
+    return {
+      pgType: targetType,
+      text: (value) =>
+        `case when ${value} = round(${value}, ${targetScale}) then cast(${value} as varchar) ` +
+        `when ${value} is null then null else error(${message}) end`,
+    };
+  }
   return pgColumnOf(type);
 }

@@ -12,9 +12,17 @@ import type { PostgresConfig } from './postgres.config.js';
 import { oneStatement, paramsOf, sourceSql } from './read.js';
 import { BEGIN_SNAPSHOT } from './snapshot.js';
 import { cursorCsv } from './cursor-csv.js';
+import { numericTypmod } from './pg-types.js';
 
 /** PostgreSQL's `boolean`: its output is `t` and `f`, its text (a cast, and a typed write's) `true` and `false`. */
 const BOOL_OID = 16;
+const NUMERIC_OID = 1700;
+
+/** The decimal places a numeric column declares (CsvChunk.scales): its typmod's scale, `any` without one. */
+function declaredScale(field: { dataTypeID: number; dataTypeModifier: number }): number | 'any' | undefined {
+  if (field.dataTypeID !== NUMERIC_OID) return undefined;
+  return numericTypmod(field.dataTypeModifier)?.scale ?? 'any';
+}
 
 /**
  * The read's rows as the CSV carries them. A boolean's output (`t`) is what COPY prints, but a text column of the sink
@@ -43,19 +51,20 @@ export async function* readCsv(cfg: PostgresConfig, req: ReadRequest): AsyncGene
     // One statement (oneStatement): the COPY or the cursor below repeats the same text.
     const described = await client.query(oneStatement(`select * from (\n${sql}\n) as conduit_source limit 0`, params));
     const columns = described.fields.map((f) => f.name);
+    const scales = described.fields.map(declaredScale);
     const select = csvSelect(sql, described.fields);
     let rowsRead = 0;
     if (params.length > 0) {
       const query = select ?? `select * from (\n${sql}\n) as conduit_source`;
       for await (const csv of cursorCsv(client, query, params, signal)) {
         rowsRead += csv.rows;
-        yield { columns, csv: csv.text };
+        yield { columns, csv: csv.text, scales };
       }
     } else {
       const out = client.query(copyTo(`copy (\n${select ?? sql}\n) to stdout with (format csv)`));
       for await (const csv of out as AsyncIterable<Buffer>) {
         signal?.throwIfAborted();
-        yield { columns, csv };
+        yield { columns, csv, scales };
       }
       rowsRead = out.rowCount;
     }

@@ -146,7 +146,7 @@ async function prepareTarget(
   }
   return columns.map((c) => {
     const into = byName.get(c.name);
-    return into ? pgColumnInto(c.type, into.type) : pgColumnOf(c.type);
+    return into ? pgColumnInto(c.type, into.type, c.name) : pgColumnOf(c.type);
   });
 }
 

@@ -13,6 +13,7 @@ import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
+import { numericScaleOf } from './duckdb-to-pg-types.js';
 import { isUniqueKey, targetColumns } from './target-table.js';
 import { BEGIN_WRITE } from './snapshot.js';
 import type { PostgresConfig } from './postgres.config.js';
@@ -71,8 +72,11 @@ export async function writeCsv(
     await client.query(BEGIN_WRITE);
     let rowsWritten = 0;
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
+    const rounded = first ? await roundedColumns(client, target, first) : new Map<string, number>();
     if (first && req.mode === 'upsert') {
-      rowsWritten = await upsert(client, target, columns, key, csvOf(first, iterator), signal);
+      rowsWritten = await upsert(client, target, columns, key, csvOf(first, iterator), signal, rounded);
+    } else if (first && rounded.size > 0) {
+      rowsWritten = await checkedCopyInto(client, target, columns, csvOf(first, iterator), signal, rounded);
     } else if (first) {
       rowsWritten = await copyInto(client, target, columns, csvOf(first, iterator), signal);
     }
@@ -142,7 +146,85 @@ export async function copyInto(
   return copy.rowCount;
 }
 
-/** Copies into a staging table of the target's column types, then merges it with INSERT ... ON CONFLICT (last row of a key wins). */
+/**
+ * Columns whose text PostgreSQL would round on its way into the target (a numeric(p,s) column fed a numeric the
+ * source declares with more decimal places, or unbounded), with the target's scale: their rows are checked first.
+ */
+async function roundedColumns(client: pg.Client, target: string, first: CsvChunk): Promise<Map<string, number>> {
+  const rounded = new Map<string, number>();
+  const { scales } = first;
+  if (!scales?.some((scale) => scale !== undefined)) return rounded;
+  const types = new Map((await targetColumns(client, target))?.map((c) => [c.name, c.type]));
+  first.columns.forEach((name, i) => {
+    const source = scales[i];
+    const scale = numericScaleOf(types.get(name) ?? '');
+    if (source !== undefined && scale !== undefined && (source === 'any' || source > scale)) rounded.set(name, scale);
+  });
+  return rounded;
+}
+
+/**
+ * Copies into a temporary table of the target's column types but none of its constraints (with an ordinal for an
+ * upsert), `rounded` columns unbounded numeric there; fails, naming the column, when one of those holds a value the
+ * target's column would round. Answers the staging table's name.
+ */
+async function stagedCopy(
+  client: pg.Client,
+  target: string,
+  columns: readonly string[],
+  chunks: AsyncIterable<string | Buffer>,
+  signal: AbortSignal | undefined,
+  options: { rounded?: ReadonlyMap<string, number>; ordinal?: boolean },
+): Promise<string> {
+  const staging = quoteIdent(`conduit_staging_${randomUUID().replace(/-/g, '')}`);
+  const rounded = [...(options.rounded ?? new Map<string, number>())];
+  await client.query(
+    `create temporary table ${staging} on commit drop as select ${columns.map(quoteIdent).join(', ')} from ${target} with no data`,
+  );
+  for (const [name] of rounded)
+    await client.query(`alter table ${staging} alter column ${quoteIdent(name)} type numeric`);
+  if (options.ordinal) {
+    await client.query(
+      `alter table ${staging} add column ${quoteIdent(ORDINAL_COLUMN)} bigint generated always as identity`,
+    );
+  }
+  await copyInto(client, staging, columns, chunks, signal);
+  if (rounded.length > 0) {
+    const checks = rounded.map(
+      ([name, scale]) => `coalesce(bool_or(${quoteIdent(name)} <> round(${quoteIdent(name)}, ${scale})), false)`,
+    );
+    const { rows } = await client.query<unknown[]>({
+      text: `select ${checks.join(', ')} from ${staging}`,
+      rowMode: 'array',
+    });
+    const at = rows[0]?.indexOf(true) ?? -1;
+    if (at >= 0) {
+      const [name, scale] = rounded[at]!;
+      throw new ConnectorError(
+        `column "${name}" holds a value with more than ${scale} decimal places, which the target column (numeric with scale ${scale}) would round: widen the column (e.g. to numeric) or round the value in a transform`,
+        'config_error',
+      );
+    }
+  }
+  return staging;
+}
+
+/** Copies through a staging table (stagedCopy), then appends its rows to the target. */
+async function checkedCopyInto(
+  client: pg.Client,
+  target: string,
+  columns: readonly string[],
+  chunks: AsyncIterable<string | Buffer>,
+  signal: AbortSignal | undefined,
+  rounded: ReadonlyMap<string, number>,
+): Promise<number> {
+  const staging = await stagedCopy(client, target, columns, chunks, signal, { rounded });
+  const columnList = columns.map(quoteIdent).join(', ');
+  const result = await client.query(`insert into ${target} (${columnList}) select ${columnList} from ${staging}`);
+  return result.rowCount ?? 0;
+}
+
+/** Copies into a staging table (stagedCopy), then merges it with INSERT ... ON CONFLICT (last row of a key wins). */
 export async function upsert(
   client: pg.Client,
   target: string,
@@ -150,19 +232,11 @@ export async function upsert(
   key: readonly string[],
   chunks: AsyncIterable<string | Buffer>,
   signal: AbortSignal | undefined,
+  rounded?: ReadonlyMap<string, number>,
 ): Promise<number> {
-  const staging = quoteIdent(`conduit_upsert_${randomUUID().replace(/-/g, '')}`);
+  const staging = await stagedCopy(client, target, columns, chunks, signal, { rounded, ordinal: true });
   const columnList = columns.map(quoteIdent).join(', ');
   const keyList = key.map(quoteIdent).join(', ');
-  // The staging table takes the target's column types but none of its constraints.
-  await client.query(
-    `create temporary table ${staging} on commit drop as select ${columnList} from ${target} with no data`,
-  );
-  await client.query(
-    `alter table ${staging} add column ${quoteIdent(ORDINAL_COLUMN)} bigint generated always as identity`,
-  );
-  await copyInto(client, staging, columns, chunks, signal);
-
   const updates = columns.filter((c) => !key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
   const onConflict = updates.length > 0 ? `do update set ${updates.join(', ')}` : 'do nothing';
   const result = await client.query(

@@ -69,6 +69,7 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
   const path = ctx.workspace.csvPathFor(ctx.node.id);
   const reading = driver.readCsv(connector.config, driverRequest(ctx, request));
   let columns: readonly string[] = [];
+  let scales: CsvChunk['scales'];
   let rowsRead = 0;
   const bytes = async function* () {
     for (;;) {
@@ -77,7 +78,7 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
         rowsRead = next.value.rows_read;
         return;
       }
-      columns = next.value.columns;
+      ({ columns, scales } = next.value);
       yield next.value.csv;
     }
   };
@@ -86,7 +87,7 @@ export async function runSourceToCsv(ctx: NodeContext, request: Record<string, u
   } finally {
     await reading.return({ rows_read: 0 });
   }
-  ctx.workspace.setCsvOutput(ctx.node.id, { path, columns, rows: rowsRead });
+  ctx.workspace.setCsvOutput(ctx.node.id, { path, columns, scales, rows: rowsRead });
   ctx.log('info', `read ${rowsRead} rows`);
   return { rows_in: 0, rows_out: rowsRead, output: null, columns: namedColumns(columns) };
 }
@@ -99,7 +100,7 @@ export async function runSinkFromCsv(ctx: NodeContext, input: CsvOutput): Promis
   const request = sinkRequestOf(ctx);
   const chunks = async function* (): AsyncGenerator<CsvChunk> {
     const file = createReadStream(input.path, { highWaterMark: ctx.workspace.buffers.streamChunkBytes });
-    for await (const csv of file) yield { columns: input.columns, csv: csv as Buffer };
+    for await (const csv of file) yield { columns: input.columns, scales: input.scales, csv: csv as Buffer };
   };
   const { rows_written } = await driver.writeCsv(connector.config, request, chunks());
   ctx.log('info', `wrote ${rows_written} of ${input.rows} rows to ${request.table} (${request.mode})`);
