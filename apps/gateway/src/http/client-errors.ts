@@ -1,7 +1,11 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemDocument } from '@conduit/contracts';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { problemDocument, type ErrorCode } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
+
+/** Node's default maxHeaderSize: the request line and headers together. */
+const MAX_HEAD_BYTES = 16 * 1024;
 
 /** Node's error for a request it could not parse: `HPE_*` codes from llhttp, timeouts, resets. */
 interface ConnectionError extends Error {
@@ -19,33 +23,51 @@ function write(socket: Socket, status: number, contentType: string, body: string
   socket.destroy();
 }
 
+function writeProblem(
+  socket: Socket,
+  code: ErrorCode,
+  detail: string,
+  instance = '/',
+  requestId = newId('request'),
+): void {
+  const doc = problemDocument({ code, detail }, instance, requestId);
+  write(socket, doc.status, 'application/problem+json', JSON.stringify(doc), `X-Request-Id: ${requestId}\r\n`);
+}
+
 /**
  * Fastify's `clientErrorHandler`: a request Node refuses before any route sees it (a NUL or other control byte
- * in the request line or a header, a malformed head) gets a 400 problem document like every other bad input,
- * not Fastify's bare JSON. Header overflow (431) and timeouts (408) keep their own statuses.
+ * in the request line or a header, a malformed head, a head over Node's 16 KiB, one not received in time) gets a
+ * problem document with its X-Request-Id like every other answer (api.md), not Node's or Fastify's bare JSON. The
+ * request line may not have been read: the instance is the root, the id a new one.
  */
 export function onClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // Fastify's own answers for these two, unchanged.
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return write(
-      socket,
-      431,
-      'application/json',
-      '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}',
-    );
+    return writeProblem(socket, 'headers_too_large', `the request line and headers are over ${MAX_HEAD_BYTES} bytes`);
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return write(
-      socket,
-      408,
-      'application/json',
-      '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}',
-    );
+    return writeProblem(socket, 'request_timeout', 'the request was not received in time');
   }
-  // The request line may not have been read: the instance is the root, the id a new one.
-  const requestId = newId('request');
-  const detail = `the request is malformed: ${error.message.replace(/^Parse Error: /, '')}`;
-  const doc = problemDocument({ code: 'invalid_parameter', detail }, '/', requestId);
-  write(socket, 400, 'application/problem+json', JSON.stringify(doc), `X-Request-Id: ${requestId}\r\n`);
+  writeProblem(socket, 'invalid_parameter', `the request is malformed: ${error.message.replace(/^Parse Error: /, '')}`);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL that is no valid percent-encoding (`/v2/projects/%ff`) names no resource: a 404
+ * problem, as a malformed id is (api.md), instead of Fastify's bare 400.
+ */
+export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const requestId = String(request.id);
+  const notFound = error.code === 'FST_ERR_BAD_URL';
+  const doc = problemDocument(
+    notFound
+      ? { code: 'not_found', detail: 'the path is not valid percent-encoding' }
+      : { code: 'invalid_parameter', detail: `the request is malformed: ${error.message}` },
+    '/',
+    requestId,
+  );
+  void reply
+    .code(doc.status)
+    .header('x-request-id', requestId)
+    .type('application/problem+json')
+    .send(JSON.stringify(doc));
 }

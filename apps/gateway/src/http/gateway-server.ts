@@ -10,7 +10,7 @@ import { registerRequestLog } from './request-log.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { registerDrainOnClose } from './drain-on-close.js';
 import { registerInvalidCharacterCheck } from './invalid-characters.js';
-import { onClientError } from './client-errors.js';
+import { onClientError, onFrameworkError } from './client-errors.js';
 
 /**
  * Node's bound on receiving a request, for each HTTP server of the gateway. Fastify's default requestTimeout (0) turns
@@ -55,6 +55,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     logger: false,
     maxParamLength: 16 * 1024,
     clientErrorHandler: onClientError,
+    frameworkErrors: onFrameworkError,
     ...receiveTimeouts(options.receiveTimeoutMs),
   });
   const fastify = adapter.getInstance();

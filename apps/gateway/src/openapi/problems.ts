@@ -25,9 +25,11 @@ const EXAMPLE_DETAIL: Partial<
   idempotency_in_progress: {
     detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After',
   },
+  request_timeout: { detail: 'the request was not received within 30000 ms' },
   precondition_failed: { detail: 'If-Match does not match the current ETag' },
   payload_too_large: { detail: 'the body is over 1048576 bytes' },
   unsupported_media_type: { detail: 'send the body as application/json' },
+  headers_too_large: { detail: 'the request line and headers are over 16384 bytes' },
   validation_failed: {
     detail: '2 fields are invalid',
     errors: [
@@ -47,6 +49,8 @@ function commonCodes(op: OperationSpec): ErrorCode[] {
     'invalid_parameter',
     'unauthenticated',
     'forbidden',
+    'request_timeout',
+    'headers_too_large',
     'rate_limited',
     'internal',
     'service_unavailable',

@@ -1,0 +1,51 @@
+// Requests Fastify or Node refuse before a route sees them still get api.md's answer: a problem document with its
+// X-Request-Id (a path that is no valid percent-encoding, an asterisk-form target, an oversized head, a late body).
+import { bodyOf, type GatewayApp, rawExchange, startGatewayApp } from './gateway-app.js';
+
+let gateway: GatewayApp;
+
+beforeAll(async () => {
+  gateway = await startGatewayApp({ receiveTimeoutMs: 400 });
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const request = (target: string, headers = '') =>
+  `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${headers}\r\n`;
+
+function expectProblemAnswer(answer: { text: string; status?: number }, status: number, code: string): void {
+  const head = answer.text.slice(0, answer.text.indexOf('\r\n\r\n'));
+  expect({ status: answer.status, type: /content-type: ([^\r\n;]+)/i.exec(head)?.[1] }).toEqual({
+    status,
+    type: 'application/problem+json',
+  });
+  const requestId = /x-request-id: ([^\r\n]+)/i.exec(head)?.[1];
+  expect(requestId).toMatch(/^req_/);
+  expect(bodyOf(answer as Parameters<typeof bodyOf>[0])).toMatchObject({ status, code, request_id: requestId });
+}
+
+describe('requests refused before routing', () => {
+  it.each(['/v2/projects/prj_%ff', '/v2/projects/%', '/v2/projects/%zz', '/%c0%80'])(
+    '%s, no valid percent-encoding, is a 404 problem',
+    async (target) => {
+      expectProblemAnswer(await rawExchange(gateway.port, request(target)), 404, 'not_found');
+    },
+  );
+
+  it('an asterisk-form target is a 404 problem', async () => {
+    expectProblemAnswer(await rawExchange(gateway.port, request('*')), 404, 'not_found');
+  });
+
+  it('a head over 16 KiB is a 431 problem', async () => {
+    const answer = await rawExchange(gateway.port, request('/v2/projects', `X-Filler: ${'a'.repeat(20_000)}\r\n`));
+    expectProblemAnswer(answer, 431, 'headers_too_large');
+  });
+
+  it('a body not received in time is a 408 problem', async () => {
+    const head =
+      'POST /v2/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{';
+    expectProblemAnswer(await rawExchange(gateway.port, head), 408, 'request_timeout');
+  });
+});
