@@ -47,7 +47,9 @@ describe('scrubSecrets', () => {
     const started = performance.now();
     const scrub = secretScrubber(secrets);
     expect(scrub(text).endsWith('********')).toBe(true);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // ~0.3 s here on a quiet machine; a pattern compiled from them took 17 s for 500 and aborted V8 at 1,500. The
+    // bound leaves room for a machine busy with other suites.
+    expect(performance.now() - started).toBeLessThan(8_000);
   });
 });
 
