@@ -242,9 +242,23 @@ describe('postgres typed read (readIntoTable)', () => {
       },
       target('declared'),
     );
-    expect(declared.columns.map((c) => c.type)).toEqual(['DECIMAL(7,0)', 'DECIMAL(5,5)', 'VARCHAR', 'VARCHAR']);
-    expect(await duckRows(`select hundreds::VARCHAR, small = 0.00123, cash, net from declared`)).toEqual([
-      ['12300', true, '$12.34', '10.0.0.1/8'],
+    expect(declared.columns.map((c) => c.type)).toEqual(['DECIMAL(7,0)', 'DECIMAL(5,5)', 'DECIMAL(19,2)', 'VARCHAR']);
+    expect(await duckRows(`select hundreds::VARCHAR, small = 0.00123, cash::VARCHAR, net from declared`)).toEqual([
+      ['12300', true, '12.34', '10.0.0.1/8'],
+    ]);
+    // money at both ends of its range, exact, whatever the server's lc_monetary prints.
+    const money = await driver.readIntoTable(
+      sandbox.config,
+      {
+        query: `select x::money as cash from (values ('-92233720368547758.08'), ('92233720368547758.07'), (null)) v(x)`,
+      },
+      target('money_range'),
+    );
+    expect(money.columns.map((c) => [c.type, c.source_type])).toEqual([['DECIMAL(19,2)', 'money']]);
+    expect(await duckRows(`select cash::VARCHAR from money_range order by cash`)).toEqual([
+      ['-92233720368547758.08'],
+      ['92233720368547758.07'],
+      [null],
     ]);
     expect(await duckRows(`select wide, special, tiny from exact_text order by special`)).toEqual([
       [wide, '2', '0.000000000000000000000000000000000000000100000'],

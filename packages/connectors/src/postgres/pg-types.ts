@@ -160,6 +160,10 @@ function builtinPlan(oid: number, typmod: number): ColumnPlan | undefined {
       return plan('JSON', { csvType: 'VARCHAR', duck: (ref) => `CAST(${ref} AS JSON)` });
     case 17:
       return plan('BLOB', { csvType: 'VARCHAR', pg: (ref) => `encode(${ref}, 'hex')`, duck: (ref) => `unhex(${ref})` });
+    case 790:
+      // money: its text is the server's lc_monetary format ($1,234.56, 1.234,56 €); its numeric is exact. An int64
+      // of cents is at most 19 digits. A locale of more than two decimal places fails the column rather than round.
+      return { ...decimalPlan(19, 2), pg: (ref) => `${ref}::numeric` };
     default:
       return undefined;
   }
