@@ -145,6 +145,34 @@ describe('http typed read', () => {
     expect(await ws.rows('select sum(value) from scalars')).toEqual([[3.75]]);
   });
 
+  it('keeps ids past 2^53 and integers past 64 bits exact: never a JS number, never a DOUBLE', async () => {
+    // Raw text: JSON.stringify could not write these numbers.
+    const body =
+      '{"items": [{"id": 9007199254740993, "big": 12345678901234567890123, "price": 1.10},' +
+      ' {"id": 42, "big": -5, "price": 2}], "next": 9007199254740995}';
+    api.route('/big', (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url.searchParams.has('after') ? '{"items": [], "next": null}' : body);
+    });
+    const result = await readHttp(
+      { path: '/big', records_path: 'items', pagination: 'cursor', cursor_path: 'next', cursor_param: 'after' },
+      'big_numbers',
+    );
+    expect(result.columns.map((c) => [c.name, c.type])).toEqual([
+      ['id', 'BIGINT'],
+      ['big', 'HUGEINT'],
+      ['price', 'DOUBLE'],
+    ]);
+    expect(await ws.rows('select id::VARCHAR, big::VARCHAR, price from big_numbers order by id desc')).toEqual([
+      ['9007199254740993', '12345678901234567890123', 1.1],
+      ['42', '-5', 2],
+    ]);
+    // The cursor went out as the server wrote it.
+    expect(api.requests.find((r) => r.url.searchParams.has('after'))?.url.searchParams.get('after')).toBe(
+      '9007199254740995',
+    );
+  });
+
   it('fails as before when a page fails, and leaves nothing in the scratch folder', async () => {
     api.route('/broken', (req, res) =>
       req.url.searchParams.get('page') === '2' ? sendJson(res, 404, { error: 'gone' }) : sendJson(res, 200, [{ a: 1 }]),

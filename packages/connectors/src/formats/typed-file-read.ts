@@ -74,6 +74,37 @@ async function describe(connection: DuckDBConnection, from: string): Promise<Map
   return new Map(rows.map(([name, type]) => [String(name), String(type)]));
 }
 
+/** The most digits a HUGEINT holds of every value (2^127 has 39). */
+const HUGEINT_DIGITS = 38;
+
+/**
+ * DuckDB's JSON sniffer makes an integer column DOUBLE once a value passes 64 bits (12345678901234567890123 became
+ * 1.2345678901234568e+22): a DOUBLE column whose every value is an integer of at most 38 digits is HUGEINT instead,
+ * its values exact. One more pass over the files, only when the sniff gave a DOUBLE.
+ */
+async function withWideIntegers(
+  connection: DuckDBConnection,
+  files: readonly ScratchDataFile[],
+  sniffed: Map<string, string>,
+): Promise<Map<string, string>> {
+  const doubles = [...sniffed].filter(([, type]) => type === 'DOUBLE').map(([name]) => name);
+  if (doubles.length === 0) return sniffed;
+  // Read as JSON, a number keeps the text it has in the file (DuckDB's JSON type does not reparse big integers).
+  const asText = new Map([...sniffed].map(([name, type]) => [name, doubles.includes(name) ? 'JSON' : type]));
+  const integers = doubles.map((name) => {
+    const text = `${quoteIdent(name)}::VARCHAR`;
+    return `count(${quoteIdent(name)}) > 0 and coalesce(bool_and(regexp_full_match(${text}, '-?[0-9]{1,${HUGEINT_DIGITS}}')), false)`;
+  });
+  const row = (
+    await connection.runAndReadAll(`select ${integers.join(', ')} from ${jsonReader(files, asText)}`)
+  ).getRows()[0];
+  const typed = new Map(sniffed);
+  doubles.forEach((name, i) => {
+    if (row?.[i] === true) typed.set(name, 'HUGEINT');
+  });
+  return typed;
+}
+
 /** Files grouped by format, each group in the order of its first file; the files keep their order within it. */
 function groupByFormat(files: readonly ScratchDataFile[]): Omit<FormatGroup, 'columns'>[] {
   const groups = new Map<FileFormat, ScratchDataFile[]>();
@@ -91,7 +122,7 @@ async function columnsOf(
       return describe(connection, parquetReader(group.files));
     case 'jsonl':
       // The whole sniff: these types are the ones the read declares.
-      return describe(connection, jsonReader(group.files));
+      return withWideIntegers(connection, group.files, await describe(connection, jsonReader(group.files)));
     case 'csv':
       // Only the names matter here (the header); the read itself sniffs every row.
       return describe(connection, csvReader({ ...group, columns: new Map() }, opts, new Map(), 1024));

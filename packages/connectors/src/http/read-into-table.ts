@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { stringify as stringifyLossless } from 'lossless-json';
 import { columnOverridesOf } from '../formats/column-overrides.js';
 import { withScratchFolder } from '../formats/scratch-folder.js';
 import { loadFilesIntoTable } from '../formats/typed-file-read.js';
@@ -25,10 +26,11 @@ export async function readRecordsIntoTable(
     const out = createWriteStream(path, { flags: 'wx' });
     let records = 0;
     try {
-      for await (const page of readRecords(session, req)) {
+      // Numbers past what a JS number holds exactly (an id past 2^53) are written as the server sent them.
+      for await (const page of readRecords(session, req, { exactNumbers: true })) {
         // One page in memory at a time, as the row read holds it; the file takes it before the next request, unless
         // it would take the run's reads past their scratch limit (max_pages caps pages, not bytes).
-        const lines = `${page.map((record) => JSON.stringify(record)).join('\n')}\n`;
+        const lines = `${page.map((record) => stringifyLossless(record)).join('\n')}\n`;
         allowance.take(Buffer.byteLength(lines));
         if (!out.write(lines)) await once(out, 'drain');
         records += page.length;

@@ -3,6 +3,7 @@
  * a cursor taken from each answer, or the Link header's rel="next"; it stops at an empty or short page, a missing
  * cursor or link, or max_pages. A next link must stay on the base URL's origin (the credentials go with it).
  */
+import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
 import { ConnectorError } from '../connector-error.js';
 import { scalarText } from '../formats/scalar-text.js';
 import type { ReadRequest, Row } from '../types.js';
@@ -34,15 +35,30 @@ function firstUrl(cfg: HttpConfig, opts: HttpReadOptions): URL {
   return url;
 }
 
-function parseJson(body: string, what: string): unknown {
+/**
+ * A number JSON.parse would change (an id past 2^53, 23 significant digits) kept as its text (LosslessNumber, which
+ * lossless-json's stringify writes back as it came); any other as a JS number.
+ */
+const exactNumber = (text: string): number | LosslessNumber =>
+  isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
+
+function parseJson(body: string, what: string, exactNumbers: boolean): unknown {
   try {
-    return JSON.parse(body);
+    return exactNumbers ? parseLossless(body, null, exactNumber) : JSON.parse(body);
   } catch {
     throw new ConnectorError(`${what} did not answer JSON`, 'config_error');
   }
 }
 
-export async function* readRecords(session: HttpSession, req: ReadRequest): AsyncGenerator<Row[]> {
+/**
+ * The answers' records, page by page. `exactNumbers`: a number JSON.parse would change stays a LosslessNumber (its
+ * exact text), for a reader that writes the records back as JSON (read-into-table.ts) rather than using their values.
+ */
+export async function* readRecords(
+  session: HttpSession,
+  req: ReadRequest,
+  { exactNumbers = false }: { exactNumbers?: boolean } = {},
+): AsyncGenerator<Row[]> {
   const opts = parseHttpReadOptions(req);
   const origin = new URL(session.cfg.base_url).origin;
   let url: URL | undefined = firstUrl(session.cfg, opts);
@@ -50,7 +66,7 @@ export async function* readRecords(session: HttpSession, req: ReadRequest): Asyn
   for (let pages = 0; url && pages < opts.max_pages; pages++) {
     req.signal?.throwIfAborted();
     const res = await session.request('GET', url, undefined, req.signal);
-    const document = parseJson(res.body, `GET ${session.describe(url)}`);
+    const document = parseJson(res.body, `GET ${session.describe(url)}`, exactNumbers);
     const rows = recordsOf(document, opts.records_path);
     if (rows.length > 0) yield rows;
     url = nextUrl(url, document, res.headers['link'], rows.length);
@@ -77,7 +93,7 @@ export async function* readRecords(session: HttpSession, req: ReadRequest): Asyn
         if (count === 0 || cursor === undefined || cursor === null || cursor === '' || cursor === false)
           return undefined;
         const next = new URL(current);
-        next.searchParams.set(opts.cursor_param, scalarText(cursor));
+        next.searchParams.set(opts.cursor_param, cursor instanceof LosslessNumber ? cursor.value : scalarText(cursor));
         return next;
       }
       case 'link': {
