@@ -72,3 +72,11 @@ export function textUrlCredentialProblem(text: string): string | undefined {
   if (URL.canParse(text)) return urlCredentialProblem(new URL(text));
   return WITH_USER_INFO.test(text) ? USER_INFO : undefined;
 }
+
+/** USER_INFO when `text` is a URL carrying user info (`https://u:p@host`, parsed or not), else undefined. */
+export function textUserInfoProblem(text: string): string | undefined {
+  if (!SCHEMED.test(text)) return undefined;
+  if (!URL.canParse(text)) return WITH_USER_INFO.test(text) ? USER_INFO : undefined;
+  const url = new URL(text);
+  return url.username !== '' || url.password !== '' ? USER_INFO : undefined;
+}

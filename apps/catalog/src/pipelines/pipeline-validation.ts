@@ -1,8 +1,20 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EntityManager } from 'typeorm';
-import { checkDagShape, referencedConnectorIds, validateDag, type ConnectorInfo, type Dag } from '@conduit/dag';
+import {
+  checkDagShape,
+  referencedConnectorIds,
+  validateDag,
+  type ConnectorInfo,
+  type Dag,
+  type ValidationIssue,
+} from '@conduit/dag';
 import { getDriver } from '@conduit/connectors';
-import type { ConnectorVersion, FieldError, PipelineValidation } from '@conduit/contracts';
+import {
+  nodeCredentialIssues,
+  type ConnectorVersion,
+  type FieldError,
+  type PipelineValidation,
+} from '@conduit/contracts';
 import { preparedQuery } from '@conduit/service-kit';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 import { schemaIssues, type SchemaEvidence } from './pipeline-schemas.js';
@@ -30,6 +42,24 @@ async function tenantConnectors(
     `SELECT id, type, revision FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::text[])`,
     [tenantId, ids],
   );
+}
+
+/** Credentials written into nodes' configs (nodeCredentialIssues), as issues of the nodes that hold them. */
+function credentialIssues(dag: Dag): { errors: ValidationIssue[]; warnings: ValidationIssue[] } {
+  const errors: ValidationIssue[] = [];
+  const warnings: ValidationIssue[] = [];
+  dag.nodes.forEach((node, i) => {
+    const found = nodeCredentialIssues(node.config);
+    const issue = (f: FieldError): ValidationIssue => ({
+      code: f.code,
+      message: f.message,
+      node_id: node.id,
+      path: `nodes[${i}].${f.path}`,
+    });
+    errors.push(...found.errors.map(issue));
+    warnings.push(...found.warnings.map(issue));
+  });
+  return { errors, warnings };
 }
 
 /**
@@ -67,11 +97,12 @@ export async function validateWithConnectors(
   );
   const result = validateDag(dag, { connector: (id) => connectors.get(id) });
   const bound = await schemaIssues(dag, result.execution_order, schemas);
-  const errors = [...result.errors, ...bound.errors];
+  const credentials = credentialIssues(dag);
+  const errors = [...result.errors, ...credentials.errors, ...bound.errors];
   const validation = {
     valid: errors.length === 0,
     errors,
-    warnings: [...result.warnings, ...bound.warnings],
+    warnings: [...result.warnings, ...credentials.warnings, ...bound.warnings],
     execution_order: result.execution_order,
     validated_at: new Date().toISOString(),
   };

@@ -192,6 +192,12 @@ export function resolveUrl(cfg: HttpConfig, path: string): URL {
   const base = new URL(cfg.base_url);
   if (/^https?:\/\//i.test(path)) {
     const full = new URL(path);
+    // The URL's user info would go out as Basic auth, stored in clear in the pipeline (validation refuses it too).
+    if (full.username !== '' || full.password !== '')
+      throw new ConnectorError(
+        "path must not carry credentials (user:password@): use the connector's secret settings",
+        'config_error',
+      );
     if (full.origin !== base.origin) {
       throw new ConnectorError(
         `path ${full.origin}/... leaves the connector's base_url (${base.origin}); give a path on it, or another connector`,

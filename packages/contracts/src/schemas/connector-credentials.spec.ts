@@ -1,4 +1,4 @@
-import { connectorCredentialErrors } from './connector-credentials.js';
+import { connectorCredentialErrors, nodeCredentialIssues } from './connector-credentials.js';
 import { webhookCreateSchema, webhookUpdateSchema } from './webhooks.js';
 
 describe('connectorCredentialErrors', () => {
@@ -70,4 +70,25 @@ describe('webhook url', () => {
       }
     },
   );
+});
+
+describe('nodeCredentialIssues', () => {
+  it('refuses user info in a node path, warns of a credential named in its query or params', () => {
+    expect(nodeCredentialIssues({ path: 'http://u:p4ss@127.0.0.1:8099/x' }).errors).toEqual([
+      expect.objectContaining({ path: 'config.path', code: 'credentials_in_url' }),
+    ]);
+    expect(nodeCredentialIssues({ path: 'https:\\\\u:p@host/x' }).errors).toHaveLength(1);
+    const warned = nodeCredentialIssues({ path: '/items?access_token=abc&page=2', params: { api_key: 'k', page: 1 } });
+    expect(warned.errors).toEqual([]);
+    expect(
+      warned.warnings.map((w) => [w.path, w.code, w.message.includes('abc') || w.message.includes("'k'")]),
+    ).toEqual([
+      ['config.path', 'credentials_in_query', false],
+      ['config.params', 'credentials_in_query', false],
+    ]);
+    expect(nodeCredentialIssues({ path: 'data/orders.csv', params: [1, 2], table: 'x' })).toEqual({
+      errors: [],
+      warnings: [],
+    });
+  });
 });

@@ -4,7 +4,10 @@
  * credential never travels unsealed; the catalog checks the same again for what reaches it by other paths.
  */
 import type { FieldError } from '../errors.js';
-import { isCredentialName, textUrlCredentialProblem } from '../url-credentials.js';
+import { isCredentialName, textUrlCredentialProblem, textUserInfoProblem } from '../url-credentials.js';
+
+/** Resolves a node's relative path (`/items?page=1`) to read its query. */
+const RELATIVE_BASE = 'http://relative.invalid';
 import { ANY_CONNECTOR_SECRET_FIELD, CONNECTOR_SECRET_FIELDS } from './connector-secret-fields.js';
 
 /** The type's secret settings, where a credential belongs (any type's when the type is not known: a PUT's body). */
@@ -68,4 +71,41 @@ export function headerCredentialErrors(type: string | undefined, config: Record<
 /** Both checks, in the order the catalog lists them. */
 export function connectorCredentialErrors(type: string | undefined, config: Record<string, unknown>): FieldError[] {
   return [...urlCredentialErrors(type, config), ...headerCredentialErrors(type, config)];
+}
+
+/**
+ * Credentials in a pipeline node's config (an http source's `path`, its `params`), which is stored in the DAG and
+ * answered to any key that reads the pipeline: a URL with user info is an error (the connector would send it as Basic
+ * auth, as a base_url's would be, which is refused); a query parameter that names a credential (`?access_token=`,
+ * `params.api_key`) a warning, since some APIs take their key no other way.
+ */
+export function nodeCredentialIssues(config: Record<string, unknown>): {
+  errors: FieldError[];
+  warnings: FieldError[];
+} {
+  const errors: FieldError[] = [];
+  const warnings: FieldError[] = [];
+  const inQuery = (path: string, names: readonly string[]) => {
+    const named = [...new Set(names.filter(isCredentialName))];
+    if (named.length > 0)
+      warnings.push({
+        path,
+        code: 'credentials_in_query',
+        message: `names a credential in the query (${named.map((n) => n.slice(0, 40)).join(', ')}), which is stored and shown in clear with the pipeline: prefer the connector's secret settings`,
+      });
+  };
+  const path = config['path'];
+  if (typeof path === 'string') {
+    const userInfo = textUserInfoProblem(path);
+    if (userInfo) {
+      const message = `${userInfo}: put the credential in the connector's secret settings instead`;
+      errors.push({ path: 'config.path', code: 'credentials_in_url', message });
+    } else if (URL.canParse(path, RELATIVE_BASE)) {
+      inQuery('config.path', [...new URL(path, RELATIVE_BASE).searchParams.keys()]);
+    }
+  }
+  const params = config['params'];
+  if (params !== null && typeof params === 'object' && !Array.isArray(params))
+    inQuery('config.params', Object.keys(params));
+  return { errors: errors.slice(0, MAX_ERRORS), warnings: warnings.slice(0, MAX_ERRORS) };
 }
