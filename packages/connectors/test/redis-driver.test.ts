@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { getDriver, type ConnectorDriver } from '../src/index.js';
@@ -103,6 +104,19 @@ describe('redis Test Connection', () => {
     expectAuthenticateRefused(result, wrong);
     expect(result.message).toMatch(/WRONGPASS/);
     await expectReadRefused(readAll({ stream }, withWrong), wrong);
+  });
+
+  it('fails a server that only echoes what it is sent: it is not Redis', async () => {
+    const echo = createServer((socket) => socket.pipe(socket));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = echo.address() as AddressInfo;
+      const result = await driver.test({ ...CONFIG, port });
+      expect(result).toMatchObject({ ok: false, error_class: 'config_error' });
+      expect(result.message).toMatch(/does not answer as Redis does/);
+    } finally {
+      echo.close();
+    }
   });
 
   it('calls an unknown host a config_error and a closed port a transient_error, quickly', async () => {

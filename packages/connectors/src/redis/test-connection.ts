@@ -1,6 +1,7 @@
 /** Test Connection for redis: resolve, network_policy, connect (TCP), authenticate (AUTH/SELECT on connect), ping (and server version). */
 import type { Redis } from 'ioredis';
 import { invalidConfigResult } from '../config-parser.js';
+import { ConnectorError } from '../connector-error.js';
 import { runChecks, type CheckStep } from '../connection-checks.js';
 import { openTcp } from '../network-steps.js';
 import { policySteps, type ResolvedTarget } from '../network/policy-steps.js';
@@ -37,9 +38,17 @@ export async function testRedis(config: Record<string, unknown>, opts: TestOptio
       name: 'ping',
       async run() {
         if (!client) throw new Error('not connected');
-        await client.ping();
-        const info = await client.info('server');
-        details['server_version'] = /redis_version:([^\r\n]+)/.exec(info)?.[1];
+        // Any server that echoes what it is sent "answers" a command: only Redis's own answers pass.
+        const pong: unknown = await client.ping();
+        const info: unknown = await client.info('server');
+        const version = typeof info === 'string' ? /redis_version:([^\r\n]+)/.exec(info)?.[1] : undefined;
+        if (pong !== 'PONG' || version === undefined) {
+          throw new ConnectorError(
+            `the server at ${cfg.host}:${cfg.port} does not answer as Redis does (PING, INFO server): is it a Redis server?`,
+            'config_error',
+          );
+        }
+        details['server_version'] = version;
         return 'PING answered';
       },
     },
