@@ -111,6 +111,22 @@ describe('a refused name where it calls nothing', () => {
   });
 });
 
+describe('secret statements', () => {
+  it('are refused from their words, at save time whatever ran before, and in a sql node', async () => {
+    const secrets = [
+      "create temporary secret s1 (type s3, key_id 'a', secret 'b')",
+      "create persistent secret s2 (type s3, key_id 'a', secret 'b')",
+      "CREATE OR REPLACE /* c */ SECRET s3 (type s3, key_id 'a', secret 'b')",
+      'drop persistent secret if exists s2',
+    ];
+    for (const sql of secrets)
+      expect([sql, await userSqlProblem(sql, 'statement')]).toEqual([sql, expect.stringMatching(/secret/)]);
+    await expect(driver.execute!(cfg, secrets[0]!)).rejects.toThrow(/creates or drops a secret/);
+    // A table or column of that name is no secret statement.
+    expect(await userSqlProblem('create table secret (secret varchar)', 'statement')).toBeNull();
+  });
+});
+
 describe('a refused function is caught wherever a query reaches it', () => {
   it.each([
     ['directly', "select current_setting('temp_directory') as td", SETTINGS],

@@ -47,6 +47,27 @@ export function refusedCallInText(sql: string): string | undefined {
   return undefined;
 }
 
+/** Words between CREATE or DROP and SECRET: `create or replace persistent secret`, `drop temporary secret if exists`. */
+const SECRET_MODIFIERS = new Set(['or', 'replace', 'persistent', 'temporary', 'temp']);
+
+/**
+ * A statement that creates or drops a DuckDB secret, as a message; undefined for any other. DuckDB's secret manager
+ * reads and writes files of its own (~/.duckdb/stored_secrets): what such a statement does depends on whether the
+ * process touched it before, so it is refused from its words, alike at save time and at run time.
+ */
+export function refusedStatementInText(sql: string): string | undefined {
+  const words: string[] = [];
+  for (const { name } of identifiers(sql)) {
+    words.push(name);
+    if (words.length > 5) break;
+  }
+  if (words[0] !== 'create' && words[0] !== 'drop') return undefined;
+  const rest = words.slice(1);
+  const at = rest.findIndex((word) => !SECRET_MODIFIERS.has(word));
+  if (rest[at] !== 'secret') return undefined;
+  return "creates or drops a secret, which is not allowed: a pipeline's credentials belong in its connectors";
+}
+
 /** Each identifier of `sql` (lower-cased unless quoted) with the first character after it, whitespace and comments skipped. */
 function* identifiers(sql: string): Generator<{ name: string; next: string }> {
   let i = 0;

@@ -16,7 +16,15 @@ import duckdb, {
 import { ConnectorError } from '../connector-error.js';
 import { scalarText } from '../formats/scalar-text.js';
 import { withParsingConnection } from './sandbox.js';
-import { planProblem, refusedCallInText, systemViewNames, text, treeProblem, type JsonObject } from './sql-problems.js';
+import {
+  planProblem,
+  refusedCallInText,
+  refusedStatementInText,
+  systemViewNames,
+  text,
+  treeProblem,
+  type JsonObject,
+} from './sql-problems.js';
 
 const { StatementType } = duckdb;
 
@@ -208,7 +216,7 @@ async function checkedStatement(
   kind: UserSqlKind,
   unbound: 'throw' | 'pass',
 ): Promise<DuckDBPreparedStatement | undefined> {
-  const written = refusedCallInText(sql);
+  const written = refusedCallInText(sql) ?? refusedStatementInText(sql);
   if (written) throw refuse(written);
   const extracted = await extractOne(connection, sql);
   const parsedSelect = await checkTree(connection, sql, kind);
