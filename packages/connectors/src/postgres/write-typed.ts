@@ -69,6 +69,16 @@ export async function writeFromTable(
     await client.query('commit');
     return { rows_written: rows };
   } catch (err) {
+    // An export that failed (a value error() refuses) removes its file under the COPY reading it: the reader's ENOENT
+    // says nothing, the export's own error says why.
+    const vanished = (err as { code?: unknown } | null)?.code === 'ENOENT';
+    if (exporting && (exported || vanished) && !signal?.aborted) {
+      const failure = await exporting.then(
+        () => undefined,
+        (exportError: unknown) => exportError,
+      );
+      if (failure !== undefined) throw withCopyContext(failure, signal);
+    }
     // A COPY that failed first leaves DuckDB writing: stop it, so the node's connection is free when this returns.
     if (exporting && !exported) {
       source.connection.interrupt();
