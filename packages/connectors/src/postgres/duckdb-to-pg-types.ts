@@ -130,6 +130,14 @@ export function numericScaleOf(pgType: string): number | undefined {
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
+/** Why a value cannot go into a `numeric(p,s)` column (`targetType`) as it is: PostgreSQL would round it. */
+export function roundingMessage(column: string, targetType: string): string {
+  return (
+    `column "${column}" holds a value with more than ${numericScaleOf(targetType)} decimal places, which the target ` +
+    `column (${targetType}) would round: widen the column (e.g. to numeric) or round the value in a transform`
+  );
+}
+
 /**
  * How a DuckDB column is written into an existing PostgreSQL column of type `targetType` (as format_type names it):
  * PostgreSQL casts the text to the target's type, so only nested values going into json or jsonb need another form.
@@ -140,10 +148,7 @@ export function pgColumnInto(type: DuckDBType, targetType: string, column: strin
   if (NESTED.has(type.typeId) && (targetType === 'json' || targetType === 'jsonb')) return JSONB;
   const targetScale = numericScaleOf(targetType);
   if (type.typeId === DuckDBTypeId.DECIMAL && targetScale !== undefined && targetScale < type.scale) {
-    const message = sqlString(
-      `column "${column}" holds a value with more than ${targetScale} decimal places, which the target column ` +
-        `(${targetType}) would round: widen the column (e.g. to numeric) or round the value in a transform`,
-    );
+    const message = sqlString(roundingMessage(column, targetType));
     return {
       pgType: targetType,
       text: (value) =>

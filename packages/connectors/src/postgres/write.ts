@@ -13,7 +13,7 @@ import { openSession } from './pool.js';
 import { columnsOf, encodeCsvBatch } from './copy-csv.js';
 import { qualifiedTable, quoteIdent } from './identifiers.js';
 import { toConnectorError } from './pg-errors.js';
-import { numericScaleOf } from './duckdb-to-pg-types.js';
+import { numericScaleOf, roundingMessage } from './duckdb-to-pg-types.js';
 import { isUniqueKey, targetColumns } from './target-table.js';
 import { BEGIN_WRITE } from './snapshot.js';
 import type { PostgresConfig } from './postgres.config.js';
@@ -72,7 +72,7 @@ export async function writeCsv(
     await client.query(BEGIN_WRITE);
     let rowsWritten = 0;
     if (req.mode === 'overwrite') await client.query(`truncate table ${target}`);
-    const rounded = first ? await roundedColumns(client, target, first) : new Map<string, number>();
+    const rounded = first ? await roundedColumns(client, target, first) : new Map<string, string>();
     if (first && req.mode === 'upsert') {
       rowsWritten = await upsert(client, target, columns, key, csvOf(first, iterator), signal, rounded);
     } else if (first && rounded.size > 0) {
@@ -148,17 +148,18 @@ export async function copyInto(
 
 /**
  * Columns whose text PostgreSQL would round on its way into the target (a numeric(p,s) column fed a numeric the
- * source declares with more decimal places, or unbounded), with the target's scale: their rows are checked first.
+ * source declares with more decimal places, or unbounded), with the target column's type: their rows are checked first.
  */
-async function roundedColumns(client: pg.Client, target: string, first: CsvChunk): Promise<Map<string, number>> {
-  const rounded = new Map<string, number>();
+async function roundedColumns(client: pg.Client, target: string, first: CsvChunk): Promise<Map<string, string>> {
+  const rounded = new Map<string, string>();
   const { scales } = first;
   if (!scales?.some((scale) => scale !== undefined)) return rounded;
   const types = new Map((await targetColumns(client, target))?.map((c) => [c.name, c.type]));
   first.columns.forEach((name, i) => {
     const source = scales[i];
-    const scale = numericScaleOf(types.get(name) ?? '');
-    if (source !== undefined && scale !== undefined && (source === 'any' || source > scale)) rounded.set(name, scale);
+    const type = types.get(name) ?? '';
+    const scale = numericScaleOf(type);
+    if (source !== undefined && scale !== undefined && (source === 'any' || source > scale)) rounded.set(name, type);
   });
   return rounded;
 }
@@ -174,10 +175,10 @@ async function stagedCopy(
   columns: readonly string[],
   chunks: AsyncIterable<string | Buffer>,
   signal: AbortSignal | undefined,
-  options: { rounded?: ReadonlyMap<string, number>; ordinal?: boolean },
+  options: { rounded?: ReadonlyMap<string, string>; ordinal?: boolean },
 ): Promise<string> {
   const staging = quoteIdent(`conduit_staging_${randomUUID().replace(/-/g, '')}`);
-  const rounded = [...(options.rounded ?? new Map<string, number>())];
+  const rounded = [...(options.rounded ?? new Map<string, string>())];
   await client.query(
     `create temporary table ${staging} on commit drop as select ${columns.map(quoteIdent).join(', ')} from ${target} with no data`,
   );
@@ -191,7 +192,8 @@ async function stagedCopy(
   await copyInto(client, staging, columns, chunks, signal);
   if (rounded.length > 0) {
     const checks = rounded.map(
-      ([name, scale]) => `coalesce(bool_or(${quoteIdent(name)} <> round(${quoteIdent(name)}, ${scale})), false)`,
+      ([name, type]) =>
+        `coalesce(bool_or(${quoteIdent(name)} <> round(${quoteIdent(name)}, ${numericScaleOf(type)})), false)`,
     );
     const { rows } = await client.query<unknown[]>({
       text: `select ${checks.join(', ')} from ${staging}`,
@@ -199,11 +201,8 @@ async function stagedCopy(
     });
     const at = rows[0]?.indexOf(true) ?? -1;
     if (at >= 0) {
-      const [name, scale] = rounded[at]!;
-      throw new ConnectorError(
-        `column "${name}" holds a value with more than ${scale} decimal places, which the target column (numeric with scale ${scale}) would round: widen the column (e.g. to numeric) or round the value in a transform`,
-        'config_error',
-      );
+      const [name, type] = rounded[at]!;
+      throw new ConnectorError(roundingMessage(name, type), 'config_error');
     }
   }
   return staging;
@@ -216,7 +215,7 @@ async function checkedCopyInto(
   columns: readonly string[],
   chunks: AsyncIterable<string | Buffer>,
   signal: AbortSignal | undefined,
-  rounded: ReadonlyMap<string, number>,
+  rounded: ReadonlyMap<string, string>,
 ): Promise<number> {
   const staging = await stagedCopy(client, target, columns, chunks, signal, { rounded });
   const columnList = columns.map(quoteIdent).join(', ');
@@ -232,7 +231,7 @@ export async function upsert(
   key: readonly string[],
   chunks: AsyncIterable<string | Buffer>,
   signal: AbortSignal | undefined,
-  rounded?: ReadonlyMap<string, number>,
+  rounded?: ReadonlyMap<string, string>,
 ): Promise<number> {
   const staging = await stagedCopy(client, target, columns, chunks, signal, { rounded, ordinal: true });
   const columnList = columns.map(quoteIdent).join(', ');
