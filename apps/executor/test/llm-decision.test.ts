@@ -304,6 +304,22 @@ describe('decision by llm', () => {
     expectNoKey(result);
   });
 
+  it('records a column named after the key masked and without a type (not the real column), and keeps the choice', async () => {
+    chat.script(answer('urgent', 'fine', 0.9));
+    const dag = ticketDag();
+    (dag['nodes'] as { config: Record<string, unknown> }[])[0]!.config['query'] =
+      `select id, subject, 1 as "${API_KEY}_x" from tickets order by id`;
+    const result = await runDag(dag, pgConfig, { connectors: [llm], parameters: { team: 'payments' } });
+    expect(result.outcome.status).toBe('succeeded');
+    expect(nodeOf(result, 'tickets').columns).toEqual([
+      expect.objectContaining({ name: 'id', type: 'INTEGER' }),
+      expect.objectContaining({ name: 'subject', type: 'VARCHAR' }),
+      expect.objectContaining({ name: '********_x', type: null }),
+    ]);
+    expect(nodeOf(result, 'route').output).toMatchObject({ choice: 'urgent' });
+    expectNoKey(result);
+  });
+
   it('asks for plain JSON when the server rejects response_format', async () => {
     chat.script(
       { status: 400, body: { error: { message: 'Unrecognized request argument supplied: response_format' } } },

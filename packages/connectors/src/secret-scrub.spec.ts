@@ -64,6 +64,14 @@ describe('scrubbedValue', () => {
       none: null,
       list: [{ 'Bearer ********': 'x' }],
     });
+    // A secret made of digits, held as a number; a BigInt past the depth walked does not throw.
+    expect(scrubbedValue({ pin: 987654321012, n: 7 }, secretScrubber(['987654321012']))).toEqual({
+      pin: '********',
+      n: 7,
+    });
+    let big: unknown = 10n ** 30n;
+    for (let i = 0; i < 100; i++) big = [big];
+    expect(() => scrubbedValue(big, scrub)).not.toThrow();
     let deep: unknown = 'sk-0123456789';
     for (let i = 0; i < 200; i++) deep = [deep];
     expect(JSON.stringify(scrubbedValue(deep, scrub))).not.toContain('sk-0123456789');

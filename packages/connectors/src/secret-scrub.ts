@@ -78,15 +78,30 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 /** How deep scrubbedValue walks; a value nested deeper is scrubbed as its JSON text. */
 const MAX_SCRUB_DEPTH = 64;
 
+/** JSON text of anything, BigInt as its digits; never throws (a cycle is answered as its place). */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
+  } catch {
+    return '[unserializable]';
+  }
+}
+
 /**
- * `value` (JSON-like: strings, numbers, booleans, null, arrays, plain objects) with `scrub` applied to every string
- * and every key in it: for what a server sent back and the platform shows (an LLM's reason, a test's details, column
- * names), which may hold a secret as well as a message may.
+ * `value` (JSON-like: strings, numbers, booleans, null, arrays, plain objects) with `scrub` applied to every string,
+ * every key and every number's digits in it (a number that holds a secret becomes the scrubbed text): for what a
+ * server sent back and the platform shows (an LLM's reason, a test's details, column names), which may hold a secret
+ * as well as a message may.
  */
 export function scrubbedValue<T>(value: T, scrub: (text: string) => string, depth = 0): T {
   if (typeof value === 'string') return scrub(value) as T;
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const digits = String(value);
+    const scrubbed = scrub(digits);
+    return (scrubbed === digits ? value : scrubbed) as T;
+  }
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_SCRUB_DEPTH) return scrub(JSON.stringify(value)) as T;
+  if (depth >= MAX_SCRUB_DEPTH) return scrub(jsonText(value)) as T;
   if (Array.isArray(value)) return value.map((item: unknown) => scrubbedValue(item, scrub, depth + 1)) as T;
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [scrub(key), scrubbedValue(item, scrub, depth + 1)]),

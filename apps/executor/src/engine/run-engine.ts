@@ -4,6 +4,7 @@
  * decision did not choose, or fed only by skipped nodes are `skipped`. An abort of `signal` stops the drivers and
  * marks running and pending nodes `canceled`.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   connectorEnvironment,
   getDriver,
@@ -244,11 +245,7 @@ class RunExecution {
         (attemptSignal) => runner(this.context(planNode, inputs, attemptSignal)),
       );
       if (result.choice !== undefined) this.choices.set(node.id, result.choice);
-      // An LLM's reason, a column named after a header: what a server answered may echo a secret of the run's.
-      const shown = { ...result, output: scrubbedValue(result.output, this.scrub) };
-      if (result.columns)
-        shown.columns = { ...result.columns, columns: scrubbedValue(result.columns.columns, this.scrub) };
-      this.change(record, () => record.succeeded(shown));
+      this.change(record, () => record.succeeded(this.shownResult(result)));
       log.write(
         'info',
         node.id,
@@ -271,6 +268,32 @@ class RunExecution {
         ...(failure.code === undefined ? {} : { code: failure.code }),
       });
     }
+  }
+
+  /**
+   * A node's result as recorded and shown: what a server answered may echo a secret of the run's (an LLM's reason, a
+   * column named after a header), so every string of the output but a decision's `choice` (a label of the DAG, which a
+   * takeover reads back) is scrubbed, and so are columns (names and types). A column the scrub changed is recorded
+   * without a type: it is not the real column, so validation never binds SQL against it.
+   */
+  private shownResult(result: NodeResult): NodeResult {
+    const { output, columns } = result;
+    const shown: NodeResult = { ...result };
+    if (output !== null) {
+      const { choice, ...rest } = output;
+      shown.output = { ...scrubbedValue(rest, this.scrub), ...(choice === undefined ? {} : { choice }) };
+    }
+    if (columns) {
+      shown.columns = {
+        ...columns,
+        columns: columns.columns.map((column) => {
+          const scrubbed = scrubbedValue(column, this.scrub);
+          // A STRUCT's type names its fields: a key that echoed a header shows there too.
+          return isDeepStrictEqual(scrubbed, column) ? column : { ...scrubbed, type: null };
+        }),
+      };
+    }
+    return shown;
   }
 
   /**
