@@ -86,6 +86,9 @@ describe('nodeCredentialIssues', () => {
       ['config.path', 'credentials_in_query', false],
       ['config.params', 'credentials_in_query', false],
     ]);
+    // An http sink writes to `table` when it has no `path`; a fragment can carry a token too.
+    expect(nodeCredentialIssues({ table: 'https://u:p@api.example.com/ingest' }).errors).toHaveLength(1);
+    expect(nodeCredentialIssues({ path: '/cb#access_token=abc' }).warnings).toHaveLength(1);
     expect(nodeCredentialIssues({ path: 'data/orders.csv', params: [1, 2], table: 'x' })).toEqual({
       errors: [],
       warnings: [],

@@ -5,10 +5,10 @@
  */
 import type { FieldError } from '../errors.js';
 import { isCredentialName, textUrlCredentialProblem, textUserInfoProblem } from '../url-credentials.js';
+import { ANY_CONNECTOR_SECRET_FIELD, CONNECTOR_SECRET_FIELDS } from './connector-secret-fields.js';
 
 /** Resolves a node's relative path (`/items?page=1`) to read its query. */
 const RELATIVE_BASE = 'http://relative.invalid';
-import { ANY_CONNECTOR_SECRET_FIELD, CONNECTOR_SECRET_FIELDS } from './connector-secret-fields.js';
 
 /** The type's secret settings, where a credential belongs (any type's when the type is not known: a PUT's body). */
 function secretFieldsOf(type: string | undefined): readonly string[] {
@@ -74,7 +74,7 @@ export function connectorCredentialErrors(type: string | undefined, config: Reco
 }
 
 /**
- * Credentials in a pipeline node's config (an http source's `path`, its `params`), which is stored in the DAG and
+ * Credentials in a pipeline node's config (an http node's `path` or `table`, its `params`), which is stored in the DAG and
  * answered to any key that reads the pipeline: a URL with user info is an error (the connector would send it as Basic
  * auth, as a base_url's would be, which is refused); a query parameter that names a credential (`?access_token=`,
  * `params.api_key`) a warning, since some APIs take their key no other way.
@@ -94,14 +94,18 @@ export function nodeCredentialIssues(config: Record<string, unknown>): {
         message: `names a credential in the query (${named.map((n) => n.slice(0, 40)).join(', ')}), which is stored and shown in clear with the pipeline: prefer the connector's secret settings`,
       });
   };
-  const path = config['path'];
-  if (typeof path === 'string') {
-    const userInfo = textUserInfoProblem(path);
+  // An http sink writes to `path`, else to `table`: either may be a URL.
+  for (const field of ['path', 'table']) {
+    const value = config[field];
+    if (typeof value !== 'string') continue;
+    const userInfo = textUserInfoProblem(value);
     if (userInfo) {
       const message = `${userInfo}: put the credential in the connector's secret settings instead`;
-      errors.push({ path: 'config.path', code: 'credentials_in_url', message });
-    } else if (URL.canParse(path, RELATIVE_BASE)) {
-      inQuery('config.path', [...new URL(path, RELATIVE_BASE).searchParams.keys()]);
+      errors.push({ path: `config.${field}`, code: 'credentials_in_url', message });
+    } else if (value.includes('?') || value.includes('#')) {
+      if (!URL.canParse(value, RELATIVE_BASE)) continue;
+      const url = new URL(value, RELATIVE_BASE);
+      inQuery(`config.${field}`, [...url.searchParams.keys(), ...new URLSearchParams(url.hash.slice(1)).keys()]);
     }
   }
   const params = config['params'];
