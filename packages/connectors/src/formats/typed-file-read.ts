@@ -89,8 +89,9 @@ async function withWideIntegers(
 ): Promise<Map<string, string>> {
   const doubles = [...sniffed].filter(([, type]) => type === 'DOUBLE').map(([name]) => name);
   if (doubles.length === 0) return sniffed;
-  // Read as JSON, a number keeps the text it has in the file (DuckDB's JSON type does not reparse big integers).
-  const asText = new Map([...sniffed].map(([name, type]) => [name, doubles.includes(name) ? 'JSON' : type]));
+  // Read as JSON, a number keeps the text it has in the file (DuckDB's JSON type does not reparse big integers); only
+  // those columns are read.
+  const asText = new Map(doubles.map((name) => [name, 'JSON']));
   const integers = doubles.map((name) => {
     const text = `${quoteIdent(name)}::VARCHAR`;
     return `count(${quoteIdent(name)}) > 0 and coalesce(bool_and(regexp_full_match(${text}, '-?[0-9]{1,${HUGEINT_DIGITS}}')), false)`;

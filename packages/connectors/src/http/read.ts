@@ -42,9 +42,14 @@ function firstUrl(cfg: HttpConfig, opts: HttpReadOptions): URL {
 const exactNumber = (text: string): number | LosslessNumber =>
   isSafeNumber(text) ? Number(text) : new LosslessNumber(text);
 
+/** A run of digits longer than any number a JS number holds exactly (2^53 has 16): only then is the slower parse needed. */
+const LONG_DIGITS = /\d{16}/;
+
 function parseJson(body: string, what: string, exactNumbers: boolean): unknown {
   try {
-    return exactNumbers ? parseLossless(body, null, exactNumber) : JSON.parse(body);
+    if (!exactNumbers || !LONG_DIGITS.test(body)) return JSON.parse(body);
+    // As JSON.parse does, the last of a key given twice wins.
+    return parseLossless(body, null, { parseNumber: exactNumber, onDuplicateKey: ({ newValue }) => newValue });
   } catch {
     throw new ConnectorError(`${what} did not answer JSON`, 'config_error');
   }
