@@ -5,6 +5,7 @@
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 import { utcTimestamptzText } from '../duckdb/timestamptz-text.js';
+import { sqlString } from './pg-types.js';
 
 export interface PgColumnMapping {
   /** The PostgreSQL type for CREATE TABLE / ADD COLUMN, e.g. `numeric(12,2)`, `text[]`, `jsonb`. */
@@ -127,8 +128,6 @@ export function numericScaleOf(pgType: string): number | undefined {
   const match = /^numeric\(\d+,(-?\d+)\)$/.exec(pgType);
   return match ? Number(match[1]) : undefined;
 }
-
-const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** Why a value cannot go into a `numeric(p,s)` column (`targetType`) as it is: PostgreSQL would round it. */
 export function roundingMessage(column: string, targetType: string): string {

@@ -116,8 +116,18 @@ const intervalParts = (ref: string) =>
 const intervalOfParts = (ref: string) =>
   `to_months(split_part(${ref}, ' ', 1)::INTEGER) + to_days(split_part(${ref}, ' ', 2)::INTEGER) + to_microseconds(split_part(${ref}, ' ', 3)::BIGINT)`;
 
+/** What a server decides of a type's values: money's decimal places come from its lc_monetary. */
+export interface ServerTypes {
+  moneyScale: number;
+}
+
+export const DEFAULT_SERVER_TYPES: ServerTypes = { moneyScale: 2 };
+
+/** PostgreSQL's money (and its array): their plan needs the server's decimal places (ServerTypes). */
+export const MONEY_OIDS: ReadonlySet<number> = new Set([790, 791]);
+
 /** Built-in scalar types by OID (pg_type.h). Anything else is looked up in pg_type. */
-function builtinPlan(oid: number, typmod: number): ColumnPlan | undefined {
+function builtinPlan(oid: number, typmod: number, server: ServerTypes = DEFAULT_SERVER_TYPES): ColumnPlan | undefined {
   switch (oid) {
     case 16:
       return plan('BOOLEAN');
@@ -161,9 +171,9 @@ function builtinPlan(oid: number, typmod: number): ColumnPlan | undefined {
     case 17:
       return plan('BLOB', { csvType: 'VARCHAR', pg: (ref) => `encode(${ref}, 'hex')`, duck: (ref) => `unhex(${ref})` });
     case 790:
-      // money: its text is the server's lc_monetary format ($1,234.56, 1.234,56 €); its numeric is exact. An int64
-      // of cents is at most 19 digits. A locale of more than two decimal places fails the column rather than round.
-      return { ...decimalPlan(19, 2), pg: (ref) => `${ref}::numeric` };
+      // money: its text is the server's lc_monetary format ($1,234.56, 1.234,56 €); its numeric is exact, with the
+      // locale's decimal places. An int64 of the smallest unit is at most 19 digits.
+      return { ...decimalPlan(19, server.moneyScale), pg: (ref) => `${ref}::numeric` };
     default:
       return undefined;
   }
@@ -176,17 +186,18 @@ export function columnPlan(
   oid: number,
   typmod: number,
   catalog: ReadonlyMap<number, PgTypeRow>,
+  server: ServerTypes = DEFAULT_SERVER_TYPES,
   depth = 0,
 ): ColumnPlan {
-  const builtin = builtinPlan(oid, typmod);
+  const builtin = builtinPlan(oid, typmod, server);
   if (builtin) return builtin;
   const row = catalog.get(oid);
   if (!row || depth > 32) return text();
-  if (row.typtype === 'd') return columnPlan(row.typbasetype, row.typtypmod, catalog, depth + 1);
+  if (row.typtype === 'd') return columnPlan(row.typbasetype, row.typtypmod, catalog, server, depth + 1);
   // Enums keep their labels as text: a DuckDB ENUM would tie every downstream table to the label list of today.
   if (row.typtype === 'e') return text();
   if (row.typcategory === 'A' && row.typelem !== 0)
-    return listPlan(columnPlan(row.typelem, typmod, catalog, depth + 1));
+    return listPlan(columnPlan(row.typelem, typmod, catalog, server, depth + 1));
   return text();
 }
 
@@ -230,7 +241,11 @@ export function guardedDuck(columnPlanOf: ColumnPlan, column: string, sourceType
 }
 
 /** The plan of every field, failing on names DuckDB cannot hold twice. */
-export function planColumns(fields: readonly PgField[], catalog: ReadonlyMap<number, PgTypeRow>): ColumnPlan[] {
+export function planColumns(
+  fields: readonly PgField[],
+  catalog: ReadonlyMap<number, PgTypeRow>,
+  server: ServerTypes = DEFAULT_SERVER_TYPES,
+): ColumnPlan[] {
   const seen = new Set<string>();
   for (const { name } of fields) {
     const key = name.toLowerCase(); // DuckDB's identifiers are case-insensitive
@@ -241,7 +256,7 @@ export function planColumns(fields: readonly PgField[], catalog: ReadonlyMap<num
       );
     seen.add(key);
   }
-  return fields.map((f) => columnPlan(f.oid, f.typmod, catalog));
+  return fields.map((f) => columnPlan(f.oid, f.typmod, catalog, server));
 }
 
 /** OIDs of the fields that are not built in, to look up in pg_type. */

@@ -16,7 +16,14 @@ import type { DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { openSession, type SessionOptions } from './pool.js';
 import { loadCsvPartsIntoTable, type LoadColumn } from './duckdb-load.js';
 import { toConnectorError } from './pg-errors.js';
-import { planColumns, unknownOids, type PgField, type PgTypeRow } from './pg-types.js';
+import {
+  DEFAULT_SERVER_TYPES,
+  MONEY_OIDS,
+  planColumns,
+  unknownOids,
+  type PgField,
+  type PgTypeRow,
+} from './pg-types.js';
 import type { TypeNames } from './type-names.js';
 import type { PostgresConfig } from './postgres.config.js';
 import { oneStatement, paramsOf, sourceSql } from './read.js';
@@ -137,7 +144,13 @@ async function declareColumns(
         typbasetype: Number(row.typbasetype),
       });
   }
-  const plans = planColumns(fields, catalog);
+  // money's decimal places are the server's lc_monetary's (two for most, none for JPY, three for KWD).
+  const server = fields.some((f) => MONEY_OIDS.has(f.oid))
+    ? {
+        moneyScale: Number((await client.query<{ s: number }>('select scale(0::money::numeric) as s')).rows[0]?.s ?? 2),
+      }
+    : DEFAULT_SERVER_TYPES;
+  const plans = planColumns(fields, catalog, server);
   const names = await columnTypeNames(client, fields, typeNames);
   return fields.map((f, i) => ({ name: f.name, sourceType: names[i]!, plan: plans[i]! }));
 }
