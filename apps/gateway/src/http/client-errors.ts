@@ -1,11 +1,8 @@
-import { STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { problemDocument, type ErrorCode } from '@conduit/contracts';
 import { newId } from '@conduit/service-kit';
-
-/** Node's default maxHeaderSize: the request line and headers together. */
-const MAX_HEAD_BYTES = 16 * 1024;
 
 /** Node's error for a request it could not parse: `HPE_*` codes from llhttp, timeouts, resets. */
 interface ConnectionError extends Error {
@@ -43,7 +40,7 @@ function writeProblem(
 export function onClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return writeProblem(socket, 'headers_too_large', `the request line and headers are over ${MAX_HEAD_BYTES} bytes`);
+    return writeProblem(socket, 'headers_too_large', `the request line and headers are over ${maxHeaderSize} bytes`);
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return writeProblem(socket, 'request_timeout', 'the request was not received in time');
@@ -53,15 +50,18 @@ export function onClientError(error: ConnectionError, socket: Socket): void {
 
 /**
  * Fastify's `frameworkErrors`: a URL that is no valid percent-encoding (`/v2/projects/%ff`) names no resource: a 404
- * problem, as a malformed id is (api.md), instead of Fastify's bare 400.
+ * problem, as a malformed id is (api.md), instead of Fastify's bare 400. Any other error Fastify raises before routing
+ * keeps its class: a 4xx is the request's fault (invalid_parameter), anything else ours (internal, saying nothing).
  */
 export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const requestId = String(request.id);
-  const notFound = error.code === 'FST_ERR_BAD_URL';
+  const clientFault = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
   const doc = problemDocument(
-    notFound
+    error.code === 'FST_ERR_BAD_URL'
       ? { code: 'not_found', detail: 'the path is not valid percent-encoding' }
-      : { code: 'invalid_parameter', detail: `the request is malformed: ${error.message}` },
+      : clientFault
+        ? { code: 'invalid_parameter', detail: `the request is malformed: ${error.message}` }
+        : { code: 'internal', detail: 'an unexpected error; the request id ties it to the logs' },
     '/',
     requestId,
   );

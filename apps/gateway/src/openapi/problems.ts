@@ -25,7 +25,7 @@ const EXAMPLE_DETAIL: Partial<
   idempotency_in_progress: {
     detail: 'a request with this Idempotency-Key is still being processed; retry after Retry-After',
   },
-  request_timeout: { detail: 'the request was not received within 30000 ms' },
+  request_timeout: { detail: 'the request was not received in time' },
   precondition_failed: { detail: 'If-Match does not match the current ETag' },
   payload_too_large: { detail: 'the body is over 1048576 bytes' },
   unsupported_media_type: { detail: 'send the body as application/json' },
