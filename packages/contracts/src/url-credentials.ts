@@ -43,6 +43,12 @@ export function isCredentialName(name: string): boolean {
 
 const USER_INFO = 'must not carry credentials (user:password@)';
 
+/** The URL's query and fragment parameters (`#access_token=`) whose names say they carry a credential, each once. */
+export function credentialParamNames(url: URL): string[] {
+  const names = [...url.searchParams.keys(), ...new URLSearchParams(url.hash.slice(1)).keys()];
+  return [...new Set(names.filter(isCredentialName))];
+}
+
 /**
  * Why this URL carries a credential (naming the part, never its value), or undefined when it does not: user info,
  * or a credential's name among the query's parameters or the fragment's (`#access_token=`, as OAuth's implicit flow
@@ -50,9 +56,7 @@ const USER_INFO = 'must not carry credentials (user:password@)';
  */
 export function urlCredentialProblem(url: URL): string | undefined {
   if (url.username !== '' || url.password !== '') return USER_INFO;
-  const names = [
-    ...new Set([...url.searchParams.keys(), ...new URLSearchParams(url.hash.slice(1)).keys()].filter(isCredentialName)),
-  ];
+  const names = credentialParamNames(url);
   if (names.length > 0)
     return `must not carry credentials in its query (${names.map((n) => n.slice(0, 40)).join(', ')})`;
   return undefined;

@@ -4,7 +4,12 @@
  * credential never travels unsealed; the catalog checks the same again for what reaches it by other paths.
  */
 import type { FieldError } from '../errors.js';
-import { isCredentialName, textUrlCredentialProblem, textUserInfoProblem } from '../url-credentials.js';
+import {
+  credentialParamNames,
+  isCredentialName,
+  textUrlCredentialProblem,
+  textUserInfoProblem,
+} from '../url-credentials.js';
 import { ANY_CONNECTOR_SECRET_FIELD, CONNECTOR_SECRET_FIELDS } from './connector-secret-fields.js';
 
 /** Resolves a node's relative path (`/items?page=1`) to read its query. */
@@ -85,8 +90,7 @@ export function nodeCredentialIssues(config: Record<string, unknown>): {
 } {
   const errors: FieldError[] = [];
   const warnings: FieldError[] = [];
-  const inQuery = (path: string, names: readonly string[]) => {
-    const named = [...new Set(names.filter(isCredentialName))];
+  const inQuery = (path: string, named: readonly string[]) => {
     if (named.length > 0)
       warnings.push({
         path,
@@ -104,12 +108,11 @@ export function nodeCredentialIssues(config: Record<string, unknown>): {
       errors.push({ path: `config.${field}`, code: 'credentials_in_url', message });
     } else if (value.includes('?') || value.includes('#')) {
       if (!URL.canParse(value, RELATIVE_BASE)) continue;
-      const url = new URL(value, RELATIVE_BASE);
-      inQuery(`config.${field}`, [...url.searchParams.keys(), ...new URLSearchParams(url.hash.slice(1)).keys()]);
+      inQuery(`config.${field}`, credentialParamNames(new URL(value, RELATIVE_BASE)));
     }
   }
   const params = config['params'];
   if (params !== null && typeof params === 'object' && !Array.isArray(params))
-    inQuery('config.params', Object.keys(params));
+    inQuery('config.params', Object.keys(params).filter(isCredentialName));
   return { errors: errors.slice(0, MAX_ERRORS), warnings: warnings.slice(0, MAX_ERRORS) };
 }
