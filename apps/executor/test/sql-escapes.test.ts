@@ -168,6 +168,46 @@ describe('ordinary SQL still runs in every node type', () => {
     expect((await peakKib()) - before).toBeLessThan(512 * 1024);
   });
 
+  it('never binds in the executor SQL whose plan needs GBs: a JSON path, a pattern (the SQL-check child binds first)', async () => {
+    // The binder computes a JSON path or a pattern whatever the run's memory_limit: 2 GB and 30 s of the executor.
+    const huge = "repeat('$', 2000000000)";
+    const dag = {
+      nodes: [
+        { id: 'src', type: 'transform', config: { sql: "select 'x' as s" } },
+        { id: 'tx', type: 'transform', config: { sql: `select json_extract(s, ${huge}) as j from src` } },
+        {
+          id: 'route',
+          type: 'decision',
+          config: {
+            strategy: 'rules',
+            default: 'b',
+            rules: [{ choice: 'a', sql: `select regexp_matches(s, ${huge}) from src` }],
+          },
+        },
+      ],
+      edges: [
+        { from: 'src', to: 'tx' },
+        { from: 'src', to: 'route' },
+      ],
+    };
+    const peakKib = async () => Number(/VmHWM:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))![1]);
+    const before = await peakKib();
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    for (const id of ['tx', 'route'])
+      expect([id, nodeOf(run, id)]).toEqual([
+        id,
+        expect.objectContaining({
+          status: 'failed',
+          attempts: 1,
+          error: {
+            code: 'config_error',
+            message: expect.stringMatching(/needs more memory to plan than a statement may take/),
+          },
+        }),
+      ]);
+    expect((await peakKib()) - before).toBeLessThan(512 * 1024);
+  });
+
   it("runs a tenant's duckdb connector in its own folder: another tenant with the same path sees no table", async () => {
     const run = await runDag(
       { nodes: [{ id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } }], edges: [] },

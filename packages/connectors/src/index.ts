@@ -34,6 +34,7 @@ export { checkUserSelect, prepareUserSql, userSqlProblem, type UserSqlKind } fro
 export { isolatedBind, isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
 export {
+  bindInputsOf,
   bindUserSql,
   isDeclarableType,
   withSqlBinder,

@@ -2,7 +2,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bindUserSql, isDeclarableType, withSqlBinder, type BindInput } from '../src/index.js';
+import duckdb from '@duckdb/node-api';
+import { bindInputsOf, bindUserSql, isDeclarableType, withSqlBinder, type BindInput } from '../src/index.js';
 
 /** Columns as the binder declares and answers them, written `{ name: type }` in their order. */
 const columns = (types: Record<string, string>) => Object.entries(types).map(([name, type]) => ({ name, type }));
@@ -149,5 +150,36 @@ describe('the binder is locked like every DuckDB running tenant SQL', () => {
     });
     expect(seen).toEqual({ other: 'unknown_table', own: 'bound' });
     expect((await bindUserSql('select a from private_table', [])).kind).toBe('unknown_table');
+  });
+
+  it('answers undeclared for an input it cannot declare, rather than binding without it', async () => {
+    const odd: BindInput = { name: 'odd', columns: columns({ a: 'NO_SUCH_TYPE' }) };
+    expect(await bindUserSql('select 1 as one', [orders, odd])).toEqual({ kind: 'undeclared', table: 'odd' });
+  });
+});
+
+describe('bindInputsOf', () => {
+  it("declares a connection's tables and views as they are: the same SQL binds to the same columns", async () => {
+    const instance = await duckdb.DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run(`create type mood as enum ('calm', 'it''s odd');
+        create table "Orders" as select 1::bigint as id, 2.5::decimal(38,10) as amount, 'calm'::mood as mood,
+          {'x y': [1], 'j': '{}'::json} as s, 1::union(a int, b varchar) as u, now()::timestamp_ns as at;
+        create view recent as select id, s from "Orders"`);
+      const inputs = await bindInputsOf(connection);
+      expect(inputs.map((input) => input.name).sort()).toEqual(['Orders', 'recent']);
+      const sql = 'select o.*, r.s as rs from "Orders" o join recent r using (id)';
+      const here = await connection.prepare(sql);
+      const types = Array.from({ length: here.columnCount }, (_, i) => here.columnType(i).toString());
+      here.destroySync();
+      const outcome = await bindUserSql(sql, inputs);
+      expect(outcome.kind === 'bound' && outcome.columns.map((c) => c.type.replace(/\bJSON\b/g, 'VARCHAR'))).toEqual(
+        types,
+      );
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
   });
 });

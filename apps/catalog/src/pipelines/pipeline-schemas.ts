@@ -106,7 +106,7 @@ function issueOf(
         path,
       };
     default:
-      // bound; or not_allowed, which the save already refused (sql_not_allowed).
+      // bound; not_allowed, which the save already refused (sql_not_allowed); or undeclared: nothing sure to say.
       return undefined;
   }
 }

@@ -38,4 +38,23 @@ describe('RunWorkspace', () => {
       await workspace.close();
     }
   });
+
+  it('digests the recorded tables whatever their order, and a table recorded again by its last columns', async () => {
+    const open = (id: string) => RunWorkspace.open(id, { dataDir, memory: runMemory(128 * 1024 * 1024, 1) });
+    const [first, second] = [await open('run_digest_a'), await open('run_digest_b')];
+    try {
+      const columns = (type: string) => ({ columns: [{ name: 'id', type }], total: 1 });
+      const empty = first.recordedColumnsDigest();
+      first.setTableColumns('a', columns('INTEGER'));
+      first.setTableColumns('b', columns('VARCHAR'));
+      second.setTableColumns('b', columns('VARCHAR'));
+      second.setTableColumns('a', columns('BIGINT'));
+      expect(second.recordedColumnsDigest()).not.toEqual(first.recordedColumnsDigest());
+      second.setTableColumns('a', columns('INTEGER'));
+      expect(second.recordedColumnsDigest()).toEqual(first.recordedColumnsDigest());
+      expect(first.recordedColumnsDigest()).not.toEqual(empty);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
 });

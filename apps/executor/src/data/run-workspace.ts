@@ -5,7 +5,7 @@
  */
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { CsvChunk, DuckdbLimits, TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { keepInterrupting } from './interrupts.js';
@@ -30,6 +30,15 @@ export interface CsvOutput {
   rows: number;
 }
 
+const tableDigest = (nodeId: string, columns: NodeColumns): Buffer =>
+  createHash('sha256')
+    .update(JSON.stringify([nodeId, columns]))
+    .digest();
+
+function xorInto(target: Buffer, digest: Buffer): void {
+  for (let i = 0; i < target.length; i++) target[i]! ^= digest[i]!;
+}
+
 /** How long {@link RunWorkspace.close} waits for an interrupted statement to end before closing its connection. */
 const INTERRUPT_SETTLE_MS = 1000;
 
@@ -45,6 +54,8 @@ export class RunWorkspace {
   private readonly tableRows = new Map<string, number>();
   /** Columns of node tables and views made in this execution, as described when each was made. */
   private readonly tableColumns = new Map<string, NodeColumns>();
+  /** What recordedColumnsDigest answers: each table's digest XORed in as it is recorded (no walk of them all a call). */
+  private readonly columnsDigest = Buffer.alloc(32);
   /** Set by {@link close}: no connection is handed out after it. */
   private closed = false;
   /** Whether a connection was handed out for a tenant's SQL ({@link connect}); set before that SQL can run. */
@@ -173,12 +184,23 @@ export class RunWorkspace {
 
   /** Records the columns of node table `nodeId` as described when it was made (see {@link setTableRows}). */
   setTableColumns(nodeId: string, columns: NodeColumns): void {
+    const before = this.tableColumns.get(nodeId);
+    if (before) xorInto(this.columnsDigest, tableDigest(nodeId, before));
     this.tableColumns.set(nodeId, columns);
+    xorInto(this.columnsDigest, tableDigest(nodeId, columns));
   }
 
   /** The columns of node table `nodeId` when this execution made it; undefined when they must be described. */
   knownTableColumns(nodeId: string): NodeColumns | undefined {
     return this.tableColumns.get(nodeId);
+  }
+
+  /**
+   * A digest of every node table's columns recorded so far ({@link setTableColumns}), whatever the order they were
+   * recorded in (parallel branches end in any order): the same pipeline's runs answer the same at the same node.
+   */
+  recordedColumnsDigest(): Buffer {
+    return Buffer.from(this.columnsDigest);
   }
 
   /** Where a node writes its CSV output: a file of the spill directory, removed with it. */

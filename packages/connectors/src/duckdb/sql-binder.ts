@@ -27,10 +27,13 @@ export interface BindInput {
 /**
  * `bound`: the output columns. `unknown_table` and `unknown_column`: the SQL names what the declared tables do not
  * have. `unbindable`: another binder error (a type mismatch, an unknown function). `not_allowed`: refused by the
- * user-SQL check (the message completes "the SQL ..."). Messages are DuckDB's first lines, without the SQL excerpt.
+ * user-SQL check (the message completes "the SQL ..."). `undeclared`: an input could not be declared (a type DuckDB
+ * does not read back), so the SQL was not bound against all of them. Messages are DuckDB's first lines, without the
+ * SQL excerpt.
  */
 export type BindOutcome =
   | { kind: 'bound'; columns: BindColumn[] }
+  | { kind: 'undeclared'; table: string }
   | { kind: 'unknown_table'; table: string | undefined; message: string }
   | { kind: 'unknown_column'; message: string }
   | { kind: 'unbindable'; message: string }
@@ -183,12 +186,41 @@ export function withSqlBinder<T>(work: (binder: SqlBinder) => Promise<T>): Promi
 }
 
 /**
- * Binds one SELECT against `inputs`, each declared as an empty table. An input that cannot be declared is left
- * out, so SQL reading it answers `unknown_table`.
+ * Binds one SELECT against `inputs`, each declared as an empty table; `undeclared` when one cannot be (binding
+ * without it could stop at its name, short of what binding against it computes).
  */
 export function bindUserSql(sql: string, inputs: readonly BindInput[]): Promise<BindOutcome> {
   return withSqlBinder(async (binder) => {
-    for (const input of inputs) await binder.declare(input.name, input.columns);
+    for (const input of inputs)
+      if (!(await binder.declare(input.name, input.columns))) return { kind: 'undeclared', table: input.name };
     return binder.bind(sql);
   });
+}
+
+/**
+ * The tables and views of `connection`'s current database and schema, each with its columns as DuckDB's SQL writes
+ * their types: what a SELECT on that connection can read, as bindUserSql declares it elsewhere.
+ */
+export async function bindInputsOf(connection: DuckDBConnection): Promise<BindInput[]> {
+  const names = (
+    await connection.runAndReadAll(
+      `select table_name from duckdb_tables() where database_name = current_database() and schema_name = current_schema()
+       union all
+       select view_name from duckdb_views() where database_name = current_database() and schema_name = current_schema() and not internal`,
+    )
+  ).getRows();
+  const inputs: BindInput[] = [];
+  for (const [name] of names) {
+    const table = String(name);
+    const prepared = await connection.prepare(`select * from ${quoteIdent(table)}`);
+    try {
+      const columns: BindColumn[] = [];
+      for (let i = 0; i < prepared.columnCount; i++)
+        columns.push({ name: prepared.columnName(i), type: sqlTypeOf(prepared.columnType(i)) });
+      inputs.push({ name: table, columns });
+    } finally {
+      prepared.destroySync();
+    }
+  }
+  return inputs;
 }

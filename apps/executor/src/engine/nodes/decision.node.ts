@@ -1,8 +1,9 @@
 /**
  * `decision`: chooses one of `choices`. By `rules`, each rule's SQL runs in DuckDB over the node's inputs and must
  * answer one boolean; the first true one gives the choice, else `default`. A rule's SQL is the tenant's: exactly one
- * SELECT reading only tables (prepareUserSql), run as the statement that was checked. Its output rows are its input
- * rows (a view named after the node). By `llm`, a model chooses (decisions/llm).
+ * SELECT reading only tables (prepareUserSql, after the SQL-check child bound it: checkPlanIsolated), run as the
+ * statement that was checked. Its output rows are its input rows (a view named after the node). By `llm`, a model
+ * chooses (decisions/llm).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { prepareUserSql } from '@conduit/connectors';
@@ -12,6 +13,7 @@ import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
 import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
+import { checkPlanIsolated } from './isolated-plan.js';
 import { outputColumns } from '../node-columns.js';
 
 interface Rule {
@@ -31,8 +33,9 @@ function rulesOf(config: Record<string, unknown>): Rule[] {
   });
 }
 
-async function ruleHolds(connection: DuckDBConnection, rule: Rule, index: number): Promise<boolean> {
+async function ruleHolds(ctx: NodeContext, connection: DuckDBConnection, rule: Rule, index: number): Promise<boolean> {
   const subject = `rules[${index}] (${rule.choice}):`;
+  await checkPlanIsolated(ctx, connection, rule.sql, `${subject} the SQL`);
   const prepared = await prepareUserSql(connection, rule.sql, 'select').catch((err: unknown) => {
     throw asConfigError(err, `${subject} the SQL`);
   });
@@ -64,7 +67,7 @@ export async function runDecision(ctx: NodeContext): Promise<NodeResult> {
       let choice = fallback;
       let reason = 'no rule matched: default';
       for (const [index, rule] of rules.entries()) {
-        if (await ruleHolds(connection, rule, index)) {
+        if (await ruleHolds(ctx, connection, rule, index)) {
           choice = rule.choice;
           reason = `rules[${index}] matched: ${rule.sql}`;
           break;

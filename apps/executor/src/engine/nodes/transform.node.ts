@@ -2,6 +2,7 @@
  * `transform`: `CREATE TABLE "<node id>" AS (<sql>)` over its inputs, each a table named after its node id. The SQL
  * is the tenant's: DuckDB's parser must see exactly one SELECT that reads only tables (checkUserSelect), and the
  * statement built around it must again be exactly one CREATE, so nothing in the SQL can end ours and start another.
+ * It is bound in the SQL-check child first (checkPlanIsolated): binding it here could take any memory.
  */
 import duckdb from '@duckdb/node-api';
 import { checkUserSelect, prepareUserSql } from '@conduit/connectors';
@@ -10,6 +11,7 @@ import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
+import { checkPlanIsolated } from './isolated-plan.js';
 import { outputColumns } from '../node-columns.js';
 
 export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
@@ -24,6 +26,7 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
       await checkUserSelect(connection, sql).catch((err: unknown) => {
         throw asConfigError(err, 'the SQL');
       });
+      await checkPlanIsolated(ctx, connection, sql, 'the SQL');
       // New lines, so a trailing `-- comment` of the SQL cannot swallow the closing parenthesis.
       const body = sql.trim().replace(/;[\s;]*$/, '');
       const create = await prepareUserSql(

@@ -34,6 +34,7 @@ export function isSqlCheckRequest(value: unknown): value is SqlCheckRequest {
 
 const BIND_KINDS: ReadonlySet<unknown> = new Set([
   'bound',
+  'undeclared',
   'unknown_table',
   'unknown_column',
   'unbindable',
