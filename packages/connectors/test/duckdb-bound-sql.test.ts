@@ -97,6 +97,29 @@ describe('a sql node cannot hide a refused function in what it creates', () => {
   });
 });
 
+describe("DuckDB's own macros that read its catalog", () => {
+  it('are refused at save time, where no table exists and nothing is bound, as the run refuses them', async () => {
+    // Every built-in scalar macro whose body reads from something: a table function, a catalog view.
+    const instance = await duckdb.DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    const readers = (
+      await connection.runAndReadAll(
+        "select distinct function_name from duckdb_functions() where function_type = 'macro' and internal and macro_definition ilike '%from%'",
+      )
+    ).getRows();
+    connection.closeSync();
+    instance.closeSync();
+    expect(readers.length).toBeGreaterThan(0);
+    for (const [name] of readers) {
+      const sql = `select ${String(name)}(current_database()) as x from orders_not_yet`;
+      expect([name, await userSqlProblem(sql, 'select')]).toEqual([
+        name,
+        expect.stringContaining(`calls ${String(name)}()`),
+      ]);
+    }
+  });
+});
+
 describe('a refused name where it calls nothing', () => {
   it('passes in a string, a comment or as a column name', async () => {
     for (const sql of [
