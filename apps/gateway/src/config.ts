@@ -38,6 +38,11 @@ export const gatewayEnvSchema = z
     AUTH_CACHE_TTL_MS: positiveInt(0, 60_000).default(5000),
     /** How often a live log stream checks its credential again (revoked key, expired token) and ends if it fails. */
     STREAM_AUTH_RECHECK_MS: positiveInt(100, 60_000).default(5000),
+    /**
+     * Live log streams one tenant may hold open at once on this gateway (each polls monitoring while its run lasts);
+     * one more is a 429 rate_limited. Per gateway replica.
+     */
+    LOG_STREAMS_PER_TENANT: positiveInt(1, 100_000).default(20),
     /** How long an Idempotency-Key replays its first answer. */
     IDEMPOTENCY_TTL_S: positiveInt(60, 7 * 24 * 3600).default(24 * 3600),
     /**

@@ -31,6 +31,8 @@ export interface GatewayAppOptions {
   receiveTimeoutMs?: number;
   /** Answers by RPC pattern; any other pattern is answered `not_found`. */
   services?: Record<string, StubService>;
+  /** Environment settings beside the defaults, as the gateway's environment would give them. */
+  env?: Record<string, string>;
 }
 
 export interface GatewayApp {
@@ -38,6 +40,8 @@ export interface GatewayApp {
   port: number;
   /** An API key of a tenant of its own, with read, write and admin. */
   key: string;
+  /** An API key of another new tenant, with read, write and admin. */
+  newTenantKey(): Promise<string>;
   calls: BackendCall[];
   stop(): Promise<void>;
 }
@@ -58,7 +62,12 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
   const db = await openTestDatabase();
   const redis = await openTestRedis();
   const config = {
-    ...gatewayEnvSchema.parse({ SECRETS_KEY: '0a'.repeat(32), REDIS_PREFIX: redis.prefix, LOG_LEVEL: 'silent' }),
+    ...gatewayEnvSchema.parse({
+      SECRETS_KEY: '0a'.repeat(32),
+      REDIS_PREFIX: redis.prefix,
+      LOG_LEVEL: 'silent',
+      ...options.env,
+    }),
     ...(options.receiveTimeoutMs === undefined ? {} : { REQUEST_RECEIVE_TIMEOUT_MS: options.receiveTimeoutMs }),
   };
   const registry = new Registry();
@@ -94,13 +103,13 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
       abortOnError: false,
     });
     await app.listen(0, '127.0.0.1');
-    const created = await app.get(ApiKeysService).create(newId('tenant'), {
-      name: 'probe',
-      scopes: ['read', 'write', 'admin'],
-    });
+    const keys = app.get(ApiKeysService);
+    const newTenantKey = async () =>
+      (await keys.create(newId('tenant'), { name: 'probe', scopes: ['read', 'write', 'admin'] })).key;
+    const key = await newTenantKey();
     const address = fastify.server.address();
     if (address === null || typeof address === 'string') throw new Error('the gateway is not listening on TCP');
-    return { url: `http://127.0.0.1:${address.port}`, port: address.port, key: created.key, calls, stop };
+    return { url: `http://127.0.0.1:${address.port}`, port: address.port, key, newTenantKey, calls, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -15,7 +15,13 @@ import { Operation } from '../openapi/operation.decorator.js';
 import { AuthService } from '../auth/auth.service.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
+import { HeaderedError } from '../http/problem.js';
+import { principalOf } from '../access/principal-of.js';
 import { type StreamCredentialCheck, streamRunLogs } from './run-log-stream.js';
+import { StreamSlots } from './stream-slots.js';
+
+/** When a tenant at its bound of live streams may try again: a stream ends as its run does. */
+const STREAMS_RETRY_AFTER_S = 5;
 
 function checkIds(jobId: string, runId: string): void {
   if (!isId('job', jobId)) throw new AppError('not_found', 'no job with that id');
@@ -44,11 +50,15 @@ function wantsEventStream(request: FastifyRequest): boolean {
 /** Metrics, alerts and run logs, forwarded to the monitoring service. */
 @Controller('v2')
 export class MonitoringController {
+  private readonly streams: StreamSlots;
+
   constructor(
     private readonly backend: BackendClient,
     private readonly auth: AuthService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.streams = new StreamSlots(config.LOG_STREAMS_PER_TENANT);
+  }
 
   @Get('metrics')
   @Operation('getMetrics')
@@ -103,22 +113,31 @@ export class MonitoringController {
     }
     const afterSeq = streamStart(req.headers['last-event-id'], query.cursor);
     const target = { jobId, runId, afterSeq, level: query.level, nodeId: query.node_id };
-    // The first poll happens before the stream opens, so an unknown run is still a 404 problem document.
-    const first = await this.orNoLinesYet<RunLogTail>(
-      jobId,
-      runId,
-      req,
-      { data: [], run_finished: false },
-      async () =>
-        (
-          await this.backend.call(
-            'monitoring.logs.tail',
-            { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
-            req,
-          )
-        ).data,
-    );
-    await streamRunLogs(this.backend, req, reply, first, target, this.credentialCheck(req));
+    const release = this.streams.take(principalOf(req).tenant_id);
+    if (!release) {
+      const detail = `more than ${this.config.LOG_STREAMS_PER_TENANT} live log streams open at once for this tenant`;
+      throw new HeaderedError({ code: 'rate_limited', detail }, { 'retry-after': String(STREAMS_RETRY_AFTER_S) });
+    }
+    try {
+      // The first poll happens before the stream opens, so an unknown run is still a 404 problem document.
+      const first = await this.orNoLinesYet<RunLogTail>(
+        jobId,
+        runId,
+        req,
+        { data: [], run_finished: false },
+        async () =>
+          (
+            await this.backend.call(
+              'monitoring.logs.tail',
+              { job_id: jobId, run_id: runId, after_seq: afterSeq, level: query.level, node_id: query.node_id },
+              req,
+            )
+          ).data,
+      );
+      await streamRunLogs(this.backend, req, reply, first, target, this.credentialCheck(req));
+    } finally {
+      release();
+    }
   }
 
   /** The stream's credential, authenticated again as a new request would be (revocations evict cached keys). */

@@ -2,8 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RunLogTail, AppError, problemDocument } from '@conduit/contracts';
 import type { BackendClient } from '../forwarding/backend.client.js';
 
-/** How often a live stream asks monitoring for new lines. */
+/**
+ * How often a live stream asks monitoring for new lines: every POLL_MS while lines come, twice as long after each
+ * empty answer up to POLL_MAX_MS (a quiet run's streams cost monitoring a quarter as much; its next line is at most
+ * that late).
+ */
 export const POLL_MS = 250;
+export const POLL_MAX_MS = 1000;
 /** Failed polls in a row (monitoring away, timeouts) after which a stream gives up; the client reconnects. */
 const MAX_FAILED_POLLS = 8;
 
@@ -22,8 +27,6 @@ export interface StreamCredentialCheck {
   /** Resolves while the credential still holds; throws (an AppError) once it does not. */
   check(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The SSE event that ends a stream whose credential no longer holds: the problem the next request would get. */
 function errorEvent(request: FastifyRequest, err: unknown): string {
@@ -65,11 +68,27 @@ export async function streamRunLogs(
   // once that the stream is open.
   raw.flushHeaders();
   let closed = false;
-  raw.on('close', () => (closed = true));
+  let wake: (() => void) | undefined;
+  raw.on('close', () => {
+    closed = true;
+    wake?.();
+  });
+  // A wait between polls that a client's close ends at once: its slot is given back then, not a poll later.
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+    });
 
   let afterSeq = target.afterSeq;
   let answer: RunLogTail | null = first;
   let failures = 0;
+  let idleMs = POLL_MS;
   let checkAt = Date.now() + credential.everyMs;
   while (!closed) {
     if (Date.now() >= checkAt) {
@@ -94,7 +113,11 @@ export async function streamRunLogs(
         break;
       }
       // A full answer may have more behind it: ask again at once.
-      if (answer.data.length === 0) await sleep(POLL_MS);
+      if (answer.data.length > 0) idleMs = POLL_MS;
+      else {
+        await sleep(idleMs);
+        idleMs = Math.min(idleMs * 2, POLL_MAX_MS);
+      }
     } else {
       await sleep(POLL_MS);
     }
