@@ -192,6 +192,31 @@ describe('the OpenAPI document', () => {
     expectDocumented(await call<Page<Alert>>(target.stack, 'GET', '/v2/alerts'), '/v2/alerts', 'get', 200);
   }, 120_000);
 
+  it("describes drafts as they are answered: an empty DAG, one past validation's limits, a setting out of range", async () => {
+    const drafts = [
+      { nodes: [], edges: [] },
+      {
+        nodes: Array.from({ length: 501 }, (_, i) => ({ id: `t${i}`, type: 'transform', config: { sql: 'select 1' } })),
+        edges: [],
+      },
+      { nodes: [{ id: 'x', type: 'nope', config: { timeout_seconds: -5 }, retries: 'many' }], edges: [] },
+    ];
+    for (const dag of drafts) {
+      const created = await call<Pipeline>(target.stack, 'POST', '/v2/pipelines', {
+        body: { name: uniqueName('draft'), dag },
+      });
+      expectDocumented(created, '/v2/pipelines', 'post', 201);
+      expect(created.body.status).toBe('invalid');
+      expectDocumented(
+        await call<Pipeline>(target.stack, 'GET', `/v2/pipelines/${created.body.id}`),
+        '/v2/pipelines/{pipeline_id}',
+        'get',
+        200,
+      );
+    }
+    expectDocumented(await call<Page<Pipeline>>(target.stack, 'GET', '/v2/pipelines'), '/v2/pipelines', 'get', 200);
+  }, 60_000);
+
   it('describes the problems: a 401 is the unauthenticated problem with WWW-Authenticate', async () => {
     const res = await call<ProblemDocument>(target.stack, 'GET', '/v2/projects', { key: null });
     expect(res.status).toBe(401);

@@ -10,6 +10,8 @@ export type Project = Schemas['Project'];
 export type Pipeline = Schemas['Pipeline'];
 export type PipelineValidation = Schemas['PipelineValidation'];
 export type Dag = Schemas['Dag'];
+/** A DAG as a pipeline or a run answers it: as saved, a draft included (a valid one is also a `Dag`). */
+export type StoredDag = Schemas['StoredDag'];
 export type DagNode = Schemas['DagNode'];
 export type Connector = Schemas['Connector'];
 export type ConnectorType = Schemas['ConnectorType'];

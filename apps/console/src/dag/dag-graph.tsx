@@ -17,7 +17,7 @@ import { NODE_HEIGHT, NODE_WIDTH, type GraphEdge, type GraphNode } from './dag-m
 
 type CardNode = Node<{ node: GraphNode }, 'card'>;
 
-const TYPE_ICONS: Record<GraphNode['type'], string> = {
+const TYPE_ICONS: Readonly<Record<string, string | undefined>> = {
   source: '⇥',
   transform: 'ƒ',
   sql: '⌗',
@@ -37,7 +37,7 @@ function NodeCard({ data: { node } }: NodeProps<CardNode>) {
       <Handle type="target" position={Position.Left} isConnectable={false} />
       <div className="dag-node-head">
         <span className="dag-node-type" aria-hidden="true">
-          {TYPE_ICONS[node.type]}
+          {TYPE_ICONS[node.type] ?? '?'}
         </span>
         <span className="dag-node-kind">{node.type}</span>
         {node.level !== undefined && <span className="dag-node-level">level {node.level}</span>}

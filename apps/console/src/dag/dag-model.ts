@@ -1,10 +1,11 @@
 // A pipeline's DAG as the graph draws it: positions from dagre (left to right), each node's execution level, the
 // validation issues that concern it, and, on a run page, its state. Pure data, tested without a browser.
 import { Graph, layout, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
-import type { Dag, PipelineValidation, RunNode } from '@conduit/sdk';
+import type { PipelineValidation, RunNode, StoredDag } from '@conduit/sdk';
 
 type Issue = PipelineValidation['errors'][number];
-export type NodeType = Dag['nodes'][number]['type'];
+/** A node's type as saved: a draft may hold one that is none of the node types. */
+export type NodeType = StoredDag['nodes'][number]['type'];
 export type NodeState = RunNode['status'];
 
 export interface GraphNode {
@@ -43,7 +44,7 @@ export function levelsOf(validation: PipelineValidation | undefined): Map<string
  * The levels of a DAG without its validation (a run's, which validated when the run was triggered): a node runs one
  * level after the last of its inputs, as the executor orders them. A node on a cycle gets none.
  */
-export function levelsOfEdges(dag: Dag): Map<string, number> {
+export function levelsOfEdges(dag: StoredDag): Map<string, number> {
   const inputs = new Map<string, string[]>(dag.nodes.map((n) => [n.id, []]));
   for (const edge of dag.edges) inputs.get(edge.to)?.push(edge.from);
   const levels = new Map<string, number>();
@@ -68,7 +69,7 @@ function issuesOfEdge(issues: readonly Issue[], from: string, to: string): strin
 }
 
 export function buildGraph(
-  dag: Dag,
+  dag: StoredDag,
   validation?: PipelineValidation,
   runNodes: readonly RunNode[] = [],
 ): { nodes: GraphNode[]; edges: GraphEdge[] } {

@@ -1,6 +1,6 @@
 // Answers of the catalog's operations: projects, templates, pipelines, connectors and connector types.
 import { z } from 'zod';
-import { dagSchema } from '../schemas/dag.js';
+import { storedDagSchema } from '../schemas/dag.js';
 import { SECRET_MASK } from '../schemas/connector-secret-fields.js';
 import { idOf, listOfSchema, pageOfSchema, timestamp } from './fields.js';
 
@@ -62,7 +62,7 @@ export const pipelineSchema = z
     project_id: idOf('project').nullable(),
     name: z.string(),
     description,
-    dag: dagSchema,
+    dag: storedDagSchema,
     version: z.number().int().min(1).meta({ description: 'Starts at 1 and goes up by one on each update.' }),
     status: z.enum(['valid', 'invalid']).meta({ description: 'From the last validation.' }),
     validation: pipelineValidationSchema,

@@ -8,7 +8,7 @@ import {
   RUN_STATUSES,
   RUN_TRIGGERS,
 } from '../schemas/jobs.js';
-import { dagSchema } from '../schemas/dag.js';
+import { storedDagSchema } from '../schemas/dag.js';
 import { RUN_LOG_LEVELS, runErrorSchema, runNodeColumnSchema, runNodeSchema } from '../run-messages.js';
 import { idOf, pageOfSchema, timestamp } from './fields.js';
 
@@ -111,7 +111,7 @@ export const runDagSchema = z
     job_id: idOf('job'),
     pipeline_id: idOf('pipeline'),
     pipeline_version: z.number().int().min(1).meta({ description: "The pipeline's version the run ran." }),
-    dag: dagSchema,
+    dag: storedDagSchema,
   })
   .meta({ id: 'RunDag' });
 

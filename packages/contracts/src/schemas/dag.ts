@@ -170,3 +170,42 @@ export const dagSchema = z
       'its DAG as saved.',
   });
 export type DocumentedDag = z.infer<typeof dagSchema>;
+
+/**
+ * The most nodes and edges a create or update takes: @conduit/dag's DAG_SHAPE_LIMITS (its spec checks they agree);
+ * validation holds a valid DAG to 500 and 2,000.
+ */
+export const STORED_DAG_LIMITS = { maxNodes: 10_000, maxEdges: 20_000 } as const;
+
+/**
+ * A DAG as a pipeline or a run answers it: as saved, in the shape a create or update accepts (@conduit/dag's
+ * checkDagShape), whatever its validation said, so that an answer holding a draft still matches its schema. A valid
+ * pipeline's DAG also matches `Dag`.
+ */
+export const storedDagSchema = z
+  .strictObject({
+    nodes: z
+      .array(
+        z
+          .strictObject({
+            id: z.string(),
+            type: z.string(),
+            config: z.looseObject({}),
+            timeout_seconds: z.unknown().optional(),
+            retries: z.unknown().optional(),
+          })
+          .meta({ id: 'StoredDagNode' }),
+      )
+      .max(STORED_DAG_LIMITS.maxNodes),
+    edges: z
+      .array(
+        z.strictObject({ from: z.string(), to: z.string(), when: z.string().optional() }).meta({ id: 'StoredDagEdge' }),
+      )
+      .max(STORED_DAG_LIMITS.maxEdges),
+  })
+  .meta({
+    id: 'StoredDag',
+    description:
+      'A DAG as saved, a draft included: the shape a create or update accepts. What each node type holds, and what ' +
+      'makes a DAG valid, is `Dag`.',
+  });
