@@ -27,7 +27,16 @@ describe('connectors', () => {
       config: inTransit(cat.key, t, { host: 'db', database: 'd', user: 'u', password }),
     });
     expect(created.data).toMatchObject({ type: 'postgres', status: 'untested', last_test: null, project_id: null });
-    expect(created.data.config).toEqual({ host: 'db', database: 'd', user: 'u', password: SECRET_MASK });
+    // The type's defaults filled in: the settings the connector really uses.
+    expect(created.data.config).toEqual({
+      host: 'db',
+      database: 'd',
+      user: 'u',
+      password: SECRET_MASK,
+      port: 5432,
+      ssl: 'disable',
+      schema: 'public',
+    });
 
     const raw = await rawConfig(created.data.id);
     expect(JSON.stringify(raw)).not.toContain(password);
@@ -187,6 +196,28 @@ describe('connectors', () => {
       config: inTransit(cat.key, t, { ...stored.config, port: 5432, password }),
     });
     expect(updated.data).toMatchObject({ status: 'untested', last_test: null });
+  });
+
+  it('keeps the last test when an update only sends or leaves out a default (the same settings)', async () => {
+    const t = newTenant();
+    const { data } = await cat.connectors.create(t, {
+      name: 'closed',
+      type: 'postgres',
+      config: inTransit(cat.key, t, {
+        ...localPostgresConfig('pw'),
+        host: '127.0.0.1',
+        port: await freePort(),
+        ssl: 'disable',
+        schema: 'public',
+      }),
+    });
+    await cat.connectors.test(t, data.id);
+    const tested = (await cat.connectors.get(t, data.id)).data;
+    expect(tested.status).toBe('failed');
+    const { ssl, schema, ...withoutDefaults } = tested.config;
+    expect({ ssl, schema }).toEqual({ ssl: 'disable', schema: 'public' });
+    const updated = await cat.connectors.update(t, data.id, { name: 'closed', config: withoutDefaults });
+    expect(updated.data).toMatchObject({ status: 'failed', last_test: tested.last_test, config: tested.config });
   });
 
   it('lists the connector types', () => {

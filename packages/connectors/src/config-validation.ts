@@ -16,3 +16,17 @@ export function validateConnectorConfig(type: string, config: unknown): ConfigPr
   }
   return validate(config);
 }
+
+/**
+ * `config` with its type's defaults (the JSON Schema's top-level `default`s) filled in where a field is absent: the
+ * settings a connector really uses, as an answer shows them and as a change is judged. An unknown type: as given.
+ */
+export function configWithDefaults(type: string, config: Record<string, unknown>): Record<string, unknown> {
+  const properties = getDriver(type)?.info.config_schema['properties'] as
+    Record<string, { default?: unknown } | undefined> | undefined;
+  if (!properties) return config;
+  const filled = { ...config };
+  for (const [field, schema] of Object.entries(properties))
+    if (schema?.default !== undefined && filled[field] === undefined) filled[field] = structuredClone(schema.default);
+  return filled;
+}

@@ -34,7 +34,8 @@ export { checkUserSelect, prepareUserSql, userSqlProblem, type UserSqlKind } fro
 export { isolatedBind, isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
 export {
-  bindInputsOf,
+  bindColumnsOf,
+  bindInputOf,
   bindUserSql,
   isDeclarableType,
   withSqlBinder,
@@ -45,7 +46,7 @@ export {
 } from './duckdb/sql-binder.js';
 export { lockDown, preparableConfig, sandboxedConfig } from './duckdb/sandbox.js';
 export { connectorTypes, getDriver } from './registry.js';
-export { validateConnectorConfig, type ConfigProblem } from './config-validation.js';
+export { configWithDefaults, validateConnectorConfig, type ConfigProblem } from './config-validation.js';
 export {
   networkPolicyProblems,
   isNetworkConnectorType,

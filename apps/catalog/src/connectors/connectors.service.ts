@@ -2,8 +2,15 @@ import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
-import { connectorTypes, getDriver, networkPolicyProblems, validateConnectorConfig } from '@conduit/connectors';
 import {
+  configWithDefaults,
+  connectorTypes,
+  getDriver,
+  networkPolicyProblems,
+  validateConnectorConfig,
+} from '@conduit/connectors';
+import {
+  cursorLists,
   LIMITS,
   AppError,
   connectorCredentialErrors,
@@ -143,7 +150,7 @@ export class ConnectorsService {
   }
 
   async list(tenantId: string, query: ConnectorListQuery): Promise<Page<Connector>> {
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.connectors);
     if (query.type !== undefined && !isKnownType(query.type)) {
       throw new AppError(
         'invalid_parameter',
@@ -159,6 +166,7 @@ export class ConnectorsService {
       rows.map((r) => toConnector(r, this.secrets)),
       query.limit,
       (c) => c.id,
+      cursorLists.connectors,
     );
   }
 
@@ -199,7 +207,11 @@ export class ConnectorsService {
           );
           if (errors.length === 0) errors.push(...(await networkPolicyProblems(current.type, config)));
           if (errors.length > 0) throw validationFailed(errors);
-          const configChanged = !isDeepStrictEqual(config, stored);
+          // A default sent or left out is the same setting: only what the connector would use differently is a change.
+          const configChanged = !isDeepStrictEqual(
+            configWithDefaults(current.type, config),
+            configWithDefaults(current.type, stored),
+          );
           const changes = {
             name: body.name,
             projectId: body.project_id ?? null,
