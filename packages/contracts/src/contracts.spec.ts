@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   AppError,
+  cursorLists,
   decodeCursor,
   encodeCursor,
   fieldErrorsOf,
@@ -73,22 +74,36 @@ describe('field errors', () => {
 });
 
 describe('cursors', () => {
+  const projects = cursorLists.projects;
   it('round-trip and reject foreign values', () => {
-    expect(decodeCursor(encodeCursor({ after: 'prj_1' }))).toEqual({ after: 'prj_1' });
-    expect(decodeCursor('not-a-cursor')).toBeUndefined();
-    expect(decodeCursor(Buffer.from('{"after":5}').toString('base64url'))).toBeUndefined();
-    expect(decodeCursor(encodeCursor({ after: '42' }))).toEqual({ after: '42' });
+    expect(decodeCursor(encodeCursor({ after: 'prj_1', list: projects }), projects)).toEqual({
+      after: 'prj_1',
+      list: projects,
+    });
+    expect(decodeCursor('not-a-cursor', projects)).toBeUndefined();
+    expect(decodeCursor(Buffer.from('{"after":5}').toString('base64url'), projects)).toBeUndefined();
+    const logs = cursorLists.runLogs('run_1');
+    expect(decodeCursor(encodeCursor({ after: '42', list: logs }), logs)).toEqual({ after: '42', list: logs });
     // A NUL (PostgreSQL refuses it in text: was a 500), control characters and other scripts were never issued.
     for (const after of ['\u0000', 'prj_1\u0000', 'a\nb', 'prj 1', 'é'])
-      expect(decodeCursor(encodeCursor({ after }))).toBeUndefined();
+      expect(decodeCursor(encodeCursor({ after, list: projects }), projects)).toBeUndefined();
+  });
+
+  it("are a list's own: another list's, another job's runs', or one naming no list are refused", () => {
+    const jobs = encodeCursor({ after: 'job_1', list: cursorLists.jobs });
+    expect(decodeCursor(jobs, projects)).toBeUndefined();
+    const runsOfA = encodeCursor({ after: 'run_1', list: cursorLists.runs('job_a') });
+    expect(decodeCursor(runsOfA, cursorLists.runs('job_b'))).toBeUndefined();
+    expect(decodeCursor(runsOfA, cursorLists.runs('job_a'))).toEqual({ after: 'run_1', list: 'runs:job_a' });
+    expect(decodeCursor(Buffer.from('{"after":"prj_1"}').toString('base64url'), projects)).toBeUndefined();
   });
 
   it('page from limit + 1 rows', () => {
     const rows = [{ id: 'c' }, { id: 'b' }, { id: 'a' }];
-    const page = pageOf(rows, 2, (r) => r.id);
+    const page = pageOf(rows, 2, (r) => r.id, projects);
     expect(page.data).toEqual([{ id: 'c' }, { id: 'b' }]);
-    expect(decodeCursor(page.next_cursor ?? '')).toEqual({ after: 'b' });
-    expect(pageOf(rows, 3, (r) => r.id).next_cursor).toBeNull();
+    expect(decodeCursor(page.next_cursor ?? '', projects)).toEqual({ after: 'b', list: projects });
+    expect(pageOf(rows, 3, (r) => r.id, projects).next_cursor).toBeNull();
   });
 });
 

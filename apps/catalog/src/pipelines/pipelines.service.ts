@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { Dag } from '@conduit/dag';
 import {
+  cursorLists,
   AppError,
   isId,
   pageOf,
@@ -114,12 +115,12 @@ export class PipelinesService {
   }
 
   async list(tenantId: string, query: PipelineListQuery): Promise<Page<Pipeline>> {
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.pipelines);
     const where: FindOptionsWhere<PipelineEntity> = { tenantId };
     if (after !== undefined) where.id = LessThan(after);
     if (query.project_id !== undefined) where.projectId = query.project_id;
     const rows = await this.ds.manager.find(PipelineEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
-    return pageOf(rows.map(toPipeline), query.limit, (p) => p.id);
+    return pageOf(rows.map(toPipeline), query.limit, (p) => p.id, cursorLists.pipelines);
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Pipeline>> {

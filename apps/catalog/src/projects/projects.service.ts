@@ -2,6 +2,7 @@ import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
+  cursorLists,
   AppError,
   isId,
   pageOf,
@@ -90,11 +91,11 @@ export class ProjectsService {
   }
 
   async list(tenantId: string, query: ProjectListQuery): Promise<Page<Project>> {
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.projects);
     const where: FindOptionsWhere<ProjectEntity> = { tenantId };
     if (after !== undefined) where.id = LessThan(after);
     const rows = await this.ds.manager.find(ProjectEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
-    return pageOf(rows.map(toProject), query.limit, (p) => p.id);
+    return pageOf(rows.map(toProject), query.limit, (p) => p.id, cursorLists.projects);
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Project>> {

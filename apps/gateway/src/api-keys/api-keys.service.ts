@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import {
+  cursorLists,
   AppError,
   apiKeyCreateSchema,
   decodeCursor,
@@ -67,13 +68,13 @@ export class ApiKeysService {
       .orderBy('k.id', 'DESC')
       .limit(limit + 1);
     if (query.cursor !== undefined) {
-      const position = decodeCursor(query.cursor);
+      const position = decodeCursor(query.cursor, cursorLists.apiKeys);
       if (!position)
         throw new AppError('invalid_parameter', 'query parameter cursor: is not a cursor from a previous page');
       qb.andWhere('k.id < :after', { after: position.after });
     }
     const rows = await qb.getMany();
-    const page = pageOf(rows, limit, (row) => row.id);
+    const page = pageOf(rows, limit, (row) => row.id, cursorLists.apiKeys);
     return { data: page.data.map(toApiKey), next_cursor: page.next_cursor };
   }
 

@@ -4,6 +4,7 @@ import {
   type RunLogTail,
   AppError,
   alertListQuerySchema,
+  cursorLists,
   decodeCursor,
   isId,
   metricsQuerySchema,
@@ -29,7 +30,7 @@ function checkIds(jobId: string, runId: string): void {
 }
 
 /** Where a live stream starts: after Last-Event-ID (a reconnect), else after the cursor, else from the beginning. */
-function streamStart(lastEventId: string | string[] | undefined, cursor: string | undefined): number {
+function streamStart(runId: string, lastEventId: string | string[] | undefined, cursor: string | undefined): number {
   if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
     const seq = Number(lastEventId.trim());
     if (!Number.isSafeInteger(seq) || seq < 0)
@@ -37,7 +38,7 @@ function streamStart(lastEventId: string | string[] | undefined, cursor: string 
     return seq;
   }
   if (cursor === undefined) return 0;
-  const seq = Number(decodeCursor(cursor)?.after);
+  const seq = Number(decodeCursor(cursor, cursorLists.runLogs(runId))?.after);
   if (!Number.isSafeInteger(seq) || seq < 0)
     throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
   return seq;
@@ -111,7 +112,7 @@ export class MonitoringController {
       await reply.status(200).send(page);
       return;
     }
-    const afterSeq = streamStart(req.headers['last-event-id'], query.cursor);
+    const afterSeq = streamStart(runId, req.headers['last-event-id'], query.cursor);
     const target = { jobId, runId, afterSeq, level: query.level, nodeId: query.node_id };
     const release = this.streams.take(principalOf(req).tenant_id);
     if (!release) {

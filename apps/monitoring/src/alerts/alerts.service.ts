@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { pageOf, type Alert, type AlertListQuery, type Page } from '@conduit/contracts';
+import { cursorLists, pageOf, type Alert, type AlertListQuery, type Page } from '@conduit/contracts';
 import { ALERT_COLUMNS, alertOf, type AlertRow } from './alert.mapper.js';
 import { cursorAfter } from '@conduit/service-kit';
 
@@ -12,7 +12,7 @@ export class AlertsService {
   async list(tenantId: string, query: AlertListQuery): Promise<Page<Alert>> {
     const params: unknown[] = [tenantId];
     let where = 'tenant_id = $1';
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.alerts);
     if (after !== undefined) where += ` AND id < $${params.push(after)}`;
     if (query.job_id) where += ` AND job_id = $${params.push(query.job_id)}`;
     if (query.status) where += ` AND status = $${params.push(query.status)}`;
@@ -21,6 +21,6 @@ export class AlertsService {
       `SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where} ORDER BY id DESC LIMIT ${query.limit + 1}`,
       params,
     );
-    return pageOf(rows.map(alertOf), query.limit, (alert) => alert.id);
+    return pageOf(rows.map(alertOf), query.limit, (alert) => alert.id, cursorLists.alerts);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
+  cursorLists,
   AppError,
   FINAL_RUN_STATUSES,
   pageOf,
@@ -56,7 +57,7 @@ export class RunLogsService {
 
   async list(ref: RunRef, query: RunLogQuery): Promise<Page<RunLogLine>> {
     await this.runStatusOrThrow(ref);
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.runLogs(ref.runId));
     const afterSeq = after === undefined ? 0 : Number(after);
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0)
       throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
@@ -68,7 +69,7 @@ export class RunLogsService {
       `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${query.limit + 1}`,
       params,
     );
-    return pageOf(rows.map(lineOf), query.limit, (line) => String(line.seq));
+    return pageOf(rows.map(lineOf), query.limit, (line) => String(line.seq), cursorLists.runLogs(ref.runId));
   }
 
   /** The lines after `afterSeq` (up to a hole while the run is live), and whether the stream may end. */

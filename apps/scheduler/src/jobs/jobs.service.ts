@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { Logger } from 'pino';
 import {
+  cursorLists,
   AppError,
   unknownPipelineError,
   isId,
@@ -83,7 +84,7 @@ export class JobsService {
   }
 
   async list(tenantId: string, query: JobListQuery): Promise<Page<Job>> {
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.jobs);
     const where: FindOptionsWhere<JobEntity> = { tenantId };
     if (query.pipeline_id !== undefined) where.pipelineId = query.pipeline_id;
     if (query.status !== undefined) where.status = query.status;
@@ -94,6 +95,7 @@ export class JobsService {
       rows.map((r) => toJob(r, lastRuns.get(r.id) ?? null)),
       query.limit,
       (j) => j.id,
+      cursorLists.jobs,
     );
   }
 

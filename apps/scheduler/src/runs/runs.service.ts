@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Logger } from 'pino';
 import {
+  cursorLists,
   AppError,
   QUEUES,
   isId,
@@ -234,7 +235,7 @@ export class RunsService {
   async list(tenantId: string, jobId: string, query: RunListQuery): Promise<Page<Run>> {
     if (!isId('job', jobId)) throw notFound('job', jobId);
     const m = this.ds.manager;
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.runs(jobId));
     // Unnamed: its optional filters are better planned for each call's values than once for all.
     const rows = await m.query<Record<string, unknown>[]>(
       `SELECT ${runSelectListWithoutDag(m)} FROM runs r
@@ -247,6 +248,7 @@ export class RunsService {
       rows.map((row) => toRun(runOfRow(m, row))),
       query.limit,
       (r) => r.id,
+      cursorLists.runs(jobId),
     );
   }
 

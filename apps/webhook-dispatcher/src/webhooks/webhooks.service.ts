@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
+  cursorLists,
   isId,
   pageOf,
   validationFailed,
@@ -84,11 +85,11 @@ export class WebhooksService {
   }
 
   async list(tenantId: string, query: WebhookListQuery): Promise<Page<Webhook>> {
-    const after = cursorAfter(query.cursor);
+    const after = cursorAfter(query.cursor, cursorLists.webhooks);
     const where: FindOptionsWhere<WebhookEntity> = { tenantId };
     if (after !== undefined) where.id = LessThan(after);
     const rows = await this.ds.manager.find(WebhookEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
-    return pageOf(rows.map(toWebhook), query.limit, (w) => w.id);
+    return pageOf(rows.map(toWebhook), query.limit, (w) => w.id, cursorLists.webhooks);
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Webhook>> {
