@@ -208,6 +208,32 @@ describe('ordinary SQL still runs in every node type', () => {
     expect((await peakKib()) - before).toBeLessThan(512 * 1024);
   });
 
+  it('checks SQL over wide tables too: a struct of 300 fields, an enum of 500 labels', async () => {
+    const fields = Array.from({ length: 300 }, (_, i) => `'field number ${i}': ${i}`).join(', ');
+    const labels = Array.from({ length: 500 }, (_, i) => `'label ${i}'`).join(', ');
+    const dag = {
+      nodes: [
+        { id: 'wide', type: 'transform', config: { sql: `select {${fields}} as s, 1 as id` } },
+        {
+          id: 'labels',
+          type: 'transform',
+          config: { sql: `select 'label 7'::enum(${labels}) as l` },
+        },
+        { id: 'reads_wide', type: 'transform', config: { sql: 'select s."field number 7" as f from wide' } },
+        { id: 'reads_labels', type: 'transform', config: { sql: 'select l::varchar as l, id from labels, wide' } },
+      ],
+      edges: [
+        { from: 'wide', to: 'reads_wide' },
+        { from: 'wide', to: 'reads_labels' },
+        { from: 'labels', to: 'reads_labels' },
+      ],
+    };
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    expect(run.outcome.error).toBeNull();
+    expect(nodeOf(run, 'reads_wide')).toMatchObject({ status: 'succeeded', rows_out: 1 });
+    expect(nodeOf(run, 'reads_labels')).toMatchObject({ status: 'succeeded', rows_out: 1 });
+  });
+
   it("runs a tenant's duckdb connector in its own folder: another tenant with the same path sees no table", async () => {
     const run = await runDag(
       { nodes: [{ id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } }], edges: [] },

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import duckdb from '@duckdb/node-api';
-import { bindInputsOf, bindUserSql, isDeclarableType, withSqlBinder, type BindInput } from '../src/index.js';
+import { bindInputOf, bindUserSql, isDeclarableType, withSqlBinder, type BindInput } from '../src/index.js';
 
 /** Columns as the binder declares and answers them, written `{ name: type }` in their order. */
 const columns = (types: Record<string, string>) => Object.entries(types).map(([name, type]) => ({ name, type }));
@@ -43,7 +43,11 @@ describe('bindUserSql', () => {
 
   it('names a column the inputs do not have', async () => {
     const outcome = await bindUserSql('select id, discount from orders', [orders]);
-    expect(outcome).toEqual({ kind: 'unknown_column', message: expect.stringContaining('"discount"') });
+    expect(outcome).toEqual({
+      kind: 'unknown_column',
+      message: expect.stringContaining('"discount"'),
+      error: expect.stringMatching(/^Binder Error: .*"discount"/),
+    });
     expect(outcome.kind === 'unknown_column' && outcome.message).not.toMatch(/LINE \d|\n/);
   });
 
@@ -51,6 +55,7 @@ describe('bindUserSql', () => {
     expect(await bindUserSql('select o.discount from orders o', [orders])).toEqual({
       kind: 'unknown_column',
       message: expect.stringContaining('"discount"'),
+      error: expect.stringContaining('"discount"'),
     });
   });
 
@@ -60,6 +65,7 @@ describe('bindUserSql', () => {
       kind: 'unknown_table',
       table: 'order_lines',
       message: expect.stringContaining('order_lines'),
+      error: expect.stringMatching(/^Catalog Error: .*order_lines/),
     });
     expect(outcome.kind === 'unknown_table' && outcome.message).not.toMatch(/Did you mean|pg_|duckdb_/);
   });
@@ -68,6 +74,7 @@ describe('bindUserSql', () => {
     expect(await bindUserSql('select id from orders where note > 1', [orders])).toEqual({
       kind: 'unbindable',
       message: expect.stringContaining('Cannot compare values of type VARCHAR'),
+      error: expect.stringContaining('Cannot compare values of type VARCHAR'),
     });
   });
 
@@ -152,23 +159,34 @@ describe('the binder is locked like every DuckDB running tenant SQL', () => {
     expect((await bindUserSql('select a from private_table', [])).kind).toBe('unknown_table');
   });
 
-  it('answers undeclared for an input it cannot declare, rather than binding without it', async () => {
+  it('answers undeclared for SQL reading an input it cannot declare; SQL that does not read it binds', async () => {
     const odd: BindInput = { name: 'odd', columns: columns({ a: 'NO_SUCH_TYPE' }) };
-    expect(await bindUserSql('select 1 as one', [orders, odd])).toEqual({ kind: 'undeclared', table: 'odd' });
+    expect(await bindUserSql('select o.id from orders o join ODD using (id)', [orders, odd])).toEqual({
+      kind: 'undeclared',
+      table: 'ODD',
+    });
+    expect(await bindUserSql('select id from orders', [orders, odd])).toEqual({
+      kind: 'bound',
+      columns: columns({ id: 'BIGINT' }),
+    });
   });
 });
 
-describe('bindInputsOf', () => {
-  it("declares a connection's tables and views as they are: the same SQL binds to the same columns", async () => {
+describe('bindInputOf', () => {
+  it('declares a table or a view as it is, wide types too: the same SQL binds to the same columns', async () => {
     const instance = await duckdb.DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     try {
+      const wide = Array.from({ length: 300 }, (_, i) => `'field number ${i}': ${i}`).join(', ');
       await connection.run(`create type mood as enum ('calm', 'it''s odd');
         create table "Orders" as select 1::bigint as id, 2.5::decimal(38,10) as amount, 'calm'::mood as mood,
-          {'x y': [1], 'j': '{}'::json} as s, 1::union(a int, b varchar) as u, now()::timestamp_ns as at;
+          {'x y': [1], 'j': '{}'::json} as s, union_value(j := '{}'::json)::union(j json, n int) as u,
+          now()::timestamp_ns as at, {${wide}} as wide;
         create view recent as select id, s from "Orders"`);
-      const inputs = await bindInputsOf(connection);
-      expect(inputs.map((input) => input.name).sort()).toEqual(['Orders', 'recent']);
+      const inputs = [await bindInputOf(connection, 'Orders'), await bindInputOf(connection, 'recent')];
+      expect(inputs.find((i) => i.name === 'Orders')?.columns.find((c) => c.name === 'u')?.type).toBe(
+        'UNION("j" JSON, "n" INTEGER)',
+      );
       const sql = 'select o.*, r.s as rs from "Orders" o join recent r using (id)';
       const here = await connection.prepare(sql);
       const types = Array.from({ length: here.columnCount }, (_, i) => here.columnType(i).toString());

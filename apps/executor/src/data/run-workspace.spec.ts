@@ -39,20 +39,31 @@ describe('RunWorkspace', () => {
     }
   });
 
-  it('digests the recorded tables whatever their order, and a table recorded again by its last columns', async () => {
+  it('digests the recorded tables exactly, whatever their order, a table recorded again by its last columns', async () => {
     const open = (id: string) => RunWorkspace.open(id, { dataDir, memory: runMemory(128 * 1024 * 1024, 1) });
     const [first, second] = [await open('run_digest_a'), await open('run_digest_b')];
     try {
-      const columns = (type: string) => ({ columns: [{ name: 'id', type }], total: 1 });
-      const empty = first.recordedColumnsDigest();
-      first.setTableColumns('a', columns('INTEGER'));
-      first.setTableColumns('b', columns('VARCHAR'));
-      second.setTableColumns('b', columns('VARCHAR'));
-      second.setTableColumns('a', columns('BIGINT'));
-      expect(second.recordedColumnsDigest()).not.toEqual(first.recordedColumnsDigest());
-      second.setTableColumns('a', columns('INTEGER'));
-      expect(second.recordedColumnsDigest()).toEqual(first.recordedColumnsDigest());
-      expect(first.recordedColumnsDigest()).not.toEqual(empty);
+      const table = (name: string, type: string, column = 'id') => ({ name, columns: [{ name: column, type }] });
+      const empty = first.recordedInputs().digest;
+      first.setTableInput(table('a', 'INTEGER'));
+      first.setTableInput(table('b', 'VARCHAR'));
+      second.setTableInput(table('b', 'VARCHAR'));
+      second.setTableInput(table('a', 'BIGINT'));
+      expect(second.recordedInputs().digest).not.toEqual(first.recordedInputs().digest);
+      second.setTableInput(table('a', 'INTEGER'));
+      expect(second.recordedInputs().digest).toEqual(first.recordedInputs().digest);
+      expect(first.recordedInputs().digest).not.toEqual(empty);
+      expect(
+        second
+          .recordedInputs()
+          .inputs.map((i) => i.name)
+          .sort(),
+      ).toEqual(['a', 'b']);
+      // Names as long as a run's report clips them, differing past that: different tables.
+      const long = 'x'.repeat(300);
+      first.setTableInput(table('c', 'INTEGER', `${long}1`));
+      second.setTableInput(table('c', 'INTEGER', `${long}2`));
+      expect(second.recordedInputs().digest).not.toEqual(first.recordedInputs().digest);
     } finally {
       await Promise.all([first.close(), second.close()]);
     }

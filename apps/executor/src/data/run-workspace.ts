@@ -6,7 +6,7 @@
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
-import type { CsvChunk, DuckdbLimits, TransferBuffers } from '@conduit/connectors';
+import type { BindInput, CsvChunk, DuckdbLimits, TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { keepInterrupting } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
@@ -30,11 +30,6 @@ export interface CsvOutput {
   rows: number;
 }
 
-const tableDigest = (nodeId: string, columns: NodeColumns): Buffer =>
-  createHash('sha256')
-    .update(JSON.stringify([nodeId, columns]))
-    .digest();
-
 function xorInto(target: Buffer, digest: Buffer): void {
   for (let i = 0; i < target.length; i++) target[i]! ^= digest[i]!;
 }
@@ -54,8 +49,10 @@ export class RunWorkspace {
   private readonly tableRows = new Map<string, number>();
   /** Columns of node tables and views made in this execution, as described when each was made. */
   private readonly tableColumns = new Map<string, NodeColumns>();
-  /** What recordedColumnsDigest answers: each table's digest XORed in as it is recorded (no walk of them all a call). */
-  private readonly columnsDigest = Buffer.alloc(32);
+  /** Node tables as SQL reads them ({@link setTableInput}), each with its digest. */
+  private readonly tableInputs = new Map<string, { input: BindInput; digest: Buffer }>();
+  /** What recordedInputs answers: each table's digest XORed in as it is recorded (no walk of them all a call). */
+  private readonly inputsDigest = Buffer.alloc(32);
   /** Set by {@link close}: no connection is handed out after it. */
   private closed = false;
   /** Whether a connection was handed out for a tenant's SQL ({@link connect}); set before that SQL can run. */
@@ -184,10 +181,7 @@ export class RunWorkspace {
 
   /** Records the columns of node table `nodeId` as described when it was made (see {@link setTableRows}). */
   setTableColumns(nodeId: string, columns: NodeColumns): void {
-    const before = this.tableColumns.get(nodeId);
-    if (before) xorInto(this.columnsDigest, tableDigest(nodeId, before));
     this.tableColumns.set(nodeId, columns);
-    xorInto(this.columnsDigest, tableDigest(nodeId, columns));
   }
 
   /** The columns of node table `nodeId` when this execution made it; undefined when they must be described. */
@@ -196,11 +190,28 @@ export class RunWorkspace {
   }
 
   /**
-   * A digest of every node table's columns recorded so far ({@link setTableColumns}), whatever the order they were
-   * recorded in (parallel branches end in any order): the same pipeline's runs answer the same at the same node.
+   * Records node table (or view) `nodeId` as SQL of its run reads it: its exact columns, once its node has made it
+   * whole (a node table never changes after its node: the tenant's SQL only reads).
    */
-  recordedColumnsDigest(): Buffer {
-    return Buffer.from(this.columnsDigest);
+  setTableInput(input: BindInput): void {
+    const before = this.tableInputs.get(input.name);
+    if (before) xorInto(this.inputsDigest, before.digest);
+    const digest = createHash('sha256').update(JSON.stringify(input)).digest();
+    this.tableInputs.set(input.name, { input, digest });
+    xorInto(this.inputsDigest, digest);
+  }
+
+  /** Whether node table `nodeId` was recorded ({@link setTableInput}). */
+  hasTableInput(nodeId: string): boolean {
+    return this.tableInputs.has(nodeId);
+  }
+
+  /**
+   * Every node table recorded so far, and a digest of them whatever order they were recorded in (parallel branches
+   * end in any order): the same tables with the same columns give the same digest.
+   */
+  recordedInputs(): { inputs: BindInput[]; digest: Buffer } {
+    return { inputs: [...this.tableInputs.values()].map((t) => t.input), digest: Buffer.from(this.inputsDigest) };
   }
 
   /** Where a node writes its CSV output: a file of the spill directory, removed with it. */

@@ -4,7 +4,7 @@
  */
 import duckdb from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
-import type { ColumnSpec } from '@conduit/connectors';
+import { bindColumnsOf, type BindColumn, type ColumnSpec } from '@conduit/connectors';
 import {
   RUN_NODE_COLUMN_NAME_MAX,
   RUN_NODE_COLUMN_TYPE_MAX,
@@ -104,22 +104,23 @@ function describedType(type: DuckDBType): string | null {
 
 /**
  * Names and DuckDB types of `select * from <table>` as DESCRIBE gives them, from the prepared statement alone (a
- * third of DESCRIBE's CPU here: 0.22 against 0.6 ms, bench/README.md); undefined when a type needs DESCRIBE's own
- * printing (describedType).
+ * third of DESCRIBE's CPU here: 0.22 against 0.6 ms, bench/README.md), undefined when a type needs DESCRIBE's own
+ * printing (describedType); and the table as SQL of the run reads it (bindColumnsOf), from the same statement.
  */
 async function preparedColumns(
   connection: DuckDBConnection,
   table: string,
-): Promise<{ name: string; type: string }[] | undefined> {
+): Promise<{ described: { name: string; type: string }[] | undefined; bind: BindColumn[] }> {
   const prepared = await connection.prepare(`select * from ${quoteIdent(table)}`);
   try {
-    const columns: { name: string; type: string }[] = [];
+    const bind = bindColumnsOf(prepared);
+    const described: { name: string; type: string }[] = [];
     for (let i = 0; i < prepared.columnCount; i++) {
       const type = describedType(prepared.columnType(i));
-      if (type === null) return undefined;
-      columns.push({ name: prepared.columnName(i), type });
+      if (type === null) return { described: undefined, bind };
+      described.push({ name: prepared.columnName(i), type });
     }
-    return columns;
+    return { described, bind };
   } finally {
     prepared.destroySync();
   }
@@ -127,18 +128,22 @@ async function preparedColumns(
 
 /**
  * The columns of a table or view of the run's DuckDB, in order, with DuckDB's types as `DESCRIBE` names them (read
- * from a prepared `select *` where its types print the same, else from DESCRIBE). `declared` (a typed source's own
- * columns) adds each column's source type, matched by name. A table that does not exist has none.
+ * from a prepared `select *` where its types print the same, else from DESCRIBE), and the table as SQL reads it
+ * (`bind`). `declared` (a typed source's own columns) adds each column's source type, matched by name. A table that
+ * does not exist has no columns and no `bind`.
  */
-export async function describeColumns(
+async function tableColumns(
   connection: DuckDBConnection,
   table: string,
   declared: readonly ColumnSpec[] = [],
-): Promise<NodeColumns> {
+): Promise<NodeColumns & { bind?: BindColumn[] }> {
   let found: { name: string; type: string }[];
+  let bind: BindColumn[];
   try {
+    const prepared = await preparedColumns(connection, table);
+    bind = prepared.bind;
     found =
-      (await preparedColumns(connection, table)) ??
+      prepared.described ??
       (await connection.runAndReadAll(`describe ${quoteIdent(table)}`))
         .getRows()
         .map(([name, type]) => ({ name: String(name), type: String(type) }));
@@ -152,7 +157,17 @@ export async function describeColumns(
   const columns = found
     .slice(0, RUN_NODE_COLUMNS_MAX)
     .map(({ name, type }) => columnOf(name, type, sourceTypes.get(name)));
-  return { columns, total: found.length };
+  return { columns, total: found.length, bind };
+}
+
+/** The columns of a table or view of the run's DuckDB, as tableColumns reports them. */
+export async function describeColumns(
+  connection: DuckDBConnection,
+  table: string,
+  declared: readonly ColumnSpec[] = [],
+): Promise<NodeColumns> {
+  const { columns, total } = await tableColumns(connection, table, declared);
+  return { columns, total };
 }
 
 /**
@@ -164,9 +179,10 @@ export async function outputColumns(
   connection: DuckDBConnection,
   declared: readonly ColumnSpec[] = [],
 ): Promise<NodeColumns> {
-  const columns = await describeColumns(connection, ctx.node.id, declared);
-  ctx.workspace.setTableColumns(ctx.node.id, columns);
-  return columns;
+  const { columns, total, bind } = await tableColumns(connection, ctx.node.id, declared);
+  ctx.workspace.setTableColumns(ctx.node.id, { columns, total });
+  if (bind) ctx.workspace.setTableInput({ name: ctx.node.id, columns: bind });
+  return { columns, total };
 }
 
 /**

@@ -6,7 +6,7 @@
  * the process's locked, empty in-memory DuckDB (sandbox.ts); the tables are temporary, so they live and die with that
  * connection and no other one sees them.
  */
-import duckdb, { type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import duckdb, { type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent } from './database.js';
 import { withParsingConnection } from './sandbox.js';
@@ -27,16 +27,16 @@ export interface BindInput {
 /**
  * `bound`: the output columns. `unknown_table` and `unknown_column`: the SQL names what the declared tables do not
  * have. `unbindable`: another binder error (a type mismatch, an unknown function). `not_allowed`: refused by the
- * user-SQL check (the message completes "the SQL ..."). `undeclared`: an input could not be declared (a type DuckDB
- * does not read back), so the SQL was not bound against all of them. Messages are DuckDB's first lines, without the
- * SQL excerpt.
+ * user-SQL check (the message completes "the SQL ..."). `undeclared`: the SQL reads an input that could not be
+ * declared (a type DuckDB does not read back). Messages are DuckDB's first lines, without the SQL excerpt, and
+ * without its error class (`Binder Error: `), which `error` keeps.
  */
 export type BindOutcome =
   | { kind: 'bound'; columns: BindColumn[] }
   | { kind: 'undeclared'; table: string }
-  | { kind: 'unknown_table'; table: string | undefined; message: string }
-  | { kind: 'unknown_column'; message: string }
-  | { kind: 'unbindable'; message: string }
+  | { kind: 'unknown_table'; table: string | undefined; message: string; error: string }
+  | { kind: 'unknown_column'; message: string; error: string }
+  | { kind: 'unbindable'; message: string; error: string }
   | { kind: 'not_allowed'; message: string };
 
 export interface SqlBinder {
@@ -45,6 +45,9 @@ export interface SqlBinder {
   /** Prepares `sql` (one SELECT) against the tables declared so far. */
   bind(sql: string): Promise<BindOutcome>;
 }
+
+/** The longest type declared: DuckDB's own for a struct of hundreds of fields or an enum of hundreds of labels. */
+const DECLARABLE_TYPE_MAX = 1024 * 1024;
 
 /** Words of a column definition beyond its type: a type string holding one is not a type (outside quotes). */
 const CLAUSE_WORDS = /\b(default|generated|as|check|constraint|references|primary|unique|collate|using|not|null)\b/i;
@@ -55,7 +58,7 @@ const CLAUSE_WORDS = /\b(default|generated|as|check|constraint|references|primar
  * inside brackets. Types come from recorded runs; this keeps one that is not from ever becoming more of the DDL.
  */
 export function isDeclarableType(type: string): boolean {
-  if (type.length === 0 || type.length > 4096) return false;
+  if (type.length === 0 || type.length > DECLARABLE_TYPE_MAX) return false;
   const bare = type.replace(/"(?:[^"]|"")*"|'(?:[^']|'')*'/g, ' q ');
   if (!/^[A-Za-z0-9_ (),[\]]+$/.test(bare) || CLAUSE_WORDS.test(bare.replace(/\bWITH TIME ZONE\b/gi, ''))) return false;
   let depth = 0;
@@ -93,22 +96,30 @@ function plainMessage(message: string): string {
   return plain.length > MESSAGE_MAX ? `${plain.slice(0, MESSAGE_MAX - 1)}…` : plain;
 }
 
+/** DuckDB's message without the SQL excerpt, its class kept, on one line and cut at MESSAGE_MAX characters. */
+function errorLine(message: string): string {
+  const cut = message.slice(0, MESSAGE_MAX * 4);
+  const head = (cut.split(/\n\s*LINE \d+:/)[0] ?? cut).replace(/\s*\n\s*/g, ' ').trim();
+  return head.length > MESSAGE_MAX ? `${head.slice(0, MESSAGE_MAX - 1)}…` : head;
+}
+
 /** What DuckDB's binder error means for the SQL's author. */
 function outcomeOfBindError(err: unknown): BindOutcome {
   const raw = messageOf(err);
   const message = plainMessage(raw);
+  const error = errorLine(raw);
   const table = /^Catalog Error: Table with name (.+?) does not exist!/.exec(raw);
-  if (table) return { kind: 'unknown_table', table: table[1], message };
+  if (table) return { kind: 'unknown_table', table: table[1], message, error };
   if (/^Catalog Error: (Schema|Catalog) with name .+ does not exist/.test(raw))
-    return { kind: 'unknown_table', table: undefined, message };
+    return { kind: 'unknown_table', table: undefined, message, error };
   if (
     /^Binder Error: (Referenced column .+ not found|Table .+ does not have a column named|Values list .+ does not have a column named)/.test(
       raw,
     )
   ) {
-    return { kind: 'unknown_column', message };
+    return { kind: 'unknown_column', message, error };
   }
-  return { kind: 'unbindable', message };
+  return { kind: 'unbindable', message, error };
 }
 
 const { DuckDBTypeId } = duckdb;
@@ -128,6 +139,8 @@ function sqlTypeOf(type: DuckDBType): string {
       return `MAP(${sqlTypeOf(type.keyType)}, ${sqlTypeOf(type.valueType)})`;
     case DuckDBTypeId.STRUCT:
       return `STRUCT(${type.entryNames.map((name, i) => `${quoteIdent(name)} ${sqlTypeOf(type.entryTypes[i]!)}`).join(', ')})`;
+    case DuckDBTypeId.UNION:
+      return `UNION(${type.memberTags.map((tag, i) => `${quoteIdent(tag)} ${sqlTypeOf(type.memberTypes[i]!)}`).join(', ')})`;
     default:
       return type.toString();
   }
@@ -186,41 +199,35 @@ export function withSqlBinder<T>(work: (binder: SqlBinder) => Promise<T>): Promi
 }
 
 /**
- * Binds one SELECT against `inputs`, each declared as an empty table; `undeclared` when one cannot be (binding
- * without it could stop at its name, short of what binding against it computes).
+ * Binds one SELECT against `inputs`, each declared as an empty table. An input that cannot be declared is left out;
+ * SQL that reads it answers `undeclared` (binding stopped at its name, short of what binding against it computes).
  */
 export function bindUserSql(sql: string, inputs: readonly BindInput[]): Promise<BindOutcome> {
   return withSqlBinder(async (binder) => {
+    const undeclared = new Set<string>();
     for (const input of inputs)
-      if (!(await binder.declare(input.name, input.columns))) return { kind: 'undeclared', table: input.name };
-    return binder.bind(sql);
+      if (!(await binder.declare(input.name, input.columns))) undeclared.add(input.name.toLowerCase());
+    const outcome = await binder.bind(sql);
+    if (outcome.kind === 'unknown_table' && outcome.table !== undefined && undeclared.has(outcome.table.toLowerCase()))
+      return { kind: 'undeclared', table: outcome.table };
+    return outcome;
   });
 }
 
-/**
- * The tables and views of `connection`'s current database and schema, each with its columns as DuckDB's SQL writes
- * their types: what a SELECT on that connection can read, as bindUserSql declares it elsewhere.
- */
-export async function bindInputsOf(connection: DuckDBConnection): Promise<BindInput[]> {
-  const names = (
-    await connection.runAndReadAll(
-      `select table_name from duckdb_tables() where database_name = current_database() and schema_name = current_schema()
-       union all
-       select view_name from duckdb_views() where database_name = current_database() and schema_name = current_schema() and not internal`,
-    )
-  ).getRows();
-  const inputs: BindInput[] = [];
-  for (const [name] of names) {
-    const table = String(name);
-    const prepared = await connection.prepare(`select * from ${quoteIdent(table)}`);
-    try {
-      const columns: BindColumn[] = [];
-      for (let i = 0; i < prepared.columnCount; i++)
-        columns.push({ name: prepared.columnName(i), type: sqlTypeOf(prepared.columnType(i)) });
-      inputs.push({ name: table, columns });
-    } finally {
-      prepared.destroySync();
-    }
+/** The columns of a prepared statement, as bindUserSql declares them elsewhere (DuckDB's SQL for each type). */
+export function bindColumnsOf(prepared: DuckDBPreparedStatement): BindColumn[] {
+  const columns: BindColumn[] = [];
+  for (let i = 0; i < prepared.columnCount; i++)
+    columns.push({ name: prepared.columnName(i), type: sqlTypeOf(prepared.columnType(i)) });
+  return columns;
+}
+
+/** Table (or view) `table` of `connection`'s database as bindUserSql declares it elsewhere. */
+export async function bindInputOf(connection: DuckDBConnection, table: string): Promise<BindInput> {
+  const prepared = await connection.prepare(`select * from ${quoteIdent(table)}`);
+  try {
+    return { name: table, columns: bindColumnsOf(prepared) };
+  } finally {
+    prepared.destroySync();
   }
-  return inputs;
 }

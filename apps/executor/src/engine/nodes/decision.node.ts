@@ -13,7 +13,7 @@ import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
 import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
-import { checkPlanIsolated } from './isolated-plan.js';
+import { checkPlanIsolated, withPlanSlot } from './isolated-plan.js';
 import { outputColumns } from '../node-columns.js';
 
 interface Rule {
@@ -36,7 +36,7 @@ function rulesOf(config: Record<string, unknown>): Rule[] {
 async function ruleHolds(ctx: NodeContext, connection: DuckDBConnection, rule: Rule, index: number): Promise<boolean> {
   const subject = `rules[${index}] (${rule.choice}):`;
   await checkPlanIsolated(ctx, connection, rule.sql, `${subject} the SQL`);
-  const prepared = await prepareUserSql(connection, rule.sql, 'select').catch((err: unknown) => {
+  const prepared = await withPlanSlot(() => prepareUserSql(connection, rule.sql, 'select')).catch((err: unknown) => {
     throw asConfigError(err, `${subject} the SQL`);
   });
   let value: unknown;

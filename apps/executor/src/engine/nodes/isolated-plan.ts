@@ -1,83 +1,115 @@
 /**
  * A tenant's SELECT (a transform's SQL, a rules decision's) is bound first in the process's SQL-check child
- * (isolatedBind, packages/connectors), against the run's tables declared by their columns, before the executor binds
- * it itself. Binding computes whatever DuckDB's binder needs, outside the run's memory limit and past interrupts: a
- * table function's arguments, a JSON path, a pattern (`json_extract(s, repeat('$', 2000000000))` took 2 GB and 30 s
- * of the executor). In the child an allocation past its data-size limit fails, so SQL whose plan needs more than that
- * fails its node here and is never bound in the executor; SQL the child bound within it binds here within it too.
- * A verdict is kept per SQL and the run's recorded table columns: a pipeline's next runs ask nothing.
+ * (isolatedBind, packages/connectors), against the run's finished node tables declared by their exact columns, and
+ * the executor binds it itself only when the child bound it whole. Binding computes whatever DuckDB's binder needs,
+ * outside the run's memory limit and past interrupts: a table function's arguments, a JSON path, a pattern
+ * (`json_extract(s, repeat('$', 2000000000))` took 2 GB and 30 s of the executor). In the child an allocation past its
+ * data-size limit fails. SQL the child did not bind whole (any error, a table not finished yet) fails its node with
+ * the child's message: the executor never binds what it could not check. A tenant has one such check in flight at a
+ * time, so its slow SQL holds only its own nodes; and the executor binds at most PLAN_SLOTS checked statements at once.
+ * A verdict is kept per tenant, SQL and the tables it was bound against: a pipeline's next runs ask nothing.
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { bindInputsOf, isolatedBind, type BindOutcome } from '@conduit/connectors';
+import { bindInputOf, isolatedBind, type BindOutcome } from '@conduit/connectors';
 import { LruCopies } from '@conduit/service-kit';
-import type { RunWorkspace } from '../../data/run-workspace.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext } from '../node-context.js';
 
 /** How long the child may take to bind one statement (the first call also starts the child: ~0.3 s). */
 export const PLAN_BUDGET_MS = 5_000;
+/** Checked statements the executor binds at once: each may take what it took in the child. */
+const PLAN_SLOTS = 2;
 
-/** SQL the child bound (or refused for what it names, as the executor's own bind would), by planKey. */
-const planned = new LruCopies<true>({ maxEntries: 2_000, ttlMs: 60 * 60_000 });
+/** SQL the child bound whole, by planKey. */
+const bound = new LruCopies<true>({ maxEntries: 2_000, ttlMs: 60 * 60_000 });
+/** Each tenant's check in flight: the next waits for it. */
+const inFlight = new Map<string, Promise<unknown>>();
 
-/** What the executor's own bind would refuse too: the statement may be bound here, it does no more than in the child. */
-const SAFE_OUTCOMES: ReadonlySet<BindOutcome['kind']> = new Set([
-  'bound',
-  'unknown_table',
-  'unknown_column',
-  'not_allowed',
-]);
+/** DuckDB's messages for an allocation that failed: the child's data-size limit, not the SQL. */
+const OUT_OF_MEMORY = /^(Out of Memory Error|.*memory allocation failed|.*std::bad_alloc)/i;
 
-/** A binder error that is the child's data-size limit, not the SQL: binding it here would take that memory. */
-const RESOURCE_FAILURE = /out of memory|alloc/i;
-
-/**
- * The tenant, the run's tables as recorded and the SQL, hashed: the verdict's key, bounded in size whatever the SQL's
- * length. Per tenant, so how fast a node starts tells nothing of the SQL another tenant ran.
- */
-const planKey = (tenantId: string, sql: string, workspace: RunWorkspace): string =>
+/** The tenant, the SQL and the tables bound against, hashed: bounded in size whatever the SQL's length. */
+const planKey = (tenantId: string, sql: string, tablesDigest: Buffer): string =>
   createHash('sha256')
-    .update(workspace.recordedColumnsDigest())
+    .update(tablesDigest)
     .update(JSON.stringify([tenantId, sql]))
     .digest('base64');
 
-/** Whether `outcome` says the statement binds within the child's limits (or fails the way it would here). */
-function withinLimits(outcome: BindOutcome): boolean {
-  if (outcome.kind === 'unbindable') return !RESOURCE_FAILURE.test(outcome.message);
-  return SAFE_OUTCOMES.has(outcome.kind);
+/** `work` after the tenant's check in flight, if any. */
+function oneAtATime<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
+  const before = inFlight.get(tenantId) ?? Promise.resolve();
+  const mine = before.then(work, work);
+  const settled = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  inFlight.set(tenantId, settled);
+  void settled.then(() => {
+    if (inFlight.get(tenantId) === settled) inFlight.delete(tenantId);
+  });
+  return mine;
+}
+
+function failureOf(outcome: Exclude<BindOutcome, { kind: 'bound' }> | undefined, subject: string): NodeFailure {
+  if (outcome === undefined) {
+    // Slow planning, or a child that could not start or was restarted twice meanwhile: another attempt may pass.
+    return new NodeFailure(`${subject} could not be planned within ${PLAN_BUDGET_MS / 1000} s`, true);
+  }
+  switch (outcome.kind) {
+    case 'undeclared':
+      return new NodeFailure(
+        `${subject} could not be checked: the columns of table "${outcome.table}" cannot be declared again`,
+        false,
+        'config_error',
+      );
+    case 'not_allowed':
+      return new NodeFailure(`${subject} ${outcome.message}`, false, 'config_error');
+    default:
+      if (OUT_OF_MEMORY.test(outcome.error))
+        return new NodeFailure(
+          `${subject} needs more memory to plan than a statement may take: ${outcome.message}`,
+          false,
+          'config_error',
+        );
+      // DuckDB's own message, its class kept (`Binder Error: ...`), as the executor's own bind said it before.
+      return new NodeFailure(outcome.error, false);
+  }
 }
 
 /**
- * Throws a NodeFailure (its message completing `subject`) unless `sql` binds in the SQL-check child against the tables
- * of the run's database as `connection` sees them.
+ * Throws a NodeFailure (its message completing `subject`, or DuckDB's own) unless `sql` binds whole in the SQL-check child against
+ * the run's finished node tables (the node's inputs among them, recorded first where an earlier execution of the run
+ * made them).
  */
 export async function checkPlanIsolated(
-  ctx: Pick<NodeContext, 'tenantId' | 'workspace'>,
+  ctx: Pick<NodeContext, 'tenantId' | 'workspace' | 'inputs'>,
   connection: DuckDBConnection,
   sql: string,
   subject: string,
 ): Promise<void> {
-  const key = planKey(ctx.tenantId, sql, ctx.workspace);
-  if (planned.get(key)) return;
-  const outcome = await isolatedBind(sql, await bindInputsOf(connection), PLAN_BUDGET_MS);
-  if (outcome === undefined) {
-    // Slow planning, or a child that could not start or was restarted twice meanwhile: another attempt may pass.
-    throw new NodeFailure(`${subject} could not be planned within ${PLAN_BUDGET_MS / 1000} s`, true);
+  for (const input of ctx.inputs)
+    if (!ctx.workspace.hasTableInput(input)) ctx.workspace.setTableInput(await bindInputOf(connection, input));
+  const { inputs, digest } = ctx.workspace.recordedInputs();
+  const key = planKey(ctx.tenantId, sql, digest);
+  if (bound.get(key)) return;
+  const outcome = await oneAtATime(ctx.tenantId, () => isolatedBind(sql, inputs, PLAN_BUDGET_MS));
+  if (outcome?.kind !== 'bound') throw failureOf(outcome, subject);
+  bound.set(key, true);
+}
+
+let planning = 0;
+const waiting: (() => void)[] = [];
+
+/** Runs `work` (the executor's own bind of checked SQL) once one of PLAN_SLOTS is free. */
+export async function withPlanSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (planning >= PLAN_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else planning += 1;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else planning -= 1;
   }
-  if (outcome.kind === 'undeclared') {
-    throw new NodeFailure(
-      `${subject} could not be checked: the columns of table "${outcome.table}" cannot be declared again`,
-      false,
-      'config_error',
-    );
-  }
-  if (!withinLimits(outcome)) {
-    throw new NodeFailure(
-      `${subject} needs more memory to plan than a statement may take: ${'message' in outcome ? outcome.message : ''}`,
-      false,
-      'config_error',
-    );
-  }
-  planned.set(key, true);
 }

@@ -11,7 +11,7 @@ import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 import { asConfigError } from './sql-refusal.js';
-import { checkPlanIsolated } from './isolated-plan.js';
+import { checkPlanIsolated, withPlanSlot } from './isolated-plan.js';
 import { outputColumns } from '../node-columns.js';
 
 export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
@@ -29,10 +29,8 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
       await checkPlanIsolated(ctx, connection, sql, 'the SQL');
       // New lines, so a trailing `-- comment` of the SQL cannot swallow the closing parenthesis.
       const body = sql.trim().replace(/;[\s;]*$/, '');
-      const create = await prepareUserSql(
-        connection,
-        `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`,
-        'statement',
+      const create = await withPlanSlot(() =>
+        prepareUserSql(connection, `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`, 'statement'),
       ).catch((err: unknown) => {
         throw asConfigError(err, 'the SQL');
       });

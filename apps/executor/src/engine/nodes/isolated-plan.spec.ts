@@ -1,0 +1,26 @@
+// The executor binds at most two checked statements at once; the others wait their turn, none is lost.
+import { withPlanSlot } from './isolated-plan.js';
+
+it('runs at most two plans at once, each of the others as one ends, and gives a slot back on failure', async () => {
+  let running = 0;
+  let most = 0;
+  const ends: (() => void)[] = [];
+  const plan = (fail = false) =>
+    withPlanSlot(async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => ends.push(resolve));
+      running -= 1;
+      if (fail) throw new Error('bind failed');
+      return 'bound';
+    });
+  const results = [plan(true), plan(), plan(), plan()].map((p) => p.catch((err: Error) => err.message));
+  // Ends each plan as soon as it has started, until all have.
+  for (let ended = 0; ended < 4; ended++) {
+    while (ends.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(running).toBeLessThanOrEqual(2);
+    ends.shift()!();
+  }
+  expect(await Promise.all(results)).toEqual(['bind failed', 'bound', 'bound', 'bound']);
+  expect(most).toBe(2);
+});
