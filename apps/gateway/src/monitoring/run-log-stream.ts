@@ -67,7 +67,9 @@ export async function streamRunLogs(
   // Node holds the head back until the first write, and a run may have no line for a while: the client learns at
   // once that the stream is open.
   raw.flushHeaders();
-  let closed = false;
+  // A client gone during the first poll closed the reply before this listener: seen here, or it would hold its slot
+  // and poll until its run ends.
+  let closed = raw.destroyed || request.raw.destroyed || request.raw.socket.destroyed;
   let wake: (() => void) | undefined;
   raw.on('close', () => {
     closed = true;
