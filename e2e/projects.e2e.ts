@@ -206,6 +206,13 @@ describe('projects', () => {
     }
     expect(cursor).toBeNull();
     expect(seen).toEqual([...ids].reverse());
+
+    // A cursor belongs to its list: the projects' first one pages no other list.
+    const first = (await call<Page<Project>>(stack, 'GET', '/v2/projects?limit=2', { key })).body.next_cursor!;
+    for (const list of ['/v2/connectors', '/v2/pipelines', '/v2/jobs', '/v2/webhooks', '/v2/alerts']) {
+      const res = await call(stack, 'GET', `${list}?cursor=${encodeURIComponent(first)}`, { key });
+      expect([list, res.status, (res.body as { code?: string }).code]).toEqual([list, 400, 'invalid_parameter']);
+    }
   });
 
   it('lists with the default limit of 50 and answers the tenant its own projects only', async () => {
