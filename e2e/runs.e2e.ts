@@ -313,6 +313,39 @@ function sleepyDag(seconds: number): Record<string, unknown> {
   );
 }
 
+describe('Retry Run', () => {
+  it('runs an ended run again as a new run (trigger retry, its parameters); 409 while it has not ended', async () => {
+    const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(30), { concurrency_policy: 'allow' });
+    const first = await triggerRun(target.stack, jobId, { parameters: { since_days: 3 } });
+    expectProblem(
+      await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/retry`),
+      409,
+      'run_in_progress',
+    );
+    expect((await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/cancel`)).status).toBe(200);
+
+    const retried = await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${first.id}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({ trigger: 'retry', status: 'queued', parameters: first.parameters });
+    expect(retried.body.parameters).toMatchObject({ since_days: 3 });
+    expect(retried.body.id).not.toBe(first.id);
+    expect(retried.headers.get('location')).toBe(`/v2/jobs/${jobId}/runs/${retried.body.id}`);
+    const listed = await call<{ data: Run[] }>(target.stack, 'GET', `/v2/jobs/${jobId}/runs`);
+    expect(listed.body.data.map((r) => [r.id, r.trigger])).toEqual([
+      [retried.body.id, 'retry'],
+      [first.id, 'manual'],
+    ]);
+    expect((await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/${retried.body.id}/cancel`)).status).toBe(
+      200,
+    );
+    expectProblem(
+      await call<Run>(target.stack, 'POST', `/v2/jobs/${jobId}/runs/run_01JD3V6Y9ZQ8W1S3X5C7E9G2HK/retry`),
+      404,
+      'not_found',
+    );
+  });
+});
+
 describe('concurrency policies', () => {
   it('forbid: a second trigger while a run is active is a 409 run_in_progress; once it is over, a trigger runs', async () => {
     const { jobId } = await createPipelineAndJob(target.stack, sleepyDag(30), { concurrency_policy: 'forbid' });

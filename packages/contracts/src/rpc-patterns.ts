@@ -172,6 +172,7 @@ export const RPC = {
   },
   'scheduler.runs.get': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
   'scheduler.runs.cancel': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
+  'scheduler.runs.retry': { request: z.strictObject({ job_id: pathId, run_id: pathId }), response: runSchema },
   // The DAG as stored with the run (a valid pipeline's when it was triggered), parsed as any JSON object, as a pipeline's.
   'scheduler.runs.dag': {
     request: z.strictObject({ job_id: pathId, run_id: pathId }),

@@ -58,6 +58,21 @@ export class RunsController {
     return (await this.backend.call('scheduler.runs.dag', { job_id: jobId, run_id: runId }, req)).data;
   }
 
+  @IdempotentPost('runs/:run_id/retry')
+  @Operation('retryRun')
+  async retry(
+    @Param('job_id') jobId: string,
+    @Param('run_id') runId: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    checkIds(jobId, runId);
+    const retry = { job_id: jobId, run_id: runId };
+    const run = (await this.backend.call('scheduler.runs.retry', retry, req, { createsResource: true })).data;
+    reply.header('location', `/v2/jobs/${jobId}/runs/${run.id}`);
+    return run;
+  }
+
   @IdempotentPost('runs/:run_id/cancel')
   @Operation('cancelRun')
   async cancel(@Param('job_id') jobId: string, @Param('run_id') runId: string, @Req() req: FastifyRequest) {

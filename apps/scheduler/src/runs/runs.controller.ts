@@ -39,6 +39,11 @@ export class RunsController {
     return this.runs.cancel(ctx.tenant_id, d.job_id, d.run_id);
   }
 
+  @RpcRoute('scheduler.runs.retry')
+  retry(d: RpcData<'scheduler.runs.retry'>, ctx: RpcContext) {
+    return this.runs.retry(ctx, d.job_id, d.run_id);
+  }
+
   @RpcRoute('scheduler.runs.claim')
   claim(d: RpcData<'scheduler.runs.claim'>, ctx: RpcContext) {
     return this.claims.claim(ctx.tenant_id, d);

@@ -55,20 +55,45 @@ export class RunsService {
     // A retry with the key of a run already made answers that run: same id, the status it has now.
     const run = await createOnce(ctx.idempotency, {
       find: (key) => this.ds.manager.findOneBy(RunEntity, { tenantId: ctx.tenant_id, idempotencyKey: key }),
-      create: () => this.createRun(ctx, jobId, body),
+      create: () => this.createRun(ctx, jobId, body, 'manual'),
+    });
+    return toRun(run);
+  }
+
+  /**
+   * Retry Run: a new run of the job (`trigger: retry`) with the parameters a finished run ran with, the pipeline as
+   * it is now, under the job's concurrency policy as any trigger. 409 run_in_progress while that run has not ended.
+   */
+  async retry(ctx: RpcContext, jobId: string, runId: string): Promise<Run> {
+    const run = await createOnce(ctx.idempotency, {
+      find: (key) => this.ds.manager.findOneBy(RunEntity, { tenantId: ctx.tenant_id, idempotencyKey: key }),
+      create: async () => {
+        const retried = await this.loadRun(ctx.tenant_id, jobId, runId);
+        if (!isFinal(retried))
+          throw new AppError(
+            'run_in_progress',
+            `run ${runId} is ${retried.status}: a run is retried once it has ended (cancel it first to retry it now)`,
+          );
+        return this.createRun(ctx, jobId, { parameters: retried.parameters }, 'retry');
+      },
     });
     return toRun(run);
   }
 
   /** A manual trigger's run (scheduled runs are made in batches by schedules/scheduled-runs.ts). */
-  private async createRun(ctx: RpcContext, jobId: string, body: RunTriggerBody): Promise<RunEntity> {
+  private async createRun(
+    ctx: RpcContext,
+    jobId: string,
+    body: RunTriggerBody,
+    trigger: ManualTrigger,
+  ): Promise<RunEntity> {
     // Read beside the job: whether a snapshot held of the pipeline is still the catalog's.
     let generation = this.snapshots.generationOf(ctx.tenant_id);
     const held = this.jobs.heldCopy(ctx.tenant_id, jobId);
     let asked: { pipelineId: string; snapshot: PipelineSnapshot | null } | undefined;
     if (held) {
       const snapshot = await this.snapshots.get(ctx, held.pipelineId, generation);
-      const created = snapshot?.valid ? await this.createFromHeld(ctx, held, body, snapshot) : null;
+      const created = snapshot?.valid ? await this.createFromHeld(ctx, held, body, trigger, snapshot) : null;
       if (created) return created;
       this.jobs.forget(ctx.tenant_id, jobId);
       asked = { pipelineId: held.pipelineId, snapshot };
@@ -78,7 +103,7 @@ export class RunsService {
     // (the pipeline the job names now may have changed since the first was read).
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.createFromRead(ctx, jobId, body, generation, asked);
+        return await this.createFromRead(ctx, jobId, body, trigger, generation, asked);
       } catch (err) {
         if (!(err instanceof JobRepointed)) throw err;
         if (attempt === REPOINTED_ATTEMPTS)
@@ -94,6 +119,7 @@ export class RunsService {
     ctx: RpcContext,
     jobId: string,
     body: RunTriggerBody,
+    trigger: ManualTrigger,
     generation: Promise<string | undefined>,
     asked: { pipelineId: string; snapshot: PipelineSnapshot | null } | undefined,
   ): Promise<RunEntity> {
@@ -114,7 +140,7 @@ export class RunsService {
       );
     }
     const newRun = (parameters: Record<string, unknown>, jobIdOf: string) =>
-      newRunOf(ctx, snapshot, body, parameters, jobIdOf);
+      newRunOf(ctx, snapshot, body, trigger, parameters, jobIdOf);
     // A job that allows overlapping runs takes the run in one statement while it is still at the revision read; one
     // that has changed since (policy, parameters) or another policy takes the transaction below.
     if (job.concurrencyPolicy === 'allow') {
@@ -173,12 +199,13 @@ export class RunsService {
     ctx: RpcContext,
     job: TriggeredJob,
     body: RunTriggerBody,
+    trigger: ManualTrigger,
     snapshot: PipelineSnapshot,
   ): Promise<RunEntity | null> {
     assertBeforeDeadline(ctx);
     await this.faultCommitDelay();
     const created = await this.machine.createWhileJobAt(
-      newRunOf(ctx, snapshot, body, job.parameters, job.id),
+      newRunOf(ctx, snapshot, body, trigger, job.parameters, job.id),
       job.revision,
     );
     return created && this.queued(created, job.id, [], snapshot.connectors);
@@ -315,10 +342,14 @@ class JobRepointed extends Error {}
 const REPOINTED_ATTEMPTS = 3;
 
 /** The run a manual trigger makes of the job's pipeline as snapshotted, with the job's parameters and the body's. */
+/** How a run not made by a schedule was asked for: Trigger Run, or Retry Run of an ended one. */
+type ManualTrigger = 'manual' | 'retry';
+
 function newRunOf(
   ctx: RpcContext,
   snapshot: PipelineSnapshot,
   body: RunTriggerBody,
+  trigger: ManualTrigger,
   parameters: Record<string, unknown>,
   jobId: string,
 ): NewRun {
@@ -329,7 +360,7 @@ function newRunOf(
     pipelineVersion: snapshot.version,
     dag: snapshot.dag,
     ...(snapshot.connectors && { connectors: snapshot.connectors }),
-    trigger: 'manual',
+    trigger,
     parameters: { ...parameters, ...(body.parameters ?? {}) },
     ...(ctx.idempotency && { idempotency: ctx.idempotency }),
   };

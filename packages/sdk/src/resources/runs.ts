@@ -118,6 +118,16 @@ export class RunsApi {
     );
   }
 
+  /** Retry: a new run of the job with this ended run's parameters (`trigger: retry`; 409 run_in_progress before it ends). */
+  async retry(runId: string, ref: RunRef = {}): Promise<Run> {
+    const jobId = await this.jobIdOf(runId, ref);
+    return this.remember(
+      await unwrap(
+        this.raw.POST('/v2/jobs/{job_id}/runs/{run_id}/retry', { params: { path: { job_id: jobId, run_id: runId } } }),
+      ),
+    );
+  }
+
   /** Polls the run until it is succeeded, failed or canceled, and answers that state. */
   async waitForRun(runId: string, options: WaitForRunOptions = {}): Promise<Run> {
     const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);

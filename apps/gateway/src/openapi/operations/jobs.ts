@@ -185,6 +185,26 @@ export const jobOperations: OperationSpec[] = [
     response: { schema: runDagSchema, description: "The run's DAG.", examples: one('The DAG it ran', exampleRunDag) },
   },
   {
+    operationId: 'retryRun',
+    method: 'post',
+    path: '/v2/jobs/{job_id}/runs/{run_id}/retry',
+    tag: 'Runs',
+    status: 202,
+    headers: ['Location'],
+    summary: 'Retry Run',
+    description:
+      'Starts a new run of the job (`trigger: retry`) with the parameters the given run ran with, and the pipeline as ' +
+      "it is now, under the job's concurrency policy as Trigger Run. The run retried must have ended (`succeeded`, " +
+      '`failed` or `canceled`): 409 `run_in_progress` while it is queued or running.',
+    params: runId,
+    response: {
+      schema: runSchema,
+      description: 'The new run, queued; follow it at `Location`.',
+      examples: one('Queued', { ...exampleRunQueued, trigger: 'retry' }),
+    },
+    errors: ['pipeline_invalid', 'run_in_progress'],
+  },
+  {
     operationId: 'cancelRun',
     method: 'post',
     path: '/v2/jobs/{job_id}/runs/{run_id}/cancel',
