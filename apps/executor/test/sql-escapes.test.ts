@@ -62,6 +62,19 @@ function dagOf(sql: string) {
   };
 }
 
+/** Each of `ids` failed at its first attempt with a config_error whose message matches `message`. */
+function expectRefused(run: Awaited<ReturnType<typeof runDag>>, ids: readonly string[], message: RegExp): void {
+  for (const id of ids)
+    expect([id, nodeOf(run, id)]).toEqual([
+      id,
+      expect.objectContaining({
+        status: 'failed',
+        attempts: 1,
+        error: { code: 'config_error', message: expect.stringMatching(message) },
+      }),
+    ]);
+}
+
 const escapes = sqlEscapes({ secret: join(outside, 'secret.env'), dir: outside, out: join(outside, 'out') });
 
 describe('the engine refuses the SQL-escape corpus in every node type', () => {
@@ -69,21 +82,11 @@ describe('the engine refuses the SQL-escape corpus in every node type', () => {
     const run = await runDag(dagOf(sql), {}, { connectors: [duck] });
     expect(run.outcome.status).toBe('failed');
     expect(nodeOf(run, 'orders').status).toBe('succeeded');
-    for (const id of ['tx', 'route', 'query', 'stmt']) {
-      expect([id, nodeOf(run, id)]).toEqual([
-        id,
-        expect.objectContaining({
-          status: 'failed',
-          attempts: 1,
-          error: {
-            code: 'config_error',
-            message: expect.stringMatching(
-              /(the SQL|the query|the statement) (holds|is|must|may not|calls|reads|uses)/,
-            ),
-          },
-        }),
-      ]);
-    }
+    expectRefused(
+      run,
+      ['tx', 'route', 'query', 'stmt'],
+      /(the SQL|the query|the statement) (holds|is|must|may not|calls|reads|uses)/,
+    );
     expect(JSON.stringify(run)).not.toContain(MARKER);
     expect((await readdir(outside)).sort()).toEqual(['data.csv', 'secret.env']);
   });
@@ -193,18 +196,7 @@ describe('ordinary SQL still runs in every node type', () => {
     const peakKib = async () => Number(/VmHWM:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))![1]);
     const before = await peakKib();
     const run = await runDag(dag, {}, { connectors: [duck] });
-    for (const id of ['tx', 'route'])
-      expect([id, nodeOf(run, id)]).toEqual([
-        id,
-        expect.objectContaining({
-          status: 'failed',
-          attempts: 1,
-          error: {
-            code: 'config_error',
-            message: expect.stringMatching(/needs more memory to plan than a statement may take/),
-          },
-        }),
-      ]);
+    expectRefused(run, ['tx', 'route'], /needs more memory to plan than a statement may take/);
     expect((await peakKib()) - before).toBeLessThan(512 * 1024);
   });
 
