@@ -337,7 +337,7 @@ describe('jobs over RPC', () => {
 
   it('has a handler for every scheduler pattern of the contract', async () => {
     const patterns = rpcPatterns.filter((p) => p.startsWith('scheduler.'));
-    expect(patterns.length).toBe(17);
+    expect(patterns.length).toBe(18);
     for (const pattern of patterns) {
       const reply = await caller.call<unknown>(newTenant(), pattern, {});
       expect(reply).toMatchObject({ ok: false, error: { code: 'validation_failed' } });
