@@ -240,6 +240,12 @@ describe('runs', () => {
     const cancel = await conduit(['cancel', runId], { env });
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toMatch(/Error: .*\(409 run_finished\)/);
+
+    const retried = json<{ id: string; trigger: string; job_id: string }>(
+      ok(await conduit(['retry', runId, '-o', 'json'], { env })),
+    );
+    expect(retried).toMatchObject({ trigger: 'retry', job_id: runs.data[0]!.job_id });
+    expect(retried.id).not.toBe(runId);
   });
 
   it('tests a connector by name', async () => {

@@ -1,4 +1,4 @@
-// `conduit run`, `conduit runs`, `conduit logs`, `conduit cancel`.
+// `conduit run`, `conduit runs`, `conduit logs`, `conduit cancel`, `conduit retry`.
 import type { Command } from 'commander';
 import { isFinalRunStatus, type ConduitClient, type Run } from '@conduit/sdk';
 import { clientOf, outputOf, resolveConnection, type GlobalOptions } from '../context.js';
@@ -182,5 +182,20 @@ export function registerRuns(program: Command): void {
       });
       if (out.json) return out.document(run);
       out.line(`Run ${run.id} is ${run.status}.`);
+    });
+
+  program
+    .command('retry <run>')
+    .description("run an ended run's job again with that run's parameters (a new run, trigger retry)")
+    .option('--job <job>', "the run's job id (found by a search when absent)")
+    .action(async (runId: string, _opts: RunOptions, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<RunOptions>();
+      const out = outputOf(opts);
+      const client = clientOf(resolveConnection(opts), out);
+      const run = await client.runs.retry(runId, {
+        jobId: opts.job ? (await findJob(client, opts.job)).id : undefined,
+      });
+      if (out.json) return out.document(run);
+      out.line(`Run ${run.id} is ${run.status} (a retry of ${runId}).`);
     });
 }
