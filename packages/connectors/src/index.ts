@@ -64,6 +64,7 @@ export {
   resealSecrets,
   parseSecretsKey,
   secretsToResend,
+  movedLocationFields,
   type SecretOwner,
 } from './secrets.js';
 export { scrubbedValue, scrubSecrets, secretScrubber } from './secret-scrub.js';

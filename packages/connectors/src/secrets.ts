@@ -58,6 +58,18 @@ function effective(info: ConnectorTypeInfo, config: Record<string, unknown>, fie
   return properties?.[field]?.default;
 }
 
+/** The location fields whose value as the driver would use it differs between `incoming` and `stored`. */
+export function movedLocationFields(
+  type: string,
+  incoming: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): string[] {
+  const info = infoOf(type);
+  return info.location_fields.filter(
+    (field) => !sameValue(effective(info, incoming, field), effective(info, stored, field)),
+  );
+}
+
 /**
  * The secret fields an update must send again: those kept as SECRET_MASK (with a stored value) while a location
  * field changes, since the stored secret would otherwise follow the connector to the new place. Empty when none.
@@ -67,12 +79,8 @@ export function secretsToResend(
   incoming: Record<string, unknown>,
   stored: Record<string, unknown>,
 ): string[] {
-  const info = infoOf(type);
-  const moved = info.location_fields.some(
-    (field) => !sameValue(effective(info, incoming, field), effective(info, stored, field)),
-  );
-  if (!moved) return [];
-  return info.secret_fields.filter((field) => incoming[field] === SECRET_MASK && hasValue(stored, field));
+  if (movedLocationFields(type, incoming, stored).length === 0) return [];
+  return infoOf(type).secret_fields.filter((field) => incoming[field] === SECRET_MASK && hasValue(stored, field));
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

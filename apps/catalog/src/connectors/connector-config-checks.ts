@@ -3,7 +3,7 @@
  * keeps its secrets masked (issue 14, finding 4). Credentials written into a URL or a plain header (finding 9) are
  * checked by contracts' connectorCredentialErrors, in the gateway first and here again.
  */
-import { configWithDefaults, getDriver, secretsToResend } from '@conduit/connectors';
+import { movedLocationFields, secretsToResend } from '@conduit/connectors';
 import type { FieldError } from '@conduit/contracts';
 
 /**
@@ -17,11 +17,7 @@ export function resendErrors(
 ): FieldError[] {
   const fields = secretsToResend(type, incoming, storedPlain);
   if (fields.length === 0) return [];
-  // As the connector would use them: a default sent on one side and left out on the other is no move.
-  const [now, before] = [configWithDefaults(type, incoming), configWithDefaults(type, storedPlain)];
-  const moved = (getDriver(type)?.info.location_fields ?? []).filter(
-    (f) => JSON.stringify(now[f]) !== JSON.stringify(before[f]),
-  );
+  const moved = movedLocationFields(type, incoming, storedPlain);
   return fields.map((field) => ({
     path: `config.${field}`,
     code: 'secret_required',

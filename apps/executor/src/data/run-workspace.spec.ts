@@ -44,26 +44,26 @@ describe('RunWorkspace', () => {
     const [first, second] = [await open('run_digest_a'), await open('run_digest_b')];
     try {
       const table = (name: string, type: string, column = 'id') => ({ name, columns: [{ name: column, type }] });
-      const empty = first.recordedInputs().digest;
+      const empty = first.recordedInputsDigest();
       first.setTableInput(table('a', 'INTEGER'));
       first.setTableInput(table('b', 'VARCHAR'));
       second.setTableInput(table('b', 'VARCHAR'));
       second.setTableInput(table('a', 'BIGINT'));
-      expect(second.recordedInputs().digest).not.toEqual(first.recordedInputs().digest);
+      expect(second.recordedInputsDigest()).not.toEqual(first.recordedInputsDigest());
       second.setTableInput(table('a', 'INTEGER'));
-      expect(second.recordedInputs().digest).toEqual(first.recordedInputs().digest);
-      expect(first.recordedInputs().digest).not.toEqual(empty);
+      expect(second.recordedInputsDigest()).toEqual(first.recordedInputsDigest());
+      expect(first.recordedInputsDigest()).not.toEqual(empty);
       expect(
         second
           .recordedInputs()
-          .inputs.map((i) => i.name)
+          .map((i) => i.name)
           .sort(),
       ).toEqual(['a', 'b']);
       // Names as long as a run's report clips them, differing past that: different tables.
       const long = 'x'.repeat(300);
       first.setTableInput(table('c', 'INTEGER', `${long}1`));
       second.setTableInput(table('c', 'INTEGER', `${long}2`));
-      expect(second.recordedInputs().digest).not.toEqual(first.recordedInputs().digest);
+      expect(second.recordedInputsDigest()).not.toEqual(first.recordedInputsDigest());
     } finally {
       await Promise.all([first.close(), second.close()]);
     }

@@ -207,11 +207,16 @@ export class RunWorkspace {
   }
 
   /**
-   * Every node table recorded so far, and a digest of them whatever order they were recorded in (parallel branches
-   * end in any order): the same tables with the same columns give the same digest.
+   * A digest of every node table recorded so far, whatever order they were recorded in (parallel branches end in any
+   * order): the same tables with the same columns give the same digest.
    */
-  recordedInputs(): { inputs: BindInput[]; digest: Buffer } {
-    return { inputs: [...this.tableInputs.values()].map((t) => t.input), digest: Buffer.from(this.inputsDigest) };
+  recordedInputsDigest(): Buffer {
+    return Buffer.from(this.inputsDigest);
+  }
+
+  /** Every node table recorded so far ({@link setTableInput}). */
+  recordedInputs(): BindInput[] {
+    return [...this.tableInputs.values()].map((t) => t.input);
   }
 
   /** Where a node writes its CSV output: a file of the spill directory, removed with it. */

@@ -11,6 +11,7 @@ import {
   parseQueryOrThrow,
   runLogQuerySchema,
 } from '@conduit/contracts';
+import { TenantSlots } from '@conduit/service-kit';
 import { BackendClient } from '../forwarding/backend.client.js';
 import { Operation } from '../openapi/operation.decorator.js';
 import { AuthService } from '../auth/auth.service.js';
@@ -19,7 +20,6 @@ import type { GatewayConfig } from '../config.js';
 import { HeaderedError } from '../http/problem.js';
 import { principalOf } from '../access/principal-of.js';
 import { type StreamCredentialCheck, streamRunLogs } from './run-log-stream.js';
-import { StreamSlots } from './stream-slots.js';
 
 /** When a tenant at its bound of live streams may try again: a stream ends as its run does. */
 const STREAMS_RETRY_AFTER_S = 5;
@@ -51,14 +51,15 @@ function wantsEventStream(request: FastifyRequest): boolean {
 /** Metrics, alerts and run logs, forwarded to the monitoring service. */
 @Controller('v2')
 export class MonitoringController {
-  private readonly streams: StreamSlots;
+  /** Live log streams open, per tenant: each polls monitoring while its run lasts (docs/security.md). */
+  private readonly streams: TenantSlots;
 
   constructor(
     private readonly backend: BackendClient,
     private readonly auth: AuthService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
-    this.streams = new StreamSlots(config.LOG_STREAMS_PER_TENANT);
+    this.streams = new TenantSlots(config.LOG_STREAMS_PER_TENANT);
   }
 
   @Get('metrics')

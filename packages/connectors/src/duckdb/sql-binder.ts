@@ -85,23 +85,30 @@ const MESSAGE_MAX = 1000;
  * names whatever DuckDB holds (its own views) rather than the pipeline's tables; cut at MESSAGE_MAX characters.
  */
 function plainMessage(message: string): string {
-  const cut = message.slice(0, MESSAGE_MAX * 4);
-  const head = cut.split(/\n\s*LINE \d+:/)[0] ?? cut;
-  const plain = head
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !/^Did you mean/.test(line))
-    .join(' ')
-    .replace(/^(Binder|Catalog) Error: /, '');
-  return plain.length > MESSAGE_MAX ? `${plain.slice(0, MESSAGE_MAX - 1)}…` : plain;
+  return clipped(
+    excerptless(message)
+      .filter((line) => !/^Did you mean/.test(line))
+      .join(' ')
+      .replace(/^(Binder|Catalog) Error: /, ''),
+  );
 }
 
 /** DuckDB's message without the SQL excerpt, its class kept, on one line and cut at MESSAGE_MAX characters. */
 function errorLine(message: string): string {
-  const cut = message.slice(0, MESSAGE_MAX * 4);
-  const head = (cut.split(/\n\s*LINE \d+:/)[0] ?? cut).replace(/\s*\n\s*/g, ' ').trim();
-  return head.length > MESSAGE_MAX ? `${head.slice(0, MESSAGE_MAX - 1)}…` : head;
+  return clipped(excerptless(message).join(' '));
 }
+
+/** The non-empty lines of DuckDB's message before its SQL excerpt (`LINE 1: ...` and its caret), trimmed. */
+function excerptless(message: string): string[] {
+  const cut = message.slice(0, MESSAGE_MAX * 4);
+  const head = cut.split(/\n\s*LINE \d+:/)[0] ?? cut;
+  return head
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+const clipped = (text: string): string => (text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX - 1)}…` : text);
 
 /** What DuckDB's binder error means for the SQL's author. */
 function outcomeOfBindError(err: unknown): BindOutcome {

@@ -90,9 +90,9 @@ export async function checkPlanIsolated(
 ): Promise<void> {
   for (const input of ctx.inputs)
     if (!ctx.workspace.hasTableInput(input)) ctx.workspace.setTableInput(await bindInputOf(connection, input));
-  const { inputs, digest } = ctx.workspace.recordedInputs();
-  const key = planKey(ctx.tenantId, sql, digest);
+  const key = planKey(ctx.tenantId, sql, ctx.workspace.recordedInputsDigest());
   if (bound.get(key)) return;
+  const inputs = ctx.workspace.recordedInputs();
   const outcome = await oneAtATime(ctx.tenantId, () => isolatedBind(sql, inputs, PLAN_BUDGET_MS));
   if (outcome?.kind !== 'bound') throw failureOf(outcome, subject);
   bound.set(key, true);
