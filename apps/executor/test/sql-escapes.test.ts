@@ -200,6 +200,27 @@ describe('ordinary SQL still runs in every node type', () => {
     expect((await peakKib()) - before).toBeLessThan(512 * 1024);
   });
 
+  it("opens a tenant's duckdb file only in a file worker: a query or statement whose plan needs GBs fails there", async () => {
+    // Binding against the tenant's file folded this JSON path in the executor: 2 GB and 30 s of it.
+    const huge = "json_extract(id::varchar, repeat('$', 2000000000))";
+    const dag = {
+      nodes: [
+        { id: 'query', type: 'source', config: { connector_id: duck.id, query: `select ${huge} as j from orders` } },
+        {
+          id: 'stmt',
+          type: 'sql',
+          config: { connector_id: duck.id, sql: `create table j as select ${huge} from orders` },
+        },
+      ],
+      edges: [],
+    };
+    const peakKib = async () => Number(/VmHWM:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))![1]);
+    const before = await peakKib();
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    expectRefused(run, ['query', 'stmt'], /Out of Memory|needed more memory/);
+    expect((await peakKib()) - before).toBeLessThan(512 * 1024);
+  });
+
   it('checks SQL over wide tables too: a struct of 300 fields, an enum of 500 labels', async () => {
     const fields = Array.from({ length: 300 }, (_, i) => `'field number ${i}': ${i}`).join(', ');
     const labels = Array.from({ length: 500 }, (_, i) => `'label ${i}'`).join(', ');

@@ -1,9 +1,11 @@
-/** The duckdb connector driver: a DuckDB database file under the data root as source, sink and SQL target. */
+/**
+ * The duckdb connector driver: a DuckDB database file under the data root as source, sink and SQL target. Every
+ * opening of the tenant's file happens in a file worker (file-worker/), never in the calling process.
+ */
 import { ConnectorError } from '../connector-error.js';
 import type { ConnectorDriver, DuckDBTable, ExecuteOptions, ReadRequest, Row, WriteRequest } from '../types.js';
 import { parseDuckdbConfig, duckdbInfo } from './duckdb.config.js';
-import { executeDuckdb } from './execute.js';
-import { readDuckdb } from './read.js';
+import { fileReadOf, fileWorkBase, inWorker, workInWorker } from './file-worker/workers.js';
 import { readIntoTable } from './read-into-table.js';
 import { testDuckdb } from './test-connection.js';
 import { writeDuckdb } from './write.js';
@@ -24,7 +26,11 @@ export const duckdbDriver: ConnectorDriver = {
 
   read(config: Record<string, unknown>, req: ReadRequest): AsyncIterable<Row[]> {
     return (async function* () {
-      yield* readDuckdb(parseDuckdbConfig(config), req);
+      const cfg = parseDuckdbConfig(config);
+      yield* workInWorker(
+        { op: 'read', cfg, ...fileWorkBase(req.tenantId, req.duckdbLimits), read: fileReadOf(req) },
+        req.signal,
+      );
     })();
   },
 
@@ -47,6 +53,9 @@ export const duckdbDriver: ConnectorDriver = {
   async execute(config: Record<string, unknown>, sql: string, opts: ExecuteOptions = {}) {
     const cfg = parseDuckdbConfig(config);
     if (sql.trim() === '') throw new ConnectorError('the statement is empty', 'config_error');
-    return executeDuckdb(cfg, sql, opts);
+    return inWorker<{ rows_affected: number }>(
+      { op: 'execute', cfg, ...fileWorkBase(opts.tenantId, opts.duckdbLimits), sql },
+      opts.signal,
+    );
   },
 };

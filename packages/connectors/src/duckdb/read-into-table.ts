@@ -1,7 +1,8 @@
 /**
- * A typed read of a DuckDB file: the connector's file (read-only, sandboxed, allowed to write exactly one file of the
- * run's scratch folder) copies the source's rows into Parquet; the run's DuckDB creates the node's table with the
- * source's own column types and loads the file into it. No value passes through JS; the file is removed after.
+ * A typed read of a DuckDB file: the connector's file, opened in a file worker (file-worker/: read-only, sandboxed,
+ * allowed to write exactly one file of the run's scratch folder), copies the source's rows into Parquet; the run's
+ * DuckDB creates the node's table with the source's own column types and loads the file into it. No value passes
+ * through JS; the file is removed after.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { ConnectorError } from '../connector-error.js';
 import type { ColumnSpec, DuckDBTable, ReadRequest, TypedReadResult } from '../types.js';
 import { quoteIdent, toDuckdbError, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
+import { fileReadOf, fileWorkBase, inWorker } from './file-worker/workers.js';
 import { copyToParquetSql, deduplicated, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
 import { sourceSql } from './read.js';
 import { prepareUserSql } from './user-sql.js';
@@ -21,32 +23,40 @@ export async function readIntoTable(
   target: DuckDBTable,
 ): Promise<TypedReadResult> {
   const { signal } = req;
-  const { sql, own } = sourceSql(cfg, req);
   const file = join(target.scratchDir, `duckdb-read-${randomUUID()}.parquet`);
   try {
-    const columns = await withDatabase(
-      cfg,
-      { mode: 'read', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
+    const columns = await inWorker<ColumnSpec[]>(
+      { op: 'read-parquet', cfg, ...fileWorkBase(req.tenantId, req.duckdbLimits), read: fileReadOf(req), file },
       signal,
-      async (connection) => {
-        // The user's query is checked as today's row read checks it: one SELECT that reads only tables.
-        if (!own) {
-          const prepared = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
-            throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
-          });
-          prepared.destroySync();
-        }
-        const declared = await describeColumns(connection, sql);
-        if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
-        await connection.run(copyToParquetSql(sql, declared, file));
-        return deduplicated(declared);
-      },
     );
     signal?.throwIfAborted();
     return await loadParquet(target, file, columns);
   } finally {
     await removeFile(file);
   }
+}
+
+/** In the file worker: the source's rows copied into `file`; answers their columns, each name once. */
+export async function copyReadToParquet(cfg: DuckdbConfig, req: ReadRequest, file: string): Promise<ColumnSpec[]> {
+  const { sql, own } = sourceSql(cfg, req);
+  return withDatabase(
+    cfg,
+    { mode: 'read', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
+    req.signal,
+    async (connection) => {
+      // The user's query is checked as the row read checks it: one SELECT that reads only tables.
+      if (!own) {
+        const prepared = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
+          throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
+        });
+        prepared.destroySync();
+      }
+      const declared = await describeColumns(connection, sql);
+      if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
+      await connection.run(copyToParquetSql(sql, declared, file));
+      return deduplicated(declared);
+    },
+  );
 }
 
 /** Creates `target.table` with `columns`' types and fills it from `file`, in one transaction (a failure leaves no table). */

@@ -7,6 +7,7 @@ import { ConnectorError } from '../connector-error.js';
 import { displayPath, resolveUnderDataRoot, tenantDataRoot } from '../data-root.js';
 import type { TestOptions, TestResult } from '../types.js';
 import { classifyDuckdbError, withDatabase } from './database.js';
+import { fileWorkBase, inWorker } from './file-worker/workers.js';
 import { parseDuckdbConfig, type DuckdbConfig } from './duckdb.config.js';
 
 export async function testDuckdb(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
@@ -47,15 +48,13 @@ export async function testDuckdb(config: Record<string, unknown>, opts: TestOpti
       name: 'open',
       async run(signal) {
         if (!exists) return 'nothing to open yet';
-        return withDatabase(cfg, { mode: 'read', tenantId: opts.tenantId }, signal, async (connection) => {
-          const reader = await connection.runAndReadAll(
-            `select version(), (select count(*) from duckdb_schemas() where schema_name = '${cfg.schema.replace(/'/g, "''")}')`,
-          );
-          const [version, schemas] = reader.getRows()[0] ?? [];
-          details['server_version'] = String(version);
-          if (Number(schemas) === 0) throw new ConnectorError(`schema "${cfg.schema}" does not exist`, 'config_error');
-          return `opened with DuckDB ${String(version)}`;
-        });
+        const { version, schemas } = await inWorker<OpenedFile>(
+          { op: 'open', cfg, ...fileWorkBase(opts.tenantId, undefined) },
+          signal,
+        );
+        details['server_version'] = version;
+        if (schemas === 0) throw new ConnectorError(`schema "${cfg.schema}" does not exist`, 'config_error');
+        return `opened with DuckDB ${version}`;
       },
     },
   ];
@@ -69,4 +68,25 @@ export async function testDuckdb(config: Record<string, unknown>, opts: TestOpti
     },
     opts,
   );
+}
+
+/** What opening the file showed: DuckDB's version, and how many schemas of the connector's name it holds. */
+export interface OpenedFile {
+  version: string;
+  schemas: number;
+}
+
+/** In the file worker: the file opened read-only, as a run opens it. */
+export async function openFile(
+  cfg: DuckdbConfig,
+  tenantId: string | undefined,
+  signal?: AbortSignal,
+): Promise<OpenedFile> {
+  return withDatabase(cfg, { mode: 'read', tenantId }, signal, async (connection) => {
+    const reader = await connection.runAndReadAll(
+      `select version(), (select count(*) from duckdb_schemas() where schema_name = '${cfg.schema.replace(/'/g, "''")}')`,
+    );
+    const [version, schemas] = reader.getRows()[0] ?? [];
+    return { version: String(version), schemas: Number(schemas) };
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * The typed DuckDB sink: the run's DuckDB copies the input table into a Parquet file of the scratch folder; the
- * connector's file (allowed to read exactly that file) stages it with the input's exact types and loads it with the
+ * connector's file, opened in a file worker (file-worker/) and allowed to read exactly that file, stages it with the input's exact types and loads it with the
  * row sink's semantics (write.ts: append, overwrite, upsert with the last row of a key winning), all in one
  * transaction. A missing table is created with the input's types and an upsert's key as its primary key, unless
  * `create: false`; a column the target lacks fails naming it unless `schema_evolution: "add_columns"`.
@@ -12,6 +12,7 @@ import { ConnectorError } from '../connector-error.js';
 import type { ColumnSpec, DuckDBTable, WriteRequest } from '../types.js';
 import { qualifiedTable, quoteIdent, toDuckdbError, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
+import { fileWorkBase, fileWriteOf, inWorker } from './file-worker/workers.js';
 import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
 import { load, ORDINAL, STAGING, tableExists } from './write.js';
 import { removeFile } from '../remove-file.js';
@@ -22,9 +23,9 @@ export async function writeFromTable(
   source: DuckDBTable,
 ): Promise<{ rows_written: number }> {
   const { signal } = req;
-  const target = qualifiedTable(req.table, cfg.schema);
   const key = req.mode === 'upsert' ? (req.key ?? []) : [];
   if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
+  qualifiedTable(req.table, cfg.schema);
   const file = join(source.scratchDir, `duckdb-write-${randomUUID()}.parquet`);
   try {
     const columns = await exportTable(source, file);
@@ -32,36 +33,58 @@ export async function writeFromTable(
     if (missingKey.length > 0)
       throw new ConnectorError(`key column(s) ${missingKey.join(', ')} not among the input's columns`, 'config_error');
     signal?.throwIfAborted();
-    return await withDatabase(
-      cfg,
-      { mode: 'write', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
-      signal,
-      async (connection) => {
-        await connection.run('begin transaction');
-        try {
-          await connection.run(
-            `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
-              `from read_parquet(${sqlString(file)}, file_row_number = true)`,
-          );
-          const exists = await tableExists(connection, target);
-          if (!exists && req.create === false)
-            throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
-          if (exists) await addMissingColumns(connection, target, req, columns);
-          // Created with the input's types even when it has no rows (the row sink has no types to go by then).
-          if (!exists) await createTable(connection, target, columns, key);
-          const rows = await stagedRows(connection);
-          await load(connection, target, req.mode, key, rows > 0);
-          await connection.run('commit');
-          return { rows_written: rows };
-        } catch (err) {
-          await connection.run('rollback').catch(() => undefined);
-          throw err;
-        }
+    return await inWorker<{ rows_written: number }>(
+      {
+        op: 'load-parquet',
+        cfg,
+        ...fileWorkBase(req.tenantId, req.duckdbLimits),
+        write: fileWriteOf(req),
+        columns,
+        file,
       },
+      signal,
     );
   } finally {
     await removeFile(file);
   }
+}
+
+/** In the file worker: the Parquet file `file` of `columns` loaded into the table as `req` says, in one transaction. */
+export async function loadParquetIntoFile(
+  cfg: DuckdbConfig,
+  req: WriteRequest,
+  columns: readonly ColumnSpec[],
+  file: string,
+): Promise<{ rows_written: number }> {
+  const target = qualifiedTable(req.table, cfg.schema);
+  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
+  return withDatabase(
+    cfg,
+    { mode: 'write', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
+    req.signal,
+    async (connection) => {
+      await connection.run('begin transaction');
+      try {
+        await connection.run(
+          `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
+            `from read_parquet(${sqlString(file)}, file_row_number = true)`,
+        );
+        const exists = await tableExists(connection, target);
+        if (!exists && req.create === false)
+          throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
+        if (exists) await addMissingColumns(connection, target, req, columns);
+        // Created with the input's types even when it has no rows (the row sink has no types to go by then).
+        if (!exists) await createTable(connection, target, columns, key);
+        const rows = await stagedRows(connection);
+        await load(connection, target, req.mode, key, rows > 0);
+        await connection.run('commit');
+        return { rows_written: rows };
+      } catch (err) {
+        await connection.run('rollback').catch(() => undefined);
+        throw err;
+      }
+    },
+  );
 }
 
 /** The input's columns with their types, written to `file` by the run's DuckDB. */

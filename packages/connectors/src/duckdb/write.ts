@@ -1,11 +1,12 @@
 /**
  * Bulk-loads rows into a DuckDB table: the batches are streamed into a temporary JSON lines file beside the
- * database, which DuckDB then loads in one statement (`read_json`, types inferred from every row) inside one
+ * database, which DuckDB (in a file worker: file-worker/) then loads in one statement (`read_json`, types inferred from every row) inside one
  * transaction. A missing table is created from the rows. `overwrite` deletes the old rows first; `upsert` deletes
  * the rows whose key comes again, then inserts the last row of each key.
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +16,7 @@ import { encodeRows } from '../formats/encode.js';
 import type { Row, WriteRequest } from '../types.js';
 import { databaseFile, qualifiedTable, quoteIdent, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
+import { fileWorkBase, fileWriteOf, inWorker } from './file-worker/workers.js';
 import { removeFile } from '../remove-file.js';
 
 export const ORDINAL = '_conduit_ordinal';
@@ -26,10 +28,11 @@ export async function writeDuckdb(
   batches: AsyncIterable<Row[]>,
 ): Promise<{ rows_written: number }> {
   const { signal } = req;
-  const target = qualifiedTable(req.table, cfg.schema);
-  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
-  if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
+  qualifiedTable(req.table, cfg.schema);
+  if (req.mode === 'upsert' && (req.key ?? []).length === 0)
+    throw new ConnectorError('upsert needs a key', 'config_error');
   const { file } = await databaseFile(cfg, req.tenantId);
+  await mkdir(dirname(file), { recursive: true });
   const staged = join(dirname(file), `.conduit-load-${randomUUID()}.jsonl`);
   try {
     let rows = 0;
@@ -37,36 +40,60 @@ export async function writeDuckdb(
     const numbered = (async function* () {
       for await (const batch of batches) yield batch.map((row) => ({ ...row, [ORDINAL]: ordinal++ }));
     })();
-    // The staging file is the one file besides the database this instance may read (our SQL, not the user's).
-    await withDatabase(
-      cfg,
-      { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged], limits: req.duckdbLimits },
-      signal,
-      async (connection) => {
-        await pipeline(
-          Readable.from(encodeRows('jsonl', numbered, { onRows: (n) => (rows += n) })),
-          createWriteStream(staged),
-          signal ? { signal } : {},
-        );
-        await connection.run('begin transaction');
-        try {
-          if (rows > 0) {
-            await connection.run(
-              `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
-            );
-          }
-          await load(connection, target, req.mode, key, rows > 0);
-          await connection.run('commit');
-        } catch (err) {
-          await connection.run('rollback').catch(() => undefined);
-          throw err;
-        }
+    await pipeline(
+      Readable.from(encodeRows('jsonl', numbered, { onRows: (n) => (rows += n) })),
+      createWriteStream(staged),
+      signal ? { signal } : {},
+    );
+    await inWorker(
+      {
+        op: 'load-staged',
+        cfg,
+        ...fileWorkBase(req.tenantId, req.duckdbLimits),
+        write: fileWriteOf(req),
+        staged,
+        hasRows: rows > 0,
       },
+      signal,
     );
     return { rows_written: rows };
   } finally {
     await removeFile(staged);
   }
+}
+
+/**
+ * In the file worker: the JSON lines file `staged` (the one file besides the database this instance may read: our
+ * SQL, not the user's) loaded into the table as `req` says, in one transaction.
+ */
+export async function loadStagedIntoFile(
+  cfg: DuckdbConfig,
+  req: WriteRequest,
+  staged: string,
+  hasRows: boolean,
+): Promise<void> {
+  const target = qualifiedTable(req.table, cfg.schema);
+  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
+  await withDatabase(
+    cfg,
+    { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged], limits: req.duckdbLimits },
+    req.signal,
+    async (connection) => {
+      await connection.run('begin transaction');
+      try {
+        if (hasRows) {
+          await connection.run(
+            `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
+          );
+        }
+        await load(connection, target, req.mode, key, hasRows);
+        await connection.run('commit');
+      } catch (err) {
+        await connection.run('rollback').catch(() => undefined);
+        throw err;
+      }
+    },
+  );
 }
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;

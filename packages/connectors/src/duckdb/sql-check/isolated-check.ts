@@ -8,9 +8,9 @@
  * the child until the child is restarted (ABANDONED_CAP_MS, MAX_ABANDONED); the checks other callers still wait for
  * then go to the new child, so one tenant's slow SQL does not end another's check.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnLimitedNode } from '../../limited-child.js';
 import type { BindInput, BindOutcome } from '../sql-binder.js';
 import type { UserSqlKind } from '../user-sql.js';
 import { isSqlCheckAnswer, type SqlCheckAnswer, type SqlCheckRequest, type SqlCheckWork } from './messages.js';
@@ -23,7 +23,6 @@ import { isSqlCheckAnswer, type SqlCheckAnswer, type SqlCheckRequest, type SqlCh
 const CHILD_DATA_LIMIT_KIB = 384 * 1024;
 /** The compiled child, from src/ (the package's tests) and dist/ alike: both sit three folders below the package. */
 const CHILD_PATH = fileURLToPath(new URL('../../../dist/duckdb/sql-check/child.js', import.meta.url));
-const SHELL = '/bin/sh';
 /** The longest a caller may wait (a larger timer would fire at once). */
 const MAX_TIMEOUT_MS = 60_000;
 /**
@@ -70,27 +69,9 @@ class SqlCheckProcess {
 
   private started(): ChildProcess | null {
     if (this.child) return this.child;
-    // Not the parent's environment: the child needs none of its secrets.
-    const options: SpawnOptions = {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { PATH: process.env['PATH'] ?? '' },
-    };
     let child: ChildProcess;
     try {
-      child = existsSync(SHELL)
-        ? spawn(
-            SHELL,
-            [
-              '-c',
-              'ulimit -d "$1" && exec "$2" "$3"',
-              'sql-check',
-              String(CHILD_DATA_LIMIT_KIB),
-              process.execPath,
-              CHILD_PATH,
-            ],
-            options,
-          )
-        : spawn(process.execPath, [CHILD_PATH], options);
+      child = spawnLimitedNode(CHILD_PATH, CHILD_DATA_LIMIT_KIB);
     } catch (err) {
       this.warn(`the SQL-check child could not start: ${(err as Error).message}`);
       return null;

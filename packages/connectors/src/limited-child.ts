@@ -1,0 +1,32 @@
+/**
+ * A Node child process under a data-size limit (RLIMIT_DATA, set by `ulimit -d` before the child's Node starts), for
+ * work on a tenant's SQL or file that DuckDB does not bound itself: past the limit an allocation fails in the child,
+ * never in the process that serves everyone. The child gets none of the parent's environment (none of its secrets),
+ * only `env`, and talks to its parent over Node's IPC channel.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const SHELL = '/bin/sh';
+
+/** Starts `script` in a Node child limited to `dataLimitKiB` of data; throws when the spawn itself fails. */
+export function spawnLimitedNode(script: string, dataLimitKiB: number, env: Record<string, string> = {}): ChildProcess {
+  const options: SpawnOptions = {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  };
+  // Without a shell there is no ulimit to set: the child then runs unlimited, as the parent does.
+  if (!existsSync(SHELL)) return spawn(process.execPath, [script], options);
+  return spawn(
+    SHELL,
+    [
+      '-c',
+      'ulimit -d "$1" && exec "$2" "$3"',
+      'conduit-child',
+      String(Math.floor(dataLimitKiB)),
+      process.execPath,
+      script,
+    ],
+    options,
+  );
+}

@@ -1,0 +1,112 @@
+// The duckdb connector opens a tenant's file only in a file worker (src/duckdb/file-worker/): SQL whose binding
+// DuckDB neither bounds by its memory limit nor interrupts (a JSON path of gigabytes, views that expand
+// exponentially) costs the worker, never the calling process, and a stopped call ends at once.
+import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
+import { workerDataLimitKiB } from '../src/duckdb/file-worker/workers.js';
+import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
+import { batchesOf } from './support/driver-batches.js';
+import { openTestWorkspace, type TestWorkspace } from './support/run-workspace.js';
+import { TEST_TENANT, withTenant } from './support/tenant-driver.js';
+
+const MiB = 1024 * 1024;
+const raw = getDriver('duckdb') as Required<ConnectorDriver>;
+const driver = withTenant(raw);
+const cfg = { path: 'wh/worker.duckdb', schema: 'main' };
+/** Binding this folds a 2 GB JSON path: 2 GB and ~30 s of the caller's process before the worker. */
+const HUGE_PATH = "select json_extract(a::varchar, repeat('$', 2000000000)) as j from t";
+/** Binding this folds 1.7 billion lambda calls: ~15 s of a core, in little memory, past DuckDB's interrupt. */
+const SLOW_BIND =
+  'select list_sum(list_transform(range(1200), x -> list_sum(list_transform(range(1200), ' +
+  'y -> list_sum(list_transform(range(1200), z -> z)))))) as n from t';
+let sandbox: DataRootSandbox;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  sandbox = await createDataRoot();
+  ws = await openTestWorkspace();
+  await driver.write!(cfg, { table: 't', mode: 'overwrite' }, batchesOf([{ a: 1 }]));
+});
+afterAll(async () => {
+  await ws.close();
+  await sandbox.remove();
+});
+
+async function drain(batches: AsyncIterable<Row[]>): Promise<Row[]> {
+  const rows: Row[] = [];
+  for await (const batch of batches) rows.push(...batch);
+  return rows;
+}
+
+/** What `work` settles to (its error, or its value), and how long it took. */
+async function timed<T>(work: () => Promise<T>): Promise<{ outcome: unknown; ms: number }> {
+  const started = Date.now();
+  const outcome = await work().catch((err: unknown) => err);
+  return { outcome, ms: Date.now() - started };
+}
+
+describe('the duckdb connector in a file worker', () => {
+  test("a plan past the worker's memory fails the read, and the caller's memory does not grow", async () => {
+    const before = process.memoryUsage().rss;
+    const { outcome } = await timed(() =>
+      raw.readIntoTable(cfg, { query: HUGE_PATH, tenantId: TEST_TENANT }, ws.target('huge')),
+    );
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toMatch(/memory|allocat/i);
+    expect((outcome as { errorClass?: string }).errorClass).toBe('config_error');
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * MiB);
+    // The next call gets a worker that works.
+    await expect(drain(driver.read!(cfg, { query: 'select a from t' }))).resolves.toEqual([{ a: 1 }]);
+  }, 90_000);
+
+  test('a call stopped while DuckDB binds ends within about a second, and the worker doing it is ended', async () => {
+    const calls: ((signal: AbortSignal) => Promise<unknown>)[] = [
+      (signal: AbortSignal) => drain(driver.read!(cfg, { query: SLOW_BIND, signal })),
+      (signal: AbortSignal) => driver.execute!(cfg, `create table slow as ${SLOW_BIND}`, { signal }),
+      (signal: AbortSignal) =>
+        raw.readIntoTable(cfg, { query: SLOW_BIND, tenantId: TEST_TENANT, signal }, ws.target('slow')),
+    ];
+    for (const call of calls) {
+      const controller = new AbortController();
+      const stop = setTimeout(() => controller.abort(new Error('canceled by the test')), 300);
+      const { outcome, ms } = await timed(() => call(controller.signal));
+      clearTimeout(stop);
+      expect((outcome as Error).message).toBe('canceled by the test');
+      // The bind alone takes several seconds; the call ends with the abort.
+      expect(ms).toBeLessThan(2_000);
+    }
+    await expect(drain(driver.read!(cfg, { query: 'select a from t' }))).resolves.toEqual([{ a: 1 }]);
+    expect(await ws.scratchEntries()).toEqual([]);
+  }, 60_000);
+
+  test("one tenant's calls take two workers at most: the next waits, another tenant's goes meanwhile", async () => {
+    const other = withTenant(raw, 'tnt_other');
+    await other.write!(cfg, { table: 't', mode: 'overwrite' }, batchesOf([{ a: 2 }]));
+    const controller = new AbortController();
+    const slow = [1, 2].map(() =>
+      drain(driver.read!(cfg, { query: SLOW_BIND, signal: controller.signal })).catch((err: Error) => err.message),
+    );
+    try {
+      let third = 'waiting';
+      const thirdRead = drain(driver.read!(cfg, { query: 'select a from t' })).then((rows) => {
+        third = 'read';
+        return rows;
+      });
+      let slowEnded = false;
+      void Promise.all(slow).then(() => (slowEnded = true));
+      // The other tenant reads while the two slow binds still run (the cores busy with them, so its time says nothing).
+      await expect(drain(other.read!(cfg, { query: 'select a from t' }))).resolves.toEqual([{ a: 2 }]);
+      expect(slowEnded).toBe(false);
+      expect(third).toBe('waiting');
+      controller.abort(new Error('canceled by the test'));
+      await expect(thirdRead).resolves.toEqual([{ a: 1 }]);
+    } finally {
+      controller.abort(new Error('canceled by the test'));
+      expect(await Promise.all(slow)).toEqual(['canceled by the test', 'canceled by the test']);
+    }
+  }, 60_000);
+
+  test("a worker's data limit is twice the file's DuckDB memory and room for Node and a plan", () => {
+    expect(workerDataLimitKiB(undefined)).toBe((2 * 128 + 256) * 1024);
+    expect(workerDataLimitKiB({ memoryLimitBytes: 512 * MiB })).toBe((2 * 512 + 256) * 1024);
+  });
+});
