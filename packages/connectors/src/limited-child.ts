@@ -8,6 +8,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { existsSync } from 'node:fs';
 
 const SHELL = '/bin/sh';
+let warned = false;
 
 /** Starts `script` in a Node child limited to `dataLimitKiB` of data; throws when the spawn itself fails. */
 export function spawnLimitedNode(script: string, dataLimitKiB: number, env: Record<string, string> = {}): ChildProcess {
@@ -15,8 +16,12 @@ export function spawnLimitedNode(script: string, dataLimitKiB: number, env: Reco
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { PATH: process.env['PATH'] ?? '', ...env },
   };
-  // Without a shell there is no ulimit to set: the child then runs unlimited, as the parent does.
-  if (!existsSync(SHELL)) return spawn(process.execPath, [script], options);
+  // Without a shell there is no ulimit to set: the child then runs unlimited, as the parent does, and says so once.
+  if (!existsSync(SHELL)) {
+    if (!warned) process.emitWarning(`${SHELL} is missing: child processes run without a data-size limit`);
+    warned = true;
+    return spawn(process.execPath, [script], options);
+  }
   return spawn(
     SHELL,
     [

@@ -105,8 +105,37 @@ describe('the duckdb connector in a file worker', () => {
     }
   }, 60_000);
 
-  test("a worker's data limit is twice the file's DuckDB memory and room for Node and a plan", () => {
-    expect(workerDataLimitKiB(undefined)).toBe((2 * 128 + 256) * 1024);
-    expect(workerDataLimitKiB({ memoryLimitBytes: 512 * MiB })).toBe((2 * 512 + 256) * 1024);
+  test("refuses a column type too long to load before the run's DuckDB parses it", async () => {
+    await driver.execute!(cfg, "create type many as enum (select 'label_number_' || i from range(10000) r(i))");
+    await driver.execute!(cfg, "create table labelled as select 'label_number_1'::many as c");
+    const err = (await raw
+      .readIntoTable(cfg, { table: 'labelled', tenantId: TEST_TENANT }, ws.target('labelled'))
+      .catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/column "c" has a type of \d+ characters, more than a run loads \(65536\)/);
+    expect((await ws.rows("select count(*)::INTEGER from duckdb_tables() where table_name = 'labelled'"))[0]).toEqual([
+      0,
+    ]);
+    // Cast in the query, the same values load.
+    const cast = await raw.readIntoTable(
+      cfg,
+      { query: 'select c::VARCHAR as c from labelled', tenantId: TEST_TENANT },
+      ws.target('labelled_text'),
+    );
+    expect(cast.columns).toEqual([{ name: 'c', type: 'VARCHAR', source_type: 'VARCHAR' }]);
+  });
+
+  test('a row read stopped early leaves the file free: a write goes at once', async () => {
+    await driver.execute!(cfg, 'create table many_rows as select range as n from range(100000)');
+    for await (const batch of driver.read!(cfg, { table: 'many_rows', batchSize: 10 })) {
+      expect(batch).toHaveLength(10);
+      break;
+    }
+    await expect(driver.execute!(cfg, 'insert into t values (2)')).resolves.toEqual({ rows_affected: 1 });
+    await driver.execute!(cfg, 'delete from t where a = 2');
+  });
+
+  test("a worker's data limit: room for Node and a plan, three times the file's DuckDB memory, 64 MiB a thread", () => {
+    expect(workerDataLimitKiB(undefined)).toBe((384 + 3 * 128 + 64) * 1024);
+    expect(workerDataLimitKiB({ memoryLimitBytes: 20 * MiB, threads: 2 })).toBe((384 + 3 * 20 + 2 * 64) * 1024);
   });
 });

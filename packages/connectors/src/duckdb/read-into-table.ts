@@ -25,15 +25,56 @@ export async function readIntoTable(
   const { signal } = req;
   const file = join(target.scratchDir, `duckdb-read-${randomUUID()}.parquet`);
   try {
-    const columns = await inWorker<ColumnSpec[]>(
-      { op: 'read-parquet', cfg, ...fileWorkBase(req.tenantId, req.duckdbLimits), read: fileReadOf(req), file },
-      signal,
+    const columns = loadableColumns(
+      await inWorker(
+        { op: 'read-parquet', cfg, ...fileWorkBase(req.tenantId, req.duckdbLimits), read: fileReadOf(req), file },
+        signal,
+      ),
     );
     signal?.throwIfAborted();
     return await loadParquet(target, file, columns);
   } finally {
     await removeFile(file);
   }
+}
+
+/**
+ * The longest column type, and all columns' types together, that the run's DuckDB parses from the tenant's file: a
+ * type is the tenant's (an ENUM of 100,000 labels is 2.2 MB of text), and parsing it costs the executor many times
+ * its size (four such columns: 560 MB and 13 s). A struct of 300 fields or an enum of 2,000 labels fits.
+ */
+const TYPE_TEXT_MAX = 64 * 1024;
+const TYPES_TEXT_MAX = 256 * 1024;
+
+/** The worker's columns, checked before the run's DuckDB parses any of them. */
+function loadableColumns(answer: unknown): ColumnSpec[] {
+  const columns = Array.isArray(answer) ? (answer as unknown[]) : [];
+  const valid = columns.every(
+    (c): c is ColumnSpec =>
+      typeof c === 'object' &&
+      c !== null &&
+      typeof (c as ColumnSpec).name === 'string' &&
+      typeof (c as ColumnSpec).type === 'string',
+  );
+  if (!valid || columns.length === 0)
+    throw new ConnectorError('the DuckDB file answered no columns', 'transient_error');
+  let total = 0;
+  for (const column of columns) {
+    total += column.type.length + column.name.length;
+    if (column.type.length > TYPE_TEXT_MAX || column.name.length > TYPE_TEXT_MAX)
+      throw new ConnectorError(
+        `column "${column.name.slice(0, 100)}" has a type of ${column.type.length} characters, more than a run loads ` +
+          `(${TYPE_TEXT_MAX}): cast it in the query (to VARCHAR, say)`,
+        'config_error',
+      );
+    if (total > TYPES_TEXT_MAX)
+      throw new ConnectorError(
+        `the columns' types come to more than a run loads (${TYPES_TEXT_MAX} characters): select fewer columns, or ` +
+          'cast the largest (to VARCHAR, say)',
+        'config_error',
+      );
+  }
+  return columns;
 }
 
 /** In the file worker: the source's rows copied into `file`; answers their columns, each name once. */

@@ -19,6 +19,8 @@ interface Current {
   controller: AbortController;
   /** Resolves when the parent asks for the next batch of a row read. */
   more: (() => void) | null;
+  /** The parent's `more` came before the wait for it. */
+  moreAsked: boolean;
 }
 
 let current: Current | null = null;
@@ -32,8 +34,10 @@ const send = (message: FromWorker): Promise<void> =>
 /** Waits for the parent's `more` (or the work's abort). */
 const more = (work: Current): Promise<void> =>
   new Promise((resolve) => {
-    if (work.controller.signal.aborted) resolve();
-    else
+    if (work.controller.signal.aborted || work.moreAsked) {
+      work.moreAsked = false;
+      resolve();
+    } else
       work.more = () => {
         work.more = null;
         resolve();
@@ -69,7 +73,7 @@ async function perform(work: FileWork, self: Current): Promise<unknown> {
 }
 
 function start(work: FileWork): void {
-  const self: Current = { controller: new AbortController(), more: null };
+  const self: Current = { controller: new AbortController(), more: null, moreAsked: false };
   current = self;
   self.controller.signal.addEventListener('abort', () => self.more?.(), { once: true });
   // The data root is the parent's at the call: the child has no environment of its own.
@@ -92,7 +96,8 @@ process.on('message', (message: unknown) => {
   if (message.type === 'work') {
     if (!current) start(message.work);
   } else if (message.type === 'more') {
-    current?.more?.();
+    if (current?.more) current.more();
+    else if (current) current.moreAsked = true;
   } else {
     current?.controller.abort(new ConnectorError('stopped', 'transient_error'));
   }

@@ -8,6 +8,7 @@
  * process that serves every tenant (the executor, the catalog) only ever waits.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ConnectorError } from '../../connector-error.js';
 import { connectorEnvironment } from '../../environment.js';
@@ -30,11 +31,14 @@ import { stopWorking, takeSlot } from './slots.js';
 const CHILD_PATH = fileURLToPath(new URL('../../../dist/duckdb/file-worker/child.js', import.meta.url));
 const MiB = 1024 * 1024;
 /**
- * The worker's data beyond twice DuckDB's memory_limit (its buffer pool, and what DuckDB allocates beside it): Node
- * and the instance take ~60 MB of it, so a statement's plan gets ~190 MB.
+ * A worker's data-size limit (RLIMIT_DATA, which counts what is mapped, not what is touched): what an idle worker
+ * maps (~150 MiB: Node, libduckdb, malloc's arenas) and room for a plan, three times the file's DuckDB memory (its
+ * buffer pool, and what DuckDB allocates beside it while loading or writing), and each DuckDB thread's stack and
+ * malloc arena.
  */
-const BASE_DATA_BYTES = 256 * MiB;
-/** Idle workers kept for the next work (each ~50 MB), and for how long. */
+const BASE_DATA_BYTES = 384 * MiB;
+const PER_THREAD_DATA_BYTES = 64 * MiB;
+/** Idle workers kept for the next work (each ~110 MiB resident), and for how long. */
 const MAX_IDLE = 2;
 const IDLE_MS = 30_000;
 /** How long stopped work may take to end (a bind does not see the interrupt) before its worker is killed. */
@@ -43,7 +47,8 @@ const STOP_GRACE_MS = 1_000;
 /** The data-size limit of a worker doing work with `limits`, in KiB. */
 export function workerDataLimitKiB(limits: DuckdbLimits | undefined): number {
   const memory = limits?.memoryLimitBytes ?? DEFAULT_DUCKDB_LIMITS.memoryLimitBytes;
-  return Math.ceil((2 * memory + BASE_DATA_BYTES) / 1024);
+  const threads = limits?.threads ?? DEFAULT_DUCKDB_LIMITS.threads;
+  return Math.ceil((BASE_DATA_BYTES + 3 * memory + threads * PER_THREAD_DATA_BYTES) / 1024);
 }
 
 /** One worker process: its messages in order, and its end. */
@@ -55,7 +60,9 @@ class FileWorker {
   idleTimer: NodeJS.Timeout | null = null;
 
   constructor(readonly dataLimitKiB: number) {
-    this.child = spawnLimitedNode(CHILD_PATH, dataLimitKiB);
+    // The parent's time zone, which DuckDB's ICU takes as its TimeZone (text of a timestamptz): none else.
+    const tz = process.env['TZ'];
+    this.child = spawnLimitedNode(CHILD_PATH, dataLimitKiB, tz === undefined ? {} : { TZ: tz });
     this.child.on('message', (message: unknown) => {
       if (!isFromWorker(message)) return;
       this.inbox.push(message);
@@ -69,11 +76,29 @@ class FileWorker {
     return this.exit === null;
   }
 
+  /** Sends `message`; a worker that cannot take it (its channel never opened: EMFILE at spawn) is ended. */
   send(message: ToWorker): void {
     if (!this.alive) return;
-    this.child.send(message, (err) => {
-      if (err) this.kill();
-    });
+    if (typeof this.child.send !== 'function' || !this.child.connected) {
+      this.kill('its channel is closed');
+      return;
+    }
+    try {
+      this.child.send(message, (err) => {
+        if (err) this.kill(err.message);
+      });
+    } catch (err) {
+      this.kill((err as Error).message);
+    }
+  }
+
+  /** VmData of the worker (what its data-size limit counts), in KiB; undefined when it cannot be read. */
+  async dataKiB(): Promise<number | undefined> {
+    const pid = this.child.pid;
+    if (pid === undefined || !this.alive) return undefined;
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const match = /^VmData:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) : undefined;
   }
 
   /** The next message; rejects when the worker ended first, or with `signal`'s reason when it aborts first. */
@@ -82,10 +107,11 @@ class FileWorker {
       const message = this.inbox.shift();
       if (message) return message;
       if (this.exit !== null) {
+        // Its plan past the worker's memory, DuckDB failing, or the process failing to start: a fresh worker may pass.
         throw new ConnectorError(
           `the DuckDB file's work ended the process doing it (${this.exit}): it needed more memory than the run's ` +
-            'DuckDB may use, or DuckDB failed',
-          'config_error',
+            'DuckDB may use, or the process failed',
+          'transient_error',
         );
       }
       signal?.throwIfAborted();
@@ -115,13 +141,14 @@ class FileWorker {
     }
   }
 
-  kill(): void {
+  kill(why = 'killed'): void {
     if (this.alive) this.child.kill('SIGKILL');
-    this.ended('killed');
+    this.ended(why);
   }
 
   /** No idle worker keeps its parent running. */
   hold(held: boolean): void {
+    if (!this.alive) return;
     if (held) {
       this.child.ref();
       this.child.channel?.ref();
@@ -154,12 +181,19 @@ function take(dataLimitKiB: number): FileWorker {
     worker.hold(true);
     return worker;
   } catch (err) {
+    // A spawn that throws (rare: most failures arrive as the child's 'error' event, ending the worker).
     throw new ConnectorError(`the DuckDB file worker could not start: ${(err as Error).message}`, 'transient_error');
   }
 }
 
-function release(worker: FileWorker): void {
-  if (!worker.alive || idle.length >= MAX_IDLE) {
+/**
+ * Keeps `worker` for the next work when its work ended by itself (`clean`: a stopped one may leave its result or
+ * file open) and it has not grown past half its limit (what DuckDB and malloc keep grows from work to work); else
+ * ends it.
+ */
+async function release(worker: FileWorker, clean: boolean): Promise<void> {
+  const data = clean && worker.alive && idle.length < MAX_IDLE ? await worker.dataKiB() : undefined;
+  if (data === undefined || data > worker.dataLimitKiB / 2 || idle.length >= MAX_IDLE) {
     worker.kill();
     return;
   }
@@ -250,10 +284,13 @@ export async function* workInWorker(work: FileWork, signal?: AbortSignal): Async
       throw new ConnectorError(message.message, message.error_class, { code: message.code });
     }
   } finally {
-    if (!ended && worker.alive) await worker.stop();
-    release(worker);
-    stopWorking(tenant);
-    releaseFile();
+    try {
+      if (!ended && worker.alive) await worker.stop();
+      await release(worker, ended);
+    } finally {
+      stopWorking(tenant);
+      releaseFile();
+    }
   }
 }
 
