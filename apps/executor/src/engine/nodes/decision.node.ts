@@ -36,9 +36,11 @@ function rulesOf(config: Record<string, unknown>): Rule[] {
 async function ruleHolds(ctx: NodeContext, connection: DuckDBConnection, rule: Rule, index: number): Promise<boolean> {
   const subject = `rules[${index}] (${rule.choice}):`;
   await checkPlanIsolated(ctx, connection, rule.sql, `${subject} the SQL`);
-  const prepared = await withPlanSlot(() => prepareUserSql(connection, rule.sql, 'select')).catch((err: unknown) => {
-    throw asConfigError(err, `${subject} the SQL`);
-  });
+  const prepared = await withPlanSlot(() => prepareUserSql(connection, rule.sql, 'select'), ctx.signal).catch(
+    (err: unknown) => {
+      throw asConfigError(err, `${subject} the SQL`);
+    },
+  );
   let value: unknown;
   try {
     const reader = await prepared.runAndReadAll();

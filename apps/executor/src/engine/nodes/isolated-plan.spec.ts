@@ -24,3 +24,25 @@ it('runs at most two plans at once, each of the others as one ends, and gives a 
   expect(await Promise.all(results)).toEqual(['bind failed', 'bound', 'bound', 'bound']);
   expect(most).toBe(2);
 });
+
+it('stops waiting for a slot when its signal aborts, and hands the slot on to the next waiter', async () => {
+  const ends: (() => void)[] = [];
+  const hold = () => withPlanSlot(() => new Promise<string>((resolve) => ends.push(() => resolve('bound'))));
+  const held = [hold(), hold()];
+  const controller = new AbortController();
+  const stopped = withPlanSlot(async () => 'never', controller.signal);
+  const next = withPlanSlot(async () => 'next');
+  controller.abort(new Error('node stopped'));
+  await expect(stopped).rejects.toThrow('node stopped');
+  while (ends.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  ends.shift()!();
+  await expect(next).resolves.toBe('next');
+  ends.shift()!();
+  expect(await Promise.all(held)).toEqual(['bound', 'bound']);
+  // An already aborted signal does not wait at all when the slots are full.
+  const full = [hold(), hold()];
+  await expect(withPlanSlot(async () => 'never', AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+  while (ends.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  ends.splice(0).forEach((end) => end());
+  await Promise.all(full);
+});

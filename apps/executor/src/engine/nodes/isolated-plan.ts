@@ -83,7 +83,7 @@ function failureOf(outcome: Exclude<BindOutcome, { kind: 'bound' }> | undefined,
  * made them).
  */
 export async function checkPlanIsolated(
-  ctx: Pick<NodeContext, 'tenantId' | 'workspace' | 'inputs'>,
+  ctx: Pick<NodeContext, 'tenantId' | 'workspace' | 'inputs' | 'signal'>,
   connection: DuckDBConnection,
   sql: string,
   subject: string,
@@ -93,18 +93,49 @@ export async function checkPlanIsolated(
   const key = planKey(ctx.tenantId, sql, ctx.workspace.recordedInputsDigest());
   if (bound.get(key)) return;
   const inputs = ctx.workspace.recordedInputs();
-  const outcome = await oneAtATime(ctx.tenantId, () => isolatedBind(sql, inputs, PLAN_BUDGET_MS));
+  // A node stopped meanwhile (cancel, its timeout) does not wait for the check, which runs out in the child.
+  ctx.signal.throwIfAborted();
+  const outcome = await untilAborted(
+    oneAtATime(ctx.tenantId, () => isolatedBind(sql, inputs, PLAN_BUDGET_MS)),
+    ctx.signal,
+  );
   if (outcome?.kind !== 'bound') throw failureOf(outcome, subject);
   bound.set(key, true);
+}
+
+/** `work`'s answer, or `signal`'s reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 let planning = 0;
 const waiting: (() => void)[] = [];
 
-/** Runs `work` (the executor's own bind of checked SQL) once one of PLAN_SLOTS is free. */
-export async function withPlanSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (planning >= PLAN_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
-  else planning += 1;
+/**
+ * Runs `work` (the executor's own bind of checked SQL) once one of PLAN_SLOTS is free; a wait that `signal` aborts
+ * ends with its reason and takes no slot.
+ */
+export async function withPlanSlot<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (planning >= PLAN_SLOTS) {
+    signal?.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        waiting.splice(waiting.indexOf(turn), 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiting.push(turn);
+    });
+  } else planning += 1;
   try {
     return await work();
   } finally {

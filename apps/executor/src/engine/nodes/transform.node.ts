@@ -29,8 +29,14 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
       await checkPlanIsolated(ctx, connection, sql, 'the SQL');
       // New lines, so a trailing `-- comment` of the SQL cannot swallow the closing parenthesis.
       const body = sql.trim().replace(/;[\s;]*$/, '');
-      const create = await withPlanSlot(() =>
-        prepareUserSql(connection, `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`, 'statement'),
+      const create = await withPlanSlot(
+        () =>
+          prepareUserSql(
+            connection,
+            `create or replace table ${quoteIdent(ctx.node.id)} as (\n${body}\n)`,
+            'statement',
+          ),
+        ctx.signal,
       ).catch((err: unknown) => {
         throw asConfigError(err, 'the SQL');
       });

@@ -194,7 +194,8 @@ export async function isolatedSqlProblem(
 /**
  * bindUserSql of `sql` against `inputs`, in the process's SQL-check child within `timeoutMs`: binding folds the
  * constants the binder needs (a table function's arguments, a `LIMIT`, a JSON path or a pattern) and expands macros,
- * unbounded by DuckDB. Undefined when it did not bind in time (or the child could not start).
+ * unbounded by DuckDB. Undefined when it did not bind in time (or the child could not start); work that failed in
+ * the child is `unbindable` with its message.
  */
 export async function isolatedBind(
   sql: string,
@@ -202,5 +203,8 @@ export async function isolatedBind(
   timeoutMs: number,
 ): Promise<BindOutcome | undefined> {
   const answer = await checks.ask({ op: 'bind', sql, inputs: [...inputs] }, timeoutMs);
-  return answer && 'outcome' in answer ? answer.outcome : undefined;
+  if (!answer) return undefined;
+  // The bind itself threw in the child (DuckDB failing to declare a table, say): the SQL did not bind, with that message.
+  if ('failed' in answer) return { kind: 'unbindable', message: answer.failed, error: answer.failed };
+  return 'outcome' in answer ? answer.outcome : undefined;
 }
