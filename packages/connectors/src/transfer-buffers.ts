@@ -17,6 +17,12 @@ export interface TransferBuffers {
   /** highWaterMark of the file streams between a database connection and the scratch folder. */
   streamChunkBytes: number;
   /**
+   * The largest JSON answer (an http page) parsed into JS values at once: parsing takes the executor's main thread
+   * and many times the answer's size in memory (a 60 MB page held 1.1 GB and 6 s of it). Default
+   * DEFAULT_JSON_PAGE_MAX_BYTES.
+   */
+  jsonPageMaxBytes?: number;
+  /**
    * The most the typed reads of one run (s3 downloads, http pages, copied files) may hold in its scratch folder at
    * once (the executor's RUN_SCRATCH_LIMIT); a read that would pass it fails as a config_error
    * (formats/scratch-limit.ts). Default DEFAULT_SCRATCH_LIMIT_BYTES.
@@ -32,12 +38,16 @@ const MiB = 1024 * 1024;
  */
 export const DEFAULT_SCRATCH_LIMIT_BYTES = 8 * 1024 * MiB;
 
+/** The largest JSON page of a driver called without buffers: what the executor derives from its default limit. */
+export const DEFAULT_JSON_PAGE_MAX_BYTES = Math.floor((88 * MiB) / 16);
+
 /** What the executor derives from its default limit: for drivers called outside a run (tools, tests). */
 export const DEFAULT_TRANSFER_BUFFERS: Readonly<TransferBuffers> = {
   csvMaxLineBytes: 6 * MiB,
   csvBufferBytes: 12 * MiB,
   streamChunkBytes: 256 * 1024,
   scratchLimitBytes: DEFAULT_SCRATCH_LIMIT_BYTES,
+  jsonPageMaxBytes: DEFAULT_JSON_PAGE_MAX_BYTES,
 };
 
 /** DuckDB's CSV reader sizes for one read (`max_line_size`, `buffer_size`). */

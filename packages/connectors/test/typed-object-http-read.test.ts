@@ -2,7 +2,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startS3Server, writeParquet } from '@conduit/testing';
-import { getDriver, type ConnectorDriver, type ReadRequest } from '../src/index.js';
+import {
+  DEFAULT_TRANSFER_BUFFERS,
+  getDriver,
+  type ConnectorDriver,
+  type ConnectorError,
+  type ReadRequest,
+} from '../src/index.js';
 import { DAILY_COLUMNS, DAILY_FILES, DAILY_OVERRIDE, expectDailyRows } from './support/daily-csvs.js';
 import { sendJson, startHttpFixture } from './support/http-fixture.js';
 import { allowPrivateNetworks, setEnv } from './support/network-policy.js';
@@ -171,6 +177,23 @@ describe('http typed read', () => {
     expect(api.requests.find((r) => r.url.searchParams.has('after'))?.url.searchParams.get('after')).toBe(
       '9007199254740995',
     );
+  });
+
+  it('refuses a page larger than the run parses at once, naming the limit, before parsing it', async () => {
+    // 2 MiB of records: within the default (a sixteenth of 88 MiB), past a run given 1 MiB for a page.
+    const items = Array.from({ length: 20_000 }, (_v, n) => ({ id: n, note: 'x'.repeat(90) }));
+    api.route('/wide', (_req, res) => sendJson(res, 200, items));
+    const small = {
+      ...ws.target('wide_small'),
+      buffers: { ...DEFAULT_TRANSFER_BUFFERS, jsonPageMaxBytes: 1024 * 1024 },
+    };
+    const err = (await httpDriver
+      .readIntoTable({ base_url: api.baseUrl }, { path: '/wide' }, small)
+      .catch((e: unknown) => e)) as ConnectorError;
+    expect(err).toMatchObject({ errorClass: 'config_error', code: 'response_too_large' });
+    expect(err.message).toMatch(/answered a page larger than 1\.0 MiB, the most a run parses at once .*smaller pages/);
+    expect((await readHttp({ path: '/wide' }, 'wide')).rows).toBe(20_000);
+    expect(await ws.scratchEntries()).toEqual([]);
   });
 
   it('fails as before when a page fails, and leaves nothing in the scratch folder', async () => {

@@ -19,6 +19,7 @@ describe('runMemory', () => {
         csvBufferBytes: 10 * MiB,
         streamChunkBytes: 320 * 1024,
         scratchLimitBytes: 8 * 1024 * MiB,
+        jsonPageMaxBytes: Math.floor((88 * MiB) / 16),
       },
       spillLimitBytes: 8 * 1024 * MiB,
     });

@@ -91,6 +91,8 @@ export function runMemory(
       csvBufferBytes: 2 * csvMaxLineBytes,
       streamChunkBytes: clamp(Math.floor(limitBytes / 256 / (64 * KiB)), 1, 16) * 64 * KiB,
       scratchLimitBytes,
+      // A JSON page becomes JS values many times its size (lossless-json's exact numbers more): a sixteenth.
+      jsonPageMaxBytes: clamp(Math.floor(limitBytes / 16), MiB, 64 * MiB),
     },
     spillLimitBytes,
   };

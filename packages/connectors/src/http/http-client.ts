@@ -17,6 +17,8 @@ export interface HttpExchange {
   /** Whose request this is, for the network policy (the platform's services are refused per type). */
   connectorType: string;
   signal?: AbortSignal;
+  /** The largest answer taken (default MAX_BODY_BYTES): a larger one fails the exchange, code `response_too_large`. */
+  maxBodyBytes?: number | undefined;
 }
 
 export interface HttpResponse {
@@ -51,10 +53,15 @@ export async function sendHttp(ex: HttpExchange): Promise<HttpResponse> {
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const maxBytes = ex.maxBodyBytes ?? MAX_BODY_BYTES;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          req.destroy(new ConnectorError(`response larger than ${MAX_BODY_BYTES} bytes`, 'config_error'));
+        if (size > maxBytes) {
+          req.destroy(
+            new ConnectorError(`response larger than ${maxBytes} bytes`, 'config_error', {
+              code: 'response_too_large',
+            }),
+          );
           return;
         }
         chunks.push(chunk);

@@ -29,12 +29,16 @@ export class HttpSession {
     this.secrets = httpSecrets(cfg);
   }
 
-  /** A successful (2xx) answer, after the retries the config allows; anything else throws. */
+  /**
+   * A successful (2xx) answer, after the retries the config allows; anything else throws. An answer past
+   * `maxBodyBytes` (default: sendHttp's 64 MiB) fails with code `response_too_large`.
+   */
   async request(
     method: 'GET' | 'POST',
     url: URL,
     body: string | undefined,
     signal?: AbortSignal,
+    maxBodyBytes?: number,
   ): Promise<HttpResponse> {
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse;
@@ -46,6 +50,7 @@ export class HttpSession {
           signal,
           connectorType: this.connectorType,
           timeoutMs: this.cfg.timeout_ms,
+          maxBodyBytes,
           headers: { accept: 'application/json', ...this.cfg.headers, ...authHeaders(this.cfg) },
         });
       } catch (err) {

@@ -27,7 +27,10 @@ export async function readRecordsIntoTable(
     let records = 0;
     try {
       // Numbers past what a JS number holds exactly (an id past 2^53) are written as the server sent them.
-      for await (const page of readRecords(session, req, { exactNumbers: true })) {
+      for await (const page of readRecords(session, req, {
+        exactNumbers: true,
+        pageMaxBytes: target.buffers?.jsonPageMaxBytes,
+      })) {
         // One page in memory at a time, as the row read holds it; the file takes it before the next request, unless
         // it would take the run's reads past their scratch limit (max_pages caps pages, not bytes).
         const lines = `${page.map((record) => stringifyLossless(record)).join('\n')}\n`;

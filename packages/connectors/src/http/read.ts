@@ -6,12 +6,23 @@
 import { isSafeNumber, LosslessNumber, parse as parseLossless } from 'lossless-json';
 import { ConnectorError } from '../connector-error.js';
 import { scalarText } from '../formats/scalar-text.js';
+import { DEFAULT_JSON_PAGE_MAX_BYTES } from '../transfer-buffers.js';
 import type { ReadRequest, Row } from '../types.js';
 import { resolveUrl, type HttpConfig } from './http.config.js';
 import type { HttpSession } from './http-session.js';
 import { valueAt } from './json-path.js';
 import { nextLink } from './link-header.js';
 import { parseHttpReadOptions, type HttpReadOptions } from './read-options.js';
+
+const tooLarge = (err: unknown): boolean => err instanceof ConnectorError && err.code === 'response_too_large';
+
+const pageTooLarge = (what: string, maxBytes: number): ConnectorError =>
+  new ConnectorError(
+    `GET ${what} answered a page larger than ${(maxBytes / 1024 / 1024).toFixed(1)} MiB, the most a run parses at ` +
+      "once (a sixteenth of RUN_MEMORY_LIMIT): ask for smaller pages (per_page, or the API's own page size)",
+    'config_error',
+    { code: 'response_too_large' },
+  );
 
 /** The records of one answer as rows; a non-object record becomes `{ value }`. */
 export function recordsOf(document: unknown, recordsPath: string): Row[] {
@@ -62,7 +73,10 @@ function parseJson(body: string, what: string, exactNumbers: boolean): unknown {
 export async function* readRecords(
   session: HttpSession,
   req: ReadRequest,
-  { exactNumbers = false }: { exactNumbers?: boolean } = {},
+  {
+    exactNumbers = false,
+    pageMaxBytes = DEFAULT_JSON_PAGE_MAX_BYTES,
+  }: { exactNumbers?: boolean; pageMaxBytes?: number | undefined } = {},
 ): AsyncGenerator<Row[]> {
   const opts = parseHttpReadOptions(req);
   const origin = new URL(session.cfg.base_url).origin;
@@ -70,7 +84,9 @@ export async function* readRecords(
   let page = opts.start_page;
   for (let pages = 0; url && pages < opts.max_pages; pages++) {
     req.signal?.throwIfAborted();
-    const res = await session.request('GET', url, undefined, req.signal);
+    const res = await session.request('GET', url, undefined, req.signal, pageMaxBytes).catch((err: unknown) => {
+      throw tooLarge(err) ? pageTooLarge(session.describe(url!), pageMaxBytes) : err;
+    });
     const document = parseJson(res.body, `GET ${session.describe(url)}`, exactNumbers);
     const rows = recordsOf(document, opts.records_path);
     if (rows.length > 0) yield rows;

@@ -5,6 +5,13 @@ import { resolveUrl } from '../http/http.config.js';
 import { HttpSession } from '../http/http-session.js';
 import { httpSettings, parseOpenAiConfig, type OpenAiConfig } from './openai.config.js';
 
+/**
+ * The largest answer parsed (a completion, the models list: tens of KB): the whole answer is parsed on the caller's
+ * main thread, in the catalog (Test Connection) or an executor, at many times its size (a 58 MB models list took the
+ * catalog 550 MB and seconds, answering other tenants 503).
+ */
+const ANSWER_MAX_BYTES = 4 * 1024 * 1024;
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -114,7 +121,7 @@ export async function chatCompletion(
     ...(request.response_format === undefined ? {} : { response_format: request.response_format }),
   };
   const res = await session
-    .request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal)
+    .request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal, ANSWER_MAX_BYTES)
     .catch((err: unknown) => {
       throw err instanceof HttpStatusError
         ? new ChatCompletionHttpError(err.status, serverErrorText(err.responseBody, err.status), err)
@@ -136,7 +143,7 @@ export async function chatCompletion(
 /** The ids of the models the endpoint offers. */
 export async function listModels(cfg: OpenAiConfig, signal?: AbortSignal): Promise<string[]> {
   const session = new HttpSession({ ...httpSettings(cfg), max_retries: 0 });
-  const res = await session.request('GET', resolveUrl(session.cfg, '/models'), undefined, signal);
+  const res = await session.request('GET', resolveUrl(session.cfg, '/models'), undefined, signal, ANSWER_MAX_BYTES);
   const answer = parseBody(res.body, 'the models endpoint') as { data?: { id?: unknown }[] };
   if (!Array.isArray(answer.data)) throw new ConnectorError('the models answer has no data list', 'config_error');
   return answer.data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
