@@ -14,6 +14,9 @@ export interface SendResult {
 }
 
 const MAX_ERROR_LENGTH = 500;
+/** How much of an answer's body is read, and for how long after its headers, before the connection is closed. */
+export const DRAIN_MAX_BYTES = 64 * 1024;
+export const DRAIN_MS = 1_000;
 
 function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
   return (_hostname, options, callback) => {
@@ -66,9 +69,18 @@ export class DeliverySender {
         ...(isIP(hostname) === 0 ? { lookup: pinnedLookup(target.address, target.family), servername: hostname } : {}),
       };
       const req = (secure ? https : http).request(options, (res) => {
-        // The status decides; the body is drained (so the connection can be reused) and ignored.
+        // The status decides; the body is drained (so the connection can be reused) and ignored, as far as
+        // DRAIN_MAX_BYTES within DRAIN_MS: a receiver that sends more, or slowly, loses its connection instead of
+        // holding a socket and the dispatcher's CPU for as long as it likes.
         res.on('error', () => undefined);
-        res.resume();
+        let drained = 0;
+        const cut = setTimeout(() => res.destroy(), DRAIN_MS);
+        cut.unref();
+        res.on('data', (chunk: Buffer) => {
+          drained += chunk.length;
+          if (drained > DRAIN_MAX_BYTES) res.destroy();
+        });
+        res.on('close', () => clearTimeout(cut));
         const status = res.statusCode ?? 0;
         finish({
           statusCode: status,
