@@ -26,6 +26,19 @@ describe('scrubSecrets', () => {
     expect(scrubSecrets('Short PW1 echoed', ['pw1'])).toBe(WITHHELD_MESSAGE);
   });
 
+  it('masks a part of a long secret a server echoed: ten characters or more of its start', () => {
+    const token = 'tok_LiveProdToken_9f8e7d6c5b4a';
+    expect(scrubSecrets('401: invalid token tok_LiveProd... (truncated)', [token])).toBe(
+      '401: invalid token ********... (truncated)',
+    );
+    expect(scrubSecrets('401: invalid token TOK_LIVEPRODTOKEN_9f (truncated)', [token])).toBe(
+      '401: invalid token ******** (truncated)',
+    );
+    // Ten from its middle too; fewer than ten characters stay.
+    expect(scrubSecrets('token kenX9f8e7d6c5b rejected', [token])).toBe('token kenX******** rejected');
+    expect(scrubSecrets('token tok_LiveP, 9f8e7d6c5 rejected', [token])).toBe('token tok_LiveP, 9f8e7d6c5 rejected');
+  });
+
   it('leaves a text without secrets alone, whatever their length', () => {
     expect(scrubSecrets('connection refused', ['', 'a-long-secret-value', 'zz'])).toBe('connection refused');
   });

@@ -32,17 +32,41 @@ function writtenForms(secret: string): string[] {
   return [...new Set(forms.map(asciiLower))];
 }
 
-/** The [start, end) ranges where any of `forms` occurs in `lower`. */
-function occurrences(lower: string, forms: readonly string[]): [number, number][] {
+/**
+ * A run of this many characters from the start of a long secret (its first FRAGMENT_SOURCE_LENGTH), wherever it
+ * stands, is masked too: a server that echoes only part of what it was sent (`invalid token tok_LiveProd...
+ * (truncated)`) still shows that part. Ten characters of a key are not in ordinary text by chance; only the start is
+ * indexed, where a cut echo begins, so that a tenant's hundreds of kilobyte-long secrets stay cheap to look for.
+ */
+export const SECRET_FRAGMENT_LENGTH = 10;
+const FRAGMENT_SOURCE_LENGTH = 128;
+
+/** Every run of SECRET_FRAGMENT_LENGTH characters in the start of each of `secrets`, ASCII letters lower-cased. */
+function fragmentsOf(secrets: readonly string[]): Set<string> {
+  const fragments = new Set<string>();
+  for (const secret of secrets) {
+    const start = asciiLower(secret.slice(0, FRAGMENT_SOURCE_LENGTH));
+    for (let at = 0; at + SECRET_FRAGMENT_LENGTH <= start.length; at++)
+      fragments.add(start.slice(at, at + SECRET_FRAGMENT_LENGTH));
+  }
+  return fragments;
+}
+
+/** The [start, end) ranges where any of `forms`, or any of `fragments`, occurs in `lower`. */
+function occurrences(lower: string, forms: readonly string[], fragments: ReadonlySet<string>): [number, number][] {
   const found: [number, number][] = [];
   for (const form of forms) {
     for (let at = lower.indexOf(form); at !== -1; at = lower.indexOf(form, at + 1)) found.push([at, at + form.length]);
   }
+  if (fragments.size > 0)
+    for (let at = 0; at + SECRET_FRAGMENT_LENGTH <= lower.length; at++)
+      if (fragments.has(lower.slice(at, at + SECRET_FRAGMENT_LENGTH))) found.push([at, at + SECRET_FRAGMENT_LENGTH]);
   return found;
 }
 
 /**
- * A function answering a text without any of `secrets`. A long secret is replaced by SECRET_MASK where it occurs. A
+ * A function answering a text without any of `secrets`. A long secret is replaced by SECRET_MASK where it occurs, and
+ * so is any run of SECRET_FRAGMENT_LENGTH characters of its start (a part a server echoed). A
  * short one would occur by chance inside ordinary words, and masking every occurrence would spell it out (`does not
  * e********ist` for the password `x`): the whole text is withheld instead. Build it once for many texts.
  */
@@ -51,10 +75,11 @@ export function secretScrubber(secrets: readonly string[]): (text: string) => st
   const longForms = [...new Set(present.filter((s) => s.length >= MIN_MASKED_SECRET_LENGTH).flatMap(writtenForms))];
   const shortForms = [...new Set(present.filter((s) => s.length < MIN_MASKED_SECRET_LENGTH).flatMap(writtenForms))];
   if (longForms.length === 0 && shortForms.length === 0) return (text) => text;
+  const fragments = fragmentsOf(present.filter((s) => s.length >= MIN_MASKED_SECRET_LENGTH));
   return (text) => {
     const lower = asciiLower(text);
     if (shortForms.some((form) => lower.includes(form))) return WITHHELD_MESSAGE;
-    const found = occurrences(lower, longForms).sort((a, b) => a[0] - b[0]);
+    const found = occurrences(lower, longForms, fragments).sort((a, b) => a[0] - b[0]);
     if (found.length === 0) return text;
     // Overlapping or touching occurrences are masked as one.
     let out = '';

@@ -201,6 +201,8 @@ describe("the platform's own services are refused whatever the settings", () => 
         ]);
         const result = await driver('postgres').test(target);
         expect(result.message).toMatch(/platform's own PostgreSQL server/);
+        // Which database the platform keeps there is not the tenant's to learn.
+        expect(result.message).not.toContain('conduit_platform');
         await expect(CONNECT['postgres']?.(target)).rejects.toThrow(/platform's own PostgreSQL server/);
       }
       for (const type of TYPES) {

@@ -20,7 +20,7 @@ describe('knowPlatformServices', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
     });
     expect(platformServices()).toEqual([
-      { what: 'database', host: '127.0.0.1', port: 5432, database: 'conduit' },
+      { what: 'database', host: '127.0.0.1', port: 5432 },
       { what: 'redis', host: '10.1.2.3', port: 6390 },
     ]);
   });

@@ -17,8 +17,6 @@ interface PlatformService {
   what: 'database' | 'redis';
   host: string;
   port: number;
-  /** The platform's database (postgres only), named in the refusal. */
-  database?: string;
 }
 
 function urlOf(text: string | undefined): URL | null {
@@ -45,15 +43,9 @@ export function platformServices(env: NodeJS.ProcessEnv = process.env): Platform
   const services: PlatformService[] = [];
   const db = urlOf(env['DATABASE_URL']);
   if (db) {
-    // libpq defaults: a missing host is the local socket, a missing database is the user's name.
+    // libpq defaults: a missing host is the local socket. The refusal names no database (nor which server it is).
     const host = decodeURIComponent(db.hostname).replace(/^\[|\]$/g, '') || db.searchParams.get('host') || 'localhost';
-    const name = decodeURIComponent(db.pathname.slice(1)) || decodeURIComponent(db.username) || 'postgres';
-    services.push({
-      what: 'database',
-      host: host.startsWith('/') ? 'localhost' : host,
-      port: Number(db.port || 5432),
-      database: name,
-    });
+    services.push({ what: 'database', host: host.startsWith('/') ? 'localhost' : host, port: Number(db.port || 5432) });
   }
   const redis = urlOf(env['REDIS_URL']);
   if (redis)
@@ -115,7 +107,7 @@ export async function assertNotPlatform(target: PlatformTarget, env: NodeJS.Proc
     throw new ConnectorError(
       service.what === 'redis'
         ? `refused: ${target.address} port ${target.port} is the platform's own Redis, which connectors may never reach, whatever the network settings`
-        : `refused: ${target.address} port ${target.port} is the platform's own PostgreSQL server (it holds the platform's database "${service.database ?? ''}"), which connectors may never reach, whatever the network settings, nor any of its databases; keep the data connectors read on another server`,
+        : `refused: ${target.address} port ${target.port} is the platform's own PostgreSQL server, which connectors may never reach, whatever the network settings, nor any of its databases; keep the data connectors read on another server`,
       'config_error',
       { code: PLATFORM_SERVICE_CODE },
     );
