@@ -9,6 +9,7 @@ import { HeaderedError } from '../http/problem.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
 import { PUBLIC_ROUTE, ROUTE_SCOPE } from './access.decorators.js';
+import { wideLimits } from '../rate-limit/rate-limit.config.js';
 
 /** What a route declares about its access, read once per handler. */
 interface RouteAccess {
@@ -55,11 +56,25 @@ export class AccessGuard implements CanActivate {
     });
     request.principal = principal;
 
-    const limit = principal.rate_limit_per_minute ?? this.config.RATE_LIMIT_PER_MINUTE;
+    const own = principal.rate_limit_per_minute ?? this.config.RATE_LIMIT_PER_MINUTE;
+    const wide = wideLimits(this.config);
+    const limit = Math.min(own, wide.keyMax);
     const rate = await this.limiter.consume(principal.credential_id, limit);
     const headers = this.limiter.headersFor(rate);
     if (!rate.allowed) {
       throw new HeaderedError({ code: 'rate_limited', detail: `more than ${limit} requests a minute` }, headers);
+    }
+    // The tenant's credentials together, counted only for requests its credential let through.
+    const tenantLimit = wide.tenant;
+    const tenantRate = await this.limiter.consume(`tenant:${principal.tenant_id}`, tenantLimit);
+    if (!tenantRate.allowed) {
+      throw new HeaderedError(
+        {
+          code: 'rate_limited',
+          detail: `more than ${tenantLimit} requests a minute from this tenant's credentials together`,
+        },
+        this.limiter.headersFor(tenantRate),
+      );
     }
     reply.headers(headers);
 

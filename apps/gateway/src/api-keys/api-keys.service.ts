@@ -10,6 +10,7 @@ import {
   pageOf,
   parseOrThrow,
   tenantCreateSchema,
+  validationFailed,
   type ApiKey,
   type CreatedApiKey,
   type IdempotencyKey,
@@ -26,6 +27,7 @@ import { toApiKey, toTenant } from './api-key.mapper.js';
 import { ApiKeyCache } from '../auth/api-key-cache.js';
 import { AUTH_CONFIG } from '../auth/auth.tokens.js';
 import type { AuthConfig } from '../auth/auth.config.js';
+import { type RateLimitConfig, wideLimits } from '../rate-limit/rate-limit.config.js';
 import type { Principal } from '../auth/principal.js';
 import { assertOperator } from '../auth/scopes.js';
 import { createdOnce } from './created-once.js';
@@ -42,13 +44,26 @@ export class ApiKeysService {
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(AUTH_CONFIG) private readonly config: Pick<AuthConfig, 'BOOTSTRAP_TENANT_ID'>,
+    @Inject(AUTH_CONFIG)
+    private readonly config: Pick<AuthConfig, 'BOOTSTRAP_TENANT_ID'> & Partial<RateLimitConfig>,
     private readonly cache: ApiKeyCache,
   ) {}
 
   /** Creates a key; the answer is the only time the key itself is shown. Throws 422 validation_failed on a bad body. */
   async create(tenantId: string, body: unknown, idempotency?: IdempotencyKey): Promise<CreatedApiKey> {
     const input = parseOrThrow(apiKeyCreateSchema, body);
+    const perMinute = this.config.RATE_LIMIT_PER_MINUTE;
+    const most =
+      perMinute === undefined ? undefined : wideLimits({ ...this.config, RATE_LIMIT_PER_MINUTE: perMinute }).keyMax;
+    if (most !== undefined && (input.rate_limit_per_minute ?? 0) > most) {
+      throw validationFailed([
+        {
+          path: 'rate_limit_per_minute',
+          code: 'out_of_range',
+          message: `must be at most ${most}, the most a key may have here (RATE_LIMIT_MAX_PER_MINUTE)`,
+        },
+      ]);
+    }
     const spec = { name: input.name, scopes: input.scopes, rate_limit_per_minute: input.rate_limit_per_minute ?? null };
     return createdOnce(
       idempotency,
