@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import type { ColumnSpec, DuckDBTable, WriteRequest } from '../types.js';
-import { qualifiedTable, quoteIdent, toDuckdbError, withDatabase } from './database.js';
+import { qualifiedTable, quoteIdent, toDuckdbError } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 import { fileWorkBase, fileWriteOf, inWorker } from './file-worker/workers.js';
 import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
-import { load, ORDINAL, STAGING, tableExists } from './write.js';
+import { inLoadTransaction, load, ORDINAL, STAGING, tableExists } from './write.js';
 import { removeFile } from '../remove-file.js';
 
 export async function writeFromTable(
@@ -56,35 +56,21 @@ export async function loadParquetIntoFile(
   columns: readonly ColumnSpec[],
   file: string,
 ): Promise<{ rows_written: number }> {
-  const target = qualifiedTable(req.table, cfg.schema);
-  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
-  return withDatabase(
-    cfg,
-    { mode: 'write', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
-    req.signal,
-    async (connection) => {
-      await connection.run('begin transaction');
-      try {
-        await connection.run(
-          `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
-            `from read_parquet(${sqlString(file)}, file_row_number = true)`,
-        );
-        const exists = await tableExists(connection, target);
-        if (!exists && req.create === false)
-          throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
-        if (exists) await addMissingColumns(connection, target, req, columns);
-        // Created with the input's types even when it has no rows (the row sink has no types to go by then).
-        if (!exists) await createTable(connection, target, columns, key);
-        const rows = await stagedRows(connection);
-        await load(connection, target, req.mode, key, rows > 0);
-        await connection.run('commit');
-        return { rows_written: rows };
-      } catch (err) {
-        await connection.run('rollback').catch(() => undefined);
-        throw err;
-      }
-    },
-  );
+  return inLoadTransaction(cfg, req, file, async ({ connection, target, key }) => {
+    await connection.run(
+      `create temporary table ${STAGING} as select ${importSelect(columns)}, file_row_number as ${quoteIdent(ORDINAL)} ` +
+        `from read_parquet(${sqlString(file)}, file_row_number = true)`,
+    );
+    const exists = await tableExists(connection, target);
+    if (!exists && req.create === false)
+      throw new ConnectorError(`table ${req.table} does not exist (the sink has create: false)`, 'config_error');
+    if (exists) await addMissingColumns(connection, target, req, columns);
+    // Created with the input's types even when it has no rows (the row sink has no types to go by then).
+    if (!exists) await createTable(connection, target, columns, key);
+    const rows = await stagedRows(connection);
+    await load(connection, target, req.mode, key, rows > 0);
+    return { rows_written: rows };
+  });
 }
 
 /** The input's columns with their types, written to `file` by the run's DuckDB. */

@@ -62,38 +62,58 @@ export async function writeDuckdb(
   }
 }
 
+/** What a load into the file works with: its connection, the target table (quoted) and an upsert's key. */
+export interface FileLoad {
+  connection: DuckDBConnection;
+  target: string;
+  key: readonly string[];
+}
+
 /**
- * In the file worker: the JSON lines file `staged` (the one file besides the database this instance may read: our
- * SQL, not the user's) loaded into the table as `req` says, in one transaction.
+ * `work` in one transaction on the connector's file opened for writing, where `file` (the platform's staging file:
+ * our SQL, not the user's) is the one other file the instance may read; rolled back when `work` throws.
  */
-export async function loadStagedIntoFile(
+export async function inLoadTransaction<T>(
   cfg: DuckdbConfig,
   req: WriteRequest,
-  staged: string,
-  hasRows: boolean,
-): Promise<void> {
+  file: string,
+  work: (load: FileLoad) => Promise<T>,
+): Promise<T> {
   const target = qualifiedTable(req.table, cfg.schema);
   const key = req.mode === 'upsert' ? (req.key ?? []) : [];
-  await withDatabase(
+  return withDatabase(
     cfg,
-    { mode: 'write', tenantId: req.tenantId, allowedPaths: [staged], limits: req.duckdbLimits },
+    { mode: 'write', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
     req.signal,
     async (connection) => {
       await connection.run('begin transaction');
       try {
-        if (hasRows) {
-          await connection.run(
-            `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
-          );
-        }
-        await load(connection, target, req.mode, key, hasRows);
+        const result = await work({ connection, target, key });
         await connection.run('commit');
+        return result;
       } catch (err) {
         await connection.run('rollback').catch(() => undefined);
         throw err;
       }
     },
   );
+}
+
+/** In the file worker: the JSON lines file `staged` loaded into the table as `req` says, in one transaction. */
+export async function loadStagedIntoFile(
+  cfg: DuckdbConfig,
+  req: WriteRequest,
+  staged: string,
+  hasRows: boolean,
+): Promise<void> {
+  await inLoadTransaction(cfg, req, staged, async ({ connection, target, key }) => {
+    if (hasRows) {
+      await connection.run(
+        `create temporary table ${STAGING} as select * from read_json(${sqlString(staged)}, format = 'newline_delimited', sample_size = -1)`,
+      );
+    }
+    await load(connection, target, req.mode, key, hasRows);
+  });
 }
 
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
