@@ -40,7 +40,7 @@ const BASE_DATA_BYTES = 384 * MiB;
 const PER_THREAD_DATA_BYTES = 64 * MiB;
 /** Idle workers kept for the next work (each ~110 MiB resident), and for how long. */
 const MAX_IDLE = 2;
-const IDLE_MS = 30_000;
+const IDLE_MS = 5 * 60_000;
 /** How long stopped work may take to end (a bind does not see the interrupt) before its worker is killed. */
 const STOP_GRACE_MS = 1_000;
 
