@@ -2,6 +2,7 @@
 // DuckDB neither bounds by its memory limit nor interrupts (a JSON path of gigabytes, views that expand
 // exponentially) costs the worker, never the calling process, and a stopped call ends at once.
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
+import { workingFor } from '../src/duckdb/file-worker/slots.js';
 import { workerDataLimitKiB } from '../src/duckdb/file-worker/workers.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
 import { batchesOf } from './support/driver-batches.js';
@@ -86,6 +87,8 @@ describe('the duckdb connector in a file worker', () => {
       drain(driver.read!(cfg, { query: SLOW_BIND, signal: controller.signal })).catch((err: Error) => err.message),
     );
     try {
+      // Both have their workers (their paths resolve and lock in any order) before the third asks.
+      while (workingFor(TEST_TENANT) < 2) await new Promise((resolve) => setTimeout(resolve, 5));
       let third = 'waiting';
       const thirdRead = drain(driver.read!(cfg, { query: 'select a from t' })).then((rows) => {
         third = 'read';

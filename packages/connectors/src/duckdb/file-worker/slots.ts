@@ -62,3 +62,6 @@ export async function takeSlot(tenant: string, signal: AbortSignal | undefined):
     waiters.push(waiter);
   });
 }
+
+/** How many workers work for `tenant` now (what a test waits on). */
+export const workingFor = (tenant: string): number => workingByTenant.get(tenant) ?? 0;
