@@ -31,13 +31,17 @@ const OPEN_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 export class AccessGuard implements CanActivate {
   /** Decorator metadata never changes after boot: read it once per handler instead of on every request. */
   private readonly routes = new WeakMap<object, RouteAccess>();
+  /** The limits beyond one credential's, fixed by the config: derived once, not per request. */
+  private readonly wide: { keyMax: number; tenant: number };
 
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
     private readonly limiter: RateLimiter,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.wide = wideLimits(config);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const route = this.accessOf(context);
@@ -57,15 +61,14 @@ export class AccessGuard implements CanActivate {
     request.principal = principal;
 
     const own = principal.rate_limit_per_minute ?? this.config.RATE_LIMIT_PER_MINUTE;
-    const wide = wideLimits(this.config);
-    const limit = Math.min(own, wide.keyMax);
+    const limit = Math.min(own, this.wide.keyMax);
     const rate = await this.limiter.consume(principal.credential_id, limit);
     const headers = this.limiter.headersFor(rate);
     if (!rate.allowed) {
       throw new HeaderedError({ code: 'rate_limited', detail: `more than ${limit} requests a minute` }, headers);
     }
     // The tenant's credentials together, counted only for requests its credential let through.
-    const tenantLimit = wide.tenant;
+    const tenantLimit = this.wide.tenant;
     const tenantRate = await this.limiter.consume(`tenant:${principal.tenant_id}`, tenantLimit);
     if (!tenantRate.allowed) {
       throw new HeaderedError(

@@ -169,33 +169,33 @@ export function registerRuns(program: Command): void {
       }
     });
 
-  program
-    .command('cancel <run>')
-    .description('cancel a queued or running run')
-    .option('--job <job>', "the run's job id (found by a search when absent)")
-    .action(async (runId: string, _opts: RunOptions, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<RunOptions>();
-      const out = outputOf(opts);
-      const client = clientOf(resolveConnection(opts), out);
-      const run = await client.runs.cancel(runId, {
-        jobId: opts.job ? (await findJob(client, opts.job)).id : undefined,
+  // Cancel Run and Retry Run: a run in, the run it became out, by the same options.
+  const runActions = [
+    {
+      name: 'cancel',
+      description: 'cancel a queued or running run',
+      act: (client: ConduitClient, runId: string, jobId: string | undefined) => client.runs.cancel(runId, { jobId }),
+      said: (run: Run) => `Run ${run.id} is ${run.status}.`,
+    },
+    {
+      name: 'retry',
+      description: "run an ended run's job again with that run's parameters (a new run, trigger retry)",
+      act: (client: ConduitClient, runId: string, jobId: string | undefined) => client.runs.retry(runId, { jobId }),
+      said: (run: Run, runId: string) => `Run ${run.id} is ${run.status} (a retry of ${runId}).`,
+    },
+  ];
+  for (const { name, description, act, said } of runActions) {
+    program
+      .command(`${name} <run>`)
+      .description(description)
+      .option('--job <job>', "the run's job id (found by a search when absent)")
+      .action(async (runId: string, _opts: RunOptions, cmd: Command) => {
+        const opts = cmd.optsWithGlobals<RunOptions>();
+        const out = outputOf(opts);
+        const client = clientOf(resolveConnection(opts), out);
+        const run = await act(client, runId, opts.job ? (await findJob(client, opts.job)).id : undefined);
+        if (out.json) return out.document(run);
+        out.line(said(run, runId));
       });
-      if (out.json) return out.document(run);
-      out.line(`Run ${run.id} is ${run.status}.`);
-    });
-
-  program
-    .command('retry <run>')
-    .description("run an ended run's job again with that run's parameters (a new run, trigger retry)")
-    .option('--job <job>', "the run's job id (found by a search when absent)")
-    .action(async (runId: string, _opts: RunOptions, cmd: Command) => {
-      const opts = cmd.optsWithGlobals<RunOptions>();
-      const out = outputOf(opts);
-      const client = clientOf(resolveConnection(opts), out);
-      const run = await client.runs.retry(runId, {
-        jobId: opts.job ? (await findJob(client, opts.job)).id : undefined,
-      });
-      if (out.json) return out.document(run);
-      out.line(`Run ${run.id} is ${run.status} (a retry of ${runId}).`);
-    });
+  }
 }

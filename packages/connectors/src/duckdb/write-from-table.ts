@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import type { ColumnSpec, DuckDBTable, WriteRequest } from '../types.js';
-import { qualifiedTable, quoteIdent, toDuckdbError } from './database.js';
+import { quoteIdent, toDuckdbError } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 import { fileWorkBase, fileWriteOf, inWorker } from './file-worker/workers.js';
 import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
-import { inLoadTransaction, load, ORDINAL, STAGING, tableExists } from './write.js';
+import { checkedLoadKey, inLoadTransaction, load, ORDINAL, STAGING, tableExists } from './write.js';
 import { removeFile } from '../remove-file.js';
 
 export async function writeFromTable(
@@ -23,9 +23,7 @@ export async function writeFromTable(
   source: DuckDBTable,
 ): Promise<{ rows_written: number }> {
   const { signal } = req;
-  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
-  if (req.mode === 'upsert' && key.length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
-  qualifiedTable(req.table, cfg.schema);
+  const key = checkedLoadKey(cfg, req);
   const file = join(source.scratchDir, `duckdb-write-${randomUUID()}.parquet`);
   try {
     const columns = await exportTable(source, file);

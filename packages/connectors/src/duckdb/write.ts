@@ -28,9 +28,7 @@ export async function writeDuckdb(
   batches: AsyncIterable<Row[]>,
 ): Promise<{ rows_written: number }> {
   const { signal } = req;
-  qualifiedTable(req.table, cfg.schema);
-  if (req.mode === 'upsert' && (req.key ?? []).length === 0)
-    throw new ConnectorError('upsert needs a key', 'config_error');
+  checkedLoadKey(cfg, req);
   const { file } = await databaseFile(cfg, req.tenantId);
   await mkdir(dirname(file), { recursive: true });
   const staged = join(dirname(file), `.conduit-load-${randomUUID()}.jsonl`);
@@ -62,6 +60,17 @@ export async function writeDuckdb(
   }
 }
 
+/**
+ * An upsert's key (none for the other modes), once the request's table name and key are checked: a load's request
+ * fails before anything is staged, and again in the worker before anything is loaded.
+ */
+export function checkedLoadKey(cfg: DuckdbConfig, req: WriteRequest): readonly string[] {
+  qualifiedTable(req.table, cfg.schema);
+  if (req.mode !== 'upsert') return [];
+  if ((req.key ?? []).length === 0) throw new ConnectorError('upsert needs a key', 'config_error');
+  return req.key!;
+}
+
 /** What a load into the file works with: its connection, the target table (quoted) and an upsert's key. */
 export interface FileLoad {
   connection: DuckDBConnection;
@@ -79,8 +88,8 @@ export async function inLoadTransaction<T>(
   file: string,
   work: (load: FileLoad) => Promise<T>,
 ): Promise<T> {
+  const key = checkedLoadKey(cfg, req);
   const target = qualifiedTable(req.table, cfg.schema);
-  const key = req.mode === 'upsert' ? (req.key ?? []) : [];
   return withDatabase(
     cfg,
     { mode: 'write', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
