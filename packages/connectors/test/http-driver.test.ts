@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { expectClosedPortTransient, expectUnknownHostRefused, failureOf } from './support/driver-checks.js';
 import { checkNames, expectPassed } from './support/test-connection.js';
@@ -292,6 +293,34 @@ describe('http Test Connection', () => {
     );
     expect(header.message).toMatch(/HTTP 403/);
     expect(header.message).not.toContain(password);
+  });
+
+  it('reads only the start of an answer whose body nobody reads whole: endless answers pass or fail at once', async () => {
+    // Answers that never end: before, each was read up to 64 MiB and failed as response_too_large.
+    const endless = (status: number) => (_req: unknown, res: ServerResponse) => {
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(64 * 1024);
+      const write = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', write);
+      };
+      write();
+    };
+    api.route('/endless-ok', endless(200));
+    api.route('/endless-created', endless(201));
+    api.route('/endless-error', endless(500));
+    const ok = await driver.test({ base_url: api.baseUrl, health_path: '/endless-ok' });
+    expectPassed(ok, ['resolve', 'network_policy', 'connect', 'request']);
+    const failed = await driver.test({ base_url: api.baseUrl, health_path: '/endless-error' });
+    expect(checkNames(failed)).toEqual(['resolve:ok', 'network_policy:ok', 'connect:ok', 'request:failed']);
+    // The server's error text, quoted from the start of its answer.
+    expect(failed.message).toMatch(/HTTP 500.*xxxxxxxx/);
+    async function* rows() {
+      yield ITEMS.slice(0, 3);
+    }
+    await expect(
+      driver.write({ base_url: api.baseUrl }, { table: '', path: '/endless-created', mode: 'append' }, rows()),
+    ).resolves.toEqual({ rows_written: 3 });
   });
 
   it('answers an invalid config without connecting', async () => {

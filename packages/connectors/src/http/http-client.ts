@@ -19,6 +19,11 @@ export interface HttpExchange {
   signal?: AbortSignal;
   /** The largest answer taken (default MAX_BODY_BYTES): a larger one fails the exchange, code `response_too_large`. */
   maxBodyBytes?: number | undefined;
+  /**
+   * The caller reads only the answer's status (Test Connection, a write): like an error's, at most EXCERPT_BYTES of its
+   * body are read, then the connection is closed.
+   */
+  statusOnly?: boolean | undefined;
 }
 
 export interface HttpResponse {
@@ -28,6 +33,11 @@ export interface HttpResponse {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * What is read of an answer whose body only an error message quotes (a non-2xx answer: statusError keeps 4 KiB) or
+ * nobody reads: a server answering megabytes (or never ending) holds no more memory than this, nor the socket.
+ */
+export const EXCERPT_BYTES = 64 * 1024;
 
 export async function sendHttp(ex: HttpExchange): Promise<HttpResponse> {
   ex.signal?.throwIfAborted();
@@ -51,25 +61,39 @@ export async function sendHttp(ex: HttpExchange): Promise<HttpResponse> {
       reject(ex.signal?.aborted ? ex.signal.reason : err);
     });
     req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const excerptOnly = ex.statusOnly === true || status < 200 || status >= 300;
+      const maxBytes = excerptOnly ? EXCERPT_BYTES : (ex.maxBodyBytes ?? MAX_BODY_BYTES);
       const chunks: Buffer[] = [];
       let size = 0;
-      const maxBytes = ex.maxBodyBytes ?? MAX_BODY_BYTES;
+      let read = false;
+      const answer = () => {
+        if (read) return;
+        read = true;
+        clearTimeout(timer);
+        resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      };
       res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
-          req.destroy(
-            new ConnectorError(`response larger than ${maxBytes} bytes`, 'config_error', {
-              code: 'response_too_large',
-            }),
-          );
+        if (read) return;
+        if (size + chunk.length <= maxBytes) {
+          size += chunk.length;
+          chunks.push(chunk);
           return;
         }
-        chunks.push(chunk);
+        if (excerptOnly) {
+          // The excerpt is all anyone reads of it: answer with it, and leave the rest unread.
+          chunks.push(chunk.subarray(0, maxBytes - size));
+          answer();
+          res.destroy();
+          return;
+        }
+        req.destroy(
+          new ConnectorError(`response larger than ${maxBytes} bytes`, 'config_error', {
+            code: 'response_too_large',
+          }),
+        );
       });
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-      });
+      res.on('end', answer);
       res.on('error', (err) => {
         clearTimeout(timer);
         reject(ex.signal?.aborted ? ex.signal.reason : err);

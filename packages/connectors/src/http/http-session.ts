@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { scrubSecrets } from '../secret-scrub.js';
 import { ConnectorError } from '../connector-error.js';
-import { sendHttp, type HttpResponse } from './http-client.js';
+import { sendHttp, type HttpExchange, type HttpResponse } from './http-client.js';
 import { authHeaders, httpSecrets, type HttpConfig } from './http.config.js';
 import { isRetryableStatus, isTransientNetworkError, statusError, toConnectorError } from './http-errors.js';
 
@@ -31,14 +31,15 @@ export class HttpSession {
 
   /**
    * A successful (2xx) answer, after the retries the config allows; anything else throws. An answer past
-   * `maxBodyBytes` (default: sendHttp's 64 MiB) fails with code `response_too_large`.
+   * `read.maxBodyBytes` (default: sendHttp's 64 MiB) fails with code `response_too_large`; with `read.statusOnly`,
+   * only the start of the body is read (HttpExchange).
    */
   async request(
     method: 'GET' | 'POST',
     url: URL,
     body: string | undefined,
     signal?: AbortSignal,
-    maxBodyBytes?: number,
+    read: Pick<HttpExchange, 'maxBodyBytes' | 'statusOnly'> = {},
   ): Promise<HttpResponse> {
     for (let attempt = 0; ; attempt++) {
       let res: HttpResponse;
@@ -50,7 +51,7 @@ export class HttpSession {
           signal,
           connectorType: this.connectorType,
           timeoutMs: this.cfg.timeout_ms,
-          maxBodyBytes,
+          ...read,
           headers: { accept: 'application/json', ...this.cfg.headers, ...authHeaders(this.cfg) },
         });
       } catch (err) {

@@ -84,9 +84,11 @@ export async function* readRecords(
   let page = opts.start_page;
   for (let pages = 0; url && pages < opts.max_pages; pages++) {
     req.signal?.throwIfAborted();
-    const res = await session.request('GET', url, undefined, req.signal, pageMaxBytes).catch((err: unknown) => {
-      throw tooLarge(err) ? pageTooLarge(session.describe(url!), pageMaxBytes) : err;
-    });
+    const res = await session
+      .request('GET', url, undefined, req.signal, { maxBodyBytes: pageMaxBytes })
+      .catch((err: unknown) => {
+        throw tooLarge(err) ? pageTooLarge(session.describe(url!), pageMaxBytes) : err;
+      });
     const document = parseJson(res.body, `GET ${session.describe(url)}`, exactNumbers);
     const rows = recordsOf(document, opts.records_path);
     if (rows.length > 0) yield rows;

@@ -46,7 +46,7 @@ export async function testHttp(config: Record<string, unknown>, opts: TestOption
       name: 'request',
       async run(signal) {
         const url = resolveUrl(cfg, cfg.health_path);
-        const res = await session.request('GET', url, undefined, signal);
+        const res = await session.request('GET', url, undefined, signal, { statusOnly: true });
         details['status'] = res.status;
         return `GET ${session.describe(url)} answered HTTP ${res.status}`;
       },

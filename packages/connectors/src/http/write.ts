@@ -31,7 +31,7 @@ export async function postBatches(
   let written = 0;
   let pending: Row[] = [];
   const flush = async (rows: Row[]) => {
-    await session.request('POST', url, encodeRows(rows), req.signal);
+    await session.request('POST', url, encodeRows(rows), req.signal, { statusOnly: true });
     written += rows.length;
   };
   for await (const batch of batches) {

@@ -121,7 +121,9 @@ export async function chatCompletion(
     ...(request.response_format === undefined ? {} : { response_format: request.response_format }),
   };
   const res = await session
-    .request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal, ANSWER_MAX_BYTES)
+    .request('POST', resolveUrl(session.cfg, '/chat/completions'), JSON.stringify(body), signal, {
+      maxBodyBytes: ANSWER_MAX_BYTES,
+    })
     .catch((err: unknown) => {
       throw err instanceof HttpStatusError
         ? new ChatCompletionHttpError(err.status, serverErrorText(err.responseBody, err.status), err)
@@ -143,7 +145,9 @@ export async function chatCompletion(
 /** The ids of the models the endpoint offers. */
 export async function listModels(cfg: OpenAiConfig, signal?: AbortSignal): Promise<string[]> {
   const session = new HttpSession({ ...httpSettings(cfg), max_retries: 0 });
-  const res = await session.request('GET', resolveUrl(session.cfg, '/models'), undefined, signal, ANSWER_MAX_BYTES);
+  const res = await session.request('GET', resolveUrl(session.cfg, '/models'), undefined, signal, {
+    maxBodyBytes: ANSWER_MAX_BYTES,
+  });
   const answer = parseBody(res.body, 'the models endpoint') as { data?: { id?: unknown }[] };
   if (!Array.isArray(answer.data)) throw new ConnectorError('the models answer has no data list', 'config_error');
   return answer.data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
