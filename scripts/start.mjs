@@ -37,7 +37,8 @@ function prefixLines(name, stream, out) {
 async function waitReady(name, port, child) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited (${child.signalCode ?? `code ${child.exitCode}`})`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
     } catch {
@@ -66,26 +67,52 @@ function stopAll(code) {
   Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(exit);
 }
 
+/**
+ * Starts one service. An executor that ends on its own is started again, as compose and Kubernetes restart it: it ends
+ * itself when a DuckDB statement would not stop (docs/operations.md), its runs ended or back in the queue. Any other
+ * service's end stops the stack.
+ */
+function launch(service, port, restarts = 0) {
+  const startedAt = Date.now();
+  const child = spawn(process.execPath, [resolve(ROOT, `apps/${service.name}/dist/main.js`)], {
+    env: { ...env, ...threadPoolOf(service.name, env), [service.portVar]: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  prefixLines(service.name, child.stdout, process.stdout);
+  prefixLines(service.name, child.stderr, process.stderr);
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    if (service.name === 'executor') {
+      children.splice(children.indexOf(child), 1);
+      // One that keeps ending soon after its start waits longer each time (1 s, 2 s, 4 s... 30 s), as Kubernetes would.
+      const again = Date.now() - startedAt < 60_000 ? restarts + 1 : 0;
+      const delayMs = Math.min(30_000, 1000 * 2 ** Math.max(0, again - 1));
+      process.stderr.write(
+        `[executor] ended (${signal ?? `code ${code}`}); starting it again in ${delayMs / 1000} s\n`,
+      );
+      setTimeout(() => {
+        if (stopping) return;
+        waitReady(service.name, port, launch(service, port, again)).catch((err) => {
+          process.stderr.write(`[executor] could not start again: ${err.message}; stopping the stack\n`);
+          stopAll(1);
+        });
+      }, delayMs);
+      return;
+    }
+    process.stderr.write(`[${service.name}] exited with code ${code}; stopping the stack\n`);
+    stopAll(1);
+  });
+  return child;
+}
+
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 try {
   for (const service of SERVICES) {
     const port = Number(env[service.portVar] ?? service.port);
-    const child = spawn(process.execPath, [resolve(ROOT, `apps/${service.name}/dist/main.js`)], {
-      env: { ...env, ...threadPoolOf(service.name, env), [service.portVar]: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    prefixLines(service.name, child.stdout, process.stdout);
-    prefixLines(service.name, child.stderr, process.stderr);
-    child.on('exit', (code) => {
-      if (!stopping) {
-        process.stderr.write(`[${service.name}] exited with code ${code}; stopping the stack\n`);
-        stopAll(1);
-      }
-    });
-    await waitReady(service.name, port, child);
+    await waitReady(service.name, port, launch(service, port));
   }
   const port = env.GATEWAY_PORT ?? 3000;
   const url = `http://localhost:${port}`;

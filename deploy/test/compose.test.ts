@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { DCLinter as UntypedLinter } from 'dclint';
 import { COMPOSE_PATH, durationMs, loadCompose } from './support/compose.js';
 import { COMPOSE_INFRA, ROOT, SERVICES } from './support/repo.js';
+import { DEFAULT_INTERRUPT_GRACE_MS as EXECUTOR_INTERRUPT_GRACE_DEFAULT_MS } from '../../apps/executor/dist/data/interrupts.js';
 
 // dclint's declarations import their own files without extensions, which NodeNext cannot follow (its types come out
 // unresolved): the little of it these checks use, typed here.
@@ -130,9 +131,11 @@ describe('docker-compose.yml', () => {
     expect(compose.services.executor?.ports).toBeUndefined();
   });
 
-  it("the executor's stop grace outlasts its drain (EXECUTOR_SHUTDOWN_GRACE_MS) by at least 10 s", () => {
+  it("the executor's stop grace outlasts its drain (EXECUTOR_SHUTDOWN_GRACE_MS + EXECUTOR_INTERRUPT_GRACE_MS) by at least 10 s", () => {
     const executor = compose.services.executor!;
-    const drainMs = Number(executor.environment?.EXECUTOR_SHUTDOWN_GRACE_MS);
+    const drainMs =
+      Number(executor.environment?.EXECUTOR_SHUTDOWN_GRACE_MS) +
+      Number(executor.environment?.EXECUTOR_INTERRUPT_GRACE_MS ?? EXECUTOR_INTERRUPT_GRACE_DEFAULT_MS);
     expect(drainMs).toBeGreaterThan(0);
     expect(durationMs(executor.stop_grace_period ?? '10s')).toBeGreaterThanOrEqual(drainMs + 10_000);
   });

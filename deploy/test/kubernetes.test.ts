@@ -6,6 +6,7 @@ import { ROOT, SERVICES } from './support/repo.js';
 import { bullPrefix } from '../../packages/service-kit/dist/index.js';
 import { QUEUES } from '../../packages/contracts/dist/index.js';
 import { DEFAULT_GATEWAY_METRICS_PORT as GATEWAY_METRICS_PORT } from '../../apps/gateway/dist/config.js';
+import { DEFAULT_INTERRUPT_GRACE_MS as EXECUTOR_INTERRUPT_GRACE_DEFAULT_MS } from '../../apps/executor/dist/data/interrupts.js';
 
 interface Container {
   name: string;
@@ -107,11 +108,13 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     },
   );
 
-  it("the executor's termination grace outlasts its drain (EXECUTOR_SHUTDOWN_GRACE_MS) by at least 10 s", () => {
+  it("the executor's termination grace outlasts its drain (EXECUTOR_SHUTDOWN_GRACE_MS + EXECUTOR_INTERRUPT_GRACE_MS) by at least 10 s", () => {
     const pod = podOf(find(objects, 'Deployment', 'executor'));
-    const drain = pod.containers[0]?.env?.find((e) => e.name === 'EXECUTOR_SHUTDOWN_GRACE_MS')?.value;
-    expect(Number(drain)).toBeGreaterThan(0);
-    expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThanOrEqual(Number(drain) + 10_000);
+    const env = (name: string) => pod.containers[0]?.env?.find((e) => e.name === name)?.value;
+    const drain = Number(env('EXECUTOR_SHUTDOWN_GRACE_MS'));
+    expect(drain).toBeGreaterThan(0);
+    const interrupted = Number(env('EXECUTOR_INTERRUPT_GRACE_MS') ?? EXECUTOR_INTERRUPT_GRACE_DEFAULT_MS);
+    expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThanOrEqual(drain + interrupted + 10_000);
   });
 
   it.each(SERVICES.map((s) => [s.name, s] as const))(

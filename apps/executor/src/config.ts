@@ -10,6 +10,7 @@ import {
   refineAllowedNetworks,
 } from '@conduit/connectors';
 import { DEFAULT_RUN_MEMORY_LIMIT, MIN_RUN_MEMORY_BYTES, parseSize } from './data/run-memory.js';
+import { DEFAULT_INTERRUPT_GRACE_MS } from './data/interrupts.js';
 
 const MiB = 1024 * 1024;
 /**
@@ -95,6 +96,12 @@ export const executorEnvSchema = z
     MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(2),
     /** On SIGTERM, how long active runs may take to finish before they are handed back to the queue. */
     EXECUTOR_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
+    /**
+     * How long a node's DuckDB work may run on after its timeout or cancel interrupted it (DuckDB does not interrupt
+     * inside one function call). Past it the node fails, and the executor drains and restarts: only ending the
+     * process frees the core such a statement holds.
+     */
+    EXECUTOR_INTERRUPT_GRACE_MS: positiveInt().min(100).default(DEFAULT_INTERRUPT_GRACE_MS),
     /** How long a catalog RPC (resolving connectors) may take. */
     CATALOG_RPC_TIMEOUT_MS: positiveInt().default(5000),
     /**

@@ -17,6 +17,7 @@ import { ExecutorAppModule } from './ops/executor-app.module.js';
 import { ExecutorRuntime } from './runs/executor-runtime.js';
 import { RunMetrics } from './ops/run-metrics.js';
 import { runMemory } from './data/run-memory.js';
+import { strandedStatements } from './data/workspace-database.js';
 
 /**
  * Every DuckDB statement of a run holds one of libuv's threads while it runs (threads=1), as do file and DNS calls.
@@ -32,6 +33,9 @@ function warnOnSmallThreadPool(concurrency: number, logger: ReturnType<typeof cr
     `UV_THREADPOOL_SIZE (${threads}) is below EXECUTOR_CONCURRENCY + 1: one run's long statements can hold every other run's; start the executor with UV_THREADPOOL_SIZE=${concurrency + 4} (docs/operations.md, Sizing executors)`,
   );
 }
+
+/** Why the executor drains when a run's statement would not stop (ExecutorRuntime onStrandedWork). */
+const STRANDED = 'stranded statement';
 
 async function main(): Promise<void> {
   // First: the instrumentations must be in place before the database and Redis clients exist.
@@ -65,8 +69,9 @@ async function main(): Promise<void> {
       maxPools: config.CONNECTOR_POOLS_MAX,
     },
     metrics: new RunMetrics(registry, config.EXECUTOR_CONCURRENCY),
+    interruptGraceMs: config.EXECUTOR_INTERRUPT_GRACE_MS,
+    onStrandedWork: () => shutdown(STRANDED),
   });
-  await runtime.start();
 
   // Only for /readyz: the runtime keeps connections of its own.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -80,25 +85,34 @@ async function main(): Promise<void> {
   await app.listen(config.EXECUTOR_PORT, config.HOST);
   logger.info({ port: config.EXECUTOR_PORT, host: config.HOST }, 'executor ready');
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, grace_ms: config.EXECUTOR_SHUTDOWN_GRACE_MS }, 'draining');
-    void (async () => {
+  let ending: Promise<void> | undefined;
+  /**
+   * Drains within EXECUTOR_SHUTDOWN_GRACE_MS, then hands the rest back: on a signal, and when a run's statement would
+   * not stop (its core is held until the process ends, and the memory it takes may grow: not a drain without end).
+   */
+  function shutdown(why: string): void {
+    if (ending) return;
+    logger.info({ why, grace_ms: config.EXECUTOR_SHUTDOWN_GRACE_MS }, 'draining');
+    ending = (async () => {
+      let code = why === STRANDED ? 1 : 0;
       try {
         await runtime.stop(config.EXECUTOR_SHUTDOWN_GRACE_MS);
         await app.close();
         redis.disconnect();
-        process.exit(0);
       } catch (err) {
         logger.error({ err }, 'unclean shutdown');
-        process.exit(1);
+        code = 1;
       }
+      const stranded = strandedStatements();
+      // fatal: written at once. The exit then ends with SIGKILL (workspace-database.ts): a normal one would wait for it.
+      if (stranded > 0) logger.fatal({ stranded_statements: stranded }, 'ending with SIGKILL: a statement still runs');
+      process.exit(code);
     })();
-  };
+  }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Last: a run stranded before shutdown existed would have had nobody to tell.
+  await runtime.start();
 }
 
 main().catch((err: unknown) => {

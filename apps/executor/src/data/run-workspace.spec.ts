@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMemory } from './run-memory.js';
 import { RunWorkspace } from './run-workspace.js';
+import { strandedStatements } from './workspace-database.js';
+import { computingFor, uninterruptibleSql } from '../../test/support/uninterruptible.js';
 
 const dataDir = join(tmpdir(), `conduit-workspace-spec-${process.pid}`);
 
@@ -66,6 +68,34 @@ describe('RunWorkspace', () => {
       expect(second.recordedInputsDigest()).not.toEqual(first.recordedInputsDigest());
     } finally {
       await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('strands a connection whose statement outlives the grace when the run ends, without blocking the event loop', async () => {
+    const told: string[] = [];
+    const workspace = await RunWorkspace.open('run_stranded', {
+      dataDir,
+      memory: runMemory(128 * 1024 * 1024, 1),
+      interrupts: { graceMs: 200, onStranded: (runId) => told.push(runId) },
+    });
+    const connection = await workspace.connect();
+    // Seconds of work DuckDB does not interrupt, on a connection its node never gave back.
+    let statementEnded = false;
+    const running = connection.run(uninterruptibleSql(700)).finally(() => (statementEnded = true));
+    running.catch(() => undefined);
+    await computingFor(200);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    try {
+      // Closing the connection (or the instance) would wait for the statement, with the event loop held.
+      await workspace.close();
+      expect(statementEnded).toBe(false);
+      expect(ticks).toBeGreaterThan(0);
+      expect(told).toEqual(['run_stranded']);
+      expect(strandedStatements()).toBe(1);
+      await expect(running).rejects.toThrow('Interrupted');
+    } finally {
+      clearInterval(ticker);
     }
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
 import type { BindInput, CsvChunk, DuckdbLimits, TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { keepInterrupting } from './interrupts.js';
+import { DEFAULT_INTERRUPT_GRACE, keepInterrupting, type InterruptGrace } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
 import { parseSize, type RunMemory } from './run-memory.js';
 import { WorkspaceDatabase } from './workspace-database.js';
@@ -19,6 +19,8 @@ export interface WorkspaceOptions {
   dataDir: string;
   /** The run's memory: DuckDB's memory_limit and threads, and what bulk transfers may buffer. */
   memory: RunMemory;
+  /** How long a node's interrupted DuckDB work may run on before it is given up (data/interrupts.ts). */
+  interrupts?: InterruptGrace;
 }
 
 /** A node's output kept as a COPY CSV file (see engine/nodes/csv-handoff.ts) rather than a DuckDB table. */
@@ -33,9 +35,6 @@ export interface CsvOutput {
 function xorInto(target: Buffer, digest: Buffer): void {
   for (let i = 0; i < target.length; i++) target[i]! ^= digest[i]!;
 }
-
-/** How long {@link RunWorkspace.close} waits for an interrupted statement to end before closing its connection. */
-const INTERRUPT_SETTLE_MS = 1000;
 
 export class RunWorkspace {
   /** The connections handed out and not given back. */
@@ -81,13 +80,16 @@ export class RunWorkspace {
     readonly duckdbLimits: DuckdbLimits,
     /** The run's database in the instance (workspace-database.ts): every connection handed out `use`s it. */
     private readonly runDatabase: string,
+    readonly runId: string,
+    /** How long a node's interrupted work may run on (withDuckDB), and who is told when it is given up. */
+    readonly interrupts: InterruptGrace,
   ) {}
 
   /** A workspace on a database of its own, closed with it (runs without a pool: tests, in-process runs). */
   static async open(runId: string, opts: WorkspaceOptions): Promise<RunWorkspace> {
     const database = await WorkspaceDatabase.open(runId, opts.dataDir, opts.memory);
     try {
-      return (await RunWorkspace.within(database, runId, opts.memory, true)).begin();
+      return (await RunWorkspace.within(database, runId, opts.memory, true, opts.interrupts)).begin();
     } catch (err) {
       await database.close();
       throw err;
@@ -100,6 +102,7 @@ export class RunWorkspace {
     runId: string,
     memory: RunMemory,
     ownsDatabase = false,
+    interrupts: InterruptGrace = DEFAULT_INTERRUPT_GRACE,
   ): Promise<RunWorkspace> {
     const name = `${runId.replace(/[^\w-]/g, '_')}-${randomUUID().slice(0, 8)}`;
     const spillDir = join(database.dir, `run-${name}`);
@@ -121,6 +124,8 @@ export class RunWorkspace {
       ownsDatabase,
       duckdbLimits,
       database.currentRun,
+      runId,
+      interrupts,
     );
   }
 
@@ -164,6 +169,17 @@ export class RunWorkspace {
     if (!this.connections.delete(connection)) return;
     if (whole && !this.closed) this.idle.push(connection);
     else connection.closeSync();
+  }
+
+  /**
+   * Gives up on a node's connection whose statement an interrupt did not stop (withDuckDB): it is closed, by its
+   * database, only once `settled` (the node's work) has, and the instance is never reused (WorkspaceDatabase.strand).
+   * The interrupt policy's owner is told.
+   */
+  strand(connection: DuckDBConnection, settled: Promise<unknown>): void {
+    if (!this.connections.delete(connection)) return;
+    this.database.strand(connection, settled);
+    this.interrupts.onStranded?.(this.runId);
   }
 
   /**
@@ -241,7 +257,14 @@ export class RunWorkspace {
     for (const connection of this.idle.splice(0)) connection.closeSync();
     const left = [...this.connections];
     this.connections.clear();
-    await Promise.all(left.map(closeSettled));
+    await Promise.all(
+      left.map(async (connection) => {
+        const running = await closeSettled(connection, this.interrupts.graceMs);
+        if (!running) return;
+        this.database.strand(connection, running.ended);
+        this.interrupts.onStranded?.(this.runId);
+      }),
+    );
     this.releaseCollector?.();
     this.releaseCollector = undefined;
     await Promise.all([
@@ -265,25 +288,33 @@ async function removeFolder(dir: string): Promise<void> {
 }
 
 /**
- * Closes a connection its node did not release, which may still be running a statement: closing it then would leave
- * that statement's promise pending for ever (and the connection counted open). Interrupted, a statement ends at once;
- * a probe queued behind it on the same connection settles when it has. The interrupt is repeated because DuckDB
- * clears it when a statement starts (one sent just before would be lost). A statement still running after the wait
- * keeps the connection counted open, and the pool closes the instance instead of recycling it.
+ * Closes a connection its node did not give back, which may still be running a statement: closing it then would block
+ * the event loop until that statement ends. Interrupted, a statement ends at once; a probe queued behind it on the
+ * same connection settles when it has. The interrupt is repeated because DuckDB clears it when a statement starts
+ * (one sent just before would be lost). Answers undefined once closed, or, when the statement still runs after
+ * `graceMs`, the probe (`ended`, settled when the statement ends): the caller strands the connection until then.
+ * The probe waits on a libuv thread of its own meanwhile, beside the statement's; only a run that ends with a node
+ * still out (and that node's statement past its interrupt) comes here.
  */
-async function closeSettled(connection: DuckDBConnection): Promise<void> {
+async function closeSettled(
+  connection: DuckDBConnection,
+  graceMs: number,
+): Promise<{ ended: Promise<unknown> } | undefined> {
   let timer: NodeJS.Timeout | undefined;
   let stopInterrupting: (() => void) | undefined;
   try {
     stopInterrupting = keepInterrupting(connection);
     const probe = connection.run('select 1').then(
-      () => undefined,
-      () => undefined,
+      () => true as const,
+      () => true as const,
     );
-    await Promise.race([probe, new Promise((resolve) => (timer = setTimeout(resolve, INTERRUPT_SETTLE_MS)))]);
+    const waited = new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false)));
+    if (!(await Promise.race([probe, waited]))) return { ended: probe };
     connection.closeSync();
+    return undefined;
   } catch {
     // Already closed.
+    return undefined;
   } finally {
     stopInterrupting?.();
     clearTimeout(timer);

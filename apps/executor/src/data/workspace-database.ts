@@ -85,9 +85,41 @@ async function instanceState(platform: DuckDBConnection): Promise<string> {
     .join('\n');
 }
 
+/**
+ * Statements an interrupt did not stop ({@link WorkspaceDatabase.strand}), by connection, until each ends: closing the
+ * connection (or its instance) before would wait for the statement with the event loop held.
+ */
+const stranded = new Set<DuckDBConnection>();
+
+/**
+ * How many statements of this process run on after being given up. While any does, a normal exit would wait for it
+ * too (libuv joins its threads at exit): the process then ends with SIGKILL (endWithKillWhileStranded).
+ */
+export function strandedStatements(): number {
+  return stranded.size;
+}
+
+let killOnExit = false;
+
+/**
+ * However the process exits (main's drain, an uncaught error), while a stranded statement runs it ends with SIGKILL:
+ * `exit` listeners run before libuv's teardown, which would wait for the statement, for years if need be.
+ */
+function endWithKillWhileStranded(): void {
+  if (killOnExit) return;
+  killOnExit = true;
+  process.on('exit', () => {
+    if (stranded.size > 0) process.kill(process.pid, 'SIGKILL');
+  });
+}
+
 export class WorkspaceDatabase {
   /** Until {@link close}. */
   private open = true;
+  /** A run's statement here would not stop ({@link strand}): the instance is never recycled. */
+  private strandedOnce = false;
+  /** Stranded statements still running: the instance closes only after them. */
+  private holdsStranded = 0;
   /** Why the last {@link recycle} closed the instance: what changed (names only), the files left, or the error. */
   refusal: string | undefined;
 
@@ -173,6 +205,11 @@ export class WorkspaceDatabase {
   async recycle(check: 'whole' | 'run' = 'whole'): Promise<boolean> {
     if (!this.open) return false;
     this.refusal = undefined;
+    if (this.strandedOnce) {
+      this.refusal = 'a statement of the run did not stop when interrupted';
+      await this.close();
+      return false;
+    }
     try {
       const next = runDatabaseName();
       await switchRunDatabase(this.platform, this.runDatabase, next);
@@ -200,12 +237,32 @@ export class WorkspaceDatabase {
     return left.length === 0 && inDir.includes('scratch') ? undefined : `files left: ${left.slice(0, 5).join(', ')}`;
   }
 
-  /** Closes the instance and removes its folder. */
+  /**
+   * Gives up on `connection` (a run's, whose statement an interrupt did not stop): it stays open until `settled` (its
+   * work, ended at last) has, and the instance is never recycled; if the instance was closed meanwhile ({@link close}
+   * leaves it open while a statement runs), it closes with its last stranded statement.
+   */
+  strand(connection: DuckDBConnection, settled: Promise<unknown>): void {
+    endWithKillWhileStranded();
+    this.strandedOnce = true;
+    this.holdsStranded += 1;
+    stranded.add(connection);
+    void settled
+      .catch(() => undefined)
+      .finally(() => {
+        stranded.delete(connection);
+        connection.closeSync();
+        this.holdsStranded -= 1;
+        if (!this.open && this.holdsStranded === 0) this.instance.closeSync();
+      });
+  }
+
+  /** Closes the instance (unless it holds a stranded statement) and removes its folder. */
   async close(): Promise<void> {
     if (this.open) {
       this.open = false;
       this.platform.closeSync();
-      this.instance.closeSync();
+      if (this.holdsStranded === 0) this.instance.closeSync();
     }
     await rm(this.dir, { recursive: true, force: true });
   }

@@ -45,7 +45,7 @@ export class WorkspacePool implements WorkspaceSource {
     const database =
       (await this.reusable()) ?? (await WorkspaceDatabase.open('db', this.opts.dataDir, this.opts.memory));
     try {
-      return (await RunWorkspace.within(database, runId, this.opts.memory)).begin();
+      return (await RunWorkspace.within(database, runId, this.opts.memory, false, this.opts.interrupts)).begin();
     } catch (err) {
       await database.close();
       throw err;

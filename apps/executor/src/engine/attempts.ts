@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeFailure, toNodeFailure } from './node-failure.js';
+import { StrandedStatement } from '../data/interrupts.js';
 
 /**
  * A node that sets no `timeout_seconds` gets the most one may set (api.md: a run never stays `running` for ever): a
@@ -59,9 +60,7 @@ export async function runAttempts<T>(
       return await work(limit.signal);
     } catch (err) {
       if (runSignal.aborted) throw new RunAborted(runSignal.reason);
-      failure = limit.timedOut
-        ? new NodeFailure(`timed out after ${policy.timeoutMs / 1000} s`, true, 'timeout')
-        : toNodeFailure(err);
+      failure = limit.timedOut ? timedOut(policy.timeoutMs, err) : toNodeFailure(err);
     } finally {
       limit.done();
     }
@@ -74,6 +73,16 @@ export async function runAttempts<T>(
       throw new RunAborted(runSignal.reason);
     }
   }
+}
+
+/**
+ * A timed-out attempt's failure. One whose statement would not stop is not tried again: it holds a core until the
+ * executor restarts (data/interrupts.ts), and another attempt would hold one more.
+ */
+function timedOut(timeoutMs: number, err: unknown): NodeFailure {
+  const after = `timed out after ${timeoutMs / 1000} s`;
+  if (err instanceof StrandedStatement) return new NodeFailure(`${after}; ${err.message}`, false, 'timeout');
+  return new NodeFailure(after, true, 'timeout');
 }
 
 /**

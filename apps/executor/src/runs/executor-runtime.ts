@@ -17,6 +17,8 @@ import type { SecretKeys } from '@conduit/secrets';
 import { claimReplicaFolder, replicaFolderName } from '../data/replica-folder.js';
 import type { RunMemory } from '../data/run-memory.js';
 import { WorkspacePool } from '../data/workspace-pool.js';
+import { strandedStatements } from '../data/workspace-database.js';
+import { DEFAULT_INTERRUPT_GRACE } from '../data/interrupts.js';
 import { CancelListener } from './cancel-listener.js';
 import { ConnectorCache } from '../connectors/connector-cache.js';
 import { ConnectorChangeListener } from '../connectors/connector-change-listener.js';
@@ -45,6 +47,13 @@ export interface ExecutorRuntimeOptions {
   metrics?: RunMetrics;
   /** Bounds of the database connectors' connection pools (CONNECTOR_POOL_MAX, CONNECTOR_POOL_IDLE_MS). */
   connectorPools?: ConnectorPoolOptions;
+  /** How long a node's interrupted DuckDB work may run on before it is given up (EXECUTOR_INTERRUPT_GRACE_MS). */
+  interruptGraceMs?: number;
+  /**
+   * Told once work was given up: its statement holds a core until the process ends, so the executor should drain and
+   * end (main.ts). Later ones are logged only.
+   */
+  onStrandedWork?: () => void;
 }
 
 /**
@@ -66,6 +75,8 @@ export class ExecutorRuntime {
   private readonly connectorChanges: ConnectorChangeListener;
   private readonly processor: RunProcessor;
   private worker: Worker | null = null;
+  /** Told onStrandedWork already. */
+  private retiring = false;
   /** This process's folder of run spill folders (see data/replica-folder.ts). */
   private readonly spillRoot: string;
   /** Database connections shared by the runs and nodes of this process, closed at stop. */
@@ -76,7 +87,11 @@ export class ExecutorRuntime {
   constructor(private readonly opts: ExecutorRuntimeOptions) {
     this.spillRoot = join(opts.dataDir, replicaFolderName(hostname(), process.pid));
     this.pools = new ConnectorPools(opts.connectorPools);
-    const workspace = { dataDir: this.spillRoot, memory: opts.runMemory };
+    const interrupts = {
+      graceMs: opts.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE.graceMs,
+      onStranded: (runId: string) => this.stranded(runId, interrupts.graceMs),
+    };
+    const workspace = { dataDir: this.spillRoot, memory: opts.runMemory, interrupts };
     this.workspaces = new WorkspacePool(workspace, opts.logger, opts.concurrency);
     // A report's add fails rather than waits out an outage (RunReporter tries it again); the connection comes back as the worker's.
     const connection = { url: opts.redisUrl, retryStrategy: reconnectDelay };
@@ -108,6 +123,17 @@ export class ExecutorRuntime {
       ...(opts.retryBackoffMs === undefined ? {} : { retryBackoffMs: opts.retryBackoffMs }),
       ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
     });
+  }
+
+  /** A run's statement ran on past its interrupt's grace: it holds a core and a libuv thread until the process ends. */
+  private stranded(runId: string, graceMs: number): void {
+    this.opts.logger.error(
+      { run_id: runId, grace_ms: graceMs, stranded_statements: strandedStatements() },
+      'a DuckDB statement did not stop when interrupted: it holds a core until this executor ends, so it drains and restarts',
+    );
+    if (this.retiring) return;
+    this.retiring = true;
+    this.opts.onStrandedWork?.();
   }
 
   get activeRuns(): string[] {

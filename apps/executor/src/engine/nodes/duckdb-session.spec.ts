@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import duckdb, { type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { runMemory } from '../../data/run-memory.js';
 import { RunWorkspace } from '../../data/run-workspace.js';
+import { DEFAULT_INTERRUPT_GRACE, StrandedStatement } from '../../data/interrupts.js';
+import { computingFor, uninterruptibleSql } from '../../../test/support/uninterruptible.js';
 import { PLATFORM_SQL, countInputs, seedsRandom, withDuckDB } from './duckdb-session.js';
 
 describe('withDuckDB', () => {
@@ -16,6 +18,7 @@ describe('withDuckDB', () => {
     workspace = {
       connect: () => instance.connect(),
       release: (connection: DuckDBConnection) => connection.closeSync(),
+      interrupts: DEFAULT_INTERRUPT_GRACE,
     } as unknown as RunWorkspace;
   });
   afterAll(() => instance.closeSync());
@@ -33,6 +36,60 @@ describe('withDuckDB', () => {
     });
     await expect(done).rejects.toThrow('canceled');
     expect(secondStatement).toBe('not run');
+  });
+
+  it('gives up on work an interrupt cannot stop once its grace is over, and strands its connection', async () => {
+    const cancel = new AbortController();
+    let stranded: DuckDBConnection | undefined;
+    let running: Promise<unknown> | undefined;
+    const graceful = { ...workspace, interrupts: { graceMs: 200 }, strand: (c: DuckDBConnection) => (stranded = c) };
+    let statementEnded = false;
+    const done = withDuckDB(graceful as unknown as RunWorkspace, cancel.signal, async (connection) => {
+      running = connection.run(uninterruptibleSql(700)).finally(() => (statementEnded = true));
+      void computingFor(200).then(() => cancel.abort(new Error('canceled')));
+      await running;
+    });
+    await expect(done).rejects.toThrow(StrandedStatement);
+    // Given up while the statement runs on: withDuckDB did not wait for it.
+    expect(statementEnded).toBe(false);
+    expect(stranded).toBeDefined();
+    // It ends by itself (interrupted at last), and only then may its connection close.
+    await expect(running).rejects.toThrow('Interrupted');
+    stranded!.closeSync();
+  });
+});
+
+describe('withDuckDB, aborted while its connection opens', () => {
+  let instance: DuckDBInstance;
+  beforeAll(async () => {
+    instance = await duckdb.DuckDBInstance.create(':memory:');
+  });
+  afterAll(() => instance.closeSync());
+
+  it('still interrupts the work, which never completes', async () => {
+    const cancel = new AbortController();
+    let completed = false;
+    let running: Promise<unknown> | undefined;
+    const opening = {
+      // The abort lands while the connection opens: after withDuckDB's first look at the signal.
+      connect: async () => {
+        const connection = await instance.connect();
+        cancel.abort(new Error('canceled'));
+        return connection;
+      },
+      release: (connection: DuckDBConnection) => connection.closeSync(),
+      strand: () => undefined,
+      interrupts: { graceMs: 200 },
+    } as unknown as RunWorkspace;
+    const done = withDuckDB(opening, cancel.signal, async (connection) => {
+      running = connection.run(uninterruptibleSql(700));
+      await running;
+      completed = true;
+    });
+    await expect(done).rejects.toThrow();
+    // Stopped by its interrupt (or given up after the grace): seconds of work never ran to their end.
+    await running?.catch(() => undefined);
+    expect(completed).toBe(false);
   });
 });
 

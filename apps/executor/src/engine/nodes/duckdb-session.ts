@@ -1,7 +1,7 @@
 /** A DuckDB connection for one node attempt, interrupted when the attempt's signal aborts and always given back. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RunWorkspace } from '../../data/run-workspace.js';
-import { keepInterrupting } from '../../data/interrupts.js';
+import { StoppableWork, StrandedStatement } from '../../data/interrupts.js';
 import { quoteIdent } from '../../data/sql-names.js';
 
 /**
@@ -38,23 +38,32 @@ export async function withDuckDB<T>(
 ): Promise<T> {
   signal.throwIfAborted();
   const connection = await workspace.connect(sql);
-  // Repeated until the work returns: one interrupt landing between two statements of the node (its checks, the
-  // tenant's SQL, the counts) would be lost.
-  let stopInterrupting: (() => void) | undefined;
-  const onAbort = () => (stopInterrupting = keepInterrupting(connection));
-  signal.addEventListener('abort', onAbort, { once: true });
+  // Interrupted until the work returns (one interrupt landing between two statements of the node, its checks, the
+  // tenant's SQL, the counts, would be lost), and given up when an interrupt cannot stop it (data/interrupts.ts).
+  const stoppable = new StoppableWork(connection, workspace.interrupts.graceMs);
+  signal.addEventListener('abort', stoppable.stop, { once: true });
+  // Aborted while the connection opened: the listener came too late to hear it.
+  if (signal.aborted) stoppable.stop();
   let whole = false;
+  let stranded = false;
+  // Always a promise, even from work that throws before its first await.
+  const running = (async () => work(connection))();
+  // What the work does after it was given up is nobody's: its rejection (the interrupt, at last) included.
+  running.catch(() => undefined);
   try {
-    const result = await work(connection);
+    const result = await Promise.race([running, stoppable.givenUp]);
     whole = !signal.aborted;
     return result;
   } catch (err) {
-    throw signal.aborted ? signal.reason : err;
+    stranded = err instanceof StrandedStatement;
+    throw signal.aborted && !stranded ? signal.reason : err;
   } finally {
-    signal.removeEventListener('abort', onAbort);
-    stopInterrupting?.();
-    // Only a connection whose work ended well (not aborted, so never interrupted) goes to the run's next node.
-    workspace.release(connection, keep && whole);
+    signal.removeEventListener('abort', stoppable.stop);
+    stoppable.end();
+    // Only a connection whose work ended well (not aborted, so never interrupted) goes to the run's next node; one
+    // whose statement still runs is never closed (that would block the event loop until it ends).
+    if (stranded) workspace.strand(connection, running);
+    else workspace.release(connection, keep && whole);
   }
 }
 

@@ -1,0 +1,114 @@
+// A transform whose one value DuckDB computes without looking for an interrupt (nested lambdas: hours of work in one
+// function call) is given up EXECUTOR_INTERRUPT_GRACE_MS after its timeout: the node fails at once, another run on the
+// executor finishes there, and then the executor ends itself, the only way to free the core the statement holds.
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { newId } from '@conduit/service-kit';
+import { TEST_SECRETS_KEY } from './support/executor.js';
+import { DATABASE_URL, connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { reportsOf } from './support/queues.js';
+import { uninterruptibleSql } from './support/uninterruptible.js';
+import { REDIS_URL } from './support/redis.js';
+import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
+import { dagNodes, linearDag, waitFor } from '@conduit/testing';
+import type pg from 'pg';
+
+const TENANT = 'tnt_stranded_test';
+const GRACE_MS = 1000;
+const schema = uniqueSchema();
+const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+let db: pg.Client;
+let suite: WorkerSuite;
+let child: ChildProcess | undefined;
+
+/** 10^15 lambda calls in one value: years, were it not given up. Reads its input, so nothing folds it at bind time. */
+const ENDLESS = `${uninterruptibleSql('100000 + n')} from one`;
+
+beforeAll(async () => {
+  if (!existsSync(mainJs)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/executor` first');
+  db = await openSchema(schema);
+  suite = await startWorkerSuite({
+    tenantId: TENANT,
+    connectors: [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }],
+    requests: [],
+  });
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await suite?.close();
+  await dropSchema(db, schema);
+});
+
+it('fails the node within its grace, lets the executor finish its other run, then ends the executor', async () => {
+  child = fork(mainJs, [], {
+    env: {
+      ...process.env,
+      REDIS_URL,
+      // As in stalled.test.ts: the platform's database on another server, never reached by the executor itself.
+      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { port: '1', pathname: '/conduit_platform' }).toString(),
+      REDIS_PREFIX: suite.prefix,
+      SECRETS_KEY: TEST_SECRETS_KEY.toString('hex'),
+      EXECUTOR_PORT: '0',
+      EXECUTOR_INTERRUPT_GRACE_MS: String(GRACE_MS),
+      // The drain after a stranded statement is a SIGTERM's: the other run has this long to finish here.
+      EXECUTOR_SHUTDOWN_GRACE_MS: '30000',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  let log = '';
+  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  const ended = once(child, 'exit');
+  const { source, transform, sql } = dagNodes('con_pg');
+
+  const other = newId('run');
+  await suite.enqueue(other, TENANT, linearDag(sql('nap', 'select pg_sleep(6)')));
+  await waitFor(
+    async () =>
+      (await reportsOf(suite.queues.reports, other)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
+    { what: 'the child executor to start the other run', timeoutMs: 20_000 },
+  );
+
+  const endless = newId('run');
+  await suite.enqueue(
+    endless,
+    TENANT,
+    linearDag(
+      source('one', { query: 'select 1 as n' }),
+      transform('forever', ENDLESS, { timeout_seconds: 1, retries: 3 }),
+    ),
+  );
+  const startedAt = Date.now();
+  const end = await suite.finished(endless, { what: 'the endless run to fail', timeoutMs: 30_000 });
+  // The timeout (1 s) and the grace (1 s), give or take the run's start: not the years of the statement.
+  expect(Date.now() - startedAt).toBeLessThan(20_000);
+  expect(end).toMatchObject({ status: 'failed', error: { node_id: 'forever', code: 'timeout' } });
+  // Not tried again (retries: 3): each attempt would hold one more core.
+  expect(end.nodes.find((n) => n.id === 'forever')).toMatchObject({
+    status: 'failed',
+    attempts: 1,
+    error: { message: 'timed out after 1 s; its statement did not stop within 1 s of being interrupted' },
+  });
+
+  // The other run was on the executor all along: it finishes there, within the drain, as its first execution.
+  await expect(suite.finished(other, { what: 'the other run to finish' })).resolves.toMatchObject({
+    status: 'succeeded',
+    attempt: 1,
+  });
+  // Then the executor ends itself, with SIGKILL (process.exit would wait for the statement).
+  let timer: NodeJS.Timeout | undefined;
+  const [code, signal] = (await Promise.race([
+    ended,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the executor did not end; its log:\n${log}`)), 30_000);
+    }),
+  ]).finally(() => clearTimeout(timer))) as [number | null, NodeJS.Signals | null];
+  expect([code, signal]).toEqual([null, 'SIGKILL']);
+  expect(log).toContain('a DuckDB statement did not stop when interrupted');
+  expect(log).toContain('ending with SIGKILL');
+  // The tenant's SQL is not the platform's log's business.
+  expect(log).not.toContain('list_transform');
+}, 90_000);
