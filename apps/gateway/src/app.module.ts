@@ -6,8 +6,17 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type ReadinessCheck, type ServiceDatabase, OpsModule, serviceDatabaseModule } from '@conduit/service-kit';
 import type { GatewayConfig } from './config.js';
-import { GATEWAY_CONFIG, GATEWAY_LOGGER, METRICS_REGISTRY, REDIS, ROUTE_TABLE, RPC_CLIENT } from './tokens.js';
+import {
+  EARLY_ADMISSION,
+  GATEWAY_CONFIG,
+  GATEWAY_LOGGER,
+  METRICS_REGISTRY,
+  REDIS,
+  ROUTE_TABLE,
+  RPC_CLIENT,
+} from './tokens.js';
 import type { RouteTable } from './http/routes.js';
+import type { GatewayServer } from './http/gateway-server.js';
 import { AUTH_CONFIG } from './auth/auth.tokens.js';
 import { AccessGuard } from './access/access.guard.js';
 import { RouteInputGuard } from './access/route-input.guard.js';
@@ -35,6 +44,8 @@ export interface GatewayRuntime {
   registry: Registry;
   readiness: ReadinessCheck[];
   routes: RouteTable;
+  /** The server's hook that admits requests with a body before reading it (http/admit-before-body.ts). */
+  admitWith: GatewayServer['admitWith'];
 }
 
 /** Every controller of the public API. */
@@ -72,7 +83,14 @@ export class AppModule {
       providers: [
         ...shared,
         BackendClient,
-        { provide: APP_GUARD, useClass: AccessGuard },
+        AccessGuard,
+        { provide: APP_GUARD, useExisting: AccessGuard },
+        {
+          // The guard's admission also runs before a request's body is read (http/admit-before-body.ts).
+          provide: EARLY_ADMISSION,
+          inject: [AccessGuard],
+          useFactory: (guard: AccessGuard) => runtime.admitWith((request, reply) => guard.admit(request, reply)),
+        },
         // After access: a caller learns what a route takes only once it may call it.
         { provide: APP_GUARD, useClass: RouteInputGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

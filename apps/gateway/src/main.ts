@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   await rpc.connect();
   const registry = createMetricsRegistry('gateway');
 
-  const { adapter, fastify, routes } = createGatewayServer({
+  const { adapter, fastify, routes, admitWith } = createGatewayServer({
     receiveTimeoutMs: config.REQUEST_RECEIVE_TIMEOUT_MS,
     accessLog: createAccessLog({ service: 'gateway', level: config.LOG_LEVEL }),
     registry,
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       registry,
       readiness,
       routes,
+      admitWith,
     }),
     adapter,
     // abortOnError: a database that fails to open (migrations) is one line on stderr, not a core dump.

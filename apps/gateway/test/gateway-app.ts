@@ -72,7 +72,7 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
   };
   const registry = new Registry();
   const calls: BackendCall[] = [];
-  const { adapter, fastify, routes } = createGatewayServer({
+  const { adapter, fastify, routes, admitWith } = createGatewayServer({
     receiveTimeoutMs: config.REQUEST_RECEIVE_TIMEOUT_MS,
     accessLog: createAccessLog({
       service: 'gateway',
@@ -89,6 +89,7 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
     registry,
     readiness: [],
     routes,
+    admitWith,
   };
   let app: NestFastifyApplication | undefined;
   const stop = async () => {

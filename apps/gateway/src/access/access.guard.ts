@@ -10,6 +10,7 @@ import { GATEWAY_CONFIG } from '../tokens.js';
 import type { GatewayConfig } from '../config.js';
 import { PUBLIC_ROUTE, ROUTE_SCOPE } from './access.decorators.js';
 import { wideLimits } from '../rate-limit/rate-limit.config.js';
+import type { Principal } from '../auth/principal.js';
 
 /** What a route declares about its access, read once per handler. */
 interface RouteAccess {
@@ -52,6 +53,17 @@ export class AccessGuard implements CanActivate {
     // absolute-form target (`http://host/v2/projects`) to /v2 routes, which a test of the raw URL let through.
     if (OPEN_ROUTES.has(request.routeOptions.url ?? '')) return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();
+    // A request with a body was admitted before its body was read (gateway-server.ts admitBeforeBody).
+    const principal = request.principal ?? (await this.admit(request, reply));
+    assertScope(principal, route.scope ?? requiredScope(request.method));
+    return true;
+  }
+
+  /**
+   * Who is calling (401) and within their rates (429), the rate headers set: the route's own scope aside, all a
+   * request needs before its body is worth reading. Sets and answers `request.principal`.
+   */
+  async admit(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const apiKey = request.headers['x-api-key'];
     const authorization = request.headers.authorization;
     const principal = await this.auth.authenticate({
@@ -80,9 +92,7 @@ export class AccessGuard implements CanActivate {
       );
     }
     reply.headers(headers);
-
-    assertScope(principal, route.scope ?? requiredScope(request.method));
-    return true;
+    return principal;
   }
 
   private accessOf(context: ExecutionContext): RouteAccess {

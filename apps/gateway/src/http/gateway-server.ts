@@ -11,6 +11,7 @@ import { registerRequestMetrics } from './request-metrics.js';
 import { registerDrainOnClose } from './drain-on-close.js';
 import { registerInvalidCharacterCheck } from './invalid-characters.js';
 import { onClientError, onFrameworkError } from './client-errors.js';
+import { registerAdmitBeforeBody, type Admission } from './admit-before-body.js';
 
 /**
  * Node's bound on receiving a request, for each HTTP server of the gateway. Fastify's default requestTimeout (0) turns
@@ -43,6 +44,8 @@ export interface GatewayServer {
   adapter: FastifyAdapter;
   fastify: FastifyInstance;
   routes: RouteTable;
+  /** Admits requests with a body before it is read (admit-before-body.ts): call once the guard exists. */
+  admitWith: (admission: Admission) => void;
 }
 
 /** The public API's Fastify server and every hook it runs around Nest's routes: main.ts's, and the HTTP tests'. */
@@ -61,11 +64,12 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const fastify = adapter.getInstance();
   const routes = new RouteTable();
   routes.attach(fastify);
+  const early = registerAdmitBeforeBody(fastify);
   registerJsonBodyParser(fastify);
   registerInvalidCharacterCheck(fastify);
   // Access lines carry only named, non-secret fields (see request-log.ts): no redaction pass needed.
   registerRequestLog(fastify, options.accessLog);
   registerRequestMetrics(fastify, options.registry);
   registerDrainOnClose(fastify);
-  return { adapter, fastify, routes };
+  return { adapter, fastify, routes, admitWith: early.admitWith };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type FieldError, AppError, formatPath, validationFailed } from '@conduit/contracts';
+import { bodyMayHoldEscapes } from './json-body.js';
 
 const NUL = '\u0000';
 /** Any surrogate: only a string holding one needs the exact check (a surrogate pair is fine). */
@@ -88,13 +89,17 @@ const URL_AND_HEADER_INPUTS = [
   ['header', (r: FastifyRequest) => r.headers],
 ] as const;
 
-/** The invalid characters of one request, or null: a 400 for its path, query or headers, else a 422 for its body. */
-export function invalidCharacterProblem(request: FastifyRequest): AppError | null {
+/**
+ * The invalid characters of one request, or null: a 400 for its path, query or headers, else a 422 for its body.
+ * `body: false` leaves the body out (its text held no escape, the only way either fault gets into it).
+ */
+export function invalidCharacterProblem(request: FastifyRequest, { body = true } = {}): AppError | null {
   for (const [kind, inputOf] of URL_AND_HEADER_INPUTS) {
     const errors = invalidCharacterErrors(inputOf(request) ?? {});
     const first = errors[0];
     if (first) return new AppError('invalid_parameter', `${kind} ${first.path || '(name)'}: ${first.message}`, errors);
   }
+  if (!body) return null;
   const bodyErrors = invalidCharacterErrors(request.body);
   return bodyErrors.length > 0 ? validationFailed(bodyErrors) : null;
 }
@@ -108,7 +113,7 @@ export function invalidCharacterProblem(request: FastifyRequest): AppError | nul
 export function registerInvalidCharacterCheck(app: FastifyInstance): void {
   // eslint-disable-next-line @typescript-eslint/require-await -- Fastify runs a hook that returns a promise as async; a plain function would have to call `done`.
   app.addHook('preValidation', async (request) => {
-    const problem = invalidCharacterProblem(request);
+    const problem = invalidCharacterProblem(request, { body: bodyMayHoldEscapes(request) });
     if (problem) throw problem;
   });
 }

@@ -1,66 +1,85 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance } from 'fastify';
-import { AppError, LIMITS } from '@conduit/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, LIMITS, formatPath } from '@conduit/contracts';
 
-/** Deepest nesting of a parsed JSON value, without recursion (a 10,000-deep body must not blow the stack). */
-export function jsonDepth(value: unknown, stopAt: number): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > max) max = depth;
-    if (max > stopAt) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`, read from the text alone (brackets outside strings):
+ * before parsing it, so a body of a million `[` costs a linear scan, not a parse and a walk. For valid JSON this is
+ * the parsed value's depth.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
   }
-  return max;
+  return false;
+}
+
+/** What a parsed body holds that no schema may take: found by one walk, its paths built only for what is found. */
+export interface ValueFaults {
+  /**
+   * The path of the first key `__proto__` (JSON.parse keeps it as an own key). The schemas' records drop such a key,
+   * so a value under it would vanish without a word (run parameters came back `{}`): it is refused instead.
+   */
+  protoKey?: string;
+  /** The paths, in document order, of numbers too large for a double (JSON.parse makes them Infinity). */
+  infinite: string[];
 }
 
 /**
- * The body path of the first key `__proto__` in a parsed JSON value (JSON.parse keeps it as an own key), or undefined.
- * The schemas' records drop such a key, so a value under it would vanish without a word (run parameters came back
- * `{}`): it is refused instead. Walked only when the text may hold one (spelled out or through an escape).
+ * Walks a parsed body once for what {@link ValueFaults} names, and only when its text may hold one: a `__proto__` key
+ * spelled out or through an escape, a number with an exponent or a run of over 300 digits (matched from its first
+ * digit only, so the scan stays linear). The value nests at most LIMITS.jsonDepth deep ({@link nestsDeeperThan} came
+ * first), so the walk may recurse.
  */
-export function protoKeyPath(text: string, value: unknown): string | undefined {
-  if (!text.includes('__proto__') && !text.includes('\\u')) return undefined;
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
+export function valueFaults(text: string, value: unknown): ValueFaults {
+  const faults: ValueFaults = { infinite: [] };
+  const keys = text.includes('__proto__') || text.includes('\\u');
+  const numbers = /\d[eE]|(?<!\d)\d{301}/.test(text);
+  if (!keys && !numbers) return faults;
+  const path: PropertyKey[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'number') {
+      if (numbers && !Number.isFinite(v)) faults.infinite.push(formatPath(path));
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
     if (Array.isArray(v)) {
-      v.forEach((child, i) => stack.push([child, `${path}[${i}]`]));
-      continue;
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        walk(v[i]);
+        path.pop();
+      }
+      return;
     }
     for (const key of Object.keys(v)) {
-      const at = path === '' ? key : `${path}.${key}`;
-      if (key === '__proto__') return at;
-      stack.push([(v as Record<string, unknown>)[key], at]);
+      path.push(key);
+      if (keys && key === '__proto__') faults.protoKey ??= formatPath(path);
+      walk((v as Record<string, unknown>)[key]);
+      path.pop();
     }
-  }
-  return undefined;
+  };
+  walk(value);
+  return faults;
 }
 
+/** Requests whose body text holds a `\u` escape: the only way a NUL or a lone surrogate gets into valid UTF-8 JSON. */
+const escapedBodies = new WeakSet<FastifyRequest>();
+
 /**
- * The body paths, in document order, of the numbers too large for a double (`1e400`, `<300 digits>e99`: JSON.parse
- * makes them Infinity, which JSON then writes as null); empty when none. Walked only when the text holds a number that
- * may be one: one with an exponent, or a run of over 300 digits (matched from its first digit only, so the scan stays
- * linear in the text).
+ * Whether a request's body may hold a NUL or a lone surrogate (invalid-characters.ts): JSON.parse refuses raw control
+ * characters in strings, and UTF-8 (checked first) cannot encode a lone surrogate, so only an escape brings either.
  */
-export function infiniteNumberPaths(text: string, value: unknown): string[] {
-  if (!/\d[eE]|(?<!\d)\d{301}/.test(text)) return [];
-  const paths: string[] = [];
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'number' && !Number.isFinite(v)) paths.push(path);
-    if (v === null || typeof v !== 'object') continue;
-    const children: [unknown, string][] = Array.isArray(v)
-      ? v.map((child, i) => [child, `${path}[${i}]`])
-      : Object.entries(v).map(([key, child]) => [child, path === '' ? key : `${path}.${key}`]);
-    // Reversed onto the stack, so they come off it in document order.
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
-  }
-  return paths;
+export function bodyMayHoldEscapes(request: FastifyRequest): boolean {
+  return escapedBodies.has(request);
 }
 
 /**
@@ -74,12 +93,20 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit: LIMITS.bodyBytes },
-    (_req, body, done) => {
+    (req, body, done) => {
+      // A body sent to no route (a 404 or 405 answers it) is never worth parsing, nor admitted before (admit-before-body.ts).
+      if (req.routeOptions.url === undefined) return done(null, undefined);
       // JSON text is Unicode: bytes that are not UTF-8 would be stored as U+FFFD, changed without a word.
       if (typeof body !== 'string' && !isUtf8(body))
         return done(new AppError('malformed_json', 'the body is not valid JSON: it is not UTF-8 text'), undefined);
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
+      if (nestsDeeperThan(text, LIMITS.jsonDepth)) {
+        return done(
+          new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`),
+          undefined,
+        );
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -89,24 +116,17 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
         const where = position === undefined ? '' : ` (at character ${position})`;
         return done(new AppError('malformed_json', `the body is not valid JSON${where}`), undefined);
       }
-      if (jsonDepth(parsed, LIMITS.jsonDepth) > LIMITS.jsonDepth) {
-        return done(
-          new AppError('malformed_json', `the body is nested deeper than ${LIMITS.jsonDepth} levels`),
-          undefined,
-        );
-      }
-      const proto = protoKeyPath(text, parsed);
-      if (proto !== undefined) {
+      const faults = valueFaults(text, parsed);
+      if (faults.protoKey !== undefined) {
         return done(
           new AppError('validation_failed', '1 field is invalid', [
-            { path: proto, code: 'invalid_key', message: 'a key named __proto__ is never taken' },
+            { path: faults.protoKey, code: 'invalid_key', message: 'a key named __proto__ is never taken' },
           ]),
           undefined,
         );
       }
-      const infinite = infiniteNumberPaths(text, parsed);
-      if (infinite.length > 0) {
-        const errors = infinite.map((path) => ({
+      if (faults.infinite.length > 0) {
+        const errors = faults.infinite.map((path) => ({
           path,
           code: 'number_out_of_range',
           message: 'the number is too large to be kept (at most about 1.8e308)',
@@ -120,6 +140,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
           undefined,
         );
       }
+      if (text.includes('\\u')) escapedBodies.add(req);
       done(null, parsed);
     },
   );
