@@ -16,7 +16,7 @@ import { RpcTimeoutError } from './rpc-timeout.error.js';
 import { RedisUnavailableError } from './redis-unavailable.error.js';
 import { startCallSpan } from './call-span.js';
 import { traceCarrierOf } from './trace-context.js';
-import { decodeReplies, encodeRequest, type ReplyBody } from './wire.js';
+import { decodeReplies, encodeRequest, replyReferenceOf, type ReplyBody } from './wire.js';
 import { StreamWriter } from './stream-writer.js';
 
 /** Per call. */
@@ -41,6 +41,9 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
   readonly clientId = randomUUID();
   private readonly replyTo: string;
   private connections: Connections | null = null;
+  /** Messages behind a reply reference being fetched (onMessage), delivered in order. */
+  private referenced: Promise<void> = Promise.resolve();
+  private fetchingReferences = 0;
   private connection: Promise<void> | null = null;
   /** The connection has been opened and the reply channel subscribed: calls need not wait on connect(). */
   private ready = false;
@@ -210,13 +213,33 @@ export class RedisStreamsClient extends ClientProxy<RedisStreamsEvents> {
       () => this.closing,
     );
     for (const listener of this.listeners) attachListener({ ...connections }, listener);
-    connections.subscriber.on('message', (_channel: string, body: string) => this.onReply(body));
+    connections.subscriber.on('message', (_channel: string, body: string) => this.onMessage(body));
     // Replies published while the subscriber is away are lost: the calls waiting for them fail now, not at the timeout.
     connections.subscriber.on('close', () => this.failWaiting());
     await Promise.all([connections.publisher.connect(), connections.subscriber.connect()]);
     // Subscribed before the first request goes out, so no reply can arrive unheard.
     await connections.subscriber.subscribe(this.replyTo);
     this.ready = true;
+  }
+
+  /**
+   * A published reply, or a reference to one stored apart (wire.ts publishReply), taken with GETDEL. While a reference
+   * is being fetched, later messages wait their turn behind it: a stream's values arrive in the order they were sent.
+   */
+  private onMessage(body: string): void {
+    const ref = replyReferenceOf(body);
+    if (ref === undefined && this.fetchingReferences === 0) return this.onReply(body);
+    const publisher = this.connections?.publisher;
+    const fetched = ref === undefined ? Promise.resolve(body) : (publisher?.getdel(ref) ?? Promise.resolve(null));
+    this.fetchingReferences += 1;
+    this.referenced = this.referenced
+      .then(async () => {
+        const text = await fetched.catch(() => null);
+        // Gone (expired, or Redis away): the call it answered fails at its timeout, as a lost reply would.
+        if (text === null) this.logger.warn('A reply stored apart could not be read');
+        else this.onReply(text);
+      })
+      .finally(() => (this.fetchingReferences -= 1));
   }
 
   private onReply(body: string): void {

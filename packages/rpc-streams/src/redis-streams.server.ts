@@ -11,7 +11,7 @@ import {
 } from './options.js';
 import { RedisStreamsContext } from './redis-streams.context.js';
 import { type StreamEntry, StreamConsumer } from './stream-consumer.js';
-import { decodeRequest, type ReplyBody, type RequestMessage, toTransportableError } from './wire.js';
+import { decodeRequest, publishReply, type ReplyBody, type RequestMessage, toTransportableError } from './wire.js';
 import { contextFromCarrier, inSpan, recordAnswerError, SpanKind, type Span } from './trace-context.js';
 
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
@@ -214,7 +214,7 @@ export class RedisStreamsServer extends Server<RedisStreamsEvents> implements Cu
         if (finished) return undefined;
         if (packet.err != null) recordAnswerError(span, packet.err);
         const { body, final } = serializeReply(id, packet);
-        if (!final) return consumer.commands.publish(reply, body);
+        if (!final) return publishReply(consumer.commands, reply, body);
         finished = true;
         return this.finishWithReply(consumer, entryId, message.pattern, reply, body).finally(resolve);
       };

@@ -2,7 +2,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { encodeReplies } from './wire.js';
+import { encodeReplies, publishReply } from './wire.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -148,7 +148,7 @@ export class StreamConsumer {
       else repliesByChannel.set(reply.channel, [reply.body]);
     }
     const tx = this.commands.multi();
-    for (const [channel, bodies] of repliesByChannel) tx.publish(channel, encodeReplies(bodies));
+    for (const [channel, bodies] of repliesByChannel) publishReply(tx, channel, encodeReplies(bodies));
     let failure: unknown;
     try {
       const results = await tx

@@ -1,4 +1,5 @@
 // The message formats on Redis: the fields of a request's stream entry and the JSON of the replies.
+import { randomUUID } from 'node:crypto';
 import type { PacketMetadata } from '@nestjs/microservices';
 
 /** One entry of a service's request stream. Events (from `emit`) carry neither `id` nor `reply`. */
@@ -64,6 +65,47 @@ function checked(message: Partial<RequestMessage>): RequestMessage {
   if (typeof message.pattern !== 'string' || !('data' in message))
     throw new Error('stream entry has no pattern or data field');
   return message as RequestMessage;
+}
+
+/**
+ * Replies longer than this (characters of JSON) travel by reference: stored under a key of their own for
+ * REPLY_REFERENCE_TTL_MS, and the key published instead. Redis drops a subscriber whose pending pub/sub output passes
+ * 32 MB (8 MB for a minute): a page of large pipelines did, and with it every other call waiting on that caller's
+ * connection (other tenants' requests through the same gateway). A reference keeps the subscription's messages small.
+ */
+export const REPLY_BY_REFERENCE_CHARS = 256 * 1024;
+/** Longer than any call waits for its reply; the caller takes the key as it reads it. */
+export const REPLY_REFERENCE_TTL_MS = 120_000;
+
+/** What is published for a reply stored under `key`: no reply has a `ref`, so the two never meet. */
+export function encodeReplyReference(key: string): string {
+  return JSON.stringify({ ref: key });
+}
+
+/** The key of a published reply reference, or undefined for a reply itself. */
+export function replyReferenceOf(body: string): string | undefined {
+  if (!body.startsWith('{"ref":')) return undefined;
+  const { ref } = JSON.parse(body) as { ref?: unknown };
+  return typeof ref === 'string' ? ref : undefined;
+}
+
+/** The two commands a reply needs, on a connection or in a MULTI; `R` is what PUBLISH answers there. */
+export interface ReplyPublisher<R> {
+  set(key: string, value: string, px: 'PX', ms: number): unknown;
+  publish(channel: string, message: string): R;
+}
+
+/**
+ * PUBLISHes `body` on `channel`; past REPLY_BY_REFERENCE_CHARS, stores it first and publishes its key. One connection
+ * runs the two in order, so the key exists before its reference reaches the caller.
+ */
+export function publishReply<R>(redis: ReplyPublisher<R>, channel: string, body: string): R {
+  if (body.length <= REPLY_BY_REFERENCE_CHARS) return redis.publish(channel, body);
+  const key = `${channel}:${randomUUID()}`;
+  const stored = redis.set(key, body, 'PX', REPLY_REFERENCE_TTL_MS);
+  // On a connection (not in a MULTI) it is a promise of its own: its failure is the PUBLISH's too, reported there.
+  if (stored instanceof Promise) stored.catch(() => undefined);
+  return redis.publish(channel, encodeReplyReference(key));
 }
 
 /** One PUBLISH body for replies (already JSON) to the same caller: the reply itself, or an array of them. */

@@ -47,6 +47,16 @@ class CatalogController {
     return of(1, 2, 3);
   }
 
+  @MessagePattern('catalog.items.large')
+  large(@Payload() data: { mib: number }): { text: string } {
+    return { text: 'x'.repeat(data.mib * 1024 * 1024) };
+  }
+
+  @MessagePattern('catalog.items.largeStream')
+  largeStream(): Observable<string> {
+    return of('a'.repeat(300 * 1024), 'b', 'c'.repeat(300 * 1024), 'd');
+  }
+
   @EventPattern('catalog.items.touched')
   touched(@Payload() data: unknown): void {
     received.events.push(data);
@@ -103,6 +113,21 @@ describe('RedisStreams transport through a Nest microservice', () => {
     listener.disconnect();
     expect(messages).toBeGreaterThan(0);
     expect(messages).toBeLessThan(200);
+  });
+
+  it("brings a reply past Redis's pub/sub limit back whole, with the calls beside it, by reference", async () => {
+    // 40 MiB: Redis drops a subscriber whose pending pub/sub output passes 32 MB, failing every call waiting on it.
+    const beside = Array.from({ length: 20 }, (_, i) => rpcCall(client, 'catalog.items.echo', { i }));
+    const large = await rpcCall<{ text: string }>(client, 'catalog.items.large', { mib: 40 });
+    expect(large.text.length).toBe(40 * 1024 * 1024);
+    await expect(Promise.all(beside)).resolves.toEqual(Array.from({ length: 20 }, (_, i) => ({ i })));
+    // Taken as it was read: nothing of it stays in Redis.
+    expect(await suite.redis.keys(`${replyChannel(prefix, client.clientId)}:*`)).toEqual([]);
+  });
+
+  it('keeps a stream of large and small values in order', async () => {
+    const values = await firstValueFrom(client.send<string>('catalog.items.largeStream', {}).pipe(toArray()));
+    expect(values.map((v) => `${v[0]}${v.length}`)).toEqual([`a${300 * 1024}`, 'b1', `c${300 * 1024}`, 'd1']);
   });
 
   it('surfaces a handler that throws as an error on the client', async () => {
