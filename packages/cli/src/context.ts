@@ -35,6 +35,13 @@ export function resolveConnection(options: GlobalOptions, env: NodeJS.ProcessEnv
   const apiKey = fromEnv ? env.CONDUIT_API_KEY || undefined : profile?.api_key;
   const token = fromEnv ? (env.CONDUIT_API_KEY ? undefined : env.CONDUIT_TOKEN) : profile?.token;
   if (!apiKey && !token) throw new UsageError(`no credential: run \`conduit login\`, or set CONDUIT_API_KEY`);
+  // A profile's credential goes only to the API it was saved for: --url or CONDUIT_URL naming another would hand it on.
+  if (!fromEnv && profile?.url !== undefined && url !== profile.url && !sameOrigin(url, profile.url)) {
+    throw new UsageError(
+      `profile "${profileName}" holds a credential for ${profile.url}, not ${url}: ` +
+        'log in to that URL (`conduit login --url`), or give its credential in CONDUIT_API_KEY or CONDUIT_TOKEN',
+    );
+  }
   return {
     profile: profileName,
     url,
@@ -47,7 +54,22 @@ export function resolveConnection(options: GlobalOptions, env: NodeJS.ProcessEnv
   };
 }
 
+/** Whether two URLs name one origin (scheme, host, port); false when either is no URL. */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Loopback names and addresses: plain http to them never leaves the machine. */
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
 export function clientOf(connection: Connection, output: Output): ConduitClient {
+  const url = URL.canParse(connection.url) ? new URL(connection.url) : undefined;
+  if (url?.protocol === 'http:' && !LOOPBACK.test(url.hostname))
+    output.note(`warning: ${url.origin} is plain http: the credential crosses the network unencrypted; use https`);
   return createConduitClient({
     baseUrl: connection.url,
     ...(connection.apiKey ? { apiKey: connection.apiKey } : { token: connection.token ?? '' }),

@@ -32,12 +32,12 @@ export class Output {
 
   /** A line for people; nothing in JSON mode (the command prints its document instead). */
   line(text = ''): void {
-    if (!this.json) this.stdout.write(`${text}\n`);
+    if (!this.json) this.stdout.write(`${terminalSafe(text)}\n`);
   }
 
   /** Progress and notes: stderr, so stdout stays the command's answer. */
   note(text: string): void {
-    if (!this.json) this.stderr.write(`${text}\n`);
+    if (!this.json) this.stderr.write(`${terminalSafe(text)}\n`);
   }
 
   document(value: unknown): void {
@@ -59,8 +59,35 @@ export class Output {
       this.document({ error: errorDocument(err) });
       return;
     }
-    this.stderr.write(`${this.paint('red', 'Error:')} ${describeError(err)}\n`);
+    this.stderr.write(`${this.paint('red', 'Error:')} ${terminalSafe(describeError(err))}\n`);
   }
+}
+
+/** The colours {@link Output.paint} writes, matched where a control character stands. */
+// eslint-disable-next-line no-control-regex -- an ANSI colour sequence starts with ESC
+const OWN_COLOUR = /\u001b\[(?:0|1|31|32|33|34|90)m/y;
+/** Control characters but line feed and tab: C0 (ESC, BEL, CR...), DEL and C1. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it escapes
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text for a terminal: every control character written out (`\x1b`, `\x07`) but line feeds, tabs and the CLI's own
+ * colours. Names, errors and log lines come from the API, and through it from other servers and LLM answers: raw,
+ * an escape sequence in one would set the window title, write the clipboard (OSC 52), or erase and forge lines.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(CONTROL, (c: string, at: number) => {
+    if (c === '\u001b') {
+      OWN_COLOUR.lastIndex = at;
+      if (OWN_COLOUR.test(text)) return c;
+    }
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}
+
+/** One line of a block the CLI redraws in place: {@link terminalSafe}, and no line feed to break its line count. */
+export function oneLine(text: string): string {
+  return terminalSafe(text).replace(/\n/g, '\\n');
 }
 
 export function visibleLength(text: string): number {

@@ -64,6 +64,18 @@ describe('field errors', () => {
     }
   });
 
+  it('refuses control characters in names, and in descriptions but for line breaks and tabs', () => {
+    const errorsOf = (body: unknown) => {
+      const res = projectCreateSchema.safeParse(body);
+      return res.success ? [] : fieldErrorsOf(res.error).map((e) => [e.path, e.code]);
+    };
+    expect(errorsOf({ name: 'job \u001b]0;pwned\u0007', description: 'x\u009b' })).toEqual([
+      ['name', 'invalid_format'],
+      ['description', 'invalid_format'],
+    ]);
+    expect(errorsOf({ name: '  Ünïcode ✓ name  ', description: 'two\nlines\tand a tab\r\n' })).toEqual([]);
+  });
+
   it('formats nested paths and marks missing fields as required', () => {
     const schema = z.strictObject({ a: z.object({ b: z.array(z.object({ c: z.string() })) }) });
     const res = schema.safeParse({ a: { b: [{ c: 'x' }, {}] } }, { reportInput: true });

@@ -56,6 +56,20 @@ function isProblem(value: unknown): value is Problem {
 export function apiErrorOf(response: Response, body: unknown): ConduitApiError {
   if (isProblem(body)) return new ConduitApiError(body);
   const requestId = response.headers.get('x-request-id') ?? '';
+  if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+    const to = response.headers.get('location');
+    return new ConduitApiError({
+      type: 'about:blank',
+      title: 'Redirect not followed',
+      status: response.status,
+      code: 'redirect_not_followed',
+      detail:
+        `the server answered a redirect${to ? ` to ${to}` : ''}, which the client does not follow (it would carry ` +
+        'the credential there): use the URL the API answers at',
+      instance: new URL(response.url || 'http://unknown/').pathname,
+      request_id: requestId,
+    });
+  }
   return new ConduitApiError({
     type: 'about:blank',
     title: response.statusText || 'HTTP error',

@@ -69,7 +69,9 @@ export function createTransport(options: TransportOptions): (input: Request) => 
       headers,
       body,
       signal: input.signal,
-      redirect: input.redirect,
+      // Never followed: fetch drops Authorization on a redirect to another origin but keeps X-API-Key, so following
+      // one would hand the key to whatever host the answer names. The API never redirects; the answer is an error.
+      redirect: 'manual',
     });
 
     for (let attempt = 1; ; attempt++) {

@@ -149,4 +149,23 @@ describe('credentials and errors', () => {
     expect(err).toBeInstanceOf(ConduitApiError);
     expect(err).toMatchObject({ status: 502, code: 'http_502', errors: [] });
   });
+  it('never follows a redirect, which would carry the API key to the host it names', async () => {
+    const elsewhere = await startServer((_req, res) => json(res, 200, project('prj_1')));
+    try {
+      server = await startServer(
+        (req, res) => (res.writeHead(307, { location: `${elsewhere.baseUrl}${req.url}` }), res.end()),
+      );
+      const err = await createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_secret', retry: fast })
+        .projects.get('prj_1')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConduitApiError);
+      expect(err).toMatchObject({ status: 307, code: 'redirect_not_followed' });
+      expect((err as ConduitApiError).detail).toContain(elsewhere.baseUrl);
+      // Asked once, not retried, and the other host never heard of it.
+      expect(server.requests).toHaveLength(1);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // states (spinner, duration, rows) redrawn under the streaming log lines; elsewhere (CI), plain lines: each log line
 // and each node's change of state, nothing redrawn.
 import type { Run, RunLogLine, RunNode } from '@conduit/sdk';
-import { spinnerFrame, type Colour, type Output } from '../output.js';
+import { oneLine, spinnerFrame, type Colour, type Output } from '../output.js';
 
 const STATUS_COLOUR: Record<RunNode['status'], Colour> = {
   pending: 'gray',
@@ -109,8 +109,8 @@ export class RunView {
   private draw(): void {
     const run = this.run;
     if (!run) return;
-    const width = Math.max(4, ...run.nodes.map((n) => n.id.length));
-    const lines = [this.out.paint('bold', `run ${run.id}  ${run.status}`)];
+    const width = Math.max(4, ...run.nodes.map((n) => oneLine(n.id).length));
+    const lines = [this.out.paint('bold', oneLine(`run ${run.id}  ${run.status}`))];
     for (const node of run.nodes) {
       const icon =
         node.status === 'running'
@@ -124,7 +124,7 @@ export class RunView {
                 : '-';
       const took = nodeDuration(node);
       lines.push(
-        `  ${this.out.paint(STATUS_COLOUR[node.status], `${icon} ${node.id.padEnd(width)}  ${node.status.padEnd(9)}`)}  ${(took !== undefined ? formatDuration(took) : '').padEnd(10)}  rows ${node.rows_in} → ${node.rows_out}`,
+        `  ${this.out.paint(STATUS_COLOUR[node.status], `${icon} ${oneLine(node.id).padEnd(width)}  ${node.status.padEnd(9)}`)}  ${(took !== undefined ? formatDuration(took) : '').padEnd(10)}  rows ${node.rows_in} → ${node.rows_out}`,
       );
     }
     this.out.stdout.write(`${lines.join('\n')}\n`);

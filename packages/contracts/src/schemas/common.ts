@@ -10,8 +10,26 @@ export const LIMITS = {
   testConnectionMs: 10_000,
 } as const;
 
-export const nameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
-export const descriptionSchema = z.string().max(LIMITS.descriptionLength).nullable();
+/**
+ * Names are one line of text: no control characters (C0, DEL, C1). An ESC or BEL in a name reached the terminal of
+ * whoever listed it (`conduit runs`: a window title, a clipboard write, a line erased).
+ */
+export const nameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(LIMITS.nameLength)
+  // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { message: 'must not contain control characters' });
+/** A description may break lines (line feeds, tabs, carriage returns) but holds no other control character. */
+export const descriptionSchema = z
+  .string()
+  .max(LIMITS.descriptionLength)
+  // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
+  .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/, {
+    message: 'must not contain control characters but line breaks and tabs',
+  })
+  .nullable();
 /** Ids in bodies and filters are checked loosely here (string of sane length); existence is the owner's check. */
 export const idRefSchema = z.string().min(1).max(64);
 /**
