@@ -19,4 +19,8 @@ describe('routes', () => {
     expect(routeOf(paths.project('a/b'))).toEqual({ page: 'project', projectId: 'a/b' });
     expect(routeOf('/v3/nothing')).toEqual({ page: 'not-found', path: '/v3/nothing' });
   });
+
+  it('names a path whose segment is no valid percent-encoding not found, rather than throwing', () => {
+    expect(routeOf('/projects/%E0%A4%A')).toEqual({ page: 'not-found', path: '/projects/%E0%A4%A' });
+  });
 });

@@ -39,10 +39,22 @@ const PATTERNS: { pattern: RegExp; route: (ids: string[]) => Route }[] = [
   },
 ];
 
+function decodedOrUndefined(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 export function routeOf(path: string): Route {
   for (const { pattern, route } of PATTERNS) {
     const match = pattern.exec(path);
-    if (match) return route(match.slice(1).map(decodeURIComponent));
+    if (!match) continue;
+    // A segment that is no valid percent-encoding (`%E0%A4%A`) names nothing: the not-found page, not a blank app.
+    const segments = match.slice(1).map(decodedOrUndefined);
+    if (segments.includes(undefined)) break;
+    return route(segments as string[]);
   }
   return { page: 'not-found', path };
 }

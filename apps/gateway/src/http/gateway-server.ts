@@ -12,6 +12,7 @@ import { registerDrainOnClose } from './drain-on-close.js';
 import { registerInvalidCharacterCheck } from './invalid-characters.js';
 import { onClientError, onFrameworkError } from './client-errors.js';
 import { registerAdmitBeforeBody, type Admission } from './admit-before-body.js';
+import { registerSecurityHeaders } from './security-headers.js';
 
 /**
  * Node's bound on receiving a request, for each HTTP server of the gateway. Fastify's default requestTimeout (0) turns
@@ -64,6 +65,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const fastify = adapter.getInstance();
   const routes = new RouteTable();
   routes.attach(fastify);
+  registerSecurityHeaders(fastify);
   const early = registerAdmitBeforeBody(fastify);
   registerJsonBodyParser(fastify);
   registerInvalidCharacterCheck(fastify);
