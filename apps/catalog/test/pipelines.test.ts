@@ -196,3 +196,31 @@ describe('pipelines', () => {
     expect((await cat.pipelines.get(t, data.id)).data.id).toBe(data.id);
   });
 });
+
+describe('a page of pipelines', () => {
+  it('holds at most its bytes of DAGs and validations (its first pipeline whatever its size), then a cursor', async () => {
+    const t = newTenant();
+    const con = await postgresConnector(t, 'warehouse');
+    const { sql } = dagNodes(con);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const dag = linearDag(sql('wide', `select '${'x'.repeat(20_000)}' as filler_${i}`));
+      ids.unshift((await cat.pipelines.create(t, { name: `wide ${i}`, dag })).data.id);
+    }
+    // Each is ~20 KB of DAG: two fit in 50 KB, and the next pages take up the rest in order.
+    const seen: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await cat.pipelines.list(t, { limit: 50, ...(cursor ? { cursor } : {}) }, 50_000);
+      seen.push(page.data.map((p) => p.id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
+    // A page smaller than one pipeline still answers that one.
+    expect((await cat.pipelines.list(t, { limit: 50 }, 1)).data.map((p) => p.id)).toEqual([ids[0]]);
+    // Within the bytes, the limit decides as before.
+    const two = await cat.pipelines.list(t, { limit: 2 });
+    expect(two.data.map((p) => p.id)).toEqual(ids.slice(0, 2));
+    expect(two.next_cursor).not.toBeNull();
+  });
+});

@@ -1,12 +1,12 @@
 import { BatchedRowReader } from '../common/batched-row-reader.js';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Dag } from '@conduit/dag';
 import {
   cursorLists,
+  encodeCursor,
   AppError,
   isId,
-  pageOf,
   validationFailed,
   type Page,
   type Pipeline,
@@ -20,6 +20,7 @@ import {
   type IdempotencyKey,
 } from '@conduit/contracts';
 import { PipelineEntity } from './pipeline.entity.js';
+
 import { taggedPipeline, toPipeline } from './pipeline.mapper.js';
 import { dagShapeErrors, sameValidation, validatePipelineDag, validateWithConnectors } from './pipeline-validation.js';
 import { dagSqlErrors } from './pipeline-sql.js';
@@ -41,6 +42,9 @@ import {
   isUniqueViolation,
   notFound,
 } from '@conduit/service-kit';
+
+/** What a page of pipelines answers at most of their DAGs and validations (PipelinesService.list). */
+export const PIPELINE_PAGE_BYTES = 8 * 1024 * 1024;
 
 const NAME_KEY = 'pipelines_project_name_key';
 const PROJECT_FKEY = 'pipelines_project_fkey';
@@ -114,13 +118,41 @@ export class PipelinesService {
     return row;
   }
 
-  async list(tenantId: string, query: PipelineListQuery): Promise<Page<Pipeline>> {
+  /**
+   * A page of `limit` pipelines at most, and of PIPELINE_PAGE_BYTES of their DAGs and validations (its first one
+   * whatever its size): a pipeline holds up to ~1 MiB of DAG and more of validation, so 200 of them made answers of
+   * hundreds of MB through the catalog, Redis and the gateway. A page cut short answers a next_cursor like any other.
+   * The sizes are read first (ids and lengths), then only the rows that fit.
+   */
+  async list(tenantId: string, query: PipelineListQuery, pageBytes = PIPELINE_PAGE_BYTES): Promise<Page<Pipeline>> {
     const after = cursorAfter(query.cursor, cursorLists.pipelines);
-    const where: FindOptionsWhere<PipelineEntity> = { tenantId };
-    if (after !== undefined) where.id = LessThan(after);
-    if (query.project_id !== undefined) where.projectId = query.project_id;
-    const rows = await this.ds.manager.find(PipelineEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
-    return pageOf(rows.map(toPipeline), query.limit, (p) => p.id, cursorLists.pipelines);
+    const sizes = this.ds.manager
+      .createQueryBuilder(PipelineEntity, 'p')
+      .select('p.id', 'id')
+      .addSelect('octet_length(p.dag::text) + octet_length(p.validation::text)', 'bytes')
+      .where('p.tenant_id = :tenantId', { tenantId });
+    if (after !== undefined) sizes.andWhere('p.id < :after', { after });
+    if (query.project_id !== undefined) sizes.andWhere('p.project_id = :projectId', { projectId: query.project_id });
+    const sized = await sizes
+      .orderBy('p.id', 'DESC')
+      .limit(query.limit + 1)
+      .getRawMany<{ id: string; bytes: string | number }>();
+    let fit = 0;
+    let bytes = 0;
+    for (const row of sized.slice(0, query.limit)) {
+      bytes += Number(row.bytes);
+      if (fit > 0 && bytes > pageBytes) break;
+      fit += 1;
+    }
+    const ids = sized.slice(0, fit).map((row) => row.id);
+    const rows =
+      ids.length === 0
+        ? []
+        : await this.ds.manager.find(PipelineEntity, { where: { tenantId, id: In(ids) }, order: { id: 'DESC' } });
+    const data = rows.map(toPipeline);
+    const last = data.at(-1);
+    const more = fit < sized.length && last !== undefined;
+    return { data, next_cursor: more ? encodeCursor({ after: last.id, list: cursorLists.pipelines }) : null };
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Pipeline>> {
