@@ -1,28 +1,23 @@
 // An executor process killed mid-run loses its lock; another executor takes the run (BullMQ stalled recovery).
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import type pg from 'pg';
 import { newId } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
-import { startExecutor, TEST_SECRETS_KEY } from './support/executor.js';
-import { DATABASE_URL, connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { forkExecutor, startExecutor } from './support/executor.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { reportsOf } from './support/queues.js';
-import { REDIS_URL } from './support/redis.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 import { dagNodes, linearDag, waitFor } from '@conduit/testing';
 
 const TENANT = 'tnt_stalled_test';
 const LOCK_MS = 1500;
 const schema = uniqueSchema();
-const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 let db: pg.Client;
 let suite: WorkerSuite;
 let child: ChildProcess | undefined;
 let runtime: ExecutorRuntime | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(mainJs)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/executor` first');
   db = await openSchema(schema);
   await db.query(`create table ${schema}.marks (n integer)`);
   suite = await startWorkerSuite({
@@ -40,22 +35,11 @@ afterAll(async () => {
 });
 
 it('takes over the run of a killed executor and finishes it as attempt 2', async () => {
-  child = fork(mainJs, [], {
-    env: {
-      ...process.env,
-      REDIS_URL,
-      // The platform's database stands on another server: connectors may never reach the platform's own PostgreSQL
-      // server (issue 14), and the suite's connector uses the test database's. The executor itself never connects.
-      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { port: '1', pathname: '/conduit_platform' }).toString(),
-      REDIS_PREFIX: suite.prefix,
-      SECRETS_KEY: TEST_SECRETS_KEY.toString('hex'),
-      EXECUTOR_PORT: '0',
-      RUN_LOCK_MS: String(LOCK_MS),
-      RUN_STALLED_INTERVAL_MS: '500',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  child = forkExecutor(
+    suite.prefix,
+    { RUN_LOCK_MS: String(LOCK_MS), RUN_STALLED_INTERVAL_MS: '500', LOG_LEVEL: 'warn' },
+    ['ignore', 'ignore', 'inherit', 'ipc'],
+  );
   const runId = newId('run');
   const { sql } = dagNodes('con_pg');
   const dag = linearDag(sql('nap', 'select pg_sleep(2)'), sql('mark', 'insert into marks values (1)'));

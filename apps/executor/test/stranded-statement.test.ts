@@ -1,16 +1,13 @@
 // A transform whose one value DuckDB computes without looking for an interrupt (nested lambdas: hours of work in one
 // function call) is given up EXECUTOR_INTERRUPT_GRACE_MS after its timeout: the node fails at once, another run on the
 // executor finishes there, and then the executor ends itself, the only way to free the core the statement holds.
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { newId } from '@conduit/service-kit';
-import { TEST_SECRETS_KEY } from './support/executor.js';
-import { DATABASE_URL, connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { forkExecutor } from './support/executor.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
 import { reportsOf } from './support/queues.js';
 import { uninterruptibleSql } from './support/uninterruptible.js';
-import { REDIS_URL } from './support/redis.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 import { dagNodes, linearDag, waitFor } from '@conduit/testing';
 import type pg from 'pg';
@@ -18,7 +15,6 @@ import type pg from 'pg';
 const TENANT = 'tnt_stranded_test';
 const GRACE_MS = 1000;
 const schema = uniqueSchema();
-const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 let db: pg.Client;
 let suite: WorkerSuite;
 let child: ChildProcess | undefined;
@@ -27,7 +23,6 @@ let child: ChildProcess | undefined;
 const ENDLESS = `${uninterruptibleSql('100000 + n')} from one`;
 
 beforeAll(async () => {
-  if (!existsSync(mainJs)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/executor` first');
   db = await openSchema(schema);
   suite = await startWorkerSuite({
     tenantId: TENANT,
@@ -43,22 +38,16 @@ afterAll(async () => {
 });
 
 it('fails the node within its grace, lets the executor finish its other run, then ends the executor', async () => {
-  child = fork(mainJs, [], {
-    env: {
-      ...process.env,
-      REDIS_URL,
-      // As in stalled.test.ts: the platform's database on another server, never reached by the executor itself.
-      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { port: '1', pathname: '/conduit_platform' }).toString(),
-      REDIS_PREFIX: suite.prefix,
-      SECRETS_KEY: TEST_SECRETS_KEY.toString('hex'),
-      EXECUTOR_PORT: '0',
+  child = forkExecutor(
+    suite.prefix,
+    {
       EXECUTOR_INTERRUPT_GRACE_MS: String(GRACE_MS),
       // The drain after a stranded statement is a SIGTERM's: the other run has this long to finish here.
       EXECUTOR_SHUTDOWN_GRACE_MS: '30000',
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
+    ['ignore', 'pipe', 'inherit', 'ipc'],
+  );
   let log = '';
   child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
   const ended = once(child, 'exit');

@@ -1,10 +1,14 @@
 // An in-process executor runtime on the suite's prefix, with short lock settings.
 import { randomBytes } from 'node:crypto';
+import { fork, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { ExecutorRuntime } from '../../src/runs/executor-runtime.js';
 import { runMemory } from '../../src/data/run-memory.js';
 import { DATA_DIR, RUN_MEMORY_BYTES } from './engine-harness.js';
 import { REDIS_URL } from './redis.js';
+import { DATABASE_URL } from './postgres.js';
 
 /** The key the suite's executors and catalog stub share: configs are answered sealed with it, as the catalog does. */
 export const TEST_SECRETS_KEY = randomBytes(32);
@@ -40,4 +44,28 @@ export function runCommand(runId: string, tenantId: string, dag: object): Record
     parameters: {},
     trigger: 'manual',
   };
+}
+
+const MAIN_JS = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/**
+ * The built executor as a process of its own on the suite's prefix (a test that kills it, or that it ends by itself),
+ * with `env` beside what it needs.
+ */
+export function forkExecutor(prefix: string, env: Record<string, string>, stdio: StdioOptions): ChildProcess {
+  if (!existsSync(MAIN_JS)) throw new Error('dist/main.js is missing: run `npm run build -w @conduit/executor` first');
+  return fork(MAIN_JS, [], {
+    env: {
+      ...process.env,
+      REDIS_URL,
+      // The platform's database stands on another server: connectors may never reach the platform's own PostgreSQL
+      // server (issue 14), and the suite's connector uses the test database's. The executor itself never connects.
+      DATABASE_URL: Object.assign(new URL(DATABASE_URL), { port: '1', pathname: '/conduit_platform' }).toString(),
+      REDIS_PREFIX: prefix,
+      SECRETS_KEY: TEST_SECRETS_KEY.toString('hex'),
+      EXECUTOR_PORT: '0',
+      ...env,
+    },
+    stdio,
+  });
 }
