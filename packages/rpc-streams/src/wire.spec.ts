@@ -3,7 +3,9 @@ import {
   decodeReplies,
   decodeRequest,
   encodeReplies,
+  encodeReplyReference,
   encodeRequest,
+  replyReferenceOf,
   toTransportableError,
 } from './wire.js';
 
@@ -84,5 +86,12 @@ describe('wire format', () => {
       message: 'bad',
     });
     expect(toTransportableError({ code: 'x' })).toEqual({ code: 'x' });
+  });
+
+  it('tells a reply reference from a reply, and from what is no JSON, without throwing', () => {
+    expect(replyReferenceOf(encodeReplyReference('conduit:rpc:reply:c-1:k'))).toBe('conduit:rpc:reply:c-1:k');
+    expect(replyReferenceOf('{"id":"r-1","response":{"ref":"x"}}')).toBeUndefined();
+    expect(replyReferenceOf('{"ref":')).toBeUndefined();
+    expect(replyReferenceOf('{"ref":1}')).toBeUndefined();
   });
 });

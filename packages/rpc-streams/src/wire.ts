@@ -82,11 +82,16 @@ export function encodeReplyReference(key: string): string {
   return JSON.stringify({ ref: key });
 }
 
-/** The key of a published reply reference, or undefined for a reply itself. */
+/** The key of a published reply reference, or undefined for anything else (a reply, or what is no JSON at all). */
 export function replyReferenceOf(body: string): string | undefined {
   if (!body.startsWith('{"ref":')) return undefined;
-  const { ref } = JSON.parse(body) as { ref?: unknown };
-  return typeof ref === 'string' ? ref : undefined;
+  try {
+    const { ref } = JSON.parse(body) as { ref?: unknown };
+    return typeof ref === 'string' ? ref : undefined;
+  } catch {
+    // Not JSON: the reply decoder says so (onReply), as for any malformed message.
+    return undefined;
+  }
 }
 
 /** The two commands a reply needs, on a connection or in a MULTI; `R` is what PUBLISH answers there. */
