@@ -177,7 +177,11 @@ export class RunWorkspace {
    * The interrupt policy's owner is told.
    */
   strand(connection: DuckDBConnection, settled: Promise<unknown>): void {
-    if (!this.connections.delete(connection)) return;
+    if (this.connections.delete(connection)) this.giveUp(connection, settled);
+  }
+
+  /** A connection no longer counted as handed out, left to its database until `settled`; the policy's owner told. */
+  private giveUp(connection: DuckDBConnection, settled: Promise<unknown>): void {
     this.database.strand(connection, settled);
     this.interrupts.onStranded?.(this.runId);
   }
@@ -260,9 +264,7 @@ export class RunWorkspace {
     await Promise.all(
       left.map(async (connection) => {
         const running = await closeSettled(connection, this.interrupts.graceMs);
-        if (!running) return;
-        this.database.strand(connection, running.ended);
-        this.interrupts.onStranded?.(this.runId);
+        if (running) this.giveUp(connection, running.ended);
       }),
     );
     this.releaseCollector?.();

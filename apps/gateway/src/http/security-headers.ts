@@ -18,7 +18,8 @@ const DOCS_HEADERS = {
  */
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
-    const path = request.url;
+    // The route Fastify matched where there is one, as the access guard decides (`/%762/projects` is /v2 too).
+    const path = request.routeOptions.url ?? request.url;
     if (path.startsWith('/v2/') && !path.startsWith('/v2/openapi.json')) reply.header('cache-control', 'no-store');
     else if (path === '/docs' || path.startsWith('/docs/')) reply.headers(DOCS_HEADERS);
     done();
