@@ -55,7 +55,8 @@ export const executorEnvSchema = z
     EXECUTOR_DATA_DIR_SIZE: size('32GiB').default(32 * 1024 ** 3),
     /**
      * The memory this executor's container may use (k8s: its limits.memory, by the downward API). When given, a start
-     * whose runs (EXECUTOR_CONCURRENCY x RUN_MEMORY_LIMIT) and idle size cannot fit in it is refused.
+     * whose runs (EXECUTOR_CONCURRENCY x RUN_MEMORY_LIMIT) and idle size cannot fit in it is refused, and it is the
+     * executor's own data-size limit (ops/data-limit.ts).
      */
     EXECUTOR_MEMORY_LIMIT: size('2GiB').optional(),
     /**

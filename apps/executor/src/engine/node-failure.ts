@@ -17,6 +17,17 @@ export class NodeFailure extends Error {
 const PERMANENT_DUCKDB_ERROR =
   /^(Parser|Binder|Catalog|Conversion|Constraint|Invalid Input|Not implemented|Invalid) Error/;
 
+/**
+ * DuckDB's out-of-memory errors end with advice (SET threads, SET memory_limit...) that a tenant's SQL may not follow:
+ * the run's memory is the executor's setting. The first paragraph is kept, and what the limit is said instead.
+ */
+const OUT_OF_MEMORY = /^Out of Memory Error: [^\n]*/;
+
+function outOfMemoryMessage(message: string): string | undefined {
+  const first = OUT_OF_MEMORY.exec(message)?.[0];
+  return first === undefined ? undefined : `${first}: the statement needs more memory than a run may use here`;
+}
+
 /** The message of any thrown value (duck-typed: errors from the native DuckDB binding come from another realm). */
 export function messageOf(err: unknown): string {
   const own = (err as { message?: unknown } | null)?.message;
@@ -40,5 +51,6 @@ function asNodeFailure(err: unknown): NodeFailure {
     return new NodeFailure(err.message, err.errorClass === 'transient_error', err.code);
   }
   const message = messageOf(err);
-  return new NodeFailure(message, !PERMANENT_DUCKDB_ERROR.test(message));
+  // Retryable as before: the executor's other runs may have held the memory this attempt lacked.
+  return new NodeFailure(outOfMemoryMessage(message) ?? message, !PERMANENT_DUCKDB_ERROR.test(message));
 }

@@ -51,7 +51,7 @@ export interface ExecutorRuntimeOptions {
   interruptGraceMs?: number;
   /**
    * Told once work was given up: its statement holds a core until the process ends, so the executor should drain and
-   * end (main.ts). Later ones are logged only.
+   * end (executor-main.ts). Later ones are logged only.
    */
   onStrandedWork?: () => void;
 }

@@ -1,0 +1,101 @@
+// A tenant's statement whose values outgrow what DuckDB's memory_limit counts (one string of gigabytes, a list of
+// tens of millions of strings, nested lambdas) fails as that node's out-of-memory error under the executor's
+// data-size limit, where the kernel would otherwise kill the executor and every run on it: the executor lives on,
+// another run beside it finishes there, and the address space the statement took is handed back.
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { newId } from '@conduit/service-kit';
+import { dagNodes, linearDag, waitFor } from '@conduit/testing';
+import type pg from 'pg';
+import { dataLimitOf } from '../src/ops/data-limit.js';
+import { forkExecutor } from './support/executor.js';
+import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
+import { reportsOf } from './support/queues.js';
+import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
+
+const TENANT = 'tnt_data_limit_test';
+const MiB = 1024 * 1024;
+const LIMIT_BYTES = 1024 * MiB;
+const schema = uniqueSchema();
+let db: pg.Client;
+let suite: WorkerSuite;
+let child: ChildProcess | undefined;
+
+/** Each reads its input (`n`), so nothing folds it at bind time; measured unlimited: 2 GB, 1.6 GB, 4.6 GB. */
+const GREEDY: Record<string, string> = {
+  one_string: `select length(repeat('a', 2000000000 + n)) as l from one`,
+  many_strings: `select len(string_split(repeat('a,', 50000000 + n), ',')) as l from one`,
+  nested_lists: `select len(list_transform(range(20000 + n), x -> range(20000))) as l from one`,
+};
+
+/** VmData: the private address space the process has mapped, what RLIMIT_DATA counts. */
+function mappedBytes(pid: number): number {
+  const kib = /VmData:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) * 1024;
+}
+
+beforeAll(async () => {
+  db = await openSchema(schema);
+  const connectors = [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }];
+  suite = await startWorkerSuite({ tenantId: TENANT, connectors, requests: [] });
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await suite?.close();
+  await dropSchema(db, schema);
+});
+
+it('fails the greedy statement, not the executor, and hands the memory back', async () => {
+  child = forkExecutor(
+    suite.prefix,
+    { EXECUTOR_MEMORY_LIMIT: String(LIMIT_BYTES), EXECUTOR_CONCURRENCY: '2', LOG_LEVEL: 'warn' },
+    ['ignore', 'pipe', 'inherit', 'ipc'],
+  );
+  let log = '';
+  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  const pid = child.pid!;
+  const { source, transform, sql } = dagNodes('con_pg');
+
+  // Another run, on the executor while every greedy one runs.
+  const other = newId('run');
+  await suite.enqueue(other, TENANT, linearDag(sql('nap', 'select pg_sleep(4)')));
+  await waitFor(
+    async () =>
+      (await reportsOf(suite.queues.reports, other)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
+    { what: 'the child executor to start the other run', timeoutMs: 20_000 },
+  );
+  expect(dataLimitOf(pid)).toBe(LIMIT_BYTES);
+
+  for (const [name, greedy] of Object.entries(GREEDY)) {
+    const run = newId('run');
+    await suite.enqueue(
+      run,
+      TENANT,
+      linearDag(source('one', { query: 'select 1 as n' }), transform(name, greedy, { retries: 0 })),
+    );
+    const end = await suite.finished(run, { what: `the ${name} run to fail`, timeoutMs: 60_000 });
+    expect(end).toMatchObject({ status: 'failed', error: { node_id: name } });
+    const failure = end.nodes.find((n) => n.id === name)?.error?.message;
+    expect(failure).toMatch(/^Out of Memory Error: .+: the statement needs more memory than a run may use here$/);
+    expect(child.exitCode).toBeNull();
+  }
+
+  await expect(suite.finished(other, { what: 'the other run to finish' })).resolves.toMatchObject({
+    status: 'succeeded',
+    attempt: 1,
+  });
+  // What the statements mapped is handed back (DuckDB's allocator would otherwise keep it, and V8 could not grow).
+  await waitFor(() => mappedBytes(pid) < LIMIT_BYTES / 2, {
+    what: `the executor's mapped memory to fall under half its limit (now ${mappedBytes(pid)} bytes)`,
+    timeoutMs: 30_000,
+  });
+  // And the executor runs the next run as if nothing happened.
+  const after = newId('run');
+  await suite.enqueue(after, TENANT, linearDag(source('one', { query: 'select 1 as n' })));
+  await expect(suite.finished(after, { what: 'a run after the greedy ones' })).resolves.toMatchObject({
+    status: 'succeeded',
+  });
+  expect([child.exitCode, child.signalCode]).toEqual([null, null]);
+  expect(log).not.toContain('repeat(');
+}, 180_000);
