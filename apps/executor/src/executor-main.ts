@@ -59,6 +59,7 @@ export async function main(): Promise<void> {
       concurrency: config.EXECUTOR_CONCURRENCY,
       runMemoryBytes: config.RUN_MEMORY_LIMIT,
       runThreads: Number(memory.duckdb.threads),
+      threadPoolSize: Number(process.env['UV_THREADPOOL_SIZE']) || 4,
     }),
     logger,
   );

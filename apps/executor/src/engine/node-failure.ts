@@ -19,13 +19,24 @@ const PERMANENT_DUCKDB_ERROR =
 
 /**
  * DuckDB's out-of-memory errors end with advice (SET threads, SET memory_limit...) that a tenant's SQL may not follow:
- * the run's memory is the executor's setting. The first paragraph is kept, and what the limit is said instead.
+ * the run's memory and spill are the executor's settings. The first line is kept, and which limit it met is said.
  */
 const OUT_OF_MEMORY = /^Out of Memory Error: [^\n]*/;
+/** The spill cap (max_temp_directory_size, from RUN_SPILL_LIMIT): disk, though DuckDB words it as memory. */
+const SPILL_FULL = /max_temp_directory_size/;
+/**
+ * An allocation the process refused (the executor's data-size limit, ops/data-limit.ts), not the run's buffer pool:
+ * not tried again, as each attempt would take the whole executor to its limit again, beside the other runs.
+ */
+const ALLOCATION_REFUSED = /^Out of Memory Error: (Failed to allocate|Allocation failure)/;
 
-function outOfMemoryMessage(message: string): string | undefined {
-  const first = OUT_OF_MEMORY.exec(message)?.[0];
-  return first === undefined ? undefined : `${first}: the statement needs more memory than a run may use here`;
+function outOfMemoryFailure(message: string): NodeFailure | undefined {
+  const first = OUT_OF_MEMORY.exec(message)?.[0].replace(/\.$/, '');
+  if (first === undefined) return undefined;
+  const limit = SPILL_FULL.test(message)
+    ? "the statement needs more disk to spill to than a run may use here (the run's share of the executor's data dir)"
+    : 'the statement needs more memory than a run may use here';
+  return new NodeFailure(`${first}: ${limit}`, !ALLOCATION_REFUSED.test(message));
 }
 
 /** The message of any thrown value (duck-typed: errors from the native DuckDB binding come from another realm). */
@@ -51,6 +62,5 @@ function asNodeFailure(err: unknown): NodeFailure {
     return new NodeFailure(err.message, err.errorClass === 'transient_error', err.code);
   }
   const message = messageOf(err);
-  // Retryable as before: the executor's other runs may have held the memory this attempt lacked.
-  return new NodeFailure(outOfMemoryMessage(message) ?? message, !PERMANENT_DUCKDB_ERROR.test(message));
+  return outOfMemoryFailure(message) ?? new NodeFailure(message, !PERMANENT_DUCKDB_ERROR.test(message));
 }

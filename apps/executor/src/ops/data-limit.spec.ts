@@ -23,23 +23,25 @@ describe('returnFreedAddressSpace', () => {
 });
 
 describe('dataLimitBytes', () => {
-  it("is the container's memory when known", () => {
+  it("is the container's memory when known, plus the threads' stacks (mapped, not resident)", () => {
     const limit = dataLimitBytes({
       containerBytes: 2048 * MiB,
       concurrency: 8,
       runMemoryBytes: 88 * MiB,
       runThreads: 1,
+      threadPoolSize: 12,
     });
-    expect(limit).toBe(2048 * MiB);
+    expect(limit).toBe((2048 + (12 + 8) * 8) * MiB);
   });
 
   it('else room for the executor and three times each slot memory, with its threads', () => {
-    expect(dataLimitBytes({ containerBytes: undefined, concurrency: 8, runMemoryBytes: 88 * MiB, runThreads: 1 })).toBe(
-      (512 + 8 * (3 * 88 + 64)) * MiB,
+    const defaults = { containerBytes: undefined, runThreads: 1, threadPoolSize: 12 };
+    expect(dataLimitBytes({ ...defaults, concurrency: 8, runMemoryBytes: 88 * MiB })).toBe(
+      (256 + 20 * 8 + 8 * (3 * 88 + 64)) * MiB,
     );
-    expect(
-      dataLimitBytes({ containerBytes: undefined, concurrency: 1, runMemoryBytes: 256 * MiB, runThreads: 2 }),
-    ).toBe((512 + 3 * 256 + 2 * 64) * MiB);
+    expect(dataLimitBytes({ ...defaults, concurrency: 1, runMemoryBytes: 256 * MiB, runThreads: 2 })).toBe(
+      (256 + 20 * 8 + 3 * 256 + 2 * 64) * MiB,
+    );
   });
 });
 

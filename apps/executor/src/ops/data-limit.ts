@@ -14,10 +14,16 @@ const MiB = 1024 * 1024;
 /** DuckDB's allocator (jemalloc, linked into libduckdb) reads its options from this variable once, as it loads. */
 export const DUCKDB_ALLOCATOR_OPTIONS = 'DUCKDB_JE_MALLOC_CONF';
 /**
- * What an executor maps besides its runs: Node and libduckdb, V8's heap, each thread's stack (libuv's pool is
- * EXECUTOR_CONCURRENCY + 4 threads of 8 MiB) and malloc's arenas. An idle executor with 8 slots maps ~250 MiB.
+ * What an executor holds besides its runs (config.ts's EXECUTOR_OWN_MEMORY_BYTES, the start check's figure): Node and
+ * libduckdb, V8's heap, malloc's arenas. Its threads' stacks come on top (below).
  */
-const OWN_DATA_BYTES = 512 * MiB;
+const OWN_DATA_BYTES = 256 * MiB;
+/**
+ * Each thread's stack is mapped whole (8 MiB) and barely touched: counted by RLIMIT_DATA, not by the container's
+ * memory. An executor has libuv's UV_THREADPOOL_SIZE threads and about eight more (V8's, Node's, the inspector's).
+ */
+const THREAD_STACK_BYTES = 8 * MiB;
+const OTHER_THREADS = 8;
 /**
  * A run's share: three times its memory limit (the pool, and what DuckDB allocates beside it while it loads and
  * writes, as the duckdb connector's file workers are sized) and each of its DuckDB threads' stack and arena.
@@ -43,16 +49,20 @@ export interface DataLimitInputs {
   concurrency: number;
   runMemoryBytes: number;
   runThreads: number;
+  /** libuv's threads (UV_THREADPOOL_SIZE; Node's default is 4). */
+  threadPoolSize: number;
 }
 
 /**
- * The limit: the container's memory when it is known (past it the kernel would kill the process anyway), else room
- * for the executor itself and every slot's run with a wide margin. A statement's values past it fail the statement.
+ * The limit: the container's memory when it is known, else room for the executor itself and every slot's run with a
+ * wide margin; either way plus the threads' stacks, which are mapped but not resident, so that the limit meets the
+ * container's where the kernel would act. A statement's values past it fail the statement.
  */
 export function dataLimitBytes(inputs: DataLimitInputs): number {
-  if (inputs.containerBytes !== undefined) return inputs.containerBytes;
+  const stacks = (inputs.threadPoolSize + OTHER_THREADS) * THREAD_STACK_BYTES;
+  if (inputs.containerBytes !== undefined) return inputs.containerBytes + stacks;
   const perRun = RUN_MEMORY_FACTOR * inputs.runMemoryBytes + inputs.runThreads * PER_THREAD_DATA_BYTES;
-  return OWN_DATA_BYTES + inputs.concurrency * perRun;
+  return OWN_DATA_BYTES + stacks + inputs.concurrency * perRun;
 }
 
 /** The soft RLIMIT_DATA of process `pid` in bytes from /proc, or undefined when unlimited or unreadable. */
