@@ -1,11 +1,12 @@
 // A tenant's statement whose values outgrow what DuckDB's memory_limit counts (one string of gigabytes, a list of
 // tens of millions of strings, nested lambdas) fails as that node's out-of-memory error under the executor's
 // data-size limit, where the kernel would otherwise kill the executor and every run on it: the executor lives on,
-// another run beside it finishes there, and the address space the statement took is handed back.
+// another run beside it finishes there, and the address space the statement took is handed back. And what a node
+// does not need of what a statement answers (a rule's rows past the first, an sql node's rows) is never held.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { newId } from '@conduit/service-kit';
-import { dagNodes, linearDag, waitFor } from '@conduit/testing';
+import { branch, chain, dagNodes, linearDag, rulesDecision, waitFor } from '@conduit/testing';
 import type pg from 'pg';
 import { dataLimitOf } from '../src/ops/data-limit.js';
 import { forkExecutor } from './support/executor.js';
@@ -20,6 +21,7 @@ const schema = uniqueSchema();
 let db: pg.Client;
 let suite: WorkerSuite;
 let child: ChildProcess | undefined;
+let log = '';
 
 /** Each reads its input (`n`), so nothing folds it at bind time; measured unlimited: 2 GB, 1.6 GB, 4.6 GB. */
 const GREEDY: Record<string, string> = {
@@ -38,15 +40,6 @@ beforeAll(async () => {
   db = await openSchema(schema);
   const connectors = [{ id: 'con_pg', type: 'postgres', config: connectorConfig(schema) }];
   suite = await startWorkerSuite({ tenantId: TENANT, connectors, requests: [] });
-});
-
-afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await suite?.close();
-  await dropSchema(db, schema);
-});
-
-it('fails the greedy statement, not the executor, and hands the memory back', async () => {
   child = forkExecutor(
     suite.prefix,
     {
@@ -57,9 +50,17 @@ it('fails the greedy statement, not the executor, and hands the memory back', as
     },
     ['ignore', 'pipe', 'inherit', 'ipc'],
   );
-  let log = '';
   child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-  const pid = child.pid!;
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await suite?.close();
+  await dropSchema(db, schema);
+});
+
+it('fails the greedy statement, not the executor, and hands the memory back', async () => {
+  const pid = child!.pid!;
   const { source, transform, sql } = dagNodes('con_pg');
 
   // Another run, on the executor while every greedy one runs.
@@ -88,7 +89,7 @@ it('fails the greedy statement, not the executor, and hands the memory back', as
     );
     // Not tried again (retries: 2): each attempt would take the executor to its limit again.
     expect(node?.attempts).toBe(1);
-    expect(child.exitCode).toBeNull();
+    expect(child!.exitCode).toBeNull();
   }
 
   await expect(suite.finished(other, { what: 'the other run to finish' })).resolves.toMatchObject({
@@ -110,6 +111,30 @@ it('fails the greedy statement, not the executor, and hands the memory back', as
   await expect(suite.finished(after, { what: 'a run after the greedy ones' })).resolves.toMatchObject({
     status: 'succeeded',
   });
-  expect([child.exitCode, child.signalCode]).toEqual([null, null]);
+  expect([child!.exitCode, child!.signalCode]).toEqual([null, null]);
   expect(log).not.toContain('repeat(');
 }, 180_000);
+
+it("holds no row a node does not need: a rule's past its first, an sql node's answer", async () => {
+  const { source, sql } = dagNodes('con_pg');
+  const run = newId('run');
+  await suite.enqueue(run, TENANT, {
+    nodes: [
+      source('one', { query: 'select 1 as n' }),
+      rulesDecision('route', {
+        choices: ['many', 'none'],
+        default: 'none',
+        // A hundred million rows answered: gigabytes, were they read into the executor's heap.
+        rules: [{ choice: 'many', sql: 'select true as b from one cross join range(100000000)' }],
+      }),
+      // Half a million rows of 2,000 characters: a gigabyte, were they kept.
+      sql('answers', "select repeat('x', 2000) as wide from generate_series(1, 500000)"),
+    ],
+    edges: [...chain('one', 'route'), ...branch('route', 'many', 'answers')],
+  });
+  const end = await suite.finished(run, { what: 'the run of the long answers', timeoutMs: 90_000 });
+  expect({ status: end.status, error: end.error }).toEqual({ status: 'succeeded', error: null });
+  expect(end.nodes.find((n) => n.id === 'route')).toMatchObject({ output: { choice: 'many' } });
+  expect(end.nodes.find((n) => n.id === 'answers')).toMatchObject({ status: 'succeeded', rows_out: 500_000 });
+  expect([child!.exitCode, child!.signalCode]).toEqual([null, null]);
+}, 120_000);

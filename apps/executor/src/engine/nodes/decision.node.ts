@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { prepareUserSql } from '@conduit/connectors';
-import { NodeFailure, messageOf } from '../node-failure.js';
+import { NodeFailure, toNodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { decisionViewSql } from '../decisions/decision-view.js';
 import { runLlmDecision } from '../decisions/llm/llm-decision.js';
@@ -43,10 +43,13 @@ async function ruleHolds(ctx: NodeContext, connection: DuckDBConnection, rule: R
   );
   let value: unknown;
   try {
-    const reader = await prepared.runAndReadAll();
+    // Only the first row's first value decides: streamed, so DuckDB computes (and Node holds) a chunk, not every row
+    // a rule's SELECT answers (a hundred million, held in the heap, ended the executor).
+    const reader = await prepared.streamAndReadUntil(1);
     value = reader.getRows()[0]?.[0];
   } catch (err) {
-    throw new NodeFailure(`${subject} ${messageOf(err)}`, false);
+    // toNodeFailure's wording (an out-of-memory error's limit), not retried: a rule's SQL fails the same way again.
+    throw new NodeFailure(`${subject} ${toNodeFailure(err).message}`, false);
   } finally {
     prepared.destroySync();
   }
