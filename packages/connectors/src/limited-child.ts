@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { DUCKDB_ALLOCATOR_OPTIONS, withFreedAddressSpace } from './allocator-options.js';
 
 const SHELL = '/bin/sh';
 let warned = false;
@@ -14,9 +15,9 @@ let warned = false;
 export function spawnLimitedNode(script: string, dataLimitKiB: number, env: Record<string, string> = {}): ChildProcess {
   const options: SpawnOptions = {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    // retain:false: DuckDB's allocator (jemalloc) hands back address space it freed, so a child whose statement failed
-    // at its limit is not left there for good (apps/executor/src/ops/data-limit.ts). Read once, as libduckdb loads.
-    env: { PATH: process.env['PATH'] ?? '', DUCKDB_JE_MALLOC_CONF: 'retain:false', ...env },
+    // DuckDB's allocator hands back address space it freed, so a child whose statement failed at its limit is not
+    // left there for good (allocator-options.ts).
+    env: { PATH: process.env['PATH'] ?? '', [DUCKDB_ALLOCATOR_OPTIONS]: withFreedAddressSpace(undefined), ...env },
   };
   // Without a shell there is no ulimit to set: the child then runs unlimited, as the parent does, and says so once.
   if (!existsSync(SHELL)) {

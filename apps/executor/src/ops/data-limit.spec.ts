@@ -9,16 +9,16 @@ const MiB = 1024 * 1024;
 const BUILT = fileURLToPath(new URL('../../dist/ops/data-limit.js', import.meta.url));
 
 describe('returnFreedAddressSpace', () => {
-  it("sets jemalloc's retain:false, adds it to an operator's options, and keeps an operator's own retain", () => {
+  it("sets jemalloc's retain:false and an 8 MiB oversize threshold, added to an operator's options, theirs kept", () => {
     const unset: NodeJS.ProcessEnv = {};
     returnFreedAddressSpace(unset);
-    expect(unset['DUCKDB_JE_MALLOC_CONF']).toBe('retain:false');
+    expect(unset['DUCKDB_JE_MALLOC_CONF']).toBe('retain:false,oversize_threshold:8388608');
     const theirs: NodeJS.ProcessEnv = { DUCKDB_JE_MALLOC_CONF: 'narenas:2' };
     returnFreedAddressSpace(theirs);
-    expect(theirs['DUCKDB_JE_MALLOC_CONF']).toBe('narenas:2,retain:false');
+    expect(theirs['DUCKDB_JE_MALLOC_CONF']).toBe('narenas:2,retain:false,oversize_threshold:8388608');
     const decided: NodeJS.ProcessEnv = { DUCKDB_JE_MALLOC_CONF: 'narenas:2,retain:true' };
     returnFreedAddressSpace(decided);
-    expect(decided['DUCKDB_JE_MALLOC_CONF']).toBe('narenas:2,retain:true');
+    expect(decided['DUCKDB_JE_MALLOC_CONF']).toBe('narenas:2,retain:true,oversize_threshold:8388608');
   });
 });
 

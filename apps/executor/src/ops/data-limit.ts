@@ -9,10 +9,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+// The subpath imports nothing: this module runs before DuckDB's binding loads.
+import { DUCKDB_ALLOCATOR_OPTIONS, withFreedAddressSpace } from '@conduit/connectors/allocator-options';
 
 const MiB = 1024 * 1024;
-/** DuckDB's allocator (jemalloc, linked into libduckdb) reads its options from this variable once, as it loads. */
-export const DUCKDB_ALLOCATOR_OPTIONS = 'DUCKDB_JE_MALLOC_CONF';
 /**
  * What an executor holds besides its runs (config.ts's EXECUTOR_OWN_MEMORY_BYTES, the start check's figure): Node and
  * libduckdb, V8's heap, malloc's arenas. Its threads' stacks come on top (below).
@@ -32,15 +32,11 @@ const RUN_MEMORY_FACTOR = 3;
 const PER_THREAD_DATA_BYTES = 64 * MiB;
 
 /**
- * Makes DuckDB's allocator hand address space back as memory is freed (jemalloc's `retain:false`): RLIMIT_DATA counts
- * what is mapped, and by default jemalloc keeps every range it ever mapped, so after a tenant's statement failed at
- * the limit the executor would stay at it, and V8's next heap page would end the process. Must run before any module
- * loads DuckDB's binding; an operator's own options are kept, with this one added.
+ * Sets DuckDB's allocator options (`@conduit/connectors/allocator-options`) in `env`: it then hands back address space
+ * as memory is freed, which the limit counts. Must run before any module loads DuckDB's binding.
  */
 export function returnFreedAddressSpace(env: NodeJS.ProcessEnv): void {
-  const own = env[DUCKDB_ALLOCATOR_OPTIONS]?.trim();
-  if (!own) env[DUCKDB_ALLOCATOR_OPTIONS] = 'retain:false';
-  else if (!/(^|,)retain:/.test(own)) env[DUCKDB_ALLOCATOR_OPTIONS] = `${own},retain:false`;
+  env[DUCKDB_ALLOCATOR_OPTIONS] = withFreedAddressSpace(env[DUCKDB_ALLOCATOR_OPTIONS]);
 }
 
 export interface DataLimitInputs {
