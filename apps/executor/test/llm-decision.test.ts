@@ -41,14 +41,13 @@ afterAll(async () => {
 const PROMPT =
   'Team {{params.team}}: {{row_count}} new tickets ({{columns}}). The first ones:\n{{rows}}\nHow urgent are they?';
 
-function ticketDag(decision: Record<string, unknown> = {}): Record<string, unknown> {
+function ticketDag(
+  decision: Record<string, unknown> = {},
+  query = 'select id, subject from tickets order by id',
+): Record<string, unknown> {
   return {
     nodes: [
-      {
-        id: 'tickets',
-        type: 'source',
-        config: { connector_id: CONNECTOR_ID, query: 'select id, subject from tickets order by id' },
-      },
+      { id: 'tickets', type: 'source', config: { connector_id: CONNECTOR_ID, query } },
       {
         id: 'route',
         type: 'decision',
@@ -73,8 +72,8 @@ function ticketDag(decision: Record<string, unknown> = {}): Record<string, unkno
   };
 }
 
-const run = (decision: Record<string, unknown> = {}): Promise<EngineRun> =>
-  runDag(ticketDag(decision), pgConfig, { connectors: [llm], parameters: { team: 'payments' } });
+const run = (decision: Record<string, unknown> = {}, query?: string): Promise<EngineRun> =>
+  runDag(ticketDag(decision, query), pgConfig, { connectors: [llm], parameters: { team: 'payments' } });
 
 /** The api key is in no log line, no node output and no error of the run. */
 function expectNoKey(result: EngineRun): void {
@@ -354,6 +353,33 @@ describe('decision by llm', () => {
       node_id: 'route',
       code: 'invalid_node_config',
       message: expect.stringContaining('config.prompt has an unknown placeholder {{rowz}}'),
+    });
+    expect(chat.calls).toHaveLength(0);
+  });
+
+  it('fails clearly when the sample rows are too large to show, before reading them or calling the model', async () => {
+    chat.script(answer('urgent', 'never asked', 1));
+    // Two rows of 700,000 characters: 1.4 MB as JSON, over the 1 MiB the executor reads for a prompt.
+    const result = await run({}, "select id, repeat('x', 700000) as subject from generate_series(1, 2) as id");
+    expect(result.outcome.error).toMatchObject({
+      node_id: 'route',
+      message: expect.stringMatching(
+        /the 2 sample rows the prompt may show take 14\d{5} bytes as JSON, more than 1048576/,
+      ),
+    });
+    expect(chat.calls).toHaveLength(0);
+  });
+
+  it('fails clearly when the prompt would render past its limit, without calling the model', async () => {
+    chat.script(answer('urgent', 'never asked', 1));
+    // 200 KB of rows, shown 30 times: 6 MB, over the 4 Mi characters a prompt may take.
+    const result = await run(
+      { prompt: 'Rows: {{rows}}\n'.repeat(30) },
+      "select id, repeat('y', 100000) as subject from generate_series(1, 2) as id",
+    );
+    expect(result.outcome.error).toMatchObject({
+      node_id: 'route',
+      message: expect.stringContaining('the prompt renders to more than 4194304 characters'),
     });
     expect(chat.calls).toHaveLength(0);
   });
