@@ -359,8 +359,9 @@ describe('decision by llm', () => {
 
   it('fails clearly when the sample rows are too large to show, before reading them or calling the model', async () => {
     chat.script(answer('urgent', 'never asked', 1));
-    // Two rows of 700,000 characters: 1.4 MB as JSON, over the 1 MiB the executor reads for a prompt.
-    const result = await run({}, "select id, repeat('x', 700000) as subject from generate_series(1, 2) as id");
+    // Two rows of 700,000 characters: 1.4 MB as JSON, over the 1 MiB the executor reads for a prompt. A small column
+    // named `s`: the measure once read the row as the alias `s`, which that column shadowed.
+    const result = await run({}, "select id as s, repeat('x', 700000) as subject from generate_series(1, 2) as id");
     expect(result.outcome.error).toMatchObject({
       node_id: 'route',
       message: expect.stringMatching(

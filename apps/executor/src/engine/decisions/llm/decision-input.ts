@@ -25,11 +25,7 @@ export async function readDecisionInput(
   sampleRows: number,
 ): Promise<DecisionInput> {
   const limit = Math.max(0, Math.floor(sampleRows));
-  // Measured where the rows are, before any of them is read here.
-  const sized = await connection.runAndReadAll(
-    `select coalesce(sum(strlen(to_json(s)::varchar)), 0) from (select * from ${quoteIdent(view)} limit ${limit}) s`,
-  );
-  const bytes = Number(sized.getRows()[0]?.[0] ?? 0);
+  const bytes = await sampleJsonBytes(connection, view, limit);
   if (bytes > SAMPLE_JSON_LIMIT_BYTES) {
     throw new NodeFailure(
       `the ${limit} sample rows the prompt may show take ${bytes} bytes as JSON, more than ${SAMPLE_JSON_LIMIT_BYTES}: ` +
@@ -47,4 +43,21 @@ export async function readDecisionInput(
     row_count: Number(counted.getRows()[0]?.[0] ?? 0),
     columns: names.map((name, i) => `${name} ${String(types[i])}`),
   };
+}
+
+/**
+ * About what the first `limit` rows of `view` take as JSON objects, measured where they are, before any is read here:
+ * each value's JSON (per column: COLUMNS(*), which no column name can shadow as a row alias could) and, per row, each
+ * column's quoted name.
+ */
+async function sampleJsonBytes(connection: DuckDBConnection, view: string, limit: number): Promise<number> {
+  const sample = `(select * from ${quoteIdent(view)} limit ${limit})`;
+  const names = (await connection.runAndReadAll(`select * from ${sample} limit 0`)).columnNames();
+  const sized = await connection.runAndReadAll(
+    `select count(*), sum(coalesce(strlen(to_json(COLUMNS(*))::varchar), 4)) from ${sample}`,
+  );
+  const [count, ...values] = sized.getRows()[0] ?? [];
+  const valueBytes = values.reduce<number>((sum, v) => sum + Number(v ?? 0), 0);
+  const nameBytes = names.reduce((sum, name) => sum + JSON.stringify(name).length + 2, 0);
+  return valueBytes + Number(count ?? 0) * nameBytes;
 }
