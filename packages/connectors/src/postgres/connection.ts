@@ -2,6 +2,7 @@
 import pg, { escapeIdentifier } from 'pg';
 import { checkedAddress, tlsServerName } from '../network/target-check.js';
 import type { PostgresConfig } from './postgres.config.js';
+import { boundServerMessages } from './message-bound.js';
 
 /** Used when the config sets no `connect_timeout_ms`, so a data-plane call never waits on a dead host for ever. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -36,6 +37,7 @@ function sslOption(cfg: PostgresConfig): pg.ClientConfig['ssl'] {
 /** A new client, not yet connected; errors after connect are surfaced by the next query, not as a crash. */
 export function newClient(cfg: PostgresConfig, overrides?: pg.ClientConfig): pg.Client {
   const client = new pg.Client(clientConfig(cfg, overrides));
+  boundServerMessages(client);
   // Without a listener an 'error' event (e.g. the server going away while idle) would crash the process.
   client.on('error', () => undefined);
   return client;
