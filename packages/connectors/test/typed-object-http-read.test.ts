@@ -196,6 +196,24 @@ describe('http typed read', () => {
     expect(await ws.scratchEntries()).toEqual([]);
   });
 
+  it('refuses records of more distinct fields than a table takes columns, before DuckDB reads them', async () => {
+    // One record of 55,000 fields (5 MB) kept DuckDB's JSON reader busy for minutes; 200 over two pages are refused.
+    const fields = (from: number, to: number) =>
+      Object.fromEntries(Array.from({ length: to - from }, (_v, i) => [`field_${from + i}`, i]));
+    api.route('/fields', (req, res) =>
+      sendJson(res, 200, req.url.searchParams.get('page') === '2' ? [fields(100, 200)] : [fields(0, 100)]),
+    );
+    const err = (await readHttp({ path: '/fields', pagination: 'page', per_page: 1, max_pages: 2 }, 'fields').catch(
+      (e: unknown) => e,
+    )) as ConnectorError;
+    expect(err).toMatchObject({ errorClass: 'config_error', code: 'too_many_columns' });
+    expect(err.message).toMatch(/more than 199 distinct fields/);
+    // 199 pass, as columns.
+    api.route('/enough', (_req, res) => sendJson(res, 200, [fields(0, 199)]));
+    expect((await readHttp({ path: '/enough' }, 'enough')).rows).toBe(1);
+    expect(await ws.scratchEntries()).toEqual([]);
+  });
+
   it('fails as before when a page fails, and leaves nothing in the scratch folder', async () => {
     api.route('/broken', (req, res) =>
       req.url.searchParams.get('page') === '2' ? sendJson(res, 404, { error: 'gone' }) : sendJson(res, 200, [{ a: 1 }]),

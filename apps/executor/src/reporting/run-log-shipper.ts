@@ -18,7 +18,9 @@ type Line = RunLogBatch['lines'][number];
 /** At most LOG_MESSAGE_MAX_BYTES of UTF-8, cut on a character boundary. */
 export function clampMessage(message: string): string {
   if (Buffer.byteLength(message) <= LOG_MESSAGE_MAX_BYTES) return message;
-  let cut = Buffer.from(message)
+  // Each character is a byte or more: the bytes kept lie within as many characters, and only those are encoded (a
+  // tenant's message may be hundreds of megabytes).
+  let cut = Buffer.from(message.slice(0, LOG_MESSAGE_MAX_BYTES))
     .subarray(0, LOG_MESSAGE_MAX_BYTES - 3)
     .toString();
   if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
