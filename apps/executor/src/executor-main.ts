@@ -26,8 +26,7 @@ import { dataLimitBytes, limitDataSize } from './ops/data-limit.js';
  * (npm start, the image's start.sh, the test stack) set UV_THREADPOOL_SIZE to EXECUTOR_CONCURRENCY + 4. It must be
  * set before the process starts: an ES module's code runs after the pool exists.
  */
-function warnOnSmallThreadPool(concurrency: number, logger: ReturnType<typeof createLogger>): void {
-  const threads = Number(process.env['UV_THREADPOOL_SIZE']) || 4;
+function warnOnSmallThreadPool(threads: number, concurrency: number, logger: ReturnType<typeof createLogger>): void {
   if (threads >= concurrency + 1) return;
   logger.warn(
     { uv_threadpool_size: threads, executor_concurrency: concurrency },
@@ -50,7 +49,9 @@ export async function main(): Promise<void> {
     redisUrl: config.REDIS_URL,
     ports: [{ variable: 'EXECUTOR_PORT', port: config.EXECUTOR_PORT, host: config.HOST }],
   });
-  warnOnSmallThreadPool(config.EXECUTOR_CONCURRENCY, logger);
+  // libuv's threads, Node's default 4 unless the launcher set more.
+  const threadPoolSize = Number(process.env['UV_THREADPOOL_SIZE']) || 4;
+  warnOnSmallThreadPool(threadPoolSize, config.EXECUTOR_CONCURRENCY, logger);
   const memory = runMemory(config.RUN_MEMORY_LIMIT, undefined, config.RUN_SCRATCH_LIMIT, config.RUN_SPILL_LIMIT);
   // Before the first run's DuckDB opens: from here a tenant's statement fails where it would take the process down.
   limitDataSize(
@@ -59,7 +60,7 @@ export async function main(): Promise<void> {
       concurrency: config.EXECUTOR_CONCURRENCY,
       runMemoryBytes: config.RUN_MEMORY_LIMIT,
       runThreads: Number(memory.duckdb.threads),
-      threadPoolSize: Number(process.env['UV_THREADPOOL_SIZE']) || 4,
+      threadPoolSize,
     }),
     logger,
   );

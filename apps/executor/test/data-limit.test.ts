@@ -11,7 +11,6 @@ import type pg from 'pg';
 import { dataLimitOf } from '../src/ops/data-limit.js';
 import { forkExecutor } from './support/executor.js';
 import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
-import { reportsOf } from './support/queues.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
 
 const TENANT = 'tnt_data_limit_test';
@@ -66,11 +65,7 @@ it('fails the greedy statement, not the executor, and hands the memory back', as
   // Another run, on the executor while every greedy one runs.
   const other = newId('run');
   await suite.enqueue(other, TENANT, linearDag(sql('nap', 'select pg_sleep(4)')));
-  await waitFor(
-    async () =>
-      (await reportsOf(suite.queues.reports, other)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
-    { what: 'the child executor to start the other run', timeoutMs: 20_000 },
-  );
+  await suite.started(other, { what: 'the child executor to start the other run', timeoutMs: 20_000 });
   // The container's memory and the stacks of libuv's 6 threads and 8 others (mapped, hardly resident).
   expect(dataLimitOf(pid)).toBe(LIMIT_BYTES + (6 + 8) * 8 * MiB);
 

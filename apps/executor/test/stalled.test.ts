@@ -5,9 +5,8 @@ import { newId } from '@conduit/service-kit';
 import type { ExecutorRuntime } from '../src/runs/executor-runtime.js';
 import { forkExecutor, startExecutor } from './support/executor.js';
 import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
-import { reportsOf } from './support/queues.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
-import { dagNodes, linearDag, waitFor } from '@conduit/testing';
+import { dagNodes, linearDag } from '@conduit/testing';
 
 const TENANT = 'tnt_stalled_test';
 const LOCK_MS = 1500;
@@ -44,11 +43,7 @@ it('takes over the run of a killed executor and finishes it as attempt 2', async
   const { sql } = dagNodes('con_pg');
   const dag = linearDag(sql('nap', 'select pg_sleep(2)'), sql('mark', 'insert into marks values (1)'));
   await suite.enqueue(runId, TENANT, dag);
-  await waitFor(
-    async () =>
-      (await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
-    { what: 'the child executor to start the run', timeoutMs: 15_000 },
-  );
+  await suite.started(runId, { what: 'the child executor to start the run', timeoutMs: 15_000 });
   child.kill('SIGKILL');
 
   runtime = await startExecutor(suite.prefix, LOCK_MS);

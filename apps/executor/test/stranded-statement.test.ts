@@ -6,10 +6,9 @@ import { once } from 'node:events';
 import { newId } from '@conduit/service-kit';
 import { forkExecutor } from './support/executor.js';
 import { connectorConfig, uniqueSchema, dropSchema, openSchema } from './support/postgres.js';
-import { reportsOf } from './support/queues.js';
 import { uninterruptibleSql } from './support/uninterruptible.js';
 import { startWorkerSuite, type WorkerSuite } from './support/worker-suite.js';
-import { dagNodes, linearDag, waitFor } from '@conduit/testing';
+import { dagNodes, linearDag } from '@conduit/testing';
 import type pg from 'pg';
 
 const TENANT = 'tnt_stranded_test';
@@ -59,11 +58,7 @@ it('fails the node within its grace, lets the executor finish its other run, the
 
   const other = newId('run');
   await suite.enqueue(other, TENANT, linearDag(sql('nap', 'select pg_sleep(6)')));
-  await waitFor(
-    async () =>
-      (await reportsOf(suite.queues.reports, other)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
-    { what: 'the child executor to start the other run', timeoutMs: 20_000 },
-  );
+  await suite.started(other, { what: 'the child executor to start the other run', timeoutMs: 20_000 });
 
   const endless = newId('run');
   await suite.enqueue(

@@ -160,11 +160,7 @@ it('cancels a running run within a second of the cancel message', async () => {
   const runId = newId('run');
   const dag = linearDag(sql('nap', 'select pg_sleep(30)'));
   await suite.enqueue(runId, TENANT, dag);
-  await waitFor(
-    async () =>
-      (await reportsOf(suite.queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
-    { what: 'nap running', timeoutMs: 10_000 },
-  );
+  await suite.started(runId, { what: 'nap running', timeoutMs: 10_000 });
   const sentAt = Date.now();
   await suite.redis.publish(`${suite.prefix}${RUN_CANCEL_CHANNEL}`, JSON.stringify({ run_id: runId }));
   const end = await suite.finished(runId);

@@ -20,6 +20,8 @@ export interface WorkerSuite {
   queues: { runs: Queue; reports: Queue; logs: Queue };
   /** Puts the run command of `dag` on the runs queue (the job id is the run id), as the scheduler does. */
   enqueue: (runId: string, tenantId: string, dag: object) => Promise<void>;
+  /** Resolves once one of the run's nodes was reported running (an executor holds the run). */
+  started: (runId: string, wait: { what: string; timeoutMs: number }) => Promise<void>;
   /** The run's run.finished report, once the executor sent it. */
   finished: (runId: string, wait?: { what?: string; timeoutMs?: number }) => Promise<FinishedReport>;
   /** Closes the stubs and queues and removes the prefix's keys; stop the suite's executors first. */
@@ -53,6 +55,13 @@ export async function startWorkerSuite(catalogData: CatalogStubData): Promise<Wo
       queues,
       async enqueue(runId, tenantId, dag) {
         await queues.runs.add('run', runCommand(runId, tenantId, dag), { jobId: runId });
+      },
+      async started(runId, wait) {
+        await waitFor(
+          async () =>
+            (await reportsOf(queues.reports, runId)).some((r) => r.type === 'run.node' && r.node.status === 'running'),
+          wait,
+        );
       },
       async finished(runId, { what = `run.finished of ${runId}`, timeoutMs = 20_000 } = {}) {
         let found: RunReport | undefined;

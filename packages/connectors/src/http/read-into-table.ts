@@ -18,9 +18,9 @@ import { readRecords } from './read.js';
 
 /**
  * The most distinct fields the records may have, each a column of the table: DuckDB's JSON reader takes records of
- * 200 fields or more as one MAP, which a read of records refuses (its map_inference_threshold, measured), and over one record of 55,000 fields (a
- * 5 MB page: an attacker's probe) it took minutes to find that out, past its interrupts, which made the executor
- * restart. Refused here, before the file is read, with a message that says what to do.
+ * 200 fields or more as one MAP, which a read of records refuses (its map_inference_threshold, measured), and over one
+ * record of 55,000 fields (a 5 MB page: an attacker's probe) it took minutes to find that out, past its interrupts,
+ * which made the executor restart. Refused here, before the file is read, with a message that says what to do.
  */
 export const HTTP_READ_MAX_COLUMNS = 199;
 
