@@ -83,6 +83,7 @@ describe('RunWorkspace', () => {
     let statementEnded = false;
     const running = connection.run(uninterruptibleSql(700)).finally(() => (statementEnded = true));
     running.catch(() => undefined);
+    workspace.runs(connection, running);
     await computingFor(200);
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 20);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
 import type { BindInput, CsvChunk, DuckdbLimits, TransferBuffers } from '@conduit/connectors';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DEFAULT_INTERRUPT_GRACE, keepInterrupting, type InterruptGrace } from './interrupts.js';
+import { DEFAULT_INTERRUPT_GRACE, StoppableWork, type InterruptGrace } from './interrupts.js';
 import { holdChunkCollector } from './chunk-collector.js';
 import { parseSize, type RunMemory } from './run-memory.js';
 import { WorkspaceDatabase } from './workspace-database.js';
@@ -37,8 +37,11 @@ function xorInto(target: Buffer, digest: Buffer): void {
 }
 
 export class RunWorkspace {
-  /** The connections handed out and not given back. */
-  private readonly connections = new Set<DuckDBConnection>();
+  /**
+   * The connections handed out and not given back, each with the work its node runs on it once told ({@link runs}):
+   * what {@link close} waits for before closing one.
+   */
+  private readonly connections = new Map<DuckDBConnection, Promise<unknown> | undefined>();
   /**
    * Connections a node gave back whole: the run's next node takes one instead of opening its own (~0.4 ms of DuckDB
    * work each: the connection and its `use`). Only this run's nodes share them, one node at a time.
@@ -146,7 +149,7 @@ export class RunWorkspace {
     if (sql === 'tenant') this.ranTenantSql = true;
     const kept = this.idle.pop();
     if (kept) {
-      this.connections.add(kept);
+      this.connections.set(kept, undefined);
       return kept;
     }
     const connection = await this.database.connect(this.runDatabase);
@@ -155,8 +158,16 @@ export class RunWorkspace {
       connection.closeSync();
       throw new Error("the run's workspace is closed");
     }
-    this.connections.add(connection);
+    this.connections.set(connection, undefined);
     return connection;
+  }
+
+  /**
+   * `work` runs on `connection`, handed out and not given back: if the run ends first, {@link close} interrupts it until
+   * it has returned (its own promise, the one thing that says no statement of it runs or is still to start).
+   */
+  runs(connection: DuckDBConnection, work: Promise<unknown>): void {
+    if (this.connections.has(connection)) this.connections.set(connection, work);
   }
 
   /**
@@ -261,12 +272,7 @@ export class RunWorkspace {
     for (const connection of this.idle.splice(0)) connection.closeSync();
     const left = [...this.connections];
     this.connections.clear();
-    await Promise.all(
-      left.map(async (connection) => {
-        const running = await closeSettled(connection, this.interrupts.graceMs);
-        if (running) this.giveUp(connection, running.ended);
-      }),
-    );
+    await Promise.all(left.map(([connection, work]) => this.closeAfter(connection, work)));
     this.releaseCollector?.();
     this.releaseCollector = undefined;
     await Promise.all([
@@ -274,6 +280,26 @@ export class RunWorkspace {
       removeFolder(this.scratchDir),
       this.ownsDatabase ? this.database.close() : undefined,
     ]);
+  }
+
+  /**
+   * Closes a connection its node did not give back once the node's work has returned: closed under a statement, it
+   * would block the event loop until the statement ends. Interrupted (again and again: DuckDB drops an interrupt that
+   * lands before a statement starts), a statement ends at once; work still running after the grace is given up and
+   * its connection stranded. A connection whose work was never told ({@link runs}) has run nothing.
+   */
+  private async closeAfter(connection: DuckDBConnection, work: Promise<unknown> | undefined): Promise<void> {
+    if (!work) return connection.closeSync();
+    const stoppable = new StoppableWork(connection, this.interrupts.graceMs);
+    stoppable.stop();
+    try {
+      await Promise.race([work.then(settledAnyway, settledAnyway), stoppable.givenUp]);
+      connection.closeSync();
+    } catch {
+      this.giveUp(connection, work);
+    } finally {
+      stoppable.end();
+    }
   }
 }
 
@@ -289,36 +315,5 @@ async function removeFolder(dir: string): Promise<void> {
   }
 }
 
-/**
- * Closes a connection its node did not give back, which may still be running a statement: closing it then would block
- * the event loop until that statement ends. Interrupted, a statement ends at once; a probe queued behind it on the
- * same connection settles when it has. The interrupt is repeated because DuckDB clears it when a statement starts
- * (one sent just before would be lost). Answers undefined once closed, or, when the statement still runs after
- * `graceMs`, the probe (`ended`, settled when the statement ends): the caller strands the connection until then.
- * The probe waits on a libuv thread of its own meanwhile, beside the statement's; only a run that ends with a node
- * still out (and that node's statement past its interrupt) comes here.
- */
-async function closeSettled(
-  connection: DuckDBConnection,
-  graceMs: number,
-): Promise<{ ended: Promise<unknown> } | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  let stopInterrupting: (() => void) | undefined;
-  try {
-    stopInterrupting = keepInterrupting(connection);
-    const probe = connection.run('select 1').then(
-      () => true as const,
-      () => true as const,
-    );
-    const waited = new Promise<false>((resolve) => (timer = setTimeout(resolve, graceMs, false)));
-    if (!(await Promise.race([probe, waited]))) return { ended: probe };
-    connection.closeSync();
-    return undefined;
-  } catch {
-    // Already closed.
-    return undefined;
-  } finally {
-    stopInterrupting?.();
-    clearTimeout(timer);
-  }
-}
+/** What close() waits for is the work's end, not how it ended. */
+function settledAnyway(): void {}

@@ -304,13 +304,32 @@ describe('WorkspaceDatabase, what outlives a run', () => {
     try {
       const workspace = await RunWorkspace.within(database, 'run_a', memory);
       const busy = await workspace.connect();
+      // Started or not when the run ends (DuckDB drops an interrupt that comes before the statement starts).
       const running = busy.run('select count(*) from range(1000000000000)');
-      // Until DuckDB has started it: the probe closing the connection waits for it.
-      await new Promise((resolve) => setImmediate(resolve));
+      workspace.runs(busy, running);
       const started = Date.now();
       await workspace.close();
       await expect(running).rejects.toThrow(/Interrupted/);
       expect(Date.now() - started).toBeLessThan(1000);
+      expect(await database.recycle()).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("interrupts a node's statement that only starts after its run ended", async () => {
+    const database = await WorkspaceDatabase.open('db', dataDir, memory);
+    try {
+      const workspace = await RunWorkspace.within(database, 'run_a', memory);
+      const busy = await workspace.connect();
+      // A node between two statements when the run ends: its next one comes after the first interrupts.
+      const running = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return busy.run('select count(*) from range(1000000000000)');
+      })();
+      workspace.runs(busy, running);
+      await workspace.close();
+      await expect(running).rejects.toThrow(/Interrupted/);
       expect(await database.recycle()).toBe(true);
     } finally {
       await database.close();

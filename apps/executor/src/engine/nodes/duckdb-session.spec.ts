@@ -10,13 +10,14 @@ import { PLATFORM_SQL, countInputs, seedsRandom, withDuckDB } from './duckdb-ses
 
 describe('withDuckDB', () => {
   let instance: DuckDBInstance;
-  /** The two calls withDuckDB makes of a run's workspace, on a bare instance. */
+  /** The calls withDuckDB makes of a run's workspace, on a bare instance. */
   let workspace: RunWorkspace;
 
   beforeAll(async () => {
     instance = await duckdb.DuckDBInstance.create(':memory:');
     workspace = {
       connect: () => instance.connect(),
+      runs: () => undefined,
       release: (connection: DuckDBConnection) => connection.closeSync(),
       interrupts: DEFAULT_INTERRUPT_GRACE,
     } as unknown as RunWorkspace;
@@ -77,6 +78,7 @@ describe('withDuckDB, aborted while its connection opens', () => {
         cancel.abort(new Error('canceled'));
         return connection;
       },
+      runs: () => undefined,
       release: (connection: DuckDBConnection) => connection.closeSync(),
       strand: () => undefined,
       interrupts: { graceMs: 200 },

@@ -48,6 +48,8 @@ export async function withDuckDB<T>(
   let stranded = false;
   // Always a promise, even from work that throws before its first await.
   const running = (async () => work(connection))();
+  // Should the run end before it (a node left out), the workspace waits for this, not for a guess, before closing.
+  workspace.runs(connection, running);
   // What the work does after it was given up is nobody's: its rejection (the interrupt, at last) included.
   running.catch(() => undefined);
   try {
