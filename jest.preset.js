@@ -20,9 +20,6 @@ export function jestConfig(overrides = {}) {
     },
     testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
     testTimeout: 30000,
-    // A failed test can leave work behind (a DuckDB statement, a child's pipe) that keeps jest's process alive after
-    // its last test: CI once waited on such a run until its own timeout. Jest still names it ("Force exiting").
-    forceExit: true,
     ...overrides,
   };
 }
