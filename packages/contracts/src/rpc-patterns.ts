@@ -65,8 +65,11 @@ const sealedSecret = z
   .regex(/^enc:v[12]:/, { message: 'must be sealed' })
   .max(4096);
 const byId = z.strictObject({ id: pathId });
-const update = <S extends z.ZodType>(body: S) =>
-  z.strictObject({ id: pathId, body, if_match: z.string().max(200).optional() });
+/** The request's If-Match, as sent: an update or delete happens only while the resource has that ETag. */
+const ifMatch = z.string().max(200).optional();
+const update = <S extends z.ZodType>(body: S) => z.strictObject({ id: pathId, body, if_match: ifMatch });
+/** A delete of a resource that has an ETag. */
+const remove = z.strictObject({ id: pathId, if_match: ifMatch });
 /** What a delete answers: nothing, as JSON null (the gateway answers 204). */
 const nothing = z.null();
 
@@ -119,7 +122,7 @@ export const RPC = {
   'catalog.projects.list': { request: z.strictObject({ query: projectListQuerySchema }), response: projectPageSchema },
   'catalog.projects.get': { request: byId, response: projectSchema },
   'catalog.projects.update': { request: update(projectUpdateSchema), response: projectSchema },
-  'catalog.projects.delete': { request: byId, response: nothing },
+  'catalog.projects.delete': { request: remove, response: nothing },
   'catalog.templates.list': { request: z.strictObject({}), response: templateListSchema },
   'catalog.pipelines.create': {
     request: z.strictObject({ body: pipelineCreateSchema }),
@@ -131,7 +134,7 @@ export const RPC = {
   },
   'catalog.pipelines.get': { request: byId, response: storedPipelineSchema },
   'catalog.pipelines.update': { request: update(pipelineUpdateSchema), response: storedPipelineSchema },
-  'catalog.pipelines.delete': { request: byId, response: nothing },
+  'catalog.pipelines.delete': { request: remove, response: nothing },
   /** With `dag`: a draft, validated and not stored; without: the saved DAG, validated and the result stored. */
   'catalog.pipelines.validate': {
     request: byId.extend(pipelineValidateSchema.shape),
@@ -144,7 +147,7 @@ export const RPC = {
   },
   'catalog.connectors.get': { request: byId, response: connectorSchema },
   'catalog.connectors.update': { request: update(connectorUpdateSchema), response: connectorSchema },
-  'catalog.connectors.delete': { request: byId, response: nothing },
+  'catalog.connectors.delete': { request: remove, response: nothing },
   'catalog.connectors.test': { request: byId, response: connectionTestResultSchema },
   'catalog.connector-types.list': { request: z.strictObject({}), response: connectorTypeListSchema },
   // Internal: not reachable from the gateway.
@@ -159,7 +162,7 @@ export const RPC = {
   'scheduler.jobs.list': { request: z.strictObject({ query: jobListQuerySchema }), response: jobPageSchema },
   'scheduler.jobs.get': { request: byId, response: jobSchema },
   'scheduler.jobs.update': { request: update(jobUpdateSchema), response: jobSchema },
-  'scheduler.jobs.delete': { request: byId, response: nothing },
+  'scheduler.jobs.delete': { request: remove, response: nothing },
   'scheduler.jobs.pause': { request: byId, response: jobSchema },
   'scheduler.jobs.resume': { request: byId, response: jobSchema },
   'scheduler.runs.trigger': {
@@ -218,7 +221,7 @@ export const RPC = {
     request: update(webhookUpdateSchema.extend({ secret: sealedSecret.optional() })),
     response: webhookSchema,
   },
-  'webhooks.webhooks.delete': { request: byId, response: nothing },
+  'webhooks.webhooks.delete': { request: remove, response: nothing },
   'webhooks.webhooks.test': { request: byId, response: deliverySchema },
   'webhooks.deliveries.list': {
     request: z.strictObject({ webhook_id: pathId, query: deliveryListQuerySchema }),

@@ -34,7 +34,7 @@ export class ConnectorsController {
 
   @RpcRoute('catalog.connectors.delete')
   delete(d: RpcData<'catalog.connectors.delete'>, ctx: RpcContext) {
-    return this.connectors.delete(ctx.tenant_id, d.id);
+    return this.connectors.delete(ctx.tenant_id, d.id, d.if_match);
   }
 
   @RpcRoute('catalog.connectors.test')

@@ -231,9 +231,17 @@ export class ConnectorsService {
   }
 
   /** Pipelines that reference a deleted connector become invalid at their next validation (api.md is silent here). */
-  async delete(tenantId: string, id: string): Promise<null> {
+  /** With `ifMatch`, only the connector at that ETag: it is locked and compared first, so no update comes between. */
+  async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('connector', id)) throw notFound('connector', id);
-    const result = await this.changes.change(tenantId, () => this.ds.manager.delete(ConnectorEntity, { tenantId, id }));
+    const result = await this.changes.change(tenantId, () =>
+      this.ds.transaction(async (m) => {
+        if (ifMatch !== undefined) {
+          assertIfMatch(ifMatch, taggedConnector(await this.load(m, tenantId, id, true), this.secrets).etag);
+        }
+        return m.delete(ConnectorEntity, { tenantId, id });
+      }),
+    );
     if (!result.affected) throw notFound('connector', id);
     await this.changes.connectorChanged({ tenant_id: tenantId, connector_id: id, version: null });
     return null;

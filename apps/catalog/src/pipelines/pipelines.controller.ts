@@ -34,7 +34,7 @@ export class PipelinesController {
 
   @RpcRoute('catalog.pipelines.delete')
   delete(d: RpcData<'catalog.pipelines.delete'>, ctx: RpcContext) {
-    return this.pipelines.delete(ctx.tenant_id, d.id);
+    return this.pipelines.delete(ctx.tenant_id, d.id, d.if_match);
   }
 
   @RpcRoute('catalog.pipelines.validate')

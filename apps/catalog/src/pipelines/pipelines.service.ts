@@ -189,12 +189,18 @@ export class PipelinesService {
     return taggedPipeline(row);
   }
 
-  async delete(tenantId: string, id: string): Promise<null> {
+  /** With `ifMatch`, only the pipeline at that ETag: it is locked and compared first, so no update comes between. */
+  async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('pipeline', id)) throw notFound('pipeline', id);
     if (await this.usage.isInUse(tenantId, id)) {
       throw new AppError('pipeline_in_use', `pipeline ${id} is used by a job; delete or change the job first`);
     }
-    const result = await this.changes.change(tenantId, () => this.ds.manager.delete(PipelineEntity, { tenantId, id }));
+    const result = await this.changes.change(tenantId, () =>
+      this.ds.transaction(async (m) => {
+        if (ifMatch !== undefined) assertIfMatch(ifMatch, taggedPipeline(await this.load(m, tenantId, id, true)).etag);
+        return m.delete(PipelineEntity, { tenantId, id });
+      }),
+    );
     if (!result.affected) throw notFound('pipeline', id);
     return null;
   }

@@ -34,6 +34,6 @@ export class ProjectsController {
 
   @RpcRoute('catalog.projects.delete')
   delete(d: RpcData<'catalog.projects.delete'>, ctx: RpcContext) {
-    return this.projects.delete(ctx.tenant_id, d.id);
+    return this.projects.delete(ctx.tenant_id, d.id, d.if_match);
   }
 }

@@ -122,10 +122,14 @@ export class ProjectsService {
   }
 
   /** Refused while pipelines or connectors belong to the project; the foreign keys decide, so a racing create cannot slip in. */
-  async delete(tenantId: string, id: string): Promise<null> {
+  /** With `ifMatch`, only the project at that ETag: it is locked and compared first, so no update comes between. */
+  async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('project', id)) throw notFound('project', id);
     try {
-      const result = await this.ds.manager.delete(ProjectEntity, { tenantId, id });
+      const result = await this.ds.transaction(async (m) => {
+        if (ifMatch !== undefined) assertIfMatch(ifMatch, taggedProject(await this.load(m, tenantId, id, true)).etag);
+        return m.delete(ProjectEntity, { tenantId, id });
+      });
       if (!result.affected) throw notFound('project', id);
       return null;
     } catch (err) {

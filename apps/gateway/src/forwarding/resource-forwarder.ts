@@ -34,6 +34,12 @@ export interface ResourceRoutes {
 type CrudResource = RpcPattern extends infer P ? (P extends `${infer R}.create` ? R : never) : never;
 type Verb = 'create' | 'list' | 'get' | 'update' | 'delete' | 'test' | 'pause' | 'resume';
 
+/** The request's If-Match, for an update or a delete that must find the resource at that ETag (412 if not). */
+function ifMatchOf(request: FastifyRequest): { if_match?: string } {
+  const ifMatch = request.headers['if-match'];
+  return typeof ifMatch === 'string' ? { if_match: ifMatch } : {};
+}
+
 /** The resource's pattern for a verb; `${CrudResource}.create` and the like are checked against the contract's patterns. */
 function pattern<V extends Verb>(routes: ResourceRoutes, verb: V): Extract<`${CrudResource}.${V}`, RpcPattern> {
   return `${routes.rpc}.${verb}` as Extract<`${CrudResource}.${V}`, RpcPattern>;
@@ -74,13 +80,12 @@ export class ResourceForwarder {
   async update(id: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     this.checkId(id);
     const body = this.sealed(await this.parseBody(this.routes.update, request), request);
-    const ifMatch = request.headers['if-match'];
-    const data = typeof ifMatch === 'string' ? { id, body, if_match: ifMatch } : { id, body };
+    const data = { id, body, ...ifMatchOf(request) };
     return this.tagged(await this.send(pattern(this.routes, 'update'), data, request), reply);
   }
 
   async remove(id: string, request: FastifyRequest): Promise<void> {
-    await this.send(pattern(this.routes, 'delete'), { id: this.checkId(id) }, request);
+    await this.send(pattern(this.routes, 'delete'), { id: this.checkId(id), ...ifMatchOf(request) }, request);
   }
 
   /** An action on one resource (test, pause...): the id is checked; it takes no body (see RouteInputGuard). */

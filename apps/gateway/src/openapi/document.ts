@@ -17,8 +17,9 @@ const DESCRIPTION = `Conduit builds and runs data pipelines over an HTTP API.
 Every /v2 operation takes \`X-API-Key: <key>\` or \`Authorization: Bearer <jwt>\` (one of them, not both). Errors are
 RFC 9457 problem documents (\`application/problem+json\`) with a stable \`code\`. Lists answer \`{ data, next_cursor }\`,
 newest first, paged with \`limit\` (1-200, default 50) and \`cursor\`; an unknown query parameter is a 400. Every POST
-accepts \`Idempotency-Key\`; resources carry an \`ETag\` and updates honour \`If-Match\`. Rate limits are announced with
-\`RateLimit-Policy\` and \`RateLimit\` headers. Ids are opaque strings with a type prefix; a malformed id in a path is a 404.
+accepts \`Idempotency-Key\`; resources carry an \`ETag\` and updates and deletes honour \`If-Match\`. Rate limits are
+announced with \`RateLimit-Policy\` and \`RateLimit\` headers. Ids are opaque strings with a type prefix; a malformed id
+in a path is a 404.
 
 Public: \`/healthz\`, \`/readyz\`, this document (\`/v2/openapi.json\`) and Swagger UI (\`/docs\`). Prometheus metrics are on
 each service's own metrics port, not on this API.`;
@@ -86,6 +87,8 @@ function operationObject(op: OperationSpec, shared: SharedProblems): ZodOpenApiO
   const headerParams = [...(op.headerParams ?? [])];
   if (op.method === 'post' && !op.public) headerParams.push(idempotencyKeyParam);
   if ((op.method === 'put' || op.method === 'patch') && op.headers?.includes('ETag')) headerParams.push(ifMatchParam);
+  // A delete answers no ETag (204); one that can answer 412 takes the ETag its resource's reads answered.
+  if (op.method === 'delete' && op.errors?.includes('precondition_failed')) headerParams.push(ifMatchParam);
   const other = Object.fromEntries(
     Object.entries(op.otherResponses ?? {}).map(([status, r]) => [
       status,

@@ -40,7 +40,7 @@ export const RESPONSE_HEADERS = {
     true,
   ),
   ETag: header(
-    'The version of the resource; send it as `If-Match` to update only that version.',
+    'The version of the resource; send it as `If-Match` to update or delete only that version.',
     { type: 'string' },
     '"3"',
   ),
@@ -72,7 +72,7 @@ export const idempotencyKeyParam = z
     },
   });
 
-/** `If-Match` of every update of a resource that has an ETag. */
+/** `If-Match` of every update or delete of a resource that has an ETag. */
 export const ifMatchParam = z
   .string()
   .min(1)
@@ -83,7 +83,7 @@ export const ifMatchParam = z
       in: 'header',
       name: 'If-Match',
       description:
-        'Update only if the resource still has this ETag (412 `precondition_failed` otherwise); `*` matches any.',
+        'Update or delete only if the resource still has this ETag (412 `precondition_failed` otherwise); `*` matches any.',
       example: '"3"',
     },
   });

@@ -34,7 +34,7 @@ export class JobsController {
 
   @RpcRoute('scheduler.jobs.delete')
   delete(d: RpcData<'scheduler.jobs.delete'>, ctx: RpcContext) {
-    return this.jobs.delete(ctx.tenant_id, d.id);
+    return this.jobs.delete(ctx.tenant_id, d.id, d.if_match);
   }
 
   @RpcRoute('scheduler.jobs.pause')

@@ -127,9 +127,11 @@ export class JobsService {
   }
 
   /** Cancels the job's active runs and deletes it (its runs go with it, and its schedule). */
-  async delete(tenantId: string, id: string): Promise<null> {
+  /** With `ifMatch`, only the job at that ETag (compared under the job's lock, so no update comes between). */
+  async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     const canceled = await this.ds.transaction(async (m) => {
       const job = await this.load(m, tenantId, id, true);
+      assertIfMatch(ifMatch, jobEtag(job));
       const active = await this.machine.activeRunsWithin(m, job.id);
       for (const run of active) await this.machine.cancelWithin(m, run);
       await m.delete(JobEntity, { tenantId, id: job.id });

@@ -34,7 +34,7 @@ export class WebhooksController {
 
   @RpcRoute('webhooks.webhooks.delete')
   delete(d: RpcData<'webhooks.webhooks.delete'>, ctx: RpcContext) {
-    return this.webhooks.delete(ctx.tenant_id, d.id);
+    return this.webhooks.delete(ctx.tenant_id, d.id, d.if_match);
   }
 
   @RpcRoute('webhooks.webhooks.test')

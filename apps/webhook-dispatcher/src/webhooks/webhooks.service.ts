@@ -133,9 +133,13 @@ export class WebhooksService {
   }
 
   /** Deletes the webhook with its deliveries; attempts still queued find nothing and end. */
-  async delete(tenantId: string, id: string): Promise<null> {
+  /** With `ifMatch`, only the webhook at that ETag: it is locked and compared first, so no update comes between. */
+  async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('webhook', id)) throw notFound('webhook', id);
-    const result = await this.ds.manager.delete(WebhookEntity, { tenantId, id });
+    const result = await this.ds.transaction(async (m) => {
+      if (ifMatch !== undefined) assertIfMatch(ifMatch, webhookEtag(await this.load(m, tenantId, id, true)));
+      return m.delete(WebhookEntity, { tenantId, id });
+    });
     if (!result.affected) throw notFound('webhook', id);
     return null;
   }

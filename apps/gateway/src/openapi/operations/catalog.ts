@@ -117,7 +117,7 @@ export const catalogOperations: OperationSpec[] = [
     summary: 'Delete Project',
     description: '409 `project_not_empty` while pipelines or connectors belong to it.',
     params: projectId,
-    errors: ['project_not_empty'],
+    errors: ['project_not_empty', 'precondition_failed'],
   },
   {
     operationId: 'listPipelines',
@@ -192,7 +192,7 @@ export const catalogOperations: OperationSpec[] = [
     summary: 'Delete Pipeline',
     description: '409 `pipeline_in_use` while a job uses it.',
     params: pipelineId,
-    errors: ['pipeline_in_use'],
+    errors: ['pipeline_in_use', 'precondition_failed'],
   },
   {
     operationId: 'validatePipeline',

@@ -119,6 +119,7 @@ export const connectorOperations: OperationSpec[] = [
     summary: 'Delete Connector',
     description: 'Pipelines that use it become `invalid` at their next validation.',
     params: connectorId,
+    errors: ['precondition_failed'],
   },
   {
     operationId: 'testConnector',

@@ -88,6 +88,7 @@ export const jobOperations: OperationSpec[] = [
     summary: 'Delete Job',
     description: 'Cancels its active runs first.',
     params: jobId,
+    errors: ['precondition_failed'],
   },
   {
     operationId: 'pauseJob',

@@ -121,6 +121,7 @@ export const webhookOperations: OperationSpec[] = [
     summary: 'Delete Webhook',
     description: 'Deletes the webhook and its deliveries.',
     params: webhookId,
+    errors: ['precondition_failed'],
   },
   {
     operationId: 'listDeliveries',
