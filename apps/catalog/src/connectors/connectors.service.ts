@@ -230,8 +230,10 @@ export class ConnectorsService {
     return taggedConnector(row, this.secrets);
   }
 
-  /** Pipelines that reference a deleted connector become invalid at their next validation (api.md is silent here). */
-  /** With `ifMatch`, only the connector at that ETag: it is locked and compared first, so no update comes between. */
+  /**
+   * Pipelines that reference a deleted connector become invalid at their next validation (api.md is silent here).
+   * With `ifMatch`, only the connector at that ETag: it is locked and compared first, so no update comes between.
+   */
   async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('connector', id)) throw notFound('connector', id);
     const result = await this.changes.change(tenantId, () =>

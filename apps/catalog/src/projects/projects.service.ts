@@ -121,8 +121,10 @@ export class ProjectsService {
     return taggedProject(row);
   }
 
-  /** Refused while pipelines or connectors belong to the project; the foreign keys decide, so a racing create cannot slip in. */
-  /** With `ifMatch`, only the project at that ETag: it is locked and compared first, so no update comes between. */
+  /**
+   * Refused while pipelines or connectors belong to the project; the foreign keys decide, so a racing create cannot
+   * slip in. With `ifMatch`, only the project at that ETag: it is locked and compared first, so no update comes between.
+   */
   async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('project', id)) throw notFound('project', id);
     try {

@@ -126,8 +126,10 @@ export class JobsService {
     return this.get(ctx.tenant_id, row.id);
   }
 
-  /** Cancels the job's active runs and deletes it (its runs go with it, and its schedule). */
-  /** With `ifMatch`, only the job at that ETag (compared under the job's lock, so no update comes between). */
+  /**
+   * Cancels the job's active runs and deletes it (its runs go with it, and its schedule). With `ifMatch`, only the job
+   * at that ETag (compared under the job's lock, so no update comes between).
+   */
   async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     const canceled = await this.ds.transaction(async (m) => {
       const job = await this.load(m, tenantId, id, true);

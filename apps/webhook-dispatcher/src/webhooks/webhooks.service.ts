@@ -132,8 +132,10 @@ export class WebhooksService {
     return taggedWebhook(row);
   }
 
-  /** Deletes the webhook with its deliveries; attempts still queued find nothing and end. */
-  /** With `ifMatch`, only the webhook at that ETag: it is locked and compared first, so no update comes between. */
+  /**
+   * Deletes the webhook with its deliveries; attempts still queued find nothing and end. With `ifMatch`, only the
+   * webhook at that ETag: it is locked and compared first, so no update comes between.
+   */
   async delete(tenantId: string, id: string, ifMatch?: string): Promise<null> {
     if (!isId('webhook', id)) throw notFound('webhook', id);
     const result = await this.ds.transaction(async (m) => {
