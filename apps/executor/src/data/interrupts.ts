@@ -12,7 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 const REINTERRUPT_MS = 25;
 
 /** Interrupts `connection` now and every 25 ms after; call the answer to stop. */
-export function keepInterrupting(connection: DuckDBConnection): () => void {
+function keepInterrupting(connection: DuckDBConnection): () => void {
   connection.interrupt();
   const timer = setInterval(() => connection.interrupt(), REINTERRUPT_MS);
   return () => clearInterval(timer);
