@@ -1,9 +1,11 @@
 // @conduit/sdk against the stack (issue 19 item 2): a whole flow, pagination, problems as ConduitApiError, the
-// live log stream, retries that honour the gateway's Retry-After, and one Idempotency-Key across a retried POST.
+// live log stream, retries that honour the gateway's Retry-After, one Idempotency-Key across a retried POST, and
+// updates and deletes made conditional on the version the SDK answered (etagOf, ifMatch).
 import { startStack, type Stack } from '@conduit/testing';
 import {
   ConduitApiError,
   createConduitClient,
+  etagOf,
   type ConduitClient,
   type RetryInfo,
   type RunLogLine,
@@ -17,7 +19,11 @@ let client: ConduitClient;
 
 beforeAll(async () => {
   target = await createTargetDatabase();
-  stack = await startStack({ CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true' });
+  stack = await startStack({
+    CONNECTOR_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
   client = createConduitClient({ baseUrl: stack.baseUrl, apiKey: stack.bootstrapKey });
 }, 90_000);
 
@@ -158,4 +164,92 @@ it('sends a retried POST with the same Idempotency-Key: a lost answer does not m
   expect(
     (await client.projects.list({ pageSize: 200 }).toArray()).filter((p) => p.name === name).map((p) => p.id),
   ).toEqual([project.id]);
+});
+
+/** The ConduitApiError a call threw (a failure of the test when it resolved). */
+async function apiErrorOf(call: Promise<unknown>): Promise<ConduitApiError> {
+  const outcome = await call.then(
+    () => new Error('the call succeeded'),
+    (e: unknown) => e,
+  );
+  expect(outcome).toBeInstanceOf(ConduitApiError);
+  return outcome as ConduitApiError;
+}
+
+describe('versions: etagOf and ifMatch', () => {
+  it('updates and deletes a project only at the version read; a stale one is 412 and changes nothing', async () => {
+    const created = await client.projects.create({ name: uniqueName('versioned') });
+    const read = await client.projects.get(created.id);
+    const version = etagOf(read);
+    expect(version).toMatch(/^(W\/)?"[^"]+"$/);
+    expect(etagOf(created)).toBe(version);
+
+    const renamed = await client.projects.update(created.id, { name: uniqueName('renamed') }, { ifMatch: version });
+    expect(etagOf(renamed)).toEqual(expect.any(String));
+    expect(etagOf(renamed)).not.toBe(version);
+
+    // The version read before the rename is stale now: neither an update nor a delete goes through.
+    const stale = await apiErrorOf(
+      client.projects.update(created.id, { name: uniqueName('lost') }, { ifMatch: version }),
+    );
+    expect(stale).toMatchObject({ status: 412, code: 'precondition_failed' });
+    expect(await apiErrorOf(client.projects.delete(created.id, { ifMatch: version }))).toMatchObject({ status: 412 });
+    expect((await client.projects.get(created.id)).name).toBe(renamed.name);
+
+    await client.projects.delete(created.id, { ifMatch: etagOf(renamed)! });
+    expect(await apiErrorOf(client.projects.get(created.id))).toMatchObject({ status: 404 });
+  });
+
+  it('sends no If-Match without ifMatch, and `*` matches any version', async () => {
+    const seen: (string | null)[] = [];
+    const watched = createConduitClient({
+      baseUrl: stack.baseUrl,
+      apiKey: stack.bootstrapKey,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.method !== 'GET' && request.method !== 'POST') seen.push(request.headers.get('if-match'));
+        return fetch(request);
+      },
+    });
+    const project = await watched.projects.create({ name: uniqueName('plain') });
+    await watched.projects.update(project.id, { name: uniqueName('plain2') });
+    await watched.projects.update(project.id, { name: uniqueName('plain3') }, { ifMatch: '*' });
+    await watched.projects.delete(project.id);
+    expect(seen).toEqual([null, '*', null]);
+  });
+
+  it('manages webhooks, their If-Match included, and reads metrics and alerts', async () => {
+    // Nothing listens there, and no job event it names happens in this file: no delivery is made.
+    const hook = await client.webhooks.create({
+      url: 'http://127.0.0.1:9/conduit',
+      events: ['job.failed'],
+      secret: 'sdk-test-secret-0123456789',
+    });
+    const read = await client.webhooks.get(hook.id);
+    expect(JSON.stringify(read)).not.toContain('sdk-test-secret');
+    const version = etagOf(read)!;
+
+    const patched = await client.webhooks.update(
+      hook.id,
+      { events: ['job.failed', 'job.completed'] },
+      { ifMatch: version },
+    );
+    expect(patched.events).toEqual(['job.failed', 'job.completed']);
+    expect(
+      await apiErrorOf(client.webhooks.update(hook.id, { status: 'disabled' }, { ifMatch: version })),
+    ).toMatchObject({
+      status: 412,
+      code: 'precondition_failed',
+    });
+    expect((await client.webhooks.list({ pageSize: 200 }).toArray()).map((w) => w.id)).toContain(hook.id);
+    expect(await client.webhooks.deliveries(hook.id).toArray()).toEqual([]);
+
+    expect(await apiErrorOf(client.webhooks.delete(hook.id, { ifMatch: version }))).toMatchObject({ status: 412 });
+    await client.webhooks.delete(hook.id, { ifMatch: etagOf(patched)! });
+    expect(await apiErrorOf(client.webhooks.get(hook.id))).toMatchObject({ status: 404 });
+
+    const metrics = await client.monitoring.metrics({ since: '1h' });
+    expect(metrics).toMatchObject({ since: '1h', runs: expect.objectContaining({ total: expect.any(Number) }) });
+    expect(await client.monitoring.alerts({ status: 'open' }).toArray()).toEqual(expect.any(Array));
+  });
 });

@@ -4,9 +4,11 @@ import { API_VERSION } from './generated/api-version.js';
 import type { paths } from './generated/api.js';
 import { ConnectorsApi } from './resources/connectors.js';
 import { JobsApi } from './resources/jobs.js';
+import { MonitoringApi } from './resources/monitoring.js';
 import { PipelinesApi } from './resources/pipelines.js';
 import { ProjectsApi } from './resources/projects.js';
 import { RunsApi, type WaitForRunOptions } from './resources/runs.js';
+import { WebhooksApi } from './resources/webhooks.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
 import { createTransport, type Credentials, type RetryInfo } from './transport.js';
 import type { Run } from './types.js';
@@ -46,6 +48,9 @@ export class ConduitClient {
   readonly connectors: ConnectorsApi;
   readonly jobs: JobsApi;
   readonly runs: RunsApi;
+  readonly webhooks: WebhooksApi;
+  /** Metrics and alerts. */
+  readonly monitoring: MonitoringApi;
   readonly baseUrl: string;
 
   constructor(options: ConduitClientOptions) {
@@ -64,6 +69,8 @@ export class ConduitClient {
     this.connectors = new ConnectorsApi(this.raw);
     this.jobs = new JobsApi(this.raw);
     this.runs = new RunsApi(this.raw, this.jobs);
+    this.webhooks = new WebhooksApi(this.raw);
+    this.monitoring = new MonitoringApi(this.raw);
   }
 
   /** Polls the run until it has ended (succeeded, failed or canceled); see RunsApi.waitForRun. */

@@ -22,6 +22,7 @@ export type RunNode = Schemas['RunNode'];
 export type RunDag = Schemas['RunDag'];
 export type RunLogLine = Schemas['RunLogLine'];
 export type Webhook = Schemas['Webhook'];
+export type Delivery = Schemas['Delivery'];
 export type Alert = Schemas['Alert'];
 export type ApiKey = Schemas['ApiKey'];
 export type Template = Schemas['Template'];

@@ -1,5 +1,6 @@
 // openapi-fetch answers `{ data, error, response }`; the SDK's helpers answer the data or throw the problem.
 import { apiErrorOf } from './errors.js';
+import { rememberETag } from './versions.js';
 
 interface FetchResult<T> {
   data?: T;
@@ -7,11 +8,12 @@ interface FetchResult<T> {
   response: Response;
 }
 
-/** The success body, or a ConduitApiError carrying the problem document. */
+/** The success body (its ETag kept for etagOf), or a ConduitApiError carrying the problem document. */
 export async function unwrap<T>(pending: Promise<FetchResult<T>>): Promise<T> {
   const { data, error, response } = await pending;
   if (!response.ok) throw apiErrorOf(response, error);
   if (data === undefined) throw apiErrorOf(response, undefined);
+  rememberETag(data, response);
   return data;
 }
 

@@ -1,6 +1,6 @@
 // A whole flow with @conduit/sdk as a user writes it: no cast, no `any`. Compiled under tsc --strict (with
 // exactOptionalPropertyTypes) by test/type-flow.test.ts against the built package; never run.
-import { ConduitApiError, createConduitClient, type Run, type RunLogLine } from '@conduit/sdk';
+import { ConduitApiError, createConduitClient, etagOf, type Run, type RunLogLine } from '@conduit/sdk';
 
 export async function nightlyOrders(baseUrl: string, apiKey: string): Promise<{ run: Run; logs: RunLogLine[] }> {
   const client = createConduitClient({ baseUrl, apiKey, retry: { maxAttempts: 5, maxDelayMs: 10_000 } });
@@ -77,7 +77,16 @@ export async function nightlyOrders(baseUrl: string, apiKey: string): Promise<{ 
     if (failedNode !== undefined && written >= 0)
       logs.push(...(await client.runs.logs(earlier.id, { jobId: job.id, nodeId: failedNode }).toArray(10)));
   }
-  const metrics = await client.raw.GET('/v2/metrics', { params: { query: { job_id: job.id, since: '7d' } } });
-  if (metrics.data && metrics.data.success_rate !== null && metrics.data.success_rate < 0.9) logs.length = 0;
+  const metrics = await client.monitoring.metrics({ jobId: job.id, since: '7d' });
+  if (metrics.success_rate !== null && metrics.success_rate < 0.9) logs.length = 0;
+
+  // Someone else's change in between is a 412, not a lost update.
+  const current = await client.jobs.get(job.id);
+  const version = etagOf(current);
+  const { name, pipeline_id, description, timezone, concurrency_policy, parameters } = current;
+  const moved = { name, pipeline_id, description, timezone, concurrency_policy, parameters, schedule: '0 3 * * *' };
+  if (version !== undefined) await client.jobs.update(job.id, moved, { ifMatch: version });
+  for await (const hook of client.webhooks.list())
+    if (hook.status === 'disabled') await client.webhooks.delete(hook.id);
   return { run, logs };
 }

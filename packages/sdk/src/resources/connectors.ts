@@ -1,6 +1,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { Paginated } from '../pagination.js';
+import { ifMatchHeader, type ConditionalOptions } from '../versions.js';
 import type { ConnectionTestResult, Connector, ConnectorType, QueryOf, RequestBody } from '../types.js';
 import { defined, expectNoContent, unwrap } from '../unwrap.js';
 import type { PageOptions } from './list-params.js';
@@ -33,15 +34,26 @@ export class ConnectorsApi {
     return unwrap(this.raw.POST('/v2/connectors', { body }));
   }
 
-  update(connectorId: string, body: RequestBody<'updateConnector'>): Promise<Connector> {
+  /** Replaces the connector; `ifMatch` (etagOf a connector answered before) makes it conditional. */
+  update(
+    connectorId: string,
+    body: RequestBody<'updateConnector'>,
+    options: ConditionalOptions = {},
+  ): Promise<Connector> {
     return unwrap(
-      this.raw.PUT('/v2/connectors/{connector_id}', { params: { path: { connector_id: connectorId } }, body }),
+      this.raw.PUT('/v2/connectors/{connector_id}', {
+        params: { path: { connector_id: connectorId }, header: ifMatchHeader(options) },
+        body,
+      }),
     );
   }
 
-  delete(connectorId: string): Promise<void> {
+  /** Deletes the connector; `ifMatch` makes it conditional. */
+  delete(connectorId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
-      this.raw.DELETE('/v2/connectors/{connector_id}', { params: { path: { connector_id: connectorId } } }),
+      this.raw.DELETE('/v2/connectors/{connector_id}', {
+        params: { path: { connector_id: connectorId }, header: ifMatchHeader(options) },
+      }),
     );
   }
 

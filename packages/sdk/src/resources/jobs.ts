@@ -1,6 +1,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { Paginated } from '../pagination.js';
+import { ifMatchHeader, type ConditionalOptions } from '../versions.js';
 import type { Job, QueryOf, RequestBody, Run } from '../types.js';
 import { defined, expectNoContent, unwrap } from '../unwrap.js';
 import type { PageOptions } from './list-params.js';
@@ -38,12 +39,23 @@ export class JobsApi {
     return unwrap(this.raw.POST('/v2/jobs', { body }));
   }
 
-  update(jobId: string, body: RequestBody<'updateJob'>): Promise<Job> {
-    return unwrap(this.raw.PUT('/v2/jobs/{job_id}', { params: { path: { job_id: jobId } }, body }));
+  /** Replaces the job; `ifMatch` (etagOf a job answered before) makes it conditional. */
+  update(jobId: string, body: RequestBody<'updateJob'>, options: ConditionalOptions = {}): Promise<Job> {
+    return unwrap(
+      this.raw.PUT('/v2/jobs/{job_id}', {
+        params: { path: { job_id: jobId }, header: ifMatchHeader(options) },
+        body,
+      }),
+    );
   }
 
-  delete(jobId: string): Promise<void> {
-    return expectNoContent(this.raw.DELETE('/v2/jobs/{job_id}', { params: { path: { job_id: jobId } } }));
+  /** Deletes the job; `ifMatch` makes it conditional. */
+  delete(jobId: string, options: ConditionalOptions = {}): Promise<void> {
+    return expectNoContent(
+      this.raw.DELETE('/v2/jobs/{job_id}', {
+        params: { path: { job_id: jobId }, header: ifMatchHeader(options) },
+      }),
+    );
   }
 
   pause(jobId: string): Promise<Job> {

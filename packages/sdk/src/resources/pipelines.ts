@@ -1,6 +1,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { Paginated } from '../pagination.js';
+import { ifMatchHeader, type ConditionalOptions } from '../versions.js';
 import type { Pipeline, PipelineValidation, RequestBody } from '../types.js';
 import { defined, expectNoContent, unwrap } from '../unwrap.js';
 import type { PageOptions } from './list-params.js';
@@ -30,13 +31,22 @@ export class PipelinesApi {
     return unwrap(this.raw.POST('/v2/pipelines', { body }));
   }
 
-  update(pipelineId: string, body: RequestBody<'updatePipeline'>): Promise<Pipeline> {
-    return unwrap(this.raw.PUT('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } }, body }));
+  /** Replaces the pipeline; `ifMatch` (etagOf a pipeline answered before) makes it conditional. */
+  update(pipelineId: string, body: RequestBody<'updatePipeline'>, options: ConditionalOptions = {}): Promise<Pipeline> {
+    return unwrap(
+      this.raw.PUT('/v2/pipelines/{pipeline_id}', {
+        params: { path: { pipeline_id: pipelineId }, header: ifMatchHeader(options) },
+        body,
+      }),
+    );
   }
 
-  delete(pipelineId: string): Promise<void> {
+  /** Deletes the pipeline; `ifMatch` makes it conditional. */
+  delete(pipelineId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
-      this.raw.DELETE('/v2/pipelines/{pipeline_id}', { params: { path: { pipeline_id: pipelineId } } }),
+      this.raw.DELETE('/v2/pipelines/{pipeline_id}', {
+        params: { path: { pipeline_id: pipelineId }, header: ifMatchHeader(options) },
+      }),
     );
   }
 

@@ -1,6 +1,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { Paginated } from '../pagination.js';
+import { ifMatchHeader, type ConditionalOptions } from '../versions.js';
 import type { Project, RequestBody } from '../types.js';
 import { expectNoContent, unwrap } from '../unwrap.js';
 import type { PageOptions } from './list-params.js';
@@ -28,13 +29,22 @@ export class ProjectsApi {
     return unwrap(this.raw.POST('/v2/projects', { body }));
   }
 
-  update(projectId: string, body: RequestBody<'updateProject'>): Promise<Project> {
-    return unwrap(this.raw.PUT('/v2/projects/{project_id}', { params: { path: { project_id: projectId } }, body }));
+  /** Replaces the project; `ifMatch` (etagOf a project answered before) makes it conditional. */
+  update(projectId: string, body: RequestBody<'updateProject'>, options: ConditionalOptions = {}): Promise<Project> {
+    return unwrap(
+      this.raw.PUT('/v2/projects/{project_id}', {
+        params: { path: { project_id: projectId }, header: ifMatchHeader(options) },
+        body,
+      }),
+    );
   }
 
-  delete(projectId: string): Promise<void> {
+  /** Deletes the project; `ifMatch` makes it conditional. */
+  delete(projectId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
-      this.raw.DELETE('/v2/projects/{project_id}', { params: { path: { project_id: projectId } } }),
+      this.raw.DELETE('/v2/projects/{project_id}', {
+        params: { path: { project_id: projectId }, header: ifMatchHeader(options) },
+      }),
     );
   }
 }
