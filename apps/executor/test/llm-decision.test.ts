@@ -187,7 +187,7 @@ describe('decision by llm', () => {
   });
 
   it('takes the default after two unusable answers', async () => {
-    chat.script(completion('I think it is urgent.'), answer('urgent', 'missing confidence', Number.NaN));
+    chat.script(completion('I think it is urgent.'), answer('maybe', 'not one of them', 0.9));
     const result = await run();
     expect(result.outcome.status).toBe('succeeded');
     expect(nodeOf(result, 'route').output).toMatchObject({
@@ -195,7 +195,7 @@ describe('decision by llm', () => {
       confidence: null,
       fell_back: true,
       attempts: 2,
-      reason: expect.stringMatching(/^fell back to default: a second unusable answer \("confidence" must be a number/),
+      reason: 'fell back to default: a second unusable answer ("choice" "maybe" is not one of ["urgent","routine"])',
     });
     expect(chat.calls).toHaveLength(2);
     expect(nodeOf(result, 'queue').status).toBe('succeeded');
@@ -331,6 +331,32 @@ describe('decision by llm', () => {
     expect(chat.calls[1]!.body.messages).toEqual(chat.calls[0]!.body.messages);
     expect(chat.calls[1]!.body.messages[0]!.content).toContain('Answer with only a JSON object');
     expect(nodeOf(result, 'page_oncall').status).toBe('succeeded');
+  });
+
+  it('takes a choice answered without a confidence or a reason: only the choice must be one of them', async () => {
+    chat.script(completion('{"choice": "urgent"}'));
+    const result = await run();
+    expect(nodeOf(result, 'route').output).toMatchObject({
+      choice: 'urgent',
+      reason: '',
+      confidence: null,
+      fell_back: false,
+      attempts: 1,
+    });
+    expect(nodeOf(result, 'page_oncall').status).toBe('succeeded');
+  });
+
+  it('asks again for a confidence where min_confidence is set, then takes the default', async () => {
+    chat.script(completion('{"choice": "urgent", "reason": "outage"}'), completion('{"choice": "urgent"}'));
+    const result = await run({ min_confidence: 0.6 });
+    expect(nodeOf(result, 'route').output).toMatchObject({
+      choice: 'routine',
+      confidence: null,
+      fell_back: true,
+      attempts: 2,
+      reason: 'fell back to default: a second unusable answer ("confidence" must be a number from 0 to 1)',
+    });
+    expect(chat.calls[1]!.body.messages.at(-1)!.content).toContain('"confidence" must be a number from 0 to 1');
   });
 
   it("takes the default when the confidence is below min_confidence, keeping the model's confidence", async () => {

@@ -30,11 +30,29 @@ describe('checkAnswer', () => {
       ok: false,
       problem: '"choice" "later" is not one of ["urgent","routine"]',
     });
+  });
+
+  it('takes a choice without a reason or a usable confidence (api.md re-asks only for the choice)', () => {
     expect(checkAnswer('{"choice":"urgent","confidence":0.5}', choices)).toEqual({
-      ok: false,
-      problem: '"reason" is missing',
+      ok: true,
+      answer: { choice: 'urgent', reason: '', confidence: 0.5 },
     });
-    expect(checkAnswer('{"choice":"urgent","reason":"r","confidence":"high"}', choices)).toMatchObject({ ok: false });
-    expect(checkAnswer('{"choice":"urgent","reason":"r","confidence":1.2}', choices)).toMatchObject({ ok: false });
+    for (const confidence of ['', ',"confidence":"high"', ',"confidence":1.2', ',"confidence":null'])
+      expect(checkAnswer(`{"choice":"routine","reason":"r"${confidence}}`, choices)).toEqual({
+        ok: true,
+        answer: { choice: 'routine', reason: 'r', confidence: null },
+      });
+  });
+
+  it('needs a confidence from 0 to 1 where min_confidence is set', () => {
+    for (const confidence of ['', ',"confidence":"high"', ',"confidence":1.2'])
+      expect(checkAnswer(`{"choice":"urgent","reason":"r"${confidence}}`, choices, true)).toEqual({
+        ok: false,
+        problem: '"confidence" must be a number from 0 to 1',
+      });
+    expect(checkAnswer('{"choice":"urgent","reason":"r","confidence":0.25}', choices, true)).toMatchObject({
+      ok: true,
+      answer: { confidence: 0.25 },
+    });
   });
 });

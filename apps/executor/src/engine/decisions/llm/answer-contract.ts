@@ -6,9 +6,10 @@ import type { ChatMessage, JsonSchemaResponseFormat } from './chat-client.js';
 
 export interface DecisionAnswer {
   choice: string;
+  /** Empty when the model gave none. */
   reason: string;
-  /** 0..1 */
-  confidence: number;
+  /** 0..1; null when the model gave none (or none usable). */
+  confidence: number | null;
 }
 
 export type AnswerCheck = { ok: true; answer: DecisionAnswer } | { ok: false; problem: string };
@@ -80,7 +81,12 @@ export function firstJsonObject(text: string): string | undefined {
   return undefined;
 }
 
-export function checkAnswer(content: string, choices: readonly string[]): AnswerCheck {
+/**
+ * What the model answered, or why it cannot be used. Only the choice decides that (api.md: re-ask when the answer is
+ * not one of the choices): a missing reason is empty and a missing or malformed confidence null, unless the node sets
+ * `min_confidence` (`needsConfidence`), which cannot be judged without one.
+ */
+export function checkAnswer(content: string, choices: readonly string[], needsConfidence = false): AnswerCheck {
   const json = firstJsonObject(content);
   if (json === undefined) return { ok: false, problem: 'it is not a JSON object' };
   const value = JSON.parse(json) as Record<string, unknown>;
@@ -91,9 +97,10 @@ export function checkAnswer(content: string, choices: readonly string[]): Answer
     choices.find((c) => c === choice) ?? choices.find((c) => c.toLowerCase() === choice.trim().toLowerCase());
   if (known === undefined)
     return { ok: false, problem: `"choice" ${JSON.stringify(choice)} is not one of ${JSON.stringify(choices)}` };
-  if (typeof reason !== 'string') return { ok: false, problem: '"reason" is missing' };
-  if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
-    return { ok: false, problem: '"confidence" must be a number from 0 to 1' };
-  }
-  return { ok: true, answer: { choice: known, reason, confidence } };
+  const stated =
+    typeof confidence === 'number' && Number.isFinite(confidence) && confidence >= 0 && confidence <= 1
+      ? confidence
+      : null;
+  if (stated === null && needsConfidence) return { ok: false, problem: '"confidence" must be a number from 0 to 1' };
+  return { ok: true, answer: { choice: known, reason: typeof reason === 'string' ? reason : '', confidence: stated } };
 }

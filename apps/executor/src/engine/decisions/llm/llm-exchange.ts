@@ -117,10 +117,10 @@ export async function runLlmExchange(opts: ExchangeOptions): Promise<LlmDecision
       : 'not reported';
     opts.log('info', `llm request ${attempts}: answered in ${Date.now() - sentMs} ms by ${model}, tokens ${usage}`);
 
-    const check = checkAnswer(result.content, opts.choices);
+    const check = checkAnswer(result.content, opts.choices, opts.minConfidence !== undefined);
     if (check.ok) {
       const { choice, reason, confidence } = check.answer;
-      if (opts.minConfidence !== undefined && confidence < opts.minConfidence) {
+      if (opts.minConfidence !== undefined && confidence !== null && confidence < opts.minConfidence) {
         return fallBack(
           `confidence ${confidence} is below min_confidence ${opts.minConfidence} (the model chose "${choice}": ${reason})`,
           confidence,
