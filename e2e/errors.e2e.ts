@@ -316,6 +316,62 @@ describe('422', () => {
   });
 });
 
+describe('nested fields listed beside the top-level faults (api.md: errors[] lists every field at fault)', () => {
+  const codesOf = (res: ApiResponse<ProblemDocument>) =>
+    Object.fromEntries((res.body.errors ?? []).map((e: { path: string; code: string }) => [e.path, e.code]));
+
+  it("a pipeline's DAG shape beside a bad name and an unknown field, and nothing stored", async () => {
+    const name = `nested-${Date.now()}`;
+    const body = { name: '', foo: 1, dag: { nodes: [{ id: 1 }], edges: [{}] } };
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', { body });
+    expectProblem(res, 422, 'validation_failed');
+    expect(codesOf(res)).toMatchObject({ name: 'too_short', foo: 'unknown_field' });
+    expect(Object.keys(codesOf(res))).toEqual(
+      expect.arrayContaining(['dag.nodes[0].id', 'dag.nodes[0].type', 'dag.nodes[0].config', 'dag.edges[0].from']),
+    );
+    // The same DAG in a body that is otherwise fine: the same DAG faults, from the catalog.
+    const alone = await call<ProblemDocument>(stack, 'POST', '/v2/pipelines', { body: { name, dag: body.dag } });
+    expect(
+      Object.keys(codesOf(alone))
+        .filter((p) => p.startsWith('dag'))
+        .sort(),
+    ).toEqual(
+      Object.keys(codesOf(res))
+        .filter((p) => p.startsWith('dag'))
+        .sort(),
+    );
+    const listed = await call<Page<{ name: string }>>(stack, 'GET', '/v2/pipelines?limit=200');
+    expect(listed.body.data.map((p) => p.name)).not.toContain(name);
+  });
+
+  it("a connector's config beside a bad name, on create and on update (a masked secret is no fault)", async () => {
+    const created = await call<ProblemDocument>(stack, 'POST', '/v2/connectors', {
+      body: { name: 5, type: 'postgres', config: { host: 1, port: 99999, hots: 'x' }, extra: true },
+    });
+    expectProblem(created, 422, 'validation_failed');
+    expect(codesOf(created)).toEqual({
+      name: 'invalid_type',
+      extra: 'unknown_field',
+      'config.host': 'invalid_type',
+      'config.port': 'out_of_range',
+      'config.hots': 'unknown_field',
+      'config.database': 'required',
+      'config.user': 'required',
+    });
+
+    const config = { host: 'db.example.com', port: 5432, database: 'd', user: 'u', password: 'secret-pw-1' };
+    const ok = await call<{ id: string }>(stack, 'POST', '/v2/connectors', {
+      body: { name: `nested-${Date.now()}`, type: 'postgres', config },
+    });
+    expect(ok.status).toBe(201);
+    const updated = await call<ProblemDocument>(stack, 'PUT', `/v2/connectors/${ok.body.id}`, {
+      body: { name: '', type: 'postgres', config: { ...config, port: 'x', password: '********' } },
+    });
+    expectProblem(updated, 422, 'validation_failed');
+    expect(codesOf(updated)).toEqual({ name: 'too_short', 'config.port': 'invalid_type' });
+  });
+});
+
 describe('429', () => {
   it('beyond the per-key rate limit, with Retry-After, RateLimit-Policy and RateLimit', async () => {
     const key = await apiKey(['read'], { rate_limit_per_minute: 5 });

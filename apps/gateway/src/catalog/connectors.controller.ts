@@ -5,6 +5,7 @@ import { BackendClient } from '../forwarding/backend.client.js';
 import { Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { PROJECT_REFERENCE } from '../forwarding/reference-checks.js';
+import { CONNECTOR_CONFIG } from '../forwarding/nested-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 import { SecretBox } from '@conduit/secrets';
 import { connectorConfigSealer } from '../forwarding/transit-secrets.js';
@@ -31,6 +32,7 @@ export class ConnectorsController {
       listQuery: connectorListQuerySchema,
       rpc: 'catalog.connectors',
       references: [PROJECT_REFERENCE],
+      nested: CONNECTOR_CONFIG,
       seal: connectorConfigSealer(new SecretBox(config.SECRETS_KEY)),
     });
   }

@@ -11,6 +11,7 @@ import { BackendClient } from '../forwarding/backend.client.js';
 import { Operation } from '../openapi/operation.decorator.js';
 import { ResourceForwarder } from '../forwarding/resource-forwarder.js';
 import { PROJECT_REFERENCE } from '../forwarding/reference-checks.js';
+import { DAG_SHAPE } from '../forwarding/nested-checks.js';
 import { IdempotentPost } from '../idempotency/idempotent-post.decorator.js';
 
 @Controller('v2/pipelines')
@@ -27,6 +28,7 @@ export class PipelinesController {
       listQuery: pipelineListQuerySchema,
       rpc: 'catalog.pipelines',
       references: [PROJECT_REFERENCE],
+      nested: DAG_SHAPE,
     });
   }
 

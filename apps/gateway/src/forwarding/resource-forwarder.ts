@@ -8,8 +8,10 @@ import {
   parseOrThrow,
   parseQueryOrThrow,
   validationFailed,
+  type FieldError,
 } from '@conduit/contracts';
 import { type ReferenceCheck, referenceErrors } from './reference-checks.js';
+import type { NestedCheck } from './nested-checks.js';
 import type { BackendAnswer, BackendCallOptions, BackendClient, CallOptions } from './backend.client.js';
 import type { BodySealer } from './transit-secrets.js';
 import { principalOf } from '../access/principal-of.js';
@@ -26,6 +28,8 @@ export interface ResourceRoutes {
   rpc: CrudResource;
   /** Body fields naming other resources, checked here too when the body has other faults. */
   references?: readonly ReferenceCheck[];
+  /** Nested fields the owner checks only in a valid body (nested-checks.ts), checked here too when it has faults. */
+  nested?: NestedCheck;
   /** Seals the secrets of a validated create or update body before it is sent. */
   seal?: BodySealer;
 }
@@ -38,6 +42,17 @@ type Verb = 'create' | 'list' | 'get' | 'update' | 'delete' | 'test' | 'pause' |
 function ifMatchOf(request: FastifyRequest): { if_match?: string } {
   const ifMatch = request.headers['if-match'];
   return typeof ifMatch === 'string' ? { if_match: ifMatch } : {};
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The nested faults not inside a field already at fault as a whole (`dag` itself refused: nothing about its nodes). */
+function withoutFaultsWithin(nested: FieldError[], atFault: readonly FieldError[]): FieldError[] {
+  const whole = atFault.map((e) => e.path);
+  return nested.filter(
+    (e) => !whole.some((p) => e.path === p || e.path.startsWith(`${p}.`) || e.path.startsWith(`${p}[`)),
+  );
 }
 
 /** The resource's pattern for a verb; `${CrudResource}.create` and the like are checked against the contract's patterns. */
@@ -100,18 +115,21 @@ export class ResourceForwarder {
 
   /**
    * The body parsed with the operation's schema. When it has faults, the references it names (which only their
-   * owner can check, and only once the body is valid) are checked as well, so that errors[] lists every field at
-   * fault at once. This costs nothing on a valid request.
+   * owner can check, and only once the body is valid) and its nested fields' shape are checked as well, so that
+   * errors[] lists every field at fault at once. This costs nothing on a valid request.
    */
   private async parseBody(schema: z.ZodType, request: FastifyRequest): Promise<unknown> {
     const body: unknown = request.body ?? {};
     try {
       return parseOrThrow(schema, body);
     } catch (err) {
-      const checks = this.routes.references;
-      if (!checks?.length || !(err instanceof AppError) || err.code !== 'validation_failed') throw err;
+      const { references, nested } = this.routes;
+      if ((!references?.length && !nested) || !(err instanceof AppError) || err.code !== 'validation_failed') throw err;
       const atFault = err.errors ?? [];
-      const more = await referenceErrors(checks, body, atFault, this.backend, request);
+      const more = [
+        ...(nested && isObject(body) ? withoutFaultsWithin(nested(body), atFault) : []),
+        ...(references?.length ? await referenceErrors(references, body, atFault, this.backend, request) : []),
+      ];
       if (more.length === 0) throw err;
       throw validationFailed([...atFault, ...more]);
     }
