@@ -102,6 +102,21 @@ describe('pipeline SQL at save time', () => {
     expect((await cat.pipelines.get(t, created.data.id)).data.version).toBe(1);
   });
 
+  it('names a typo invalid_sql, apart from SQL it reads and refuses (sql_not_allowed)', async () => {
+    const t = newTenant();
+    const { duck, pg } = await duckAndPostgres(t);
+    const fine = { transform: 'select * from orders', rule: 'select true', query: 'select 1', statement: 'select 1' };
+    const dag = dagWith(duck, pg, { ...fine, transform: 'selec * from orders', rule: "select * from read_text('x')" });
+    expect(await dagSqlErrors(cat.ds.manager, t, dag)).toEqual([
+      {
+        path: 'dag.nodes[1].config.sql',
+        code: 'invalid_sql',
+        message: expect.stringMatching(/^node "clean": the SQL is not valid SQL: .*syntax error at or near "selec"/),
+      },
+      expect.objectContaining({ path: 'dag.nodes[2].config.rules[0].sql', code: 'sql_not_allowed' }),
+    ]);
+  });
+
   it('parses for at most its time budget: SQL left unparsed is not refused here (the engine refuses it at run time)', async () => {
     const t = newTenant();
     const { duck, pg } = await duckAndPostgres(t);

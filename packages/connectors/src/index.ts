@@ -30,7 +30,7 @@ export {
 } from './pools/connector-pools.js';
 export { connectorEnvironment, type ConnectorEnvironment } from './environment.js';
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
-export { checkUserSelect, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
+export { checkUserSelect, NOT_VALID_SQL, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
 export { isolatedBind, isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
 export {

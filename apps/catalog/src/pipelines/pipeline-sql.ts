@@ -6,7 +6,7 @@
  */
 import { In, type EntityManager } from 'typeorm';
 import { DAG_LIMITS, DECISION_RULES_MAX, referencedConnectorIds, type Dag } from '@conduit/dag';
-import { isolatedSqlProblem, type UserSqlKind } from '@conduit/connectors';
+import { isolatedSqlProblem, NOT_VALID_SQL, type UserSqlKind } from '@conduit/connectors';
 import type { FieldError } from '@conduit/contracts';
 import { ConnectorEntity } from '../connectors/connector.entity.js';
 
@@ -45,7 +45,10 @@ function sqlFieldsOf(node: Dag['nodes'][number], at: string, connectorType: stri
   return [];
 }
 
-/** 422 field errors (`sql_not_allowed`) for every SQL field DuckDB would refuse; empty when all may run. */
+/**
+ * 422 field errors for every SQL field DuckDB would refuse, empty when all may run: `invalid_sql` for text DuckDB's
+ * parser cannot read, `sql_not_allowed` for SQL it reads and the check refuses (a file reader, a second statement).
+ */
 export async function dagSqlErrors(
   manager: EntityManager,
   tenantId: string,
@@ -80,7 +83,11 @@ export async function dagSqlErrors(
       if (performance.now() > deadline) return errors;
       const problem = await problemOf(field);
       if (typeof problem === 'string')
-        errors.push({ path: field.path, code: 'sql_not_allowed', message: `node "${node.id}": the SQL ${problem}` });
+        errors.push({
+          path: field.path,
+          code: problem.startsWith(NOT_VALID_SQL) ? 'invalid_sql' : 'sql_not_allowed',
+          message: `node "${node.id}": the SQL ${problem}`,
+        });
     }
   }
   return errors;

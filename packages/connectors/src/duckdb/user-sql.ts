@@ -50,6 +50,9 @@ const messageOf = (err: unknown): string => {
   return typeof own === 'string' ? own : String(err);
 };
 
+/** How a refusal of text DuckDB's parser cannot read begins (the catalog tells a typo from SQL it refuses by it). */
+export const NOT_VALID_SQL = 'is not valid SQL';
+
 /** The first line of DuckDB's message without its class prefixes (`Failed to extract statements: Parser Error: `). */
 const oneLine = (message: string): string =>
   (message.split('\n')[0] ?? message).replace(/^(Failed to extract statements: |[A-Za-z ]*Error: )+/, '').trim();
@@ -100,7 +103,7 @@ async function serializedTreeVerdict(
   const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
   const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
   if (tree['error'] === true) {
-    if (text(tree['error_type']) === 'parser') throw refuse(`is not valid SQL: ${scalarText(tree['error_message'])}`);
+    if (text(tree['error_type']) === 'parser') throw refuse(`${NOT_VALID_SQL}: ${scalarText(tree['error_message'])}`);
     return { verdict: { kind: 'other' }, lasting: text(tree['error_type']) === 'not implemented' };
   }
   const problem = treeProblem(tree['statements'] ?? null, await systemViewNames(), new Set());
@@ -171,7 +174,7 @@ async function extractOne(connection: DuckDBConnection, sql: string) {
   try {
     extracted = await connection.extractStatements(sql);
   } catch (err) {
-    throw refuse(`is not valid SQL: ${oneLine(messageOf(err))}`);
+    throw refuse(`${NOT_VALID_SQL}: ${oneLine(messageOf(err))}`);
   }
   if (extracted.count === 0) throw refuse('is empty');
   if (extracted.count > 1) throw refuse(`holds ${extracted.count} statements: only one statement is allowed`);
