@@ -64,6 +64,20 @@ describe('400', () => {
     });
     expectProblem(res, 400, 'malformed_json');
     expect(res.body.instance).toBe('/v2/projects');
+    expect(res.body.detail).toBe('the body is not valid JSON (at character 13)');
+  });
+
+  it.each([
+    ['abc', 0],
+    ['  {"name": tru}', 14],
+    ['{"name": "s3cr3t-value', 22],
+  ])('malformed_json for %j says where it stops, never what it holds', async (rawBody, position) => {
+    const res = await call<ProblemDocument>(stack, 'POST', '/v2/projects', {
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectProblem(res, 400, 'malformed_json');
+    expect(res.body.detail).toBe(`the body is not valid JSON (at character ${position})`);
   });
 
   it.each([

@@ -28,9 +28,11 @@ function expectProblemAnswer(answer: { text: string; status?: number }, status: 
 
 describe('requests refused before routing', () => {
   it.each(['/v2/projects/prj_%ff', '/v2/projects/%', '/v2/projects/%zz', '/%c0%80'])(
-    '%s, no valid percent-encoding, is a 404 problem',
+    '%s, no valid percent-encoding, is a 404 problem naming the path as sent',
     async (target) => {
-      expectProblemAnswer(await rawExchange(gateway.port, request(target)), 404, 'not_found');
+      const answer = await rawExchange(gateway.port, request(`${target}?token=abc`));
+      expectProblemAnswer(answer, 404, 'not_found');
+      expect(bodyOf(answer)).toMatchObject({ instance: target });
     },
   );
 

@@ -62,7 +62,8 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
       : clientFault
         ? { code: 'invalid_parameter', detail: `the request is malformed: ${error.message}` }
         : { code: 'internal', detail: 'an unexpected error; the request id ties it to the logs' },
-    '/',
+    // The path as sent (still percent-encoded), as every other problem names it; the query may hold anything.
+    request.url.split('?', 1)[0] || '/',
     requestId,
   );
   void reply

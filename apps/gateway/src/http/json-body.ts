@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, LIMITS, formatPath } from '@conduit/contracts';
+import { jsonErrorPosition } from './json-error-position.js';
 
 /**
  * Whether JSON text nests arrays and objects deeper than `limit`, read from the text alone (brackets outside strings):
@@ -110,9 +111,10 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
-      } catch (err) {
-        // Only the position: the parser's message quotes the body, which may hold a secret.
-        const position = /position (\d+)/.exec((err as Error).message)?.[1];
+      } catch {
+        // Only the position, found anew: the parser's message quotes the body (which may hold a secret) and gives a
+        // position for some faults only.
+        const position = jsonErrorPosition(text);
         const where = position === undefined ? '' : ` (at character ${position})`;
         return done(new AppError('malformed_json', `the body is not valid JSON${where}`), undefined);
       }
