@@ -13,7 +13,7 @@ export {
   type ValidationIssue,
   type ValidationResult,
 } from './dag.model.js';
-export { checkDagShape, MAX_SHAPE_PROBLEMS } from './dag-shape.js';
+export { checkDagShape, isPlainObject, MAX_SHAPE_PROBLEMS } from './dag-shape.js';
 export { validateDag } from './validate-dag.js';
 export { NODE_SETTINGS, nodeWithSettings } from './node-settings.js';
 export { referencedConnectorIds, connectorRoleOf } from './connector-refs.js';

@@ -45,10 +45,18 @@ async function problemCodeOf(response: Response): Promise<string | undefined> {
   }
 }
 
-/** A request may be sent twice when the method is idempotent or an Idempotency-Key makes it so. */
+/**
+ * A request may be sent twice when the method is idempotent or an Idempotency-Key makes it so, and it is not
+ * conditional: an If-Match write whose first try was applied (its answer lost) would be answered 412 the second time,
+ * as if nothing had changed.
+ */
 function safeToResend(request: Request): boolean {
+  if (request.headers.has('if-match')) return false;
   return request.method !== 'POST' && request.method !== 'PATCH' ? true : request.headers.has('idempotency-key');
 }
+
+/** A 429 is answered before any work: the one answer after which a conditional write is sent again. */
+const TRIED_NOTHING = 429;
 
 export function createTransport(options: TransportOptions): (input: Request) => Promise<Response> {
   // Called as a plain function, never as a method of `options`: a browser's fetch throws "Illegal invocation" when
@@ -93,6 +101,8 @@ export function createTransport(options: TransportOptions): (input: Request) => 
           )
         )
           return response;
+        // A 503 may come after the write was applied (the gateway gave up waiting for its owner).
+        if (response.status !== TRIED_NOTHING && request.headers.has('if-match')) return response;
         delay = retryDelay(options.retry, attempt, parseRetryAfter(response.headers.get('retry-after')));
         if (delay === undefined) return response;
       } else {

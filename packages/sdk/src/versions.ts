@@ -28,7 +28,16 @@ export interface ConditionalOptions {
   ifMatch?: string;
 }
 
-/** The If-Match header of `options`, as openapi-fetch takes header parameters. */
+/**
+ * The If-Match header of `options`, as openapi-fetch takes header parameters. `ifMatch` given as undefined (etagOf of
+ * an object answered without an ETag, such as a list's item) throws: sending no header would make the write
+ * unconditional, the very thing the caller asked to avoid.
+ */
 export function ifMatchHeader(options: ConditionalOptions): { 'If-Match'?: string } {
-  return options.ifMatch === undefined ? {} : { 'If-Match': options.ifMatch };
+  if (!('ifMatch' in options)) return {};
+  if (typeof options.ifMatch !== 'string' || options.ifMatch === '')
+    throw new TypeError(
+      'ifMatch is not an ETag: etagOf() knows none for that object (a list item?); read it with get() first',
+    );
+  return { 'If-Match': options.ifMatch };
 }

@@ -115,6 +115,50 @@ describe('retries', () => {
   });
 });
 
+describe('conditional writes (If-Match)', () => {
+  it('never resends one after a 503 or a dropped connection (its first try may have been applied): only after a 429', async () => {
+    let calls = 0;
+    server = await startServer((_req, res) =>
+      ++calls === 1 ? json(res, 503, problem(503, 'service_unavailable'), { 'retry-after': '0' }) : json(res, 412, {}),
+    );
+    const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
+    await expect(client.projects.update('prj_1', { name: 'a' }, { ifMatch: '"3"' })).rejects.toMatchObject({
+      status: 503,
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers['if-match']).toBe('"3"');
+
+    calls = 0;
+    await server.close();
+    server = await startServer((_req, res) => (++calls === 1 ? res.socket?.destroy() : json(res, 204, undefined)));
+    const dropped = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
+    await expect(dropped.projects.delete('prj_1', { ifMatch: '"3"' })).rejects.toThrow();
+    expect(server.requests).toHaveLength(1);
+
+    calls = 0;
+    await server.close();
+    server = await startServer((_req, res) =>
+      ++calls === 1
+        ? json(res, 429, problem(429, 'rate_limited'), { 'retry-after': '0' })
+        : json(res, 200, project('prj_1')),
+    );
+    const limited = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
+    await expect(limited.projects.update('prj_1', { name: 'a' }, { ifMatch: '"3"' })).resolves.toMatchObject({
+      id: 'prj_1',
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('refuses an ifMatch that is no ETag instead of writing unconditionally', async () => {
+    server = await startServer((_req, res) => json(res, 200, project('prj_1')));
+    const client = createConduitClient({ baseUrl: server.baseUrl, apiKey: 'cnd_k', retry: fast });
+    const options = { ifMatch: undefined } as unknown as { ifMatch: string };
+    await expect(client.projects.update('prj_1', { name: 'a' }, options)).rejects.toThrow(/ifMatch is not an ETag/);
+    await expect(client.jobs.delete('job_1', { ifMatch: '' })).rejects.toThrow(TypeError);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe('credentials and errors', () => {
   it('sends X-API-Key or a bearer token, and a User-Agent', async () => {
     server = await startServer((_req, res) => json(res, 200, project('prj_1')));

@@ -8,10 +8,10 @@ import {
   parseOrThrow,
   parseQueryOrThrow,
   validationFailed,
-  type FieldError,
 } from '@conduit/contracts';
+import { isPlainObject } from '@conduit/dag';
 import { type ReferenceCheck, referenceErrors } from './reference-checks.js';
-import type { NestedCheck } from './nested-checks.js';
+import { withoutFaultsWithin, type NestedChecks } from './nested-checks.js';
 import type { BackendAnswer, BackendCallOptions, BackendClient, CallOptions } from './backend.client.js';
 import type { BodySealer } from './transit-secrets.js';
 import { principalOf } from '../access/principal-of.js';
@@ -29,7 +29,7 @@ export interface ResourceRoutes {
   /** Body fields naming other resources, checked here too when the body has other faults. */
   references?: readonly ReferenceCheck[];
   /** Nested fields the owner checks only in a valid body (nested-checks.ts), checked here too when it has faults. */
-  nested?: NestedCheck;
+  nested?: NestedChecks;
   /** Seals the secrets of a validated create or update body before it is sent. */
   seal?: BodySealer;
 }
@@ -42,17 +42,6 @@ type Verb = 'create' | 'list' | 'get' | 'update' | 'delete' | 'test' | 'pause' |
 function ifMatchOf(request: FastifyRequest): { if_match?: string } {
   const ifMatch = request.headers['if-match'];
   return typeof ifMatch === 'string' ? { if_match: ifMatch } : {};
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The nested faults not inside a field already at fault as a whole (`dag` itself refused: nothing about its nodes). */
-function withoutFaultsWithin(nested: FieldError[], atFault: readonly FieldError[]): FieldError[] {
-  const whole = atFault.map((e) => e.path);
-  return nested.filter(
-    (e) => !whole.some((p) => e.path === p || e.path.startsWith(`${p}.`) || e.path.startsWith(`${p}[`)),
-  );
 }
 
 /** The resource's pattern for a verb; `${CrudResource}.create` and the like are checked against the contract's patterns. */
@@ -82,7 +71,7 @@ export class ResourceForwarder {
   }
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const body = this.sealed(await this.parseBody(this.routes.create, request), request);
+    const body = this.sealed(await this.parseBody('create', request), request);
     const answer = await this.send(pattern(this.routes, 'create'), { body }, request, { createsResource: true });
     reply.header('location', `${this.routes.path}/${answer.data.id}`);
     return this.tagged(answer, reply);
@@ -94,7 +83,7 @@ export class ResourceForwarder {
 
   async update(id: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     this.checkId(id);
-    const body = this.sealed(await this.parseBody(this.routes.update, request), request);
+    const body = this.sealed(await this.parseBody('update', request), request);
     const data = { id, body, ...ifMatchOf(request) };
     return this.tagged(await this.send(pattern(this.routes, 'update'), data, request), reply);
   }
@@ -118,16 +107,17 @@ export class ResourceForwarder {
    * owner can check, and only once the body is valid) and its nested fields' shape are checked as well, so that
    * errors[] lists every field at fault at once. This costs nothing on a valid request.
    */
-  private async parseBody(schema: z.ZodType, request: FastifyRequest): Promise<unknown> {
+  private async parseBody(verb: 'create' | 'update', request: FastifyRequest): Promise<unknown> {
     const body: unknown = request.body ?? {};
     try {
-      return parseOrThrow(schema, body);
+      return parseOrThrow(this.routes[verb], body);
     } catch (err) {
-      const { references, nested } = this.routes;
+      const { references } = this.routes;
+      const nested = this.routes.nested?.[verb];
       if ((!references?.length && !nested) || !(err instanceof AppError) || err.code !== 'validation_failed') throw err;
       const atFault = err.errors ?? [];
       const more = [
-        ...(nested && isObject(body) ? withoutFaultsWithin(nested(body), atFault) : []),
+        ...(nested && isPlainObject(body) ? withoutFaultsWithin(nested(body), atFault) : []),
         ...(references?.length ? await referenceErrors(references, body, atFault, this.backend, request) : []),
       ];
       if (more.length === 0) throw err;

@@ -176,7 +176,7 @@ async function extractOne(connection: DuckDBConnection, sql: string) {
   } catch (err) {
     throw refuse(`${NOT_VALID_SQL}: ${oneLine(messageOf(err))}`);
   }
-  if (extracted.count === 0) throw refuse('is empty');
+  if (extracted.count === 0) throw refuse(`${NOT_VALID_SQL}: it holds no statement, only comments or spaces`);
   if (extracted.count > 1) throw refuse(`holds ${extracted.count} statements: only one statement is allowed`);
   return extracted;
 }

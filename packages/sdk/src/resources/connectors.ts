@@ -35,7 +35,7 @@ export class ConnectorsApi {
   }
 
   /** Replaces the connector; `ifMatch` (etagOf a connector answered before) makes it conditional. */
-  update(
+  async update(
     connectorId: string,
     body: RequestBody<'updateConnector'>,
     options: ConditionalOptions = {},
@@ -49,7 +49,7 @@ export class ConnectorsApi {
   }
 
   /** Deletes the connector; `ifMatch` makes it conditional. */
-  delete(connectorId: string, options: ConditionalOptions = {}): Promise<void> {
+  async delete(connectorId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
       this.raw.DELETE('/v2/connectors/{connector_id}', {
         params: { path: { connector_id: connectorId }, header: ifMatchHeader(options) },

@@ -40,7 +40,7 @@ export class JobsApi {
   }
 
   /** Replaces the job; `ifMatch` (etagOf a job answered before) makes it conditional. */
-  update(jobId: string, body: RequestBody<'updateJob'>, options: ConditionalOptions = {}): Promise<Job> {
+  async update(jobId: string, body: RequestBody<'updateJob'>, options: ConditionalOptions = {}): Promise<Job> {
     return unwrap(
       this.raw.PUT('/v2/jobs/{job_id}', {
         params: { path: { job_id: jobId }, header: ifMatchHeader(options) },
@@ -50,7 +50,7 @@ export class JobsApi {
   }
 
   /** Deletes the job; `ifMatch` makes it conditional. */
-  delete(jobId: string, options: ConditionalOptions = {}): Promise<void> {
+  async delete(jobId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
       this.raw.DELETE('/v2/jobs/{job_id}', {
         params: { path: { job_id: jobId }, header: ifMatchHeader(options) },

@@ -32,7 +32,11 @@ export class PipelinesApi {
   }
 
   /** Replaces the pipeline; `ifMatch` (etagOf a pipeline answered before) makes it conditional. */
-  update(pipelineId: string, body: RequestBody<'updatePipeline'>, options: ConditionalOptions = {}): Promise<Pipeline> {
+  async update(
+    pipelineId: string,
+    body: RequestBody<'updatePipeline'>,
+    options: ConditionalOptions = {},
+  ): Promise<Pipeline> {
     return unwrap(
       this.raw.PUT('/v2/pipelines/{pipeline_id}', {
         params: { path: { pipeline_id: pipelineId }, header: ifMatchHeader(options) },
@@ -42,7 +46,7 @@ export class PipelinesApi {
   }
 
   /** Deletes the pipeline; `ifMatch` makes it conditional. */
-  delete(pipelineId: string, options: ConditionalOptions = {}): Promise<void> {
+  async delete(pipelineId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
       this.raw.DELETE('/v2/pipelines/{pipeline_id}', {
         params: { path: { pipeline_id: pipelineId }, header: ifMatchHeader(options) },

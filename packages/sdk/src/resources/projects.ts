@@ -30,7 +30,11 @@ export class ProjectsApi {
   }
 
   /** Replaces the project; `ifMatch` (etagOf a project answered before) makes it conditional. */
-  update(projectId: string, body: RequestBody<'updateProject'>, options: ConditionalOptions = {}): Promise<Project> {
+  async update(
+    projectId: string,
+    body: RequestBody<'updateProject'>,
+    options: ConditionalOptions = {},
+  ): Promise<Project> {
     return unwrap(
       this.raw.PUT('/v2/projects/{project_id}', {
         params: { path: { project_id: projectId }, header: ifMatchHeader(options) },
@@ -40,7 +44,7 @@ export class ProjectsApi {
   }
 
   /** Deletes the project; `ifMatch` makes it conditional. */
-  delete(projectId: string, options: ConditionalOptions = {}): Promise<void> {
+  async delete(projectId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
       this.raw.DELETE('/v2/projects/{project_id}', {
         params: { path: { project_id: projectId }, header: ifMatchHeader(options) },

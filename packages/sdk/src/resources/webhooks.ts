@@ -29,7 +29,11 @@ export class WebhooksApi {
   }
 
   /** Changes only the fields sent; `ifMatch` (etagOf a webhook answered before) makes it conditional. */
-  update(webhookId: string, body: RequestBody<'updateWebhook'>, options: ConditionalOptions = {}): Promise<Webhook> {
+  async update(
+    webhookId: string,
+    body: RequestBody<'updateWebhook'>,
+    options: ConditionalOptions = {},
+  ): Promise<Webhook> {
     return unwrap(
       this.raw.PATCH('/v2/webhooks/{webhook_id}', {
         params: { path: { webhook_id: webhookId }, header: ifMatchHeader(options) },
@@ -39,7 +43,7 @@ export class WebhooksApi {
   }
 
   /** Deletes the webhook; `ifMatch` makes it conditional. */
-  delete(webhookId: string, options: ConditionalOptions = {}): Promise<void> {
+  async delete(webhookId: string, options: ConditionalOptions = {}): Promise<void> {
     return expectNoContent(
       this.raw.DELETE('/v2/webhooks/{webhook_id}', {
         params: { path: { webhook_id: webhookId }, header: ifMatchHeader(options) },
