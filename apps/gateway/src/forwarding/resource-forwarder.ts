@@ -11,7 +11,7 @@ import {
 } from '@conduit/contracts';
 import { isPlainObject } from '@conduit/dag';
 import { type ReferenceCheck, referenceErrors } from './reference-checks.js';
-import { withoutFaultsWithin, type NestedChecks } from './nested-checks.js';
+import { nestedFaults, type NestedChecks } from './nested-checks.js';
 import type { BackendAnswer, BackendCallOptions, BackendClient, CallOptions } from './backend.client.js';
 import type { BodySealer } from './transit-secrets.js';
 import { principalOf } from '../access/principal-of.js';
@@ -117,7 +117,7 @@ export class ResourceForwarder {
       if ((!references?.length && !nested) || !(err instanceof AppError) || err.code !== 'validation_failed') throw err;
       const atFault = err.errors ?? [];
       const more = [
-        ...(nested && isPlainObject(body) ? withoutFaultsWithin(nested(body), atFault) : []),
+        ...(nested && isPlainObject(body) ? nestedFaults(nested, body, atFault) : []),
         ...(references?.length ? await referenceErrors(references, body, atFault, this.backend, request) : []),
       ];
       if (more.length === 0) throw err;
