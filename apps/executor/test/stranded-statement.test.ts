@@ -56,6 +56,19 @@ it('fails the node within its grace, lets the executor finish its other run, the
   const ended = once(child, 'exit');
   const { source, transform, sql } = dagNodes('con_pg');
 
+  // The executor's first transform starts its SQL-check child (isolated-plan.ts): done here, so the endless node's
+  // one-second timeout is spent running its statement, not waiting for that child on a busy machine (it was, in CI,
+  // and the node's first attempt then timed out before its statement started: a retry, rightly).
+  const warm = newId('run');
+  await suite.enqueue(
+    warm,
+    TENANT,
+    linearDag(source('one', { query: 'select 1 as n' }), transform('two', 'select n from one')),
+  );
+  await expect(suite.finished(warm, { what: 'a first transform run', timeoutMs: 30_000 })).resolves.toMatchObject({
+    status: 'succeeded',
+  });
+
   const other = newId('run');
   await suite.enqueue(other, TENANT, linearDag(sql('nap', 'select pg_sleep(6)')));
   await suite.started(other, { what: 'the child executor to start the other run', timeoutMs: 20_000 });
