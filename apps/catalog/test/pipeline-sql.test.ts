@@ -1,11 +1,18 @@
 // Tenants' SQL checked at save time (issue #14, finding 1): a pipeline whose DuckDB SQL could never run is a 422
 // naming the node and the field, on create and on update; ordinary SQL is stored as before.
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { isolatedSqlProblem } from '@conduit/connectors';
 import { rulesDecision } from '@conduit/testing';
 import { dagSqlErrors } from '../src/pipelines/pipeline-sql.js';
 import { useFreshCatalog, newTenant, rejection } from './support/catalog-db.js';
 
 const cat = useFreshCatalog();
+
+// A process's first check starts the SQL-check child (~0.3 s, seconds on a busy machine: in CI it once took a save's
+// whole 1 s budget, leaving SQL unparsed and unrefused). Started here, the saves below spend their budget parsing.
+beforeAll(async () => {
+  expect(await isolatedSqlProblem('select 1', 'select', 60_000)).toBeNull();
+}, 90_000);
 
 function dagWith(
   duck: string,
