@@ -22,6 +22,12 @@ export const schedulerEnvSchema = z
     SCHEDULER_CATALOG_TIMEOUT_MS: positiveInt().max(60_000).default(5000),
     /** How long a pipeline snapshot taken from the catalog is used by triggers at most; 0 holds none. */
     SCHEDULER_SNAPSHOT_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+    /**
+     * How long after its Redis connection opened or dropped the outbox relay sends every tenant's run events to the
+     * webhook dispatcher, before it trusts the dispatcher's set of tenants with webhooks again (a failover's older copy
+     * is rewritten within the dispatcher's sweep period, WEBHOOK_SWEEP_MS).
+     */
+    SCHEDULER_WEBHOOK_TENANTS_DISTRUST_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     /** Period of the outbox sweep (the relay is also woken right after each commit). */
     SCHEDULER_OUTBOX_SWEEP_MS: positiveInt().max(60_000).default(500),
     /** Period of the reaper that fails lost or abandoned runs. */

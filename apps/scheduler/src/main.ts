@@ -47,6 +47,7 @@ runService('scheduler', async () => {
           runSilenceMs: config.SCHEDULER_RUN_SILENCE_MS,
           stalledGraceMs: config.SCHEDULER_STALLED_GRACE_MS,
           queuedRunTimeoutMs: config.SCHEDULER_QUEUED_RUN_TIMEOUT_MS,
+          webhookTenantsDistrustMs: config.SCHEDULER_WEBHOOK_TENANTS_DISTRUST_MS,
           faultCommitDelayMs: config.SCHEDULER_FAULT_COMMIT_DELAY_MS,
         }),
         ops,

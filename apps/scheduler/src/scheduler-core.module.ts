@@ -5,7 +5,7 @@ import { RedisStreamsClient } from '@conduit/rpc-streams';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from './common/tokens.js';
 import { Redis } from 'ioredis';
 import { CATALOG_GENERATION_KEY_PREFIX, QUEUES } from '@conduit/contracts';
-import { QueuesModule, TenantGenerations } from '@conduit/service-kit';
+import { QueuesModule, TenantGenerations, WebhookTenants, reconnectDelay } from '@conduit/service-kit';
 import { PipelineSnapshots } from './catalog-client/pipeline-snapshots.js';
 import { HeldSnapshots } from './catalog-client/held-snapshots.js';
 import { schedulerOutbox } from './outbox/scheduler-outbox.js';
@@ -32,6 +32,7 @@ class ConnectionCloser implements OnApplicationShutdown {
     private readonly cancels: RunCancelPublisher,
     private readonly catalog: RedisStreamsClient,
     private readonly generations: Redis | undefined,
+    private readonly webhookTenants: Redis,
     private readonly close: (() => Promise<void>) | undefined,
   ) {}
 
@@ -39,6 +40,7 @@ class ConnectionCloser implements OnApplicationShutdown {
     await this.cancels.close();
     await this.catalog.close();
     await this.generations?.quit().catch(() => this.generations?.disconnect());
+    await this.webhookTenants.quit().catch(() => this.webhookTenants.disconnect());
     await this.close?.();
   }
 }
@@ -59,6 +61,13 @@ export class SchedulerCoreModule {
     const generationsRedis =
       deps.settings.snapshotHoldMs > 0 ? new Redis(deps.settings.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
     generationsRedis?.on('error', (err) => deps.logger.debug({ err }, 'catalog generations connection error'));
+    // Which tenants have webhooks, asked by the outbox relay so that other tenants' events skip the dispatcher (a
+    // failed or slow answer sends them all).
+    const webhookTenantsRedis = new Redis(deps.settings.redisUrl, {
+      maxRetriesPerRequest: 1,
+      retryStrategy: reconnectDelay,
+    });
+    webhookTenantsRedis.on('error', (err) => deps.logger.debug({ err }, 'webhook tenants connection error'));
     const queuesModule = QueuesModule.forRoot({
       redisUrl: deps.settings.redisUrl,
       redisPrefix: deps.settings.redisPrefix,
@@ -72,7 +81,12 @@ export class SchedulerCoreModule {
         QUEUES.eventsScheduler,
       ],
       consume: [QUEUES.eventsScheduler],
-      outbox: schedulerOutbox(deps.settings),
+      outbox: schedulerOutbox(
+        deps.settings,
+        new WebhookTenants(webhookTenantsRedis, deps.settings.redisPrefix, {
+          distrustMs: deps.settings.webhookTenantsDistrustMs,
+        }),
+      ),
     });
     return {
       module: SchedulerCoreModule,
@@ -97,7 +111,8 @@ export class SchedulerCoreModule {
         },
         {
           provide: ConnectionCloser,
-          useFactory: () => new ConnectionCloser(cancels, catalog, generationsRedis, deps.onShutdown),
+          useFactory: () =>
+            new ConnectionCloser(cancels, catalog, generationsRedis, webhookTenantsRedis, deps.onShutdown),
         },
         { provide: FencedReportsCounter, useValue: new FencedReportsCounter(deps.registry) },
       ],

@@ -21,6 +21,11 @@ export interface SchedulerSettings {
    * its passes (RUN_STALLED_INTERVAL_MS, 30 s), and another executor takes the run over. Default 75000.
    */
   stalledGraceMs: number;
+  /**
+   * How long after its Redis connection opened or dropped the relay sends every webhook-kind event to the dispatcher
+   * instead of only those of tenants with webhooks (service-kit webhook-tenants.ts). Default 30000.
+   */
+  webhookTenantsDistrustMs: number;
   /** Test only (SCHEDULER_FAULT_COMMIT_DELAY_MS): how long Trigger Run waits just before its commit. Default 0. */
   faultCommitDelayMs: number;
   /** Which background loops run in this process (tests switch some off to observe a crash window). */
@@ -38,6 +43,7 @@ export function schedulerSettings(
     runSilenceMs: 60_000,
     queuedRunTimeoutMs: 3_600_000,
     stalledGraceMs: 75_000,
+    webhookTenantsDistrustMs: 30_000,
     faultCommitDelayMs: 0,
     ...partial,
     background: { relay: true, reaper: true, ticks: true, reports: true, ...partial.background },

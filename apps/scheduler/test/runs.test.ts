@@ -13,14 +13,15 @@ import {
   type Run,
   type RunReport,
 } from '@conduit/contracts';
-import { newId, unbatchedJobs } from '@conduit/service-kit';
+import { WEBHOOK_TENANTS_KEY, WebhookTenants, newId, unbatchedJobs } from '@conduit/service-kit';
 import { newTenant } from './support/db.js';
 import { getRun, runInStatus } from './support/runs.js';
 import { TriggeredJobs } from '../src/runs/triggered-jobs.js';
 import { waitFor } from '@conduit/testing';
 
 const suite = useSchedulerSuite({
-  scheduler: { background: { ticks: false } },
+  // The set of tenants with webhooks trusted at once (not 30 s after the connection opened) for the test that fills it.
+  scheduler: { background: { ticks: false }, webhookTenantsDistrustMs: 0 },
   queues: [QUEUES.runs, QUEUES.eventsScheduler, QUEUES.eventsMonitoring, QUEUES.eventsWebhooks],
 });
 const { caller, store, prefix } = suite;
@@ -395,6 +396,41 @@ describe('the run state machine, fed by executor reports', () => {
     expect((await getRun(caller, t, run)).status).toBe('succeeded');
     expect(await eventsOf(monitoringQueue, run.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
     expect(await eventsOf(webhooksQueue, run.id)).toEqual(['run.started', 'run.succeeded']);
+  });
+
+  it("sends a run's webhook events to the dispatcher only for tenants with webhooks, once the set is complete", async () => {
+    const withWebhook = newTenant();
+    const without = newTenant();
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    // What the dispatcher writes (webhook-tenants-refresh.ts): the set complete, one of the two tenants in it.
+    const tenants = new WebhookTenants(redis, prefix, { distrustMs: 0 });
+    const finish = async (t: string) => {
+      const run = await caller.ok<Run>(t, 'scheduler.runs.trigger', { job_id: (await newJob(t)).id, body: {} });
+      const base = { run_id: run.id, tenant_id: t, attempt: 1 };
+      await report({ ...base, type: 'run.started', executor_id: 'exec-1' });
+      await reportSucceeded(base, { rows_read: 0, rows_written: 0 }, []);
+      await waitFor(async () => (await eventsOf(monitoringQueue, run.id)).includes('run.succeeded'), {
+        what: 'the run ended and its events published',
+      });
+      return run;
+    };
+    try {
+      await tenants.admit(withWebhook);
+      // Not complete yet (Redis lost the set, or the dispatcher has not written it): every tenant's events go.
+      const early = await finish(without);
+      expect(await eventsOf(webhooksQueue, early.id)).toEqual(['run.started', 'run.succeeded']);
+
+      await tenants.complete([]);
+      const skipped = await finish(without);
+      const sent = await finish(withWebhook);
+      expect(await eventsOf(monitoringQueue, skipped.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);
+      expect(await eventsOf(webhooksQueue, skipped.id)).toEqual([]);
+      expect(await eventsOf(webhooksQueue, sent.id)).toEqual(['run.started', 'run.succeeded']);
+    } finally {
+      // The other tests' tenants have no place in the set: without it, every event goes again.
+      await redis.del(`${prefix}${WEBHOOK_TENANTS_KEY}`);
+      redis.disconnect();
+    }
   });
 
   it("applies a burst of one run's reports in order: the latest state of every node, each event once", async () => {

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
+import { Redis } from 'ioredis';
+import { WebhookTenants, reconnectDelay, serviceDatabaseModule, type ServiceDatabase } from '@conduit/service-kit';
 import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from './common/tokens.js';
 import { QUEUES } from '@conduit/contracts';
 import { QueuesModule } from '@conduit/service-kit';
@@ -20,9 +21,13 @@ export interface DispatcherDeps {
 
 /** Closes what the caller opened once Nest has shut down (the queues close with QueuesModule). */
 class ConnectionCloser implements OnApplicationShutdown {
-  constructor(private readonly close: (() => Promise<void>) | undefined) {}
+  constructor(
+    private readonly webhookTenants: Redis,
+    private readonly close: (() => Promise<void>) | undefined,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.webhookTenants.quit().catch(() => this.webhookTenants.disconnect());
     await this.close?.();
   }
 }
@@ -40,6 +45,13 @@ export class DispatcherCoreModule {
       consume: [QUEUES.webhookDeliveries, QUEUES.eventsWebhooks],
       outbox: dispatcherOutbox(deps.settings),
     });
+    // The tenants with webhooks, which the event publishers read (webhook-tenants-refresh.ts): a connection of its own,
+    // failing a command at once while Redis is away (a webhook create answers 503 then).
+    const webhookTenantsRedis = new Redis(deps.settings.redisUrl, {
+      maxRetriesPerRequest: 1,
+      retryStrategy: reconnectDelay,
+    });
+    webhookTenantsRedis.on('error', (err) => deps.logger.debug({ err }, 'webhook tenants connection error'));
     return {
       module: DispatcherCoreModule,
       // The DataSource (its class is the token) and the entity manager: TypeOrmModule provides them globally.
@@ -48,9 +60,10 @@ export class DispatcherCoreModule {
         { provide: DISPATCHER_LOGGER, useValue: deps.logger },
         { provide: DISPATCHER_SETTINGS, useValue: deps.settings },
         { provide: SecretBox, useValue: new SecretBox(deps.settings.secretsKey) },
-        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(deps.onShutdown) },
+        { provide: WebhookTenants, useValue: new WebhookTenants(webhookTenantsRedis, deps.settings.redisPrefix) },
+        { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(webhookTenantsRedis, deps.onShutdown) },
       ],
-      exports: [DISPATCHER_LOGGER, DISPATCHER_SETTINGS, SecretBox],
+      exports: [DISPATCHER_LOGGER, DISPATCHER_SETTINGS, SecretBox, WebhookTenants],
     };
   }
 }

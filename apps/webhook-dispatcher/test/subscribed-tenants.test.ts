@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import type { Webhook } from '@conduit/contracts';
+import { WEBHOOK_TENANTS_KEY, WebhookTenants } from '@conduit/service-kit';
+import { waitFor } from '@conduit/testing';
 import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
 import { newTenant } from './support/db.js';
+import { REDIS_URL } from './support/redis.js';
 import { runEvent } from './support/events.js';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
 import { webhookPayloadOf } from '../src/deliveries/event-payload.js';
@@ -85,5 +89,44 @@ describe('tenants without webhooks', () => {
     await suite.ds.query(`UPDATE webhooks SET failing_since = now() WHERE id = $1`, [webhook.id]);
     await suite.ds.query(`UPDATE webhooks SET failing_since = NULL, events = events WHERE id = $1`, [webhook.id]);
     expect(await version()).toBe(before);
+  });
+});
+
+describe('the set of tenants with webhooks that the event publishers read', () => {
+  let redis: Redis;
+  let publisher: WebhookTenants;
+  const key = () => `${suite.prefix}${WEBHOOK_TENANTS_KEY}`;
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    publisher = new WebhookTenants(redis, suite.prefix, { distrustMs: 0 });
+  });
+  afterAll(() => redis.disconnect());
+
+  it("holds a webhook's tenant once its create is answered, and every tenant of the table after Redis lost it", async () => {
+    const tenant = newTenant();
+    const stranger = newTenant();
+    // Each replica wrote the whole table at boot; the sweep writes it again.
+    await waitFor(async () => (await publisher.subscribedAmong([stranger])) !== null, { what: 'the set complete' });
+    await createWebhook(tenant);
+    expect(await publisher.subscribedAmong([tenant, stranger])).toEqual(new Set([tenant]));
+
+    // A webhook of a replica of the version before (plain SQL, no admit), then Redis loses the set: until a replica
+    // writes the table again, publishers send every event; after it, the set holds both.
+    const old = newTenant();
+    const webhook = await createWebhook(tenant);
+    const [row] = await suite.ds.query<{ row: Record<string, unknown> }[]>(
+      `SELECT to_jsonb(w) AS row FROM webhooks w WHERE id = $1`,
+      [webhook.id],
+    );
+    await suite.ds.query(`DELETE FROM webhooks WHERE id = $1`, [webhook.id]);
+    await suite.ds.query(`INSERT INTO webhooks SELECT * FROM jsonb_populate_record(NULL::webhooks, $1::jsonb)`, [
+      JSON.stringify({ ...row!.row, tenant_id: old }),
+    ]);
+    await redis.del(key());
+    expect(await publisher.subscribedAmong([tenant, old])).toBeNull();
+    await waitFor(async () => (await publisher.subscribedAmong([stranger])) !== null, {
+      what: 'the set written again by a sweep',
+    });
+    expect(await publisher.subscribedAmong([tenant, old, stranger])).toEqual(new Set([tenant, old]));
   });
 });

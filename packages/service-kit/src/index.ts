@@ -92,4 +92,5 @@ export {
 } from './tracing/spans.js';
 export { AGAIN, GroupCommit, failingAlone } from './batching/group-commit.js';
 export { TenantGenerations, type TenantGenerationsOptions } from './generations/tenant-generations.js';
+export { WEBHOOK_TENANTS_KEY, WebhookTenants, type WebhookTenantsOptions } from './webhook-tenants/webhook-tenants.js';
 export { LruCopies, copyKeyOf, type LruCopiesOptions } from './caching/lru-copies.js';

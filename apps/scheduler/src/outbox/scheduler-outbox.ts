@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { OutboxRow } from '@conduit/outbox';
 import { QUEUES, WEBHOOK_KIND_OF_RUN_EVENT, type RunCommand, type RunEvent } from '@conduit/contracts';
-import { preparedQuery, type OutboxJob, type OutboxOptions } from '@conduit/service-kit';
+import { preparedQuery, type OutboxJob, type OutboxOptions, type WebhookTenants } from '@conduit/service-kit';
 import type { SchedulerSettings } from '../scheduler-settings.js';
 import {
   scheduledRunCommand,
@@ -20,23 +20,39 @@ export const RUN_START_EVENTS_WAIT_MS = 100;
 
 /**
  * Where the scheduler's outbox rows go: run commands to `runs`, run events to monitoring and (those a webhook can
- * subscribe to) the webhook dispatcher; a `scheduled_runs` row becomes each of its runs' command and `run.queued`
- * event, in the order of a command row and an event row per run (scheduled-runs-message.ts).
- * A turn's jobs are added with one addBulk per queue (service-kit outbox-relay.ts), which keeps a job id's existing
- * job as add does.
+ * subscribe to, of a tenant that may have a webhook) the webhook dispatcher; a `scheduled_runs` row becomes each of
+ * its runs' command and `run.queued` event, in the order of a command row and an event row per run
+ * (scheduled-runs-message.ts). A turn's jobs are added with one addBulk per queue (service-kit outbox-relay.ts), which
+ * keeps a job id's existing job as add does.
  */
-async function jobsOf(rows: OutboxRow[], m: EntityManager): Promise<OutboxJob[]> {
-  const runs = await runsOf(
-    m,
-    rows.flatMap((r) =>
-      r['kind'] === 'run_command'
-        ? [r['run_id'] as string]
-        : r['kind'] === 'scheduled_runs'
-          ? scheduledRunIds(r.payload as unknown as ScheduledRunsPayload)
-          : [],
+async function jobsOf(
+  rows: OutboxRow[],
+  m: EntityManager,
+  webhookTenants: WebhookTenants | undefined,
+): Promise<OutboxJob[]> {
+  const events: [RunEvent, string][] = rows.flatMap((row): [RunEvent, string][] => {
+    if (row['kind'] === 'run_command') return [];
+    if (row['kind'] !== 'scheduled_runs') return [[row.payload as RunEvent, row.message_id]];
+    const payload = row.payload as unknown as ScheduledRunsPayload;
+    return payload.runs.map((run) => [scheduledRunEvent(payload, run), run.event_id]);
+  });
+  const forWebhooks = events.filter(([event]) => WEBHOOK_KIND_OF_RUN_EVENT[event.type]);
+  // The tenants' webhooks are asked while the runs are read: one Redis round trip beside the query, none after it.
+  const [runs, withWebhooks] = await Promise.all([
+    runsOf(
+      m,
+      rows.flatMap((r) =>
+        r['kind'] === 'run_command'
+          ? [r['run_id'] as string]
+          : r['kind'] === 'scheduled_runs'
+            ? scheduledRunIds(r.payload as unknown as ScheduledRunsPayload)
+            : [],
+      ),
     ),
-  );
+    webhookTenants?.subscribedAmong(forWebhooks.map(([event]) => event.tenant_id)) ?? null,
+  ]);
   const queued = (id: string) => runs.get(id)?.status === 'queued';
+  // Each queue's jobs keep the rows' order (addOutboxJobs adds them per queue).
   const jobs: OutboxJob[] = [];
   for (const row of rows) {
     if (row['kind'] === 'run_command') {
@@ -49,24 +65,20 @@ async function jobsOf(rows: OutboxRow[], m: EntityManager): Promise<OutboxJob[]>
         });
     } else if (row['kind'] === 'scheduled_runs') {
       const payload = row.payload as unknown as ScheduledRunsPayload;
-      for (const run of payload.runs) {
+      for (const run of payload.runs)
         if (queued(run.run_id)) {
           const command = scheduledRunCommand(payload, run, runs.get(run.run_id)!.parameters);
           jobs.push({ queue: QUEUES.runs, name: 'run', data: command, opts: { jobId: run.run_id } });
         }
-        jobs.push(...eventJobs(scheduledRunEvent(payload, run), run.event_id));
-      }
-    } else jobs.push(...eventJobs(row.payload as RunEvent, row.message_id));
+    }
   }
-  return jobs;
-}
-
-function eventJobs(event: RunEvent, jobId: string): OutboxJob[] {
-  const opts = { jobId };
-  const jobs: OutboxJob[] = [{ queue: QUEUES.eventsMonitoring, name: event.type, data: event, opts }];
-  // An event no webhook can subscribe to would only be taken and dropped by the dispatcher.
-  if (WEBHOOK_KIND_OF_RUN_EVENT[event.type])
-    jobs.push({ queue: QUEUES.eventsWebhooks, name: event.type, data: event, opts });
+  for (const [event, jobId] of events)
+    jobs.push({ queue: QUEUES.eventsMonitoring, name: event.type, data: event, opts: { jobId } });
+  // An event no webhook can subscribe to, or of a tenant without webhooks, would only be taken and dropped by the
+  // dispatcher.
+  for (const [event, jobId] of forWebhooks)
+    if (withWebhooks === null || withWebhooks.has(event.tenant_id))
+      jobs.push({ queue: QUEUES.eventsWebhooks, name: event.type, data: event, opts: { jobId } });
   return jobs;
 }
 
@@ -92,7 +104,15 @@ interface PublishedRun {
   parameters: Record<string, unknown>;
 }
 
-/** The scheduler's outbox for QueuesModule: relayed when `background.relay` is on. */
-export function schedulerOutbox(settings: SchedulerSettings): OutboxOptions {
-  return { enabled: settings.background.relay, sweepMs: settings.outboxSweepMs, columns: ['kind', 'run_id'], jobsOf };
+/**
+ * The scheduler's outbox for QueuesModule: relayed when `background.relay` is on. Without `webhookTenants`, every
+ * event a webhook can subscribe to goes to the dispatcher.
+ */
+export function schedulerOutbox(settings: SchedulerSettings, webhookTenants?: WebhookTenants): OutboxOptions {
+  return {
+    enabled: settings.background.relay,
+    sweepMs: settings.outboxSweepMs,
+    columns: ['kind', 'run_id'],
+    jobsOf: (rows, m) => jobsOf(rows, m, webhookTenants),
+  };
 }

@@ -20,7 +20,7 @@ import { webhookInputErrors } from './webhook-input.js';
 import { SecretBox, sealWebhookSecret } from '../security/secret-box.js';
 import { openFieldsFromTransit } from '@conduit/secrets';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
-import { OutboxRelay } from '@conduit/service-kit';
+import { OutboxRelay, WebhookTenants } from '@conduit/service-kit';
 import { announceReenabled } from './webhook-disabling.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
@@ -45,6 +45,7 @@ export class WebhooksService {
     private readonly secrets: SecretBox,
     private readonly planner: DeliveryPlanner,
     private readonly relay: OutboxRelay,
+    private readonly tenants: WebhookTenants,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
@@ -77,10 +78,14 @@ export class WebhooksService {
       updatedAt: now,
       ...idempotencyColumns(ctx.idempotency),
     });
+    // The event publishers send this tenant's events from before the row can match one (webhook-tenants.ts); again
+    // after the commit, for a set that Redis lost and the dispatcher rewrote in between from a table without the row.
+    await this.tenants.admit(tenantId);
     await this.ds.transaction(async (m) => {
       await m.insert(WebhookEntity, entityValues<WebhookEntity>(row));
       assertBeforeDeadline(ctx);
     });
+    await this.tenants.admit(tenantId).catch(() => undefined);
     return row;
   }
 
