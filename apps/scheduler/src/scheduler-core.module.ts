@@ -32,7 +32,7 @@ class ConnectionCloser implements OnApplicationShutdown {
     private readonly cancels: RunCancelPublisher,
     private readonly catalog: RedisStreamsClient,
     private readonly generations: Redis | undefined,
-    private readonly webhookTenants: Redis,
+    private readonly webhookTenants: Redis | undefined,
     private readonly close: (() => Promise<void>) | undefined,
   ) {}
 
@@ -40,7 +40,7 @@ class ConnectionCloser implements OnApplicationShutdown {
     await this.cancels.close();
     await this.catalog.close();
     await this.generations?.quit().catch(() => this.generations?.disconnect());
-    await this.webhookTenants.quit().catch(() => this.webhookTenants.disconnect());
+    await this.webhookTenants?.quit().catch(() => this.webhookTenants?.disconnect());
     await this.close?.();
   }
 }
@@ -62,12 +62,11 @@ export class SchedulerCoreModule {
       deps.settings.snapshotHoldMs > 0 ? new Redis(deps.settings.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
     generationsRedis?.on('error', (err) => deps.logger.debug({ err }, 'catalog generations connection error'));
     // Which tenants have webhooks, asked by the outbox relay so that other tenants' events skip the dispatcher (a
-    // failed or slow answer sends them all).
-    const webhookTenantsRedis = new Redis(deps.settings.redisUrl, {
-      maxRetriesPerRequest: 1,
-      retryStrategy: reconnectDelay,
-    });
-    webhookTenantsRedis.on('error', (err) => deps.logger.debug({ err }, 'webhook tenants connection error'));
+    // failed or slow answer sends them all); no connection where this replica does not relay.
+    const webhookTenantsRedis = deps.settings.background.relay
+      ? new Redis(deps.settings.redisUrl, { maxRetriesPerRequest: 1, retryStrategy: reconnectDelay, keepAlive: 10_000 })
+      : undefined;
+    webhookTenantsRedis?.on('error', (err) => deps.logger.debug({ err }, 'webhook tenants connection error'));
     const queuesModule = QueuesModule.forRoot({
       redisUrl: deps.settings.redisUrl,
       redisPrefix: deps.settings.redisPrefix,
@@ -83,9 +82,10 @@ export class SchedulerCoreModule {
       consume: [QUEUES.eventsScheduler],
       outbox: schedulerOutbox(
         deps.settings,
-        new WebhookTenants(webhookTenantsRedis, deps.settings.redisPrefix, {
-          distrustMs: deps.settings.webhookTenantsDistrustMs,
-        }),
+        webhookTenantsRedis &&
+          new WebhookTenants(webhookTenantsRedis, deps.settings.redisPrefix, {
+            distrustMs: deps.settings.webhookTenantsDistrustMs,
+          }),
       ),
     });
     return {

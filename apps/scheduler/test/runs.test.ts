@@ -420,7 +420,7 @@ describe('the run state machine, fed by executor reports', () => {
       const early = await finish(without);
       expect(await eventsOf(webhooksQueue, early.id)).toEqual(['run.started', 'run.succeeded']);
 
-      await tenants.complete([]);
+      await tenants.complete(async () => []);
       const skipped = await finish(without);
       const sent = await finish(withWebhook);
       expect(await eventsOf(monitoringQueue, skipped.id)).toEqual(['run.queued', 'run.started', 'run.succeeded']);

@@ -110,6 +110,25 @@ describe('the set of tenants with webhooks that the event publishers read', () =
     await createWebhook(tenant);
     expect(await publisher.subscribedAmong([tenant, stranger])).toEqual(new Set([tenant]));
 
+    // The tenant is in the set before its webhook's row can be seen: the insert held by a lock on the table meanwhile.
+    const next = newTenant();
+    const locker = suite.ds.createQueryRunner();
+    await locker.connect();
+    let creating: Promise<Webhook> | undefined;
+    try {
+      await locker.startTransaction();
+      await locker.query(`LOCK TABLE webhooks IN EXCLUSIVE MODE`);
+      creating = createWebhook(next);
+      await waitFor(async () => (await publisher.subscribedAmong([next]))?.has(next) === true, {
+        what: 'the tenant added before its insert',
+      });
+      expect(await suite.ds.query(`SELECT 1 FROM webhooks WHERE tenant_id = $1`, [next])).toEqual([]);
+    } finally {
+      await locker.rollbackTransaction();
+      await locker.release();
+    }
+    expect((await creating)?.id).toMatch(/^whk_/);
+
     // A webhook of a replica of the version before (plain SQL, no admit), then Redis loses the set: until a replica
     // writes the table again, publishers send every event; after it, the set holds both.
     const old = newTenant();
@@ -122,8 +141,9 @@ describe('the set of tenants with webhooks that the event publishers read', () =
     await suite.ds.query(`INSERT INTO webhooks SELECT * FROM jsonb_populate_record(NULL::webhooks, $1::jsonb)`, [
       JSON.stringify({ ...row!.row, tenant_id: old }),
     ]);
+    // Whatever write was under way at the loss (its read older than the insert, perhaps) lost its token with the set
+    // and marks nothing: the set is complete again only by a write whose read came after the loss.
     await redis.del(key());
-    expect(await publisher.subscribedAmong([tenant, old])).toBeNull();
     await waitFor(async () => (await publisher.subscribedAmong([stranger])) !== null, {
       what: 'the set written again by a sweep',
     });

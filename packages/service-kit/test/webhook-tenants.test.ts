@@ -5,6 +5,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { AppError, statusOf } from '@conduit/contracts';
 import { WEBHOOK_TENANTS_KEY, WebhookTenants } from '../src/index.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { connectRedis } from './servers.js';
 import { useRedisPrefix } from './support/redis-prefix.js';
 
@@ -27,14 +28,14 @@ describe('WebhookTenants on the real Redis', () => {
     expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b'])).toBeNull();
 
     const many = Array.from({ length: 2_500 }, (_, i) => `tnt_m${i}`);
-    await tenants.complete(['tnt_c', ...many]);
+    await tenants.complete(async () => ['tnt_c', ...many]);
     expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b', 'tnt_c', 'tnt_a', 'tnt_m2499'])).toEqual(
       new Set(['tnt_a', 'tnt_c', 'tnt_m2499']),
     );
     expect(await tenants.subscribedAmong(['tnt_b'])).toEqual(new Set());
     // A later webhook's tenant is a member from its admit on; nothing ever leaves.
     await tenants.admit('tnt_b');
-    await tenants.complete([]);
+    await tenants.complete(async () => []);
     expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b'])).toEqual(new Set(['tnt_a', 'tnt_b']));
     // The key is the deployment's: another prefix sees nothing.
     expect(await new WebhookTenants(redis, `${redisPrefix}other:`, { distrustMs: 0 }).subscribedAmong(['tnt_a'])).toBe(
@@ -48,12 +49,43 @@ describe('WebhookTenants on the real Redis', () => {
     expect(await tenants.subscribedAmong(['tnt_a'])).toBeNull();
   });
 
+  it('marks no write whose set was lost after its read began, and lapses unless written again', async () => {
+    const redis = await connected();
+    const prefix = `${redisPrefix}fence:`;
+    const key = `${prefix}${WEBHOOK_TENANTS_KEY}`;
+    const tenants = new WebhookTenants(redis, prefix, { distrustMs: 0, ttlMs: 60_000 });
+    // The table read, then Redis restarts (the set and the write's token gone) before the write lands: a create
+    // committed meanwhile added its tenant to the server that was lost, so this read must not be marked complete.
+    const marked = await tenants.complete(async () => {
+      await redis.del(key);
+      return ['tnt_a'];
+    });
+    expect(marked).toBe(false);
+    expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b'])).toBeNull();
+    expect(await tenants.complete(async () => ['tnt_a'])).toBe(true);
+    expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b'])).toEqual(new Set(['tnt_a']));
+    // Only the tenants and the mark stay: no write's token is left behind, and the set lives for ttlMs.
+    expect((await redis.smembers(key)).sort()).toEqual(['* complete', 'tnt_a']);
+    expect(await redis.pttl(key)).toBeGreaterThan(50_000);
+    // A write that fails leaves no token either.
+    await expect(tenants.complete(() => Promise.reject(new Error('database away')))).rejects.toThrow('database away');
+    expect((await redis.smembers(key)).sort()).toEqual(['* complete', 'tnt_a']);
+
+    // No dispatcher writes it any more (rolled back): once it lapses, publishers send everything.
+    const lapsing = new WebhookTenants(redis, `${redisPrefix}lapse:`, { distrustMs: 0, ttlMs: 300 });
+    expect(await lapsing.complete(async () => ['tnt_a'])).toBe(true);
+    expect(await lapsing.subscribedAmong(['tnt_a'])).toEqual(new Set(['tnt_a']));
+    const giveUpAt = performance.now() + 10_000;
+    while ((await lapsing.subscribedAmong(['tnt_a'])) !== null && performance.now() < giveUpAt) await delay(20);
+    expect(await lapsing.subscribedAmong(['tnt_a'])).toBeNull();
+  });
+
   it('distrusts the set after its connection opened and after every drop', async () => {
     let clock = 1_000;
     const redis = await connected();
     const prefix = `${redisPrefix}drops:`;
     const tenants = new WebhookTenants(redis, prefix, { distrustMs: 500, now: () => clock });
-    await tenants.complete(['tnt_a']);
+    await tenants.complete(async () => ['tnt_a']);
     expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b'])).toBeNull();
     clock += 500;
     expect(await tenants.subscribedAmong(['tnt_a', 'tnt_b'])).toEqual(new Set(['tnt_a']));

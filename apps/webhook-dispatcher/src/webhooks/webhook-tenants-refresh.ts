@@ -8,13 +8,16 @@ import type { DispatcherSettings } from '../dispatcher-settings.js';
 /**
  * Writes every tenant of the webhooks table into the Redis set the event publishers read (service-kit
  * webhook-tenants.ts), with its COMPLETE mark: at boot, whenever the connection is ready again (a restarted Redis
- * lost the set; until this, the publishers send every event), and every sweep period (a failover's older copy). Any
- * status counts: a disabled webhook may be enabled again without passing through a create.
+ * lost the set; until this, the publishers send every event), every sweep period (a failover's older copy; the set
+ * expires unless written again), and after a create whose tenant could not be added once committed. Any status
+ * counts: a disabled webhook may be enabled again without passing through a create.
  */
 @Injectable()
 export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** Asked for while a write was under way: that write's read may predate what asked, so another follows it. */
+  private again = false;
   private stopped = false;
 
   constructor(
@@ -25,10 +28,10 @@ export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDe
   ) {}
 
   onApplicationBootstrap(): void {
-    this.tenants.onReady(() => void this.refresh());
-    this.timer = setInterval(() => void this.refresh(), this.settings.sweepMs);
+    this.tenants.onReady(() => this.refresh());
+    this.timer = setInterval(() => this.refresh(), this.settings.sweepMs);
     this.timer.unref();
-    void this.refresh();
+    this.refresh();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -38,17 +41,27 @@ export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDe
     await this.running;
   }
 
-  /** One refresh at a time; a failure waits for the next (the publishers keep sending every event meanwhile). */
-  refresh(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    this.running ??= this.write()
+  /** Writes the set now, or once the write under way is done; a failure waits for the next sweep. */
+  refresh(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.write()
       .catch((err: unknown) => this.logger.debug({ err }, 'webhook tenants not refreshed; the next sweep retries'))
-      .finally(() => (this.running = null));
-    return this.running;
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.refresh();
+        }
+      });
   }
 
   private async write(): Promise<void> {
-    const rows = await this.ds.query<{ tenant_id: string }[]>(`SELECT DISTINCT tenant_id FROM webhooks`);
-    await this.tenants.complete(rows.map((r) => r.tenant_id));
+    await this.tenants.complete(async () =>
+      (await this.ds.query<{ tenant_id: string }[]>(`SELECT DISTINCT tenant_id FROM webhooks`)).map((r) => r.tenant_id),
+    );
   }
 }

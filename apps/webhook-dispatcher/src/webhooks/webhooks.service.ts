@@ -22,6 +22,7 @@ import { openFieldsFromTransit } from '@conduit/secrets';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
 import { OutboxRelay, WebhookTenants } from '@conduit/service-kit';
 import { announceReenabled } from './webhook-disabling.js';
+import { WebhookTenantsRefresh } from './webhook-tenants-refresh.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 import {
@@ -46,15 +47,21 @@ export class WebhooksService {
     private readonly planner: DeliveryPlanner,
     private readonly relay: OutboxRelay,
     private readonly tenants: WebhookTenants,
+    private readonly tenantsRefresh: WebhookTenantsRefresh,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
   async create(tenantId: string, sealedBody: WebhookCreate, ctx: CreateContext = {}): Promise<Tagged<Webhook>> {
+    // The event publishers send this tenant's events from before the row can match one (webhook-tenants.ts); again
+    // once it is committed (or found, for a retry), for a set Redis lost and a sweep rewrote from a table without the
+    // row in between: failing that, a sweep now.
+    await this.tenants.admit(tenantId);
     // A retry with the key of a webhook already made answers that webhook as it is now (never its secret).
     const row = await createOnce(ctx.idempotency, {
       find: (key) => this.ds.manager.findOneBy(WebhookEntity, { tenantId, idempotencyKey: key }),
       create: () => this.insertNew(tenantId, sealedBody, ctx),
     });
+    await this.tenants.admit(tenantId).catch(() => this.tenantsRefresh.refresh());
     return taggedWebhook(row);
   }
 
@@ -78,14 +85,10 @@ export class WebhooksService {
       updatedAt: now,
       ...idempotencyColumns(ctx.idempotency),
     });
-    // The event publishers send this tenant's events from before the row can match one (webhook-tenants.ts); again
-    // after the commit, for a set that Redis lost and the dispatcher rewrote in between from a table without the row.
-    await this.tenants.admit(tenantId);
     await this.ds.transaction(async (m) => {
       await m.insert(WebhookEntity, entityValues<WebhookEntity>(row));
       assertBeforeDeadline(ctx);
     });
-    await this.tenants.admit(tenantId).catch(() => undefined);
     return row;
   }
 

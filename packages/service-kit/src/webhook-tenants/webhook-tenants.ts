@@ -4,17 +4,26 @@
  * batch the dispatcher takes only to drop costs a queue hop and a lookup (issue 18).
  *
  * It must never leave out an event a webhook should get, so it errs toward sending:
- * - the set is one Redis set holding the tenants and a COMPLETE member, which the dispatcher adds only together with
- *   every tenant of its webhooks table (`complete`, at boot, after each reconnect and every `refreshMs`). A set
- *   without it (Redis restarted and lost it, or nothing wrote it yet) answers null: publish to everyone;
+ * - the set is one Redis set holding the tenants and a COMPLETE member, which the dispatcher adds only once every
+ *   tenant of its webhooks table is in (`complete`: at boot, after each reconnect, every sweep). A set without it
+ *   answers null: publish to everyone;
+ * - `complete` is fenced: a token goes into the set before the table is read, and the mark is added, in one script,
+ *   only while that token is still there. A set lost (a Redis restart, a failover) after the read loses the token,
+ *   so no read older than the loss, and no part of a write that ioredis sent again to a new server, is ever marked;
+ * - the set expires `ttlMs` after its last complete write: when no dispatcher of this version is left to write it (a
+ *   rollback), publishers send everything again;
  * - a webhook's tenant is added before its row is inserted (a failure refuses the create) and again after its
  *   commit, so a tenant is a member from before its first webhook can match an event until the set is lost;
  * - members are never removed: a tenant whose webhooks are all gone keeps its events going to the dispatcher, which
  *   drops them after its own lookup (subscribed-tenants.ts). Removing safely would race the adds above;
- * - a reader distrusts the set for `distrustMs` after its connection opened or dropped: a Redis that came back from a
- *   failover may hold an older set, which the dispatcher's reconnect and refresh put right within that time;
+ * - a reader distrusts the set for `distrustMs` after its connection opened or dropped: a failover's replica may
+ *   hold an older set with its mark, which the dispatcher's reconnect and sweeps put right within that time;
  * - an error or a slow answer (`timeoutMs`) answers null.
+ * What it cannot see: a proxy that keeps client connections across a Redis failover hides the drop (as for
+ * TenantGenerations), and a dispatcher of the version before writes webhooks without adding their tenants
+ * (docs/operations.md: upgrade the dispatcher before the scheduler).
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { dependencyUnavailable } from '../errors/dependency-errors.js';
 
@@ -22,14 +31,25 @@ import { dependencyUnavailable } from '../errors/dependency-errors.js';
 export const WEBHOOK_TENANTS_KEY = 'webhooks:tenants';
 /** Not a tenant id (ids never hold a space): present once the dispatcher wrote its whole table into the set. */
 const COMPLETE = '* complete';
+/** A complete write's fence; no tenant id either. */
+const TOKEN_PREFIX = '* token ';
 /** Members per SADD when the whole table is written. */
 const CHUNK = 1_000;
+
+// KEYS[1] the set; ARGV[1] the write's token, ARGV[2] the set's life in ms. Marks the set complete only while the
+// token, added before the table was read, is still in it; the token goes either way.
+const MARK_COMPLETE = `if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('SADD', KEYS[1], '${COMPLETE}')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
 
 export interface WebhookTenantsOptions {
   /** How long a reader answers null after its connection opened or closed. Default: 30 s. */
   distrustMs?: number;
   /** The longest a reader waits for Redis before it answers null. Default: 1 s. */
   timeoutMs?: number;
+  /** How long the set lives after its last complete write. Default: 60 s. */
+  ttlMs?: number;
   /** A monotonic clock in ms. Default: performance.now. */
   now?: () => number;
 }
@@ -38,6 +58,7 @@ export class WebhookTenants {
   private readonly key: string;
   private readonly distrustMs: number;
   private readonly timeoutMs: number;
+  private readonly ttlMs: number;
   private readonly now: () => number;
   private distrustedUntil: number;
 
@@ -49,6 +70,7 @@ export class WebhookTenants {
     this.key = `${redisPrefix}${WEBHOOK_TENANTS_KEY}`;
     this.distrustMs = opts.distrustMs ?? 30_000;
     this.timeoutMs = opts.timeoutMs ?? 1_000;
+    this.ttlMs = opts.ttlMs ?? 60_000;
     this.now = opts.now ?? performance.now.bind(performance);
     this.distrustedUntil = this.now() + this.distrustMs;
     redis.on('close', () => (this.distrustedUntil = this.now() + this.distrustMs));
@@ -68,10 +90,22 @@ export class WebhookTenants {
     }
   }
 
-  /** The dispatcher: every tenant of its webhooks table, read before this call, then the COMPLETE mark. */
-  async complete(tenantIds: readonly string[]): Promise<void> {
-    for (let i = 0; i < tenantIds.length; i += CHUNK) await this.redis.sadd(this.key, ...tenantIds.slice(i, i + CHUNK));
-    await this.redis.sadd(this.key, COMPLETE);
+  /**
+   * The dispatcher: `readTenants` (every tenant of its webhooks table) written into the set, then the COMPLETE mark,
+   * fenced by a token added before the read. Answers whether the set was marked (false: it was lost meanwhile; the
+   * next write marks it).
+   */
+  async complete(readTenants: () => Promise<readonly string[]>): Promise<boolean> {
+    const token = `${TOKEN_PREFIX}${randomUUID()}`;
+    await this.redis.sadd(this.key, token);
+    try {
+      const tenantIds = await readTenants();
+      for (let i = 0; i < tenantIds.length; i += CHUNK)
+        await this.redis.sadd(this.key, ...tenantIds.slice(i, i + CHUNK));
+      return (await this.redis.eval(MARK_COMPLETE, 1, this.key, token, this.ttlMs)) === 1;
+    } finally {
+      await this.redis.srem(this.key, token).catch(() => undefined);
+    }
   }
 
   /**
