@@ -24,8 +24,8 @@ export const schedulerEnvSchema = z
     SCHEDULER_SNAPSHOT_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     /**
      * How long after its Redis connection opened or dropped the outbox relay sends every tenant's run events to the
-     * webhook dispatcher, before it trusts the dispatcher's set of tenants with webhooks again (a failover's older copy
-     * is rewritten within the dispatcher's sweep period, WEBHOOK_SWEEP_MS).
+     * webhook dispatcher, before it trusts the dispatcher's set of tenants with webhooks again: keep it above the set's
+     * life of 15 s (a failover's older copy lapses or is rewritten by then). 0 only for tests and benches.
      */
     SCHEDULER_WEBHOOK_TENANTS_DISTRUST_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     /** Period of the outbox sweep (the relay is also woken right after each commit). */

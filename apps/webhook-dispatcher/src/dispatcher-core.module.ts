@@ -60,13 +60,7 @@ export class DispatcherCoreModule {
         { provide: DISPATCHER_LOGGER, useValue: deps.logger },
         { provide: DISPATCHER_SETTINGS, useValue: deps.settings },
         { provide: SecretBox, useValue: new SecretBox(deps.settings.secretsKey) },
-        {
-          provide: WebhookTenants,
-          // Written every sweep: it outlives a few missed ones, and lapses soon after the last dispatcher writing it.
-          useValue: new WebhookTenants(webhookTenantsRedis, deps.settings.redisPrefix, {
-            ttlMs: Math.max(15_000, 3 * deps.settings.sweepMs),
-          }),
-        },
+        { provide: WebhookTenants, useValue: new WebhookTenants(webhookTenantsRedis, deps.settings.redisPrefix) },
         { provide: ConnectionCloser, useFactory: () => new ConnectionCloser(webhookTenantsRedis, deps.onShutdown) },
       ],
       exports: [DISPATCHER_LOGGER, DISPATCHER_SETTINGS, SecretBox, WebhookTenants],

@@ -19,7 +19,7 @@ export interface DispatcherSettings {
   disableAfterMs: number;
   /** Attempts sent at once by this process. Default 100. */
   deliveryConcurrency: number;
-  /** Period of the outbox relay's sweep, of the lost-delivery sweep and of the webhook tenants' refresh. Default 5000. */
+  /** Period of the outbox relay's sweep and of the lost-delivery sweep. Default 5000. */
   sweepMs: number;
   /** Which background loops run in this process (tests switch some off). */
   background: { events: boolean; deliveries: boolean; relay: boolean; sweep: boolean };

@@ -6,10 +6,16 @@ import { DISPATCHER_LOGGER, DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 
 /**
+ * How often the set is written at most apart (the dispatcher's sweep, when shorter): three times within the set's
+ * life (15 s, WebhookTenants' ttlMs), which the publishers' distrust after a drop outlasts (webhook-tenants.ts).
+ */
+const WEBHOOK_TENANTS_REFRESH_MS = 5_000;
+
+/**
  * Writes every tenant of the webhooks table into the Redis set the event publishers read (service-kit
  * webhook-tenants.ts), with its COMPLETE mark: at boot, whenever the connection is ready again (a restarted Redis
- * lost the set; until this, the publishers send every event), every sweep period (a failover's older copy; the set
- * expires unless written again), and after a create whose tenant could not be added once committed. Any status
+ * lost the set; until this, the publishers send every event), every WEBHOOK_TENANTS_REFRESH_MS (a failover's older
+ * copy; the set expires unless written again), and after a create whose tenant could not be added once committed. Any status
  * counts: a disabled webhook may be enabled again without passing through a create.
  */
 @Injectable()
@@ -29,7 +35,7 @@ export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDe
 
   onApplicationBootstrap(): void {
     this.tenants.onReady(() => this.refresh());
-    this.timer = setInterval(() => this.refresh(), this.settings.sweepMs);
+    this.timer = setInterval(() => this.refresh(), Math.min(this.settings.sweepMs, WEBHOOK_TENANTS_REFRESH_MS));
     this.timer.unref();
     this.refresh();
   }
@@ -49,7 +55,12 @@ export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDe
       return;
     }
     this.running = this.write()
-      .catch((err: unknown) => this.logger.debug({ err }, 'webhook tenants not refreshed; the next sweep retries'))
+      .catch((err: unknown) =>
+        this.logger.warn(
+          { err },
+          'webhook tenants not refreshed: run events go to the dispatcher until a write succeeds',
+        ),
+      )
       .finally(() => {
         this.running = null;
         if (this.again) {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
@@ -22,7 +23,6 @@ import { openFieldsFromTransit } from '@conduit/secrets';
 import { DeliveryPlanner } from '../deliveries/delivery-planner.js';
 import { OutboxRelay, WebhookTenants } from '@conduit/service-kit';
 import { announceReenabled } from './webhook-disabling.js';
-import { WebhookTenantsRefresh } from './webhook-tenants-refresh.js';
 import { DISPATCHER_SETTINGS } from '../common/tokens.js';
 import type { DispatcherSettings } from '../dispatcher-settings.js';
 import {
@@ -39,6 +39,9 @@ import {
 
 type WebhookListQuery = RpcData<'webhooks.webhooks.list'>['query'];
 
+/** Tries of a create's second add of its tenant to the publishers' set (webhook-tenants.ts). */
+const ADMIT_ATTEMPTS = 3;
+
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -47,22 +50,33 @@ export class WebhooksService {
     private readonly planner: DeliveryPlanner,
     private readonly relay: OutboxRelay,
     private readonly tenants: WebhookTenants,
-    private readonly tenantsRefresh: WebhookTenantsRefresh,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
   ) {}
 
   async create(tenantId: string, sealedBody: WebhookCreate, ctx: CreateContext = {}): Promise<Tagged<Webhook>> {
     // The event publishers send this tenant's events from before the row can match one (webhook-tenants.ts); again
-    // once it is committed (or found, for a retry), for a set Redis lost and a sweep rewrote from a table without the
-    // row in between: failing that, a sweep now.
+    // once it is committed (or found, for a retry), for a set lost (a restart, its expiry) and written again from a
+    // table without the row in between.
     await this.tenants.admit(tenantId);
     // A retry with the key of a webhook already made answers that webhook as it is now (never its secret).
     const row = await createOnce(ctx.idempotency, {
       find: (key) => this.ds.manager.findOneBy(WebhookEntity, { tenantId, idempotencyKey: key }),
       create: () => this.insertNew(tenantId, sealedBody, ctx),
     });
-    await this.tenants.admit(tenantId).catch(() => this.tenantsRefresh.refresh());
+    await this.admitCommitted(tenantId);
     return taggedWebhook(row);
+  }
+
+  /** The second add, tried three times: a create is never answered while its tenant's events could be left out. */
+  private async admitCommitted(tenantId: string): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.tenants.admit(tenantId);
+      } catch (err) {
+        if (attempt >= ADMIT_ATTEMPTS) throw err;
+        await delay(100 * attempt);
+      }
+    }
   }
 
   private async insertNew(tenantId: string, sealedBody: WebhookCreate, ctx: CreateContext): Promise<WebhookEntity> {
@@ -88,6 +102,11 @@ export class WebhooksService {
     await this.ds.transaction(async (m) => {
       await m.insert(WebhookEntity, entityValues<WebhookEntity>(row));
       assertBeforeDeadline(ctx);
+    });
+    await this.admitCommitted(tenantId).catch(async (err: unknown) => {
+      // Undone, so that the 503 changes nothing (and a retry makes it anew), rather than a webhook that may miss events.
+      await this.ds.manager.delete(WebhookEntity, { tenantId, id }).catch(() => undefined);
+      throw err;
     });
     return row;
   }

@@ -8,16 +8,17 @@
  *   tenant of its webhooks table is in (`complete`: at boot, after each reconnect, every sweep). A set without it
  *   answers null: publish to everyone;
  * - `complete` is fenced: a token goes into the set before the table is read, and the mark is added, in one script,
- *   only while that token is still there. A set lost (a Redis restart, a failover) after the read loses the token,
- *   so no read older than the loss, and no part of a write that ioredis sent again to a new server, is ever marked;
+ *   only while that token is still there. A set lost after the read (a Redis restart, its expiry) loses the token, so
+ *   no read older than the loss, and no part of a write that ioredis sent again to a new server, is ever marked;
  * - the set expires `ttlMs` after its last complete write: when no dispatcher of this version is left to write it (a
- *   rollback), publishers send everything again;
+ *   rollback), publishers send everything again. It is written every 5 s;
  * - a webhook's tenant is added before its row is inserted (a failure refuses the create) and again after its
  *   commit, so a tenant is a member from before its first webhook can match an event until the set is lost;
  * - members are never removed: a tenant whose webhooks are all gone keeps its events going to the dispatcher, which
  *   drops them after its own lookup (subscribed-tenants.ts). Removing safely would race the adds above;
- * - a reader distrusts the set for `distrustMs` after its connection opened or dropped: a failover's replica may
- *   hold an older set with its mark, which the dispatcher's reconnect and sweeps put right within that time;
+ * - a reader distrusts the set for `distrustMs` after its connection opened or dropped: a failover's replica may hold
+ *   an older set with its token or mark (replication lags), which the fence cannot tell; such a set lapses within
+ *   `ttlMs` unless a write whose read came after the failover renews it, so `distrustMs` must outlast `ttlMs`;
  * - an error or a slow answer (`timeoutMs`) answers null.
  * What it cannot see: a proxy that keeps client connections across a Redis failover hides the drop (as for
  * TenantGenerations), and a dispatcher of the version before writes webhooks without adding their tenants
@@ -48,7 +49,7 @@ export interface WebhookTenantsOptions {
   distrustMs?: number;
   /** The longest a reader waits for Redis before it answers null. Default: 1 s. */
   timeoutMs?: number;
-  /** How long the set lives after its last complete write. Default: 60 s. */
+  /** How long the set lives after its last complete write; a reader's distrustMs must outlast it. Default: 15 s. */
   ttlMs?: number;
   /** A monotonic clock in ms. Default: performance.now. */
   now?: () => number;
@@ -70,7 +71,7 @@ export class WebhookTenants {
     this.key = `${redisPrefix}${WEBHOOK_TENANTS_KEY}`;
     this.distrustMs = opts.distrustMs ?? 30_000;
     this.timeoutMs = opts.timeoutMs ?? 1_000;
-    this.ttlMs = opts.ttlMs ?? 60_000;
+    this.ttlMs = opts.ttlMs ?? 15_000;
     this.now = opts.now ?? performance.now.bind(performance);
     this.distrustedUntil = this.now() + this.distrustMs;
     redis.on('close', () => (this.distrustedUntil = this.now() + this.distrustMs));
@@ -102,9 +103,11 @@ export class WebhookTenants {
       const tenantIds = await readTenants();
       for (let i = 0; i < tenantIds.length; i += CHUNK)
         await this.redis.sadd(this.key, ...tenantIds.slice(i, i + CHUNK));
+      // The script removes the token either way.
       return (await this.redis.eval(MARK_COMPLETE, 1, this.key, token, this.ttlMs)) === 1;
-    } finally {
+    } catch (err) {
       await this.redis.srem(this.key, token).catch(() => undefined);
+      throw err;
     }
   }
 
