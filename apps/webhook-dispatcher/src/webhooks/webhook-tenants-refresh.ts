@@ -14,9 +14,9 @@ const WEBHOOK_TENANTS_REFRESH_MS = 5_000;
 /**
  * Writes every tenant of the webhooks table into the Redis set the event publishers read (service-kit
  * webhook-tenants.ts), with its COMPLETE mark: at boot, whenever the connection is ready again (a restarted Redis
- * lost the set; until this, the publishers send every event), every WEBHOOK_TENANTS_REFRESH_MS (a failover's older
- * copy; the set expires unless written again), and after a create whose tenant could not be added once committed. Any status
- * counts: a disabled webhook may be enabled again without passing through a create.
+ * lost the set; until this, the publishers send every event), and every WEBHOOK_TENANTS_REFRESH_MS (a failover's
+ * older copy; the set expires unless written again). Any status counts: a disabled webhook may be enabled again
+ * without passing through a create.
  */
 @Injectable()
 export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDestroy {
@@ -58,7 +58,7 @@ export class WebhookTenantsRefresh implements OnApplicationBootstrap, OnModuleDe
       .catch((err: unknown) =>
         this.logger.warn(
           { err },
-          'webhook tenants not refreshed: run events go to the dispatcher until a write succeeds',
+          'webhook tenants not written: once the set lapses (15 s after its last write), every run event goes to the dispatcher',
         ),
       )
       .finally(() => {

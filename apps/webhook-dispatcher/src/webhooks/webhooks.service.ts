@@ -59,11 +59,17 @@ export class WebhooksService {
     // table without the row in between.
     await this.tenants.admit(tenantId);
     // A retry with the key of a webhook already made answers that webhook as it is now (never its secret).
+    let made = false;
     const row = await createOnce(ctx.idempotency, {
       find: (key) => this.ds.manager.findOneBy(WebhookEntity, { tenantId, idempotencyKey: key }),
-      create: () => this.insertNew(tenantId, sealedBody, ctx),
+      create: async () => {
+        const inserted = await this.insertNew(tenantId, sealedBody, ctx);
+        made = true;
+        return inserted;
+      },
     });
-    await this.admitCommitted(tenantId);
+    // insertNew added it once committed; a webhook found was made by an earlier request.
+    if (!made) await this.admitCommitted(tenantId);
     return taggedWebhook(row);
   }
 
