@@ -5,7 +5,7 @@ import { WEBHOOK_TENANTS_KEY, WebhookTenants } from '@conduit/service-kit';
 import { waitFor } from '@conduit/testing';
 import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { newTenant } from './support/db.js';
+import { newTenant, whileWebhooksLocked } from './support/db.js';
 import { REDIS_URL } from './support/redis.js';
 import { runEvent } from './support/events.js';
 import { DeliveryPlanner } from '../src/deliveries/delivery-planner.js';
@@ -112,22 +112,16 @@ describe('the set of tenants with webhooks that the event publishers read', () =
 
     // The tenant is in the set before its webhook's row can be seen: the insert held by a lock on the table meanwhile.
     const next = newTenant();
-    const locker = suite.ds.createQueryRunner();
-    await locker.connect();
-    let creating: Promise<Webhook> | undefined;
-    try {
-      await locker.startTransaction();
-      await locker.query(`LOCK TABLE webhooks IN EXCLUSIVE MODE`);
-      creating = createWebhook(next);
+    // Wrapped: a promise answered by `during` would be awaited while the lock holds its insert.
+    const { creating } = await whileWebhooksLocked(suite.ds, async () => {
+      const started = createWebhook(next);
       await waitFor(async () => (await publisher.subscribedAmong([next]))?.has(next) === true, {
         what: 'the tenant added before its insert',
       });
       expect(await suite.ds.query(`SELECT 1 FROM webhooks WHERE tenant_id = $1`, [next])).toEqual([]);
-    } finally {
-      await locker.rollbackTransaction();
-      await locker.release();
-    }
-    expect((await creating)?.id).toMatch(/^whk_/);
+      return { creating: started };
+    });
+    expect((await creating).id).toMatch(/^whk_/);
 
     // A webhook of a replica of the version before (plain SQL, no admit), then Redis loses the set: until a replica
     // writes the table again, publishers send every event; after it, the set holds both.

@@ -8,7 +8,7 @@ import { WEBHOOK_TENANTS_KEY } from '@conduit/service-kit';
 import { startOwnRedis, waitFor, type OwnRedis } from '@conduit/testing';
 import { useDispatcherSuite } from './support/dispatcher-suite.js';
 import { TEST_SECRETS_KEY, startDispatcher, type DispatcherUnderTest } from './support/dispatcher-app.js';
-import { newTenant } from './support/db.js';
+import { newTenant, whileWebhooksLocked } from './support/db.js';
 import { WebhooksService } from '../src/webhooks/webhooks.service.js';
 
 const suite = useDispatcherSuite({ dispatcher: false });
@@ -46,14 +46,9 @@ describe('a webhook create whose tenant cannot be added once committed', () => {
       tenant,
       'webhook',
     );
-    const locker = suite.ds.createQueryRunner();
-    await locker.connect();
-    let outcome: Promise<unknown> | undefined;
-    try {
-      // The insert waits on the lock, after the first add: Redis goes away then.
-      await locker.startTransaction();
-      await locker.query(`LOCK TABLE webhooks IN EXCLUSIVE MODE`);
-      outcome = dispatcher.app
+    // The insert waits on the lock, after the first add: Redis goes away then.
+    const { outcome } = await whileWebhooksLocked(suite.ds, async () => {
+      const started = dispatcher.app
         .get(WebhooksService)
         .create(tenant, body as unknown as WebhookCreate)
         .then(
@@ -66,10 +61,8 @@ describe('a webhook create whose tenant cannot be added once committed', () => {
       });
       await redis.kill();
       down = true;
-    } finally {
-      await locker.rollbackTransaction();
-      await locker.release();
-    }
+      return { outcome: started };
+    });
     const err = await outcome;
     // Back at once: the app's queues log every failed reconnect meanwhile.
     await redis.start();
