@@ -57,6 +57,21 @@ export default tseslint.config(
     },
   },
   {
+    // A DuckDB result is read with readAll (@conduit/connectors): runAndReadAll fetches every chunk of a result DuckDB
+    // has already materialized as one more task of libuv's pool each (packages/connectors/src/duckdb/read-all.ts).
+    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='runAndReadAll']",
+          message: "Read a DuckDB result with readAll(x.run(...)) from '@conduit/connectors' (duckdb/read-all.ts).",
+        },
+      ],
+    },
+  },
+  {
     // The console's React components (apps/console): the same type-checked rules, its tsconfig.lint.json has JSX.
     files: ['**/*.tsx'],
     extends: [tseslint.configs.recommendedTypeChecked],

@@ -33,6 +33,7 @@ export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuf
 export { checkUserSelect, NOT_VALID_SQL, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
 export { isolatedBind, isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
 export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
+export { readAll } from './duckdb/read-all.js';
 export {
   bindColumnsOf,
   bindInputOf,

@@ -24,7 +24,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import duckdb from '@duckdb/node-api';
-import { lockDown, preparableConfig } from '@conduit/connectors';
+import { lockDown, preparableConfig, readAll } from '@conduit/connectors';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { RunMemory } from './run-memory.js';
 
@@ -78,7 +78,7 @@ async function switchRunDatabase(platform: DuckDBConnection, from: string, to: s
 
 /** The instance's state ({@link INSTANCE_STATE_SQL}) as one text, compared with its state when new. */
 async function instanceState(platform: DuckDBConnection): Promise<string> {
-  const rows = (await platform.runAndReadAll(INSTANCE_STATE_SQL)).getRows();
+  const rows = (await readAll(platform.run(INSTANCE_STATE_SQL))).getRows();
   return rows
     .map(([what, value]) => `${String(what)}=${String(value)}`)
     .sort()

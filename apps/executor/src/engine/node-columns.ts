@@ -4,7 +4,7 @@
  */
 import duckdb from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
-import { bindColumnsOf, type BindColumn, type ColumnSpec } from '@conduit/connectors';
+import { bindColumnsOf, readAll, type BindColumn, type ColumnSpec } from '@conduit/connectors';
 import {
   RUN_NODE_COLUMN_NAME_MAX,
   RUN_NODE_COLUMN_TYPE_MAX,
@@ -144,7 +144,7 @@ async function tableColumns(
     bind = prepared.bind;
     found =
       prepared.described ??
-      (await connection.runAndReadAll(`describe ${quoteIdent(table)}`))
+      (await readAll(connection.run(`describe ${quoteIdent(table)}`)))
         .getRows()
         .map(([name, type]) => ({ name: String(name), type: String(type) }));
   } catch (err) {

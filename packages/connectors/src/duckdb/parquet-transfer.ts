@@ -8,6 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ColumnSpec } from '../types.js';
 import { quoteIdent } from './database.js';
+import { readAll } from './read-all.js';
 
 /** Types (also inside a LIST, STRUCT, MAP or ARRAY) that Parquet would change: they travel as text. */
 const AS_TEXT = /\b(U?HUGEINT|INTERVAL|TIME WITH TIME ZONE|BIT|BITSTRING|VARINT|BIGNUM|UNION)\b/i;
@@ -19,7 +20,7 @@ export const fieldName = (index: number): string => `c${index}`;
 
 /** The columns of `sql` (one SELECT, already checked) with DuckDB's type names (JSON and ENUM(...) included). */
 export async function describeColumns(connection: DuckDBConnection, sql: string): Promise<ColumnSpec[]> {
-  const reader = await connection.runAndReadAll(`select column_name, column_type from (describe (\n${sql}\n))`);
+  const reader = await readAll(connection.run(`select column_name, column_type from (describe (\n${sql}\n))`));
   return reader
     .getRows()
     .map(([name, type]) => ({ name: String(name), type: String(type), source_type: String(type) }));

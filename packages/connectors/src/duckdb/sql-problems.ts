@@ -3,6 +3,7 @@
  * says) and its bound plan (what DuckDB makes of it against the catalog, views and macros expanded).
  */
 import { withParsingConnection } from './sandbox.js';
+import { readAll } from './read-all.js';
 
 /** Table functions that make rows out of values; every other one reads files, settings or the catalog. */
 const ROW_MAKERS: ReadonlySet<string> = new Set([
@@ -152,8 +153,10 @@ let systemViews: Promise<ReadonlySet<string>> | undefined;
 export function systemViewNames(): Promise<ReadonlySet<string>> {
   systemViews ??= withParsingConnection((c) =>
     // Those an unqualified name reaches (main and pg_catalog); information_schema's (tables, columns...) need its name.
-    c.runAndReadAll(
-      "select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'",
+    readAll(
+      c.run(
+        "select distinct lower(view_name) from duckdb_views() where internal and schema_name <> 'information_schema'",
+      ),
     ),
   )
     .then((reader) => new Set(reader.getRows().map((row) => String(row[0]))))

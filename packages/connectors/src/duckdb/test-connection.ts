@@ -9,6 +9,7 @@ import type { TestOptions, TestResult } from '../types.js';
 import { classifyDuckdbError, withDatabase } from './database.js';
 import { fileWorkBase, inWorker } from './file-worker/workers.js';
 import { parseDuckdbConfig, type DuckdbConfig } from './duckdb.config.js';
+import { readAll } from './read-all.js';
 
 export async function testDuckdb(config: Record<string, unknown>, opts: TestOptions = {}): Promise<TestResult> {
   let cfg: DuckdbConfig;
@@ -83,8 +84,10 @@ export async function openFile(
   signal?: AbortSignal,
 ): Promise<OpenedFile> {
   return withDatabase(cfg, { mode: 'read', tenantId }, signal, async (connection) => {
-    const reader = await connection.runAndReadAll(
-      `select version(), (select count(*) from duckdb_schemas() where schema_name = '${cfg.schema.replace(/'/g, "''")}')`,
+    const reader = await readAll(
+      connection.run(
+        `select version(), (select count(*) from duckdb_schemas() where schema_name = '${cfg.schema.replace(/'/g, "''")}')`,
+      ),
     );
     const [version, schemas] = reader.getRows()[0] ?? [];
     return { version: String(version), schemas: Number(schemas) };

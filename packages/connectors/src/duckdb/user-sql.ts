@@ -25,6 +25,7 @@ import {
   treeProblem,
   type JsonObject,
 } from './sql-problems.js';
+import { readAll } from './read-all.js';
 
 const { StatementType } = duckdb;
 
@@ -100,7 +101,7 @@ async function serializedTreeVerdict(
   connection: DuckDBConnection,
   sql: string,
 ): Promise<{ verdict: TreeVerdict; lasting: boolean }> {
-  const reader = await connection.runAndReadAll('select json_serialize_sql($1::varchar)', [sql]);
+  const reader = await readAll(connection.run('select json_serialize_sql($1::varchar)', [sql]));
   const tree = JSON.parse(String(reader.getRows()[0]?.[0] ?? '{}')) as JsonObject;
   if (tree['error'] === true) {
     if (text(tree['error_type']) === 'parser') throw refuse(`${NOT_VALID_SQL}: ${scalarText(tree['error_message'])}`);
@@ -161,7 +162,7 @@ async function serializedPlan(connection: DuckDBConnection, sql: string): Promis
   const statement = await entry;
   const serialized = statement.turn.then(async () => {
     statement.prepared.bindVarchar(1, sql);
-    const reader = await statement.prepared.runAndReadAll();
+    const reader = await readAll(statement.prepared.run());
     return String(reader.getRows()[0]?.[0] ?? '{}');
   });
   statement.turn = serialized.catch(() => undefined);

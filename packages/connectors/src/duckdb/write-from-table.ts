@@ -16,6 +16,7 @@ import { fileWorkBase, fileWriteOf, inWorker } from './file-worker/workers.js';
 import { copyToParquetSql, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
 import { checkedLoadKey, inLoadTransaction, load, ORDINAL, STAGING, tableExists } from './write.js';
 import { removeFile } from '../remove-file.js';
+import { readAll } from './read-all.js';
 
 export async function writeFromTable(
   cfg: DuckdbConfig,
@@ -96,7 +97,7 @@ async function createTable(
 }
 
 async function stagedRows(connection: DuckDBConnection): Promise<number> {
-  const reader = await connection.runAndReadAll(`select count(*)::BIGINT from ${STAGING}`);
+  const reader = await readAll(connection.run(`select count(*)::BIGINT from ${STAGING}`));
   return Number(reader.getRows()[0]?.[0] ?? 0);
 }
 
@@ -107,7 +108,7 @@ async function addMissingColumns(
   req: WriteRequest,
   columns: readonly ColumnSpec[],
 ): Promise<void> {
-  const reader = await connection.runAndReadAll(`select column_name from (describe ${target})`);
+  const reader = await readAll(connection.run(`select column_name from (describe ${target})`));
   // DuckDB matches column names regardless of case (insert by name too).
   const existing = new Set(reader.getRows().map((row) => String(row[0]).toLowerCase()));
   const missing = columns.filter((c) => !existing.has(c.name.toLowerCase()));

@@ -18,6 +18,7 @@ import { databaseFile, qualifiedTable, quoteIdent, withDatabase } from './databa
 import type { DuckdbConfig } from './duckdb.config.js';
 import { fileWorkBase, fileWriteOf, inWorker } from './file-worker/workers.js';
 import { removeFile } from '../remove-file.js';
+import { readAll } from './read-all.js';
 
 export const ORDINAL = '_conduit_ordinal';
 export const STAGING = 'conduit_staging';
@@ -128,8 +129,10 @@ export async function loadStagedIntoFile(
 const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 export async function tableExists(connection: DuckDBConnection, target: string): Promise<boolean> {
-  const reader = await connection.runAndReadAll(
-    `select count(*) from duckdb_tables() where '"' || replace(schema_name, '"', '""') || '"."' || replace(table_name, '"', '""') || '"' = ${sqlString(target)}`,
+  const reader = await readAll(
+    connection.run(
+      `select count(*) from duckdb_tables() where '"' || replace(schema_name, '"', '""') || '"."' || replace(table_name, '"', '""') || '"' = ${sqlString(target)}`,
+    ),
   );
   return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
 }

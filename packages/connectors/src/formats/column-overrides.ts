@@ -9,6 +9,7 @@ import { COLUMN_TYPE_PATTERN, columnOverrideProblems } from '@conduit/dag';
 import { ConnectorError } from '../connector-error.js';
 import { sqlString } from '../duckdb/parquet-transfer.js';
 import type { ReadRequest } from '../types.js';
+import { readAll } from '../duckdb/read-all.js';
 
 /** Column name -> DuckDB type, in the order the node lists them. */
 export type ColumnOverrides = ReadonlyMap<string, string>;
@@ -42,8 +43,8 @@ export async function resolveColumnTypes(
     if (!COLUMN_TYPE_PATTERN.test(type)) fail(`columns.${column}: "${type}" is not a DuckDB type`);
     let canonical: string;
     try {
-      const reader = await connection.runAndReadAll(
-        `select typeof(from_json('null', ${sqlString(JSON.stringify(type))}))`,
+      const reader = await readAll(
+        connection.run(`select typeof(from_json('null', ${sqlString(JSON.stringify(type))}))`),
       );
       canonical = String(reader.getRows()[0]?.[0]);
     } catch (err) {

@@ -14,6 +14,7 @@ import { DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buff
 import type { ColumnSpec, DuckDBTable, TypedReadResult } from '../types.js';
 import { resolveColumnTypes, type ColumnOverrides } from './column-overrides.js';
 import type { FileFormat } from './file-format.js';
+import { readAll } from '../duckdb/read-all.js';
 
 export interface ScratchDataFile {
   /** The file in the run's scratch folder. */
@@ -69,7 +70,7 @@ const parquetReader = (files: readonly ScratchDataFile[]): string =>
 
 async function describe(connection: DuckDBConnection, from: string): Promise<Map<string, string>> {
   const rows = (
-    await connection.runAndReadAll(`select column_name, column_type from (describe select * from ${from})`)
+    await readAll(connection.run(`select column_name, column_type from (describe select * from ${from})`))
   ).getRows();
   return new Map(rows.map(([name, type]) => [String(name), String(type)]));
 }
@@ -97,7 +98,7 @@ async function withWideIntegers(
     return `count(${quoteIdent(name)}) > 0 and coalesce(bool_and(regexp_full_match(${text}, '-?[0-9]{1,${HUGEINT_DIGITS}}')), false)`;
   });
   const row = (
-    await connection.runAndReadAll(`select ${integers.join(', ')} from ${jsonReader(files, asText)}`)
+    await readAll(connection.run(`select ${integers.join(', ')} from ${jsonReader(files, asText)}`))
   ).getRows()[0];
   const typed = new Map(sniffed);
   doubles.forEach((name, i) => {
@@ -188,7 +189,7 @@ export async function loadFilesIntoTable(
     const selects = groups.map((g) => groupSelect(g, opts, types));
     const body = selects.length === 1 ? selects[0]! : selects.map((s) => `(${s})`).join(' union all by name ');
     await connection.run(`create table ${table} as ${body}`);
-    const rows = Number((await connection.runAndReadAll(`select count(*) from ${table}`)).getRows()[0]?.[0] ?? 0);
+    const rows = Number((await readAll(connection.run(`select count(*) from ${table}`))).getRows()[0]?.[0] ?? 0);
     const described = await describe(connection, table);
     const columns: ColumnSpec[] = [...described].map(([name, type]) => {
       const source_type = sourceTypeOf(name, groups, types);

@@ -6,6 +6,7 @@
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { ConnectorError } from '../connector-error.js';
 import { quoteIdent } from '../duckdb/database.js';
+import { readAll } from '../duckdb/read-all.js';
 
 export interface WriteColumn {
   name: string;
@@ -102,7 +103,7 @@ function mapped(name: string, type: DuckDBType): Omit<WriteColumn, 'name' | 'duc
 
 /** The columns of a DuckDB table with their MySQL types, in table order. */
 export async function writeColumnsOf(connection: DuckDBConnection, table: string): Promise<WriteColumn[]> {
-  const result = await connection.runAndReadAll(`select * from ${quoteIdent(table)} limit 0`);
+  const result = await readAll(connection.run(`select * from ${quoteIdent(table)} limit 0`));
   const types = result.columnTypes();
   return result.columnNames().map((name, i) => {
     const type = types[i]!;
@@ -118,8 +119,8 @@ export async function keyColumnType(connection: DuckDBConnection, table: string,
   const isText = column.mysqlType === 'LONGTEXT';
   if (!isText && column.mysqlType !== 'LONGBLOB') return column.mysqlType;
   const measure = isText ? 'length' : 'octet_length';
-  const result = await connection.runAndReadAll(
-    `select max(${measure}(${quoteIdent(column.name)}))::BIGINT from ${quoteIdent(table)}`,
+  const result = await readAll(
+    connection.run(`select max(${measure}(${quoteIdent(column.name)}))::BIGINT from ${quoteIdent(table)}`),
   );
   const longest = Number(result.getRows()[0]?.[0] ?? 0);
   if (longest > MAX_KEY_CHARS) {

@@ -13,6 +13,7 @@ import { toMysqlConnectorError } from './mysql-errors.js';
 import type { MysqlConfig } from './mysql.config.js';
 import { dropCreated, prepareTarget, targetName } from './target-table.js';
 import { insertInBatches, loadWithInfile, localInfileAllowed } from './transfer-rows.js';
+import { readAll } from '../duckdb/read-all.js';
 
 export interface TypedWriteOptions {
   /** `auto` (default): LOAD DATA LOCAL where the server allows it, else INSERTs; `insert`: always INSERTs. */
@@ -29,7 +30,7 @@ function checkKey(req: WriteRequest, names: readonly string[]): void {
 
 async function countRows(source: DuckDBTable): Promise<number> {
   try {
-    const result = await source.connection.runAndReadAll(`select count(*)::BIGINT from ${quoteIdent(source.table)}`);
+    const result = await readAll(source.connection.run(`select count(*)::BIGINT from ${quoteIdent(source.table)}`));
     return Number(result.getRows()[0]?.[0] ?? 0);
   } catch (err) {
     throw toDuckdbError(err);

@@ -9,6 +9,7 @@ import { removeFile } from '../remove-file.js';
 import { csvReaderSizes, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from '../transfer-buffers.js';
 import { quoteIdent } from '../duckdb/database.js';
 import { decimalPlan, guardedDuck, MAX_DECIMAL_PRECISION, sqlString, type ColumnPlan } from './pg-types.js';
+import { readAll } from '../duckdb/read-all.js';
 
 export interface LoadColumn {
   name: string;
@@ -121,8 +122,8 @@ async function withUnboundedNumericsDecided(
     files.length === 0
       ? unbounded.flatMap(() => [0, 0, false])
       : (
-          await target.connection.runAndReadAll(
-            `select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers, bytesOf)}`,
+          await readAll(
+            target.connection.run(`select ${stats.join(', ')} from ${readCsvSql(files, columns, buffers, bytesOf)}`),
           )
         ).getRows()[0]!;
   const decided = [...columns];

@@ -24,6 +24,7 @@ import type { PostgresConfig } from './postgres.config.js';
 import { isUniqueKey, targetColumns, type TargetColumn } from './target-table.js';
 import { copyInto, upsert } from './write.js';
 import { BEGIN_WRITE } from './snapshot.js';
+import { readAll } from '../duckdb/read-all.js';
 
 interface SourceColumn {
   name: string;
@@ -94,7 +95,7 @@ export async function writeFromTable(
 
 /** The DuckDB table's columns with their types, as DuckDB reports them for a query over it. */
 async function sourceColumns(source: DuckDBTable): Promise<SourceColumn[]> {
-  const reader = await source.connection.runAndReadAll(`select * from ${duckIdent(source.table)} limit 0`);
+  const reader = await readAll(source.connection.run(`select * from ${duckIdent(source.table)} limit 0`));
   const types = reader.columnTypes();
   return reader.columnNames().map((name, i) => ({ name, type: types[i]! }));
 }

@@ -1,5 +1,6 @@
 /** A DuckDB connection for one node attempt, interrupted when the attempt's signal aborts and always given back. */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readAll } from '@conduit/connectors';
 import type { RunWorkspace } from '../../data/run-workspace.js';
 import { StoppableWork, StrandedStatement } from '../../data/interrupts.js';
 import { quoteIdent } from '../../data/sql-names.js';
@@ -70,7 +71,7 @@ export async function withDuckDB<T>(
 }
 
 export async function countRows(connection: DuckDBConnection, table: string): Promise<number> {
-  const reader = await connection.runAndReadAll(`select count(*) from ${quoteIdent(table)}`);
+  const reader = await readAll(connection.run(`select count(*) from ${quoteIdent(table)}`));
   return Number(reader.getRows()[0]?.[0] ?? 0);
 }
 

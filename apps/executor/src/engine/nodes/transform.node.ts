@@ -5,7 +5,7 @@
  * It is bound in the SQL-check child first (checkPlanIsolated): binding it here could take any memory.
  */
 import duckdb from '@duckdb/node-api';
-import { checkUserSelect, prepareUserSql } from '@conduit/connectors';
+import { checkUserSelect, prepareUserSql, readAll } from '@conduit/connectors';
 import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
@@ -45,7 +45,7 @@ export async function runTransform(ctx: NodeContext): Promise<NodeResult> {
         if (create.statementType !== duckdb.StatementType.CREATE)
           throw new NodeFailure('the SQL must be one SELECT statement', false, 'config_error');
         // CREATE TABLE ... AS answers the rows it wrote: no count(*) of the new table after.
-        rowsOut = Number((await create.runAndReadAll()).getRows()[0]?.[0] ?? 0);
+        rowsOut = Number((await readAll(create.run())).getRows()[0]?.[0] ?? 0);
       } finally {
         create.destroySync();
       }

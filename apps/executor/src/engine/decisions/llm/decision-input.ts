@@ -1,6 +1,6 @@
 /** What an llm decision's prompt may show of its input: the first rows, the row count and the columns. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { plainValue } from '@conduit/connectors';
+import { plainValue, readAll } from '@conduit/connectors';
 import { quoteIdent } from '../../../data/sql-names.js';
 import { NodeFailure } from '../../node-failure.js';
 
@@ -33,10 +33,10 @@ export async function readDecisionInput(
       false,
     );
   }
-  const sample = await connection.runAndReadAll(`select * from ${quoteIdent(view)} limit ${limit}`);
+  const sample = await readAll(connection.run(`select * from ${quoteIdent(view)} limit ${limit}`));
   const names = sample.columnNames();
   const types = sample.columnTypes();
-  const counted = await connection.runAndReadAll(`select count(*) from ${quoteIdent(view)}`);
+  const counted = await readAll(connection.run(`select count(*) from ${quoteIdent(view)}`));
   return {
     // The values row sinks get (safe integers as numbers, timestamps as Dates), shown as JSON.
     rows: sample.convertRowObjects(plainValue),
@@ -52,9 +52,9 @@ export async function readDecisionInput(
  */
 async function sampleJsonBytes(connection: DuckDBConnection, view: string, limit: number): Promise<number> {
   const sample = `(select * from ${quoteIdent(view)} limit ${limit})`;
-  const names = (await connection.runAndReadAll(`select * from ${sample} limit 0`)).columnNames();
-  const sized = await connection.runAndReadAll(
-    `select count(*), sum(coalesce(strlen(to_json(COLUMNS(*))::varchar), 4)) from ${sample}`,
+  const names = (await readAll(connection.run(`select * from ${sample} limit 0`))).columnNames();
+  const sized = await readAll(
+    connection.run(`select count(*), sum(coalesce(strlen(to_json(COLUMNS(*))::varchar), 4)) from ${sample}`),
   );
   const [count, ...values] = sized.getRows()[0] ?? [];
   const valueBytes = values.reduce<number>((sum, v) => sum + Number(v ?? 0), 0);
