@@ -1,5 +1,5 @@
 import duckdb, { type DuckDBConnection } from '@duckdb/node-api';
-import { checkUserSelect } from './user-sql.js';
+import { checkUserSelect, prepareUserSql } from './user-sql.js';
 
 let instance: duckdb.DuckDBInstance;
 let connection: DuckDBConnection;
@@ -8,6 +8,8 @@ beforeAll(async () => {
   instance = await duckdb.DuckDBInstance.create(':memory:');
   connection = await instance.connect();
   await connection.run('create table t as select 1 as n');
+  // Only the bound plan sees through a view: the text and the parse tree name `sv` alone.
+  await connection.run("create view sv as select current_setting('threads') as s");
 });
 
 afterAll(() => {
@@ -30,5 +32,31 @@ describe('checkUserSelect', () => {
         'must be one SELECT statement',
       );
     }
+  });
+});
+
+describe('prepareUserSql', () => {
+  // From the second check of a text on, its verdict is held and it is prepared from the text, not extracted first.
+  it('answers a text the same at every check, the first and those that find its verdict held', async () => {
+    const create = 'create or replace table u as (\nselect n + 1 as m from t\n)';
+    for (let i = 0; i < 3; i++) {
+      const prepared = await prepareUserSql(connection, create, 'statement');
+      try {
+        expect(Number((await prepared.runAndReadAll()).getRows()[0]?.[0])).toBe(1);
+      } finally {
+        prepared.destroySync();
+      }
+      await expect(prepareUserSql(connection, 'select n from t; drop table t', 'statement')).rejects.toThrow(
+        'holds 2 statements: only one statement is allowed',
+      );
+      // The plan's check still runs at every check: a setting reached through a view is refused each time.
+      await expect(
+        prepareUserSql(connection, 'create or replace table v as (select * from sv)', 'statement'),
+      ).rejects.toThrow(/calls current_setting\(\), which is not allowed/);
+      await expect(prepareUserSql(connection, 'select * from no_such_table', 'select')).rejects.toThrow(
+        /no_such_table/,
+      );
+    }
+    expect(Number((await connection.runAndReadAll('select count(*) from t')).getRows()[0]?.[0])).toBe(1);
   });
 });

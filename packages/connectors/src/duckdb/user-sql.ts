@@ -222,11 +222,13 @@ async function checkedStatement(
 ): Promise<DuckDBPreparedStatement | undefined> {
   const written = refusedCallInText(sql) ?? refusedStatementInText(sql);
   if (written) throw refuse(written);
-  const extracted = await extractOne(connection, sql);
+  // A text with a verdict held was found to be exactly one statement before (as in checkUserSelect): prepared from the
+  // text, one DuckDB call less a run's node. DuckDB's own prepare refuses more than one statement, running none.
+  const extracted = treeVerdicts.has(sql) ? undefined : await extractOne(connection, sql);
   const parsedSelect = await checkTree(connection, sql, kind);
   let prepared: DuckDBPreparedStatement;
   try {
-    prepared = await extracted.prepare(0);
+    prepared = await (extracted ? extracted.prepare(0) : connection.prepare(sql));
   } catch (err) {
     if (isPermissionError(err)) throw refuse(FILE_REFUSAL);
     if (unbound === 'pass') return undefined;
