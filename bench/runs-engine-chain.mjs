@@ -5,14 +5,10 @@
 // after the other on one connection of a DuckDB of the same settings. The difference is what the engine adds per
 // transform node (its checks of the tenant's SQL, the node's columns, its bookkeeping); the chain's goal (<= 200 ms,
 // issue 18) is judged through the whole stack by runs-scheduling.mjs.
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import duckdb from '@duckdb/node-api';
-import { ConnectorPools } from '@conduit/connectors';
-import { DEFAULT_RUN_MEMORY_LIMIT, WorkspacePool, executeRun, parseSize, runMemory } from '@conduit/executor';
 import { createBenchDatabase } from './lib/bench-database.mjs';
+import { engineAlone, runMemoryOfExecutor } from './lib/engine-alone.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 
 const NODES = Number(process.env.BENCH_ENGINE_CHAIN_NODES ?? 40);
@@ -38,7 +34,7 @@ async function timed(rounds, once) {
   return { ...summary(times), cpu_ms_per_run: round((used.user + used.system) / 1000 / rounds, 1) };
 }
 
-const memory = runMemory(parseSize(DEFAULT_RUN_MEMORY_LIMIT));
+const memory = runMemoryOfExecutor();
 const createStatements = Array.from(
   { length: NODES - 1 },
   (_, i) => `create or replace table n${i + 1} as (select * from n${i})`,
@@ -59,44 +55,18 @@ async function bareStatements(rounds) {
   }
 }
 
-/** The DAG through executeRun, as runs-sql-chain.mjs's engine alone. */
-async function engineAlone(url, rounds) {
-  const { hostname, port, pathname, username } = new URL(url);
+/** The DAG through the run engine alone (lib/engine-alone.mjs). */
+async function engineAloneRuns(url, rounds) {
   const connectorId = 'con_bench_engine';
-  const config = {
-    host: hostname,
-    port: Number(port || 5432),
-    database: pathname.slice(1),
-    user: username || 'postgres',
-  };
   const nodes = [{ id: 'n0', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }];
   for (let i = 1; i < NODES; i++)
     nodes.push({ id: `n${i}`, type: 'transform', config: { sql: `select * from n${i - 1}` } });
   const dag = { nodes, edges: nodes.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id })) };
-  const connectors = new Map([[connectorId, { id: connectorId, type: 'postgres', config }]]);
-  const pools = new ConnectorPools();
-  const workspace = { dataDir: join(tmpdir(), `conduit-bench-engine-chain-${process.pid}`), memory };
-  const workspaces = new WorkspacePool(workspace, { warn: () => undefined }, 1);
-  workspaces.warm();
+  const engine = engineAlone(url, connectorId);
   try {
-    return await timed(rounds, async (r) => {
-      const outcome = await executeRun({
-        runId: `run_bench_engine_chain_${r}`,
-        tenantId: 'tnt_bench',
-        dag,
-        connectors,
-        workspace,
-        workspaces,
-        signal: new AbortController().signal,
-        log: { write() {} },
-        pools,
-      });
-      if (outcome.status !== 'succeeded')
-        throw new Error(`engine run ${outcome.status}: ${JSON.stringify(outcome.error)}`);
-    });
+    return await timed(rounds, () => engine.run(dag));
   } finally {
-    await Promise.all([pools.closeAll(), workspaces.close()]);
-    await rm(workspace.dataDir, { recursive: true, force: true });
+    await engine.close();
   }
 }
 
@@ -109,7 +79,7 @@ try {
   console.log(
     `${NODES - 1} x CREATE TABLE ... AS on one DuckDB connection (baseline)  p50 ${baseline.p50_ms} ms  p95 ${baseline.p95_ms} ms  (n=${baseline.n}; CPU ${baseline.cpu_ms_per_run} ms a run)`,
   );
-  engine = await engineAlone(database.url, RUNS);
+  engine = await engineAloneRuns(database.url, RUNS);
 } finally {
   await database.drop();
 }

@@ -5,15 +5,11 @@
 // orchestration over the 400 ms of work. Between the two, the run engine alone: the same DAG through executeRun in
 // this process, on a pooled connector and a kept DuckDB as an executor's, with no queue, scheduler or reports: what
 // the engine's own work per node costs, so the rest of the orchestration is the hops around it.
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { ConnectorPools } from '@conduit/connectors';
-import { DEFAULT_RUN_MEMORY_LIMIT, WorkspacePool, executeRun, parseSize, runMemory } from '@conduit/executor';
 import { startBenchStack } from './lib/bench-stack.mjs';
 import { createBenchDatabase } from './lib/bench-database.mjs';
+import { engineAlone } from './lib/engine-alone.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 import { stackProfiles } from './lib/stack-profiles.mjs';
@@ -64,47 +60,20 @@ function cpuMeter() {
   };
 }
 
-/** The DAG through the run engine in this process, `rounds` times after a warm-up round (pools of its own). */
-async function engineAlone(url, dag, rounds) {
-  const { hostname, port, pathname, username } = new URL(url);
-  const config = {
-    host: hostname,
-    port: Number(port || 5432),
-    database: pathname.slice(1),
-    user: username || 'postgres',
-  };
-  const connectors = new Map([
-    [dag.nodes[0].config.connector_id, { id: dag.nodes[0].config.connector_id, type: 'postgres', config }],
-  ]);
-  const pools = new ConnectorPools();
-  const memory = runMemory(parseSize(DEFAULT_RUN_MEMORY_LIMIT));
-  const workspace = { dataDir: join(tmpdir(), `conduit-bench-engine-${process.pid}`), memory };
-  const workspaces = new WorkspacePool(workspace, { warn: () => undefined }, 1);
-  workspaces.warm();
+/** The DAG through the run engine in this process, `rounds` times after a warm-up round (lib/engine-alone.mjs). */
+async function engineAloneRuns(url, dag, rounds) {
+  const engine = engineAlone(url, dag.nodes[0].config.connector_id);
   const times = [];
   const cpu = cpuMeter();
   try {
     for (let r = 0; r < rounds + 1; r++) {
       if (r === 1) cpu.start();
       const started = performance.now();
-      const outcome = await executeRun({
-        runId: `run_bench_engine_${r}`,
-        tenantId: 'tnt_bench',
-        dag,
-        connectors,
-        workspace,
-        workspaces,
-        signal: new AbortController().signal,
-        log: { write() {} },
-        pools,
-      });
-      if (outcome.status !== 'succeeded')
-        throw new Error(`engine run ${outcome.status}: ${JSON.stringify(outcome.error)}`);
+      await engine.run(dag);
       if (r > 0) times.push(performance.now() - started);
     }
   } finally {
-    await Promise.all([pools.closeAll(), workspaces.close()]);
-    await rm(workspace.dataDir, { recursive: true, force: true });
+    await engine.close();
   }
   return { ...summary(times), cpu_ms_per_run: cpu.msPer(rounds) };
 }
@@ -192,7 +161,7 @@ try {
   const edges = nodes.slice(1).map((n, i) => ({ from: `s${i}`, to: n.id }));
   // The bench process connects to its own database as the stack's executor does (private networks allowed).
   process.env.CONNECTOR_ALLOW_PRIVATE_NETWORKS = 'true';
-  engine = await engineAlone(database.url, { nodes, edges }, RUNS);
+  engine = await engineAloneRuns(database.url, { nodes, edges }, RUNS);
   console.log(
     `${NODES} sql nodes through the run engine alone (executeRun in this process, pooled)  p50 ${engine.p50_ms} ms  p95 ${engine.p95_ms} ms  (n=${engine.n}; CPU ${engine.cpu_ms_per_run} ms a run, every thread)`,
   );
