@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { readAll } from './read-all.js';
 
 let instance: DuckDBInstance;
@@ -47,5 +47,25 @@ describe('readAll', () => {
 
   it('fails with the statement, leaving nothing to read', async () => {
     await expect(readAll(connection.run('select * from no_such_table'))).rejects.toThrow(/no_such_table/);
+  });
+
+  it('refuses a streaming result rather than reading it as empty', async () => {
+    const streaming = await connection.stream('select 1');
+    await expect(readAll(streaming as unknown as DuckDBMaterializedResult)).rejects.toThrow(/materialized/);
+  });
+
+  it('reads every type as runAndReadAll does, on an instance of more than one thread', async () => {
+    const threaded = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const c = await threaded.connect();
+    try {
+      const sql = `select i, i::decimal(18,3) / 7 as d, repeat('x', i % 50) as s, [i, null] as l,
+        {'a': i, 'b': i::varchar} as st, map([i], [i::varchar]) as m, (i % 3)::varchar::enum('0', '1', '2') as e,
+        date '2024-01-01' + i::integer as day, case when i % 5 = 0 then null else i end as n
+        from range(10000) t(i) where i % 7 <> 3 order by i`;
+      expect((await readAll(c.run(sql))).getRowsJson()).toEqual((await c.runAndReadAll(sql)).getRowsJson());
+    } finally {
+      c.closeSync();
+      threaded.closeSync();
+    }
   });
 });

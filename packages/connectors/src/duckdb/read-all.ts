@@ -15,6 +15,8 @@ export async function readAll(
   running: Promise<DuckDBMaterializedResult> | DuckDBMaterializedResult,
 ): Promise<DuckDBResultReader> {
   const result = await running;
+  // A streaming result (stream()) has no chunks to take: it would read as empty, never as what it holds.
+  if (result.isStreaming) throw new Error('readAll reads a materialized result (run()), not a streaming one');
   const count = result.chunkCount;
   let next = 0;
   // The reader asks for chunks until one is missing or empty, as it does of DuckDB's own fetch.

@@ -59,4 +59,30 @@ describe('prepareUserSql', () => {
     }
     expect(Number((await connection.runAndReadAll('select count(*) from t')).getRows()[0]?.[0])).toBe(1);
   });
+
+  it('says a text without a statement holds none, not that a callback failed', async () => {
+    for (const sql of ['-- only a comment', '/* and another */', ';', '   ']) {
+      await expect(checkUserSelect(connection, sql)).rejects.toThrow(
+        'is not valid SQL: it holds no statement, only comments or spaces',
+      );
+      await expect(prepareUserSql(connection, sql, 'statement')).rejects.toThrow(
+        'is not valid SQL: it holds no statement, only comments or spaces',
+      );
+    }
+  });
+
+  it('prepares a text whose verdict checkUserSelect left held, and checks its plan', async () => {
+    const sql = 'select s from sv where s is not null';
+    // Its tree reads a view: the text passes, and only the plan, checked by the prepare from the text, refuses it.
+    await expect(checkUserSelect(connection, sql)).resolves.toBeUndefined();
+    await expect(prepareUserSql(connection, sql, 'select')).rejects.toThrow(/calls current_setting\(\)/);
+    const plain = 'select n * 2 as twice from t';
+    await checkUserSelect(connection, plain);
+    const prepared = await prepareUserSql(connection, plain, 'select');
+    try {
+      expect((await prepared.runAndReadAll()).getRowObjects()).toEqual([{ twice: 2 }]);
+    } finally {
+      prepared.destroySync();
+    }
+  });
 });

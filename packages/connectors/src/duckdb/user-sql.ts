@@ -73,6 +73,8 @@ type TreeVerdict = { kind: 'select'; problem: string | undefined } | { kind: 'ot
  * TREE_VERDICTS_MAX texts of at most TREE_VERDICT_TEXT_MAX characters (a refusal is kept too; a parse error, or any
  * other error of the serializer, is not).
  */
+// Only a text extractOne found to be exactly one statement is ever checkTree'd (every caller extracts first unless
+// the text's verdict is held), so a held verdict also says the text is one statement: the callers rely on it.
 const treeVerdicts = new Map<string, TreeVerdict>();
 const TREE_VERDICTS_MAX = 1000;
 const TREE_VERDICT_TEXT_MAX = 16 * 1024;
@@ -169,17 +171,37 @@ async function serializedPlan(connection: DuckDBConnection, sql: string): Promis
   return serialized;
 }
 
+const NO_STATEMENT = `${NOT_VALID_SQL}: it holds no statement, only comments or spaces`;
+/**
+ * node-bindings' error for a text DuckDB extracts no statement from (spaces, comments, a lone `;`): its own message
+ * only says its callback failed.
+ */
+const NOTHING_EXTRACTED = 'Error in native callback';
+
 /** Exactly one statement, or the message saying why not. */
 async function extractOne(connection: DuckDBConnection, sql: string) {
   let extracted;
   try {
     extracted = await connection.extractStatements(sql);
   } catch (err) {
-    throw refuse(`${NOT_VALID_SQL}: ${oneLine(messageOf(err))}`);
+    const message = messageOf(err);
+    throw refuse(message === NOTHING_EXTRACTED ? NO_STATEMENT : `${NOT_VALID_SQL}: ${oneLine(message)}`);
   }
-  if (extracted.count === 0) throw refuse(`${NOT_VALID_SQL}: it holds no statement, only comments or spaces`);
+  if (extracted.count === 0) throw refuse(NO_STATEMENT);
   if (extracted.count > 1) throw refuse(`holds ${extracted.count} statements: only one statement is allowed`);
   return extracted;
+}
+
+/**
+ * DuckDB's prepare of a text that is not exactly one statement (it runs none): what extractOne would have said, so
+ * that even should a text reach prepare unextracted, it is refused with a reason, at save time too.
+ */
+function statementCountRefusal(err: unknown): ConnectorError | undefined {
+  const message = messageOf(err);
+  if (/Cannot prepare multiple statements at once/.test(message))
+    return refuse('holds more than one statement: only one statement is allowed');
+  if (/No statement to prepare/.test(message)) return refuse(NO_STATEMENT);
+  return undefined;
 }
 
 /** `parsedSelect`: the parser saw a SELECT; a PRAGMA or SHOW is rewritten into one and prepares as SELECT too. */
@@ -231,6 +253,8 @@ async function checkedStatement(
     prepared = await (extracted ? extracted.prepare(0) : connection.prepare(sql));
   } catch (err) {
     if (isPermissionError(err)) throw refuse(FILE_REFUSAL);
+    const refusal = statementCountRefusal(err);
+    if (refusal) throw refusal;
     if (unbound === 'pass') return undefined;
     throw err;
   }
@@ -254,8 +278,8 @@ async function checkedStatement(
 export async function checkUserSelect(connection: DuckDBConnection, sql: string): Promise<void> {
   const written = refusedCallInText(sql);
   if (written) throw refuse(written);
-  // A text with a verdict held was found to be exactly one statement before (every check extracts before its tree
-  // is parsed), and the parser, fixed for the process, says the same of it again: one DuckDB call less a run's node.
+  // A text with a verdict held was found to be exactly one statement before (see treeVerdicts), and the parser, fixed
+  // for the process, says the same of it again: one DuckDB call less a run's node.
   if (!treeVerdicts.has(sql)) await extractOne(connection, sql);
   await checkTree(connection, sql, 'select');
 }
