@@ -1,13 +1,14 @@
-// The run engine's own cost per node, without the stack around it: the 40-node chain of runs-scheduling.mjs (a
-// postgres `source` of `select 1`, then 39 transforms each selecting everything of the one before) through
-// executeRun in this process, on a pooled connector and a kept DuckDB as an executor has them, with no queue,
-// scheduler or reports. Beside it the least the same DuckDB work costs: the 39 CREATE TABLE ... AS statements one
-// after the other on one connection of a DuckDB of the same settings. The difference is what the engine adds per
-// transform node (its checks of the tenant's SQL, the node's columns, its bookkeeping); the chain's goal (<= 200 ms,
-// issue 18) is judged through the whole stack by runs-scheduling.mjs.
+// The run engine's own cost per node, without the stack around it: the 40-node chain of runs-scheduling.mjs
+// (lib/dag-fixture.mjs: a postgres `source` of `select 1 as n`, then 39 transforms each selecting `n` of the one
+// before) through executeRun in this process, on a pooled connector and a kept DuckDB as an executor has them,
+// with no queue, scheduler or reports. Beside it the least the same DuckDB work costs: the 39 CREATE TABLE ... AS
+// statements one after the other on one connection of a DuckDB with the run's threads. The difference is what the
+// engine adds per transform node (its checks of the tenant's SQL, the node's columns, its bookkeeping); the chain's
+// goal (<= 200 ms, issue 18) is judged through the whole stack by runs-scheduling.mjs.
 import { performance } from 'node:perf_hooks';
 import duckdb from '@duckdb/node-api';
 import { createBenchDatabase } from './lib/bench-database.mjs';
+import { transformChain } from './lib/dag-fixture.mjs';
 import { engineAlone, runMemoryOfExecutor } from './lib/engine-alone.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 
@@ -27,7 +28,7 @@ async function timed(rounds, once) {
   for (let r = 0; r < rounds + WARMUP; r++) {
     if (r === WARMUP) from = process.cpuUsage();
     const started = performance.now();
-    await once(r);
+    await once();
     if (r >= WARMUP) times.push(performance.now() - started);
   }
   const used = process.cpuUsage(from);
@@ -37,10 +38,10 @@ async function timed(rounds, once) {
 const memory = runMemoryOfExecutor();
 const createStatements = Array.from(
   { length: NODES - 1 },
-  (_, i) => `create or replace table n${i + 1} as (select * from n${i})`,
+  (_, i) => `create or replace table n${i + 1} as (select n from n${i})`,
 );
 
-/** Baseline: the transforms' statements alone on one DuckDB connection (the instance's run settings). */
+/** Baseline: the transforms' statements alone on one DuckDB connection (the run's threads). */
 async function bareStatements(rounds) {
   const instance = await duckdb.DuckDBInstance.create(':memory:', { threads: memory.duckdb.threads });
   const connection = await instance.connect();
@@ -58,10 +59,7 @@ async function bareStatements(rounds) {
 /** The DAG through the run engine alone (lib/engine-alone.mjs). */
 async function engineAloneRuns(url, rounds) {
   const connectorId = 'con_bench_engine';
-  const nodes = [{ id: 'n0', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }];
-  for (let i = 1; i < NODES; i++)
-    nodes.push({ id: `n${i}`, type: 'transform', config: { sql: `select * from n${i - 1}` } });
-  const dag = { nodes, edges: nodes.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id })) };
+  const dag = transformChain(connectorId, NODES);
   const engine = engineAlone(url, connectorId);
   try {
     return await timed(rounds, () => engine.run(dag));

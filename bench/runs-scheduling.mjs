@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { startBenchStack } from './lib/bench-stack.mjs';
+import { transformChain } from './lib/dag-fixture.mjs';
 import { printResult, quantile, round } from './lib/report.mjs';
 import { jobFor, msBetween, stackConnector, trigger, waitSucceeded } from './lib/runs-api.mjs';
 
@@ -143,11 +144,7 @@ try {
     `trigger -> running (started_at - queued_at)  p50 ${latency.p50_ms} ms  p99 ${latency.p99_ms} ms  max ${latency.max_ms} ms  mean ${latency.mean_ms} ms  (n=${latency.n}; the 202 took p50 ${latency.trigger_202.p50_ms} ms; goal p50 <= ${GOALS.p50_ms}, p99 <= ${GOALS.p99_ms})`,
   );
 
-  const nodes = [{ id: 'n0', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }];
-  for (let i = 1; i < CHAIN_NODES; i++)
-    nodes.push({ id: `n${i}`, type: 'transform', config: { sql: `select n from n${i - 1}` } });
-  const edges = nodes.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id }));
-  chain = await chainRuns(stack, await jobFor(stack, { nodes, edges }), CHAIN_REPEATS);
+  chain = await chainRuns(stack, await jobFor(stack, transformChain(connectorId, CHAIN_NODES)), CHAIN_REPEATS);
   console.log(
     `${CHAIN_NODES}-node chain, trigger -> succeeded seen  p50 ${chain.wall.p50_ms} ms  max ${chain.wall.max_ms} ms  (the 202 took p50 ${chain.trigger_202.p50_ms} ms, queued -> finished p50 ${chain.queued_to_finished.p50_ms} ms; goal <= ${GOALS.chain_ms})`,
   );

@@ -127,3 +127,14 @@ export function realisticDag(seed = 42) {
   }
   return { nodes, edges };
 }
+
+/**
+ * The chain the run benches time (issue 18): a postgres `source` of `select 1 as n` on `connectorId`, then
+ * `nodes - 1` transforms, each selecting `n` from the one before (`n0` .. `n<nodes-1>`).
+ */
+export function transformChain(connectorId, nodes) {
+  const chain = [{ id: 'n0', type: 'source', config: { connector_id: connectorId, query: 'select 1 as n' } }];
+  for (let i = 1; i < nodes; i++)
+    chain.push({ id: `n${i}`, type: 'transform', config: { sql: `select n from n${i - 1}` } });
+  return { nodes: chain, edges: chain.slice(1).map((n, i) => ({ from: `n${i}`, to: n.id })) };
+}
