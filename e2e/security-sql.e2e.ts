@@ -259,6 +259,47 @@ describe('SQL that reaches beyond its tables', () => {
     }
   });
 
+  // A sql node leaves no table; its id, read as one, named DuckDB's own view of that name (the settings, with the
+  // server's folders), and a sink exported it.
+  it("never reads a sql node's id as a table: one named after DuckDB's settings view is refused at save, and at trigger when stored before", async () => {
+    const wh = await warehouse(attacker, 'wh/attacker-settings.duckdb', 'harmless');
+    const dag = {
+      nodes: [
+        { id: 'pg_settings', type: 'sql', config: { connector_id: wh, sql: 'select 1' } },
+        { id: 'loot', type: 'sink', config: { connector_id: wh, table: 'loot', mode: 'overwrite' } },
+      ],
+      edges: [{ from: 'pg_settings', to: 'loot' }],
+    };
+    const saved = await call<{ id: string; status: string }>(stack, 'POST', '/v2/pipelines', {
+      key: attacker.key,
+      body: { name: uniqueName('settings'), dag },
+    });
+    expect([saved.status, saved.body.status]).toEqual([201, 'invalid']);
+    const validation = await call<{ errors: { code: string; node_id?: string; message: string }[] }>(
+      stack,
+      'POST',
+      `/v2/pipelines/${saved.body.id}/validate`,
+      { key: attacker.key },
+    );
+    expect(validation.body.errors).toEqual([
+      expect.objectContaining({
+        code: 'missing_input',
+        node_id: 'loot',
+        message: expect.stringContaining('only orders'),
+      }),
+    ]);
+
+    // Stored before the check: the trigger validates the pipeline again and refuses it (the executor, reading only its
+    // inputs that leave a table, would fail the sink: apps/executor/test/sql-escapes.test.ts).
+    const id = await storedBeforeTheCheck(attacker, pipelineOf(wh, {}), dag);
+    const job = await createAs(attacker, '/v2/jobs', { name: uniqueName('job'), pipeline_id: id });
+    const refused = await call<ProblemDocument>(stack, 'POST', `/v2/jobs/${job.id}/run`, { key: attacker.key });
+    expect([refused.status, refused.body.code]).toEqual([409, 'pipeline_invalid']);
+    expect(refused.body.detail).toContain('only orders');
+    const runs = await call<Page<Run>>(stack, 'GET', `/v2/jobs/${job.id}/runs`, { key: attacker.key });
+    expect(runs.body.data).toEqual([]);
+  });
+
   it("refuses a duckdb sql node's COPY, ATTACH, SET and second statement at save, and a file reader or COPY of a table at run time", async () => {
     const wh = await warehouse(attacker, 'wh/statements.duckdb', 'harmless');
     const sqlNode = (sql: string) => ({

@@ -143,6 +143,50 @@ describe('ordinary SQL still runs in every node type', () => {
     });
   });
 
+  // A sql node leaves no table: read as one, its id named what DuckDB finds by that name outside the run's tables
+  // (here its settings view, with the server's folders), and a sink exported it, through a decision's view too.
+  it("reads as an input only a node that leaves a table: a sql node named after DuckDB's settings view exports nothing", async () => {
+    const dag = {
+      nodes: [
+        { id: 'orders', type: 'source', config: { connector_id: duck.id, table: 'orders' } },
+        {
+          id: 'pg_settings',
+          type: 'sql',
+          config: { connector_id: duck.id, sql: 'create or replace table noop (a int)' },
+        },
+        { id: 'loot', type: 'sink', config: { connector_id: duck.id, table: 'loot', mode: 'overwrite' } },
+        rulesDecision('d', { choices: ['a', 'b'], default: 'b', rules: [{ choice: 'a', sql: 'select true' }] }),
+        { id: 'through_view', type: 'transform', config: { sql: 'select * from d' } },
+        { id: 'loot_view', type: 'sink', config: { connector_id: duck.id, table: 'loot_view', mode: 'overwrite' } },
+        { id: 'ordered', type: 'sink', config: { connector_id: duck.id, table: 'ordered', mode: 'overwrite' } },
+        { id: 'unchosen', type: 'sink', config: { connector_id: duck.id, table: 'unchosen', mode: 'overwrite' } },
+      ],
+      edges: [
+        { from: 'pg_settings', to: 'loot' },
+        { from: 'pg_settings', to: 'd' },
+        { from: 'd', to: 'through_view' },
+        { from: 'through_view', to: 'loot_view' },
+        // An edge from a sql node only orders the sink after it: the sink writes its one table input.
+        { from: 'pg_settings', to: 'ordered' },
+        { from: 'orders', to: 'ordered' },
+        // Its one table input on a branch not chosen: skipped, though the sql node above it ran.
+        { from: 'd', to: 'unchosen', when: 'b' },
+        { from: 'pg_settings', to: 'unchosen' },
+      ],
+    };
+    const run = await runDag(dag, {}, { connectors: [duck] });
+    expect(nodeOf(run, 'loot')).toMatchObject({
+      status: 'failed',
+      error: { code: 'config_error', message: expect.stringContaining('exactly one input that leaves a table') },
+    });
+    expect(nodeOf(run, 'd')).toMatchObject({ status: 'succeeded', rows_in: 0, rows_out: 0 });
+    expect(nodeOf(run, 'through_view')).toMatchObject({ status: 'succeeded', rows_out: 0 });
+    expect(nodeOf(run, 'loot_view')).toMatchObject({ status: 'succeeded', rows_out: 0 });
+    expect(nodeOf(run, 'ordered')).toMatchObject({ status: 'succeeded', rows_in: 2, rows_out: 2 });
+    expect(nodeOf(run, 'unchosen').status).toBe('skipped');
+    expect(JSON.stringify(run.outcome.nodes)).not.toMatch(/temp_directory|memory_limit|threads/);
+  });
+
   it("keeps a constant's memory within the run's limit: no GBs taken while the statement is planned", async () => {
     // Folded while planning, this took 2-9 GB of the executor past memory_limit; computed as the query runs, DuckDB's
     // limit refuses it at once. Also through the duckdb connector's own statement.

@@ -174,6 +174,30 @@ describe('validateDag: graph rules', () => {
     ]);
   });
 
+  it('missing_input for a node whose only inputs leave no table (a sql node, a sink); an ordering edge beside one is fine', () => {
+    const sql = (id: string) => ({ id, type: 'sql', config: { connector_id: 'con_pg', sql: 'select 1' } });
+    const dag: Dag = {
+      nodes: [source('s'), sql('q'), transform('t'), sink('k'), sink('k2'), transform('ok')],
+      edges: [
+        { from: 'q', to: 't' },
+        { from: 'q', to: 'k' },
+        { from: 's', to: 'k2' },
+        { from: 'k2', to: 'ok' },
+        { from: 's', to: 'ok' },
+        { from: 'q', to: 'ok' },
+      ],
+    };
+    const errors = validateDag(dag, ctx).errors;
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'missing_input',
+        node_id: 't',
+        message: expect.stringContaining('leaves no table'),
+      }),
+      expect.objectContaining({ code: 'missing_input', node_id: 'k', message: expect.stringContaining('only orders') }),
+    ]);
+  });
+
   it('edge_without_when is a warning, not an error', () => {
     const dag = apiExampleDag();
     dag.nodes.push(sink('audit'));

@@ -14,6 +14,11 @@ import { checkNodeConfig, decisionChoices } from './node-config.rules.js';
 
 /** Node types that read their input from upstream nodes and so need at least one. */
 const NEEDS_INPUT: ReadonlySet<string> = new Set(['transform', 'sink', 'decision']);
+/**
+ * Node types whose output is a table the nodes below read (named after the node). A sql node or a sink leaves none:
+ * an edge from one only orders the node below after it, and gives it nothing to read.
+ */
+const LEAVES_TABLE: ReadonlySet<string> = new Set(['source', 'transform', 'decision']);
 
 function checkLimits(dag: Dag, errors: ValidationIssue[]): void {
   if (dag.nodes.length === 0) errors.push({ code: 'empty_dag', message: 'the DAG has no nodes', path: 'nodes' });
@@ -165,16 +170,22 @@ function checkChoicesUsed(dag: Dag, graph: DagGraph, warnings: ValidationIssue[]
 
 function checkInputs(dag: Dag, graph: DagGraph, errors: ValidationIssue[]): void {
   const { offsets, targets } = graph;
+  // 1: fed by an edge, 2: by an edge from a node that leaves a table.
   const fed = new Uint8Array(graph.ids.length);
   for (let u = 0; u < graph.ids.length; u++) {
-    for (let e = offsets[u]!; e < offsets[u + 1]!; e++) if (targets[e] !== u) fed[targets[e]!] = 1;
+    const feeds = LEAVES_TABLE.has(dag.nodes[graph.nodeIndex[u]!]!.type) ? 2 : 1;
+    for (let e = offsets[u]!; e < offsets[u + 1]!; e++)
+      if (targets[e] !== u) fed[targets[e]!] = Math.max(fed[targets[e]!]!, feeds);
   }
   graph.nodeIndex.forEach((i, v) => {
     const node = dag.nodes[i]!;
-    if (fed[v] === 1 || !NEEDS_INPUT.has(node.type)) return;
+    if (fed[v] === 2 || !NEEDS_INPUT.has(node.type)) return;
     errors.push({
       code: 'missing_input',
-      message: `node "${node.id}": a ${node.type} needs at least one incoming edge`,
+      message:
+        fed[v] === 0
+          ? `node "${node.id}": a ${node.type} needs at least one incoming edge`
+          : `node "${node.id}": a ${node.type} needs an incoming edge from a source, transform or decision: a sql node or a sink leaves no table to read, so an edge from one only orders`,
       node_id: node.id,
       path: `nodes[${i}]`,
     });

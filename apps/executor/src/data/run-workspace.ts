@@ -32,10 +32,6 @@ export interface CsvOutput {
   rows: number;
 }
 
-function xorInto(target: Buffer, digest: Buffer): void {
-  for (let i = 0; i < target.length; i++) target[i]! ^= digest[i]!;
-}
-
 export class RunWorkspace {
   /**
    * The connections handed out and not given back, each with the work its node runs on it once told ({@link runs}):
@@ -53,8 +49,8 @@ export class RunWorkspace {
   private readonly tableColumns = new Map<string, NodeColumns>();
   /** Node tables as SQL reads them ({@link setTableInput}), each with its digest. */
   private readonly tableInputs = new Map<string, { input: BindInput; digest: Buffer }>();
-  /** What recordedInputs answers: each table's digest XORed in as it is recorded (no walk of them all a call). */
-  private readonly inputsDigest = Buffer.alloc(32);
+  /** What recordedInputsDigest answers, until the next table is recorded. */
+  private inputsDigest: Buffer | undefined;
   /** Set by {@link close}: no connection is handed out after it. */
   private closed = false;
   /** Whether a connection was handed out for a tenant's SQL ({@link connect}); set before that SQL can run. */
@@ -225,11 +221,9 @@ export class RunWorkspace {
    * whole (a node table never changes after its node: the tenant's SQL only reads).
    */
   setTableInput(input: BindInput): void {
-    const before = this.tableInputs.get(input.name);
-    if (before) xorInto(this.inputsDigest, before.digest);
     const digest = createHash('sha256').update(JSON.stringify(input)).digest();
     this.tableInputs.set(input.name, { input, digest });
-    xorInto(this.inputsDigest, digest);
+    this.inputsDigest = undefined;
   }
 
   /** Whether node table `nodeId` was recorded ({@link setTableInput}). */
@@ -239,9 +233,16 @@ export class RunWorkspace {
 
   /**
    * A digest of every node table recorded so far, whatever order they were recorded in (parallel branches end in any
-   * order): the same tables with the same columns give the same digest.
+   * order): the same tables with the same columns give the same digest. One hash over the tables' digests in the
+   * order of their names: an XOR of them, kept as each was recorded, was cheaper, but a tenant could choose tables
+   * whose digests cancel out (a sum over enough of them reaches zero), and then two sets of tables had one digest.
    */
   recordedInputsDigest(): Buffer {
+    if (!this.inputsDigest) {
+      const hash = createHash('sha256');
+      for (const name of [...this.tableInputs.keys()].sort()) hash.update(this.tableInputs.get(name)!.digest);
+      this.inputsDigest = hash.digest();
+    }
     return Buffer.from(this.inputsDigest);
   }
 

@@ -12,7 +12,10 @@ export interface NodeContext {
   tenantId: string;
   /** Where the node's connector takes its connections from: pass it with `tenantId` to every driver call. */
   pool?: PoolScope | undefined;
-  /** Ids of the nodes feeding this one whose output exists (not skipped), in DAG order. */
+  /**
+   * Ids of the nodes feeding this one whose output exists (not skipped) and is a table or view of the run (a source's,
+   * a transform's, a decision's: table-inputs.ts), in DAG order.
+   */
   inputs: string[];
   workspace: RunWorkspace;
   /** Aborts on cancel, on lock loss and when the attempt times out. */

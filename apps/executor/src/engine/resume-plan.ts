@@ -6,11 +6,7 @@
  */
 import type { RunNode } from '@conduit/contracts';
 import type { RunPlan } from './run-plan.js';
-
-/** Node types whose output is a table (or hand-off file) of the run's workspace; a sink's or a sql node's is not. */
-const WORKSPACE_OUTPUTS: ReadonlySet<string> = new Set(['source', 'transform', 'decision']);
-/** Node types that read their inputs' tables; a sql node's inputs only order it, a source has none to read. */
-const READS_INPUTS: ReadonlySet<string> = new Set(['transform', 'decision', 'sink']);
+import { READS_INPUTS, WORKSPACE_OUTPUTS } from './table-inputs.js';
 
 export interface ResumePlan {
   /** Succeeded before and not run again: their recorded state stands. */

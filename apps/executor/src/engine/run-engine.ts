@@ -38,6 +38,7 @@ import { connectorFor, llmConnectorFor } from './connector-access.js';
 import { csvHandoffSink } from './nodes/csv-handoff.js';
 import { sinkRequestOf } from './nodes/sink-request.js';
 import { planResume, type ResumePlan } from './resume-plan.js';
+import { READS_INPUTS, tableInputs } from './table-inputs.js';
 import type { ServerPaths } from './server-paths.js';
 import { rebuildDecision } from './nodes/decision-rebuild.js';
 
@@ -204,7 +205,19 @@ class RunExecution {
       if (!live.includes(edge.from)) live.push(edge.from);
     }
     if (planNode.inputs.length > 0 && live.length === 0) return { kind: 'skip', reason: 'no input was chosen or ran' };
-    return { kind: 'run', inputs: live };
+    if (!READS_INPUTS.has(planNode.node.type)) return { kind: 'run', inputs: live };
+    // What the node reads: an edge from a sql node or a sink only orders it (table-inputs.ts). With every table input
+    // on a branch its decision did not choose, only such nodes ran above it: it has nothing to read.
+    const inputs = tableInputs(this.plan, live);
+    if (
+      inputs.length === 0 &&
+      tableInputs(
+        this.plan,
+        planNode.inputs.map((e) => e.from),
+      ).length > 0
+    )
+      return { kind: 'skip', reason: 'no input was chosen or ran' };
+    return { kind: 'run', inputs };
   }
 
   private start(planNode: PlanNode, record: NodeRecord, inputs: string[]): void {

@@ -208,7 +208,9 @@ export function treeProblem(node: Json, views: ReadonlySet<string>, ctes: Readon
     if (
       SYSTEM_CATALOGS.has(catalog) ||
       SYSTEM_SCHEMAS.has(schema) ||
-      (schema === '' && !names.has(table) && views.has(table))
+      // A qualified name (`main.duckdb_databases`) still reaches DuckDB's view where no table has the name; only a
+      // query's own CTE may have it, unqualified.
+      (views.has(table) && (schema !== '' || !names.has(table)))
     ) {
       return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
     }

@@ -10,7 +10,11 @@ import { inputColumns } from '../node-columns.js';
 
 export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   if (ctx.inputs.length !== 1)
-    throw new NodeFailure(`a sink needs exactly one input, it has ${ctx.inputs.length}`, false);
+    throw new NodeFailure(
+      `a sink needs exactly one input that leaves a table (a source, transform or decision), it has ${ctx.inputs.length}: an edge from a sql node or a sink only orders`,
+      false,
+      'config_error',
+    );
   const input = ctx.inputs[0]!;
   const csv = ctx.workspace.csvOutput(input);
   if (csv) return runSinkFromCsv(ctx, csv);
