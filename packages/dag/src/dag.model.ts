@@ -13,6 +13,14 @@ export function isNodeType(type: string): type is NodeType {
   return (NODE_TYPES as readonly string[]).includes(type);
 }
 
+/**
+ * Node types whose output is a table (or view) of the run, named after the node, that the nodes below read. A sql
+ * node or a sink leaves none: an edge from one only orders the node below after it, and gives it nothing to read.
+ */
+export const LEAVES_TABLE: ReadonlySet<string> = new Set<NodeType>(['source', 'transform', 'decision']);
+/** Node types that read their inputs' tables; a sql node's inputs only order it, a source has none. */
+export const READS_INPUTS: ReadonlySet<string> = new Set<NodeType>(['transform', 'decision', 'sink']);
+
 export interface DagNode {
   id: string;
   /** A string, not NodeType: an unknown type is a validation error, not a shape error. */

@@ -1,5 +1,7 @@
 export {
   NODE_TYPES,
+  LEAVES_TABLE,
+  READS_INPUTS,
   DAG_LIMITS,
   DAG_SHAPE_LIMITS,
   type NodeType,

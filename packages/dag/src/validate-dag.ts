@@ -4,6 +4,8 @@ import { buildDagGraph, type DagGraph } from './dag-graph.js';
 import {
   DAG_LIMITS,
   isNodeType,
+  LEAVES_TABLE,
+  READS_INPUTS,
   type Dag,
   type ValidationContext,
   type ValidationIssue,
@@ -11,14 +13,6 @@ import {
 } from './dag.model.js';
 import { executionLevels, findCycles } from './graph-order.js';
 import { checkNodeConfig, decisionChoices } from './node-config.rules.js';
-
-/** Node types that read their input from upstream nodes and so need at least one. */
-const NEEDS_INPUT: ReadonlySet<string> = new Set(['transform', 'sink', 'decision']);
-/**
- * Node types whose output is a table the nodes below read (named after the node). A sql node or a sink leaves none:
- * an edge from one only orders the node below after it, and gives it nothing to read.
- */
-const LEAVES_TABLE: ReadonlySet<string> = new Set(['source', 'transform', 'decision']);
 
 function checkLimits(dag: Dag, errors: ValidationIssue[]): void {
   if (dag.nodes.length === 0) errors.push({ code: 'empty_dag', message: 'the DAG has no nodes', path: 'nodes' });
@@ -179,7 +173,7 @@ function checkInputs(dag: Dag, graph: DagGraph, errors: ValidationIssue[]): void
   }
   graph.nodeIndex.forEach((i, v) => {
     const node = dag.nodes[i]!;
-    if (fed[v] === 2 || !NEEDS_INPUT.has(node.type)) return;
+    if (fed[v] === 2 || !READS_INPUTS.has(node.type)) return;
     errors.push({
       code: 'missing_input',
       message:

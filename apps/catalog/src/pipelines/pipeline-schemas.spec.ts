@@ -71,6 +71,21 @@ describe('schemaIssues', () => {
     ]);
   });
 
+  // An edge from a sql node only orders (LEAVES_TABLE): the transform is still checked against its one table input.
+  it('checks a transform beside an ordering edge from a sql node, naming only its table inputs', async () => {
+    const dag = shapeDag('select * from order_lines');
+    dag.nodes.push({ id: 'seed', type: 'sql', config: { connector_id: 'con_pg', sql: 'select 1' } });
+    dag.edges.push({ from: 'seed', to: 'shape' });
+    const { errors } = await check(dag, evidence(recorded('src', PG)));
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'unknown_table',
+        node_id: 'shape',
+        message: 'node "shape": the SQL reads the table "order_lines", which is none of its inputs ("src")',
+      }),
+    ]);
+  });
+
   it('reports another binder error (a type mismatch the run would fail on) as sql_binding', async () => {
     const { errors } = await check(shapeDag('select id from src where note > 1'), evidence(recorded('src', PG)));
     expect(errors).toEqual([

@@ -7,7 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { DAG_LIMITS, type Dag, type DagNode, type ValidationIssue } from '@conduit/dag';
+import { DAG_LIMITS, LEAVES_TABLE, type Dag, type DagNode, type ValidationIssue } from '@conduit/dag';
 import { isDeclarableType, isolatedBind, type BindColumn, type BindOutcome } from '@conduit/connectors';
 import {
   RUN_NODE_COLUMN_NAME_MAX,
@@ -125,8 +125,12 @@ async function walk(
 ): Promise<{ errors: ValidationIssue[]; warnings: ValidationIssue[] }> {
   const indexOf = new Map(dag.nodes.map((node, i) => [node.id, i]));
   const nodeIds = new Set(dag.nodes.map((node) => node.id.toLowerCase()));
+  const typeOf = new Map(dag.nodes.map((node) => [node.id, node.type]));
+  // A node's inputs are the tables above it: an edge from a sql node or a sink only orders (LEAVES_TABLE).
   const inputsOf = new Map<string, string[]>();
-  for (const edge of dag.edges) inputsOf.set(edge.to, [...(inputsOf.get(edge.to) ?? []), edge.from]);
+  for (const edge of dag.edges)
+    if (LEAVES_TABLE.has(typeOf.get(edge.from) ?? ''))
+      inputsOf.set(edge.to, [...(inputsOf.get(edge.to) ?? []), edge.from]);
   const known = new Map<string, BindColumn[]>();
   const issues: ValidationIssue[] = [];
   const warnings: ValidationIssue[] = [];

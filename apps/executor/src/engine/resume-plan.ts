@@ -6,7 +6,7 @@
  */
 import type { RunNode } from '@conduit/contracts';
 import type { RunPlan } from './run-plan.js';
-import { READS_INPUTS, WORKSPACE_OUTPUTS } from './table-inputs.js';
+import { LEAVES_TABLE, READS_INPUTS } from '@conduit/dag';
 
 export interface ResumePlan {
   /** Succeeded before and not run again: their recorded state stands. */
@@ -34,7 +34,7 @@ export function planResume(plan: RunPlan, recorded: readonly RunNode[]): ResumeP
     if (!READS_INPUTS.has(plan.byId.get(id)!.node.type)) return;
     for (const edge of plan.byId.get(id)!.inputs) {
       const from = succeeded.get(edge.from);
-      if (!from || rebuilt.has(from.id) || !WORKSPACE_OUTPUTS.has(plan.byId.get(from.id)!.node.type)) continue;
+      if (!from || rebuilt.has(from.id) || !LEAVES_TABLE.has(plan.byId.get(from.id)!.node.type)) continue;
       const choice = choices.get(from.id);
       // A branch its decision did not choose: the node there is skipped and reads nothing.
       if (edge.when !== undefined && choice !== undefined && edge.when !== choice) continue;

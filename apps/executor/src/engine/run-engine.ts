@@ -14,7 +14,7 @@ import {
   type ConnectorPools,
   type PoolScope,
 } from '@conduit/connectors';
-import type { DagNode } from '@conduit/dag';
+import { READS_INPUTS, type DagNode } from '@conduit/dag';
 import {
   CONNECTOR_SECRET_FIELDS,
   type KnownConnectorType,
@@ -38,7 +38,7 @@ import { connectorFor, llmConnectorFor } from './connector-access.js';
 import { csvHandoffSink } from './nodes/csv-handoff.js';
 import { sinkRequestOf } from './nodes/sink-request.js';
 import { planResume, type ResumePlan } from './resume-plan.js';
-import { READS_INPUTS, tableInputs } from './table-inputs.js';
+import { tableInputs } from './table-inputs.js';
 import type { ServerPaths } from './server-paths.js';
 import { rebuildDecision } from './nodes/decision-rebuild.js';
 
@@ -209,14 +209,12 @@ class RunExecution {
     // What the node reads: an edge from a sql node or a sink only orders it (table-inputs.ts). With every table input
     // on a branch its decision did not choose, only such nodes ran above it: it has nothing to read.
     const inputs = tableInputs(this.plan, live);
-    if (
-      inputs.length === 0 &&
-      tableInputs(
-        this.plan,
-        planNode.inputs.map((e) => e.from),
-      ).length > 0
-    )
-      return { kind: 'skip', reason: 'no input was chosen or ran' };
+    const tablesAbove = tableInputs(
+      this.plan,
+      planNode.inputs.map((e) => e.from),
+    );
+    if (inputs.length === 0 && tablesAbove.length > 0)
+      return { kind: 'skip', reason: 'no input that leaves a table was chosen or ran' };
     return { kind: 'run', inputs };
   }
 

@@ -147,6 +147,8 @@ function* identifiers(sql: string): Generator<{ name: string; next: string }> {
 /** Schemas and catalogs of DuckDB's own views (settings, databases with their paths, functions...). */
 const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['pg_catalog', 'information_schema']);
 const SYSTEM_CATALOGS: ReadonlySet<string> = new Set(['system', 'temp']);
+/** A name's one qualifier that still finds DuckDB's view of that name (a schema, or a catalog whose main schema). */
+const VIEW_QUALIFIERS: ReadonlySet<string> = new Set(['main', ...SYSTEM_CATALOGS]);
 
 /** DuckDB's own view names (duckdb_settings, pg_settings, duckdb_databases...), asked of DuckDB once. */
 let systemViews: Promise<ReadonlySet<string>> | undefined;
@@ -208,9 +210,9 @@ export function treeProblem(node: Json, views: ReadonlySet<string>, ctes: Readon
     if (
       SYSTEM_CATALOGS.has(catalog) ||
       SYSTEM_SCHEMAS.has(schema) ||
-      // A qualified name (`main.duckdb_databases`) still reaches DuckDB's view where no table has the name; only a
-      // query's own CTE may have it, unqualified.
-      (views.has(table) && (schema !== '' || !names.has(table)))
+      // Unqualified (unless a CTE of the query), or qualified by a schema or catalog that reaches DuckDB's own views
+      // where no table has the name: `main.duckdb_databases`, `system.pg_settings`, `temp.duckdb_tables`.
+      (views.has(table) && (schema === '' ? !names.has(table) : catalog === '' && VIEW_QUALIFIERS.has(schema)))
     ) {
       return `reads DuckDB's own view ${[catalog, schema, table].filter((p) => p !== '').join('.')}, which is not allowed: SQL reads only the pipeline's own tables`;
     }

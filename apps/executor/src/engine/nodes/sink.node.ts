@@ -11,7 +11,9 @@ import { inputColumns } from '../node-columns.js';
 export async function runSink(ctx: NodeContext): Promise<NodeResult> {
   if (ctx.inputs.length !== 1)
     throw new NodeFailure(
-      `a sink needs exactly one input that leaves a table (a source, transform or decision), it has ${ctx.inputs.length}: an edge from a sql node or a sink only orders`,
+      `a sink needs exactly one input that leaves a table (a source, transform or decision), it has ${ctx.inputs.length}${
+        ctx.inputs.length === 0 ? ': an edge from a sql node or a sink only orders' : ''
+      }`,
       false,
       'config_error',
     );
