@@ -81,6 +81,27 @@ describe('duckdb connector refuses every statement of the SQL-escape corpus', ()
   });
 });
 
+// A source's `table` is the tenant's text too: read as ours, `pg_catalog.pg_settings` exported DuckDB's settings
+// (the file's path and the executor's folders among them), and `duckdb_databases` the file's path.
+describe("a duckdb source's table", () => {
+  it.each(['pg_catalog.pg_settings', 'duckdb_databases', 'main.duckdb_databases', 'information_schema.tables'])(
+    "%s: refused as DuckDB's own, naming the table",
+    async (table) => {
+      await expect(drain(driver.read!(cfg, { table }))).rejects.toMatchObject({
+        errorClass: 'config_error',
+        message: expect.stringMatching(/^the table (reads DuckDB's own view|reads DuckDB|calls)/),
+      });
+    },
+  );
+
+  it("still reads the file's own tables, one in another schema named like a DuckDB view too", async () => {
+    await driver.execute!(cfg, 'create schema if not exists analytics');
+    await driver.execute!(cfg, 'create or replace table analytics.pg_tables as select 7 as n');
+    expect(await drain(driver.read!(cfg, { table: 'analytics.pg_tables' }))).toEqual([{ n: 7 }]);
+    expect(await drain(driver.read!(cfg, { table: 't' }))).toEqual([{ a: 1 }]);
+  });
+});
+
 describe('user SQL may not read the instance counters or hold a slot waiting', () => {
   // A run's DuckDB instance serves an executor slot's runs one after another: its counters would tell a tenant how
   // much earlier runs did, and a sleep only holds the slot.

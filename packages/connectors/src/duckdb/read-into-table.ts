@@ -12,8 +12,7 @@ import { quoteIdent, toDuckdbError, withDatabase } from './database.js';
 import type { DuckdbConfig } from './duckdb.config.js';
 import { fileReadOf, fileWorkBase, inWorker } from './file-worker/workers.js';
 import { copyToParquetSql, deduplicated, describeColumns, importSelect, sqlString } from './parquet-transfer.js';
-import { sourceSql } from './read.js';
-import { prepareUserSql } from './user-sql.js';
+import { sourceSql, sourceStatement } from './read.js';
 import { removeFile } from '../remove-file.js';
 import { runOneStatement } from './one-statement.js';
 
@@ -79,19 +78,15 @@ function loadableColumns(answer: unknown): ColumnSpec[] {
 
 /** In the file worker: the source's rows copied into `file`; answers their columns, each name once. */
 export async function copyReadToParquet(cfg: DuckdbConfig, req: ReadRequest, file: string): Promise<ColumnSpec[]> {
-  const { sql, own } = sourceSql(cfg, req);
+  const source = sourceSql(cfg, req);
+  const { sql } = source;
   return withDatabase(
     cfg,
     { mode: 'read', tenantId: req.tenantId, allowedPaths: [file], limits: req.duckdbLimits },
     req.signal,
     async (connection) => {
-      // The user's query is checked as the row read checks it: one SELECT that reads only tables.
-      if (!own) {
-        const prepared = await prepareUserSql(connection, sql, 'select').catch((err: unknown) => {
-          throw err instanceof ConnectorError ? new ConnectorError(`the query ${err.message}`, 'config_error') : err;
-        });
-        prepared.destroySync();
-      }
+      // Checked as the row read checks it: one SELECT that reads only tables.
+      (await sourceStatement(connection, source)).destroySync();
       const declared = await describeColumns(connection, sql);
       if (declared.length === 0) throw new ConnectorError('the query returns no columns', 'config_error');
       await connection.run(copyToParquetSql(sql, declared, file));
