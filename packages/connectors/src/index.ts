@@ -32,7 +32,7 @@ export { connectorEnvironment, type ConnectorEnvironment } from './environment.j
 export { DEFAULT_SCRATCH_LIMIT_BYTES, DEFAULT_TRANSFER_BUFFERS, type TransferBuffers } from './transfer-buffers.js';
 export { checkUserSelect, NOT_VALID_SQL, prepareUserSql, userSqlProblem, type UserSqlKind } from './duckdb/user-sql.js';
 export { isolatedBind, isolatedSqlProblem } from './duckdb/sql-check/isolated-check.js';
-export { plainValue, rowBatches, type PlainValue } from './duckdb/result-rows.js';
+export { heapSizedSelect, plainValue, rowBatches, type HeapBound, type PlainValue } from './duckdb/result-rows.js';
 export { readAll } from './duckdb/read-all.js';
 export {
   bindColumnsOf,

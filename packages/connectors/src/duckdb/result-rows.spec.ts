@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Row } from '../types.js';
-import { rowBatches } from './result-rows.js';
+import { heapSizedSelect, rowBatches, type HeapBound } from './result-rows.js';
 
 let instance: DuckDBInstance;
 let connection: DuckDBConnection;
@@ -152,5 +152,70 @@ describe('rowBatches', () => {
       })(),
     ).rejects.toThrow('stopped');
     expect(yielded).toBeLessThan(2048);
+  });
+});
+
+describe('rowBatches under a heap bound (heapSizedSelect)', () => {
+  const TYPES = `select i as id, 'row ' || i as "__proto__", [i, i + 1] as l, {'a': i % 2 = 0} as st,
+    timestamptz '2024-02-29 18:29:59.999+00' + i * interval '1 second' as at, 12.50::DECIMAL(12,2) as dec,
+    null::varchar as nothing, 'é' as accent from range(3000) r(i)`;
+
+  async function sized(sql: string, batchRows: number, bound: Omit<HeapBound, 'chunk'>, chunk = 1 << 30) {
+    const batches: Row[][] = [];
+    const result = await connection.stream(await heapSizedSelect(connection, `(${sql})`));
+    for await (const batch of rowBatches(result, batchRows, undefined, { ...bound, chunk })) batches.push(batch);
+    return batches;
+  }
+
+  it('converts every row as the unbounded read does, row by row across chunks', async () => {
+    const plain = (await rowsOf(TYPES, 5000)).flat();
+    const bounded = (await sized(TYPES, 5000, { batch: 1 << 30, row: 1 << 30 })).flat();
+    expect(bounded).toHaveLength(3000);
+    expect(bounded).toEqual(plain);
+    expect(Object.keys(bounded[0]!)).toEqual(Object.keys(plain[0]!));
+    expect(Object.getPrototypeOf(bounded[0]!)).toBe(Object.prototype);
+  });
+
+  it("yields a batch before it would pass the bound, each batch's JSON within it", async () => {
+    const sql = "select i as n, repeat('x', 90) as pad from range(1000) r(i)";
+    const batches = await sized(sql, 5000, { batch: 2000, row: 2000 });
+    expect(batches.flat()).toHaveLength(1000);
+    expect(batches.length).toBeGreaterThan(40);
+    for (const batch of batches) expect(JSON.stringify(batch).length).toBeLessThanOrEqual(2000 + 2 + 40 * batch.length);
+    // Still at most batchRows a batch when rows are small.
+    expect((await sized(sql, 100, { batch: 1 << 30, row: 1 << 30 })).map((b) => b.length)).toEqual(Array(10).fill(100));
+  });
+
+  it('fails on a row past the row bound before converting it, naming its size', async () => {
+    const sql = "select 1 as a union all select 2 union all select length(repeat('x', 10)) as a";
+    await expect(
+      sized("select 'small' as s union all select repeat('y', 5000)", 10, { batch: 1000, row: 1000 }),
+    ).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(/^row 2 takes about 5002 bytes as JS values, more than a batch may hold \(1000\)/),
+    });
+    expect((await sized(sql, 10, { batch: 1000, row: 1000 })).flat()).toHaveLength(3);
+  });
+
+  it('fails on a chunk past the chunk bound before converting it, naming its rows', async () => {
+    await expect(
+      sized("select repeat('z', 100) as s from range(3000)", 5000, { batch: 1 << 20, row: 1 << 20 }, 100_000),
+    ).rejects.toMatchObject({
+      errorClass: 'config_error',
+      message: expect.stringMatching(
+        /^rows 1 to 2048 take about 208896 bytes as JS values, more than 100000 converted at once/,
+      ),
+    });
+  });
+
+  it('measures text and bytes by their length, nested values by their JSON eight times over', async () => {
+    const sizesOf = async (sql: string) => {
+      const reader = await connection.runAndReadAll(await heapSizedSelect(connection, `(${sql})`));
+      const row = reader.getRows()[0]!;
+      return row.slice(row.length / 2).map(Number);
+    };
+    expect(
+      await sizesOf(`select 'abc' as s, '\\x00\\xFF'::BLOB as b, [1, 22] as l, {'k': 'v'} as st, null as n, 7 as i`),
+    ).toEqual([5, 10, 48, 72, 4, 1]);
   });
 });

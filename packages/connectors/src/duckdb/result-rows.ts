@@ -3,6 +3,8 @@
  * decision's sample): one value conversion, one chunk at a time. docs/type-mapping.md, "Rows in JS".
  */
 import duckdb, {
+  type DuckDBConnection,
+  type DuckDBDataChunk,
   type DuckDBResult,
   type DuckDBTimestampMillisecondsValue,
   type DuckDBTimestampNanosecondsValue,
@@ -14,7 +16,9 @@ import duckdb, {
   type DuckDBValueConverter,
   type Json,
 } from '@duckdb/node-api';
+import { ConnectorError } from '../connector-error.js';
 import type { Row } from '../types.js';
+import { quoteIdent } from './database.js';
 
 const { DuckDBTypeId, JsonDuckDBValueConverter } = duckdb;
 
@@ -89,22 +93,90 @@ export const plainValue: DuckDBValueConverter<PlainValue> = (value, type: DuckDB
 };
 
 /**
+ * Bounds on what rows take as JS values, estimated in DuckDB before any is converted (heapSizedSelect): about their
+ * JSON's bytes for text and scalars, several times that for nested values (each element an object or more).
+ */
+export interface HeapBound {
+  /** A batch is yielded before it would take more than this. */
+  batch: number;
+  /** A row alone taking more fails the read. */
+  row: number;
+  /** A chunk of DuckDB's (up to 2,048 rows) taking more fails the read before any of its rows is converted. */
+  chunk: number;
+}
+
+/** What a nested value's elements take as JS objects, over what they take as JSON (`{"a":true}`: ~10 bytes, ~80). */
+const NESTED_WEIGHT = 8;
+
+/** About what a value takes as a JS value, measured in DuckDB: text and bytes by their length, the rest by its JSON. */
+function heapSize(column: string, type: DuckDBType): string {
+  switch (type.typeId) {
+    case DuckDBTypeId.VARCHAR:
+      return `coalesce(strlen(${column}) + 2, 4)`;
+    case DuckDBTypeId.BLOB:
+      // As `\xNN` text: four characters a byte.
+      return `coalesce(octet_length(${column}) * 4 + 2, 4)`;
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY:
+    case DuckDBTypeId.STRUCT:
+    case DuckDBTypeId.MAP:
+    case DuckDBTypeId.UNION:
+      return `coalesce(strlen(to_json(${column})::varchar) * ${NESTED_WEIGHT}, 4)`;
+    default:
+      return `coalesce(strlen(to_json(${column})::varchar), 4)`;
+  }
+}
+
+/**
+ * Every column of `from` (a quoted table or view name, or a parenthesized query), then each one's size estimate
+ * (heapSize; the result's second half of columns), as rowBatches with a HeapBound reads them. Text is measured by its
+ * length, not written out as JSON: a row's one big value is mostly text, and its JSON would take DuckDB's memory twice.
+ */
+export async function heapSizedSelect(connection: DuckDBConnection, from: string): Promise<string> {
+  const probe = await connection.prepare(`select * from ${from} limit 0`);
+  try {
+    const sizes = Array.from({ length: probe.columnCount }, (_, i) =>
+      heapSize(quoteIdent(probe.columnName(i)), probe.columnType(i)),
+    );
+    return `select *, ${sizes.join(', ')} from ${from}`;
+  } finally {
+    probe.destroySync();
+  }
+}
+
+/**
  * Yields a streamed result's rows in batches of at most `batchRows`, keyed by DuckDB's deduplicated column names,
  * converting one chunk at a time (memory stays bounded by a chunk and a batch). Checks `signal` between chunks.
+ *
+ * With `heapBound` (the result from heapSizedSelect), a batch also stops at `heapBound.batch` bytes, and a chunk past
+ * `heapBound.chunk` or a row past `heapBound.row` fails the read before the chunk is converted: a chunk of 2,048 rows
+ * is DuckDB's to size, and as JS values it can take many times what it takes in DuckDB (lists of one-field structs,
+ * a few MB there, ran the executor's heap out and ended it).
  */
 export async function* rowBatches(
   result: DuckDBResult,
   batchRows: number,
   signal?: AbortSignal,
+  heapBound?: HeapBound,
 ): AsyncGenerator<Row[]> {
-  const names = result.deduplicatedColumnNames();
+  const all = result.deduplicatedColumnNames();
+  const names = heapBound ? all.slice(0, all.length / 2) : all;
   let batch: Row[] = [];
+  let batchBytes = 0;
+  let read = 0;
   for (;;) {
     signal?.throwIfAborted();
     const chunk = await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
+    const rowSizes = heapBound ? chunkRowSizes(chunk, names.length, read, heapBound) : undefined;
     const columns = chunk.convertColumns(plainValue);
     for (let r = 0; r < chunk.rowCount; r++) {
+      const rowBytes = rowSizes?.[r] ?? 0;
+      if (heapBound && batch.length > 0 && batchBytes + rowBytes > heapBound.batch) {
+        yield batch;
+        batch = [];
+        batchBytes = 0;
+      }
       const row: Row = {};
       // Defined, not assigned: a column named __proto__ would otherwise set the row's prototype (or vanish).
       for (let c = 0; c < names.length; c++) {
@@ -116,11 +188,38 @@ export async function* rowBatches(
         });
       }
       batch.push(row);
+      batchBytes += rowBytes;
       if (batch.length >= batchRows) {
         yield batch;
         batch = [];
+        batchBytes = 0;
       }
     }
+    read += chunk.rowCount;
   }
   if (batch.length > 0) yield batch;
+}
+
+/** Each row's size estimate from the chunk's size columns (after its `width` value columns), checked against `bound`. */
+function chunkRowSizes(chunk: DuckDBDataChunk, width: number, before: number, bound: HeapBound): number[] {
+  const sizes = new Array<number>(chunk.rowCount).fill(0);
+  for (let c = 0; c < width; c++) {
+    const vector = chunk.getColumnVector(width + c);
+    for (let r = 0; r < chunk.rowCount; r++) sizes[r]! += Number(vector.getItem(r) ?? 0);
+  }
+  let total = 0;
+  for (const [r, size] of sizes.entries()) {
+    if (size > bound.row)
+      throw new ConnectorError(
+        `row ${before + r + 1} takes about ${size} bytes as JS values, more than a batch may hold (${bound.row}): select fewer or shorter columns in the node before`,
+        'config_error',
+      );
+    total += size;
+  }
+  if (total > bound.chunk)
+    throw new ConnectorError(
+      `rows ${before + 1} to ${before + chunk.rowCount} take about ${total} bytes as JS values, more than ${bound.chunk} converted at once (${chunk.rowCount} rows, DuckDB's chunk): select fewer or shorter columns in the node before`,
+      'config_error',
+    );
+  return sizes;
 }

@@ -1,4 +1,7 @@
-/** POSTs rows as JSON arrays, `batch_size` rows per request (default 500), to `path` under base_url. */
+/**
+ * POSTs rows as JSON arrays, `batch_size` rows per request (default 500) and at most MAX_POST_BYTES of them (a row
+ * larger goes alone), to `path` under base_url.
+ */
 import { ConnectorError } from '../connector-error.js';
 import { jsonReplacer } from '../messaging/message-json.js';
 import type { Row, WriteRequest } from '../types.js';
@@ -6,10 +9,13 @@ import { resolveUrl } from './http.config.js';
 import type { HttpSession } from './http-session.js';
 
 const DEFAULT_POST_ROWS = 500;
+/**
+ * What one request's rows may take as JSON: rows are held here until sent, in the heap every run on the executor
+ * shares, and a row's size is the tenant's (500 rows of 8 MiB would be 4 GB).
+ */
+export const MAX_POST_BYTES = 8 * 1024 * 1024;
 
-export function encodeRows(rows: readonly Row[]): string {
-  return JSON.stringify(rows, jsonReplacer);
-}
+const encodeRow = (row: Row): string => JSON.stringify(row, jsonReplacer);
 
 function postRows(req: WriteRequest): number {
   const size = req['batch_size'] ?? DEFAULT_POST_ROWS;
@@ -29,19 +35,26 @@ export async function postBatches(
   const size = postRows(req);
   const url = resolveUrl(session.cfg, path);
   let written = 0;
-  let pending: Row[] = [];
-  const flush = async (rows: Row[]) => {
-    await session.request('POST', url, encodeRows(rows), req.signal, { statusOnly: true });
+  // Each row encoded as it comes (JSON.stringify of the array joins its elements' JSON with commas, the same text).
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    const rows = pending;
+    pending = [];
+    pendingBytes = 0;
+    await session.request('POST', url, `[${rows.join(',')}]`, req.signal, { statusOnly: true });
     written += rows.length;
   };
   for await (const batch of batches) {
     req.signal?.throwIfAborted();
-    pending.push(...batch);
-    while (pending.length >= size) {
-      await flush(pending.slice(0, size));
-      pending = pending.slice(size);
+    for (const row of batch) {
+      const text = encodeRow(row);
+      if (pending.length > 0 && pendingBytes + text.length > MAX_POST_BYTES) await flush();
+      pending.push(text);
+      pendingBytes += text.length + 1;
+      if (pending.length >= size) await flush();
     }
   }
-  if (pending.length > 0) await flush(pending);
+  if (pending.length > 0) await flush();
   return { rows_written: written };
 }

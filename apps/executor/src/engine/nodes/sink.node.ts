@@ -1,6 +1,5 @@
 /** `sink`: writes its single input table: typed and in bulk where the driver can (`writeFromTable`), else in batches. */
 import { readBatches } from '../../data/table-reader.js';
-import { quoteIdent } from '../../data/sql-names.js';
 import { NodeFailure } from '../node-failure.js';
 import type { NodeContext, NodeResult } from '../node-context.js';
 import { PLATFORM_SQL, countRows, withDuckDB } from './duckdb-session.js';
@@ -44,12 +43,7 @@ export async function runSink(ctx: NodeContext): Promise<NodeResult> {
       }
       let rowsIn = 0;
       const batches = (async function* () {
-        for await (const batch of readBatches(
-          connection,
-          `select * from ${quoteIdent(input)}`,
-          ctx.sinkBatchRows,
-          ctx.signal,
-        )) {
+        for await (const batch of readBatches(connection, input, ctx.sinkBatchRows, ctx.signal)) {
           rowsIn += batch.length;
           yield batch;
         }
