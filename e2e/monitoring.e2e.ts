@@ -96,8 +96,9 @@ async function readStream(
   runId: string,
   headers: Record<string, string> = {},
   timeoutMs = 30_000,
+  query = '',
 ): Promise<{ status: number; contentType: string | null; requestId: string | null; events: SseEvent[] }> {
-  const res = await fetch(`${stack.baseUrl}/v2/jobs/${jobId}/runs/${runId}/logs`, {
+  const res = await fetch(`${stack.baseUrl}/v2/jobs/${jobId}/runs/${runId}/logs${query}`, {
     headers: { 'x-api-key': stack.bootstrapKey, accept: 'text/event-stream', ...headers },
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -262,6 +263,43 @@ describe('monitoring through the gateway', () => {
       400,
       'invalid_parameter',
     );
+  });
+
+  it('streams a filter’s lines that come after more than 1,000 lines it leaves out, and ends with the run', async () => {
+    const run = await runToEnd(goodJob);
+    // A second attempt's lines stored as the executor's would be: 1,200 of another node, then three of node `late`.
+    const platform = new pg.Client({ connectionString: stack.databaseUrl });
+    await platform.connect();
+    try {
+      await platform.query(
+        `INSERT INTO monitoring.run_logs (run_id, seq, tenant_id, job_id, attempt, n, ts, level, node_id, message)
+         SELECT l.run_id, 1000000000 + n + 1, l.tenant_id, l.job_id, 2, n, now(),
+                CASE WHEN n >= 1200 THEN 'error' ELSE 'info' END, CASE WHEN n >= 1200 THEN 'late' ELSE 'noise' END,
+                'seeded line ' || n
+         FROM (SELECT run_id, tenant_id, job_id FROM monitoring.run_logs WHERE run_id = $1 LIMIT 1) l,
+              generate_series(0, 1202) AS n`,
+        [run.id],
+      );
+    } finally {
+      await platform.end();
+    }
+    const late = [1200, 1201, 1202].map((n) => 1_000_000_000 + n + 1);
+    const listed = await call<Page<RunLogLine>>(stack, 'GET', `/v2/jobs/${goodJob}/runs/${run.id}/logs?node_id=late`);
+    expect(listed.body).toEqual({
+      data: late.map((seq): unknown => expect.objectContaining({ seq })),
+      next_cursor: null,
+    });
+
+    for (const query of ['?node_id=late', '?level=error&node_id=late']) {
+      const stream = await readStream(goodJob, run.id, {}, 15_000, query);
+      expect(stream.status).toBe(200);
+      expect(stream.events.at(-1)?.event).toBe('end');
+      const lines = stream.events.filter((e) => e.event === undefined).map((e) => JSON.parse(e.data) as RunLogLine);
+      expect(lines).toEqual(listed.body.data);
+    }
+    // Nothing matches at all: the stream of a finished run still ends.
+    const none = await readStream(goodJob, run.id, {}, 15_000, '?node_id=nobody');
+    expect(none.events).toEqual([{ event: 'end', data: '{}' }]);
   });
 
   it('answers 400 for a since outside the grammar', async () => {

@@ -1,6 +1,7 @@
 // Live log streams are bounded per tenant: each polls monitoring for as long as its run lasts, so one tenant's
 // streams must not take monitoring from the others (an attacker's probe opened ~2,000 and slowed every tenant's log
 // reads a hundredfold).
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { map, timer } from 'rxjs';
 import { newId } from '@conduit/service-kit';
 import { type GatewayApp, startGatewayApp } from './gateway-app.js';
@@ -13,13 +14,58 @@ const ended = new Set<string>();
 const slow = new Set<string>();
 const streams: AbortController[] = [];
 
+interface TailAsk {
+  run_id: string;
+  after_seq: number;
+  level?: string;
+  node_id?: string;
+}
+interface Line {
+  seq: number;
+  ts: string;
+  level: 'info' | 'warn' | 'error';
+  node_id: string | null;
+  message: string;
+}
+/** Runs whose stub answers as monitoring does, from these lines. */
+const logs = new Map<string, (ask: TailAsk) => unknown>();
+
+/**
+ * Monitoring's tail over `total` lines (seq 1..total), of a run that has ended once `finished`: a batch of 1,000
+ * lines looked at, those matching the filter answered, and the last seq looked at.
+ */
+function tailOf(total: number, lineOf: (seq: number) => Line, finished: () => boolean) {
+  return (ask: TailAsk) => {
+    const last = Math.min(ask.after_seq + 1000, total);
+    const data: Line[] = [];
+    for (let seq = ask.after_seq + 1; seq <= last; seq++) {
+      const line = lineOf(seq);
+      if ((!ask.level || line.level === ask.level) && (!ask.node_id || line.node_id === ask.node_id)) data.push(line);
+    }
+    return { data, scanned_seq: last, run_finished: finished() && last === total };
+  };
+}
+
+function line(seq: number, nodeId: string, message = `line ${seq}`): Line {
+  return { seq, ts: new Date(0).toISOString(), level: 'info', node_id: nodeId, message };
+}
+
+function tailsOf(runId: string): number[] {
+  return gateway.calls
+    .filter((c) => c.pattern === 'monitoring.logs.tail' && (c.data as TailAsk).run_id === runId)
+    .map((c) => (c.data as TailAsk).after_seq);
+}
+
 beforeAll(async () => {
   gateway = await startGatewayApp({
     env: { LOG_STREAMS_PER_TENANT: String(PER_TENANT) },
     services: {
       'monitoring.logs.tail': (data) => {
-        const runId = (data as { run_id: string }).run_id;
-        const answer = { ok: true, data: { data: [], run_finished: ended.has(runId) } };
+        const ask = data as TailAsk;
+        const runId = ask.run_id;
+        const log = logs.get(runId);
+        if (log) return { ok: true, data: log(ask) };
+        const answer = { ok: true, data: { data: [], scanned_seq: ask.after_seq, run_finished: ended.has(runId) } };
         return slow.has(runId) ? timer(300).pipe(map(() => answer)) : answer;
       },
     },
@@ -107,5 +153,78 @@ describe('live log streams', () => {
       }
     }
     expect(opened).toEqual(Array(PER_TENANT).fill(200));
+  });
+
+  it('move past the lines a filter leaves out, send the matching ones once and in order, and end', async () => {
+    const key = await gateway.newTenantKey();
+    const runId = newId('run');
+    // 3,500 lines: node t498's three after 3,000 of other nodes, then more of others.
+    const matching = new Set([3001, 3002, 3003]);
+    logs.set(
+      runId,
+      tailOf(
+        3500,
+        (seq) => line(seq, matching.has(seq) ? 't498' : `t${seq % 100}`),
+        () => true,
+      ),
+    );
+    const res = await fetch(`${gateway.url}/v2/jobs/${newId('job')}/runs/${runId}/logs?node_id=t498`, {
+      headers: { 'x-api-key': key, accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect([...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([3001, 3002, 3003]);
+    expect(body.endsWith('event: end\ndata: {}\n\n')).toBe(true);
+    // Each batch read once: every poll starts where the previous one stopped looking.
+    expect(tailsOf(runId)).toEqual([0, 1000, 2000, 3000]);
+  });
+
+  it('do not poll for more while the client has not read what the socket holds', async () => {
+    const key = await gateway.newTenantKey();
+    const runId = newId('run');
+    // A live run with lines for ever, 1,000 of 4 KB per answer.
+    const message = 'x'.repeat(4096);
+    logs.set(
+      runId,
+      tailOf(
+        Number.MAX_SAFE_INTEGER,
+        (seq) => line(seq, 'a', message),
+        () => false,
+      ),
+    );
+    const url = new URL(`${gateway.url}/v2/jobs/${newId('job')}/runs/${runId}/logs`);
+    const req = httpRequest(url, { headers: { 'x-api-key': key, accept: 'text/event-stream' } });
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      req.on('response', resolve).on('error', reject).end();
+    });
+    try {
+      expect(res.statusCode).toBe(200);
+      // The client reads nothing: once the socket's buffers are full the gateway stops asking.
+      res.pause();
+      const settle = async () => {
+        let previous = -1;
+        for (let i = 0; i < 100; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const count = tailsOf(runId).length;
+          if (count === previous) return count;
+          previous = count;
+        }
+        throw new Error('the stream kept polling');
+      };
+      const stalled = await settle();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(tailsOf(runId).length).toBe(stalled);
+      // At most a few answers' worth sat in the buffers (not everything the run had).
+      expect(stalled).toBeLessThan(100);
+      // Once the client reads, it goes on.
+      res.resume();
+      const deadline = Date.now() + 5_000;
+      while (tailsOf(runId).length <= stalled + 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(tailsOf(runId).length).toBeGreaterThan(stalled + 2);
+    } finally {
+      req.destroy();
+    }
   });
 });

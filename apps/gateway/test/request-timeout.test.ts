@@ -16,7 +16,10 @@ beforeAll(async () => {
   gateway = await startGatewayApp({
     receiveTimeoutMs: TIMEOUT_MS,
     services: {
-      'monitoring.logs.tail': () => ({ ok: true, data: { data: [], run_finished: Date.now() >= runEndsAt } }),
+      'monitoring.logs.tail': () => ({
+        ok: true,
+        data: { data: [], scanned_seq: 0, run_finished: Date.now() >= runEndsAt },
+      }),
       // A service slower to answer than a client may take to send.
       'catalog.projects.list': () =>
         timer(3 * TIMEOUT_MS).pipe(map(() => ({ ok: true, data: { data: [], next_cursor: null } }))),

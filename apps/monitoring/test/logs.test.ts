@@ -166,6 +166,105 @@ describe('run logs', () => {
     expect(end.data).toEqual([]);
   });
 
+  describe('tail with a filter past more than a batch (1,000) of lines it leaves out', () => {
+    /** Lines n = from..to-1 of attempt 1: node `other` at level info, but node `last` at level error for n in `last`. */
+    function lines(r: RunShape, from: number, to: number, last: readonly number[]): RunLogBatch {
+      return {
+        ...logBatch(t, r, from, to - from),
+        lines: Array.from({ length: to - from }, (_, i) => {
+          const n = from + i;
+          const mine = last.includes(n);
+          return {
+            n,
+            ts: new Date().toISOString(),
+            level: mine ? 'error' : 'info',
+            node_id: mine ? 'last' : 'other',
+            message: `line ${n}`,
+          };
+        }),
+      };
+    }
+    const store = () => suite.monitoring.app.get(RunLogStore);
+    const mine = [1495, 1496, 1497];
+    const mineSeqs = mine.map((n) => seqOf(1, n));
+
+    it('of a live run: answer how far it looked, stop at a hole, and go on past it once it is filled', async () => {
+      const live = newRun(run.job_id);
+      await publish(runEvent(t, live, 'running'));
+      await store().store(lines(live, 0, 1200, mine));
+      await store().store(lines(live, 1300, 1500, mine));
+      for (const filter of [{ node_id: 'last' }, { level: 'error' }]) {
+        expect(await tail(t, live, 0, filter)).toEqual({ data: [], scanned_seq: 1000, run_finished: false });
+        // Up to the hole (n = 1200..1299 not stored yet), not past it.
+        expect(await tail(t, live, 1000, filter)).toEqual({ data: [], scanned_seq: 1200, run_finished: false });
+        expect(await tail(t, live, 1200, filter)).toEqual({ data: [], scanned_seq: 1200, run_finished: false });
+      }
+      await store().store(lines(live, 1200, 1300, mine));
+      const answer = await tail(t, live, 1200, { node_id: 'last' });
+      expect(answer).toMatchObject({ scanned_seq: 1500, run_finished: false });
+      expect(answer.data).toEqual(
+        mine.map((n) => ({
+          seq: seqOf(1, n),
+          ts: expect.any(String),
+          level: 'error',
+          node_id: 'last',
+          message: `line ${n}`,
+        })),
+      );
+      expect(await tail(t, live, 1500, { node_id: 'last' })).toEqual({
+        data: [],
+        scanned_seq: 1500,
+        run_finished: false,
+      });
+      // Unfiltered, as before: a batch of lines and how far.
+      const all = await tail(t, live, 0);
+      expect(all.data.map((l) => l.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+      expect(all).toMatchObject({ scanned_seq: 1000, run_finished: false });
+    });
+
+    it('of a finished run: the matching lines and the end at once, or the end when none is left', async () => {
+      const done = newRun(run.job_id);
+      await store().store(lines(done, 0, 1500, mine));
+      await publish(runEvent(t, done, 'succeeded'));
+      const first = await waitFor(
+        async () => {
+          const a = await tail(t, done, 0, { node_id: 'last' });
+          return a.run_finished ? a : undefined;
+        },
+        { what: 'the run to count as ended' },
+      );
+      expect(first.data.map((l) => l.seq)).toEqual(mineSeqs);
+      expect(first.scanned_seq).toBe(mineSeqs.at(-1));
+      expect((await tail(t, done, 0, { level: 'error', node_id: 'last' })).data.map((l) => l.seq)).toEqual(mineSeqs);
+      // Nothing matches after a position, or at all: ended, not a stream waiting for ever.
+      expect(await tail(t, done, mineSeqs.at(-1)!, { node_id: 'last' })).toEqual({
+        data: [],
+        scanned_seq: mineSeqs.at(-1),
+        run_finished: true,
+      });
+      expect(await tail(t, done, 0, { node_id: 'nobody' })).toEqual({ data: [], scanned_seq: 0, run_finished: true });
+      // More than a batch that matches: a full batch, then the rest and the end.
+      const a = await tail(t, done, 0, { level: 'info' });
+      expect(a).toMatchObject({ scanned_seq: 1000, run_finished: false });
+      expect(a.data).toHaveLength(1000);
+      const b = await tail(t, done, a.scanned_seq, { level: 'info' });
+      expect(b.data.map((l) => l.seq)).toEqual(
+        Array.from({ length: 497 }, (_, i) => 1001 + i + (1001 + i > 1495 ? 3 : 0)),
+      );
+      expect(b).toMatchObject({ scanned_seq: 1500, run_finished: true });
+    });
+
+    it('leave List Run Logs paging as it is', async () => {
+      const listed = newRun(run.job_id);
+      await store().store(lines(listed, 0, 1500, mine));
+      const page = await listOk(t, listed, { node_id: 'last', limit: 2 });
+      expect(page.data.map((l) => l.seq)).toEqual(mineSeqs.slice(0, 2));
+      expect(page.next_cursor).toEqual(expect.any(String));
+      const rest = await listOk(t, listed, { node_id: 'last', limit: 2, cursor: page.next_cursor });
+      expect(rest).toEqual({ data: [expect.objectContaining({ seq: mineSeqs[2] })], next_cursor: null });
+    });
+  });
+
   it('remove lines older than the retention, and nothing newer', async () => {
     const old = newRun(run.job_id);
     const batch = logBatch(t, old, 0, 4);

@@ -110,8 +110,15 @@ export const resolvedConnectorSchema = z.strictObject({
 });
 export type ResolvedConnector = z.infer<typeof resolvedConnectorSchema>;
 
-/** What `monitoring.logs.tail` answers: lines after `after_seq` and whether the run has ended. */
-export const runLogTailSchema = z.strictObject({ data: z.array(runLogLineSchema), run_finished: z.boolean() });
+/**
+ * What `monitoring.logs.tail` answers: the lines after `after_seq` that match the filter, the last seq it looked at
+ * (lines up to it not in `data` did not match) and whether the run has ended with nothing left.
+ */
+export const runLogTailSchema = z.strictObject({
+  data: z.array(runLogLineSchema),
+  scanned_seq: z.number().int().min(0),
+  run_finished: z.boolean(),
+});
 
 /**
  * Names are `<service>.<resource>.<verb>`, and the first segment routes the message to that service's stream.

@@ -126,7 +126,7 @@ export class MonitoringController {
         jobId,
         runId,
         req,
-        { data: [], run_finished: false },
+        { data: [], scanned_seq: afterSeq, run_finished: false },
         async () =>
           (
             await this.backend.call(

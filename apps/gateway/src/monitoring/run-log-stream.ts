@@ -11,6 +11,11 @@ export const POLL_MS = 250;
 export const POLL_MAX_MS = 1000;
 /** Failed polls in a row (monitoring away, timeouts) after which a stream gives up; the client reconnects. */
 const MAX_FAILED_POLLS = 8;
+/**
+ * How long a stream waits for its client to read what the socket already holds before it gives up (the client
+ * resumes with Last-Event-ID). No poll happens meanwhile.
+ */
+export const MAX_STALL_MS = 60_000;
 
 export interface RunLogStreamTarget {
   jobId: string;
@@ -42,6 +47,7 @@ function errorEvent(request: FastifyRequest, err: unknown): string {
  * resumes after the last line it got. The reply is hijacked: Nest and Fastify no longer touch it. Every
  * `credential.everyMs` the caller's credential is checked again; once it fails the stream sends `event: error`
  * with the problem and ends (any failure, even of the check itself, ends it: a reconnect authenticates afresh).
+ * While the client has not read what the socket holds, no poll is made; after MAX_STALL_MS of that the stream is cut.
  */
 export async function streamRunLogs(
   backend: BackendClient,
@@ -87,11 +93,28 @@ export async function streamRunLogs(
       wake = done;
     });
 
+  // Waits until the client has read what the socket holds, a close, or `ms`: a client that reads slowly (or never)
+  // is not polled for more than it takes, and the gateway holds at most one answer of its lines.
+  const drained = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        raw.off('drain', done);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      raw.once('drain', done);
+      wake = done;
+    });
+
   let afterSeq = target.afterSeq;
+  /** An answer not written yet; null after a failed poll too. */
   let answer: RunLogTail | null = first;
   let failures = 0;
   let idleMs = POLL_MS;
   let checkAt = Date.now() + credential.everyMs;
+  let stalledSince: number | undefined;
   while (!closed) {
     if (Date.now() >= checkAt) {
       try {
@@ -103,24 +126,42 @@ export async function streamRunLogs(
       if (closed) break;
       checkAt = Date.now() + credential.everyMs;
     }
+    if (raw.writableNeedDrain) {
+      stalledSince ??= Date.now();
+      if (Date.now() - stalledSince >= MAX_STALL_MS) {
+        // Its place goes to a client that reads; this one resumes with Last-Event-ID.
+        raw.destroy();
+        break;
+      }
+      await drained(Math.max(0, Math.min(checkAt, stalledSince + MAX_STALL_MS) - Date.now()) + 1);
+      continue;
+    }
+    stalledSince = undefined;
     if (answer) {
+      const before = afterSeq;
       let chunk = '';
       for (const line of answer.data) {
         chunk += `id: ${line.seq}\ndata: ${JSON.stringify(line)}\n\n`;
         afterSeq = line.seq;
       }
+      // Lines the filter left out are passed over too: the next poll starts after them. (A monitoring replica older
+      // than scanned_seq answers without it; its replies are not parsed in production.)
+      if (answer.scanned_seq > afterSeq) afterSeq = answer.scanned_seq;
       if (chunk) raw.write(chunk);
-      if (answer.run_finished && answer.data.length === 0) {
+      // Monitoring says no line is left after these.
+      if (answer.run_finished) {
         raw.write('event: end\ndata: {}\n\n');
         break;
       }
-      // A full answer may have more behind it: ask again at once.
-      if (answer.data.length > 0) idleMs = POLL_MS;
-      else {
-        await sleep(idleMs);
-        idleMs = Math.min(idleMs * 2, POLL_MAX_MS);
+      answer = null;
+      // An answer that moved on may have more behind it: ask again at once (once the client has taken this one).
+      if (afterSeq > before) {
+        idleMs = POLL_MS;
+        continue;
       }
-    } else {
+      await sleep(idleMs);
+      idleMs = Math.min(idleMs * 2, POLL_MAX_MS);
+    } else if (failures > 0) {
       await sleep(POLL_MS);
     }
     if (closed) break;
@@ -144,5 +185,5 @@ export async function streamRunLogs(
       if (++failures >= MAX_FAILED_POLLS) break;
     }
   }
-  if (!raw.writableEnded) raw.end();
+  if (!raw.writableEnded && !raw.destroyed) raw.end();
 }

@@ -72,23 +72,49 @@ export class RunLogsService {
     return pageOf(rows.map(lineOf), query.limit, (line) => String(line.seq), cursorLists.runLogs(ref.runId));
   }
 
-  /** The lines after `afterSeq` (up to a hole while the run is live), and whether the stream may end. */
+  /**
+   * The lines after `afterSeq` that match the filter (up to a hole while the run is live), the last seq looked at
+   * (`scanned_seq`: the next tail starts after it, past lines the filter left out) and whether nothing is left.
+   */
   async tail(ref: RunRef, filter: TailFilter): Promise<RunLogTail> {
     const fact = await this.runStatusOrThrow(ref);
     const settled =
       fact !== null &&
       FINAL_RUN_STATUSES.includes(fact.status) &&
       Date.now() - fact.updatedAt.getTime() >= RUN_END_GRACE_MS;
-    const rows = await this.ds.query<LogRow[]>(
-      `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT ${TAIL_BATCH}`,
-      [ref.runId, filter.afterSeq],
+    const params: unknown[] = [ref.runId, filter.afterSeq];
+    const conditions: string[] = [];
+    if (filter.level) conditions.push(`level = $${params.push(filter.level)}`);
+    if (filter.nodeId) conditions.push(`node_id = $${params.push(filter.nodeId)}`);
+    if (settled) {
+      // No line comes any more, so no hole to stop at: the filter goes in the WHERE clause (the primary key's range
+      // scan, as List Run Logs does), and an answer short of a batch has read every line left.
+      const filters = conditions.map((c) => ` AND ${c}`).join('');
+      const rows = await this.ds.query<LogRow[]>(
+        `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${TAIL_BATCH}`,
+        params,
+      );
+      const data = rows.map(lineOf);
+      return { data, scanned_seq: data.at(-1)?.seq ?? filter.afterSeq, run_finished: rows.length < TAIL_BATCH };
+    }
+    // A live run's lines may still arrive with holes between them, and only the lines themselves show a hole: read
+    // the next batch whatever the filter (a line it leaves out is answered without its message), stop at a hole,
+    // and answer how far that went, so the stream moves past a thousand lines of other nodes instead of reading them
+    // again on every poll.
+    const hit = conditions.length ? conditions.join(' AND ') : 'true';
+    const rows = await this.ds.query<(LogRow & { hit: boolean })[]>(
+      `SELECT seq, n, ts, level, node_id, CASE WHEN ${hit} THEN message END AS message, ${hit} AS hit FROM run_logs WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT ${TAIL_BATCH}`,
+      params,
     );
-    const lines = rows.map((row) => ({ ...lineOf(row), n: row.n }));
-    const shown = settled ? lines : gapFreePrefix(lines, filter.afterSeq);
-    const data = shown
-      .filter((l) => (!filter.level || l.level === filter.level) && (!filter.nodeId || l.node_id === filter.nodeId))
-      .map(({ n: _n, ...line }) => line);
-    return { data, run_finished: settled && rows.length < TAIL_BATCH };
+    const shown = gapFreePrefix(
+      rows.map((row) => ({ row, seq: Number(row.seq), n: row.n })),
+      filter.afterSeq,
+    );
+    return {
+      data: shown.filter(({ row }) => row.hit).map(({ row }) => lineOf(row)),
+      scanned_seq: shown.at(-1)?.seq ?? filter.afterSeq,
+      run_finished: false,
+    };
   }
 
   /**

@@ -83,8 +83,13 @@ export interface RunLogLine {
   message: string;
 }
 
-/** Internal answer of `monitoring.logs.tail`: lines after a position, and whether the run has ended. */
+/**
+ * Internal answer of `monitoring.logs.tail`: the lines after a position that match the filter, the last seq looked at
+ * (every line up to it that is not in `data` did not match: the next tail starts after it), and whether the run has
+ * ended with no line left after these.
+ */
 export interface RunLogTail {
   data: RunLogLine[];
+  scanned_seq: number;
   run_finished: boolean;
 }
