@@ -43,6 +43,19 @@ describe('source -> sink through a CSV hand-off', () => {
     expect(messages).toContain('load: wrote 20000 of 20000 rows to wide_copy (append)');
   });
 
+  // The hand-off file was named by the node id's hex: an id of over 127 bytes made a name past 255 and failed.
+  it('hands off from a source whose id is hundreds of characters long', async () => {
+    await suite.db.query(`create table long_id_copy (like wide)`);
+    const id = `extract_${'x'.repeat(300)}`;
+    const run = await runDag(
+      linearDag(source(id, { query: 'select * from wide' }), sink('load', 'long_id_copy')),
+      config,
+    );
+    expect(run.outcome.error).toBeNull();
+    expect(nodeOf(run, 'load')).toMatchObject({ status: 'succeeded', rows_out: 20000 });
+    expect(run.lines.some((l) => l.node_id === id && l.message.includes('as CSV, COPY to COPY'))).toBe(true);
+  });
+
   it('upserts through the hand-off, the last row of a key winning', async () => {
     await suite.db.query(`create table by_key (id bigint primary key, v text)`);
     await suite.db.query(`insert into by_key values (1, 'old')`);

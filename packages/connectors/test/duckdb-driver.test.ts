@@ -1,8 +1,8 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getDriver, type ConnectorDriver, type Row } from '../src/index.js';
 import { createDataRoot, type DataRootSandbox } from './support/data-root.js';
-import { withTenant } from './support/tenant-driver.js';
+import { TEST_TENANT, withTenant } from './support/tenant-driver.js';
 import { batchesOf } from './support/driver-batches.js';
 
 const raw = getDriver('duckdb') as ConnectorDriver;
@@ -106,6 +106,25 @@ describe('duckdb driver', () => {
       /upsert needs a key/,
     );
   });
+});
+
+// DuckDB opens an existing .csv or .parquet given as its database in memory, with a view over the file: a write
+// "succeeded" and was lost when it closed.
+it('refuses a data file as its database, for reads, writes and statements', async () => {
+  const file = join(sandbox.root, TEST_TENANT, 'wh', 'rows.csv');
+  await mkdir(join(sandbox.root, TEST_TENANT, 'wh'), { recursive: true });
+  await writeFile(file, 'a\n1\n');
+  const data = { path: 'wh/rows.csv' };
+  const refused = {
+    errorClass: 'config_error',
+    message: expect.stringContaining('is a data file, not a DuckDB database file'),
+  };
+  await expect(collect(driver.read!(data, { table: 'rows' }))).rejects.toMatchObject(refused);
+  await expect(driver.write!(data, { table: 'rows', mode: 'append' }, batchesOf([{ a: 2 }]))).rejects.toMatchObject(
+    refused,
+  );
+  await expect(driver.execute!(data, 'create table t (a int)')).rejects.toMatchObject(refused);
+  expect(await readFile(file, 'utf8')).toBe('a\n1\n');
 });
 
 describe('duckdb Test Connection', () => {

@@ -253,7 +253,10 @@ export class RunWorkspace {
 
   /** Where a node writes its CSV output: a file of the spill directory, removed with it. */
   csvPathFor(nodeId: string): string {
-    return join(this.spillDir, `csv-${Buffer.from(nodeId).toString('hex')}.csv`);
+    const hex = Buffer.from(nodeId).toString('hex');
+    // A file name holds 255 bytes: a long id (a node id may have hundreds of characters) goes by its digest.
+    const name = hex.length <= 200 ? hex : `d-${createHash('sha256').update(nodeId).digest('hex')}`;
+    return join(this.spillDir, `csv-${name}.csv`);
   }
 
   setCsvOutput(nodeId: string, output: CsvOutput): void {

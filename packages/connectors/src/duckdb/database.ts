@@ -14,6 +14,7 @@ import type { DuckdbConfig } from './duckdb.config.js';
 import type { DuckdbLimits } from '../types.js';
 import { instanceLimits } from './limits.js';
 import { lockDown, preparableConfig } from './sandbox.js';
+import { readAll } from './read-all.js';
 
 export interface OpenDatabase {
   connection: DuckDBConnection;
@@ -40,6 +41,24 @@ export async function databaseFile(
   return { root, file: await resolveUnderDataRoot(root, 'path', cfg.path) };
 }
 
+/**
+ * DuckDB opens an existing data file (`.csv`, `.parquet`, `.json`...) given as its database as an in-memory database
+ * with a view over the file: a read sees the view, and what a sink or a sql node writes is lost when it closes.
+ * Refused: such a file is the file connector's to read.
+ */
+async function refuseDataFile(connection: DuckDBConnection, shown: string): Promise<void> {
+  const reader = await readAll(
+    connection.run('select path from duckdb_databases() where database_name = current_database()'),
+  );
+  if (reader.getRows()[0]?.[0] === null) throw dataFileRefusal(shown);
+}
+
+const dataFileRefusal = (shown: string): ConnectorError =>
+  new ConnectorError(
+    `"${shown}" is a data file, not a DuckDB database file (DuckDB would open it in memory, and what is written would be lost): read it with the file connector`,
+    'config_error',
+  );
+
 /** Opens the file (read-only for reads, which then need it to exist); `close()` releases it. */
 export async function openDatabase(cfg: DuckdbConfig, opts: OpenOptions): Promise<OpenDatabase> {
   const { mode, allowedPaths = [] } = opts;
@@ -52,6 +71,9 @@ export async function openDatabase(cfg: DuckdbConfig, opts: OpenOptions): Promis
   const platform = { ...(mode === 'read' ? { access_mode: 'READ_ONLY' } : {}), ...limits.config };
   // Locked after the spill cap is set (see InstanceLimits), always before anyone else's SQL.
   const instance = await duckdb.DuckDBInstance.create(file, preparableConfig(platform)).catch((err: unknown) => {
+    // A data file opened read-only: DuckDB would open it in memory (refuseDataFile), which read-only it cannot.
+    if (/Cannot launch in-memory database in read-only mode/.test(String((err as { message?: unknown })?.message)))
+      throw dataFileRefusal(displayPath(root, file));
     throw toDuckdbError(err);
   });
   const connection = await instance.connect();
@@ -61,6 +83,7 @@ export async function openDatabase(cfg: DuckdbConfig, opts: OpenOptions): Promis
     if (limits.spillFolder !== undefined) await rm(limits.spillFolder, { recursive: true, force: true });
   };
   try {
+    await refuseDataFile(connection, displayPath(root, file));
     await connection.run(`set max_temp_directory_size = '${limits.maxTempDirectorySize}'`);
     await lockDown(connection, allowedPaths);
   } catch (err) {
