@@ -47,6 +47,7 @@ export { newId } from './ids/new-id.js';
 export { etagOf } from './resources/etag.js';
 export { assertIfMatch } from './resources/if-match.js';
 export { cursorAfter } from './resources/cursor.js';
+export { PAGE_BYTES, fitPage, type SizedRow } from './resources/page-bytes.js';
 export { notFound } from './resources/not-found.js';
 export { TenantSlots } from './fairness/tenant-slots.js';
 export { runService, startRpcService, type RpcServiceOptions } from './boot/rpc-service.js';

@@ -41,10 +41,12 @@ import {
   isForeignKeyViolation,
   isUniqueViolation,
   notFound,
+  PAGE_BYTES,
+  fitPage,
 } from '@conduit/service-kit';
 
 /** What a page of pipelines answers at most of their DAGs and validations (PipelinesService.list). */
-export const PIPELINE_PAGE_BYTES = 8 * 1024 * 1024;
+export const PIPELINE_PAGE_BYTES = PAGE_BYTES;
 
 const NAME_KEY = 'pipelines_project_name_key';
 const PROJECT_FKEY = 'pipelines_project_fkey';
@@ -137,21 +139,14 @@ export class PipelinesService {
       .orderBy('p.id', 'DESC')
       .limit(query.limit + 1)
       .getRawMany<{ id: string; bytes: string | number }>();
-    let fit = 0;
-    let bytes = 0;
-    for (const row of sized.slice(0, query.limit)) {
-      bytes += Number(row.bytes);
-      if (fit > 0 && bytes > pageBytes) break;
-      fit += 1;
-    }
-    const ids = sized.slice(0, fit).map((row) => row.id);
+    const { ids, more: cut } = fitPage(sized, query.limit, pageBytes);
     const rows =
       ids.length === 0
         ? []
         : await this.ds.manager.find(PipelineEntity, { where: { tenantId, id: In(ids) }, order: { id: 'DESC' } });
     const data = rows.map(toPipeline);
     const last = data.at(-1);
-    const more = fit < sized.length && last !== undefined;
+    const more = cut && last !== undefined;
     return { data, next_cursor: more ? encodeCursor({ after: last.id, list: cursorLists.pipelines }) : null };
   }
 

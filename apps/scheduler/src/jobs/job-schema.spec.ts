@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AppError, jobCreateSchema, parseOrThrow } from '@conduit/contracts';
+import { AppError, PARAMETERS_MAX_BYTES, jobCreateSchema, parseOrThrow, runTriggerSchema } from '@conduit/contracts';
 
 /** The 422s of a job body are decided by the shared schema, before the scheduler sees the request. */
 function fieldErrors(body: Record<string, unknown>): { path: string; code: string }[] {
@@ -51,5 +51,31 @@ describe('job body validation', () => {
         timezone: 'Europe/Paris',
       }).schedule,
     ).toBe('*/15 9-17 * JAN-MAR mon-fri');
+  });
+
+  it('takes parameters of at most 64 KiB as JSON text (UTF-8 bytes), on a job and on a trigger', () => {
+    const sized = (bytes: number, char = 'x') => ({
+      p: char.repeat((bytes - '{"p":""}'.length) / Buffer.byteLength(char)),
+    });
+    expect(
+      parseOrThrow(jobCreateSchema, { name: 'a', pipeline_id: 'pln_x', parameters: sized(PARAMETERS_MAX_BYTES) }),
+    ).toBeTruthy();
+    expect(parseOrThrow(runTriggerSchema, { parameters: sized(PARAMETERS_MAX_BYTES) })).toBeTruthy();
+    const tooLong = [{ path: 'parameters', code: 'too_long' }];
+    expect(fieldErrors({ parameters: sized(PARAMETERS_MAX_BYTES + 1) })).toEqual(tooLong);
+    // Two bytes a character: fewer characters than the bound, more bytes.
+    expect(fieldErrors({ parameters: sized(PARAMETERS_MAX_BYTES + 2, 'é') })).toEqual(tooLong);
+    try {
+      parseOrThrow(runTriggerSchema, { parameters: sized(PARAMETERS_MAX_BYTES + 8) });
+      throw new Error('expected the trigger to be refused');
+    } catch (err) {
+      expect((err as AppError).errors).toEqual([
+        {
+          path: 'parameters',
+          code: 'too_long',
+          message: `must be at most ${PARAMETERS_MAX_BYTES} bytes (64 KiB) as JSON text (got ${PARAMETERS_MAX_BYTES + 8})`,
+        },
+      ]);
+    }
   });
 });

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In, LessThan, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import type { Logger } from 'pino';
 import {
   cursorLists,
   AppError,
   unknownPipelineError,
+  encodeCursor,
   isId,
-  pageOf,
   type Job,
   type JobCreate,
   type JobListQuery,
@@ -24,7 +24,7 @@ import { RunStateMachine } from '../runs/run-state-machine.js';
 import { RunCancelSignals } from '../runs/run-cancel-signals.js';
 import { JobSchedules, nextFireOf } from '../schedules/job-schedules.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
-import { OutboxRelay } from '@conduit/service-kit';
+import { OutboxRelay, PAGE_BYTES, fitPage, type SizedRow } from '@conduit/service-kit';
 import { SCHEDULER_LOGGER } from '../common/tokens.js';
 import {
   newId,
@@ -83,20 +83,37 @@ export class JobsService {
     return taggedJob(row, (await this.lastRuns([row.id])).get(row.id) ?? null);
   }
 
-  async list(tenantId: string, query: JobListQuery): Promise<Page<Job>> {
+  /**
+   * A page of `limit` jobs at most, and of PAGE_BYTES of their parameters (its first one whatever its size), as a page
+   * of pipelines: the sizes are read first (ids and lengths), then only the jobs that fit.
+   */
+  async list(tenantId: string, query: JobListQuery, pageBytes = PAGE_BYTES): Promise<Page<Job>> {
     const after = cursorAfter(query.cursor, cursorLists.jobs);
-    const where: FindOptionsWhere<JobEntity> = { tenantId };
-    if (query.pipeline_id !== undefined) where.pipelineId = query.pipeline_id;
-    if (query.status !== undefined) where.status = query.status;
-    if (after !== undefined) where.id = LessThan(after);
-    const rows = await this.ds.manager.find(JobEntity, { where, order: { id: 'DESC' }, take: query.limit + 1 });
+    const sizes = this.ds.manager
+      .createQueryBuilder(JobEntity, 'j')
+      .select('j.id', 'id')
+      .addSelect('octet_length(j.parameters::text)', 'bytes')
+      .where('j.tenant_id = :tenantId', { tenantId });
+    if (query.pipeline_id !== undefined)
+      sizes.andWhere('j.pipeline_id = :pipelineId', { pipelineId: query.pipeline_id });
+    if (query.status !== undefined) sizes.andWhere('j.status = :status', { status: query.status });
+    if (after !== undefined) sizes.andWhere('j.id < :after', { after });
+    const sized = await sizes
+      .orderBy('j.id', 'DESC')
+      .limit(query.limit + 1)
+      .getRawMany<SizedRow>();
+    const { ids, more } = fitPage(sized, query.limit, pageBytes);
+    const rows =
+      ids.length === 0
+        ? []
+        : await this.ds.manager.find(JobEntity, { where: { tenantId, id: In(ids) }, order: { id: 'DESC' } });
     const lastRuns = await this.lastRuns(rows.map((r) => r.id));
-    return pageOf(
-      rows.map((r) => toJob(r, lastRuns.get(r.id) ?? null)),
-      query.limit,
-      (j) => j.id,
-      cursorLists.jobs,
-    );
+    const last = ids.at(-1);
+    return {
+      data: rows.map((r) => toJob(r, lastRuns.get(r.id) ?? null)),
+      // After the last job that fit, even should it be deleted since.
+      next_cursor: more && last !== undefined ? encodeCursor({ after: last, list: cursorLists.jobs }) : null,
+    };
   }
 
   async get(tenantId: string, id: string): Promise<Tagged<Job>> {
@@ -208,8 +225,10 @@ export class JobsService {
 
   private async lastRuns(jobIds: string[]): Promise<Map<string, RunSummary>> {
     if (jobIds.length === 0) return new Map();
+    // Only what a summary shows: a run's DAG snapshot and parameters would be read for each job of a page.
     const rows = await this.ds.manager
       .createQueryBuilder(RunEntity, 'r')
+      .select(['r.id', 'r.jobId', 'r.status', 'r.trigger', 'r.queuedAt', 'r.finishedAt'])
       .distinctOn(['r.job_id'])
       .where({ jobId: In(jobIds) })
       .orderBy('r.job_id')

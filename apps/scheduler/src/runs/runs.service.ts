@@ -5,8 +5,8 @@ import {
   cursorLists,
   AppError,
   QUEUES,
+  encodeCursor,
   isId,
-  pageOf,
   type Page,
   type ConnectorVersion,
   type Run,
@@ -25,7 +25,7 @@ import { isFinal } from './run-transitions.js';
 import { JobEntity } from '../jobs/job.entity.js';
 import { PipelineSnapshots } from '../catalog-client/pipeline-snapshots.js';
 import { TriggeredJobs, type TriggeredJob } from './triggered-jobs.js';
-import { OutboxRelay, QueueProducers } from '@conduit/service-kit';
+import { OutboxRelay, PAGE_BYTES, QueueProducers, fitPage, type SizedRow } from '@conduit/service-kit';
 import { reachFaultPoint } from '../faults/fault-point.js';
 import { SCHEDULER_LOGGER, SCHEDULER_SETTINGS } from '../common/tokens.js';
 import { assertBeforeDeadline, createOnce, cursorAfter, notFound, preparedQuery } from '@conduit/service-kit';
@@ -256,27 +256,40 @@ export class RunsService {
   }
 
   /**
-   * One statement (fixed SQL) when the page has runs: a run of the tenant's under the job means the job is there (its
-   * runs go with it). An empty page reads the job for its 404.
+   * A page of `limit` runs at most, and of PAGE_BYTES of their parameters, nodes, columns and errors (its first one
+   * whatever its size), as a page of pipelines: the sizes are read first (ids and lengths), then only the runs that
+   * fit, without their DAGs. Fixed SQL; a run of the tenant's under the job means the job is there (its runs go with
+   * it). An empty page reads the job for its 404.
    */
-  async list(tenantId: string, jobId: string, query: RunListQuery): Promise<Page<Run>> {
+  async list(tenantId: string, jobId: string, query: RunListQuery, pageBytes = PAGE_BYTES): Promise<Page<Run>> {
     if (!isId('job', jobId)) throw notFound('job', jobId);
     const m = this.ds.manager;
     const after = cursorAfter(query.cursor, cursorLists.runs(jobId));
     // Unnamed: its optional filters are better planned for each call's values than once for all.
-    const rows = await m.query<Record<string, unknown>[]>(
-      `SELECT ${runSelectListWithoutDag(m)} FROM runs r
+    const sized = await m.query<SizedRow[]>(
+      `SELECT r.id, octet_length(r.parameters::text) + octet_length(r.nodes::text) + octet_length(r.node_columns::text)
+              + coalesce(octet_length(r.error::text), 0) AS bytes FROM runs r
         WHERE r.tenant_id = $1 AND r.job_id = $2 AND ($3::text IS NULL OR r.status = $3) AND ($4::text IS NULL OR r.id < $4)
         ORDER BY r.id DESC LIMIT $5`,
       [tenantId, jobId, query.status ?? null, after ?? null, query.limit + 1],
     );
-    if (rows.length === 0) await this.loadJob(tenantId, jobId);
-    return pageOf(
-      rows.map((row) => toRun(runOfRow(m, row))),
-      query.limit,
-      (r) => r.id,
-      cursorLists.runs(jobId),
-    );
+    if (sized.length === 0) await this.loadJob(tenantId, jobId);
+    const { ids, more } = fitPage(sized, query.limit, pageBytes);
+    const rows =
+      ids.length === 0
+        ? []
+        : await preparedQuery(
+            m,
+            `SELECT ${runSelectListWithoutDag(m)} FROM runs r
+              WHERE r.tenant_id = $1 AND r.job_id = $2 AND r.id = ANY($3::text[]) ORDER BY r.id DESC`,
+            [tenantId, jobId, ids],
+          );
+    const last = ids.at(-1);
+    return {
+      data: rows.map((row) => toRun(runOfRow(m, row))),
+      // After the last run that fit, even should it be deleted since.
+      next_cursor: more && last !== undefined ? encodeCursor({ after: last, list: cursorLists.runs(jobId) }) : null,
+    };
   }
 
   /**

@@ -24,6 +24,28 @@ export const timezoneSchema = z
   .max(64)
   .refine(isTimeZone, { message: 'not a known IANA time zone', params: { code: 'invalid_timezone' } });
 
+/**
+ * What a job's `parameters`, and a trigger's, hold at most as JSON text (UTF-8 bytes, as JSON.stringify writes them):
+ * a run stores the two merged (at most twice this), and List Jobs and List Runs answer up to 200 of them a page.
+ */
+export const PARAMETERS_MAX_BYTES = 64 * 1024;
+
+/** A job's or a trigger's parameters: any JSON object of at most PARAMETERS_MAX_BYTES as JSON text. */
+export const parametersSchema = jsonObjectSchema
+  .superRefine((value, ctx) => {
+    // At most 3 bytes a UTF-16 unit: text short enough is not measured again.
+    const text = JSON.stringify(value);
+    if (text.length * 3 <= PARAMETERS_MAX_BYTES) return;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > PARAMETERS_MAX_BYTES)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${PARAMETERS_MAX_BYTES} bytes (64 KiB) as JSON text (got ${bytes})`,
+        params: { code: 'too_long' },
+      });
+  })
+  .meta({ description: 'A JSON object of at most 64 KiB (65536 bytes) as JSON text.' });
+
 export const jobCreateSchema = z.strictObject({
   name: nameSchema,
   pipeline_id: idRefSchema,
@@ -32,7 +54,7 @@ export const jobCreateSchema = z.strictObject({
   timezone: timezoneSchema.default('UTC'),
   concurrency_policy: z.enum(CONCURRENCY_POLICIES).default('forbid'),
   /** Defaults passed to every run; a trigger's own parameters override them key by key. */
-  parameters: jsonObjectSchema.default({}),
+  parameters: parametersSchema.default({}),
 });
 export type JobCreate = z.infer<typeof jobCreateSchema>;
 
@@ -91,7 +113,8 @@ export const NODE_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skip
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 export const runTriggerSchema = z.strictObject({
-  parameters: jsonObjectSchema.optional(),
+  /** Override the job's parameters key by key for this run. */
+  parameters: parametersSchema.optional(),
 });
 export type RunTriggerBody = z.infer<typeof runTriggerSchema>;
 
