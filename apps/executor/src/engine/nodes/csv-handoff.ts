@@ -12,7 +12,6 @@ import type { ConnectorDriver, CsvChunk } from '@conduit/connectors';
 import type { ResolvedConnector } from '@conduit/contracts';
 import type { CsvOutput } from '../../data/run-workspace.js';
 import type { PlanNode, RunPlan } from '../run-plan.js';
-import { tableInputs } from '../table-inputs.js';
 import type { CsvHandoff, NodeContext, NodeResult } from '../node-context.js';
 import { NodeFailure, messageOf } from '../node-failure.js';
 import { sinkRequestOf } from './sink-request.js';
@@ -29,15 +28,9 @@ export function csvHandoffSink(plan: RunPlan, source: PlanNode, lookup: Connecto
   if (source.node.type !== 'source' || source.outputs.length !== 1) return undefined;
   const edge = source.outputs[0]!;
   const sink = plan.byId.get(edge.to);
-  if (edge.when !== undefined || !sink || sink.node.type !== 'sink') return undefined;
-  // An edge from a sql node or a sink beside it only orders the sink (table-inputs.ts): the source is still its one input.
-  if (
-    tableInputs(
-      plan,
-      sink.inputs.map((e) => e.from),
-    ).length !== 1
-  )
-    return undefined;
+  // Fed by the source alone: with an ordering edge beside it (a sql node's DDL, say), the sink's target may change
+  // after the source asked whether it could take CSV, and the DuckDB path makes the table fit when the sink runs.
+  if (edge.when !== undefined || !sink || sink.node.type !== 'sink' || sink.inputs.length !== 1) return undefined;
   try {
     const writer = lookup(sink, 'write').driver;
     if (!lookup(source, 'read').driver.readCsv || !writer.writeCsv || !writer.csvTargetReady) return undefined;
