@@ -209,13 +209,9 @@ class RunExecution {
     // What the node reads: an edge from a sql node or a sink only orders it (table-inputs.ts). With every table input
     // on a branch its decision did not choose, only such nodes ran above it: it has nothing to read.
     const inputs = tableInputs(this.plan, live);
-    const tablesAbove = tableInputs(
-      this.plan,
-      planNode.inputs.map((e) => e.from),
-    );
-    if (inputs.length === 0 && tablesAbove.length > 0)
-      return { kind: 'skip', reason: 'no input that leaves a table was chosen or ran' };
-    return { kind: 'run', inputs };
+    const above = planNode.inputs.map((e) => e.from);
+    if (inputs.length > 0 || tableInputs(this.plan, above).length === 0) return { kind: 'run', inputs };
+    return { kind: 'skip', reason: 'no input that leaves a table was chosen or ran' };
   }
 
   private start(planNode: PlanNode, record: NodeRecord, inputs: string[]): void {

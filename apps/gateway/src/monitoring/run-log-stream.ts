@@ -81,30 +81,19 @@ export async function streamRunLogs(
     closed = true;
     wake?.();
   });
-  // A wait between polls that a client's close ends at once: its slot is given back then, not a poll later.
-  const sleep = (ms: number) =>
+  // A wait that a client's close ends at once (its slot is given back then, not a poll later), or, with `until`, the
+  // socket's 'drain': a client that reads slowly (or never) is not polled for more than it takes, and the gateway
+  // holds at most one answer of its lines.
+  const pause = (ms: number, until?: 'drain') =>
     new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
+        if (until) raw.off(until, done);
         wake = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);
-      wake = done;
-    });
-
-  // Waits until the client has read what the socket holds, a close, or `ms`: a client that reads slowly (or never)
-  // is not polled for more than it takes, and the gateway holds at most one answer of its lines.
-  const drained = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        raw.off('drain', done);
-        wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      raw.once('drain', done);
+      if (until) raw.once(until, done);
       wake = done;
     });
 
@@ -133,7 +122,7 @@ export async function streamRunLogs(
         raw.destroy();
         break;
       }
-      await drained(Math.max(0, Math.min(checkAt, stalledSince + MAX_STALL_MS) - Date.now()) + 1);
+      await pause(Math.max(0, Math.min(checkAt, stalledSince + MAX_STALL_MS) - Date.now()) + 1, 'drain');
       continue;
     }
     stalledSince = undefined;
@@ -159,10 +148,10 @@ export async function streamRunLogs(
         idleMs = POLL_MS;
         continue;
       }
-      await sleep(idleMs);
+      await pause(idleMs);
       idleMs = Math.min(idleMs * 2, POLL_MAX_MS);
     } else if (failures > 0) {
-      await sleep(POLL_MS);
+      await pause(POLL_MS);
     }
     if (closed) break;
     try {

@@ -50,6 +50,15 @@ export interface TailFilter {
   nodeId?: string | undefined;
 }
 
+/** A filter's SQL conditions on run_logs, their values after the run id ($1) and the position ($2). */
+function filterOf(runId: string, filter: TailFilter): { params: unknown[]; conditions: string[] } {
+  const params: unknown[] = [runId, filter.afterSeq];
+  const conditions: string[] = [];
+  if (filter.level) conditions.push(`level = $${params.push(filter.level)}`);
+  if (filter.nodeId) conditions.push(`node_id = $${params.push(filter.nodeId)}`);
+  return { params, conditions };
+}
+
 /** Run logs: pages in seq order, and tails for live streams. */
 @Injectable()
 export class RunLogsService {
@@ -61,14 +70,8 @@ export class RunLogsService {
     const afterSeq = after === undefined ? 0 : Number(after);
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0)
       throw new AppError('invalid_parameter', 'query parameter cursor: is not a valid cursor');
-    const params: unknown[] = [ref.runId, afterSeq];
-    let filters = '';
-    if (query.level) filters += ` AND level = $${params.push(query.level)}`;
-    if (query.node_id) filters += ` AND node_id = $${params.push(query.node_id)}`;
-    const rows = await this.ds.query<LogRow[]>(
-      `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${query.limit + 1}`,
-      params,
-    );
+    const filter = { afterSeq, level: query.level, nodeId: query.node_id };
+    const rows = await this.linesAfter(ref.runId, filter, query.limit + 1);
     return pageOf(rows.map(lineOf), query.limit, (line) => String(line.seq), cursorLists.runLogs(ref.runId));
   }
 
@@ -82,18 +85,10 @@ export class RunLogsService {
       fact !== null &&
       FINAL_RUN_STATUSES.includes(fact.status) &&
       Date.now() - fact.updatedAt.getTime() >= RUN_END_GRACE_MS;
-    const params: unknown[] = [ref.runId, filter.afterSeq];
-    const conditions: string[] = [];
-    if (filter.level) conditions.push(`level = $${params.push(filter.level)}`);
-    if (filter.nodeId) conditions.push(`node_id = $${params.push(filter.nodeId)}`);
     if (settled) {
-      // No line comes any more, so no hole to stop at: the filter goes in the WHERE clause (the primary key's range
-      // scan, as List Run Logs does), and an answer short of a batch has read every line left.
-      const filters = conditions.map((c) => ` AND ${c}`).join('');
-      const rows = await this.ds.query<LogRow[]>(
-        `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${TAIL_BATCH}`,
-        params,
-      );
+      // No line comes any more, so no hole to stop at: the filter goes in the WHERE clause, as List Run Logs does, and
+      // an answer short of a batch has read every line left.
+      const rows = await this.linesAfter(ref.runId, filter, TAIL_BATCH);
       const data = rows.map(lineOf);
       return { data, scanned_seq: data.at(-1)?.seq ?? filter.afterSeq, run_finished: rows.length < TAIL_BATCH };
     }
@@ -101,6 +96,7 @@ export class RunLogsService {
     // the next batch whatever the filter (a line it leaves out is answered without its message), stop at a hole,
     // and answer how far that went, so the stream moves past a thousand lines of other nodes instead of reading them
     // again on every poll.
+    const { params, conditions } = filterOf(ref.runId, filter);
     const hit = conditions.length ? conditions.join(' AND ') : 'true';
     const rows = await this.ds.query<(LogRow & { hit: boolean })[]>(
       `SELECT seq, n, ts, level, node_id, CASE WHEN ${hit} THEN message END AS message, ${hit} AS hit FROM run_logs WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT ${TAIL_BATCH}`,
@@ -115,6 +111,16 @@ export class RunLogsService {
       scanned_seq: shown.at(-1)?.seq ?? filter.afterSeq,
       run_finished: false,
     };
+  }
+
+  /** The run's lines after `filter.afterSeq` that match it, in seq order, `limit` at most (the primary key's range scan). */
+  private linesAfter(runId: string, filter: TailFilter, limit: number): Promise<LogRow[]> {
+    const { params, conditions } = filterOf(runId, filter);
+    const filters = conditions.map((c) => ` AND ${c}`).join('');
+    return this.ds.query<LogRow[]>(
+      `SELECT seq, n, ts, level, node_id, message FROM run_logs WHERE run_id = $1 AND seq > $2${filters} ORDER BY seq LIMIT ${limit}`,
+      params,
+    );
   }
 
   /**

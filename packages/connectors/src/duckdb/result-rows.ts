@@ -169,7 +169,8 @@ export async function* rowBatches(
     const chunk = await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
     const rowSizes = heapBound ? chunkRowSizes(chunk, names.length, read, heapBound) : undefined;
-    const columns = chunk.convertColumns(plainValue);
+    // The value columns only: a bound's size columns were read above.
+    const columns = names.map((_, c) => chunk.convertColumnValues(c, plainValue));
     for (let r = 0; r < chunk.rowCount; r++) {
       const rowBytes = rowSizes?.[r] ?? 0;
       if (heapBound && batch.length > 0 && batchBytes + rowBytes > heapBound.batch) {
