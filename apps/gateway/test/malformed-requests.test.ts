@@ -53,3 +53,34 @@ describe('requests refused before routing', () => {
     expectProblemAnswer(await rawExchange(gateway.port, head), 408, 'request_timeout');
   });
 });
+
+describe('a compressed body', () => {
+  const post = (headers: Record<string, string>, body: string) =>
+    fetch(`${gateway.url}/v2/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, ...headers },
+      body,
+    });
+  const callsWith = (name: string) => gateway.calls.filter((call) => JSON.stringify(call.data).includes(name));
+
+  it.each(['gzip', 'br', 'identity, gzip', 'GZIP '])(
+    'Content-Encoding %s is a 415 naming the coding, and no service is asked',
+    async (coding) => {
+      const name = `compressed-${coding.replace(/\W/g, '')}-${Date.now()}`;
+      // The body is plain JSON: taken as such despite its header, it would reach the catalog.
+      const res = await post({ 'content-encoding': coding }, JSON.stringify({ name }));
+      expect(res.status).toBe(415);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const problem = (await res.json()) as { code: string; detail: string };
+      expect(problem.code).toBe('unsupported_media_type');
+      expect(problem.detail).toContain(coding.split(',').at(-1)!.trim().toLowerCase());
+      expect(callsWith(name)).toEqual([]);
+    },
+  );
+
+  it('Content-Encoding identity is the body as sent', async () => {
+    const name = `identity-${Date.now()}`;
+    await post({ 'content-encoding': 'identity' }, JSON.stringify({ name }));
+    expect(callsWith(name)).toHaveLength(1);
+  });
+});

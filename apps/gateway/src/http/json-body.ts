@@ -84,8 +84,24 @@ export function bodyMayHoldEscapes(request: FastifyRequest): boolean {
 }
 
 /**
+ * The body's content coding other than `identity`, if the request names one (RFC 9110 8.4): the gateway takes bodies
+ * uncompressed only, so a compressed one is a 415 naming its coding rather than a 400 for bytes that are not JSON (or
+ * a body taken as JSON while its header says otherwise).
+ */
+function contentCoding(header: string | string[] | undefined): string | undefined {
+  const codings = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  return codings.length === 0 ? undefined : codings.join(', ');
+}
+
+const encodingRefusal = (encoding: string): string =>
+  `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted: send the body uncompressed, as application/json`;
+
+/**
  * The only body parser: JSON, at most 1 MiB, nested at most 64 deep. Any other content type is a 415
- * (Fastify answers it for types without a parser), a body that is not JSON (or not UTF-8) a 400, a number too large
+ * (Fastify answers it for types without a parser), as is a content coding ({@link contentCoding}), a body that is not JSON (or not UTF-8) a 400, a number too large
  * for a double a 422. NUL characters and lone surrogates in its strings are refused with every other input's
  * (invalid-characters.ts).
  */
@@ -97,6 +113,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     (req, body, done) => {
       // A body sent to no route (a 404 or 405 answers it) is never worth parsing, nor admitted before (admit-before-body.ts).
       if (req.routeOptions.url === undefined) return done(null, undefined);
+      const encoding = contentCoding(req.headers['content-encoding']);
+      if (encoding !== undefined)
+        return done(new AppError('unsupported_media_type', encodingRefusal(encoding)), undefined);
       // JSON text is Unicode: bytes that are not UTF-8 would be stored as U+FFFD, changed without a word.
       if (typeof body !== 'string' && !isUtf8(body))
         return done(new AppError('malformed_json', 'the body is not valid JSON: it is not UTF-8 text'), undefined);
