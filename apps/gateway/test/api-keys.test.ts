@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { Repository } from 'typeorm';
 import { newId } from '@conduit/service-kit';
+import { waitFor } from '@conduit/testing';
 import { ApiKeysService } from '../src/api-keys/api-keys.service.js';
-import type { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
+import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
+import { ApiKeyEntity } from '../src/api-keys/api-key.entity.js';
 import { DEFAULT_BOOTSTRAP_TENANT_ID } from '../src/auth/auth.config.js';
 import type { Principal } from '../src/auth/principal.js';
 import type { ApiKeyCache } from '../src/auth/api-key-cache.js';
@@ -18,6 +21,30 @@ beforeAll(async () => {
   keys = new ApiKeysService(world.db.dataSource, { BOOTSTRAP_TENANT_ID: DEFAULT_BOOTSTRAP_TENANT_ID }, caches[0]!);
   authenticator = world.authenticator(caches[1]!);
 });
+
+/** `repository` whose next findOneBy reads its row, then holds the answer until release(). */
+function heldRowRead(repository: Repository<ApiKeyEntity>): {
+  repository: Repository<ApiKeyEntity>;
+  read: Promise<void>;
+  release: () => void;
+} {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let markRead!: () => void;
+  const read = new Promise<void>((resolve) => (markRead = resolve));
+  const holding = new Proxy(repository, {
+    get(target, prop, receiver) {
+      if (prop !== 'findOneBy') return Reflect.get(target, prop, receiver) as unknown;
+      return async (where: Parameters<Repository<ApiKeyEntity>['findOneBy']>[0]) => {
+        const row = await target.findOneBy(where);
+        markRead();
+        await held;
+        return row;
+      };
+    },
+  });
+  return { repository: holding, read, release };
+}
 
 function rowsOf(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
   return world.db.dataSource.query(sql.replaceAll('$schema', `"${world.db.schema}"`), params);
@@ -53,6 +80,24 @@ describe('API keys', () => {
     await local.authenticate(created.key);
     await keys.revoke(tenant, created.id);
     expect(await rejectionCode(local.authenticate(created.key))).toBe('unauthenticated');
+  });
+
+  it('never caches a key read before a revocation that landed meanwhile, on the revoking replica or another', async () => {
+    const tenant = newId('tenant');
+    for (const cache of caches) {
+      const created = await keys.create(tenant, { name: `racing-${caches.indexOf(cache)}`, scopes: ['read'] });
+      const gate = heldRowRead(world.db.dataSource.getRepository(ApiKeyEntity));
+      const first = new ApiKeyAuthenticator(gate.repository, cache).authenticate(created.key);
+      await gate.read;
+      const before = cache.ticket();
+      await keys.revoke(tenant, created.id);
+      await waitFor(() => cache.ticket() > before, { what: 'the revocation to reach this replica' });
+      gate.release();
+      // Its read began before the revocation committed: this request passes, as it would have a moment earlier...
+      await first;
+      // ...but what it read is not cached: the very next request reads the revoked row.
+      expect(await rejectionCode(world.authenticator(cache).authenticate(created.key))).toBe('unauthenticated');
+    }
   });
 
   it('stores only the sha256 of the key', async () => {

@@ -30,6 +30,8 @@ interface TokenSpec {
   expiresAt?: number | string | null;
   secret?: string;
   alg?: string;
+  /** The `sub` claim; null leaves it out. Default `user-1`. */
+  subject?: string | null;
 }
 
 function hsToken(spec: TokenSpec = {}): Promise<string> {
@@ -37,8 +39,8 @@ function hsToken(spec: TokenSpec = {}): Promise<string> {
     .setProtectedHeader({ alg: spec.alg ?? 'HS256' })
     .setIssuer(spec.issuer ?? ISSUER)
     .setAudience(spec.audience ?? AUDIENCE)
-    .setSubject('user-1')
     .setIssuedAt();
+  if (spec.subject !== null) jwt.setSubject(spec.subject ?? 'user-1');
   if (spec.expiresAt !== null) jwt.setExpirationTime(spec.expiresAt ?? '5m');
   return jwt.sign(new TextEncoder().encode(spec.secret ?? SECRET));
 }
@@ -93,10 +95,37 @@ describe('HS256 bearer tokens', () => {
     ['with a bad signature', { secret: 'another-secret-of-at-least-32-bytes!' }, /signature/],
     ['without a tenant claim', { claims: { tenant_id: undefined } }, /tenant_id/],
     ['with a non-string tenant claim', { claims: { tenant_id: 42 } }, /tenant_id/],
+    ['with an empty subject', { subject: '' }, /sub/],
+    ['with a subject over 255 characters', { subject: 'u'.repeat(256) }, /sub/],
   ])('refuses a token %s', async (_label, spec: TokenSpec, detail) => {
     const error = await auth.authenticate(bearer(await hsToken(spec))).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unauthenticated' });
     expect((error as Error).message).toMatch(detail);
+  });
+
+  it('gives every tenant and subject a credential of its own, even where a tenant claim holds a colon', async () => {
+    const principals = await Promise.all(
+      [
+        { tenant_id: 'acme', subject: 'ops:bob' },
+        { tenant_id: 'acme:ops', subject: 'bob' },
+        { tenant_id: 'acme', subject: 'bob' },
+      ].map(async ({ tenant_id, subject }) =>
+        auth.authenticate(bearer(await hsToken({ claims: { tenant_id }, subject }))),
+      ),
+    );
+    const ids = principals.map((p) => p.credential_id);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids).toEqual(['jwt:acme:ops%3Abob', 'jwt:acme%3Aops:bob', 'jwt:acme:bob']);
+  });
+
+  it('makes each token without a subject a credential of its own: no shared replay, no shared rate', async () => {
+    const [alice, bob] = await Promise.all(
+      ['alice', 'bob'].map(async (email) => hsToken({ claims: { email }, subject: null })),
+    );
+    const [a, b, aAgain] = await Promise.all([alice, bob, alice].map((t) => auth.authenticate(bearer(t!))));
+    expect(a!.credential_id).toMatch(/^jwt:tnt_acme:#[\w-]{22}$/);
+    expect(b!.credential_id).not.toBe(a!.credential_id);
+    expect(aAgain!.credential_id).toBe(a!.credential_id);
   });
 
   it('tolerates small clock skew only', async () => {

@@ -28,6 +28,9 @@ export class ApiKeyAuthenticator {
     const keyHash = hashApiKey(key);
     const cached = this.cache.get(keyHash);
     if (cached) return cached;
+    // A revocation committed while the row is read (here, or announced by another replica) must not be undone by
+    // caching what the read found: the cache refuses it if any eviction came since this ticket.
+    const ticket = this.cache.ticket();
     const row = await this.apiKeys.findOneBy({ key_hash: keyHash });
     // Unknown and revoked read alike, so a caller learns nothing about which keys once existed.
     if (!row || row.revoked_at) throw new AppError('unauthenticated', 'unknown or revoked API key');
@@ -39,7 +42,7 @@ export class ApiKeyAuthenticator {
       kind: 'api_key',
       rate_limit_per_minute: row.rate_limit_per_minute,
     };
-    this.cache.set(keyHash, principal);
+    this.cache.set(keyHash, principal, ticket);
     return principal;
   }
 

@@ -19,6 +19,11 @@ const MAX_ENTRIES = 10_000;
 export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyCache.name);
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Counts evictions (a revocation here or announced, a reconnect's clear): a key read from its row before one may
+   * be revoked by it, so it is cached only if none happened since the read began ({@link ticket}).
+   */
+  private evictions = 0;
   private readonly ttlMs: number;
   private readonly channel: string;
   private subscriber: Redis | undefined;
@@ -36,7 +41,10 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     this.subscriber = this.redis.duplicate();
     this.subscriber.on('message', (_channel: string, keyId: string) => this.evict(keyId));
     // A reconnect may have missed revocations: start afresh rather than trust what is held.
-    this.subscriber.on('ready', () => this.entries.clear());
+    this.subscriber.on('ready', () => {
+      this.evictions += 1;
+      this.entries.clear();
+    });
     this.subscriber.on('error', (err: Error) => this.logger.warn(`revocation channel: ${err.message}`));
     await this.subscriber.subscribe(this.channel);
   }
@@ -55,8 +63,13 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     return entry.principal;
   }
 
-  set(keyHash: string, principal: Principal): void {
-    if (this.ttlMs <= 0) return;
+  /** Taken before a key's row is read; {@link set} caches what the read found only if no eviction came since. */
+  ticket(): number {
+    return this.evictions;
+  }
+
+  set(keyHash: string, principal: Principal, ticket: number): void {
+    if (this.ttlMs <= 0 || ticket !== this.evictions) return;
     if (this.entries.size >= MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
@@ -71,6 +84,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private evict(keyId: string): void {
+    this.evictions += 1;
     for (const [hash, entry] of this.entries) if (entry.principal.credential_id === keyId) this.entries.delete(hash);
   }
 }

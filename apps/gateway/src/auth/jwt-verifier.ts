@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   createRemoteJWKSet,
@@ -27,6 +28,21 @@ const ASYMMETRIC_ALGS = [
   'Ed25519',
 ];
 const TENANT_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+const MAX_SUBJECT_LENGTH = 255;
+
+/**
+ * A bearer token's credential id (its idempotency records' and rate bucket's owner): `jwt:<tenant>:<sub>`, each part
+ * percent-encoded, since a tenant claim may hold `:` and tenant `a` with subject `b:c` must not be tenant `a:b` with
+ * subject `c`. A token without a subject is a credential of its own, `jwt:<tenant>:#<its hash>`: tokens of one
+ * tenant that name no holder must not share one, or one user's retried Create API Key would replay another's new key.
+ */
+export function jwtCredentialId(tenant: string, subject: string | undefined, token: string): string {
+  const holder =
+    subject === undefined
+      ? `#${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`
+      : encodeURIComponent(subject);
+  return `jwt:${encodeURIComponent(tenant)}:${holder}`;
+}
 
 export type JwtConfig = Pick<
   AuthConfig,
@@ -76,7 +92,7 @@ export class JwtVerifier {
     } catch (error) {
       throw toAppError(error);
     }
-    return this.principalOf(payload);
+    return this.principalOf(payload, token);
   }
 
   private configured(): { issuer: string; audience: string } {
@@ -87,15 +103,22 @@ export class JwtVerifier {
     return { issuer, audience };
   }
 
-  private principalOf(payload: JWTPayload): Principal {
+  private principalOf(payload: JWTPayload, token: string): Principal {
     const tenant = payload[this.config.JWT_TENANT_CLAIM];
     if (typeof tenant !== 'string' || !TENANT_ID.test(tenant)) {
       throw unauthenticated(`token lacks a valid '${this.config.JWT_TENANT_CLAIM}' claim`);
     }
+    const subject = payload.sub;
+    if (
+      subject !== undefined &&
+      (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_LENGTH)
+    ) {
+      throw unauthenticated(`token claim 'sub' is invalid: 1-${MAX_SUBJECT_LENGTH} characters`);
+    }
     return {
       tenant_id: tenant,
       scopes: scopesOf(payload[this.config.JWT_SCOPES_CLAIM]),
-      credential_id: typeof payload.sub === 'string' && payload.sub ? `jwt:${tenant}:${payload.sub}` : `jwt:${tenant}`,
+      credential_id: jwtCredentialId(tenant, subject, token),
       kind: 'jwt',
       rate_limit_per_minute: null,
     };
