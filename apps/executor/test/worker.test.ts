@@ -211,6 +211,26 @@ describe('fencing (issue 16)', () => {
     expect(rows[0]?.n).toBe(0);
   });
 
+  it('gives a run up after three claims answered with a reply it cannot take, instead of claiming for ever', async () => {
+    const runId = newId('run');
+    // A recorded node whose id is longer than any the contract allows: every answer to the claim is malformed.
+    const at = new Date().toISOString();
+    stubRun(suite.fencing, runId, {
+      nodes: [runNode('n'.repeat(300), 'source', 'succeeded', { started_at: at, finished_at: at })],
+    });
+    await suite.enqueue(runId, TENANT, linearDag(sql('mark', "insert into items_copy values (-2, 'must not run')")));
+    await waitFor(async () => (await suite.queues.runs.getJobState(runId)) === 'failed', {
+      what: 'the job failed',
+      timeoutMs: 20_000,
+    });
+    const job = await suite.queues.runs.getJob(runId);
+    expect(job?.failedReason).toMatch(/claim failed 3 times in a row/);
+    expect(suite.fencing.claims.filter((c) => c.run_id === runId)).toHaveLength(3);
+    expect(await reportsOf(suite.queues.reports, runId)).toEqual([]);
+    const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${schema}.items_copy where id = -2`);
+    expect(rows[0]?.n).toBe(0);
+  });
+
   it('stops a run at once, with no final report, when the scheduler refuses its lease', async () => {
     const runId = newId('run');
     const dag = linearDag(

@@ -43,11 +43,16 @@ export interface Dag {
   edges: DagEdge[];
 }
 
-/** Limits of a valid DAG (api.md "Limits"); going over is a validation error. */
-export const DAG_LIMITS: { readonly maxNodes: 500; readonly maxEdges: 2000 } = Object.freeze({
-  maxNodes: 500,
-  maxEdges: 2000,
-});
+/**
+ * Limits of a valid DAG (api.md "Limits"); going over is a validation error. A node id's length is the run messages'
+ * bound (packages/contracts run-messages.ts, the API's `nodeId`): a run of a longer one could not be reported.
+ */
+export const DAG_LIMITS: { readonly maxNodes: 500; readonly maxEdges: 2000; readonly maxNodeIdLength: 200 } =
+  Object.freeze({
+    maxNodes: 500,
+    maxEdges: 2000,
+    maxNodeIdLength: 200,
+  });
 
 /** Beyond these a DAG is refused as malformed: it protects the services, a valid DAG is far smaller. */
 export const DAG_SHAPE_LIMITS: { readonly maxNodes: 10_000; readonly maxEdges: 20_000 } = Object.freeze({

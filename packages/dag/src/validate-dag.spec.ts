@@ -53,6 +53,17 @@ describe('validateDag: graph rules', () => {
     ]);
   });
 
+  it('invalid_node_id for an id over 200 characters, which no run message could carry; 200 is fine', () => {
+    const long = 'n'.repeat(201);
+    const dag: Dag = {
+      nodes: [source(long, { table: 'orders' }), source('m'.repeat(200), { table: 'orders' })],
+      edges: [],
+    };
+    const errors = validateDag(dag, ctx).errors;
+    expect(errors).toEqual([expect.objectContaining({ code: 'invalid_node_id', path: 'nodes[0].id' })]);
+    expect(errors[0]!.message).toBe('node 0: id must be at most 200 characters (got 201)');
+  });
+
   it('unknown_node for each end of an edge that names no node', () => {
     const dag: Dag = {
       nodes: [source('a')],

@@ -44,6 +44,13 @@ function checkNodes(dag: Dag, graph: DagGraph, ctx: ValidationContext, errors: V
         message: `node ${i}: id must be a non-empty string`,
         path: `nodes[${i}].id`,
       });
+    } else if (node.id.length > DAG_LIMITS.maxNodeIdLength) {
+      // Not echoed: the id is what is too long.
+      errors.push({
+        code: 'invalid_node_id',
+        message: `node ${i}: id must be at most ${DAG_LIMITS.maxNodeIdLength} characters (got ${node.id.length})`,
+        path: `nodes[${i}].id`,
+      });
     } else if (graph.nodeIndex[graph.vertexOf.get(node.id)!] !== i) {
       errors.push({
         code: 'duplicate_node_id',

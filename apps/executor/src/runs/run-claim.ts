@@ -8,7 +8,14 @@ import type { RpcContext, RunClaim } from '@conduit/contracts';
 import { type RpcClient, RpcRemoteError } from '@conduit/rpc-streams';
 
 export class ClaimUnavailableError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * The scheduler answered, but with an error other than being unavailable, or with a reply the claim's schema
+     * refuses: asking again is unlikely to help (no answer at all, or `service_unavailable`, is an outage that ends).
+     */
+    readonly answered = false,
+  ) {
     super(message);
     this.name = 'ClaimUnavailableError';
   }
@@ -39,6 +46,7 @@ export async function claimRun(client: RpcClient, req: ClaimRequest): Promise<Ru
     if (err instanceof RpcRemoteError) {
       throw new ClaimUnavailableError(
         err.malformed ? 'the scheduler answered the claim with a malformed reply' : `the claim failed: ${err.code}`,
+        err.malformed || err.code !== 'service_unavailable',
       );
     }
     throw new ClaimUnavailableError(`the scheduler did not answer the claim: ${(err as Error).message}`);

@@ -37,6 +37,12 @@ import type { RunMetrics } from '../ops/run-metrics.js';
 
 /** When the scheduler cannot answer a claim, the job waits this long in the queue and is claimed again. */
 const CLAIM_RETRY_MS = 2000;
+/**
+ * Claims the scheduler answered with an error or a malformed reply (not an outage), in a row, before the job fails:
+ * each is a takeover (a new epoch), so asking for ever would keep the run `running` for ever; a failed job is then
+ * the reaper's to end as `executor_lost`, naming why.
+ */
+const MAX_ANSWERED_CLAIM_FAILURES = 3;
 /** Margin past another execution's lease before claiming again (its renewal may be on its way). */
 const HELD_MARGIN_MS = 250;
 
@@ -76,6 +82,8 @@ export class RunProcessor {
   private readonly active = new Map<string, AbortController>();
   /** Runs claimed or executed here now, from before the claim: the scheduler grants this executor's claims at once. */
   private readonly held = new Set<string>();
+  /** Claims answered with an error, in a row, by run (at most 1,000 runs kept: see MAX_ANSWERED_CLAIM_FAILURES). */
+  private readonly answeredClaimFailures = new Map<string, number>();
   private readonly cachedResolver: CachedConnectorResolver | undefined;
 
   constructor(private readonly deps: RunProcessorDeps) {
@@ -207,6 +215,7 @@ export class RunProcessor {
         executorId: this.deps.executorId,
         leaseMs: this.deps.leaseMs,
       });
+      this.answeredClaimFailures.delete(command.run_id);
       if (claim.granted)
         return { epoch: claim.epoch, nodes: claim.nodes.map((n) => ({ ...n, columns: n.columns ?? null })) };
       if (claim.reason !== 'held') {
@@ -223,12 +232,28 @@ export class RunProcessor {
       retryInMs = (claim.retry_in_ms ?? 0) + HELD_MARGIN_MS;
     } catch (err) {
       if (!(err instanceof ClaimUnavailableError)) throw err;
+      if (err.answered) this.countAnsweredClaimFailure(command.run_id, err.message);
       logger.warn({ ...ids, err: err.message }, 'could not claim the run; claiming again shortly');
       retryInMs = CLAIM_RETRY_MS;
     }
     if (!token) throw new Error('cannot claim the run now, and the job has no lock token to wait with');
     await job.moveToDelayed(Date.now() + retryInMs, token);
     throw new DelayedError();
+  }
+
+  /** Counts a claim answered with an error; at the bound, fails the queue job (UnrecoverableError: no retry). */
+  private countAnsweredClaimFailure(runId: string, why: string): void {
+    const failures = (this.answeredClaimFailures.get(runId) ?? 0) + 1;
+    this.answeredClaimFailures.delete(runId);
+    if (failures >= MAX_ANSWERED_CLAIM_FAILURES) {
+      this.deps.logger.error({ run_id: runId, failures, err: why }, 'giving the run up: its claim keeps failing');
+      throw new UnrecoverableError(`its claim failed ${failures} times in a row (${why})`);
+    }
+    if (this.answeredClaimFailures.size >= 1000) {
+      const oldest = this.answeredClaimFailures.keys().next().value;
+      if (oldest !== undefined) this.answeredClaimFailures.delete(oldest);
+    }
+    this.answeredClaimFailures.set(runId, failures);
   }
 
   /** The configs of the connectors the run's DAG uses, their secrets opened (connector-resolver.ts). */
