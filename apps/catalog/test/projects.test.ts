@@ -160,4 +160,20 @@ describe('projects', () => {
     const err = await rejection(cat.projects.list(newTenant(), { limit: 5, cursor: 'not-a-cursor' }));
     expect(err.code).toBe('invalid_parameter');
   });
+
+  it("refuses a hand-made cursor whose key is no project id, and pages another tenant's id in the caller's rows", async () => {
+    const t = newTenant();
+    const mine = (await cat.projects.create(t, { name: 'mine' })).data.id;
+    const theirs = (await cat.projects.create(newTenant(), { name: 'theirs' })).data.id;
+    const pipeline = 'pln_01JD3V6Y9ZQ8W1S3X5C7E9G2HK';
+    const handMade = (after: string) => Buffer.from(JSON.stringify({ after, list: 'projects' })).toString('base64url');
+    for (const after of [pipeline, "xx'", 'zzzz'])
+      expect((await rejection(cat.projects.list(t, { limit: 5, cursor: handMade(after) }))).code).toBe(
+        'invalid_parameter',
+      );
+    // Not signed: a well-formed id of another tenant's is a position like any other, among the caller's own rows.
+    const after = await cat.projects.list(t, { limit: 5, cursor: handMade(theirs) });
+    expect(after.data.map((p) => p.id)).toEqual([mine]);
+    expect((await cat.projects.list(t, { limit: 5, cursor: handMade(mine) })).data).toEqual([]);
+  });
 });
