@@ -228,3 +228,34 @@ describe('live log streams', () => {
     }
   });
 });
+
+describe('Last-Event-ID', () => {
+  const resume = async (lastEventId: string) => {
+    const key = await gateway.newTenantKey();
+    const runId = newId('run');
+    logs.set(
+      runId,
+      tailOf(
+        30,
+        (seq) => line(seq, 'n'),
+        () => true,
+      ),
+    );
+    return fetch(`${gateway.url}/v2/jobs/${newId('job')}/runs/${runId}/logs`, {
+      headers: { 'x-api-key': key, accept: 'text/event-stream', 'last-event-id': lastEventId },
+      signal: AbortSignal.timeout(10_000),
+    });
+  };
+
+  it('resumes after the seq it names', async () => {
+    const res = await resume('27');
+    const body = await res.text();
+    expect([...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([28, 29, 30]);
+  });
+
+  it.each(['0x10', '1e1', '+5', '010', '5.0', '-1', 'abc'])('%s, not a plain seq, is a 400', async (value) => {
+    const res = await resume(value);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('invalid_parameter');
+  });
+});

@@ -87,9 +87,10 @@ describe('field errors', () => {
 
 describe('cursors', () => {
   const projects = cursorLists.projects;
+  const prj = (c: string) => `prj_01JD3V6Y9ZQ8W1S3X5C7E9G2H${c}`;
   it('round-trip and reject foreign values', () => {
-    expect(decodeCursor(encodeCursor({ after: 'prj_1', list: projects }), projects)).toEqual({
-      after: 'prj_1',
+    expect(decodeCursor(encodeCursor({ after: prj('K'), list: projects }), projects)).toEqual({
+      after: prj('K'),
       list: projects,
     });
     expect(decodeCursor('not-a-cursor', projects)).toBeUndefined();
@@ -97,24 +98,25 @@ describe('cursors', () => {
     const logs = cursorLists.runLogs('run_1');
     expect(decodeCursor(encodeCursor({ after: '42', list: logs }), logs)).toEqual({ after: '42', list: logs });
     // A NUL (PostgreSQL refuses it in text: was a 500), control characters and other scripts were never issued.
-    for (const after of ['\u0000', 'prj_1\u0000', 'a\nb', 'prj 1', 'é'])
+    for (const after of ['\u0000', `${prj('K')}\u0000`, 'a\nb', 'prj 1', 'é'])
       expect(decodeCursor(encodeCursor({ after, list: projects }), projects)).toBeUndefined();
   });
 
   it("are a list's own: another list's, another job's runs', or one naming no list are refused", () => {
-    const jobs = encodeCursor({ after: 'job_1', list: cursorLists.jobs });
+    const run = 'run_01JD3V6Y9ZQ8W1S3X5C7E9G2HK';
+    const jobs = encodeCursor({ after: 'job_01JD3V6Y9ZQ8W1S3X5C7E9G2HK', list: cursorLists.jobs });
     expect(decodeCursor(jobs, projects)).toBeUndefined();
-    const runsOfA = encodeCursor({ after: 'run_1', list: cursorLists.runs('job_a') });
+    const runsOfA = encodeCursor({ after: run, list: cursorLists.runs('job_a') });
     expect(decodeCursor(runsOfA, cursorLists.runs('job_b'))).toBeUndefined();
-    expect(decodeCursor(runsOfA, cursorLists.runs('job_a'))).toEqual({ after: 'run_1', list: 'runs:job_a' });
-    expect(decodeCursor(Buffer.from('{"after":"prj_1"}').toString('base64url'), projects)).toBeUndefined();
+    expect(decodeCursor(runsOfA, cursorLists.runs('job_a'))).toEqual({ after: run, list: 'runs:job_a' });
+    expect(decodeCursor(Buffer.from(`{"after":"${prj('K')}"}`).toString('base64url'), projects)).toBeUndefined();
   });
 
   it('page from limit + 1 rows', () => {
-    const rows = [{ id: 'c' }, { id: 'b' }, { id: 'a' }];
+    const rows = [{ id: prj('C') }, { id: prj('B') }, { id: prj('A') }];
     const page = pageOf(rows, 2, (r) => r.id, projects);
-    expect(page.data).toEqual([{ id: 'c' }, { id: 'b' }]);
-    expect(decodeCursor(page.next_cursor ?? '', projects)).toEqual({ after: 'b', list: projects });
+    expect(page.data).toEqual([{ id: prj('C') }, { id: prj('B') }]);
+    expect(decodeCursor(page.next_cursor ?? '', projects)).toEqual({ after: prj('B'), list: projects });
     expect(pageOf(rows, 3, (r) => r.id, projects).next_cursor).toBeNull();
   });
 });

@@ -32,7 +32,9 @@ function checkIds(jobId: string, runId: string): void {
 /** Where a live stream starts: after Last-Event-ID (a reconnect), else after the cursor, else from the beginning. */
 function streamStart(runId: string, lastEventId: string | string[] | undefined, cursor: string | undefined): number {
   if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
-    const seq = Number(lastEventId.trim());
+    // Plain decimal digits, as the stream's ids are sent: Number() would read `0x10` as 16 and `1e1` as 10.
+    const text = lastEventId.trim();
+    const seq = /^(0|[1-9][0-9]{0,15})$/.test(text) ? Number(text) : Number.NaN;
     if (!Number.isSafeInteger(seq) || seq < 0)
       throw new AppError('invalid_parameter', 'header Last-Event-ID: must be a log line seq');
     return seq;
