@@ -84,3 +84,43 @@ describe('a compressed body', () => {
     expect(callsWith(name)).toHaveLength(1);
   });
 });
+
+describe('a body in a charset other than UTF-8', () => {
+  const post = (contentType: string, body: string) =>
+    fetch(`${gateway.url}/v2/projects`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, 'x-api-key': gateway.key },
+      body,
+    });
+  const callsWith = (name: string) => gateway.calls.filter((call) => JSON.stringify(call.data).includes(name));
+
+  it.each([
+    ['application/json; charset=utf-16', 'utf-16'],
+    ['application/json; charset=UTF-16LE', 'utf-16le'],
+    ['application/json;charset="ISO-8859-1"', 'iso-8859-1'],
+    ['application/json; charset=us-ascii', 'us-ascii'],
+  ])('%s is a 415 naming the charset, and no service is asked', async (contentType, charset) => {
+    const name = `charset-${charset.replace(/\W/g, '')}-${Date.now()}`;
+    // The body is ASCII JSON: read as UTF-8 despite its header, it would reach the catalog.
+    const res = await post(contentType, JSON.stringify({ name }));
+    expect(res.status).toBe(415);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const problem = (await res.json()) as { code: string; detail: string };
+    expect(problem.code).toBe('unsupported_media_type');
+    expect(problem.detail).toContain(`"${charset}"`);
+    expect(problem.detail).toContain('only UTF-8 JSON is accepted');
+    expect(callsWith(name)).toEqual([]);
+  });
+
+  it.each([
+    'application/json; charset=utf-8',
+    'application/json; charset=UTF-8',
+    'application/json;charset="utf-8"',
+    'application/json; charset=utf8',
+    'application/json',
+  ])('%s is read', async (contentType) => {
+    const name = `utf8-${contentType.replace(/\W/g, '')}-${Date.now()}`;
+    await post(contentType, JSON.stringify({ name }));
+    expect(callsWith(name)).toHaveLength(1);
+  });
+});

@@ -100,10 +100,28 @@ const encodingRefusal = (encoding: string): string =>
   `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted: send the body uncompressed, as application/json`;
 
 /**
+ * The charset the Content-Type names, if any but UTF-8 (`utf8` is a label of it too): JSON is UTF-8 (RFC 8259 8.1)
+ * and the body is read as such, so one declared in another (utf-16, latin1) is a 415 naming it, not read as UTF-8.
+ */
+function foreignCharset(header: string | undefined): string | undefined {
+  for (const param of (header ?? '').split(';').slice(1)) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return charset;
+  }
+  return undefined;
+}
+
+/**
  * The only body parser: JSON, at most 1 MiB, nested at most 64 deep. Any other content type is a 415
- * (Fastify answers it for types without a parser), as is a content coding ({@link contentCoding}), a body that is not JSON (or not UTF-8) a 400, a number too large
- * for a double a 422. NUL characters and lone surrogates in its strings are refused with every other input's
- * (invalid-characters.ts).
+ * (Fastify answers it for types without a parser), as is a content coding ({@link contentCoding}) or a charset but
+ * UTF-8 ({@link foreignCharset}), a body that is not JSON (or not UTF-8) a 400, a number too large for a double a 422.
+ * NUL characters and lone surrogates in its strings are refused with every other input's (invalid-characters.ts).
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -116,6 +134,11 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       const encoding = contentCoding(req.headers['content-encoding']);
       if (encoding !== undefined)
         return done(new AppError('unsupported_media_type', encodingRefusal(encoding)), undefined);
+      const charset = foreignCharset(req.headers['content-type']);
+      if (charset !== undefined) {
+        const refusal = `charset ${JSON.stringify(charset.slice(0, 40))} is refused: only UTF-8 JSON is accepted`;
+        return done(new AppError('unsupported_media_type', refusal), undefined);
+      }
       // JSON text is Unicode: bytes that are not UTF-8 would be stored as U+FFFD, changed without a word.
       if (typeof body !== 'string' && !isUtf8(body))
         return done(new AppError('malformed_json', 'the body is not valid JSON: it is not UTF-8 text'), undefined);

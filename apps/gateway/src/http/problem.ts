@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type DomainError, AppError, problemDocument, statusOf } from '@conduit/contracts';
 import { UNAVAILABLE_RETRY_AFTER_S } from '@conduit/service-kit';
+import { wwwAuthenticate } from '../auth/www-authenticate.js';
 
 /** Extra headers some problems carry (Retry-After, WWW-Authenticate, Allow). */
 export class HeaderedError extends AppError {
@@ -26,7 +27,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   // Fastify closes the connection on a body over the limit while the client is still sending it, so the client
   // meets EPIPE/ECONNRESET instead of the 413. Keeping it open lets Node discard the rest and the 413 arrive.
   if (error.code === 'payload_too_large') reply.removeHeader('connection');
-  if (error.code === 'unauthenticated')
-    reply.header('www-authenticate', 'Bearer realm="conduit", ApiKey header="X-API-Key"');
+  // A refused bearer token brought its own challenge, with error="invalid_token" (auth.service.ts).
+  if (error.code === 'unauthenticated' && !reply.hasHeader('www-authenticate'))
+    reply.header('www-authenticate', wwwAuthenticate());
   reply.code(statusOf(error.code)).type('application/problem+json').send(doc);
 }

@@ -28,7 +28,7 @@ export const RESPONSE_HEADERS = {
   ),
   'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, 5, true),
   'WWW-Authenticate': header(
-    'The credentials the API takes.',
+    'The credentials the API takes; after a refused bearer token, with `error="invalid_token"` and an `error_description`.',
     { type: 'string' },
     'Bearer realm="conduit", ApiKey header="X-API-Key"',
     true,
