@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { type IdKind, idPattern, isId } from '../ids.js';
 
+/** A character that shows: neither white space nor one Unicode ignores by default (zero-width spaces and joiners). */
+const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+
 export const LIMITS = {
   bodyBytes: 1024 * 1024,
   nameLength: 200,
@@ -12,7 +15,9 @@ export const LIMITS = {
 
 /**
  * Names are one line of text: no control characters (C0, DEL, C1). An ESC or BEL in a name reached the terminal of
- * whoever listed it (`conduit runs`: a window title, a clipboard write, a line erased).
+ * whoever listed it (`conduit runs`: a window title, a clipboard write, a line erased). Nor bidirectional embeddings,
+ * overrides or isolates, which make a listed name read as another ("Trojan Source"), and a name shows something: one
+ * of nothing but zero-width or other invisible characters would be an entry nobody can tell apart or select.
  */
 export const nameSchema = z
   .string()
@@ -20,7 +25,15 @@ export const nameSchema = z
   .min(1)
   .max(LIMITS.nameLength)
   // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { message: 'must not contain control characters' });
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { message: 'must not contain control characters' })
+  .regex(/^[^\u202a-\u202e\u2066-\u2069]*$/, {
+    message: 'must not contain bidirectional embedding, override or isolate characters',
+  })
+  // An empty name is too_short alone.
+  .refine((name) => name === '' || VISIBLE.test(name), {
+    message: 'must contain a visible character',
+    params: { code: 'invalid_format' },
+  });
 /** A description may break lines (line feeds, tabs, carriage returns) but holds no other control character. */
 export const descriptionSchema = z
   .string()
