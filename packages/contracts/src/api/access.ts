@@ -80,12 +80,10 @@ export const whoAmISchema = z
     }),
     credential: z.strictObject({
       kind: z.enum(['api_key', 'jwt']),
-      id: z
-        .string()
-        .meta({
-          description:
-            'The API key id (`key_...`), or for a bearer token `jwt:<tenant>:<sub>` (both percent-encoded; `#` and a hash of the token for one without `sub`).',
-        }),
+      id: z.string().meta({
+        description:
+          'The API key id (`key_...`), or for a bearer token `jwt:<tenant>:<sub>` (both percent-encoded; `#` and a hash of the token for one without `sub`).',
+      }),
       scopes: z.array(z.enum(SCOPES)).meta({ description: 'As granted (write implies read, admin everything).' }),
     }),
   })
