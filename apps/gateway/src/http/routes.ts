@@ -21,11 +21,10 @@ export class RouteTable {
     });
   }
 
-  /** Methods served on a concrete path: HEAD wherever GET is (Fastify answers HEAD for every GET route). */
+  /** Methods served on a concrete path, HEAD left out. */
   allowedMethods(path: string): string[] {
     const methods = new Set<string>();
     for (const r of this.routes) if (r.method !== 'HEAD' && r.pattern.test(path)) methods.add(r.method);
-    if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();
   }
 
