@@ -29,12 +29,21 @@ export function resolveConnection(options: GlobalOptions, env: NodeJS.ProcessEnv
   const file = readConfig();
   const profileName = options.profile ?? env.CONDUIT_PROFILE ?? file.current_profile;
   const profile: Profile | undefined = file.profiles[profileName];
+  // A profile named by --profile or CONDUIT_PROFILE that is not in the file is the mistake to report, once the
+  // setting it was to give is missing (the environment may give them all, making the profile unneeded).
+  const unknownProfile = () =>
+    (options.profile ?? env.CONDUIT_PROFILE) !== undefined && !profile
+      ? new UsageError(`no profile named "${profileName}" in ${configPath()} (${profileList(file.profiles)})`)
+      : undefined;
   const url = options.url ?? env.CONDUIT_URL ?? profile?.url;
-  if (!url) throw new UsageError(`no API URL: run \`conduit login --url <url>\`, or set CONDUIT_URL`);
+  if (!url)
+    throw unknownProfile() ?? new UsageError(`no API URL: run \`conduit login --url <url>\`, or set CONDUIT_URL`);
+  checkUrl(url, options.url ? '--url' : env.CONDUIT_URL ? 'CONDUIT_URL' : `the URL of profile "${profileName}"`);
   const fromEnv = env.CONDUIT_API_KEY || env.CONDUIT_TOKEN;
   const apiKey = fromEnv ? env.CONDUIT_API_KEY || undefined : profile?.api_key;
   const token = fromEnv ? (env.CONDUIT_API_KEY ? undefined : env.CONDUIT_TOKEN) : profile?.token;
-  if (!apiKey && !token) throw new UsageError(`no credential: run \`conduit login\`, or set CONDUIT_API_KEY`);
+  if (!apiKey && !token)
+    throw unknownProfile() ?? new UsageError(`no credential: run \`conduit login\`, or set CONDUIT_API_KEY`);
   // A profile's credential goes only to the API it was saved for: --url or CONDUIT_URL naming another would hand it on.
   if (!fromEnv && profile?.url !== undefined && url !== profile.url && !sameOrigin(url, profile.url)) {
     throw new UsageError(
@@ -52,6 +61,18 @@ export function resolveConnection(options: GlobalOptions, env: NodeJS.ProcessEnv
       credential: fromEnv ? (env.CONDUIT_API_KEY ? 'CONDUIT_API_KEY' : 'CONDUIT_TOKEN') : `profile "${profileName}"`,
     },
   };
+}
+
+function profileList(profiles: Record<string, Profile>): string {
+  const names = Object.keys(profiles);
+  return names.length > 0 ? `profiles: ${names.join(', ')}` : 'no profiles yet: run `conduit login`';
+}
+
+/** Throws unless `url` is an http(s) URL: anything else would fail later, as a fetch error naming a made-up path. */
+export function checkUrl(url: string, what: string): void {
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new UsageError(`${what} must be an http(s) URL, e.g. http://127.0.0.1:3000 (got "${url}")`);
 }
 
 /** Whether two URLs name one origin (scheme, host, port); false when either is no URL. */

@@ -98,8 +98,13 @@ export function visibleLength(text: string): number {
 export function errorDocument(err: unknown): Record<string, unknown> {
   if (err instanceof ConduitApiError) return { ...err.problem };
   if (err instanceof ConduitTimeoutError) return { code: 'timeout', detail: err.message };
-  if (err instanceof UsageError)
-    return { code: 'usage', detail: err.message, ...(err.details.length ? { errors: err.details } : {}) };
+  if (err instanceof CliError)
+    return { code: err.code, detail: err.message, ...(err.details.length ? { errors: err.details } : {}) };
+  // An error that says where another happened (which resource apply stopped at): the inner one's code, both details.
+  if (err instanceof Error && err.cause instanceof Error) {
+    const inner = errorDocument(err.cause);
+    return { ...inner, detail: `${err.message}: ${String(inner['detail'])}` };
+  }
   return { code: 'error', detail: err instanceof Error ? err.message : String(err) };
 }
 
@@ -110,20 +115,33 @@ export function describeError(err: unknown): string {
     if (err.requestId) lines.push(`  request id: ${err.requestId}`);
     return lines.join('\n');
   }
-  if (err instanceof UsageError) return [err.message, ...err.details.map((d) => `  - ${d}`)].join('\n');
+  if (err instanceof CliError) return [err.message, ...err.details.map((d) => `  - ${d}`)].join('\n');
   if (err instanceof Error && 'cause' in err && err.cause instanceof Error)
-    return `${err.message}: ${err.cause.message}`;
+    return `${err.message}: ${describeError(err.cause)}`;
   return err instanceof Error ? err.message : String(err);
 }
 
-/** A mistake of the user's (a missing setting, a bad file): printed without a stack, exit code 1. */
-export class UsageError extends Error {
+/** An error the CLI words itself: printed without a stack, with `code` in JSON and one line per detail; exit 1. */
+export class CliError extends Error {
   constructor(
+    readonly code: string,
     message: string,
     readonly details: string[] = [],
   ) {
     super(message);
   }
+}
+
+/** A mistake in how the command was called (a flag, a missing setting or file): exit 2, JSON code `usage`. */
+export class UsageError extends CliError {
+  constructor(message: string, details: string[] = []) {
+    super('usage', message, details);
+  }
+}
+
+/** The documented exit codes: 2 for a usage mistake, 1 for any other error (an API problem, the network, a file). */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof UsageError ? 2 : 1;
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

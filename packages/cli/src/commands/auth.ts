@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { createConduitClient } from '@conduit/sdk';
 import { configPath, readConfig, writeConfig } from '../config-file.js';
-import { clientOf, maskKey, outputOf, resolveConnection, type GlobalOptions } from '../context.js';
+import { checkUrl, clientOf, maskKey, outputOf, resolveConnection, type GlobalOptions } from '../context.js';
 import { UsageError } from '../output.js';
 
 async function readStdin(): Promise<string> {
@@ -46,7 +46,12 @@ export function registerAuth(program: Command): void {
       const profile = opts.profile ?? process.env.CONDUIT_PROFILE ?? file.current_profile;
       const url = opts.url ?? process.env.CONDUIT_URL ?? file.profiles[profile]?.url;
       if (!url) throw new UsageError('give the API URL: conduit login --url <url>');
+      checkUrl(url, opts.url ? '--url' : process.env.CONDUIT_URL ? 'CONDUIT_URL' : `the URL of profile "${profile}"`);
       let key = opts.apiKey ?? (opts.apiKeyStdin ? await readStdin() : process.env.CONDUIT_API_KEY);
+      if (!key && opts.apiKeyStdin && opts.apiKey === undefined)
+        throw new UsageError(
+          '--api-key-stdin: stdin was empty (pipe the key in: conduit login --api-key-stdin < key.txt)',
+        );
       if (!key && process.stdin.isTTY) key = await promptHidden(`API key for ${url}: `);
       if (!key) throw new UsageError('give an API key: --api-key-stdin, CONDUIT_API_KEY, or type it when asked');
       // Checked before it is saved: a typo must not land in the file.

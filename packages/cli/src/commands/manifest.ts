@@ -5,7 +5,7 @@ import { loadManifest } from '../manifest/load.js';
 import { pathText, type Manifest, type ManifestIssue } from '../manifest/model.js';
 import { reconcile, type PlanStep } from '../manifest/reconcile.js';
 import { validateManifest } from '../manifest/validate.js';
-import { UsageError, type Output } from '../output.js';
+import { CliError, type Output } from '../output.js';
 
 interface FileOptions extends GlobalOptions {
   file: string;
@@ -35,7 +35,8 @@ function checkedManifest(
   const issues = validateManifest(loaded);
   const errors = issues.filter((i) => i.severity === 'error');
   if (errors.length > 0 || !loaded.manifest) {
-    throw new UsageError(
+    throw new CliError(
+      'invalid_manifest',
       `${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}`,
       errors.map((i) => issueText(file, i)),
     );
@@ -120,7 +121,8 @@ export function registerManifest(program: Command): void {
   program
     .command('apply')
     .description(
-      'create or update the projects, connectors, pipelines and jobs of a manifest (matched by name in their project)',
+      'create or update the projects, connectors, pipelines and jobs of a manifest (matched by name; project, ' +
+        'connector and job names are unique per tenant, pipeline names per project)',
     )
     .requiredOption('-f, --file <file>', 'the manifest', 'conduit.yaml')
     .option('--update-secrets', 'send the secrets of every connector again (they cannot be compared)')

@@ -1,9 +1,9 @@
 // `conduit run`, `conduit runs`, `conduit logs`, `conduit cancel`, `conduit retry`.
 import type { Command } from 'commander';
-import { isFinalRunStatus, type ConduitClient, type Run } from '@conduit/sdk';
+import { ConduitTimeoutError, isFinalRunStatus, type ConduitClient, type Run } from '@conduit/sdk';
 import { clientOf, outputOf, resolveConnection, type GlobalOptions } from '../context.js';
 import { formatDuration, formatLogLine, RunView } from '../live/run-view.js';
-import { UsageError, type Output } from '../output.js';
+import { terminalSafe, UsageError, type Output } from '../output.js';
 import { findJob } from './refs.js';
 
 interface RunOptions extends GlobalOptions {
@@ -15,20 +15,29 @@ interface RunOptions extends GlobalOptions {
   limit?: string;
 }
 
+/**
+ * `key=value` to a typed value: what reads as JSON (1, true, null, [1,2], {"a":1}) is sent as such, anything else as
+ * a string. A number only when exact: `12345678901234567890` or `1.0` would reach the run changed (as
+ * 12345678901234567000, 1), so they stay strings.
+ */
+function parameterValue(raw: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+  if (typeof value !== 'number') return value;
+  const exact = (!Number.isInteger(value) || Number.isSafeInteger(value)) && JSON.stringify(value) === raw.trim();
+  return exact ? value : raw;
+}
+
 function parameters(pairs: string[] = []): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--param takes name=value (got "${pair}")`);
-    const raw = pair.slice(eq + 1);
-    // A value that reads as JSON (a number, true, a list) is passed as such; anything else as a string.
-    let value: unknown = raw;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      /* a plain string */
-    }
-    result[pair.slice(0, eq)] = value;
+    if (eq <= 0) throw new UsageError(`--param takes key=value (got "${pair}")`);
+    result[pair.slice(0, eq)] = parameterValue(pair.slice(eq + 1));
   }
   return result;
 }
@@ -36,8 +45,16 @@ function parameters(pairs: string[] = []): Record<string, unknown> {
 function seconds(text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--timeout takes seconds (got "${text}")`);
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0)
+    throw new UsageError(`--timeout takes seconds (got "${text}")`);
   return value * 1000;
+}
+
+/** Giving up watching does not stop the run: says so on stderr (also with -o json), and how to stop it. */
+function keepsRunning(out: Output, run: Run): void {
+  out.stderr.write(
+    `${terminalSafe(`run ${run.id} keeps running; to stop it: conduit cancel ${run.id} --job ${run.job_id}`)}\n`,
+  );
 }
 
 /** Streams the logs and draws the run until it has ended; answers the final run. */
@@ -45,6 +62,13 @@ async function follow(client: ConduitClient, out: Output, run: Run, timeoutMs: n
   const view = new RunView(out);
   view.update(run);
   const stop = new AbortController();
+  // Ctrl-C ends the CLI as usual (exit 130), after the note.
+  const interrupted = () => {
+    view.stop();
+    keepsRunning(out, run);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   const logs = (async () => {
     for await (const line of client.runs.streamLogs(run.id, { jobId: run.job_id, signal: stop.signal })) view.log(line);
   })().catch((err: unknown) => {
@@ -61,8 +85,13 @@ async function follow(client: ConduitClient, out: Output, run: Run, timeoutMs: n
     });
     // The stream ends by itself once the run has ended and its last line is out; bounded, in case it hangs.
     await Promise.race([logs, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  } catch (err) {
+    view.stop();
+    if (err instanceof ConduitTimeoutError) keepsRunning(out, run);
+    throw err;
   } finally {
     stop.abort();
+    process.off('SIGINT', interrupted);
   }
   view.finish(final);
   return final;
@@ -93,21 +122,30 @@ export function registerRuns(program: Command): void {
     .command('run <job>')
     .description('trigger a run of a job (id or name); with --follow, show it live and exit 0 only if it succeeded')
     .option('--follow', "stream the logs and the DAG's node states until the run ends")
-    .option('-p, --param <name=value...>', 'run parameters')
+    .option(
+      '-p, --param <key=value>',
+      'a run parameter; repeat for more. A value that reads as JSON (1, true, null, [1,2], {"a":1}) is sent typed ' +
+        '(a number only if exact: 12345678901234567890 and 1.0 stay strings), anything else as a string; ' +
+        `quote to force a string: -p 'day="1"'`,
+      (pair: string, previous: string[] = []) => [...previous, pair],
+    )
     .option('--timeout <seconds>', 'with --follow: give up waiting after this long (exit 1)', '3600')
     .action(async (jobRef: string, _opts: RunOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RunOptions>();
       const out = outputOf(opts);
+      // Every flag checked before the first request: a bad one must not leave a run started.
+      const params = parameters(opts.param);
+      const timeoutMs = seconds(opts.timeout, 3_600_000);
       const client = clientOf(resolveConnection(opts), out);
       const job = await findJob(client, jobRef);
-      const run = await client.jobs.trigger(job.id, { parameters: parameters(opts.param) });
+      const run = await client.jobs.trigger(job.id, { parameters: params });
       if (!opts.follow) {
         if (out.json) return out.document(run);
         out.line(`Run ${run.id} of ${job.name} is ${run.status}. Follow it: conduit logs ${run.id} --follow`);
         return;
       }
       out.note(`Run ${run.id} of ${job.name} queued.`);
-      const final = await follow(client, out, run, seconds(opts.timeout, 3_600_000));
+      const final = await follow(client, out, run, timeoutMs);
       if (out.json) out.document(final);
       process.exitCode = final.status === 'succeeded' ? 0 : 1;
     });
@@ -121,10 +159,10 @@ export function registerRuns(program: Command): void {
     .action(async (_opts: RunOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RunOptions>();
       const out = outputOf(opts);
-      const client = clientOf(resolveConnection(opts), out);
       const limit = Number(opts.limit ?? 20);
       if (!Number.isInteger(limit) || limit < 1)
         throw new UsageError(`--limit takes a positive integer (got "${opts.limit}")`);
+      const client = clientOf(resolveConnection(opts), out);
       const status = opts.status as Run['status'] | undefined;
       const jobs = opts.job ? [await findJob(client, opts.job)] : await client.jobs.list({ pageSize: 200 }).toArray();
       const names = new Map(jobs.map((j) => [j.id, j.name]));

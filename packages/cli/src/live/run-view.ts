@@ -1,6 +1,6 @@
 // The live view of `conduit run --follow` and `conduit logs --follow`: on a terminal, a block of the DAG's node
 // states (spinner, duration, rows) redrawn under the streaming log lines; elsewhere (CI), plain lines: each log line
-// and each node's change of state, nothing redrawn.
+// and each node's change of state, in the order they happened, nothing redrawn.
 import type { Run, RunLogLine, RunNode } from '@conduit/sdk';
 import { oneLine, spinnerFrame, type Colour, type Output } from '../output.js';
 
@@ -35,11 +35,25 @@ export function formatLogLine(out: Output, line: RunLogLine): string {
   return `${out.paint('gray', line.ts.slice(11, 23))} ${level} ${node}${line.message}`;
 }
 
+/** Off a terminal, how many polls a node's line may wait for the log lines written before it. */
+const HOLD_POLLS = 4;
+
+/** When a node reached its state, by the API's clock (the log lines' clock too); -Infinity when not known. */
+function stateTime(node: RunNode): number {
+  const at = node.status === 'running' ? node.started_at : (node.finished_at ?? node.started_at);
+  return at ? Date.parse(at) : -Infinity;
+}
+
 export class RunView {
   private run: Run | undefined;
   private drawnLines = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly seenStatus = new Map<string, string>();
+  /**
+   * Off a terminal, node lines not printed yet: the polls see a node end before the log stream has delivered its
+   * lines, so each waits for a log line written after it (or a few polls, or the end) to keep the output in order.
+   */
+  private held: { at: number; text: string; polls: number }[] = [];
 
   constructor(private readonly out: Output) {}
 
@@ -57,14 +71,33 @@ export class RunView {
     for (const node of run.nodes) {
       if (this.seenStatus.get(node.id) === node.status) continue;
       this.seenStatus.set(node.id, node.status);
-      if (node.status !== 'pending') this.out.line(`node ${node.id}: ${this.describeNode(node)}`);
+      if (node.status !== 'pending')
+        this.held.push({ at: stateTime(node), text: `node ${node.id}: ${this.describeNode(node)}`, polls: 0 });
     }
+    this.release((h) => ++h.polls > HOLD_POLLS);
   }
 
   log(line: RunLogLine): void {
     this.clear();
+    const at = Date.parse(line.ts);
+    this.release((h) => h.at <= at);
     this.out.line(formatLogLine(this.out, line));
     if (this.live) this.draw();
+  }
+
+  /** Prints the held node lines that are due, in the order they happened. */
+  private release(due: (held: { at: number; polls: number }) => boolean): void {
+    const ready = this.held.filter(due);
+    if (ready.length === 0) return;
+    this.held = this.held.filter((h) => !ready.includes(h));
+    ready.sort((a, b) => a.at - b.at).forEach((h) => this.out.line(h.text));
+  }
+
+  /** Stops redrawing, the run not over (the CLI gave up waiting): what is held is printed. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.release(() => true);
   }
 
   /** Stops redrawing and leaves the final block (or, off a terminal, a summary line). */
@@ -75,6 +108,7 @@ export class RunView {
     this.clear();
     if (this.live) this.draw();
     else this.update(run);
+    this.release(() => true);
     const colour = run.status === 'succeeded' ? 'green' : run.status === 'canceled' ? 'yellow' : 'red';
     const took = run.duration_ms !== null ? ` in ${formatDuration(run.duration_ms)}` : '';
     this.out.line(

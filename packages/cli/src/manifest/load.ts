@@ -1,6 +1,7 @@
 // Reads conduit.yaml keeping every value's position (yaml's LineCounter), so each finding names its line.
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { UsageError } from '../output.js';
 import { checkManifestShape } from './shape.js';
 import type { Manifest, ManifestIssue, Path } from './model.js';
 
@@ -53,8 +54,19 @@ function nodeAt(doc: Document, path: Path): Node | undefined {
   return node as Node;
 }
 
+function readManifestText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    // The usual cause is running from another directory than the file's, or the default name: say which flag helps.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UsageError(`no manifest at ${file} (use -f <file>)`);
+    throw err;
+  }
+}
+
 export function loadManifest(file: string, options: LoadOptions): LoadedManifest {
-  const text = readFileSync(file, 'utf8');
+  const text = readManifestText(file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   const locate = (path: Path) => {

@@ -1,5 +1,6 @@
 // conduit.yaml as the CLI reads it: projects, each with its connectors, pipelines and jobs, matched by name
-// within their project. Nodes name their connector by its name in the file (`connector: shop-db`).
+// (project, connector and job names are unique per tenant, pipeline names per project). Nodes name their connector
+// by its name in the file (`connector: shop-db`).
 
 export type Path = readonly (string | number)[];
 

@@ -1,7 +1,9 @@
 // `conduit plan` and `conduit apply` share one walk: for every resource of the file, in dependency order (project,
 // connectors, pipelines, jobs), find the one of that name in its project, compare, and (apply only) create or
-// update it. Plan therefore shows exactly what apply does; a second apply finds everything unchanged.
+// update it. Plan therefore shows exactly what apply does; a second apply finds everything unchanged. A name the
+// tenant holds in another project (held.ts) stops both before the first step.
 import type { ConduitClient, Connector, Job, Pipeline, Project, RequestBody } from '@conduit/sdk';
+import { checkNameConflicts, heldIn, listHeld, type Held } from './held.js';
 import { changedFields, connectorConfigChanges, same } from './compare.js';
 import { resolveConnectorNames } from './dag-refs.js';
 import type { Manifest, ManifestJob, ManifestProject } from './model.js';
@@ -52,10 +54,14 @@ const JOB_DEFAULTS = {
   parameters: {},
 };
 
-async function byName<T extends { name: string }>(items: AsyncIterable<T>): Promise<Map<string, T>> {
-  const map = new Map<string, T>();
-  for await (const item of items) map.set(item.name, item);
-  return map;
+const byName = <T extends { name: string }>(items: T[]): Map<string, T> => new Map(items.map((i) => [i.name, i]));
+
+/** An API call of apply that failed, named by its resource: the steps before it are done, the rest are not. */
+export class StepError extends Error {
+  constructor(step: Pick<PlanStep, 'kind' | 'project' | 'name' | 'action'>, cause: unknown) {
+    const name = step.kind === 'project' ? step.name : `${step.project}/${step.name}`;
+    super(`apply stopped at ${step.kind} ${name} (${step.action})`, { cause });
+  }
 }
 
 class Reconciler {
@@ -65,6 +71,7 @@ class Reconciler {
   constructor(
     private readonly client: ConduitClient,
     private readonly options: ReconcileOptions,
+    private readonly held: Held,
   ) {}
 
   private record(step: PlanStep): void {
@@ -84,14 +91,18 @@ class Reconciler {
   ): Promise<T | { id: null }> {
     const action: Action = held === undefined ? 'create' : changes.length > 0 ? 'update' : 'unchanged';
     let result: T | { id: null } = held ?? { id: null };
-    if (this.options.apply && action === 'create') result = await create();
-    if (this.options.apply && action === 'update' && held) result = await update(held.id);
+    try {
+      if (this.options.apply && action === 'create') result = await create();
+      if (this.options.apply && action === 'update' && held) result = await update(held.id);
+    } catch (err) {
+      throw new StepError({ kind, project, name, action }, err);
+    }
     this.record({ kind, project, name, action, changes: action === 'update' ? changes : [], id: result.id });
     return result;
   }
 
   async project(wanted: ManifestProject): Promise<void> {
-    const held = await this.client.projects.list({ pageSize: 200 }).find((p) => p.name === wanted.name);
+    const held = this.held.projects.get(wanted.name);
     const fields = { name: wanted.name, description: wanted.description ?? null };
     const project = await this.step<Project>(
       'project',
@@ -103,18 +114,11 @@ class Reconciler {
       (id) => this.client.projects.update(id, fields),
     );
     const projectId = project.id;
-    // A project that does not exist yet (a plan) holds nothing.
-    const none = async function* <T>(): AsyncGenerator<T> {};
-    const connectors = await byName<Connector>(
-      projectId && held ? this.client.connectors.list({ projectId, pageSize: 200 }) : none(),
-    );
-    const pipelines = await byName<Pipeline>(
-      projectId && held ? this.client.pipelines.list({ projectId, pageSize: 200 }) : none(),
-    );
-    const jobs = new Map<string, Job>();
-    for (const pipeline of pipelines.values())
-      for (const [name, job] of await byName(this.client.jobs.list({ pipelineId: pipeline.id, pageSize: 200 })))
-        jobs.set(name, job);
+    // A project that did not exist (just made, or to be made in a plan) holds nothing.
+    const inProject = heldIn(this.held, held?.id);
+    const connectors = byName(inProject.connectors);
+    const pipelines = byName(inProject.pipelines);
+    const jobs = byName(inProject.jobs);
 
     const connectorIds = new Map<string, string | null>();
     for (const connector of wanted.connectors) {
@@ -206,7 +210,9 @@ export async function reconcile(
   manifest: Manifest,
   options: ReconcileOptions,
 ): Promise<ReconcileResult> {
-  const reconciler = new Reconciler(client, options);
+  const held = await listHeld(client);
+  checkNameConflicts(manifest, held);
+  const reconciler = new Reconciler(client, options, held);
   for (const project of manifest.projects) await reconciler.project(project);
   return { steps: reconciler.steps, invalidPipelines: reconciler.invalidPipelines };
 }

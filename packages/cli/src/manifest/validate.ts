@@ -99,6 +99,26 @@ function checkPipelines(project: ManifestProject, at: Path, issues: ManifestIssu
   });
 }
 
+/** Connectors and jobs are unique per tenant: two projects of the file cannot both declare one name. */
+function checkTenantNames(projects: ManifestProject[], issues: ManifestIssue[]): void {
+  for (const kind of ['connectors', 'jobs'] as const) {
+    const first = new Map<string, string>();
+    projects.forEach((project, p) =>
+      project[kind].forEach((item, i) => {
+        const other = first.get(item.name);
+        if (other === undefined) first.set(item.name, project.name);
+        else if (other !== project.name)
+          issues.push({
+            severity: 'error',
+            code: 'duplicate_name',
+            message: `${kind.slice(0, -1)} "${item.name}" is also declared in project "${other}" (${kind.slice(0, -1)} names are unique per tenant)`,
+            path: ['projects', p, kind, i, 'name'],
+          });
+      }),
+    );
+  }
+}
+
 /** Every issue of the loaded file, sorted by line; the load's own issues (YAML, structure, env) first in order. */
 export function validateManifest(loaded: LoadedManifest): ManifestIssue[] {
   const issues: ManifestIssue[] = [...loaded.issues];
@@ -110,6 +130,7 @@ export function validateManifest(loaded: LoadedManifest): ManifestIssue[] {
       checkPipelines(project, at, found);
       checkJobs(project, at, found);
     });
+    checkTenantNames(loaded.manifest.projects, found);
     issues.push(...found.map((issue) => ({ ...issue, ...loaded.locate(issue.path) })));
   }
   return issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
